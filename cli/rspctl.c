@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rspctl: a thin client. It checks the command line with the same parser
+ * rspd uses (so a typo is caught without a daemon), sends the arguments
+ * over the control socket, and prints the answer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <rsp/buf.h>
+#include <rsp/log.h>
+#include <rsp/proto.h>
+#include <rsp/query.h>
+
+#define DEFAULT_SOCKET "/run/rspd/rspd.sock"
+#define RESPONSE_TIMEOUT_S 120
+
+struct env {
+	const char *socket;
+};
+
+static void usage(FILE *f)
+{
+	struct rsp_buf b = RSP_BUF_INIT;
+
+	rsp_query__usage(&b, NULL);
+	fprintf(f,
+		"usage: rspctl [--socket PATH] COMMAND [OPTIONS]\n"
+		"\n"
+		"Ask rspd, the rsp daemon, what it has seen.\n"
+		"\n"
+		"Commands:\n"
+		"%s"
+		"  %-10s %s\n"
+		"\n"
+		"Global options:\n"
+		"  -s, --socket PATH   rspd's control socket (default %s)\n"
+		"  -h, --help          this text; 'rspctl help COMMAND' for one command\n"
+		"  -V, --version       print the version\n"
+		"\n"
+		"EXAMPLES\n"
+		"  rspctl status\n"
+		"  rspctl status --json\n"
+		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n",
+		b.data ? b.data : "", "help", "usage of a command", DEFAULT_SOCKET);
+	rsp_buf__exit(&b);
+}
+
+static int help(const char *cmd)
+{
+	struct rsp_buf b = RSP_BUF_INIT;
+
+	if (!cmd) {
+		usage(stdout);
+		return 0;
+	}
+	if (!rsp_query__exists(cmd)) {
+		fprintf(stderr, "rspctl: unknown command '%s'\n\n", cmd);
+		usage(stderr);
+		return 2;
+	}
+	rsp_query__usage(&b, cmd);
+	fputs(b.data, stdout);
+	rsp_buf__exit(&b);
+	return 0;
+}
+
+static int connect_socket(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = RESPONSE_TIMEOUT_S};
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "rspctl: socket path %s is too long\n", path);
+		return -1;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("rspctl: socket");
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fd;
+	if (errno == ENOENT || errno == ECONNREFUSED)
+		fprintf(stderr,
+			"rspctl: no rspd at %s — start it with 'systemctl start rspd' or "
+			"'rspd --foreground', or point rspctl at it with --socket PATH\n",
+			path);
+	else if (errno == EACCES || errno == EPERM)
+		fprintf(stderr,
+			"rspctl: permission denied on %s — run rspctl as root or as a member of "
+			"rspd's group\n",
+			path);
+	else
+		fprintf(stderr, "rspctl: cannot connect to %s: %s\n", path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r == 0 ? -EPIPE : -errno;
+		p = (char *)p + r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int read_answer(int fd, const char *path)
+{
+	unsigned char hdr[RSP_PROTO_RESP_HEADER];
+	uint32_t len;
+	int status, err = read_all(fd, hdr, sizeof(hdr));
+	char *body;
+
+	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
+		fprintf(stderr, "rspctl: %s from rspd at %s\n",
+			err == -EAGAIN ? "no answer within the timeout" : "a broken answer",
+			path);
+		return 1;
+	}
+	body = malloc((size_t)len + 1);
+	if (!body || read_all(fd, body, len)) {
+		fprintf(stderr, "rspctl: the answer from %s was cut short\n", path);
+		free(body);
+		return 1;
+	}
+	body[len] = '\0';
+	if (status) {
+		fprintf(stderr, "rspctl: %s\n", body);
+	} else {
+		fwrite(body, 1, len, stdout);
+	}
+	free(body);
+	return status ? 1 : 0;
+}
+
+static int ask(const struct env *env, int argc, char **argv)
+{
+	struct rsp_buf req = RSP_BUF_INIT;
+	int fd, ret;
+
+	if (rsp_proto__encode_request(argc, argv, &req)) {
+		fprintf(stderr, "rspctl: the command line is too long to send\n");
+		return 2;
+	}
+	fd = connect_socket(env->socket);
+	if (fd < 0) {
+		rsp_buf__exit(&req);
+		return 1;
+	}
+	if (write_all(fd, req.data, req.len)) {
+		fprintf(stderr, "rspctl: could not send the request to %s: %s\n", env->socket,
+			strerror(errno));
+		ret = 1;
+	} else {
+		ret = read_answer(fd, env->socket);
+	}
+	close(fd);
+	rsp_buf__exit(&req);
+	return ret;
+}
+
+/* Check a query locally before bothering the daemon with it. */
+static int check_query(int argc, char **argv)
+{
+	struct rsp_request req;
+	struct rsp_buf err = RSP_BUF_INIT;
+	int ret = rsp_query__parse(argc, (const char *const *)argv, &req, &err);
+
+	if (ret) {
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "invalid command");
+		if (!rsp_query__exists(argv[0])) {
+			fputc('\n', stderr);
+			usage(stderr);
+		}
+	} else {
+		rsp_request__exit(&req);
+	}
+	rsp_buf__exit(&err);
+	return ret;
+}
+
+/* Global options come before the command; returns the command's index. */
+static int parse_global(struct env *env, int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-') {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("rspctl %s\n", RSP_VERSION);
+			exit(0);
+		} else if (!strcmp(a, "-s") || !strcmp(a, "--socket")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "rspctl: %s needs a path\n", a);
+				exit(2);
+			}
+			env->socket = argv[++i];
+		} else if (!strncmp(a, "--socket=", 9)) {
+			env->socket = a + 9;
+		} else {
+			fprintf(stderr, "rspctl: unknown option '%s'\n\n", a);
+			usage(stderr);
+			exit(2);
+		}
+		i++;
+	}
+	return i;
+}
+
+int main(int argc, char **argv)
+{
+	struct env env = {.socket = DEFAULT_SOCKET};
+	int cmd = parse_global(&env, argc, argv);
+
+	if (cmd >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[cmd], "help"))
+		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
+	if (check_query(argc - cmd, argv + cmd))
+		return 2;
+	return ask(&env, argc - cmd, argv + cmd);
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_CAPTURE_H
+#define RSPD_CAPTURE_H
+
+/*
+ * The capture engine: the event set opened through libperf (one ring per
+ * CPU, every event redirected into it), and the drain loop that copies raw
+ * records into the window. Shared by rspd, the benchmarks' null consumer
+ * and the end-to-end tests, so that all of them measure the same attrs.
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <rsp/catalogue.h>
+#include <rsp/schema.h>
+#include <rsp/status.h>
+#include <rsp/window.h>
+
+struct perf_evlist;
+struct perf_evsel;
+struct perf_mmap;
+struct perf_cpu_map;
+struct perf_thread_map;
+struct tep_handle;
+
+enum rsp_stack_policy {
+	RSP_STACKS_NONE,    /* no callchain on switches */
+	RSP_STACKS_ALL,     /* every switch */
+	RSP_STACKS_SLEEPS,  /* only switches into a sleep (a second, filtered sched_switch) */
+	RSP_STACKS_SAMPLED, /* one switch in N (a sampled duplicate of sched_switch) */
+};
+
+struct rsp_capture_opts {
+	bool families[RSP_FAM__NR];
+	enum rsp_stack_policy stacks;
+	unsigned stack_every;      /* N of sampled:N */
+	bool callchain_kernel;
+	bool callchain_user;
+	bool sample_stacks;        /* callchains on cpu-clock samples */
+	unsigned sample_freq;      /* Hz */
+	unsigned ring_pages;       /* data pages per CPU ring, power of two */
+	unsigned wakeup_percent;   /* wake the drain when a ring is this full */
+	unsigned max_stack;        /* frames per callchain */
+};
+
+/** rsp_capture_opts__init() - the defaults. */
+void rsp_capture_opts__init(struct rsp_capture_opts *o);
+/** rsp_capture_opts__set_stacks() - parse "all|sleeps|sampled:N|none". 0 or -EINVAL. */
+int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s);
+/** rsp_capture_opts__stacks_name() - the policy as the user writes it. */
+const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char *buf, size_t n);
+/** rsp_capture_opts__set_families() - "all" or "sched,block,..."; 0 or -EINVAL. */
+int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list, char *err,
+				   size_t errlen);
+
+#define RSP_EVSET_MAX 32
+
+struct rsp_evset_entry {
+	struct perf_evsel *evsel;
+	int event;          /* enum rsp_event */
+	enum rsp_role role;
+	const char *filter; /* tracepoint filter or NULL */
+	char name[64];
+};
+
+struct rsp_ring {
+	struct perf_mmap *map;
+	int fd;
+	unsigned cpu;
+};
+
+struct rsp_cpu_counters {
+	_Atomic uint64_t records;
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t lost;
+	_Atomic uint64_t lost_events;
+	_Atomic uint64_t dropped;       /* records the window could not take */
+	_Atomic double records_per_s;
+	uint64_t last_records;          /* capture thread only */
+};
+
+struct rsp_evset {
+	struct perf_evlist *evlist;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct rsp_evset_entry e[RSP_EVSET_MAX];
+	int nr;
+	struct rsp_schema *schema;
+	struct rsp_event_status status[RSP_EV__NR];
+	struct rsp_capture_opts opts;
+	unsigned max_cpu;   /* highest CPU number + 1 */
+	struct rsp_ring rings[1024];
+	int nr_rings;
+	bool mapped;
+};
+
+/**
+ * rsp_evset__open() - build the attrs, open them with libperf, mmap the rings
+ * @tep: this kernel's tracepoint formats (rsp_tracefs__load())
+ * @err: one sentence naming the problem and the fix, on failure
+ *
+ * A tracepoint the kernel lacks is left out with a problem noted in
+ * es->status (a warning, not an error). Failing to open the event set at
+ * all (no permission, no memory for the rings) is an error.
+ * Return: 0 or -errno. Undo with rsp_evset__close() in every case.
+ */
+int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
+		    struct tep_handle *tep, char *err, size_t errlen);
+void rsp_evset__enable(struct rsp_evset *es);
+void rsp_evset__disable(struct rsp_evset *es);
+void rsp_evset__close(struct rsp_evset *es);
+
+/* perf_internal.c: the one place that sees libperf's internal headers. */
+int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
+			   int max);
+int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
+/** rsp_rings__collect() - the evlist's rings: map, fd, CPU. Count or -1. */
+int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int max);
+
+/* tracefs.c */
+/**
+ * rsp_tracefs__load() - make sure tracefs is mounted and load the formats of
+ * the systems rsp uses. Return: a tep handle (free with tep_free()) or NULL
+ * with one sentence in @err.
+ */
+struct tep_handle *rsp_tracefs__load(char *err, size_t errlen);
+
+/* drain.c */
+struct rsp_drain {
+	struct rsp_evset *es;
+	struct rsp_window *window;     /* NULL: null consumer, records are only counted */
+	struct rsp_cpu_counters *cpu;  /* es->max_cpu entries */
+};
+
+int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);
+void rsp_drain__exit(struct rsp_drain *d);
+/** rsp_drain__ring() - copy every record of ring @idx into the window; returns records. */
+uint64_t rsp_drain__ring(struct rsp_drain *d, int idx);
+uint64_t rsp_drain__all(struct rsp_drain *d);
+/** rsp_drain__rates() - update records_per_s from the counters over @dt seconds. */
+void rsp_drain__rates(struct rsp_drain *d, double dt);
+
+#endif

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event set: from the catalogue and the options to perf_event_attrs,
+ * opened system-wide on every online CPU with libperf, one ring per CPU.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+#include <rsp/record.h>
+#include "capture.h"
+#include "log.h"
+
+/*
+ * sched_switch's prev_state: the low byte holds the sleep state; 0 means
+ * the task left runnable (yield), TASK_REPORT_MAX (0x100) means preempted.
+ * These filters split switches into sleeps and the rest.
+ */
+#define FILTER_SLEEPS "prev_state & 255"
+#define FILTER_NOT_SLEEPS "!(prev_state & 255)"
+
+void rsp_capture_opts__init(struct rsp_capture_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int f = 0; f < RSP_FAM__NR; f++)
+		o->families[f] = rsp_catalogue__family(f)->default_on;
+	o->stacks = RSP_STACKS_SLEEPS;
+	o->stack_every = 10;
+	o->callchain_kernel = true;
+	o->callchain_user = true;
+	o->sample_stacks = true;
+	o->sample_freq = 99;
+	o->ring_pages = 256;
+	o->wakeup_percent = 25;
+	o->max_stack = 64;
+}
+
+int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
+{
+	char *end;
+	unsigned long n;
+
+	if (!strcmp(s, "all"))
+		o->stacks = RSP_STACKS_ALL;
+	else if (!strcmp(s, "sleeps"))
+		o->stacks = RSP_STACKS_SLEEPS;
+	else if (!strcmp(s, "none"))
+		o->stacks = RSP_STACKS_NONE;
+	else if (!strncmp(s, "sampled:", 8)) {
+		errno = 0;
+		n = strtoul(s + 8, &end, 10);
+		if (s[8] < '1' || s[8] > '9' || *end || errno || n < 2 || n > 1000000)
+			return -EINVAL;
+		o->stacks = RSP_STACKS_SAMPLED;
+		o->stack_every = (unsigned)n;
+	} else
+		return -EINVAL;
+	return 0;
+}
+
+const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char *buf, size_t n)
+{
+	switch (o->stacks) {
+	case RSP_STACKS_ALL:
+		return "all";
+	case RSP_STACKS_SLEEPS:
+		return "sleeps";
+	case RSP_STACKS_NONE:
+		return "none";
+	case RSP_STACKS_SAMPLED:
+		snprintf(buf, n, "sampled:%u", o->stack_every);
+		return buf;
+	}
+	return "?";
+}
+
+int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list, char *err,
+				   size_t errlen)
+{
+	char buf[256], *save = NULL, *tok;
+	bool on[RSP_FAM__NR] = {false};
+
+	if (!strcmp(list, "all")) {
+		for (int f = 0; f < RSP_FAM__NR; f++)
+			o->families[f] = true;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int f = rsp_catalogue__find_family(tok);
+
+		if (f < 0) {
+			size_t n = (size_t)snprintf(err, errlen, "unknown family '%s'; known:", tok);
+
+			for (int i = 0; i < RSP_FAM__NR && n < errlen; i++)
+				n += (size_t)snprintf(err + n, errlen - n, " %s",
+						      rsp_catalogue__family(i)->name);
+			return -EINVAL;
+		}
+		on[f] = true;
+	}
+	memcpy(o->families, on, sizeof(on));
+	return 0;
+}
+
+/* What every event shares: rsp's record layout, the clock, the wakeup. */
+static void attr_common(struct perf_event_attr *a, const struct rsp_capture_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_type = RSP_LAYOUT_SAMPLE_TYPE;
+	a->sample_period = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->read_format = PERF_FORMAT_ID;
+	a->disabled = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((uint64_t)o->ring_pages * 4096 * o->wakeup_percent / 100);
+	if (!a->wakeup_watermark)
+		a->wakeup_watermark = 1;
+}
+
+static void attr_callchain(struct perf_event_attr *a, const struct rsp_capture_opts *o)
+{
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->exclude_callchain_kernel = !o->callchain_kernel;
+	a->exclude_callchain_user = !o->callchain_user;
+	a->sample_max_stack = (uint16_t)o->max_stack;
+}
+
+static int add_entry(struct rsp_evset *es, const struct perf_event_attr *a, int ev,
+		     enum rsp_role role, const char *filter)
+{
+	const struct rsp_event_info *ei = rsp_catalogue__event(ev);
+	struct rsp_evset_entry *e;
+	struct perf_event_attr copy = *a;
+
+	if (es->nr == RSP_EVSET_MAX)
+		return -ENOSPC;
+	e = &es->e[es->nr];
+	e->evsel = perf_evsel__new(&copy);
+	if (!e->evsel)
+		return -ENOMEM;
+	e->event = ev;
+	e->role = role;
+	e->filter = filter;
+	if (ei->kind == RSP_EVK_TRACEPOINT)
+		snprintf(e->name, sizeof(e->name), "%s:%s", ei->system, ei->tp);
+	else
+		snprintf(e->name, sizeof(e->name), "%s", ei->tp);
+	perf_evlist__add(es->evlist, e->evsel);
+	es->nr++;
+	return 0;
+}
+
+/* sched_switch becomes one or two evsels, per the stack policy. */
+static int add_switch(struct rsp_evset *es, struct perf_event_attr *a)
+{
+	const struct rsp_capture_opts *o = &es->opts;
+	struct perf_event_attr b = *a;
+	int err;
+
+	switch (o->stacks) {
+	case RSP_STACKS_NONE:
+		return add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
+	case RSP_STACKS_ALL:
+		attr_callchain(a, o);
+		return add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
+	case RSP_STACKS_SLEEPS:
+		err = add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, FILTER_NOT_SLEEPS);
+		attr_callchain(&b, o);
+		return err ? err
+			   : add_entry(es, &b, RSP_EV_sched_switch, RSP_ROLE_PRIMARY,
+				       FILTER_SLEEPS);
+	case RSP_STACKS_SAMPLED:
+		err = add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
+		attr_callchain(&b, o);
+		b.sample_period = o->stack_every;
+		return err ? err : add_entry(es, &b, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY, NULL);
+	}
+	return -EINVAL;
+}
+
+static int add_tracepoint(struct rsp_evset *es, struct tep_handle *tep, int ev)
+{
+	struct perf_event_attr a;
+	int id = rsp_schema__tp_id(es->schema, ev);
+
+	(void)tep;
+	attr_common(&a, &es->opts);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.sample_type |= PERF_SAMPLE_RAW;
+	if (ev == RSP_EV_sched_switch)
+		return add_switch(es, &a);
+	return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, NULL);
+}
+
+static int add_software(struct rsp_evset *es, int ev)
+{
+	const struct rsp_capture_opts *o = &es->opts;
+	struct perf_event_attr a;
+
+	attr_common(&a, o);
+	a.type = PERF_TYPE_SOFTWARE;
+	if (ev == RSP_EV_cpu_clock) {
+		a.config = PERF_COUNT_SW_CPU_CLOCK;
+		a.freq = 1;
+		a.sample_freq = o->sample_freq;
+		a.sample_type |= PERF_SAMPLE_PERIOD;
+		if (o->sample_stacks)
+			attr_callchain(&a, o);
+	} else {
+		/* The dummy event carries the side-band records, nothing else. */
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+		a.mmap = 1;
+		a.mmap2 = 1;
+	}
+	return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, NULL);
+}
+
+/* Decide, per catalogued event, whether it is wanted and can be had. */
+static int build(struct rsp_evset *es, struct tep_handle *tep)
+{
+	for (int ev = 0; ev < RSP_EV__NR; ev++) {
+		const struct rsp_event_info *ei = rsp_catalogue__event(ev);
+		struct rsp_event_status *st = &es->status[ev];
+		int err;
+
+		st->wanted = es->opts.families[ei->family];
+		snprintf(st->source, sizeof(st->source), "%s",
+			 ei->kind == RSP_EVK_TRACEPOINT ? "tracepoint" : "software");
+		if (!st->wanted)
+			continue;
+		if (ev == RSP_EV_cpu_clock && !es->opts.sample_freq) {
+			st->wanted = false;
+			continue;
+		}
+		if (ei->kind == RSP_EVK_TRACEPOINT && !rsp_schema__event_ok(es->schema, ev)) {
+			snprintf(st->problem, sizeof(st->problem), "%s",
+				 rsp_schema__event_problem(es->schema, ev));
+			continue;
+		}
+		err = ei->kind == RSP_EVK_TRACEPOINT ? add_tracepoint(es, tep, ev)
+						     : add_software(es, ev);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void open_problem(struct rsp_evset *es, struct rsp_evset_entry *e, const char *what,
+			 int err)
+{
+	char msg[sizeof(es->status[0].problem)];
+
+	snprintf(msg, sizeof(msg), "%s(%s) failed: %s", what, e->name, strerror(-err));
+	memcpy(es->status[e->event].problem, msg, sizeof(msg));
+}
+
+/* Drop entry @i from the set (it could not be opened). */
+static void drop_entry(struct rsp_evset *es, int i)
+{
+	perf_evlist__remove(es->evlist, es->e[i].evsel);
+	perf_evsel__close(es->e[i].evsel);
+	/* perf_evsel__delete() frees only the struct: drop its map references. */
+	perf_cpu_map__put(perf_evsel__cpus(es->e[i].evsel));
+	perf_thread_map__put(perf_evsel__threads(es->e[i].evsel));
+	perf_evsel__delete(es->e[i].evsel);
+	memmove(&es->e[i], &es->e[i + 1], (size_t)(es->nr - i - 1) * sizeof(es->e[0]));
+	es->nr--;
+}
+
+static int open_one(struct rsp_evset *es, struct rsp_evset_entry *e)
+{
+	int err = perf_evsel__open(e->evsel, perf_evsel__cpus(e->evsel),
+				   perf_evsel__threads(e->evsel));
+
+	if (err) {
+		open_problem(es, e, "perf_event_open", err);
+		return err;
+	}
+	if (e->filter) {
+		err = rsp_evsel__apply_filter(e->evsel, e->filter);
+		if (err) {
+			err = -errno;
+			open_problem(es, e, "PERF_EVENT_IOC_SET_FILTER", err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void permission_error(char *err, size_t errlen, const char *name, int e)
+{
+	snprintf(err, errlen,
+		 "perf_event_open(%s) failed: %s — run rspd as root, or give it CAP_PERFMON "
+		 "and CAP_SYS_ADMIN (e.g. through rspd.service), or lower "
+		 "/proc/sys/kernel/perf_event_paranoid to -1",
+		 name, strerror(e));
+}
+
+/* Open every entry; losing sched_switch (or half of its pair) is fatal. */
+static int open_all(struct rsp_evset *es, char *err, size_t errlen)
+{
+	for (int i = 0; i < es->nr;) {
+		struct rsp_evset_entry *e = &es->e[i];
+		int ret = open_one(es, e);
+
+		if (!ret) {
+			es->status[e->event].open = true;
+			i++;
+			continue;
+		}
+		if (ret == -EACCES || ret == -EPERM) {
+			permission_error(err, errlen, e->name, -ret);
+			return ret;
+		}
+		if (e->event == RSP_EV_sched_switch) {
+			snprintf(err, errlen, "%s — rsp cannot work without it%s",
+				 es->status[e->event].problem,
+				 e->filter ? "; try --stacks all or --stacks none" : "");
+			return ret;
+		}
+		rspd_log(RSP_LOG_WARN, "%s; continuing without it",
+			 es->status[e->event].problem);
+		es->status[e->event].open = false;
+		drop_entry(es, i);
+	}
+	return 0;
+}
+
+static int register_ids(struct rsp_evset *es)
+{
+	for (int i = 0; i < es->nr; i++) {
+		struct rsp_evset_entry *e = &es->e[i];
+		struct perf_cpu_map *cpus = perf_evsel__cpus(e->evsel);
+		int idx = rsp_schema__add_evsel(es->schema, perf_evsel__attr(e->evsel), e->event,
+						e->role, e->name);
+
+		if (idx < 0)
+			return idx;
+		for (int c = 0; c < perf_cpu_map__nr(cpus); c++) {
+			struct perf_counts_values v;
+			int err = perf_evsel__read(e->evsel, c, 0, &v);
+
+			if (err)
+				return err;
+			err = rsp_schema__add_id(es->schema, idx, v.id);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int max)
+{
+	void *maps[1024];
+	int fds[1024];
+	unsigned cpus[1024];
+	int n = rsp_rings__collect_raw(evlist, maps, fds, cpus, max < 1024 ? max : 1024);
+
+	for (int i = 0; i < n; i++) {
+		rings[i].map = maps[i];
+		rings[i].fd = fds[i];
+		rings[i].cpu = cpus[i];
+	}
+	return n;
+}
+
+static int map_rings(struct rsp_evset *es, char *err, size_t errlen)
+{
+	int ret = perf_evlist__mmap(es->evlist, (int)es->opts.ring_pages);
+
+	if (ret) {
+		snprintf(err, errlen,
+			 "could not map %u pages per CPU for the perf rings: %s — lower "
+			 "--ring-pages or raise /proc/sys/kernel/perf_event_mlock_kb",
+			 es->opts.ring_pages, strerror(errno ? errno : -ret));
+		return ret ? ret : -ENOMEM;
+	}
+	es->mapped = true;
+	es->nr_rings = rsp_rings__collect(es->evlist, es->rings,
+					  (int)(sizeof(es->rings) / sizeof(es->rings[0])));
+	if (es->nr_rings <= 0) {
+		snprintf(err, errlen, "libperf mapped no rings (%d CPUs online?)",
+			 perf_cpu_map__nr(es->cpus));
+		return -ENODEV;
+	}
+	for (int i = 0; i < es->nr_rings; i++)
+		if (es->rings[i].cpu + 1 > es->max_cpu)
+			es->max_cpu = es->rings[i].cpu + 1;
+	return 0;
+}
+
+static int check_layout(struct rsp_evset *es, char *err, size_t errlen)
+{
+	for (int i = 0; i < es->nr; i++) {
+		if (rsp_layout__check(perf_evsel__attr(es->e[i].evsel))) {
+			snprintf(err, errlen, "internal error: %s does not follow rsp's layout",
+				 es->e[i].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
+		    struct tep_handle *tep, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(es, 0, sizeof(*es));
+	es->opts = *opts;
+	if (opts->ring_pages == 0 || (opts->ring_pages & (opts->ring_pages - 1))) {
+		snprintf(err, errlen, "ring pages must be a power of two, not %u",
+			 opts->ring_pages);
+		return -EINVAL;
+	}
+	es->schema = rsp_schema__new();
+	es->evlist = perf_evlist__new();
+	es->cpus = perf_cpu_map__new(NULL);
+	es->threads = perf_thread_map__new_dummy();
+	if (!es->schema || !es->evlist || !es->cpus || !es->threads) {
+		snprintf(err, errlen, "out of memory setting up the event set");
+		return -ENOMEM;
+	}
+	rsp_schema__resolve_fields(es->schema, tep);
+	ret = build(es, tep);
+	if (ret) {
+		snprintf(err, errlen, "could not build the event set: %s", strerror(-ret));
+		return ret;
+	}
+	perf_evlist__set_maps(es->evlist, es->cpus, es->threads);
+	ret = check_layout(es, err, errlen);
+	if (!ret)
+		ret = open_all(es, err, errlen);
+	if (!ret)
+		ret = map_rings(es, err, errlen);
+	if (!ret && (ret = register_ids(es)))
+		snprintf(err, errlen, "could not read the ids of the opened events: %s",
+			 strerror(-ret));
+	return ret;
+}
+
+void rsp_evset__enable(struct rsp_evset *es)
+{
+	perf_evlist__enable(es->evlist);
+}
+
+void rsp_evset__disable(struct rsp_evset *es)
+{
+	if (es->evlist)
+		perf_evlist__disable(es->evlist);
+}
+
+void rsp_evset__close(struct rsp_evset *es)
+{
+	/* Unmaps, closes, deletes the evsels and drops the evlist's map refs. */
+	perf_evlist__delete(es->evlist);
+	perf_cpu_map__put(es->cpus);
+	perf_thread_map__put(es->threads);
+	rsp_schema__delete(es->schema);
+	es->evlist = NULL;
+	es->cpus = NULL;
+	es->threads = NULL;
+	es->schema = NULL;
+	es->nr = 0;
+}

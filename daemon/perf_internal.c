@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one file that includes libperf's internal headers.
+ *
+ * libperf 6.1 exports no accessor for a ring's file descriptor or CPU, and
+ * rspd needs both: the fd to wait on each ring with epoll (alongside its
+ * signal and timer fds, which perf_evlist__poll() cannot take), the CPU to
+ * file records under. Its perf_evsel__apply_filter() is in libperf.a but
+ * declared only internally. This file is compiled against the same kernel
+ * sources libperf.a was built from (build/deps), so the layouts match.
+ */
+#include <internal/evsel.h>
+#include <internal/mmap.h>
+#include <perf/evlist.h>
+
+/* Declared here rather than through capture.h, whose system uapi headers
+ * would clash with the tools/include copies this file must see. */
+struct rsp_ring;
+int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
+			   int max);
+int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
+
+int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
+			   int max)
+{
+	struct perf_mmap *map;
+	int n = 0;
+
+	perf_evlist__for_each_mmap(evlist, map, false) {
+		if (n == max)
+			return -1;
+		maps[n] = map;
+		fds[n] = map->fd;
+		cpus[n] = (unsigned)map->cpu.cpu;
+		n++;
+	}
+	return n;
+}
+
+int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter)
+{
+	return perf_evsel__apply_filter(evsel, filter);
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The capture's state for `rspctl status`, read from the drain's counters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include "rspd.h"
+
+uint64_t rspd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size, rss = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &rss) != 2)
+		rss = 0;
+	fclose(f);
+	return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static void fill_cpus(struct rspd *d, struct rsp_capture_info *ci)
+{
+	for (int i = 0; i < d->es.nr_rings; i++) {
+		unsigned cpu = d->es.rings[i].cpu;
+		struct rsp_cpu_counters *k = &d->drain.cpu[cpu];
+		struct rsp_cpu_status *c = &ci->cpus[ci->nr_cpus++];
+
+		c->cpu = cpu;
+		c->records = atomic_load_explicit(&k->records, memory_order_relaxed);
+		c->bytes = atomic_load_explicit(&k->bytes, memory_order_relaxed);
+		c->lost = atomic_load_explicit(&k->lost, memory_order_relaxed) +
+			  atomic_load_explicit(&k->dropped, memory_order_relaxed);
+		c->lost_events = atomic_load_explicit(&k->lost_events, memory_order_relaxed);
+		c->records_per_s = atomic_load_explicit(&k->records_per_s, memory_order_relaxed);
+		ci->records_total += c->records;
+		ci->lost_total += c->lost;
+		ci->records_per_s += c->records_per_s;
+	}
+}
+
+int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
+{
+	const struct rsp_capture_opts *o = &d->cfg.capture;
+	char buf[32];
+
+	memset(ci, 0, sizeof(*ci));
+	ci->cpus = calloc((size_t)d->es.nr_rings + 1, sizeof(*ci->cpus));
+	if (!ci->cpus)
+		return -1;
+	snprintf(ci->version, sizeof(ci->version), "%s", RSP_VERSION);
+	ci->pid = getpid();
+	ci->now_ns = rspd_now_ns();
+	ci->uptime_s = (double)(ci->now_ns - d->start_ns) / 1e9;
+	ci->rss_bytes = rss_bytes();
+	ci->cpu_seconds = cpu_seconds();
+	snprintf(ci->stacks, sizeof(ci->stacks), "%s",
+		 rsp_capture_opts__stacks_name(o, buf, sizeof(buf)));
+	snprintf(ci->callchain, sizeof(ci->callchain), "%s",
+		 o->callchain_kernel && o->callchain_user ? "kernel+user" :
+		 o->callchain_kernel ? "kernel" : "user");
+	ci->sample_freq = o->families[RSP_FAM_SAMPLE] ? o->sample_freq : 0;
+	ci->ring_pages = o->ring_pages;
+	memcpy(ci->families_on, o->families, sizeof(ci->families_on));
+	memcpy(ci->events, d->es.status, sizeof(ci->events));
+	fill_cpus(d, ci);
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_INTERNAL_QUERY_H
+#define RSP_INTERNAL_QUERY_H
+
+#include <rsp/query.h>
+
+/* Common options a command may accept. */
+#define RSP_COPT_FORMAT 0x1u /* --json, --format text|json */
+#define RSP_COPT_DOT 0x2u    /* --format dot too */
+#define RSP_COPT_PID 0x4u    /* --pid PID */
+#define RSP_COPT_LAST 0x8u   /* --last DURATION */
+
+struct rsp_option {
+	const char *name;  /* long name without "--" */
+	bool has_arg;
+	int id;
+};
+
+/*
+ * One command. Its implementation lives in lib/cmd_<name>.c and is listed
+ * in the table of lib/query.c. The options struct (opts_size bytes) is
+ * zeroed, then @init may set defaults, then @opt is called per option.
+ */
+struct rsp_command {
+	const char *name;
+	const char *summary;
+	const char *usage; /* option lines and EXAMPLES, under 80 columns */
+	unsigned common;
+	const struct rsp_option *opts; /* terminated by {NULL} */
+	size_t opts_size;
+	void (*init)(void *opts);
+	int (*opt)(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err);
+	int (*check)(struct rsp_request *req, struct rsp_buf *err);
+	int (*run)(const struct rsp_request *req, const struct rsp_source *src,
+		   struct rsp_buf *out, struct rsp_buf *err);
+};
+
+extern const struct rsp_command rsp_cmd_status;
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_INTERNAL_SCHEMA_H
+#define RSP_INTERNAL_SCHEMA_H
+
+#include <rsp/schema.h>
+
+#define RSP_FLOC_PRESENT 0x1u
+#define RSP_FLOC_SIGNED 0x2u
+#define RSP_FLOC_DYNAMIC 0x4u /* __data_loc: u32 (len << 16 | offset) */
+#define RSP_FLOC_ARRAY 0x8u   /* fixed char array */
+
+struct rsp_field_loc {
+	uint16_t offset;
+	uint16_t size;
+	uint8_t flags;
+};
+
+struct rsp_evsel_desc {
+	struct perf_event_attr attr;
+	int event;
+	enum rsp_role role;
+	char name[64];
+	uint32_t nr_user_regs; /* popcount of attr.sample_regs_user */
+	uint16_t id_trailer;   /* bytes of the sample_id_all trailer */
+};
+
+struct rsp_schema {
+	struct rsp_evsel_desc evsels[RSP_SCHEMA_MAX_EVSELS];
+	int nr_evsels;
+	/*
+	 * Every evsel has PERF_SAMPLE_IDENTIFIER: a sample's id is its first
+	 * word and a trailer's its last. Otherwise a stream must have a single
+	 * evsel (perf record with one event), or evsels whose sample_type puts
+	 * PERF_SAMPLE_ID at the same place.
+	 */
+	bool all_identifier;
+	/* sample id -> evsel: open addressing, keys never 0 (0 = empty). */
+	uint64_t *id_keys;
+	int16_t *id_vals;
+	uint32_t id_cap, id_count;
+	/* catalogued tracepoints */
+	struct rsp_field_loc fields[RSP_F__NR];
+	int tp_id[RSP_EV__NR];
+	bool ev_ok[RSP_EV__NR];
+	char *ev_problem[RSP_EV__NR];
+};
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_PARSE_H
+#define RSP_PARSE_H
+
+#include <stdint.h>
+#include <rsp/api.h>
+
+/*
+ * Strict parsing of user-supplied numbers: the whole string must be the
+ * number, in range. Used for command-line options, control requests and
+ * configuration alike.
+ */
+
+/** rsp_parse__u64() - decimal (or 0x hex) integer in [min, max]. 0 or -EINVAL/-ERANGE. */
+RSP_API int rsp_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/**
+ * rsp_parse__duration() - "250ms", "10s", "2m", "1h", "500us", "100ns";
+ * a bare number is seconds and may have a fraction ("1.5"). 0 or -EINVAL/-ERANGE.
+ */
+RSP_API int rsp_parse__duration(const char *s, uint64_t *ns);
+
+/** rsp_parse__size() - bytes with an optional K, M, G suffix (powers of 1024). */
+RSP_API int rsp_parse__size(const char *s, uint64_t *bytes);
+
+#endif /* RSP_PARSE_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_STATUS_H
+#define RSP_STATUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <rsp/catalogue.h>
+
+/*
+ * What the capture side knows about itself, for `rspctl status`: rspd fills
+ * it from its counters on each request; a dump reader fills what the file
+ * records. librsp only renders it.
+ */
+struct rsp_event_status {
+	bool wanted;        /* its family is on */
+	bool open;          /* opened and delivering */
+	char source[16];    /* "tracepoint", "software", "uprobe", "kprobe" */
+	char problem[200];  /* why it is not open, "" if it is */
+};
+
+struct rsp_cpu_status {
+	unsigned cpu;
+	uint64_t records;   /* since start */
+	uint64_t bytes;
+	uint64_t lost;      /* records the kernel reported lost */
+	uint64_t lost_events; /* PERF_RECORD_LOST records (gaps) */
+	double records_per_s; /* over the last stats interval */
+};
+
+struct rsp_capture_info {
+	char version[32];
+	pid_t pid;
+	double uptime_s;
+	uint64_t rss_bytes;
+	uint64_t now_ns;          /* CLOCK_MONOTONIC at the time of the report */
+	char stacks[32];          /* stack policy, as given */
+	char callchain[16];       /* "kernel+user", "kernel", "user" */
+	unsigned sample_freq;     /* cpu-clock Hz, 0 if off */
+	unsigned ring_pages;      /* per CPU */
+	bool families_on[RSP_FAM__NR];
+	struct rsp_event_status events[RSP_EV__NR];
+	unsigned nr_cpus;
+	struct rsp_cpu_status *cpus; /* nr_cpus entries, owned by the filler */
+	uint64_t records_total;
+	uint64_t lost_total;
+	double records_per_s;
+	double cpu_seconds;       /* rspd's own user+sys CPU time */
+};
+
+#endif /* RSP_STATUS_H */

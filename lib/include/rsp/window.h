@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_WINDOW_H
+#define RSP_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <rsp/api.h>
+
+/*
+ * The window: a bounded store of raw perf records, one list of chunks per
+ * CPU, oldest chunks evicted first when the byte budget is reached.
+ *
+ * Concurrency: one writer (the capture thread) appends; any number of
+ * readers pin a time range and iterate it while the writer goes on. A
+ * pinned chunk that gets evicted is unlinked at once and freed when its
+ * last reader unpins, so capture never waits for a query (beyond a short
+ * lock when it rolls to a new chunk) and a query never sees a chunk freed.
+ *
+ * Each stored entry is the record's timestamp (u64) followed by the record
+ * as the kernel wrote it.
+ */
+struct rsp_window;
+struct rsp_wsnap;
+struct rsp_witer;
+
+struct rsp_window_config {
+	size_t budget;     /* bytes of chunks the window may hold */
+	unsigned nr_cpus;  /* CPU indexes are 0 .. nr_cpus-1 */
+	size_t chunk_size; /* 0: derived from budget and nr_cpus */
+};
+
+struct rsp_window_stats {
+	size_t budget;
+	size_t chunk_size;
+	size_t bytes_used;      /* record bytes held (incl. 8-byte time prefixes) */
+	size_t bytes_allocated; /* chunk memory, including pinned evicted chunks */
+	uint64_t chunks;        /* chunks in the window */
+	uint64_t records;       /* records in the window */
+	uint64_t appended;      /* records ever appended */
+	uint64_t evicted_chunks;
+	uint64_t evicted_records;
+	uint64_t dropped;       /* records that could not be stored (too big, ENOMEM) */
+	uint64_t lost_marked;   /* lost records noted by rsp_window__note_lost() */
+	uint64_t oldest;        /* time of the oldest record held, 0 if empty */
+	uint64_t newest;        /* time of the newest record held */
+	uint64_t complete_from; /* every CPU's records are complete from here on */
+};
+
+/** One record of a window, as an iterator yields it. */
+struct rsp_wentry {
+	uint64_t time;
+	uint32_t cpu;
+	const struct perf_event_header *rec; /* valid while the snapshot is pinned */
+};
+
+/**
+ * rsp_window__new() - create an empty window
+ *
+ * The budget must hold at least two chunks per CPU; the chunk size shrinks
+ * (down to 8 KiB) to make it so. Return: the window or NULL (errno set:
+ * EINVAL for a budget too small, ENOMEM). Free with rsp_window__delete().
+ */
+RSP_API struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg);
+/** rsp_window__delete() - free the window; every snapshot must be unpinned. NULL is fine. */
+RSP_API void rsp_window__delete(struct rsp_window *w);
+
+/**
+ * rsp_window__append() - store one record (writer only)
+ * @cpu:  the ring it came from
+ * @time: its timestamp
+ * @rec:  the record, rec->size bytes, a multiple of 8
+ *
+ * No allocation except when rolling to a new chunk (reused from evicted
+ * ones once the budget is reached). Return: 0, or -E2BIG (record larger
+ * than a chunk), -EINVAL (bad cpu or size), -ENOMEM; all but -EINVAL are
+ * counted as dropped.
+ */
+RSP_API int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
+			       const struct perf_event_header *rec);
+
+/**
+ * rsp_window__note_lost() - record a gap the writer itself caused (writer only)
+ *
+ * Appends a synthesized PERF_RECORD_LOST (id 0, @nr lost) in rsp's record
+ * layout, so that readers see the gap where it happened, exactly as they
+ * see the kernel's own PERF_RECORD_LOST.
+ */
+RSP_API int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time,
+				  uint64_t nr);
+
+/** rsp_window__stats() - a consistent copy of the counters. */
+RSP_API void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st);
+RSP_API unsigned rsp_window__nr_cpus(const struct rsp_window *w);
+
+/**
+ * rsp_window__pin() - pin every chunk that may hold records in [from, to]
+ *
+ * Records appended after the pin are not part of the snapshot. Return: the
+ * snapshot (free it with rsp_wsnap__unpin()) or NULL on ENOMEM.
+ */
+RSP_API struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t to);
+/** rsp_wsnap__unpin() - release a snapshot's chunks and free it. NULL is fine. */
+RSP_API void rsp_wsnap__unpin(struct rsp_wsnap *snap);
+/** Time bounds of what the snapshot holds (0, 0 if empty). */
+RSP_API void rsp_wsnap__span(const struct rsp_wsnap *snap, uint64_t *oldest, uint64_t *newest);
+
+/**
+ * rsp_witer__new() - iterate a snapshot's records in [from, to] in time order
+ *
+ * A k-way merge of the per-CPU streams by timestamp (ties by CPU). Within
+ * one CPU the kernel's order is kept: it is time order except for records
+ * written by an interrupt between another record's timestamp and its
+ * reservation, a few hundred ns apart at most. Return: NULL on ENOMEM.
+ * Free with rsp_witer__delete() before unpinning the snapshot.
+ */
+RSP_API struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, uint64_t to);
+RSP_API void rsp_witer__delete(struct rsp_witer *it);
+/** rsp_witer__next() - 1 and the next entry, or 0 at the end. */
+RSP_API int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e);
+
+#endif /* RSP_WINDOW_H */

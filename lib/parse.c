@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: LGPL-2.1
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rsp/parse.h>
+
+int rsp_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char *suffix;
+	double ns;
+} units[] = {
+	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
+	{"", 1e9},
+};
+
+int rsp_parse__duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno == ERANGE || !isfinite(v) || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		v *= units[i].ns;
+		if (v >= 1.8e19)
+			return -ERANGE;
+		*ns = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int rsp_parse__size(const char *s, uint64_t *bytes)
+{
+	char buf[32];
+	size_t n;
+	uint64_t v, mul = 1;
+	int err;
+
+	if (!s || (n = strlen(s)) == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'K': case 'k': mul = 1ull << 10; break;
+	case 'M': case 'm': mul = 1ull << 20; break;
+	case 'G': case 'g': mul = 1ull << 30; break;
+	default: break;
+	}
+	if (mul > 1)
+		buf[n - 1] = '\0';
+	err = rsp_parse__u64(buf, 0, UINT64_MAX / mul, &v);
+	if (!err)
+		*bytes = v * mul;
+	return err;
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Command dispatch and option parsing for queries.
+ *
+ * Options are parsed here rather than with getopt_long(3): getopt keeps its
+ * state in globals (optind), which rspd's server thread cannot share with
+ * anything else, and prints its own errors to stderr, which a library and a
+ * daemon must not do. The grammar is small: --name, --name VALUE,
+ * --name=VALUE, and positional arguments for the command.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rsp/parse.h>
+#include "internal/query.h"
+
+static const struct rsp_command *const commands[] = {
+	&rsp_cmd_status,
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct rsp_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+bool rsp_query__exists(const char *name)
+{
+	return find_command(name) != NULL;
+}
+
+const char *rsp_query__command_name(const struct rsp_request *req)
+{
+	return req->cmd ? req->cmd->name : "";
+}
+
+enum {
+	COPT_JSON = -1,
+	COPT_FORMAT = -2,
+	COPT_PID = -3,
+	COPT_LAST = -4,
+};
+
+static const struct rsp_option common_opts[] = {
+	{"json", false, COPT_JSON},
+	{"format", true, COPT_FORMAT},
+	{"pid", true, COPT_PID},
+	{"last", true, COPT_LAST},
+	{NULL, false, 0},
+};
+
+static bool common_allowed(const struct rsp_command *c, int id)
+{
+	switch (id) {
+	case COPT_JSON:
+	case COPT_FORMAT:
+		return c->common & RSP_COPT_FORMAT;
+	case COPT_PID:
+		return c->common & RSP_COPT_PID;
+	case COPT_LAST:
+		return c->common & RSP_COPT_LAST;
+	default:
+		return false;
+	}
+}
+
+static int set_format(struct rsp_request *req, const char *v, struct rsp_buf *err)
+{
+	if (!strcmp(v, "text"))
+		req->format = RSP_FMT_TEXT;
+	else if (!strcmp(v, "json"))
+		req->format = RSP_FMT_JSON;
+	else if (!strcmp(v, "dot") && (req->cmd->common & RSP_COPT_DOT))
+		req->format = RSP_FMT_DOT;
+	else {
+		rsp_buf__printf(err, "%s: unknown format '%s'; use %s", req->cmd->name, v,
+				(req->cmd->common & RSP_COPT_DOT) ? "text, json or dot"
+								  : "text or json");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp_buf *err)
+{
+	uint64_t n;
+
+	switch (id) {
+	case COPT_JSON:
+		req->format = RSP_FMT_JSON;
+		return 0;
+	case COPT_FORMAT:
+		return set_format(req, v, err);
+	case COPT_PID:
+		if (rsp_parse__u64(v, 1, 4194304, &n)) {
+			rsp_buf__printf(err, "%s: --pid wants a process id, not '%s'",
+					req->cmd->name, v);
+			return -EINVAL;
+		}
+		req->pid = (long)n;
+		return 0;
+	case COPT_LAST:
+		if (rsp_parse__duration(v, &n) || !n) {
+			rsp_buf__printf(err,
+					"%s: --last wants a duration such as 10s, 500ms or 2m, "
+					"not '%s'",
+					req->cmd->name, v);
+			return -EINVAL;
+		}
+		req->last_ns = n;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name,
+					 size_t len)
+{
+	for (; tab && tab->name; tab++)
+		if (strlen(tab->name) == len && !strncmp(tab->name, name, len))
+			return tab;
+	return NULL;
+}
+
+/* One "--name[=value]" at argv[*i]; consumes its value. */
+static int parse_one(struct rsp_request *req, int argc, const char *const argv[], int *i,
+		     struct rsp_buf *err)
+{
+	const struct rsp_command *c = req->cmd;
+	const char *name = argv[*i] + 2, *eq = strchr(name, '='), *val = NULL;
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct rsp_option *o = find_opt(c->opts, name, len);
+	bool common = false;
+
+	if (!o) {
+		o = find_opt(common_opts, name, len);
+		common = o && common_allowed(c, o->id);
+	}
+	if (!o || (!common && o->id < 0)) {
+		rsp_buf__printf(err, "%s: unknown option '%s'; see 'rspctl help %s'", c->name,
+				argv[*i], c->name);
+		return -EINVAL;
+	}
+	if (o->has_arg) {
+		if (eq)
+			val = eq + 1;
+		else if (*i + 1 < argc)
+			val = argv[++*i];
+		else {
+			rsp_buf__printf(err, "%s: option --%s needs a value", c->name, o->name);
+			return -EINVAL;
+		}
+	} else if (eq) {
+		rsp_buf__printf(err, "%s: option --%s takes no value", c->name, o->name);
+		return -EINVAL;
+	}
+	return common ? common_opt(req, o->id, val, err) : c->opt(req, o->id, val, err);
+}
+
+static int parse_args(struct rsp_request *req, int argc, const char *const argv[],
+		      struct rsp_buf *err)
+{
+	const struct rsp_command *c = req->cmd;
+
+	for (int i = 1; i < argc; i++) {
+		int ret;
+
+		if (!strncmp(argv[i], "--", 2) && argv[i][2]) {
+			ret = parse_one(req, argc, argv, &i, err);
+		} else if (c->opt) {
+			/* Positional argument: id 0. */
+			ret = c->opt(req, 0, argv[i], err);
+		} else {
+			rsp_buf__printf(err, "%s: unexpected argument '%s'; see 'rspctl help %s'",
+					c->name, argv[i], c->name);
+			ret = -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	return c->check ? c->check(req, err) : 0;
+}
+
+int rsp_query__parse(int argc, const char *const argv[], struct rsp_request *req,
+		     struct rsp_buf *err)
+{
+	const struct rsp_command *c;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	req->pid = -1;
+	if (argc < 1 || !(c = find_command(argv[0]))) {
+		rsp_buf__printf(err, "unknown command '%s'; run 'rspctl help' for the list",
+				argc < 1 ? "" : argv[0]);
+		return -EINVAL;
+	}
+	req->cmd = c;
+	if (c->opts_size) {
+		req->opts = calloc(1, c->opts_size);
+		if (!req->opts)
+			return -ENOMEM;
+		if (c->init)
+			c->init(req->opts);
+	}
+	ret = parse_args(req, argc, argv, err);
+	if (ret)
+		rsp_request__exit(req);
+	return ret;
+}
+
+void rsp_request__exit(struct rsp_request *req)
+{
+	free(req->opts);
+	req->opts = NULL;
+}
+
+int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src,
+		   struct rsp_buf *out, struct rsp_buf *err)
+{
+	if (!req->cmd) {
+		rsp_buf__puts(err, "empty request");
+		return -EINVAL;
+	}
+	return req->cmd->run(req, src, out, err);
+}
+
+void rsp_query__usage(struct rsp_buf *out, const char *name)
+{
+	const struct rsp_command *c = name ? find_command(name) : NULL;
+
+	if (c) {
+		rsp_buf__printf(out, "rspctl %s — %s\n\n%s", c->name, c->summary, c->usage);
+		return;
+	}
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		rsp_buf__printf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Decoding of perf records, after the layout in
+ * include/uapi/linux/perf_event.h (enum perf_event_type, PERF_RECORD_SAMPLE).
+ * Every read is checked against the record's size: records come from dump
+ * files as well as from the kernel.
+ */
+#include <errno.h>
+#include <string.h>
+#include <rsp/record.h>
+#include "internal/schema.h"
+
+struct cursor {
+	const uint64_t *w;
+	uint32_t n; /* words left */
+};
+
+static int take(struct cursor *c, uint32_t words, const uint64_t **out)
+{
+	if (words > c->n)
+		return -EINVAL;
+	*out = c->w;
+	c->w += words;
+	c->n -= words;
+	return 0;
+}
+
+static int take1(struct cursor *c, uint64_t *v)
+{
+	const uint64_t *p;
+
+	if (take(c, 1, &p))
+		return -EINVAL;
+	*v = *p;
+	return 0;
+}
+
+/* The words of a PERF_SAMPLE_READ value, from attr.read_format. */
+static int skip_read(struct cursor *c, uint64_t rf)
+{
+	uint32_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	uint32_t head = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			!!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	const uint64_t *p;
+	uint64_t nr;
+
+	if (!(rf & PERF_FORMAT_GROUP))
+		return take(c, per + head, &p);
+	if (take1(c, &nr) || nr > c->n)
+		return -EINVAL;
+	return take(c, head + (uint32_t)nr * per, &p);
+}
+
+/* The evsel of a record, from its id or the stream's single evsel. */
+static int find_evsel(const struct rsp_schema *s, uint64_t id, bool have_id)
+{
+	if (have_id)
+		return rsp_schema__evsel_by_id(s, id);
+	return s->nr_evsels == 1 ? 0 : -1;
+}
+
+/* Where PERF_SAMPLE_ID sits in a sample of @st (words after the header). */
+static int id_word(uint64_t st)
+{
+	int pos = 0;
+
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	pos += !!(st & PERF_SAMPLE_IP);
+	pos += !!(st & PERF_SAMPLE_TID);
+	pos += !!(st & PERF_SAMPLE_TIME);
+	pos += !!(st & PERF_SAMPLE_ADDR);
+	return pos;
+}
+
+/* Resolve which evsel a sample belongs to. */
+static int sample_evsel(const struct rsp_schema *s, const struct perf_event_header *rec,
+			uint64_t *id)
+{
+	const uint64_t *w = (const uint64_t *)(rec + 1);
+	uint32_t words = (rec->size - sizeof(*rec)) / 8;
+	int pos;
+
+	*id = 0;
+	if (s->nr_evsels == 0)
+		return -ENOENT;
+	if (s->all_identifier) {
+		if (words < 1)
+			return -EINVAL;
+		*id = w[0];
+		return find_evsel(s, *id, true);
+	}
+	if (s->nr_evsels == 1)
+		return 0;
+	pos = id_word(s->evsels[0].attr.sample_type);
+	if (pos < 0 || (uint32_t)pos >= words)
+		return -EINVAL;
+	*id = w[pos];
+	return find_evsel(s, *id, true);
+}
+
+static int parse_regs(struct cursor *c, const struct rsp_evsel_desc *d, struct rsp_sample *out)
+{
+	const uint64_t *p;
+
+	if (take1(c, &out->user_regs_abi))
+		return -EINVAL;
+	if (!out->user_regs_abi)
+		return 0;
+	if (take(c, d->nr_user_regs, &p))
+		return -EINVAL;
+	out->user_regs = p;
+	out->nr_user_regs = d->nr_user_regs;
+	return 0;
+}
+
+static int parse_stack(struct cursor *c, struct rsp_sample *out)
+{
+	const uint64_t *p;
+	uint64_t size, dyn;
+
+	if (take1(c, &size))
+		return -EINVAL;
+	if (!size)
+		return 0;
+	if (size % 8 || size / 8 > c->n || take(c, (uint32_t)(size / 8), &p) || take1(c, &dyn))
+		return -EINVAL;
+	out->user_stack = p;
+	out->user_stack_size = dyn < size ? dyn : size;
+	return 0;
+}
+
+/* Fields after the fixed head: READ, CALLCHAIN, RAW, BRANCH_STACK, REGS_USER, STACK_USER. */
+static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct rsp_sample *out)
+{
+	uint64_t st = d->attr.sample_type, v;
+	const uint64_t *p;
+
+	if (st & PERF_SAMPLE_READ && skip_read(c, d->attr.read_format))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (take1(c, &v) || v > c->n || take(c, (uint32_t)v, &p))
+			return -EINVAL;
+		out->nr_callchain = v;
+		out->callchain = p;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		/* u32 size, then size bytes, padded so that size + 4 is 8-aligned. */
+		const uint8_t *b = (const uint8_t *)c->w;
+		uint32_t size;
+
+		if (c->n < 1)
+			return -EINVAL;
+		memcpy(&size, b, 4);
+		if ((uint64_t)size + 4 > (uint64_t)c->n * 8)
+			return -EINVAL;
+		out->raw_size = size;
+		out->raw = b + 4;
+		v = ((uint64_t)size + 4 + 7) / 8;
+		c->w += v;
+		c->n -= (uint32_t)v;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		uint32_t hw = !!(d->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
+
+		if (take1(c, &v) || v > c->n || take(c, hw + (uint32_t)v * 3, &p))
+			return -EINVAL;
+	}
+	if (st & PERF_SAMPLE_REGS_USER && parse_regs(c, d, out))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_STACK_USER && parse_stack(c, out))
+		return -EINVAL;
+	return 0;
+}
+
+int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
+			     struct rsp_sample *out)
+{
+	const struct rsp_evsel_desc *d;
+	struct cursor c;
+	uint64_t st, v, id;
+	int evsel;
+
+	memset(out, 0, sizeof(*out));
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
+		return -EINVAL;
+	evsel = sample_evsel(s, rec, &id);
+	if (evsel < 0)
+		return evsel == -EINVAL ? -EINVAL : -ENOENT;
+	d = &s->evsels[evsel];
+	st = d->attr.sample_type;
+	out->evsel = evsel;
+	out->event = d->event;
+	out->role = d->role;
+	out->id = id;
+	c.w = (const uint64_t *)(rec + 1);
+	c.n = (rec->size - sizeof(*rec)) / 8;
+
+	if (st & PERF_SAMPLE_IDENTIFIER && take1(&c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_IP && take1(&c, &out->ip))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_TID) {
+		if (take1(&c, &v))
+			return -EINVAL;
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+	}
+	if (st & PERF_SAMPLE_TIME && take1(&c, &out->time))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_ADDR && take1(&c, &out->addr))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_ID && take1(&c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_STREAM_ID && take1(&c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_CPU) {
+		if (take1(&c, &v))
+			return -EINVAL;
+		out->cpu = (uint32_t)v;
+	}
+	if (st & PERF_SAMPLE_PERIOD && take1(&c, &out->period))
+		return -EINVAL;
+	return parse_tail(&c, d, out);
+}
+
+/* Which evsel a non-sample record's trailer belongs to. */
+static int trailer_evsel(const struct rsp_schema *s, const struct perf_event_header *rec,
+			 uint64_t *id)
+{
+	const uint64_t *w = (const uint64_t *)rec;
+	uint32_t words = rec->size / 8;
+
+	*id = 0;
+	if (s->nr_evsels == 0)
+		return -ENOENT;
+	if (s->all_identifier) {
+		if (words < 2)
+			return -EINVAL;
+		*id = w[words - 1];
+		return find_evsel(s, *id, true);
+	}
+	if (s->nr_evsels == 1)
+		return 0;
+	/* Without IDENTIFIER, ID is at a place that depends on the (shared) type. */
+	{
+		uint64_t st = s->evsels[0].attr.sample_type;
+		uint32_t after = !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+
+		if (!(st & PERF_SAMPLE_ID) || words < after + 2)
+			return -EINVAL;
+		*id = w[words - 1 - after];
+		return find_evsel(s, *id, true);
+	}
+}
+
+int rsp_record__parse_id(const struct rsp_schema *s, const struct perf_event_header *rec,
+			 struct rsp_sample *out)
+{
+	const struct rsp_evsel_desc *d;
+	const uint64_t *w;
+	uint64_t st, id;
+	int evsel, have = 0;
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (rec->size < sizeof(*rec) || rec->size % 8 || rec->type == PERF_RECORD_SAMPLE)
+		return -EINVAL;
+	evsel = trailer_evsel(s, rec, &id);
+	if (evsel < 0)
+		return evsel == -EINVAL ? -EINVAL : -ENOENT;
+	d = &s->evsels[evsel];
+	st = d->attr.sample_type;
+	out->evsel = evsel;
+	out->event = d->event;
+	out->role = d->role;
+	out->id = id;
+	if (!d->id_trailer || d->id_trailer > rec->size - sizeof(*rec))
+		return d->id_trailer ? -EINVAL : 0;
+	w = (const uint64_t *)((const char *)rec + rec->size - d->id_trailer);
+	i = 0;
+	if (st & PERF_SAMPLE_TID) {
+		out->pid = (uint32_t)w[i];
+		out->tid = (uint32_t)(w[i++] >> 32);
+		have |= RSP_SAMPLE_HAS_TID;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		out->time = w[i++];
+		have |= RSP_SAMPLE_HAS_TIME;
+	}
+	i += !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID);
+	if (st & PERF_SAMPLE_CPU) {
+		out->cpu = (uint32_t)w[i];
+		have |= RSP_SAMPLE_HAS_CPU;
+	}
+	return have;
+}
+
+uint64_t rsp_record__time(const struct rsp_schema *s, const struct perf_event_header *rec)
+{
+	struct rsp_sample smp;
+
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return rsp_record__parse_sample(s, rec, &smp) ? 0 : smp.time;
+	return rsp_record__parse_id(s, rec, &smp) > 0 ? smp.time : 0;
+}
+
+int rsp_layout__check(const struct perf_event_attr *attr)
+{
+	if ((attr->sample_type & RSP_LAYOUT_SAMPLE_TYPE) != RSP_LAYOUT_SAMPLE_TYPE)
+		return -EINVAL;
+	if (attr->sample_type & RSP_LAYOUT_FORBIDDEN)
+		return -EINVAL;
+	return attr->sample_id_all ? 0 : -EINVAL;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: LGPL-2.1
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include "internal/log.h"
+#include "internal/schema.h"
+
+struct rsp_schema *rsp_schema__new(void)
+{
+	struct rsp_schema *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->all_identifier = true;
+	for (int i = 0; i < RSP_EV__NR; i++)
+		s->tp_id[i] = -1;
+	return s;
+}
+
+void rsp_schema__delete(struct rsp_schema *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < RSP_EV__NR; i++)
+		free(s->ev_problem[i]);
+	free(s->id_keys);
+	free(s->id_vals);
+	free(s);
+}
+
+/* Bytes of the sample_id_all trailer of non-sample records. */
+static uint16_t id_trailer_size(uint64_t st)
+{
+	uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+
+	return (uint16_t)(8 * __builtin_popcountll(st & bits));
+}
+
+int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *attr, int event,
+			  enum rsp_role role, const char *name)
+{
+	struct rsp_evsel_desc *d;
+
+	if (s->nr_evsels >= RSP_SCHEMA_MAX_EVSELS)
+		return -ENOSPC;
+	if (event >= RSP_EV__NR)
+		return -EINVAL;
+	d = &s->evsels[s->nr_evsels];
+	memset(d, 0, sizeof(*d));
+	memcpy(&d->attr, attr, sizeof(d->attr));
+	d->event = event < 0 ? -1 : event;
+	d->role = role;
+	snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
+	d->nr_user_regs = (uint32_t)__builtin_popcountll(attr->sample_regs_user);
+	d->id_trailer = attr->sample_id_all ? id_trailer_size(attr->sample_type) : 0;
+	if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
+		s->all_identifier = false;
+	return s->nr_evsels++;
+}
+
+static uint32_t id_hash(uint64_t id, uint32_t mask)
+{
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static int id_grow(struct rsp_schema *s)
+{
+	uint32_t cap = s->id_cap ? s->id_cap * 2 : 64;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	int16_t *vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < s->id_cap; i++) {
+		uint32_t h;
+
+		if (!s->id_keys[i])
+			continue;
+		for (h = id_hash(s->id_keys[i], cap - 1); keys[h]; h = (h + 1) & (cap - 1))
+			;
+		keys[h] = s->id_keys[i];
+		vals[h] = s->id_vals[i];
+	}
+	free(s->id_keys);
+	free(s->id_vals);
+	s->id_keys = keys;
+	s->id_vals = vals;
+	s->id_cap = cap;
+	return 0;
+}
+
+int rsp_schema__add_id(struct rsp_schema *s, int evsel, uint64_t id)
+{
+	uint32_t h;
+
+	if (evsel < 0 || evsel >= s->nr_evsels || id == 0)
+		return -EINVAL;
+	if ((s->id_count + 1) * 2 > s->id_cap) {
+		int err = id_grow(s);
+
+		if (err)
+			return err;
+	}
+	for (h = id_hash(id, s->id_cap - 1); s->id_keys[h]; h = (h + 1) & (s->id_cap - 1)) {
+		if (s->id_keys[h] == id) {
+			s->id_vals[h] = (int16_t)evsel;
+			return 0;
+		}
+	}
+	s->id_keys[h] = id;
+	s->id_vals[h] = (int16_t)evsel;
+	s->id_count++;
+	return 0;
+}
+
+int rsp_schema__evsel_by_id(const struct rsp_schema *s, uint64_t id)
+{
+	if (!s->id_cap || !id)
+		return -1;
+	for (uint32_t h = id_hash(id, s->id_cap - 1); s->id_keys[h]; h = (h + 1) & (s->id_cap - 1))
+		if (s->id_keys[h] == id)
+			return s->id_vals[h];
+	return -1;
+}
+
+static void set_problem(struct rsp_schema *s, int ev, const char *fmt, const char *a,
+			const char *b)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	free(s->ev_problem[ev]);
+	s->ev_problem[ev] = strdup(msg);
+	s->ev_ok[ev] = false;
+}
+
+/* Record where one catalogued field lies; false if a required one is missing. */
+static bool resolve_field(struct rsp_schema *s, struct tep_event *te, int f)
+{
+	const struct rsp_field_info *fi = rsp_catalogue__field(f);
+	struct tep_format_field *tf = tep_find_field(te, fi->name);
+	struct rsp_field_loc *loc = &s->fields[f];
+
+	memset(loc, 0, sizeof(*loc));
+	if (!tf || tf->offset < 0 || tf->size <= 0 || tf->offset + tf->size > 0xffff)
+		return !fi->required;
+	loc->offset = (uint16_t)tf->offset;
+	loc->size = (uint16_t)tf->size;
+	loc->flags = RSP_FLOC_PRESENT;
+	if (tf->flags & TEP_FIELD_IS_SIGNED)
+		loc->flags |= RSP_FLOC_SIGNED;
+	if (tf->flags & TEP_FIELD_IS_DYNAMIC)
+		loc->flags |= RSP_FLOC_DYNAMIC;
+	else if (tf->flags & TEP_FIELD_IS_ARRAY)
+		loc->flags |= RSP_FLOC_ARRAY;
+	/* An integer wider than 8 bytes cannot be what we expect. */
+	if (fi->kind != RSP_FK_STR && (loc->flags & (RSP_FLOC_DYNAMIC | RSP_FLOC_ARRAY) ||
+				       loc->size > 8 || (loc->size & (loc->size - 1)))) {
+		loc->flags = 0;
+		return !fi->required;
+	}
+	if (fi->kind == RSP_FK_STR && !(loc->flags & (RSP_FLOC_DYNAMIC | RSP_FLOC_ARRAY))) {
+		loc->flags = 0;
+		return !fi->required;
+	}
+	return true;
+}
+
+static void resolve_event(struct rsp_schema *s, struct tep_handle *tep, int ev)
+{
+	const struct rsp_event_info *ei = rsp_catalogue__event(ev);
+	struct tep_event *te = tep_find_event_by_name(tep, ei->system, ei->tp);
+	int first, n = rsp_catalogue__event_fields(ev, &first);
+
+	s->ev_ok[ev] = false;
+	if (!te) {
+		set_problem(s, ev, "tracepoint %s:%s is not available on this kernel", ei->system,
+			    ei->tp);
+		return;
+	}
+	s->tp_id[ev] = te->id;
+	for (int f = first; f < first + n; f++) {
+		if (!resolve_field(s, te, f)) {
+			set_problem(s, ev, "tracepoint %s lacks the field %s rsp needs", ei->tp,
+				    rsp_catalogue__field(f)->name);
+			return;
+		}
+	}
+	free(s->ev_problem[ev]);
+	s->ev_problem[ev] = NULL;
+	s->ev_ok[ev] = true;
+}
+
+int rsp_schema__resolve_fields(struct rsp_schema *s, struct tep_handle *tep)
+{
+	int usable = 0;
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++) {
+		if (rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT)
+			continue;
+		resolve_event(s, tep, ev);
+		usable += s->ev_ok[ev];
+	}
+	return usable;
+}
+
+bool rsp_schema__event_ok(const struct rsp_schema *s, enum rsp_event ev)
+{
+	return (unsigned)ev < RSP_EV__NR && s->ev_ok[ev];
+}
+
+const char *rsp_schema__event_problem(const struct rsp_schema *s, enum rsp_event ev)
+{
+	return (unsigned)ev < RSP_EV__NR ? s->ev_problem[ev] : NULL;
+}
+
+int rsp_schema__tp_id(const struct rsp_schema *s, enum rsp_event ev)
+{
+	return (unsigned)ev < RSP_EV__NR ? s->tp_id[ev] : -1;
+}
+
+int rsp_schema__event_by_tp_id(const struct rsp_schema *s, uint64_t tp_id)
+{
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		if (s->tp_id[ev] >= 0 && (uint64_t)s->tp_id[ev] == tp_id)
+			return ev;
+	return -1;
+}
+
+int rsp_schema__nr_evsels(const struct rsp_schema *s)
+{
+	return s->nr_evsels;
+}
+
+const struct perf_event_attr *rsp_schema__evsel_attr(const struct rsp_schema *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_evsels ? &s->evsels[idx].attr : NULL;
+}
+
+const char *rsp_schema__evsel_name(const struct rsp_schema *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_evsels ? s->evsels[idx].name : NULL;
+}
+
+int rsp_schema__evsel_event(const struct rsp_schema *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_evsels ? s->evsels[idx].event : -1;
+}
+
+enum rsp_role rsp_schema__evsel_role(const struct rsp_schema *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_evsels ? s->evsels[idx].role : RSP_ROLE_PRIMARY;
+}

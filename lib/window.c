@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The window: per-CPU lists of chunks, a byte budget, pinning readers.
+ *
+ * Locking: w->lock protects the lists, the free list, chunk refcounts and
+ * the eviction counters. The writer takes it only when it rolls to a new
+ * chunk; appending inside a chunk is lock-free: the writer fills bytes past
+ * `used` and then publishes the new `used` with a release store, readers
+ * load it with acquire and never look past it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rsp/record.h>
+#include <rsp/window.h>
+
+#define CHUNK_MIN (8u * 1024)
+#define CHUNK_MAX (1u * 1024 * 1024)
+#define ENTRY_PREFIX 8 /* u64 time before each record */
+
+struct rsp_chunk {
+	struct rsp_chunk *next; /* newer chunk of the same CPU */
+	uint32_t cpu;
+	uint32_t refs;          /* readers pinning it (under lock) */
+	bool evicted;           /* unlinked; freed by the last unpin */
+	_Atomic uint64_t t_min;
+	_Atomic uint64_t t_max;
+	_Atomic size_t used;
+	_Atomic uint64_t nr_records;
+	size_t cap;
+	alignas(8) unsigned char data[];
+};
+
+struct cpu_list {
+	struct rsp_chunk *head; /* oldest */
+	struct rsp_chunk *tail; /* being written */
+};
+
+struct rsp_window {
+	pthread_mutex_t lock;
+	size_t budget;
+	size_t chunk_size;
+	unsigned nr_cpus;
+	struct cpu_list *cpus;
+	struct rsp_chunk *free;  /* evicted chunks kept for reuse */
+	size_t linked_bytes;     /* capacity of chunks in the lists */
+	size_t allocated_bytes;  /* capacity of every chunk that exists */
+	uint64_t chunks;
+	_Atomic uint64_t appended;
+	_Atomic uint64_t dropped;
+	_Atomic uint64_t lost_marked;
+	uint64_t evicted_chunks;
+	uint64_t evicted_records;
+	uint64_t complete_from;
+};
+
+struct snap_chunk {
+	const struct rsp_chunk *c;
+	size_t used; /* bytes valid at pin time */
+};
+
+struct rsp_wsnap {
+	struct rsp_window *w;
+	unsigned nr_cpus;
+	size_t *first;            /* per CPU: index of its first chunk in chunks[] */
+	size_t *count;            /* per CPU: number of chunks */
+	struct snap_chunk *chunks;
+	size_t nr_chunks;
+	uint64_t oldest, newest;
+};
+
+static size_t pick_chunk_size(size_t budget, unsigned nr_cpus)
+{
+	size_t per = budget / ((size_t)nr_cpus * 8), size = CHUNK_MIN;
+
+	while (size * 2 <= per && size < CHUNK_MAX)
+		size *= 2;
+	return size;
+}
+
+struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
+{
+	struct rsp_window *w;
+	size_t chunk;
+
+	if (!cfg->nr_cpus || cfg->nr_cpus > 65536) {
+		errno = EINVAL;
+		return NULL;
+	}
+	chunk = cfg->chunk_size ? cfg->chunk_size : pick_chunk_size(cfg->budget, cfg->nr_cpus);
+	while (chunk > CHUNK_MIN && chunk * 2 * cfg->nr_cpus > cfg->budget)
+		chunk /= 2;
+	if (chunk < 256 || chunk % 8 || chunk * 2 * cfg->nr_cpus > cfg->budget) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->cpus = calloc(cfg->nr_cpus, sizeof(*w->cpus));
+	if (!w->cpus) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	w->budget = cfg->budget;
+	w->chunk_size = chunk;
+	w->nr_cpus = cfg->nr_cpus;
+	return w;
+}
+
+static void free_list(struct rsp_chunk *c)
+{
+	while (c) {
+		struct rsp_chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
+void rsp_window__delete(struct rsp_window *w)
+{
+	if (!w)
+		return;
+	for (unsigned i = 0; i < w->nr_cpus; i++)
+		free_list(w->cpus[i].head);
+	free_list(w->free);
+	pthread_mutex_destroy(&w->lock);
+	free(w->cpus);
+	free(w);
+}
+
+unsigned rsp_window__nr_cpus(const struct rsp_window *w)
+{
+	return w->nr_cpus;
+}
+
+/* An evicted chunk nobody reads any more: reuse it, or free it if over budget. */
+static void release_chunk(struct rsp_window *w, struct rsp_chunk *c)
+{
+	if (w->allocated_bytes > w->budget) {
+		w->allocated_bytes -= c->cap;
+		free(c);
+		return;
+	}
+	c->next = w->free;
+	w->free = c;
+}
+
+/* Unlink the chunk with the oldest first record, whatever its CPU. Under lock. */
+static bool evict_oldest(struct rsp_window *w)
+{
+	struct cpu_list *victim = NULL;
+	struct rsp_chunk *c;
+	uint64_t best = UINT64_MAX, t;
+
+	for (unsigned i = 0; i < w->nr_cpus; i++) {
+		c = w->cpus[i].head;
+		if (!c)
+			continue;
+		t = atomic_load_explicit(&c->t_min, memory_order_relaxed);
+		if (!victim || t < best) {
+			best = t;
+			victim = &w->cpus[i];
+		}
+	}
+	if (!victim)
+		return false;
+	c = victim->head;
+	victim->head = c->next;
+	if (victim->tail == c)
+		victim->tail = NULL;
+	w->linked_bytes -= c->cap;
+	w->chunks--;
+	w->evicted_chunks++;
+	w->evicted_records += atomic_load_explicit(&c->nr_records, memory_order_relaxed);
+	t = atomic_load_explicit(&c->t_max, memory_order_relaxed);
+	if (t > w->complete_from)
+		w->complete_from = t;
+	c->evicted = true;
+	c->next = NULL;
+	if (!c->refs)
+		release_chunk(w, c);
+	return true;
+}
+
+static void chunk_reset(struct rsp_chunk *c, unsigned cpu)
+{
+	c->next = NULL;
+	c->cpu = cpu;
+	c->refs = 0;
+	c->evicted = false;
+	atomic_store_explicit(&c->t_min, UINT64_MAX, memory_order_relaxed);
+	atomic_store_explicit(&c->t_max, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->nr_records, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->used, 0, memory_order_relaxed);
+}
+
+/* Seal @cpu's chunk and link a fresh one, evicting to stay in budget. */
+static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu)
+{
+	struct cpu_list *l = &w->cpus[cpu];
+	struct rsp_chunk *c = NULL;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->linked_bytes + w->chunk_size > w->budget && evict_oldest(w))
+		;
+	if (w->free) {
+		c = w->free;
+		w->free = c->next;
+	} else {
+		c = malloc(sizeof(*c) + w->chunk_size);
+		if (c) {
+			c->cap = w->chunk_size;
+			w->allocated_bytes += c->cap;
+		}
+	}
+	if (c) {
+		chunk_reset(c, cpu);
+		if (l->tail)
+			l->tail->next = c;
+		else
+			l->head = c;
+		l->tail = c;
+		w->linked_bytes += c->cap;
+		w->chunks++;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return c;
+}
+
+int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
+		       const struct perf_event_header *rec)
+{
+	struct rsp_chunk *c;
+	size_t used, need;
+
+	if (cpu >= w->nr_cpus || rec->size < sizeof(*rec) || rec->size % 8)
+		return -EINVAL;
+	need = ENTRY_PREFIX + rec->size;
+	if (need > w->chunk_size) {
+		atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
+		return -E2BIG;
+	}
+	c = w->cpus[cpu].tail;
+	used = c ? atomic_load_explicit(&c->used, memory_order_relaxed) : 0;
+	if (!c || used + need > c->cap) {
+		c = roll(w, cpu);
+		if (!c) {
+			atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
+			return -ENOMEM;
+		}
+		used = 0;
+	}
+	memcpy(c->data + used, &time, ENTRY_PREFIX);
+	memcpy(c->data + used + ENTRY_PREFIX, rec, rec->size);
+	if (time < atomic_load_explicit(&c->t_min, memory_order_relaxed))
+		atomic_store_explicit(&c->t_min, time, memory_order_relaxed);
+	if (time > atomic_load_explicit(&c->t_max, memory_order_relaxed))
+		atomic_store_explicit(&c->t_max, time, memory_order_relaxed);
+	atomic_store_explicit(&c->nr_records,
+			      atomic_load_explicit(&c->nr_records, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_store_explicit(&c->used, used + need, memory_order_release);
+	atomic_store_explicit(&w->appended,
+			      atomic_load_explicit(&w->appended, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	return 0;
+}
+
+int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time, uint64_t nr)
+{
+	/* PERF_RECORD_LOST {id, lost} + trailer {tid, time, cpu, identifier}. */
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint64_t tid, time, cpu, identifier;
+	} rec = {
+		.h = {.type = PERF_RECORD_LOST, .misc = 0, .size = sizeof(rec)},
+		.lost = nr,
+		.time = time,
+		.cpu = cpu,
+	};
+
+	atomic_fetch_add_explicit(&w->lost_marked, nr, memory_order_relaxed);
+	return rsp_window__append(w, cpu, time, &rec.h);
+}
+
+void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&w->lock);
+	st->budget = w->budget;
+	st->chunk_size = w->chunk_size;
+	st->bytes_allocated = w->allocated_bytes;
+	st->chunks = w->chunks;
+	st->evicted_chunks = w->evicted_chunks;
+	st->evicted_records = w->evicted_records;
+	st->complete_from = w->complete_from;
+	for (unsigned i = 0; i < w->nr_cpus; i++) {
+		for (struct rsp_chunk *c = w->cpus[i].head; c; c = c->next) {
+			uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
+			uint64_t hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
+			uint64_t n = atomic_load_explicit(&c->nr_records, memory_order_relaxed);
+
+			st->bytes_used += atomic_load_explicit(&c->used, memory_order_acquire);
+			st->records += n;
+			if (!n)
+				continue;
+			if (!st->oldest || lo < st->oldest)
+				st->oldest = lo;
+			if (hi > st->newest)
+				st->newest = hi;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	st->appended = atomic_load_explicit(&w->appended, memory_order_relaxed);
+	st->dropped = atomic_load_explicit(&w->dropped, memory_order_relaxed);
+	st->lost_marked = atomic_load_explicit(&w->lost_marked, memory_order_relaxed);
+}
+
+static bool chunk_overlaps(const struct rsp_chunk *c, uint64_t from, uint64_t to)
+{
+	uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
+	uint64_t hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
+
+	return atomic_load_explicit(&c->nr_records, memory_order_relaxed) && hi >= from && lo <= to;
+}
+
+static size_t count_overlapping(struct rsp_window *w, uint64_t from, uint64_t to)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < w->nr_cpus; i++)
+		for (struct rsp_chunk *c = w->cpus[i].head; c; c = c->next)
+			n += chunk_overlaps(c, from, to);
+	return n;
+}
+
+static void snap_take(struct rsp_wsnap *s, struct rsp_chunk *c)
+{
+	struct snap_chunk *sc = &s->chunks[s->nr_chunks++];
+	uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
+	uint64_t hi;
+
+	c->refs++;
+	sc->c = c;
+	sc->used = atomic_load_explicit(&c->used, memory_order_acquire);
+	/* t_max is stored before used is published: it covers sc->used. */
+	hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
+	if (!s->oldest || lo < s->oldest)
+		s->oldest = lo;
+	if (hi > s->newest)
+		s->newest = hi;
+}
+
+struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t to)
+{
+	struct rsp_wsnap *s = calloc(1, sizeof(*s));
+	size_t n;
+
+	if (!s)
+		return NULL;
+	s->w = w;
+	s->nr_cpus = w->nr_cpus;
+	s->first = calloc(w->nr_cpus, sizeof(*s->first));
+	s->count = calloc(w->nr_cpus, sizeof(*s->count));
+	pthread_mutex_lock(&w->lock);
+	n = count_overlapping(w, from, to);
+	s->chunks = calloc(n ? n : 1, sizeof(*s->chunks));
+	if (!s->first || !s->count || !s->chunks) {
+		pthread_mutex_unlock(&w->lock);
+		free(s->first);
+		free(s->count);
+		free(s->chunks);
+		free(s);
+		return NULL;
+	}
+	for (unsigned i = 0; i < w->nr_cpus; i++) {
+		s->first[i] = s->nr_chunks;
+		for (struct rsp_chunk *c = w->cpus[i].head; c; c = c->next)
+			if (chunk_overlaps(c, from, to))
+				snap_take(s, c);
+		s->count[i] = s->nr_chunks - s->first[i];
+	}
+	pthread_mutex_unlock(&w->lock);
+	return s;
+}
+
+void rsp_wsnap__unpin(struct rsp_wsnap *s)
+{
+	struct rsp_window *w;
+
+	if (!s)
+		return;
+	w = s->w;
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < s->nr_chunks; i++) {
+		struct rsp_chunk *c = (struct rsp_chunk *)s->chunks[i].c;
+
+		if (--c->refs == 0 && c->evicted)
+			release_chunk(w, c);
+	}
+	pthread_mutex_unlock(&w->lock);
+	free(s->chunks);
+	free(s->first);
+	free(s->count);
+	free(s);
+}
+
+void rsp_wsnap__span(const struct rsp_wsnap *s, uint64_t *oldest, uint64_t *newest)
+{
+	*oldest = s->oldest;
+	*newest = s->newest;
+}
+
+/* Iteration: one cursor per CPU, a binary min-heap of CPUs by current time. */
+struct cursor {
+	size_t chunk; /* index into snap->chunks */
+	size_t end;   /* one past this CPU's last chunk */
+	size_t off;   /* in the current chunk */
+	struct rsp_wentry cur;
+};
+
+struct rsp_witer {
+	const struct rsp_wsnap *snap;
+	uint64_t from, to;
+	unsigned nr_heap;
+	unsigned *heap; /* CPU indexes */
+	struct cursor *cur;
+};
+
+/* Advance a cursor to its next record in [from, to]; false at its end. */
+static bool cursor_next(struct rsp_witer *it, unsigned cpu)
+{
+	struct cursor *k = &it->cur[cpu];
+
+	while (k->chunk < k->end) {
+		const struct snap_chunk *sc = &it->snap->chunks[k->chunk];
+
+		while (k->off + ENTRY_PREFIX + sizeof(struct perf_event_header) <= sc->used) {
+			const unsigned char *p = sc->c->data + k->off;
+			const struct perf_event_header *h = (const void *)(p + ENTRY_PREFIX);
+			uint64_t t;
+
+			memcpy(&t, p, sizeof(t));
+			k->off += ENTRY_PREFIX + h->size;
+			if (t < it->from || t > it->to)
+				continue;
+			k->cur.time = t;
+			k->cur.cpu = cpu;
+			k->cur.rec = h;
+			return true;
+		}
+		k->chunk++;
+		k->off = 0;
+	}
+	return false;
+}
+
+static bool heap_less(const struct rsp_witer *it, unsigned a, unsigned b)
+{
+	const struct rsp_wentry *x = &it->cur[a].cur, *y = &it->cur[b].cur;
+
+	return x->time < y->time || (x->time == y->time && a < b);
+}
+
+static void heap_down(struct rsp_witer *it, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i, t;
+
+		if (l < it->nr_heap && heap_less(it, it->heap[l], it->heap[m]))
+			m = l;
+		if (r < it->nr_heap && heap_less(it, it->heap[r], it->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = it->heap[i];
+		it->heap[i] = it->heap[m];
+		it->heap[m] = t;
+		i = m;
+	}
+}
+
+struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, uint64_t to)
+{
+	struct rsp_witer *it = calloc(1, sizeof(*it));
+
+	if (!it)
+		return NULL;
+	it->snap = snap;
+	it->from = from;
+	it->to = to;
+	it->heap = calloc(snap->nr_cpus, sizeof(*it->heap));
+	it->cur = calloc(snap->nr_cpus, sizeof(*it->cur));
+	if (!it->heap || !it->cur) {
+		rsp_witer__delete(it);
+		return NULL;
+	}
+	for (unsigned i = 0; i < snap->nr_cpus; i++) {
+		it->cur[i].chunk = snap->first[i];
+		it->cur[i].end = snap->first[i] + snap->count[i];
+		if (cursor_next(it, i))
+			it->heap[it->nr_heap++] = i;
+	}
+	for (unsigned i = it->nr_heap / 2; i-- > 0;)
+		heap_down(it, i);
+	return it;
+}
+
+void rsp_witer__delete(struct rsp_witer *it)
+{
+	if (!it)
+		return;
+	free(it->heap);
+	free(it->cur);
+	free(it);
+}
+
+int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e)
+{
+	unsigned top;
+
+	if (!it->nr_heap)
+		return 0;
+	top = it->heap[0];
+	*e = it->cur[top].cur;
+	if (!cursor_next(it, top))
+		it->heap[0] = it->heap[--it->nr_heap];
+	heap_down(it, 0);
+	return 1;
+}
