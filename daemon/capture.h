@@ -110,6 +110,12 @@ int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
 void rsp_evset__enable(struct rsp_evset *es);
 void rsp_evset__disable(struct rsp_evset *es);
 void rsp_evset__close(struct rsp_evset *es);
+/**
+ * rsp_evset__fired() - what the kernel counted for entry @i, summed over
+ * CPUs and divided by its sample period: the samples it should have sent.
+ * Return: 0 and *fired, or -errno (not a counting event: cpu-clock, dummy).
+ */
+int rsp_evset__fired(struct rsp_evset *es, int i, uint64_t *fired);
 
 /* perf_internal.c: the one place that sees libperf's internal headers. */
 int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
@@ -131,6 +137,11 @@ struct rsp_drain {
 	struct rsp_evset *es;
 	struct rsp_window *window;     /* NULL: null consumer, records are only counted */
 	struct rsp_cpu_counters *cpu;  /* es->max_cpu entries */
+	_Atomic uint64_t delivered[RSP_EVSET_MAX]; /* samples per evset entry */
+	/* Consistent pairs, taken by rsp_drain__check() right after a drain. */
+	_Atomic uint64_t checked_fired[RSP_EVSET_MAX];
+	_Atomic uint64_t checked_delivered[RSP_EVSET_MAX];
+	_Atomic bool checked_counted[RSP_EVSET_MAX];
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);
@@ -138,6 +149,12 @@ void rsp_drain__exit(struct rsp_drain *d);
 /** rsp_drain__ring() - copy every record of ring @idx into the window; returns records. */
 uint64_t rsp_drain__ring(struct rsp_drain *d, int idx);
 uint64_t rsp_drain__all(struct rsp_drain *d);
+/**
+ * rsp_drain__check() - drain every ring, then read what the kernel counted
+ * per event: the pair (fired, delivered) is consistent to within the
+ * records that arrive during the few reads.
+ */
+void rsp_drain__check(struct rsp_drain *d);
 /** rsp_drain__rates() - update records_per_s from the counters over @dt seconds. */
 void rsp_drain__rates(struct rsp_drain *d, double dt);
 

@@ -15,6 +15,12 @@
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)
 {
+	for (int i = 0; i < RSP_EVSET_MAX; i++) {
+		atomic_init(&d->delivered[i], 0);
+		atomic_init(&d->checked_fired[i], 0);
+		atomic_init(&d->checked_delivered[i], 0);
+		atomic_init(&d->checked_counted[i], false);
+	}
 	d->es = es;
 	d->window = w;
 	d->cpu = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->cpu));
@@ -34,10 +40,27 @@ static void add(_Atomic uint64_t *c, uint64_t v)
 			      memory_order_relaxed);
 }
 
+/*
+ * Samples per event, to hold against what the kernel counted: a schema id
+ * lookup (a short open-addressing probe) per sample. The schema's evsel
+ * index is the evset entry index: register_ids() adds them in order.
+ */
+static void note_delivered(struct rsp_drain *d, const struct perf_event_header *h)
+{
+	int idx = h->size >= 16 ? rsp_schema__evsel_by_id(d->es->schema,
+							   ((const uint64_t *)h)[1])
+				: -1;
+
+	if (idx >= 0 && idx < RSP_EVSET_MAX)
+		add(&d->delivered[idx], 1);
+}
+
 static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigned cpu,
 			const struct perf_event_header *h, uint64_t time)
 {
-	if (h->type == PERF_RECORD_LOST) {
+	if (h->type == PERF_RECORD_SAMPLE) {
+		note_delivered(d, h);
+	} else if (h->type == PERF_RECORD_LOST) {
 		const struct perf_record_lost *l = (const void *)h;
 
 		add(&k->lost, l->lost);
@@ -85,6 +108,23 @@ uint64_t rsp_drain__all(struct rsp_drain *d)
 	for (int i = 0; i < d->es->nr_rings; i++)
 		n += rsp_drain__ring(d, i);
 	return n;
+}
+
+void rsp_drain__check(struct rsp_drain *d)
+{
+	rsp_drain__all(d);
+	for (int i = 0; i < d->es->nr && i < RSP_EVSET_MAX; i++) {
+		uint64_t fired;
+		bool counted = !rsp_evset__fired(d->es, i, &fired);
+
+		atomic_store_explicit(&d->checked_counted[i], counted, memory_order_relaxed);
+		if (!counted)
+			continue;
+		atomic_store_explicit(&d->checked_delivered[i],
+				      atomic_load_explicit(&d->delivered[i], memory_order_relaxed),
+				      memory_order_relaxed);
+		atomic_store_explicit(&d->checked_fired[i], fired, memory_order_relaxed);
+	}
 }
 
 void rsp_drain__rates(struct rsp_drain *d, double dt)

@@ -453,6 +453,27 @@ int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
 	return ret;
 }
 
+int rsp_evset__fired(struct rsp_evset *es, int i, uint64_t *fired)
+{
+	struct rsp_evset_entry *e = &es->e[i];
+	struct perf_event_attr *a = perf_evsel__attr(e->evsel);
+	struct perf_cpu_map *cpus = perf_evsel__cpus(e->evsel);
+	uint64_t sum = 0;
+
+	if (a->type != PERF_TYPE_TRACEPOINT || a->freq || !a->sample_period)
+		return -EINVAL;
+	for (int c = 0; c < perf_cpu_map__nr(cpus); c++) {
+		struct perf_counts_values v;
+		int err = perf_evsel__read(e->evsel, c, 0, &v);
+
+		if (err)
+			return err;
+		sum += v.val;
+	}
+	*fired = sum / a->sample_period;
+	return 0;
+}
+
 void rsp_evset__enable(struct rsp_evset *es)
 {
 	perf_evlist__enable(es->evlist);

@@ -343,6 +343,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 	rsp_drain__all(&d->drain);
 	now = rspd_now_ns();
 	if (now - *last_rates >= 1000000000ull) {
+		rsp_drain__check(&d->drain);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
 		*last_rates = now;
 	}

@@ -59,6 +59,21 @@ static void fill_cpus(struct rspd *d, struct rsp_capture_info *ci)
 	}
 }
 
+/* Kernel counts against delivered samples, per catalogue event. */
+static void fill_delivery(struct rspd *d, struct rsp_capture_info *ci)
+{
+	for (int i = 0; i < d->es.nr && i < RSP_EVSET_MAX; i++) {
+		struct rsp_event_status *st = &ci->events[d->es.e[i].event];
+
+		if (!atomic_load_explicit(&d->drain.checked_counted[i], memory_order_relaxed))
+			continue;
+		st->counted = true;
+		st->fired += atomic_load_explicit(&d->drain.checked_fired[i], memory_order_relaxed);
+		st->delivered +=
+			atomic_load_explicit(&d->drain.checked_delivered[i], memory_order_relaxed);
+	}
+}
+
 int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 {
 	const struct rsp_capture_opts *o = &d->cfg.capture;
@@ -84,5 +99,6 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	memcpy(ci->families_on, o->families, sizeof(ci->families_on));
 	memcpy(ci->events, d->es.status, sizeof(ci->events));
 	fill_cpus(d, ci);
+	fill_delivery(d, ci);
 	return 0;
 }

@@ -14,6 +14,89 @@
 #include "internal/query.h"
 #include "internal/u64map.h"
 
+struct status_opts {
+	bool events;
+};
+
+enum {
+	OPT_EVENTS = 1,
+};
+
+static const struct rsp_option status_opts[] = {
+	{"events", false, OPT_EVENTS},
+	{NULL, false, 0},
+};
+
+static int status_opt(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err)
+{
+	struct status_opts *o = req->opts;
+
+	if (id == OPT_EVENTS) {
+		o->events = true;
+		return 0;
+	}
+	rsp_buf__printf(err, "status: unexpected argument '%s'", arg);
+	return -EINVAL;
+}
+
+/* Records in the window per catalogue event, and gaps. */
+struct event_counts {
+	uint64_t n[RSP_EV__NR];
+	uint64_t other, lost_records, lost;
+};
+
+static void count_events(const struct rsp_source *src, struct event_counts *ec)
+{
+	struct rsp_wsnap *snap = rsp_window__pin(src->window, 0, UINT64_MAX);
+	struct rsp_witer *it = snap ? rsp_witer__new(snap, 0, UINT64_MAX) : NULL;
+	struct rsp_wentry e;
+	struct rsp_sample smp;
+
+	memset(ec, 0, sizeof(*ec));
+	while (it && rsp_witer__next(it, &e)) {
+		int ret;
+
+		if (e.rec->type == PERF_RECORD_LOST) {
+			ec->lost_records++;
+			ec->lost += ((const uint64_t *)(e.rec + 1))[1];
+			continue;
+		}
+		ret = e.rec->type == PERF_RECORD_SAMPLE
+			      ? rsp_record__parse_sample(src->schema, e.rec, &smp)
+			      : rsp_record__parse_id(src->schema, e.rec, &smp) < 0;
+		if (ret || smp.event < 0)
+			ec->other++;
+		else
+			ec->n[smp.event]++;
+	}
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(snap);
+}
+
+static json_t *json_events(const struct event_counts *ec)
+{
+	json_t *o = json_object();
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		json_object_set_new(o, rsp_catalogue__event(ev)->name,
+				    json_integer((json_int_t)ec->n[ev]));
+	json_object_set_new(o, "other", json_integer((json_int_t)ec->other));
+	json_object_set_new(o, "lost_records", json_integer((json_int_t)ec->lost_records));
+	json_object_set_new(o, "lost", json_integer((json_int_t)ec->lost));
+	return o;
+}
+
+static void text_events(const struct event_counts *ec, struct rsp_buf *out)
+{
+	rsp_buf__puts(out, "\nrecords in the window by event\n");
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		rsp_buf__printf(out, "  %-22s %12llu\n", rsp_catalogue__event(ev)->name,
+				(unsigned long long)ec->n[ev]);
+	rsp_buf__printf(out, "  %-22s %12llu\n", "(other)", (unsigned long long)ec->other);
+	rsp_buf__printf(out, "  %-22s %12llu (%llu records lost)\n", "(gaps)",
+			(unsigned long long)ec->lost_records, (unsigned long long)ec->lost);
+}
+
 struct thread_count {
 	uint32_t tid, pid;
 	char comm[16];
@@ -177,11 +260,17 @@ static json_t *json_families(const struct rsp_capture_info *ci)
 
 			if ((int)rsp_catalogue__event(ev)->family != fam)
 				continue;
-			json_array_append_new(
-				evs, json_pack("{s:s, s:s, s:b, s:s?}", "name",
-					       rsp_catalogue__event(ev)->name, "source", es->source,
-					       "open", es->open, "problem",
-					       es->problem[0] ? es->problem : NULL));
+			json_t *e = json_pack("{s:s, s:s, s:b, s:s?}", "name",
+					      rsp_catalogue__event(ev)->name, "source", es->source,
+					      "open", es->open, "problem",
+					      es->problem[0] ? es->problem : NULL);
+
+			if (es->counted) {
+				json_object_set_new(e, "fired", json_integer((json_int_t)es->fired));
+				json_object_set_new(e, "delivered",
+						    json_integer((json_int_t)es->delivered));
+			}
+			json_array_append_new(evs, e);
 		}
 		json_object_set_new(f, "name", json_string(rsp_catalogue__family(fam)->name));
 		json_object_set_new(f, "enabled", json_boolean(ci->families_on[fam]));
@@ -265,7 +354,8 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 }
 
 static int render_json(const struct rsp_source *src, const struct rsp_window_stats *ws,
-		       const struct thread_counts *tc, long pid, struct rsp_buf *out)
+		       const struct thread_counts *tc, long pid, const struct event_counts *ec,
+		       struct rsp_buf *out)
 {
 	json_t *o = src->capture ? json_capture(src->capture) : json_object();
 	char *text;
@@ -277,6 +367,8 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 		json_object_set_new(o, "query_pid", json_integer(pid));
 		json_object_set_new(o, "threads", json_threads(tc));
 	}
+	if (ec)
+		json_object_set_new(o, "events", json_events(ec));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(o);
 	if (!text)
@@ -286,9 +378,34 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	return err ? err : rsp_buf__puts(out, "\n");
 }
 
+/* Events the kernel counted more often than it sent samples for. */
+static void text_shortfall(const struct rsp_capture_info *ci, struct rsp_buf *out)
+{
+	uint64_t missing = 0;
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++) {
+		const struct rsp_event_status *es = &ci->events[ev];
+
+		if (!es->counted || es->fired <= es->delivered)
+			continue;
+		rsp_buf__printf(out, "  ! %s: the kernel counted %llu, sent %llu\n",
+				rsp_catalogue__event(ev)->name, (unsigned long long)es->fired,
+				(unsigned long long)es->delivered);
+		missing += es->fired - es->delivered;
+	}
+	if (missing > ci->lost_total)
+		rsp_buf__printf(out,
+				"  %llu occurrences were counted by the kernel but never sent, beyond\n"
+				"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
+				"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
+				"  could not see as inferred or unknown.\n",
+				(unsigned long long)(missing - ci->lost_total),
+				(unsigned long long)ci->lost_total);
+}
+
 static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out)
 {
-	rsp_buf__puts(out, "family    source      events  \n");
+	rsp_buf__puts(out, "family    source      events\n");
 	for (int fam = 0; fam < RSP_FAM__NR; fam++) {
 		int open, wanted;
 		const char *src = family_source(ci, fam, &open, &wanted);
@@ -304,6 +421,7 @@ static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out
 						es->problem);
 		}
 	}
+	text_shortfall(ci, out);
 }
 
 static void text_cpus(const struct rsp_capture_info *ci, struct rsp_buf *out)
@@ -377,8 +495,10 @@ static void text_threads(const struct thread_counts *tc, long pid, struct rsp_bu
 static int status_run(const struct rsp_request *req, const struct rsp_source *src,
 		      struct rsp_buf *out, struct rsp_buf *err)
 {
+	const struct status_opts *o = req->opts;
 	struct thread_counts tc = {0};
 	struct rsp_window_stats ws;
+	struct event_counts ec;
 	int ret = 0;
 
 	rsp_u64map__init(&tc.map);
@@ -389,8 +509,10 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 		rsp_buf__puts(err, "status: out of memory while counting threads");
 		goto out;
 	}
+	if (o->events)
+		count_events(src, &ec);
 	if (req->format == RSP_FMT_JSON) {
-		ret = render_json(src, &ws, &tc, req->pid, out);
+		ret = render_json(src, &ws, &tc, req->pid, o->events ? &ec : NULL, out);
 		goto out;
 	}
 	if (src->capture)
@@ -398,6 +520,8 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	else if (src->offline)
 		rsp_buf__printf(out, "dump %s\n", src->path ? src->path : "");
 	text_window(&ws, src->now, out);
+	if (o->events)
+		text_events(&ec, out);
 	if (req->pid >= 0)
 		text_threads(&tc, req->pid, out);
 out:
@@ -409,14 +533,19 @@ out:
 const struct rsp_command rsp_cmd_status = {
 	.name = "status",
 	.summary = "what rspd captures, rates, losses, the window",
-	.usage = "usage: rspctl status [--pid PID] [--json | --format text|json]\n"
+	.usage = "usage: rspctl status [--pid PID] [--events] [--json | --format text|json]\n"
 		 "\n"
 		 "  --pid PID   also count what the window holds of PID's threads\n"
+		 "  --events    also count the window's records by event, and its gaps\n"
 		 "  --json      JSON output (same as --format json)\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl status\n"
-		 "  rspctl status --pid 1234 --json\n",
+		 "  rspctl status --pid 1234 --json\n"
+		 "  rspctl status --events\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID,
+	.opts = status_opts,
+	.opts_size = sizeof(struct status_opts),
+	.opt = status_opt,
 	.run = status_run,
 };

@@ -17,6 +17,15 @@ struct rsp_event_status {
 	bool open;          /* opened and delivering */
 	char source[16];    /* "tracepoint", "software", "uprobe", "kprobe" */
 	char problem[200];  /* why it is not open, "" if it is */
+	/*
+	 * Occurrences the kernel counted (perf_evsel__read, divided by the
+	 * sample period) against the records that reached rspd. Losses in
+	 * full rings are reported per CPU; a shortfall beyond them means the
+	 * kernel counted occurrences without emitting their samples.
+	 */
+	uint64_t fired;
+	uint64_t delivered;
+	bool counted;       /* fired is meaningful (not for cpu-clock, dummy) */
 };
 
 struct rsp_cpu_status {

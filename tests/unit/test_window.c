@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of lib/window.c: append, budget, pinning, merge, ranges, gaps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <rsp/record.h>
+#include <rsp/window.h>
+
+/* A record in rsp's layout: header, identifier, ip, tid, time, cpu, payload. */
+struct fake {
+	struct perf_event_header h;
+	uint64_t identifier, ip, tid, time, cpu;
+	uint64_t payload[3];
+};
+
+static struct fake make(uint64_t time, unsigned cpu, uint64_t tag)
+{
+	struct fake f;
+
+	memset(&f, 0, sizeof(f));
+	f.h.type = PERF_RECORD_SAMPLE;
+	f.h.size = sizeof(f);
+	f.identifier = 1;
+	f.time = time;
+	f.cpu = cpu;
+	f.payload[0] = tag;
+	return f;
+}
+
+static struct rsp_window *window(size_t budget, unsigned cpus, size_t chunk)
+{
+	struct rsp_window_config c = {.budget = budget, .nr_cpus = cpus, .chunk_size = chunk};
+	struct rsp_window *w = rsp_window__new(&c);
+
+	assert_non_null(w);
+	return w;
+}
+
+static uint64_t tag_of(const struct rsp_wentry *e)
+{
+	return ((const struct fake *)e->rec)->payload[0];
+}
+
+/* Collect (time, tag) of every entry in [from, to]. */
+static size_t collect(struct rsp_window *w, uint64_t from, uint64_t to, uint64_t *times,
+		      uint64_t *tags, size_t max)
+{
+	struct rsp_wsnap *s = rsp_window__pin(w, from, to);
+	struct rsp_witer *it = rsp_witer__new(s, from, to);
+	struct rsp_wentry e;
+	size_t n = 0;
+
+	assert_non_null(it);
+	while (rsp_witer__next(it, &e)) {
+		assert_true(n < max);
+		times[n] = e.time;
+		tags[n] = tag_of(&e);
+		assert_int_equal(rsp_layout__time(e.rec), e.time);
+		n++;
+	}
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	return n;
+}
+
+static void test_append_and_read(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 1, 4096);
+	struct rsp_window_stats st;
+	uint64_t times[16], tags[16];
+
+	for (uint64_t i = 0; i < 10; i++) {
+		struct fake f = make(100 + i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, f.time, &f.h), 0);
+	}
+	assert_int_equal(collect(w, 0, UINT64_MAX, times, tags, 16), 10);
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(times[i], 100 + i);
+		assert_int_equal(tags[i], i);
+	}
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.records, 10);
+	assert_int_equal(st.appended, 10);
+	assert_int_equal(st.oldest, 100);
+	assert_int_equal(st.newest, 109);
+	assert_int_equal(st.bytes_used, 10 * (8 + sizeof(struct fake)));
+	rsp_window__delete(w);
+}
+
+static void test_rejects_bad_records(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 2, 4096);
+	struct fake f = make(1, 0, 0);
+	static uint64_t big[1024];
+	struct perf_event_header *h = (void *)big;
+	struct rsp_window_stats st;
+
+	assert_int_equal(rsp_window__append(w, 2, 1, &f.h), -EINVAL);
+	f.h.size = 12;
+	assert_int_equal(rsp_window__append(w, 0, 1, &f.h), -EINVAL);
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = 8000; /* larger than a 4 KiB chunk */
+	assert_int_equal(rsp_window__append(w, 0, 1, h), -E2BIG);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.records, 0);
+	rsp_window__delete(w);
+}
+
+static void test_evicts_oldest_within_budget(void **state)
+{
+	/* 4 KiB chunks, 16 KiB budget, 1 CPU: at most 4 chunks. */
+	struct rsp_window *w = window(16384, 1, 4096);
+	struct rsp_window_stats st;
+	uint64_t times[2048], tags[2048];
+	size_t per_chunk = 4096 / (8 + sizeof(struct fake)), n;
+
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct fake f = make(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, i, &f.h), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_true(st.chunks <= 4);
+	assert_true(st.bytes_allocated <= 16384);
+	assert_true(st.evicted_chunks > 0);
+	assert_int_equal(st.records + st.evicted_records, 1000);
+	assert_int_equal(st.newest, 999);
+	/* What is left is the newest records, contiguous, in order. */
+	n = collect(w, 0, UINT64_MAX, times, tags, 2048);
+	assert_int_equal(n, st.records);
+	assert_true(n >= 3 * per_chunk);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(times[i], 1000 - n + i);
+	assert_int_equal(st.complete_from, 1000 - n - 1);
+	rsp_window__delete(w);
+}
+
+static void test_pin_survives_eviction(void **state)
+{
+	struct rsp_window *w = window(16384, 1, 4096);
+	struct rsp_window_stats st;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	uint64_t expect = 0;
+
+	for (uint64_t i = 0; i < 50; i++) {
+		struct fake f = make(i, 0, i);
+
+		rsp_window__append(w, 0, i, &f.h);
+	}
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	/* Push everything pinned out of the window. */
+	for (uint64_t i = 50; i < 2000; i++) {
+		struct fake f = make(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, i, &f.h), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_true(st.oldest > 50);
+	/* The pinned chunks are still readable and unchanged. */
+	it = rsp_witer__new(s, 0, UINT64_MAX);
+	while (rsp_witer__next(it, &e)) {
+		assert_int_equal(e.time, expect);
+		assert_int_equal(tag_of(&e), expect);
+		expect++;
+	}
+	assert_int_equal(expect, 50);
+	rsp_witer__delete(it);
+	/* Pinned evicted chunks may exceed the budget, but only until unpinned. */
+	rsp_wsnap__unpin(s);
+	for (uint64_t i = 2000; i < 3000; i++) {
+		struct fake f = make(i, 0, i);
+
+		rsp_window__append(w, 0, i, &f.h);
+	}
+	rsp_window__stats(w, &st);
+	assert_true(st.bytes_allocated <= 16384);
+	rsp_window__delete(w);
+}
+
+static void test_merge_across_cpus(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 3, 4096);
+	uint64_t times[64], tags[64];
+	size_t n;
+
+	/* CPU c holds times c, c+3, c+6, ...: the merge interleaves them. */
+	for (uint64_t t = 0; t < 30; t++) {
+		struct fake f = make(t, (unsigned)(t % 3), t);
+
+		assert_int_equal(rsp_window__append(w, (unsigned)(t % 3), t, &f.h), 0);
+	}
+	n = collect(w, 0, UINT64_MAX, times, tags, 64);
+	assert_int_equal(n, 30);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(times[i], i);
+	rsp_window__delete(w);
+}
+
+static void test_ties_ordered_by_cpu(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 2, 4096);
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	unsigned cpus[4], n = 0;
+
+	for (unsigned c = 2; c-- > 0;) {
+		struct fake f = make(5, c, c);
+
+		rsp_window__append(w, c, 5, &f.h);
+		rsp_window__append(w, c, 5, &f.h);
+	}
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	it = rsp_witer__new(s, 0, UINT64_MAX);
+	while (rsp_witer__next(it, &e))
+		cpus[n++] = e.cpu;
+	assert_int_equal(n, 4);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[1], 0);
+	assert_int_equal(cpus[2], 1);
+	assert_int_equal(cpus[3], 1);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	rsp_window__delete(w);
+}
+
+static void test_time_range(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 2, 4096);
+	uint64_t times[256], tags[256];
+	size_t n;
+
+	for (uint64_t t = 0; t < 200; t++) {
+		struct fake f = make(t * 10, (unsigned)(t & 1), t);
+
+		rsp_window__append(w, (unsigned)(t & 1), t * 10, &f.h);
+	}
+	n = collect(w, 500, 999, times, tags, 256);
+	assert_int_equal(n, 50);
+	assert_int_equal(times[0], 500);
+	assert_int_equal(times[n - 1], 990);
+	n = collect(w, 5000, 6000, times, tags, 256);
+	assert_int_equal(n, 0);
+	n = collect(w, 1990, 1990, times, tags, 256);
+	assert_int_equal(n, 1);
+	rsp_window__delete(w);
+}
+
+static void test_gap_marker(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 2, 4096);
+	struct rsp_window_stats st;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	struct fake a = make(10, 1, 1), b = make(30, 1, 2);
+	int seen = 0;
+
+	rsp_window__append(w, 1, 10, &a.h);
+	assert_int_equal(rsp_window__note_lost(w, 1, 20, 7), 0);
+	rsp_window__append(w, 1, 30, &b.h);
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	it = rsp_witer__new(s, 0, UINT64_MAX);
+	while (rsp_witer__next(it, &e)) {
+		if (e.rec->type != PERF_RECORD_LOST)
+			continue;
+		const uint64_t *words = (const uint64_t *)(e.rec + 1);
+
+		assert_int_equal(e.time, 20);
+		assert_int_equal(e.cpu, 1);
+		assert_int_equal(words[1], 7); /* lost */
+		assert_int_equal(rsp_layout__time(e.rec), 20);
+		assert_int_equal(rsp_layout__cpu(e.rec), 1);
+		seen++;
+	}
+	assert_int_equal(seen, 1);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.lost_marked, 7);
+	rsp_window__delete(w);
+}
+
+static void test_budget_too_small(void **state)
+{
+	struct rsp_window_config c = {.budget = 1000, .nr_cpus = 4};
+
+	assert_null(rsp_window__new(&c));
+	assert_int_equal(errno, EINVAL);
+	rsp_window__delete(NULL);
+	rsp_wsnap__unpin(NULL);
+	rsp_witer__delete(NULL);
+}
+
+static void test_chunk_size_derived(void **state)
+{
+	struct rsp_window *w = window(64u << 20, 2, 0);
+	struct rsp_window_stats st;
+
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.chunk_size, 1u << 20);
+	assert_int_equal(rsp_window__nr_cpus(w), 2);
+	rsp_window__delete(w);
+	w = window(1u << 20, 64, 0);
+	rsp_window__stats(w, &st);
+	assert_true(st.chunk_size * 2 * 64 <= (1u << 20));
+	rsp_window__delete(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_append_and_read),
+		cmocka_unit_test(test_rejects_bad_records),
+		cmocka_unit_test(test_evicts_oldest_within_budget),
+		cmocka_unit_test(test_pin_survives_eviction),
+		cmocka_unit_test(test_merge_across_cpus),
+		cmocka_unit_test(test_ties_ordered_by_cpu),
+		cmocka_unit_test(test_time_range),
+		cmocka_unit_test(test_gap_marker),
+		cmocka_unit_test(test_budget_too_small),
+		cmocka_unit_test(test_chunk_size_derived),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
