@@ -272,9 +272,7 @@ static void drop_entry(struct rsp_evset *es, int i)
 {
 	perf_evlist__remove(es->evlist, es->e[i].evsel);
 	perf_evsel__close(es->e[i].evsel);
-	/* perf_evsel__delete() frees only the struct: drop its map references. */
-	perf_cpu_map__put(perf_evsel__cpus(es->e[i].evsel));
-	perf_thread_map__put(perf_evsel__threads(es->e[i].evsel));
+	rsp_evsel__release(es->e[i].evsel);
 	perf_evsel__delete(es->e[i].evsel);
 	memmove(&es->e[i], &es->e[i + 1], (size_t)(es->nr - i - 1) * sizeof(es->e[0]));
 	es->nr--;
@@ -487,8 +485,7 @@ void rsp_evset__disable(struct rsp_evset *es)
 
 void rsp_evset__close(struct rsp_evset *es)
 {
-	/* Unmaps, closes, deletes the evsels and drops the evlist's map refs. */
-	perf_evlist__delete(es->evlist);
+	rsp_evlist__delete(es->evlist);
 	perf_cpu_map__put(es->cpus);
 	perf_thread_map__put(es->threads);
 	rsp_schema__delete(es->schema);

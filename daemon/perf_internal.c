@@ -6,12 +6,16 @@
  * rspd needs both: the fd to wait on each ring with epoll (alongside its
  * signal and timer fds, which perf_evlist__poll() cannot take), the CPU to
  * file records under. Its perf_evsel__apply_filter() is in libperf.a but
- * declared only internally. This file is compiled against the same kernel
+ * declared only internally. And its perf_evsel__delete() frees only the
+ * struct, leaking the sample ids and the evsel's map references, which
+ * rsp_evlist__delete() releases first. This file is compiled against the same kernel
  * sources libperf.a was built from (build/deps), so the layouts match.
  */
 #include <internal/evsel.h>
 #include <internal/mmap.h>
 #include <perf/evlist.h>
+#include <perf/threadmap.h>
+#include <perf/cpumap.h>
 
 /* Declared here rather than through capture.h, whose system uapi headers
  * would clash with the tools/include copies this file must see. */
@@ -19,6 +23,8 @@ struct rsp_ring;
 int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
 			   int max);
 int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
+void rsp_evsel__release(struct perf_evsel *evsel);
+void rsp_evlist__delete(struct perf_evlist *evlist);
 
 int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
 			   int max)
@@ -40,4 +46,29 @@ int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, un
 int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter)
 {
 	return perf_evsel__apply_filter(evsel, filter);
+}
+
+/* What perf_evsel__delete() leaves behind: ids and map references. */
+void rsp_evsel__release(struct perf_evsel *evsel)
+{
+	perf_evsel__free_id(evsel);
+	perf_cpu_map__put(evsel->cpus);
+	perf_cpu_map__put(evsel->own_cpus);
+	perf_thread_map__put(evsel->threads);
+	evsel->cpus = NULL;
+	evsel->own_cpus = NULL;
+	evsel->threads = NULL;
+}
+
+void rsp_evlist__delete(struct perf_evlist *evlist)
+{
+	struct perf_evsel *evsel;
+
+	if (!evlist)
+		return;
+	perf_evlist__munmap(evlist);
+	perf_evlist__close(evlist);
+	perf_evlist__for_each_evsel(evlist, evsel)
+		rsp_evsel__release(evsel);
+	perf_evlist__delete(evlist);
 }

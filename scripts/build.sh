@@ -1,0 +1,20 @@
+#!/bin/sh
+# Configure and build one tree. usage: build.sh release|asan
+#   release  RelWithDebInfo, warnings are errors      -> build/release
+#   asan     Debug with AddressSanitizer and UBSan    -> build/asan
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+kind=${1:-release}
+case $kind in
+release) flags="-DCMAKE_BUILD_TYPE=RelWithDebInfo" ;;
+asan) flags="-DCMAKE_BUILD_TYPE=Debug -DRSP_SANITIZE=ON" ;;
+*) echo "usage: build.sh release|asan" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC2086
+cmake -S "$ROOT" -B "$ROOT/build/$kind" -DRSP_WERROR=ON $flags >/dev/null
+cmake --build "$ROOT/build/$kind" -j "$(nproc)" -- --no-print-directory >"$ROOT/build/$kind.log" 2>&1 || {
+	cat "$ROOT/build/$kind.log" >&2
+	echo "build ($kind) failed" >&2
+	exit 1
+}
+echo "build: $kind ok ($ROOT/build/$kind)"

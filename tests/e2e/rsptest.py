@@ -1,0 +1,123 @@
+"""Helpers for rsp's end-to-end tests: start rspd against the real kernel on
+a private socket, ask it questions with rspctl, run workloads.
+
+Each test is a script tests/e2e/test_*.py that ctest runs with the build
+tree in RSP_BUILD. A test that needs root and does not have it exits 77,
+which ctest reports as skipped (never as passed).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ.get("RSP_BUILD", os.path.join(os.path.dirname(__file__), "../../build/release"))
+RSPD = os.path.join(BUILD, "daemon", "rspd")
+RSPCTL = os.path.join(BUILD, "cli", "rspctl")
+WORKLOADS = os.path.join(BUILD, "workloads")
+SKIP = 77
+
+
+def need_root():
+    if os.geteuid() != 0:
+        print("SKIP: this test needs root (perf events, tracefs)")
+        sys.exit(SKIP)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg)
+
+
+class Rspd:
+    """rspd in the foreground on a temporary socket; use as a context manager."""
+
+    def __init__(self, *args):
+        self.dir = tempfile.mkdtemp(prefix="rsptest.")
+        self.socket = os.path.join(self.dir, "rspd.sock")
+        self.log = os.path.join(self.dir, "rspd.log")
+        self.args = list(args)
+        self.proc = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop(check_exit=exc[0] is None)
+
+    def start(self, timeout=10):
+        logf = open(self.log, "w")
+        self.proc = subprocess.Popen([RSPD, "--foreground", "--socket", self.socket] + self.args,
+                                     stdout=logf, stderr=subprocess.STDOUT)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                fail("rspd exited early (%d): %s" % (self.proc.returncode, self.read_log()))
+            if os.path.exists(self.socket) and self.ctl("status", check_rc=False)[0] == 0:
+                return
+            time.sleep(0.05)
+        fail("rspd did not answer within %ds: %s" % (timeout, self.read_log()))
+
+    def read_log(self):
+        try:
+            with open(self.log) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, check_exit=True):
+        if not self.proc:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                if check_exit:
+                    fail("rspd did not stop on SIGINT: " + self.read_log())
+        if check_exit and self.proc.returncode != 0:
+            fail("rspd exited with %d: %s" % (self.proc.returncode, self.read_log()))
+        self.proc = None
+
+    def ctl(self, *args, check_rc=True):
+        """Run rspctl against this rspd; returns (rc, stdout, stderr)."""
+        p = subprocess.run([RSPCTL, "--socket", self.socket] + list(args),
+                           capture_output=True, text=True, timeout=120)
+        if check_rc and p.returncode != 0:
+            fail("rspctl %s failed (%d): %s" % (" ".join(args), p.returncode, p.stderr))
+        return p.returncode, p.stdout, p.stderr
+
+    def json(self, *args):
+        _, out, _ = self.ctl(*(list(args) + ["--json"]))
+        return json.loads(out)
+
+    def settle(self, seconds=0.5):
+        """Give the capture loop time to drain the rings (flush interval 100 ms)."""
+        time.sleep(seconds)
+
+
+def workload(name, *args, timeout=300):
+    """Run a workload program; returns its JSON line as a dict."""
+    p = subprocess.run([os.path.join(WORKLOADS, name)] + [str(a) for a in args],
+                       capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        fail("workload %s failed (%d): %s" % (name, p.returncode, p.stderr))
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=kw.pop("timeout", 60), **kw)

@@ -1,0 +1,36 @@
+"""Capture: N pipe round trips between two processes on one CPU must show at
+least 2N switch-outs of those processes in the window, with nothing lost."""
+import rsptest as t
+
+t.need_root()
+N = 20000
+
+with t.Rspd() as d:
+    w = t.workload("pipe_pingpong", N, 0)
+    d.settle()
+    per = {}
+    for role in ("parent", "child"):
+        st = d.json("status", "--pid", str(w[role]))
+        threads = st["threads"]
+        t.check(len(threads) == 1 and threads[0]["tid"] == w[role],
+                "%s %d has exactly one thread in the window" % (role, w[role]))
+        per[role] = threads[0]
+        print("   %s: %s" % (role, threads[0]))
+    outs = per["parent"]["switches_out"] + per["child"]["switches_out"]
+    ins = per["parent"]["switches_in"] + per["child"]["switches_in"]
+    wakes = per["parent"]["wakeups"] + per["child"]["wakeups"]
+    t.check(outs >= 2 * N, "switch-outs %d >= 2N = %d" % (outs, 2 * N))
+    t.check(ins >= 2 * N, "switch-ins %d >= 2N = %d" % (ins, 2 * N))
+    # Each round trip wakes at least one side (the writer is often preempted
+    # by the reader it woke before it blocks, so it need not sleep itself).
+    t.check(wakes >= N - 2, "wakeups %d >= N - 2" % wakes)
+    t.check(per["parent"]["comm"] == "pipe_pingpong", "comm is decoded")
+    st = d.json("status", "--events")
+    t.check(st["lost"] == 0, "no records lost (%d)" % st["lost"])
+    t.check(all(c["lost"] == 0 for c in st["cpus"]), "no CPU lost records")
+    t.check(st["window"]["dropped"] == 0, "the window dropped nothing")
+    t.check(st["events"]["lost_records"] == 0, "no gap markers in the window")
+    t.check(st["events"]["sched_switch"] >= 2 * N, "sched_switch records in the window")
+    sched = [f for f in st["families"] if f["name"] == "sched"][0]
+    t.check(sched["source"] == "tracepoint" and sched["events_open"] == 6,
+            "all six sched tracepoints open")

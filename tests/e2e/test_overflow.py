@@ -1,0 +1,20 @@
+"""A ring too small for the load loses records: rspd counts them, keeps them
+in the window as gaps, and keeps running."""
+import rsptest as t
+
+t.need_root()
+
+with t.Rspd("--ring-pages", "1", "--wakeup-percent", "90", "--flush-interval", "1s",
+            "--stacks", "all") as d:
+    t.workload("pipe_pingpong", 30000, 0)
+    d.settle(1.5)
+    st = d.json("status", "--events")
+    print("   lost %d, per cpu %s" % (st["lost"], [c["lost"] for c in st["cpus"]]))
+    t.check(st["lost"] > 0, "lost records are counted (%d)" % st["lost"])
+    t.check(st["events"]["lost_records"] > 0,
+            "the window holds %d gap markers" % st["events"]["lost_records"])
+    t.check(st["events"]["lost"] == st["lost"],
+            "gap markers carry the lost counts (%d)" % st["events"]["lost"])
+    t.check(d.alive(), "rspd still runs")
+    rc, out, _ = d.ctl("status")
+    t.check(rc == 0 and "lost" in out, "rspd still answers")
