@@ -39,10 +39,93 @@ static int status_opt(struct rsp_request *req, int id, const char *arg, struct r
 	return -EINVAL;
 }
 
+/*
+ * How much off-CPU time has a stack: for every sleep (a switch-out with a
+ * sleep state) that ends in the window, its length, and whether the
+ * switch-out carried a callchain (itself, or through its sampled copy).
+ * Tells an operator what the stack policy (rspd --stacks) buys.
+ */
+struct sleep_cov {
+	struct rsp_u64map map; /* tid -> index in pending */
+	struct pending_sleep {
+		uint64_t since;
+		uint64_t copy_at; /* time of a stack copy seen before its primary */
+		bool open, stack;
+	} * pending;
+	size_t n, cap;
+	uint64_t sleeps, with_stack, off_ns, stack_ns;
+};
+
+#define COPY_SLACK_NS 20000
+
+static struct pending_sleep *cov_get(struct sleep_cov *c, uint64_t tid)
+{
+	uint32_t idx;
+
+	if (!rsp_u64map__get(&c->map, tid, &idx))
+		return &c->pending[idx];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct pending_sleep *p = realloc(c->pending, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->pending = p;
+		c->cap = cap;
+	}
+	if (rsp_u64map__put(&c->map, tid, (uint32_t)c->n))
+		return NULL;
+	memset(&c->pending[c->n], 0, sizeof(c->pending[0]));
+	return &c->pending[c->n++];
+}
+
+static void cov_switch(struct sleep_cov *c, const struct rsp_schema *s,
+		       const struct rsp_sample *smp)
+{
+	struct rsp_tp_sched_switch sw;
+	struct pending_sleep *p;
+
+	if (rsp_tp__sched_switch(s, smp, &sw))
+		return;
+	p = cov_get(c, (uint64_t)sw.prev_pid);
+	if (p && smp->role == RSP_ROLE_STACK_COPY) {
+		/*
+		 * The sampled copy of a switch-out carries its stack. The kernel
+		 * fires the evsel attached last first, and each evsel reads the
+		 * clock itself: the copy comes just before its primary record,
+		 * on the same CPU, a few hundred ns earlier.
+		 */
+		if (p->open && smp->time - p->since < COPY_SLACK_NS && smp->nr_callchain)
+			p->stack = true;
+		else if (smp->nr_callchain)
+			p->copy_at = smp->time;
+		return;
+	}
+	if (p && sw.prev_pid) {
+		p->open = (sw.prev_state & RSP_TASK_STATE_MASK) != 0;
+		p->since = smp->time;
+		p->stack = smp->nr_callchain > 0 ||
+			   (p->copy_at && smp->time - p->copy_at < COPY_SLACK_NS);
+		p->copy_at = 0;
+	}
+	p = cov_get(c, (uint64_t)sw.next_pid);
+	if (!p || !p->open || !sw.next_pid)
+		return;
+	p->open = false;
+	c->sleeps++;
+	c->off_ns += smp->time - p->since;
+	if (p->stack) {
+		c->with_stack++;
+		c->stack_ns += smp->time - p->since;
+	}
+}
+
 /* Records in the window per catalogue event, and gaps. */
 struct event_counts {
 	uint64_t n[RSP_EV__NR];
 	uint64_t other, lost_records, lost;
+	uint64_t stack_copies; /* sampled:N duplicates carrying a stack */
+	struct sleep_cov cov;
 };
 
 static void count_events(const struct rsp_source *src, struct event_counts *ec)
@@ -53,6 +136,7 @@ static void count_events(const struct rsp_source *src, struct event_counts *ec)
 	struct rsp_sample smp;
 
 	memset(ec, 0, sizeof(*ec));
+	rsp_u64map__init(&ec->cov.map);
 	while (it && rsp_witer__next(it, &e)) {
 		int ret;
 
@@ -64,13 +148,22 @@ static void count_events(const struct rsp_source *src, struct event_counts *ec)
 		ret = e.rec->type == PERF_RECORD_SAMPLE
 			      ? rsp_record__parse_sample(src->schema, e.rec, &smp)
 			      : rsp_record__parse_id(src->schema, e.rec, &smp) < 0;
-		if (ret || smp.event < 0)
+		if (ret || smp.event < 0) {
 			ec->other++;
-		else
+			continue;
+		}
+		if (smp.role == RSP_ROLE_PRIMARY)
 			ec->n[smp.event]++;
+		else
+			ec->stack_copies++;
+		if (smp.event == RSP_EV_sched_switch)
+			cov_switch(&ec->cov, src->schema, &smp);
 	}
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
+	rsp_u64map__exit(&ec->cov.map);
+	free(ec->cov.pending);
+	ec->cov.pending = NULL;
 }
 
 static json_t *json_events(const struct event_counts *ec)
@@ -83,6 +176,11 @@ static json_t *json_events(const struct event_counts *ec)
 	json_object_set_new(o, "other", json_integer((json_int_t)ec->other));
 	json_object_set_new(o, "lost_records", json_integer((json_int_t)ec->lost_records));
 	json_object_set_new(o, "lost", json_integer((json_int_t)ec->lost));
+	json_object_set_new(o, "stack_copies", json_integer((json_int_t)ec->stack_copies));
+	json_object_set_new(o, "sleeps", json_integer((json_int_t)ec->cov.sleeps));
+	json_object_set_new(o, "sleeps_with_stack", json_integer((json_int_t)ec->cov.with_stack));
+	json_object_set_new(o, "off_cpu_s", json_real((double)ec->cov.off_ns / 1e9));
+	json_object_set_new(o, "off_cpu_with_stack_s", json_real((double)ec->cov.stack_ns / 1e9));
 	return o;
 }
 
@@ -95,6 +193,13 @@ static void text_events(const struct event_counts *ec, struct rsp_buf *out)
 	rsp_buf__printf(out, "  %-22s %12llu\n", "(other)", (unsigned long long)ec->other);
 	rsp_buf__printf(out, "  %-22s %12llu (%llu records lost)\n", "(gaps)",
 			(unsigned long long)ec->lost_records, (unsigned long long)ec->lost);
+	rsp_buf__printf(
+		out,
+		"sleeps that ended in the window: %llu, %.3f s off CPU\n"
+		"  with a stack: %.1f%% of them, %.1f%% of the time\n",
+		(unsigned long long)ec->cov.sleeps, (double)ec->cov.off_ns / 1e9,
+		ec->cov.sleeps ? 100.0 * (double)ec->cov.with_stack / (double)ec->cov.sleeps : 0.0,
+		ec->cov.off_ns ? 100.0 * (double)ec->cov.stack_ns / (double)ec->cov.off_ns : 0.0);
 }
 
 struct thread_count {
@@ -226,8 +331,7 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 	return err;
 }
 
-static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open,
-				 int *wanted)
+static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open, int *wanted)
 {
 	const char *src = "missing";
 
@@ -266,7 +370,8 @@ static json_t *json_families(const struct rsp_capture_info *ci)
 					      es->problem[0] ? es->problem : NULL);
 
 			if (es->counted) {
-				json_object_set_new(e, "fired", json_integer((json_int_t)es->fired));
+				json_object_set_new(e, "fired",
+						    json_integer((json_int_t)es->fired));
 				json_object_set_new(e, "delivered",
 						    json_integer((json_int_t)es->delivered));
 			}
@@ -290,11 +395,12 @@ static json_t *json_cpus(const struct rsp_capture_info *ci)
 	for (unsigned i = 0; i < ci->nr_cpus; i++) {
 		const struct rsp_cpu_status *c = &ci->cpus[i];
 
-		json_array_append_new(arr, json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "cpu",
-						     (int)c->cpu, "records", (json_int_t)c->records,
-						     "records_per_s", c->records_per_s, "bytes",
-						     (json_int_t)c->bytes, "lost", (json_int_t)c->lost,
-						     "lost_events", (json_int_t)c->lost_events));
+		json_array_append_new(arr,
+				      json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "cpu",
+						(int)c->cpu, "records", (json_int_t)c->records,
+						"records_per_s", c->records_per_s, "bytes",
+						(json_int_t)c->bytes, "lost", (json_int_t)c->lost,
+						"lost_events", (json_int_t)c->lost_events));
 	}
 	return arr;
 }
@@ -329,20 +435,20 @@ static json_t *json_threads(const struct thread_counts *tc)
 			arr, json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:I}", "tid", (int)t->tid,
 				       "pid", (int)t->pid, "comm", t->comm, "switches_out",
 				       (json_int_t)t->switches_out, "switches_in",
-				       (json_int_t)t->switches_in, "wakeups", (json_int_t)t->wakeups,
-				       "samples", (json_int_t)t->samples));
+				       (json_int_t)t->switches_in, "wakeups",
+				       (json_int_t)t->wakeups, "samples", (json_int_t)t->samples));
 	}
 	return arr;
 }
 
 static json_t *json_capture(const struct rsp_capture_info *ci)
 {
-	json_t *o = json_pack("{s:s, s:i, s:f, s:I, s:f, s:f, s:I, s:I, s:f}", "version",
-			      ci->version, "pid", (int)ci->pid, "uptime_s", ci->uptime_s,
-			      "rss_bytes", (json_int_t)ci->rss_bytes, "cpu_seconds", ci->cpu_seconds,
-			      "now_s", secs(ci->now_ns), "records", (json_int_t)ci->records_total,
-			      "lost", (json_int_t)ci->lost_total, "records_per_s",
-			      ci->records_per_s);
+	json_t *o =
+		json_pack("{s:s, s:i, s:f, s:I, s:f, s:f, s:I, s:I, s:f}", "version", ci->version,
+			  "pid", (int)ci->pid, "uptime_s", ci->uptime_s, "rss_bytes",
+			  (json_int_t)ci->rss_bytes, "cpu_seconds", ci->cpu_seconds, "now_s",
+			  secs(ci->now_ns), "records", (json_int_t)ci->records_total, "lost",
+			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
 	json_object_set_new(o, "config",
 			    json_pack("{s:s, s:s, s:i, s:i}", "stacks", ci->stacks, "callchain",
@@ -394,13 +500,14 @@ static void text_shortfall(const struct rsp_capture_info *ci, struct rsp_buf *ou
 		missing += es->fired - es->delivered;
 	}
 	if (missing > ci->lost_total)
-		rsp_buf__printf(out,
-				"  %llu occurrences were counted by the kernel but never sent, beyond\n"
-				"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
-				"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
-				"  could not see as inferred or unknown.\n",
-				(unsigned long long)(missing - ci->lost_total),
-				(unsigned long long)ci->lost_total);
+		rsp_buf__printf(
+			out,
+			"  %llu occurrences were counted by the kernel but never sent, beyond\n"
+			"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
+			"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
+			"  could not see as inferred or unknown.\n",
+			(unsigned long long)(missing - ci->lost_total),
+			(unsigned long long)ci->lost_total);
 }
 
 static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out)

@@ -160,6 +160,12 @@ static void test_status_threads(void **state)
 	assert_int_equal(num(ev, "cpu_clock"), 5);
 	assert_int_equal(num(ev, "lost_records"), 1);
 	assert_int_equal(num(ev, "lost"), 3);
+	/* Switch i brings in the thread that left at switch i - 2: 28 sleeps of
+	 * 200 ns end in the window, none with a stack (no callchains). */
+	assert_int_equal(num(ev, "sleeps"), 28);
+	assert_int_equal(num(ev, "sleeps_with_stack"), 0);
+	assert_true(json_real_value(json_object_get(ev, "off_cpu_s")) > 5.59e-6);
+	assert_true(json_real_value(json_object_get(ev, "off_cpu_s")) < 5.61e-6);
 	assert_true(json_is_true(json_object_get(j, "offline")) == 0);
 	json_decref(j);
 	j = run_json(s, ARGS("status", "--pid", "200", "--json"));
