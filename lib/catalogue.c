@@ -13,7 +13,7 @@ static const struct rsp_family_info families[RSP_FAM__NR] = {
 };
 
 /* Number of fields of each event, to compute first_field. */
-#define FIELD_ONE(E, f, K, N) +1
+#define FIELD_ONE(E, f, K, N, U) +1
 enum {
 #define RSP_EVENT(name, fam, kind, sys, tp, flags, why) NR_FIELDS_##name = 0 RSP_FIELDS_##name(FIELD_ONE, name),
 #include "../tracepoints/events.def"
@@ -21,7 +21,14 @@ enum {
 };
 
 static const struct rsp_field_info fields[RSP_F__NR] = {
-#define FIELD_INFO(E, f, K, N) [RSP_F_##E##__##f] = {RSP_EV_##E, #f, RSP_FK_##K, RSP_NEED_##N},
+#define FIELD_INFO(E, f, K, N, U)                                                                \
+	[RSP_F_##E##__##f] = {RSP_EV_##E, #f, RSP_FK_##K, RSP_NEED_##N, RSP_USES(U)},
+/* "TL|ST" -> RSP_USE_TL | RSP_USE_ST */
+#define TL RSP_USE_TL
+#define IO RSP_USE_IO
+#define IRQ RSP_USE_IRQ
+#define ST RSP_USE_ST
+#define RSP_USES(U) (U)
 #define RSP_NEED_REQUIRED true
 #define RSP_NEED_OPTIONAL false
 #define FIELD_EVENT(E) RSP_FIELDS_##E(FIELD_INFO, E)

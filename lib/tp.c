@@ -73,7 +73,7 @@ static int read_STR(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t 
 	return 0;
 }
 
-#define DEC_FIELD(E, f, K, N)                                                                    \
+#define DEC_FIELD(E, f, K, N, U)                                                                    \
 	if (read_##K(&s->fields[RSP_F_##E##__##f], raw, size, &out->f))                          \
 		return -EINVAL;
 #define DEC_FN(E)                                                                                \

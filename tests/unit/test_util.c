@@ -160,6 +160,7 @@ static void test_catalogue(void **state)
 		/* Fields are consecutive, belong to the event, unique by name. */
 		for (int f = first; f < first + n; f++) {
 			assert_int_equal(rsp_catalogue__field(f)->event, ev);
+			assert_int_not_equal(rsp_catalogue__field(f)->uses, 0);
 			for (int g = first; g < f; g++)
 				assert_string_not_equal(rsp_catalogue__field(f)->name,
 							rsp_catalogue__field(g)->name);
@@ -178,6 +179,9 @@ static void test_catalogue(void **state)
 	/* The decoder's required fields: what the timeline cannot do without. */
 	assert_true(rsp_catalogue__field(RSP_F_sched_switch__prev_state)->required);
 	assert_false(rsp_catalogue__field(RSP_F_sched_switch__prev_comm)->required);
+	assert_int_equal(rsp_catalogue__field(RSP_F_sched_switch__prev_state)->uses,
+			 RSP_USE_TL | RSP_USE_ST);
+	assert_int_equal(rsp_catalogue__field(RSP_F_block_rq_issue__dev)->uses, RSP_USE_IO);
 }
 
 int main(void)

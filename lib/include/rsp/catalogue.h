@@ -28,7 +28,7 @@ enum rsp_event {
 #include "../../../tracepoints/fields.def"
 
 enum rsp_field {
-#define RSP_FIELD_ENUM(E, f, K, N) RSP_F_##E##__##f,
+#define RSP_FIELD_ENUM(E, f, K, N, U) RSP_F_##E##__##f,
 #define RSP_FIELD_EVENT(E) RSP_FIELDS_##E(RSP_FIELD_ENUM, E)
 	RSP_TP_EVENTS(RSP_FIELD_EVENT)
 #undef RSP_FIELD_EVENT
@@ -72,11 +72,18 @@ struct rsp_event_info {
 	int nr_fields;      /* fields rsp decodes (fields.def) */
 };
 
+/* Analyses that read a field (the USES column of fields.def). */
+#define RSP_USE_TL 0x1u  /* timeline: runs, sleeps, wakeups, links */
+#define RSP_USE_IO 0x2u  /* block requests */
+#define RSP_USE_IRQ 0x4u /* irq, softirq and timer spans */
+#define RSP_USE_ST 0x8u  /* rspctl status */
+
 struct rsp_field_info {
 	enum rsp_event event;
 	const char *name;
 	enum rsp_field_kind kind;
 	bool required;
+	unsigned int uses; /* RSP_USE_* */
 };
 
 /** The static descriptions; NULL for an out-of-range index. */

@@ -23,7 +23,7 @@ struct rsp_str {
 #define RSP_KTYPE_U uint64_t
 #define RSP_KTYPE_S int64_t
 #define RSP_KTYPE_STR struct rsp_str
-#define RSP_TP_MEMBER(E, f, K, N) RSP_KTYPE_##K f;
+#define RSP_TP_MEMBER(E, f, K, N, U) RSP_KTYPE_##K f;
 #define RSP_TP_STRUCT(E)                                                                         \
 	struct rsp_tp_##E {                                                                      \
 		RSP_FIELDS_##E(RSP_TP_MEMBER, E)                                                 \
