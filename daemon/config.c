@@ -452,8 +452,34 @@ static void config_defaults(struct rspd_config *c)
 
 struct file_ctx {
 	struct rspd_config *c;
+	FILE *f;
+	int line;
 	char msg[1024]; /* the first error; ini_parse() tells its line */
 };
+
+/*
+ * inih's reader, fgets-like. inih would cut a line longer than its buffer
+ * and go on with the cut line: instead, such a line becomes an error.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct file_ctx *x = stream;
+	size_t len;
+	int ch;
+
+	if (!fgets(str, num, x->f))
+		return NULL;
+	x->line++;
+	len = strlen(str);
+	if (len == 0 || str[len - 1] == '\n' || feof(x->f))
+		return str;
+	while ((ch = fgetc(x->f)) != EOF && ch != '\n')
+		;
+	if (!x->msg[0])
+		snprintf(x->msg, sizeof(x->msg), "the line is longer than %d bytes", num - 2);
+	snprintf(str, (size_t)num, "[\n"); /* a syntax error, at this line */
+	return str;
+}
 
 static void known_sections(char *buf, size_t n)
 {
@@ -541,11 +567,10 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 static int load_file(struct rspd_config *c, char *err, size_t errlen)
 {
-	struct file_ctx x = {.c = c};
-	FILE *f = fopen(c->config_path, "re");
+	struct file_ctx x = {.c = c, .f = fopen(c->config_path, "re")};
 	int line;
 
-	if (!f) {
+	if (!x.f) {
 		if (errno == ENOENT && !c->config_given)
 			return 0; /* no file at the default place: the defaults */
 		snprintf(err, errlen, "cannot read the configuration file %s: %s%s", c->config_path,
@@ -553,8 +578,8 @@ static int load_file(struct rspd_config *c, char *err, size_t errlen)
 			 errno == ENOENT ? " — give an existing file with --config FILE" : "");
 		return -1;
 	}
-	line = ini_parse_file(f, on_key, &x);
-	fclose(f);
+	line = ini_parse_stream(read_line, &x, on_key, &x);
+	fclose(x.f);
 	if (line == 0)
 		return 0;
 	if (line < 0) {
@@ -563,8 +588,7 @@ static int load_file(struct rspd_config *c, char *err, size_t errlen)
 	}
 	if (!x.msg[0])
 		snprintf(x.msg, sizeof(x.msg),
-			 "not a '[section]' or 'key = value' line (or longer than %d bytes)",
-			 INI_MAX_LINE - 2);
+			 "not a '[section]' or 'key = value' line");
 	snprintf(err, errlen, "%s:%d: %s", c->config_path, line, x.msg);
 	return -1;
 }
