@@ -45,7 +45,7 @@ class Rspd:
     test); env: extra environment variables.
     """
 
-    def __init__(self, *args, config="", env=None, socket_dir=None):
+    def __init__(self, *args, config="", env=None, socket_dir=None, wrap=None):
         self.dir = tempfile.mkdtemp(prefix="rsptest.")
         self.socket = os.path.join(socket_dir or self.dir, "rspd.sock")
         self.log = os.path.join(self.dir, "rspd.log")
@@ -53,6 +53,7 @@ class Rspd:
         self.write_config(config)
         self.args = list(args)
         self.env = env
+        self.wrap = list(wrap or [])  # a command that execs rspd (namespaces, ...)
         self.proc = None
 
     def write_config(self, text):
@@ -70,8 +71,8 @@ class Rspd:
         logf = open(self.log, "w")
         env = dict(os.environ)
         env.update(self.env or {})
-        self.proc = subprocess.Popen([RSPD, "--foreground", "--socket", self.socket,
-                                      "--config", self.config] + self.args,
+        self.proc = subprocess.Popen(self.wrap + [RSPD, "--foreground", "--socket", self.socket,
+                                                  "--config", self.config] + self.args,
                                      stdout=logf, stderr=subprocess.STDOUT, env=env)
         logf.close()
         deadline = time.time() + timeout
@@ -98,7 +99,7 @@ class Rspd:
 
     def read_log(self):
         try:
-            with open(self.log) as f:
+            with open(self.log, errors="replace") as f:
                 return f.read()
         except OSError:
             return ""
