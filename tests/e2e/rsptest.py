@@ -67,7 +67,7 @@ class Rspd:
     def __exit__(self, *exc):
         self.stop(check_exit=exc[0] is None)
 
-    def start(self, timeout=10):
+    def start(self, timeout=30):
         logf = open(self.log, "w")
         env = dict(os.environ)
         env.update(self.env or {})
