@@ -587,8 +587,7 @@ static int load_file(struct rspd_config *c, char *err, size_t errlen)
 		return -1;
 	}
 	if (!x.msg[0])
-		snprintf(x.msg, sizeof(x.msg),
-			 "not a '[section]' or 'key = value' line");
+		snprintf(x.msg, sizeof(x.msg), "not a '[section]' or 'key = value' line");
 	snprintf(err, errlen, "%s:%d: %s", c->config_path, line, x.msg);
 	return -1;
 }

@@ -85,7 +85,8 @@ static void test_usage_is_under_80_columns(void **state)
 			size_t len = strcspn(p, "\n");
 
 			if (len >= 80)
-				fail_msg("'rspctl help %s' has a line of %zu columns", c->name, len);
+				fail_msg("'rspctl help %s' has a line of %zu columns", c->name,
+					 len);
 			p += len + (p[len] == '\n');
 		}
 	}
