@@ -45,6 +45,9 @@ enum rsp_format {
  *     in) is nobody's process and is always shown.
  * Decide per process (tgid), never per thread name; call may_see() once
  * per process in the answer, not per record (it may read /proc).
+ * Known gap: ownership is read at query time, so if a pid was reused, the
+ * window's records of its earlier holder are attributed to the current one
+ * (a fix needs each process's start time; not done yet).
  */
 struct rsp_access {
 	bool restricted; /* false: sees everything */
