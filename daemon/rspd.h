@@ -13,14 +13,35 @@
 #include "capture.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
+#ifndef RSPD_DEFAULT_CONFIG
+#define RSPD_DEFAULT_CONFIG "/etc/rspd.conf"
+#endif
 
+/*
+ * Every option rspd has; config.c's table says which section of the file
+ * each belongs to, its default, and whether SIGHUP can change it.
+ */
 struct rspd_config {
-	char socket_path[PATH_MAX];
+	/* command line only */
+	char config_path[PATH_MAX];
+	bool config_given; /* --config: the file must exist */
 	bool foreground;
-	uint64_t window_budget;
-	uint64_t chunk_size;           /* 0: derived */
-	uint64_t flush_interval_ns;    /* drain every ring at least this often */
+	bool check_only; /* --check-config */
+	/* [daemon] */
 	enum rsp_log_level log_level;
+	/* [control] */
+	char socket_path[PATH_MAX];
+	char socket_group[64]; /* owns the socket (mode 0660); "" or absent: root only */
+	char admin_group[64];  /* members may query every process */
+	unsigned max_clients;
+	unsigned query_threads;
+	uint64_t request_timeout_ns; /* to send a whole request */
+	uint64_t reply_timeout_ns;   /* to read the whole answer */
+	/* [window] */
+	uint64_t window_budget;
+	uint64_t chunk_size; /* 0: derived */
+	/* [capture] */
+	uint64_t flush_interval_ns; /* drain every ring at least this often */
 	struct rsp_capture_opts capture;
 };
 
@@ -32,7 +53,7 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
-	uint64_t start_ns;             /* CLOCK_MONOTONIC */
+	uint64_t start_ns; /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };
 
@@ -48,5 +69,10 @@ uint64_t rspd_now_ns(void);
  */
 int rspd_server__start(struct rspd *d, char *err, size_t errlen);
 void rspd_server__stop(struct rspd *d);
+/**
+ * rspd_server__configure() - apply the control options that a reload may
+ * change (socket group and mode, admin group, timeouts); capture thread.
+ */
+void rspd_server__configure(struct rspd *d);
 
 #endif

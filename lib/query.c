@@ -229,6 +229,22 @@ int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src,
 	return req->cmd->run(req, src, out, err);
 }
 
+const struct rsp_command *rsp_query__command_at(size_t i)
+{
+	return i < NR_COMMANDS ? commands[i] : NULL;
+}
+
+const char *rsp_query__option_at(const struct rsp_command *c, size_t i)
+{
+	for (const struct rsp_option *o = c->opts; o && o->name; o++)
+		if (i-- == 0)
+			return o->name;
+	for (const struct rsp_option *o = common_opts; o->name; o++)
+		if (common_allowed(c, o->id) && i-- == 0)
+			return o->name;
+	return NULL;
+}
+
 void rsp_query__usage(struct rsp_buf *out, const char *name)
 {
 	const struct rsp_command *c = name ? find_command(name) : NULL;

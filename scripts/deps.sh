@@ -12,7 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACKAGES="gcc make cmake pkg-config xz-utils tar
 libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
-linux-perf clang libclang-rt-14-dev systemd procps util-linux"
+linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base"
 
 missing=""
 for p in $PACKAGES; do
