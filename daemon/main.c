@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"      --max-stack N        frames per callchain (64)\n"
 	"      --families LIST      families to record, e.g. sched,block or all\n"
 	"                           (sched,block,irq,timer,sample,sideband)\n"
+	"      --symbol-cache N     symbol tables (ELF files, JIT maps) kept (256)\n"
 	"      --log-level LEVEL    error, warning, info or debug (info)\n"
 	"  -h, --help               this text\n"
 	"  -V, --version            print the version\n"
@@ -63,6 +64,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_FAMILIES,
 	OPT_LOG_LEVEL,
+	OPT_SYMBOL_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +82,7 @@ static const struct option long_opts[] = {
 	{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 	{"families", required_argument, NULL, OPT_FAMILIES},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"symbol-cache", required_argument, NULL, OPT_SYMBOL_CACHE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -92,6 +95,7 @@ static void config_init(struct rspd_config *c)
 	c->window_budget = 64ull << 20;
 	c->flush_interval_ns = 100000000ull;
 	c->log_level = RSP_LOG_INFO;
+	c->symbol_cache = 256;
 	rsp_capture_opts__init(&c->capture);
 }
 
@@ -191,6 +195,8 @@ static int parse_opt(struct rspd_config *c, int opt, const char *v)
 		return 0;
 	case OPT_LOG_LEVEL:
 		return set_log_level(c, v);
+	case OPT_SYMBOL_CACHE:
+		return parse_number("--symbol-cache", v, 1, 1000000, &c->symbol_cache);
 	default:
 		return -1;
 	}
@@ -276,6 +282,7 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 static void teardown(struct rspd *d)
 {
 	rspd_server__stop(d);
+	rspd_model__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -334,13 +341,23 @@ static void on_signal(struct rspd *d, int sfd)
 	}
 }
 
+/*
+ * A record's timestamp is taken a few microseconds before the kernel writes
+ * it into the ring: records stamped more than this before a drain started
+ * are in the window once it ends.
+ */
+#define DRAIN_SLACK_NS 5000000ull
+
 static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 {
-	uint64_t ticks, now;
+	uint64_t ticks, now, start = rspd_now_ns();
 
 	if (read(tfd, &ticks, sizeof(ticks)) < 0)
 		return;
 	rsp_drain__all(&d->drain);
+	if (start > DRAIN_SLACK_NS)
+		atomic_store_explicit(&d->drain.drained_to, start - DRAIN_SLACK_NS,
+				      memory_order_release);
 	now = rspd_now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
@@ -435,6 +452,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rsp_evset__enable(&d.es);
+	/* After enabling: every process is then either in /proc or in the records. */
+	if (rspd_model__start(&d, err, sizeof(err))) {
+		rspd_log(RSP_LOG_ERR, "%s", err);
+		rsp_evset__disable(&d.es);
+		teardown(&d);
+		return 1;
+	}
 	log_started(&d);
 	ret = capture_loop(&d, sfd, tfd);
 	rsp_evset__disable(&d.es);

@@ -21,10 +21,13 @@ struct rspd_config {
 	uint64_t chunk_size;           /* 0: derived */
 	uint64_t flush_interval_ns;    /* drain every ring at least this often */
 	enum rsp_log_level log_level;
+	unsigned symbol_cache;         /* symbol tables cached (objects) */
 	struct rsp_capture_opts capture;
 };
 
 struct rspd_server;
+struct rspd_model;
+struct rsp_symbolizer;
 
 struct rspd {
 	struct rspd_config cfg;
@@ -32,6 +35,7 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
+	struct rspd_model *model;
 	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };
@@ -48,5 +52,21 @@ uint64_t rspd_now_ns(void);
  */
 int rspd_server__start(struct rspd *d, char *err, size_t errlen);
 void rspd_server__stop(struct rspd *d);
+
+/* model.c */
+/**
+ * rspd_model__start() - create the process model and its thread, which
+ * reads /proc and then follows the window's side-band records. Call after
+ * the events are enabled. Return: 0 or -errno with one sentence in @err.
+ */
+int rspd_model__start(struct rspd *d, char *err, size_t errlen);
+void rspd_model__stop(struct rspd *d);
+/**
+ * rspd_model__acquire() - lock the model for one query, bring it up to date
+ * and start a symbolizer generation. NULL if there is no model. Pair with
+ * rspd_model__release().
+ */
+struct rsp_symbolizer *rspd_model__acquire(struct rspd *d);
+void rspd_model__release(struct rspd *d);
 
 #endif

@@ -111,7 +111,9 @@ static int run_query(struct rspd *d, const struct rsp_proto_args *args, struct r
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;
+	src.symbols = rspd_model__acquire(d);
 	ret = rsp_query__run(&req, &src, out, err);
+	rspd_model__release(d);
 	rspd_log(RSP_LOG_DEBUG, "query %s: %s", rsp_query__command_name(&req),
 		 ret ? err->data : "ok");
 	free(ci.cpus);
