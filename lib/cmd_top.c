@@ -422,16 +422,22 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 		for (size_t i = 0; i < p->nr_procs; i++)
 			if (p->procs[i].pid == (uint32_t)c->req->pid)
 				pr = &p->procs[i];
-		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid,
-				pr && pr->comm ? pr->comm : "?");
+		const char *comm =
+			pr && pr->comm ? pr->comm
+				       : rsp_maps__comm_at(rsp_symbolizer__maps(c->src->symbols),
+							   (uint32_t)c->req->pid, c->src->now);
+
+		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid, comm ? comm : "?");
 	} else {
 		rsp_buf__puts(out, "all processes: ");
 	}
-	rsp_buf__printf(out, "%llu cpu-clock samples over %.1f s", (unsigned long long)p->samples,
+	rsp_buf__printf(out, "%llu cpu-clock samples over %.1f s\n", (unsigned long long)p->samples,
 			span);
 	if (ci && ci->sample_freq)
-		rsp_buf__printf(out, " (%u Hz per CPU)", ci->sample_freq);
-	rsp_buf__printf(out, ", %.2f s of CPU, %.0f%% in the kernel\n", (double)p->period / 1e9,
+		rsp_buf__printf(out, "  %u Hz per CPU; ", ci->sample_freq);
+	else
+		rsp_buf__puts(out, "  ");
+	rsp_buf__printf(out, "%.2f s of CPU; %.0f%% in the kernel\n", (double)p->period / 1e9,
 			pct(p->kernel, p->samples));
 }
 
@@ -492,8 +498,8 @@ static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 		rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 		rsp_buf__printf(
 			out,
-			"  rspd: %.2f s CPU in %.0f s (%.2f%% of one CPU), RSS %s, "
-			"%llu records, %llu lost\n",
+			"  rspd: %.2f s CPU in %.0f s (%.2f%% of one CPU), RSS %s\n"
+			"        %llu records captured, %llu lost\n",
 			ci->cpu_seconds, ci->uptime_s,
 			pct((uint64_t)(ci->cpu_seconds * 1e6), (uint64_t)(ci->uptime_s * 1e6)), rss,
 			(unsigned long long)ci->records_total, (unsigned long long)ci->lost_total);
@@ -558,8 +564,10 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "top: out of memory building the profile");
 		goto out;
 	}
-	qsort(p.rows, p.nr, sizeof(p.rows[0]), cmp_rows);
-	qsort(p.procs, p.nr_procs, sizeof(p.procs[0]), cmp_procs);
+	if (p.nr > 1)
+		qsort(p.rows, p.nr, sizeof(p.rows[0]), cmp_rows);
+	if (p.nr_procs > 1)
+		qsort(p.procs, p.nr_procs, sizeof(p.procs[0]), cmp_procs);
 	if (req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else

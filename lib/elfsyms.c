@@ -170,7 +170,8 @@ static int finish_symbols(struct rsp_elfsyms *e, struct builder *b)
 {
 	size_t n = 0;
 
-	qsort(b->v, b->n, sizeof(b->v[0]), cmp_sym);
+	if (b->n > 1)
+		qsort(b->v, b->n, sizeof(b->v[0]), cmp_sym);
 	e->syms = calloc(b->n ? b->n : 1, sizeof(e->syms[0]));
 	if (!e->syms)
 		return -ENOMEM;

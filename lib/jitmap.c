@@ -118,7 +118,8 @@ struct rsp_jitmap *rsp_jitmap__parse(const char *text, size_t len, struct rsp_bu
 			goto nomem;
 		p = eol + 1;
 	}
-	qsort(j->syms, j->nr, sizeof(j->syms[0]), cmp_jsym);
+	if (j->nr > 1)
+		qsort(j->syms, j->nr, sizeof(j->syms[0]), cmp_jsym);
 	for (size_t i = 0; i < j->nr; i++) {
 		if (n && j->syms[n - 1].start == j->syms[i].start)
 			n--; /* the later line replaces the earlier one */

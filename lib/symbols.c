@@ -574,7 +574,7 @@ static int resolve_kernel(struct rsp_symbolizer *s, uint64_t a, struct rsp_sym *
 }
 
 static int resolve_jit(struct rsp_symbolizer *s, uint32_t pid, uint64_t time, uint64_t a,
-		       struct rsp_sym *out, const char *why)
+		       struct rsp_sym *out, const char *why, bool anon)
 {
 	struct obj *o = obj_jit(s, pid, time);
 
@@ -585,7 +585,7 @@ static int resolve_jit(struct rsp_symbolizer *s, uint32_t pid, uint64_t time, ui
 		out->object = o->path;
 		return 0;
 	}
-	out->why = why;
+	out->why = o && anon ? "anonymous code, not in the JIT map" : why;
 	return -ENOENT;
 }
 
@@ -622,9 +622,10 @@ static int resolve_user(struct rsp_symbolizer *s, uint32_t pid, uint64_t time, u
 	out->file_addr = a;
 	if (r)
 		return resolve_jit(s, pid, time, a, out,
-				   r == -ESRCH ? "unknown process" : "no mapping at this address");
+				   r == -ESRCH ? "unknown process" : "no mapping at this address",
+				   false);
 	if (mv.anon)
-		return resolve_jit(s, pid, time, a, out, "anonymous code, no JIT map");
+		return resolve_jit(s, pid, time, a, out, "anonymous code, no JIT map", true);
 	if (mv.special && strcmp(mv.special, "[vdso]")) {
 		out->object = mv.special;
 		out->why = "special mapping";
