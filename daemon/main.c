@@ -276,7 +276,7 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return 0;
+	return rspd_model__init(d, err, errlen);
 }
 
 static void teardown(struct rspd *d)

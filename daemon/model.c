@@ -123,7 +123,7 @@ static void *model_main(void *arg)
 	return NULL;
 }
 
-int rspd_model__start(struct rspd *d, char *err, size_t errlen)
+int rspd_model__init(struct rspd *d, char *err, size_t errlen)
 {
 	struct rsp_symbolizer_config cfg = {
 		.max_objects = d->cfg.symbol_cache,
@@ -131,7 +131,6 @@ int rspd_model__start(struct rspd *d, char *err, size_t errlen)
 	};
 	struct rspd_model *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
-	int ret;
 
 	if (!m || !(m->sym = rsp_symbolizer__new(&cfg))) {
 		free(m);
@@ -145,13 +144,26 @@ int rspd_model__start(struct rspd *d, char *err, size_t errlen)
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	d->model = m;
-	ret = pthread_create(&m->thread, NULL, model_main, m);
-	if (ret) {
-		snprintf(err, errlen, "cannot start the process model thread: %s", strerror(ret));
-		return -ret;
-	}
-	m->started = true;
 	return 0;
+}
+
+int rspd_model__start(struct rspd *d, char *err, size_t errlen)
+{
+	struct rspd_model *m = d->model;
+	int ret = pthread_create(&m->thread, NULL, model_main, m);
+
+	/* started is read by the main thread only (stop); never wait on the
+	 * lock here: the model thread holds it while it reads /proc. */
+	m->started = !ret;
+	if (ret) {
+		/* Queries must not wait for a load that will never happen. */
+		pthread_mutex_lock(&m->lock);
+		m->loaded = true;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+		snprintf(err, errlen, "cannot start the process model thread: %s", strerror(ret));
+	}
+	return -ret;
 }
 
 void rspd_model__stop(struct rspd *d)
@@ -160,13 +172,12 @@ void rspd_model__stop(struct rspd *d)
 
 	if (!m)
 		return;
-	if (m->started) {
-		pthread_mutex_lock(&m->lock);
-		m->stop = true;
-		pthread_cond_broadcast(&m->cond);
-		pthread_mutex_unlock(&m->lock);
+	pthread_mutex_lock(&m->lock);
+	m->stop = true;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	if (m->started)
 		pthread_join(m->thread, NULL);
-	}
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);
 	rsp_symbolizer__delete(m->sym);
@@ -181,7 +192,7 @@ struct rsp_symbolizer *rspd_model__acquire(struct rspd *d)
 	if (!m)
 		return NULL;
 	pthread_mutex_lock(&m->lock);
-	while (!m->loaded && m->started)
+	while (!m->loaded)
 		pthread_cond_wait(&m->cond, &m->lock);
 	sync_model(m);
 	rsp_symbolizer__begin(m->sym);

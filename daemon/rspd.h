@@ -55,9 +55,14 @@ void rspd_server__stop(struct rspd *d);
 
 /* model.c */
 /**
- * rspd_model__start() - create the process model and its thread, which
- * reads /proc and then follows the window's side-band records. Call after
- * the events are enabled. Return: 0 or -errno with one sentence in @err.
+ * rspd_model__init() - create the process model (before the control thread
+ * starts: queries wait until it is loaded). 0 or -ENOMEM with @err set.
+ */
+int rspd_model__init(struct rspd *d, char *err, size_t errlen);
+/**
+ * rspd_model__start() - start the model's thread, which reads /proc and
+ * then follows the window's side-band records. Call after the events are
+ * enabled. Return: 0 or -errno with one sentence in @err.
  */
 int rspd_model__start(struct rspd *d, char *err, size_t errlen);
 void rspd_model__stop(struct rspd *d);
