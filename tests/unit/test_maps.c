@@ -445,6 +445,74 @@ static void test_ingest(void **state)
 	synth__delete(s);
 }
 
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Side-band records from a dump file are untrusted: random mutations of
+ * valid records, truncated or not, never crash or read past the record
+ * (ASan), and lookups on whatever model results stay sane.
+ */
+static void test_feed_garbage(void **state)
+{
+	struct synth *s = synth__new(1, 1 << 20);
+	struct rsp_maps *m = rsp_maps__new(NULL);
+	uint64_t rnd = 7, buf[64];
+	struct rsp_map_view v;
+
+	for (int i = 0; i < 20000; i++) {
+		const struct perf_event_header *h;
+		struct perf_event_header *copy;
+		size_t size;
+
+		switch (xorshift(&rnd) % 4) {
+		case 0:
+			h = synth__mmap2_rec(buf, (uint64_t)i, 1 + (uint32_t)(xorshift(&rnd) % 50),
+					     xorshift(&rnd) % 0x10000, 0x1000, 0, 3, RX,
+					     "/lib/x.so");
+			break;
+		case 1:
+			h = synth__comm_rec(buf, (uint64_t)i, 1 + (uint32_t)(xorshift(&rnd) % 50),
+					    1, "name", (int)(xorshift(&rnd) % 2));
+			break;
+		case 2:
+			h = synth__task_rec(buf, PERF_RECORD_FORK, (uint64_t)i,
+					    1 + (uint32_t)(xorshift(&rnd) % 50),
+					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, 1);
+			break;
+		default:
+			h = synth__task_rec(buf, PERF_RECORD_EXIT, (uint64_t)i,
+					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, 1, 1);
+			break;
+		}
+		size = h->size;
+		if (xorshift(&rnd) % 2)
+			size = 8 * (1 + xorshift(&rnd) % (size / 8)); /* truncated */
+		copy = malloc(size);
+		memcpy(copy, h, size);
+		copy->size = (uint16_t)size;
+		for (int k = (int)(xorshift(&rnd) % 6); k > 0; k--) {
+			size_t at = 8 + xorshift(&rnd) % (size > 8 ? size - 8 : 1);
+
+			if (at < size)
+				((unsigned char *)copy)[at] = (unsigned char)xorshift(&rnd);
+		}
+		rsp_maps__feed(m, s->schema, copy);
+		free(copy);
+		rsp_maps__find(m, (uint32_t)(xorshift(&rnd) % 50), (uint64_t)i,
+			       xorshift(&rnd) % 0x20000, &v);
+		if (i % 1000 == 999)
+			rsp_maps__prune(m, (uint64_t)i - 500);
+	}
+	rsp_maps__delete(m);
+	synth__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),	       cmocka_unit_test(test_snapshot_order),
 		cmocka_unit_test(test_procfs_fixture), cmocka_unit_test(test_procfs_self),
 		cmocka_unit_test(test_feed),	       cmocka_unit_test(test_ingest),
+		cmocka_unit_test(test_feed_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

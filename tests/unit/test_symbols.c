@@ -510,6 +510,50 @@ static void test_jitmap(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Parsers of text that others write (a JIT's map, the kallsyms copy in a
+ * dump): random mutations of valid text never crash or read out of bounds
+ * (ASan checks the reads: each input sits in a buffer of its exact size).
+ */
+static void test_parsers_garbage(void **state)
+{
+	static const char seed[] = "7f0000001000 100 jit_one\n0x7f0000002000 0x80 two\n"
+				   "ffffffff81000000 T _text\nffffffffc0001000 t m\t[ext4]\n"
+				   "5600-5700 r-xp 00001000 08:01 99 /usr/bin/fx\n";
+	struct rsp_buf err = RSP_BUF_INIT;
+	uint64_t rnd = 42;
+
+	for (int i = 0; i < 20000; i++) {
+		size_t n = xorshift(&rnd) % sizeof(seed);
+		char *buf = malloc(n + 1);
+		struct rsp_jitmap *j;
+		struct rsp_kallsyms *k;
+		struct rsp_map_info mi;
+
+		memcpy(buf, seed, n);
+		for (int m = (int)(xorshift(&rnd) % 8); m > 0 && n; m--)
+			buf[xorshift(&rnd) % n] = (char)xorshift(&rnd);
+		j = rsp_jitmap__parse(buf, n, &err);
+		assert_non_null(j);
+		rsp_jitmap__delete(j);
+		k = rsp_kallsyms__parse(buf, n, &err);
+		rsp_kallsyms__delete(k);
+		buf[n] = '\0';
+		rsp_procfs__parse_maps_line(buf, &mi);
+		rsp_buf__reset(&err);
+		free(buf);
+	}
+	rsp_buf__exit(&err);
+}
+
 static struct rsp_symbolizer *fixture_symbolizer(void)
 {
 	struct rsp_symbolizer_config cfg = {.kallsyms = "", .jit_dir = "", .debug_dir = ""};
@@ -571,10 +615,13 @@ static void test_callchain(void **state)
 	rsp_symbolizer__delete(s);
 }
 
+static uint64_t top_now;
+
 static json_t *top_json(struct synth *syn, struct rsp_symbolizer *s, const char *const *argv,
 			int argc)
 {
-	struct rsp_source src = {.window = syn->window, .schema = syn->schema, .symbols = s};
+	struct rsp_source src = {
+		.window = syn->window, .schema = syn->schema, .symbols = s, .now = top_now};
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_request req;
 	json_error_t je;
@@ -667,6 +714,13 @@ static void test_top(void **state)
 	assert_int_equal((int)json_array_size(json_object_get(j, "processes")), 2);
 	json_decref(j);
 
+	/* the last 5 ns: the samples at 1011 .. 1014 */
+	top_now = 1016;
+	j = top_json(syn, s, (const char *const[]){"top", "--last", "5ns", "--json"}, 4);
+	assert_int_equal((int)json_integer_value(json_object_get(j, "samples")), 4);
+	json_decref(j);
+	top_now = 0;
+
 	j = top_json(syn, s, (const char *const[]){"top", "--pid", "901", "--json"}, 4);
 	rows = json_object_get(j, "symbols");
 	assert_int_equal((int)json_integer_value(json_object_get(j, "samples")), 6);
@@ -721,7 +775,7 @@ int main(void)
 		cmocka_unit_test(test_live_process), cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_build_id_key), cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_jitmap),	     cmocka_unit_test(test_callchain),
-		cmocka_unit_test(test_top),
+		cmocka_unit_test(test_top),	     cmocka_unit_test(test_parsers_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
