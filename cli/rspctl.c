@@ -48,6 +48,7 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  rspctl status\n"
 		"  rspctl status --json\n"
+		"  rspctl top --pid 1234 --last 10s\n"
 		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n",
 		b.data ? b.data : "", "help", "usage of a command", DEFAULT_SOCKET);
 	rsp_buf__exit(&b);

@@ -268,12 +268,16 @@ static const struct rspd_opt opts[] = {
 	{.section = "capture", .name = "flush-interval", .arg = "DURATION", .def = "100ms",
 	 .type = T_DUR, F(flush_interval_ns), .min = 1000000, .max = 10000000000ull, RELOAD,
 	 .help = "drain every ring at least this often"},
+
+	{.section = "analysis", .name = "symbol-cache", .arg = "N", .def = "256", .type = T_UINT,
+	 F(symbol_cache), .min = 1, .max = 1000000,
+	 .help = "symbol tables (ELF files, JIT maps) kept in memory"},
 };
 // clang-format on
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-static const char *const sections[] = {"daemon", "control", "window", "capture"};
+static const char *const sections[] = {"daemon", "control", "window", "capture", "analysis"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */

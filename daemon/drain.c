@@ -21,6 +21,7 @@ int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window
 		atomic_init(&d->checked_delivered[i], 0);
 		atomic_init(&d->checked_counted[i], false);
 	}
+	atomic_init(&d->drained_to, 0);
 	d->es = es;
 	d->window = w;
 	d->cpu = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->cpu));

@@ -75,12 +75,13 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return 0;
+	return rspd_model__init(d, err, errlen);
 }
 
 static void teardown(struct rspd *d)
 {
 	rspd_server__stop(d);
+	rspd_model__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -194,13 +195,23 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
 	}
 }
 
+/*
+ * A record's timestamp is taken a few microseconds before the kernel writes
+ * it into the ring: records stamped more than this before a drain started
+ * are in the window once it ends.
+ */
+#define DRAIN_SLACK_NS 5000000ull
+
 static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 {
-	uint64_t ticks, now;
+	uint64_t ticks, now, start = rspd_now_ns();
 
 	if (read(tfd, &ticks, sizeof(ticks)) < 0)
 		return;
 	rsp_drain__all(&d->drain);
+	if (start > DRAIN_SLACK_NS)
+		atomic_store_explicit(&d->drain.drained_to, start - DRAIN_SLACK_NS,
+				      memory_order_release);
 	now = rspd_now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
@@ -323,6 +334,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rsp_evset__enable(&d.es);
+	/* After enabling: every process is then either in /proc or in the records. */
+	if (rspd_model__start(&d, err, sizeof(err))) {
+		rspd_log(RSP_LOG_ERR, "%s", err);
+		rsp_evset__disable(&d.es);
+		teardown(&d);
+		return 1;
+	}
 	log_started(&d);
 	rspd_notify("READY=1");
 	rspd_notify__status(&d);

@@ -42,10 +42,13 @@ struct rspd_config {
 	uint64_t chunk_size; /* 0: derived */
 	/* [capture] */
 	uint64_t flush_interval_ns; /* drain every ring at least this often */
+	unsigned symbol_cache;         /* symbol tables cached (objects) */
 	struct rsp_capture_opts capture;
 };
 
 struct rspd_server;
+struct rspd_model;
+struct rsp_symbolizer;
 
 struct rspd {
 	struct rspd_config cfg;
@@ -53,7 +56,8 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
-	uint64_t start_ns; /* CLOCK_MONOTONIC */
+	struct rspd_model *model;
+	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };
 
@@ -74,5 +78,26 @@ void rspd_server__stop(struct rspd *d);
  * change (socket group and mode, admin group, timeouts); capture thread.
  */
 void rspd_server__configure(struct rspd *d);
+
+/* model.c */
+/**
+ * rspd_model__init() - create the process model (before the control thread
+ * starts: queries wait until it is loaded). 0 or -ENOMEM with @err set.
+ */
+int rspd_model__init(struct rspd *d, char *err, size_t errlen);
+/**
+ * rspd_model__start() - start the model's thread, which reads /proc and
+ * then follows the window's side-band records. Call after the events are
+ * enabled. Return: 0 or -errno with one sentence in @err.
+ */
+int rspd_model__start(struct rspd *d, char *err, size_t errlen);
+void rspd_model__stop(struct rspd *d);
+/**
+ * rspd_model__acquire() - lock the model for one query, bring it up to date
+ * and start a symbolizer generation. NULL if there is no model. Pair with
+ * rspd_model__release().
+ */
+struct rsp_symbolizer *rspd_model__acquire(struct rspd *d);
+void rspd_model__release(struct rspd *d);
 
 #endif

@@ -60,11 +60,22 @@ struct rsp_access {
 	void *ctx;
 };
 
+struct rsp_symbolizer;
+
 /* Where a query reads from. */
 struct rsp_source {
 	struct rsp_window *window;
 	const struct rsp_schema *schema;
 	const struct rsp_capture_info *capture; /* NULL when not known */
+	/*
+	 * Names for addresses: the process model (kept current with the
+	 * window's side-band records) and the symbol cache; NULL when there is
+	 * none. A query may call rsp_symbolizer__resolve(), which reads symbol
+	 * tables lazily: the owner serialises queries with model updates (rspd
+	 * holds its model lock for the whole query) and calls
+	 * rsp_symbolizer__begin() before each query.
+	 */
+	struct rsp_symbolizer *symbols;
 	uint64_t now; /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
 	const char *path;	  /* the dump, offline */
