@@ -111,6 +111,7 @@ static int run_query(struct rspd *d, const struct rsp_proto_args *args, struct r
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;
+	src.ksyms = d->ksyms;
 	ret = rsp_query__run(&req, &src, out, err);
 	rspd_log(RSP_LOG_DEBUG, "query %s: %s", rsp_query__command_name(&req),
 		 ret ? err->data : "ok");

@@ -1068,6 +1068,29 @@ static int analyse(struct rsp_waitgraph *g)
 
 /* ---- construction ------------------------------------------------------- */
 
+/*
+ * Short-lived threads run one after another: their group uses a CPU for
+ * its running and runnable time over the span from the first birth to the
+ * last death, not the sum of each one's (near 100%) utilisation.
+ */
+static void short_utils(struct rsp_waitgraph *g)
+{
+	for (size_t v = 0; v < g->nr_vs; v++) {
+		struct rsp_wvertex *x = &g->vs[v].v;
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		if (x->kind != RSP_WV_SHORT)
+			continue;
+		for (uint32_t i = 0; i < x->nr_threads; i++) {
+			const struct rsp_tlthread *t = rsp_tlstore__find_thread(g->s, x->tids[i]);
+
+			lo = t->first < lo ? t->first : lo;
+			hi = t->last > hi ? t->last : hi;
+		}
+		x->cpu_util = hi > lo ? (double)(x->run_ns + x->runnable_ns) / (double)(hi - lo) : 0;
+	}
+}
+
 static int build(struct rsp_waitgraph *g)
 {
 	size_t nt = rsp_tlstore__nr_threads(g->s);
@@ -1117,6 +1140,8 @@ struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
 	rsp_u64map__init(&g->devents);
 	rsp_u64map__init(&g->emap);
 	ret = build(g);
+	if (!ret)
+		short_utils(g);
 	if (!ret && g->o.pid > 0)
 		ret = restrict_pid(g, err);
 	if (!ret)

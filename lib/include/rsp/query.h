@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
+#include <rsp/ksyms.h>
 #include <rsp/schema.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
@@ -29,6 +30,9 @@ struct rsp_source {
 	uint64_t now;      /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
 	const char *path;  /* the dump, offline */
+	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
+	 * start; offline, the dump's copy. NULL when not available. */
+	const struct rsp_ksyms *ksyms;
 };
 
 struct rsp_command;
