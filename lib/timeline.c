@@ -798,7 +798,7 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 			s.flags |= RSP_SEGF_EXITED;
 		emit_seg(tl, t, &s);
 	} else if (t->state != T_NEW) {
-		tl->st.inversions++;
+		tl->st.inversions += t->state != T_GAP;
 		close_open(tl, t, time, 0);
 	}
 	t->seg_flags = 0;
@@ -960,6 +960,16 @@ static void late_waking(struct rsp_timeline *tl, struct thr *t, const struct rsp
 	tl->st.wakings_not_seen--;
 	emit_held(tl, t);
 	emit_link(tl, t, RSP_LINK_WAKEUP, time, w);
+	if (time < t->since) {
+		struct rsp_segment r;
+
+		seg_init(&r, t, RSP_SEG_RUNNABLE, time, t->since);
+		r.reason = s->reason;
+		r.waker = s->waker;
+		r.waker.stack = NULL;
+		r.waker.nr_stack = 0;
+		emit_seg(tl, t, &r);
+	}
 }
 
 static int on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)

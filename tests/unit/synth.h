@@ -11,7 +11,7 @@
 #ifndef RSP_TEST_SYNTH_H
 #define RSP_TEST_SYNTH_H
 
-#include <assert.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +26,15 @@
 #include "formats.h"
 
 #define SYNTH_ID_BASE 1000u
+
+/* Always checked (also under NDEBUG): the expressions have effects. */
+#define synth_check(cond)                                                                        \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
+			fprintf(stderr, "%s:%d: synth: %s failed\n", __FILE__, __LINE__, #cond);  \
+			abort();                                                                 \
+		}                                                                                \
+	} while (0)
 
 struct synth {
 	struct tep_handle *tep;
@@ -53,8 +62,8 @@ static inline void synth_add_evsel(struct synth *s, int ev, bool cc)
 			(cc ? PERF_SAMPLE_CALLCHAIN : 0);
 	a.sample_id_all = 1;
 	idx = rsp_schema__add_evsel(s->schema, &a, ev, RSP_ROLE_PRIMARY, "synth");
-	assert(idx >= 0);
-	assert(!rsp_schema__add_id(s->schema, idx, SYNTH_ID_BASE + (uint64_t)idx));
+	synth_check(idx >= 0);
+	synth_check(!rsp_schema__add_id(s->schema, idx, SYNTH_ID_BASE + (uint64_t)idx));
 	if (cc)
 		s->evsel_cc[ev] = idx;
 	else
@@ -76,12 +85,12 @@ static inline void synth_init(struct synth *s)
 	memset(s, 0, sizeof(*s));
 	s->tep = tep_alloc();
 	s->schema = rsp_schema__new();
-	assert(s->tep && s->schema);
+	synth_check(s->tep && s->schema);
 	for (size_t i = 0; i < sizeof(test_formats) / sizeof(test_formats[0]); i++) {
 		const struct test_format *f = &test_formats[i];
 		struct tep_event *te = NULL;
 
-		assert(tep_parse_format(s->tep, &te, f->text, strlen(f->text), f->system) == 0);
+		synth_check(tep_parse_format(s->tep, &te, f->text, strlen(f->text), f->system) == 0);
 	}
 	rsp_schema__resolve_fields(s->schema, s->tep);
 	for (int ev = 0; ev < RSP_EV__NR; ev++) {
@@ -93,7 +102,7 @@ static inline void synth_init(struct synth *s)
 			continue;
 		if (ei->kind == RSP_EVK_TRACEPOINT) {
 			te = tep_find_event_by_name(s->tep, ei->system, ei->tp);
-			assert(te && rsp_schema__event_ok(s->schema, ev));
+			synth_check(te && rsp_schema__event_ok(s->schema, ev));
 			s->raw_fixed[ev] = synth_fixed_size(te);
 		}
 		synth_add_evsel(s, ev, false);
@@ -123,13 +132,13 @@ static inline unsigned char *synth_reserve(struct synth *s, size_t size, uint32_
 	while (s->len + size > s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 1 << 16;
 		s->buf = realloc(s->buf, s->cap);
-		assert(s->buf);
+		synth_check(s->buf);
 	}
 	if (s->n == s->cap_n) {
 		s->cap_n = s->cap_n ? s->cap_n * 2 : 1024;
 		s->offs = realloc(s->offs, s->cap_n * sizeof(*s->offs));
 		s->cpus = realloc(s->cpus, s->cap_n * sizeof(*s->cpus));
-		assert(s->offs && s->cpus);
+		synth_check(s->offs && s->cpus);
 	}
 	s->offs[s->n] = s->len;
 	s->cpus[s->n++] = cpu;
@@ -154,7 +163,7 @@ static inline void raw_u(struct synth *s, struct synth_raw *r, enum rsp_field f,
 {
 	const struct rsp_field_loc *l = &s->schema->fields[f];
 
-	assert(l->flags & RSP_FLOC_PRESENT);
+	synth_check(l->flags & RSP_FLOC_PRESENT);
 	memcpy(r->data + l->offset, &v, l->size); /* little-endian: the low bytes */
 }
 
@@ -163,7 +172,7 @@ static inline void raw_str(struct synth *s, struct synth_raw *r, enum rsp_field 
 	const struct rsp_field_loc *l = &s->schema->fields[f];
 	size_t n = strlen(str);
 
-	assert(l->flags & RSP_FLOC_PRESENT);
+	synth_check(l->flags & RSP_FLOC_PRESENT);
 	if (l->flags & RSP_FLOC_DYNAMIC) {
 		uint32_t loc = (uint32_t)(n + 1) << 16 | r->len;
 
@@ -185,7 +194,7 @@ static inline void synth_sample(struct synth *s, int ev, uint32_t cpu, uint64_t 
 	size_t size;
 	uint64_t *w;
 
-	assert(evsel >= 0);
+	synth_check(evsel >= 0);
 	while ((4 + padded) % 8)
 		padded++;
 	size = sizeof(struct perf_event_header) + 5 * 8 + (chain ? 8 * (1 + (size_t)nr) : 0) +
