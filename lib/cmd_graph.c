@@ -14,7 +14,7 @@
 #include <rsp/waitgraph.h>
 #include "internal/query.h"
 
-#define TOP_EDGES 10
+#define TOP_EDGES   10
 #define STACK_LINES 6
 
 struct graph_opts {
@@ -109,16 +109,17 @@ static const char *vname(const struct ctx *c, uint32_t v)
 }
 
 static const char *const kind_names[] = {
-	[RSP_WV_THREAD] = "thread", [RSP_WV_MERGED] = "threads", [RSP_WV_SHORT] = "short_lived",
-	[RSP_WV_DISK] = "disk",	    [RSP_WV_NET] = "network",	 [RSP_WV_TIMER] = "timer",
+	[RSP_WV_THREAD] = "thread", [RSP_WV_MERGED] = "threads",  [RSP_WV_SHORT] = "short_lived",
+	[RSP_WV_DISK] = "disk",	    [RSP_WV_NET] = "network",	  [RSP_WV_TIMER] = "timer",
 	[RSP_WV_IRQ] = "irq",	    [RSP_WV_SOFTIRQ] = "softirq",
 };
 
 /* Scheduler frames say nothing about why: skip them at the top of a stack. */
 static bool boring(const char *name)
 {
-	static const char *const skip[] = {"__schedule", "schedule", "schedule_preempt_disabled",
-					   "preempt_schedule", "__traceiter_", "perf_"};
+	static const char *const skip[] = {
+		"__schedule",	    "schedule",	    "schedule_preempt_disabled",
+		"preempt_schedule", "__traceiter_", "perf_"};
 
 	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
 		if (!strncmp(name, skip[i], strlen(skip[i])) &&
@@ -199,8 +200,9 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 	if (!stacks)
 		return;
 	if (e->inferred_ns)
-		rsp_buf__printf(out, "      (%.0f%% of its direct waits ended with no waking seen; "
-				     "waker inferred)\n",
+		rsp_buf__printf(out,
+				"      (%.0f%% of its direct waits ended with no waking seen; "
+				"waker inferred)\n",
 				100.0 * (double)e->inferred_ns / (double)e->direct_ns);
 	if (e->nr_wait_stacks)
 		text_stack(c, "waited", &e->wait_stacks[0], out);
@@ -228,8 +230,9 @@ static void text_knot(const struct ctx *c, size_t k, struct rsp_buf *out)
 			kn->background ? "background " : "", k + 1, kn->nr_vertices, kn->nr_edges,
 			kn->refined ? " (after trimming light edges)" : "");
 	if (kn->background)
-		rsp_buf__printf(out, "  no device in it and its threads use %.0f%% of a CPU: "
-				     "background work, set aside\n",
+		rsp_buf__printf(out,
+				"  no device in it and its threads use %.0f%% of a CPU: "
+				"background work, set aside\n",
 				100.0 * kn->cpu_util);
 	if (kn->wants_cores)
 		rsp_buf__puts(out, "  its threads are often runnable: more cores (or priority) "
@@ -259,7 +262,8 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 		rsp_buf__printf(out, "%llu gaps (lost records): threads are unknown across them\n",
 				(unsigned long long)s->gaps);
 	if (!c->src->ksyms)
-		rsp_buf__puts(out, "no kernel symbols: sleep reasons unknown, stacks as addresses\n");
+		rsp_buf__puts(out,
+			      "no kernel symbols: sleep reasons unknown, stacks as addresses\n");
 }
 
 static void render_text(const struct ctx *c, struct rsp_buf *out)
@@ -280,7 +284,8 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 	for (size_t i = 0; i < rsp_waitgraph__nr_edges(c->g) && shown < TOP_EDGES; i++) {
 		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
 
-		if (rsp_waitgraph__in_knot(c->g, i) || rsp_waitgraph__vertex(c->g, e->from)->removed ||
+		if (rsp_waitgraph__in_knot(c->g, i) ||
+		    rsp_waitgraph__vertex(c->g, e->from)->removed ||
 		    rsp_waitgraph__vertex(c->g, e->to)->removed)
 			continue;
 		text_edge(c, i, false, out);
@@ -361,8 +366,7 @@ static json_t *json_edge(const struct ctx *c, size_t i)
 	json_object_set_new(o, "inferred_s", json_real(secs(e->inferred_ns)));
 	json_object_set_new(o, "count", json_integer((json_int_t)e->count));
 	json_object_set_new(o, "wait_stacks", json_stacks(c, e->wait_stacks, e->nr_wait_stacks));
-	json_object_set_new(o, "waker_stacks",
-			    json_stacks(c, e->waker_stacks, e->nr_waker_stacks));
+	json_object_set_new(o, "waker_stacks", json_stacks(c, e->waker_stacks, e->nr_waker_stacks));
 	return o;
 }
 
@@ -436,7 +440,8 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 	for (size_t i = 0; i < rsp_waitgraph__nr_edges(c->g); i++) {
 		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
 
-		if (!rsp_waitgraph__in_knot(c->g, i) && !rsp_waitgraph__vertex(c->g, e->from)->removed &&
+		if (!rsp_waitgraph__in_knot(c->g, i) &&
+		    !rsp_waitgraph__vertex(c->g, e->from)->removed &&
 		    !rsp_waitgraph__vertex(c->g, e->to)->removed)
 			json_array_append_new(edges, json_edge(c, i));
 	}

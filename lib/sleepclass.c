@@ -32,13 +32,13 @@ static const struct rule rules[] = {
 };
 
 #define NR_RULES ((int)(sizeof(rules) / sizeof(rules[0])))
-#define NO_RULE 0xffffu
+#define NO_RULE	 0xffffu
 
 static const char *const reason_names[RSP_SR__NR] = {
-	[RSP_SR_UNKNOWN] = "unknown",	[RSP_SR_BLOCK_IO] = "block_io",
-	[RSP_SR_NETWORK] = "network",	[RSP_SR_LOCK] = "lock",
-	[RSP_SR_POLL] = "poll",		[RSP_SR_PIPE] = "pipe",
-	[RSP_SR_TIMER] = "timeout",	[RSP_SR_SLEEP] = "sleep",
+	[RSP_SR_UNKNOWN] = "unknown",	 [RSP_SR_BLOCK_IO] = "block_io",
+	[RSP_SR_NETWORK] = "network",	 [RSP_SR_LOCK] = "lock",
+	[RSP_SR_POLL] = "poll",		 [RSP_SR_PIPE] = "pipe",
+	[RSP_SR_TIMER] = "timeout",	 [RSP_SR_SLEEP] = "sleep",
 	[RSP_SR_PREEMPT] = "preemption", [RSP_SR_PAGE_FAULT] = "page_fault",
 };
 

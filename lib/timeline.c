@@ -19,12 +19,12 @@
 #include <rsp/tp.h>
 #include "internal/u64map.h"
 
-#define NEST_MAX 8
-#define STACK_WORDS 256
-#define JOIN_NS 2000000ull        /* a completion wakeup follows its completion by less */
-#define LATE_WAKING_NS 2000ull    /* a waking delivered after the switch-in it caused */
+#define NEST_MAX	 8
+#define STACK_WORDS	 256
+#define JOIN_NS		 2000000ull  /* a completion wakeup follows its completion by less */
+#define LATE_WAKING_NS	 2000ull     /* a waking delivered after the switch-in it caused */
 #define STALE_HANDLER_NS 20000000ull /* a handler "open" this long lost its exit */
-#define TASK_REPORT_DEAD 0x30      /* X (0x10) or Z (0x20) in prev_state */
+#define TASK_REPORT_DEAD 0x30	     /* X (0x10) or Z (0x20) in prev_state */
 
 enum tstate {
 	T_NEW,
@@ -45,12 +45,12 @@ struct thr {
 	int64_t prev_state;
 	const uint64_t *stack;
 	uint32_t nr_stack;
-	uint64_t *stack_buf; /* copy mode: STACK_WORDS words */
+	uint64_t *stack_buf;	/* copy mode: STACK_WORDS words */
 	struct rsp_waker waker; /* RUNNABLE: who made it runnable */
 	bool exiting;
-	bool held;          /* held_sleep waits for a late waking or the run's end */
+	bool held; /* held_sleep waits for a late waking or the run's end */
 	struct rsp_segment held_sleep;
-	uint32_t inflight;  /* block requests it issued, not seen completing */
+	uint32_t inflight; /* block requests it issued, not seen completing */
 	uint32_t last_dev;
 	uint64_t last_issue;
 	uint64_t last_complete; /* time of the last completion of its requests */
@@ -69,8 +69,8 @@ struct handler {
 };
 
 struct cpu_state {
-	bool seen;        /* any record */
-	bool switched;    /* a sched_switch was seen: curr is known */
+	bool seen;     /* any record */
+	bool switched; /* a sched_switch was seen: curr is known */
 	uint32_t curr;
 	uint64_t last_time;
 	int depth;
@@ -103,7 +103,8 @@ struct rsp_timeline {
 	/* threads */
 	struct rsp_u64map tmap; /* tid -> slot */
 	struct thr **slots;
-	uint32_t nr_slots, cap_slots, free_slot; /* free list through next_free, UINT32_MAX = none */
+	uint32_t nr_slots, cap_slots,
+		free_slot; /* free list through next_free, UINT32_MAX = none */
 	/* cpus */
 	struct cpu_state *cpus;
 	uint32_t nr_cpus;
@@ -121,7 +122,8 @@ struct rsp_timeline {
 };
 
 static const char *const softirq_names[RSP_SOFTIRQ__NR] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 };
 
 const char *rsp_softirq__name(unsigned vec)
@@ -581,8 +583,8 @@ static int on_insert(struct rsp_timeline *tl, const struct rsp_sample *smp)
 
 	if (rsp_tp__block_rq_insert(tl->schema, smp, &b))
 		return -EINVAL;
-	return new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector,
-		       (uint32_t)b.bytes, b.rwbs);
+	return new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector, (uint32_t)b.bytes,
+		       b.rwbs);
 }
 
 static int on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)

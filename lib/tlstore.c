@@ -228,10 +228,9 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 	return s->failed ? -ENOMEM : 0;
 }
 
-struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema,
-				      const struct rsp_wsnap *snap, uint64_t from, uint64_t to,
-				      const struct rsp_ksyms *ks, struct rsp_timeline_stats *st,
-				      struct rsp_buf *err)
+struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
+				      struct rsp_timeline_stats *st, struct rsp_buf *err)
 {
 	struct rsp_tlstore *s = rsp_tlstore__new();
 	struct rsp_timeline_ops ops;

@@ -15,16 +15,16 @@
 #include <rsp/waitgraph.h>
 #include "internal/u64map.h"
 
-#define NO_ENT UINT32_MAX
-#define MAX_DEPTH 8
+#define NO_ENT	   UINT32_MAX
+#define MAX_DEPTH  8
 #define CANDIDATES 8
-#define BATCH_NS 50000ull /* requests issued this close together end one idle interval */
+#define BATCH_NS   50000ull /* requests issued this close together end one idle interval */
 
 struct wait {
 	uint64_t start, end;
 	uint32_t target_ent; /* entity of the waker, NO_ENT if it has no intervals */
 	uint32_t target_v;
-	double frac;         /* share of the interval (device idle split by bytes) */
+	double frac; /* share of the interval (device idle split by bytes) */
 	bool inferred;
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
@@ -53,7 +53,7 @@ struct vtx {
 	uint32_t *tids;
 	size_t cap_tids;
 	uint64_t timer_sleep; /* for its timer vertex */
-	uint32_t timer;       /* its timer vertex, or UINT32_MAX */
+	uint32_t timer;	      /* its timer vertex, or UINT32_MAX */
 };
 
 struct rsp_waitgraph {
@@ -62,20 +62,20 @@ struct rsp_waitgraph {
 	uint64_t start, end;
 	struct vtx *vs;
 	size_t nr_vs, cap_vs;
-	struct rsp_u64map vkeys;   /* pseudo-vertex and merge keys -> vertex */
-	struct rsp_u64map tidmap;  /* tid -> store thread index */
-	uint32_t *thread_vertex;   /* per store thread */
-	struct entity *ents;       /* store threads, then devices */
+	struct rsp_u64map vkeys;  /* pseudo-vertex and merge keys -> vertex */
+	struct rsp_u64map tidmap; /* tid -> store thread index */
+	uint32_t *thread_vertex;  /* per store thread */
+	struct entity *ents;	  /* store threads, then devices */
 	size_t nr_ents, cap_ents;
 	struct rsp_u64map devents; /* dev -> entity */
 	struct edge_x *es;
 	size_t nr_es, cap_es;
-	struct rsp_u64map emap;    /* from << 32 | to -> edge */
+	struct rsp_u64map emap; /* from << 32 | to -> edge */
 	struct rsp_wknot *knots;
 	size_t nr_knots, cap_knots;
 	uint32_t *sinks;
 	size_t nr_sinks, cap_sinks;
-	bool *in_knot;             /* per edge */
+	bool *in_knot; /* per edge */
 	bool failed;
 };
 
@@ -126,8 +126,7 @@ static uint64_t pseudo_key(uint8_t kind, uint64_t id)
 	return (uint64_t)(kind + 1) << 56 | (id & 0xffffffffffffull);
 }
 
-static uint32_t pseudo_vertex(struct rsp_waitgraph *g, uint8_t kind, uint32_t id,
-			      const char *name)
+static uint32_t pseudo_vertex(struct rsp_waitgraph *g, uint8_t kind, uint32_t id, const char *name)
 {
 	uint64_t key = pseudo_key(kind, id);
 	uint32_t v;
@@ -542,8 +541,8 @@ static struct edge_x *get_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t 
 	return x;
 }
 
-static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait *w,
-		       uint64_t len, bool direct)
+static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait *w, uint64_t len,
+		       bool direct)
 {
 	struct edge_x *x = get_edge(g, from, w->target_v);
 	uint64_t wt = (uint64_t)((double)len * w->frac + 0.5);
@@ -659,7 +658,7 @@ static int cmp_u64pair(const void *a, const void *b)
 static void short_edge(struct rsp_waitgraph *g, uint32_t v)
 {
 	struct vtx *x = &g->vs[v];
-	uint64_t (*iv)[2] = malloc(x->v.nr_threads * sizeof(*iv)), end = 0, idle = 0;
+	uint64_t(*iv)[2] = malloc(x->v.nr_threads * sizeof(*iv)), end = 0, idle = 0;
 	long pi = thread_index(g, x->v.id);
 
 	if (!iv) {
@@ -745,7 +744,8 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 		return -ENOMEM;
 	for (size_t v = 0; v < g->nr_vs; v++) {
 		for (uint32_t k = 0; k < g->vs[v].v.nr_threads; k++) {
-			const struct rsp_tlthread *t = rsp_tlstore__find_thread(g->s, g->vs[v].tids[k]);
+			const struct rsp_tlthread *t =
+				rsp_tlstore__find_thread(g->s, g->vs[v].tids[k]);
 
 			if (t && (t->tgid == (uint32_t)g->o.pid || t->tid == (uint32_t)g->o.pid))
 				reach[v] = any = true;
@@ -777,7 +777,7 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 struct scc {
 	long *comp, *low, *idx;
 	uint32_t *stack, *cstack;
-	size_t *next;          /* per vertex: position in its adjacency list */
+	size_t *next;		 /* per vertex: position in its adjacency list */
 	size_t *adj_start, *adj; /* CSR of active edges (edge indexes) */
 	bool *on;
 	long ncomp;
@@ -1087,7 +1087,8 @@ static void short_utils(struct rsp_waitgraph *g)
 			lo = t->first < lo ? t->first : lo;
 			hi = t->last > hi ? t->last : hi;
 		}
-		x->cpu_util = hi > lo ? (double)(x->run_ns + x->runnable_ns) / (double)(hi - lo) : 0;
+		x->cpu_util =
+			hi > lo ? (double)(x->run_ns + x->runnable_ns) / (double)(hi - lo) : 0;
 	}
 }
 

@@ -28,18 +28,18 @@
 #define SYNTH_ID_BASE 1000u
 
 /* Always checked (also under NDEBUG): the expressions have effects. */
-#define synth_check(cond)                                                                        \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "%s:%d: synth: %s failed\n", __FILE__, __LINE__, #cond);  \
-			abort();                                                                 \
-		}                                                                                \
+#define synth_check(cond)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: synth: %s failed\n", __FILE__, __LINE__, #cond);   \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 struct synth {
 	struct tep_handle *tep;
 	struct rsp_schema *schema;
-	int evsel[RSP_EV__NR];    /* without callchain */
+	int evsel[RSP_EV__NR];	  /* without callchain */
 	int evsel_cc[RSP_EV__NR]; /* with callchain (sched_switch into sleeps, sched_waking) */
 	uint16_t raw_fixed[RSP_EV__NR];
 	/* the stream */
@@ -90,7 +90,8 @@ static inline void synth_init(struct synth *s)
 		const struct test_format *f = &test_formats[i];
 		struct tep_event *te = NULL;
 
-		synth_check(tep_parse_format(s->tep, &te, f->text, strlen(f->text), f->system) == 0);
+		synth_check(tep_parse_format(s->tep, &te, f->text, strlen(f->text), f->system) ==
+			    0);
 	}
 	rsp_schema__resolve_fields(s->schema, s->tep);
 	for (int ev = 0; ev < RSP_EV__NR; ev++) {
@@ -185,8 +186,8 @@ static inline void raw_str(struct synth *s, struct synth_raw *r, enum rsp_field 
 }
 
 /* Append one sample: header, id, ip, tid, time, cpu, [callchain], raw. */
-static inline void synth_sample(struct synth *s, int ev, uint32_t cpu, uint64_t time,
-				uint32_t pid, uint32_t tid, const uint64_t *chain, uint32_t nr,
+static inline void synth_sample(struct synth *s, int ev, uint32_t cpu, uint64_t time, uint32_t pid,
+				uint32_t tid, const uint64_t *chain, uint32_t nr,
 				const struct synth_raw *raw)
 {
 	int evsel = chain ? s->evsel_cc[ev] : s->evsel[ev];
@@ -340,7 +341,8 @@ static inline void synth_hrtimer(struct synth *s, bool entry, uint32_t cpu, uint
 	int ev = entry ? RSP_EV_hrtimer_expire_entry : RSP_EV_hrtimer_expire_exit;
 
 	raw_init(s, &r, ev);
-	raw_u(s, &r, entry ? RSP_F_hrtimer_expire_entry__hrtimer : RSP_F_hrtimer_expire_exit__hrtimer,
+	raw_u(s, &r,
+	      entry ? RSP_F_hrtimer_expire_entry__hrtimer : RSP_F_hrtimer_expire_exit__hrtimer,
 	      0xffff888000001000ull);
 	if (entry)
 		raw_u(s, &r, RSP_F_hrtimer_expire_entry__function, 0xffffffff81100000ull);

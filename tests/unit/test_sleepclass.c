@@ -95,7 +95,7 @@ static void test_classify(void **state)
 	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
 	struct rsp_sleepclass *sc = rsp_sleepclass__new(ks), *none = rsp_sleepclass__new(NULL);
 	const uint64_t io[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_IO_SCHEDULE + 0x10,
-			       K_FOLIO_WAIT + 0x30, K_EXT4_SYNC + 8, PERF_CONTEXT_USER,
+			       K_FOLIO_WAIT + 0x30, K_EXT4_SYNC + 8,   PERF_CONTEXT_USER,
 			       0x7f0000001000ull};
 	const uint64_t fault_io[] = {PERF_CONTEXT_KERNEL, K_IO_SCHEDULE + 0x10, K_MM_FAULT + 4};
 	/* user frames never match, even at kernel-looking addresses */

@@ -19,13 +19,13 @@
 #include "synth.h"
 
 #define DEV ((254u << 20) | 0)
-#define A 100u
-#define B 101u
-#define C 200u
+#define A   100u
+#define B   101u
+#define C   200u
 
 struct rec {
 	struct rsp_segment segs[64];
-	char names[64][32];   /* waker names: interned by the timeline, gone after it */
+	char names[64][32];	/* waker names: interned by the timeline, gone after it */
 	uint64_t stacks[64][8]; /* stack words as seen during the callback */
 	size_t nsegs;
 	struct rsp_link links[16];
@@ -124,8 +124,7 @@ static void run(struct fix *f, uint64_t start, uint64_t end, unsigned flags)
 }
 
 /* The segments of @tid, in emission order; and they must tile without holes. */
-static size_t segs_of(const struct fix *f, uint32_t tid, const struct rsp_segment **out,
-		      size_t max)
+static size_t segs_of(const struct fix *f, uint32_t tid, const struct rsp_segment **out, size_t max)
 {
 	size_t n = 0;
 
@@ -138,9 +137,10 @@ static size_t segs_of(const struct fix *f, uint32_t tid, const struct rsp_segmen
 				f->r.segs[i].kind, (unsigned long long)f->r.segs[i].start,
 				(unsigned long long)f->r.segs[i].end, f->r.segs[i].flags,
 				f->r.segs[i].waker.kind, f->r.segs[i].waker.id);
-		if (n && out[n - 1]->end != f->r.segs[i].start && !(out[n - 1]->flags & RSP_SEGF_EXITED))
-			fail_msg("tid %u: segment %zu ends at %llu, next starts at %llu", tid, n - 1,
-				 (unsigned long long)out[n - 1]->end,
+		if (n && out[n - 1]->end != f->r.segs[i].start &&
+		    !(out[n - 1]->flags & RSP_SEGF_EXITED))
+			fail_msg("tid %u: segment %zu ends at %llu, next starts at %llu", tid,
+				 n - 1, (unsigned long long)out[n - 1]->end,
 				 (unsigned long long)f->r.segs[i].start);
 		assert_true(f->r.segs[i].end >= f->r.segs[i].start);
 		out[n++] = &f->r.segs[i];
@@ -156,8 +156,8 @@ static void check_seg(const struct rsp_segment *s, uint8_t kind, uint64_t start,
 			 (unsigned long long)start, (unsigned long long)end);
 }
 
-static const uint64_t futex_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20,
-				       K_FUTEX_WAIT + 0x10, PERF_CONTEXT_USER, 0x7f0000001000ull};
+static const uint64_t futex_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_FUTEX_WAIT + 0x10,
+				       PERF_CONTEXT_USER, 0x7f0000001000ull};
 static const uint64_t io_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_IO_SCHEDULE + 0x10,
 				    K_FOLIO_WAIT + 0x30, K_EXT4_SYNC + 8};
 static const uint64_t sleep_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_NANOSLEEP + 4};
@@ -557,10 +557,14 @@ static void test_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wakeup_by_thread), cmocka_unit_test(test_handler_wakers),
-		cmocka_unit_test(test_block_requests),	 cmocka_unit_test(test_quirk_inference),
-		cmocka_unit_test(test_late_waking),	 cmocka_unit_test(test_gap),
-		cmocka_unit_test(test_fork_exec_exit),	 cmocka_unit_test(test_stack_copy_mode),
+		cmocka_unit_test(test_wakeup_by_thread),
+		cmocka_unit_test(test_handler_wakers),
+		cmocka_unit_test(test_block_requests),
+		cmocka_unit_test(test_quirk_inference),
+		cmocka_unit_test(test_late_waking),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_stack_copy_mode),
 		cmocka_unit_test(test_store),
 	};
 

@@ -15,13 +15,13 @@
 enum rsp_sleep_reason {
 	RSP_SR_UNKNOWN,
 	RSP_SR_BLOCK_IO,   /* waiting for a block device */
-	RSP_SR_NETWORK,    /* socket waits, UNIX sockets included */
-	RSP_SR_LOCK,       /* futex (pthread mutex, condvar, barrier), kernel locks */
-	RSP_SR_POLL,       /* poll, select, epoll */
-	RSP_SR_PIPE,       /* pipes and FIFOs */
-	RSP_SR_TIMER,      /* a generic timeout that a timer ended */
-	RSP_SR_SLEEP,      /* deliberate: nanosleep, clock_nanosleep */
-	RSP_SR_PREEMPT,    /* left the CPU still runnable (preempted, yield) */
+	RSP_SR_NETWORK,	   /* socket waits, UNIX sockets included */
+	RSP_SR_LOCK,	   /* futex (pthread mutex, condvar, barrier), kernel locks */
+	RSP_SR_POLL,	   /* poll, select, epoll */
+	RSP_SR_PIPE,	   /* pipes and FIFOs */
+	RSP_SR_TIMER,	   /* a generic timeout that a timer ended */
+	RSP_SR_SLEEP,	   /* deliberate: nanosleep, clock_nanosleep */
+	RSP_SR_PREEMPT,	   /* left the CPU still runnable (preempted, yield) */
 	RSP_SR_PAGE_FAULT, /* waiting inside a page fault */
 	RSP_SR__NR
 };

@@ -95,9 +95,9 @@ enum rsp_seg_kind {
 };
 
 enum rsp_waker_kind {
-	RSP_WAKER_NONE,    /* unknown */
+	RSP_WAKER_NONE,	   /* unknown */
 	RSP_WAKER_THREAD,  /* a task: id = tid */
-	RSP_WAKER_IRQ,     /* a hard irq handler: id = irq number, name */
+	RSP_WAKER_IRQ,	   /* a hard irq handler: id = irq number, name */
 	RSP_WAKER_SOFTIRQ, /* a softirq handler: id = vector (RSP_SOFTIRQ_*) */
 	RSP_WAKER_TIMER,   /* an hrtimer (or the TIMER/HRTIMER softirq) */
 	RSP_WAKER_DEVICE,  /* a block device: id = dev_t as the block tracepoints give it */
@@ -123,36 +123,40 @@ RSP_API const char *rsp_softirq__name(unsigned vec);
 
 /* Who ended a sleep (or made a thread runnable). */
 struct rsp_waker {
-	uint8_t kind;     /* enum rsp_waker_kind */
+	uint8_t kind; /* enum rsp_waker_kind */
 	uint8_t pad[3];
-	uint32_t id;      /* tid, irq number, softirq vector or dev_t by kind; 0 for TIMER/NONE */
-	uint32_t tgid;    /* THREAD: the waker's process, 0 if not known */
-	uint32_t cpu;     /* where the waking ran */
-	uint64_t time;    /* the sched_waking's timestamp; 0 when not observed */
-	uint64_t req;     /* DEVICE: the block request joined to the wakeup (rsp_block_req.id), 0 if none */
-	const char *name; /* IRQ: the handler's name (interned, lives with the timeline); else NULL */
-	const uint64_t *stack; /* THREAD: the waker's callchain at the waking when recorded; valid as rsp_segment.stack */
+	uint32_t id;   /* tid, irq number, softirq vector or dev_t by kind; 0 for TIMER/NONE */
+	uint32_t tgid; /* THREAD: the waker's process, 0 if not known */
+	uint32_t cpu;  /* where the waking ran */
+	uint64_t time; /* the sched_waking's timestamp; 0 when not observed */
+	uint64_t req;  /* DEVICE: the block request joined to the wakeup (rsp_block_req.id), 0 if
+			  none */
+	const char
+		*name; /* IRQ: the handler's name (interned, lives with the timeline); else NULL */
+	const uint64_t *stack; /* THREAD: the waker's callchain at the waking when recorded; valid
+				  as rsp_segment.stack */
 	uint32_t nr_stack;
 	uint32_t pad2;
 };
 
 /* rsp_segment.flags */
-#define RSP_SEGF_TRUNCATED 0x01u       /* began before the stream: start is the stream's start */
-#define RSP_SEGF_OPEN 0x02u            /* still open at finish(): end is finish()'s time */
-#define RSP_SEGF_GAP 0x04u             /* ended by lost records: end is the gap's start */
+#define RSP_SEGF_TRUNCATED	 0x01u /* began before the stream: start is the stream's start */
+#define RSP_SEGF_OPEN		 0x02u /* still open at finish(): end is finish()'s time */
+#define RSP_SEGF_GAP		 0x04u /* ended by lost records: end is the gap's start */
 #define RSP_SEGF_WAKING_NOT_SEEN 0x08u /* SLEEP: no sched_waking seen; end is the switch-in */
-#define RSP_SEGF_WAKER_INFERRED 0x10u  /* SLEEP: waker inferred from evidence, not observed */
-#define RSP_SEGF_EXITED 0x20u          /* RUN: the thread exited at its end */
-#define RSP_SEGF_IN_HANDLER 0x40u      /* SLEEP: the waking ran inside an irq/softirq/hrtimer handler */
+#define RSP_SEGF_WAKER_INFERRED	 0x10u /* SLEEP: waker inferred from evidence, not observed */
+#define RSP_SEGF_EXITED		 0x20u /* RUN: the thread exited at its end */
+#define RSP_SEGF_IN_HANDLER	 0x40u /* SLEEP: the waking ran inside an irq/softirq/hrtimer handler \
+					*/
 
 struct rsp_segment {
 	uint64_t start, end;   /* ns, CLOCK_MONOTONIC; end >= start */
 	uint32_t tid, tgid;    /* tgid 0 if not yet known */
-	uint8_t kind;          /* enum rsp_seg_kind */
-	uint8_t reason;        /* SLEEP: enum rsp_sleep_reason; RUNNABLE: the reason of
+	uint8_t kind;	       /* enum rsp_seg_kind */
+	uint8_t reason;	       /* SLEEP: enum rsp_sleep_reason; RUNNABLE: the reason of
 				* the sleep it followed, or RSP_SR_PREEMPT */
-	uint16_t flags;        /* RSP_SEGF_* */
-	uint32_t cpu;          /* RUN: its CPU; SLEEP: the CPU it left; RUNNABLE: the CPU it got */
+	uint16_t flags;	       /* RSP_SEGF_* */
+	uint32_t cpu;	       /* RUN: its CPU; SLEEP: the CPU it left; RUNNABLE: the CPU it got */
 	int64_t prev_state;    /* SLEEP: sched_switch's prev_state */
 	const uint64_t *stack; /* SLEEP: switch-out callchain incl. PERF_CONTEXT_*; NULL if none */
 	uint32_t nr_stack;
@@ -162,35 +166,36 @@ struct rsp_segment {
 
 enum rsp_link_kind {
 	RSP_LINK_WAKEUP, /* from = the waker, at time; to = the wakee (its next run) */
-	RSP_LINK_FORK,   /* from = the parent thread; to = the child */
-	RSP_LINK_EXEC,   /* from = to = the thread; its image changed at time */
+	RSP_LINK_FORK,	 /* from = the parent thread; to = the child */
+	RSP_LINK_EXEC,	 /* from = to = the thread; its image changed at time */
 };
 
 struct rsp_link {
-	uint8_t kind;        /* enum rsp_link_kind */
+	uint8_t kind; /* enum rsp_link_kind */
 	uint8_t pad[3];
-	uint32_t tid, tgid;  /* the wakee, child or exec'ing thread */
+	uint32_t tid, tgid; /* the wakee, child or exec'ing thread */
 	uint64_t time;
 	struct rsp_waker from; /* WAKEUP: as the sleep's waker; FORK/EXEC: kind THREAD */
 };
 
 /* rsp_block_req.flags */
-#define RSP_BLKF_NO_INSERT 0x1u          /* issued without an insert seen: insert = issue */
-#define RSP_BLKF_ISSUE_ASSUMED 0x2u      /* completed with no issue seen: issue = insert (as RSP does) */
-#define RSP_BLKF_COMPLETE_INFERRED 0x4u  /* completion not seen; complete = the issuer's wake */
-#define RSP_BLKF_COMPLETE_NOT_SEEN 0x8u  /* completion unknown: complete is 0 */
-#define RSP_BLKF_WRITE 0x10u
-#define RSP_BLKF_FLUSH 0x20u             /* a cache flush (rwbs F) */
-#define RSP_BLKF_SYNC 0x40u
+#define RSP_BLKF_NO_INSERT     0x1u /* issued without an insert seen: insert = issue */
+#define RSP_BLKF_ISSUE_ASSUMED 0x2u /* completed with no issue seen: issue = insert (as RSP does)  \
+				     */
+#define RSP_BLKF_COMPLETE_INFERRED 0x4u /* completion not seen; complete = the issuer's wake */
+#define RSP_BLKF_COMPLETE_NOT_SEEN 0x8u /* completion unknown: complete is 0 */
+#define RSP_BLKF_WRITE		   0x10u
+#define RSP_BLKF_FLUSH		   0x20u /* a cache flush (rwbs F) */
+#define RSP_BLKF_SYNC		   0x40u
 
 struct rsp_block_req {
-	uint64_t id;          /* unique within the timeline, from 1 */
-	uint32_t dev;         /* dev_t as the tracepoint gives it (major << 20 | minor) */
+	uint64_t id;  /* unique within the timeline, from 1 */
+	uint32_t dev; /* dev_t as the tracepoint gives it (major << 20 | minor) */
 	uint32_t nr_sector;
 	uint64_t sector;
 	uint32_t bytes;
-	uint32_t flags;       /* RSP_BLKF_* */
-	uint32_t tid, tgid;   /* the issuer: the task that inserted it (or issued it) */
+	uint32_t flags;			  /* RSP_BLKF_* */
+	uint32_t tid, tgid;		  /* the issuer: the task that inserted it (or issued it) */
 	uint64_t insert, issue, complete; /* complete 0 if RSP_BLKF_COMPLETE_NOT_SEEN */
 	uint32_t issue_cpu, complete_cpu;
 };
@@ -202,13 +207,14 @@ enum rsp_handler_kind {
 };
 
 struct rsp_handler_span {
-	uint8_t kind;     /* enum rsp_handler_kind */
+	uint8_t kind; /* enum rsp_handler_kind */
 	uint8_t pad[3];
 	uint32_t cpu;
 	uint64_t start, end;
-	uint32_t id;      /* irq number or softirq vector; 0 for HRTIMER */
+	uint32_t id;	  /* irq number or softirq vector; 0 for HRTIMER */
 	uint32_t wakeups; /* sched_wakings seen inside */
-	const char *name; /* IRQ: handler name (interned); SOFTIRQ: vector name; HRTIMER: "hrtimer" */
+	const char
+		*name; /* IRQ: handler name (interned); SOFTIRQ: vector name; HRTIMER: "hrtimer" */
 	uint64_t function; /* HRTIMER: the callback's address */
 };
 
@@ -226,19 +232,20 @@ struct rsp_timeline_ops {
 };
 
 /* rsp_timeline__new() flags */
-#define RSP_TL_RECORDS_STABLE 0x1u /* fed records outlive the timeline's users: stacks by pointer */
+#define RSP_TL_RECORDS_STABLE 0x1u /* fed records outlive the timeline's users: stacks by pointer  \
+				    */
 
 struct rsp_timeline_stats {
-	uint64_t records;      /* fed */
-	uint64_t used;         /* records that changed state */
-	uint64_t skipped;      /* other events, sideband kinds rsp does not use */
-	uint64_t malformed;    /* records that failed to decode */
-	uint64_t gaps;         /* PERF_RECORD_LOST seen */
-	uint64_t inversions;   /* events stamped before the state they change (clamped) */
+	uint64_t records;	   /* fed */
+	uint64_t used;		   /* records that changed state */
+	uint64_t skipped;	   /* other events, sideband kinds rsp does not use */
+	uint64_t malformed;	   /* records that failed to decode */
+	uint64_t gaps;		   /* PERF_RECORD_LOST seen */
+	uint64_t inversions;	   /* events stamped before the state they change (clamped) */
 	uint64_t wakings_not_seen; /* sleeps that ended with no waking observed */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;
-	uint64_t threads;      /* distinct threads seen */
+	uint64_t threads; /* distinct threads seen */
 };
 
 struct rsp_timeline;

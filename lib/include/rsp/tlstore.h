@@ -35,13 +35,13 @@
 struct rsp_tlstore;
 
 struct rsp_tlthread {
-	uint32_t tid, tgid;    /* tgid 0 if never learnt */
+	uint32_t tid, tgid; /* tgid 0 if never learnt */
 	char comm[16];
-	uint32_t parent;       /* tid of the thread that forked it, if seen; else 0 */
+	uint32_t parent; /* tid of the thread that forked it, if seen; else 0 */
 	uint32_t pad;
-	uint64_t forked;       /* time of its fork, 0 if not in the stream */
-	uint64_t exited;       /* end of its last run if it exited, else 0 */
-	uint64_t first, last;  /* the span its segments cover */
+	uint64_t forked;      /* time of its fork, 0 if not in the stream */
+	uint64_t exited;      /* end of its last run if it exited, else 0 */
+	uint64_t first, last; /* the span its segments cover */
 	uint64_t run_ns, runnable_ns, sleep_ns, unknown_ns;
 	const struct rsp_segment *segs; /* time order */
 	size_t nr_segs;
@@ -101,8 +101,8 @@ RSP_API const struct rsp_tlthread *rsp_tlstore__find_thread(const struct rsp_tls
  * The segment with start <= @t < end; at a boundary the later one. Return:
  * the segment or NULL (no such thread, or @t outside its observed span).
  */
-RSP_API const struct rsp_segment *rsp_tlstore__segment_at(const struct rsp_tlstore *s,
-							  uint32_t tid, uint64_t t);
+RSP_API const struct rsp_segment *rsp_tlstore__segment_at(const struct rsp_tlstore *s, uint32_t tid,
+							  uint64_t t);
 
 /**
  * rsp_tlstore__waker_run() - the run of the thread that ended @sleep
@@ -116,15 +116,14 @@ RSP_API const struct rsp_segment *rsp_tlstore__waker_run(const struct rsp_tlstor
 							 const struct rsp_segment *sleep);
 
 /** rsp_tlstore__next_run() - the first RUN of @tid starting at or after @t, or NULL. */
-RSP_API const struct rsp_segment *rsp_tlstore__next_run(const struct rsp_tlstore *s,
-							uint32_t tid, uint64_t t);
+RSP_API const struct rsp_segment *rsp_tlstore__next_run(const struct rsp_tlstore *s, uint32_t tid,
+							uint64_t t);
 
 /** rsp_tlstore__links() - every link, sorted by time; *n set to the count. */
 RSP_API const struct rsp_link *rsp_tlstore__links(const struct rsp_tlstore *s, size_t *n);
 
 /** rsp_tlstore__block_reqs() - every block request, sorted by issue time. */
-RSP_API const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tlstore *s,
-							    size_t *n);
+RSP_API const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tlstore *s, size_t *n);
 /** rsp_tlstore__block_req() - a request by id, or NULL. */
 RSP_API const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s,
 							   uint64_t id);

@@ -40,27 +40,27 @@
  * threshold (default 20% of the window).
  */
 enum rsp_wv_kind {
-	RSP_WV_THREAD,   /* one thread */
-	RSP_WV_MERGED,   /* threads of one process with the same comm stem */
-	RSP_WV_SHORT,    /* short-lived threads of one parent */
-	RSP_WV_DISK,     /* a block device (dev 0: a device rsp could not name) */
-	RSP_WV_NET,      /* the network */
-	RSP_WV_TIMER,    /* the timer of vertex `owner` */
-	RSP_WV_IRQ,      /* a hard irq (id, name) */
-	RSP_WV_SOFTIRQ,  /* another softirq (id = vector) */
+	RSP_WV_THREAD,	/* one thread */
+	RSP_WV_MERGED,	/* threads of one process with the same comm stem */
+	RSP_WV_SHORT,	/* short-lived threads of one parent */
+	RSP_WV_DISK,	/* a block device (dev 0: a device rsp could not name) */
+	RSP_WV_NET,	/* the network */
+	RSP_WV_TIMER,	/* the timer of vertex `owner` */
+	RSP_WV_IRQ,	/* a hard irq (id, name) */
+	RSP_WV_SOFTIRQ, /* another softirq (id = vector) */
 };
 
 struct rsp_wvertex {
-	uint8_t kind;       /* enum rsp_wv_kind */
-	bool removed;       /* in a background knot, or outside --pid's reach */
-	char name[64];      /* "comm[tid]", "worker*[tgid]", "disk 254:0", "timer:comm[tid]", ... */
+	uint8_t kind;  /* enum rsp_wv_kind */
+	bool removed;  /* in a background knot, or outside --pid's reach */
+	char name[64]; /* "comm[tid]", "worker*[tgid]", "disk 254:0", "timer:comm[tid]", ... */
 	uint32_t tgid;
-	uint32_t id;        /* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
+	uint32_t id; /* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
 	uint32_t nr_threads;
-	const uint32_t *tids; /* member threads, nr_threads of them */
+	const uint32_t *tids;		       /* member threads, nr_threads of them */
 	uint64_t run_ns, runnable_ns, wait_ns; /* summed over members */
-	uint64_t span_ns;   /* summed over members: each one's observed span */
-	double cpu_util;    /* sum over members of (run + runnable) / span */
+	uint64_t span_ns;		       /* summed over members: each one's observed span */
+	double cpu_util;		       /* sum over members of (run + runnable) / span */
 };
 
 #define RSP_WG_TOP_STACKS 3
@@ -74,11 +74,11 @@ struct rsp_wstack {
 
 struct rsp_wedge {
 	uint32_t from, to;    /* vertex indexes */
-	bool removed;         /* by knot refinement or a removed vertex */
+	bool removed;	      /* by knot refinement or a removed vertex */
 	uint64_t weight_ns;   /* cascaded weight */
 	uint64_t direct_ns;   /* the waits themselves */
 	uint64_t inferred_ns; /* part of direct_ns whose waker was inferred */
-	uint64_t count;       /* waits */
+	uint64_t count;	      /* waits */
 	uint32_t nr_wait_stacks, nr_waker_stacks;
 	struct rsp_wstack wait_stacks[RSP_WG_TOP_STACKS];  /* the waiter's switch-out stacks */
 	struct rsp_wstack waker_stacks[RSP_WG_TOP_STACKS]; /* the waker's stacks at the waking */
@@ -86,19 +86,19 @@ struct rsp_wedge {
 
 struct rsp_wknot {
 	bool background;
-	bool refined;       /* found after removing light edges */
+	bool refined; /* found after removing light edges */
 	size_t nr_vertices, nr_edges;
 	uint32_t *vertices;
-	uint32_t *edges;    /* edge indexes inside the knot, heaviest first */
+	uint32_t *edges; /* edge indexes inside the knot, heaviest first */
 	double cpu_util;
 	uint64_t runnable_ns;
-	bool wants_cores;   /* its threads were runnable >= 10% of the time they used */
+	bool wants_cores; /* its threads were runnable >= 10% of the time they used */
 };
 
 struct rsp_waitgraph_opts {
-	double threshold;   /* fraction of the window; 0.20 */
-	bool merge;         /* merge threads by comm stem and short-lived threads (true) */
-	long pid;           /* keep only what this process's threads reach; -1 for all */
+	double threshold; /* fraction of the window; 0.20 */
+	bool merge;	  /* merge threads by comm stem and short-lived threads (true) */
+	long pid;	  /* keep only what this process's threads reach; -1 for all */
 };
 
 /** rsp_waitgraph_opts__init() - the defaults. */
