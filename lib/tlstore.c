@@ -219,8 +219,10 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 			t->pub.last = t->segs[t->pub.nr_segs - 1].end;
 		}
 	}
-	qsort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
-	qsort(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
+	if (s->nr_links > 1)
+		qsort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
+	if (s->nr_reqs > 1)
+		qsort(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
 	for (size_t i = 0; i < s->nr_reqs; i++)
 		if (rsp_u64map__put(&s->rmap, s->reqs[i].id, (uint32_t)i))
 			s->failed = true;

@@ -705,7 +705,8 @@ static int cmp_cand(const void *a, const void *b)
 
 static void top_stacks(struct cand *c, uint32_t nr, struct rsp_wstack *out, uint32_t *n)
 {
-	qsort(c, nr, sizeof(*c), cmp_cand);
+	if (nr > 1)
+		qsort(c, nr, sizeof(*c), cmp_cand);
 	*n = nr < RSP_WG_TOP_STACKS ? nr : RSP_WG_TOP_STACKS;
 	for (uint32_t i = 0; i < *n; i++)
 		out[i] = (struct rsp_wstack){c[i].ips, c[i].nr, c[i].count, c[i].weight};
@@ -714,7 +715,8 @@ static void top_stacks(struct cand *c, uint32_t nr, struct rsp_wstack *out, uint
 /* Sort edges heaviest first, settle their stacks, re-index the map. */
 static int finish_edges(struct rsp_waitgraph *g)
 {
-	qsort(g->es, g->nr_es, sizeof(*g->es), cmp_edge);
+	if (g->nr_es > 1)
+		qsort(g->es, g->nr_es, sizeof(*g->es), cmp_edge);
 	rsp_u64map__exit(&g->emap);
 	for (size_t i = 0; i < g->nr_es; i++) {
 		struct edge_x *x = &g->es[i];
@@ -1062,7 +1064,8 @@ static int analyse(struct rsp_waitgraph *g)
 	for (size_t i = 0; i < g->nr_knots; i++)
 		if (!g->knots[i].nr_edges)
 			g->knots[i].edges[0] = UINT32_MAX;
-	qsort(g->knots, g->nr_knots, sizeof(*g->knots), cmp_knot);
+	if (g->nr_knots > 1)
+		qsort(g->knots, g->nr_knots, sizeof(*g->knots), cmp_knot);
 	return 0;
 }
 
