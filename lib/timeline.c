@@ -50,6 +50,7 @@ struct thr {
 	bool exiting;
 	bool held; /* held_sleep waits for a late waking or the run's end */
 	struct rsp_segment held_sleep;
+	uint64_t run_start; /* start of its current or last run */
 	uint32_t inflight; /* block requests it issued, not seen completing */
 	uint32_t last_dev;
 	uint64_t last_issue;
@@ -75,6 +76,10 @@ struct cpu_state {
 	uint64_t last_time;
 	int depth;
 	struct handler h[NEST_MAX];
+	/* the last block completion seen on this CPU (joins wakeups in its handler) */
+	uint64_t last_complete;
+	uint32_t last_complete_dev;
+	uint64_t last_complete_req;
 	/* sampled:N policy: a stack copy that arrived before its switch */
 	uint64_t copy_time;
 	const uint64_t *copy_stack;
@@ -115,6 +120,8 @@ struct rsp_timeline {
 	uint64_t next_req_id;
 	uint64_t last_issue_any;
 	uint32_t last_issue_any_dev;
+	uint64_t last_complete_any;
+	uint32_t last_complete_any_dev;
 	/* interned irq names */
 	struct irq_name *irqs;
 	uint32_t nr_irqs;
@@ -613,7 +620,7 @@ static int on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	return 0;
 }
 
-static int on_complete(struct rsp_timeline *tl, const struct rsp_sample *smp)
+static int on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
 {
 	struct rsp_tp_block_rq_complete b;
 	struct req *r;
@@ -629,6 +636,13 @@ static int on_complete(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	}
 	r->r.complete = smp->time < r->r.issue ? r->r.issue : smp->time;
 	r->r.complete_cpu = smp->cpu;
+	if (c) {
+		c->last_complete = r->r.complete;
+		c->last_complete_dev = r->r.dev;
+		c->last_complete_req = r->r.id;
+	}
+	tl->last_complete_any = r->r.complete;
+	tl->last_complete_any_dev = r->r.dev;
 	emit_req(tl, r);
 	return 0;
 }
@@ -703,6 +717,14 @@ static void waker_of(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 		h->wakeups++;
 		if (join_device(target, smp->time, w))
 			return;
+		/* A completion of a request issued on its behalf (a flush by kblockd). */
+		if (c->last_complete && smp->time >= c->last_complete &&
+		    smp->time - c->last_complete <= JOIN_NS && c->last_complete >= h->start) {
+			w->kind = RSP_WAKER_DEVICE;
+			w->id = c->last_complete_dev;
+			w->req = c->last_complete_req;
+			return;
+		}
 		if (h->kind == RSP_HANDLER_HRTIMER ||
 		    (h->kind == RSP_HANDLER_SOFTIRQ &&
 		     (h->id == RSP_SOFTIRQ_TIMER || h->id == RSP_SOFTIRQ_HRTIMER))) {
@@ -736,15 +758,27 @@ static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, st
 	bool io = (t->prev_state & RSP_TASK_UNINTERRUPTIBLE) || t->reason == RSP_SR_BLOCK_IO ||
 		  t->reason == RSP_SR_PAGE_FAULT;
 
-	memset(w, 0, sizeof(*w));
-	if (io && (t->inflight || t->last_issue >= t->since)) {
+	memset(w, 0, sizeof(w[0]));
+	if (io && (t->inflight || t->last_issue >= t->run_start)) {
+		/* It issued requests before it slept: they completed, it woke. */
 		w->kind = RSP_WAKER_DEVICE;
 		w->id = t->last_dev;
 		w->req = infer_completions(tl, t, now, now);
-	} else if (io && t->reason == RSP_SR_BLOCK_IO && tl->last_issue_any >= t->since) {
+		if (!w->req && t->last_complete >= t->since) {
+			w->id = t->last_complete_dev;
+			w->req = t->last_complete_req;
+		}
+	} else if (io && t->last_complete >= t->since) {
+		/* One of its requests was seen completing while it slept. */
+		w->kind = RSP_WAKER_DEVICE;
+		w->id = t->last_complete_dev;
+		w->req = t->last_complete_req;
+	} else if (io && t->reason == RSP_SR_BLOCK_IO &&
+		   (tl->last_issue_any >= t->since || tl->last_complete_any >= t->since)) {
 		/* Issued on its behalf by another context (a flush by kblockd). */
 		w->kind = RSP_WAKER_DEVICE;
-		w->id = tl->last_issue_any_dev;
+		w->id = tl->last_complete_any >= t->since ? tl->last_complete_any_dev
+							  : tl->last_issue_any_dev;
 	} else if (t->reason == RSP_SR_SLEEP) {
 		w->kind = RSP_WAKER_TIMER;
 	} else if (t->reason == RSP_SR_NETWORK) {
@@ -829,8 +863,9 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 	keep_stack(tl, t, chain, nr);
 }
 
-/* @t gets cpu @cpu at @time. */
-static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_t time)
+/* @t gets cpu @cpu at @time; @flags mark the segment this closes. */
+static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_t time,
+		      uint16_t flags)
 {
 	struct rsp_segment s;
 	struct rsp_waker w;
@@ -842,6 +877,7 @@ static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint
 		s.cpu = cpu;
 		s.reason = t->reason;
 		s.waker = t->waker;
+		s.flags |= flags;
 		if (!(tl->flags & RSP_TL_RECORDS_STABLE))
 			s.waker.stack = NULL, s.waker.nr_stack = 0;
 		emit_seg(tl, t, &s);
@@ -851,14 +887,14 @@ static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint
 		emit_held(tl, t);
 		infer_waker(tl, t, time, &w);
 		sleep_seg(t, &t->held_sleep, time, &w);
-		t->held_sleep.flags |= RSP_SEGF_WAKING_NOT_SEEN;
+		t->held_sleep.flags |= RSP_SEGF_WAKING_NOT_SEEN | flags;
 		if (w.kind != RSP_WAKER_NONE)
 			t->held_sleep.flags |= RSP_SEGF_WAKER_INFERRED;
 		t->held = true;
 		tl->st.wakings_not_seen++;
 		break;
 	case T_GAP:
-		close_open(tl, t, time, 0);
+		close_open(tl, t, time, flags);
 		break;
 	case T_RUNNING:
 		tl->st.inversions++;
@@ -869,6 +905,7 @@ static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint
 	}
 	t->state = T_RUNNING;
 	t->since = time;
+	t->run_start = time;
 	t->cpu = cpu;
 	t->seg_flags = 0;
 }
@@ -907,7 +944,7 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 	}
 	if (next) {
 		learn_comm(tl, next, sw.next_comm, smp->time);
-		switch_in(tl, next, smp->cpu, smp->time);
+		switch_in(tl, next, smp->cpu, smp->time, 0);
 	}
 	c->switched = true;
 	c->curr = (uint32_t)sw.next_pid;
@@ -1243,6 +1280,41 @@ static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rs
 	c->depth = 0;
 }
 
+/* ---- implicit switch-ins ------------------------------------------------ */
+
+/*
+ * Every sample names the task current on its CPU. On this kernel a switch
+ * away from the idle task is never delivered (it fires in the idle task's
+ * context), so a thread woken onto an idle CPU shows up running with no
+ * switch-in: the first record in its context is the evidence, and its time
+ * the switch-in's (the real one lies between the CPU's previous record and
+ * this one; rsp takes the end it has evidence for).
+ */
+static void observe_running(struct rsp_timeline *tl, struct cpu_state *c,
+			    const struct rsp_sample *smp)
+{
+	struct thr *t;
+
+	if (!smp->tid)
+		return;
+	t = get_thr(tl, smp->tid);
+	if (!t)
+		return;
+	learn_tgid(tl, t, smp->pid, smp->time);
+	if (t->state == T_RUNNING)
+		return;
+	if (t->state == T_NEW) {
+		t->state = T_RUNNING;
+		t->since = c->seen ? smp->time : tl->start;
+		t->seg_flags = c->seen ? 0 : RSP_SEGF_TRUNCATED;
+		t->run_start = t->since;
+		t->cpu = smp->cpu;
+		return;
+	}
+	tl->st.switches_not_seen++;
+	switch_in(tl, t, smp->cpu, smp->time, RSP_SEGF_SWITCH_NOT_SEEN);
+}
+
 /* ---- feed --------------------------------------------------------------- */
 
 static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
@@ -1270,7 +1342,7 @@ static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 	case RSP_EV_block_rq_issue:
 		return on_issue(tl, smp);
 	case RSP_EV_block_rq_complete:
-		return on_complete(tl, smp);
+		return on_complete(tl, c, smp);
 	default:
 		return on_handler(tl, c, smp);
 	}
@@ -1296,6 +1368,8 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	}
 	if (e->rec->type == PERF_RECORD_SAMPLE) {
 		ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
+		if (!ret && smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY)
+			observe_running(tl, c, &smp);
 		if (!ret)
 			ret = smp.event < 0 ? 1 : on_sample(tl, c, &smp);
 	} else if (e->rec->type == PERF_RECORD_LOST) {

@@ -312,12 +312,16 @@ static uint32_t device_entity(struct rsp_waitgraph *g, uint32_t dev)
 static uint32_t timer_vertex(struct rsp_waitgraph *g, uint32_t owner)
 {
 	char name[64];
+	uint32_t v;
 
 	if (g->vs[owner].timer != UINT32_MAX)
 		return g->vs[owner].timer;
 	snprintf(name, sizeof(name), "timer:%.57s", g->vs[owner].v.name);
-	g->vs[owner].timer = pseudo_vertex(g, RSP_WV_TIMER, owner, name);
-	return g->vs[owner].timer;
+	/* pseudo_vertex() may move g->vs: assign through a fresh index afterwards. */
+	v = pseudo_vertex(g, RSP_WV_TIMER, owner, name);
+	if (v != UINT32_MAX)
+		g->vs[owner].timer = v;
+	return v;
 }
 
 /* The vertex (and entity, if it waits itself) that ended a sleep of @owner. */

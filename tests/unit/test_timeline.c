@@ -413,11 +413,14 @@ static void test_gap(void **state)
 	run(f, 0, 6000, 0);
 
 	assert_int_equal(f->st.gaps, 1);
-	assert_int_equal(segs_of(f, A, a, 16), 3);
+	assert_int_equal(segs_of(f, A, a, 16), 4);
 	check_seg(a[0], RSP_SEG_RUN, 1000, 2010);
 	assert_true(a[0]->flags & RSP_SEGF_GAP);
+	/* its switch-out is the first evidence that it runs again */
 	check_seg(a[1], RSP_SEG_UNKNOWN, 2010, 4000);
-	check_seg(a[2], RSP_SEG_SLEEP, 4000, 6000);
+	assert_true(a[1]->flags & RSP_SEGF_SWITCH_NOT_SEEN);
+	check_seg(a[2], RSP_SEG_RUN, 4000, 4000);
+	check_seg(a[3], RSP_SEG_SLEEP, 4000, 6000);
 	assert_int_equal(segs_of(f, B, b, 16), 5);
 	check_seg(b[0], RSP_SEG_RUN, 0, 1500);
 	check_seg(b[1], RSP_SEG_SLEEP, 1500, 2010);
@@ -470,6 +473,40 @@ static void test_fork_exec_exit(void **state)
 	/* the reused tid: first seen being woken, it slept since the stream began */
 	check_seg(k[3], RSP_SEG_SLEEP, 0, 3000);
 	assert_true(k[3]->flags & RSP_SEGF_TRUNCATED);
+}
+
+/*
+ * The quirk again: a switch away from idle is never delivered. A thread's
+ * first record on a CPU is the evidence that it was switched in.
+ */
+static void test_switch_from_idle_not_seen(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	/* woken by B; then, with no switch-in, A wakes B on CPU 0 at 2500 */
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth_switch(s, 1, 2100, B, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
+	synth_waking(s, 0, 2500, A, A, B, "helper", NULL, 0);
+	/* A sleeps again; its next sign of life is its switch-out at 4000 */
+	synth_switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	run(f, 0, 5000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 7);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 2000);
+	check_seg(a[2], RSP_SEG_RUNNABLE, 2000, 2500);
+	assert_true(a[2]->flags & RSP_SEGF_SWITCH_NOT_SEEN);
+	check_seg(a[3], RSP_SEG_RUN, 2500, 3000);
+	check_seg(a[4], RSP_SEG_SLEEP, 3000, 4000);
+	assert_int_equal(a[4]->flags & (RSP_SEGF_SWITCH_NOT_SEEN | RSP_SEGF_WAKING_NOT_SEEN),
+			 RSP_SEGF_SWITCH_NOT_SEEN | RSP_SEGF_WAKING_NOT_SEEN);
+	check_seg(a[5], RSP_SEG_RUN, 4000, 4000);
+	check_seg(a[6], RSP_SEG_SLEEP, 4000, 5000);
+	assert_int_equal(f->st.switches_not_seen, 2);
 }
 
 /* Without RSP_TL_RECORDS_STABLE, stacks are copies that outlive the record. */
@@ -565,7 +602,7 @@ int main(void)
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_stack_copy_mode),
-		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_store),		 cmocka_unit_test(test_switch_from_idle_not_seen),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

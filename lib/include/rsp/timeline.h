@@ -73,6 +73,14 @@
  *   - a network wait: the network (NET_RX softirq);
  * otherwise the waker stays RSP_WAKER_NONE ("unknown").
  *
+ * The same quirk hides every switch away from the idle task (it fires in the
+ * idle task's context): a thread woken onto an idle CPU is seen running
+ * only by its first record there (any sample names the task current on its
+ * CPU). That record's time is taken as the switch-in; the segment it ends
+ * carries RSP_SEGF_SWITCH_NOT_SEEN. So a run's start (and the end of the
+ * sleep or runnable time before it) can be late by the part of the run
+ * before its first record.
+ *
  * Gaps. A PERF_RECORD_LOST (from the kernel or the window) on CPU c means
  * records of c between its previous record and the LOST are missing. Every
  * thread that could have changed state there (all but those running on
@@ -146,8 +154,10 @@ struct rsp_waker {
 #define RSP_SEGF_WAKING_NOT_SEEN 0x08u /* SLEEP: no sched_waking seen; end is the switch-in */
 #define RSP_SEGF_WAKER_INFERRED	 0x10u /* SLEEP: waker inferred from evidence, not observed */
 #define RSP_SEGF_EXITED		 0x20u /* RUN: the thread exited at its end */
-#define RSP_SEGF_IN_HANDLER	 0x40u /* SLEEP: the waking ran inside an irq/softirq/hrtimer handler \
-					*/
+/* SLEEP: the waking ran inside an irq, softirq or hrtimer handler */
+#define RSP_SEGF_IN_HANDLER 0x40u
+/* ended by a switch-in never delivered (from idle): end is the thread's first record running */
+#define RSP_SEGF_SWITCH_NOT_SEEN 0x80u
 
 struct rsp_segment {
 	uint64_t start, end;   /* ns, CLOCK_MONOTONIC; end >= start */
@@ -243,6 +253,7 @@ struct rsp_timeline_stats {
 	uint64_t gaps;		   /* PERF_RECORD_LOST seen */
 	uint64_t inversions;	   /* events stamped before the state they change (clamped) */
 	uint64_t wakings_not_seen; /* sleeps that ended with no waking observed */
+	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;
 	uint64_t threads; /* distinct threads seen */
