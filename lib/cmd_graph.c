@@ -21,18 +21,21 @@ struct graph_opts {
 	bool all;
 	bool no_merge;
 	double threshold; /* fraction */
+	double noise;     /* fraction */
 };
 
 enum {
 	OPT_ALL = 1,
 	OPT_THRESHOLD,
 	OPT_NO_MERGE,
+	OPT_NOISE,
 };
 
 static const struct rsp_option graph_opts[] = {
 	{"all", false, OPT_ALL},
 	{"threshold", true, OPT_THRESHOLD},
 	{"no-merge", false, OPT_NO_MERGE},
+	{"noise", true, OPT_NOISE},
 	{NULL, false, 0},
 };
 
@@ -41,6 +44,7 @@ static void graph_init(void *p)
 	struct graph_opts *o = p;
 
 	o->threshold = 0.20;
+	o->noise = 0.01;
 }
 
 static int graph_opt(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err)
@@ -64,6 +68,16 @@ static int graph_opt(struct rsp_request *req, int id, const char *arg, struct rs
 			return -EINVAL;
 		}
 		o->threshold = (double)pct / 100.0;
+		return 0;
+	case OPT_NOISE:
+		if (rsp_parse__u64(arg, 0, 100, &pct)) {
+			rsp_buf__printf(err,
+					"graph: --noise wants a percentage of the window from 0 "
+					"to 100, not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		o->noise = (double)pct / 100.0;
 		return 0;
 	default:
 		rsp_buf__printf(err, "graph: unexpected argument '%s'; see 'rspctl help graph'",
@@ -583,6 +597,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		goto out;
 	rsp_waitgraph_opts__init(&wo);
 	wo.threshold = o->threshold;
+	wo.noise = o->noise;
 	wo.merge = !o->no_merge;
 	wo.pid = req->pid;
 	g = rsp_waitgraph__new(store, &wo, err);
@@ -613,13 +628,16 @@ const struct rsp_command rsp_cmd_graph = {
 	.name = "graph",
 	.summary = "who waits for whom: the wait-for graph, its knots and sinks",
 	.usage = "usage: rspctl graph [--pid PID | --all] [--last DURATION]\n"
-		 "                    [--threshold PCT] [--no-merge] [--format text|json|dot]\n"
+		 "                    [--threshold PCT] [--noise PCT] [--no-merge]\n"
+		 "                    [--format text|json|dot]\n"
 		 "\n"
 		 "  --pid PID        only what PID's threads wait for, directly or not\n"
 		 "  --all            the whole system (the default)\n"
 		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
 		 "  --threshold PCT  stop trimming a knot when its lightest edge weighs more\n"
 		 "                   than PCT% of the window (20)\n"
+		 "  --noise PCT      edges under PCT% of the window do not hold knots\n"
+		 "                   together (1); they are still listed\n"
 		 "  --no-merge       one vertex per thread (default: threads of a process\n"
 		 "                   named alike, and short-lived threads, are merged)\n"
 		 "  --format F       text, json or dot (dot -Tsvg renders it)\n"

@@ -82,6 +82,7 @@ struct rsp_waitgraph {
 void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o)
 {
 	o->threshold = 0.20;
+	o->noise = 0.01;
 	o->merge = true;
 	o->pid = -1;
 }
@@ -1058,9 +1059,13 @@ static int cmp_knot(const void *a, const void *b)
 static int analyse(struct rsp_waitgraph *g)
 {
 	uint64_t limit = (uint64_t)(g->o.threshold * (double)(g->end - g->start));
+	uint64_t floor = (uint64_t)(g->o.noise * (double)(g->end - g->start));
 	bool refined = false;
 	int ret;
 
+	for (size_t i = 0; i < g->nr_es; i++)
+		if (g->es[i].e.weight_ns < floor)
+			g->es[i].e.removed = true;
 	while ((ret = analyse_pass(g, limit, &refined)) == 1)
 		;
 	if (ret)

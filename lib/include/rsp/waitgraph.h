@@ -38,6 +38,12 @@
  * neither a single vertex nor a simple cycle is refined: its lightest edge
  * is removed until it splits, unless that edge weighs more than the
  * threshold (default 20% of the window).
+ *
+ * Noise floor: on a real system every thread has a few stray waits (a
+ * kworker, an RCU softirq) that would keep any component from being closed,
+ * so that no knot is ever found. Edges lighter than the noise floor (default
+ * 1% of the window) are left out of the structure, as if refinement had
+ * trimmed them first; they are still weighed and listed.
  */
 enum rsp_wv_kind {
 	RSP_WV_THREAD,	/* one thread */
@@ -97,6 +103,9 @@ struct rsp_wknot {
 
 struct rsp_waitgraph_opts {
 	double threshold; /* fraction of the window; 0.20 */
+	/* edges lighter than this fraction of the window do not hold components
+	 * together (0.01); they are still listed */
+	double noise;
 	bool merge;	  /* merge threads by comm stem and short-lived threads (true) */
 	long pid;	  /* keep only what this process's threads reach; -1 for all */
 };
