@@ -120,6 +120,8 @@ struct rsp_timeline {
 	uint64_t next_req_id;
 	uint64_t last_issue_any;
 	uint32_t last_issue_any_dev;
+	uint32_t last_issue_any_idx; /* its pool slot, to complete it by inference */
+	uint64_t last_issue_any_id;
 	uint64_t last_complete_any;
 	uint32_t last_complete_any_dev;
 	/* interned irq names */
@@ -594,6 +596,32 @@ static int on_insert(struct rsp_timeline *tl, const struct rsp_sample *smp)
 		       b.rwbs);
 }
 
+/*
+ * A request issued with no insert (a flush, a request that bypassed the
+ * scheduler) by a thread that another thread woke just before: issued on
+ * that thread's behalf. kblockd issues the flushes of fdatasync() so; the
+ * device then waits for the thread that asked, not for kblockd.
+ */
+static void on_behalf(struct rsp_timeline *tl, struct req *r, const struct rsp_sample *smp)
+{
+	struct thr *k = smp->tid ? find_thr(tl, smp->tid) : NULL, *t;
+
+	if (!k || k->waker.kind != RSP_WAKER_THREAD || !k->waker.id || k->waker.id == smp->tid ||
+	    smp->time < k->waker.time || smp->time - k->waker.time > JOIN_NS)
+		return;
+	t = find_thr(tl, k->waker.id);
+	if (!t)
+		return;
+	if (k->inflight)
+		k->inflight--;
+	r->r.tid = t->tid;
+	r->r.tgid = t->tgid;
+	r->r.flags |= RSP_BLKF_ON_BEHALF;
+	t->inflight++;
+	t->last_dev = r->r.dev;
+	t->last_issue = smp->time;
+}
+
 static int on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)
 {
 	struct rsp_tp_block_rq_issue b;
@@ -603,8 +631,13 @@ static int on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	if (rsp_tp__block_rq_issue(tl->schema, smp, &b))
 		return -EINVAL;
 	r = find_req(tl, (uint32_t)b.dev, b.sector);
-	if (r && r->r.issue) /* issued twice: a requeue; keep the first issue */
-		return 0;
+	if (r && r->r.issue) {
+		/* Issued again: the first one's completion was not seen (flushes all
+		 * have sector 0), or a requeue; either way a new request starts. */
+		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
+		emit_req(tl, r);
+		r = NULL;
+	}
 	if (!r) {
 		ret = new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector,
 			      (uint32_t)b.bytes, b.rwbs);
@@ -612,11 +645,14 @@ static int on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)
 			return ret;
 		r = find_req(tl, (uint32_t)b.dev, b.sector);
 		r->r.flags |= RSP_BLKF_NO_INSERT;
+		on_behalf(tl, r, smp);
 	}
 	r->r.issue = smp->time < r->r.insert ? r->r.insert : smp->time;
 	r->r.issue_cpu = smp->cpu;
 	tl->last_issue_any = smp->time;
 	tl->last_issue_any_dev = r->r.dev;
+	tl->last_issue_any_idx = (uint32_t)(r - tl->reqs);
+	tl->last_issue_any_id = r->r.id;
 	return 0;
 }
 
@@ -669,6 +705,25 @@ static uint64_t infer_completions(struct rsp_timeline *tl, struct thr *t, uint64
 		emit_req(tl, r);
 	}
 	return req;
+}
+
+/*
+ * A request issued by another context while @t slept (a flush that kblockd
+ * issued for it), still open: it completed before @t woke. Returns its id.
+ */
+static uint64_t infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint64_t now)
+{
+	struct req *r;
+
+	if (tl->last_issue_any < t->since || tl->last_issue_any_idx >= tl->nr_reqs)
+		return 0;
+	r = &tl->reqs[tl->last_issue_any_idx];
+	if (!r->used || r->r.id != tl->last_issue_any_id)
+		return 0;
+	r->r.complete = now < r->r.issue ? r->r.issue : now;
+	r->r.flags |= RSP_BLKF_COMPLETE_INFERRED;
+	emit_req(tl, r);
+	return tl->last_issue_any_id;
 }
 
 /* ---- wakers ------------------------------------------------------------- */
@@ -779,6 +834,7 @@ static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, st
 		w->kind = RSP_WAKER_DEVICE;
 		w->id = tl->last_complete_any >= t->since ? tl->last_complete_any_dev
 							  : tl->last_issue_any_dev;
+		w->req = infer_on_behalf(tl, t, now);
 	} else if (t->reason == RSP_SR_SLEEP) {
 		w->kind = RSP_WAKER_TIMER;
 	} else if (t->reason == RSP_SR_NETWORK) {

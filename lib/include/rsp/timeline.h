@@ -197,6 +197,9 @@ struct rsp_link {
 #define RSP_BLKF_WRITE		   0x10u
 #define RSP_BLKF_FLUSH		   0x20u /* a cache flush (rwbs F) */
 #define RSP_BLKF_SYNC		   0x40u
+/* issued without an insert by a thread woken for it (a flush kblockd issues): the issuer
+ * is the thread that woke it */
+#define RSP_BLKF_ON_BEHALF 0x80u
 
 struct rsp_block_req {
 	uint64_t id;  /* unique within the timeline, from 1 */
