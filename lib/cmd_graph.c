@@ -22,7 +22,7 @@ struct graph_opts {
 	bool all;
 	bool no_merge;
 	double threshold; /* fraction */
-	double noise;     /* fraction */
+	double noise;	  /* fraction */
 };
 
 enum {
@@ -607,20 +607,6 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		goto out;
 	}
 	c = (struct ctx){src, g, &tst, from, to, (double)(to - from)};
-	if (getenv("RSPDBG_COMM")) {
-		const struct rsp_tlthread *t = NULL;
-		for (size_t q = 0; q < rsp_tlstore__nr_threads(store); q++)
-			if (!strcmp(rsp_tlstore__thread(store, q)->comm, getenv("RSPDBG_COMM")))
-				t = rsp_tlstore__thread(store, q);
-		FILE *f = fopen("/tmp/i3/dbg.txt", "w");
-		for (size_t i = 0; t && f && i < t->nr_segs; i++) {
-			const struct rsp_segment *sg = &t->segs[i];
-			fprintf(f, "%.6f %.6f k%u r%u f%x st%lld w%u/%u req%llu", sg->start/1e9, (sg->end-sg->start)/1e3, sg->kind, sg->reason, sg->flags, (long long)sg->prev_state, sg->waker.kind, sg->waker.id, (unsigned long long)sg->waker.req);
-			for (uint32_t k = 0; k < sg->nr_stack && k < 8; k++) { const struct rsp_ksym *ks = rsp_ksyms__find(src->ksyms, sg->stack[k]-1, NULL); fprintf(f, " %s", ks ? ks->name : "?"); }
-			fprintf(f, "\n");
-		}
-		if (f) fclose(f);
-	}
 	if (req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else if (req->format == RSP_FMT_DOT)

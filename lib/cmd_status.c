@@ -226,8 +226,7 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 	return err;
 }
 
-static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open,
-				 int *wanted)
+static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open, int *wanted)
 {
 	const char *src = "missing";
 
@@ -266,7 +265,8 @@ static json_t *json_families(const struct rsp_capture_info *ci)
 					      es->problem[0] ? es->problem : NULL);
 
 			if (es->counted) {
-				json_object_set_new(e, "fired", json_integer((json_int_t)es->fired));
+				json_object_set_new(e, "fired",
+						    json_integer((json_int_t)es->fired));
 				json_object_set_new(e, "delivered",
 						    json_integer((json_int_t)es->delivered));
 			}
@@ -290,11 +290,12 @@ static json_t *json_cpus(const struct rsp_capture_info *ci)
 	for (unsigned i = 0; i < ci->nr_cpus; i++) {
 		const struct rsp_cpu_status *c = &ci->cpus[i];
 
-		json_array_append_new(arr, json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "cpu",
-						     (int)c->cpu, "records", (json_int_t)c->records,
-						     "records_per_s", c->records_per_s, "bytes",
-						     (json_int_t)c->bytes, "lost", (json_int_t)c->lost,
-						     "lost_events", (json_int_t)c->lost_events));
+		json_array_append_new(arr,
+				      json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "cpu",
+						(int)c->cpu, "records", (json_int_t)c->records,
+						"records_per_s", c->records_per_s, "bytes",
+						(json_int_t)c->bytes, "lost", (json_int_t)c->lost,
+						"lost_events", (json_int_t)c->lost_events));
 	}
 	return arr;
 }
@@ -329,20 +330,20 @@ static json_t *json_threads(const struct thread_counts *tc)
 			arr, json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:I}", "tid", (int)t->tid,
 				       "pid", (int)t->pid, "comm", t->comm, "switches_out",
 				       (json_int_t)t->switches_out, "switches_in",
-				       (json_int_t)t->switches_in, "wakeups", (json_int_t)t->wakeups,
-				       "samples", (json_int_t)t->samples));
+				       (json_int_t)t->switches_in, "wakeups",
+				       (json_int_t)t->wakeups, "samples", (json_int_t)t->samples));
 	}
 	return arr;
 }
 
 static json_t *json_capture(const struct rsp_capture_info *ci)
 {
-	json_t *o = json_pack("{s:s, s:i, s:f, s:I, s:f, s:f, s:I, s:I, s:f}", "version",
-			      ci->version, "pid", (int)ci->pid, "uptime_s", ci->uptime_s,
-			      "rss_bytes", (json_int_t)ci->rss_bytes, "cpu_seconds", ci->cpu_seconds,
-			      "now_s", secs(ci->now_ns), "records", (json_int_t)ci->records_total,
-			      "lost", (json_int_t)ci->lost_total, "records_per_s",
-			      ci->records_per_s);
+	json_t *o =
+		json_pack("{s:s, s:i, s:f, s:I, s:f, s:f, s:I, s:I, s:f}", "version", ci->version,
+			  "pid", (int)ci->pid, "uptime_s", ci->uptime_s, "rss_bytes",
+			  (json_int_t)ci->rss_bytes, "cpu_seconds", ci->cpu_seconds, "now_s",
+			  secs(ci->now_ns), "records", (json_int_t)ci->records_total, "lost",
+			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
 	json_object_set_new(o, "config",
 			    json_pack("{s:s, s:s, s:i, s:i}", "stacks", ci->stacks, "callchain",
@@ -394,13 +395,14 @@ static void text_shortfall(const struct rsp_capture_info *ci, struct rsp_buf *ou
 		missing += es->fired - es->delivered;
 	}
 	if (missing > ci->lost_total)
-		rsp_buf__printf(out,
-				"  %llu occurrences were counted by the kernel but never sent, beyond\n"
-				"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
-				"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
-				"  could not see as inferred or unknown.\n",
-				(unsigned long long)(missing - ci->lost_total),
-				(unsigned long long)ci->lost_total);
+		rsp_buf__printf(
+			out,
+			"  %llu occurrences were counted by the kernel but never sent, beyond\n"
+			"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
+			"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
+			"  could not see as inferred or unknown.\n",
+			(unsigned long long)(missing - ci->lost_total),
+			(unsigned long long)ci->lost_total);
 }
 
 static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out)

@@ -51,7 +51,7 @@ struct thr {
 	bool held; /* held_sleep waits for a late waking or the run's end */
 	struct rsp_segment held_sleep;
 	uint64_t run_start; /* start of its current or last run */
-	uint32_t inflight; /* block requests it issued, not seen completing */
+	uint32_t inflight;  /* block requests it issued, not seen completing */
 	uint32_t last_dev;
 	uint64_t last_issue;
 	uint64_t last_complete; /* time of the last completion of its requests */
@@ -1424,6 +1424,8 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	}
 	if (e->rec->type == PERF_RECORD_SAMPLE) {
 		ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
+		if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
+			smp.tid = smp.pid = 0;
 		if (!ret && smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY)
 			observe_running(tl, c, &smp);
 		if (!ret)

@@ -46,6 +46,7 @@ struct edge_x {
 	struct rsp_wedge e;
 	struct cand wait[CANDIDATES], waker[CANDIDATES];
 	uint32_t nr_wait, nr_waker;
+	bool structural; /* a pseudo-thread's own wait (timer, short-lived group): no noise */
 };
 
 struct vtx {
@@ -635,6 +636,7 @@ static void direct_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t to, uin
 		x->e.weight_ns += ns;
 		x->e.direct_ns += ns;
 		x->e.count++;
+		x->structural = true;
 	}
 }
 
@@ -1063,8 +1065,9 @@ static int analyse(struct rsp_waitgraph *g)
 	bool refined = false;
 	int ret;
 
+	/* A timer waits for its thread only while the thread runs: tiny, but not noise. */
 	for (size_t i = 0; i < g->nr_es; i++)
-		if (g->es[i].e.weight_ns < floor)
+		if (g->es[i].e.weight_ns < floor && !g->es[i].structural)
 			g->es[i].e.removed = true;
 	while ((ret = analyse_pass(g, limit, &refined)) == 1)
 		;

@@ -87,3 +87,13 @@ def near(actual, expected, tol=0.15):
 def check_near(what, actual, expected, tol=0.15):
     t.check(near(actual, expected, tol),
             "%s: %.4f s within %d%% of %.4f s" % (what, actual, int(tol * 100), expected))
+
+
+def check_range(what, actual, lo, hi, tol=0.15):
+    """@actual within @tol of the range [lo, hi] the workload measured: the
+    kernel hides some runnable time from rsp (switches from idle are not
+    delivered), so what rsp counts as waiting lies between the workload's
+    pure sleep time (lo) and its whole off-CPU time (hi)."""
+    ok = lo * (1 - tol) <= actual <= hi * (1 + tol)
+    t.check(ok, "%s: %.4f s within %d%% of [%.4f, %.4f] s" %
+            (what, actual, int(tol * 100), lo, hi))

@@ -602,7 +602,8 @@ int main(void)
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_stack_copy_mode),
-		cmocka_unit_test(test_store),		 cmocka_unit_test(test_switch_from_idle_not_seen),
+		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_switch_from_idle_not_seen),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,11 +7,12 @@
  *
  * Known answer (the wait-for graph, wPerf's load-imbalance cycle): a
  * 2-cycle knot {A, B}; A -> B weighs A's waits (phase 2), B -> A weighs B's
- * (phase 1), each about 2 units per round. The workload measures them (wall
- * time in the barrier minus the thread's CPU time there).
+ * (phase 1), each about 2 units per round. The workload measures them: the
+ * off-CPU time in the barrier (wall minus CPU) and the part of it not
+ * runnable (schedstat).
  *
  * Prints one JSON line: {"pid", "tid_a", "tid_b", "rounds", "elapsed_s",
- * "a_wait_s", "b_wait_s"}.
+ * "a_offcpu_s", "b_offcpu_s", "a_slept_s", "b_slept_s"}.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,18 @@ static pthread_barrier_t bar;
 static long rounds;
 static uint64_t unit;
 static pid_t tid[2];
-static double waited[2];
+static double offcpu[2], slept[2];
 
 static void barrier(int who)
 {
+	struct wl_sleepwatch sw;
 	uint64_t t0 = wl_now();
 	double c0 = wl_thread_cpu();
 
+	wl_sleepwatch_start(&sw);
 	pthread_barrier_wait(&bar);
-	waited[who] += (double)(wl_now() - t0) / 1e9 - (wl_thread_cpu() - c0);
+	offcpu[who] += (double)(wl_now() - t0) / 1e9 - (wl_thread_cpu() - c0);
+	slept[who] += wl_sleepwatch_stop(&sw);
 }
 
 static void *run(void *arg)
@@ -66,8 +70,9 @@ int main(int argc, char **argv)
 	run((void *)0L);
 	pthread_join(b, NULL);
 	printf("{\"pid\": %d, \"tid_a\": %d, \"tid_b\": %d, \"rounds\": %ld, \"elapsed_s\": %.6f, "
-	       "\"a_wait_s\": %.6f, \"b_wait_s\": %.6f}\n",
-	       (int)getpid(), tid[0], tid[1], rounds, (double)(wl_now() - t0) / 1e9, waited[0],
-	       waited[1]);
+	       "\"a_offcpu_s\": %.6f, \"b_offcpu_s\": %.6f, \"a_slept_s\": %.6f, "
+	       "\"b_slept_s\": %.6f}\n",
+	       (int)getpid(), tid[0], tid[1], rounds, (double)(wl_now() - t0) / 1e9, offcpu[0],
+	       offcpu[1], slept[0], slept[1]);
 	return 0;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fsync_pair N DIR: wPerf's Figure 1. Thread A ("fs-prod") prepares each of
+ * fsync_pair N DIR [KIB]: wPerf's Figure 1. Thread A ("fs-prod") prepares each of
  * N requests (0.5 ms of CPU) and hands it to thread B ("fs-sync") through a
- * bounded queue; B computes 1 ms per request, then pwrite()s 4 KiB into a
- * preallocated file in DIR and fdatasync()s it. B and the disk take turns,
+ * bounded queue; B computes 1 ms per request, then pwrite()s KIB KiB (default 1024) into
+ * a preallocated file in DIR and fdatasync()s it. B and the disk take turns,
  * and A, faster, mostly waits for B.
  *
  * Known answer (the wait-for graph): a knot {B, disk}, A outside it with
@@ -15,7 +15,8 @@
  *
  * Prints one JSON line: {"pid", "tid_a", "tid_b", "requests", "elapsed_s",
  * "a_wait_s", "b_sync_wall_s", "b_sync_offcpu_s", "b_sync_offcpu_in_a_wait_s",
- * "b_outside_sync_s"}.
+ * "b_outside_sync_s", "a_slept_s", "b_sync_slept_s"}; *_slept_s is wall time
+ * minus CPU time minus runnable time (schedstat), what the graph counts.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -29,8 +30,9 @@
 #include <sys/syscall.h>
 #include "wl.h"
 
-#define QCAP 2
-#define FILE_BLOCKS 64
+#define QCAP	    2
+#define FILE_BLOCKS 16
+#define MAX_KIB	    1024
 
 static long nreq;
 static int fd;
@@ -41,7 +43,9 @@ static pid_t tid_a, tid_b;
 static bool started;
 static struct wl_iv *a_waits, *b_syncs;
 static size_t na, nb;
-static double b_sync_cpu, b_outside;
+static double b_sync_cpu, b_outside, b_sync_slept, a_slept;
+static size_t bsize = 1024 * 1024;
+static char *block;
 
 static void *producer(void *arg)
 {
@@ -52,12 +56,17 @@ static void *producer(void *arg)
 		uint64_t t0;
 
 		wl_spin_ns(500000);
+		struct wl_sleepwatch sw;
+
 		pthread_mutex_lock(&mu);
+		wl_sleepwatch_start(&sw);
 		t0 = wl_now();
 		while (queued == QCAP)
 			pthread_cond_wait(&not_full, &mu);
-		if (wl_now() - t0 > 1000)
+		if (wl_now() - t0 > 1000) {
 			a_waits[na++] = (struct wl_iv){t0, wl_now()};
+			a_slept += wl_sleepwatch_stop(&sw);
+		}
 		queued++;
 		__atomic_store_n(&produced, produced + 1, __ATOMIC_RELEASE);
 		pthread_cond_signal(&not_empty);
@@ -68,7 +77,6 @@ static void *producer(void *arg)
 
 static void *syncer(void *arg)
 {
-	char block[4096];
 	uint64_t last = 0;
 
 	(void)arg;
@@ -77,10 +85,10 @@ static void *syncer(void *arg)
 	/* Start once the queue is full: B then never waits for A, but at the end. */
 	while (__atomic_load_n(&produced, __ATOMIC_ACQUIRE) < QCAP)
 		usleep(100);
-	memset(block, 'b', sizeof(block));
 	for (long i = 0; i < nreq; i++) {
 		uint64_t t0, t1;
 		double c0, c1;
+		struct wl_sleepwatch sw;
 
 		pthread_mutex_lock(&mu);
 		while (queued == 0)
@@ -89,8 +97,10 @@ static void *syncer(void *arg)
 		pthread_cond_signal(&not_full);
 		pthread_mutex_unlock(&mu);
 		wl_spin_ns(1000000);
-		if (pwrite(fd, block, sizeof(block), (off_t)(i % FILE_BLOCKS) * 4096) != 4096)
+		if (pwrite(fd, block, bsize, (off_t)(i % FILE_BLOCKS) * (off_t)bsize) !=
+		    (ssize_t)bsize)
 			exit(1);
+		wl_sleepwatch_start(&sw);
 		c0 = wl_thread_cpu();
 		t0 = wl_now();
 		if (last)
@@ -99,6 +109,7 @@ static void *syncer(void *arg)
 			exit(1);
 		t1 = wl_now();
 		c1 = wl_thread_cpu();
+		b_sync_slept += wl_sleepwatch_stop(&sw);
 		last = t1;
 		b_syncs[nb++] = (struct wl_iv){t0, t1};
 		b_sync_cpu += c1 - c0;
@@ -109,7 +120,7 @@ static void *syncer(void *arg)
 /* Fill the file with real blocks so that overwrites need no metadata. */
 static void prepare(const char *dir)
 {
-	char path[4096], block[4096];
+	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/fsync_pair.XXXXXX", dir);
 	fd = mkstemp(path);
@@ -118,9 +129,8 @@ static void prepare(const char *dir)
 		exit(1);
 	}
 	unlink(path);
-	memset(block, 'a', sizeof(block));
 	for (int i = 0; i < FILE_BLOCKS; i++)
-		if (write(fd, block, sizeof(block)) != sizeof(block))
+		if (write(fd, block, bsize) != (ssize_t)bsize)
 			exit(1);
 	if (fsync(fd))
 		exit(1);
@@ -134,9 +144,19 @@ int main(int argc, char **argv)
 
 	nreq = argc > 1 ? atol(argv[1]) : 1000;
 	if (nreq <= 0 || argc < 3) {
-		fprintf(stderr, "usage: fsync_pair N DIR\n");
+		fprintf(stderr, "usage: fsync_pair N DIR [KIB]\n");
 		return 2;
 	}
+	if (argc > 3)
+		bsize = (size_t)atol(argv[3]) * 1024;
+	if (!bsize || bsize > MAX_KIB * 1024) {
+		fprintf(stderr, "fsync_pair: KIB must be 1..%d\n", MAX_KIB);
+		return 2;
+	}
+	block = malloc(bsize);
+	if (!block)
+		return 1;
+	memset(block, 'b', bsize);
 	prepare(argv[2]);
 	a_waits = calloc((size_t)nreq + 1, sizeof(*a_waits));
 	b_syncs = calloc((size_t)nreq + 1, sizeof(*b_syncs));
@@ -165,8 +185,8 @@ int main(int argc, char **argv)
 	printf("{\"pid\": %d, \"tid_a\": %d, \"tid_b\": %d, \"requests\": %ld, "
 	       "\"elapsed_s\": %.6f, \"a_wait_s\": %.6f, \"b_sync_wall_s\": %.6f, "
 	       "\"b_sync_offcpu_s\": %.6f, \"b_sync_offcpu_in_a_wait_s\": %.6f, "
-	       "\"b_outside_sync_s\": %.6f}\n",
+	       "\"b_outside_sync_s\": %.6f, \"a_slept_s\": %.6f, \"b_sync_slept_s\": %.6f}\n",
 	       (int)getpid(), (int)tid_a, (int)tid_b, nreq, (double)(t1 - t0) / 1e9, a_wait,
-	       sync_wall, sync_offcpu, in_a, b_outside);
+	       sync_wall, sync_offcpu, in_a, b_outside, a_slept, b_sync_slept);
 	return 0;
 }

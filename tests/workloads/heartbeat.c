@@ -10,7 +10,8 @@
  * The worker waits for nothing: a sink.
  *
  * Prints one JSON line: {"pid", "tid_heartbeat", "tid_worker", "beats",
- * "elapsed_s", "slept_s"}.
+ * "elapsed_s", "offcpu_s", "slept_s"}: off-CPU time in nanosleep (wall minus
+ * CPU) and the part of it not runnable (schedstat).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t deadline;
 static long beats;
-static double slept;
+static double slept, offcpu;
 static pid_t tid_hb, tid_work;
 
 static void *heartbeat(void *arg)
@@ -30,10 +31,14 @@ static void *heartbeat(void *arg)
 	tid_hb = wl_gettid();
 	wl_setname("heartbeat");
 	while (wl_now() < deadline) {
+		struct wl_sleepwatch sw;
 		uint64_t t0 = wl_now();
+		double c0 = wl_thread_cpu();
 
+		wl_sleepwatch_start(&sw);
 		nanosleep(&ten, NULL);
-		slept += (double)(wl_now() - t0) / 1e9;
+		offcpu += (double)(wl_now() - t0) / 1e9 - (wl_thread_cpu() - c0);
+		slept += wl_sleepwatch_stop(&sw);
 		pthread_mutex_lock(&mu);
 		beats++;
 		pthread_mutex_unlock(&mu);
@@ -68,7 +73,8 @@ int main(int argc, char **argv)
 	work(NULL);
 	pthread_join(h, NULL);
 	printf("{\"pid\": %d, \"tid_heartbeat\": %d, \"tid_worker\": %d, \"beats\": %ld, "
-	       "\"elapsed_s\": %.6f, \"slept_s\": %.6f}\n",
-	       (int)getpid(), tid_hb, tid_work, beats, (double)(wl_now() - t0) / 1e9, slept);
+	       "\"elapsed_s\": %.6f, \"offcpu_s\": %.6f, \"slept_s\": %.6f}\n",
+	       (int)getpid(), tid_hb, tid_work, beats, (double)(wl_now() - t0) / 1e9, offcpu,
+	       slept);
 	return 0;
 }

@@ -10,7 +10,8 @@
  * of a worker is a wait for the previous holder (the unlock woke it), plus
  * what that holder itself waited for inside it, recursively. The workload
  * records every wait and its previous holder so that the test can compute
- * exactly that.
+ * exactly that. A wait is recorded as [start, start + slept], slept being
+ * its wall time minus CPU and runnable time (schedstat): the kernel's sleep.
  *
  * Prints one JSON line: {"pid", "tids": [4], "elapsed_s", "acquisitions",
  * "waits": [[tid, start_ns, end_ns, holder_tid], ...]}.
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include "wl.h"
 
-#define NW 4
+#define NW   4
 #define MAXW 200000
 
 struct wait {
@@ -43,16 +44,21 @@ static void *worker(void *arg)
 	snprintf(name, sizeof(name), "lockw-%d", (int)(idx % 8) + 1);
 	wl_setname(name);
 	while (wl_now() < deadline) {
-		uint64_t t0 = wl_now(), t1;
+		struct wl_sleepwatch sw;
+		uint64_t t0, t1, slept;
 		pid_t prev;
 
+		wl_sleepwatch_start(&sw);
+		t0 = wl_now();
 		pthread_mutex_lock(&mu);
 		t1 = wl_now();
+		/* what it slept: the wait as the kernel's sleep, ending at the waking */
+		slept = (uint64_t)(wl_sleepwatch_stop(&sw) * 1e9);
 		prev = holder;
 		holder = tids[idx];
 		/* a wait that slept: worth recording (an uncontended lock takes < 20 us) */
 		if (t1 - t0 > 20000 && nwaits < MAXW)
-			waits[nwaits++] = (struct wait){tids[idx], prev, t0, t1};
+			waits[nwaits++] = (struct wait){tids[idx], prev, t0, t0 + slept};
 		wl_spin_ns(cs_ns);
 		pthread_mutex_unlock(&mu);
 		wl_spin_ns(200000);

@@ -5,45 +5,55 @@
  * passing it on.
  *
  * Known answer (the wait-for graph): one knot, the 2-cycle {parent, child},
- * each edge weighing the time that side waited in read() for the other
- * (measured here as wall time in read() minus the thread's CPU time in it):
- * near-equal, about half of the run each.
+ * each edge weighing the time that side waited in read() for the other:
+ * near-equal, about half of the run each. Measured here: off-CPU time in
+ * read() (wall minus CPU) and the part of it not runnable (schedstat).
  *
  * Prints one JSON line: {"parent", "child", "turns", "elapsed_s",
- * "parent_wait_s", "child_wait_s"}.
+ * "parent_offcpu_s", "child_offcpu_s", "parent_slept_s", "child_slept_s"}.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include "wl.h"
 
-/* Wait for the token, pass it on after @us of work; returns the time spent waiting. */
-static double play(int in, int out, long n, long us, int first)
+struct waited {
+	double offcpu, slept;
+};
+
+/* Wait for the token, then pass it on after @us of work. */
+static void take(int in, struct waited *w)
+{
+	struct wl_sleepwatch sw;
+	uint64_t t0 = wl_now();
+	double c0 = wl_thread_cpu();
+	char c;
+
+	wl_sleepwatch_start(&sw);
+	if (read(in, &c, 1) != 1)
+		exit(1);
+	w->offcpu += (double)(wl_now() - t0) / 1e9 - (wl_thread_cpu() - c0);
+	w->slept += wl_sleepwatch_stop(&sw);
+}
+
+static void play(int in, int out, long n, long us, int first, struct waited *w)
 {
 	char c = 't';
-	double waited = 0;
 
 	for (long i = 0; i < n; i++) {
-		if (!first || i) {
-			uint64_t t0 = wl_now();
-			double c0 = wl_thread_cpu();
-
-			if (read(in, &c, 1) != 1)
-				exit(1);
-			waited += (double)(wl_now() - t0) / 1e9 - (wl_thread_cpu() - c0);
-		}
+		if (!first || i)
+			take(in, w);
 		wl_spin_ns((uint64_t)us * 1000);
 		if (write(out, &c, 1) != 1)
 			exit(1);
 	}
-	return waited;
 }
 
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, us = argc > 2 ? atol(argv[2]) : 1000;
 	int ab[2], ba[2], rp[2], status;
-	double pw, cw = 0;
+	struct waited pw = {0, 0}, cw = {0, 0};
 	uint64_t t0, t1;
 	pid_t child;
 
@@ -54,28 +64,21 @@ int main(int argc, char **argv)
 	t0 = wl_now();
 	child = fork();
 	if (child == 0) {
-		cw = play(ab[0], ba[1], n, us, 0);
+		play(ab[0], ba[1], n, us, 0, &cw);
 		if (write(rp[1], &cw, sizeof(cw)) != sizeof(cw))
 			_exit(1);
 		_exit(0);
 	}
-	pw = play(ba[0], ab[1], n, us, 1);
-	/* the last token comes back once more */
-	{
-		char c;
-		uint64_t w0 = wl_now();
-		double c0 = wl_thread_cpu();
-
-		if (read(ba[0], &c, 1) != 1)
-			return 1;
-		pw += (double)(wl_now() - w0) / 1e9 - (wl_thread_cpu() - c0);
-	}
+	play(ba[0], ab[1], n, us, 1, &pw);
+	take(ba[0], &pw); /* the last token comes back once more */
 	if (read(rp[0], &cw, sizeof(cw)) != sizeof(cw))
 		return 1;
 	waitpid(child, &status, 0);
 	t1 = wl_now();
 	printf("{\"parent\": %d, \"child\": %d, \"turns\": %ld, \"elapsed_s\": %.6f, "
-	       "\"parent_wait_s\": %.6f, \"child_wait_s\": %.6f}\n",
-	       (int)getpid(), (int)child, n, (double)(t1 - t0) / 1e9, pw, cw);
+	       "\"parent_offcpu_s\": %.6f, \"child_offcpu_s\": %.6f, "
+	       "\"parent_slept_s\": %.6f, \"child_slept_s\": %.6f}\n",
+	       (int)getpid(), (int)child, n, (double)(t1 - t0) / 1e9, pw.offcpu, cw.offcpu,
+	       pw.slept, cw.slept);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -38,6 +39,45 @@ static inline void wl_spin_ns(uint64_t ns)
 
 	while (wl_thread_cpu() < end)
 		;
+}
+
+/*
+ * Time this thread spent runnable but waiting for a CPU (schedstat's
+ * run_delay), seconds; 0 if the kernel does not say. Subtracted from wall
+ * time it leaves what the thread slept, as the wait-for graph counts it.
+ */
+static inline double wl_run_delay(void)
+{
+	unsigned long long run, delay;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &run, &delay);
+	fclose(f);
+	return n == 2 ? (double)delay / 1e9 : 0;
+}
+
+/* A stopwatch of what a thread sleeps through: wall minus CPU minus runnable time. */
+struct wl_sleepwatch {
+	uint64_t wall;
+	double cpu, delay;
+};
+
+static inline void wl_sleepwatch_start(struct wl_sleepwatch *w)
+{
+	w->delay = wl_run_delay();
+	w->cpu = wl_thread_cpu();
+	w->wall = wl_now();
+}
+
+static inline double wl_sleepwatch_stop(const struct wl_sleepwatch *w)
+{
+	uint64_t wall = wl_now();
+	double cpu = wl_thread_cpu(), delay = wl_run_delay();
+
+	return (double)(wall - w->wall) / 1e9 - (cpu - w->cpu) - (delay - w->delay);
 }
 
 static inline pid_t wl_gettid(void)

@@ -27,9 +27,9 @@ struct rsp_source {
 	struct rsp_window *window;
 	const struct rsp_schema *schema;
 	const struct rsp_capture_info *capture; /* NULL when not known */
-	uint64_t now;      /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
+	uint64_t now; /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
-	const char *path;  /* the dump, offline */
+	const char *path; /* the dump, offline */
 	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
 	 * start; offline, the dump's copy. NULL when not available. */
 	const struct rsp_ksyms *ksyms;
@@ -40,9 +40,9 @@ struct rsp_command;
 struct rsp_request {
 	const struct rsp_command *cmd;
 	enum rsp_format format;
-	long pid;          /* --pid, -1 if not given */
-	uint64_t last_ns;  /* --last, 0 if not given */
-	void *opts;        /* the command's own options, owned */
+	long pid;	  /* --pid, -1 if not given */
+	uint64_t last_ns; /* --last, 0 if not given */
+	void *opts;	  /* the command's own options, owned */
 };
 
 /**

@@ -189,9 +189,10 @@ struct rsp_link {
 };
 
 /* rsp_block_req.flags */
-#define RSP_BLKF_NO_INSERT     0x1u /* issued without an insert seen: insert = issue */
-#define RSP_BLKF_ISSUE_ASSUMED 0x2u /* completed with no issue seen: issue = insert (as RSP does)  \
-				     */
+#define RSP_BLKF_NO_INSERT 0x1u /* issued without an insert seen: insert = issue */
+#define RSP_BLKF_ISSUE_ASSUMED                                                                     \
+	0x2u /* completed with no issue seen: issue = insert (as RSP does)                         \
+	      */
 #define RSP_BLKF_COMPLETE_INFERRED 0x4u /* completion not seen; complete = the issuer's wake */
 #define RSP_BLKF_COMPLETE_NOT_SEEN 0x8u /* completion unknown: complete is 0 */
 #define RSP_BLKF_WRITE		   0x10u
@@ -245,17 +246,18 @@ struct rsp_timeline_ops {
 };
 
 /* rsp_timeline__new() flags */
-#define RSP_TL_RECORDS_STABLE 0x1u /* fed records outlive the timeline's users: stacks by pointer  \
-				    */
+#define RSP_TL_RECORDS_STABLE                                                                      \
+	0x1u /* fed records outlive the timeline's users: stacks by pointer                        \
+	      */
 
 struct rsp_timeline_stats {
-	uint64_t records;	   /* fed */
-	uint64_t used;		   /* records that changed state */
-	uint64_t skipped;	   /* other events, sideband kinds rsp does not use */
-	uint64_t malformed;	   /* records that failed to decode */
-	uint64_t gaps;		   /* PERF_RECORD_LOST seen */
-	uint64_t inversions;	   /* events stamped before the state they change (clamped) */
-	uint64_t wakings_not_seen; /* sleeps that ended with no waking observed */
+	uint64_t records;	    /* fed */
+	uint64_t used;		    /* records that changed state */
+	uint64_t skipped;	    /* other events, sideband kinds rsp does not use */
+	uint64_t malformed;	    /* records that failed to decode */
+	uint64_t gaps;		    /* PERF_RECORD_LOST seen */
+	uint64_t inversions;	    /* events stamped before the state they change (clamped) */
+	uint64_t wakings_not_seen;  /* sleeps that ended with no waking observed */
 	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;

@@ -106,8 +106,8 @@ struct rsp_waitgraph_opts {
 	/* edges lighter than this fraction of the window do not hold components
 	 * together (0.01); they are still listed */
 	double noise;
-	bool merge;	  /* merge threads by comm stem and short-lived threads (true) */
-	long pid;	  /* keep only what this process's threads reach; -1 for all */
+	bool merge; /* merge threads by comm stem and short-lived threads (true) */
+	long pid;   /* keep only what this process's threads reach; -1 for all */
 };
 
 /** rsp_waitgraph_opts__init() - the defaults. */

@@ -1,0 +1,49 @@
+"""wPerf's Figure 1: thread A hands requests to thread B, which writes and
+fdatasyncs a file per request. Known answer: a knot {B, disk}, A outside it
+(A -> B). Edge weights against what the workload measured of its own waits.
+
+On this kernel the disk's completions and wakeups are mostly not delivered
+(they happen in interrupts on an idle CPU): B's waits for the disk are
+inferred from the requests it issued and its D-state sleeps."""
+import os
+
+import graphtest as gt
+import rsptest as t
+
+t.need_root()
+DIR = os.environ.get("RSP_TEST_DIR", "/var/tmp")
+
+with t.Rspd() as d:
+    w = gt.workload("fsync_pair", 800, DIR, 1024)
+    print("   workload: %s" % w)
+    d.settle()
+    g = gt.graph(d, w["pid"], w["elapsed_s"])
+    gt.show(g)
+    k = gt.knot_of(g, w["tid_b"])
+    t.check(k is not None and not k["background"], "B (fs-sync) is in a knot")
+    tids = [tid for v in k["vertices"] for tid in v["tids"]]
+    t.check(w["tid_a"] not in tids, "A (fs-prod) is outside the knot")
+    disks = [v for v in k["vertices"] if v["kind"] == "disk"]
+    t.check(len(disks) == 1 and disks[0]["dev"] != "0:0", "the knot holds one disk")
+    others = [v["name"] for v in k["vertices"] if v["kind"] != "disk" and w["tid_b"] not in v["tids"]]
+    t.check(not others, "the knot is {B, disk} (others: %s)" % others)
+    b, disk = gt.vertex_id(k, w["tid_b"]), disks[0]["id"]
+    e = gt.find_edge(g, b, disk)
+    gt.check_range("B -> disk, its own waits", e["direct_s"], w["b_sync_slept_s"],
+                   w["b_sync_offcpu_s"])
+    t.check(e["weight_s"] >= e["direct_s"] + 0.5 * w["b_sync_offcpu_in_a_wait_s"],
+            "B -> disk gains (cascading) from A's waits for B: %.4f >= %.4f + half of %.4f" %
+            (e["weight_s"], e["direct_s"], w["b_sync_offcpu_in_a_wait_s"]))
+    t.check(e["inferred_s"] > 0, "part of B's disk waits were inferred (wakeups not delivered)")
+    e = gt.find_edge(g, disk, b)
+    gt.check_range("disk -> B (idle, waiting for B's next request)", e["direct_s"],
+                   w["b_outside_sync_s"] - (w["b_sync_offcpu_s"] - w["b_sync_slept_s"]),
+                   w["b_outside_sync_s"] + (w["b_sync_offcpu_s"] - w["b_sync_slept_s"]))
+    a = gt.vertex_id(g, w["tid_a"])
+    e = gt.find_edge(g, a, b)
+    t.check(e is not None, "A -> B exists")
+    gt.check_range("A -> B, A's own waits", e["direct_s"], w["a_slept_s"], w["a_wait_s"])
+    _, dot, _ = d.ctl("graph", "--pid", str(w["pid"]), "--last", "%dms" % int((w["elapsed_s"] + 1) * 1000),
+                      "--format", "dot")
+    t.check(dot.startswith("digraph") and "style=solid" in dot and "cylinder" in dot,
+            "DOT output: a digraph, knot edges solid, the disk a cylinder")

@@ -1,0 +1,32 @@
+"""Two processes pass a token over pipes, each computing ~1 ms per turn.
+Known answer: one 2-cycle knot {parent, child} whose two edges weigh about
+the same: what each side waited in read() for the other."""
+import graphtest as gt
+import rsptest as t
+
+t.need_root()
+
+with t.Rspd() as d:
+    w = gt.workload("pipe_token", 1000, 1000)
+    print("   workload: %s" % w)
+    d.settle()
+    g = gt.graph(d, w["parent"], w["elapsed_s"])
+    gt.show(g)
+    k = gt.knot_of(g, w["parent"])
+    t.check(k is not None and not k["background"], "the parent is in a knot")
+    t.check(len(k["vertices"]) == 2 and gt.vertex_id(k, w["child"]) is not None,
+            "the knot is {parent, child}")
+    p, c = gt.vertex_id(k, w["parent"]), gt.vertex_id(k, w["child"])
+    pc, cp = gt.find_edge(g, p, c), gt.find_edge(g, c, p)
+    t.check(len(k["edges"]) == 2 and pc and cp, "a 2-cycle: parent -> child -> parent")
+    gt.check_range("parent -> child", pc["weight_s"], w["parent_slept_s"], w["parent_offcpu_s"])
+    gt.check_range("child -> parent", cp["weight_s"], w["child_slept_s"], w["child_offcpu_s"])
+    t.check(abs(pc["weight_s"] - cp["weight_s"]) <= 0.15 * max(pc["weight_s"], cp["weight_s"]),
+            "near-equal weights (%.4f, %.4f)" % (pc["weight_s"], cp["weight_s"]))
+    _, text, _ = d.ctl("graph", "--pid", str(w["parent"]), "--last",
+                       "%dms" % int((w["elapsed_s"] + 1) * 1000))
+    t.check(text.index("knot") < text.index("sinks") < text.index("heaviest edges"),
+            "text: knots, then sinks, then the heaviest edges outside knots")
+    t.check(all(len(line) < 80 for line in text.splitlines()), "text lines under 80 columns")
+    t.check("pipe" in text, "the wait stack names the pipe (%s)" %
+            [l for l in text.splitlines() if "waited" in l][:2])
