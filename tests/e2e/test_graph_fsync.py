@@ -17,7 +17,9 @@ with t.Rspd() as d:
     w = gt.workload("fsync_pair", 800, DIR, 1024)
     print("   workload: %s" % w)
     d.settle()
-    g = gt.graph(d, w["pid"], w["elapsed_s"])
+    # The disk is shared with the whole machine: a higher noise floor keeps
+    # other processes' occasional requests from holding the knot open.
+    g = gt.graph(d, w["pid"], w["elapsed_s"], "--noise", "3")
     gt.show(g)
     k = gt.knot_of(g, w["tid_b"])
     t.check(k is not None and not k["background"], "B (fs-sync) is in a knot")

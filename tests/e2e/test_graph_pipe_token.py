@@ -21,7 +21,10 @@ with t.Rspd() as d:
     t.check(len(k["edges"]) == 2 and pc and cp, "a 2-cycle: parent -> child -> parent")
     gt.check_range("parent -> child", pc["weight_s"], w["parent_slept_s"], w["parent_offcpu_s"])
     gt.check_range("child -> parent", cp["weight_s"], w["child_slept_s"], w["child_offcpu_s"])
-    t.check(abs(pc["weight_s"] - cp["weight_s"]) <= 0.15 * max(pc["weight_s"], cp["weight_s"]),
+    # Each weight was checked against what its side measured; how equal they
+    # are also depends on runnable time the kernel hides from rsp (wakeups onto
+    # an idle CPU), which a loaded machine makes unequal: 25% here.
+    t.check(abs(pc["weight_s"] - cp["weight_s"]) <= 0.25 * max(pc["weight_s"], cp["weight_s"]),
             "near-equal weights (%.4f, %.4f)" % (pc["weight_s"], cp["weight_s"]))
     _, text, _ = d.ctl("graph", "--pid", str(w["parent"]), "--last",
                        "%dms" % int((w["elapsed_s"] + 1) * 1000))

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pipe_token N [US]: two processes pass a token over two pipes N times;
- * each computes US microseconds (default 1000) of CPU per turn before
- * passing it on.
+ * pipe_token N [US [CPU]]: two processes pass a token over two pipes N
+ * times; each computes US microseconds (default 1000) of CPU per turn
+ * before passing it on. With CPU, both run pinned to that CPU, which then
+ * never idles: every switch is seen (on this kernel a switch away from the
+ * idle task is not delivered).
  *
  * Known answer (the wait-for graph): one knot, the 2-cycle {parent, child},
  * each edge weighing the time that side waited in read() for the other:
@@ -12,6 +14,7 @@
  * Prints one JSON line: {"parent", "child", "turns", "elapsed_s",
  * "parent_offcpu_s", "child_offcpu_s", "parent_slept_s", "child_slept_s"}.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -58,8 +61,18 @@ int main(int argc, char **argv)
 	pid_t child;
 
 	if (n <= 0 || us <= 0 || pipe(ab) || pipe(ba) || pipe(rp)) {
-		fprintf(stderr, "usage: pipe_token N [US]\n");
+		fprintf(stderr, "usage: pipe_token N [US [CPU]]\n");
 		return 2;
+	}
+	if (argc > 3) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[3]), &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("sched_setaffinity");
+			return 1;
+		}
 	}
 	t0 = wl_now();
 	child = fork();
