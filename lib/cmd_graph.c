@@ -593,7 +593,8 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	store = rsp_tlstore__load(src->schema, snap, from, to, src->ksyms, &tst, err);
+	store = rsp_tlstore__load(src->schema, snap, from, to, src->ksyms, RSP_TLSTORE_WAITS_ONLY,
+				  &tst, err);
 	if (!store)
 		goto out;
 	rsp_waitgraph_opts__init(&wo);

@@ -128,6 +128,8 @@ struct rsp_timeline {
 	struct irq_name *irqs;
 	uint32_t nr_irqs;
 	struct rsp_timeline_stats st;
+	struct thr *last_thr; /* find_thr()'s one-entry cache */
+	bool last_thr_live;
 };
 
 static const char *const softirq_names[RSP_SOFTIRQ__NR] = {
@@ -222,8 +224,15 @@ void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timeline_stat
 static struct thr *find_thr(struct rsp_timeline *tl, uint32_t tid)
 {
 	uint32_t idx;
+	struct thr *t;
 
-	return rsp_u64map__get(&tl->tmap, tid, &idx) ? NULL : tl->slots[idx];
+	/* Consecutive records mostly name the same few threads. */
+	if (tl->last_thr && tl->last_thr->tid == tid && tl->last_thr_live)
+		return tl->last_thr;
+	t = rsp_u64map__get(&tl->tmap, tid, &idx) ? NULL : tl->slots[idx];
+	tl->last_thr = t;
+	tl->last_thr_live = t != NULL;
+	return t;
 }
 
 static int grow_slots(struct rsp_timeline *tl)
@@ -298,6 +307,8 @@ static void free_thr(struct rsp_timeline *tl, struct thr *t)
 	if (rsp_u64map__get(&tl->tmap, t->tid, &idx))
 		return;
 	rsp_u64map__del(&tl->tmap, t->tid);
+	if (tl->last_thr == t)
+		tl->last_thr_live = false;
 	t->next_free = tl->free_slot;
 	tl->free_slot = idx;
 }

@@ -5,6 +5,7 @@
  * links and block requests to flat vectors sorted once at seal time.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,19 @@ struct tthread {
 	struct rsp_tlthread pub;
 	struct rsp_segment *segs;
 	size_t cap;
+	bool mapped; /* segs is an mmap()ed region grown by mremap() */
 };
+
+/*
+ * Segments of busy threads run to hundreds of MB over a long window. Past
+ * SEG_MAP_BYTES a thread's vector lives in its own mapping and grows by
+ * mremap(): pages are moved, never copied, as realloc() would copy them
+ * once the heap holds them.
+ */
+#define SEG_FIRST     256
+#define SEG_MAP_BYTES (64u << 10)
+
+static void seg_free(struct tthread *t);
 
 struct rsp_tlstore {
 	struct rsp_u64map tmap; /* tid -> index */
@@ -29,15 +42,18 @@ struct rsp_tlstore {
 	struct rsp_u64map rmap; /* request id -> index, after seal */
 	uint64_t start, end;
 	bool failed, sealed;
+	uint32_t last; /* get_thread()'s one-entry cache */
+	unsigned flags;
 	struct rsp_timeline *tl; /* owns the interned irq names, when __load() built it */
 };
 
-struct rsp_tlstore *rsp_tlstore__new(void)
+struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
 {
 	struct rsp_tlstore *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->flags = flags;
 	rsp_u64map__init(&s->tmap);
 	rsp_u64map__init(&s->rmap);
 	return s;
@@ -48,7 +64,7 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nr_threads; i++)
-		free(s->threads[i].segs);
+		seg_free(&s->threads[i]);
 	free(s->threads);
 	free(s->links);
 	free(s->reqs);
@@ -80,13 +96,18 @@ static struct tthread *get_thread(struct rsp_tlstore *s, uint32_t tid)
 	struct tthread *t;
 	uint32_t idx;
 
-	if (!rsp_u64map__get(&s->tmap, tid, &idx))
+	if (s->nr_threads && s->threads[s->last].pub.tid == tid)
+		return &s->threads[s->last];
+	if (!rsp_u64map__get(&s->tmap, tid, &idx)) {
+		s->last = idx;
 		return &s->threads[idx];
+	}
 	if (grow((void **)&s->threads, &s->cap_threads, s->nr_threads, sizeof(*s->threads)) ||
 	    rsp_u64map__put(&s->tmap, tid, (uint32_t)s->nr_threads)) {
 		s->failed = true;
 		return NULL;
 	}
+	s->last = (uint32_t)s->nr_threads;
 	t = &s->threads[s->nr_threads++];
 	memset(t, 0, sizeof(*t));
 	t->pub.tid = tid;
@@ -121,6 +142,46 @@ static void add_time(struct rsp_tlthread *p, const struct rsp_segment *seg)
 	}
 }
 
+/* Room for one more segment of @t. */
+static int seg_room(struct tthread *t)
+{
+	size_t cap, bytes;
+	void *p;
+
+	if (t->pub.nr_segs < t->cap)
+		return 0;
+	cap = t->cap ? t->cap * 2 : SEG_FIRST;
+	bytes = cap * sizeof(*t->segs);
+	if (bytes < SEG_MAP_BYTES) {
+		p = realloc(t->segs, bytes);
+	} else if (t->mapped) {
+		p = mremap(t->segs, t->cap * sizeof(*t->segs), bytes, MREMAP_MAYMOVE);
+		p = p == MAP_FAILED ? NULL : p;
+	} else {
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			p = NULL;
+		else {
+			memcpy(p, t->segs, t->pub.nr_segs * sizeof(*t->segs));
+			free(t->segs);
+			t->mapped = true;
+		}
+	}
+	if (!p)
+		return -ENOMEM;
+	t->segs = p;
+	t->cap = cap;
+	return 0;
+}
+
+static void seg_free(struct tthread *t)
+{
+	if (t->mapped)
+		munmap(t->segs, t->cap * sizeof(*t->segs));
+	else
+		free(t->segs);
+}
+
 static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm)
 {
 	struct rsp_tlstore *s = ctx;
@@ -128,16 +189,23 @@ static void on_segment(void *ctx, const struct rsp_segment *seg, const char *com
 
 	if (!t)
 		return;
-	if (grow((void **)&t->segs, &t->cap, t->pub.nr_segs, sizeof(*t->segs))) {
-		s->failed = true;
-		return;
-	}
-	t->segs[t->pub.nr_segs++] = *seg;
 	if (seg->tgid)
 		t->pub.tgid = seg->tgid;
 	if (!t->pub.comm[0])
 		set_comm(t, comm);
 	add_time(&t->pub, seg);
+	if (!t->pub.last)
+		t->pub.first = seg->start;
+	if (seg->end > t->pub.last)
+		t->pub.last = seg->end;
+	if ((s->flags & RSP_TLSTORE_WAITS_ONLY) &&
+	    (seg->kind != RSP_SEG_SLEEP || seg->waker.kind == RSP_WAKER_NONE))
+		return;
+	if (seg_room(t)) {
+		s->failed = true;
+		return;
+	}
+	t->segs[t->pub.nr_segs++] = *seg;
 }
 
 static void on_link(void *ctx, const struct rsp_link *l)
@@ -214,10 +282,6 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 		struct tthread *t = &s->threads[i];
 
 		t->pub.segs = t->segs;
-		if (t->pub.nr_segs) {
-			t->pub.first = t->segs[0].start;
-			t->pub.last = t->segs[t->pub.nr_segs - 1].end;
-		}
 	}
 	if (s->nr_links > 1)
 		qsort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
@@ -232,9 +296,10 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 
 struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
 				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
-				      struct rsp_timeline_stats *st, struct rsp_buf *err)
+				      unsigned flags, struct rsp_timeline_stats *st,
+				      struct rsp_buf *err)
 {
-	struct rsp_tlstore *s = rsp_tlstore__new();
+	struct rsp_tlstore *s = rsp_tlstore__new(flags);
 	struct rsp_timeline_ops ops;
 	struct rsp_witer *it = NULL;
 	struct rsp_wentry e;

@@ -28,6 +28,7 @@ struct wait {
 	bool inferred;
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
+	uint64_t hash, whash; /* of the stacks, computed once */
 };
 
 struct entity {
@@ -72,6 +73,10 @@ struct rsp_waitgraph {
 	struct edge_x *es;
 	size_t nr_es, cap_es;
 	struct rsp_u64map emap; /* from << 32 | to -> edge */
+	uint64_t last_edge_key; /* get_edge()'s one-entry cache */
+	uint32_t last_tid;	/* thread_index()'s */
+	long last_tid_index;
+	uint32_t last_edge;
 	struct rsp_wknot *knots;
 	size_t nr_knots, cap_knots;
 	uint32_t *sinks;
@@ -103,6 +108,8 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	*cap = c;
 	return 0;
 }
+
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr);
 
 /* ---- vertices ----------------------------------------------------------- */
 
@@ -281,9 +288,16 @@ static int thread_vertices(struct rsp_waitgraph *g)
 
 static long thread_index(const struct rsp_waitgraph *g, uint32_t tid)
 {
+	struct rsp_waitgraph *mg = (struct rsp_waitgraph *)g; /* the cache only */
 	uint32_t i;
 
-	return rsp_u64map__get(&g->tidmap, tid, &i) ? -1 : (long)i;
+	if (g->last_tid == tid && g->last_tid_index >= 0)
+		return g->last_tid_index;
+	if (rsp_u64map__get(&g->tidmap, tid, &i))
+		return -1;
+	mg->last_tid = tid;
+	mg->last_tid_index = (long)i;
+	return (long)i;
 }
 
 /* ---- entities and their waits ------------------------------------------- */
@@ -397,6 +411,8 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		w.nr_stack = sg->nr_stack;
 		w.wstack = sg->waker.stack;
 		w.nr_wstack = sg->waker.nr_stack;
+		w.hash = w.stack ? stack_hash(w.stack, w.nr_stack) : 0;
+		w.whash = w.wstack ? stack_hash(w.wstack, w.nr_wstack) : 0;
 		w.target_v = waker_target(g, &sg->waker, owner, &w.target_ent);
 		if (w.target_v == UINT32_MAX)
 			return -ENOMEM;
@@ -502,15 +518,13 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 }
 
 /* Keep the heaviest stacks: replace the lightest candidate when full. */
-static void add_stack(struct cand *c, uint32_t *nr, const uint64_t *ips, uint32_t n,
+static void add_stack(struct cand *c, uint32_t *nr, const uint64_t *ips, uint32_t n, uint64_t h,
 		      uint64_t weight, bool count)
 {
-	uint64_t h;
 	uint32_t min = 0;
 
 	if (!ips || !n)
 		return;
-	h = stack_hash(ips, n);
 	for (uint32_t i = 0; i < *nr; i++) {
 		if (c[i].hash == h) {
 			c[i].weight += weight;
@@ -533,13 +547,21 @@ static struct edge_x *get_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t 
 	struct edge_x *x;
 	uint32_t i;
 
-	if (!rsp_u64map__get(&g->emap, key, &i))
+	/* Waits of one thread come together and mostly name the same waker. */
+	if (g->nr_es && g->last_edge_key == key)
+		return &g->es[g->last_edge];
+	if (!rsp_u64map__get(&g->emap, key, &i)) {
+		g->last_edge_key = key;
+		g->last_edge = i;
 		return &g->es[i];
+	}
 	if (grow((void **)&g->es, &g->cap_es, g->nr_es, sizeof(*g->es)) ||
 	    rsp_u64map__put(&g->emap, key, (uint32_t)g->nr_es)) {
 		g->failed = true;
 		return NULL;
 	}
+	g->last_edge_key = key;
+	g->last_edge = (uint32_t)g->nr_es;
 	x = &g->es[g->nr_es++];
 	memset(x, 0, sizeof(*x));
 	x->e.from = from;
@@ -562,8 +584,8 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait
 		if (w->inferred)
 			x->e.inferred_ns += wt;
 	}
-	add_stack(x->wait, &x->nr_wait, w->stack, w->nr_stack, wt, direct);
-	add_stack(x->waker, &x->nr_waker, w->wstack, w->nr_wstack, wt, direct);
+	add_stack(x->wait, &x->nr_wait, w->stack, w->nr_stack, w->hash, wt, direct);
+	add_stack(x->waker, &x->nr_waker, w->wstack, w->nr_wstack, w->whash, wt, direct);
 }
 
 /* First wait of @e that ends after @t (waits of one entity are in time order). */
@@ -724,6 +746,7 @@ static int finish_edges(struct rsp_waitgraph *g)
 {
 	if (g->nr_es > 1)
 		qsort(g->es, g->nr_es, sizeof(*g->es), cmp_edge);
+	g->last_edge_key = UINT64_MAX;
 	rsp_u64map__exit(&g->emap);
 	for (size_t i = 0; i < g->nr_es; i++) {
 		struct edge_x *x = &g->es[i];
@@ -1144,6 +1167,7 @@ struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
 		return NULL;
 	}
 	g->s = s;
+	g->last_tid_index = -1;
 	if (o)
 		g->o = *o;
 	else

@@ -532,7 +532,7 @@ static void test_store(void **state)
 {
 	struct fix *f = *state;
 	struct synth *s = &f->s;
-	struct rsp_tlstore *st = rsp_tlstore__new();
+	struct rsp_tlstore *st = rsp_tlstore__new(0);
 	struct rsp_timeline_ops ops;
 	struct rsp_timeline *tl;
 	const struct rsp_tlthread *t;

@@ -25,7 +25,7 @@ struct b {
 
 static void b_init(struct b *b)
 {
-	b->st = rsp_tlstore__new();
+	b->st = rsp_tlstore__new(0);
 	assert_non_null(b->st);
 	rsp_tlstore__ops(&b->ops);
 }

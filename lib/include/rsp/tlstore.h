@@ -47,11 +47,20 @@ struct rsp_tlthread {
 	size_t nr_segs;
 };
 
+/*
+ * rsp_tlstore__load() flags. RSP_TLSTORE_WAITS_ONLY keeps, per thread, only
+ * the sleeps whose waker is known (what the wait-for graph reads) and the
+ * per-thread totals: a third of the memory and time. Lookups by time then
+ * see only those sleeps.
+ */
+#define RSP_TLSTORE_WAITS_ONLY 0x1u
+
 /**
  * rsp_tlstore__new() - an empty store
+ * @flags: RSP_TLSTORE_*
  * Return: the store or NULL (ENOMEM). Free with rsp_tlstore__delete().
  */
-RSP_API struct rsp_tlstore *rsp_tlstore__new(void);
+RSP_API struct rsp_tlstore *rsp_tlstore__new(unsigned flags);
 RSP_API void rsp_tlstore__delete(struct rsp_tlstore *s);
 
 /**
@@ -76,6 +85,7 @@ RSP_API int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t en
  * @snap:   pinned by the caller, and kept pinned while the store's stacks are used
  * @from, @to: the time range to read
  * @ks:     kernel symbols for sleep reasons, or NULL
+ * @flags:  RSP_TLSTORE_*
  * @st:     if not NULL, the timeline's counters
  *
  * Return: the store, or NULL with one sentence in @err.
@@ -83,7 +93,8 @@ RSP_API int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t en
 RSP_API struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema,
 					      const struct rsp_wsnap *snap, uint64_t from,
 					      uint64_t to, const struct rsp_ksyms *ks,
-					      struct rsp_timeline_stats *st, struct rsp_buf *err);
+					      unsigned flags, struct rsp_timeline_stats *st,
+					      struct rsp_buf *err);
 
 /** rsp_tlstore__span() - the window the store covers. */
 RSP_API void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end);
