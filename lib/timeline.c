@@ -17,6 +17,7 @@
 #include <rsp/record.h>
 #include <rsp/timeline.h>
 #include <rsp/tp.h>
+#include "internal/schema.h"
 #include "internal/u64map.h"
 
 #define NEST_MAX	 8
@@ -859,6 +860,38 @@ static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, st
 
 /* ---- scheduler events --------------------------------------------------- */
 
+/*
+ * The hottest records (sched_switch, sched_waking) are read field by field
+ * at their resolved offsets: the comms, the only strings, are read only the
+ * first time a thread is seen.
+ */
+static bool read_int(const struct rsp_timeline *tl, enum rsp_field f, const struct rsp_sample *smp,
+		     int64_t *out)
+{
+	const struct rsp_field_loc *l = &tl->schema->fields[f];
+	const uint8_t *raw = smp->raw;
+	int32_t i32;
+
+	if (!(l->flags & RSP_FLOC_PRESENT) || !raw || (uint32_t)l->offset + l->size > smp->raw_size)
+		return false;
+	if (l->size == 4) {
+		memcpy(&i32, raw + l->offset, 4);
+		*out = (l->flags & RSP_FLOC_SIGNED) ? i32 : (int64_t)(uint32_t)i32;
+	} else if (l->size == 8) {
+		memcpy(out, raw + l->offset, 8);
+	} else {
+		*out = (int64_t)rsp_field__u64(tl->schema, f, raw, smp->raw_size);
+	}
+	return true;
+}
+
+static void learn_comm_field(struct rsp_timeline *tl, struct thr *t, enum rsp_field f,
+			     const struct rsp_sample *smp)
+{
+	if (!t->comm[0])
+		learn_comm(tl, t, rsp_field__str(tl->schema, f, smp->raw, smp->raw_size), smp->time);
+}
+
 static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *chain, uint64_t nr)
 {
 	if (!chain || !nr) {
@@ -979,14 +1012,17 @@ static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint
 
 static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
 {
-	struct rsp_tp_sched_switch sw;
 	struct thr *prev = NULL, *next = NULL;
+	int64_t prev_pid, next_pid, prev_state;
 
-	if (rsp_tp__sched_switch(tl->schema, smp, &sw))
+	if (smp->event != RSP_EV_sched_switch || !tl->schema->ev_ok[RSP_EV_sched_switch] ||
+	    !read_int(tl, RSP_F_sched_switch__prev_pid, smp, &prev_pid) ||
+	    !read_int(tl, RSP_F_sched_switch__next_pid, smp, &next_pid) ||
+	    !read_int(tl, RSP_F_sched_switch__prev_state, smp, &prev_state))
 		return -EINVAL;
 	if (smp->role == RSP_ROLE_STACK_COPY) {
 		/* sampled:N: a duplicate that only brings a callchain. */
-		struct thr *t = find_thr(tl, (uint32_t)sw.prev_pid);
+		struct thr *t = find_thr(tl, (uint32_t)prev_pid);
 
 		if (t && t->state == T_SLEEPING && t->since == smp->time && !t->stack)
 			keep_stack(tl, t, smp->callchain, smp->nr_callchain);
@@ -997,24 +1033,24 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 		}
 		return 0;
 	}
-	if (sw.prev_pid > 0 && !(prev = get_thr(tl, (uint32_t)sw.prev_pid)))
+	if (prev_pid > 0 && !(prev = get_thr(tl, (uint32_t)prev_pid)))
 		return -ENOMEM;
-	if (sw.next_pid > 0 && !(next = get_thr(tl, (uint32_t)sw.next_pid)))
+	if (next_pid > 0 && !(next = get_thr(tl, (uint32_t)next_pid)))
 		return -ENOMEM;
 	/* A context switch happens in task context: no handler is open here. */
 	c->depth = 0;
 	if (prev) {
-		learn_comm(tl, prev, sw.prev_comm, smp->time);
-		if ((uint32_t)sw.prev_pid == smp->tid)
+		learn_comm_field(tl, prev, RSP_F_sched_switch__prev_comm, smp);
+		if ((uint32_t)prev_pid == smp->tid)
 			learn_tgid(tl, prev, smp->pid, smp->time);
-		switch_out(tl, c, prev, smp, sw.prev_state, smp->time);
+		switch_out(tl, c, prev, smp, prev_state, smp->time);
 	}
 	if (next) {
-		learn_comm(tl, next, sw.next_comm, smp->time);
+		learn_comm_field(tl, next, RSP_F_sched_switch__next_comm, smp);
 		switch_in(tl, next, smp->cpu, smp->time, 0);
 	}
 	c->switched = true;
-	c->curr = (uint32_t)sw.next_pid;
+	c->curr = (uint32_t)next_pid;
 	return 0;
 }
 
@@ -1080,18 +1116,19 @@ static void late_waking(struct rsp_timeline *tl, struct thr *t, const struct rsp
 
 static int on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
 {
-	struct rsp_tp_sched_waking wk;
 	struct rsp_waker w;
 	struct thr *t;
+	int64_t pid;
 
-	if (rsp_tp__sched_waking(tl->schema, smp, &wk))
+	if (smp->event != RSP_EV_sched_waking || !tl->schema->ev_ok[RSP_EV_sched_waking] ||
+	    !read_int(tl, RSP_F_sched_waking__pid, smp, &pid))
 		return -EINVAL;
-	if (wk.pid <= 0)
+	if (pid <= 0)
 		return 0;
-	t = get_thr(tl, (uint32_t)wk.pid);
+	t = get_thr(tl, (uint32_t)pid);
 	if (!t)
 		return -ENOMEM;
-	learn_comm(tl, t, wk.comm, smp->time);
+	learn_comm_field(tl, t, RSP_F_sched_waking__comm, smp);
 	if (smp->tid && c->depth == 0) {
 		struct thr *waker = get_thr(tl, smp->tid);
 
