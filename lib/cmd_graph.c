@@ -102,6 +102,7 @@ static int graph_check(struct rsp_request *req, struct rsp_buf *err)
 
 struct ctx {
 	const struct rsp_source *src;
+	const struct rsp_tlstore *store;
 	const struct rsp_waitgraph *g;
 	const struct rsp_timeline_stats *tst;
 	uint64_t start, end;
@@ -233,8 +234,8 @@ static void text_vertex(const struct ctx *c, uint32_t v, struct rsp_buf *out)
 		rsp_buf__printf(out, "    %s\n", x->name);
 		return;
 	}
-	rsp_buf__printf(out, "    %-40.40s cpu %7.3f s  runnable %7.3f s\n", x->name,
-			secs(x->run_ns), secs(x->runnable_ns));
+	rsp_buf__printf(out, "    %-32.32s cpu %6.3f s  runnable %6.3f s  wait %6.3f s\n",
+			x->name, secs(x->run_ns), secs(x->runnable_ns), secs(x->wait_ns));
 }
 
 static void text_knot(const struct ctx *c, size_t k, struct rsp_buf *out)
@@ -430,11 +431,20 @@ static json_t *json_threads(const struct ctx *c)
 		if (x->removed)
 			continue;
 		for (uint32_t i = 0; i < x->nr_threads; i++) {
+			const struct rsp_tlthread *t = rsp_tlstore__find_thread(c->store, x->tids[i]);
 			json_t *o = json_object();
 
 			json_object_set_new(o, "tid", json_integer(x->tids[i]));
+			json_object_set_new(o, "tgid", json_integer(t ? t->tgid : 0));
+			json_object_set_new(o, "comm", json_string(t ? t->comm : ""));
 			json_object_set_new(o, "vertex", json_integer((json_int_t)v));
 			json_object_set_new(o, "vertex_name", json_string(x->name));
+			if (t) {
+				json_object_set_new(o, "cpu_s", json_real(secs(t->run_ns)));
+				json_object_set_new(o, "runnable_s", json_real(secs(t->runnable_ns)));
+				json_object_set_new(o, "wait_s", json_real(secs(t->sleep_ns)));
+				json_object_set_new(o, "unknown_s", json_real(secs(t->unknown_ns)));
+			}
 			json_array_append_new(a, o);
 		}
 	}
@@ -607,7 +617,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		ret = -ESRCH;
 		goto out;
 	}
-	c = (struct ctx){src, g, &tst, from, to, (double)(to - from)};
+	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from)};
 	if (req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else if (req->format == RSP_FMT_DOT)

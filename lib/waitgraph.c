@@ -1081,6 +1081,26 @@ static int cmp_knot(const void *a, const void *b)
 	return x->edges[0] < y->edges[0] ? -1 : x->edges[0] > y->edges[0];
 }
 
+/* Sinks most waited for first. */
+static void sort_sinks(struct rsp_waitgraph *g)
+{
+	uint64_t *in = calloc(g->nr_vs ? g->nr_vs : 1, sizeof(*in));
+
+	if (!in)
+		return;
+	for (size_t i = 0; i < g->nr_es; i++)
+		in[g->es[i].e.to] += g->es[i].e.weight_ns;
+	for (size_t i = 1; i < g->nr_sinks; i++) {
+		uint32_t v = g->sinks[i];
+		size_t j = i;
+
+		for (; j > 0 && in[g->sinks[j - 1]] < in[v]; j--)
+			g->sinks[j] = g->sinks[j - 1];
+		g->sinks[j] = v;
+	}
+	free(in);
+}
+
 static int analyse(struct rsp_waitgraph *g)
 {
 	uint64_t limit = (uint64_t)(g->o.threshold * (double)(g->end - g->start));
@@ -1101,6 +1121,7 @@ static int analyse(struct rsp_waitgraph *g)
 			g->knots[i].edges[0] = UINT32_MAX;
 	if (g->nr_knots > 1)
 		qsort(g->knots, g->nr_knots, sizeof(*g->knots), cmp_knot);
+	sort_sinks(g);
 	return 0;
 }
 

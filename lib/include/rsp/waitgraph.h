@@ -142,7 +142,7 @@ RSP_API long rsp_waitgraph__vertex_of(const struct rsp_waitgraph *g, uint32_t ti
 RSP_API size_t rsp_waitgraph__nr_knots(const struct rsp_waitgraph *g);
 RSP_API const struct rsp_wknot *rsp_waitgraph__knot(const struct rsp_waitgraph *g, size_t i);
 RSP_API size_t rsp_waitgraph__nr_sinks(const struct rsp_waitgraph *g);
-/** rsp_waitgraph__sink() - vertex index of sink @i. */
+/** rsp_waitgraph__sink() - vertex index of sink @i; the most waited for first. */
 RSP_API uint32_t rsp_waitgraph__sink(const struct rsp_waitgraph *g, size_t i);
 /** rsp_waitgraph__in_knot() - @edge lies inside a reported knot. */
 RSP_API bool rsp_waitgraph__in_knot(const struct rsp_waitgraph *g, size_t edge);
