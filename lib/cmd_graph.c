@@ -234,7 +234,7 @@ static void text_vertex(const struct ctx *c, uint32_t v, struct rsp_buf *out)
 		rsp_buf__printf(out, "    %s\n", x->name);
 		return;
 	}
-	rsp_buf__printf(out, "    %-32.32s cpu %6.3f s  runnable %6.3f s  wait %6.3f s\n",
+	rsp_buf__printf(out, "    %-28.28s cpu %6.3f s  runnable %6.3f s  wait %6.3f s\n",
 			x->name, secs(x->run_ns), secs(x->runnable_ns), secs(x->wait_ns));
 }
 
