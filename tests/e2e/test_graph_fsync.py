@@ -49,3 +49,5 @@ with t.Rspd() as d:
                       "--format", "dot")
     t.check(dot.startswith("digraph") and "style=solid" in dot and "cylinder" in dot,
             "DOT output: a digraph, knot edges solid, the disk a cylinder")
+    r = t.run(["dot", "-Tsvg"], input=dot)
+    t.check(r.returncode == 0 and "<svg" in r.stdout, "dot -Tsvg renders it: %s" % r.stderr[:200])
