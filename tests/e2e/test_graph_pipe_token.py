@@ -19,13 +19,18 @@ with t.Rspd() as d:
     p, c = gt.vertex_id(k, w["parent"]), gt.vertex_id(k, w["child"])
     pc, cp = gt.find_edge(g, p, c), gt.find_edge(g, c, p)
     t.check(len(k["edges"]) == 2 and pc and cp, "a 2-cycle: parent -> child -> parent")
-    gt.check_range("parent -> child", pc["weight_s"], w["parent_slept_s"], w["parent_offcpu_s"])
-    gt.check_range("child -> parent", cp["weight_s"], w["child_slept_s"], w["child_offcpu_s"])
-    # Each weight was checked against what its side measured; how equal they
-    # are also depends on runnable time the kernel hides from rsp (wakeups onto
-    # an idle CPU), which a loaded machine makes unequal: 25% here.
-    t.check(abs(pc["weight_s"] - cp["weight_s"]) <= 0.25 * max(pc["weight_s"], cp["weight_s"]),
-            "near-equal weights (%.4f, %.4f)" % (pc["weight_s"], cp["weight_s"]))
+    # By construction nothing cascades here (each side runs while the other
+    # waits): the weights are the waits themselves. On a loaded machine a
+    # late-seen switch-in can make two waits overlap and cascade a little, so
+    # the checks are on the waits (direct) and the total only bounds them.
+    gt.check_range("parent -> child", pc["direct_s"], w["parent_slept_s"], w["parent_offcpu_s"])
+    gt.check_range("child -> parent", cp["direct_s"], w["child_slept_s"], w["child_offcpu_s"])
+    t.check(pc["weight_s"] >= pc["direct_s"] and cp["weight_s"] >= cp["direct_s"],
+            "cascading only adds")
+    # How equal they are also depends on runnable time the kernel hides from
+    # rsp (wakeups onto an idle CPU), which a loaded machine makes unequal.
+    t.check(abs(pc["direct_s"] - cp["direct_s"]) <= 0.25 * max(pc["direct_s"], cp["direct_s"]),
+            "near-equal weights (%.4f, %.4f)" % (pc["direct_s"], cp["direct_s"]))
     _, text, _ = d.ctl("graph", "--pid", str(w["parent"]), "--last",
                        "%dms" % int((w["elapsed_s"] + 1) * 1000))
     t.check(text.index("knot") < text.index("sinks") < text.index("heaviest edges"),
