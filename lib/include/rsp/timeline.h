@@ -55,9 +55,11 @@
  * and tile its observed life without holes or overlaps (start of one ==
  * end of the previous). Segments of different threads interleave in no
  * particular order. A segment is emitted once it is complete: a RUN at its
- * switch-out; a SLEEP and the RUNNABLE after it at the switch-in; a SLEEP
- * whose waking was not seen is held until the thread's run ends (a waking
- * written a few hundred ns late on another CPU can still name its waker).
+ * switch-out; a SLEEP at the waking that ends it; the RUNNABLE after it at
+ * the switch-in; a SLEEP whose waking was not seen is held until the
+ * thread's run ends (a waking written up to 2 us late on another CPU can
+ * still name its waker), then emitted just before that RUN. Histograms fed
+ * live therefore see a sleep at most one run late.
  * rsp_timeline__finish() emits what is still open, flagged RSP_SEGF_OPEN.
  *
  * The kernel quirk. On this kernel a tracepoint that fires in an interrupt
