@@ -250,7 +250,8 @@ static const struct rspd_opt opts[] = {
 	 .help = "event families to record, or all",
 	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, sideband"},
 	{.section = "capture", .name = "stacks", .arg = "POLICY", .def = "sleeps", CUSTOM(stacks),
-	 .help = "callchains on switches: all, sleeps, sampled:N, none",
+	 .help = "callchains on switches (all and sleeps also on every waking): all, sleeps, "
+		 "sampled:N, none",
 	 .allowed = "all, sleeps, sampled:N (N >= 2) or none"},
 	{.section = "capture", .name = "callchain", .arg = "WHAT", .def = "kernel+user",
 	 CUSTOM(callchain), .help = "frames in callchains", .allowed = "kernel+user, kernel or user"},

@@ -48,6 +48,17 @@ static int detach(const struct rspd_config *c)
 	return 0;
 }
 
+/* Kernel symbols name sleep reasons and stacks; without them queries still work. */
+static void load_ksyms(struct rspd *d)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+
+	d->ksyms = rsp_ksyms__new_from_file("/proc/kallsyms", &err);
+	if (!d->ksyms)
+		rspd_log(RSP_LOG_WARN, "%s", err.data ? err.data : "cannot load kernel symbols");
+	rsp_buf__exit(&err);
+}
+
 static int setup(struct rspd *d, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
@@ -56,6 +67,7 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 
 	if (!tep)
 		return -1;
+	load_ksyms(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);
 	tep_free(tep);
 	if (ret)
@@ -85,6 +97,8 @@ static void teardown(struct rspd *d)
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
+	rsp_ksyms__delete(d->ksyms);
+	d->ksyms = NULL;
 }
 
 static int set_interval(int tfd, uint64_t ns)

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <rsp/ksyms.h>
 #include <rsp/log.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
@@ -57,6 +58,7 @@ struct rspd {
 	struct rsp_drain drain;
 	struct rspd_server *server;
 	struct rspd_model *model;
+	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

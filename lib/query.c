@@ -17,6 +17,7 @@
 static const struct rsp_command *const commands[] = {
 	&rsp_cmd_status,
 	&rsp_cmd_top,
+	&rsp_cmd_graph,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -47,10 +48,8 @@ enum {
 };
 
 static const struct rsp_option common_opts[] = {
-	{"json", false, COPT_JSON},
-	{"format", true, COPT_FORMAT},
-	{"pid", true, COPT_PID},
-	{"last", true, COPT_LAST},
+	{"json", false, COPT_JSON}, {"format", true, COPT_FORMAT},
+	{"pid", true, COPT_PID},    {"last", true, COPT_LAST},
 	{NULL, false, 0},
 };
 
@@ -119,8 +118,7 @@ static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp
 	}
 }
 
-static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name,
-					 size_t len)
+static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name, size_t len)
 {
 	for (; tab && tab->name; tab++)
 		if (strlen(tab->name) == len && !strncmp(tab->name, name, len))
@@ -220,8 +218,8 @@ void rsp_request__exit(struct rsp_request *req)
 	req->opts = NULL;
 }
 
-int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src,
-		   struct rsp_buf *out, struct rsp_buf *err)
+int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
+		   struct rsp_buf *err)
 {
 	if (!req->cmd) {
 		rsp_buf__puts(err, "empty request");

@@ -39,8 +39,8 @@ static int take1(struct cursor *c, uint64_t *v)
 static int skip_read(struct cursor *c, uint64_t rf)
 {
 	uint32_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-	uint32_t head = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-			!!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint32_t head =
+		!!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	const uint64_t *p;
 	uint64_t nr;
 

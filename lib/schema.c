@@ -33,8 +33,8 @@ void rsp_schema__delete(struct rsp_schema *s)
 /* Bytes of the sample_id_all trailer of non-sample records. */
 static uint16_t id_trailer_size(uint64_t st)
 {
-	uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 
 	return (uint16_t)(8 * __builtin_popcountll(st & bits));
 }
@@ -129,8 +129,7 @@ int rsp_schema__evsel_by_id(const struct rsp_schema *s, uint64_t id)
 	return -1;
 }
 
-static void set_problem(struct rsp_schema *s, int ev, const char *fmt, const char *a,
-			const char *b)
+static void set_problem(struct rsp_schema *s, int ev, const char *fmt, const char *a, const char *b)
 {
 	char msg[256];
 

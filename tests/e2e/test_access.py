@@ -98,6 +98,23 @@ try:
         rc, out, _ = d.ctl("status", "--pid", str(me), user=admin)
         t.check(rc == 0, "the admin group may query a root process")
 
+        # graph applies the same rule: denied on a root process; in the user's
+        # graph of their cat, the root process it waits for is unnamed and
+        # its stacks are not shown.
+        rc, _, err = d.ctl("graph", "--pid", str(me), check_rc=False, user=plain)
+        t.check(rc == 1 and "belongs to another user" in err, "graph: denied on a root process")
+        g = d.json("graph", "--pid", str(cat.pid), user=plain)
+        raw = d.ctl("graph", "--pid", str(cat.pid), "--json", user=plain)[1]
+        t.check("python" not in raw and ("pid %d (other user)" % me) in raw,
+                "graph: the root waker appears as 'pid %d (other user)', never by name" % me)
+        edges = g["edges"] + [e for k in g["knots"] for e in k["edges"]]
+        theirs = [e for e in edges if e["to"] == "pid %d (other user)" % me]
+        t.check(theirs and all(not e["waker_stacks"] for e in theirs),
+                "graph: %d edges to the other user's process, none with its stacks"
+                % len(theirs))
+        rc, out, _ = d.ctl("graph", "--pid", str(cat.pid))
+        t.check(rc == 0 and "python" in out, "root's graph names the python waker")
+
         # top applies the same rule: denied on a root process, other users'
         # processes unnamed and without user frames in the system view.
         rc, _, err = d.ctl("top", "--pid", str(me), check_rc=False, user=plain)

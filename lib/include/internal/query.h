@@ -36,6 +36,7 @@ struct rsp_command {
 };
 
 extern const struct rsp_command rsp_cmd_status;
+extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;
 
 /** rsp_query__command_at() - the @i-th command of the table, NULL past the end. */

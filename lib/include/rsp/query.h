@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
+#include <rsp/ksyms.h>
 #include <rsp/schema.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
@@ -80,6 +81,9 @@ struct rsp_source {
 	bool offline;
 	const char *path;	  /* the dump, offline */
 	struct rsp_access access; /* zeroed: unrestricted */
+	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
+	 * start; offline, the dump's copy. NULL when not available. */
+	const struct rsp_ksyms *ksyms;
 };
 
 /**
