@@ -27,7 +27,7 @@
 #include <rsp/record.h>
 #include <rsp/symbols.h>
 #include "internal/elfsyms.h"
-#include "internal/kallsyms.h"
+#include <rsp/ksyms.h>
 
 #define NR_ADDRS   200000
 #define NR_RECORDS 1000000
@@ -281,11 +281,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < reps; i++) {
 		struct rsp_buf err = RSP_BUF_INIT;
 		double t0 = now_s();
-		struct rsp_kallsyms *k = rsp_kallsyms__load("/proc/kallsyms", &err);
+		struct rsp_ksyms *k = rsp_ksyms__new_from_file("/proc/kallsyms", &err);
 
 		v[i] = now_s() - t0;
-		nk = rsp_kallsyms__count(k);
-		rsp_kallsyms__delete(k);
+		nk = rsp_ksyms__count(k);
+		rsp_ksyms__delete(k);
 		rsp_buf__exit(&err);
 	}
 	printf("| read /proc/kallsyms (%zu text symbols) | %.1f ms |\n", nk, median(v, reps) * 1e3);

@@ -89,13 +89,11 @@ static void sync_model(struct rspd_model *m)
 		rsp_maps__prune(maps, ws.oldest);
 }
 
+/* The kernel table main.c loaded at start, shared with the timeline. */
 static void load_kernel(struct rspd_model *m)
 {
-	struct rsp_buf err = RSP_BUF_INIT;
-
-	if (rsp_symbolizer__load_kallsyms(m->sym, "/proc/kallsyms", &err))
-		rspd_log(RSP_LOG_WARN, "kernel symbols: %s", err.data);
-	rsp_buf__exit(&err);
+	if (m->d->ksyms)
+		rsp_symbolizer__use_ksyms(m->sym, m->d->ksyms);
 }
 
 static void *model_main(void *arg)

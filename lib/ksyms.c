@@ -11,12 +11,19 @@
 #include <string.h>
 #include <rsp/ksyms.h>
 
-#define MAX_SYMBOL_SPAN (1u << 20) /* past the last symbol, give up */
+/*
+ * kallsyms has no sizes: a symbol runs to the next one. Past the last
+ * symbol of the kernel or of a module (the next one is in another module,
+ * or there is none) it is taken to run at most this far; beyond, the
+ * address is in no known function.
+ */
+#define MAX_SYMBOL_SPAN (1u << 20)
 
 struct rsp_ksyms {
 	struct rsp_ksym *syms;
 	size_t nr;
 	char *pool; /* names and module names, NUL-separated */
+	size_t bytes;
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -25,8 +32,19 @@ static int cmp_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Stable enough: prefer global (listed later) names deterministically. */
-	return strcmp(x->name, y->name);
+	/* Aliases: keep the one listed first (kallsyms lists _text before _stext). */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Several names at one address (aliases): keep the first, by cmp_addr. */
+static void fold_aliases(struct rsp_ksyms *ks)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < ks->nr; i++)
+		if (!keep || ks->syms[i].addr != ks->syms[keep - 1].addr)
+			ks->syms[keep++] = ks->syms[i];
+	ks->nr = keep;
 }
 
 static bool is_code(char type)
@@ -54,11 +72,10 @@ static bool parse_line(char *line, struct rsp_ksym *out, bool *nonzero)
 	name = end + 3;
 	mod = strchr(name, '\t');
 	if (mod) {
+		/* "[ext4]" is kept with its brackets: that is how it is shown. */
 		*mod++ = '\0';
-		if (*mod == '[') {
-			mod++;
-			mod[strcspn(mod, "]")] = '\0';
-		}
+		if (*mod == '[')
+			mod[strcspn(mod, "]") + 1] = '\0';
 	} else {
 		mod = name + strlen(name);
 	}
@@ -97,6 +114,8 @@ static int parse_all(struct rsp_ksyms *ks, size_t len, bool *nonzero)
 		p = nl ? nl + 1 : end;
 	}
 	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_addr);
+	fold_aliases(ks);
+	ks->bytes = len + 1 + cap * sizeof(*ks->syms);
 	return 0;
 }
 
@@ -210,7 +229,10 @@ const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr
 		else
 			hi = mid;
 	}
-	if (lo == ks->nr - 1 && addr - ks->syms[lo].addr > MAX_SYMBOL_SPAN)
+	/* Inside the kernel or a module, a symbol runs to the next; at its end
+	 * (the next is elsewhere, or there is none) only MAX_SYMBOL_SPAN far. */
+	if (addr - ks->syms[lo].addr > MAX_SYMBOL_SPAN &&
+	    (lo == ks->nr - 1 || strcmp(ks->syms[lo].module, ks->syms[lo + 1].module)))
 		return NULL;
 	if (off)
 		*off = addr - ks->syms[lo].addr;
@@ -220,6 +242,11 @@ const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr
 size_t rsp_ksyms__count(const struct rsp_ksyms *ks)
 {
 	return ks ? ks->nr : 0;
+}
+
+size_t rsp_ksyms__bytes(const struct rsp_ksyms *ks)
+{
+	return ks ? ks->bytes : 0;
 }
 
 size_t rsp_ksyms__index(const struct rsp_ksyms *ks, const struct rsp_ksym *sym)

@@ -35,7 +35,7 @@
 #include <rsp/symbols.h>
 #include "internal/elfsyms.h"
 #include "internal/jitmap.h"
-#include "internal/kallsyms.h"
+#include <rsp/ksyms.h>
 #include "internal/log.h"
 #include "internal/maps.h"
 
@@ -90,7 +90,8 @@ struct obj {
 
 struct rsp_symbolizer {
 	struct rsp_maps *maps;
-	struct rsp_kallsyms *kallsyms;
+	const struct rsp_ksyms *kallsyms;
+	struct rsp_ksyms *kallsyms_owned; /* loaded by us, or NULL (borrowed) */
 	bool kallsyms_tried;
 	char *kallsyms_path; /* NULL: none */
 	char *debug_dir, *jit_dir, *proc_dir;
@@ -548,7 +549,7 @@ static int load_kernel(struct rsp_symbolizer *s)
 	s->kallsyms_tried = true;
 	if (!s->kallsyms_path)
 		return -ENOENT;
-	s->kallsyms = rsp_kallsyms__load(s->kallsyms_path, &err);
+	s->kallsyms = s->kallsyms_owned = rsp_ksyms__new_from_file(s->kallsyms_path, &err);
 	if (!s->kallsyms)
 		rsp_warn("kernel symbols: %s", err.data ? err.data : "unreadable");
 	rsp_buf__exit(&err);
@@ -557,6 +558,8 @@ static int load_kernel(struct rsp_symbolizer *s)
 
 static int resolve_kernel(struct rsp_symbolizer *s, uint64_t a, struct rsp_sym *out)
 {
+	const struct rsp_ksym *ks;
+
 	out->kind = RSP_SYM_KERNEL;
 	out->object = "[kernel]";
 	out->file_addr = a;
@@ -564,11 +567,14 @@ static int resolve_kernel(struct rsp_symbolizer *s, uint64_t a, struct rsp_sym *
 		out->why = "no kernel symbols (kallsyms unreadable)";
 		return -ENOENT;
 	}
-	if (rsp_kallsyms__lookup(s->kallsyms, a, &out->name, &out->object, &out->offset)) {
+	ks = rsp_ksyms__find(s->kallsyms, a, &out->offset);
+	if (!ks) {
 		out->why = "not a kernel text symbol";
-		out->object = "[kernel]";
 		return -ENOENT;
 	}
+	out->name = ks->name;
+	if (ks->module[0])
+		out->object = ks->module;
 	out->match = RSP_SYM_EXACT;
 	return 0;
 }
@@ -760,7 +766,7 @@ void rsp_symbolizer__delete(struct rsp_symbolizer *s)
 	}
 	free(s->buckets);
 	rsp_maps__delete(s->maps);
-	rsp_kallsyms__delete(s->kallsyms);
+	rsp_ksyms__delete(s->kallsyms_owned);
 	free(s->kallsyms_path);
 	free(s->debug_dir);
 	free(s->jit_dir);
@@ -773,29 +779,40 @@ struct rsp_maps *rsp_symbolizer__maps(struct rsp_symbolizer *s)
 	return s->maps;
 }
 
+static void own_kallsyms(struct rsp_symbolizer *s, struct rsp_ksyms *k)
+{
+	rsp_ksyms__delete(s->kallsyms_owned);
+	s->kallsyms = s->kallsyms_owned = k;
+}
+
 int rsp_symbolizer__load_kallsyms(struct rsp_symbolizer *s, const char *path, struct rsp_buf *err)
 {
-	struct rsp_kallsyms *k = rsp_kallsyms__load(path, err);
+	struct rsp_ksyms *k = rsp_ksyms__new_from_file(path, err);
 
 	s->kallsyms_tried = true;
 	if (!k)
 		return -ENOENT;
-	rsp_kallsyms__delete(s->kallsyms);
-	s->kallsyms = k;
+	own_kallsyms(s, k);
 	return 0;
 }
 
 int rsp_symbolizer__set_kallsyms(struct rsp_symbolizer *s, const char *text, size_t len,
 				 struct rsp_buf *err)
 {
-	struct rsp_kallsyms *k = rsp_kallsyms__parse(text, len, err);
+	struct rsp_ksyms *k = rsp_ksyms__new_from_text(text, len, err);
 
 	s->kallsyms_tried = true;
 	if (!k)
 		return -EINVAL;
-	rsp_kallsyms__delete(s->kallsyms);
-	s->kallsyms = k;
+	own_kallsyms(s, k);
 	return 0;
+}
+
+void rsp_symbolizer__use_ksyms(struct rsp_symbolizer *s, const struct rsp_ksyms *ks)
+{
+	own_kallsyms(s, NULL);
+	s->kallsyms = ks;
+	s->kallsyms_tried = true;
 }
 
 void rsp_symbolizer__begin(struct rsp_symbolizer *s)
@@ -809,8 +826,8 @@ void rsp_symbolizer__stats(const struct rsp_symbolizer *s, struct rsp_symbolizer
 	*st = s->st;
 	st->objects = s->nr_objs;
 	st->max_objects = s->max_objs;
-	st->object_bytes = s->obj_bytes + rsp_kallsyms__bytes(s->kallsyms);
-	st->kernel_symbols = rsp_kallsyms__count(s->kallsyms);
+	st->object_bytes = s->obj_bytes + rsp_ksyms__bytes(s->kallsyms_owned);
+	st->kernel_symbols = rsp_ksyms__count(s->kallsyms);
 	st->generation = s->gen;
 	rsp_maps__stats(s->maps, &st->maps);
 }

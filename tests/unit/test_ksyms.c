@@ -43,7 +43,7 @@ static void test_find(void **state)
 	assert_string_equal(s->name, "mutex_lock");
 	s = rsp_ksyms__find(ks, K_MODFN + 0x10, NULL);
 	assert_string_equal(s->name, "modfn");
-	assert_string_equal(s->module, "mymod");
+	assert_string_equal(s->module, "[mymod]");
 	assert_string_equal(rsp_ksyms__find(ks, K_SCHEDULE + 1, NULL)->module, "");
 	assert_null(rsp_ksyms__find(ks, 0xffffffff80000000ull, NULL));
 	assert_null(rsp_ksyms__find(ks, K_MODFN + (2u << 20), NULL));

@@ -27,7 +27,7 @@
 #include <rsp/symbols.h>
 #include "internal/elfsyms.h"
 #include "internal/jitmap.h"
-#include "internal/kallsyms.h"
+#include <rsp/ksyms.h>
 #include "support/synth.h"
 
 #define LIB	     RSP_FIXTURE_DIR "/libsymfix.so"
@@ -405,39 +405,44 @@ static const char kallsyms_text[] = "ffffffff81000000 T _text\n"
 static void test_kallsyms(void **state)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
-	struct rsp_kallsyms *k = rsp_kallsyms__parse(kallsyms_text, strlen(kallsyms_text), &err);
-	const char *name, *mod;
-	uint64_t off;
+	struct rsp_ksyms *k = rsp_ksyms__new_from_text(kallsyms_text, strlen(kallsyms_text), &err);
+	struct rsp_symbolizer_config cfg = {.kallsyms = "", .jit_dir = ""};
+	struct rsp_symbolizer *s = rsp_symbolizer__new(&cfg);
+	struct rsp_sym sym;
 
 	assert_non_null(k);
-	assert_int_equal((int)rsp_kallsyms__count(k), 8); /* text only, aliases folded */
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffff81000010ull, &name, &mod, &off), 0);
-	assert_string_equal(name, "_text");
-	assert_string_equal(mod, "[kernel]");
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffff81000150ull, &name, &mod, &off), 0);
-	assert_string_equal(name, "do_one");
-	assert_int_equal((int)off, 0x50);
+	assert_int_equal((int)rsp_ksyms__count(k), 8); /* text only, aliases folded */
+	rsp_symbolizer__use_ksyms(s, k);
+	rsp_symbolizer__begin(s);
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffff81000010ull, 0, &sym), 0);
+	assert_string_equal(sym.name, "_text");
+	assert_string_equal(sym.object, "[kernel]");
+	assert_int_equal(sym.kind, RSP_SYM_KERNEL);
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffff81000150ull, 0, &sym), 0);
+	assert_string_equal(sym.name, "do_one");
+	assert_int_equal((int)sym.offset, 0x50);
 	/* data symbols are not functions: weak_fn runs on to _etext */
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffff81000450ull, &name, &mod, &off), 0);
-	assert_string_equal(name, "weak_fn");
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffffc0001050ull, &name, &mod, &off), 0);
-	assert_string_equal(name, "mod_fn");
-	assert_string_equal(mod, "[ext4]");
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffffc0002010ull, &name, &mod, &off), 0);
-	assert_string_equal(mod, "[xfs]");
-	/* below the first, far beyond the last */
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffff80000000ull, &name, &mod, &off),
-			 -ENOENT);
-	assert_int_equal(rsp_kallsyms__lookup(k, 0xffffffffc1000000ull, &name, &mod, &off),
-			 -ENOENT);
-	rsp_kallsyms__delete(k);
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffff81000450ull, 0, &sym), 0);
+	assert_string_equal(sym.name, "weak_fn");
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffffc0001050ull, 0, &sym), 0);
+	assert_string_equal(sym.name, "mod_fn");
+	assert_string_equal(sym.object, "[ext4]");
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffffc0002010ull, 0, &sym), 0);
+	assert_string_equal(sym.object, "[xfs]");
+	/* below the first; far past _etext (the next symbol is in a module);
+	 * far beyond the last */
+	assert_int_not_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffff80000000ull, 0, &sym), 0);
+	assert_int_not_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffff90000000ull, 0, &sym), 0);
+	assert_int_not_equal(rsp_symbolizer__resolve(s, 1, 0, 0xffffffffc1000000ull, 0, &sym), 0);
+	rsp_symbolizer__delete(s);
+	rsp_ksyms__delete(k);
 	/* what an unprivileged reader sees */
-	assert_null(
-		rsp_kallsyms__parse("0000000000000000 T _text\n0000000000000000 t x\n", 44, &err));
+	assert_null(rsp_ksyms__new_from_text("0000000000000000 T _text\n0000000000000000 t x\n", 44,
+					     &err));
 	assert_non_null(strstr(err.data, "kptr_restrict"));
 	rsp_buf__reset(&err);
-	assert_null(rsp_kallsyms__parse("garbage\n\0\n", 10, &err));
-	assert_null(rsp_kallsyms__load("/nonexistent/kallsyms", &err));
+	assert_null(rsp_ksyms__new_from_text("garbage\n\0\n", 10, &err));
+	assert_null(rsp_ksyms__new_from_file("/nonexistent/kallsyms", &err));
 	rsp_buf__exit(&err);
 }
 
@@ -535,7 +540,7 @@ static void test_parsers_garbage(void **state)
 		size_t n = xorshift(&rnd) % sizeof(seed);
 		char *buf = malloc(n + 1);
 		struct rsp_jitmap *j;
-		struct rsp_kallsyms *k;
+		struct rsp_ksyms *k;
 		struct rsp_map_info mi;
 
 		memcpy(buf, seed, n);
@@ -544,8 +549,8 @@ static void test_parsers_garbage(void **state)
 		j = rsp_jitmap__parse(buf, n, &err);
 		assert_non_null(j);
 		rsp_jitmap__delete(j);
-		k = rsp_kallsyms__parse(buf, n, &err);
-		rsp_kallsyms__delete(k);
+		k = rsp_ksyms__new_from_text(buf, n, &err);
+		rsp_ksyms__delete(k);
 		buf[n] = '\0';
 		rsp_procfs__parse_maps_line(buf, &mi);
 		rsp_buf__reset(&err);

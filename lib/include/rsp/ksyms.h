@@ -23,7 +23,7 @@ struct rsp_ksyms;
 struct rsp_ksym {
 	uint64_t addr;
 	const char *name;   /* NUL-terminated, owned by the rsp_ksyms */
-	const char *module; /* "" for the core kernel */
+	const char *module; /* "[ext4]" for a module, "" for the core kernel */
 };
 
 /**
@@ -55,13 +55,18 @@ RSP_API void rsp_ksyms__delete(struct rsp_ksyms *ks);
  * @off: if not NULL, set to @addr - symbol address
  *
  * Return: the symbol (owned by @ks) or NULL when @addr lies below every
- * symbol or beyond the last one by more than 1 MiB.
+ * symbol, or more than 1 MiB past the last symbol of the kernel or of a
+ * module (where the next symbol belongs to another module, or there is
+ * none). Aliases (names at one address) are folded into the first listed.
  */
 RSP_API const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr,
 					       uint64_t *off);
 
 /** rsp_ksyms__count() - number of symbols held. */
 RSP_API size_t rsp_ksyms__count(const struct rsp_ksyms *ks);
+
+/** rsp_ksyms__bytes() - memory the table holds. */
+RSP_API size_t rsp_ksyms__bytes(const struct rsp_ksyms *ks);
 
 /** rsp_ksyms__index() - the position of @sym in address order (for per-symbol tables). */
 RSP_API size_t rsp_ksyms__index(const struct rsp_ksyms *ks, const struct rsp_ksym *sym);

@@ -122,6 +122,14 @@ RSP_API struct rsp_maps *rsp_symbolizer__maps(struct rsp_symbolizer *s);
  */
 RSP_API int rsp_symbolizer__load_kallsyms(struct rsp_symbolizer *s, const char *path,
 					  struct rsp_buf *err);
+/**
+ * rsp_symbolizer__use_ksyms() - resolve kernel addresses with @ks, which
+ * the caller owns and keeps alive as long as @s uses it (rspd loads
+ * /proc/kallsyms once and shares it with the timeline). Replaces any table
+ * loaded by __load_kallsyms()/__set_kallsyms().
+ */
+struct rsp_ksyms;
+RSP_API void rsp_symbolizer__use_ksyms(struct rsp_symbolizer *s, const struct rsp_ksyms *ks);
 /** rsp_symbolizer__set_kallsyms() - the same from text in memory (a dump's copy). */
 RSP_API int rsp_symbolizer__set_kallsyms(struct rsp_symbolizer *s, const char *text, size_t len,
 					 struct rsp_buf *err);
