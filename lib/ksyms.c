@@ -74,8 +74,12 @@ static bool parse_line(char *line, struct rsp_ksym *out, bool *nonzero)
 	if (mod) {
 		/* "[ext4]" is kept with its brackets: that is how it is shown. */
 		*mod++ = '\0';
-		if (*mod == '[')
-			mod[strcspn(mod, "]") + 1] = '\0';
+		if (*mod == '[') {
+			size_t n = strcspn(mod, "]");
+
+			if (mod[n] == ']')
+				mod[n + 1] = '\0';
+		}
 	} else {
 		mod = name + strlen(name);
 	}
