@@ -349,6 +349,19 @@ static inline void synth_hrtimer(struct synth *s, bool entry, uint32_t cpu, uint
 	synth_sample(s, ev, cpu, t, 0, 0, NULL, 0, &r);
 }
 
+/* hrtimer_start in the context of @tgid/@tid: a timer with callback @fn expiring at @expires. */
+static inline void synth_hrtimer_start(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				       uint32_t tid, uint64_t fn, uint64_t expires)
+{
+	struct synth_raw r;
+
+	raw_init(s, &r, RSP_EV_hrtimer_start);
+	raw_u(s, &r, RSP_F_hrtimer_start__hrtimer, 0xffffc90000123e58ull);
+	raw_u(s, &r, RSP_F_hrtimer_start__function, fn);
+	raw_u(s, &r, RSP_F_hrtimer_start__expires, expires);
+	synth_sample(s, RSP_EV_hrtimer_start, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
 /* A PERF_RECORD_LOST as the window synthesizes it (id 0). */
 static inline void synth_lost(struct synth *s, uint32_t cpu, uint64_t t, uint64_t nr)
 {
