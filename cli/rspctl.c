@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <libgen.h>
+#include <limits.h>
+#include <rsp/answer.h>
 #include <rsp/buf.h>
 #include <rsp/log.h>
 #include <rsp/proto.h>
@@ -159,7 +162,84 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-static int read_answer(int fd, const char *path)
+/* Write @len bytes to @path; one sentence on stderr when it fails. */
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "rspctl: cannot write %s: %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
+	return 0;
+}
+
+/*
+ * Print an answer and write the files it carries (rsp/answer.h): the one
+ * place where rspctl writes what a query produced, whoever answered it. The
+ * paths are the user's, relative to where rspctl runs; rspd never writes
+ * them (it runs as root, the user may not).
+ */
+static int deliver(const struct rsp_request *req, const char *body, size_t len)
+{
+	struct rsp_part p;
+	size_t pos = 0;
+	int r, ret = 0;
+
+	if (!rsp_answer__has_parts(body, len)) {
+		fwrite(body, 1, len, stdout);
+		return 0;
+	}
+	while ((r = rsp_answer__next(body, len, &pos, &p)) > 0) {
+		const char *path;
+
+		if (p.name_len == strlen(RSP_ANSWER_STDOUT) &&
+		    !memcmp(p.name, RSP_ANSWER_STDOUT, p.name_len)) {
+			fwrite(p.data, 1, p.len, stdout);
+			continue;
+		}
+		path = rsp_request__output(req, p.name, p.name_len);
+		if (!path) {
+			fprintf(stderr, "rspctl: the answer carries '%.*s', which was not asked for; "
+					"ignored\n",
+				(int)p.name_len, p.name);
+			continue;
+		}
+		fflush(stdout);
+		if (write_file(path, p.data, p.len))
+			ret = 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "rspctl: a broken answer: its parts do not add up\n");
+		return 1;
+	}
+	return ret;
+}
+
+/* Fail before asking when a file the request names cannot be written. */
+static int check_outputs(const struct rsp_request *req)
+{
+	const char *name, *path;
+
+	for (size_t i = 0; (path = rsp_request__output_at(req, i, &name)); i++) {
+		char dir[PATH_MAX];
+		int ok;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		ok = !access(path, F_OK) ? !access(path, W_OK) : !access(dirname(dir), W_OK | X_OK);
+		if (!ok) {
+			fprintf(stderr, "rspctl: cannot write %s (--%s): %s — choose another path\n",
+				path, name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_answer(int fd, const char *path, const struct rsp_request *rq)
 {
 	unsigned char hdr[RSP_PROTO_RESP_HEADER];
 	uint32_t len;
@@ -179,16 +259,15 @@ static int read_answer(int fd, const char *path)
 		return 1;
 	}
 	body[len] = '\0';
-	if (status) {
+	if (status)
 		fprintf(stderr, "rspctl: %s\n", body);
-	} else {
-		fwrite(body, 1, len, stdout);
-	}
+	else
+		status = deliver(rq, body, len);
 	free(body);
 	return status ? 1 : 0;
 }
 
-static int ask(const struct env *env, int argc, char **argv)
+static int ask(const struct env *env, int argc, char **argv, const struct rsp_request *rq)
 {
 	struct rsp_buf req = RSP_BUF_INIT;
 	int fd, ret;
@@ -212,19 +291,18 @@ static int ask(const struct env *env, int argc, char **argv)
 			strerror(errno));
 		ret = 1;
 	} else {
-		ret = read_answer(fd, env->socket);
+		ret = read_answer(fd, env->socket, rq);
 	}
 	close(fd);
 	rsp_buf__exit(&req);
 	return ret;
 }
 
-/* Check a query locally before bothering the daemon with it. */
-static int check_query(int argc, char **argv)
+/* Check a query locally before bothering the daemon with it; @req kept on success. */
+static int check_query(int argc, char **argv, struct rsp_request *req)
 {
-	struct rsp_request req;
 	struct rsp_buf err = RSP_BUF_INIT;
-	int ret = rsp_query__parse(argc, (const char *const *)argv, &req, &err);
+	int ret = rsp_query__parse(argc, (const char *const *)argv, req, &err);
 
 	if (ret) {
 		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "invalid command");
@@ -232,8 +310,9 @@ static int check_query(int argc, char **argv)
 			fputc('\n', stderr);
 			usage(stderr);
 		}
-	} else {
-		rsp_request__exit(&req);
+	} else if (check_outputs(req)) {
+		rsp_request__exit(req);
+		ret = -EINVAL;
 	}
 	rsp_buf__exit(&err);
 	return ret;
@@ -274,7 +353,8 @@ static int parse_global(struct env *env, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct env env = {.socket = DEFAULT_SOCKET};
-	int cmd = parse_global(&env, argc, argv);
+	struct rsp_request req;
+	int ret, cmd = parse_global(&env, argc, argv);
 
 	if (cmd >= argc) {
 		usage(stderr);
@@ -282,7 +362,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[cmd], "help"))
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
-	if (check_query(argc - cmd, argv + cmd))
+	if (check_query(argc - cmd, argv + cmd, &req))
 		return 2;
-	return ask(&env, argc - cmd, argv + cmd);
+	ret = ask(&env, argc - cmd, argv + cmd, &req);
+	rsp_request__exit(&req);
+	return ret;
 }

@@ -188,7 +188,8 @@ static bool key_eq(const struct rsp_snapshot *s, uint32_t i, const struct nkey *
 
 	return s->nkey[i] == h && n->parent == k->parent && n->kind == k->kind &&
 	       n->reason == k->reason && n->waker_kind == k->waker_kind &&
-	       (k->kind == RSP_SN_THREAD ? n->tid : n->waker_id) == k->id && n->path == k->path;
+	       (k->kind == RSP_SN_THREAD ? n->tid : n->waker_id) == k->id &&
+	       (k->parent != RSP_SNODE_NONE || n->path == k->path);
 }
 
 static int grow_nodes(struct rsp_snapshot *s)
@@ -641,21 +642,23 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 /*
- * Of a sleep [x, y] a disk ended: the time when the thread's requests were
- * only queued (inserted, none in the device). The rest is blocking I/O.
+ * Over [x, y], the time the thread's block requests were in the device
+ * (*active) and the time they were only queued, none in the device
+ * (*queued). Requests are looked up from the last one inserted before y.
  */
-static uint64_t queued_only(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint64_t y)
+static void io_times(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint64_t y,
+		     uint64_t *active, uint64_t *queued)
 {
 	struct edge e[4 * REQ_SCAN];
 	size_t ne = 0, lo, hi, k;
 	int q = 0, act = 0;
-	uint64_t prev = x, sum = 0;
+	uint64_t prev = x;
 
+	*active = *queued = 0;
 	if (!s->rq_built && build_reqs(s))
 		s->failed = true;
 	if (!ti->rq_n)
-		return 0;
-	/* the last request inserted before y, then backwards */
+		return;
 	lo = 0, hi = ti->rq_n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -681,13 +684,37 @@ static uint64_t queued_only(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x
 	}
 	qsort(e, ne, sizeof(e[0]), cmp_edge);
 	for (k = 0; k < ne; k++) {
-		if (q > 0 && act <= 0)
-			sum += e[k].t - prev;
+		if (act > 0)
+			*active += e[k].t - prev;
+		else if (q > 0)
+			*queued += e[k].t - prev;
 		q += e[k].dq;
 		act += e[k].da;
 		prev = e[k].t;
 	}
-	return min64(sum, y - x);
+	*active = min64(*active, y - x);
+	*queued = min64(*queued, y - x - *active);
+}
+
+/*
+ * A sleep in the chain whose waking was not delivered, while a thread
+ * below on the pseudostack had a block request in the device: that is
+ * time "in which a disk operation is active" (the paper's blocking I/O),
+ * whoever it woke (a kworker completing the request, woken by the disk's
+ * interrupt on an idle CPU). Returns the active and queued parts.
+ */
+static void io_context(struct rsp_snapshot *s, uint64_t x, uint64_t y, uint64_t *active,
+		       uint64_t *queued)
+{
+	*active = *queued = 0;
+	for (unsigned d = s->depth; d-- > 0;) {
+		struct tinfo *a = tinfo(s, s->stk[d]);
+
+		if (a)
+			io_times(s, a, x, y, active, queued);
+		if (*active || *queued)
+			return;
+	}
 }
 
 /*
@@ -886,7 +913,7 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 				       : g->waker.id,
 			 .hash = h};
 	uint32_t sn = get_node(s, &k, ti->tid, tgid_of(ti));
-	uint64_t q;
+	uint64_t q, act;
 
 	if (sn == RSP_SNODE_NONE) {
 		add(s, node, node, RSP_CAT_MISC_KERNEL, y - x, false);
@@ -903,16 +930,21 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 		follow(s, sn, ti, i, h, x, y);
 		return;
 	case RSP_WAKER_DEVICE:
-		q = queued_only(s, ti, x, y);
+		io_times(s, ti, x, y, &act, &q);
 		add(s, sn, node, RSP_CAT_IO_QUEUE, q, inferred);
 		add(s, sn, node, RSP_CAT_BLOCKING_IO, y - x - q, inferred);
 		return;
 	case RSP_WAKER_NONE:
-		add(s, sn, node, RSP_CAT_UNKNOWN, y - x, false);
+		act = q = 0;
+		if (!(g->flags & RSP_SEGF_GAP) && (g->flags & RSP_SEGF_WAKING_NOT_SEEN))
+			io_context(s, x, y, &act, &q);
+		add(s, sn, node, RSP_CAT_BLOCKING_IO, act, true);
+		add(s, sn, node, RSP_CAT_IO_QUEUE, q, true);
+		add(s, sn, node, RSP_CAT_UNKNOWN, y - x - act - q, false);
 		if (g->flags & RSP_SEGF_GAP)
-			s->tot.unknown_gap_ns += y - x;
+			s->tot.unknown_gap_ns += y - x - act - q;
 		else if (g->flags & RSP_SEGF_WAKING_NOT_SEEN)
-			s->tot.unknown_not_delivered_ns += y - x;
+			s->tot.unknown_not_delivered_ns += y - x - act - q;
 		return;
 	default:
 		add(s, sn, node, sleep_cat(g), y - x, inferred);

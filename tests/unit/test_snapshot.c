@@ -420,6 +420,38 @@ static void test_block_io(void **state)
 	b_exit(b);
 }
 
+/*
+ * T waits on its request; a kernel thread K, woken by an interrupt this
+ * kernel did not deliver, wakes T. K's unexplained sleep while T's request
+ * was in the device is that disk's time (inferred); the rest stays unknown.
+ */
+static void test_io_through_helper(void **state)
+{
+	struct b bb, *b = &bb;
+	struct rsp_block_req r;
+	const struct rsp_snapshot_totals *t;
+
+	b_init(b);
+	RUN(1, 1, 0, 100);
+	SLEEP(1, 1, 100, 1100, RSP_SR_BLOCK_IO, RSP_WAKER_THREAD, 50);
+	RUN(1, 1, 1100, 1200);
+	seg(b, (struct sg){.tid = 50, .tgid = 50, .kind = RSP_SEG_SLEEP, .start = 0, .end = 1050,
+			   .flags = RSP_SEGF_WAKING_NOT_SEEN});
+	RUN(50, 50, 1050, 1100);
+	SLEEP(50, 50, 1100, 1200, RSP_SR_UNKNOWN, RSP_WAKER_NONE, 0);
+	memset(&r, 0, sizeof(r));
+	r.id = 1, r.dev = DEV, r.tid = r.tgid = 1;
+	r.insert = r.issue = 90 * US, r.complete = 900 * US;
+	b->ops.block(b->st, &r);
+	t = snap(b, 1, 1200);
+	assert_int_equal(t->cat_ns[RSP_CAT_BLOCKING_IO], 800 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_UNKNOWN], 150 * US);
+	assert_int_equal(t->unknown_not_delivered_ns, 150 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_NOT_SAMPLED], 250 * US);
+	assert_int_equal(t->inferred_ns, 800 * US);
+	b_exit(b);
+}
+
 /* Every kind of waker lands in its category. */
 static void test_categories(void **state)
 {
@@ -620,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_forked_child),
 		cmocka_unit_test(test_sibling_threads),
 		cmocka_unit_test(test_block_io),
+		cmocka_unit_test(test_io_through_helper),
 		cmocka_unit_test(test_categories),
 		cmocka_unit_test(test_switch_from_idle),
 		cmocka_unit_test(test_samples),
