@@ -22,7 +22,7 @@
 #include <rsp/proto.h>
 #include <rsp/query.h>
 
-#define DEFAULT_SOCKET "/run/rspd/rspd.sock"
+#define DEFAULT_SOCKET	   "/run/rspd/rspd.sock"
 #define RESPONSE_TIMEOUT_S 120
 
 struct env {
@@ -203,8 +203,9 @@ static int deliver(const struct rsp_request *req, const char *body, size_t len)
 		}
 		path = rsp_request__output(req, p.name, p.name_len);
 		if (!path) {
-			fprintf(stderr, "rspctl: the answer carries '%.*s', which was not asked for; "
-					"ignored\n",
+			fprintf(stderr,
+				"rspctl: the answer carries '%.*s', which was not asked for; "
+				"ignored\n",
 				(int)p.name_len, p.name);
 			continue;
 		}
@@ -231,8 +232,9 @@ static int check_outputs(const struct rsp_request *req)
 		snprintf(dir, sizeof(dir), "%s", path);
 		ok = !access(path, F_OK) ? !access(path, W_OK) : !access(dirname(dir), W_OK | X_OK);
 		if (!ok) {
-			fprintf(stderr, "rspctl: cannot write %s (--%s): %s — choose another path\n",
-				path, name, strerror(errno));
+			fprintf(stderr,
+				"rspctl: cannot write %s (--%s): %s — choose another path\n", path,
+				name, strerror(errno));
 			return -1;
 		}
 	}
@@ -248,8 +250,7 @@ static int read_answer(int fd, const char *path, const struct rsp_request *rq)
 
 	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
 		fprintf(stderr, "rspctl: %s from rspd at %s\n",
-			err == -EAGAIN ? "no answer within the timeout" : "a broken answer",
-			path);
+			err == -EAGAIN ? "no answer within the timeout" : "a broken answer", path);
 		return 1;
 	}
 	body = malloc((size_t)len + 1);

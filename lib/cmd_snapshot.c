@@ -232,6 +232,10 @@ static char *node_label(const struct ctx *c, const struct rsp_snode *n, char *bu
 		break;
 	case RSP_SN_SLEEP:
 		snapnames__waker(c->names, n, who, sizeof(who));
+		if (n->waker_kind == RSP_WAKER_NONE)
+			snprintf(who, sizeof(who), "%s",
+				 n->self_ns[RSP_CAT_BLOCKING_IO] ? "? (disk busy)"
+								 : "? (not seen)");
 		snprintf(buf, size, "sleep %s <- %s%s%s",
 			 rsp_sleep_reason__name((enum rsp_sleep_reason)n->reason), who,
 			 n->self_ns[RSP_CAT_OTHER_PATH] == n->total_ns ? " (other path)" : "",
@@ -434,13 +438,13 @@ static void text_node(const struct ctx *c, uint32_t i, int depth, struct rsp_buf
 	if (n->kind == RSP_SN_SLEEP) {
 		text_stack(c, n, ind, out);
 		if (n->other != RSP_SNODE_NONE && node(c, n->other)->path)
-			rsp_buf__printf(out,
-					"%*s  %.3f s of it waiting on path %u: the waker went on "
-					"running\n",
-					ind, "", secs(n->self_ns[RSP_CAT_OTHER_PATH]),
-					node(c, n->other)->path);
+			rsp_buf__printf(
+				out, "%*s  %.4f s waiting on path %u: the waker went on running\n",
+				ind, "", secs(n->self_ns[RSP_CAT_OTHER_PATH]),
+				node(c, n->other)->path);
 		else if (n->other != RSP_SNODE_NONE)
-			rsp_buf__printf(out, "%*s  (a thread of its own: its time is under its root)\n",
+			rsp_buf__printf(out,
+					"%*s  (a thread of its own: its time is under its root)\n",
 					ind, "");
 	}
 	if (n->kind == RSP_SN_RUN) {
@@ -465,7 +469,7 @@ struct rest {
 static void rest_add(const struct ctx *c, struct rest *r, const struct rsp_snode *n)
 {
 	const char *comm = snapnames__hidden(c->names, n->tgid) ? RSP_OTHER_USER
-								 : snapnames__comm(c->names, n->tid);
+								: snapnames__comm(c->names, n->tid);
 
 	r->n++;
 	r->ns += n->total_ns;

@@ -435,7 +435,11 @@ static void test_io_through_helper(void **state)
 	RUN(1, 1, 0, 100);
 	SLEEP(1, 1, 100, 1100, RSP_SR_BLOCK_IO, RSP_WAKER_THREAD, 50);
 	RUN(1, 1, 1100, 1200);
-	seg(b, (struct sg){.tid = 50, .tgid = 50, .kind = RSP_SEG_SLEEP, .start = 0, .end = 1050,
+	seg(b, (struct sg){.tid = 50,
+			   .tgid = 50,
+			   .kind = RSP_SEG_SLEEP,
+			   .start = 0,
+			   .end = 1050,
 			   .flags = RSP_SEGF_WAKING_NOT_SEEN});
 	RUN(50, 50, 1050, 1100);
 	SLEEP(50, 50, 1100, 1200, RSP_SR_UNKNOWN, RSP_WAKER_NONE, 0);
@@ -645,18 +649,12 @@ static void test_samples_index(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pass),
-		cmocka_unit_test(test_other_path),
-		cmocka_unit_test(test_triangle),
-		cmocka_unit_test(test_poll_loop_merged),
-		cmocka_unit_test(test_forked_child),
-		cmocka_unit_test(test_sibling_threads),
-		cmocka_unit_test(test_block_io),
-		cmocka_unit_test(test_io_through_helper),
-		cmocka_unit_test(test_categories),
-		cmocka_unit_test(test_switch_from_idle),
-		cmocka_unit_test(test_samples),
-		cmocka_unit_test(test_no_such_pid),
+		cmocka_unit_test(test_pass),	      cmocka_unit_test(test_other_path),
+		cmocka_unit_test(test_triangle),      cmocka_unit_test(test_poll_loop_merged),
+		cmocka_unit_test(test_forked_child),  cmocka_unit_test(test_sibling_threads),
+		cmocka_unit_test(test_block_io),      cmocka_unit_test(test_io_through_helper),
+		cmocka_unit_test(test_categories),    cmocka_unit_test(test_switch_from_idle),
+		cmocka_unit_test(test_samples),	      cmocka_unit_test(test_no_such_pid),
 		cmocka_unit_test(test_samples_index),
 	};
 

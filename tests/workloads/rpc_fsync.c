@@ -7,11 +7,13 @@
  *
  * Known answer (rspctl snapshot CLIENT): the chain client -> server ->
  * disk: the client's sleeps in recv() are the server's time, most of it in
- * fsync() waiting for the disk. The server measures each fsync() (wall time,
- * and wall minus its CPU time), and sends the sums to the client at the end.
+ * fsync() waiting for the disk. The server measures each fsync(): its wall
+ * time, the part off the CPU (wall minus CPU time) and the part asleep
+ * (off the CPU and not runnable either, schedstat), and sends the sums to
+ * the client at the end.
  *
  * Prints one JSON line: {"client", "server", "requests", "elapsed_s",
- * "fsync_s", "fsync_offcpu_s", "server_cpu_s"}.
+ * "fsync_s", "fsync_offcpu_s", "fsync_slept_s", "server_cpu_s"}.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,19 +26,20 @@
 #define MAX_KIB 1024
 
 struct sums {
-	double fsync, offcpu, cpu;
+	double fsync, offcpu, slept, cpu;
 };
 
 static void serve(int s, int fd, size_t bytes, long n)
 {
 	char *block = malloc(bytes), req[8];
-	struct sums sum = {0, 0, 0};
+	struct sums sum = {0, 0, 0, 0};
 	double c0 = wl_thread_cpu();
 
 	if (!block)
 		exit(1);
 	memset(block, 's', bytes);
 	for (long i = 0; i < n; i++) {
+		struct wl_sleepwatch sw;
 		uint64_t t0, t1;
 		double cpu;
 
@@ -44,11 +47,13 @@ static void serve(int s, int fd, size_t bytes, long n)
 			exit(1);
 		if (pwrite(fd, block, bytes, (off_t)(i % 16) * (off_t)bytes) != (ssize_t)bytes)
 			exit(1);
+		wl_sleepwatch_start(&sw);
 		cpu = wl_thread_cpu();
 		t0 = wl_now();
 		if (fsync(fd))
 			exit(1);
 		t1 = wl_now();
+		sum.slept += wl_sleepwatch_stop(&sw);
 		sum.fsync += (double)(t1 - t0) / 1e9;
 		sum.offcpu += (double)(t1 - t0) / 1e9 - (wl_thread_cpu() - cpu);
 		if (send(s, req, sizeof(req), 0) != sizeof(req))
@@ -98,8 +103,9 @@ int main(int argc, char **argv)
 	t1 = wl_now();
 	waitpid(server, &status, 0);
 	printf("{\"client\": %d, \"server\": %d, \"requests\": %ld, \"elapsed_s\": %.6f, "
-	       "\"fsync_s\": %.6f, \"fsync_offcpu_s\": %.6f, \"server_cpu_s\": %.6f}\n",
+	       "\"fsync_s\": %.6f, \"fsync_offcpu_s\": %.6f, \"fsync_slept_s\": %.6f, "
+	       "\"server_cpu_s\": %.6f}\n",
 	       (int)getpid(), (int)server, n, (double)(t1 - t0) / 1e9, sum.fsync, sum.offcpu,
-	       sum.cpu);
+	       sum.slept, sum.cpu);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -1,0 +1,54 @@
+"""A client asks a server over a UNIX socket; the server fsync()s a file
+before each answer. Known answer for `rspctl snapshot CLIENT`: the chain
+client -> server -> disk, and the disk's part (blocking I/O, under the
+server) is the time the server's fsync() calls spent off the CPU, as the
+server measured it (within 10%).
+
+Why off-CPU time and not fsync()'s wall time: on this machine's disk an
+fsync of 1 MiB takes a few hundred microseconds, a fifth of which the
+server spends running (writeback of the pages): that part is running, not
+waiting for the disk, and the snapshot says so. The disk's completions and
+the wakeups they cause are mostly not delivered on this kernel (idle CPUs):
+the server's disk waits are inferred from the requests it issued."""
+import os
+
+import rsptest as t
+import snaptest as st
+
+t.need_root()
+DIR = os.environ.get("RSP_TEST_DIR", "/var/tmp")
+
+with t.Rspd("--freq", "1000") as d:
+    w = t.workload("rpc_fsync", 300, DIR, 1024)
+    print("   workload: %s" % w)
+    d.settle()
+    s = st.snapshot(d, w["client"], w["elapsed_s"])
+    st.skip_if_gaps(s)
+    root = s["chain"][0]
+    t.check(root["pid"] == w["client"], "the first root is the client")
+    servers = [(n, p) for n, p in st.walk(root) if n["kind"] == "thread" and
+               n.get("tid") == w["server"] and p]
+    t.check(servers, "the server is in the chain, under the client's sleeps")
+    waits = [n for n, _ in st.walk(root) if n["kind"] == "sleep" and n["reason"] == "network"
+             and n["waker"]["kind"] == "thread" and n["waker"].get("tid") == w["server"]]
+    t.check(waits and sum(n["total_s"] for n in waits) >= 0.5 * w["elapsed_s"],
+            "the client waits on the socket for the server: %.3f s of %.3f s" %
+            (sum(n["total_s"] for n in waits), w["elapsed_s"]))
+    disk = [n for srv, _ in servers for n, _ in st.walk(srv)
+            if n["kind"] == "sleep" and n["waker"]["kind"] == "disk"]
+    t.check(disk and all(n.get("function") in ("fsync", "__fsync", "fdatasync", None)
+                         or "sync" in n.get("function", "") for n in disk[:3]),
+            "under the server: its fsync() waits on the disk (%s)" %
+            ", ".join("%s %s" % (n["waker"]["dev"], n.get("function")) for n in disk[:3]))
+    cats = st.subtree_categories(s, w["server"])
+    io = cats.get("blocking_io", 0) + cats.get("io_queue", 0)
+    print("   server subtree: blocking I/O %.4f s, queue %.4f s; fsync wall %.4f s, "
+          "off-CPU %.4f s, asleep %.4f s" % (cats.get("blocking_io", 0), cats.get("io_queue", 0),
+                                             w["fsync_s"], w["fsync_offcpu_s"],
+                                             w["fsync_slept_s"]))
+    lo, hi = w["fsync_slept_s"] * 0.9, w["fsync_offcpu_s"] * 1.1
+    t.check(lo <= io <= hi,
+            "the disk's part %.4f s is within 10%% of the server's fsync time asleep "
+            "(%.4f s) .. off the CPU (%.4f s)" % (io, w["fsync_slept_s"], w["fsync_offcpu_s"]))
+    t.check(io <= w["fsync_s"] * 1.05, "and no more than fsync's wall time %.4f s" % w["fsync_s"])
+    t.check(s["percent_accounted"] >= 90.0, "%.1f%% accounted" % s["percent_accounted"])
