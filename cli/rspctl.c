@@ -16,13 +16,14 @@
 #include <sys/un.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <rsp/answer.h>
 #include <rsp/buf.h>
 #include <rsp/log.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
 
-#define DEFAULT_SOCKET	   "/run/rspd/rspd.sock"
+#define DEFAULT_SOCKET "/run/rspd/rspd.sock"
 #define RESPONSE_TIMEOUT_S 120
 
 struct env {
@@ -166,11 +167,12 @@ static int read_all(int fd, void *p, size_t n)
 static int write_file(const char *path, const char *data, size_t len)
 {
 	FILE *f = fopen(path, "w");
+	bool ok = f && fwrite(data, 1, len, f) == len;
 
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+	if (f && fclose(f))
+		ok = false;
+	if (!ok) {
 		fprintf(stderr, "rspctl: cannot write %s: %s\n", path, strerror(errno));
-		if (f)
-			fclose(f);
 		return -1;
 	}
 	fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
@@ -250,7 +252,8 @@ static int read_answer(int fd, const char *path, const struct rsp_request *rq)
 
 	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
 		fprintf(stderr, "rspctl: %s from rspd at %s\n",
-			err == -EAGAIN ? "no answer within the timeout" : "a broken answer", path);
+			err == -EAGAIN ? "no answer within the timeout" : "a broken answer",
+			path);
 		return 1;
 	}
 	body = malloc((size_t)len + 1);
