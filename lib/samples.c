@@ -76,31 +76,68 @@ static int cmp_sample(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+/* A range per key, then the samples placed by key: a counting sort. */
+static int index_keys(struct rsp_samples *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		uint64_t k = key_of(&s->v[i]);
+		uint32_t idx;
+
+		if (rsp_u64map__get(&s->map, k, &idx)) {
+			struct range *r = realloc(s->ranges, (s->nr_ranges + 1) * sizeof(*r));
+
+			if (!r)
+				return -ENOMEM;
+			s->ranges = r;
+			s->ranges[s->nr_ranges] = (struct range){0, 0};
+			idx = (uint32_t)s->nr_ranges++;
+			if (rsp_u64map__put(&s->map, k, idx))
+				return -ENOMEM;
+		}
+		s->ranges[idx].n++;
+	}
+	return 0;
+}
+
+static bool in_time_order(const struct rsp_samples *s)
+{
+	for (size_t i = 1; i < s->nr; i++)
+		if (s->v[i].time < s->v[i - 1].time)
+			return false;
+	return true;
+}
+
 int rsp_samples__seal(struct rsp_samples *s)
 {
-	size_t i = 0;
+	struct rsp_csample *v;
+	size_t next = 0;
 
 	if (s->sealed)
 		return 0;
 	s->sealed = true;
-	if (s->nr > 1)
+	if (!s->nr)
+		return 0;
+	/* a window yields them in time order; anything else is sorted first */
+	if (!in_time_order(s))
 		qsort(s->v, s->nr, sizeof(*s->v), cmp_sample);
-	while (i < s->nr) {
-		uint64_t k = key_of(&s->v[i]);
-		size_t j = i;
+	if (index_keys(s) || !(v = malloc(s->nr * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_ranges; i++) {
+		s->ranges[i].first = next;
+		next += s->ranges[i].n;
+		s->ranges[i].n = 0;
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		uint32_t idx;
 		struct range *r;
 
-		while (j < s->nr && key_of(&s->v[j]) == k)
-			j++;
-		r = realloc(s->ranges, (s->nr_ranges + 1) * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		s->ranges = r;
-		s->ranges[s->nr_ranges] = (struct range){i, j - i};
-		if (rsp_u64map__put(&s->map, k, (uint32_t)s->nr_ranges++))
-			return -ENOMEM;
-		i = j;
+		rsp_u64map__get(&s->map, key_of(&s->v[i]), &idx);
+		r = &s->ranges[idx];
+		v[r->first + r->n++] = s->v[i];
 	}
+	free(s->v);
+	s->v = v;
+	s->cap = s->nr;
 	return 0;
 }
 

@@ -589,20 +589,15 @@ static void runnable(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, si
 
 /* ---- sleeps ------------------------------------------------------------- */
 
-static int cmp_req(const void *a, const void *b)
-{
-	const struct rsp_block_req *x = *(const struct rsp_block_req *const *)a,
-				   *y = *(const struct rsp_block_req *const *)b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->insert < y->insert ? -1 : x->insert > y->insert;
-}
-
-/* Block requests by issuer, each thread's a range sorted by insert. */
+/*
+ * Block requests by issuer: a counting sort by thread (the store's order,
+ * by issue, kept within a thread), then each thread's range by insert (an
+ * insertion sort: inserts come almost in issue order).
+ */
 static int build_reqs(struct rsp_snapshot *s)
 {
 	const struct rsp_block_req *v = rsp_tlstore__block_reqs(s->store, &s->nr_rq);
+	size_t next = 0;
 
 	s->rq_built = true;
 	if (!s->nr_rq)
@@ -610,21 +605,31 @@ static int build_reqs(struct rsp_snapshot *s)
 	s->rq = malloc(s->nr_rq * sizeof(*s->rq));
 	if (!s->rq)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_rq; i++)
-		s->rq[i] = &v[i];
-	qsort(s->rq, s->nr_rq, sizeof(*s->rq), cmp_req);
-	for (size_t i = 0; i < s->nr_rq;) {
-		size_t j = i;
-		struct tinfo *t;
+	for (size_t i = 0; i < s->nr_rq; i++) {
+		struct tinfo *t = tinfo(s, v[i].tid);
 
-		while (j < s->nr_rq && s->rq[j]->tid == s->rq[i]->tid)
-			j++;
-		t = tinfo(s, s->rq[i]->tid);
 		if (!t)
 			return -ENOMEM;
-		t->rq_first = i;
-		t->rq_n = j - i;
-		i = j;
+		t->rq_n++;
+	}
+	for (size_t i = 0; i < s->nr_ti; i++) {
+		struct tinfo *t = ti_at(s, i);
+
+		t->rq_first = next;
+		next += t->rq_n;
+		t->rq_n = 0;
+	}
+	for (size_t i = 0; i < s->nr_rq; i++) {
+		struct tinfo *t = tinfo(s, v[i].tid);
+		size_t k = t->rq_first + t->rq_n++;
+
+		s->rq[k] = &v[i];
+		while (k > t->rq_first && s->rq[k - 1]->insert > s->rq[k]->insert) {
+			const struct rsp_block_req *x = s->rq[k - 1];
+
+			s->rq[k - 1] = s->rq[k];
+			s->rq[--k] = x;
+		}
 	}
 	return 0;
 }

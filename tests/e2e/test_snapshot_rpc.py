@@ -1,15 +1,20 @@
 """A client asks a server over a UNIX socket; the server fsync()s a file
 before each answer. Known answer for `rspctl snapshot CLIENT`: the chain
 client -> server -> disk, and the disk's part (blocking I/O, under the
-server) is the time the server's fsync() calls spent off the CPU, as the
-server measured it (within 10%).
+server) is the time the server's fsync() calls took, as the server measured
+it: between the part of it the server was asleep and the whole of it, within
+10%.
 
-Why off-CPU time and not fsync()'s wall time: on this machine's disk an
-fsync of 1 MiB takes a few hundred microseconds, a fifth of which the
-server spends running (writeback of the pages): that part is running, not
-waiting for the disk, and the snapshot says so. The disk's completions and
-the wakeups they cause are mostly not delivered on this kernel (idle CPUs):
-the server's disk waits are inferred from the requests it issued."""
+Why a range and not fsync()'s wall time alone: on this machine's disk an
+fsync() of 1 MiB takes a few hundred microseconds, of which the server runs
+a third (writeback of the pages). rsp counts that running as running when it
+sees it. But on this kernel the disk's completions, the wakeups they cause
+and the switch from idle back to the server are not delivered when the CPU
+is idle: the server's disk waits are inferred from the requests it issued,
+and each ends only at the server's next record, so the server's running
+between a wakeup and its next record counts as the disk's time (a sleep
+cannot be cut where nothing was seen). Hence blocking I/O lies between the
+time asleep and the wall time of the fsync() calls."""
 import os
 
 import rsptest as t
@@ -46,9 +51,9 @@ with t.Rspd("--freq", "1000") as d:
           "off-CPU %.4f s, asleep %.4f s" % (cats.get("blocking_io", 0), cats.get("io_queue", 0),
                                              w["fsync_s"], w["fsync_offcpu_s"],
                                              w["fsync_slept_s"]))
-    lo, hi = w["fsync_slept_s"] * 0.9, w["fsync_offcpu_s"] * 1.1
+    lo, hi = min(w["fsync_slept_s"], w["fsync_offcpu_s"]) * 0.9, w["fsync_s"] * 1.1
     t.check(lo <= io <= hi,
-            "the disk's part %.4f s is within 10%% of the server's fsync time asleep "
-            "(%.4f s) .. off the CPU (%.4f s)" % (io, w["fsync_slept_s"], w["fsync_offcpu_s"]))
-    t.check(io <= w["fsync_s"] * 1.05, "and no more than fsync's wall time %.4f s" % w["fsync_s"])
+            "the disk's part %.4f s is within 10%% of the server's fsync() time asleep "
+            "(%.4f s) .. wall (%.4f s)" % (io, min(w["fsync_slept_s"], w["fsync_offcpu_s"]),
+                                        w["fsync_s"]))
     t.check(s["percent_accounted"] >= 90.0, "%.1f%% accounted" % s["percent_accounted"])
