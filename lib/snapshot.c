@@ -84,11 +84,18 @@ struct tinfo {
 	uint32_t base_root, other_root;
 	/* the burst (run from wakeup to sleep, preemptions included) last looked at */
 	size_t bj, bk;
-	bool burst_valid, burst_counted;
+	bool burst_valid;
+	uint32_t burst_node; /* the RUN node that counted this burst */
 	const struct rsp_csample *bs;
 	size_t bn;
 	/* its block requests, sorted by insert: a range of s->rq */
 	size_t rq_first, rq_n;
+};
+
+/* A run on a CPU: whose, and which of its segments. */
+struct crun {
+	uint64_t start, end;
+	uint32_t tid, seg;
 };
 
 /* Unknown time, by cause. */
@@ -122,9 +129,9 @@ struct rsp_snapshot {
 	/* followed wakeups */
 	struct rsp_slink *links;
 	size_t nr_links, cap_links;
-	/* per CPU, the ends of every run, sorted (built on first need) */
-	uint64_t **cpu_ends;
-	size_t *cpu_n;
+	/* per CPU, every run, sorted by end (built on first need) */
+	struct crun **cpu_runs;
+	size_t *cpu_n, *cpu_cap;
 	uint32_t nr_cpus;
 	bool cpu_built;
 	/* block requests by issuer (built on first need) */
@@ -380,7 +387,7 @@ static void burst(struct rsp_snapshot *s, struct tinfo *ti, size_t i)
 	ti->bj = j;
 	ti->bk = k;
 	ti->burst_valid = true;
-	ti->burst_counted = false;
+	ti->burst_node = RSP_SNODE_NONE;
 	ti->bs = s->samples ? rsp_samples__range(s->samples, ti->tid, v[j].start,
 						 v[k].end + s->o.sample_slack_ns, &ti->bn)
 			    : NULL;
@@ -421,12 +428,12 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 
 	burst(s, ti, i);
 	if (run != RSP_SNODE_NONE) {
-		if (!ti->burst_counted)
+		if (ti->burst_node != run)
 			s->nodes[run].count++;
 		if (!s->nodes[run].first)
 			s->nodes[run].first = x;
 	}
-	ti->burst_counted = true;
+	ti->burst_node = run;
 	if (!ti->bn || run == RSP_SNODE_NONE) {
 		add(s, run, node, ti->bn ? RSP_CAT_UNDERSTOOD : RSP_CAT_NOT_SAMPLED, y - x,
 		    inferred);
@@ -436,12 +443,19 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 		own = rsp_samples__range(s->samples, ti->tid, g->start,
 					 g->end + s->o.sample_slack_ns, &n);
 	if (!own) {
-		/* the burst's sample nearest to the piece */
-		const struct rsp_csample *c = ti->bs;
+		/* the burst's last sample before the piece, or its first */
+		size_t lo = 0, hi = ti->bn;
 
-		for (size_t k = 0; k < ti->bn && ti->bs[k].time < x; k++)
-			c = &ti->bs[k];
-		add(s, sample_node(s, run, c), run, RSP_CAT_UNDERSTOOD, y - x, inferred);
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ti->bs[mid].time < x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		add(s, sample_node(s, run, &ti->bs[lo ? lo - 1 : 0]), run, RSP_CAT_UNDERSTOOD,
+		    y - x, inferred);
 		return;
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -461,14 +475,47 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 
 /* ---- runnable and the switch from idle ---------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_crun(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct crun *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* Per CPU, the sorted ends of every run in the store. */
+static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
+{
+	if (c >= s->nr_cpus) {
+		struct crun **r = realloc(s->cpu_runs, (c + 1) * sizeof(*r));
+		size_t *n, *cap;
+
+		if (!r)
+			return -ENOMEM;
+		s->cpu_runs = r;
+		n = realloc(s->cpu_n, (c + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->cpu_n = n;
+		cap = realloc(s->cpu_cap, (c + 1) * sizeof(*cap));
+		if (!cap)
+			return -ENOMEM;
+		s->cpu_cap = cap;
+		for (uint32_t k = s->nr_cpus; k <= c; k++)
+			s->cpu_runs[k] = NULL, s->cpu_n[k] = s->cpu_cap[k] = 0;
+		s->nr_cpus = c + 1;
+	}
+	if (s->cpu_n[c] == s->cpu_cap[c]) {
+		size_t cap = s->cpu_cap[c] ? s->cpu_cap[c] * 2 : 64;
+		struct crun *v = realloc(s->cpu_runs[c], cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->cpu_runs[c] = v;
+		s->cpu_cap[c] = cap;
+	}
+	return 0;
+}
+
+/* Per CPU, every run in the store, sorted by end (a CPU's runs do not overlap). */
 static int build_cpus(struct rsp_snapshot *s)
 {
 	size_t nt = rsp_tlstore__nr_threads(s->store);
@@ -483,56 +530,43 @@ static int build_cpus(struct rsp_snapshot *s)
 
 			if (g->kind != RSP_SEG_RUN || c >= 4096)
 				continue;
-			if (c >= s->nr_cpus) {
-				uint64_t **e = realloc(s->cpu_ends, (c + 1) * sizeof(*e));
-				size_t *n;
-
-				if (!e)
-					return -ENOMEM;
-				s->cpu_ends = e;
-				n = realloc(s->cpu_n, (c + 1) * sizeof(*n));
-				if (!n)
-					return -ENOMEM;
-				s->cpu_n = n;
-				for (uint32_t k = s->nr_cpus; k <= c; k++)
-					s->cpu_ends[k] = NULL, s->cpu_n[k] = 0;
-				s->nr_cpus = c + 1;
-			}
-			/* capacity: powers of two */
-			if (!(s->cpu_n[c] & (s->cpu_n[c] - 1)) || !s->cpu_n[c]) {
-				size_t cap = s->cpu_n[c] ? s->cpu_n[c] * 2 : 64;
-				uint64_t *v = realloc(s->cpu_ends[c], cap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				s->cpu_ends[c] = v;
-			}
-			s->cpu_ends[c][s->cpu_n[c]++] = g->end;
+			if (cpu_grow(s, c))
+				return -ENOMEM;
+			s->cpu_runs[c][s->cpu_n[c]++] =
+				(struct crun){g->start, g->end, t->tid, (uint32_t)j};
 		}
 	}
 	for (uint32_t c = 0; c < s->nr_cpus; c++)
 		if (s->cpu_n[c] > 1)
-			qsort(s->cpu_ends[c], s->cpu_n[c], sizeof(uint64_t), cmp_u64);
+			qsort(s->cpu_runs[c], s->cpu_n[c], sizeof(struct crun), cmp_crun);
 	return 0;
+}
+
+/* Index of the first run on @cpu ending after @t (cpu_n if none). */
+static size_t run_after(const struct rsp_snapshot *s, uint32_t cpu, uint64_t t)
+{
+	size_t lo = 0, hi = s->cpu_n[cpu];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->cpu_runs[cpu][mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The latest end of a run on @cpu at or before @t, 0 if none. */
 static uint64_t last_run_end(const struct rsp_snapshot *s, uint32_t cpu, uint64_t t)
 {
-	size_t lo = 0, hi;
+	size_t k;
 
 	if (cpu >= s->nr_cpus || !s->cpu_n[cpu])
 		return 0;
-	hi = s->cpu_n[cpu];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->cpu_ends[cpu][mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? s->cpu_ends[cpu][lo - 1] : 0;
+	k = run_after(s, cpu, t);
+	return k ? s->cpu_runs[cpu][k - 1].end : 0;
 }
 
 /*
@@ -558,33 +592,41 @@ static uint64_t infer_start(struct rsp_snapshot *s, const struct rsp_segment *g)
 	return min64(t, g->end);
 }
 
+static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct tinfo *ti, size_t i,
+				  uint64_t x, uint64_t y);
+
+/* Waiting for a CPU over [x, y]: scheduler overhead, or preempted. */
+static void wait_cpu(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, size_t i, uint64_t x,
+		     uint64_t y)
+{
+	bool preempt = ti->t->segs[i].reason == RSP_SR_PREEMPT;
+	uint32_t n = leaf(s, node, RSP_SN_RUNNABLE, preempt ? RSP_SR_PREEMPT : 0);
+	uint64_t followed = 0;
+
+	if (preempt && n != RSP_SNODE_NONE)
+		followed = follow_preemptors(s, n, ti, i, x, y);
+	add(s, n, node, preempt ? RSP_CAT_INVOLUNTARY : RSP_CAT_SCHEDULER, y - x - followed, false);
+	if (n != RSP_SNODE_NONE)
+		s->nodes[n].count++;
+}
+
 static void runnable(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, size_t i, uint64_t x,
 		     uint64_t y)
 {
 	const struct rsp_segment *g = &ti->t->segs[i];
-	bool preempt = g->reason == RSP_SR_PREEMPT;
-	enum rsp_cat cat = preempt ? RSP_CAT_INVOLUNTARY : RSP_CAT_SCHEDULER;
-	uint32_t n;
 
 	if ((g->flags & RSP_SEGF_SWITCH_NOT_SEEN) && i + 1 < ti->t->nr_segs &&
 	    ti->t->segs[i + 1].kind == RSP_SEG_RUN) {
 		uint64_t st = infer_start(s, g);
 
 		if (st < y) {
-			if (x < st) {
-				n = leaf(s, node, RSP_SN_RUNNABLE, preempt ? RSP_SR_PREEMPT : 0);
-				add(s, n, node, cat, st - x, false);
-				if (n != RSP_SNODE_NONE)
-					s->nodes[n].count++;
-			}
+			if (x < st)
+				wait_cpu(s, node, ti, i, x, st);
 			run_piece(s, node, ti, i, max64(x, st), y, true);
 			return;
 		}
 	}
-	n = leaf(s, node, RSP_SN_RUNNABLE, preempt ? RSP_SR_PREEMPT : 0);
-	add(s, n, node, cat, y - x, false);
-	if (n != RSP_SNODE_NONE)
-		s->nodes[n].count++;
+	wait_cpu(s, node, ti, i, x, y);
 }
 
 /* ---- sleeps ------------------------------------------------------------- */
@@ -754,18 +796,25 @@ static uint64_t defacto_start(const struct rsp_snapshot *s, const struct rsp_tlt
 	return d;
 }
 
-/* Walking back over the waker's run: did @by wake (or fork) it to do this? */
-static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by)
+/*
+ * Walking back over the waker's run @r: did @by wake (or fork) it to do
+ * this? *when: that waking (the run's start for a fork).
+ */
+static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by, uint64_t *when)
 {
+	size_t r0 = r;
+
 	for (unsigned n = 0; n < CAUSE_SCAN && r > 0; n++) {
 		const struct rsp_segment *g = &w->segs[--r];
 
 		if (g->kind == RSP_SEG_RUN ||
 		    (g->kind == RSP_SEG_RUNNABLE && g->reason == RSP_SR_PREEMPT))
 			continue;
+		*when = g->waker.time;
 		return (g->kind == RSP_SEG_RUNNABLE || g->kind == RSP_SEG_SLEEP) &&
 		       g->waker.kind == RSP_WAKER_THREAD && g->waker.id == by;
 	}
+	*when = w->segs[r0].start;
 	return r == 0 && w->parent == by;
 }
 
@@ -857,7 +906,7 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 	}
 	fits = r->end <= back + s->o.fit_ns &&
 	       (r->start + s->o.fit_ns >= defacto_start(s, ti->t, i, h) ||
-		caused_by(w->t, (size_t)(r - w->t->segs), ti->tid));
+		caused_by(w->t, (size_t)(r - w->t->segs), ti->tid, &(uint64_t){0}));
 	s->tot.sleeps_followed++;
 	add_link(s, w->tid, ti->tid, g->waker.time, back, !fits);
 	if (fits) {
@@ -882,6 +931,55 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 	s->stk[s->depth++] = ti->tid;
 	explain(s, root, w->tid, x, y);
 	s->depth--;
+}
+
+/*
+ * Preempted over [x, y] (RUNNABLE node @rn): by whom? A thread that @ti
+ * itself woke (or forked) and that took its CPU is doing its work: the
+ * parent of pass writes to a pipe, the child it wakes preempts it and does
+ * the turn. Its running over the stretch is explained under @rn, like a
+ * waker's under a sleep; anything else (another process, the CPU's own
+ * work) leaves the time involuntary. The CPU is the one @ti was preempted
+ * on (where it last ran). Returns the time explained so.
+ */
+static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct tinfo *ti, size_t i,
+				  uint64_t x, uint64_t y)
+{
+	const struct rsp_segment *g = &ti->t->segs[i];
+	uint32_t cpu =
+		i > 0 && ti->t->segs[i - 1].kind == RSP_SEG_RUN ? ti->t->segs[i - 1].cpu : g->cpu;
+	uint64_t done = 0;
+
+	if (!s->cpu_built && build_cpus(s))
+		s->failed = true;
+	if (cpu >= s->nr_cpus || s->depth >= s->o.max_depth)
+		return 0;
+	for (size_t k = run_after(s, cpu, x); k < s->cpu_n[cpu]; k++) {
+		const struct crun *r = &s->cpu_runs[cpu][k];
+		uint64_t a = max64(x, r->start), b = min64(y, r->end), when;
+		struct tinfo *w;
+		uint32_t wn;
+
+		if (r->start >= y)
+			break;
+		if (b <= a || r->tid == ti->tid || !r->tid)
+			continue;
+		w = tinfo(s, r->tid);
+		if (!w || !w->t || w->base || on_stack(s, w->tid) ||
+		    !caused_by(w->t, r->seg, ti->tid, &when))
+			continue;
+		wn = get_node(s, &(struct nkey){.parent = rn, .kind = RSP_SN_THREAD, .id = w->tid},
+			      w->tid, tgid_of(w));
+		if (wn == RSP_SNODE_NONE)
+			continue;
+		if (a == r->start)
+			add_link(s, ti->tid, w->tid, when, r->start, false);
+		s->stk[s->depth++] = ti->tid;
+		explain(s, wn, w->tid, a, b);
+		s->depth--;
+		done += b - a;
+	}
+	return done;
 }
 
 /* The category of a sleep ended by something other than a thread. */
@@ -1258,9 +1356,10 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 	if (!s)
 		return;
 	for (uint32_t c = 0; c < s->nr_cpus; c++)
-		free(s->cpu_ends[c]);
-	free(s->cpu_ends);
+		free(s->cpu_runs[c]);
+	free(s->cpu_runs);
 	free(s->cpu_n);
+	free(s->cpu_cap);
 	free(s->rq);
 	free(s->nodes);
 	free(s->nkey);

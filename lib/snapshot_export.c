@@ -139,13 +139,17 @@ static void fold_node(struct fold *f, uint32_t i)
 			 rsp_sleep_reason__name((enum rsp_sleep_reason)x->reason));
 		push(f, buf, "");
 		break;
+	case RSP_SN_RUNNABLE:
+		/* a frame: what preempted it, when followed, is above it */
+		push(f, x->reason == RSP_SR_PREEMPT ? "[preempted]" : "[runnable]", "");
+		break;
 	default:
 		break;
 	}
 	for (int c = 0; c < RSP_CAT__NR; c++) {
 		if (!x->self_ns[c])
 			continue;
-		if (x->kind == RSP_SN_SAMPLE) {
+		if (x->kind == RSP_SN_SAMPLE || x->kind == RSP_SN_RUNNABLE) {
 			emit(f, NULL, x->self_ns[c]);
 			continue;
 		}

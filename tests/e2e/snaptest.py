@@ -28,11 +28,19 @@ def snapshot(d, pid, elapsed, *extra, user=None):
     return s
 
 
-def skip_if_gaps(s):
-    """Lost records make threads unknown across them: no known answer then."""
-    if s["window"]["gaps"]:
-        print("SKIP: records were lost (the machine is too busy): %d gaps" % s["window"]["gaps"])
+def skip_if_gaps(s, share=0.01):
+    """Lost records make threads unknown across them (the snapshot counts
+    that time as unknown, in unknown_detail.gaps_s): no known answer when
+    they cover more than @share of the time. Records lost elsewhere in the
+    window (another CPU, threads not in the chain) do not change it."""
+    gaps = s["window"]["gaps"]
+    lost = s["unknown_detail"]["gaps_s"]
+    if lost > share * s["total_s"]:
+        print("SKIP: records were lost (the machine is too busy): %d gaps, %.4f s of the "
+              "chain unknown" % (gaps, lost))
         raise SystemExit(t.SKIP)
+    if gaps:
+        print("   %d gaps in the window; %.4f s of the chain unknown across them" % (gaps, lost))
 
 
 def walk(node, path=()):
@@ -103,6 +111,12 @@ def check_chrome(path, tids):
     have = {e["tid"] for e in xs}
     t.check(set(tids) <= have, "chrome trace: a track with slices for each of %s" % sorted(tids))
     return tr
+
+
+def chrome_slices(tr, tid):
+    """The X slices of thread @tid's track, in time order."""
+    return sorted((e for e in tr["traceEvents"] if e["ph"] == "X" and e["tid"] == tid),
+                  key=lambda e: e["ts"])
 
 
 def tmpfile(suffix):

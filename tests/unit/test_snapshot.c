@@ -3,10 +3,9 @@
  * Unit tests of lib/snapshot.c (and lib/samples.c) on hand-built timeline
  * stores: the pseudostack of pass-like ping-pong, fit and misfit (another
  * control path), triangles cut at the sleep's start, poll loops merged into
- * one de-facto sleep, forked children, sibling threads, block I/O split into
- * queue and device time, runs started on idle CPUs (inferred), samples
- * attached to runs (20 us slack, bursts across preemptions), every category,
- * and the tree's sums.
+ * one de-facto sleep, forked children, preemptions by a callee, sibling threads, block I/O split
+ * into queue and device time, runs started on idle CPUs (inferred), samples attached to runs (20 us
+ * slack, bursts across preemptions), every category, and the tree's sums.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -378,6 +377,66 @@ static void test_forked_child(void **state)
 	b_exit(b);
 }
 
+#define PREEMPTED(t, p, a, z)                                                                      \
+	seg(b, (struct sg){.tid = t,                                                               \
+			   .tgid = p,                                                              \
+			   .kind = RSP_SEG_RUNNABLE,                                               \
+			   .reason = RSP_SR_PREEMPT,                                               \
+			   .start = a,                                                             \
+			   .end = z})
+
+/*
+ * pass on one CPU: the child (2) the parent (1) wakes at 100 preempts it
+ * and does its turn; at 350 an unrelated thread (9) preempts the parent.
+ * The child's running over the first preemption is under the parent's
+ * RUNNABLE node; the second preemption stays involuntary.
+ */
+static void test_preempted_by_callee(void **state)
+{
+	struct b bb, *b = &bb;
+	const struct rsp_snapshot_totals *t;
+	const struct rsp_snode *pr, *c;
+	const struct rsp_slink *l;
+	size_t nl;
+
+	b_init(b);
+	RUN(1, 1, 0, 100);
+	PREEMPTED(1, 1, 100, 190);
+	RUN(1, 1, 190, 195);
+	SLEEP(1, 1, 195, 300, RSP_SR_PIPE, RSP_WAKER_THREAD, 2);
+	RUNQ(1, 1, 300, 301, RSP_WAKER_THREAD, 2);
+	RUN(1, 1, 301, 350);
+	PREEMPTED(1, 1, 350, 370);
+	RUN(1, 1, 370, 400);
+	SLEEP(2, 2, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
+	RUNQ(2, 2, 100, 101, RSP_WAKER_THREAD, 1);
+	RUN(2, 2, 101, 190);
+	PREEMPTED(2, 2, 190, 195);
+	RUN(2, 2, 195, 300);
+	SLEEP(2, 2, 300, 400, RSP_SR_PIPE, RSP_WAKER_NONE, 0);
+	RUN(9, 9, 350, 370);
+	t = snap(b, 1, 400);
+	assert_int_equal(t->total_ns, 400 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_NOT_SAMPLED], (184 + 89 + 105) * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_INVOLUNTARY], 21 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_SCHEDULER], 1 * US);
+	pr = child(b, root(b, 0), RSP_SN_RUNNABLE, 0);
+	assert_non_null(pr);
+	assert_int_equal(pr->reason, RSP_SR_PREEMPT);
+	assert_int_equal(pr->count, 2);
+	assert_int_equal(pr->total_ns, 110 * US);
+	c = child(b, pr, RSP_SN_THREAD, 2);
+	assert_non_null(c);
+	assert_int_equal(c->total_ns, 89 * US);
+	assert_null(child(b, pr, RSP_SN_THREAD, 9));
+	l = rsp_snapshot__links(b->snap, &nl);
+	assert_true(nl >= 1);
+	assert_int_equal(l[0].from, 1);
+	assert_int_equal(l[0].to, 2);
+	assert_int_equal(l[0].to_time, 101 * US);
+	b_exit(b);
+}
+
 /* Two threads of the process: one waits for the other, whose time is its own root. */
 static void test_sibling_threads(void **state)
 {
@@ -655,7 +714,7 @@ int main(void)
 		cmocka_unit_test(test_block_io),      cmocka_unit_test(test_io_through_helper),
 		cmocka_unit_test(test_categories),    cmocka_unit_test(test_switch_from_idle),
 		cmocka_unit_test(test_samples),	      cmocka_unit_test(test_no_such_pid),
-		cmocka_unit_test(test_samples_index),
+		cmocka_unit_test(test_samples_index), cmocka_unit_test(test_preempted_by_callee),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

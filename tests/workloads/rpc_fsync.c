@@ -9,11 +9,11 @@
  * disk: the client's sleeps in recv() are the server's time, most of it in
  * fsync() waiting for the disk. The server measures each fsync(): its wall
  * time, the part off the CPU (wall minus CPU time) and the part asleep
- * (off the CPU and not runnable either, schedstat), and sends the sums to
- * the client at the end.
+ * (off the CPU and not runnable either, schedstat), the part runnable
+ * (schedstat's run_delay), and sends the sums to the client at the end.
  *
  * Prints one JSON line: {"client", "server", "requests", "elapsed_s",
- * "fsync_s", "fsync_offcpu_s", "fsync_slept_s", "server_cpu_s"}.
+ * "fsync_s", "fsync_offcpu_s", "fsync_slept_s", "fsync_runq_s", "server_cpu_s"}.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,13 +26,13 @@
 #define MAX_KIB 1024
 
 struct sums {
-	double fsync, offcpu, slept, cpu;
+	double fsync, offcpu, slept, runq, cpu;
 };
 
 static void serve(int s, int fd, size_t bytes, long n)
 {
 	char *block = malloc(bytes), req[8];
-	struct sums sum = {0, 0, 0, 0};
+	struct sums sum = {0, 0, 0, 0, 0};
 	double c0 = wl_thread_cpu();
 
 	if (!block)
@@ -41,7 +41,7 @@ static void serve(int s, int fd, size_t bytes, long n)
 	for (long i = 0; i < n; i++) {
 		struct wl_sleepwatch sw;
 		uint64_t t0, t1;
-		double cpu;
+		double cpu, runq;
 
 		if (recv(s, req, sizeof(req), MSG_WAITALL) != sizeof(req))
 			exit(1);
@@ -49,10 +49,12 @@ static void serve(int s, int fd, size_t bytes, long n)
 			exit(1);
 		wl_sleepwatch_start(&sw);
 		cpu = wl_thread_cpu();
+		runq = wl_run_delay();
 		t0 = wl_now();
 		if (fsync(fd))
 			exit(1);
 		t1 = wl_now();
+		sum.runq += wl_run_delay() - runq;
 		sum.slept += wl_sleepwatch_stop(&sw);
 		sum.fsync += (double)(t1 - t0) / 1e9;
 		sum.offcpu += (double)(t1 - t0) / 1e9 - (wl_thread_cpu() - cpu);
@@ -104,8 +106,8 @@ int main(int argc, char **argv)
 	waitpid(server, &status, 0);
 	printf("{\"client\": %d, \"server\": %d, \"requests\": %ld, \"elapsed_s\": %.6f, "
 	       "\"fsync_s\": %.6f, \"fsync_offcpu_s\": %.6f, \"fsync_slept_s\": %.6f, "
-	       "\"server_cpu_s\": %.6f}\n",
+	       "\"fsync_runq_s\": %.6f, \"server_cpu_s\": %.6f}\n",
 	       (int)getpid(), (int)server, n, (double)(t1 - t0) / 1e9, sum.fsync, sum.offcpu,
-	       sum.slept, sum.cpu);
+	       sum.slept, sum.runq, sum.cpu);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -16,7 +16,8 @@
  *         a thread is a frame "comm (pid P)" or "comm T (pid P)"; kernel
  *         frames end in "_[k]"; markers in brackets: [sleep:REASON] ends a
  *         sleeper's stack (what it waited for is above it), [running, not
- *         sampled], [runnable], [preempted], [disk 8:0], [timer], [irq N],
+ *         sampled], [runnable], [preempted] (what preempted it, when it
+ *         works for it, is above it), [disk 8:0], [timer], [irq N],
  *         [network], [other path: ...], [unknown].
  * chrome  the process running view in the Trace Event format (Perfetto,
  *         chrome://tracing): one track per thread in the chain, an "X"

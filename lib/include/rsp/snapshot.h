@@ -40,6 +40,12 @@
  * another thread of PID is waiting on that thread's own path (a root
  * already).
  *
+ * A preemption is involuntary, except while the thread that took the CPU
+ * is one the preempted thread woke (or forked) itself: that thread is doing
+ * its work (pass on a busy machine: the child woken by the parent's write
+ * preempts it), so its running over the stretch is a child of the
+ * RUNNABLE node, as a waker's is of a sleep.
+ *
  * The time of every node is split into categories (the paper's table
  * "Categories of Explanation", plus deliberate sleeps apart from other
  * timeouts): see enum rsp_cat. Nothing is invented: time with no
@@ -87,7 +93,8 @@ enum rsp_snode_kind {
 	RSP_SN_THREAD,	 /* a thread's time: a root, or what a sleep waited for */
 	RSP_SN_RUN,	 /* its running; SAMPLE children when sampled */
 	RSP_SN_SAMPLE,	 /* one sampled stack's share of the runs */
-	RSP_SN_RUNNABLE, /* woken or preempted, waiting for a CPU */
+	RSP_SN_RUNNABLE, /* woken or preempted, waiting for a CPU; preempted: THREAD
+			  * children for what it woke and that took its CPU */
 	RSP_SN_SLEEP,	 /* sleeps with one reason, waker and stack */
 	RSP_SN_UNKNOWN,	 /* no data (gaps, before it was seen) */
 };
