@@ -96,6 +96,8 @@ struct tinfo {
 struct crun {
 	uint64_t start, end;
 	uint32_t tid, seg;
+	uint32_t cause; /* the thread that woke (or forked) it to run, 0 if none */
+	uint32_t from;	/* the segment of that wakeup, + 1; 0: the thread's start */
 };
 
 /* Unknown time, by cause. */
@@ -475,11 +477,34 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 
 /* ---- runnable and the switch from idle ---------------------------------- */
 
-static int cmp_crun(const void *a, const void *b)
+/*
+ * Sort @n runs by end: LSD radix on the end's offset from the earliest, 11
+ * bits a pass (a window of up to 2^44 ns, ~4.9 hours, in 4 passes; fewer
+ * for shorter spans). @tmp holds @n.
+ */
+static void sort_runs(struct crun *v, struct crun *tmp, size_t n)
 {
-	const struct crun *x = a, *y = b;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t cnt[2048];
 
-	return x->end < y->end ? -1 : x->end > y->end;
+	for (size_t i = 0; i < n; i++) {
+		lo = min64(lo, v[i].end);
+		hi = max64(hi, v[i].end);
+	}
+	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += 11) {
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[((v[i].end - lo) >> sh) & 2047]++;
+		for (size_t b = 0, sum = 0; b < 2048; b++) {
+			size_t c = cnt[b];
+
+			cnt[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[((v[i].end - lo) >> sh) & 2047]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
 }
 
 static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
@@ -516,6 +541,37 @@ static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
 }
 
 /* Per CPU, every run in the store, sorted by end (a CPU's runs do not overlap). */
+static bool in_burst_run(const struct rsp_segment *g)
+{
+	return g->kind == RSP_SEG_RUN ||
+	       (g->kind == RSP_SEG_RUNNABLE && g->reason == RSP_SR_PREEMPT);
+}
+
+/*
+ * Who woke (or forked) @t to run segment @j, found from @from: the index
+ * after the segment that began its stretch of running and preemptions (0:
+ * the thread's start). A run more than CAUSE_SCAN segments into such a
+ * stretch is no longer counted as caused by it.
+ */
+static uint32_t cause_of(const struct rsp_tlthread *t, size_t j, size_t from)
+{
+	const struct rsp_segment *g;
+
+	if (j - from >= CAUSE_SCAN)
+		return 0;
+	if (!from)
+		return t->parent;
+	g = &t->segs[from - 1];
+	return (g->kind == RSP_SEG_RUNNABLE || g->kind == RSP_SEG_SLEEP) &&
+			       g->waker.kind == RSP_WAKER_THREAD
+		       ? g->waker.id
+		       : 0;
+}
+
+/*
+ * Per CPU, every run in the store, sorted by end (a CPU's runs do not
+ * overlap), with the thread whose wakeup started it.
+ */
 static int build_cpus(struct rsp_snapshot *s)
 {
 	size_t nt = rsp_tlstore__nr_threads(s->store);
@@ -523,22 +579,34 @@ static int build_cpus(struct rsp_snapshot *s)
 	s->cpu_built = true;
 	for (size_t i = 0; i < nt; i++) {
 		const struct rsp_tlthread *t = rsp_tlstore__thread(s->store, i);
+		size_t from = 0;
 
 		for (size_t j = 0; j < t->nr_segs; j++) {
 			const struct rsp_segment *g = &t->segs[j];
 			uint32_t c = g->cpu;
 
+			if (!in_burst_run(g))
+				from = j + 1;
 			if (g->kind != RSP_SEG_RUN || c >= 4096)
 				continue;
 			if (cpu_grow(s, c))
 				return -ENOMEM;
-			s->cpu_runs[c][s->cpu_n[c]++] =
-				(struct crun){g->start, g->end, t->tid, (uint32_t)j};
+			s->cpu_runs[c][s->cpu_n[c]++] = (struct crun){
+				g->start,      g->end, t->tid, (uint32_t)j, cause_of(t, j, from),
+				(uint32_t)from};
 		}
 	}
-	for (uint32_t c = 0; c < s->nr_cpus; c++)
-		if (s->cpu_n[c] > 1)
-			qsort(s->cpu_runs[c], s->cpu_n[c], sizeof(struct crun), cmp_crun);
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		struct crun *tmp;
+
+		if (s->cpu_n[c] < 2)
+			continue;
+		tmp = malloc(s->cpu_n[c] * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		sort_runs(s->cpu_runs[c], tmp, s->cpu_n[c]);
+		free(tmp);
+	}
 	return 0;
 }
 
@@ -796,26 +864,14 @@ static uint64_t defacto_start(const struct rsp_snapshot *s, const struct rsp_tlt
 	return d;
 }
 
-/*
- * Walking back over the waker's run @r: did @by wake (or fork) it to do
- * this? *when: that waking (the run's start for a fork).
- */
-static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by, uint64_t *when)
+/* Did @by wake (or fork) @w to do its run @r? */
+static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by)
 {
-	size_t r0 = r;
+	size_t from = r;
 
-	for (unsigned n = 0; n < CAUSE_SCAN && r > 0; n++) {
-		const struct rsp_segment *g = &w->segs[--r];
-
-		if (g->kind == RSP_SEG_RUN ||
-		    (g->kind == RSP_SEG_RUNNABLE && g->reason == RSP_SR_PREEMPT))
-			continue;
-		*when = g->waker.time;
-		return (g->kind == RSP_SEG_RUNNABLE || g->kind == RSP_SEG_SLEEP) &&
-		       g->waker.kind == RSP_WAKER_THREAD && g->waker.id == by;
-	}
-	*when = w->segs[r0].start;
-	return r == 0 && w->parent == by;
+	while (from > 0 && r - from < CAUSE_SCAN && in_burst_run(&w->segs[from - 1]))
+		from--;
+	return by && cause_of(w, r, from) == by;
 }
 
 static void add_link(struct rsp_snapshot *s, uint32_t from, uint32_t to, uint64_t time,
@@ -906,7 +962,7 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 	}
 	fits = r->end <= back + s->o.fit_ns &&
 	       (r->start + s->o.fit_ns >= defacto_start(s, ti->t, i, h) ||
-		caused_by(w->t, (size_t)(r - w->t->segs), ti->tid, &(uint64_t){0}));
+		caused_by(w->t, (size_t)(r - w->t->segs), ti->tid));
 	s->tot.sleeps_followed++;
 	add_link(s, w->tid, ti->tid, g->waker.time, back, !fits);
 	if (fits) {
@@ -940,7 +996,9 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
  * the turn. Its running over the stretch is explained under @rn, like a
  * waker's under a sleep; anything else (another process, the CPU's own
  * work) leaves the time involuntary. The CPU is the one @ti was preempted
- * on (where it last ran). Returns the time explained so.
+ * on (where it last ran); each run there records who woke it (build_cpus),
+ * so a long run queue costs one look per run. Returns the time explained
+ * so.
  */
 static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct tinfo *ti, size_t i,
 				  uint64_t x, uint64_t y)
@@ -956,24 +1014,25 @@ static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct ti
 		return 0;
 	for (size_t k = run_after(s, cpu, x); k < s->cpu_n[cpu]; k++) {
 		const struct crun *r = &s->cpu_runs[cpu][k];
-		uint64_t a = max64(x, r->start), b = min64(y, r->end), when;
+		uint64_t a = max64(x, r->start), b = min64(y, r->end);
 		struct tinfo *w;
 		uint32_t wn;
 
 		if (r->start >= y)
 			break;
-		if (b <= a || r->tid == ti->tid || !r->tid)
+		if (b <= a || r->cause != ti->tid || r->tid == ti->tid || !r->tid)
 			continue;
 		w = tinfo(s, r->tid);
-		if (!w || !w->t || w->base || on_stack(s, w->tid) ||
-		    !caused_by(w->t, r->seg, ti->tid, &when))
+		if (!w || !w->t || w->base || on_stack(s, w->tid))
 			continue;
 		wn = get_node(s, &(struct nkey){.parent = rn, .kind = RSP_SN_THREAD, .id = w->tid},
 			      w->tid, tgid_of(w));
 		if (wn == RSP_SNODE_NONE)
 			continue;
 		if (a == r->start)
-			add_link(s, ti->tid, w->tid, when, r->start, false);
+			add_link(s, ti->tid, w->tid,
+				 r->from ? w->t->segs[r->from - 1].waker.time : r->start, r->start,
+				 false);
 		s->stk[s->depth++] = ti->tid;
 		explain(s, wn, w->tid, a, b);
 		s->depth--;

@@ -108,6 +108,16 @@ def check_chrome(path, tids):
             % len(names))
     t.check(set(starts) == set(ends) and all(ends[i]["bp"] == "e" for i in ends),
             "chrome trace: %d flow arrows, each with its start and end" % len(starts))
+    # Perfetto binds a flow's ends to the slice open on the thread's track at
+    # that time: each must fall in (or at the start of) a slice of its thread
+    by_track = {}
+    for e in xs:
+        by_track.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    loose = [e for e in list(starts.values()) + list(ends.values())
+             if not any(a - 0.002 <= e["ts"] <= b + 0.002
+                        for a, b in by_track.get((e["pid"], e["tid"]), []))]
+    t.check(not loose, "chrome trace: every flow arrow starts and ends in a slice (%s)" %
+            loose[:2])
     have = {e["tid"] for e in xs}
     t.check(set(tids) <= have, "chrome trace: a track with slices for each of %s" % sorted(tids))
     return tr
