@@ -142,17 +142,44 @@ class PerfRecord:
         return {"bytes": size}
 
 
+def cpu_busy(interval=0.5):
+    """Fraction of all CPUs busy over @interval, from /proc/stat."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # total, idle + iowait
+    t0, i0 = snap()
+    time.sleep(interval)
+    t1, i1 = snap()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+QUIET = []  # background CPU busy fraction seen before each run
+
+
+def wait_quiet(limit=0.10, patience=120):
+    """Wait until the machine is idle (other work would bias a run); record
+    what was seen, so that the report can say how quiet it was."""
+    deadline = time.time() + patience
+    busy = cpu_busy()
+    while busy > limit and time.time() < deadline:
+        busy = cpu_busy(2.0)
+    QUIET.append(busy)
+
+
 def measure(modes, wl, reps):
     """results[workload][mode] = list of (throughput, extra)."""
     results = {w: {m.name: [] for m in modes} for w in wl}
     for rep in range(reps):
         for w, (cmd, kind) in wl.items():
             for m in modes:
+                wait_quiet()
                 m.start()
                 thr = run_workload(cmd, kind)
                 extra = m.stop()
                 results[w][m.name].append((thr, extra))
-                print("rep %d %-16s %-18s %12.1f" % (rep + 1, w, m.name, thr), flush=True)
+                print("rep %d %-16s %-18s %12.1f  (idle before: %.0f%% busy)" % (
+                    rep + 1, w, m.name, thr, 100 * QUIET[-1]), flush=True)
     return results
 
 
@@ -166,8 +193,11 @@ def report(results, reps, args):
                  reps, " --quick" if args.quick else "", time.strftime("%Y-%m-%d")),
              "Machine: %s, %d CPUs, kernel %s; no hardware PMU. Runs alternate mode by mode "
              "within each repetition; figures are medians of %d runs; throughput ratios are "
-             "to bare in the same run (1.000 = no loss)." % (
-                 "Debian 12 VM", os.cpu_count(), os.uname().release, reps),
+             "to bare in the same run (1.000 = no loss). Before each run the script waits "
+             "until the CPUs are at most 10%% busy (2 min at most); the background it saw: "
+             "median %.0f%%, max %.0f%% busy." % (
+                 "Debian 12 VM", os.cpu_count(), os.uname().release, reps,
+                 100 * statistics.median(QUIET), 100 * max(QUIET)),
              ""]
     for w, per in results.items():
         bare = med([t for t, _ in per["bare"]])
@@ -218,7 +248,7 @@ def write_section(path, text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="shorter workloads (a smoke run)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
