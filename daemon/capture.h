@@ -23,6 +23,7 @@ struct perf_mmap;
 struct perf_cpu_map;
 struct perf_thread_map;
 struct tep_handle;
+struct rsp_sbq;
 
 enum rsp_stack_policy {
 	RSP_STACKS_NONE,    /* no callchain on switches */
@@ -153,6 +154,8 @@ struct rsp_drain {
 	 * there.
 	 */
 	_Atomic uint64_t drained_to;
+	/* Where the non-sample records also go (the process model), or NULL. */
+	struct rsp_sbq *sbq;
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);
