@@ -39,6 +39,7 @@ struct rsp_capture_opts {
 	bool callchain_kernel;
 	bool callchain_user;
 	bool sample_stacks;        /* callchains on cpu-clock samples */
+	bool waker_stacks;         /* callchains on sched_waking (all, sleeps policies) */
 	unsigned sample_freq;      /* Hz */
 	unsigned ring_pages;       /* data pages per CPU ring, power of two */
 	unsigned wakeup_percent;   /* wake the drain when a ring is this full */
