@@ -75,8 +75,8 @@ struct row {
 struct proc_row {
 	uint32_t pid;
 	bool other_user; /* another user's process: no name, no user frames */
-	const char *comm;
-	uint64_t samples, kernel;
+	const char *comm; /* its name at its latest sample: after an exec, the new one */
+	uint64_t samples, kernel, last;
 };
 
 struct profile {
@@ -202,9 +202,8 @@ static int add_sample(struct profile *p, const struct rsp_request *req,
 		return -ENOMEM;
 	pr->samples++;
 	pr->kernel += kernel;
-	if (!pr->comm && !pr->other_user)
-		pr->comm =
-			rsp_maps__comm_at(rsp_symbolizer__maps(src->symbols), smp->pid, smp->time);
+	if (smp->time >= pr->last)
+		pr->last = smp->time;
 	if (src->capture && smp->pid == (uint32_t)src->capture->pid)
 		p->rspd_samples++;
 	if (req->pid >= 0 && smp->pid != (uint32_t)req->pid)
@@ -580,6 +579,12 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	}
 	if (p.nr > 1)
 		qsort(p.rows, p.nr, sizeof(p.rows[0]), cmp_rows);
+	/* A child sampled between its fork and its exec still has the parent's
+	 * name then: name each process as it was last seen. */
+	for (size_t i = 0; i < p.nr_procs; i++)
+		if (!p.procs[i].other_user)
+			p.procs[i].comm = rsp_maps__comm_at(rsp_symbolizer__maps(src->symbols),
+							    p.procs[i].pid, p.procs[i].last);
 	if (p.nr_procs > 1)
 		qsort(p.procs, p.nr_procs, sizeof(p.procs[0]), cmp_procs);
 	if (req->format == RSP_FMT_JSON)
