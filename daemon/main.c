@@ -43,8 +43,15 @@ static const char usage_text[] =
 	"      --families LIST      families to record, e.g. sched,block or all\n"
 	"                           (sched,block,irq,timer,sample,sideband)\n"
 	"      --log-level LEVEL    error, warning, info or debug (info)\n"
+	"      --dump-dir DIR       where dumps go (" RSPD_DEFAULT_DUMP_DIR ")\n"
+	"      --dump-keep N        dumps kept in DIR, oldest removed first (10)\n"
+	"      --dump-max-bytes SIZE  total size of the dumps kept in DIR (1G)\n"
+	"      --dump-on-exit       dump the window when stopped (SIGTERM, SIGINT)\n"
 	"  -h, --help               this text\n"
 	"  -V, --version            print the version\n"
+	"\n"
+	"SIGUSR1 writes the window as a perf.data file into the dump directory\n"
+	"(like 'rspctl dump'); the file name and any error go to the log.\n"
 	"\n"
 	"EXAMPLES\n"
 	"  rspd --foreground\n"
@@ -63,6 +70,10 @@ enum {
 	OPT_MAX_STACK,
 	OPT_FAMILIES,
 	OPT_LOG_LEVEL,
+	OPT_DUMP_DIR,
+	OPT_DUMP_KEEP,
+	OPT_DUMP_MAX_BYTES,
+	OPT_DUMP_ON_EXIT,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +91,10 @@ static const struct option long_opts[] = {
 	{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 	{"families", required_argument, NULL, OPT_FAMILIES},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"dump-dir", required_argument, NULL, OPT_DUMP_DIR},
+	{"dump-keep", required_argument, NULL, OPT_DUMP_KEEP},
+	{"dump-max-bytes", required_argument, NULL, OPT_DUMP_MAX_BYTES},
+	{"dump-on-exit", no_argument, NULL, OPT_DUMP_ON_EXIT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -93,6 +108,9 @@ static void config_init(struct rspd_config *c)
 	c->flush_interval_ns = 100000000ull;
 	c->log_level = RSP_LOG_INFO;
 	rsp_capture_opts__init(&c->capture);
+	snprintf(c->dump.dir, sizeof(c->dump.dir), "%s", RSPD_DEFAULT_DUMP_DIR);
+	c->dump.keep = RSPD_DEFAULT_DUMP_KEEP;
+	c->dump.max_bytes = RSPD_DEFAULT_DUMP_MAX_BYTES;
 }
 
 static int bad(const char *opt, const char *val, const char *want)
@@ -136,6 +154,28 @@ static int set_log_level(struct rspd_config *c, const char *v)
 		}
 	}
 	return bad("--log-level", v, "want error, warning, info or debug");
+}
+
+static int parse_dump_opt(struct rspd_dump_config *c, int opt, const char *v)
+{
+	switch (opt) {
+	case OPT_DUMP_DIR:
+		if (v[0] != '/' || strlen(v) >= sizeof(c->dir) - 64)
+			return bad("--dump-dir", v, "want an absolute directory path");
+		snprintf(c->dir, sizeof(c->dir), "%s", v);
+		return 0;
+	case OPT_DUMP_KEEP:
+		return parse_number("--dump-keep", v, 1, 100000, &c->keep);
+	case OPT_DUMP_MAX_BYTES:
+		if (rsp_parse__size(v, &c->max_bytes) || c->max_bytes < (1u << 20))
+			return bad("--dump-max-bytes", v, "want a size of at least 1M, e.g. 2G");
+		return 0;
+	case OPT_DUMP_ON_EXIT:
+		c->on_exit = true;
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 static int parse_opt(struct rspd_config *c, int opt, const char *v)
@@ -192,11 +232,12 @@ static int parse_opt(struct rspd_config *c, int opt, const char *v)
 	case OPT_LOG_LEVEL:
 		return set_log_level(c, v);
 	default:
-		return -1;
+		return parse_dump_opt(&c->dump, opt, v);
 	}
 }
 
 /* Return: 0 to run, 1 to exit successfully (--help), -1 on a usage error. */
+
 static int parse_args(struct rspd_config *c, int argc, char **argv)
 {
 	int opt;
@@ -243,7 +284,7 @@ static int detach(const struct rspd_config *c)
 	return 0;
 }
 
-static int setup(struct rspd *d, char *err, size_t errlen)
+static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
 	struct tep_handle *tep = rsp_tracefs__load(err, errlen);
@@ -270,12 +311,15 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return 0;
+	ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
+	return ret ? ret : rspd_dumper__start(d, err, errlen);
 }
 
 static void teardown(struct rspd *d)
 {
 	rspd_server__stop(d);
+	rspd_dumper__stop(d);
+	rspd_dumpmeta__exit(&d->meta);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -308,6 +352,19 @@ static int make_fds(struct rspd *d, int *sfd, int *tfd)
 #define KEY_SIGNAL 0xfffffff0u
 #define KEY_TIMER 0xfffffff1u
 
+/* SIGUSR1: a dump into the dump directory, written by the dump thread. */
+static void on_usr1(struct rspd *d)
+{
+	struct rsp_dump_spec spec = {0};
+	int err = rspd_dumper__submit(d, &spec, -1, 0);
+
+	if (err)
+		rspd_log(RSP_LOG_ERR, "SIGUSR1: no dump: %s",
+			 err == -EBUSY ? "too many dumps are already queued" : strerror(-err));
+	else
+		rspd_log(RSP_LOG_INFO, "SIGUSR1: dumping the window into %s", d->cfg.dump.dir);
+}
+
 static void on_signal(struct rspd *d, int sfd)
 {
 	struct signalfd_siginfo si;
@@ -325,8 +382,7 @@ static void on_signal(struct rspd *d, int sfd)
 				 "restart it to change options");
 			break;
 		case SIGUSR1:
-			rspd_log(RSP_LOG_WARN, "SIGUSR1: flight-recorder dumps are not "
-					       "available in this version of rspd");
+			on_usr1(d);
 			break;
 		default:
 			break;
@@ -410,6 +466,20 @@ static void log_started(struct rspd *d)
 		 (unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
 }
 
+/* --dump-on-exit: the last window, once nothing else writes to it. */
+static void dump_on_exit(struct rspd *d)
+{
+	struct rsp_dump_spec spec = {0};
+	struct rsp_buf out = RSP_BUF_INIT;
+
+	if (!d->cfg.dump.on_exit)
+		return;
+	rspd_server__stop(d);
+	rspd_dumper__stop(d);
+	rspd_dump__write(d, &spec, &out); /* logs its outcome */
+	rsp_buf__exit(&out);
+}
+
 int main(int argc, char **argv)
 {
 	static struct rspd d;
@@ -429,7 +499,7 @@ int main(int argc, char **argv)
 		rspd_log_errno(RSP_LOG_ERR, "cannot set up signals and timers");
 		return 1;
 	}
-	if (setup(&d, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
+	if (setup(&d, argc, argv, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
 		rspd_log(RSP_LOG_ERR, "%s", err);
 		teardown(&d);
 		return 1;
@@ -439,6 +509,7 @@ int main(int argc, char **argv)
 	ret = capture_loop(&d, sfd, tfd);
 	rsp_evset__disable(&d.es);
 	rsp_drain__all(&d.drain);
+	dump_on_exit(&d);
 	teardown(&d);
 	close(sfd);
 	close(tfd);

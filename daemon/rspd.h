@@ -11,6 +11,7 @@
 #include <rsp/status.h>
 #include <rsp/window.h>
 #include "capture.h"
+#include "dump.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
 
@@ -22,6 +23,7 @@ struct rspd_config {
 	uint64_t flush_interval_ns;    /* drain every ring at least this often */
 	enum rsp_log_level log_level;
 	struct rsp_capture_opts capture;
+	struct rspd_dump_config dump;
 };
 
 struct rspd_server;
@@ -32,6 +34,8 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
+	struct rspd_dumpmeta meta;     /* what dumps need of the live system */
+	struct rspd_dumper *dumper;    /* the dump thread */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

@@ -4,7 +4,9 @@
  * run on the capture thread. Every client is non-blocking and has a
  * deadline: a client that sends a partial request, or does not read its
  * answer, is dropped without holding up the others. One request per
- * connection.
+ * connection. A dump request is handed to the dump thread (dump.c); its
+ * client waits in C_DUMP, without a deadline, until the dump thread reports
+ * back through its pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +30,13 @@
 enum client_state {
 	C_FREE,
 	C_READ,
+	C_DUMP,
 	C_WRITE,
 };
 
 struct client {
 	enum client_state state;
+	unsigned gen; /* tells a slot's successive clients apart */
 	int fd;
 	uint64_t deadline;
 	unsigned char hdr[RSP_PROTO_REQ_HEADER];
@@ -49,6 +53,7 @@ struct rspd_server {
 	int wake[2];
 	pthread_t thread;
 	bool running;
+	unsigned next_gen;
 	struct client c[MAX_CLIENTS];
 };
 
@@ -91,17 +96,39 @@ static void client_error(struct client *c, int status, const char *msg)
 	rsp_buf__exit(&b);
 }
 
-static int run_query(struct rspd *d, const struct rsp_proto_args *args, struct rsp_buf *out,
-		     struct rsp_buf *err)
+#define QUERY_PENDING 1
+
+/* A dump goes to the dump thread; the client is answered when it is done. */
+static int queue_dump(struct rspd *d, const struct rsp_dump_spec *spec, int slot, unsigned gen,
+		      struct rsp_buf *err)
+{
+	int ret = rspd_dumper__submit(d, spec, slot, gen);
+
+	if (ret == -EBUSY)
+		rsp_buf__puts(err, "dump: too many dumps are already being written; try again "
+				   "when they are done");
+	else if (ret)
+		rsp_buf__printf(err, "dump: cannot queue the dump: %s", strerror(-ret));
+	return ret ? ret : QUERY_PENDING;
+}
+
+static int run_query(struct rspd *d, const struct rsp_proto_args *args, int slot, unsigned gen,
+		     struct rsp_buf *out, struct rsp_buf *err)
 {
 	struct rsp_request req;
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
+	struct rsp_dump_spec spec;
 	int ret;
 
 	ret = rsp_query__parse(args->argc, args->argv, &req, err);
 	if (ret)
 		return ret;
+	if (!rsp_query__dump_spec(&req, &spec)) {
+		ret = queue_dump(d, &spec, slot, gen, err);
+		rsp_request__exit(&req);
+		return ret;
+	}
 	if (rspd_status__fill(d, &ci)) {
 		rsp_request__exit(&req);
 		rsp_buf__puts(err, "rspd is out of memory");
@@ -119,7 +146,7 @@ static int run_query(struct rspd *d, const struct rsp_proto_args *args, struct r
 	return ret;
 }
 
-static void client_request(struct rspd *d, struct client *c)
+static void client_request(struct rspd_server *s, struct client *c)
 {
 	struct rsp_proto_args args;
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
@@ -129,7 +156,12 @@ static void client_request(struct rspd *d, struct client *c)
 		client_error(c, ret, rsp_proto__strerror(ret));
 		return;
 	}
-	ret = run_query(d, &args, &out, &err);
+	ret = run_query(s->d, &args, (int)(c - s->c), c->gen, &out, &err);
+	if (ret == QUERY_PENDING) {
+		c->state = C_DUMP;
+		c->deadline = UINT64_MAX;
+		return;
+	}
 	if (ret && !err.len)
 		rsp_buf__printf(&err, "query failed: %s", strerror(-ret));
 	client_answer(c, ret, ret ? &err : &out);
@@ -138,7 +170,7 @@ static void client_request(struct rspd *d, struct client *c)
 }
 
 /* Read what is there; handle the request once complete. */
-static void client_read(struct rspd *d, struct client *c)
+static void client_read(struct rspd_server *s, struct client *c)
 {
 	ssize_t n;
 	long len;
@@ -174,7 +206,25 @@ static void client_read(struct rspd *d, struct client *c)
 	}
 	c->got += (size_t)n;
 	if (c->got == c->len)
-		client_request(d, c);
+		client_request(s, c);
+}
+
+/* Answer the clients whose dumps are done (if they are still there). */
+static void dumps_done(struct rspd_server *s)
+{
+	struct rspd_dump_job *j;
+
+	while ((j = rspd_dumper__reap(s->d))) {
+		const struct rsp_buf *ans;
+		unsigned gen;
+		int slot, status;
+
+		rspd_dump_job__result(j, &slot, &gen, &status, &ans);
+		if (slot >= 0 && slot < MAX_CLIENTS && s->c[slot].state == C_DUMP &&
+		    s->c[slot].gen == gen)
+			client_answer(&s->c[slot], status, ans);
+		rspd_dump_job__free(j);
+	}
 }
 
 static void client_write(struct client *c)
@@ -208,6 +258,7 @@ static void accept_client(struct rspd_server *s)
 			continue;
 		c->fd = fd;
 		c->state = C_READ;
+		c->gen = ++s->next_gen;
 		c->deadline = rspd_now_ns() + REQUEST_TIMEOUT_NS;
 		return;
 	}
@@ -218,14 +269,15 @@ static void accept_client(struct rspd_server *s)
 static int build_pollfds(struct rspd_server *s, struct pollfd *p, int *map, int *timeout)
 {
 	uint64_t now = rspd_now_ns(), next = UINT64_MAX;
-	int n = 2;
+	int n = 3;
 
 	p[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
 	p[1] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+	p[2] = (struct pollfd){.fd = rspd_dumper__fd(s->d), .events = POLLIN};
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct client *c = &s->c[i];
 
-		if (c->state == C_FREE)
+		if (c->state == C_FREE || c->state == C_DUMP)
 			continue;
 		if (c->deadline <= now) {
 			rspd_log(RSP_LOG_DEBUG, "dropping a control client that timed out");
@@ -244,8 +296,8 @@ static int build_pollfds(struct rspd_server *s, struct pollfd *p, int *map, int 
 static void *server_main(void *arg)
 {
 	struct rspd_server *s = arg;
-	struct pollfd p[MAX_CLIENTS + 2];
-	int map[MAX_CLIENTS + 2];
+	struct pollfd p[MAX_CLIENTS + 3];
+	int map[MAX_CLIENTS + 3];
 
 	for (;;) {
 		int timeout, n = build_pollfds(s, p, map, &timeout);
@@ -256,13 +308,15 @@ static void *server_main(void *arg)
 			break;
 		if (p[1].revents & POLLIN)
 			accept_client(s);
-		for (int i = 2; i < n; i++) {
+		if (p[2].revents & POLLIN)
+			dumps_done(s);
+		for (int i = 3; i < n; i++) {
 			struct client *c = &s->c[map[i]];
 
 			if (!p[i].revents || c->state == C_FREE)
 				continue;
 			if (c->state == C_READ)
-				client_read(s->d, c);
+				client_read(s, c);
 			else if (c->state == C_WRITE)
 				client_write(c);
 		}

@@ -16,6 +16,7 @@
 
 static const struct rsp_command *const commands[] = {
 	&rsp_cmd_status,
+	&rsp_cmd_dump,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

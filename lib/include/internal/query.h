@@ -36,5 +36,6 @@ struct rsp_command {
 };
 
 extern const struct rsp_command rsp_cmd_status;
+extern const struct rsp_command rsp_cmd_dump;
 
 #endif

@@ -22,13 +22,16 @@ enum rsp_format {
 };
 
 /* Where a query reads from. */
+struct rsp_dump_info;
+
 struct rsp_source {
 	struct rsp_window *window;
 	const struct rsp_schema *schema;
-	const struct rsp_capture_info *capture; /* NULL when not known */
+	const struct rsp_capture_info *capture; /* NULL when not known (offline) */
 	uint64_t now;      /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
 	const char *path;  /* the dump, offline */
+	const struct rsp_dump_info *dump; /* offline: what the file records (rsp/perfdata.h) */
 };
 
 struct rsp_command;
@@ -68,5 +71,26 @@ RSP_API void rsp_query__usage(struct rsp_buf *out, const char *cmd);
 
 /** rsp_query__exists() - @name is a query command. */
 RSP_API bool rsp_query__exists(const char *name);
+
+/**
+ * rsp_query__check_events() - can @req be answered from records with @s's events?
+ * @notes: one line per missing useful event family: what the answer will lack
+ * @err:   on -ENOENT, the missing required events and what to do
+ *
+ * The requirements are data: tracepoints/analyses.def. Return: 0 or -ENOENT.
+ */
+RSP_API int rsp_query__check_events(const struct rsp_request *req, const struct rsp_schema *s,
+				    struct rsp_buf *notes, struct rsp_buf *err);
+
+/* `rspctl dump`: parsed here, carried out by rspd, which alone has the live
+ * system's description (tracing formats, processes) a dump needs. */
+struct rsp_dump_spec {
+	const char *output; /* -o FILE (absolute), NULL: a new file in the dump directory */
+	uint64_t last_ns;   /* --last, 0: the whole window */
+	bool json;
+};
+
+/** rsp_query__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
+RSP_API int rsp_query__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec);
 
 #endif /* RSP_QUERY_H */
