@@ -357,12 +357,12 @@ static json_t *json_threads(const struct thread_counts *tc)
 		const struct thread_count *t = &tc->v[i];
 
 		json_array_append_new(
-			arr, json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:f}", "tid", (int)t->tid,
-				       "pid", (int)t->pid, "comm", t->comm, "switches_out",
-				       (json_int_t)t->switches_out, "switches_in",
-				       (json_int_t)t->switches_in, "wakeups", (json_int_t)t->wakeups,
-				       "samples", (json_int_t)t->samples, "run_time_s",
-				       secs(t->run_ns)));
+			arr, json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:f}", "tid",
+				       (int)t->tid, "pid", (int)t->pid, "comm", t->comm,
+				       "switches_out", (json_int_t)t->switches_out, "switches_in",
+				       (json_int_t)t->switches_in, "wakeups",
+				       (json_int_t)t->wakeups, "samples", (json_int_t)t->samples,
+				       "run_time_s", secs(t->run_ns)));
 	}
 	return arr;
 }
@@ -559,7 +559,8 @@ static void text_threads(const struct thread_counts *tc, long pid, struct rsp_bu
 			tc->n == 1 ? "" : "s");
 	if (!tc->n)
 		return;
-	rsp_buf__puts(out, "     tid comm          switch-out switch-in  wakeups  samples    run s\n");
+	rsp_buf__puts(out,
+		      "     tid comm          switch-out switch-in  wakeups  samples    run s\n");
 	for (size_t i = 0; i < tc->n; i++) {
 		const struct thread_count *t = &tc->v[i];
 

@@ -298,15 +298,19 @@ static int fc_u64(struct fcur *c, uint64_t *v, const char *what)
 /* perf_header_string: u32 len, then len bytes holding a NUL-terminated string. */
 static int fc_string(struct fcur *c, char *dst, size_t dlen)
 {
+	uint64_t at = c->off;
 	uint32_t len;
 	const char *s;
 	size_t n;
 	int err = fc_u32(c, &len, "a string length");
 
-	if (!err)
-		err = fc_need(c, len, "a string");
 	if (err)
 		return err;
+	if (len > c->end - c->off)
+		return fail(c->pd, at,
+			    "a string of the %s feature claims %u bytes but the section has %llu "
+			    "left",
+			    c->feat, len, (unsigned long long)(c->end - c->off));
 	s = (const char *)c->pd->p + c->off;
 	n = strnlen(s, len);
 	if (n == len)
@@ -817,7 +821,8 @@ static int sample_place(struct rsp_perfdata *pd, uint64_t off, const struct perf
 
 	if (err == -ENOENT)
 		return fail(pd, off, "a sample carries sample id %llu, which no attr declares",
-			    (unsigned long long)smp.id);
+			    (unsigned long long)(pd->schema->all_identifier ? rd64(pd, off + 8)
+									   : smp.id));
 	if (err)
 		return fail(pd, off, "a sample of %u bytes is malformed for event %s", h->size,
 			    rsp_schema__evsel_name(pd->schema, smp.evsel) ?: "?");
