@@ -602,8 +602,9 @@ static void text_dump(const struct rsp_dump_info *di, struct rsp_buf *out)
 	rsp_fmt__bytes(size, sizeof(size), di->file_size);
 	wall_time(di, di->first_time, from, sizeof(from));
 	wall_time(di, di->last_time, to, sizeof(to));
-	rsp_buf__printf(out, "dump %s (%s)\n", di->path, size);
-	rsp_buf__printf(out, "written by %s on %s (%s, %s, %u CPUs)\n",
+	rsp_buf__printf(out, "perf.data %s (%s)\n", di->path, size);
+	rsp_buf__printf(out, "written by %s%s on %s (%s, %s, %u CPUs)\n",
+			di->written_by_rsp || !di->version[0] ? "" : "perf ",
 			di->version[0] ? di->version : "an unknown tool",
 			di->hostname[0] ? di->hostname : "an unknown host",
 			di->os_release[0] ? di->os_release : "?", di->arch[0] ? di->arch : "?",

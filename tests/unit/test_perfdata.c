@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <rsp/query.h>
 #include <rsp/tp.h>
+#include "internal/query.h"
 #include "pd_fixture.h"
 
 struct fx {
@@ -404,6 +405,7 @@ static void test_bad_headers(void **state)
 {
 	struct fx f;
 	unsigned char *b;
+	uint64_t at;
 
 	fx_setup(&f, FX_SLEEPS);
 	b = malloc(f.len);
@@ -458,6 +460,10 @@ static void test_bad_headers(void **state)
 	RESET();
 	memcpy(b + get64(f.file, 24) + 4, &(uint32_t){4096}, 4); /* attr.size */
 	expect_error(b, f.len, "does not fit");
+	RESET();
+	at = get64(f.file, 24) + 24; /* attr 0's sample_type */
+	put64(b, at, get64(f.file, at) & ~(uint64_t)PERF_SAMPLE_CPU);
+	expect_error(b, f.len, "perf record -a");
 #undef RESET
 	free(b);
 	fx_teardown(&f);
@@ -552,6 +558,31 @@ static void test_bad_features(void **state)
 	fx_teardown(&f);
 }
 
+/* Which analyses a stream's events allow (tracepoints/analyses.def). */
+static void test_check_events(void **state)
+{
+	static const struct rsp_command graph = {.name = "graph"};
+	struct rsp_request req = {.cmd = &graph};
+	struct rsp_buf notes = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_schema *s = fx_schema(FX_SLEEPS, 2);
+	struct rsp_schema *only_switch = rsp_schema__new();
+
+	/* switch and waking present: possible, with notes about disks and irqs */
+	assert_int_equal(rsp_query__check_events(&req, s, &notes, &err), 0);
+	assert_non_null(strstr(notes.data, "block:block_rq_issue"));
+	assert_non_null(strstr(notes.data, "graph lacks"));
+	rsp_buf__reset(&notes);
+	rsp_schema__add_evsel(only_switch, rsp_schema__evsel_attr(s, 0), RSP_EV_sched_switch,
+			      RSP_ROLE_PRIMARY, "sched:sched_switch");
+	assert_int_equal(rsp_query__check_events(&req, only_switch, &notes, &err), -ENOENT);
+	assert_non_null(strstr(err.data, "graph is impossible"));
+	assert_non_null(strstr(err.data, "sched:sched_switch")); /* fields not resolved */
+	rsp_schema__delete(s);
+	rsp_schema__delete(only_switch);
+	rsp_buf__exit(&notes);
+	rsp_buf__exit(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_bad_features),
+		cmocka_unit_test(test_check_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
