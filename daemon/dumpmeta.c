@@ -51,7 +51,7 @@ int rspd_read_file(const char *path, struct rsp_buf *out)
 static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 {
 	struct rsp_tracedata_event ev[RSP_EVSET_MAX];
-	struct rsp_buf fmt[RSP_EVSET_MAX], hp = RSP_BUF_INIT, he = RSP_BUF_INIT, pk = RSP_BUF_INIT;
+	struct rsp_buf fmt[RSP_EVSET_MAX], hp = RSP_BUF_INIT, he = RSP_BUF_INIT;
 	char path[512];
 	int n = 0, err;
 
@@ -75,17 +75,15 @@ static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 	err = rspd_read_file(TRACEFS "/events/header_page", &hp);
 	if (!err)
 		err = rspd_read_file(TRACEFS "/events/header_event", &he);
-	if (!err && rspd_read_file(TRACEFS "/printk_formats", &pk))
-		rsp_buf__reset(&pk); /* optional: perf needs it only for bprint events */
+	/* No printk_formats: perf needs them only for bprint events, which rsp does not record. */
 	if (!err)
 		err = rsp_tracedata__build(&m->tracing, hp.data, hp.len, he.data, he.len, ev, n,
-					   pk.data, pk.len);
+					   NULL, 0);
 out:
 	for (int i = 0; i < RSP_EVSET_MAX; i++)
 		rsp_buf__exit(&fmt[i]);
 	rsp_buf__exit(&hp);
 	rsp_buf__exit(&he);
-	rsp_buf__exit(&pk);
 	return err;
 }
 

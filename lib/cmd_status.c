@@ -5,6 +5,7 @@
  * holds of that process's threads (a quick "is my process being seen?").
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -370,12 +371,13 @@ static json_t *json_threads(const struct thread_counts *tc)
 /* UTC time of a clock value, from the file's wall-clock reference pair. */
 static void wall_time(const struct rsp_dump_info *di, uint64_t t, char *buf, size_t n)
 {
-	int64_t wall = (int64_t)di->wall_clock_ns + ((int64_t)t - (int64_t)di->clockid_time_ns);
+	/* Unsigned: wraps instead of overflowing on a hostile file's values. */
+	uint64_t wall = di->wall_clock_ns + (t - di->clockid_time_ns);
 	time_t sec = (time_t)(wall / 1000000000);
 	struct tm tm;
 
 	buf[0] = '\0';
-	if (di->clock_data && wall > 0 && gmtime_r(&sec, &tm))
+	if (di->clock_data && wall <= (uint64_t)INT64_MAX && gmtime_r(&sec, &tm))
 		strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 

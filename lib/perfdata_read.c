@@ -659,8 +659,14 @@ static struct rsp_perfdata *pd_new(const char *name, struct rsp_buf *err)
 struct rsp_perfdata *rsp_perfdata__parse(const void *buf, size_t len, const char *name,
 					 struct rsp_buf *err)
 {
-	struct rsp_perfdata *pd = pd_new(name ? name : "perf.data", err);
+	struct rsp_perfdata *pd;
 
+	if ((uintptr_t)buf % 8) {
+		rsp_buf__printf(err, "%s: the bytes are not 8-byte aligned in memory",
+				name ? name : "perf.data");
+		return NULL;
+	}
+	pd = pd_new(name ? name : "perf.data", err);
 	if (!pd)
 		return NULL;
 	pd->p = buf;
@@ -850,6 +856,10 @@ static int place(struct rsp_perfdata *pd, uint64_t off, bool init, struct rec_pl
 					       : "past the end of the data section");
 	pl->next = off + h.size;
 	pl->cls = REC_SKIP;
+	/* Records are read in place: each must start on an 8-byte boundary. */
+	if (h.size % 8)
+		return fail(pd, off, "a record of type %u has %u bytes, not a multiple of 8",
+			    h.type, h.size);
 	if (h.type == RSP_PD_RECORD_COMPRESSED)
 		return fail(pd, off,
 			    "the file holds compressed records (perf record -z); "
@@ -865,9 +875,6 @@ static int place(struct rsp_perfdata *pd, uint64_t off, bool init, struct rec_pl
 	}
 	if (h.type >= RSP_PD_RECORD_USER_START)
 		return 0;
-	if (h.size % 8)
-		return fail(pd, off, "a record of type %u has %u bytes, not a multiple of 8",
-			    h.type, h.size);
 	if (h.type == PERF_RECORD_SAMPLE) {
 		pl->cls = REC_DATA;
 		err = sample_place(pd, off, (const void *)(pd->p + off), pl);

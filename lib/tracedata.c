@@ -284,52 +284,222 @@ static int td_expect_name(struct td_cursor *c, const char *name)
 	return 0;
 }
 
-static int td_headers(struct td_cursor *c, struct tep_handle *tep)
+/*
+ * header_page and header_event describe the ring buffer's pages, which rsp
+ * never reads: checked for size and skipped (the long size comes from the
+ * prologue), so that libtraceevent never parses them.
+ */
+static int td_headers(struct td_cursor *c)
 {
 	const void *p;
 	uint64_t size;
-	char *copy;
 	int err;
 
 	if ((err = td_expect_name(c, "header_page")) ||
 	    (err = td_sized(c, &p, &size, "header_page")))
 		return err;
-	/* libtraceevent wants a writable buffer. */
-	copy = malloc(size + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, p, size);
-	copy[size] = '\0';
-	if (!tep_parse_header_page(tep, copy, (unsigned long)size, tep_get_long_size(tep)))
-		tep_set_long_size(tep, tep_get_header_page_size(tep));
-	free(copy);
 	if ((err = td_expect_name(c, "header_event")))
 		return err;
 	return td_sized(c, &p, &size, "header_event");
 }
 
+/*
+ * The format text is untrusted, and libtraceevent's parser is not written
+ * for hostile input (its print-fmt parser dereferences NULL on malformed
+ * expressions). rsp needs only the event's name, id and field layout, so
+ * the reader rebuilds a canonical format from those, each checked against
+ * a strict grammar, with an empty print format, and hands libtraceevent
+ * only that. perf's tools read the original text from the file.
+ */
+static bool is_ident(const char *s, size_t n)
+{
+	if (!n || n > 64 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') ||
+			      (s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= 'a' && s[i] <= 'z')))
+			return false;
+	return true;
+}
+
+/*
+ * One word of a declaration: an identifier, optionally followed by '*'s (a
+ * type word) or by "[digits]" (the name), or '*'s alone. Not libtraceevent's
+ * built-in macros (LOCAL_PR_FMT, STA_PR_FMT, VIF_PR_FMT), whose expansion
+ * in a declaration leaks memory inside libtraceevent.
+ */
+static bool is_word(const char *s, size_t n, bool name)
+{
+	size_t id = 0, i;
+
+	if (memmem(s, n, "_PR_FMT", 7))
+		return false;
+	while (id < n && s[id] != '[' && s[id] != '*')
+		id++;
+	if (!is_ident(s, id))
+		return n > 0 && !name && strspn(s, "*") == n && n <= 4;
+	if (id == n)
+		return true;
+	if (s[id] == '*')
+		return !name && strspn(s + id, "*") == n - id && n - id <= 4;
+	if (!name)
+		return false;
+	for (i = id + 1; i < n - 1 && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	return n - id >= 3 && i == n - 1 && s[n - 1] == ']' && i - id - 1 <= 6;
+}
+
+/*
+ * A declaration as the kernel prints them: "TYPE WORDS NAME" (2 to 8
+ * words), or "__data_loc TYPE[] NAME" / "__rel_loc TYPE[] NAME" for
+ * dynamic arrays. Anything else is refused before libtraceevent sees it.
+ */
+static bool is_decl(const char *s, size_t n)
+{
+	size_t words = 0, i = 0;
+	const char *w[8];
+	size_t wl[8];
+
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && s[j] != ' ')
+			j++;
+		if (j == i || words == 8)
+			return false;
+		w[words] = s + i;
+		wl[words++] = j - i;
+		i = j + (j < n);
+		if (j < n && i == n)
+			return false; /* trailing space */
+	}
+	if (words < 2)
+		return false;
+	if ((wl[0] == 10 && !memcmp(w[0], "__data_loc", 10)) ||
+	    (wl[0] == 9 && !memcmp(w[0], "__rel_loc", 9)))
+		return words == 3 && wl[1] > 2 && !memcmp(w[1] + wl[1] - 2, "[]", 2) &&
+		       is_ident(w[1], wl[1] - 2) && is_word(w[2], wl[2], true);
+	for (size_t k = 0; k < words; k++)
+		if (!is_word(w[k], wl[k], k == words - 1))
+			return false;
+	return true;
+}
+
+static bool parse_uint(const char **p, const char *end, unsigned long *v)
+{
+	const char *q = *p;
+
+	*v = 0;
+	while (q < end && *q >= '0' && *q <= '9' && q - *p < 9)
+		*v = *v * 10 + (unsigned long)(*q++ - '0');
+	if (q == *p)
+		return false;
+	*p = q;
+	return true;
+}
+
+static bool expect(const char **p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, lit, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+/* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" -> the same, canonical. */
+static bool canon_field(const char *l, const char *end, struct rsp_buf *out)
+{
+	const char *decl, *semi;
+	unsigned long off, size, sign = 0;
+
+	while (l < end && (*l == ' ' || *l == '\t'))
+		l++;
+	if (!expect(&l, end, "field:"))
+		return false;
+	decl = l;
+	semi = memchr(l, ';', (size_t)(end - l));
+	if (!semi || !is_decl(decl, (size_t)(semi - decl)))
+		return false;
+	l = semi + 1;
+	if (!expect(&l, end, "\toffset:") || !parse_uint(&l, end, &off) || !expect(&l, end, ";") ||
+	    !expect(&l, end, "\tsize:") || !parse_uint(&l, end, &size) || !expect(&l, end, ";"))
+		return false;
+	if (expect(&l, end, "\tsigned:") && (!parse_uint(&l, end, &sign) || sign > 1))
+		return false;
+	if (off > 0xffff || size > 0xffff)
+		return false;
+	return !rsp_buf__printf(out, "\tfield:%.*s;\toffset:%lu;\tsize:%lu;\tsigned:%lu;\n",
+				(int)(semi - decl), decl, off, size, sign);
+}
+
+/* The canonical format of @in, or -EINVAL naming nothing (the caller warns). */
+static int canon_format(const char *in, size_t len, struct rsp_buf *out)
+{
+	const char *p = in, *end = in + len;
+	unsigned long id = 0;
+	bool have_name = false, have_id = false, in_fields = false;
+	int fields = 0, blank = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *q = p;
+
+		if (!in_fields && expect(&q, le, "name: ") && is_ident(q, (size_t)(le - q)) &&
+		    !have_name) {
+			rsp_buf__printf(out, "name: %.*s\n", (int)(le - q), q);
+			have_name = true;
+		} else if (!in_fields && expect(&q, le, "ID: ") && parse_uint(&q, le, &id) &&
+			   q == le && have_name && !have_id) {
+			rsp_buf__printf(out, "ID: %lu\nformat:\n", id);
+			have_id = true;
+		} else if (have_id && !in_fields && le - p == 7 && !memcmp(p, "format:", 7)) {
+			in_fields = true;
+		} else if (in_fields && canon_field(p, le, out)) {
+			fields++;
+		} else if (in_fields && le - p >= 10 && !memcmp(p, "print fmt:", 10)) {
+			break;
+		} else if (in_fields && le == p) {
+			/* The blank line that ends the common fields matters to libtraceevent. */
+			if (fields && !blank++)
+				rsp_buf__puts(out, "\n");
+		} else {
+			return -EINVAL; /* anything else: not a format rsp trusts */
+		}
+		p = le + (nl != NULL);
+	}
+	if (!have_id || !in_fields || !fields || fields > 256)
+		return -EINVAL;
+	return rsp_buf__puts(out, "\nprint fmt: \"\"\n");
+}
+
 /* Hand one format file to libtraceevent; a format it rejects is only a warning. */
 static int td_format(struct td_cursor *c, struct tep_handle *tep, const char *sys)
 {
+	struct rsp_buf canon = RSP_BUF_INIT;
 	const void *p;
 	uint64_t size;
 	uint64_t at = c->base + c->off;
-	char *copy;
 	int err = td_sized(c, &p, &size, "an event format");
-	enum tep_errno ret;
+	enum tep_errno ret = TEP_ERRNO__MEM_ALLOC_FAILED;
 
 	if (err)
 		return err;
-	copy = malloc(size + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, p, size);
-	copy[size] = '\0';
-	ret = tep_parse_event(tep, copy, (unsigned long)size, sys);
-	free(copy);
+	if (!is_ident(sys, strlen(sys)) || canon_format(p, size, &canon)) {
+		rsp_warn("tracing data at offset 0x%llx: a format of system '%.32s' is not one rsp "
+			 "reads; its events are unusable",
+			 (unsigned long long)at, sys);
+		rsp_buf__exit(&canon);
+		return 0;
+	}
+	if (canon.data)
+		ret = tep_parse_event(tep, canon.data, canon.len, sys);
+	rsp_buf__exit(&canon);
 	if (ret && ret != TEP_ERRNO__MEM_ALLOC_FAILED)
 		rsp_warn("tracing data at offset 0x%llx: libtraceevent could not parse a format "
-			 "of system '%s'; its events are unusable",
+			 "of system '%.32s'; its events are unusable",
 			 (unsigned long long)at, sys);
 	return ret == TEP_ERRNO__MEM_ALLOC_FAILED ? -ENOMEM : 0;
 }
@@ -413,7 +583,7 @@ struct tep_handle *rsp_tracedata__parse(const void *buf, size_t len, uint64_t ba
 	if (ret >= 0) {
 		bool cmdlines = ret == 1;
 
-		ret = td_headers(&c, tep);
+		ret = td_headers(&c);
 		if (!ret)
 			ret = td_systems(&c, tep);
 		if (!ret)

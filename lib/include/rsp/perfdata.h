@@ -259,7 +259,7 @@ RSP_API struct rsp_perfdata *rsp_perfdata__open(const char *path, struct rsp_buf
 
 /**
  * rsp_perfdata__parse() - the same on @len bytes in memory
- * @buf: must stay alive and unchanged until rsp_perfdata__delete()
+ * @buf: 8-byte aligned; must stay alive and unchanged until rsp_perfdata__delete()
  * @name: how to call the bytes in messages
  */
 RSP_API struct rsp_perfdata *rsp_perfdata__parse(const void *buf, size_t len, const char *name,
