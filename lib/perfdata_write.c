@@ -541,10 +541,10 @@ static int record_evsel(const struct rsp_schema *s, const struct perf_event_head
 	return -1;
 }
 
-int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec)
+/* One record whose time the caller knows (0: unknown). */
+static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *rec, uint64_t t)
 {
 	static const uint64_t zero;
-	uint64_t t;
 	int ev;
 
 	if (rec->size < sizeof(*rec) || rec->size % 8)
@@ -554,7 +554,9 @@ int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header 
 	ev = record_evsel(w->s, rec);
 	if (rec->type == PERF_RECORD_SAMPLE && ev < 0)
 		return -ENOENT;
-	if (ev >= 0 && w->pad_at[ev] && w->pad_at[ev] <= rec->size && rec->size <= 65535 - 8) {
+	if (ev >= 0 && w->pad_at[ev] && (w->pad_at[ev] > rec->size || rec->size > 65535 - 8))
+		return -E2BIG; /* no room for the empty callchain: perf would misread it */
+	if (ev >= 0 && w->pad_at[ev]) {
 		struct perf_event_header h = *rec;
 
 		h.size = (uint16_t)(h.size + 8);
@@ -566,9 +568,6 @@ int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header 
 	} else {
 		out(w, rec, rec->size);
 	}
-	t = rsp_record__time(w->s, rec);
-	if (!t && rec->type != PERF_RECORD_SAMPLE)
-		t = rsp_layout__time(rec); /* an id-0 gap record in rsp's layout */
 	if (t && (!w->st.first_time || t < w->st.first_time))
 		w->st.first_time = t;
 	if (t > w->st.last_time)
@@ -582,6 +581,15 @@ int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header 
 	return w->error;
 }
 
+int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec)
+{
+	uint64_t t = rec->size >= sizeof(*rec) ? rsp_record__time(w->s, rec) : 0;
+
+	if (!t && rec->type != PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec))
+		t = rsp_layout__time(rec); /* an id-0 gap record in rsp's layout */
+	return add_record(w, rec, t);
+}
+
 int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_t from, uint64_t to)
 {
 	struct rsp_wsnap *snap = rsp_window__pin(win, from, to);
@@ -590,9 +598,9 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 	int err = it ? enter_data(w) : -ENOMEM;
 
 	while (!err && rsp_witer__next(it, &e)) {
-		err = rsp_pdwriter__record(w, e.rec);
-		if (err == -ENOENT || err == -EINVAL)
-			err = 0; /* not one of the schema's: not perf's business either */
+		err = add_record(w, e.rec, e.time);
+		if (err == -ENOENT || err == -EINVAL || err == -E2BIG)
+			err = 0; /* not one of the schema's, or unwritable: left out */
 	}
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);

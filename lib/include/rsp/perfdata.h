@@ -192,8 +192,9 @@ RSP_API int rsp_pdwriter__build_id(struct rsp_pdwriter *w, const struct rsp_pd_b
  * rsp_pdwriter__record() - add one window record (in time order)
  *
  * Records of an evsel merged into another get their empty callchain here.
- * Return: 0, -ENOENT (a sample of no evsel of the schema: skipped and
- * counted), -EINVAL (malformed) or a write error.
+ * Return: 0, -ENOENT (a sample of no evsel of the schema: not written),
+ * -EINVAL (malformed), -E2BIG (no room for the empty callchain) or a write
+ * error.
  */
 RSP_API int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec);
 
