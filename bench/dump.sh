@@ -36,8 +36,9 @@ while ! ctl status >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); [ $i -lt 100 ] |
 echo "== filling a $WIN window"
 while [ "$(ctl status --json | jget 'd["window"]["evicted_chunks"]')" -eq 0 ]; do
 	"$B/workloads/pipe_pingpong" 50000 0 >/dev/null &
+	w0=$!
 	"$B/workloads/pipe_pingpong" 50000 1 >/dev/null
-	wait
+	wait "$w0"
 done
 ctl status --json | jget '"window: %.1f MiB, %d records, %.2f s" % (d["window"]["bytes"]/2**20, d["window"]["records"], d["window"]["span_s"])'
 

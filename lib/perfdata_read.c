@@ -697,7 +697,7 @@ struct rsp_perfdata *rsp_perfdata__open(const char *path, struct rsp_buf *err)
 		goto fail;
 	}
 	if (st.st_size > 0) {
-		pd->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		pd->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (pd->map == MAP_FAILED) {
 			pd->map = NULL;
 			rsp_buf__printf(err, "%s: cannot map it: %s", path, strerror(errno));
@@ -925,10 +925,17 @@ static int find_init(struct rsp_perfdata *pd, bool *has)
 	return 0;
 }
 
+/* Where each kernel record goes, found once by the checking pass. */
+struct placed {
+	uint64_t off, time;
+	uint32_t cpu;
+};
+
 struct load_plan {
 	uint64_t *bytes; /* per CPU */
-	uint32_t max_cpu;
-	size_t nr_model, cap_model;
+	uint32_t nr_cpus;
+	struct placed *rec;
+	size_t nr, cap;
 };
 
 static int note_model(struct rsp_perfdata *pd, uint64_t off)
@@ -944,14 +951,48 @@ static int note_model(struct rsp_perfdata *pd, uint64_t off)
 	return 0;
 }
 
-/* Pass 1: check every record, classify it, size the window. */
+static int note_data(struct rsp_perfdata *pd, struct load_plan *lp, uint64_t off,
+		     const struct rec_place *pl)
+{
+	uint16_t size;
+
+	if (pl->cpu >= lp->nr_cpus) {
+		uint64_t *b = realloc(lp->bytes, (pl->cpu + 1) * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + lp->nr_cpus, 0, (pl->cpu + 1 - lp->nr_cpus) * sizeof(*b));
+		lp->bytes = b;
+		lp->nr_cpus = pl->cpu + 1;
+	}
+	if (lp->nr == lp->cap) {
+		size_t cap = lp->cap ? 2 * lp->cap : 4096;
+		struct placed *r = realloc(lp->rec, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		lp->rec = r;
+		lp->cap = cap;
+	}
+	lp->rec[lp->nr++] = (struct placed){off, pl->time, pl->cpu};
+	memcpy(&size, pd->p + off + 6, 2);
+	lp->bytes[pl->cpu] += 8u + size;
+	pd->info.records++;
+	if (!pd->info.first_time || pl->time < pd->info.first_time)
+		pd->info.first_time = pl->time;
+	if (pl->time > pd->info.last_time)
+		pd->info.last_time = pl->time;
+	return 0;
+}
+
+/* Check every record, classify it, size the window. */
 static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
 {
 	bool init;
 	int err = find_init(pd, &init);
 
 	for (uint64_t off = pd->data_off; !err && off < pd->data_end;) {
-		struct rec_place pl;
+		struct rec_place pl = {0};
 		uint16_t type;
 
 		memcpy(&type, pd->p + off, 2);
@@ -961,32 +1002,10 @@ static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
 			init = false;
 		if (pl.cls == REC_SKIP)
 			pd->info.perf_records++;
-		else if (pl.cls == REC_MODEL) {
-			pd->info.process_records++;
-			err = note_model(pd, off);
-		} else {
-			uint16_t size;
-
-			memcpy(&size, pd->p + off + 6, 2);
-			if (pl.cpu > lp->max_cpu || !lp->bytes) {
-				uint32_t n =
-					pl.cpu + 1 > lp->max_cpu + 1 ? pl.cpu + 1 : lp->max_cpu + 1;
-				uint64_t *b = realloc(lp->bytes, n * sizeof(*b));
-
-				if (!b)
-					return -ENOMEM;
-				for (uint32_t k = lp->bytes ? lp->max_cpu + 1 : 0; k < n; k++)
-					b[k] = 0;
-				lp->bytes = b;
-				lp->max_cpu = n - 1;
-			}
-			lp->bytes[pl.cpu] += 8u + size;
-			pd->info.records++;
-			if (!pd->info.first_time || pl.time < pd->info.first_time)
-				pd->info.first_time = pl.time;
-			if (pl.time > pd->info.last_time)
-				pd->info.last_time = pl.time;
-		}
+		else if (pl.cls == REC_MODEL)
+			pd->info.process_records++, err = note_model(pd, off);
+		else
+			err = note_data(pd, lp, off, &pl);
 		off = pl.next;
 	}
 	return err;
@@ -994,43 +1013,31 @@ static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
 
 static struct rsp_window *make_window(const struct load_plan *lp)
 {
-	struct rsp_window_config wc = {.nr_cpus = lp->bytes ? lp->max_cpu + 1 : 1,
+	struct rsp_window_config wc = {.nr_cpus = lp->nr_cpus ? lp->nr_cpus : 1,
 				       .chunk_size = PD_CHUNK};
 	/* No record is over 64 KiB: a chunk always takes at least 192 KiB of them. */
 	size_t per = PD_CHUNK - 65544, chunks = 2 * (size_t)wc.nr_cpus;
 
-	for (uint32_t c = 0; lp->bytes && c <= lp->max_cpu; c++)
+	for (uint32_t c = 0; c < lp->nr_cpus; c++)
 		chunks += lp->bytes[c] / per + 1;
 	wc.budget = chunks * PD_CHUNK;
 	return rsp_window__new(&wc);
 }
 
-/* Pass 2: copy the kernel's records into the window, per CPU in file order. */
-static int fill(struct rsp_perfdata *pd)
+/* Copy the kernel's records into the window, per CPU in file order. */
+static int fill(struct rsp_perfdata *pd, const struct load_plan *lp)
 {
-	bool init;
-	int err = find_init(pd, &init);
+	for (size_t i = 0; i < lp->nr; i++) {
+		const struct placed *r = &lp->rec[i];
+		/* Records are 8-aligned in the file; the window copies them. */
+		int err = rsp_window__append(pd->window, r->cpu, r->time,
+					     (const void *)(pd->p + r->off));
 
-	for (uint64_t off = pd->data_off; !err && off < pd->data_end;) {
-		struct rec_place pl;
-		uint16_t type;
-
-		memcpy(&type, pd->p + off, 2);
-		if ((err = place(pd, off, init, &pl)))
-			break;
-		if (type == RSP_PD_RECORD_FINISHED_INIT)
-			init = false;
-		if (pl.cls == REC_DATA) {
-			/* Records are 8-aligned in the file; the window copies them. */
-			err = rsp_window__append(pd->window, pl.cpu, pl.time,
-						 (const void *)(pd->p + off));
-			if (err)
-				return fail(pd, off, "the record could not be stored: %s",
-					    strerror(-err));
-		}
-		off = pl.next;
+		if (err)
+			return fail(pd, r->off, "the record could not be stored: %s",
+				    strerror(-err));
 	}
-	return err;
+	return 0;
 }
 
 int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
@@ -1051,9 +1058,10 @@ int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
 			ret = fail(pd, pd->data_off,
 				   "no memory for a window of the file's records");
 	}
-	free(lp.bytes);
 	if (!ret)
-		ret = fill(pd);
+		ret = fill(pd, &lp);
+	free(lp.bytes);
+	free(lp.rec);
 	if (ret == -ENOMEM && !err->len)
 		rsp_buf__printf(err, "%s: out of memory while loading it", pd->info.path);
 	pd->loaded = !ret;
