@@ -697,7 +697,8 @@ struct rsp_perfdata *rsp_perfdata__open(const char *path, struct rsp_buf *err)
 		goto fail;
 	}
 	if (st.st_size > 0) {
-		pd->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		pd->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
+			       0);
 		if (pd->map == MAP_FAILED) {
 			pd->map = NULL;
 			rsp_buf__printf(err, "%s: cannot map it: %s", path, strerror(errno));
@@ -828,7 +829,7 @@ static int sample_place(struct rsp_perfdata *pd, uint64_t off, const struct perf
 	if (err == -ENOENT)
 		return fail(pd, off, "a sample carries sample id %llu, which no attr declares",
 			    (unsigned long long)(pd->schema->all_identifier ? rd64(pd, off + 8)
-									   : smp.id));
+									    : smp.id));
 	if (err)
 		return fail(pd, off, "a sample of %u bytes is malformed for event %s", h->size,
 			    rsp_schema__evsel_name(pd->schema, smp.evsel) ?: "?");

@@ -313,8 +313,8 @@ static int td_headers(struct td_cursor *c)
  */
 static bool is_ident(const char *s, size_t n)
 {
-	if (!n || n > 64 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') ||
-			      (s[0] >= 'a' && s[0] <= 'z')))
+	if (!n || n > 64 ||
+	    !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
 		return false;
 	for (size_t i = 1; i < n; i++)
 		if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'Z') ||

@@ -204,6 +204,19 @@ try:
         n0 = len(dumps_in(ddir))
     t.check(len(dumps_in(ddir)) == n0 + 1 and "dump: wrote" in d.read_log(),
             "--dump-on-exit dumps when rspd stops")
+
+    # --- retention by total size -------------------------------------------------------------
+    bdir = os.path.join(work, "bytes")
+    with t.Rspd("--window", "64M", "--dump-dir", bdir, "--dump-max-bytes", "1M") as d:
+        t.workload("pipe_pingpong", N, 0)
+        d.settle()
+        sizes = []
+        for _ in range(3):
+            sizes.append(json.loads(d.ctl("dump", "--json")[1])["bytes"])
+        names = dumps_in(bdir)
+        t.check(min(sizes) > 1 << 20 and len(names) == 1,
+                "dumps of %s bytes over --dump-max-bytes 1M: only the newest is kept (%d)"
+                % (sizes, len(names)))
 finally:
     if mounted:
         subprocess.run(["umount", small])

@@ -21,11 +21,10 @@
 
 #define FX_UNUSED __attribute__((unused))
 
-static const char fx_header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char fx_header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+				     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+				     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+				     "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
 static const char fx_header_event[] = "# compressed entry header\n"
 				      "\ttype_len    :    5 bits\n"
@@ -97,8 +96,8 @@ static FX_UNUSED uint64_t fx_id(int evsel, unsigned cpu)
 	return 100u * (unsigned)(evsel + 1) + cpu;
 }
 
-static FX_UNUSED void fx_attr(struct perf_event_attr *a, uint32_t type, uint64_t config,
-			      bool raw, bool callchain)
+static FX_UNUSED void fx_attr(struct perf_event_attr *a, uint32_t type, uint64_t config, bool raw,
+			      bool callchain)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -197,9 +196,10 @@ static FX_UNUSED void fx_raw(struct fx_rec *r, const void *data, size_t len)
 	r->n += 9;
 }
 
-static FX_UNUSED const struct perf_event_header *
-fx_switch(struct fx_rec *r, int evsel, unsigned cpu, uint64_t time, int32_t prev,
-	  int64_t prev_state, int32_t next, bool callchain)
+static FX_UNUSED const struct perf_event_header *fx_switch(struct fx_rec *r, int evsel,
+							   unsigned cpu, uint64_t time,
+							   int32_t prev, int64_t prev_state,
+							   int32_t next, bool callchain)
 {
 	unsigned char d[64] = {0};
 	uint16_t type = FX_SWITCH_ID;
@@ -222,9 +222,8 @@ fx_switch(struct fx_rec *r, int evsel, unsigned cpu, uint64_t time, int32_t prev
 	return fx_done(r, PERF_RECORD_SAMPLE);
 }
 
-static FX_UNUSED const struct perf_event_header *fx_waking(struct fx_rec *r, unsigned cpu,
-							   uint64_t time, int32_t waker,
-							   int32_t wakee)
+static FX_UNUSED const struct perf_event_header *
+fx_waking(struct fx_rec *r, unsigned cpu, uint64_t time, int32_t waker, int32_t wakee)
 {
 	unsigned char d[64] = {0};
 	uint16_t type = FX_WAKING_ID;
@@ -241,9 +240,8 @@ static FX_UNUSED const struct perf_event_header *fx_waking(struct fx_rec *r, uns
 }
 
 /* A COMM record of the side-band evsel, with its trailer. */
-static FX_UNUSED const struct perf_event_header *fx_comm(struct fx_rec *r, unsigned cpu,
-							 uint64_t time, uint32_t pid,
-							 const char *comm)
+static FX_UNUSED const struct perf_event_header *
+fx_comm(struct fx_rec *r, unsigned cpu, uint64_t time, uint32_t pid, const char *comm)
 {
 	char c[16] = {0};
 
@@ -296,8 +294,13 @@ static FX_UNUSED unsigned char *fx_write(const struct rsp_schema *s, struct rsp_
 {
 	struct rsp_buf td = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_perfdata_meta m;
-	struct rsp_pd_mmap2 mm = {.pid = 42, .tid = 42, .start = 0x400000, .len = 0x1000,
-				  .prot = 5, .flags = 2, .filename = "/usr/bin/true"};
+	struct rsp_pd_mmap2 mm = {.pid = 42,
+				  .tid = 42,
+				  .start = 0x400000,
+				  .len = 0x1000,
+				  .prot = 5,
+				  .flags = 2,
+				  .filename = "/usr/bin/true"};
 	struct rsp_pd_build_id bid = {.path = "/usr/bin/true", .size = 20};
 	struct rsp_pdwriter *pw;
 	FILE *f = tmpfile();

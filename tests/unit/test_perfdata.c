@@ -109,8 +109,8 @@ static void same_sample(const struct rsp_schema *ls, const struct perf_event_hea
 		assert_memory_equal(a.callchain, b.callchain, a.nr_callchain * 8);
 }
 
-static void same_records(struct rsp_window *lw, const struct rsp_schema *ls,
-			 struct rsp_window *ow, const struct rsp_schema *os)
+static void same_records(struct rsp_window *lw, const struct rsp_schema *ls, struct rsp_window *ow,
+			 const struct rsp_schema *os)
 {
 	struct rsp_wsnap *lsnap = rsp_window__pin(lw, 0, UINT64_MAX);
 	struct rsp_wsnap *osnap = rsp_window__pin(ow, 0, UINT64_MAX);
@@ -376,7 +376,7 @@ static void test_truncated(void **state)
 	cuts[n++] = 8;
 	cuts[n++] = 103;
 	cuts[n++] = 104;
-	cuts[n++] = get64(f.file, 24);                         /* attrs */
+	cuts[n++] = get64(f.file, 24);			       /* attrs */
 	cuts[n++] = get64(f.file, 24) + get64(f.file, 32) - 1; /* inside the last attr */
 	cuts[n++] = data_off;
 	cuts[n++] = data_off + 4;

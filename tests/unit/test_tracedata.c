@@ -128,10 +128,9 @@ static void test_hostile_formats(void **state)
 				    "\"\""));
 	assert_false(format_accepted("\tfield:int VIF_PR_FMT;\toffset:8;\tsize:4;\tsigned:1;\n",
 				     "\"\""));
-	assert_false(format_accepted("\tfield:__x[] y;\toffset:8;\tsize:4;\tsigned:1;\n",
-				     "\"\""));
-	assert_false(format_accepted("\tfield:int a b c d e f g h i;\toffset:8;\tsize:4;\n",
-				     "\"\""));
+	assert_false(format_accepted("\tfield:__x[] y;\toffset:8;\tsize:4;\tsigned:1;\n", "\"\""));
+	assert_false(
+		format_accepted("\tfield:int a b c d e f g h i;\toffset:8;\tsize:4;\n", "\"\""));
 	assert_false(format_accepted("\tfield:int pid;\toffset:99999999999;\tsize:4;\n", "\"\""));
 	assert_false(format_accepted("\tfield:int pid;\toffset:8;\tsize:4;\tsigned:7;\n", "\"\""));
 	assert_false(format_accepted("\tfield:int pid ;\toffset:8;\tsize:4;\n", "\"\""));
