@@ -8,12 +8,14 @@
  * command with librsp on a perf.data file (a dump, or perf record's).
  */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <rsp/buf.h>
@@ -52,9 +54,10 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  rspctl status\n"
 		"  rspctl status --json\n"
+		"  rspctl top --pid 1234 --last 10s\n"
 		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n"
 		"  rspctl dump -o /tmp/now.perf.data\n"
-		"  rspctl analyze /tmp/now.perf.data status --pid 1234\n",
+		"  rspctl analyze /tmp/now.perf.data top --pid 1234\n",
 		b.data ? b.data : "", "analyze", "FILE COMMAND ...: a command on a perf.data file",
 		"help", "usage of a command", DEFAULT_SOCKET);
 	rsp_buf__exit(&b);
@@ -66,27 +69,36 @@ static const char analyze_usage[] =
 	"usage: rspctl analyze FILE COMMAND [OPTIONS]\n"
 	"\n"
 	"FILE is a dump (rspctl dump, SIGUSR1 to rspd) or a file perf record\n"
-	"wrote. COMMAND is any query command with its options (status, ...);\n"
-	"the answer is the one rspd gave live on the same window. Capture-only\n"
-	"facts (rates, rspd's own cost) are not in a file and are left out.\n"
+	"wrote. COMMAND is a query command with its options: status, top or\n"
+	"graph. On a dump the answer is the one rspd gave live on the same\n"
+	"window; capture-only facts (rates, rspd's own cost) are left out.\n"
+	"Kernel functions are named with the file's own kernel symbols, user\n"
+	"functions with this machine's files when they are the ones recorded.\n"
+	"No access control: whoever can read FILE sees all of it.\n"
 	"\n"
 	"A perf record file must have been recorded system-wide with the\n"
 	"monotonic clock and the events the command needs, e.g.:\n"
 	"\n"
-	"  perf record -a -k mono -o FILE \\\n"
+	"  perf record -a -k mono -g -o FILE \\\n"
 	"    -e sched:sched_switch -e sched:sched_waking \\\n"
 	"    -e sched:sched_wakeup_new -e sched:sched_process_fork \\\n"
 	"    -e sched:sched_process_exec -e sched:sched_process_exit \\\n"
-	"    -e block:block_rq_issue -e block:block_rq_complete \\\n"
-	"    -e irq:irq_handler_entry -e irq:softirq_entry \\\n"
-	"    -e timer:hrtimer_expire_entry -- sleep 10\n"
+	"    -e block:block_rq_insert -e block:block_rq_issue \\\n"
+	"    -e block:block_rq_complete \\\n"
+	"    -e irq:irq_handler_entry -e irq:irq_handler_exit \\\n"
+	"    -e irq:softirq_entry -e irq:softirq_exit \\\n"
+	"    -e timer:hrtimer_expire_entry -e timer:hrtimer_expire_exit \\\n"
+	"    -e cpu-clock -F 99 -- sleep 10\n"
 	"\n"
 	"analyze says which commands are impossible for lack of events, and\n"
 	"what an answer lacks when useful events are missing.\n"
 	"\n"
 	"EXAMPLES\n"
-	"  rspctl analyze /var/lib/rspd/dumps/rsp-web1-20250102T030405.678Z.perf.data status\n"
-	"  rspctl analyze perf.data status --pid 1234 --json\n";
+	"  rspctl analyze /var/lib/rspd/dumps/rsp-web1-20250102T030405.678Z.perf.data \\\n"
+	"    status\n"
+	"  rspctl analyze perf.data status --pid 1234 --json\n"
+	"  rspctl analyze slow.perf.data graph --last 5s\n"
+	"  rspctl analyze slow.perf.data top --pid 1234\n";
 
 static int help(const char *cmd)
 {
@@ -109,6 +121,29 @@ static int help(const char *cmd)
 	fputs(b.data, stdout);
 	rsp_buf__exit(&b);
 	return 0;
+}
+
+/* Say who may connect, from the socket's own mode and group. */
+static void denied(const char *path)
+{
+	struct stat st;
+	struct group *g;
+
+	if (stat(path, &st)) {
+		fprintf(stderr, "rspctl: permission denied on %s: %s\n", path, strerror(errno));
+		return;
+	}
+	g = getgrgid(st.st_gid);
+	if ((st.st_mode & 0060) == 0060 && st.st_gid != 0 && g)
+		fprintf(stderr,
+			"rspctl: permission denied on %s — run rspctl as root or as a member of "
+			"group %s ('adduser $USER %s', then log in again)\n",
+			path, g->gr_name, g->gr_name);
+	else
+		fprintf(stderr,
+			"rspctl: permission denied on %s: rspd lets only root connect — run rspctl "
+			"as root, or set socket-group in rspd's configuration (rspd(8))\n",
+			path);
 }
 
 static int connect_socket(const char *path)
@@ -137,10 +172,7 @@ static int connect_socket(const char *path)
 			"'rspd --foreground', or point rspctl at it with --socket PATH\n",
 			path);
 	else if (errno == EACCES || errno == EPERM)
-		fprintf(stderr,
-			"rspctl: permission denied on %s — run rspctl as root or as a member of "
-			"rspd's group\n",
-			path);
+		denied(path);
 	else
 		fprintf(stderr, "rspctl: cannot connect to %s: %s\n", path, strerror(errno));
 	close(fd);
@@ -220,7 +252,12 @@ static int ask(const struct env *env, int argc, char **argv)
 		rsp_buf__exit(&req);
 		return 1;
 	}
-	if (write_all(fd, req.data, req.len)) {
+	/*
+	 * rspd may answer before it has read the request (it is busy, or the
+	 * request is too long) and close: read that answer rather than report
+	 * the broken pipe.
+	 */
+	if (write_all(fd, req.data, req.len) && errno != EPIPE && errno != ECONNRESET) {
 		fprintf(stderr, "rspctl: could not send the request to %s: %s\n", env->socket,
 			strerror(errno));
 		ret = 1;

@@ -146,6 +146,13 @@ struct rsp_drain {
 	_Atomic uint64_t checked_fired[RSP_EVSET_MAX];
 	_Atomic uint64_t checked_delivered[RSP_EVSET_MAX];
 	_Atomic bool checked_counted[RSP_EVSET_MAX];
+	/*
+	 * Every ring's records older than this are in the window: set by the
+	 * capture loop after each timed drain of all rings. Readers that need a
+	 * complete, time-ordered prefix of the stream (the process model) stop
+	 * there.
+	 */
+	_Atomic uint64_t drained_to;
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);

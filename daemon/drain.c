@@ -21,6 +21,7 @@ int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window
 		atomic_init(&d->checked_delivered[i], 0);
 		atomic_init(&d->checked_counted[i], false);
 	}
+	atomic_init(&d->drained_to, 0);
 	d->es = es;
 	d->window = w;
 	d->cpu = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->cpu));
@@ -47,8 +48,7 @@ static void add(_Atomic uint64_t *c, uint64_t v)
  */
 static void note_delivered(struct rsp_drain *d, const struct perf_event_header *h)
 {
-	int idx = h->size >= 16 ? rsp_schema__evsel_by_id(d->es->schema,
-							   ((const uint64_t *)h)[1])
+	int idx = h->size >= 16 ? rsp_schema__evsel_by_id(d->es->schema, ((const uint64_t *)h)[1])
 				: -1;
 
 	if (idx >= 0 && idx < RSP_EVSET_MAX)
@@ -93,8 +93,14 @@ uint64_t rsp_drain__ring(struct rsp_drain *d, int idx)
 		note_record(d, k, r->cpu, h, rsp_layout__time(h));
 		n++;
 		bytes += h->size;
-		perf_mmap__consume(r->map);
 	}
+	/*
+	 * One tail update per batch, not per record as libperf's example loop
+	 * does: every record is already copied, and each data_tail write pulls
+	 * the cache line the kernel reads on every output from the writing CPU.
+	 */
+	if (n)
+		perf_mmap__consume(r->map);
 	perf_mmap__read_done(r->map);
 	add(&k->records, n);
 	add(&k->bytes, bytes);

@@ -5,9 +5,10 @@
  * A dump pins the window's chunks of its range and writes them while the
  * capture loop keeps appending (pinned chunks that get evicted are freed
  * when the dump unpins them). It runs on its own thread so that neither
- * the capture loop (SIGUSR1) nor the control thread (`rspctl dump`) waits
- * for the disk: the control thread queues the request, keeps serving other
- * clients, and answers when the dump thread reports back through a pipe.
+ * the capture loop (SIGUSR1) nor the control socket (`rspctl dump`) waits
+ * for the disk: a query thread queues the request and is free again, the
+ * I/O thread keeps serving other clients and answers when the dump thread
+ * reports back through a pipe (server.c).
  *
  * A file is written whole or not at all: a temp file (mode 0600) in the
  * target directory, fsynced, renamed, the directory fsynced. On any error
@@ -23,7 +24,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <jansson.h>
 #include "dump.h"
 #include "log.h"
@@ -39,8 +42,10 @@ struct rspd_dump_job {
 	bool has_output;
 	uint64_t last_ns;
 	bool json;
+	bool has_owner;
+	struct rspd_dump_owner owner;
 	int client;
-	unsigned gen;
+	uint32_t gen;
 	int status;
 	struct rsp_buf answer;
 };
@@ -54,6 +59,7 @@ struct rspd_dumper {
 	unsigned queued;
 	bool stop;
 	int pipe[2];
+	struct rspd_dump_config cfg; /* a copy: SIGHUP changes d->cfg meanwhile */
 };
 
 /* --- one dump ------------------------------------------------------------------ */
@@ -151,6 +157,7 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 	int err;
 
 	rspd_dumpmeta__describe(&d->meta, &meta);
+	meta.ksyms = d->ksyms; /* loaded at start, read-only: shared safely */
 	w = rsp_pdwriter__new(fd, d->es.schema, &meta, why);
 	if (!w)
 		return -errno;
@@ -174,6 +181,46 @@ static int fsync_dir(const char *dir)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/*
+ * The owner's file-system identity, on this thread only: setfsuid() and
+ * setfsgid() change the calling thread's credentials, and so does the raw
+ * setgroups system call (glibc's setgroups() would change every thread's).
+ * With a non-zero fsuid the kernel also drops the thread's file-system
+ * capabilities, so permissions are checked as for the owner.
+ */
+struct ident {
+	bool changed;
+	int nr_groups;
+	gid_t groups[256];
+};
+
+static int become(const struct rspd_dump_owner *o, struct ident *sv)
+{
+	sv->changed = false;
+	if (!o || !o->uid)
+		return 0;
+	sv->nr_groups = getgroups(256, sv->groups);
+	if (sv->nr_groups < 0 || syscall(SYS_setgroups, 0, NULL))
+		return -EPERM;
+	sv->changed = true;
+	setfsgid(o->gid);
+	setfsuid(o->uid);
+	if ((uid_t)setfsuid((uid_t)-1) != o->uid || (gid_t)setfsgid((gid_t)-1) != o->gid)
+		return -EPERM;
+	return 0;
+}
+
+static void restore(struct ident *sv)
+{
+	if (!sv->changed)
+		return;
+	setfsuid(geteuid());
+	setfsgid(getegid());
+	if (syscall(SYS_setgroups, sv->nr_groups, sv->groups))
+		rspd_log_errno(RSP_LOG_ERR, "dump: cannot restore the dump thread's groups");
+	sv->changed = false;
 }
 
 /* Temp file, records, fsync, rename. On failure nothing is left behind. */
@@ -311,11 +358,12 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 
 	if (json) {
 		json_t *o = json_pack(
-			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "path", path,
+			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "path", path,
 			"bytes", (json_int_t)r->st.bytes, "records", (json_int_t)r->st.records,
 			"process_records", (json_int_t)r->st.process_records, "lost_records",
 			(json_int_t)r->st.lost_records, "processes", (json_int_t)r->ps.processes,
-			"build_ids", (json_int_t)r->ps.build_ids, "first_s",
+			"build_ids", (json_int_t)r->ps.build_ids, "kernel_symbols",
+			(json_int_t)r->st.kernel_symbols, "first_s",
 			(double)r->st.first_time / 1e9, "last_s", (double)r->st.last_time / 1e9,
 			"span_s",
 			r->st.last_time > r->st.first_time
@@ -342,12 +390,17 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 				? (double)(r->st.last_time - r->st.first_time) / 1e9
 				: 0.0,
 			(unsigned long long)r->ps.processes, r->ms);
+	rsp_buf__printf(out, "  %llu kernel symbols, %llu build ids\n",
+			(unsigned long long)r->st.kernel_symbols,
+			(unsigned long long)r->ps.build_ids);
 	rsp_buf__puts(out, removed_text);
 }
 
-int rspd_dump__write(struct rspd *d, const struct rsp_dump_spec *spec, struct rsp_buf *out)
+int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
+		     const struct rsp_dump_spec *spec, const struct rspd_dump_owner *owner,
+		     struct rsp_buf *out)
 {
-	const struct rspd_dump_config *c = &d->cfg.dump;
+	struct ident id = {0};
 	struct dump_result r = {0};
 	struct rsp_buf why = RSP_BUF_INIT, rm_text = RSP_BUF_INIT;
 	char path[PATH_MAX];
@@ -360,7 +413,10 @@ int rspd_dump__write(struct rspd *d, const struct rsp_dump_spec *spec, struct rs
 	r.from = spec->last_ns && rspd_now_ns() > spec->last_ns ? rspd_now_ns() - spec->last_ns : 0;
 	if (spec->output) {
 		snprintf(path, sizeof(path), "%s", spec->output);
-		err = 0;
+		err = become(owner, &id);
+		if (err)
+			rsp_buf__printf(&why, "cannot take the file permissions of uid %u",
+					owner ? (unsigned)owner->uid : 0u);
 	} else {
 		err = ensure_dir(c->dir);
 		if (err)
@@ -372,11 +428,12 @@ int rspd_dump__write(struct rspd *d, const struct rsp_dump_spec *spec, struct rs
 	}
 	if (!err)
 		err = write_file(d, path, r.from, r.to, &r, &why);
+	restore(&id);
 	r.ms = ms_since(&t0);
 	if (err) {
 		rsp_buf__printf(out,
 				"dump failed: %s — the dump was not written (rspd keeps "
-				"capturing); free space or choose another --dump-dir or -o",
+				"capturing); free space or choose another dump-dir or -o",
 				why.data ? why.data : strerror(-err));
 		rspd_log(RSP_LOG_ERR, "%s", out->data);
 	} else {
@@ -394,15 +451,19 @@ int rspd_dump__write(struct rspd *d, const struct rsp_dump_spec *spec, struct rs
 
 /* --- the thread ---------------------------------------------------------------- */
 
-static void job_run(struct rspd *d, struct rspd_dump_job *j)
+static void job_run(struct rspd_dumper *dm, struct rspd_dump_job *j)
 {
 	struct rsp_dump_spec spec = {
 		.output = j->has_output ? j->output : NULL,
 		.last_ns = j->last_ns,
 		.json = j->json,
 	};
+	struct rspd_dump_config c;
 
-	j->status = rspd_dump__write(d, &spec, &j->answer);
+	pthread_mutex_lock(&dm->lock);
+	c = dm->cfg;
+	pthread_mutex_unlock(&dm->lock);
+	j->status = rspd_dump__write(dm->d, &c, &spec, j->has_owner ? &j->owner : NULL, &j->answer);
 }
 
 static void *dumper_main(void *arg)
@@ -420,7 +481,7 @@ static void *dumper_main(void *arg)
 			break; /* stopping, nothing queued */
 		dm->queue = j->next;
 		pthread_mutex_unlock(&dm->lock);
-		job_run(dm->d, j);
+		job_run(dm, j);
 		pthread_mutex_lock(&dm->lock);
 		dm->queued--;
 		if (j->client < 0) {
@@ -463,7 +524,19 @@ int rspd_dumper__start(struct rspd *d, char *err, size_t errlen)
 		return -ret;
 	}
 	d->dumper = dm;
+	rspd_dumper__configure(d);
 	return 0;
+}
+
+void rspd_dumper__configure(struct rspd *d)
+{
+	struct rspd_dumper *dm = d->dumper;
+
+	if (!dm)
+		return;
+	pthread_mutex_lock(&dm->lock);
+	dm->cfg = d->cfg.dump;
+	pthread_mutex_unlock(&dm->lock);
 }
 
 void rspd_dumper__stop(struct rspd *d)
@@ -491,7 +564,8 @@ void rspd_dumper__stop(struct rspd *d)
 	d->dumper = NULL;
 }
 
-int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec, int client, unsigned gen)
+int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
+			const struct rspd_dump_owner *owner, int client, uint32_t gen)
 {
 	struct rspd_dumper *dm = d->dumper;
 	struct rspd_dump_job *j, **tail;
@@ -507,6 +581,10 @@ int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec, int cl
 	}
 	j->last_ns = spec->last_ns;
 	j->json = spec->json;
+	if (owner) {
+		j->owner = *owner;
+		j->has_owner = true;
+	}
 	j->client = client;
 	j->gen = gen;
 	pthread_mutex_lock(&dm->lock);
@@ -547,13 +625,14 @@ struct rspd_dump_job *rspd_dumper__reap(struct rspd *d)
 	return j;
 }
 
-void rspd_dump_job__result(const struct rspd_dump_job *j, int *client, unsigned *gen, int *status,
-			   const struct rsp_buf **ans)
+bool rspd_dump_job__result(const struct rspd_dump_job *j, unsigned *client, uint32_t *gen,
+			   int *status, const struct rsp_buf **ans)
 {
-	*client = j->client;
+	*client = j->client < 0 ? 0 : (unsigned)j->client;
 	*gen = j->gen;
 	*status = j->status;
 	*ans = &j->answer;
+	return j->client >= 0;
 }
 
 void rspd_dump_job__free(struct rspd_dump_job *j)

@@ -13,8 +13,8 @@
  *                keeps the dump directory within its limits, answers
  *
  * Dumps are written by their own thread from pinned chunks: the capture
- * loop never waits for one, and the control thread hands `rspctl dump`
- * requests over and answers when the dump is done.
+ * loop never waits for one, and the control socket's threads hand `rspctl
+ * dump` requests over and answer when the dump is done (server.c).
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -28,11 +28,22 @@
 #define RSPD_DEFAULT_DUMP_KEEP	    10
 #define RSPD_DEFAULT_DUMP_MAX_BYTES (1ull << 30)
 
+/* The [dump] options (config.c); all may change on SIGHUP. */
 struct rspd_dump_config {
 	char dir[PATH_MAX];
 	unsigned keep;	    /* dumps kept in dir, newest first */
 	uint64_t max_bytes; /* total size of the dumps kept in dir */
 	bool on_exit;	    /* dump when stopped by SIGTERM/SIGINT */
+};
+
+/*
+ * Who asked for a dump. -o FILE is created with the owner's uid and gid as
+ * the file-system identity (no supplementary groups): an admin-group member
+ * writes only where they could write themselves, and owns the file. NULL,
+ * or uid 0: rspd's own identity.
+ */
+struct rspd_dump_owner {
+	uint32_t uid, gid;
 };
 
 struct rspd_dumpmeta {
@@ -44,6 +55,7 @@ struct rspd_dumpmeta {
 	int argc;
 	char **argv;
 	struct rsp_buf tracing; /* HEADER_TRACING_DATA */
+	size_t kallsyms_at;	/* where in it the kernel symbols go */
 	uint64_t ktext, ketext; /* kernel text, 0 when hidden */
 	struct rsp_pd_build_id kernel_bid;
 	bool has_kernel_bid;
@@ -78,29 +90,42 @@ bool rspd_elf_note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t
 struct rspd;
 struct rspd_dump_job;
 
+/** rspd_dumper__start() - start the dump thread (before the control socket). */
 int rspd_dumper__start(struct rspd *d, char *err, size_t errlen);
-/** rspd_dumper__stop() - finish the queued dumps and stop the thread. */
+/**
+ * rspd_dumper__stop() - finish the queued dumps and stop the thread; after
+ * rspd_server__stop(): answers nobody reaped are freed.
+ */
 void rspd_dumper__stop(struct rspd *d);
+/** rspd_dumper__configure() - take the [dump] options in d->cfg (start, SIGHUP). */
+void rspd_dumper__configure(struct rspd *d);
 /**
  * rspd_dumper__submit() - queue a dump
+ * @owner:        who asked (see struct rspd_dump_owner); NULL: rspd itself
  * @client, @gen: who to answer (rspd_dumper__reap()), or client < 0 for a
  *                signal's dump, whose outcome is only logged
  * Return: 0, or -EBUSY when too many dumps are queued.
  */
-int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec, int client, unsigned gen);
+int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
+			const struct rspd_dump_owner *owner, int client, uint32_t gen);
 /** rspd_dumper__fd() - readable when finished dumps wait to be reaped; -1 if none. */
 int rspd_dumper__fd(struct rspd *d);
 /** rspd_dumper__reap() - a finished client dump, or NULL; free with __job_free. */
 struct rspd_dump_job *rspd_dumper__reap(struct rspd *d);
-void rspd_dump_job__result(const struct rspd_dump_job *j, int *client, unsigned *gen, int *status,
-			   const struct rsp_buf **answer);
+/** rspd_dump_job__result() - the answer of @j; false if nobody waits for it. */
+bool rspd_dump_job__result(const struct rspd_dump_job *j, unsigned *client, uint32_t *gen,
+			   int *status, const struct rsp_buf **answer);
 void rspd_dump_job__free(struct rspd_dump_job *j);
 /**
  * rspd_dump__write() - write one dump now, on the calling thread
+ * @c:      the [dump] options to apply
+ * @owner:  NULL: rspd itself
  * @answer: on success the answer to the client (text or JSON), on failure
  *          one sentence naming the file and the problem; also logged
  * Return: 0 or -errno. A partial file is always removed.
  */
-int rspd_dump__write(struct rspd *d, const struct rsp_dump_spec *spec, struct rsp_buf *answer);
+int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
+		     const struct rsp_dump_spec *spec, const struct rspd_dump_owner *owner,
+		     struct rsp_buf *answer);
 
 #endif

@@ -78,7 +78,7 @@ static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 	/* No printk_formats: perf needs them only for bprint events, which rsp does not record. */
 	if (!err)
 		err = rsp_tracedata__build(&m->tracing, hp.data, hp.len, he.data, he.len, ev, n,
-					   NULL, 0);
+					   NULL, 0, &m->kallsyms_at);
 out:
 	for (int i = 0; i < RSP_EVSET_MAX; i++)
 		rsp_buf__exit(&fmt[i]);
@@ -248,6 +248,7 @@ void rspd_dumpmeta__describe(const struct rspd_dumpmeta *m, struct rsp_perfdata_
 	out->argv = (const char *const *)m->argv;
 	out->tracing_data = m->tracing.data;
 	out->tracing_size = m->tracing.len;
+	out->tracing_kallsyms_at = m->kallsyms_at;
 	out->clockid = CLOCK_MONOTONIC;
 	out->clockid_res_ns = m->clock_res_ns;
 	/* The pair that converts record times to wall-clock time. */

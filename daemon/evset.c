@@ -199,6 +199,10 @@ static int add_tracepoint(struct rsp_evset *es, struct tep_handle *tep, int ev)
 	a.sample_type |= PERF_SAMPLE_RAW;
 	if (ev == RSP_EV_sched_switch)
 		return add_switch(es, &a);
+	/* The waker's stack at the waking: the wait-for graph's waker stacks. */
+	if (ev == RSP_EV_sched_waking &&
+	    (es->opts.stacks == RSP_STACKS_ALL || es->opts.stacks == RSP_STACKS_SLEEPS))
+		attr_callchain(&a, &es->opts);
 	return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, NULL);
 }
 

@@ -19,9 +19,23 @@ static const struct analysis analyses[] = {
 #undef RSP_ANALYSIS
 };
 
+/* Side-band records come with any event that asks for them. */
+static bool has_sideband(const struct rsp_schema *s)
+{
+	for (int i = 0; i < s->nr_evsels; i++) {
+		const struct perf_event_attr *a = &s->evsels[i].attr;
+
+		if (a->mmap || a->mmap2 || a->comm || a->task)
+			return true;
+	}
+	return false;
+}
+
 /* The stream has records of @ev that rsp can decode. */
 static bool present(const struct rsp_schema *s, int ev)
 {
+	if (ev == RSP_EV_sideband)
+		return has_sideband(s);
 	for (int i = 0; i < s->nr_evsels; i++)
 		if (s->evsels[i].event == ev && s->evsels[i].role == RSP_ROLE_PRIMARY)
 			return rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT ||

@@ -106,6 +106,8 @@ const struct rsp_command rsp_cmd_dump = {
 		 "Files in the dump directory are named rsp-HOST-UTCTIME.perf.data,\n"
 		 "mode 0600, written whole or not at all (temp file, fsync, rename);\n"
 		 "the oldest are removed beyond rspd's --dump-keep and --dump-max-bytes.\n"
+		 "Only root and members of rspd's admin group may dump: a dump holds\n"
+		 "every process's records.\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl dump\n"

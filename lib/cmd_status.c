@@ -42,10 +42,93 @@ static int status_opt(struct rsp_request *req, int id, const char *arg, struct r
 	return -EINVAL;
 }
 
+/*
+ * How much off-CPU time has a stack: for every sleep (a switch-out with a
+ * sleep state) that ends in the window, its length, and whether the
+ * switch-out carried a callchain (itself, or through its sampled copy).
+ * Tells an operator what the stack policy (rspd --stacks) buys.
+ */
+struct sleep_cov {
+	struct rsp_u64map map; /* tid -> index in pending */
+	struct pending_sleep {
+		uint64_t since;
+		uint64_t copy_at; /* time of a stack copy seen before its primary */
+		bool open, stack;
+	} * pending;
+	size_t n, cap;
+	uint64_t sleeps, with_stack, off_ns, stack_ns;
+};
+
+#define COPY_SLACK_NS 20000
+
+static struct pending_sleep *cov_get(struct sleep_cov *c, uint64_t tid)
+{
+	uint32_t idx;
+
+	if (!rsp_u64map__get(&c->map, tid, &idx))
+		return &c->pending[idx];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct pending_sleep *p = realloc(c->pending, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->pending = p;
+		c->cap = cap;
+	}
+	if (rsp_u64map__put(&c->map, tid, (uint32_t)c->n))
+		return NULL;
+	memset(&c->pending[c->n], 0, sizeof(c->pending[0]));
+	return &c->pending[c->n++];
+}
+
+static void cov_switch(struct sleep_cov *c, const struct rsp_schema *s,
+		       const struct rsp_sample *smp)
+{
+	struct rsp_tp_sched_switch sw;
+	struct pending_sleep *p;
+
+	if (rsp_tp__sched_switch(s, smp, &sw))
+		return;
+	p = cov_get(c, (uint64_t)sw.prev_pid);
+	if (p && smp->role == RSP_ROLE_STACK_COPY) {
+		/*
+		 * The sampled copy of a switch-out carries its stack. The kernel
+		 * fires the evsel attached last first, and each evsel reads the
+		 * clock itself: the copy comes just before its primary record,
+		 * on the same CPU, a few hundred ns earlier.
+		 */
+		if (p->open && smp->time - p->since < COPY_SLACK_NS && smp->nr_callchain)
+			p->stack = true;
+		else if (smp->nr_callchain)
+			p->copy_at = smp->time;
+		return;
+	}
+	if (p && sw.prev_pid) {
+		p->open = (sw.prev_state & RSP_TASK_STATE_MASK) != 0;
+		p->since = smp->time;
+		p->stack = smp->nr_callchain > 0 ||
+			   (p->copy_at && smp->time - p->copy_at < COPY_SLACK_NS);
+		p->copy_at = 0;
+	}
+	p = cov_get(c, (uint64_t)sw.next_pid);
+	if (!p || !p->open || !sw.next_pid)
+		return;
+	p->open = false;
+	c->sleeps++;
+	c->off_ns += smp->time - p->since;
+	if (p->stack) {
+		c->with_stack++;
+		c->stack_ns += smp->time - p->since;
+	}
+}
+
 /* Records in the window per catalogue event, and gaps. */
 struct event_counts {
 	uint64_t n[RSP_EV__NR];
 	uint64_t other, lost_records, lost;
+	uint64_t stack_copies; /* sampled:N duplicates carrying a stack */
+	struct sleep_cov cov;
 };
 
 static void count_events(const struct rsp_source *src, struct event_counts *ec)
@@ -56,6 +139,7 @@ static void count_events(const struct rsp_source *src, struct event_counts *ec)
 	struct rsp_sample smp;
 
 	memset(ec, 0, sizeof(*ec));
+	rsp_u64map__init(&ec->cov.map);
 	while (it && rsp_witer__next(it, &e)) {
 		int ret;
 
@@ -67,13 +151,22 @@ static void count_events(const struct rsp_source *src, struct event_counts *ec)
 		ret = e.rec->type == PERF_RECORD_SAMPLE
 			      ? rsp_record__parse_sample(src->schema, e.rec, &smp)
 			      : rsp_record__parse_id(src->schema, e.rec, &smp) < 0;
-		if (ret || smp.event < 0)
+		if (ret || smp.event < 0) {
 			ec->other++;
-		else
+			continue;
+		}
+		if (smp.role == RSP_ROLE_PRIMARY)
 			ec->n[smp.event]++;
+		else
+			ec->stack_copies++;
+		if (smp.event == RSP_EV_sched_switch)
+			cov_switch(&ec->cov, src->schema, &smp);
 	}
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
+	rsp_u64map__exit(&ec->cov.map);
+	free(ec->cov.pending);
+	ec->cov.pending = NULL;
 }
 
 static json_t *json_events(const struct event_counts *ec)
@@ -86,6 +179,11 @@ static json_t *json_events(const struct event_counts *ec)
 	json_object_set_new(o, "other", json_integer((json_int_t)ec->other));
 	json_object_set_new(o, "lost_records", json_integer((json_int_t)ec->lost_records));
 	json_object_set_new(o, "lost", json_integer((json_int_t)ec->lost));
+	json_object_set_new(o, "stack_copies", json_integer((json_int_t)ec->stack_copies));
+	json_object_set_new(o, "sleeps", json_integer((json_int_t)ec->cov.sleeps));
+	json_object_set_new(o, "sleeps_with_stack", json_integer((json_int_t)ec->cov.with_stack));
+	json_object_set_new(o, "off_cpu_s", json_real((double)ec->cov.off_ns / 1e9));
+	json_object_set_new(o, "off_cpu_with_stack_s", json_real((double)ec->cov.stack_ns / 1e9));
 	return o;
 }
 
@@ -98,6 +196,13 @@ static void text_events(const struct event_counts *ec, struct rsp_buf *out)
 	rsp_buf__printf(out, "  %-22s %12llu\n", "(other)", (unsigned long long)ec->other);
 	rsp_buf__printf(out, "  %-22s %12llu (%llu records lost)\n", "(gaps)",
 			(unsigned long long)ec->lost_records, (unsigned long long)ec->lost);
+	rsp_buf__printf(
+		out,
+		"sleeps that ended in the window: %llu, %.3f s off CPU\n"
+		"  with a stack: %.1f%% of them, %.1f%% of the time\n",
+		(unsigned long long)ec->cov.sleeps, (double)ec->cov.off_ns / 1e9,
+		ec->cov.sleeps ? 100.0 * (double)ec->cov.with_stack / (double)ec->cov.sleeps : 0.0,
+		ec->cov.off_ns ? 100.0 * (double)ec->cov.stack_ns / (double)ec->cov.off_ns : 0.0);
 }
 
 struct thread_count {
@@ -107,10 +212,26 @@ struct thread_count {
 	uint64_t run_ns;
 };
 
+/* Who woke the process's threads: per waker process. */
+struct waker {
+	uint32_t pid;
+	char comm[16];
+	uint64_t wakings;
+};
+
 struct thread_counts {
 	struct rsp_u64map map;
 	struct thread_count *v;
 	size_t n, cap;
+	/* sched_waking (target tid << 32 | waker tid) -> index into pairs */
+	struct rsp_u64map pair_map;
+	struct waking_pair {
+		uint32_t target, waker;
+		uint64_t n;
+	} * pairs;
+	size_t npairs, pcap;
+	struct waker *wakers;
+	size_t nwakers;
 	/*
 	 * Run time: a thread that switches out on a CPU ran there since the
 	 * previous switch on that CPU (as perf sched timehist counts it). 0:
@@ -141,6 +262,30 @@ static struct thread_count *tc_get(struct thread_counts *tc, uint32_t tid)
 	tc->v[tc->n].tid = tid;
 	tc->v[tc->n].pid = UINT32_MAX;
 	return &tc->v[tc->n++];
+}
+
+static int pair_add(struct thread_counts *tc, uint32_t target, uint32_t waker)
+{
+	uint64_t key = (uint64_t)target << 32 | waker;
+	uint32_t idx;
+
+	if (!rsp_u64map__get(&tc->pair_map, key, &idx)) {
+		tc->pairs[idx].n++;
+		return 0;
+	}
+	if (tc->npairs == tc->pcap) {
+		size_t cap = tc->pcap ? tc->pcap * 2 : 64;
+		struct waking_pair *v = realloc(tc->pairs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		tc->pairs = v;
+		tc->pcap = cap;
+	}
+	if (rsp_u64map__put(&tc->pair_map, key, (uint32_t)tc->npairs))
+		return -ENOMEM;
+	tc->pairs[tc->npairs++] = (struct waking_pair){target, waker, 1};
+	return 0;
 }
 
 static void set_comm(struct thread_count *t, struct rsp_str s)
@@ -213,7 +358,10 @@ static int count_record(struct thread_counts *tc, const struct rsp_schema *s,
 		if (!t)
 			return -ENOMEM;
 		t->wakeups++;
-		return 0;
+		/* The waker is the task running when sched_waking fired. */
+		if (smp.tid && (t = tc_get(tc, smp.tid)))
+			t->pid = smp.pid;
+		return pair_add(tc, (uint32_t)wk.pid, smp.tid);
 	case RSP_EV_cpu_clock:
 		t = tc_get(tc, smp.tid);
 		if (!t)
@@ -228,6 +376,59 @@ static int count_record(struct thread_counts *tc, const struct rsp_schema *s,
 	/* Any other sample tells which process a thread belongs to. */
 	if (smp.tid && (t = tc_get(tc, smp.tid)))
 		t->pid = smp.pid;
+	return 0;
+}
+
+static const struct thread_count *tc_find(const struct thread_counts *tc, uint32_t tid)
+{
+	uint32_t idx;
+
+	return rsp_u64map__get(&tc->map, tid, &idx) ? NULL : &tc->v[idx];
+}
+
+static int waker_cmp(const void *a, const void *b)
+{
+	const struct waker *x = a, *y = b;
+
+	if (x->wakings != y->wakings)
+		return x->wakings < y->wakings ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The processes whose threads woke a thread of @pid, with their names. */
+static int collect_wakers(struct thread_counts *tc, long pid)
+{
+	for (size_t i = 0; i < tc->npairs; i++) {
+		const struct waking_pair *p = &tc->pairs[i];
+		const struct thread_count *t = tc_find(tc, p->target);
+		const struct thread_count *w = p->waker ? tc_find(tc, p->waker) : NULL;
+		const struct thread_count *leader;
+		uint32_t wpid = w ? w->pid : 0;
+		size_t j;
+
+		if (!t || t->pid != (uint32_t)pid || (p->waker && (!w || w->pid == UINT32_MAX)))
+			continue;
+		for (j = 0; j < tc->nwakers && tc->wakers[j].pid != wpid; j++)
+			;
+		if (j == tc->nwakers) {
+			struct waker *v = realloc(tc->wakers, (j + 1) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			tc->wakers = v;
+			memset(&v[j], 0, sizeof(v[j]));
+			v[j].pid = wpid;
+			leader = tc_find(tc, wpid);
+			snprintf(v[j].comm, sizeof(v[j].comm), "%s",
+				 !wpid			     ? "(idle)"
+				 : leader && leader->comm[0] ? leader->comm
+							     : w->comm);
+			tc->nwakers++;
+		}
+		tc->wakers[j].wakings += p->n;
+	}
+	if (tc->nwakers)
+		qsort(tc->wakers, tc->nwakers, sizeof(tc->wakers[0]), waker_cmp);
 	return 0;
 }
 
@@ -251,6 +452,8 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 		err = count_record(tc, src->schema, &e);
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
+	if (!err)
+		err = collect_wakers(tc, pid);
 	for (size_t i = 0; i < tc->n; i++)
 		if (tc->v[i].pid == (uint32_t)pid)
 			tc->v[keep++] = tc->v[i];
@@ -258,8 +461,7 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 	return err;
 }
 
-static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open,
-				 int *wanted)
+static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open, int *wanted)
 {
 	const char *src = "missing";
 
@@ -298,7 +500,8 @@ static json_t *json_families(const struct rsp_capture_info *ci)
 					      es->problem[0] ? es->problem : NULL);
 
 			if (es->counted) {
-				json_object_set_new(e, "fired", json_integer((json_int_t)es->fired));
+				json_object_set_new(e, "fired",
+						    json_integer((json_int_t)es->fired));
 				json_object_set_new(e, "delivered",
 						    json_integer((json_int_t)es->delivered));
 			}
@@ -322,11 +525,12 @@ static json_t *json_cpus(const struct rsp_capture_info *ci)
 	for (unsigned i = 0; i < ci->nr_cpus; i++) {
 		const struct rsp_cpu_status *c = &ci->cpus[i];
 
-		json_array_append_new(arr, json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "cpu",
-						     (int)c->cpu, "records", (json_int_t)c->records,
-						     "records_per_s", c->records_per_s, "bytes",
-						     (json_int_t)c->bytes, "lost", (json_int_t)c->lost,
-						     "lost_events", (json_int_t)c->lost_events));
+		json_array_append_new(arr,
+				      json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "cpu",
+						(int)c->cpu, "records", (json_int_t)c->records,
+						"records_per_s", c->records_per_s, "bytes",
+						(json_int_t)c->bytes, "lost", (json_int_t)c->lost,
+						"lost_events", (json_int_t)c->lost_events));
 	}
 	return arr;
 }
@@ -350,20 +554,45 @@ static json_t *json_window(const struct rsp_window_stats *ws)
 			 "lost_marked", (json_int_t)ws->lost_marked);
 }
 
-static json_t *json_threads(const struct thread_counts *tc)
+/* A process in an answer: its name only if the requester may see it. */
+static json_t *json_process(const struct rsp_source *src, long pid, const char *comm)
+{
+	if (!rsp_source__may_see(src, pid))
+		return json_pack("{s:I, s:b}", "pid", (json_int_t)pid, "other_user", 1);
+	return json_pack("{s:I, s:s}", "pid", (json_int_t)pid, "comm", comm);
+}
+
+static json_t *json_threads(const struct rsp_source *src, const struct thread_counts *tc)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < tc->n; i++) {
 		const struct thread_count *t = &tc->v[i];
+		json_t *o = json_pack("{s:i}", "tid", (int)t->tid);
+		json_t *p = json_process(src, t->pid, t->comm);
 
-		json_array_append_new(
-			arr, json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:I, s:f}", "tid",
-				       (int)t->tid, "pid", (int)t->pid, "comm", t->comm,
-				       "switches_out", (json_int_t)t->switches_out, "switches_in",
-				       (json_int_t)t->switches_in, "wakeups",
-				       (json_int_t)t->wakeups, "samples", (json_int_t)t->samples,
-				       "run_time_s", secs(t->run_ns)));
+		json_object_update(o, p);
+		json_decref(p);
+		json_object_set_new(o, "switches_out", json_integer((json_int_t)t->switches_out));
+		json_object_set_new(o, "switches_in", json_integer((json_int_t)t->switches_in));
+		json_object_set_new(o, "wakeups", json_integer((json_int_t)t->wakeups));
+		json_object_set_new(o, "samples", json_integer((json_int_t)t->samples));
+		json_object_set_new(o, "run_time_s", json_real(secs(t->run_ns)));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_wakers(const struct rsp_source *src, const struct thread_counts *tc)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < tc->nwakers; i++) {
+		const struct waker *w = &tc->wakers[i];
+		json_t *o = json_process(src, w->pid, w->comm);
+
+		json_object_set_new(o, "wakings", json_integer((json_int_t)w->wakings));
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -415,12 +644,12 @@ static json_t *json_dump(const struct rsp_dump_info *di)
 
 static json_t *json_capture(const struct rsp_capture_info *ci)
 {
-	json_t *o = json_pack("{s:s, s:i, s:f, s:I, s:f, s:f, s:I, s:I, s:f}", "version",
-			      ci->version, "pid", (int)ci->pid, "uptime_s", ci->uptime_s,
-			      "rss_bytes", (json_int_t)ci->rss_bytes, "cpu_seconds", ci->cpu_seconds,
-			      "now_s", secs(ci->now_ns), "records", (json_int_t)ci->records_total,
-			      "lost", (json_int_t)ci->lost_total, "records_per_s",
-			      ci->records_per_s);
+	json_t *o =
+		json_pack("{s:s, s:i, s:f, s:I, s:f, s:f, s:I, s:I, s:f}", "version", ci->version,
+			  "pid", (int)ci->pid, "uptime_s", ci->uptime_s, "rss_bytes",
+			  (json_int_t)ci->rss_bytes, "cpu_seconds", ci->cpu_seconds, "now_s",
+			  secs(ci->now_ns), "records", (json_int_t)ci->records_total, "lost",
+			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
 	json_object_set_new(o, "config",
 			    json_pack("{s:s, s:s, s:i, s:i}", "stacks", ci->stacks, "callchain",
@@ -445,7 +674,8 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	json_object_set_new(o, "window", json_window(ws));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
-		json_object_set_new(o, "threads", json_threads(tc));
+		json_object_set_new(o, "threads", json_threads(src, tc));
+		json_object_set_new(o, "woken_by", json_wakers(src, tc));
 	}
 	if (ec)
 		json_object_set_new(o, "events", json_events(ec));
@@ -474,13 +704,14 @@ static void text_shortfall(const struct rsp_capture_info *ci, struct rsp_buf *ou
 		missing += es->fired - es->delivered;
 	}
 	if (missing > ci->lost_total)
-		rsp_buf__printf(out,
-				"  %llu occurrences were counted by the kernel but never sent, beyond\n"
-				"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
-				"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
-				"  could not see as inferred or unknown.\n",
-				(unsigned long long)(missing - ci->lost_total),
-				(unsigned long long)ci->lost_total);
+		rsp_buf__printf(
+			out,
+			"  %llu occurrences were counted by the kernel but never sent, beyond\n"
+			"  the %llu lost in full rings. This kernel does not sample tracepoints\n"
+			"  hit in an interrupt on an idle CPU; analyses mark the wakeups they\n"
+			"  could not see as inferred or unknown.\n",
+			(unsigned long long)(missing - ci->lost_total),
+			(unsigned long long)ci->lost_total);
 }
 
 static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out)
@@ -555,8 +786,11 @@ static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct 
 			(unsigned long long)ws->evicted_records, (unsigned long long)ws->dropped);
 }
 
-static void text_threads(const struct thread_counts *tc, long pid, struct rsp_buf *out)
+static void text_threads(const struct rsp_source *src, const struct thread_counts *tc, long pid,
+			 struct rsp_buf *out)
 {
+	char label[64];
+
 	rsp_buf__printf(out, "\nprocess %ld in the window: %zu thread%s\n", pid, tc->n,
 			tc->n == 1 ? "" : "s");
 	if (!tc->n)
@@ -567,9 +801,20 @@ static void text_threads(const struct thread_counts *tc, long pid, struct rsp_bu
 		const struct thread_count *t = &tc->v[i];
 
 		rsp_buf__printf(out, "%8u %-16.16s %7llu %9llu %8llu %8llu %8.3f\n", t->tid,
-				t->comm, (unsigned long long)t->switches_out,
+				rsp_source__may_see(src, t->pid) ? t->comm : RSP_OTHER_USER,
+				(unsigned long long)t->switches_out,
 				(unsigned long long)t->switches_in, (unsigned long long)t->wakeups,
 				(unsigned long long)t->samples, secs(t->run_ns));
+	}
+	if (!tc->nwakers)
+		return;
+	rsp_buf__puts(out, "\nwoken by (the task running when sched_waking fired)\n");
+	for (size_t i = 0; i < tc->nwakers; i++) {
+		const struct waker *w = &tc->wakers[i];
+
+		rsp_buf__printf(out, "  %-40s %10llu\n",
+				rsp_source__label(src, w->pid, w->comm, label, sizeof(label)),
+				(unsigned long long)w->wakings);
 	}
 }
 
@@ -632,7 +877,10 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	struct event_counts ec;
 	int ret = 0;
 
+	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
+		return ret;
 	rsp_u64map__init(&tc.map);
+	rsp_u64map__init(&tc.pair_map);
 	rsp_window__stats(src->window, &ws);
 	if (req->pid >= 0)
 		ret = count_threads(src, req->pid, &tc);
@@ -656,11 +904,14 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	if (o->events)
 		text_events(&ec, out);
 	if (req->pid >= 0)
-		text_threads(&tc, req->pid, out);
+		text_threads(src, &tc, req->pid, out);
 out:
 	rsp_u64map__exit(&tc.map);
+	rsp_u64map__exit(&tc.pair_map);
 	free(tc.v);
 	free(tc.cpu_last);
+	free(tc.pairs);
+	free(tc.wakers);
 	return ret;
 }
 
@@ -670,7 +921,9 @@ const struct rsp_command rsp_cmd_status = {
 	.usage = "usage: rspctl status [--pid PID] [--events] [--json | --format text|json]\n"
 		 "\n"
 		 "  --pid PID   also count what the window holds of PID's threads, and\n"
-		 "              their run time (from the switches on each CPU)\n"
+		 "              their run time (from the switches on each CPU), and\n"
+		 "              which processes woke them (PID must be yours unless you\n"
+		 "              are root or in rspd's admin group)\n"
 		 "  --events    also count the window's records by event, and its gaps\n"
 		 "  --json      JSON output (same as --format json)\n"
 		 "\n"

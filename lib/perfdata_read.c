@@ -19,9 +19,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <traceevent/event-parse.h>
+#include <rsp/maps.h>
 #include <rsp/perfdata.h>
 #include <rsp/query.h>
 #include <rsp/record.h>
+#include <rsp/symbols.h>
+#include "internal/log.h"
 #include "internal/schema.h"
 
 #define PD_HEADER_SIZE 104
@@ -54,6 +57,10 @@ struct rsp_perfdata {
 	bool loaded;
 	uint64_t *model; /* offsets of the process-model records */
 	size_t nr_model;
+	const char *kallsyms; /* in the tracing data, NULL: none */
+	size_t kallsyms_len;
+	struct rsp_ksyms *ksyms;      /* from kallsyms, made by __source() */
+	struct rsp_symbolizer *symbols; /* likewise */
 };
 
 static int fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
@@ -591,6 +598,9 @@ static int build_schema(struct rsp_perfdata *pd, struct tep_handle *tep)
 		    (rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT ||
 		     rsp_schema__event_ok(pd->schema, ev)))
 			pd->info.event_present[ev] = true;
+		/* perf record asks for side-band records on its first event. */
+		if (f->attr.mmap || f->attr.mmap2 || f->attr.comm || f->attr.task)
+			pd->info.event_present[RSP_EV_sideband] = true;
 	}
 	return check_identification(pd);
 }
@@ -604,7 +614,7 @@ static int read_tracing(struct rsp_perfdata *pd, struct tep_handle **tep)
 	if (!pd->has_feat[RSP_PD_FEAT_TRACING_DATA])
 		return 0;
 	*tep = rsp_tracedata__parse(pd->p + off, pd->feat_size[RSP_PD_FEAT_TRACING_DATA], off,
-				    &msg);
+				    &pd->kallsyms, &pd->kallsyms_len, &msg);
 	if (!*tep) {
 		rsp_buf__reset(pd->err);
 		rsp_buf__printf(pd->err, "%s: %s", pd->info.path,
@@ -725,6 +735,8 @@ void rsp_perfdata__delete(struct rsp_perfdata *pd)
 {
 	if (!pd)
 		return;
+	rsp_symbolizer__delete(pd->symbols);
+	rsp_ksyms__delete(pd->ksyms);
 	rsp_window__delete(pd->window);
 	rsp_schema__delete(pd->schema);
 	if (pd->map)
@@ -1069,10 +1081,90 @@ int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
 	return ret;
 }
 
+/* The file's kernel symbols (its own copy, never this machine's). */
+static int load_ksyms(struct rsp_perfdata *pd, struct rsp_buf *err)
+{
+	struct rsp_buf why = RSP_BUF_INIT;
+
+	if (pd->ksyms || !pd->kallsyms)
+		return 0;
+	pd->ksyms = rsp_ksyms__new_from_text(pd->kallsyms, pd->kallsyms_len, &why);
+	if (!pd->ksyms && errno == ENOMEM) {
+		rsp_buf__exit(&why);
+		rsp_buf__printf(err, "%s: out of memory loading its kernel symbols", pd->info.path);
+		return -ENOMEM;
+	}
+	/* Unusable symbols are not fatal: kernel frames stay unnamed, and say so. */
+	if (!pd->ksyms)
+		rsp_warn("%s: its kernel symbols are unusable: %s", pd->info.path,
+			 why.data ? why.data : "?");
+	rsp_buf__exit(&why);
+	pd->info.kernel_symbols = rsp_ksyms__count(pd->ksyms);
+	return 0;
+}
+
+/*
+ * The synthesized process records describe the processes alive when the
+ * file was written, as of before its first record. A FORK among them only
+ * names the parent: the child's own MMAP2 records follow, so the model
+ * must not copy the parent's regions into it (rsp_maps__fork() would).
+ */
+static int feed_model(const struct perf_event_header *rec, void *ctx)
+{
+	const struct rsp_perfdata *pd = ctx;
+	const uint32_t *task = (const uint32_t *)(rec + 1);
+
+	if (rec->type == PERF_RECORD_FORK && rec->size >= sizeof(*rec) + 8 && task[0] != task[1])
+		return 0;
+	return rsp_maps__feed(rsp_symbolizer__maps(pd->symbols), pd->schema, rec) == -ENOMEM
+		       ? -ENOMEM
+		       : 0;
+}
+
+/*
+ * The process model and symbolizer of the file: its synthesized processes,
+ * then the side-band records of its window, the same model rspd keeps
+ * live. User symbols come from the files at the recorded paths when they
+ * are still the same files (inode); JIT maps (/tmp/perf-PID.map) only when
+ * the file was written on this host.
+ */
+static int make_symbols(struct rsp_perfdata *pd, struct rsp_buf *err)
+{
+	struct rsp_symbolizer_config cfg = {.kallsyms = "", .live = false};
+	struct rsp_maps_ingest res;
+	char host[256] = "";
+	int ret;
+
+	if (pd->symbols)
+		return 0;
+	if (gethostname(host, sizeof(host)) || strcmp(host, pd->info.hostname))
+		cfg.jit_dir = "";
+	pd->symbols = rsp_symbolizer__new(&cfg);
+	if (!pd->symbols)
+		goto nomem;
+	if (pd->ksyms)
+		rsp_symbolizer__use_ksyms(pd->symbols, pd->ksyms);
+	ret = rsp_perfdata__process_model(pd, feed_model, pd);
+	if (!ret)
+		ret = rsp_maps__ingest(rsp_symbolizer__maps(pd->symbols), pd->schema, pd->window, 0,
+				       UINT64_MAX, &res);
+	if (ret)
+		goto nomem;
+	rsp_symbolizer__begin(pd->symbols);
+	return 0;
+nomem:
+	rsp_buf__printf(err, "%s: out of memory building its process model", pd->info.path);
+	return -ENOMEM;
+}
+
 int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
 {
 	int ret = rsp_perfdata__load(pd, err);
 
+	if (!ret)
+		ret = load_ksyms(pd, err);
+	if (!ret)
+		ret = make_symbols(pd, err);
 	if (ret)
 		return ret;
 	memset(src, 0, sizeof(*src));
@@ -1083,6 +1175,8 @@ int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct
 	src->offline = true;
 	src->path = pd->info.path;
 	src->dump = &pd->info;
+	src->ksyms = pd->ksyms;
+	src->symbols = pd->symbols;
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #define PD_ROUND	   16384
 #define PD_NAME_ALIGN	   64
 #define MISC_BUILD_ID_SIZE (1u << 15)
+#define KCACHE_SIZE	   4096 /* kernel addresses already marked, direct-mapped */
 
 _Static_assert(sizeof(struct perf_event_attr) >= PD_ATTR_SIZE, "perf_event_attr too small");
 
@@ -70,6 +71,9 @@ struct rsp_pdwriter {
 	struct rsp_perfdata_meta m;
 	struct rsp_buf build_ids; /* HEADER_BUILD_ID records, ready to write */
 	int nr_build_ids;
+	/* Kernel symbols the records need (meta.ksyms), marked as they go. */
+	uint8_t *kmarks;
+	uint64_t *kcache;
 };
 
 /* --- output -------------------------------------------------------------- */
@@ -227,12 +231,12 @@ static int build_fevsels(struct rsp_pdwriter *w)
 	for (int i = 0; i < w->nr_fe; i++)
 		w->fe[i].attr.size = PD_ATTR_SIZE;
 	/* Ids, from the schema's id table. */
-	for (uint32_t h = 0; h < s->id_cap; h++) {
+	for (size_t h = 0; h < s->ids.cap; h++) {
 		int err;
 
-		if (!s->id_keys[h])
-			continue;
-		err = add_id(&w->fe[w->fe_of[s->id_vals[h]]], s->id_keys[h]);
+		if (s->ids.keys[h] == UINT64_MAX || !s->ids.keys[h])
+			continue; /* an empty slot (rsp_u64map), or no id */
+		err = add_id(&w->fe[w->fe_of[s->ids.vals[h]]], s->ids.keys[h]);
 		if (err)
 			return err;
 	}
@@ -308,6 +312,13 @@ static int copy_meta(struct rsp_pdwriter *w, const struct rsp_perfdata_meta *m)
 		memcpy(w->tracing, m->tracing_data, m->tracing_size);
 		w->tracing_size = m->tracing_size;
 	}
+	if (w->tracing && m->ksyms && rsp_ksyms__count(m->ksyms) &&
+	    m->tracing_kallsyms_at + 4 <= w->tracing_size) {
+		w->kmarks = calloc(rsp_ksyms__count(m->ksyms) / 8 + 1, 1);
+		w->kcache = calloc(KCACHE_SIZE, sizeof(*w->kcache));
+		if (!w->kmarks || !w->kcache)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -317,7 +328,7 @@ struct rsp_pdwriter *rsp_pdwriter__new(int fd, const struct rsp_schema *s,
 	struct rsp_pdwriter *w;
 	int ret;
 
-	if (!s->nr_evsels || !s->id_count) {
+	if (!s->nr_evsels || !s->ids.count) {
 		rsp_buf__puts(err, "no events to write: the schema has no evsels with ids");
 		errno = EINVAL;
 		return NULL;
@@ -363,6 +374,8 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	free(w->cpu_desc);
 	free(w->cpuid);
 	free(w->tracing);
+	free(w->kmarks);
+	free(w->kcache);
 	rsp_buf__exit(&w->build_ids);
 	free(w->buf);
 	free(w);
@@ -541,6 +554,55 @@ static int record_evsel(const struct rsp_schema *s, const struct perf_event_head
 	return -1;
 }
 
+/* --- kernel symbols ------------------------------------------------------------------ */
+
+/* Kernel addresses are the upper half; PERF_CONTEXT_* markers are not addresses. */
+static void mark_kernel(struct rsp_pdwriter *w, uint64_t a)
+{
+	uint64_t *slot = &w->kcache[(a ^ a >> 12) % KCACHE_SIZE];
+
+	if (!(a >> 63) || a >= PERF_CONTEXT_MAX || *slot == a)
+		return;
+	*slot = a;
+	/* Return addresses are looked up at a - 1 (the call), sample ips at a. */
+	rsp_ksyms__mark(w->m.ksyms, a, w->kmarks);
+	rsp_ksyms__mark(w->m.ksyms, a - 1, w->kmarks);
+}
+
+static void mark_sample(struct rsp_pdwriter *w, const struct perf_event_header *rec)
+{
+	struct rsp_sample smp;
+
+	if (!w->kmarks || rec->type != PERF_RECORD_SAMPLE ||
+	    rsp_record__parse_sample(w->s, rec, &smp))
+		return;
+	mark_kernel(w, smp.ip);
+	for (uint64_t i = 0; i < smp.nr_callchain; i++)
+		mark_kernel(w, smp.callchain[i]);
+}
+
+/* The tracing data with the marked kernel symbols in its kallsyms slot. */
+static int f_tracing(struct rsp_pdwriter *w, struct rsp_buf *b)
+{
+	size_t at = w->m.tracing_kallsyms_at, start;
+	uint32_t len;
+	int err;
+
+	if (!w->kmarks)
+		return rsp_buf__add(b, w->tracing, w->tracing_size);
+	err = rsp_buf__add(b, w->tracing, at + 4);
+	start = b->len;
+	if (!err)
+		err = rsp_ksyms__write_marked(w->m.ksyms, w->kmarks, b);
+	if (err || b->len - start > UINT32_MAX)
+		return err ? err : -E2BIG;
+	len = (uint32_t)(b->len - start);
+	memcpy(b->data + start - 4, &len, 4);
+	for (size_t i = start; i < b->len; i++)
+		w->st.kernel_symbols += b->data[i] == '\n';
+	return rsp_buf__add(b, (const char *)w->tracing + at + 4, w->tracing_size - at - 4);
+}
+
 /* One record whose time the caller knows (0: unknown). */
 static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *rec, uint64_t t)
 {
@@ -568,6 +630,7 @@ static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *re
 	} else {
 		out(w, rec, rec->size);
 	}
+	mark_sample(w, rec);
 	if (t && (!w->st.first_time || t < w->st.first_time))
 		w->st.first_time = t;
 	if (t > w->st.last_time)
@@ -675,7 +738,7 @@ static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 {
 	switch (feat) {
 	case RSP_PD_FEAT_TRACING_DATA:
-		return w->tracing ? rsp_buf__add(b, w->tracing, w->tracing_size) : 1;
+		return w->tracing ? f_tracing(w, b) : 1;
 	case RSP_PD_FEAT_BUILD_ID:
 		return w->nr_build_ids ? rsp_buf__add(b, w->build_ids.data, w->build_ids.len) : 1;
 	case RSP_PD_FEAT_HOSTNAME:

@@ -111,7 +111,7 @@ static int put_systems(struct rsp_buf *b, const struct rsp_tracedata_event *ev, 
 int rsp_tracedata__build(struct rsp_buf *out, const char *header_page, size_t hp_len,
 			 const char *header_event, size_t he_len,
 			 const struct rsp_tracedata_event *events, int nr, const char *printk,
-			 size_t printk_len)
+			 size_t printk_len, size_t *kallsyms_at)
 {
 	size_t start = out->len;
 	int err;
@@ -127,8 +127,10 @@ int rsp_tracedata__build(struct rsp_buf *out, const char *header_page, size_t hp
 		err = put_u32(out, 0); /* no ftrace formats: rsp records none of them */
 	if (!err)
 		err = put_systems(out, events, nr);
+	if (!err && kallsyms_at)
+		*kallsyms_at = out->len - start;
 	if (!err)
-		err = put_u32(out, 0); /* kallsyms: perf reads the running kernel's */
+		err = put_u32(out, 0); /* kallsyms: none here (see the writer) */
 	if (!err)
 		err = put_u32(out, printk ? (uint32_t)printk_len : 0);
 	if (!err && printk && printk_len)
@@ -543,8 +545,8 @@ static int td_systems(struct td_cursor *c, struct tep_handle *tep)
 	return err;
 }
 
-/* kallsyms, printk formats, saved cmdlines: checked and skipped. */
-static int td_trailer(struct td_cursor *c, bool cmdlines)
+/* kallsyms (kept for the caller), printk formats, saved cmdlines: checked. */
+static int td_trailer(struct td_cursor *c, bool cmdlines, const char **kallsyms, size_t *klen)
 {
 	const void *p;
 	uint32_t size;
@@ -561,14 +563,21 @@ static int td_trailer(struct td_cursor *c, bool cmdlines)
 			return td_fail(c, i ? "printk formats run past the end"
 					    : "kallsyms runs past the end");
 		}
+		if (!i) {
+			*kallsyms = size ? (const char *)c->p + c->off : NULL;
+			*klen = size;
+		}
 		c->off += size;
 	}
 	return cmdlines ? td_sized(c, &p, &size64, "saved command lines") : 0;
 }
 
 struct tep_handle *rsp_tracedata__parse(const void *buf, size_t len, uint64_t base,
+					const char **kallsyms, size_t *kallsyms_len,
 					struct rsp_buf *err)
 {
+	const char *ks = NULL;
+	size_t klen = 0;
 	struct td_cursor c = {.p = buf, .len = len, .off = 0, .base = base, .err = err};
 	struct tep_handle *tep = tep_alloc();
 	int ret;
@@ -587,7 +596,7 @@ struct tep_handle *rsp_tracedata__parse(const void *buf, size_t len, uint64_t ba
 		if (!ret)
 			ret = td_systems(&c, tep);
 		if (!ret)
-			ret = td_trailer(&c, cmdlines);
+			ret = td_trailer(&c, cmdlines, &ks, &klen);
 	}
 	if (ret == -ENOMEM && !err->len)
 		rsp_buf__puts(err, "out of memory while parsing the tracing data");
@@ -595,5 +604,9 @@ struct tep_handle *rsp_tracedata__parse(const void *buf, size_t len, uint64_t ba
 		tep_free(tep);
 		return NULL;
 	}
+	if (kallsyms)
+		*kallsyms = ks;
+	if (kallsyms_len)
+		*kallsyms_len = klen;
 	return tep;
 }

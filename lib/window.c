@@ -18,15 +18,15 @@
 #include <rsp/record.h>
 #include <rsp/window.h>
 
-#define CHUNK_MIN (8u * 1024)
-#define CHUNK_MAX (1u * 1024 * 1024)
+#define CHUNK_MIN    (8u * 1024)
+#define CHUNK_MAX    (1u * 1024 * 1024)
 #define ENTRY_PREFIX 8 /* u64 time before each record */
 
 struct rsp_chunk {
 	struct rsp_chunk *next; /* newer chunk of the same CPU */
 	uint32_t cpu;
-	uint32_t refs;          /* readers pinning it (under lock) */
-	bool evicted;           /* unlinked; freed by the last unpin */
+	uint32_t refs; /* readers pinning it (under lock) */
+	bool evicted;  /* unlinked; freed by the last unpin */
 	_Atomic uint64_t t_min;
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
@@ -46,9 +46,9 @@ struct rsp_window {
 	size_t chunk_size;
 	unsigned nr_cpus;
 	struct cpu_list *cpus;
-	struct rsp_chunk *free;  /* evicted chunks kept for reuse */
-	size_t linked_bytes;     /* capacity of chunks in the lists */
-	size_t allocated_bytes;  /* capacity of every chunk that exists */
+	struct rsp_chunk *free; /* evicted chunks kept for reuse */
+	size_t linked_bytes;	/* capacity of chunks in the lists */
+	size_t allocated_bytes; /* capacity of every chunk that exists */
 	uint64_t chunks;
 	_Atomic uint64_t appended;
 	_Atomic uint64_t dropped;
@@ -66,8 +66,8 @@ struct snap_chunk {
 struct rsp_wsnap {
 	struct rsp_window *w;
 	unsigned nr_cpus;
-	size_t *first;            /* per CPU: index of its first chunk in chunks[] */
-	size_t *count;            /* per CPU: number of chunks */
+	size_t *first; /* per CPU: index of its first chunk in chunks[] */
+	size_t *count; /* per CPU: number of chunks */
 	struct snap_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t oldest, newest;

@@ -81,7 +81,7 @@ static FX_UNUSED void fx_tracing(struct rsp_buf *b)
 	};
 
 	if (rsp_tracedata__build(b, fx_header_page, sizeof(fx_header_page) - 1, fx_header_event,
-				 sizeof(fx_header_event) - 1, ev, 2, NULL, 0))
+				 sizeof(fx_header_event) - 1, ev, 2, NULL, 0, NULL))
 		abort();
 }
 
@@ -127,7 +127,7 @@ static FX_UNUSED struct rsp_schema *fx_schema(enum fx_policy p, unsigned nr_cpus
 	struct perf_event_attr a;
 
 	fx_tracing(&td);
-	tep = rsp_tracedata__parse(td.data, td.len, 0, &err);
+	tep = rsp_tracedata__parse(td.data, td.len, 0, NULL, NULL, &err);
 	if (!s || !tep)
 		abort();
 	rsp_schema__resolve_fields(s, tep);

@@ -16,7 +16,7 @@ static void test_build_parse(void **state)
 	fx_tracing(&b);
 	/* perf's prologue: \027\010D "tracing" "0.6\0" endian, long size, page size */
 	assert_memory_equal(b.data, "\027\010Dtracing0.6", 14);
-	tep = rsp_tracedata__parse(b.data, b.len, 0, &err);
+	tep = rsp_tracedata__parse(b.data, b.len, 0, NULL, NULL, &err);
 	assert_non_null(tep);
 	ev = tep_find_event(tep, FX_SWITCH_ID);
 	assert_non_null(ev);
@@ -39,7 +39,7 @@ static void expect_bad(const void *p, size_t len, uint64_t base, const char *wan
 	struct tep_handle *tep;
 
 	memcpy(copy, p, len);
-	tep = rsp_tracedata__parse(copy, len, base, &err);
+	tep = rsp_tracedata__parse(copy, len, base, NULL, NULL, &err);
 	if (tep)
 		fail_msg("%zu bytes parsed", len);
 	assert_non_null(err.data);
@@ -101,9 +101,9 @@ static bool format_accepted(const char *fields, const char *print)
 	ev = (struct rsp_tracedata_event){"sched", f.data, f.len};
 	assert_int_equal(rsp_tracedata__build(&b, fx_header_page, sizeof(fx_header_page) - 1,
 					      fx_header_event, sizeof(fx_header_event) - 1, &ev, 1,
-					      NULL, 0),
+					      NULL, 0, NULL),
 			 0);
-	tep = rsp_tracedata__parse(b.data, b.len, 0, &err);
+	tep = rsp_tracedata__parse(b.data, b.len, 0, NULL, NULL, &err);
 	assert_non_null(tep);
 	ok = tep_find_event(tep, 900) != NULL;
 	tep_free(tep);

@@ -28,12 +28,12 @@ enum rsp_event {
 #include "../../../tracepoints/fields.def"
 
 enum rsp_field {
-#define RSP_FIELD_ENUM(E, f, K, N) RSP_F_##E##__##f,
+#define RSP_FIELD_ENUM(E, f, K, N, U) RSP_F_##E##__##f,
 #define RSP_FIELD_EVENT(E) RSP_FIELDS_##E(RSP_FIELD_ENUM, E)
 	RSP_TP_EVENTS(RSP_FIELD_EVENT)
 #undef RSP_FIELD_EVENT
 #undef RSP_FIELD_ENUM
-	RSP_F__NR
+		RSP_F__NR
 };
 
 enum rsp_event_kind {
@@ -45,7 +45,7 @@ enum rsp_event_kind {
 };
 
 /* Event flags in events.def. */
-#define RSP_EVF_STACK 0x1u
+#define RSP_EVF_STACK	 0x1u
 #define RSP_EVF_SIDEBAND 0x2u
 #define RSP_EVF_OPTIONAL 0x4u
 
@@ -62,21 +62,28 @@ struct rsp_family_info {
 };
 
 struct rsp_event_info {
-	const char *name;   /* catalogue name, e.g. "sched_switch" */
+	const char *name; /* catalogue name, e.g. "sched_switch" */
 	enum rsp_family family;
 	enum rsp_event_kind kind;
 	const char *system; /* tracefs system, "" if not a tracepoint */
-	const char *tp;     /* tracefs event name, or the software event's name */
+	const char *tp;	    /* tracefs event name, or the software event's name */
 	unsigned int flags;
 	const char *why;
-	int nr_fields;      /* fields rsp decodes (fields.def) */
+	int nr_fields; /* fields rsp decodes (fields.def) */
 };
+
+/* Analyses that read a field (the USES column of fields.def). */
+#define RSP_USE_TL 0x1u  /* timeline: runs, sleeps, wakeups, links */
+#define RSP_USE_IO 0x2u  /* block requests */
+#define RSP_USE_IRQ 0x4u /* irq, softirq and timer spans */
+#define RSP_USE_ST 0x8u  /* rspctl status */
 
 struct rsp_field_info {
 	enum rsp_event event;
 	const char *name;
 	enum rsp_field_kind kind;
 	bool required;
+	unsigned int uses; /* RSP_USE_* */
 };
 
 /** The static descriptions; NULL for an out-of-range index. */

@@ -9,6 +9,7 @@
 #include <rsp/api.h>
 #include <rsp/buf.h>
 #include <rsp/catalogue.h>
+#include <rsp/ksyms.h>
 #include <rsp/schema.h>
 #include <rsp/window.h>
 
@@ -83,19 +84,24 @@ struct rsp_tracedata_event {
  * @events:      @nr format files, grouped by system in the blob in order of
  *               first appearance
  * @printk:      text of tracefs printk_formats, or NULL
+ * @kallsyms_at: if not NULL, set to the offset in the blob of the u32
+ *               kallsyms size (the writer puts the dump's kernel symbols
+ *               there, see rsp_perfdata_meta)
  *
- * The blob has perf's version "0.6", no kallsyms (perf reads the running
- * kernel's) and no saved command lines. Return: 0 or -ENOMEM/-EINVAL.
+ * The blob has perf's version "0.6", an empty kallsyms and no saved
+ * command lines. Return: 0 or -ENOMEM/-EINVAL.
  */
 RSP_API int rsp_tracedata__build(struct rsp_buf *out, const char *header_page, size_t hp_len,
 				 const char *header_event, size_t he_len,
 				 const struct rsp_tracedata_event *events, int nr,
-				 const char *printk, size_t printk_len);
+				 const char *printk, size_t printk_len, size_t *kallsyms_at);
 
 /**
  * rsp_tracedata__parse() - load a tracing-data blob into libtraceevent
  * @buf:  the blob, @len bytes (untrusted: every length is checked)
  * @base: the blob's offset in its file, for error messages
+ * @kallsyms, @kallsyms_len: if not NULL, set to the blob's kallsyms text
+ *        (inside @buf; NULL and 0 when it has none, as perf record writes)
  * @err:  on failure, one sentence naming the offset and what was wrong
  *
  * Return: a tep handle with the blob's formats (free with tep_free()), or
@@ -103,6 +109,7 @@ RSP_API int rsp_tracedata__build(struct rsp_buf *out, const char *header_page, s
  * through the log hook; the schema then reports those events unusable.
  */
 RSP_API struct tep_handle *rsp_tracedata__parse(const void *buf, size_t len, uint64_t base,
+						const char **kallsyms, size_t *kallsyms_len,
 						struct rsp_buf *err);
 
 /* --- rsp_pdwriter: writing a perf.data file -------------------------------- */
@@ -124,6 +131,16 @@ struct rsp_perfdata_meta {
 	const char *const *argv;
 	const void *tracing_data; /* rsp_tracedata__build() output, NULL: none */
 	size_t tracing_size;
+	/*
+	 * Kernel symbols: the writer puts those the written records need (the
+	 * kernel addresses of sample ips and callchains, rsp_ksyms__mark())
+	 * into the tracing data's kallsyms slot, at @tracing_kallsyms_at (from
+	 * rsp_tracedata__build()). perf skips that slot; rspctl analyze names
+	 * kernel frames with it on any machine. Borrowed, not copied: it must
+	 * live until rsp_pdwriter__delete(). NULL: no kernel symbols.
+	 */
+	const struct rsp_ksyms *ksyms;
+	size_t tracing_kallsyms_at;
 	int clockid;		 /* the attrs' clock, e.g. CLOCK_MONOTONIC */
 	uint64_t clockid_res_ns; /* HEADER_CLOCKID */
 	uint64_t wall_clock_ns;	 /* HEADER_CLOCK_DATA pair taken together; 0: none */
@@ -142,6 +159,7 @@ struct rsp_pd_mmap2 {
 
 /** What a writer wrote. */
 struct rsp_pd_stats {
+	uint64_t kernel_symbols; /* in the kallsyms slot */
 	uint64_t records;	  /* window records */
 	uint64_t process_records; /* synthesized COMM/FORK/MMAP2 */
 	uint64_t lost_records;	  /* PERF_RECORD_LOST among the window records */
@@ -231,6 +249,7 @@ struct rsp_dump_info {
 	uint64_t total_mem_kb;
 	bool written_by_rsp;
 	bool has_tracing_data;
+	uint64_t kernel_symbols; /* in the tracing data's kallsyms; 0: none */
 	int clockid;	 /* -1: not recorded */
 	bool clock_data; /* a wall-clock reference pair is present */
 	uint64_t wall_clock_ns, clockid_time_ns;

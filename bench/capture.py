@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""Capture overhead: perf bench sched pipe and sched messaging, bare, under
+rsp's null consumer (the same attrs as rspd, a loop that only advances the
+ring tails), under rspd, and under `perf record -a -g` of the same events
+writing to /dev/shm; for each rspd stack policy. Runs alternate within each
+repetition, so that drift on a shared machine hits every mode alike; each
+mode's figure is the median of the repetitions, and every ratio is taken
+against bare from the same run.
+
+Also: rspd's own CPU seconds per million records, and for each stack policy
+the share of off-CPU time (and of sleeps) whose sleep carries a stack.
+
+usage: bench/capture.py [--reps N] [--quick] [--build DIR] [--out FILE]
+Writes a section of BENCHMARKS.md (replacing an older one of the same title).
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TITLE = "## Capture overhead (rspd vs null consumer vs perf record)"
+POLICIES = ["sleeps", "sampled:10", "all", "none"]
+TRACEPOINTS = [
+    "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new",
+    "sched:sched_process_fork", "sched:sched_process_exec", "sched:sched_process_exit",
+    "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
+    "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
+    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit",
+]
+
+
+def workloads(quick):
+    loops = 20000 if quick else 50000
+    groups, mloops = (5, 100) if quick else (10, 150)
+    return {
+        "sched pipe": (["perf", "bench", "sched", "pipe", "-l", str(loops)], "pipe"),
+        "sched messaging": (["perf", "bench", "sched", "messaging", "-g", str(groups), "-l",
+                             str(mloops)], "messaging"),
+    }
+
+
+def run_workload(cmd, kind):
+    """Throughput of one run: ops/s for pipe, 1/total time for messaging."""
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    if kind == "pipe":
+        return float(re.search(r"(\d+) ops/sec", out).group(1))
+    return 1.0 / float(re.search(r"Total time: ([\d.]+)", out).group(1))
+
+
+class Bare:
+    name = "bare"
+
+    def start(self):
+        pass
+
+    def stop(self):
+        return {}
+
+
+class NullConsumer:
+    def __init__(self, build, policy):
+        self.cmd = [os.path.join(build, "bench", "rsp-null-consumer"), "--stacks", policy]
+        self.name = "null " + policy
+
+    def start(self):
+        self.p = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        line = self.p.stderr.readline()
+        if "ready" not in line:
+            sys.exit("null consumer did not start: " + line + self.p.stderr.read())
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        out, _ = self.p.communicate(timeout=30)
+        return json.loads(out)
+
+
+class Rspd:
+    def __init__(self, build, policy):
+        self.build = build
+        self.policy = policy
+        self.name = "rspd " + policy
+
+    def ctl(self, *args):
+        out = subprocess.run([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
+                             + list(args) + ["--json"], capture_output=True, text=True,
+                             check=True).stdout
+        return json.loads(out)
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="rsp-bench.")
+        self.sock = os.path.join(self.dir, "s")
+        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
+                                   "--socket", self.sock, "--stacks", self.policy,
+                                   "--log-level", "warning"])
+        for _ in range(200):
+            try:
+                self.before = self.ctl("status")
+                return
+            except subprocess.CalledProcessError:
+                time.sleep(0.05)
+        sys.exit("rspd did not start")
+
+    def stop(self):
+        time.sleep(0.3)  # one flush interval, so the window holds the run
+        after = self.ctl("status", "--events")
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait(timeout=30)
+        ev = after["events"]
+        return {
+            "records": after["records"] - self.before["records"],
+            "cpu_seconds": after["cpu_seconds"] - self.before["cpu_seconds"],
+            "lost": after["lost"],
+            "sleeps": ev["sleeps"], "sleeps_with_stack": ev["sleeps_with_stack"],
+            "off_cpu_s": ev["off_cpu_s"], "off_cpu_with_stack_s": ev["off_cpu_with_stack_s"],
+        }
+
+
+class PerfRecord:
+    name = "perf record -a -g"
+
+    def start(self):
+        self.out = "/dev/shm/rsp-bench-perf.data"
+        self.p = subprocess.Popen(["perf", "record", "-q", "-a", "-g", "-o", self.out,
+                                   "-e", ",".join(TRACEPOINTS), "-e", "cpu-clock", "-F", "99"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)  # perf has no ready signal; it opens its events in well under that
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait(timeout=120)
+        size = os.path.getsize(self.out) if os.path.exists(self.out) else 0
+        if os.path.exists(self.out):
+            os.unlink(self.out)
+        return {"bytes": size}
+
+
+def cpu_busy(interval=0.5):
+    """Fraction of all CPUs busy over @interval, from /proc/stat."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # total, idle + iowait
+    t0, i0 = snap()
+    time.sleep(interval)
+    t1, i1 = snap()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+QUIET = []  # background CPU busy fraction seen before each run
+
+
+def wait_quiet(limit=0.10, patience=120):
+    """Wait until the machine is idle (other work would bias a run); record
+    what was seen, so that the report can say how quiet it was."""
+    deadline = time.time() + patience
+    busy = cpu_busy()
+    while busy > limit and time.time() < deadline:
+        busy = cpu_busy(2.0)
+    QUIET.append(busy)
+
+
+def measure(modes, wl, reps):
+    """results[workload][mode] = list of (throughput, extra)."""
+    results = {w: {m.name: [] for m in modes} for w in wl}
+    for rep in range(reps):
+        for w, (cmd, kind) in wl.items():
+            for m in modes:
+                wait_quiet()
+                m.start()
+                thr = run_workload(cmd, kind)
+                extra = m.stop()
+                results[w][m.name].append((thr, extra))
+                print("rep %d %-16s %-18s %12.1f  (idle before: %.0f%% busy)" % (
+                    rep + 1, w, m.name, thr, 100 * QUIET[-1]), flush=True)
+    return results
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def report(results, reps, args):
+    lines = [TITLE, "",
+             "Command: `sudo bench/capture.py --reps %d%s` (%s)." % (
+                 reps, " --quick" if args.quick else "", time.strftime("%Y-%m-%d")),
+             "Machine: %s, %d CPUs, kernel %s; no hardware PMU. Runs alternate mode by mode "
+             "within each repetition; figures are medians of %d runs; throughput ratios are "
+             "to bare in the same run (1.000 = no loss). Before each run the script waits "
+             "until the CPUs are at most 10%% busy (2 min at most); the background it saw: "
+             "median %.0f%%, max %.0f%% busy." % (
+                 "Debian 12 VM", os.cpu_count(), os.uname().release, reps,
+                 100 * statistics.median(QUIET), 100 * max(QUIET)),
+             ""]
+    for w, per in results.items():
+        bare = med([t for t, _ in per["bare"]])
+        lines += ["### %s" % w, "",
+                  "| mode | throughput | ratio to bare | loss | rspd CPU s per M records "
+                  "| sleeps with stack | off-CPU time with stack |",
+                  "|---|---|---|---|---|---|---|"]
+        for mode, runs in per.items():
+            thr = med([t for t, _ in runs])
+            ratio = thr / bare
+            cpu = stack = stack_t = ""
+            ex = [e for _, e in runs]
+            if mode.startswith("rspd"):
+                recs = sum(e["records"] for e in ex)
+                cpu = "%.2f" % (sum(e["cpu_seconds"] for e in ex) / recs * 1e6) if recs else ""
+                sl = sum(e["sleeps"] for e in ex)
+                off = sum(e["off_cpu_s"] for e in ex)
+                stack = "%.1f%%" % (100.0 * sum(e["sleeps_with_stack"] for e in ex) / sl) if sl else ""
+                stack_t = "%.1f%%" % (100.0 * sum(e["off_cpu_with_stack_s"] for e in ex) / off) if off else ""
+            lines.append("| %s | %.1f | %.3f | %.1f%% | %s | %s | %s |" % (
+                mode, thr, ratio, 100 * (1 - ratio), cpu, stack, stack_t))
+        lines.append("")
+        # rspd's loss against the null consumer's, per policy.
+        lines += ["rspd's loss relative to the null consumer's (target ≤ 1.1×), and to "
+                  "`perf record -a -g`'s:", ""]
+        prec = 1 - med([t for t, _ in per["perf record -a -g"]]) / bare
+        for pol in POLICIES:
+            lr = 1 - med([t for t, _ in per["rspd " + pol]]) / bare
+            ln = 1 - med([t for t, _ in per["null " + pol]]) / bare
+            lines.append("- `%s`: rspd loses %.1f%%, null consumer %.1f%% (%s), perf record "
+                         "-a -g %.1f%% (rspd/perf = %s)" % (
+                             pol, 100 * lr, 100 * ln,
+                             "%.2f×" % (lr / ln) if ln > 0.002 else "null loss within noise",
+                             100 * prec, "%.2f" % (lr / prec) if prec > 0.002 else "n/a"))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def write_section(path, text):
+    old = open(path).read() if os.path.exists(path) else "# rsp benchmarks\n\n"
+    start = old.find(TITLE)
+    if start >= 0:
+        end = old.find("\n## ", start + len(TITLE))
+        old = old[:start] + old[end + 1:] if end >= 0 else old[:start]
+    with open(path, "w") as f:
+        f.write(old.rstrip("\n") + "\n\n" + text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--quick", action="store_true", help="shorter workloads (a smoke run)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench/capture.py: run as root (perf events)")
+    modes = [Bare()]
+    for pol in POLICIES:
+        modes += [NullConsumer(args.build, pol), Rspd(args.build, pol)]
+    modes.append(PerfRecord())
+    results = measure(modes, workloads(args.quick), args.reps)
+    text = report(results, args.reps, args)
+    print(text)
+    write_section(args.out, text)
+    print("wrote " + args.out)
+
+
+if __name__ == "__main__":
+    main()

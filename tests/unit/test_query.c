@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of lib/query.c (parsing, dispatch) and lib/cmd_status.c on a
+ * synthetic stream whose counts are known. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <rsp/query.h>
+#include "support/synth.h"
+
+static int parse(struct rsp_request *req, struct rsp_buf *err, const char *const *argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	rsp_buf__reset(err);
+	return rsp_query__parse(argc, argv, req, err);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_parse(void **state)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_request req;
+
+	assert_int_equal(parse(&req, &err, ARGS("status")), 0);
+	assert_string_equal(rsp_query__command_name(&req), "status");
+	assert_int_equal(req.format, RSP_FMT_TEXT);
+	assert_int_equal(req.pid, -1);
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, &err, ARGS("status", "--json", "--pid", "42", "--events")), 0);
+	assert_int_equal(req.format, RSP_FMT_JSON);
+	assert_int_equal(req.pid, 42);
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, &err, ARGS("status", "--pid=7", "--format=text")), 0);
+	assert_int_equal(req.pid, 7);
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, &err, ARGS("frob")), -EINVAL);
+	assert_non_null(strstr(err.data, "unknown command 'frob'"));
+	assert_int_equal(parse(&req, &err, ARGS("status", "--nope")), -EINVAL);
+	assert_non_null(strstr(err.data, "unknown option '--nope'"));
+	assert_int_equal(parse(&req, &err, ARGS("status", "--pid")), -EINVAL);
+	assert_non_null(strstr(err.data, "needs a value"));
+	assert_int_equal(parse(&req, &err, ARGS("status", "--pid", "0")), -EINVAL);
+	assert_int_equal(parse(&req, &err, ARGS("status", "--pid", "x1")), -EINVAL);
+	assert_int_equal(parse(&req, &err, ARGS("status", "--json=yes")), -EINVAL);
+	assert_non_null(strstr(err.data, "takes no value"));
+	assert_int_equal(parse(&req, &err, ARGS("status", "--format", "dot")), -EINVAL);
+	assert_non_null(strstr(err.data, "text or json"));
+	/* --last is not a status option */
+	assert_int_equal(parse(&req, &err, ARGS("status", "--last", "10s")), -EINVAL);
+	assert_int_equal(parse(&req, &err, ARGS("status", "stray")), -EINVAL);
+	assert_non_null(strstr(err.data, "unexpected argument 'stray'"));
+	assert_int_equal(parse(&req, &err, (const char *const[]){NULL}), -EINVAL);
+	assert_true(rsp_query__exists("status"));
+	assert_false(rsp_query__exists("nope"));
+	rsp_buf__reset(&err);
+	rsp_query__usage(&err, NULL);
+	assert_non_null(strstr(err.data, "status"));
+	rsp_buf__reset(&err);
+	rsp_query__usage(&err, "status");
+	assert_non_null(strstr(err.data, "EXAMPLES"));
+	rsp_buf__exit(&err);
+}
+
+/*
+ * Process 100 (threads 100, 101) and process 200 (thread 200) take turns on
+ * CPU 0: 100 -> 200 -> 101 -> 100 ... 30 switches; 200 wakes 100 ten times;
+ * five cpu-clock samples of 101; one gap.
+ */
+static struct synth *stream(void)
+{
+	struct synth *s = synth__new(2, 1u << 20);
+	static const struct {
+		uint32_t tgid, tid;
+		const char *comm;
+	} order[] = {{100, 100, "worker"}, {200, 200, "other"}, {100, 101, "worker"}};
+	uint64_t t = 1000;
+
+	for (int i = 0; i < 30; i++) {
+		int a = i % 3, b = (i + 1) % 3;
+
+		synth__switch(s, 0, t, order[a].tgid, order[a].tid, order[a].comm, 1, order[b].tid,
+			      order[b].comm);
+		t += 100;
+	}
+	for (int i = 0; i < 10; i++)
+		synth__waking(s, 1, 5000 + (uint64_t)i, 200, 200, 100, 0);
+	for (int i = 0; i < 5; i++)
+		synth__cpu_sample(s, 0, 6000 + (uint64_t)i, 100, 101, 0x400000);
+	rsp_window__note_lost(s->window, 1, 7000, 3);
+	return s;
+}
+
+static json_t *run_json(struct synth *s, const char *const *argv)
+{
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_source src = {.window = s->window, .schema = s->schema, .now = 8000};
+	struct rsp_request req;
+	json_t *j;
+
+	assert_int_equal(parse(&req, &err, argv), 0);
+	assert_int_equal(rsp_query__run(&req, &src, &out, &err), 0);
+	rsp_request__exit(&req);
+	j = json_loads(out.data, 0, NULL);
+	assert_non_null(j);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	return j;
+}
+
+static json_t *thread(json_t *threads, int tid)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach (threads, i, t)
+		if (json_integer_value(json_object_get(t, "tid")) == tid)
+			return t;
+	return NULL;
+}
+
+static int64_t num(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static void test_status_threads(void **state)
+{
+	struct synth *s = stream();
+	json_t *j = run_json(s, ARGS("status", "--pid", "100", "--json", "--events"));
+	json_t *threads = json_object_get(j, "threads"), *t100, *t101, *w, *ev;
+
+	assert_int_equal(json_array_size(threads), 2);
+	t100 = thread(threads, 100);
+	t101 = thread(threads, 101);
+	assert_non_null(t100);
+	assert_non_null(t101);
+	assert_int_equal(num(t100, "switches_out"), 10);
+	assert_int_equal(num(t100, "switches_in"), 10);
+	assert_int_equal(num(t101, "switches_out"), 10);
+	assert_int_equal(num(t100, "wakeups"), 10);
+	assert_int_equal(num(t101, "wakeups"), 0);
+	assert_int_equal(num(t101, "samples"), 5);
+	assert_string_equal(json_string_value(json_object_get(t100, "comm")), "worker");
+	w = json_object_get(j, "window");
+	assert_int_equal(num(w, "records"), 30 + 10 + 5 + 1);
+	assert_true(json_real_value(json_object_get(w, "span_s")) > 0);
+	ev = json_object_get(j, "events");
+	assert_int_equal(num(ev, "sched_switch"), 30);
+	assert_int_equal(num(ev, "sched_waking"), 10);
+	assert_int_equal(num(ev, "cpu_clock"), 5);
+	assert_int_equal(num(ev, "lost_records"), 1);
+	assert_int_equal(num(ev, "lost"), 3);
+	/* Switch i brings in the thread that left at switch i - 2: 28 sleeps of
+	 * 200 ns end in the window, none with a stack (no callchains). */
+	assert_int_equal(num(ev, "sleeps"), 28);
+	assert_int_equal(num(ev, "sleeps_with_stack"), 0);
+	assert_true(json_real_value(json_object_get(ev, "off_cpu_s")) > 5.59e-6);
+	assert_true(json_real_value(json_object_get(ev, "off_cpu_s")) < 5.61e-6);
+	assert_true(json_is_true(json_object_get(j, "offline")) == 0);
+	json_decref(j);
+	j = run_json(s, ARGS("status", "--pid", "200", "--json"));
+	threads = json_object_get(j, "threads");
+	assert_int_equal(json_array_size(threads), 1);
+	assert_int_equal(num(thread(threads, 200), "switches_out"), 10);
+	json_decref(j);
+	synth__delete(s);
+}
+
+static void test_status_text(void **state)
+{
+	struct synth *s = stream();
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_source src = {.window = s->window, .schema = s->schema, .now = 8000};
+	struct rsp_request req;
+
+	assert_int_equal(parse(&req, &err, ARGS("status", "--pid", "100", "--events")), 0);
+	assert_int_equal(rsp_query__run(&req, &src, &out, &err), 0);
+	assert_non_null(strstr(out.data, "process 100 in the window: 2 threads"));
+	assert_non_null(strstr(out.data, "sched_switch"));
+	assert_non_null(strstr(out.data, "(3 records lost)"));
+	/* Every line fits 80 columns. */
+	for (char *line = out.data, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		assert_true(nl - line <= 80);
+	}
+	rsp_request__exit(&req);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	synth__delete(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_status_threads),
+		cmocka_unit_test(test_status_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of lib/record.c and lib/schema.c: sample layouts, trailers,
+ * ids, and malformed records (the decoder reads untrusted dumps too). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <rsp/record.h>
+#include <rsp/schema.h>
+
+static struct rsp_schema *schema_with(uint64_t sample_type, int n, uint64_t regs_mask)
+{
+	struct rsp_schema *s = rsp_schema__new();
+
+	for (int i = 0; i < n; i++) {
+		struct perf_event_attr a = {.size = sizeof(a)};
+		int idx;
+
+		a.sample_type = sample_type;
+		a.sample_id_all = 1;
+		a.sample_regs_user = regs_mask;
+		idx = rsp_schema__add_evsel(s, &a, i, RSP_ROLE_PRIMARY, "ev");
+		assert_int_equal(idx, i);
+		assert_int_equal(rsp_schema__add_id(s, idx, 100 + (uint64_t)i), 0);
+	}
+	return s;
+}
+
+/* A growable record being built word by word. */
+struct rec {
+	uint64_t w[256];
+	unsigned n;
+};
+
+static void put(struct rec *r, uint64_t v)
+{
+	r->w[r->n++] = v;
+}
+
+static struct perf_event_header *finish(struct rec *r, uint32_t type)
+{
+	struct perf_event_header *h = (void *)r->w;
+
+	h->type = type;
+	h->misc = 0;
+	h->size = (uint16_t)(r->n * 8);
+	return h;
+}
+
+static void test_full_sample(void **state)
+{
+	uint64_t st = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+		      PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	struct rsp_schema *s = schema_with(st, 2, 0x7);
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+	uint32_t rawsz = 12;
+
+	put(&r, 101);		     /* identifier: evsel 1 */
+	put(&r, 0xffffffff81000010); /* ip */
+	put(&r, 7 | (8ull << 32));   /* pid 7, tid 8 */
+	put(&r, 123456789);	     /* time */
+	put(&r, 1);		     /* cpu */
+	put(&r, 1000);		     /* period */
+	put(&r, 3);		     /* callchain nr */
+	put(&r, PERF_CONTEXT_KERNEL);
+	put(&r, 0xffffffff81000020);
+	put(&r, 0x400000);
+	memcpy(&r.w[r.n], &rawsz, 4); /* raw: size 12, then 12 bytes -> 16, pad to 16 */
+	memcpy((char *)&r.w[r.n] + 4, "abcdefghijkl", 12);
+	r.n += 2;
+	put(&r, PERF_SAMPLE_REGS_ABI_64);
+	put(&r, 1);
+	put(&r, 2);
+	put(&r, 3);
+	put(&r, 16); /* stack size */
+	put(&r, 0xaaaa);
+	put(&r, 0xbbbb);
+	put(&r, 8); /* dyn size */
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp), 0);
+	assert_int_equal(smp.evsel, 1);
+	assert_int_equal(smp.event, 1);
+	assert_int_equal(smp.id, 101);
+	assert_int_equal(smp.pid, 7);
+	assert_int_equal(smp.tid, 8);
+	assert_int_equal(smp.time, 123456789);
+	assert_int_equal(smp.cpu, 1);
+	assert_int_equal(smp.period, 1000);
+	assert_int_equal(smp.nr_callchain, 3);
+	assert_int_equal(smp.callchain[2], 0x400000);
+	assert_int_equal(smp.raw_size, 12);
+	assert_memory_equal(smp.raw, "abcdefghijkl", 12);
+	assert_int_equal(smp.nr_user_regs, 3);
+	assert_int_equal(smp.user_regs[2], 3);
+	assert_int_equal(smp.user_stack_size, 8);
+	assert_int_equal(*(const uint64_t *)smp.user_stack, 0xaaaa);
+	assert_int_equal(rsp_layout__time(finish(&r, PERF_RECORD_SAMPLE)), 123456789);
+	assert_int_equal(rsp_layout__cpu(finish(&r, PERF_RECORD_SAMPLE)), 1);
+	assert_int_equal(rsp_record__time(s, finish(&r, PERF_RECORD_SAMPLE)), 123456789);
+	/* Every truncation is refused, never read past the end. */
+	for (unsigned n = r.n - 1; n >= 1; n--) {
+		struct rec t = r;
+
+		t.n = n;
+		assert_int_equal(rsp_record__parse_sample(s, finish(&t, PERF_RECORD_SAMPLE), &smp),
+				 -EINVAL);
+	}
+	rsp_schema__delete(s);
+}
+
+static void test_malformed_lengths(void **state)
+{
+	uint64_t st = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	struct rsp_schema *s = schema_with(st, 1, 0);
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+	uint32_t huge = 0xfffffff0;
+
+	put(&r, 100);
+	put(&r, 0);
+	put(&r, 0);
+	put(&r, 1);
+	put(&r, 0);
+	put(&r, 1ull << 40); /* callchain nr far beyond the record */
+	put(&r, 0);
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp),
+			 -EINVAL);
+	r.w[6] = 0; /* empty callchain, then a raw size beyond the record */
+	memcpy(&r.w[7], &huge, 4);
+	r.n = 8;
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp),
+			 -EINVAL);
+	/* Unknown id, wrong type, odd size. */
+	r.w[1] = 999;
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp),
+			 -ENOENT);
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_COMM), &smp), -EINVAL);
+	finish(&r, PERF_RECORD_SAMPLE)->size = 20;
+	assert_int_equal(rsp_record__parse_sample(s, (void *)r.w, &smp), -EINVAL);
+	finish(&r, PERF_RECORD_SAMPLE)->size = 4;
+	assert_int_equal(rsp_record__parse_sample(s, (void *)r.w, &smp), -EINVAL);
+	rsp_schema__delete(s);
+}
+
+static void test_trailer(void **state)
+{
+	struct rsp_schema *s = schema_with(RSP_LAYOUT_SAMPLE_TYPE, 3, 0);
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+
+	/* PERF_RECORD_LOST {id, lost} + {tid, time, cpu, identifier} */
+	put(&r, 0);
+	put(&r, 17);
+	put(&r, 5 | (6ull << 32));
+	put(&r, 777);
+	put(&r, 1);
+	put(&r, 102);
+	assert_int_equal(rsp_record__parse_id(s, finish(&r, PERF_RECORD_LOST), &smp),
+			 RSP_SAMPLE_HAS_TID | RSP_SAMPLE_HAS_TIME | RSP_SAMPLE_HAS_CPU);
+	assert_int_equal(smp.evsel, 2);
+	assert_int_equal(smp.time, 777);
+	assert_int_equal(smp.tid, 6);
+	assert_int_equal(smp.cpu, 1);
+	assert_int_equal(rsp_layout__time(finish(&r, PERF_RECORD_LOST)), 777);
+	assert_int_equal(rsp_layout__cpu(finish(&r, PERF_RECORD_LOST)), 1);
+	assert_int_equal(rsp_record__time(s, finish(&r, PERF_RECORD_LOST)), 777);
+	r.w[r.n - 1] = 5555;
+	assert_int_equal(rsp_record__parse_id(s, finish(&r, PERF_RECORD_LOST), &smp), -ENOENT);
+	r.n = 2;
+	assert_int_equal(rsp_record__parse_id(s, finish(&r, PERF_RECORD_LOST), &smp), -ENOENT);
+	rsp_schema__delete(s);
+}
+
+/* perf record with a single event writes no identifier: the only evsel. */
+static void test_single_evsel_without_identifier(void **state)
+{
+	struct rsp_schema *s =
+		schema_with(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME, 1, 0);
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+
+	put(&r, 0x1234);
+	put(&r, 1 | (2ull << 32));
+	put(&r, 99);
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp), 0);
+	assert_int_equal(smp.evsel, 0);
+	assert_int_equal(smp.ip, 0x1234);
+	assert_int_equal(smp.time, 99);
+	rsp_schema__delete(s);
+}
+
+/* Several evsels without IDENTIFIER: the id sits after ip/tid/time. */
+static void test_id_without_identifier(void **state)
+{
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+		      PERF_SAMPLE_CPU;
+	struct rsp_schema *s = schema_with(st, 2, 0);
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+
+	put(&r, 0x1234);
+	put(&r, 1 | (2ull << 32));
+	put(&r, 99);
+	put(&r, 101);
+	put(&r, 1);
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp), 0);
+	assert_int_equal(smp.evsel, 1);
+	assert_int_equal(smp.cpu, 1);
+	/* trailer {tid, time, id, cpu} */
+	r.n = 1;
+	put(&r, 0);
+	put(&r, 1 | (2ull << 32));
+	put(&r, 55);
+	put(&r, 100);
+	put(&r, 0);
+	assert_true(rsp_record__parse_id(s, finish(&r, PERF_RECORD_EXIT), &smp) > 0);
+	assert_int_equal(smp.evsel, 0);
+	assert_int_equal(smp.time, 55);
+	rsp_schema__delete(s);
+}
+
+static void test_read_format_skipped(void **state)
+{
+	struct rsp_schema *s = rsp_schema__new();
+	struct perf_event_attr a = {.size = sizeof(a)};
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
+			PERF_SAMPLE_CALLCHAIN;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+	assert_int_equal(rsp_schema__add_evsel(s, &a, -1, RSP_ROLE_PRIMARY, NULL), 0);
+	rsp_schema__add_id(s, 0, 5);
+	put(&r, 5);
+	put(&r, 42);   /* time */
+	put(&r, 2);    /* nr */
+	put(&r, 1000); /* time_enabled */
+	put(&r, 1);    /* value, id */
+	put(&r, 5);
+	put(&r, 2);
+	put(&r, 6);
+	put(&r, 1); /* callchain of 1 */
+	put(&r, 0xabc);
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp), 0);
+	assert_int_equal(smp.event, -1);
+	assert_int_equal(smp.nr_callchain, 1);
+	assert_int_equal(smp.callchain[0], 0xabc);
+	rsp_schema__delete(s);
+}
+
+static void test_schema_api(void **state)
+{
+	struct rsp_schema *s = rsp_schema__new();
+	struct perf_event_attr a = {
+		.size = sizeof(a), .sample_type = RSP_LAYOUT_SAMPLE_TYPE, .sample_id_all = 1};
+
+	assert_int_equal(rsp_schema__evsel_by_id(s, 1), -1);
+	assert_int_equal(rsp_schema__add_evsel(s, &a, RSP_EV__NR, RSP_ROLE_PRIMARY, "x"), -EINVAL);
+	for (int i = 0; i < RSP_SCHEMA_MAX_EVSELS; i++)
+		assert_int_equal(rsp_schema__add_evsel(s, &a, 0, RSP_ROLE_STACK_COPY, "sw"), i);
+	assert_int_equal(rsp_schema__add_evsel(s, &a, 0, RSP_ROLE_PRIMARY, "x"), -ENOSPC);
+	/* Many ids: the map grows and keeps every one. */
+	for (uint64_t id = 1; id <= 5000; id++)
+		assert_int_equal(rsp_schema__add_id(s, (int)(id % RSP_SCHEMA_MAX_EVSELS), id), 0);
+	for (uint64_t id = 1; id <= 5000; id++)
+		assert_int_equal(rsp_schema__evsel_by_id(s, id), (int)(id % RSP_SCHEMA_MAX_EVSELS));
+	assert_int_equal(rsp_schema__add_id(s, 0, 0), -EINVAL);
+	assert_int_equal(rsp_schema__add_id(s, 999, 7), -EINVAL);
+	assert_int_equal(rsp_schema__nr_evsels(s), RSP_SCHEMA_MAX_EVSELS);
+	assert_string_equal(rsp_schema__evsel_name(s, 3), "sw");
+	assert_int_equal(rsp_schema__evsel_role(s, 3), RSP_ROLE_STACK_COPY);
+	assert_null(rsp_schema__evsel_attr(s, RSP_SCHEMA_MAX_EVSELS));
+	assert_int_equal(rsp_layout__check(&a), 0);
+	a.sample_type |= PERF_SAMPLE_ADDR;
+	assert_int_equal(rsp_layout__check(&a), -EINVAL);
+	rsp_schema__delete(s);
+	rsp_schema__delete(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_sample),
+		cmocka_unit_test(test_malformed_lengths),
+		cmocka_unit_test(test_trailer),
+		cmocka_unit_test(test_single_evsel_without_identifier),
+		cmocka_unit_test(test_id_without_identifier),
+		cmocka_unit_test(test_read_format_skipped),
+		cmocka_unit_test(test_schema_api),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
