@@ -358,14 +358,14 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 
 	if (json) {
 		json_t *o = json_pack(
-			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "path", path,
-			"bytes", (json_int_t)r->st.bytes, "records", (json_int_t)r->st.records,
-			"process_records", (json_int_t)r->st.process_records, "lost_records",
+			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "path",
+			path, "bytes", (json_int_t)r->st.bytes, "records",
+			(json_int_t)r->st.records, "process_records",
+			(json_int_t)r->st.process_records, "lost_records",
 			(json_int_t)r->st.lost_records, "processes", (json_int_t)r->ps.processes,
 			"build_ids", (json_int_t)r->ps.build_ids, "kernel_symbols",
-			(json_int_t)r->st.kernel_symbols, "first_s",
-			(double)r->st.first_time / 1e9, "last_s", (double)r->st.last_time / 1e9,
-			"span_s",
+			(json_int_t)r->st.kernel_symbols, "first_s", (double)r->st.first_time / 1e9,
+			"last_s", (double)r->st.last_time / 1e9, "span_s",
 			r->st.last_time > r->st.first_time
 				? (double)(r->st.last_time - r->st.first_time) / 1e9
 				: 0.0,
@@ -373,7 +373,7 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 		char *s;
 
 		json_object_set(o, "removed", removed);
-		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 		if (s) {
 			rsp_buf__puts(out, s);
 			rsp_buf__puts(out, "\n");

@@ -99,7 +99,7 @@ const struct rsp_command rsp_cmd_dump = {
 		 "  -o, --output FILE  write FILE instead of a new file in rspd's dump\n"
 		 "                     directory (relative names are taken from here)\n"
 		 "  --last DURATION    only the last part of the window, e.g. 10s\n"
-		 "  --json             JSON answer\n"
+		 "  --json             JSON answer (same as --format json)\n"
 		 "\n"
 		 "The file is a perf.data file: perf script -i FILE and perf sched\n"
 		 "timehist -i FILE read it, rspctl analyze FILE COMMAND queries it.\n"

@@ -528,7 +528,7 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "vertices", vertices);
 	json_object_set_new(o, "threads", json_threads(c));
 	json_object_set_new(o, "window", json_window(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;

@@ -679,7 +679,7 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	}
 	if (ec)
 		json_object_set_new(o, "events", json_events(ec));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;

@@ -410,7 +410,7 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "processes", json_procs(c));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
 	json_object_set_new(o, "statistics", json_stats(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;

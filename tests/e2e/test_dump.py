@@ -97,6 +97,8 @@ try:
         d.settle()
         pids = [w["parent"], w["child"]]
         before = {p: d.json("status", "--pid", str(p)) for p in pids}
+        graph_live = d.json("graph", "--pid", str(pids[0]))
+        top_live = d.json("top", "--pid", str(pids[0]), "--limit", "0")
         ev_before = d.json("status", "--events")
         _, out, _ = d.ctl("dump", "--json")
         ans = json.loads(out)
@@ -122,13 +124,36 @@ try:
             t.check(off["threads"] == before[p]["threads"],
                     "pid %d: the same threads, counts and run time live and offline: %s"
                     % (p, off["threads"]))
+        # A live graph's window ends now, an offline one at the file's last
+        # record: the span, and the shares of it (weight_pct), differ by that
+        # much; every vertex, edge, weight and knot must be the same.
+        def no_span(g):
+            g = json.loads(json.dumps(g))
+            for k in ("end", "seconds"):
+                g["window"].pop(k, None)
+            for e in g.get("edges", []) + [e for k in g.get("knots", []) for e in k["edges"]]:
+                e.pop("weight_pct", None)
+            return g
+        graph_off = analyze_json(path, "graph", "--pid", str(pids[0]))
+        t.check((graph_live["edges"] or graph_live["knots"]) and no_span(graph_off) == no_span(graph_live),
+                "graph --pid: the same vertices, edges, weights and knots live and offline "
+                "(%d edges, %d knots)" % (len(graph_live["edges"]), len(graph_live["knots"])))
+        # top's statistics describe the live symbolizer and rspd; the profile
+        # itself must be the same, names included (kernel names from the dump's
+        # kallsyms, user names from the maps it synthesized).
+        top_off = analyze_json(path, "top", "--pid", str(pids[0]), "--limit", "0")
+        t.check(top_live["symbols"] and
+                {k: v for k, v in top_off.items() if k != "statistics"} ==
+                {k: v for k, v in top_live.items() if k != "statistics"},
+                "top --pid: the same profile live and offline (%d rows)" % len(top_live["symbols"]))
         off = analyze_json(path, "status", "--events")
         t.check(off["offline"] is True and "uptime_s" not in off and "cpus" not in off,
                 "offline status has no capture-only fields (rates, uptime, rspd's cost)")
         t.check(off["window"]["records"] == ans["records"] and
                 abs(off["window"]["oldest_s"] - ans["first_s"]) < 1e-6 and
                 abs(off["window"]["newest_s"] - ans["last_s"]) < 1e-6,
-                "offline window = what the dump wrote (%d records)" % ans["records"])
+                "offline window = what the dump wrote (%d records; offline %s; answer first %s last %s)"
+                % (ans["records"], off["window"], ans["first_s"], ans["last_s"]))
         t.check(ev_before["window"]["records"] <= off["window"]["records"] <=
                 ev_after["window"]["records"], "offline window between the live queries around it")
         bad = [k for k in off["events"]
