@@ -72,6 +72,22 @@ def check_runtimes(path, tids, offline):
                 % (tid, perf_n, th["switches_out"]))
 
 
+def first_diffs(a, b, path="", out=None):
+    """Where two JSON values differ: up to 5 'path: a != b' strings."""
+    out = [] if out is None else out
+    if len(out) >= 5:
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            first_diffs(a.get(k), b.get(k), path + "." + k, out)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            first_diffs(x, y, "%s[%d]" % (path, i), out)
+    elif a != b:
+        out.append("%s: %s != %s" % (path, str(a)[:80], str(b)[:80]))
+    return out
+
+
 def wait_for(pred, timeout=30):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -97,8 +113,12 @@ try:
         d.settle()
         pids = [w["parent"], w["child"]]
         before = {p: d.json("status", "--pid", str(p)) for p in pids}
-        graph_live = d.json("graph", "--pid", str(pids[0]))
-        top_live = d.json("top", "--pid", str(pids[0]), "--limit", "0")
+        # The same range of the window live and offline: from its oldest
+        # record to its newest at this moment, as status shows them.
+        win = d.json("status")["window"]
+        rng = ["--from", repr(win["oldest_s"]), "--to", repr(win["newest_s"])]
+        graph_live = d.json("graph", "--pid", str(pids[0]), *rng)
+        top_live = d.json("top", "--pid", str(pids[0]), "--limit", "0", *rng)
         ev_before = d.json("status", "--events")
         _, out, _ = d.ctl("dump", "--json")
         ans = json.loads(out)
@@ -124,24 +144,17 @@ try:
             t.check(off["threads"] == before[p]["threads"],
                     "pid %d: the same threads, counts and run time live and offline: %s"
                     % (p, off["threads"]))
-        # A live graph's window ends now, an offline one at the file's last
-        # record: the span, and the shares of it (weight_pct), differ by that
-        # much; every vertex, edge, weight and knot must be the same.
-        def no_span(g):
-            g = json.loads(json.dumps(g))
-            for k in ("end", "seconds"):
-                g["window"].pop(k, None)
-            for e in g.get("edges", []) + [e for k in g.get("knots", []) for e in k["edges"]]:
-                e.pop("weight_pct", None)
-            return g
-        graph_off = analyze_json(path, "graph", "--pid", str(pids[0]))
-        t.check((graph_live["edges"] or graph_live["knots"]) and no_span(graph_off) == no_span(graph_live),
-                "graph --pid: the same vertices, edges, weights and knots live and offline "
-                "(%d edges, %d knots)" % (len(graph_live["edges"]), len(graph_live["knots"])))
+        # Same range, same records: the same graph to the last number.
+        graph_off = analyze_json(path, "graph", "--pid", str(pids[0]), *rng)
+        t.check((graph_live["edges"] or graph_live["knots"]) and graph_off == graph_live,
+                "graph --pid over [%s, %s]: the same graph live and offline (%d edges, "
+                "%d knots)%s" % (rng[1], rng[3], len(graph_live["edges"]),
+                                 len(graph_live["knots"]),
+                                 "; ".join(first_diffs(graph_live, graph_off))))
         # top's statistics describe the live symbolizer and rspd; the profile
         # itself must be the same, names included (kernel names from the dump's
         # kallsyms, user names from the maps it synthesized).
-        top_off = analyze_json(path, "top", "--pid", str(pids[0]), "--limit", "0")
+        top_off = analyze_json(path, "top", "--pid", str(pids[0]), "--limit", "0", *rng)
         t.check(top_live["symbols"] and
                 {k: v for k, v in top_off.items() if k != "statistics"} ==
                 {k: v for k, v in top_live.items() if k != "statistics"},

@@ -81,8 +81,8 @@ struct rsp_source {
 	struct rsp_symbolizer *symbols;
 	uint64_t now; /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
-	const char *path;	  /* the dump, offline */
-	struct rsp_access access; /* zeroed: unrestricted */
+	const char *path;		  /* the dump, offline */
+	struct rsp_access access;	  /* zeroed: unrestricted */
 	const struct rsp_dump_info *dump; /* offline: what the file records (rsp/perfdata.h) */
 	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
 	 * start; offline, the dump's copy. NULL when not available. */
@@ -123,6 +123,8 @@ struct rsp_request {
 	enum rsp_format format;
 	long pid;	  /* --pid, -1 if not given */
 	uint64_t last_ns; /* --last, 0 if not given */
+	uint64_t from_ns; /* --from, CLOCK_MONOTONIC ns; 0 if not given */
+	uint64_t to_ns;	  /* --to, CLOCK_MONOTONIC ns; 0 if not given */
 	void *opts;	  /* the command's own options, owned */
 };
 
