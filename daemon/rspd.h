@@ -12,6 +12,7 @@
 #include <rsp/status.h>
 #include <rsp/window.h>
 #include "capture.h"
+#include "dump.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
 #ifndef RSPD_DEFAULT_CONFIG
@@ -45,6 +46,8 @@ struct rspd_config {
 	uint64_t flush_interval_ns; /* drain every ring at least this often */
 	unsigned symbol_cache;         /* symbol tables cached (objects) */
 	struct rsp_capture_opts capture;
+	/* [dump] */
+	struct rspd_dump_config dump;
 };
 
 struct rspd_server;
@@ -59,6 +62,8 @@ struct rspd {
 	struct rspd_server *server;
 	struct rspd_model *model;
 	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
+	struct rspd_dumpmeta meta;     /* what dumps need of the live system */
+	struct rspd_dumper *dumper;    /* the dump thread */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

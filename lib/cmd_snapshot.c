@@ -731,8 +731,12 @@ static void window_range(const struct rsp_request *req, const struct rsp_source 
 	rsp_window__stats(src->window, &ws);
 	*to = src->now ? src->now : ws.newest;
 	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
+	if (req->to_ns && req->to_ns < *to)
+		*to = req->to_ns;
 	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
 		*from = *to - req->last_ns;
+	if (req->from_ns > *from)
+		*from = req->from_ns;
 	if (*from > *to)
 		*from = *to;
 }
@@ -815,7 +819,8 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 const struct rsp_command rsp_cmd_snapshot = {
 	.name = "snapshot",
 	.summary = "why a process took its time: the recursive chain of what it waited for",
-	.usage = "usage: rspctl snapshot PID [--last DURATION] [--format text|json]\n"
+	.usage = "usage: rspctl snapshot PID [--last DURATION | --from T --to T]\n"
+		 "                       [--format text|json]\n"
 		 "                       [--folded FILE] [--chrome-trace FILE]\n"
 		 "                       [--fit DURATION] [--merge DURATION]\n"
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
@@ -827,6 +832,8 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "\n"
 		 "  PID                the process (--pid PID works too)\n"
 		 "  --last DURATION    the last DURATION of the window (default: all of it)\n"
+		 "  --from T, --to T   only [T, T] of the window, in seconds as 'rspctl\n"
+		 "                     status' shows it\n"
 		 "  --format F         text or json (--json works too)\n"
 		 "  --folded FILE      also write the consolidated flame view as folded\n"
 		 "                     stacks (FlameGraph, speedscope), in microseconds\n"
@@ -848,7 +855,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  rspctl snapshot 1234 --json\n"
 		 "  rspctl snapshot 1234 --folded out.folded && flamegraph.pl out.folded >f.svg\n"
 		 "  rspctl snapshot 1234 --chrome-trace trace.json\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = snap_options,
 	.opts_size = sizeof(struct snap_opts),
 	.init = snap_init,
