@@ -541,9 +541,10 @@ static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
 }
 
 /* Per CPU, every run in the store, sorted by end (a CPU's runs do not overlap). */
+/* Does the stretch of running and preemptions go on after @g? (Not after an exit.) */
 static bool in_burst_run(const struct rsp_segment *g)
 {
-	return g->kind == RSP_SEG_RUN ||
+	return (g->kind == RSP_SEG_RUN && !(g->flags & RSP_SEGF_EXITED)) ||
 	       (g->kind == RSP_SEG_RUNNABLE && g->reason == RSP_SR_PREEMPT);
 }
 
@@ -559,8 +560,8 @@ static uint32_t cause_of(const struct rsp_tlthread *t, size_t j, size_t from)
 
 	if (j - from >= CAUSE_SCAN)
 		return 0;
-	if (!from)
-		return t->parent;
+	if (!from || (t->segs[from - 1].flags & RSP_SEGF_EXITED))
+		return t->parent; /* its first run: the fork (of its latest life, if reused) */
 	g = &t->segs[from - 1];
 	return (g->kind == RSP_SEG_RUNNABLE || g->kind == RSP_SEG_SLEEP) &&
 			       g->waker.kind == RSP_WAKER_THREAD
@@ -1167,6 +1168,17 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Where thread @t's life in the store begins: its latest fork, when seen.
+ * A tid reused within the window (pids wrap on a busy machine) is one
+ * thread in the store, its incarnations one after the other: the pid asked
+ * about is the latest process with that pid, not the earlier ones.
+ */
+static uint64_t life_start(const struct rsp_tlthread *t)
+{
+	return max64(t->first, t->forked);
+}
+
 /* PID's threads: roots of path 0, in tid order. */
 static int base_roots(struct rsp_snapshot *s)
 {
@@ -1179,7 +1191,7 @@ static int base_roots(struct rsp_snapshot *s)
 	for (size_t i = 0; i < nt; i++) {
 		const struct rsp_tlthread *t = rsp_tlstore__thread(s->store, i);
 
-		if (t->nr_segs && t->first < s->to && t->last > s->from &&
+		if (t->nr_segs && life_start(t) < s->to && t->last > s->from &&
 		    (t->tgid == (uint32_t)s->o.pid || (!t->tgid && t->tid == (uint32_t)s->o.pid)))
 			tids[n++] = t->tid;
 	}
@@ -1214,7 +1226,7 @@ static void explain_roots(struct rsp_snapshot *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct rsp_snode *r = &s->nodes[s->roots[i]];
 		const struct rsp_tlthread *t = rsp_tlstore__find_thread(s->store, r->tid);
-		uint64_t a = max64(t->first, s->from), b = min64(t->last, s->to);
+		uint64_t a = max64(life_start(t), s->from), b = min64(t->last, s->to);
 
 		if (!s->tot.start || a < s->tot.start)
 			s->tot.start = a;

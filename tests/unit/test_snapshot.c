@@ -437,6 +437,40 @@ static void test_preempted_by_callee(void **state)
 	b_exit(b);
 }
 
+/*
+ * A pid reused within the window: process 5 ran and exited at 100, then
+ * thread 1 forked a new process 5 at 500. The snapshot of 5 is the latest
+ * one: from its fork, its first run a call of its parent's.
+ */
+static void test_pid_reused(void **state)
+{
+	struct b bb, *b = &bb;
+	const struct rsp_snapshot_totals *t;
+	struct rsp_link fork = {.kind = RSP_LINK_FORK, .tid = 5, .tgid = 5, .time = 500 * US};
+
+	b_init(b);
+	seg(b, (struct sg){.tid = 5,
+			   .tgid = 5,
+			   .kind = RSP_SEG_RUN,
+			   .start = 0,
+			   .end = 100,
+			   .flags = RSP_SEGF_EXITED});
+	fork.from.kind = RSP_WAKER_THREAD;
+	fork.from.id = 1;
+	b->ops.link(b->st, &fork);
+	RUNQ(5, 5, 500, 510, RSP_WAKER_THREAD, 1);
+	RUN(5, 5, 510, 600);
+	SLEEP(5, 5, 600, 700, RSP_SR_SLEEP, RSP_WAKER_TIMER, 0);
+	t = snap(b, 5, 700);
+	assert_int_equal(t->start, 500 * US);
+	assert_int_equal(t->wall_ns, 200 * US);
+	assert_int_equal(t->total_ns, 200 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_UNKNOWN], 0);
+	assert_int_equal(t->cat_ns[RSP_CAT_NOT_SAMPLED], 90 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_DELIBERATE], 100 * US);
+	b_exit(b);
+}
+
 /* Two threads of the process: one waits for the other, whose time is its own root. */
 static void test_sibling_threads(void **state)
 {
@@ -715,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_categories),    cmocka_unit_test(test_switch_from_idle),
 		cmocka_unit_test(test_samples),	      cmocka_unit_test(test_no_such_pid),
 		cmocka_unit_test(test_samples_index), cmocka_unit_test(test_preempted_by_callee),
+		cmocka_unit_test(test_pid_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
