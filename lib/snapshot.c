@@ -90,14 +90,14 @@ struct tinfo {
 	size_t bn;
 	/* its block requests, sorted by insert: a range of s->rq */
 	size_t rq_first, rq_n;
+	/* the wakeups and forks it did, in time order: a range of s->wk */
+	size_t wk_first, wk_n;
 };
 
-/* A run on a CPU: whose, and which of its segments. */
-struct crun {
-	uint64_t start, end;
-	uint32_t tid, seg;
-	uint32_t cause; /* the thread that woke (or forked) it to run, 0 if none */
-	uint32_t from;	/* the segment of that wakeup, + 1; 0: the thread's start */
+/* A wakeup or fork a thread did: when, and of whom. */
+struct wake {
+	uint64_t time;
+	uint32_t tid;
 };
 
 /* Unknown time, by cause. */
@@ -131,11 +131,15 @@ struct rsp_snapshot {
 	/* followed wakeups */
 	struct rsp_slink *links;
 	size_t nr_links, cap_links;
-	/* per CPU, every run, sorted by end (built on first need) */
-	struct crun **cpu_runs;
+	/* per CPU, the ends of every run, sorted (built on first need) */
+	uint64_t **cpu_ends;
 	size_t *cpu_n, *cpu_cap;
 	uint32_t nr_cpus;
 	bool cpu_built;
+	/* wakeups and forks by waker (built on first need) */
+	struct wake *wk;
+	size_t nr_wk;
+	bool wk_built;
 	/* block requests by issuer (built on first need) */
 	const struct rsp_block_req **rq;
 	size_t nr_rq;
@@ -346,15 +350,16 @@ static uint32_t tgid_of(const struct tinfo *t)
 	return t->t ? t->t->tgid : 0;
 }
 
-/* Index of the first segment of @t ending after @a (nr_segs if none). */
-static size_t first_seg(const struct rsp_tlthread *t, uint64_t a)
+/* Index of the first segment of @ti's thread ending after @a (nr_segs if none). */
+static size_t first_seg(const struct tinfo *ti, uint64_t a)
 {
-	size_t lo = 0, hi = t->nr_segs;
+	const struct rsp_segment *v = ti->t->segs;
+	size_t lo = 0, hi = ti->t->nr_segs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->segs[mid].end <= a)
+		if (v[mid].end <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -478,23 +483,23 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 /* ---- runnable and the switch from idle ---------------------------------- */
 
 /*
- * Sort @n runs by end: LSD radix on the end's offset from the earliest, 11
- * bits a pass (a window of up to 2^44 ns, ~4.9 hours, in 4 passes; fewer
- * for shorter spans). @tmp holds @n.
+ * Sort @n times: LSD radix on the offset from the earliest, 11 bits a pass
+ * (a window of up to 2^44 ns, ~4.9 hours, in 4 passes; fewer for shorter
+ * spans). @tmp holds @n.
  */
-static void sort_runs(struct crun *v, struct crun *tmp, size_t n)
+static void sort_times(uint64_t *v, uint64_t *tmp, size_t n)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t cnt[2048];
 
 	for (size_t i = 0; i < n; i++) {
-		lo = min64(lo, v[i].end);
-		hi = max64(hi, v[i].end);
+		lo = min64(lo, v[i]);
+		hi = max64(hi, v[i]);
 	}
 	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += 11) {
 		memset(cnt, 0, sizeof(cnt));
 		for (size_t i = 0; i < n; i++)
-			cnt[((v[i].end - lo) >> sh) & 2047]++;
+			cnt[((v[i] - lo) >> sh) & 2047]++;
 		for (size_t b = 0, sum = 0; b < 2048; b++) {
 			size_t c = cnt[b];
 
@@ -502,7 +507,7 @@ static void sort_runs(struct crun *v, struct crun *tmp, size_t n)
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[cnt[((v[i].end - lo) >> sh) & 2047]++] = v[i];
+			tmp[cnt[((v[i] - lo) >> sh) & 2047]++] = v[i];
 		memcpy(v, tmp, n * sizeof(*v));
 	}
 }
@@ -510,12 +515,12 @@ static void sort_runs(struct crun *v, struct crun *tmp, size_t n)
 static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
 {
 	if (c >= s->nr_cpus) {
-		struct crun **r = realloc(s->cpu_runs, (c + 1) * sizeof(*r));
+		uint64_t **e = realloc(s->cpu_ends, (c + 1) * sizeof(*e));
 		size_t *n, *cap;
 
-		if (!r)
+		if (!e)
 			return -ENOMEM;
-		s->cpu_runs = r;
+		s->cpu_ends = e;
 		n = realloc(s->cpu_n, (c + 1) * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
@@ -525,54 +530,22 @@ static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
 			return -ENOMEM;
 		s->cpu_cap = cap;
 		for (uint32_t k = s->nr_cpus; k <= c; k++)
-			s->cpu_runs[k] = NULL, s->cpu_n[k] = s->cpu_cap[k] = 0;
+			s->cpu_ends[k] = NULL, s->cpu_n[k] = s->cpu_cap[k] = 0;
 		s->nr_cpus = c + 1;
 	}
 	if (s->cpu_n[c] == s->cpu_cap[c]) {
 		size_t cap = s->cpu_cap[c] ? s->cpu_cap[c] * 2 : 64;
-		struct crun *v = realloc(s->cpu_runs[c], cap * sizeof(*v));
+		uint64_t *v = realloc(s->cpu_ends[c], cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		s->cpu_runs[c] = v;
+		s->cpu_ends[c] = v;
 		s->cpu_cap[c] = cap;
 	}
 	return 0;
 }
 
-/* Per CPU, every run in the store, sorted by end (a CPU's runs do not overlap). */
-/* Does the stretch of running and preemptions go on after @g? (Not after an exit.) */
-static bool in_burst_run(const struct rsp_segment *g)
-{
-	return (g->kind == RSP_SEG_RUN && !(g->flags & RSP_SEGF_EXITED)) ||
-	       (g->kind == RSP_SEG_RUNNABLE && g->reason == RSP_SR_PREEMPT);
-}
-
-/*
- * Who woke (or forked) @t to run segment @j, found from @from: the index
- * after the segment that began its stretch of running and preemptions (0:
- * the thread's start). A run more than CAUSE_SCAN segments into such a
- * stretch is no longer counted as caused by it.
- */
-static uint32_t cause_of(const struct rsp_tlthread *t, size_t j, size_t from)
-{
-	const struct rsp_segment *g;
-
-	if (j - from >= CAUSE_SCAN)
-		return 0;
-	if (!from || (t->segs[from - 1].flags & RSP_SEGF_EXITED))
-		return t->parent; /* its first run: the fork (of its latest life, if reused) */
-	g = &t->segs[from - 1];
-	return (g->kind == RSP_SEG_RUNNABLE || g->kind == RSP_SEG_SLEEP) &&
-			       g->waker.kind == RSP_WAKER_THREAD
-		       ? g->waker.id
-		       : 0;
-}
-
-/*
- * Per CPU, every run in the store, sorted by end (a CPU's runs do not
- * overlap), with the thread whose wakeup started it.
- */
+/* Per CPU, the sorted ends of every run in the store. */
 static int build_cpus(struct rsp_snapshot *s)
 {
 	size_t nt = rsp_tlstore__nr_threads(s->store);
@@ -580,62 +553,48 @@ static int build_cpus(struct rsp_snapshot *s)
 	s->cpu_built = true;
 	for (size_t i = 0; i < nt; i++) {
 		const struct rsp_tlthread *t = rsp_tlstore__thread(s->store, i);
-		size_t from = 0;
 
 		for (size_t j = 0; j < t->nr_segs; j++) {
 			const struct rsp_segment *g = &t->segs[j];
-			uint32_t c = g->cpu;
 
-			if (!in_burst_run(g))
-				from = j + 1;
-			if (g->kind != RSP_SEG_RUN || c >= 4096)
+			if (g->kind != RSP_SEG_RUN || g->cpu >= 4096)
 				continue;
-			if (cpu_grow(s, c))
+			if (cpu_grow(s, g->cpu))
 				return -ENOMEM;
-			s->cpu_runs[c][s->cpu_n[c]++] = (struct crun){
-				g->start,      g->end, t->tid, (uint32_t)j, cause_of(t, j, from),
-				(uint32_t)from};
+			s->cpu_ends[g->cpu][s->cpu_n[g->cpu]++] = g->end;
 		}
 	}
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
-		struct crun *tmp;
+		uint64_t *tmp;
 
 		if (s->cpu_n[c] < 2)
 			continue;
 		tmp = malloc(s->cpu_n[c] * sizeof(*tmp));
 		if (!tmp)
 			return -ENOMEM;
-		sort_runs(s->cpu_runs[c], tmp, s->cpu_n[c]);
+		sort_times(s->cpu_ends[c], tmp, s->cpu_n[c]);
 		free(tmp);
 	}
 	return 0;
 }
 
-/* Index of the first run on @cpu ending after @t (cpu_n if none). */
-static size_t run_after(const struct rsp_snapshot *s, uint32_t cpu, uint64_t t)
+/* The latest end of a run on @cpu at or before @t, 0 if none. */
+static uint64_t last_run_end(const struct rsp_snapshot *s, uint32_t cpu, uint64_t t)
 {
-	size_t lo = 0, hi = s->cpu_n[cpu];
+	size_t lo = 0, hi;
 
+	if (cpu >= s->nr_cpus || !s->cpu_n[cpu])
+		return 0;
+	hi = s->cpu_n[cpu];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->cpu_runs[cpu][mid].end <= t)
+		if (s->cpu_ends[cpu][mid] <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
-}
-
-/* The latest end of a run on @cpu at or before @t, 0 if none. */
-static uint64_t last_run_end(const struct rsp_snapshot *s, uint32_t cpu, uint64_t t)
-{
-	size_t k;
-
-	if (cpu >= s->nr_cpus || !s->cpu_n[cpu])
-		return 0;
-	k = run_after(s, cpu, t);
-	return k ? s->cpu_runs[cpu][k - 1].end : 0;
+	return lo ? s->cpu_ends[cpu][lo - 1] : 0;
 }
 
 /*
@@ -865,14 +824,45 @@ static uint64_t defacto_start(const struct rsp_snapshot *s, const struct rsp_tlt
 	return d;
 }
 
-/* Did @by wake (or fork) @w to do its run @r? */
-static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by)
+/* Does the stretch of running and preemptions go on after @g? (Not after an exit.) */
+static bool in_burst_run(const struct rsp_segment *g)
 {
-	size_t from = r;
+	return (g->kind == RSP_SEG_RUN && !(g->flags & RSP_SEGF_EXITED)) ||
+	       (g->kind == RSP_SEG_RUNNABLE && g->reason == RSP_SR_PREEMPT);
+}
 
-	while (from > 0 && r - from < CAUSE_SCAN && in_burst_run(&w->segs[from - 1]))
-		from--;
-	return by && cause_of(w, r, from) == by;
+/* The first segment of the stretch of running and preemptions segment @r is in. */
+static size_t burst_start(const struct rsp_tlthread *t, size_t r)
+{
+	size_t k = r;
+
+	while (k > 0 && r - k < CAUSE_SCAN && in_burst_run(&t->segs[k - 1]))
+		k--;
+	return k;
+}
+
+/*
+ * Walking back over @w's run @r: did @by wake (or fork) it to do this?
+ * *when: that waking (the run's start for a fork). A run more than
+ * CAUSE_SCAN segments of running and preemptions after its wakeup is not
+ * counted as caused by it.
+ */
+static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by, uint64_t *when)
+{
+	size_t k = burst_start(w, r);
+	const struct rsp_segment *g;
+
+	if (r - k >= CAUSE_SCAN)
+		return false;
+	if (!k || (w->segs[k - 1].flags & RSP_SEGF_EXITED)) {
+		/* its first run: the fork (of its latest life, if the tid was reused) */
+		*when = w->segs[r].start;
+		return w->parent == by;
+	}
+	g = &w->segs[k - 1];
+	*when = g->waker.time;
+	return (g->kind == RSP_SEG_RUNNABLE || g->kind == RSP_SEG_SLEEP) &&
+	       g->waker.kind == RSP_WAKER_THREAD && g->waker.id == by;
 }
 
 static void add_link(struct rsp_snapshot *s, uint32_t from, uint32_t to, uint64_t time,
@@ -963,7 +953,7 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 	}
 	fits = r->end <= back + s->o.fit_ns &&
 	       (r->start + s->o.fit_ns >= defacto_start(s, ti->t, i, h) ||
-		caused_by(w->t, (size_t)(r - w->t->segs), ti->tid));
+		caused_by(w->t, (size_t)(r - w->t->segs), ti->tid, &(uint64_t){0}));
 	s->tot.sleeps_followed++;
 	add_link(s, w->tid, ti->tid, g->waker.time, back, !fits);
 	if (fits) {
@@ -991,53 +981,135 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 }
 
 /*
- * Preempted over [x, y] (RUNNABLE node @rn): by whom? A thread that @ti
- * itself woke (or forked) and that took its CPU is doing its work: the
- * parent of pass writes to a pipe, the child it wakes preempts it and does
- * the turn. Its running over the stretch is explained under @rn, like a
- * waker's under a sleep; anything else (another process, the CPU's own
- * work) leaves the time involuntary. The CPU is the one @ti was preempted
- * on (where it last ran); each run there records who woke it (build_cpus),
- * so a long run queue costs one look per run. Returns the time explained
- * so.
+ * The wakeups and forks each thread did, in time order: a counting sort of
+ * the store's links (in time order already) by waker.
  */
-static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct tinfo *ti, size_t i,
-				  uint64_t x, uint64_t y)
+static int build_wakes(struct rsp_snapshot *s)
 {
-	const struct rsp_segment *g = &ti->t->segs[i];
-	uint32_t cpu =
-		i > 0 && ti->t->segs[i - 1].kind == RSP_SEG_RUN ? ti->t->segs[i - 1].cpu : g->cpu;
-	uint64_t done = 0;
+	size_t n, next = 0;
+	const struct rsp_link *v = rsp_tlstore__links(s->store, &n);
 
-	if (!s->cpu_built && build_cpus(s))
-		s->failed = true;
-	if (cpu >= s->nr_cpus || s->depth >= s->o.max_depth)
+	s->wk_built = true;
+	for (size_t i = 0; i < n; i++) {
+		struct tinfo *t;
+
+		if (v[i].kind == RSP_LINK_EXEC || v[i].from.kind != RSP_WAKER_THREAD)
+			continue;
+		if (!(t = tinfo(s, v[i].from.id)))
+			return -ENOMEM;
+		t->wk_n++;
+		s->nr_wk++;
+	}
+	if (!s->nr_wk)
 		return 0;
-	for (size_t k = run_after(s, cpu, x); k < s->cpu_n[cpu]; k++) {
-		const struct crun *r = &s->cpu_runs[cpu][k];
+	s->wk = malloc(s->nr_wk * sizeof(*s->wk));
+	if (!s->wk)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_ti; i++) {
+		struct tinfo *t = ti_at(s, i);
+
+		t->wk_first = next;
+		next += t->wk_n;
+		t->wk_n = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tinfo *t;
+
+		if (v[i].kind == RSP_LINK_EXEC || v[i].from.kind != RSP_WAKER_THREAD)
+			continue;
+		t = tinfo(s, v[i].from.id);
+		s->wk[t->wk_first + t->wk_n++] = (struct wake){v[i].time, v[i].tid};
+	}
+	return 0;
+}
+
+/* Of @ti's wakeups and forks, the first at or after @t (an index into its range). */
+static size_t wake_after(const struct rsp_snapshot *s, const struct tinfo *ti, uint64_t t)
+{
+	size_t lo = 0, hi = ti->wk_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->wk[ti->wk_first + mid].time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+#define PREEMPTORS_MAX 8 /* threads looked at for one preemption */
+
+/* @w's runs on @cpu over [x, y] that @by caused: explained under @rn. */
+static uint64_t follow_callee(struct rsp_snapshot *s, uint32_t rn, struct tinfo *ti,
+			      struct tinfo *w, uint32_t cpu, uint64_t x, uint64_t y)
+{
+	uint64_t done = 0, when;
+
+	for (size_t k = first_seg(w, x); k < w->t->nr_segs && w->t->segs[k].start < y; k++) {
+		const struct rsp_segment *r = &w->t->segs[k];
 		uint64_t a = max64(x, r->start), b = min64(y, r->end);
-		struct tinfo *w;
 		uint32_t wn;
 
-		if (r->start >= y)
-			break;
-		if (b <= a || r->cause != ti->tid || r->tid == ti->tid || !r->tid)
-			continue;
-		w = tinfo(s, r->tid);
-		if (!w || !w->t || w->base || on_stack(s, w->tid))
+		if (r->kind != RSP_SEG_RUN || r->cpu != cpu || b <= a ||
+		    !caused_by(w->t, k, ti->tid, &when))
 			continue;
 		wn = get_node(s, &(struct nkey){.parent = rn, .kind = RSP_SN_THREAD, .id = w->tid},
 			      w->tid, tgid_of(w));
 		if (wn == RSP_SNODE_NONE)
 			continue;
 		if (a == r->start)
-			add_link(s, ti->tid, w->tid,
-				 r->from ? w->t->segs[r->from - 1].waker.time : r->start, r->start,
-				 false);
+			add_link(s, ti->tid, w->tid, when, r->start, false);
 		s->stk[s->depth++] = ti->tid;
 		explain(s, wn, w->tid, a, b);
 		s->depth--;
 		done += b - a;
+	}
+	return done;
+}
+
+/*
+ * Preempted over [x, y] (RUNNABLE node @rn): by whom? A thread that @ti
+ * itself woke (or forked) and that took its CPU is doing its work: the
+ * parent of pass writes to a pipe, the child it wakes preempts it and does
+ * the turn. Its running over the stretch is explained under @rn, like a
+ * waker's under a sleep; anything else (another process, the CPU's own
+ * work) leaves the time involuntary. The CPU is the one @ti was preempted
+ * on (where it last ran); the candidates are the threads @ti woke or forked
+ * since its stretch of running began (an index of wakeups by waker: no
+ * scan of what else ran there). Returns the time explained so.
+ */
+static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct tinfo *ti, size_t i,
+				  uint64_t x, uint64_t y)
+{
+	const struct rsp_segment *v = ti->t->segs;
+	uint32_t cpu = i > 0 && v[i - 1].kind == RSP_SEG_RUN ? v[i - 1].cpu : v[i].cpu;
+	uint32_t seen[PREEMPTORS_MAX];
+	unsigned nseen = 0;
+	uint64_t done = 0;
+
+	if (!s->wk_built && build_wakes(s))
+		s->failed = true;
+	if (s->depth >= s->o.max_depth || !ti->wk_n)
+		return 0;
+	for (size_t k = wake_after(s, ti, v[burst_start(ti->t, i)].start);
+	     k < ti->wk_n && nseen < PREEMPTORS_MAX; k++) {
+		const struct wake *l = &s->wk[ti->wk_first + k];
+		struct tinfo *w;
+		unsigned j;
+
+		if (l->time >= y)
+			break;
+		for (j = 0; j < nseen && seen[j] != l->tid; j++)
+			;
+		if (j < nseen || l->tid == ti->tid)
+			continue;
+		seen[nseen++] = l->tid;
+		w = tinfo(s, l->tid);
+		if (!w || !w->t || w->base || on_stack(s, w->tid))
+			continue;
+		done += follow_callee(s, rn, ti, w, cpu, x, y);
 	}
 	return done;
 }
@@ -1131,7 +1203,7 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 		unknown(s, node, b - a, UNK_PLAIN);
 		return;
 	}
-	for (size_t i = first_seg(ti->t, a); i < ti->t->nr_segs && ti->t->segs[i].start < b; i++) {
+	for (size_t i = first_seg(ti, a); i < ti->t->nr_segs && ti->t->segs[i].start < b; i++) {
 		const struct rsp_segment *g = &ti->t->segs[i];
 		uint64_t x = max64(a, g->start), y = min64(b, g->end);
 
@@ -1427,8 +1499,9 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 	if (!s)
 		return;
 	for (uint32_t c = 0; c < s->nr_cpus; c++)
-		free(s->cpu_runs[c]);
-	free(s->cpu_runs);
+		free(s->cpu_ends[c]);
+	free(s->cpu_ends);
+	free(s->wk);
 	free(s->cpu_n);
 	free(s->cpu_cap);
 	free(s->rq);

@@ -397,6 +397,7 @@ static void test_preempted_by_callee(void **state)
 	const struct rsp_snapshot_totals *t;
 	const struct rsp_snode *pr, *c;
 	const struct rsp_slink *l;
+	struct rsp_link wake = {.kind = RSP_LINK_WAKEUP, .tid = 2, .tgid = 2, .time = 100 * US};
 	size_t nl;
 
 	b_init(b);
@@ -410,6 +411,9 @@ static void test_preempted_by_callee(void **state)
 	RUN(1, 1, 370, 400);
 	SLEEP(2, 2, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
 	RUNQ(2, 2, 100, 101, RSP_WAKER_THREAD, 1);
+	wake.from.kind = RSP_WAKER_THREAD;
+	wake.from.id = 1;
+	b->ops.link(b->st, &wake);
 	RUN(2, 2, 101, 190);
 	PREEMPTED(2, 2, 190, 195);
 	RUN(2, 2, 195, 300);
