@@ -92,12 +92,13 @@ struct tinfo {
 	size_t rq_first, rq_n;
 	/* the wakeups and forks it did, in time order: a range of s->wk */
 	size_t wk_first, wk_n;
+	bool wk_found;
 };
 
-/* A wakeup or fork a thread did: when, and of whom. */
+/* A wakeup or fork a thread did: when, by whom, of whom. */
 struct wake {
 	uint64_t time;
-	uint32_t tid;
+	uint32_t waker, tid;
 };
 
 /* Unknown time, by cause. */
@@ -981,46 +982,74 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 }
 
 /*
- * The wakeups and forks each thread did, in time order: a counting sort of
- * the store's links (in time order already) by waker.
+ * The wakeups and forks each thread did, in time order: the store's links
+ * (in time order already) sorted by waker with a stable radix sort, 11 bits
+ * of the tid a pass. A thread's range is found when first needed.
  */
 static int build_wakes(struct rsp_snapshot *s)
 {
-	size_t n, next = 0;
+	size_t n, cnt[2048];
 	const struct rsp_link *v = rsp_tlstore__links(s->store, &n);
+	struct wake *tmp;
+	uint32_t most = 0;
 
 	s->wk_built = true;
-	for (size_t i = 0; i < n; i++) {
-		struct tinfo *t;
-
-		if (v[i].kind == RSP_LINK_EXEC || v[i].from.kind != RSP_WAKER_THREAD)
-			continue;
-		if (!(t = tinfo(s, v[i].from.id)))
-			return -ENOMEM;
-		t->wk_n++;
-		s->nr_wk++;
-	}
-	if (!s->nr_wk)
-		return 0;
-	s->wk = malloc(s->nr_wk * sizeof(*s->wk));
-	if (!s->wk)
+	s->wk = malloc((n ? n : 1) * sizeof(*s->wk));
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	if (!s->wk || !tmp) {
+		free(tmp);
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_ti; i++) {
-		struct tinfo *t = ti_at(s, i);
-
-		t->wk_first = next;
-		next += t->wk_n;
-		t->wk_n = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct tinfo *t;
-
 		if (v[i].kind == RSP_LINK_EXEC || v[i].from.kind != RSP_WAKER_THREAD)
 			continue;
-		t = tinfo(s, v[i].from.id);
-		s->wk[t->wk_first + t->wk_n++] = (struct wake){v[i].time, v[i].tid};
+		s->wk[s->nr_wk++] = (struct wake){v[i].time, v[i].from.id, v[i].tid};
+		most = v[i].from.id > most ? v[i].from.id : most;
 	}
+	for (unsigned sh = 0; sh < 32 && (most >> sh); sh += 11) {
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < s->nr_wk; i++)
+			cnt[(s->wk[i].waker >> sh) & 2047]++;
+		for (size_t k = 0, sum = 0; k < 2048; k++) {
+			size_t c = cnt[k];
+
+			cnt[k] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < s->nr_wk; i++)
+			tmp[cnt[(s->wk[i].waker >> sh) & 2047]++] = s->wk[i];
+		memcpy(s->wk, tmp, s->nr_wk * sizeof(*tmp));
+	}
+	free(tmp);
 	return 0;
+}
+
+/* @ti's range of s->wk. */
+static void find_wakes(struct rsp_snapshot *s, struct tinfo *ti)
+{
+	size_t lo = 0, hi = s->nr_wk, first;
+
+	ti->wk_found = true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->wk[mid].waker < ti->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = s->nr_wk;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->wk[mid].waker <= ti->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ti->wk_first = first;
+	ti->wk_n = lo - first;
 }
 
 /* Of @ti's wakeups and forks, the first at or after @t (an index into its range). */
@@ -1091,6 +1120,8 @@ static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct ti
 
 	if (!s->wk_built && build_wakes(s))
 		s->failed = true;
+	if (!ti->wk_found)
+		find_wakes(s, ti);
 	if (s->depth >= s->o.max_depth || !ti->wk_n)
 		return 0;
 	for (size_t k = wake_after(s, ti, v[burst_start(ti->t, i)].start);
