@@ -447,6 +447,10 @@ static void text_node(const struct ctx *c, uint32_t i, int depth, struct rsp_buf
 					"%*s  (a thread of its own: its time is under its root)\n",
 					ind, "");
 	}
+	if (n->kind == RSP_SN_RUNNABLE && n->first_child != RSP_SNODE_NONE)
+		rsp_buf__printf(out, "%*s  %.3f s of it: threads it woke ran on its CPU\n", ind, "",
+				secs(n->total_ns - n->self_ns[RSP_CAT_INVOLUNTARY] -
+				     n->self_ns[RSP_CAT_SCHEDULER]));
 	if (n->kind == RSP_SN_RUN) {
 		text_hot(c, n, ind, out);
 		if (n->inferred_ns >= 500000)
