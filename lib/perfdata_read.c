@@ -945,7 +945,7 @@ struct placed {
 };
 
 struct load_plan {
-	uint64_t *bytes; /* per CPU */
+	uint64_t *count; /* records per CPU */
 	uint32_t nr_cpus;
 	struct placed *rec;
 	size_t nr, cap;
@@ -967,15 +967,13 @@ static int note_model(struct rsp_perfdata *pd, uint64_t off)
 static int note_data(struct rsp_perfdata *pd, struct load_plan *lp, uint64_t off,
 		     const struct rec_place *pl)
 {
-	uint16_t size;
-
 	if (pl->cpu >= lp->nr_cpus) {
-		uint64_t *b = realloc(lp->bytes, (pl->cpu + 1) * sizeof(*b));
+		uint64_t *b = realloc(lp->count, (pl->cpu + 1) * sizeof(*b));
 
 		if (!b)
 			return -ENOMEM;
 		memset(b + lp->nr_cpus, 0, (pl->cpu + 1 - lp->nr_cpus) * sizeof(*b));
-		lp->bytes = b;
+		lp->count = b;
 		lp->nr_cpus = pl->cpu + 1;
 	}
 	if (lp->nr == lp->cap) {
@@ -988,8 +986,7 @@ static int note_data(struct rsp_perfdata *pd, struct load_plan *lp, uint64_t off
 		lp->cap = cap;
 	}
 	lp->rec[lp->nr++] = (struct placed){off, pl->time, pl->cpu};
-	memcpy(&size, pd->p + off + 6, 2);
-	lp->bytes[pl->cpu] += 8u + size;
+	lp->count[pl->cpu]++;
 	pd->info.records++;
 	if (!pd->info.first_time || pl->time < pd->info.first_time)
 		pd->info.first_time = pl->time;
@@ -1024,27 +1021,32 @@ static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
 	return err;
 }
 
+/* A window of references, one 16-byte entry per record: none is evicted. */
 static struct rsp_window *make_window(const struct load_plan *lp)
 {
 	struct rsp_window_config wc = {.nr_cpus = lp->nr_cpus ? lp->nr_cpus : 1,
 				       .chunk_size = PD_CHUNK};
-	/* No record is over 64 KiB: a chunk always takes at least 192 KiB of them. */
-	size_t per = PD_CHUNK - 65544, chunks = 2 * (size_t)wc.nr_cpus;
+	size_t per = PD_CHUNK / 16, chunks = 2 * (size_t)wc.nr_cpus;
 
 	for (uint32_t c = 0; c < lp->nr_cpus; c++)
-		chunks += lp->bytes[c] / per + 1;
+		chunks += lp->count[c] / per + 1;
 	wc.budget = chunks * PD_CHUNK;
 	return rsp_window__new(&wc);
 }
 
-/* Copy the kernel's records into the window, per CPU in file order. */
+/*
+ * Give the window the kernel's records, per CPU in file order. It refers to
+ * them where they are (the mapped file or the caller's buffer, both alive
+ * and unchanged until rsp_perfdata__delete(), which deletes the window
+ * first): copying them would only duplicate the file's pages.
+ */
 static int fill(struct rsp_perfdata *pd, const struct load_plan *lp)
 {
 	for (size_t i = 0; i < lp->nr; i++) {
 		const struct placed *r = &lp->rec[i];
-		/* Records are 8-aligned in the file; the window copies them. */
-		int err = rsp_window__append(pd->window, r->cpu, r->time,
-					     (const void *)(pd->p + r->off));
+		/* Records are 8-aligned in the file (checked by place()). */
+		int err = rsp_window__append_ref(pd->window, r->cpu, r->time,
+						 (const void *)(pd->p + r->off));
 
 		if (err)
 			return fail(pd, r->off, "the record could not be stored: %s",
@@ -1073,7 +1075,7 @@ int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
 	}
 	if (!ret)
 		ret = fill(pd, &lp);
-	free(lp.bytes);
+	free(lp.count);
 	free(lp.rec);
 	if (ret == -ENOMEM && !err->len)
 		rsp_buf__printf(err, "%s: out of memory while loading it", pd->info.path);

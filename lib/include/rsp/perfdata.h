@@ -293,9 +293,9 @@ RSP_API const struct rsp_schema *rsp_perfdata__schema(const struct rsp_perfdata 
 RSP_API const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd);
 
 /**
- * rsp_perfdata__load() - check every record of the data section and copy
- * the kernel's records into a window sized for them (once; later calls
- * return at once). Return: 0, or -EINVAL/-ENOMEM with one sentence in @err
+ * rsp_perfdata__load() - check every record of the data section and put
+ * the kernel's records in a window sized for them, which refers to them in
+ * the file's memory (once; later calls return at once). Return: 0, or -EINVAL/-ENOMEM with one sentence in @err
  * naming the offset of the bad record.
  */
 RSP_API int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err);
