@@ -1159,13 +1159,14 @@ nomem:
 	return -ENOMEM;
 }
 
-int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
+static int make_source(struct rsp_perfdata *pd, bool symbols, struct rsp_source *src,
+		       struct rsp_buf *err)
 {
 	int ret = rsp_perfdata__load(pd, err);
 
 	if (!ret)
 		ret = load_ksyms(pd, err);
-	if (!ret)
+	if (!ret && symbols)
 		ret = make_symbols(pd, err);
 	if (ret)
 		return ret;
@@ -1178,8 +1179,19 @@ int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct
 	src->path = pd->info.path;
 	src->dump = &pd->info;
 	src->ksyms = pd->ksyms;
-	src->symbols = pd->symbols;
+	src->symbols = symbols ? pd->symbols : NULL;
 	return 0;
+}
+
+int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
+{
+	return make_source(pd, true, src, err);
+}
+
+int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
+			     struct rsp_source *src, struct rsp_buf *err)
+{
+	return make_source(pd, rsp_request__uses_symbols(req), src, err);
 }
 
 int rsp_perfdata__process_model(const struct rsp_perfdata *pd,

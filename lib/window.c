@@ -305,7 +305,9 @@ int rsp_window__append_ref(struct rsp_window *w, unsigned cpu, uint64_t time,
 	struct rsp_chunk *c;
 	size_t used;
 
-	if (cpu >= w->nr_cpus || rec->size < sizeof(*rec) || rec->size % 8)
+	/* The record is not read here: the caller checked it, and touching it
+	 * would bring a cold line of a large file into the cache for nothing. */
+	if (cpu >= w->nr_cpus || (uintptr_t)rec % 8)
 		return -EINVAL;
 	c = w->cpus[cpu].tail;
 	used = c ? atomic_load_explicit(&c->used, memory_order_relaxed) : 0;

@@ -85,13 +85,15 @@ RSP_API int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time
  * rsp_window__append_ref() - store a reference to a record (writer only)
  * @cpu:  the CPU it ran on
  * @time: its timestamp
- * @rec:  the record, rec->size bytes, a multiple of 8, 8-byte aligned
+ * @rec:  the record, 8-byte aligned, which the caller has checked (its
+ *        size a multiple of 8, all of it readable): the window does not
+ *        read it, readers will
  *
  * The window keeps @rec's address, not a copy: the caller keeps the record
  * alive and unchanged until rsp_window__delete(). For a window over a
  * mapped file, where copying would only duplicate the file's pages. An
- * entry takes 16 bytes of chunk space (and of the budget). Return: 0, or -EINVAL (bad cpu or size), -ENOMEM (counted
- * as dropped).
+ * entry takes 16 bytes of chunk space (and of the budget). Return: 0, or
+ * -EINVAL (bad cpu, misaligned @rec), -ENOMEM (counted as dropped).
  */
 RSP_API int rsp_window__append_ref(struct rsp_window *w, unsigned cpu, uint64_t time,
 				   const struct perf_event_header *rec);
