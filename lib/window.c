@@ -486,6 +486,24 @@ struct rsp_witer {
 	struct cursor *cur;
 };
 
+/*
+ * Readers of referenced records (a mapped file far larger than the cache)
+ * would wait for memory at each one: ask for the record a few entries
+ * ahead, so that its first line arrives while the records before it are
+ * being used.
+ */
+#define REF_AHEAD 4
+
+static void prefetch_ahead(const struct snap_chunk *sc, size_t off)
+{
+	const struct perf_event_header *rec;
+
+	if (off + sizeof(struct ref_entry) > sc->used)
+		return;
+	memcpy(&rec, sc->c->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
+	__builtin_prefetch(rec);
+}
+
 /* Advance a cursor in a chunk of references; false at the chunk's end. */
 static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc,
 		     unsigned cpu)
@@ -495,6 +513,7 @@ static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct 
 
 		memcpy(&e, sc->c->data + k->off, sizeof(e));
 		k->off += sizeof(e);
+		prefetch_ahead(sc, k->off + (REF_AHEAD - 1) * sizeof(e));
 		if (e.time < it->from || e.time > it->to)
 			continue;
 		k->cur.time = e.time;
