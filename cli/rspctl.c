@@ -393,7 +393,7 @@ static int analyze_file(const char *path, const struct rsp_request *req, struct 
 	if (notes.len)
 		fputs(notes.data, stderr);
 	if (!ret)
-		ret = rsp_perfdata__source(pd, &src, err);
+		ret = rsp_perfdata__source_for(pd, req, &src, err);
 	if (!ret)
 		ret = rsp_query__run(req, &src, out, err);
 	rsp_perfdata__delete(pd);

@@ -658,8 +658,8 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	store = rsp_tlstore__load(src->schema, snap, from, to, src->ksyms, RSP_TLSTORE_WAITS_ONLY,
-				  &tst, err);
+	store = rsp_tlstore__load(src->schema, snap, from, to, src->ksyms,
+				  RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS, &tst, err);
 	if (!store)
 		goto out;
 	rsp_waitgraph_opts__init(&wo);
@@ -733,4 +733,5 @@ const struct rsp_command rsp_cmd_graph = {
 	.opt = graph_opt,
 	.check = graph_check,
 	.run = graph_run,
+	.no_symbols = true, /* kernel stacks only, through src->ksyms */
 };

@@ -37,6 +37,12 @@ struct rsp_command {
 	/* Files the request asks the answer to carry (rsp/answer.h): the @i-th
 	 * one's path and part name, NULL past the end. NULL: none ever. */
 	const char *(*output)(const struct rsp_request *req, size_t i, const char **name);
+	/*
+	 * Never reads src->symbols (user symbols, the process model): an
+	 * offline source may then skip building them (a full pass over the
+	 * window). False, the safe default, for any command that might.
+	 */
+	bool no_symbols;
 };
 
 extern const struct rsp_command rsp_cmd_status;
