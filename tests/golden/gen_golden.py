@@ -24,7 +24,7 @@ EVENTS = [
     "sched:sched_process_fork", "sched:sched_process_exec", "sched:sched_process_exit",
     "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
     "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
-    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit",
+    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start",
 ]
 PER_EVENT = 3
 TRACEFS = "/sys/kernel/tracing"
@@ -147,6 +147,9 @@ def expect(event, text):
     if name == "hrtimer_expire_exit":
         m = re.match(r"hrtimer=(0x[0-9a-f]+)", text)
         return {"hrtimer": int(m.group(1), 16)}
+    if name == "hrtimer_start":
+        m = re.match(r"hrtimer=(0x[0-9a-f]+) function=\S+ expires=(\d+) softexpires=(\d+)", text)
+        return {"hrtimer": int(m.group(1), 16), "expires": int(m.group(2))}
     raise ValueError(name)
 
 

@@ -241,6 +241,24 @@ const struct golden_format golden_formats[] = {
 	"\n"
 	"print fmt: \"hrtimer=%p\", REC->hrtimer\n"
 	""},
+	{"timer", "hrtimer_start",
+	 "name: hrtimer_start\n"
+	"ID: 460\n"
+	"format:\n"
+	"	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
+	"	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
+	"	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
+	"	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
+	"\n"
+	"	field:void * hrtimer;	offset:8;	size:8;	signed:0;\n"
+	"	field:void * function;	offset:16;	size:8;	signed:0;\n"
+	"	field:s64 expires;	offset:24;	size:8;	signed:1;\n"
+	"	field:s64 softexpires;	offset:32;	size:8;	signed:1;\n"
+	"	field:enum hrtimer_mode mode;	offset:40;	size:4;	signed:0;\n"
+	"	field:bool was_armed;	offset:44;	size:1;	signed:0;\n"
+	"\n"
+	"print fmt: \"hrtimer=%p function=%ps expires=%llu softexpires=%llu mode=%s was_armed=%d\", REC->hrtimer, REC->function, (unsigned long long) REC->expires, (unsigned long long) REC->softexpires, __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, \"ABS\" }, { HRTIMER_MODE_REL, \"REL\" }, { HRTIMER_MODE_ABS_PINNED, \"ABS|PINNED\" }, { HRTIMER_MODE_REL_PINNED, \"REL|PINNED\" }, { HRTIMER_MODE_ABS_SOFT, \"ABS|SOFT\" }, { HRTIMER_MODE_REL_SOFT, \"REL|SOFT\" }, { HRTIMER_MODE_ABS_PINNED_SOFT, \"ABS|PINNED|SOFT\" }, { HRTIMER_MODE_REL_PINNED_SOFT, \"REL|PINNED|SOFT\" }, { HRTIMER_MODE_ABS_HARD, \"ABS|HARD\" }, { HRTIMER_MODE_REL_HARD, \"REL|HARD\" }, { HRTIMER_MODE_ABS_PINNED_HARD, \"ABS|PINNED|HARD\" }, { HRTIMER_MODE_REL_PINNED_HARD, \"REL|PINNED|HARD\" }), REC->was_armed\n"
+	""},
 	{NULL, NULL, NULL},
 };
 
@@ -374,5 +392,14 @@ const struct golden_record golden_records[] = {
 	{"hrtimer_expire_exit", 20, (const unsigned char[]){0xca, 0x01, 0x09, 0x02, 0x00, 0x00, 0x00, 0x00, 0xf8, 0xc6, 0xc1, 0x27, 0x86, 0x88, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00},
 	 "hrtimer=0xffff888627c1c6f8",
 	 {{"hrtimer", NULL, 18446612708506846968ull}, {NULL, NULL, 0}}},
+	{"hrtimer_start", 52, (const unsigned char[]){0xcc, 0x01, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0xf8, 0xc6, 0xc1, 0x27, 0x86, 0x88, 0xff, 0xff, 0xe0, 0x32, 0x43, 0x81, 0xff, 0xff, 0xff, 0xff, 0x00, 0xc4, 0x9e, 0xac, 0x89, 0x07, 0x00, 0x00, 0x00, 0xc4, 0x9e, 0xac, 0x89, 0x07, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	 "hrtimer=0xffff888627c1c6f8 function=tick_nohz_handler expires=8287888000000 softexpires=8287888000000 mode=0xa was_armed=1",
+	 {{"hrtimer", NULL, 18446612708506846968ull}, {"expires", NULL, 8287888000000ull}, {NULL, NULL, 0}}},
+	{"hrtimer_start", 52, (const unsigned char[]){0xcc, 0x01, 0x25, 0x03, 0x00, 0x00, 0x00, 0x00, 0xf8, 0xc6, 0xc1, 0x27, 0x86, 0x88, 0xff, 0xff, 0xe0, 0x32, 0x43, 0x81, 0xff, 0xff, 0xff, 0xff, 0x00, 0x34, 0xce, 0xa8, 0x89, 0x07, 0x00, 0x00, 0x00, 0x34, 0xce, 0xa8, 0x89, 0x07, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	 "hrtimer=0xffff888627c1c6f8 function=tick_nohz_handler expires=8287824000000 softexpires=8287824000000 mode=0xa was_armed=0",
+	 {{"hrtimer", NULL, 18446612708506846968ull}, {"expires", NULL, 8287824000000ull}, {NULL, NULL, 0}}},
+	{"hrtimer_start", 52, (const unsigned char[]){0xcc, 0x01, 0x09, 0x03, 0x01, 0x10, 0x00, 0x00, 0xf8, 0xc6, 0xc1, 0x27, 0x86, 0x88, 0xff, 0xff, 0xe0, 0x32, 0x43, 0x81, 0xff, 0xff, 0xff, 0xff, 0x00, 0x3d, 0x0b, 0xa9, 0x89, 0x07, 0x00, 0x00, 0x00, 0x3d, 0x0b, 0xa9, 0x89, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},
+	 "hrtimer=0xffff888627c1c6f8 function=tick_nohz_handler expires=8287828000000 softexpires=8287828000000 mode=0x0 was_armed=0",
+	 {{"hrtimer", NULL, 18446612708506846968ull}, {"expires", NULL, 8287828000000ull}, {NULL, NULL, 0}}},
 	{NULL, 0, NULL, NULL, {{NULL, NULL, 0}}},
 };
