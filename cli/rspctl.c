@@ -136,12 +136,12 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-static int read_answer(int fd, const char *path)
+/* Read rspd's answer: 0 and its body in @body, 1 after printing why not. */
+static int read_answer(int fd, const char *path, struct rsp_buf *body)
 {
 	unsigned char hdr[RSP_PROTO_RESP_HEADER];
 	uint32_t len;
 	int status, err = read_all(fd, hdr, sizeof(hdr));
-	char *body;
 
 	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
 		fprintf(stderr, "rspctl: %s from rspd at %s\n",
@@ -149,28 +149,26 @@ static int read_answer(int fd, const char *path)
 			path);
 		return 1;
 	}
-	body = malloc((size_t)len + 1);
-	if (!body || read_all(fd, body, len)) {
+	if (rsp_buf__reserve(body, (size_t)len + 1) || read_all(fd, body->data, len)) {
 		fprintf(stderr, "rspctl: the answer from %s was cut short\n", path);
-		free(body);
 		return 1;
 	}
-	body[len] = '\0';
+	body->len = len;
+	body->data[len] = '\0';
 	if (status) {
-		fprintf(stderr, "rspctl: %s\n", body);
-	} else {
-		fwrite(body, 1, len, stdout);
+		fprintf(stderr, "rspctl: %s\n", body->data);
+		return 1;
 	}
-	free(body);
-	return status ? 1 : 0;
+	return 0;
 }
 
-static int ask(const struct env *env, int argc, char **argv)
+/* Send @argv to rspd; 0 and the answer in @body, or 1 after printing why not. */
+static int ask(const struct env *env, int argc, const char *const *argv, struct rsp_buf *body)
 {
 	struct rsp_buf req = RSP_BUF_INIT;
 	int fd, ret;
 
-	if (rsp_proto__encode_request(argc, argv, &req)) {
+	if (rsp_proto__encode_request(argc, (char *const *)argv, &req)) {
 		fprintf(stderr, "rspctl: the command line is too long to send\n");
 		return 2;
 	}
@@ -184,19 +182,47 @@ static int ask(const struct env *env, int argc, char **argv)
 			strerror(errno));
 		ret = 1;
 	} else {
-		ret = read_answer(fd, env->socket);
+		ret = read_answer(fd, env->socket, body);
 	}
 	close(fd);
 	rsp_buf__exit(&req);
 	return ret;
 }
 
-/* Check a query locally before bothering the daemon with it. */
-static int check_query(int argc, char **argv)
+/*
+ * A query with a local part (it names the user's files): rspd answers the
+ * selection in JSON, librsp finishes here, as the user who runs rspctl.
+ */
+static int ask_local(const struct env *env, const struct rsp_request *req, int argc,
+		     char **argv)
 {
-	struct rsp_request req;
+	struct rsp_buf body = RSP_BUF_INIT, out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	int rargc, ret;
+	const char **rargv = rsp_query__remote_argv(req, argc, (const char *const *)argv, &rargc);
+
+	if (!rargv) {
+		fprintf(stderr, "rspctl: out of memory\n");
+		return 1;
+	}
+	ret = ask(env, rargc, rargv, &body);
+	if (!ret && rsp_query__finish(req, body.data, body.len, &out, &err)) {
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "failed");
+		ret = 1;
+	} else if (!ret && out.len) {
+		fwrite(out.data, 1, out.len, stdout);
+	}
+	free(rargv);
+	rsp_buf__exit(&body);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	return ret;
+}
+
+/* Check a query locally before bothering the daemon with it. */
+static int check_query(int argc, char **argv, struct rsp_request *req)
+{
 	struct rsp_buf err = RSP_BUF_INIT;
-	int ret = rsp_query__parse(argc, (const char *const *)argv, &req, &err);
+	int ret = rsp_query__parse(argc, (const char *const *)argv, req, &err);
 
 	if (ret) {
 		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "invalid command");
@@ -204,10 +230,28 @@ static int check_query(int argc, char **argv)
 			fputc('\n', stderr);
 			usage(stderr);
 		}
-	} else {
-		rsp_request__exit(&req);
 	}
 	rsp_buf__exit(&err);
+	return ret;
+}
+
+static int run_query(const struct env *env, int argc, char **argv)
+{
+	struct rsp_buf body = RSP_BUF_INIT;
+	struct rsp_request req;
+	int ret;
+
+	if (check_query(argc, argv, &req))
+		return 2;
+	if (rsp_query__local(&req)) {
+		ret = ask_local(env, &req, argc, argv);
+	} else {
+		ret = ask(env, argc, (const char *const *)argv, &body);
+		if (!ret)
+			fwrite(body.data, 1, body.len, stdout);
+	}
+	rsp_request__exit(&req);
+	rsp_buf__exit(&body);
 	return ret;
 }
 
@@ -254,7 +298,5 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[cmd], "help"))
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
-	if (check_query(argc - cmd, argv + cmd))
-		return 2;
-	return ask(&env, argc - cmd, argv + cmd);
+	return run_query(&env, argc - cmd, argv + cmd);
 }

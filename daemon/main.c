@@ -43,6 +43,14 @@ static const char usage_text[] =
 	"      --families LIST      families to record, e.g. sched,block or all\n"
 	"                           (sched,block,irq,timer,sample,sideband)\n"
 	"      --log-level LEVEL    error, warning, info or debug (info)\n"
+	"      --no-hist            keep no latency histograms (rspctl hist)\n"
+	"      --hist-resolution R  1 (log2 buckets) or 2 (half octaves) (1)\n"
+	"      --hist-profiles N    process/thread profiles kept; the least\n"
+	"                           recently updated go to 'other' (4096)\n"
+	"      --hist-slice D       length of a time slice (1s)\n"
+	"      --hist-slices N      time slices kept (300)\n"
+	"      --hist-io-timeout D  a block request still without a completion\n"
+	"                           after D counts as unobserved (10s)\n"
 	"  -h, --help               this text\n"
 	"  -V, --version            print the version\n"
 	"\n"
@@ -63,6 +71,12 @@ enum {
 	OPT_MAX_STACK,
 	OPT_FAMILIES,
 	OPT_LOG_LEVEL,
+	OPT_NO_HIST,
+	OPT_HIST_RESOLUTION,
+	OPT_HIST_PROFILES,
+	OPT_HIST_SLICE,
+	OPT_HIST_SLICES,
+	OPT_HIST_IO_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +94,12 @@ static const struct option long_opts[] = {
 	{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 	{"families", required_argument, NULL, OPT_FAMILIES},
 	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"no-hist", no_argument, NULL, OPT_NO_HIST},
+	{"hist-resolution", required_argument, NULL, OPT_HIST_RESOLUTION},
+	{"hist-profiles", required_argument, NULL, OPT_HIST_PROFILES},
+	{"hist-slice", required_argument, NULL, OPT_HIST_SLICE},
+	{"hist-slices", required_argument, NULL, OPT_HIST_SLICES},
+	{"hist-io-timeout", required_argument, NULL, OPT_HIST_IO_TIMEOUT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -93,6 +113,9 @@ static void config_init(struct rspd_config *c)
 	c->flush_interval_ns = 100000000ull;
 	c->log_level = RSP_LOG_INFO;
 	rsp_capture_opts__init(&c->capture);
+	c->hist_on = true;
+	rsp_hist_config__init(&c->hist);
+	c->hist_io_timeout_ns = 10000000000ull;
 }
 
 static int bad(const char *opt, const char *val, const char *want)
@@ -136,6 +159,34 @@ static int set_log_level(struct rspd_config *c, const char *v)
 		}
 	}
 	return bad("--log-level", v, "want error, warning, info or debug");
+}
+
+/* The latency histogram options (--no-hist, --hist-*). */
+static int parse_hist_opt(struct rspd_config *c, int opt, const char *v)
+{
+	switch (opt) {
+	case OPT_NO_HIST:
+		c->hist_on = false;
+		return 0;
+	case OPT_HIST_RESOLUTION:
+		return parse_number("--hist-resolution", v, 1, 2, &c->hist.resolution);
+	case OPT_HIST_PROFILES:
+		return parse_number("--hist-profiles", v, 16, 1u << 20, &c->hist.max_profiles);
+	case OPT_HIST_SLICE:
+		if (rsp_parse__duration(v, &c->hist.slice_ns) || c->hist.slice_ns < 10000000 ||
+		    c->hist.slice_ns > 3600000000000ull)
+			return bad("--hist-slice", v, "want 10ms..1h, e.g. 1s");
+		return 0;
+	case OPT_HIST_SLICES:
+		return parse_number("--hist-slices", v, 1, 100000, &c->hist.nr_slices);
+	case OPT_HIST_IO_TIMEOUT:
+		if (rsp_parse__duration(v, &c->hist_io_timeout_ns) ||
+		    c->hist_io_timeout_ns < 100000000 || c->hist_io_timeout_ns > 3600000000000ull)
+			return bad("--hist-io-timeout", v, "want 100ms..1h, e.g. 10s");
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 static int parse_opt(struct rspd_config *c, int opt, const char *v)
@@ -192,7 +243,7 @@ static int parse_opt(struct rspd_config *c, int opt, const char *v)
 	case OPT_LOG_LEVEL:
 		return set_log_level(c, v);
 	default:
-		return -1;
+		return parse_hist_opt(c, opt, v);
 	}
 }
 
@@ -270,12 +321,13 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return 0;
+	return rspd_analysis__start(d, err, errlen);
 }
 
 static void teardown(struct rspd *d)
 {
 	rspd_server__stop(d);
+	rspd_analysis__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -340,7 +392,10 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 
 	if (read(tfd, &ticks, sizeof(ticks)) < 0)
 		return;
+	now = rspd_now_ns();
 	rsp_drain__all(&d->drain);
+	/* Every record stamped before @now is in the window: feed the histograms. */
+	rspd_analysis__publish(d, now);
 	now = rspd_now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);

@@ -33,8 +33,20 @@ struct rsp_command {
 	int (*check)(struct rsp_request *req, struct rsp_buf *err);
 	int (*run)(const struct rsp_request *req, const struct rsp_source *src,
 		   struct rsp_buf *out, struct rsp_buf *err);
+	/*
+	 * Optional: a part that runs in rspctl, for options that name the
+	 * user's own files (rspd must not open paths a client names). When
+	 * @local says so, rspctl sends the arguments minus the options @keep
+	 * rejects (and minus the format options), plus --json, and @finish
+	 * makes the answer from rspd's JSON.
+	 */
+	bool (*local)(const struct rsp_request *req);
+	bool (*keep)(const struct rsp_request *req, int id);
+	int (*finish)(const struct rsp_request *req, const char *answer, size_t len,
+		      struct rsp_buf *out, struct rsp_buf *err);
 };
 
 extern const struct rsp_command rsp_cmd_status;
+extern const struct rsp_command rsp_cmd_hist;
 
 #endif
