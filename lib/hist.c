@@ -187,8 +187,10 @@ const char *rsp_hist__fmt_ns(double ns, char *buf, size_t n)
 		snprintf(buf, n, "%.3g ms", ns / 1e6);
 	else if (ns < 1e12)
 		snprintf(buf, n, "%.3g s", ns / 1e9);
-	else
+	else if (ns < 1e14)
 		snprintf(buf, n, "%.0f s", ns / 1e9);
+	else
+		snprintf(buf, n, "%.2e s", ns / 1e9); /* at most 10 columns */
 	return buf;
 }
 

@@ -146,8 +146,8 @@ static void incomplete_text(const struct rsp_hist_profile *p, struct rsp_buf *ou
 		rsp_buf__printf(out, "; %llu open", (unsigned long long)p->open);
 	rsp_buf__puts(out, "\n");
 	if (p->incomplete && RSP_HIST_OP_KIND(p->op) == RSP_HOP_BLK_SERVICE)
-		rsp_buf__puts(out, "  (this kernel sends no block_rq_complete when the disk "
-				   "interrupt hits an idle CPU)\n");
+		rsp_buf__puts(out, "  (this kernel sends no block_rq_complete when the disk\n"
+				   "  interrupt hits an idle CPU; see rspctl status)\n");
 }
 
 int rsp_hist_profile__render(const struct rsp_hist_profile *p, struct rsp_buf *out)
@@ -206,7 +206,21 @@ static uint64_t cell(const struct rsp_hist_row *row, unsigned b, unsigned group,
 	return s;
 }
 
-/* An axis under the columns: "1us", "1ms", "1s" where those values fall. */
+/* Put "^label" at column @col of @line if it fits and overlaps nothing. */
+static void axis_mark(char *line, size_t size, unsigned col, const char *label)
+{
+	size_t len = strlen(label);
+
+	if (col + 1 + len >= size - 1)
+		return;
+	for (size_t i = col ? col - 1 : 0; i <= col + len + 1 && i < size - 1; i++)
+		if (line[i] != ' ')
+			return;
+	line[col] = '^';
+	memcpy(line + col + 1, label, len);
+}
+
+/* An axis under the columns: the first column's low bound, then 1us, 1ms, 1s. */
 static void heat_axis(struct rsp_buf *out, unsigned lo, unsigned cols, unsigned group, unsigned r,
 		      int indent)
 {
@@ -214,22 +228,20 @@ static void heat_axis(struct rsp_buf *out, unsigned lo, unsigned cols, unsigned 
 		uint64_t ns;
 		const char *label;
 	} marks[] = {{1000, "1us"}, {1000000, "1ms"}, {1000000000, "1s"}};
-	char line[HEAT_COLS + 8];
+	char line[HEAT_COLS + 16], first[24], *sp;
 
 	memset(line, ' ', sizeof(line));
 	line[sizeof(line) - 1] = '\0';
+	rsp_hist__fmt_ns((double)rsp_hist__bucket_low(lo, r), first, sizeof(first));
+	sp = strchr(first, ' ');
+	if (sp)
+		memmove(sp, sp + 1, strlen(sp)); /* "1.05ms" */
+	axis_mark(line, sizeof(line), 0, first);
 	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
 		unsigned b = rsp_hist__bucket(marks[m].ns, r);
-		size_t len = strlen(marks[m].label);
-		unsigned col;
 
-		if (b < lo || (b - lo) / group >= cols)
-			continue;
-		col = (b - lo) / group;
-		if (col + 1 + len >= sizeof(line))
-			continue;
-		line[col] = '^';
-		memcpy(line + col + 1, marks[m].label, len);
+		if (b >= lo && (b - lo) / group < cols)
+			axis_mark(line, sizeof(line), (b - lo) / group, marks[m].label);
 	}
 	for (int i = (int)sizeof(line) - 2; i >= 0 && line[i] == ' '; i--)
 		line[i] = '\0';
@@ -313,15 +325,15 @@ static void summary_table(const struct rsp_hist_set *s, struct rsp_buf *out)
 {
 	char subj[64], m[24], p99[24], t[24];
 
-	rsp_buf__printf(out, "\n%-20s %-20s %8s %8s %8s %8s\n", "op", "subject", "count", "mean",
+	rsp_buf__printf(out, "\n%-18s %-18s %8s %10s %10s %10s\n", "op", "subject", "count", "mean",
 			"p99", "total");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct rsp_hist_profile *p = &s->v[i];
 
 		subject_short(&p->subject, subj, sizeof(subj));
-		subj[20] = '\0';
+		subj[18] = '\0';
 		rsp_buf__printf(
-			out, "%-20.20s %-20s %8llu %8s %8s %8s\n", p->op_label, subj,
+			out, "%-18.18s %-18s %8llu %10s %10s %10s\n", p->op_label, subj,
 			(unsigned long long)p->count,
 			p->count ? rsp_hist__fmt_ns((double)p->sum / (double)p->count, m, sizeof(m))
 				 : "-",

@@ -38,7 +38,8 @@ struct req {
 	uint64_t t_insert, t_issue;
 	uint32_t tgid, tid;
 	char comm[RSP_HIST_COMM_LEN];
-	uint32_t next_free; /* NIL when in use */
+	bool used;
+	uint32_t next_free;
 };
 
 struct dev_open {
@@ -261,6 +262,7 @@ static void req_free(struct rsp_histfeed *f, struct req *r)
 	if (r->issued)
 		atomic_store_explicit(&f->c.blk_open, LDC(f->c.blk_open) - 1, memory_order_relaxed);
 	rsp_u64map__del(&f->reqmap, req_key(r->dev, r->sector));
+	r->used = false;
 	r->next_free = f->free_head;
 	f->free_head = (uint32_t)(r - f->reqs);
 }
@@ -289,6 +291,7 @@ static struct req *req_new(struct rsp_histfeed *f, uint32_t dev, uint64_t sector
 	if (comm.ptr)
 		memcpy(r->comm, comm.ptr,
 		       comm.len < RSP_HIST_COMM_LEN ? comm.len : RSP_HIST_COMM_LEN - 1);
+	r->used = true;
 	r->next_free = NIL;
 	rsp_u64map__put(&f->reqmap, req_key(dev, sector), idx); /* reserved */
 	return r;
@@ -405,7 +408,7 @@ void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now)
 		struct req *r = &f->reqs[i];
 		uint64_t since = r->issued ? r->t_issue : r->t_insert;
 
-		if (r->next_free != NIL || (now != UINT64_MAX && since + timeout > now))
+		if (!r->used || (now != UINT64_MAX && since + timeout > now))
 			continue;
 		if (r->issued)
 			req_no_completion(f, r);
