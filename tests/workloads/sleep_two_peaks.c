@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleep_two_peaks N: one thread alternates nanosleep(1 ms) and
+ * nanosleep(8 ms), N times each, and measures every sleep.
+ *
+ * Known answer (phase 2 of the latency profiles, with the timeline): the
+ * thread's off-CPU profile for deliberate sleeps (offcpu:sleep, --tid TID)
+ * has exactly two peaks, in the buckets holding ~1 ms and ~8 ms (plus the
+ * timer slack, 50 us by default), each with N sleeps (+-2).
+ *
+ * Prints one JSON line: {"pid", "tid", "n", "short_ns", "long_ns",
+ * "short_mean_ns", "long_mean_ns", "short_max_ns", "long_max_ns"}: the
+ * sleeps as the thread measured them (CLOCK_MONOTONIC around each call).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep @ns; return how long it took. */
+static uint64_t nap(uint64_t ns)
+{
+	struct timespec req = {.tv_sec = 0, .tv_nsec = (long)ns};
+	uint64_t t0 = now_ns();
+
+	while (nanosleep(&req, &req))
+		;
+	return now_ns() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 200;
+	const uint64_t s_ns = 1000000, l_ns = 8000000;
+	uint64_t s_sum = 0, l_sum = 0, s_max = 0, l_max = 0;
+
+	if (n <= 0) {
+		fprintf(stderr, "usage: sleep_two_peaks N\n");
+		return 2;
+	}
+	for (long i = 0; i < n; i++) {
+		uint64_t a = nap(s_ns), b = nap(l_ns);
+
+		s_sum += a;
+		l_sum += b;
+		s_max = a > s_max ? a : s_max;
+		l_max = b > l_max ? b : l_max;
+	}
+	printf("{\"pid\": %d, \"tid\": %ld, \"n\": %ld, \"short_ns\": %llu, \"long_ns\": %llu, "
+	       "\"short_mean_ns\": %llu, \"long_mean_ns\": %llu, \"short_max_ns\": %llu, "
+	       "\"long_max_ns\": %llu}\n",
+	       (int)getpid(), (long)syscall(SYS_gettid), n, (unsigned long long)s_ns,
+	       (unsigned long long)l_ns, (unsigned long long)(s_sum / (uint64_t)n),
+	       (unsigned long long)(l_sum / (uint64_t)n), (unsigned long long)s_max,
+	       (unsigned long long)l_max);
+	return 0;
+}
