@@ -502,7 +502,7 @@ static int render_diff(const struct rsp_request *req, struct rsp_hist_set *base,
 		return ret;
 	}
 	range_text(base, base_name, bw, sizeof(bw));
-	range_text(cur, "now", cw, sizeof(cw));
+	range_text(cur, "", cw, sizeof(cw));
 	if (req->format == RSP_FMT_JSON)
 		ret = rsp_hist_diff__render_json(d, bw, cw, out);
 	else

@@ -882,7 +882,8 @@ int rsp_hist_diff__render_text(const struct rsp_hist_diff *d, const char *base_w
 {
 	size_t shown = 0;
 
-	rsp_buf__printf(out, "diff: %s -> %s, r=%u\n", base_what, cur_what, d->resolution);
+	rsp_buf__printf(out, "diff at r=%u\n  baseline %s\n  now      %s\n", d->resolution,
+			base_what, cur_what);
 	rsp_buf__printf(out,
 			"%zu pairs: %zu selected, %zu with similar totals, %zu tiny (OSprof "
 			"phase 1);\nselected pairs ranked by EMD, appeared/vanished first "
@@ -895,12 +896,12 @@ int rsp_hist_diff__render_text(const struct rsp_hist_diff *d, const char *base_w
 	for (size_t i = 0; i < d->selected && shown < show; i++, shown++) {
 		const struct rsp_hist_pair *p = &d->v[i];
 
-		rsp_buf__printf(out, "\n== %zu. baseline (%s)\n", i + 1, base_what);
+		rsp_buf__printf(out, "\n== %zu. baseline\n", i + 1);
 		if (p->base)
 			rsp_hist_profile__render(p->base, out);
 		else
 			rsp_buf__puts(out, "absent\n");
-		rsp_buf__printf(out, "== %zu. now (%s)\n", i + 1, cur_what);
+		rsp_buf__printf(out, "== %zu. now\n", i + 1);
 		if (p->cur)
 			rsp_hist_profile__render(p->cur, out);
 		else
