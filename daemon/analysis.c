@@ -92,6 +92,11 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 		from = ws.complete_from + 1;
 	}
 	it = from <= until ? rsp_witer__new(snap, from, until) : NULL;
+	/*
+	 * Phase 2 plugs the timeline in here: the same record goes to the
+	 * timeline builder, whose completed sleeps and runs call
+	 * rsp_histfeed__offcpu() and rsp_histfeed__runq() on this thread.
+	 */
 	while (it && rsp_witer__next(it, &e)) {
 		rsp_histfeed__record(a->feed, schema, &e);
 		n++;
@@ -208,6 +213,11 @@ void rspd_analysis__stop(struct rspd *d)
 	pthread_mutex_unlock(&a->lock);
 	if (a->running)
 		pthread_join(a->thread, NULL);
+	rspd_log(RSP_LOG_INFO,
+		 "histograms: fed %llu records in %llu passes, %.2f s of CPU, %llu gaps",
+		 (unsigned long long)atomic_load(&a->records),
+		 (unsigned long long)atomic_load(&a->passes), atomic_load(&a->cpu_s),
+		 (unsigned long long)atomic_load(&a->gaps));
 	d->analysis = NULL;
 	analysis_free(a);
 }
@@ -215,13 +225,4 @@ void rspd_analysis__stop(struct rspd *d)
 struct rsp_hist_store *rspd_analysis__store(struct rspd *d)
 {
 	return d->analysis ? d->analysis->store : NULL;
-}
-
-void rspd_analysis__stats(struct rspd *d, uint64_t *passes, uint64_t *records, double *cpu_s)
-{
-	struct rspd_analysis *a = d->analysis;
-
-	*passes = a ? atomic_load_explicit(&a->passes, memory_order_relaxed) : 0;
-	*records = a ? atomic_load_explicit(&a->records, memory_order_relaxed) : 0;
-	*cpu_s = a ? atomic_load_explicit(&a->cpu_s, memory_order_relaxed) : 0;
 }

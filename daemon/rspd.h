@@ -60,7 +60,6 @@ void rspd_analysis__publish(struct rspd *d, uint64_t drain_start);
 void rspd_analysis__stop(struct rspd *d);
 /** rspd_analysis__store() - the histograms for queries, NULL when off. */
 struct rsp_hist_store *rspd_analysis__store(struct rspd *d);
-void rspd_analysis__stats(struct rspd *d, uint64_t *passes, uint64_t *records, double *cpu_s);
 
 /* server.c */
 /**

@@ -138,10 +138,17 @@ def disk_of(path):
 
 
 def block_stat(name):
-    """(requests completed: reads + writes + discards + flushes, in flight, raw fields)."""
+    """(requests completed: reads + writes + discards, in flight, raw fields).
+
+    Fields (Documentation/block/stat.rst): 0 read I/Os, 4 write I/Os, 5 write
+    merges, 8 in flight, 11 discard I/Os, 15 flush I/Os. Cache flushes are
+    left out: the kernel counts them in their own field, but a flush request
+    reaches no block_rq_issue on this kernel (measured: 20 fdatasync flushes,
+    20 in field 15, no extra issue record), so it is no request rsp sees.
+    """
     with open("/sys/block/%s/stat" % name) as f:
         v = [int(x) for x in f.read().split()]
-    done = v[0] + v[4] + (v[11] if len(v) > 11 else 0) + (v[14] if len(v) > 14 else 0)
+    done = v[0] + v[4] + (v[11] if len(v) > 11 else 0)
     return done, v[8], v
 
 
