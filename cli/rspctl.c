@@ -5,11 +5,13 @@
  * over the control socket, and prints the answer.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <rsp/buf.h>
@@ -46,6 +48,7 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  rspctl status\n"
 		"  rspctl status --json\n"
+		"  rspctl top --pid 1234 --last 10s\n"
 		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n",
 		b.data ? b.data : "", "help", "usage of a command", DEFAULT_SOCKET);
 	rsp_buf__exit(&b);
@@ -68,6 +71,29 @@ static int help(const char *cmd)
 	fputs(b.data, stdout);
 	rsp_buf__exit(&b);
 	return 0;
+}
+
+/* Say who may connect, from the socket's own mode and group. */
+static void denied(const char *path)
+{
+	struct stat st;
+	struct group *g;
+
+	if (stat(path, &st)) {
+		fprintf(stderr, "rspctl: permission denied on %s: %s\n", path, strerror(errno));
+		return;
+	}
+	g = getgrgid(st.st_gid);
+	if ((st.st_mode & 0060) == 0060 && st.st_gid != 0 && g)
+		fprintf(stderr,
+			"rspctl: permission denied on %s — run rspctl as root or as a member of "
+			"group %s ('adduser $USER %s', then log in again)\n",
+			path, g->gr_name, g->gr_name);
+	else
+		fprintf(stderr,
+			"rspctl: permission denied on %s: rspd lets only root connect — run rspctl "
+			"as root, or set socket-group in rspd's configuration (rspd(8))\n",
+			path);
 }
 
 static int connect_socket(const char *path)
@@ -96,10 +122,7 @@ static int connect_socket(const char *path)
 			"'rspd --foreground', or point rspctl at it with --socket PATH\n",
 			path);
 	else if (errno == EACCES || errno == EPERM)
-		fprintf(stderr,
-			"rspctl: permission denied on %s — run rspctl as root or as a member of "
-			"rspd's group\n",
-			path);
+		denied(path);
 	else
 		fprintf(stderr, "rspctl: cannot connect to %s: %s\n", path, strerror(errno));
 	close(fd);
@@ -177,7 +200,12 @@ static int ask(const struct env *env, int argc, const char *const *argv, struct 
 		rsp_buf__exit(&req);
 		return 1;
 	}
-	if (write_all(fd, req.data, req.len)) {
+	/*
+	 * rspd may answer before it has read the request (it is busy, or the
+	 * request is too long) and close: read that answer rather than report
+	 * the broken pipe.
+	 */
+	if (write_all(fd, req.data, req.len) && errno != EPIPE && errno != ECONNRESET) {
 		fprintf(stderr, "rspctl: could not send the request to %s: %s\n", env->socket,
 			strerror(errno));
 		ret = 1;

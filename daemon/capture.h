@@ -23,6 +23,7 @@ struct perf_mmap;
 struct perf_cpu_map;
 struct perf_thread_map;
 struct tep_handle;
+struct rsp_sbq;
 
 enum rsp_stack_policy {
 	RSP_STACKS_NONE,    /* no callchain on switches */
@@ -38,6 +39,7 @@ struct rsp_capture_opts {
 	bool callchain_kernel;
 	bool callchain_user;
 	bool sample_stacks;        /* callchains on cpu-clock samples */
+	bool waker_stacks;         /* callchains on sched_waking (all, sleeps policies) */
 	unsigned sample_freq;      /* Hz */
 	unsigned ring_pages;       /* data pages per CPU ring, power of two */
 	unsigned wakeup_percent;   /* wake the drain when a ring is this full */
@@ -146,6 +148,15 @@ struct rsp_drain {
 	_Atomic uint64_t checked_fired[RSP_EVSET_MAX];
 	_Atomic uint64_t checked_delivered[RSP_EVSET_MAX];
 	_Atomic bool checked_counted[RSP_EVSET_MAX];
+	/*
+	 * Every ring's records older than this are in the window: set by the
+	 * capture loop after each timed drain of all rings. Readers that need a
+	 * complete, time-ordered prefix of the stream (the process model) stop
+	 * there.
+	 */
+	_Atomic uint64_t drained_to;
+	/* Where the non-sample records also go (the process model), or NULL. */
+	struct rsp_sbq *sbq;
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <perf/core.h>
 #include "log.h"
 
-static enum rsp_log_level max_level = RSP_LOG_INFO;
+static _Atomic int max_level = RSP_LOG_INFO; /* SIGHUP changes it while others log */
 static int journal;
 
 static const char *const names[] = {"error", "warning", "info", "debug"};
@@ -18,7 +20,7 @@ static void emit(enum rsp_log_level level, const char *msg)
 {
 	struct timespec ts;
 
-	if (level > max_level)
+	if ((int)level > atomic_load_explicit(&max_level, memory_order_relaxed))
 		return;
 	if (journal) {
 		fprintf(stderr, "<%d>%s\n", prio[level], msg);
@@ -37,8 +39,9 @@ static void lib_hook(enum rsp_log_level level, const char *msg, void *ctx)
 static int libperf_hook(enum libperf_print_level level, const char *fmt, va_list ap)
 {
 	char msg[512];
-	enum rsp_log_level l = level == LIBPERF_ERR ? RSP_LOG_ERR :
-			       level == LIBPERF_WARN ? RSP_LOG_WARN : RSP_LOG_DEBUG;
+	enum rsp_log_level l = level == LIBPERF_ERR    ? RSP_LOG_ERR
+			       : level == LIBPERF_WARN ? RSP_LOG_WARN
+						       : RSP_LOG_DEBUG;
 	size_t n;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -49,13 +52,40 @@ static int libperf_hook(enum libperf_print_level level, const char *fmt, va_list
 	return (int)n;
 }
 
+/*
+ * stderr is the journal when JOURNAL_STREAM names its device and inode (as
+ * systemd sets it for a service): then "<N>" prefixes give journald the
+ * level, and journald adds the time. A JOURNAL_STREAM inherited by a
+ * process whose stderr was redirected elsewhere does not count.
+ */
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(2, &st))
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 void rspd_log_init(enum rsp_log_level level)
 {
-	max_level = level;
-	journal = getenv("JOURNAL_STREAM") != NULL;
+	rspd_log_set_level(level);
+	journal = stderr_is_journal();
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	rsp_log__set(lib_hook, NULL);
 	libperf_init(libperf_hook);
+}
+
+void rspd_log_set_level(enum rsp_log_level level)
+{
+	atomic_store_explicit(&max_level, (int)level, memory_order_relaxed);
+}
+
+bool rspd_log_to_journal(void)
+{
+	return journal;
 }
 
 void rspd_log(enum rsp_log_level level, const char *fmt, ...)

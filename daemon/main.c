@@ -3,12 +3,11 @@
  * rspd: opens the perf rings, drains them into the window, serves queries.
  *
  * Threads: the main thread is the capture loop (epoll over the ring fds, a
- * signalfd and a timerfd); the control socket has its own thread
+ * signalfd and two timerfds); the control socket has its own threads
  * (server.c). Signal handling is a signalfd read by the capture loop: no
- * code runs in signal context.
+ * code runs in signal context. Options: config.c; systemd: notify.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,263 +16,18 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <traceevent/event-parse.h>
-#include <rsp/parse.h>
+#include "config.h"
 #include "log.h"
+#include "notify.h"
 #include "rspd.h"
 
-static const char usage_text[] =
-	"usage: rspd [OPTIONS]\n"
-	"\n"
-	"The rsp daemon: records scheduler, block, irq and timer events from\n"
-	"per-CPU perf rings into a bounded in-memory window; rspctl queries it.\n"
-	"\n"
-	"  -f, --foreground         stay in the foreground, log to stderr\n"
-	"  -s, --socket PATH        control socket (default " RSPD_DEFAULT_SOCKET ")\n"
-	"      --window SIZE        window budget, e.g. 64M (default 64M)\n"
-	"      --chunk-size SIZE    window chunk size (default: derived)\n"
-	"      --ring-pages N       data pages per CPU ring, a power of two (256)\n"
-	"      --wakeup-percent P   wake the drain when a ring is P%% full (25)\n"
-	"      --flush-interval D   drain every ring at least this often (100ms)\n"
-	"      --freq HZ            cpu-clock sampling frequency, 0 = off (99)\n"
-	"      --stacks POLICY      callchains on switches: all, sleeps,\n"
-	"                           sampled:N (one switch in N) or none (sleeps)\n"
-	"      --callchain WHAT     kernel+user, kernel or user (kernel+user)\n"
-	"      --no-sample-stacks   no callchains on cpu-clock samples\n"
-	"      --max-stack N        frames per callchain (64)\n"
-	"      --families LIST      families to record, e.g. sched,block or all\n"
-	"                           (sched,block,irq,timer,sample,sideband)\n"
-	"      --log-level LEVEL    error, warning, info or debug (info)\n"
-	"      --no-hist            keep no latency histograms (rspctl hist)\n"
-	"      --hist-resolution R  1 (log2 buckets) or 2 (half octaves) (1)\n"
-	"      --hist-profiles N    process/thread profiles kept; the least\n"
-	"                           recently updated go to 'other' (4096)\n"
-	"      --hist-slice D       length of a time slice (1s)\n"
-	"      --hist-slices N      time slices kept (300)\n"
-	"      --hist-io-timeout D  a block request still without a completion\n"
-	"                           after D counts as unobserved (10s)\n"
-	"  -h, --help               this text\n"
-	"  -V, --version            print the version\n"
-	"\n"
-	"EXAMPLES\n"
-	"  rspd --foreground\n"
-	"  rspd --foreground --socket /tmp/rspd.sock --window 256M --stacks all\n";
-
-enum {
-	OPT_WINDOW = 256,
-	OPT_CHUNK,
-	OPT_RING_PAGES,
-	OPT_WAKEUP,
-	OPT_FLUSH,
-	OPT_FREQ,
-	OPT_STACKS,
-	OPT_CALLCHAIN,
-	OPT_NO_SAMPLE_STACKS,
-	OPT_MAX_STACK,
-	OPT_FAMILIES,
-	OPT_LOG_LEVEL,
-	OPT_NO_HIST,
-	OPT_HIST_RESOLUTION,
-	OPT_HIST_PROFILES,
-	OPT_HIST_SLICE,
-	OPT_HIST_SLICES,
-	OPT_HIST_IO_TIMEOUT,
+/* The capture loop's own fds. */
+struct loop_fds {
+	int sfd;       /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGUSR1 */
+	int tfd;       /* timerfd: drain every ring (--flush-interval) */
+	int hfd;       /* timerfd: housekeeping (systemd status, watchdog) */
+	bool watchdog; /* the unit has WatchdogSec */
 };
-
-static const struct option long_opts[] = {
-	{"foreground", no_argument, NULL, 'f'},
-	{"socket", required_argument, NULL, 's'},
-	{"window", required_argument, NULL, OPT_WINDOW},
-	{"chunk-size", required_argument, NULL, OPT_CHUNK},
-	{"ring-pages", required_argument, NULL, OPT_RING_PAGES},
-	{"wakeup-percent", required_argument, NULL, OPT_WAKEUP},
-	{"flush-interval", required_argument, NULL, OPT_FLUSH},
-	{"freq", required_argument, NULL, OPT_FREQ},
-	{"stacks", required_argument, NULL, OPT_STACKS},
-	{"callchain", required_argument, NULL, OPT_CALLCHAIN},
-	{"no-sample-stacks", no_argument, NULL, OPT_NO_SAMPLE_STACKS},
-	{"max-stack", required_argument, NULL, OPT_MAX_STACK},
-	{"families", required_argument, NULL, OPT_FAMILIES},
-	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-	{"no-hist", no_argument, NULL, OPT_NO_HIST},
-	{"hist-resolution", required_argument, NULL, OPT_HIST_RESOLUTION},
-	{"hist-profiles", required_argument, NULL, OPT_HIST_PROFILES},
-	{"hist-slice", required_argument, NULL, OPT_HIST_SLICE},
-	{"hist-slices", required_argument, NULL, OPT_HIST_SLICES},
-	{"hist-io-timeout", required_argument, NULL, OPT_HIST_IO_TIMEOUT},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
-};
-
-static void config_init(struct rspd_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	snprintf(c->socket_path, sizeof(c->socket_path), "%s", RSPD_DEFAULT_SOCKET);
-	c->window_budget = 64ull << 20;
-	c->flush_interval_ns = 100000000ull;
-	c->log_level = RSP_LOG_INFO;
-	rsp_capture_opts__init(&c->capture);
-	c->hist_on = true;
-	rsp_hist_config__init(&c->hist);
-	c->hist_io_timeout_ns = 10000000000ull;
-}
-
-static int bad(const char *opt, const char *val, const char *want)
-{
-	fprintf(stderr, "rspd: %s: invalid value '%s'; %s\n", opt, val, want);
-	return -1;
-}
-
-static int parse_number(const char *opt, const char *v, uint64_t lo, uint64_t hi,
-			unsigned *out)
-{
-	uint64_t n;
-	char want[64];
-
-	if (rsp_parse__u64(v, lo, hi, &n)) {
-		snprintf(want, sizeof(want), "want an integer in %llu..%llu",
-			 (unsigned long long)lo, (unsigned long long)hi);
-		return bad(opt, v, want);
-	}
-	*out = (unsigned)n;
-	return 0;
-}
-
-static int set_callchain(struct rsp_capture_opts *o, const char *v)
-{
-	o->callchain_kernel = !strcmp(v, "kernel+user") || !strcmp(v, "kernel");
-	o->callchain_user = !strcmp(v, "kernel+user") || !strcmp(v, "user");
-	if (!o->callchain_kernel && !o->callchain_user)
-		return bad("--callchain", v, "want kernel+user, kernel or user");
-	return 0;
-}
-
-static int set_log_level(struct rspd_config *c, const char *v)
-{
-	static const char *const names[] = {"error", "warning", "info", "debug"};
-
-	for (int i = 0; i < 4; i++) {
-		if (!strcmp(v, names[i])) {
-			c->log_level = (enum rsp_log_level)i;
-			return 0;
-		}
-	}
-	return bad("--log-level", v, "want error, warning, info or debug");
-}
-
-/* The latency histogram options (--no-hist, --hist-*). */
-static int parse_hist_opt(struct rspd_config *c, int opt, const char *v)
-{
-	switch (opt) {
-	case OPT_NO_HIST:
-		c->hist_on = false;
-		return 0;
-	case OPT_HIST_RESOLUTION:
-		return parse_number("--hist-resolution", v, 1, 2, &c->hist.resolution);
-	case OPT_HIST_PROFILES:
-		return parse_number("--hist-profiles", v, 16, 1u << 20, &c->hist.max_profiles);
-	case OPT_HIST_SLICE:
-		if (rsp_parse__duration(v, &c->hist.slice_ns) || c->hist.slice_ns < 10000000 ||
-		    c->hist.slice_ns > 3600000000000ull)
-			return bad("--hist-slice", v, "want 10ms..1h, e.g. 1s");
-		return 0;
-	case OPT_HIST_SLICES:
-		return parse_number("--hist-slices", v, 1, 100000, &c->hist.nr_slices);
-	case OPT_HIST_IO_TIMEOUT:
-		if (rsp_parse__duration(v, &c->hist_io_timeout_ns) ||
-		    c->hist_io_timeout_ns < 100000000 || c->hist_io_timeout_ns > 3600000000000ull)
-			return bad("--hist-io-timeout", v, "want 100ms..1h, e.g. 10s");
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static int parse_opt(struct rspd_config *c, int opt, const char *v)
-{
-	struct rsp_capture_opts *o = &c->capture;
-	char err[256];
-
-	switch (opt) {
-	case 'f':
-		c->foreground = true;
-		return 0;
-	case 's':
-		snprintf(c->socket_path, sizeof(c->socket_path), "%s", v);
-		return 0;
-	case OPT_WINDOW:
-		if (rsp_parse__size(v, &c->window_budget) || c->window_budget < (1u << 20))
-			return bad("--window", v, "want a size of at least 1M, e.g. 64M");
-		return 0;
-	case OPT_CHUNK:
-		if (rsp_parse__size(v, &c->chunk_size) || c->chunk_size < 4096 ||
-		    c->chunk_size > (16u << 20) || c->chunk_size % 8)
-			return bad("--chunk-size", v, "want 4K..16M, a multiple of 8");
-		return 0;
-	case OPT_RING_PAGES:
-		if (parse_number("--ring-pages", v, 1, 1u << 20, &o->ring_pages))
-			return -1;
-		if (o->ring_pages & (o->ring_pages - 1))
-			return bad("--ring-pages", v, "want a power of two, e.g. 64, 256, 1024");
-		return 0;
-	case OPT_WAKEUP:
-		return parse_number("--wakeup-percent", v, 1, 90, &o->wakeup_percent);
-	case OPT_FLUSH:
-		if (rsp_parse__duration(v, &c->flush_interval_ns) ||
-		    c->flush_interval_ns < 1000000 || c->flush_interval_ns > 10000000000ull)
-			return bad("--flush-interval", v, "want 1ms..10s, e.g. 100ms");
-		return 0;
-	case OPT_FREQ:
-		return parse_number("--freq", v, 0, 100000, &o->sample_freq);
-	case OPT_STACKS:
-		if (rsp_capture_opts__set_stacks(o, v))
-			return bad("--stacks", v, "want all, sleeps, sampled:N (N >= 2) or none");
-		return 0;
-	case OPT_CALLCHAIN:
-		return set_callchain(o, v);
-	case OPT_NO_SAMPLE_STACKS:
-		o->sample_stacks = false;
-		return 0;
-	case OPT_MAX_STACK:
-		return parse_number("--max-stack", v, 1, 1024, &o->max_stack);
-	case OPT_FAMILIES:
-		if (rsp_capture_opts__set_families(o, v, err, sizeof(err)))
-			return bad("--families", v, err);
-		return 0;
-	case OPT_LOG_LEVEL:
-		return set_log_level(c, v);
-	default:
-		return parse_hist_opt(c, opt, v);
-	}
-}
-
-/* Return: 0 to run, 1 to exit successfully (--help), -1 on a usage error. */
-static int parse_args(struct rspd_config *c, int argc, char **argv)
-{
-	int opt;
-
-	config_init(c);
-	while ((opt = getopt_long(argc, argv, "fs:hV", long_opts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 1;
-		}
-		if (opt == 'V') {
-			printf("rspd %s\n", RSP_VERSION);
-			return 1;
-		}
-		if (opt == '?' || parse_opt(c, opt, optarg)) {
-			fprintf(stderr, "Try 'rspd --help'.\n");
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "rspd: unexpected argument '%s'\nTry 'rspd --help'.\n",
-			argv[optind]);
-		return -1;
-	}
-	return 0;
-}
 
 /* Classic daemon: detach unless told not to or run by a supervisor. */
 static int detach(const struct rspd_config *c)
@@ -294,6 +48,17 @@ static int detach(const struct rspd_config *c)
 	return 0;
 }
 
+/* Kernel symbols name sleep reasons and stacks; without them queries still work. */
+static void load_ksyms(struct rspd *d)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+
+	d->ksyms = rsp_ksyms__new_from_file("/proc/kallsyms", &err);
+	if (!d->ksyms)
+		rspd_log(RSP_LOG_WARN, "%s", err.data ? err.data : "cannot load kernel symbols");
+	rsp_buf__exit(&err);
+}
+
 static int setup(struct rspd *d, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
@@ -302,6 +67,7 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 
 	if (!tep)
 		return -1;
+	load_ksyms(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);
 	tep_free(tep);
 	if (ret)
@@ -321,6 +87,8 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	if (rspd_model__init(d, err, errlen))
+		return -1;
 	return rspd_analysis__start(d, err, errlen);
 }
 
@@ -328,15 +96,39 @@ static void teardown(struct rspd *d)
 {
 	rspd_server__stop(d);
 	rspd_analysis__stop(d);
+	rspd_model__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
+	rsp_ksyms__delete(d->ksyms);
+	d->ksyms = NULL;
 }
 
-static int make_fds(struct rspd *d, int *sfd, int *tfd)
+static int set_interval(int tfd, uint64_t ns)
+{
+	struct itimerspec its = {0};
+
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000ull);
+	its.it_value = its.it_interval;
+	return timerfd_settime(tfd, 0, &its, NULL);
+}
+
+/*
+ * The housekeeping tick: systemd's STATUS= once a second, WATCHDOG=1 at
+ * half the unit's WatchdogSec (or faster). It runs on the capture thread,
+ * so a capture loop that hangs stops the pings and systemd restarts rspd.
+ */
+static uint64_t house_interval(void)
+{
+	uint64_t wd_ns = rspd_notify__watchdog_usec() * 1000ull;
+
+	return wd_ns && wd_ns / 2 < 1000000000ull ? wd_ns / 2 : 1000000000ull;
+}
+
+static int make_fds(struct rspd *d, struct loop_fds *f)
 {
 	sigset_t set;
-	struct itimerspec its = {0};
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -347,24 +139,60 @@ static int make_fds(struct rspd *d, int *sfd, int *tfd)
 	/* Blocked before the control thread starts, so it inherits the mask. */
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
 		return -1;
-	*sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	*tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (*sfd < 0 || *tfd < 0)
+	f->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	f->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	f->hfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (f->sfd < 0 || f->tfd < 0 || f->hfd < 0)
 		return -1;
-	its.it_interval.tv_sec = (time_t)(d->cfg.flush_interval_ns / 1000000000ull);
-	its.it_interval.tv_nsec = (long)(d->cfg.flush_interval_ns % 1000000000ull);
-	its.it_value = its.it_interval;
-	return timerfd_settime(*tfd, 0, &its, NULL);
+	f->watchdog = rspd_notify__watchdog_usec() != 0;
+	if (set_interval(f->hfd, house_interval()))
+		return -1;
+	return set_interval(f->tfd, d->cfg.flush_interval_ns);
+}
+
+static void close_fds(struct loop_fds *f)
+{
+	if (f->sfd >= 0)
+		close(f->sfd);
+	if (f->tfd >= 0)
+		close(f->tfd);
+	if (f->hfd >= 0)
+		close(f->hfd);
 }
 
 #define KEY_SIGNAL 0xfffffff0u
-#define KEY_TIMER 0xfffffff1u
+#define KEY_TIMER  0xfffffff1u
+#define KEY_HOUSE  0xfffffff2u
 
-static void on_signal(struct rspd *d, int sfd)
+/*
+ * SIGHUP: read the file again. A bad file changes nothing (the error, with
+ * FILE:LINE, goes to the log); a good one applies the options that can
+ * change at run time and warns about those that need a restart.
+ */
+static void reload(struct rspd *d, struct loop_fds *f)
+{
+	char err[1024];
+
+	rspd_notify("RELOADING=1");
+	if (rspd_config__reload(&d->cfg, err, sizeof(err))) {
+		rspd_log(RSP_LOG_ERR, "reload: %s; keeping the configuration in force", err);
+		rspd_notify("READY=1");
+		return;
+	}
+	rspd_log_set_level(d->cfg.log_level);
+	if (set_interval(f->tfd, d->cfg.flush_interval_ns))
+		rspd_log_errno(RSP_LOG_WARN, "reload: cannot change the flush interval");
+	rspd_server__configure(d);
+	rspd_log(RSP_LOG_INFO, "reloaded %s", d->cfg.config_path);
+	rspd_notify("READY=1");
+	rspd_notify__status(d);
+}
+
+static void on_signal(struct rspd *d, struct loop_fds *f)
 {
 	struct signalfd_siginfo si;
 
-	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	while (read(f->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGINT:
 		case SIGTERM:
@@ -372,9 +200,7 @@ static void on_signal(struct rspd *d, int sfd)
 			d->stop = 1;
 			break;
 		case SIGHUP:
-			rspd_log(RSP_LOG_WARN,
-				 "SIGHUP: this rspd has no configuration file to reload; "
-				 "restart it to change options");
+			reload(d, f);
 			break;
 		case SIGUSR1:
 			rspd_log(RSP_LOG_WARN, "SIGUSR1: flight-recorder dumps are not "
@@ -386,21 +212,44 @@ static void on_signal(struct rspd *d, int sfd)
 	}
 }
 
+/*
+ * A record's timestamp is taken a few microseconds before the kernel writes
+ * it into the ring: records stamped more than this before a drain started
+ * are in the window once it ends.
+ */
+#define DRAIN_SLACK_NS 5000000ull
+
 static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 {
-	uint64_t ticks, now;
+	uint64_t ticks, now, start = rspd_now_ns();
 
 	if (read(tfd, &ticks, sizeof(ticks)) < 0)
 		return;
-	now = rspd_now_ns();
 	rsp_drain__all(&d->drain);
-	/* Every record stamped before @now is in the window: feed the histograms. */
-	rspd_analysis__publish(d, now);
+	if (start > DRAIN_SLACK_NS)
+		atomic_store_explicit(&d->drain.drained_to, start - DRAIN_SLACK_NS,
+				      memory_order_release);
+	/* Every record stamped before @start is in the window: feed the histograms. */
+	rspd_analysis__publish(d, start);
 	now = rspd_now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
 		*last_rates = now;
+	}
+}
+
+static void on_house(struct rspd *d, struct loop_fds *f, uint64_t *last_status)
+{
+	uint64_t ticks, now = rspd_now_ns();
+
+	if (read(f->hfd, &ticks, sizeof(ticks)) < 0)
+		return;
+	if (f->watchdog)
+		rspd_notify("WATCHDOG=1");
+	if (now - *last_status >= 999000000ull) {
+		rspd_notify__status(d);
+		*last_status = now;
 	}
 }
 
@@ -411,13 +260,14 @@ static int add_fd(int epfd, int fd, uint32_t key)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int capture_loop(struct rspd *d, int sfd, int tfd)
+static int capture_loop(struct rspd *d, struct loop_fds *f)
 {
 	struct epoll_event evs[64];
-	uint64_t last_rates = rspd_now_ns();
+	uint64_t last_rates = rspd_now_ns(), last_status = 0;
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
 
-	if (epfd < 0 || add_fd(epfd, sfd, KEY_SIGNAL) || add_fd(epfd, tfd, KEY_TIMER))
+	if (epfd < 0 || add_fd(epfd, f->sfd, KEY_SIGNAL) || add_fd(epfd, f->tfd, KEY_TIMER) ||
+	    add_fd(epfd, f->hfd, KEY_HOUSE))
 		return -1;
 	for (int i = 0; i < d->es.nr_rings; i++)
 		if (add_fd(epfd, d->es.rings[i].fd, (uint32_t)i))
@@ -429,9 +279,11 @@ static int capture_loop(struct rspd *d, int sfd, int tfd)
 			uint32_t key = evs[i].data.u32;
 
 			if (key == KEY_SIGNAL)
-				on_signal(d, sfd);
+				on_signal(d, f);
 			else if (key == KEY_TIMER)
-				on_timer(d, tfd, &last_rates);
+				on_timer(d, f->tfd, &last_rates);
+			else if (key == KEY_HOUSE)
+				on_house(d, f, &last_status);
 			else if (evs[i].events & EPOLLIN)
 				rsp_drain__ring(&d->drain, (int)key);
 			else if (evs[i].events & (EPOLLHUP | EPOLLERR))
@@ -459,8 +311,8 @@ static void log_started(struct rspd *d)
 				 d->es.status[ev].problem);
 	}
 	rspd_log(RSP_LOG_INFO,
-		 "capturing %d/%d events on %d CPUs (stacks %s), window %llu MiB, socket %s",
-		 open, wanted, d->es.nr_rings,
+		 "capturing %d/%d events on %d CPUs (stacks %s), window %llu MiB, socket %s", open,
+		 wanted, d->es.nr_rings,
 		 rsp_capture_opts__stacks_name(&d->cfg.capture, buf, sizeof(buf)),
 		 (unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
 }
@@ -468,35 +320,55 @@ static void log_started(struct rspd *d)
 int main(int argc, char **argv)
 {
 	static struct rspd d;
-	char err[512] = "";
-	int sfd = -1, tfd = -1, ret;
+	struct loop_fds f = {-1, -1, -1, false};
+	char err[1024] = "";
+	int ret;
 
-	ret = parse_args(&d.cfg, argc, argv);
-	if (ret)
-		return ret > 0 ? 0 : 2;
+	switch (rspd_config__load(&d.cfg, argc, argv, err, sizeof(err))) {
+	case RSPD_CONFIG_RUN:
+		break;
+	case RSPD_CONFIG_EXIT:
+		return 0;
+	case RSPD_CONFIG_USAGE:
+		return 2;
+	case RSPD_CONFIG_BAD:
+		fprintf(stderr, "rspd: %s\n", err);
+		return 1;
+	}
 	rspd_log_init(d.cfg.log_level);
 	if (detach(&d.cfg)) {
 		rspd_log_errno(RSP_LOG_ERR, "cannot detach from the terminal");
 		return 1;
 	}
 	d.start_ns = rspd_now_ns();
-	if (make_fds(&d, &sfd, &tfd)) {
+	if (make_fds(&d, &f)) {
 		rspd_log_errno(RSP_LOG_ERR, "cannot set up signals and timers");
+		close_fds(&f);
 		return 1;
 	}
 	if (setup(&d, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
 		rspd_log(RSP_LOG_ERR, "%s", err);
 		teardown(&d);
+		close_fds(&f);
 		return 1;
 	}
 	rsp_evset__enable(&d.es);
+	/* After enabling: every process is then either in /proc or in the records. */
+	if (rspd_model__start(&d, err, sizeof(err))) {
+		rspd_log(RSP_LOG_ERR, "%s", err);
+		rsp_evset__disable(&d.es);
+		teardown(&d);
+		return 1;
+	}
 	log_started(&d);
-	ret = capture_loop(&d, sfd, tfd);
+	rspd_notify("READY=1");
+	rspd_notify__status(&d);
+	ret = capture_loop(&d, &f);
+	rspd_notify("STOPPING=1");
 	rsp_evset__disable(&d.es);
 	rsp_drain__all(&d.drain);
 	teardown(&d);
-	close(sfd);
-	close(tfd);
+	close_fds(&f);
 	rspd_log(RSP_LOG_INFO, "stopped");
 	return ret ? 1 : 0;
 }

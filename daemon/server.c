@@ -1,18 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control socket: a thread with its own poll loop, so that queries never
- * run on the capture thread. Every client is non-blocking and has a
- * deadline: a client that sends a partial request, or does not read its
- * answer, is dropped without holding up the others. One request per
- * connection.
+ * The control socket. Queries never run on the capture thread.
+ *
+ * One I/O thread owns every connection: it accepts, reads requests and
+ * writes answers with non-blocking sockets and a poll loop, and enforces
+ * the deadlines (a client that sends half a request, or never reads its
+ * answer, is dropped when its deadline passes, without holding anyone up).
+ *
+ * Complete requests go to a small pool of query threads (query-threads,
+ * default 2 = the CPUs of a small machine). Why a pool rather than running
+ * queries on the I/O thread: a query walks the window (tens of MB for
+ * status --pid or a graph) and can take a second; on the I/O thread it
+ * would stall every other client's accept, reads and writes for that long.
+ * Why not a thread per query: a burst of 100 clients would start 100
+ * threads that each pin the window and compete with the capture thread for
+ * the CPUs; a fixed pool bounds the CPU and memory queries can take. The
+ * pool runs at nice +10 so that, on a busy machine, the capture thread
+ * (nice 0) wins. A queued request waits without a deadline: it is rspd's
+ * turn, not the client's.
+ *
+ * Access: each connection's SO_PEERCRED (and SO_PEERGROUPS) is read once at
+ * accept; root and members of the admin group are unrestricted, anyone
+ * else is restricted to their own processes (the rule is in
+ * lib/include/rsp/query.h). One request per connection.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,20 +41,23 @@
 #include "log.h"
 #include "rspd.h"
 
-#define MAX_CLIENTS 64
-#define REQUEST_TIMEOUT_NS (5ull * 1000000000)
-#define WRITE_TIMEOUT_NS (60ull * 1000000000)
+#define QUERY_NICE	10
+#define MAX_PEER_GROUPS 1024
 
 enum client_state {
 	C_FREE,
-	C_READ,
-	C_WRITE,
+	C_READ,	  /* reading the request */
+	C_QUEUED, /* a query thread has it */
+	C_WRITE,  /* writing the answer */
 };
 
 struct client {
 	enum client_state state;
 	int fd;
+	uint32_t gen; /* which use of this slot a job belongs to */
 	uint64_t deadline;
+	struct ucred cred;
+	bool admin;
 	unsigned char hdr[RSP_PROTO_REQ_HEADER];
 	size_t hdr_got;
 	char *payload;
@@ -43,28 +66,82 @@ struct client {
 	size_t sent;
 };
 
+/* A request on its way to a query thread and back. */
+struct job {
+	struct job *next;
+	int slot;
+	uint32_t gen;
+	char *payload; /* owned */
+	size_t len;
+	struct ucred cred;
+	bool admin;
+	int status;
+	struct rsp_buf answer;
+};
+
+/* What a reload may change, read under s->lock. */
+struct server_settings {
+	bool has_admin;
+	gid_t admin_gid;
+	uint64_t request_timeout_ns;
+	uint64_t reply_timeout_ns;
+};
+
 struct rspd_server {
 	struct rspd *d;
 	int lfd;
-	int wake[2];
-	pthread_t thread;
-	bool running;
-	struct client c[MAX_CLIENTS];
+	int wake[2]; /* a job is done, or stop */
+	pthread_t io;
+	pthread_t *workers;
+	unsigned nworkers;
+	pthread_mutex_t lock; /* the queues, stopping, settings */
+	pthread_cond_t cond;
+	struct job *queue, *queue_tail, *done;
+	bool stopping;
+	struct server_settings set;
+	/* I/O thread only */
+	unsigned max_clients;
+	struct client *c;
+	struct pollfd *p;
+	int *map;
 };
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	free(j->payload);
+	rsp_buf__exit(&j->answer);
+	free(j);
+}
+
+static struct server_settings settings(struct rspd_server *s)
+{
+	struct server_settings v;
+
+	pthread_mutex_lock(&s->lock);
+	v = s->set;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
 
 static void client_close(struct client *c)
 {
+	uint32_t gen = c->gen;
+
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->payload);
 	rsp_buf__exit(&c->out);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->gen = gen;
 	c->state = C_FREE;
 }
 
 /* Frame an answer: header then body; the client then only writes. */
-static void client_answer(struct client *c, int status, const struct rsp_buf *body)
+static void client_answer(struct rspd_server *s, struct client *c, int status,
+			  const struct rsp_buf *body)
 {
 	unsigned char hdr[RSP_PROTO_RESP_HEADER];
 	uint32_t len = body->len > RSP_PROTO_MAX_RESPONSE ? 0 : (uint32_t)body->len;
@@ -79,24 +156,89 @@ static void client_answer(struct client *c, int status, const struct rsp_buf *bo
 	}
 	c->state = C_WRITE;
 	c->sent = 0;
-	c->deadline = rspd_now_ns() + WRITE_TIMEOUT_NS;
+	c->deadline = rspd_now_ns() + settings(s).reply_timeout_ns;
 }
 
-static void client_error(struct client *c, int status, const char *msg)
+static void client_error(struct rspd_server *s, struct client *c, int status, const char *msg)
 {
 	struct rsp_buf b = RSP_BUF_INIT;
 
 	rsp_buf__puts(&b, msg);
-	client_answer(c, status, &b);
+	client_answer(s, c, status, &b);
 	rsp_buf__exit(&b);
 }
 
-static int run_query(struct rspd *d, const struct rsp_proto_args *args, struct rsp_buf *out,
+/* --- query threads --------------------------------------------------------- */
+
+/* Owners of the processes one request asks about: /proc read once per pid. */
+struct uid_entry {
+	long pid;
+	uint32_t uid;
+	int ret;
+};
+
+struct uid_cache {
+	int n;
+	struct uid_entry e[64];
+};
+
+static int read_proc_uid(long pid, uint32_t *uid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int ret = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned u;
+
+		/* "Uid:	real	effective	saved	fs": the real uid owns it. */
+		if (!strncmp(line, "Uid:", 4) && sscanf(line + 4, "%u", &u) == 1) {
+			*uid = u;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static int uid_of(void *ctx, long pid, uint32_t *uid)
+{
+	struct uid_cache *uc = ctx;
+	int ret;
+
+	for (int i = 0; i < uc->n; i++) {
+		if (uc->e[i].pid == pid) {
+			*uid = uc->e[i].uid;
+			return uc->e[i].ret;
+		}
+	}
+	ret = read_proc_uid(pid, uid);
+	if (uc->n < (int)(sizeof(uc->e) / sizeof(uc->e[0])))
+		uc->e[uc->n++] = (struct uid_entry){pid, ret ? 0 : *uid, ret};
+	return ret;
+}
+
+static void describe(const struct rsp_proto_args *args, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < args->argc && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", args->argv[i]);
+}
+
+static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
 		     struct rsp_buf *err)
 {
 	struct rsp_request req;
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
+	struct uid_cache uc = {0};
 	int ret;
 
 	ret = rsp_query__parse(args->argc, args->argv, &req, err);
@@ -112,34 +254,137 @@ static int run_query(struct rspd *d, const struct rsp_proto_args *args, struct r
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;
-	ret = rsp_query__run(&req, &src, out, err);
-	rspd_log(RSP_LOG_DEBUG, "query %s: %s", rsp_query__command_name(&req),
-		 ret ? err->data : "ok");
+	src.access.restricted = !j->admin;
+	src.access.uid = j->cred.uid;
+	src.access.uid_of = uid_of;
+	src.access.ctx = &uc;
+	src.ksyms = d->ksyms;
+	src.symbols = rspd_model__acquire(d);
+	ret = rsp_query__run(&req, &src, &j->answer, err);
+	rspd_model__release(d);
 	free(ci.cpus);
 	rsp_request__exit(&req);
 	return ret;
 }
 
-static void client_request(struct rspd *d, struct client *c)
+static void run_job(struct rspd *d, struct job *j)
 {
 	struct rsp_proto_args args;
-	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
-	int ret = rsp_proto__decode_request(c->payload, c->len, &args);
+	struct rsp_buf err = RSP_BUF_INIT;
+	char what[256];
+	int ret = rsp_proto__decode_request(j->payload, j->len, &args);
 
 	if (ret) {
-		client_error(c, ret, rsp_proto__strerror(ret));
-		return;
+		rsp_buf__puts(&err, rsp_proto__strerror(ret));
+	} else {
+		ret = run_query(d, j, &args, &err);
+		describe(&args, what, sizeof(what));
+		if (ret == -EACCES)
+			rspd_log(RSP_LOG_INFO, "denied to uid %u (pid %d): %s: %s",
+				 (unsigned)j->cred.uid, (int)j->cred.pid, what, err.data);
+		else
+			rspd_log(RSP_LOG_DEBUG, "uid %u (pid %d): %s: %s", (unsigned)j->cred.uid,
+				 (int)j->cred.pid, what, ret ? err.data : "ok");
 	}
-	ret = run_query(d, &args, &out, &err);
 	if (ret && !err.len)
 		rsp_buf__printf(&err, "query failed: %s", strerror(-ret));
-	client_answer(c, ret, ret ? &err : &out);
-	rsp_buf__exit(&out);
-	rsp_buf__exit(&err);
+	j->status = ret;
+	if (ret) {
+		rsp_buf__exit(&j->answer);
+		j->answer = err;
+	} else {
+		rsp_buf__exit(&err);
+	}
 }
 
-/* Read what is there; handle the request once complete. */
-static void client_read(struct rspd *d, struct client *c)
+static void *worker_main(void *arg)
+{
+	struct rspd_server *s = arg;
+
+	/* Lower priority than the capture thread: see the top of this file. */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), QUERY_NICE))
+		rspd_log_errno(RSP_LOG_DEBUG, "setpriority of a query thread");
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct job *j;
+
+		while (!s->queue && !s->stopping)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->stopping)
+			break;
+		j = s->queue;
+		s->queue = j->next;
+		if (!s->queue)
+			s->queue_tail = NULL;
+		pthread_mutex_unlock(&s->lock);
+		run_job(s->d, j);
+		pthread_mutex_lock(&s->lock);
+		j->next = s->done;
+		s->done = j;
+		/* The pipe is non-blocking: if it is full, a wakeup is pending. */
+		if (write(s->wake[1], "j", 1) < 0 && errno != EAGAIN)
+			rspd_log_errno(RSP_LOG_WARN, "waking the control thread");
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* --- the I/O thread ------------------------------------------------------- */
+
+static void client_queue(struct rspd_server *s, struct client *c)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		client_error(s, c, -ENOMEM, "rspd is out of memory");
+		return;
+	}
+	j->slot = (int)(c - s->c);
+	j->gen = c->gen;
+	j->payload = c->payload;
+	j->len = c->len;
+	j->cred = c->cred;
+	j->admin = c->admin;
+	c->payload = NULL;
+	c->state = C_QUEUED;
+	c->deadline = UINT64_MAX;
+	pthread_mutex_lock(&s->lock);
+	if (s->queue_tail)
+		s->queue_tail->next = j;
+	else
+		s->queue = j;
+	s->queue_tail = j;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Answers from the query threads. Return: true when the server stops. */
+static bool take_done(struct rspd_server *s)
+{
+	char buf[256];
+	struct job *j, *next;
+	bool stop;
+
+	while (read(s->wake[0], buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&s->lock);
+	j = s->done;
+	s->done = NULL;
+	stop = s->stopping;
+	pthread_mutex_unlock(&s->lock);
+	for (; j; j = next) {
+		struct client *c = &s->c[j->slot];
+
+		next = j->next;
+		if (c->state == C_QUEUED && c->gen == j->gen)
+			client_answer(s, c, j->status, &j->answer);
+		job_free(j);
+	}
+	return stop;
+}
+
+/* Read what is there; queue the request once complete. */
+static void client_read(struct rspd_server *s, struct client *c)
 {
 	ssize_t n;
 	long len;
@@ -154,9 +399,10 @@ static void client_read(struct rspd *d, struct client *c)
 		c->hdr_got += (size_t)n;
 		if (c->hdr_got < sizeof(c->hdr))
 			return;
+		/* Checked before anything is allocated. */
 		len = rsp_proto__request_length(c->hdr);
 		if (len <= 0) {
-			client_error(c, len ? (int)len : -EINVAL,
+			client_error(s, c, len ? (int)len : -EINVAL,
 				     rsp_proto__strerror(len ? (int)len : -EINVAL));
 			return;
 		}
@@ -175,7 +421,7 @@ static void client_read(struct rspd *d, struct client *c)
 	}
 	c->got += (size_t)n;
 	if (c->got == c->len)
-		client_request(d, c);
+		client_queue(s, c);
 }
 
 static void client_write(struct client *c)
@@ -192,87 +438,142 @@ static void client_write(struct client *c)
 		client_close(c);
 }
 
-static void accept_client(struct rspd_server *s)
+static bool in_groups(int fd, gid_t primary, gid_t want)
 {
-	int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
+	gid_t groups[MAX_PEER_GROUPS];
+	socklen_t len = sizeof(groups);
 
-	if (fd < 0)
-		return;
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl))
-		rspd_log(RSP_LOG_DEBUG, "client pid %d uid %d", (int)cred.pid, (int)cred.uid);
-	for (int i = 0; i < MAX_CLIENTS; i++) {
-		struct client *c = &s->c[i];
+	if (primary == want)
+		return true;
+	/* The peer's supplementary groups as they were when it connected. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == want)
+			return true;
+	return false;
+}
 
-		if (c->state != C_FREE)
-			continue;
-		c->fd = fd;
-		c->state = C_READ;
-		c->deadline = rspd_now_ns() + REQUEST_TIMEOUT_NS;
-		return;
-	}
-	/* Full: refuse this one rather than stall the others. */
+/* A client over the limit gets one sentence, not a silent close. */
+static void refuse_busy(struct rspd_server *s, int fd)
+{
+	unsigned char msg[RSP_PROTO_RESP_HEADER + 160];
+	int n = snprintf((char *)msg + RSP_PROTO_RESP_HEADER, sizeof(msg) - RSP_PROTO_RESP_HEADER,
+			 "rspd is serving its maximum of %u clients (max-clients); try again",
+			 s->max_clients);
+
+	rsp_proto__encode_response_header(msg, -EBUSY, (uint32_t)n);
+	if (send(fd, msg, RSP_PROTO_RESP_HEADER + (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		rspd_log_errno(RSP_LOG_DEBUG, "refusing a control client");
 	close(fd);
 }
 
-static int build_pollfds(struct rspd_server *s, struct pollfd *p, int *map, int *timeout)
+static struct client *free_slot(struct rspd_server *s)
+{
+	for (unsigned i = 0; i < s->max_clients; i++)
+		if (s->c[i].state == C_FREE)
+			return &s->c[i];
+	return NULL;
+}
+
+static void accept_clients(struct rspd_server *s)
+{
+	struct server_settings set = settings(s);
+
+	/* A burst of connections is taken in one go, a bounded one. */
+	for (unsigned k = 0; k < s->max_clients; k++) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		socklen_t cl = sizeof(struct ucred);
+		struct client *c;
+
+		if (fd < 0)
+			return;
+		c = free_slot(s);
+		if (!c) {
+			refuse_busy(s, fd);
+			continue;
+		}
+		c->fd = fd;
+		c->gen++;
+		c->state = C_READ;
+		c->deadline = rspd_now_ns() + set.request_timeout_ns;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &cl)) {
+			/* Unknown peer: restricted to nothing of anyone's. */
+			c->cred = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
+		}
+		c->admin = c->cred.uid == 0 ||
+			   (set.has_admin && in_groups(fd, c->cred.gid, set.admin_gid));
+		rspd_log(RSP_LOG_DEBUG, "client pid %d uid %u%s", (int)c->cred.pid,
+			 (unsigned)c->cred.uid, c->admin ? " (sees everything)" : "");
+	}
+}
+
+static void drop_late(struct client *c)
+{
+	rspd_log(RSP_LOG_INFO, "dropping the control client uid %u (pid %d): %s in time",
+		 (unsigned)c->cred.uid, (int)c->cred.pid,
+		 c->state == C_READ ? "it did not send a whole request"
+				    : "it did not read its whole answer");
+	client_close(c);
+}
+
+static int build_pollfds(struct rspd_server *s, int *timeout)
 {
 	uint64_t now = rspd_now_ns(), next = UINT64_MAX;
 	int n = 2;
 
-	p[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
-	p[1] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
-	for (int i = 0; i < MAX_CLIENTS; i++) {
+	s->p[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
+	s->p[1] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+	for (unsigned i = 0; i < s->max_clients; i++) {
 		struct client *c = &s->c[i];
 
-		if (c->state == C_FREE)
+		if (c->state == C_FREE || c->state == C_QUEUED)
 			continue;
 		if (c->deadline <= now) {
-			rspd_log(RSP_LOG_DEBUG, "dropping a control client that timed out");
-			client_close(c);
+			drop_late(c);
 			continue;
 		}
 		if (c->deadline < next)
 			next = c->deadline;
-		p[n] = (struct pollfd){.fd = c->fd, .events = c->state == C_READ ? POLLIN : POLLOUT};
-		map[n++] = i;
+		s->p[n] = (struct pollfd){.fd = c->fd,
+					  .events = c->state == C_READ ? POLLIN : POLLOUT};
+		s->map[n++] = (int)i;
 	}
 	*timeout = next == UINT64_MAX ? -1 : (int)((next - now) / 1000000 + 1);
 	return n;
 }
 
-static void *server_main(void *arg)
+static void *io_main(void *arg)
 {
 	struct rspd_server *s = arg;
-	struct pollfd p[MAX_CLIENTS + 2];
-	int map[MAX_CLIENTS + 2];
 
 	for (;;) {
-		int timeout, n = build_pollfds(s, p, map, &timeout);
+		int timeout, n = build_pollfds(s, &timeout);
 
-		if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
+		if (poll(s->p, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			break;
-		if (p[0].revents)
+		if ((s->p[0].revents & POLLIN) && take_done(s))
 			break;
-		if (p[1].revents & POLLIN)
-			accept_client(s);
+		if (s->p[1].revents & POLLIN)
+			accept_clients(s);
 		for (int i = 2; i < n; i++) {
-			struct client *c = &s->c[map[i]];
+			struct client *c = &s->c[s->map[i]];
 
-			if (!p[i].revents || c->state == C_FREE)
+			if (!s->p[i].revents || c->state == C_FREE)
 				continue;
 			if (c->state == C_READ)
-				client_read(s->d, c);
+				client_read(s, c);
 			else if (c->state == C_WRITE)
 				client_write(c);
 		}
 	}
-	for (int i = 0; i < MAX_CLIENTS; i++)
+	for (unsigned i = 0; i < s->max_clients; i++)
 		if (s->c[i].state != C_FREE)
 			client_close(&s->c[i]);
 	return NULL;
 }
+
+/* --- the socket ------------------------------------------------------------ */
 
 /* Refuse to take over a socket another rspd is serving; remove a stale one. */
 static int check_stale(const char *path, char *err, size_t errlen)
@@ -316,6 +617,7 @@ static int make_parent(const char *path)
 static int listen_on(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	mode_t old;
 	int fd, ret;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -333,8 +635,11 @@ static int listen_on(const char *path, char *err, size_t errlen)
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0660) ||
-	    listen(fd, 64)) {
+	/* Born root-only (0600); rspd_server__configure() opens it to the group. */
+	old = umask(0177);
+	ret = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (ret || listen(fd, SOMAXCONN)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
 		if (fd >= 0)
@@ -344,43 +649,180 @@ static int listen_on(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
-int rspd_server__start(struct rspd *d, char *err, size_t errlen)
+static bool find_group(const char *name, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	char buf[16384];
+
+	if (!name[0] || getgrnam_r(name, &gr, buf, sizeof(buf), &res) || !res)
+		return false;
+	*gid = res->gr_gid;
+	return true;
+}
+
+/* Mode 0660 and the group when it exists, else 0600: root only. */
+static void socket_access(struct rspd *d)
+{
+	const char *path = d->cfg.socket_path, *grp = d->cfg.socket_group;
+	gid_t gid;
+
+	if (find_group(grp, &gid)) {
+		if (chown(path, (uid_t)-1, gid) || chmod(path, 0660))
+			rspd_log_errno(RSP_LOG_WARN, "cannot give %s to group %s (mode 0660)", path,
+				       grp);
+		else
+			rspd_log(RSP_LOG_INFO, "control socket %s: root and group %s (mode 0660)",
+				 path, grp);
+		return;
+	}
+	if (chmod(path, 0600))
+		rspd_log_errno(RSP_LOG_WARN, "chmod 0600 %s", path);
+	rspd_log(RSP_LOG_INFO, "control socket %s: root only (mode 0600)%s%s%s", path,
+		 grp[0] ? ": there is no group '" : "", grp, grp[0] ? "'" : "");
+}
+
+void rspd_server__configure(struct rspd *d)
+{
+	struct rspd_server *s = d->server;
+	struct server_settings set = {0};
+
+	if (!s)
+		return;
+	socket_access(d);
+	set.has_admin = find_group(d->cfg.admin_group, &set.admin_gid);
+	if (!set.has_admin && d->cfg.admin_group[0])
+		rspd_log(RSP_LOG_DEBUG, "no group '%s': only root may query every process",
+			 d->cfg.admin_group);
+	set.request_timeout_ns = d->cfg.request_timeout_ns;
+	set.reply_timeout_ns = d->cfg.reply_timeout_ns;
+	pthread_mutex_lock(&s->lock);
+	s->set = set;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* --- start and stop -------------------------------------------------------- */
+
+static void server_free(struct rspd_server *s)
+{
+	struct job *j, *next;
+
+	for (j = s->queue; j; j = next) {
+		next = j->next;
+		job_free(j);
+	}
+	for (j = s->done; j; j = next) {
+		next = j->next;
+		job_free(j);
+	}
+	if (s->c)
+		for (unsigned i = 0; i < s->max_clients; i++)
+			if (s->c[i].state != C_FREE)
+				client_close(&s->c[i]);
+	if (s->wake[0] >= 0)
+		close(s->wake[0]);
+	if (s->wake[1] >= 0)
+		close(s->wake[1]);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s->workers);
+	free(s->c);
+	free(s->p);
+	free(s->map);
+	free(s);
+}
+
+static struct rspd_server *server_new(struct rspd *d)
 {
 	struct rspd_server *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->d = d;
+	s->lfd = s->wake[0] = s->wake[1] = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->max_clients = d->cfg.max_clients;
+	s->c = calloc(s->max_clients, sizeof(*s->c));
+	s->p = calloc(s->max_clients + 2, sizeof(*s->p));
+	s->map = calloc(s->max_clients + 2, sizeof(*s->map));
+	s->workers = calloc(d->cfg.query_threads, sizeof(*s->workers));
+	if (!s->c || !s->p || !s->map || !s->workers) {
+		server_free(s);
+		return NULL;
+	}
+	for (unsigned i = 0; i < s->max_clients; i++)
+		s->c[i].fd = -1;
+	return s;
+}
+
+static void stop_threads(struct rspd_server *s, bool io)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (io) {
+		if (write(s->wake[1], "x", 1) < 0)
+			rspd_log_errno(RSP_LOG_WARN, "waking the control thread");
+		pthread_join(s->io, NULL);
+	}
+	for (unsigned i = 0; i < s->nworkers; i++)
+		pthread_join(s->workers[i], NULL);
+}
+
+static int start_threads(struct rspd_server *s, char *err, size_t errlen)
+{
+	int ret;
+
+	for (unsigned i = 0; i < s->d->cfg.query_threads; i++) {
+		ret = pthread_create(&s->workers[i], NULL, worker_main, s);
+		if (ret)
+			goto fail;
+		s->nworkers++;
+	}
+	ret = pthread_create(&s->io, NULL, io_main, s);
+	if (!ret)
+		return 0;
+fail:
+	snprintf(err, errlen, "cannot start the control threads: %s", strerror(ret));
+	stop_threads(s, false);
+	return -ret;
+}
+
+int rspd_server__start(struct rspd *d, char *err, size_t errlen)
+{
+	struct rspd_server *s = server_new(d);
 	int ret;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	s->d = d;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		s->c[i].fd = -1;
 	s->lfd = listen_on(d->cfg.socket_path, err, errlen);
 	if (s->lfd < 0) {
 		ret = s->lfd;
-		free(s);
+		s->lfd = -1;
+		server_free(s);
 		return ret;
 	}
-	if (pipe2(s->wake, O_CLOEXEC)) {
+	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		close(s->lfd);
-		free(s);
+		unlink(d->cfg.socket_path);
+		server_free(s);
 		return ret;
 	}
-	ret = pthread_create(&s->thread, NULL, server_main, s);
-	if (ret) {
-		snprintf(err, errlen, "cannot start the control thread: %s", strerror(ret));
-		close(s->wake[0]);
-		close(s->wake[1]);
-		close(s->lfd);
-		free(s);
-		return -ret;
-	}
-	s->running = true;
 	d->server = s;
-	return 0;
+	rspd_server__configure(d);
+	ret = start_threads(s, err, errlen);
+	if (ret) {
+		d->server = NULL;
+		unlink(d->cfg.socket_path);
+		server_free(s);
+	}
+	return ret;
 }
 
 void rspd_server__stop(struct rspd *d)
@@ -389,13 +831,8 @@ void rspd_server__stop(struct rspd *d)
 
 	if (!s)
 		return;
-	if (write(s->wake[1], "x", 1) < 0)
-		rspd_log_errno(RSP_LOG_WARN, "waking the control thread");
-	pthread_join(s->thread, NULL);
-	close(s->wake[0]);
-	close(s->wake[1]);
-	close(s->lfd);
+	stop_threads(s, true);
 	unlink(d->cfg.socket_path);
-	free(s);
+	server_free(s);
 	d->server = NULL;
 }

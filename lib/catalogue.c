@@ -15,7 +15,8 @@ static const struct rsp_family_info families[RSP_FAM__NR] = {
 /* Number of fields of each event, to compute first_field. */
 #define FIELD_ONE(E, f, K, N, U) +1
 enum {
-#define RSP_EVENT(name, fam, kind, sys, tp, flags, why) NR_FIELDS_##name = 0 RSP_FIELDS_##name(FIELD_ONE, name),
+#define RSP_EVENT(name, fam, kind, sys, tp, flags, why)                                            \
+	NR_FIELDS_##name = 0 RSP_FIELDS_##name(FIELD_ONE, name),
 #include "../tracepoints/events.def"
 #undef RSP_EVENT
 };
@@ -38,14 +39,14 @@ static const struct rsp_field_info fields[RSP_F__NR] = {
 };
 
 static const struct rsp_event_info events[RSP_EV__NR] = {
-#define RSP_EVENT(nm, fam, kd, sys, tpn, fl, wh)                                                 \
-	[RSP_EV_##nm] = {.name = #nm,                                                            \
-			 .family = RSP_FAM_##fam,                                                \
-			 .kind = RSP_EVK_##kd,                                                   \
-			 .system = sys,                                                          \
-			 .tp = tpn,                                                              \
-			 .flags = fl,                                                            \
-			 .why = wh,                                                              \
+#define RSP_EVENT(nm, fam, kd, sys, tpn, fl, wh)                                                   \
+	[RSP_EV_##nm] = {.name = #nm,                                                              \
+			 .family = RSP_FAM_##fam,                                                  \
+			 .kind = RSP_EVK_##kd,                                                     \
+			 .system = sys,                                                            \
+			 .tp = tpn,                                                                \
+			 .flags = fl,                                                              \
+			 .why = wh,                                                                \
 			 .nr_fields = NR_FIELDS_##nm},
 #include "../tracepoints/events.def"
 #undef RSP_EVENT

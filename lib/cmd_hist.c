@@ -727,7 +727,7 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  --all            every subject\n"
 		 "OP (repeatable; default every operation)\n"
 		 "  offcpu[:REASON]  off-CPU time; REASON is block_io, network, lock,\n"
-		 "                   poll, pipe, timeout, sleep, preempted, page_fault,\n"
+		 "                   poll, pipe, timeout, sleep, preemption, page_fault,\n"
 		 "                   unknown\n"
 		 "  runq             run-queue latency: woken -> on a CPU\n"
 		 "  blk_queue[:DEV]  block request insert -> issue; DEV is vda or 254:0\n"

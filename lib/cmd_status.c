@@ -209,10 +209,26 @@ struct thread_count {
 	uint64_t switches_out, switches_in, wakeups, samples;
 };
 
+/* Who woke the process's threads: per waker process. */
+struct waker {
+	uint32_t pid;
+	char comm[16];
+	uint64_t wakings;
+};
+
 struct thread_counts {
 	struct rsp_u64map map;
 	struct thread_count *v;
 	size_t n, cap;
+	/* sched_waking (target tid << 32 | waker tid) -> index into pairs */
+	struct rsp_u64map pair_map;
+	struct waking_pair {
+		uint32_t target, waker;
+		uint64_t n;
+	} * pairs;
+	size_t npairs, pcap;
+	struct waker *wakers;
+	size_t nwakers;
 };
 
 static struct thread_count *tc_get(struct thread_counts *tc, uint32_t tid)
@@ -236,6 +252,30 @@ static struct thread_count *tc_get(struct thread_counts *tc, uint32_t tid)
 	tc->v[tc->n].tid = tid;
 	tc->v[tc->n].pid = UINT32_MAX;
 	return &tc->v[tc->n++];
+}
+
+static int pair_add(struct thread_counts *tc, uint32_t target, uint32_t waker)
+{
+	uint64_t key = (uint64_t)target << 32 | waker;
+	uint32_t idx;
+
+	if (!rsp_u64map__get(&tc->pair_map, key, &idx)) {
+		tc->pairs[idx].n++;
+		return 0;
+	}
+	if (tc->npairs == tc->pcap) {
+		size_t cap = tc->pcap ? tc->pcap * 2 : 64;
+		struct waking_pair *v = realloc(tc->pairs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		tc->pairs = v;
+		tc->pcap = cap;
+	}
+	if (rsp_u64map__put(&tc->pair_map, key, (uint32_t)tc->npairs))
+		return -ENOMEM;
+	tc->pairs[tc->npairs++] = (struct waking_pair){target, waker, 1};
+	return 0;
 }
 
 static void set_comm(struct thread_count *t, struct rsp_str s)
@@ -290,7 +330,10 @@ static int count_record(struct thread_counts *tc, const struct rsp_schema *s,
 		if (!t)
 			return -ENOMEM;
 		t->wakeups++;
-		return 0;
+		/* The waker is the task running when sched_waking fired. */
+		if (smp.tid && (t = tc_get(tc, smp.tid)))
+			t->pid = smp.pid;
+		return pair_add(tc, (uint32_t)wk.pid, smp.tid);
 	case RSP_EV_cpu_clock:
 		t = tc_get(tc, smp.tid);
 		if (!t)
@@ -305,6 +348,59 @@ static int count_record(struct thread_counts *tc, const struct rsp_schema *s,
 	/* Any other sample tells which process a thread belongs to. */
 	if (smp.tid && (t = tc_get(tc, smp.tid)))
 		t->pid = smp.pid;
+	return 0;
+}
+
+static const struct thread_count *tc_find(const struct thread_counts *tc, uint32_t tid)
+{
+	uint32_t idx;
+
+	return rsp_u64map__get(&tc->map, tid, &idx) ? NULL : &tc->v[idx];
+}
+
+static int waker_cmp(const void *a, const void *b)
+{
+	const struct waker *x = a, *y = b;
+
+	if (x->wakings != y->wakings)
+		return x->wakings < y->wakings ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The processes whose threads woke a thread of @pid, with their names. */
+static int collect_wakers(struct thread_counts *tc, long pid)
+{
+	for (size_t i = 0; i < tc->npairs; i++) {
+		const struct waking_pair *p = &tc->pairs[i];
+		const struct thread_count *t = tc_find(tc, p->target);
+		const struct thread_count *w = p->waker ? tc_find(tc, p->waker) : NULL;
+		const struct thread_count *leader;
+		uint32_t wpid = w ? w->pid : 0;
+		size_t j;
+
+		if (!t || t->pid != (uint32_t)pid || (p->waker && (!w || w->pid == UINT32_MAX)))
+			continue;
+		for (j = 0; j < tc->nwakers && tc->wakers[j].pid != wpid; j++)
+			;
+		if (j == tc->nwakers) {
+			struct waker *v = realloc(tc->wakers, (j + 1) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			tc->wakers = v;
+			memset(&v[j], 0, sizeof(v[j]));
+			v[j].pid = wpid;
+			leader = tc_find(tc, wpid);
+			snprintf(v[j].comm, sizeof(v[j].comm), "%s",
+				 !wpid			     ? "(idle)"
+				 : leader && leader->comm[0] ? leader->comm
+							     : w->comm);
+			tc->nwakers++;
+		}
+		tc->wakers[j].wakings += p->n;
+	}
+	if (tc->nwakers)
+		qsort(tc->wakers, tc->nwakers, sizeof(tc->wakers[0]), waker_cmp);
 	return 0;
 }
 
@@ -325,6 +421,8 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 		err = count_record(tc, src->schema, e.rec);
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
+	if (!err)
+		err = collect_wakers(tc, pid);
 	for (size_t i = 0; i < tc->n; i++)
 		if (tc->v[i].pid == (uint32_t)pid)
 			tc->v[keep++] = tc->v[i];
@@ -425,19 +523,44 @@ static json_t *json_window(const struct rsp_window_stats *ws)
 			 "lost_marked", (json_int_t)ws->lost_marked);
 }
 
-static json_t *json_threads(const struct thread_counts *tc)
+/* A process in an answer: its name only if the requester may see it. */
+static json_t *json_process(const struct rsp_source *src, long pid, const char *comm)
+{
+	if (!rsp_source__may_see(src, pid))
+		return json_pack("{s:I, s:b}", "pid", (json_int_t)pid, "other_user", 1);
+	return json_pack("{s:I, s:s}", "pid", (json_int_t)pid, "comm", comm);
+}
+
+static json_t *json_threads(const struct rsp_source *src, const struct thread_counts *tc)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < tc->n; i++) {
 		const struct thread_count *t = &tc->v[i];
+		json_t *o = json_pack("{s:i}", "tid", (int)t->tid);
+		json_t *p = json_process(src, t->pid, t->comm);
 
-		json_array_append_new(
-			arr, json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:I}", "tid", (int)t->tid,
-				       "pid", (int)t->pid, "comm", t->comm, "switches_out",
-				       (json_int_t)t->switches_out, "switches_in",
-				       (json_int_t)t->switches_in, "wakeups",
-				       (json_int_t)t->wakeups, "samples", (json_int_t)t->samples));
+		json_object_update(o, p);
+		json_decref(p);
+		json_object_set_new(o, "switches_out", json_integer((json_int_t)t->switches_out));
+		json_object_set_new(o, "switches_in", json_integer((json_int_t)t->switches_in));
+		json_object_set_new(o, "wakeups", json_integer((json_int_t)t->wakeups));
+		json_object_set_new(o, "samples", json_integer((json_int_t)t->samples));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_wakers(const struct rsp_source *src, const struct thread_counts *tc)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < tc->nwakers; i++) {
+		const struct waker *w = &tc->wakers[i];
+		json_t *o = json_process(src, w->pid, w->comm);
+
+		json_object_set_new(o, "wakings", json_integer((json_int_t)w->wakings));
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -521,7 +644,8 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	json_object_set_new(o, "hist", json_hist(src));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
-		json_object_set_new(o, "threads", json_threads(tc));
+		json_object_set_new(o, "threads", json_threads(src, tc));
+		json_object_set_new(o, "woken_by", json_wakers(src, tc));
 	}
 	if (ec)
 		json_object_set_new(o, "events", json_events(ec));
@@ -632,8 +756,11 @@ static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct 
 			(unsigned long long)ws->evicted_records, (unsigned long long)ws->dropped);
 }
 
-static void text_threads(const struct thread_counts *tc, long pid, struct rsp_buf *out)
+static void text_threads(const struct rsp_source *src, const struct thread_counts *tc, long pid,
+			 struct rsp_buf *out)
 {
+	char label[64];
+
 	rsp_buf__printf(out, "\nprocess %ld in the window: %zu thread%s\n", pid, tc->n,
 			tc->n == 1 ? "" : "s");
 	if (!tc->n)
@@ -642,10 +769,21 @@ static void text_threads(const struct thread_counts *tc, long pid, struct rsp_bu
 	for (size_t i = 0; i < tc->n; i++) {
 		const struct thread_count *t = &tc->v[i];
 
-		rsp_buf__printf(out, "%8u %-16s %10llu %9llu %9llu %9llu\n", t->tid, t->comm,
+		rsp_buf__printf(out, "%8u %-16s %10llu %9llu %9llu %9llu\n", t->tid,
+				rsp_source__may_see(src, t->pid) ? t->comm : RSP_OTHER_USER,
 				(unsigned long long)t->switches_out,
 				(unsigned long long)t->switches_in, (unsigned long long)t->wakeups,
 				(unsigned long long)t->samples);
+	}
+	if (!tc->nwakers)
+		return;
+	rsp_buf__puts(out, "\nwoken by (the task running when sched_waking fired)\n");
+	for (size_t i = 0; i < tc->nwakers; i++) {
+		const struct waker *w = &tc->wakers[i];
+
+		rsp_buf__printf(out, "  %-40s %10llu\n",
+				rsp_source__label(src, w->pid, w->comm, label, sizeof(label)),
+				(unsigned long long)w->wakings);
 	}
 }
 
@@ -658,7 +796,10 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	struct event_counts ec;
 	int ret = 0;
 
+	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
+		return ret;
 	rsp_u64map__init(&tc.map);
+	rsp_u64map__init(&tc.pair_map);
 	rsp_window__stats(src->window, &ws);
 	if (req->pid >= 0)
 		ret = count_threads(src, req->pid, &tc);
@@ -681,10 +822,13 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	if (o->events)
 		text_events(&ec, out);
 	if (req->pid >= 0)
-		text_threads(&tc, req->pid, out);
+		text_threads(src, &tc, req->pid, out);
 out:
 	rsp_u64map__exit(&tc.map);
+	rsp_u64map__exit(&tc.pair_map);
 	free(tc.v);
+	free(tc.pairs);
+	free(tc.wakers);
 	return ret;
 }
 
@@ -693,7 +837,9 @@ const struct rsp_command rsp_cmd_status = {
 	.summary = "what rspd captures, rates, losses, the window",
 	.usage = "usage: rspctl status [--pid PID] [--events] [--json | --format text|json]\n"
 		 "\n"
-		 "  --pid PID   also count what the window holds of PID's threads\n"
+		 "  --pid PID   also count what the window holds of PID's threads, and\n"
+		 "              which processes woke them (PID must be yours unless you\n"
+		 "              are root or in rspd's admin group)\n"
 		 "  --events    also count the window's records by event, and its gaps\n"
 		 "  --json      JSON output (same as --format json)\n"
 		 "\n"

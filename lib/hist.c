@@ -49,11 +49,6 @@ static const char *const op_kinds[RSP_HOP__NR] = {
 	"offcpu", "runq", "blk_queue", "blk_service", "irq", "softirq",
 };
 
-static const char *const reasons[RSP_SLEEP__NR] = {
-	"block_io", "network", "lock",	    "poll",	  "pipe",
-	"timeout",  "sleep",   "preempted", "page_fault", "unknown",
-};
-
 static const char *const softirqs[RSP_HIST_NR_SOFTIRQS] = {
 	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
 	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
@@ -70,7 +65,7 @@ const char *rsp_hist__op_kind_name(unsigned kind)
 
 const char *rsp_hist__sleep_reason_name(unsigned reason)
 {
-	return reason < RSP_SLEEP__NR ? reasons[reason] : NULL;
+	return reason < RSP_SR__NR ? rsp_sleep_reason__name((enum rsp_sleep_reason)reason) : NULL;
 }
 
 const char *rsp_hist__softirq_name(unsigned vec)
@@ -198,8 +193,7 @@ void rsp_hist__op_name(unsigned kind, uint32_t arg, const char *irq_name, char *
 {
 	switch (kind) {
 	case RSP_HOP_OFFCPU:
-		snprintf(buf, n, "offcpu:%s",
-			 arg < RSP_SLEEP__NR ? reasons[arg] : reasons[RSP_SLEEP_UNKNOWN]);
+		snprintf(buf, n, "offcpu:%s", rsp_sleep_reason__name((enum rsp_sleep_reason)arg));
 		break;
 	case RSP_HOP_RUNQ:
 		snprintf(buf, n, "runq");
@@ -252,11 +246,13 @@ static int parse_op_arg(unsigned kind, const char *s, const char *arg, uint32_t 
 		rsp_buf__printf(err, "operation '%s': runq takes no argument", s);
 		return -EINVAL;
 	case RSP_HOP_OFFCPU:
-		i = find_name(reasons, RSP_SLEEP__NR, arg, false);
+		for (i = RSP_SR__NR - 1; i >= 0; i--)
+			if (!strcmp(rsp_sleep_reason__name((enum rsp_sleep_reason)i), arg))
+				break;
 		if (i < 0) {
 			rsp_buf__printf(err,
 					"operation '%s': unknown sleep reason '%s'; use block_io, "
-					"network, lock, poll, pipe, timeout, sleep, preempted, "
+					"network, lock, poll, pipe, timeout, sleep, preemption, "
 					"page_fault or unknown",
 					s, arg);
 			return -EINVAL;

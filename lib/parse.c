@@ -26,8 +26,8 @@ static const struct {
 	const char *suffix;
 	double ns;
 } units[] = {
-	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
-	{"", 1e9},
+	{"ns", 1},   {"us", 1e3},   {"ms", 1e6},   {"s", 1e9},
+	{"m", 60e9}, {"min", 60e9}, {"h", 3600e9}, {"", 1e9},
 };
 
 int rsp_parse__duration(const char *s, uint64_t *ns)
@@ -64,10 +64,20 @@ int rsp_parse__size(const char *s, uint64_t *bytes)
 		return -EINVAL;
 	memcpy(buf, s, n + 1);
 	switch (buf[n - 1]) {
-	case 'K': case 'k': mul = 1ull << 10; break;
-	case 'M': case 'm': mul = 1ull << 20; break;
-	case 'G': case 'g': mul = 1ull << 30; break;
-	default: break;
+	case 'K':
+	case 'k':
+		mul = 1ull << 10;
+		break;
+	case 'M':
+	case 'm':
+		mul = 1ull << 20;
+		break;
+	case 'G':
+	case 'g':
+		mul = 1ull << 30;
+		break;
+	default:
+		break;
 	}
 	if (mul > 1)
 		buf[n - 1] = '\0';

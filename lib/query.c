@@ -16,6 +16,8 @@
 
 static const struct rsp_command *const commands[] = {
 	&rsp_cmd_status,
+	&rsp_cmd_top,
+	&rsp_cmd_graph,
 	&rsp_cmd_hist,
 };
 
@@ -47,10 +49,8 @@ enum {
 };
 
 static const struct rsp_option common_opts[] = {
-	{"json", false, COPT_JSON},
-	{"format", true, COPT_FORMAT},
-	{"pid", true, COPT_PID},
-	{"last", true, COPT_LAST},
+	{"json", false, COPT_JSON}, {"format", true, COPT_FORMAT},
+	{"pid", true, COPT_PID},    {"last", true, COPT_LAST},
 	{NULL, false, 0},
 };
 
@@ -119,8 +119,7 @@ static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp
 	}
 }
 
-static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name,
-					 size_t len)
+static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name, size_t len)
 {
 	for (; tab && tab->name; tab++)
 		if (strlen(tab->name) == len && !strncmp(tab->name, name, len))
@@ -220,14 +219,30 @@ void rsp_request__exit(struct rsp_request *req)
 	req->opts = NULL;
 }
 
-int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src,
-		   struct rsp_buf *out, struct rsp_buf *err)
+int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
+		   struct rsp_buf *err)
 {
 	if (!req->cmd) {
 		rsp_buf__puts(err, "empty request");
 		return -EINVAL;
 	}
 	return req->cmd->run(req, src, out, err);
+}
+
+const struct rsp_command *rsp_query__command_at(size_t i)
+{
+	return i < NR_COMMANDS ? commands[i] : NULL;
+}
+
+const char *rsp_query__option_at(const struct rsp_command *c, size_t i)
+{
+	for (const struct rsp_option *o = c->opts; o && o->name; o++)
+		if (i-- == 0)
+			return o->name;
+	for (const struct rsp_option *o = common_opts; o->name; o++)
+		if (common_allowed(c, o->id) && i-- == 0)
+			return o->name;
+	return NULL;
 }
 
 bool rsp_query__local(const struct rsp_request *req)

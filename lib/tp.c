@@ -8,8 +8,7 @@
 #include <rsp/tp.h>
 #include "internal/schema.h"
 
-static int read_U(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t size,
-		  uint64_t *out)
+static int read_U(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t size, uint64_t *out)
 {
 	uint8_t u8;
 	uint16_t u16;
@@ -76,16 +75,16 @@ static int read_STR(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t 
 #define DEC_FIELD(E, f, K, N, U)                                                                    \
 	if (read_##K(&s->fields[RSP_F_##E##__##f], raw, size, &out->f))                          \
 		return -EINVAL;
-#define DEC_FN(E)                                                                                \
-	int rsp_tp__##E(const struct rsp_schema *s, const struct rsp_sample *smp,                \
-			struct rsp_tp_##E *out)                                                  \
-	{                                                                                        \
-		const uint8_t *raw = smp->raw;                                                   \
-		uint32_t size = smp->raw_size;                                                   \
-                                                                                                 \
-		if (smp->event != RSP_EV_##E || !s->ev_ok[RSP_EV_##E] || !raw)                   \
-			return -ENOENT;                                                          \
-		RSP_FIELDS_##E(DEC_FIELD, E) return 0;                                           \
+#define DEC_FN(E)                                                                                  \
+	int rsp_tp__##E(const struct rsp_schema *s, const struct rsp_sample *smp,                  \
+			struct rsp_tp_##E *out)                                                    \
+	{                                                                                          \
+		const uint8_t *raw = smp->raw;                                                     \
+		uint32_t size = smp->raw_size;                                                     \
+                                                                                                   \
+		if (smp->event != RSP_EV_##E || !s->ev_ok[RSP_EV_##E] || !raw)                     \
+			return -ENOENT;                                                            \
+		RSP_FIELDS_##E(DEC_FIELD, E) return 0;                                             \
 	}
 RSP_TP_EVENTS(DEC_FN)
 

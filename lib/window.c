@@ -18,15 +18,15 @@
 #include <rsp/record.h>
 #include <rsp/window.h>
 
-#define CHUNK_MIN (8u * 1024)
-#define CHUNK_MAX (1u * 1024 * 1024)
+#define CHUNK_MIN    (8u * 1024)
+#define CHUNK_MAX    (1u * 1024 * 1024)
 #define ENTRY_PREFIX 8 /* u64 time before each record */
 
 struct rsp_chunk {
 	struct rsp_chunk *next; /* newer chunk of the same CPU */
 	uint32_t cpu;
-	uint32_t refs;          /* readers pinning it (under lock) */
-	bool evicted;           /* unlinked; freed by the last unpin */
+	uint32_t refs; /* readers pinning it (under lock) */
+	bool evicted;  /* unlinked; freed by the last unpin */
 	_Atomic uint64_t t_min;
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
@@ -46,9 +46,9 @@ struct rsp_window {
 	size_t chunk_size;
 	unsigned nr_cpus;
 	struct cpu_list *cpus;
-	struct rsp_chunk *free;  /* evicted chunks kept for reuse */
-	size_t linked_bytes;     /* capacity of chunks in the lists */
-	size_t allocated_bytes;  /* capacity of every chunk that exists */
+	struct rsp_chunk *free; /* evicted chunks kept for reuse */
+	size_t linked_bytes;	/* capacity of chunks in the lists */
+	size_t allocated_bytes; /* capacity of every chunk that exists */
 	uint64_t chunks;
 	_Atomic uint64_t appended;
 	_Atomic uint64_t dropped;
@@ -66,8 +66,8 @@ struct snap_chunk {
 struct rsp_wsnap {
 	struct rsp_window *w;
 	unsigned nr_cpus;
-	size_t *first;            /* per CPU: index of its first chunk in chunks[] */
-	size_t *count;            /* per CPU: number of chunks */
+	size_t *first; /* per CPU: index of its first chunk in chunks[] */
+	size_t *count; /* per CPU: number of chunks */
 	struct snap_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t oldest, newest;
@@ -153,21 +153,31 @@ static void release_chunk(struct rsp_window *w, struct rsp_chunk *c)
 	w->free = c;
 }
 
-/* Unlink the chunk with the oldest first record, whatever its CPU. Under lock. */
-static bool evict_oldest(struct rsp_window *w)
+/*
+ * Unlink the chunk with the oldest first record, whatever its CPU; under
+ * lock. A chunk still being written (the tail of a CPU other than @rolling,
+ * whose tail is full) goes last: on a quiet CPU it holds that CPU's newest
+ * records too, and evicting it would cut a hole in the recent past.
+ */
+static bool evict_oldest(struct rsp_window *w, unsigned rolling)
 {
 	struct cpu_list *victim = NULL;
+	bool victim_open = true;
 	struct rsp_chunk *c;
 	uint64_t best = UINT64_MAX, t;
 
 	for (unsigned i = 0; i < w->nr_cpus; i++) {
+		bool open;
+
 		c = w->cpus[i].head;
 		if (!c)
 			continue;
+		open = c == w->cpus[i].tail && i != rolling;
 		t = atomic_load_explicit(&c->t_min, memory_order_relaxed);
-		if (!victim || t < best) {
+		if (!victim || (victim_open && !open) || (open == victim_open && t < best)) {
 			best = t;
 			victim = &w->cpus[i];
+			victim_open = open;
 		}
 	}
 	if (!victim)
@@ -209,7 +219,7 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu)
 	struct rsp_chunk *c = NULL;
 
 	pthread_mutex_lock(&w->lock);
-	while (w->linked_bytes + w->chunk_size > w->budget && evict_oldest(w))
+	while (w->linked_bytes + w->chunk_size > w->budget && evict_oldest(w, cpu))
 		;
 	if (w->free) {
 		c = w->free;

@@ -38,14 +38,27 @@ def check(cond, msg):
 
 
 class Rspd:
-    """rspd in the foreground on a temporary socket; use as a context manager."""
+    """rspd in the foreground on a temporary socket; use as a context manager.
 
-    def __init__(self, *args):
+    config: the text of a configuration file to give it (by default an empty
+    one, so that a configuration installed on the machine cannot change a
+    test); env: extra environment variables.
+    """
+
+    def __init__(self, *args, config="", env=None, socket_dir=None, wrap=None):
         self.dir = tempfile.mkdtemp(prefix="rsptest.")
-        self.socket = os.path.join(self.dir, "rspd.sock")
+        self.socket = os.path.join(socket_dir or self.dir, "rspd.sock")
         self.log = os.path.join(self.dir, "rspd.log")
+        self.config = os.path.join(self.dir, "rspd.conf")
+        self.write_config(config)
         self.args = list(args)
+        self.env = env
+        self.wrap = list(wrap or [])  # a command that execs rspd (namespaces, ...)
         self.proc = None
+
+    def write_config(self, text):
+        with open(self.config, "w") as f:
+            f.write(text)
 
     def __enter__(self):
         self.start()
@@ -54,10 +67,14 @@ class Rspd:
     def __exit__(self, *exc):
         self.stop(check_exit=exc[0] is None)
 
-    def start(self, timeout=10):
+    def start(self, timeout=30):
         logf = open(self.log, "w")
-        self.proc = subprocess.Popen([RSPD, "--foreground", "--socket", self.socket] + self.args,
-                                     stdout=logf, stderr=subprocess.STDOUT)
+        env = dict(os.environ)
+        env.update(self.env or {})
+        self.proc = subprocess.Popen(self.wrap + [RSPD, "--foreground", "--socket", self.socket,
+                                                  "--config", self.config] + self.args,
+                                     stdout=logf, stderr=subprocess.STDOUT, env=env)
+        logf.close()
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -67,9 +84,22 @@ class Rspd:
             time.sleep(0.05)
         fail("rspd did not answer within %ds: %s" % (timeout, self.read_log()))
 
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait_log(self, text, timeout=10):
+        """Wait until the log contains text; returns the log."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            log = self.read_log()
+            if text in log:
+                return log
+            time.sleep(0.05)
+        fail("rspd's log has no %r after %ds: %s" % (text, timeout, self.read_log()))
+
     def read_log(self):
         try:
-            with open(self.log) as f:
+            with open(self.log, errors="replace") as f:
                 return f.read()
         except OSError:
             return ""
@@ -93,16 +123,19 @@ class Rspd:
             fail("rspd exited with %d: %s" % (self.proc.returncode, self.read_log()))
         self.proc = None
 
-    def ctl(self, *args, check_rc=True):
-        """Run rspctl against this rspd; returns (rc, stdout, stderr)."""
-        p = subprocess.run([RSPCTL, "--socket", self.socket] + list(args),
-                           capture_output=True, text=True, timeout=120)
+    def ctl(self, *args, check_rc=True, user=None):
+        """Run rspctl against this rspd (as user, a User, if given);
+        returns (rc, stdout, stderr)."""
+        cmd = [RSPCTL, "--socket", self.socket] + list(args)
+        if user:
+            cmd = user.wrap(cmd)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         if check_rc and p.returncode != 0:
             fail("rspctl %s failed (%d): %s" % (" ".join(args), p.returncode, p.stderr))
         return p.returncode, p.stdout, p.stderr
 
-    def json(self, *args):
-        _, out, _ = self.ctl(*(list(args) + ["--json"]))
+    def json(self, *args, user=None):
+        _, out, _ = self.ctl(*(list(args) + ["--json"]), user=user)
         return json.loads(out)
 
     def settle(self, seconds=0.5):
@@ -121,6 +154,44 @@ def workload(name, *args, timeout=300):
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=kw.pop("timeout", 60), **kw)
+
+
+def add_group(name):
+    """Create a group for a test (remove it with del_group)."""
+    p = run(["groupadd", name])
+    if p.returncode != 0:
+        fail("groupadd %s: %s" % (name, p.stderr))
+
+
+def del_group(name):
+    run(["groupdel", name])
+
+
+class User:
+    """A real unprivileged user, member of existing groups, made for one test
+    with useradd; removed by remove() (use try/finally)."""
+
+    def __init__(self, name, groups=()):
+        self.name = name
+        self.groups = list(groups)
+        cmd = ["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin",
+               "--user-group"]
+        if self.groups:
+            cmd += ["--groups", ",".join(self.groups)]
+        p = run(cmd + [name])
+        if p.returncode != 0:
+            fail("useradd %s: %s" % (name, p.stderr))
+        import pwd
+        pw = pwd.getpwnam(name)
+        self.uid, self.gid = pw.pw_uid, pw.pw_gid
+
+    def wrap(self, cmd):
+        """cmd run as this user, with its groups (setpriv, util-linux)."""
+        return ["setpriv", "--reuid=%d" % self.uid, "--regid=%d" % self.gid,
+                "--init-groups", "--no-new-privs"] + cmd
+
+    def remove(self):
+        run(["userdel", self.name])
 
 
 # ---- block devices (latency profile tests) -------------------------------------

@@ -31,7 +31,8 @@ struct synth *synth__new(unsigned nr_cpus, size_t budget)
 		a.type = rsp_catalogue__event(ev)->kind == RSP_EVK_TRACEPOINT ? PERF_TYPE_TRACEPOINT
 									      : PERF_TYPE_SOFTWARE;
 		a.sample_type = RSP_LAYOUT_SAMPLE_TYPE |
-				(a.type == PERF_TYPE_TRACEPOINT ? PERF_SAMPLE_RAW : 0);
+				(a.type == PERF_TYPE_TRACEPOINT ? PERF_SAMPLE_RAW : 0) |
+				(ev == RSP_EV_cpu_clock ? PERF_SAMPLE_PERIOD : 0); /* as rspd */
 		idx = rsp_schema__add_evsel(s->schema, &a, ev, RSP_ROLE_PRIMARY,
 					    rsp_catalogue__event(ev)->name);
 		assert_int_equal(rsp_schema__add_id(s->schema, idx, (uint64_t)ev + 1), 0);
@@ -117,14 +118,133 @@ void synth__waking(struct synth *s, unsigned cpu, uint64_t time, uint32_t waker_
 void synth__cpu_sample(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid,
 		       uint64_t ip)
 {
-	uint64_t w[6] = {0};
+	synth__cpu_sample_mode(s, cpu, time, pid, tid, ip, PERF_RECORD_MISC_USER, 10101010);
+}
+
+void synth__cpu_sample_mode(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid,
+			    uint32_t tid, uint64_t ip, uint16_t cpumode, uint64_t period)
+{
+	uint64_t w[7] = {0};
+	struct perf_event_header *h = (void *)w;
 
 	w[1] = RSP_EV_cpu_clock + 1;
 	w[2] = ip;
 	w[3] = pid | ((uint64_t)tid << 32);
 	w[4] = time;
 	w[5] = cpu;
-	append(s, cpu, time, w, 6);
+	w[6] = period;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = cpumode;
+	h->size = sizeof(w);
+	assert_int_equal(rsp_window__append(s->window, cpu, time, h), 0);
+}
+
+/* Close a side-band record at @words: the sample_id_all trailer, then the size. */
+static const struct perf_event_header *trailer(uint64_t *buf, unsigned words, int type,
+					       uint16_t misc, uint64_t time, uint32_t pid,
+					       uint32_t tid)
+{
+	struct perf_event_header *h = (void *)buf;
+
+	buf[words++] = pid | ((uint64_t)tid << 32);
+	buf[words++] = time;
+	buf[words++] = 0; /* cpu */
+	buf[words++] = RSP_EV_sideband + 1;
+	h->type = (uint32_t)type;
+	h->misc = misc;
+	h->size = (uint16_t)(words * 8);
+	return h;
+}
+
+const struct perf_event_header *synth__mmap2_rec(uint64_t *buf, uint64_t time, uint32_t pid,
+						 uint64_t addr, uint64_t len, uint64_t pgoff,
+						 uint64_t ino, uint32_t prot, const char *path)
+{
+	size_t n = strlen(path) + 1, words = (n + 7) / 8;
+	unsigned char *b = (unsigned char *)buf;
+	uint32_t maj = 8, min = 1, flags = 2;
+
+	assert_true(n < 256);
+	memset(buf, 0, 512);
+	memcpy(b + 8, &pid, 4);
+	memcpy(b + 12, &pid, 4);
+	memcpy(b + 16, &addr, 8);
+	memcpy(b + 24, &len, 8);
+	memcpy(b + 32, &pgoff, 8);
+	memcpy(b + 40, &maj, 4);
+	memcpy(b + 44, &min, 4);
+	memcpy(b + 48, &ino, 8);
+	/* ino_generation 0 at 56 */
+	memcpy(b + 64, &prot, 4);
+	memcpy(b + 68, &flags, 4);
+	memcpy(b + 72, path, n);
+	return trailer(buf, (unsigned)(9 + words), PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, time,
+		       pid, pid);
+}
+
+const struct perf_event_header *synth__comm_rec(uint64_t *buf, uint64_t time, uint32_t pid,
+						uint32_t tid, const char *comm, int exec)
+{
+	size_t n = strlen(comm) + 1, words = (n + 7) / 8;
+	unsigned char *b = (unsigned char *)buf;
+
+	assert_true(n <= 16);
+	memset(buf, 0, 512);
+	memcpy(b + 8, &pid, 4);
+	memcpy(b + 12, &tid, 4);
+	memcpy(b + 16, comm, n);
+	return trailer(buf, (unsigned)(2 + words), PERF_RECORD_COMM,
+		       exec ? PERF_RECORD_MISC_COMM_EXEC : 0, time, pid, tid);
+}
+
+const struct perf_event_header *synth__task_rec(uint64_t *buf, int type, uint64_t time,
+						uint32_t pid, uint32_t ppid, uint32_t tid,
+						uint32_t ptid)
+{
+	unsigned char *b = (unsigned char *)buf;
+
+	memset(buf, 0, 512);
+	memcpy(b + 8, &pid, 4);
+	memcpy(b + 12, &ppid, 4);
+	memcpy(b + 16, &tid, 4);
+	memcpy(b + 20, &ptid, 4);
+	memcpy(b + 24, &time, 8);
+	return trailer(buf, 4, type, 0, time, pid, tid);
+}
+
+static void append_rec(struct synth *s, unsigned cpu, const struct perf_event_header *h)
+{
+	assert_int_equal(rsp_window__append(s->window, cpu, rsp_layout__time(h), h), 0);
+}
+
+void synth__mmap2(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint64_t addr,
+		  uint64_t len, uint64_t pgoff, uint64_t ino, uint32_t prot, const char *path)
+{
+	uint64_t buf[64];
+
+	append_rec(s, cpu, synth__mmap2_rec(buf, time, pid, addr, len, pgoff, ino, prot, path));
+}
+
+void synth__comm(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid,
+		 const char *comm, int exec)
+{
+	uint64_t buf[64];
+
+	append_rec(s, cpu, synth__comm_rec(buf, time, pid, tid, comm, exec));
+}
+
+void synth__fork(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t ppid)
+{
+	uint64_t buf[64];
+
+	append_rec(s, cpu, synth__task_rec(buf, PERF_RECORD_FORK, time, pid, ppid, pid, ppid));
+}
+
+void synth__exit(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid)
+{
+	uint64_t buf[64];
+
+	append_rec(s, cpu, synth__task_rec(buf, PERF_RECORD_EXIT, time, pid, pid, tid, tid));
 }
 
 void synth__irq_entry(struct synth *s, unsigned cpu, uint64_t time, int irq, const char *name)

@@ -45,5 +45,30 @@ void synth__block(struct synth *s, int event, unsigned cpu, uint64_t time, uint3
 		  uint32_t tid, const char *comm, uint32_t dev, uint64_t sector, uint32_t nr_sector);
 void synth__cpu_sample(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid,
 		       uint64_t ip);
+/** synth__cpu_sample_mode() - the same with the record's cpumode (misc) and a period. */
+void synth__cpu_sample_mode(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid,
+			    uint32_t tid, uint64_t ip, uint16_t cpumode, uint64_t period);
+
+/*
+ * Side-band records of the dummy event (id RSP_EV_sideband + 1), with the
+ * sample_id_all trailer {pid/tid, time, cpu, identifier}. The *_rec
+ * variants build the record into @buf (at least 512 bytes) and return it;
+ * the others append it to the window.
+ */
+struct perf_event_header;
+const struct perf_event_header *synth__mmap2_rec(uint64_t *buf, uint64_t time, uint32_t pid,
+						 uint64_t addr, uint64_t len, uint64_t pgoff,
+						 uint64_t ino, uint32_t prot, const char *path);
+const struct perf_event_header *synth__comm_rec(uint64_t *buf, uint64_t time, uint32_t pid,
+						uint32_t tid, const char *comm, int exec);
+const struct perf_event_header *synth__task_rec(uint64_t *buf, int type, uint64_t time,
+						uint32_t pid, uint32_t ppid, uint32_t tid,
+						uint32_t ptid);
+void synth__mmap2(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint64_t addr,
+		  uint64_t len, uint64_t pgoff, uint64_t ino, uint32_t prot, const char *path);
+void synth__comm(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid,
+		 const char *comm, int exec);
+void synth__fork(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t ppid);
+void synth__exit(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid);
 
 #endif

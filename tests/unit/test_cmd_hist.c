@@ -111,7 +111,7 @@ static struct rsp_hist_store *make_store(void)
 	for (unsigned i = 0; i < 100; i++) {
 		uint64_t t = 100 * S + i * 40000000ull;
 
-		rsp_hist_shard__add(sh, RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SLEEP_SLEEP), t,
+		rsp_hist_shard__add(sh, RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SR_SLEEP), t,
 				    i % 2 ? 8060 * US : 1060 * US, &w);
 		rsp_hist_shard__add(sh, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, 254u << 20), t, 120 * US,
 				    &d);

@@ -24,7 +24,7 @@
 
 #define S		       1000000000ull
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
-#define OP_LOCK		       RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SLEEP_LOCK)
+#define OP_LOCK		       RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SR_LOCK)
 #define OP_RUNQ		       RSP_HIST_OP(RSP_HOP_RUNQ, 0)
 #define OP_BLK		       RSP_HIST_OP(RSP_HOP_BLK_SERVICE, 254u << 20)
 
@@ -960,7 +960,7 @@ static void test_names(void **state)
 	assert_string_equal(rsp_hist_subject__format(&s, buf, sizeof(buf)), "thread 2 (x) of 1");
 	assert_int_equal(rsp_hist__parse_op("offcpu:lock", &kind, &arg, &num, &has, &err), 0);
 	assert_int_equal(kind, RSP_HOP_OFFCPU);
-	assert_int_equal(num, RSP_SLEEP_LOCK);
+	assert_int_equal(num, RSP_SR_LOCK);
 	assert_int_equal(rsp_hist__parse_op("softirq:net_rx", &kind, &arg, &num, &has, &err), 0);
 	assert_int_equal(num, 3);
 	assert_int_equal(rsp_hist__parse_op("softirq:9", &kind, &arg, &num, &has, &err), 0);

@@ -316,10 +316,10 @@ static void test_timeline_hooks(void **state)
 	struct rsp_hist_who w = {.tgid = 9, .tid = 10, .comm = "sleeper", .comm_len = 7};
 
 	for (int i = 0; i < 50; i++) {
-		assert_int_equal(rsp_histfeed__offcpu(f->feed, RSP_SLEEP_SLEEP, &w,
+		assert_int_equal(rsp_histfeed__offcpu(f->feed, RSP_SR_SLEEP, &w,
 						      S + (uint64_t)i * 10 * MS, 1 * MS + 60 * US),
 				 0);
-		assert_int_equal(rsp_histfeed__offcpu(f->feed, RSP_SLEEP_SLEEP, &w,
+		assert_int_equal(rsp_histfeed__offcpu(f->feed, RSP_SR_SLEEP, &w,
 						      S + (uint64_t)i * 10 * MS + 9 * MS,
 						      8 * MS + 60 * US),
 				 0);

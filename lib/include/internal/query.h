@@ -48,5 +48,16 @@ struct rsp_command {
 
 extern const struct rsp_command rsp_cmd_status;
 extern const struct rsp_command rsp_cmd_hist;
+extern const struct rsp_command rsp_cmd_graph;
+extern const struct rsp_command rsp_cmd_top;
+
+/** rsp_query__command_at() - the @i-th command of the table, NULL past the end. */
+const struct rsp_command *rsp_query__command_at(size_t i);
+/**
+ * rsp_query__option_at() - the @i-th option (long name, no "--") that
+ * command @c accepts, its own then the common ones; NULL past the end.
+ * For the documentation checks.
+ */
+const char *rsp_query__option_at(const struct rsp_command *c, size_t i);
 
 #endif

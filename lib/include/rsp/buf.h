@@ -20,7 +20,10 @@ struct rsp_buf {
 	size_t limit; /* 0: no limit */
 };
 
-#define RSP_BUF_INIT {0}
+#define RSP_BUF_INIT                                                                               \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /** rsp_buf__exit() - free the buffer's memory; safe on a zeroed buffer. */
 RSP_API void rsp_buf__exit(struct rsp_buf *b);

@@ -33,7 +33,7 @@ enum rsp_field {
 	RSP_TP_EVENTS(RSP_FIELD_EVENT)
 #undef RSP_FIELD_EVENT
 #undef RSP_FIELD_ENUM
-	RSP_F__NR
+		RSP_F__NR
 };
 
 enum rsp_event_kind {
@@ -45,7 +45,7 @@ enum rsp_event_kind {
 };
 
 /* Event flags in events.def. */
-#define RSP_EVF_STACK 0x1u
+#define RSP_EVF_STACK	 0x1u
 #define RSP_EVF_SIDEBAND 0x2u
 #define RSP_EVF_OPTIONAL 0x4u
 
@@ -62,14 +62,14 @@ struct rsp_family_info {
 };
 
 struct rsp_event_info {
-	const char *name;   /* catalogue name, e.g. "sched_switch" */
+	const char *name; /* catalogue name, e.g. "sched_switch" */
 	enum rsp_family family;
 	enum rsp_event_kind kind;
 	const char *system; /* tracefs system, "" if not a tracepoint */
-	const char *tp;     /* tracefs event name, or the software event's name */
+	const char *tp;	    /* tracefs event name, or the software event's name */
 	unsigned int flags;
 	const char *why;
-	int nr_fields;      /* fields rsp decodes (fields.def) */
+	int nr_fields; /* fields rsp decodes (fields.def) */
 };
 
 /* Analyses that read a field (the USES column of fields.def). */

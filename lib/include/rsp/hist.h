@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
+#include <rsp/sleepclass.h>
 
 /*
  * Latency profiles (OSprof): log2 histograms of one operation's latency for
@@ -133,22 +134,9 @@ enum rsp_hist_op_kind {
 };
 
 /*
- * Why a thread was off CPU; the timeline maps what it sees to these. The
- * names (rsp_hist__sleep_reason_name) are what --op offcpu:NAME takes.
+ * Why a thread was off CPU: enum rsp_sleep_reason (rsp/sleepclass.h), as
+ * the timeline classifies it; --op offcpu:NAME takes rsp_sleep_reason__name().
  */
-enum rsp_sleep_reason {
-	RSP_SLEEP_BLOCK_IO,   /* block_io: waited for a block request */
-	RSP_SLEEP_NETWORK,    /* network: socket receive/accept/connect */
-	RSP_SLEEP_LOCK,	      /* lock: futex, mutex, semaphore */
-	RSP_SLEEP_POLL,	      /* poll: poll/select/epoll */
-	RSP_SLEEP_PIPE,	      /* pipe: pipe or FIFO read/write */
-	RSP_SLEEP_TIMEOUT,    /* timeout: a wait with a timeout that expired */
-	RSP_SLEEP_SLEEP,      /* sleep: nanosleep, clock_nanosleep (deliberate) */
-	RSP_SLEEP_PREEMPTED,  /* preempted: runnable but taken off the CPU */
-	RSP_SLEEP_PAGE_FAULT, /* page_fault: waited for a page */
-	RSP_SLEEP_UNKNOWN,    /* unknown: the evidence does not say */
-	RSP_SLEEP__NR
-};
 
 #define RSP_HIST_NR_SOFTIRQS 10
 
@@ -185,7 +173,7 @@ struct rsp_hist_who {
 
 /** rsp_hist__op_kind_name() - "offcpu", "runq", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__op_kind_name(unsigned kind);
-/** rsp_hist__sleep_reason_name() - "block_io", ..., "unknown"; NULL when out of range. */
+/** rsp_hist__sleep_reason_name() - "unknown", "block_io", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__sleep_reason_name(unsigned reason);
 /** rsp_hist__softirq_name() - "HI", "TIMER", ..., "RCU"; NULL when out of range. */
 RSP_API const char *rsp_hist__softirq_name(unsigned vec);

@@ -21,13 +21,13 @@
  * All integers little-endian (both ends are the same host). Every length is
  * checked before anything is read or allocated.
  */
-#define RSP_PROTO_REQ_MAGIC 0x51505352u  /* "RSPQ" */
-#define RSP_PROTO_RESP_MAGIC 0x41505352u /* "RSPA" */
-#define RSP_PROTO_MAX_REQUEST (64u * 1024)
-#define RSP_PROTO_MAX_ARGS 256
+#define RSP_PROTO_REQ_MAGIC    0x51505352u /* "RSPQ" */
+#define RSP_PROTO_RESP_MAGIC   0x41505352u /* "RSPA" */
+#define RSP_PROTO_MAX_REQUEST  (64u * 1024)
+#define RSP_PROTO_MAX_ARGS     256
 #define RSP_PROTO_MAX_RESPONSE (1024u * 1024 * 1024)
-#define RSP_PROTO_REQ_HEADER 8
-#define RSP_PROTO_RESP_HEADER 12
+#define RSP_PROTO_REQ_HEADER   8
+#define RSP_PROTO_RESP_HEADER  12
 
 /** A decoded request: argv points into the request's payload. */
 struct rsp_proto_args {
@@ -54,8 +54,7 @@ RSP_API long rsp_proto__request_length(const void *hdr);
  * Return: 0, or -EINVAL (empty, not NUL-terminated, no command) / -E2BIG
  * (more than RSP_PROTO_MAX_ARGS arguments).
  */
-RSP_API int rsp_proto__decode_request(const void *payload, size_t len,
-				      struct rsp_proto_args *out);
+RSP_API int rsp_proto__decode_request(const void *payload, size_t len, struct rsp_proto_args *out);
 
 /** rsp_proto__encode_response_header() - the 12 header bytes of a response. */
 RSP_API void rsp_proto__encode_response_header(void *hdr, int status, uint32_t len);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
+#include <rsp/ksyms.h>
 #include <rsp/schema.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
@@ -21,6 +22,46 @@ enum rsp_format {
 	RSP_FMT_DOT,
 };
 
+/*
+ * Who asks, for access control. rspd fills it from the client's
+ * SO_PEERCRED on every request; offline (`rspctl analyze FILE`: whoever
+ * can read the dump sees all of it) and in-process callers leave it zeroed,
+ * which means unrestricted.
+ *
+ * THE RULE, which every command applies through the helpers below:
+ *  1. An unrestricted requester (root, a member of rspd's admin group,
+ *     offline) sees everything.
+ *  2. A restricted requester may name (--pid, a positional PID, ...) only
+ *     processes whose real uid is theirs: call rsp_source__check_pid() on
+ *     every process the user names, before reading the window; it answers
+ *     -EACCES with one sentence otherwise. A process whose owner cannot be
+ *     told (it exited, so /proc no longer has it) counts as another user's.
+ *  3. In the answers to a restricted requester, every process for which
+ *     rsp_source__may_see() is false appears only as "pid N (other user)"
+ *     (text; rsp_source__label() writes it) or {"pid": N, "other_user":
+ *     true} (JSON): no comm, no command line, no thread names, no stacks,
+ *     no file or socket names. Counts and durations may stay: they are
+ *     what the user's own process experienced.
+ *  4. pid 0 (the idle task, whose context interrupts on an idle CPU run
+ *     in) is nobody's process and is always shown.
+ * Decide per process (tgid), never per thread name; call may_see() once
+ * per process in the answer, not per record (it may read /proc).
+ * Known gap: ownership is read at query time, so if a pid was reused, the
+ * window's records of its earlier holder are attributed to the current one
+ * (a fix needs each process's start time; not done yet).
+ */
+struct rsp_access {
+	bool restricted; /* false: sees everything */
+	uint32_t uid;	 /* the requester's uid, when restricted */
+	/*
+	 * The real uid of live process @pid: 0 and *uid, or -errno (-ESRCH:
+	 * gone). rspd reads /proc/PID/status and caches per request.
+	 */
+	int (*uid_of)(void *ctx, long pid, uint32_t *uid);
+	void *ctx;
+};
+
+struct rsp_symbolizer;
 struct rsp_hist_store;
 
 /* Where a query reads from. */
@@ -29,19 +70,59 @@ struct rsp_source {
 	struct rsp_hist_store *hist; /* latency profiles; NULL when off (rspd --no-hist) */
 	const struct rsp_schema *schema;
 	const struct rsp_capture_info *capture; /* NULL when not known */
-	uint64_t now;      /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
+	/*
+	 * Names for addresses: the process model (kept current with the
+	 * window's side-band records) and the symbol cache; NULL when there is
+	 * none. A query may call rsp_symbolizer__resolve(), which reads symbol
+	 * tables lazily: the owner serialises queries with model updates (rspd
+	 * holds its model lock for the whole query) and calls
+	 * rsp_symbolizer__begin() before each query.
+	 */
+	struct rsp_symbolizer *symbols;
+	uint64_t now; /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
-	const char *path;  /* the dump, offline */
+	const char *path;	  /* the dump, offline */
+	struct rsp_access access; /* zeroed: unrestricted */
+	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
+	 * start; offline, the dump's copy. NULL when not available. */
+	const struct rsp_ksyms *ksyms;
 };
+
+/**
+ * rsp_source__may_see() - may the requester see process @pid's details?
+ *
+ * True when unrestricted, for pid 0, and when @pid's real uid is the
+ * requester's. False when it is another user's or cannot be told.
+ */
+RSP_API bool rsp_source__may_see(const struct rsp_source *src, long pid);
+
+/**
+ * rsp_source__check_pid() - may the requester name process @pid in a query?
+ * @cmd: the command, for the message
+ *
+ * Return: 0, or -EACCES with one sentence in @err (rule 2 above).
+ */
+RSP_API int rsp_source__check_pid(const struct rsp_source *src, const char *cmd, long pid,
+				  struct rsp_buf *err);
+
+/**
+ * rsp_source__label() - "pid N comm" or, redacted, "pid N (other user)"
+ * @comm: the process's name as the window knows it, or NULL/""
+ * Writes at most @n bytes into @buf (NUL-terminated) and returns @buf.
+ */
+RSP_API char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
+				size_t n);
+
+#define RSP_OTHER_USER "(other user)"
 
 struct rsp_command;
 
 struct rsp_request {
 	const struct rsp_command *cmd;
 	enum rsp_format format;
-	long pid;          /* --pid, -1 if not given */
-	uint64_t last_ns;  /* --last, 0 if not given */
-	void *opts;        /* the command's own options, owned */
+	long pid;	  /* --pid, -1 if not given */
+	uint64_t last_ns; /* --last, 0 if not given */
+	void *opts;	  /* the command's own options, owned */
 };
 
 /**

@@ -13,8 +13,8 @@
  * every length against the record's size, so it is safe on untrusted input.
  */
 struct rsp_sample {
-	int evsel;          /* schema evsel index */
-	int event;          /* enum rsp_event, or -1 */
+	int evsel; /* schema evsel index */
+	int event; /* enum rsp_event, or -1 */
 	enum rsp_role role;
 	uint64_t id;
 	uint64_t ip;
@@ -27,7 +27,7 @@ struct rsp_sample {
 	const uint64_t *callchain; /* PERF_CONTEXT_* markers included */
 	uint32_t raw_size;
 	const void *raw;
-	uint64_t user_regs_abi;    /* PERF_SAMPLE_REGS_ABI_*, 0 if none */
+	uint64_t user_regs_abi; /* PERF_SAMPLE_REGS_ABI_*, 0 if none */
 	uint32_t nr_user_regs;
 	const uint64_t *user_regs; /* in bit order of attr.sample_regs_user */
 	uint64_t user_stack_size;  /* bytes valid in user_stack (dyn_size) */
@@ -36,8 +36,8 @@ struct rsp_sample {
 
 /* Bits of rsp_sample that were present in the record. */
 #define RSP_SAMPLE_HAS_TIME 0x1u
-#define RSP_SAMPLE_HAS_CPU 0x2u
-#define RSP_SAMPLE_HAS_TID 0x4u
+#define RSP_SAMPLE_HAS_CPU  0x2u
+#define RSP_SAMPLE_HAS_TID  0x4u
 
 /**
  * rsp_record__parse_sample() - decode a PERF_RECORD_SAMPLE
@@ -77,8 +77,8 @@ RSP_API uint64_t rsp_record__time(const struct rsp_schema *s, const struct perf_
  * without looking up its event. rspd checks every attr against this at
  * start (rsp_layout__check).
  */
-#define RSP_LAYOUT_SAMPLE_TYPE                                                                   \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
+#define RSP_LAYOUT_SAMPLE_TYPE                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_CPU)
 #define RSP_LAYOUT_FORBIDDEN (PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID)
 

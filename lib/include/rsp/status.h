@@ -13,10 +13,10 @@
  * records. librsp only renders it.
  */
 struct rsp_event_status {
-	bool wanted;        /* its family is on */
-	bool open;          /* opened and delivering */
-	char source[16];    /* "tracepoint", "software", "uprobe", "kprobe" */
-	char problem[200];  /* why it is not open, "" if it is */
+	bool wanted;	   /* its family is on */
+	bool open;	   /* opened and delivering */
+	char source[16];   /* "tracepoint", "software", "uprobe", "kprobe" */
+	char problem[200]; /* why it is not open, "" if it is */
 	/*
 	 * Occurrences the kernel counted (perf_evsel__read, divided by the
 	 * sample period) against the records that reached rspd. Losses in
@@ -25,14 +25,14 @@ struct rsp_event_status {
 	 */
 	uint64_t fired;
 	uint64_t delivered;
-	bool counted;       /* fired is meaningful (not for cpu-clock, dummy) */
+	bool counted; /* fired is meaningful (not for cpu-clock, dummy) */
 };
 
 struct rsp_cpu_status {
 	unsigned cpu;
-	uint64_t records;   /* since start */
+	uint64_t records; /* since start */
 	uint64_t bytes;
-	uint64_t lost;      /* records the kernel reported lost */
+	uint64_t lost;	      /* records the kernel reported lost */
 	uint64_t lost_events; /* PERF_RECORD_LOST records (gaps) */
 	double records_per_s; /* over the last stats interval */
 };
@@ -42,11 +42,11 @@ struct rsp_capture_info {
 	pid_t pid;
 	double uptime_s;
 	uint64_t rss_bytes;
-	uint64_t now_ns;          /* CLOCK_MONOTONIC at the time of the report */
-	char stacks[32];          /* stack policy, as given */
-	char callchain[16];       /* "kernel+user", "kernel", "user" */
-	unsigned sample_freq;     /* cpu-clock Hz, 0 if off */
-	unsigned ring_pages;      /* per CPU */
+	uint64_t now_ns;      /* CLOCK_MONOTONIC at the time of the report */
+	char stacks[32];      /* stack policy, as given */
+	char callchain[16];   /* "kernel+user", "kernel", "user" */
+	unsigned sample_freq; /* cpu-clock Hz, 0 if off */
+	unsigned ring_pages;  /* per CPU */
 	bool families_on[RSP_FAM__NR];
 	struct rsp_event_status events[RSP_EV__NR];
 	unsigned nr_cpus;
@@ -54,7 +54,7 @@ struct rsp_capture_info {
 	uint64_t records_total;
 	uint64_t lost_total;
 	double records_per_s;
-	double cpu_seconds;       /* rspd's own user+sys CPU time */
+	double cpu_seconds; /* rspd's own user+sys CPU time */
 };
 
 #endif /* RSP_STATUS_H */

@@ -36,8 +36,8 @@ RSP_TP_EVENTS(RSP_TP_STRUCT)
  * Return: 0; -ENOENT if @smp is not that event or the event is unusable in
  * @s; -EINVAL if a field lies outside the raw data.
  */
-#define RSP_TP_DECL(E)                                                                           \
-	RSP_API int rsp_tp__##E(const struct rsp_schema *s, const struct rsp_sample *smp,        \
+#define RSP_TP_DECL(E)                                                                             \
+	RSP_API int rsp_tp__##E(const struct rsp_schema *s, const struct rsp_sample *smp,          \
 				struct rsp_tp_##E *out);
 RSP_TP_EVENTS(RSP_TP_DECL)
 #undef RSP_TP_DECL
@@ -46,15 +46,15 @@ RSP_TP_EVENTS(RSP_TP_DECL)
 RSP_API uint64_t rsp_field__u64(const struct rsp_schema *s, enum rsp_field f, const void *raw,
 				uint32_t raw_size);
 /** rsp_field__str() - one string field; {NULL, 0} if absent or out of bounds. */
-RSP_API struct rsp_str rsp_field__str(const struct rsp_schema *s, enum rsp_field f,
-				      const void *raw, uint32_t raw_size);
+RSP_API struct rsp_str rsp_field__str(const struct rsp_schema *s, enum rsp_field f, const void *raw,
+				      uint32_t raw_size);
 
 /* prev_state of sched_switch: the low byte is the sleep state (S, D, T, ...);
  * a preempted task reports TASK_REPORT_MAX (0x100) and a task that left
  * while runnable reports 0. Masks as in the tracepoint's print format. */
-#define RSP_TASK_STATE_MASK 0xffu
-#define RSP_TASK_INTERRUPTIBLE 0x1u
+#define RSP_TASK_STATE_MASK	 0xffu
+#define RSP_TASK_INTERRUPTIBLE	 0x1u
 #define RSP_TASK_UNINTERRUPTIBLE 0x2u
-#define RSP_TASK_REPORT_MAX 0x100u
+#define RSP_TASK_REPORT_MAX	 0x100u
 
 #endif /* RSP_TP_H */

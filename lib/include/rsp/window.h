@@ -25,7 +25,7 @@ struct rsp_wsnap;
 struct rsp_witer;
 
 struct rsp_window_config {
-	size_t budget;     /* bytes of chunks the window may hold */
+	size_t budget;	   /* bytes of chunks the window may hold */
 	unsigned nr_cpus;  /* CPU indexes are 0 .. nr_cpus-1 */
 	size_t chunk_size; /* 0: derived from budget and nr_cpus */
 };
@@ -33,17 +33,17 @@ struct rsp_window_config {
 struct rsp_window_stats {
 	size_t budget;
 	size_t chunk_size;
-	size_t bytes_used;      /* record bytes held (incl. 8-byte time prefixes) */
+	size_t bytes_used;	/* record bytes held (incl. 8-byte time prefixes) */
 	size_t bytes_allocated; /* chunk memory, including pinned evicted chunks */
-	uint64_t chunks;        /* chunks in the window */
-	uint64_t records;       /* records in the window */
-	uint64_t appended;      /* records ever appended */
+	uint64_t chunks;	/* chunks in the window */
+	uint64_t records;	/* records in the window */
+	uint64_t appended;	/* records ever appended */
 	uint64_t evicted_chunks;
 	uint64_t evicted_records;
-	uint64_t dropped;       /* records that could not be stored (too big, ENOMEM) */
-	uint64_t lost_marked;   /* lost records noted by rsp_window__note_lost() */
-	uint64_t oldest;        /* time of the oldest record held, 0 if empty */
-	uint64_t newest;        /* time of the newest record held */
+	uint64_t dropped;	/* records that could not be stored (too big, ENOMEM) */
+	uint64_t lost_marked;	/* lost records noted by rsp_window__note_lost() */
+	uint64_t oldest;	/* time of the oldest record held, 0 if empty */
+	uint64_t newest;	/* time of the newest record held */
 	uint64_t complete_from; /* every CPU's records are complete from here on */
 };
 
@@ -86,8 +86,7 @@ RSP_API int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time
  * layout, so that readers see the gap where it happened, exactly as they
  * see the kernel's own PERF_RECORD_LOST.
  */
-RSP_API int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time,
-				  uint64_t nr);
+RSP_API int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time, uint64_t nr);
 
 /** rsp_window__stats() - a consistent copy of the counters. */
 RSP_API void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st);

@@ -1,0 +1,936 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rspd's options, defined once in one table that serves getopt, the INI
+ * file (parsed by inih), --help, the commented default file and the
+ * man-page check. Adding an option is adding one entry to opts[] (and its
+ * field to struct rspd_config).
+ *
+ * The file is INI: "[section]" lines, "key = value" lines, comments start
+ * with '#' or ';' at the beginning of a line. Unknown sections and keys,
+ * keys in the wrong section and bad values are errors with FILE:LINE and
+ * what is allowed: rspd refuses to start on them, and a reload keeps the
+ * configuration in force.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ini.h>
+#include <rsp/parse.h>
+#include "config.h"
+#include "log.h"
+#include "rspd.h"
+
+enum opt_type {
+	T_ACTION, /* command line only, no value (--foreground, --help) */
+	T_BOOL,	  /* --NAME / --no-NAME; yes or no in the file */
+	T_UINT,	  /* unsigned in [min, max] */
+	T_SIZE,	  /* uint64_t bytes, K/M/G suffixes, in [min, max] */
+	T_DUR,	  /* uint64_t ns, "100ms", in [min, max] */
+	T_STR,	  /* char[size] */
+	T_CUSTOM, /* set/show below */
+};
+
+#define OPTF_RELOAD 0x1u /* SIGHUP applies a new value */
+
+struct rspd_opt {
+	const char *name;    /* --NAME and the key in the file */
+	int short_name;	     /* 0: none */
+	const char *section; /* NULL: command line only */
+	const char *arg;     /* what the value is, for --help: "SIZE" */
+	const char *def;     /* default as written by the user; NULL: set by init */
+	enum opt_type type;
+	size_t off, size; /* the field in struct rspd_config */
+	uint64_t min, max;
+	unsigned flags;
+	const char *help;    /* one line, under 52 columns */
+	const char *allowed; /* for error messages; derived from min/max if NULL */
+	int (*set)(struct rspd_config *c, const char *v, char *why, size_t n);
+	void (*show)(const struct rspd_config *c, char *buf, size_t n);
+};
+
+/* --- custom options ------------------------------------------------------ */
+
+static const char *const level_names[] = {"error", "warning", "info", "debug"};
+
+static int set_log_level(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	for (int i = 0; i < 4; i++) {
+		if (!strcmp(v, level_names[i])) {
+			c->log_level = (enum rsp_log_level)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void show_log_level(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", level_names[c->log_level]);
+}
+
+static int set_socket(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	if (v[0] != '/' || strlen(v) > 107)
+		return -1;
+	snprintf(c->socket_path, sizeof(c->socket_path), "%s", v);
+	return 0;
+}
+
+static void show_socket(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", c->socket_path);
+}
+
+static int set_chunk(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t sz;
+
+	if (!strcmp(v, "auto")) {
+		c->chunk_size = 0;
+		return 0;
+	}
+	if (rsp_parse__size(v, &sz) || sz < 4096 || sz > (16u << 20) || sz % 8)
+		return -1;
+	c->chunk_size = sz;
+	return 0;
+}
+
+static void show_size(uint64_t v, char *buf, size_t n)
+{
+	static const char sfx[] = "GMK";
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t unit = 1ull << (10 * (3 - i));
+
+		if (v && v % unit == 0) {
+			snprintf(buf, n, "%llu%c", (unsigned long long)(v / unit), sfx[i]);
+			return;
+		}
+	}
+	snprintf(buf, n, "%llu", (unsigned long long)v);
+}
+
+static void show_chunk(const struct rspd_config *c, char *buf, size_t n)
+{
+	if (!c->chunk_size)
+		snprintf(buf, n, "auto");
+	else
+		show_size(c->chunk_size, buf, n);
+}
+
+static int set_ring_pages(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t p;
+
+	if (rsp_parse__u64(v, 1, 1u << 20, &p) || (p & (p - 1)))
+		return -1;
+	c->capture.ring_pages = (unsigned)p;
+	return 0;
+}
+
+static void show_ring_pages(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%u", c->capture.ring_pages);
+}
+
+static int set_stacks(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	return rsp_capture_opts__set_stacks(&c->capture, v) ? -1 : 0;
+}
+
+static void show_stacks(const struct rspd_config *c, char *buf, size_t n)
+{
+	char tmp[32];
+
+	snprintf(buf, n, "%s", rsp_capture_opts__stacks_name(&c->capture, tmp, sizeof(tmp)));
+}
+
+static int set_callchain(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	bool k = !strcmp(v, "kernel+user") || !strcmp(v, "kernel");
+	bool u = !strcmp(v, "kernel+user") || !strcmp(v, "user");
+
+	if (!k && !u)
+		return -1;
+	c->capture.callchain_kernel = k;
+	c->capture.callchain_user = u;
+	return 0;
+}
+
+static void show_callchain(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s",
+		 c->capture.callchain_kernel && c->capture.callchain_user ? "kernel+user"
+		 : c->capture.callchain_kernel				  ? "kernel"
+									  : "user");
+}
+
+static int set_families(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	char e[256];
+
+	if (!rsp_capture_opts__set_families(&c->capture, v, e, sizeof(e)))
+		return 0;
+	snprintf(why, n, "all, or a comma-separated list of families (%s)", e);
+	return -1;
+}
+
+static void show_families(const struct rspd_config *c, char *buf, size_t n)
+{
+	size_t len = 0;
+	bool all = true;
+
+	buf[0] = '\0';
+	for (int f = 0; f < RSP_FAM__NR; f++) {
+		all = all && c->capture.families[f];
+		if (c->capture.families[f] && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "",
+						rsp_catalogue__family(f)->name);
+	}
+	if (all)
+		snprintf(buf, n, "all");
+}
+
+/* --- the table ------------------------------------------------------------ */
+
+#define F(field)                                                                                   \
+	.off = offsetof(struct rspd_config, field), .size = sizeof(((struct rspd_config *)0)->field)
+#define CUSTOM(fn) .type = T_CUSTOM, .set = set_##fn, .show = show_##fn
+#define RELOAD	   .flags = OPTF_RELOAD
+
+/* One entry per option; the order is that of --help and the default file. */
+// clang-format off
+static const struct rspd_opt opts[] = {
+	/* Command line only. */
+	{.name = "config", .short_name = 'c', .arg = "FILE", .def = RSPD_DEFAULT_CONFIG, .type = T_STR,
+	 F(config_path), .help = "the configuration file", .allowed = "a path of at most 4095 bytes"},
+	{.name = "foreground", .short_name = 'f', .type = T_ACTION,
+	 .help = "stay in the foreground, log to stderr"},
+	{.name = "check-config", .type = T_ACTION, .help = "check the file and the options, then exit"},
+	{.name = "default-config", .type = T_ACTION, .help = "print the commented default file, then exit"},
+	{.name = "help", .short_name = 'h', .type = T_ACTION, .help = "this text"},
+	{.name = "version", .short_name = 'V', .type = T_ACTION, .help = "print the version"},
+
+	{.section = "daemon", .name = "log-level", .arg = "LEVEL", .def = "info", CUSTOM(log_level),
+	 F(log_level), RELOAD, .help = "least important messages logged",
+	 .allowed = "error, warning, info or debug"},
+
+	{.section = "control", .name = "socket", .short_name = 's', .arg = "PATH",
+	 .def = RSPD_DEFAULT_SOCKET, CUSTOM(socket), .help = "the control socket",
+	 .allowed = "an absolute path of at most 107 bytes"},
+	{.section = "control", .name = "socket-group", .arg = "GROUP", .def = "rsp", .type = T_STR,
+	 F(socket_group), RELOAD, .allowed = "a group name (at most 63 bytes) or nothing",
+	 .help = "may connect (socket mode 0660); empty or no such group: root only"},
+	{.section = "control", .name = "admin-group", .arg = "GROUP", .def = "rsp-admin", .type = T_STR,
+	 F(admin_group), RELOAD, .allowed = "a group name (at most 63 bytes) or nothing",
+	 .help = "may query every process; others only their own"},
+	{.section = "control", .name = "max-clients", .arg = "N", .def = "256", .type = T_UINT,
+	 F(max_clients), .min = 1, .max = 4096, .help = "control connections served at once"},
+	{.section = "control", .name = "query-threads", .arg = "N", .def = "2", .type = T_UINT,
+	 F(query_threads), .min = 1, .max = 64, .help = "queries answered in parallel"},
+	{.section = "control", .name = "request-timeout", .arg = "DURATION", .def = "5s", .type = T_DUR,
+	 F(request_timeout_ns), .min = 10000000, .max = 3600000000000ull, RELOAD,
+	 .help = "a client must send its request within this"},
+	{.section = "control", .name = "reply-timeout", .arg = "DURATION", .def = "60s", .type = T_DUR,
+	 F(reply_timeout_ns), .min = 10000000, .max = 3600000000000ull, RELOAD,
+	 .help = "a client must read its answer within this"},
+
+	{.section = "window", .name = "window", .arg = "SIZE", .def = "64M", .type = T_SIZE,
+	 F(window_budget), .min = 1u << 20, .max = 1ull << 40,
+	 .help = "byte budget of the in-memory window"},
+	{.section = "window", .name = "chunk-size", .arg = "SIZE", .def = "auto", CUSTOM(chunk),
+	 .help = "window chunk size; auto: from the budget and CPUs",
+	 .allowed = "auto, or 4K..16M, a multiple of 8"},
+
+	{.section = "capture", .name = "families", .arg = "LIST", CUSTOM(families),
+	 .help = "event families to record, or all",
+	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, sideband"},
+	{.section = "capture", .name = "stacks", .arg = "POLICY", .def = "sleeps", CUSTOM(stacks),
+	 .help = "callchains on switches (all and sleeps also on every waking): all, sleeps, "
+		 "sampled:N, none",
+	 .allowed = "all, sleeps, sampled:N (N >= 2) or none"},
+	{.section = "capture", .name = "callchain", .arg = "WHAT", .def = "kernel+user",
+	 CUSTOM(callchain), .help = "frames in callchains", .allowed = "kernel+user, kernel or user"},
+	{.section = "capture", .name = "sample-stacks", .def = "yes", .type = T_BOOL,
+	 F(capture.sample_stacks), .help = "callchains on cpu-clock samples"},
+	{.section = "capture", .name = "waker-stacks", .def = "yes", .type = T_BOOL,
+	 F(capture.waker_stacks),
+	 .help = "callchains on every waking too (stacks all and sleeps): the graph's waker stacks"},
+	{.section = "capture", .name = "max-stack", .arg = "N", .def = "64", .type = T_UINT,
+	 F(capture.max_stack), .min = 1, .max = 1024, .help = "frames per callchain"},
+	{.section = "capture", .name = "freq", .arg = "HZ", .def = "99", .type = T_UINT,
+	 F(capture.sample_freq), .min = 0, .max = 100000, .help = "cpu-clock sampling frequency, 0: off"},
+	{.section = "capture", .name = "ring-pages", .arg = "N", .def = "256", CUSTOM(ring_pages),
+	 .help = "data pages per CPU ring",
+	 .allowed = "a power of two from 1 to 1048576, e.g. 64, 256, 1024"},
+	{.section = "capture", .name = "wakeup-percent", .arg = "P", .def = "25", .type = T_UINT,
+	 F(capture.wakeup_percent), .min = 1, .max = 90, .help = "wake the drain when a ring is P% full"},
+	{.section = "capture", .name = "flush-interval", .arg = "DURATION", .def = "100ms",
+	 .type = T_DUR, F(flush_interval_ns), .min = 1000000, .max = 10000000000ull, RELOAD,
+	 .help = "drain every ring at least this often"},
+
+	{.section = "analysis", .name = "symbol-cache", .arg = "N", .def = "256", .type = T_UINT,
+	 F(symbol_cache), .min = 1, .max = 1000000,
+	 .help = "symbol tables (ELF files, JIT maps) kept in memory"},
+
+	{.section = "hist", .name = "hist", .def = "yes", .type = T_BOOL, F(hist_on),
+	 .help = "keep the latency profiles (rspctl hist) from the start"},
+	{.section = "hist", .name = "hist-resolution", .arg = "R", .def = "1", .type = T_UINT,
+	 F(hist.resolution), .min = 1, .max = 2,
+	 .help = "buckets: 1 = log2 of ns, 2 = half octaves"},
+	{.section = "hist", .name = "hist-profiles", .arg = "N", .def = "4096", .type = T_UINT,
+	 F(hist.max_profiles), .min = 16, .max = 1u << 20,
+	 .help = "process and thread profiles kept; the least recently updated go to 'other'"},
+	{.section = "hist", .name = "hist-slice", .arg = "DURATION", .def = "1s", .type = T_DUR,
+	 F(hist.slice_ns), .min = 10000000, .max = 3600000000000ull,
+	 .help = "length of a time slice (hist --last, --from/--to, --slices)"},
+	{.section = "hist", .name = "hist-slices", .arg = "N", .def = "300", .type = T_UINT,
+	 F(hist.nr_slices), .min = 1, .max = 100000, .help = "time slices kept"},
+	{.section = "hist", .name = "hist-slice-cap", .arg = "N", .def = "128", .type = T_UINT,
+	 F(hist.slice_cap), .min = 1, .max = 65536,
+	 .help = "process and thread entries per slice; more go to the slice's 'other'"},
+	{.section = "hist", .name = "hist-io-timeout", .arg = "DURATION", .def = "10s", .type = T_DUR,
+	 F(hist_io_timeout_ns), .min = 100000000, .max = 3600000000000ull,
+	 .help = "a block request still without a completion after this counts as unobserved"},
+};
+// clang-format on
+
+#define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+static const char *const sections[] = {"daemon", "control", "window", "capture", "analysis",
+					"hist"};
+#define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+/* --- parsing and showing one value ---------------------------------------- */
+
+static void *field(struct rspd_config *c, const struct rspd_opt *o)
+{
+	return (char *)c + o->off;
+}
+
+static const void *cfield(const struct rspd_config *c, const struct rspd_opt *o)
+{
+	return (const char *)c + o->off;
+}
+
+static void show_dur(uint64_t ns, char *buf, size_t n)
+{
+	if (ns % 1000000000ull == 0)
+		snprintf(buf, n, "%llus", (unsigned long long)(ns / 1000000000ull));
+	else if (ns % 1000000 == 0)
+		snprintf(buf, n, "%llums", (unsigned long long)(ns / 1000000));
+	else
+		snprintf(buf, n, "%lluus", (unsigned long long)(ns / 1000));
+}
+
+/* The value as a user would write it: for --help, the default file, diffs. */
+static void opt_show(const struct rspd_opt *o, const struct rspd_config *c, char *buf, size_t n)
+{
+	const void *p = cfield(c, o);
+
+	switch (o->type) {
+	case T_BOOL:
+		snprintf(buf, n, "%s", *(const bool *)p ? "yes" : "no");
+		break;
+	case T_UINT:
+		snprintf(buf, n, "%u", *(const unsigned *)p);
+		break;
+	case T_SIZE:
+		show_size(*(const uint64_t *)p, buf, n);
+		break;
+	case T_DUR:
+		show_dur(*(const uint64_t *)p, buf, n);
+		break;
+	case T_STR:
+		snprintf(buf, n, "%s", (const char *)p);
+		break;
+	case T_CUSTOM:
+		o->show(c, buf, n);
+		break;
+	case T_ACTION:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+
+	for (int i = 0; i < 4; i++) {
+		if (!strcmp(v, yes[i]) || !strcmp(v, no[i])) {
+			*out = !strcmp(v, yes[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* What a value of @o may be, for errors and the default file. */
+static void opt_allowed(const struct rspd_opt *o, char *buf, size_t n)
+{
+	char lo[32], hi[32];
+
+	buf[0] = '\0';
+	switch (o->type) {
+	case T_BOOL:
+		snprintf(buf, n, "yes or no");
+		break;
+	case T_UINT:
+		snprintf(buf, n, "an integer from %llu to %llu", (unsigned long long)o->min,
+			 (unsigned long long)o->max);
+		break;
+	case T_SIZE:
+		show_size(o->min, lo, sizeof(lo));
+		show_size(o->max, hi, sizeof(hi));
+		snprintf(buf, n, "a size from %s to %s, e.g. 64M, 1G", lo, hi);
+		break;
+	case T_DUR:
+		show_dur(o->min, lo, sizeof(lo));
+		show_dur(o->max, hi, sizeof(hi));
+		snprintf(buf, n, "a duration from %s to %s, e.g. 100ms, 5s, 2m", lo, hi);
+		break;
+	case T_STR:
+		if (o->allowed)
+			snprintf(buf, n, "%s", o->allowed);
+		else
+			snprintf(buf, n, "text of at most %zu bytes", o->size - 1);
+		break;
+	case T_CUSTOM:
+		snprintf(buf, n, "%s", o->allowed ? o->allowed : "");
+		break;
+	case T_ACTION:
+		break;
+	}
+}
+
+/* 0, or -1 with what is allowed in @why. */
+static int opt_set(const struct rspd_opt *o, struct rspd_config *c, const char *v, char *why,
+		   size_t n)
+{
+	void *p = field(c, o);
+	uint64_t u;
+
+	why[0] = '\0';
+	switch (o->type) {
+	case T_ACTION:
+		return 0;
+	case T_BOOL:
+		if (!parse_bool(v, p))
+			return 0;
+		break;
+	case T_UINT:
+		if (!rsp_parse__u64(v, o->min, o->max, &u)) {
+			*(unsigned *)p = (unsigned)u;
+			return 0;
+		}
+		break;
+	case T_SIZE:
+		if (!rsp_parse__size(v, &u) && u >= o->min && u <= o->max) {
+			*(uint64_t *)p = u;
+			return 0;
+		}
+		break;
+	case T_DUR:
+		if (!rsp_parse__duration(v, &u) && u >= o->min && u <= o->max) {
+			*(uint64_t *)p = u;
+			return 0;
+		}
+		break;
+	case T_STR:
+		if (strlen(v) < o->size) {
+			memcpy(p, v, strlen(v) + 1);
+			return 0;
+		}
+		break;
+	case T_CUSTOM:
+		if (!o->set(c, v, why, n))
+			return 0;
+		break;
+	}
+	if (!why[0])
+		opt_allowed(o, why, n);
+	return -1;
+}
+
+static const struct rspd_opt *find_key(const char *name)
+{
+	for (size_t i = 0; i < NR_OPTS; i++)
+		if (!strcmp(opts[i].name, name))
+			return &opts[i];
+	return NULL;
+}
+
+static void config_defaults(struct rspd_config *c)
+{
+	char why[256];
+
+	memset(c, 0, sizeof(*c));
+	rsp_capture_opts__init(&c->capture);
+	rsp_hist_config__init(&c->hist); /* what the table does not set: one shard */
+	for (size_t i = 0; i < NR_OPTS; i++)
+		if (opts[i].def && opt_set(&opts[i], c, opts[i].def, why, sizeof(why)))
+			abort(); /* a default the table itself rejects: a bug */
+}
+
+/* --- the file ------------------------------------------------------------- */
+
+struct file_ctx {
+	struct rspd_config *c;
+	FILE *f;
+	int line;
+	char msg[1024]; /* the first error; ini_parse() tells its line */
+};
+
+/*
+ * inih's reader, fgets-like. inih would cut a line longer than its buffer
+ * and go on with the cut line: instead, such a line becomes an error.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct file_ctx *x = stream;
+	size_t len;
+	int ch;
+
+	if (!fgets(str, num, x->f))
+		return NULL;
+	x->line++;
+	len = strlen(str);
+	if (len == 0 || str[len - 1] == '\n' || feof(x->f))
+		return str;
+	while ((ch = fgetc(x->f)) != EOF && ch != '\n')
+		;
+	if (!x->msg[0])
+		snprintf(x->msg, sizeof(x->msg), "the line is longer than %d bytes", num - 2);
+	snprintf(str, (size_t)num, "[\n"); /* a syntax error, at this line */
+	return str;
+}
+
+static void known_sections(char *buf, size_t n)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < NR_SECTIONS && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s[%s]", i ? ", " : "", sections[i]);
+}
+
+static void keys_of(const char *section, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NR_OPTS && len < n; i++)
+		if (opts[i].section && !strcmp(opts[i].section, section))
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+						opts[i].name);
+}
+
+static bool section_exists(const char *s)
+{
+	for (size_t i = 0; i < NR_SECTIONS; i++)
+		if (!strcmp(sections[i], s))
+			return true;
+	return false;
+}
+
+/* Why @section/@name is not a key, or NULL with *out the option. */
+static int check_key(struct file_ctx *x, const char *section, const char *name,
+		     const struct rspd_opt **out)
+{
+	const struct rspd_opt *o = find_key(name);
+	char list[400];
+
+	if (!section[0]) {
+		snprintf(x->msg, sizeof(x->msg), "'%s' is outside any section; put it under [%s]",
+			 name, o && o->section ? o->section : "daemon");
+		return -1;
+	}
+	if (!section_exists(section)) {
+		known_sections(list, sizeof(list));
+		snprintf(x->msg, sizeof(x->msg), "unknown section [%s]; the sections are %s",
+			 section, list);
+		return -1;
+	}
+	if (o && !o->section) {
+		snprintf(x->msg, sizeof(x->msg),
+			 "'%s' can only be given on the command line (--%s)", name, name);
+		return -1;
+	}
+	if (!o) {
+		keys_of(section, list, sizeof(list));
+		snprintf(x->msg, sizeof(x->msg), "unknown key '%s' in [%s]; its keys are: %s", name,
+			 section, list);
+		return -1;
+	}
+	if (strcmp(o->section, section)) {
+		snprintf(x->msg, sizeof(x->msg), "'%s' belongs in [%s], not in [%s]", name,
+			 o->section, section);
+		return -1;
+	}
+	*out = o;
+	return 0;
+}
+
+/* inih's callback: nonzero to go on; on 0, ini_parse() returns the line. */
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct file_ctx *x = user;
+	const struct rspd_opt *o;
+	char why[256];
+
+	if (x->msg[0])
+		return 1; /* keep the first error only: ini_parse() reports its line */
+	if (check_key(x, section, name, &o))
+		return 0;
+	if (opt_set(o, x->c, value, why, sizeof(why))) {
+		snprintf(x->msg, sizeof(x->msg), "%s: invalid value '%s'; want %s", name, value,
+			 why);
+		return 0;
+	}
+	return 1;
+}
+
+static int load_file(struct rspd_config *c, char *err, size_t errlen)
+{
+	struct file_ctx x = {.c = c, .f = fopen(c->config_path, "re")};
+	int line;
+
+	if (!x.f) {
+		if (errno == ENOENT && !c->config_given)
+			return 0; /* no file at the default place: the defaults */
+		snprintf(err, errlen, "cannot read the configuration file %s: %s%s", c->config_path,
+			 strerror(errno),
+			 errno == ENOENT ? " — give an existing file with --config FILE" : "");
+		return -1;
+	}
+	line = ini_parse_stream(read_line, &x, on_key, &x);
+	fclose(x.f);
+	if (line == 0)
+		return 0;
+	if (line < 0) {
+		snprintf(err, errlen, "%s: out of memory while reading it", c->config_path);
+		return -1;
+	}
+	if (!x.msg[0])
+		snprintf(x.msg, sizeof(x.msg), "not a '[section]' or 'key = value' line");
+	snprintf(err, errlen, "%s:%d: %s", c->config_path, line, x.msg);
+	return -1;
+}
+
+/* --- the command line ----------------------------------------------------- */
+
+/* getopt values: 256 + index, and 1024 + index for --no-NAME. */
+#define OPT_BASE 256
+#define OPT_NEG	 1024
+
+struct cli_arg {
+	const struct rspd_opt *o;
+	const char *val; /* NULL for actions; "no"/"yes" for booleans */
+};
+
+/* The command line, kept to apply it again over a reloaded file. */
+static struct cli_arg *cli;
+static int nr_cli;
+
+static void free_cli(void)
+{
+	free(cli);
+}
+
+static void help_left(const struct rspd_opt *o, const struct rspd_config *def, char *buf, size_t n)
+{
+	char name[48];
+
+	if (o->type == T_BOOL)
+		snprintf(name, sizeof(name), "--[no-]%s", o->name);
+	else
+		snprintf(name, sizeof(name), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	if (o->short_name)
+		snprintf(buf, n, "  -%c, %s", o->short_name, name);
+	else
+		snprintf(buf, n, "      %s", name);
+}
+
+/* One option of --help: name column, then the help wrapped under 80 columns. */
+static void help_line(FILE *f, const struct rspd_opt *o, const struct rspd_config *def)
+{
+	char left[64], text[PATH_MAX + 256], dv[PATH_MAX];
+	const char *p;
+	int col;
+
+	help_left(o, def, left, sizeof(left));
+	opt_show(o, def, dv, sizeof(dv));
+	if (o->type == T_ACTION || !dv[0])
+		snprintf(text, sizeof(text), "%s", o->help);
+	else
+		snprintf(text, sizeof(text), "%s (%s)", o->help, dv);
+	col = fprintf(f, "%s", left);
+	if (col > 26) {
+		fputc('\n', f);
+		col = 0;
+	}
+	fprintf(f, "%*s", 27 - col, "");
+	col = 27;
+	for (p = text; *p;) {
+		size_t w = strcspn(p, " ");
+
+		if (col > 27 && col + 1 + (int)w > 79) {
+			fprintf(f, "\n%27s", "");
+			col = 27;
+		} else if (col > 27) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+static void usage(FILE *f)
+{
+	struct rspd_config def;
+
+	config_defaults(&def);
+	fputs("usage: rspd [OPTIONS]\n"
+	      "\n"
+	      "The rsp daemon: records scheduler, block, irq and timer events from\n"
+	      "per-CPU perf rings into a bounded in-memory window; rspctl queries it.\n",
+	      f);
+	fputs("\nCommand line only:\n", f);
+	for (size_t i = 0; i < NR_OPTS; i++)
+		if (!opts[i].section)
+			help_line(f, &opts[i], &def);
+	for (size_t s = 0; s < NR_SECTIONS; s++) {
+		fprintf(f, "\nIn the file's [%s] section, or on the command line:\n", sections[s]);
+		for (size_t i = 0; i < NR_OPTS; i++)
+			if (opts[i].section && !strcmp(opts[i].section, sections[s]))
+				help_line(f, &opts[i], &def);
+	}
+	fprintf(f,
+		"\nThe command line overrides the file (default %s); SIGHUP\n"
+		"reloads the file. 'rspd --default-config' prints every key with its default.\n"
+		"\n"
+		"EXAMPLES\n"
+		"  rspd --foreground\n"
+		"  rspd --foreground --socket /tmp/rspd.sock --window 256M --stacks all\n"
+		"  rspd --check-config --config /etc/rspd.conf\n",
+		RSPD_DEFAULT_CONFIG);
+}
+
+/* getopt's table from opts[]: booleans get a --no-NAME twin. */
+static struct option *make_long_opts(void)
+{
+	static char neg[NR_OPTS][48]; /* "no-NAME": getopt keeps pointers to it */
+	struct option *lo = calloc(2 * NR_OPTS + 1, sizeof(*lo));
+	size_t n = 0;
+
+	if (!lo)
+		return NULL;
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		lo[n++] =
+			(struct option){opts[i].name, opts[i].arg ? required_argument : no_argument,
+					NULL, OPT_BASE + (int)i};
+		if (opts[i].type != T_BOOL)
+			continue;
+		snprintf(neg[i], sizeof(neg[i]), "no-%s", opts[i].name);
+		lo[n++] = (struct option){neg[i], no_argument, NULL, OPT_NEG + (int)i};
+	}
+	return lo;
+}
+
+static const struct rspd_opt *by_short(int ch)
+{
+	for (size_t i = 0; i < NR_OPTS; i++)
+		if (opts[i].short_name == ch)
+			return &opts[i];
+	return NULL;
+}
+
+/* Collect the command line into cli[]; nothing is applied yet. */
+static int collect_args(int argc, char **argv)
+{
+	struct option *lo = make_long_opts();
+	int ch;
+
+	cli = calloc((size_t)argc + 1, sizeof(*cli));
+	if (!lo || !cli) {
+		free(lo);
+		fprintf(stderr, "rspd: out of memory\n");
+		return -1;
+	}
+	atexit(free_cli);
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "c:fs:hV", lo, NULL)) != -1) {
+		const struct rspd_opt *o = NULL;
+		const char *val = optarg;
+
+		if (ch >= OPT_NEG)
+			o = &opts[ch - OPT_NEG];
+		else if (ch >= OPT_BASE)
+			o = &opts[ch - OPT_BASE];
+		else if (ch != '?')
+			o = by_short(ch);
+		if (!o) {
+			free(lo);
+			fprintf(stderr, "Try 'rspd --help'.\n");
+			return -1;
+		}
+		if (o->type == T_BOOL)
+			val = ch >= OPT_NEG ? "no" : "yes";
+		cli[nr_cli++] = (struct cli_arg){o, val};
+	}
+	free(lo);
+	if (optind < argc) {
+		fprintf(stderr, "rspd: unexpected argument '%s'\nTry 'rspd --help'.\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static bool has_action(const char *name)
+{
+	for (int i = 0; i < nr_cli; i++)
+		if (cli[i].o->type == T_ACTION && !strcmp(cli[i].o->name, name))
+			return true;
+	return false;
+}
+
+/* Apply the collected options; @file_opts: those the file may also set. */
+static int apply_args(struct rspd_config *c, bool file_opts, bool quiet)
+{
+	char why[256];
+
+	for (int i = 0; i < nr_cli; i++) {
+		const struct rspd_opt *o = cli[i].o;
+
+		if (!!o->section != file_opts)
+			continue;
+		if (!strcmp(o->name, "foreground"))
+			c->foreground = true;
+		else if (!strcmp(o->name, "check-config"))
+			c->check_only = true;
+		else if (!strcmp(o->name, "config"))
+			c->config_given = true;
+		if (!opt_set(o, c, cli[i].val, why, sizeof(why)))
+			continue;
+		if (!quiet)
+			fprintf(stderr,
+				"rspd: --%s: invalid value '%s'; want %s\nTry 'rspd --help'.\n",
+				o->name, cli[i].val, why);
+		return -1;
+	}
+	return 0;
+}
+
+enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char **argv, char *err,
+					  size_t errlen)
+{
+	config_defaults(c);
+	if (collect_args(argc, argv))
+		return RSPD_CONFIG_USAGE;
+	if (has_action("help")) {
+		usage(stdout);
+		return RSPD_CONFIG_EXIT;
+	}
+	if (has_action("version")) {
+		printf("rspd %s\n", RSP_VERSION);
+		return RSPD_CONFIG_EXIT;
+	}
+	if (has_action("default-config")) {
+		rspd_config__print_default(stdout);
+		return RSPD_CONFIG_EXIT;
+	}
+	if (apply_args(c, false, false))
+		return RSPD_CONFIG_USAGE;
+	if (load_file(c, err, errlen))
+		return RSPD_CONFIG_BAD;
+	if (apply_args(c, true, false))
+		return RSPD_CONFIG_USAGE;
+	if (c->check_only) {
+		printf("rspd: the configuration is valid (%s%s)\n", c->config_path,
+		       access(c->config_path, F_OK) ? ", absent: the defaults" : "");
+		return RSPD_CONFIG_EXIT;
+	}
+	return RSPD_CONFIG_RUN;
+}
+
+int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
+{
+	static struct rspd_config next; /* large: not on the stack; main thread only */
+	char a[PATH_MAX], b[PATH_MAX];
+
+	config_defaults(&next);
+	if (apply_args(&next, false, true) || load_file(&next, err, errlen))
+		return -1;
+	if (apply_args(&next, true, true)) {
+		snprintf(err, errlen, "the command line no longer applies (a bug)");
+		return -1;
+	}
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		const struct rspd_opt *o = &opts[i];
+
+		if (!o->section)
+			continue;
+		if (o->flags & OPTF_RELOAD) {
+			/* Only the capture thread reads these fields: no lock. */
+			memcpy(field(cfg, o), cfield(&next, o), o->size);
+			continue;
+		}
+		opt_show(o, cfg, a, sizeof(a));
+		opt_show(o, &next, b, sizeof(b));
+		if (strcmp(a, b))
+			rspd_log(RSP_LOG_WARN,
+				 "reload: %s changed from %s to %s in the file; it takes effect "
+				 "when rspd restarts",
+				 o->name, a, b);
+	}
+	return 0;
+}
+
+static void print_help_comment(FILE *f, const struct rspd_opt *o)
+{
+	char allowed[256];
+
+	opt_allowed(o, allowed, sizeof(allowed));
+	fprintf(f, "\n# %s%s\n", o->help, (o->flags & OPTF_RELOAD) ? "" : " (restart to change)");
+	if (allowed[0])
+		fprintf(f, "# %s\n", allowed);
+}
+
+void rspd_config__print_default(FILE *f)
+{
+	struct rspd_config def;
+	char v[PATH_MAX];
+
+	config_defaults(&def);
+	fprintf(f,
+		"# rspd configuration (%s), rspd %s.\n"
+		"#\n"
+		"# Every key rspd knows, with its default. Uncomment a line to change it.\n"
+		"# rspd's command line overrides this file (--KEY VALUE). 'systemctl reload\n"
+		"# rspd' (SIGHUP) reads the file again; keys marked \"restart to change\" take\n"
+		"# effect only when rspd restarts. A bad file is refused with its line number:\n"
+		"# check one with 'rspd --check-config --config FILE'. See rspd(8).\n",
+		RSPD_DEFAULT_CONFIG, RSP_VERSION);
+	for (size_t s = 0; s < NR_SECTIONS; s++) {
+		fprintf(f, "\n[%s]", sections[s]);
+		for (size_t i = 0; i < NR_OPTS; i++) {
+			if (!opts[i].section || strcmp(opts[i].section, sections[s]))
+				continue;
+			opt_show(&opts[i], &def, v, sizeof(v));
+			print_help_comment(f, &opts[i]);
+			fprintf(f, "#%s = %s\n", opts[i].name, v);
+		}
+	}
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_CONFIG_H
+#define RSPD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * rspd's options: one table (config.c) defines each option once, with its
+ * name (the long option and the key in the file), its section in the file,
+ * its default, its help line and how to parse and show it. The table makes
+ * getopt's option list, --help, the commented default file
+ * (rspd --default-config) and the checks of the man page.
+ *
+ * Precedence: built-in defaults, then the file (/etc/rspd.conf unless
+ * --config says otherwise), then the command line.
+ */
+struct rspd_config;
+
+enum rspd_config_result {
+	RSPD_CONFIG_RUN = 0,   /* start the daemon */
+	RSPD_CONFIG_EXIT = 1,  /* done (--help, --version, --check-config ...): exit 0 */
+	RSPD_CONFIG_USAGE = 2, /* a command-line error, already printed: exit 2 */
+	RSPD_CONFIG_BAD = 3,   /* a bad file, the sentence is in @err: exit 1 */
+};
+
+/**
+ * rspd_config__load() - defaults, then the file, then the command line
+ * @argv: kept (not copied) for rspd_config__reload(); it lives as long as
+ *        the process
+ * @err:  on RSPD_CONFIG_BAD, "FILE:LINE: what is wrong; what is allowed"
+ *
+ * Command-line errors and --help go to stderr/stdout directly.
+ */
+enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char **argv, char *err,
+					  size_t errlen);
+
+/**
+ * rspd_config__reload() - read the file again (SIGHUP)
+ * @cfg: the configuration in force; on success, the options marked
+ *       reloadable in the table take their new values in it. The others
+ *       keep theirs, with a warning in the log when the file changed them
+ *       (they take effect at restart).
+ *
+ * The command line still overrides the file. Other threads must read only
+ * options that are not reloadable from @cfg (the server keeps its own copy
+ * of its options, updated by rspd_server__configure()).
+ * Return: 0, or -1 with "FILE:LINE: why" in @err and @cfg unchanged.
+ */
+int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen);
+
+/** rspd_config__print_default() - the commented default configuration file. */
+void rspd_config__print_default(FILE *f);
+
+#endif

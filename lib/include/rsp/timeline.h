@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_TIMELINE_H
+#define RSP_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rsp/api.h>
+#include <rsp/ksyms.h>
+#include <rsp/schema.h>
+#include <rsp/sleepclass.h>
+#include <rsp/window.h>
+
+/*
+ * The timeline builder: one streaming state machine that turns the
+ * time-ordered record stream (a pinned window, a dump, or live capture)
+ * into what every analysis consumes:
+ *
+ *   segments   per thread, back to back: RUN (on a CPU), RUNNABLE (woken
+ *              or preempted, waiting for a CPU), SLEEP (not runnable; with
+ *              a reason and a waker), UNKNOWN (lost records or no data)
+ *   links      waker -> wakee (a sched_waking that ended a sleep), fork, exec
+ *   block      block requests: insert -> issue -> complete, by dev+sector
+ *   handlers   hard irq, softirq and hrtimer handler spans, per CPU
+ *
+ * CONTRACT (issues 4 and 5 code against it)
+ *
+ * Feeding. Call rsp_timeline__feed() with every record in merged time
+ * order (rsp_witer__next() order). Records of other kinds, events the
+ * builder does not use and malformed records are skipped and counted.
+ * Small inversions are tolerated: within one CPU the kernel may write a
+ * record a few hundred ns out of order, and the merge is only by
+ * timestamp. The builder never lets time run backwards inside a thread:
+ * an event stamped before the thread's current segment began is taken to
+ * happen at that segment's start (segments are never negative).
+ *
+ * Cost. No allocation per record in steady state: per-thread state lives in
+ * a hash map of slots reused after a thread exits, block requests in a
+ * pool, handler nesting in fixed per-CPU stacks. Only the first sight of a
+ * thread, a CPU or a kernel return address (the classifier's cache) may
+ * allocate. No string work per record: comms are copied only when they
+ * change, irq names interned once per irq number.
+ *
+ * Callbacks run synchronously inside feed()/finish(); they must not call
+ * back into the timeline except the const getters. Everything a callback
+ * receives is valid only during the call, except:
+ *   - irq names (struct rsp_waker.name, rsp_handler_span.name) live as long
+ *     as the timeline;
+ *   - stacks (rsp_segment.stack) point into the switch-out record itself
+ *     when the timeline was told RSP_TL_RECORDS_STABLE (the caller keeps
+ *     every fed record alive, e.g. a pinned snapshot, for as long as it
+ *     keeps the pointers); otherwise they point into a per-thread copy that
+ *     is overwritten by the thread's next sleep: copy what you keep.
+ *
+ * Ordering of emissions. Segments of one thread are emitted in time order
+ * and tile its observed life without holes or overlaps (start of one ==
+ * end of the previous). Segments of different threads interleave in no
+ * particular order. A segment is emitted once it is complete: a RUN at its
+ * switch-out; a SLEEP at the waking that ends it; the RUNNABLE after it at
+ * the switch-in; a SLEEP whose waking was not seen is held until the
+ * thread's run ends (a waking written up to 2 us late on another CPU can
+ * still name its waker), then emitted just before that RUN. Histograms fed
+ * live therefore see a sleep at most one run late.
+ * rsp_timeline__finish() emits what is still open, flagged RSP_SEGF_OPEN.
+ *
+ * The kernel quirk. On this kernel a tracepoint that fires in an interrupt
+ * while the CPU was idle is counted but not delivered: wakings from irqs on
+ * idle CPUs and block completions are often missing. A sleep that ends with
+ * no waking observed gets RSP_SEGF_WAKING_NOT_SEEN and a waker only when
+ * the evidence supports it, with RSP_SEGF_WAKER_INFERRED:
+ *   - the thread left in D state, or its stack says block I/O, and it had
+ *     issued block requests not yet seen completing (or one was issued
+ *     while it slept): the device (the request is marked completed at the
+ *     switch-in, RSP_BLKF_COMPLETE_INFERRED);
+ *   - a deliberate sleep (nanosleep): the timer;
+ *   - a network wait: the network (NET_RX softirq);
+ * otherwise the waker stays RSP_WAKER_NONE ("unknown").
+ *
+ * The same quirk hides every switch away from the idle task (it fires in the
+ * idle task's context): a thread woken onto an idle CPU is seen running
+ * only by its first record there (any sample names the task current on its
+ * CPU). That record's time is taken as the switch-in; the segment it ends
+ * carries RSP_SEGF_SWITCH_NOT_SEEN. So a run's start (and the end of the
+ * sleep or runnable time before it) can be late by the part of the run
+ * before its first record.
+ *
+ * Gaps. A PERF_RECORD_LOST (from the kernel or the window) on CPU c means
+ * records of c between its previous record and the LOST are missing. Every
+ * thread that could have changed state there (all but those running on
+ * other CPUs) has its open segment closed at the gap's start
+ * (RSP_SEGF_GAP) and is UNKNOWN until its next switch: nothing is invented
+ * across a gap.
+ *
+ * Stream edges. A thread first seen switching out has run since the
+ * earlier of its CPU's first record and the stream's start: its first RUN
+ * starts at the stream's start, flagged RSP_SEGF_TRUNCATED; a thread first
+ * seen being woken has slept since the stream's start (TRUNCATED, reason
+ * unknown). Other first sightings start UNKNOWN.
+ */
+
+enum rsp_seg_kind {
+	RSP_SEG_RUN,
+	RSP_SEG_RUNNABLE,
+	RSP_SEG_SLEEP,
+	RSP_SEG_UNKNOWN,
+};
+
+enum rsp_waker_kind {
+	RSP_WAKER_NONE,	   /* unknown */
+	RSP_WAKER_THREAD,  /* a task: id = tid */
+	RSP_WAKER_IRQ,	   /* a hard irq handler: id = irq number, name */
+	RSP_WAKER_SOFTIRQ, /* a softirq handler: id = vector (RSP_SOFTIRQ_*) */
+	RSP_WAKER_TIMER,   /* an hrtimer (or the TIMER/HRTIMER softirq) */
+	RSP_WAKER_DEVICE,  /* a block device: id = dev_t as the block tracepoints give it */
+};
+
+/* Softirq vectors, as the kernel numbers them (softirq_entry's vec). */
+enum {
+	RSP_SOFTIRQ_HI,
+	RSP_SOFTIRQ_TIMER,
+	RSP_SOFTIRQ_NET_TX,
+	RSP_SOFTIRQ_NET_RX,
+	RSP_SOFTIRQ_BLOCK,
+	RSP_SOFTIRQ_IRQ_POLL,
+	RSP_SOFTIRQ_TASKLET,
+	RSP_SOFTIRQ_SCHED,
+	RSP_SOFTIRQ_HRTIMER,
+	RSP_SOFTIRQ_RCU,
+	RSP_SOFTIRQ__NR
+};
+
+/** rsp_softirq__name() - "NET_RX", ...; "?" for an unknown vector. Static. */
+RSP_API const char *rsp_softirq__name(unsigned vec);
+
+/* Who ended a sleep (or made a thread runnable). */
+struct rsp_waker {
+	uint8_t kind; /* enum rsp_waker_kind */
+	uint8_t pad[3];
+	uint32_t id;   /* tid, irq number, softirq vector or dev_t by kind; 0 for TIMER/NONE */
+	uint32_t tgid; /* THREAD: the waker's process, 0 if not known */
+	uint32_t cpu;  /* where the waking ran */
+	uint64_t time; /* the sched_waking's timestamp; 0 when not observed */
+	uint64_t req;  /* DEVICE: the block request joined to the wakeup (rsp_block_req.id), 0 if
+			  none */
+	const char
+		*name; /* IRQ: the handler's name (interned, lives with the timeline); else NULL */
+	const uint64_t *stack; /* THREAD: the waker's callchain at the waking when recorded; valid
+				  as rsp_segment.stack */
+	uint32_t nr_stack;
+	uint32_t pad2;
+};
+
+/* rsp_segment.flags */
+#define RSP_SEGF_TRUNCATED	 0x01u /* began before the stream: start is the stream's start */
+#define RSP_SEGF_OPEN		 0x02u /* still open at finish(): end is finish()'s time */
+#define RSP_SEGF_GAP		 0x04u /* ended by lost records: end is the gap's start */
+#define RSP_SEGF_WAKING_NOT_SEEN 0x08u /* SLEEP: no sched_waking seen; end is the switch-in */
+#define RSP_SEGF_WAKER_INFERRED	 0x10u /* SLEEP: waker inferred from evidence, not observed */
+#define RSP_SEGF_EXITED		 0x20u /* RUN: the thread exited at its end */
+/* SLEEP: the waking ran inside an irq, softirq or hrtimer handler */
+#define RSP_SEGF_IN_HANDLER 0x40u
+/* ended by a switch-in never delivered (from idle): end is the thread's first record running */
+#define RSP_SEGF_SWITCH_NOT_SEEN 0x80u
+
+struct rsp_segment {
+	uint64_t start, end;   /* ns, CLOCK_MONOTONIC; end >= start */
+	uint32_t tid, tgid;    /* tgid 0 if not yet known */
+	uint8_t kind;	       /* enum rsp_seg_kind */
+	uint8_t reason;	       /* SLEEP: enum rsp_sleep_reason; RUNNABLE: the reason of
+				* the sleep it followed, or RSP_SR_PREEMPT */
+	uint16_t flags;	       /* RSP_SEGF_* */
+	uint32_t cpu;	       /* RUN: its CPU; SLEEP: the CPU it left; RUNNABLE: the CPU it got */
+	int64_t prev_state;    /* SLEEP: sched_switch's prev_state */
+	const uint64_t *stack; /* SLEEP: switch-out callchain incl. PERF_CONTEXT_*; NULL if none */
+	uint32_t nr_stack;
+	uint32_t pad;
+	struct rsp_waker waker; /* SLEEP and RUNNABLE after a wakeup: who; NONE if unknown */
+};
+
+enum rsp_link_kind {
+	RSP_LINK_WAKEUP, /* from = the waker, at time; to = the wakee (its next run) */
+	RSP_LINK_FORK,	 /* from = the parent thread; to = the child */
+	RSP_LINK_EXEC,	 /* from = to = the thread; its image changed at time */
+};
+
+struct rsp_link {
+	uint8_t kind; /* enum rsp_link_kind */
+	uint8_t pad[3];
+	uint32_t tid, tgid; /* the wakee, child or exec'ing thread */
+	uint64_t time;
+	struct rsp_waker from; /* WAKEUP: as the sleep's waker; FORK/EXEC: kind THREAD */
+};
+
+/* rsp_block_req.flags */
+#define RSP_BLKF_NO_INSERT 0x1u /* issued without an insert seen: insert = issue */
+#define RSP_BLKF_ISSUE_ASSUMED                                                                     \
+	0x2u /* completed with no issue seen: issue = insert (as RSP does)                         \
+	      */
+#define RSP_BLKF_COMPLETE_INFERRED 0x4u /* completion not seen; complete = the issuer's wake */
+#define RSP_BLKF_COMPLETE_NOT_SEEN 0x8u /* completion unknown: complete is 0 */
+#define RSP_BLKF_WRITE		   0x10u
+#define RSP_BLKF_FLUSH		   0x20u /* a cache flush (rwbs F) */
+#define RSP_BLKF_SYNC		   0x40u
+/* issued without an insert by a thread woken for it (a flush kblockd issues): the issuer
+ * is the thread that woke it */
+#define RSP_BLKF_ON_BEHALF 0x80u
+
+struct rsp_block_req {
+	uint64_t id;  /* unique within the timeline, from 1 */
+	uint32_t dev; /* dev_t as the tracepoint gives it (major << 20 | minor) */
+	uint32_t nr_sector;
+	uint64_t sector;
+	uint32_t bytes;
+	uint32_t flags;			  /* RSP_BLKF_* */
+	uint32_t tid, tgid;		  /* the issuer: the task that inserted it (or issued it) */
+	uint64_t insert, issue, complete; /* complete 0 if RSP_BLKF_COMPLETE_NOT_SEEN */
+	uint32_t issue_cpu, complete_cpu;
+};
+
+enum rsp_handler_kind {
+	RSP_HANDLER_IRQ,
+	RSP_HANDLER_SOFTIRQ,
+	RSP_HANDLER_HRTIMER,
+};
+
+struct rsp_handler_span {
+	uint8_t kind; /* enum rsp_handler_kind */
+	uint8_t pad[3];
+	uint32_t cpu;
+	uint64_t start, end;
+	uint32_t id;	  /* irq number or softirq vector; 0 for HRTIMER */
+	uint32_t wakeups; /* sched_wakings seen inside */
+	const char
+		*name; /* IRQ: handler name (interned); SOFTIRQ: vector name; HRTIMER: "hrtimer" */
+	uint64_t function; /* HRTIMER: the callback's address */
+};
+
+/*
+ * Callbacks; any may be NULL. @comm is the thread's current comm (or "" if
+ * never seen), valid during the call.
+ */
+struct rsp_timeline_ops {
+	void (*segment)(void *ctx, const struct rsp_segment *seg, const char *comm);
+	void (*link)(void *ctx, const struct rsp_link *link);
+	void (*block)(void *ctx, const struct rsp_block_req *req);
+	void (*handler)(void *ctx, const struct rsp_handler_span *span);
+	/* A thread's comm or process became known or changed. */
+	void (*thread)(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time);
+};
+
+/* rsp_timeline__new() flags */
+#define RSP_TL_RECORDS_STABLE                                                                      \
+	0x1u /* fed records outlive the timeline's users: stacks by pointer                        \
+	      */
+
+struct rsp_timeline_stats {
+	uint64_t records;	    /* fed */
+	uint64_t used;		    /* records that changed state */
+	uint64_t skipped;	    /* other events, sideband kinds rsp does not use */
+	uint64_t malformed;	    /* records that failed to decode */
+	uint64_t gaps;		    /* PERF_RECORD_LOST seen */
+	uint64_t inversions;	    /* events stamped before the state they change (clamped) */
+	uint64_t wakings_not_seen;  /* sleeps that ended with no waking observed */
+	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
+	uint64_t wakers_inferred;
+	uint64_t segments, links, block_reqs, handler_spans;
+	uint64_t threads; /* distinct threads seen */
+};
+
+struct rsp_timeline;
+
+/**
+ * rsp_timeline__new() - a builder over records of @schema
+ * @schema: decodes the records; must outlive the timeline
+ * @ops:    callbacks, copied; NULL for none
+ * @ctx:    passed to every callback
+ *
+ * Return: the timeline or NULL (ENOMEM). Free with rsp_timeline__delete().
+ */
+RSP_API struct rsp_timeline *rsp_timeline__new(const struct rsp_schema *schema,
+					       const struct rsp_timeline_ops *ops, void *ctx);
+RSP_API void rsp_timeline__delete(struct rsp_timeline *tl);
+
+/** rsp_timeline__set_flags() - RSP_TL_*; before the first feed. */
+RSP_API void rsp_timeline__set_flags(struct rsp_timeline *tl, unsigned flags);
+
+/**
+ * rsp_timeline__set_ksyms() - kernel symbols for sleep reasons
+ * @ks: must outlive the timeline; NULL: reasons from prev_state only
+ *
+ * Before the first feed. Return: 0 or -ENOMEM.
+ */
+RSP_API int rsp_timeline__set_ksyms(struct rsp_timeline *tl, const struct rsp_ksyms *ks);
+
+/**
+ * rsp_timeline__set_start() - the stream's start, if earlier than its first
+ * record (a query over [from, to] passes from). Before the first feed.
+ */
+RSP_API void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start);
+
+/**
+ * rsp_timeline__feed() - advance the state machine by one record
+ * @e: time, cpu and the record (rsp's layout or any layout @schema decodes)
+ *
+ * Return: 0; -ENOMEM if a new thread or request could not be tracked (the
+ * record is then dropped and counted as malformed).
+ */
+RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e);
+
+/**
+ * rsp_timeline__finish() - close everything still open at @end
+ *
+ * Emits open segments (RSP_SEGF_OPEN), block requests never completed
+ * (RSP_BLKF_COMPLETE_NOT_SEEN) and open handler spans are dropped. The
+ * timeline accepts no records afterwards.
+ */
+RSP_API void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end);
+
+/** rsp_timeline__stats() - counters so far. */
+RSP_API void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timeline_stats *st);
+
+/** rsp_timeline__start() - the stream's start (set_start() or the first record). */
+RSP_API uint64_t rsp_timeline__start(const struct rsp_timeline *tl);
+
+#endif /* RSP_TIMELINE_H */

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_TLSTORE_H
+#define RSP_TLSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <rsp/api.h>
+#include <rsp/buf.h>
+#include <rsp/ksyms.h>
+#include <rsp/schema.h>
+#include <rsp/timeline.h>
+#include <rsp/window.h>
+
+/*
+ * The timeline store: what a timeline emitted over a window, kept for
+ * queries (the wait-for graph, the recursive snapshot). Per thread, its
+ * segments in time order (tiling its observed life); all links sorted by
+ * time; all block requests sorted by issue time.
+ *
+ * Lifetimes. Everything returned points into the store and lives until
+ * rsp_tlstore__delete(). Stacks inside segments (rsp_segment.stack,
+ * rsp_waker.stack) point into the records themselves: rsp_tlstore__load()
+ * builds with RSP_TL_RECORDS_STABLE, so they stay valid only while the
+ * snapshot it read stays pinned. Free the store before unpinning, or copy
+ * the stacks you keep. Irq names live as long as the timeline that
+ * produced them: __load() keeps that timeline inside the store.
+ *
+ * Threads are keyed by tid; a tid reused inside one window (a thread exits
+ * and the kernel hands its id to a new one) appears as one thread whose
+ * segments carry both lives, and its comm is the last one seen.
+ *
+ * Lookups: thread by tid is a hash lookup; "the segment of T covering t"
+ * and "the run of the waker at the waking" are binary searches.
+ */
+struct rsp_tlstore;
+
+struct rsp_tlthread {
+	uint32_t tid, tgid; /* tgid 0 if never learnt */
+	char comm[16];
+	uint32_t parent; /* tid of the thread that forked it, if seen; else 0 */
+	uint32_t pad;
+	uint64_t forked;      /* time of its fork, 0 if not in the stream */
+	uint64_t exited;      /* end of its last run if it exited, else 0 */
+	uint64_t first, last; /* the span its segments cover */
+	uint64_t run_ns, runnable_ns, sleep_ns, unknown_ns;
+	const struct rsp_segment *segs; /* time order */
+	size_t nr_segs;
+};
+
+/*
+ * rsp_tlstore__load() flags. RSP_TLSTORE_WAITS_ONLY keeps, per thread, only
+ * the sleeps whose waker is known (what the wait-for graph reads) and the
+ * per-thread totals: a third of the memory and time. Lookups by time then
+ * see only those sleeps.
+ */
+#define RSP_TLSTORE_WAITS_ONLY 0x1u
+
+/**
+ * rsp_tlstore__new() - an empty store
+ * @flags: RSP_TLSTORE_*
+ * Return: the store or NULL (ENOMEM). Free with rsp_tlstore__delete().
+ */
+RSP_API struct rsp_tlstore *rsp_tlstore__new(unsigned flags);
+RSP_API void rsp_tlstore__delete(struct rsp_tlstore *s);
+
+/**
+ * rsp_tlstore__ops() - callbacks that fill @s; pass @s as the timeline's ctx
+ *
+ * For a caller that drives its own timeline; call rsp_tlstore__seal() after
+ * rsp_timeline__finish(). A failed allocation inside a callback is
+ * remembered and reported by __seal().
+ */
+RSP_API void rsp_tlstore__ops(struct rsp_timeline_ops *ops);
+
+/**
+ * rsp_tlstore__seal() - sort and index what was fed; no more callbacks
+ * @start, @end: the window the stream covered
+ *
+ * Return: 0, or -ENOMEM if any callback or the indexing ran out of memory.
+ */
+RSP_API int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end);
+
+/**
+ * rsp_tlstore__load() - build a sealed store from a pinned snapshot
+ * @snap:   pinned by the caller, and kept pinned while the store's stacks are used
+ * @from, @to: the time range to read
+ * @ks:     kernel symbols for sleep reasons, or NULL
+ * @flags:  RSP_TLSTORE_*
+ * @st:     if not NULL, the timeline's counters
+ *
+ * Return: the store, or NULL with one sentence in @err.
+ */
+RSP_API struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema,
+					      const struct rsp_wsnap *snap, uint64_t from,
+					      uint64_t to, const struct rsp_ksyms *ks,
+					      unsigned flags, struct rsp_timeline_stats *st,
+					      struct rsp_buf *err);
+
+/** rsp_tlstore__span() - the window the store covers. */
+RSP_API void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end);
+
+RSP_API size_t rsp_tlstore__nr_threads(const struct rsp_tlstore *s);
+/** rsp_tlstore__thread() - thread @i (0 .. nr-1, in order of first sight). */
+RSP_API const struct rsp_tlthread *rsp_tlstore__thread(const struct rsp_tlstore *s, size_t i);
+/** rsp_tlstore__find_thread() - by tid, or NULL. */
+RSP_API const struct rsp_tlthread *rsp_tlstore__find_thread(const struct rsp_tlstore *s,
+							    uint32_t tid);
+
+/**
+ * rsp_tlstore__segment_at() - the segment of @tid covering @t
+ *
+ * The segment with start <= @t < end; at a boundary the later one. Return:
+ * the segment or NULL (no such thread, or @t outside its observed span).
+ */
+RSP_API const struct rsp_segment *rsp_tlstore__segment_at(const struct rsp_tlstore *s, uint32_t tid,
+							  uint64_t t);
+
+/**
+ * rsp_tlstore__waker_run() - the run of the thread that ended @sleep
+ *
+ * For a sleep whose waker is a thread, the RUN segment of the waker that
+ * contains the waking (a waking at the very end of a run belongs to it).
+ * Return: the run, or NULL (not a thread waker, or the waker's run is not
+ * in the store).
+ */
+RSP_API const struct rsp_segment *rsp_tlstore__waker_run(const struct rsp_tlstore *s,
+							 const struct rsp_segment *sleep);
+
+/** rsp_tlstore__next_run() - the first RUN of @tid starting at or after @t, or NULL. */
+RSP_API const struct rsp_segment *rsp_tlstore__next_run(const struct rsp_tlstore *s, uint32_t tid,
+							uint64_t t);
+
+/** rsp_tlstore__links() - every link, sorted by time; *n set to the count. */
+RSP_API const struct rsp_link *rsp_tlstore__links(const struct rsp_tlstore *s, size_t *n);
+
+/** rsp_tlstore__block_reqs() - every block request, sorted by issue time. */
+RSP_API const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tlstore *s, size_t *n);
+/** rsp_tlstore__block_req() - a request by id, or NULL. */
+RSP_API const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s,
+							   uint64_t id);
+
+#endif /* RSP_TLSTORE_H */

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_WAITGRAPH_H
+#define RSP_WAITGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <rsp/api.h>
+#include <rsp/buf.h>
+#include <rsp/tlstore.h>
+
+/*
+ * The wait-for graph of wPerf (OSDI '18) over a timeline store.
+ *
+ * Vertices are threads and pseudo-threads: each block device, the network
+ * (NET_RX/NET_TX softirqs), one timer per thread that sleeps on timers,
+ * other irqs and softirqs by name. An edge A -> B weighs the time A waited
+ * for B, with wPerf's cascaded redistribution (Figure 4): while A waits for
+ * B over [t0, t2], whatever B itself waited on inside [t0, t2] is added to
+ * B's edges, recursively (along paths of distinct threads).
+ *
+ * Pseudo-threads wait too:
+ *   - a block device waits, during its idle time, for the threads that
+ *     issue to it: each idle interval (from a known completion to the next
+ *     issue) goes to the issuers of the requests that end it, split by
+ *     bytes (wPerf 4.1, applied per interval);
+ *   - a thread's timer waits for the thread whenever it is not counting
+ *     down for it (the thread's span minus its timer-ended sleeps);
+ *   - the short-lived threads of one parent, merged into one virtual
+ *     thread, wait for the parent when none of them is alive (wPerf 3.3);
+ *   - the network and irqs wait for nothing rsp records: they are sinks.
+ *
+ * Analysis: strongly connected components (Tarjan); an SCC with no edge
+ * leaving it is a knot (size > 1, or a self-loop) or a sink. Knots with no
+ * device in them whose threads together use less than 100% of a CPU
+ * (running + runnable time over each thread's span) are background knots
+ * (wPerf 3.3): reported and removed, and the search goes on. A knot that is
+ * neither a single vertex nor a simple cycle is refined: its lightest edge
+ * is removed until it splits, unless that edge weighs more than the
+ * threshold (default 20% of the window).
+ *
+ * Noise floor: on a real system every thread has a few stray waits (a
+ * kworker, an RCU softirq) that would keep any component from being closed,
+ * so that no knot is ever found. Edges lighter than the noise floor (default
+ * 1% of the window) are left out of the structure, as if refinement had
+ * trimmed them first; they are still weighed and listed.
+ */
+enum rsp_wv_kind {
+	RSP_WV_THREAD,	/* one thread */
+	RSP_WV_MERGED,	/* threads of one process with the same comm stem */
+	RSP_WV_SHORT,	/* short-lived threads of one parent */
+	RSP_WV_DISK,	/* a block device (dev 0: a device rsp could not name) */
+	RSP_WV_NET,	/* the network */
+	RSP_WV_TIMER,	/* the timer of vertex `owner` */
+	RSP_WV_IRQ,	/* a hard irq (id, name) */
+	RSP_WV_SOFTIRQ, /* another softirq (id = vector) */
+};
+
+struct rsp_wvertex {
+	uint8_t kind;  /* enum rsp_wv_kind */
+	bool removed;  /* in a background knot, or outside --pid's reach */
+	char name[64]; /* "comm[tid]", "worker*[tgid]", "disk 254:0", "timer:comm[tid]", ... */
+	uint32_t tgid;
+	uint32_t id; /* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
+	uint32_t nr_threads;
+	const uint32_t *tids;		       /* member threads, nr_threads of them */
+	uint64_t run_ns, runnable_ns, wait_ns; /* summed over members */
+	uint64_t span_ns;		       /* summed over members: each one's observed span */
+	double cpu_util;		       /* sum over members of (run + runnable) / span */
+};
+
+#define RSP_WG_TOP_STACKS 3
+
+struct rsp_wstack {
+	const uint64_t *ips; /* callchain with PERF_CONTEXT_* markers; see rsp_tlstore lifetimes */
+	uint32_t nr;
+	uint64_t count;
+	uint64_t weight_ns;
+};
+
+struct rsp_wedge {
+	uint32_t from, to;    /* vertex indexes */
+	bool removed;	      /* by knot refinement or a removed vertex */
+	uint64_t weight_ns;   /* cascaded weight */
+	uint64_t direct_ns;   /* the waits themselves */
+	uint64_t inferred_ns; /* part of direct_ns whose waker was inferred */
+	uint64_t count;	      /* waits */
+	uint32_t nr_wait_stacks, nr_waker_stacks;
+	struct rsp_wstack wait_stacks[RSP_WG_TOP_STACKS];  /* the waiter's switch-out stacks */
+	struct rsp_wstack waker_stacks[RSP_WG_TOP_STACKS]; /* the waker's stacks at the waking */
+};
+
+struct rsp_wknot {
+	bool background;
+	bool refined; /* found after removing light edges */
+	size_t nr_vertices, nr_edges;
+	uint32_t *vertices;
+	uint32_t *edges; /* edge indexes inside the knot, heaviest first */
+	double cpu_util;
+	uint64_t runnable_ns;
+	bool wants_cores; /* its threads were runnable >= 10% of the time they used */
+};
+
+struct rsp_waitgraph_opts {
+	double threshold; /* fraction of the window; 0.20 */
+	/* edges lighter than this fraction of the window do not hold components
+	 * together (0.01); they are still listed */
+	double noise;
+	bool merge; /* merge threads by comm stem and short-lived threads (true) */
+	long pid;   /* keep only what this process's threads reach; -1 for all */
+};
+
+/** rsp_waitgraph_opts__init() - the defaults. */
+RSP_API void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o);
+
+struct rsp_waitgraph;
+
+/**
+ * rsp_waitgraph__new() - build and analyse the graph of @s
+ * @s: a sealed store; must outlive the graph (stacks and tids point into it)
+ *
+ * Return: the graph, or NULL with one sentence in @err (ENOMEM; --pid names
+ * a process with no thread in the window: ESRCH). Free with
+ * rsp_waitgraph__delete().
+ */
+RSP_API struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
+						 const struct rsp_waitgraph_opts *o,
+						 struct rsp_buf *err);
+RSP_API void rsp_waitgraph__delete(struct rsp_waitgraph *g);
+
+RSP_API size_t rsp_waitgraph__nr_vertices(const struct rsp_waitgraph *g);
+RSP_API const struct rsp_wvertex *rsp_waitgraph__vertex(const struct rsp_waitgraph *g, size_t i);
+RSP_API size_t rsp_waitgraph__nr_edges(const struct rsp_waitgraph *g);
+/** rsp_waitgraph__edge() - edge @i; edges are sorted heaviest first. */
+RSP_API const struct rsp_wedge *rsp_waitgraph__edge(const struct rsp_waitgraph *g, size_t i);
+/** rsp_waitgraph__find_edge() - the edge @from -> @to, or NULL. */
+RSP_API const struct rsp_wedge *rsp_waitgraph__find_edge(const struct rsp_waitgraph *g,
+							 uint32_t from, uint32_t to);
+/** rsp_waitgraph__vertex_of() - the vertex holding thread @tid, or -1. */
+RSP_API long rsp_waitgraph__vertex_of(const struct rsp_waitgraph *g, uint32_t tid);
+/** Knots: the final ones first (heaviest first), then background knots. */
+RSP_API size_t rsp_waitgraph__nr_knots(const struct rsp_waitgraph *g);
+RSP_API const struct rsp_wknot *rsp_waitgraph__knot(const struct rsp_waitgraph *g, size_t i);
+RSP_API size_t rsp_waitgraph__nr_sinks(const struct rsp_waitgraph *g);
+/** rsp_waitgraph__sink() - vertex index of sink @i; the most waited for first. */
+RSP_API uint32_t rsp_waitgraph__sink(const struct rsp_waitgraph *g, size_t i);
+/** rsp_waitgraph__in_knot() - @edge lies inside a reported knot. */
+RSP_API bool rsp_waitgraph__in_knot(const struct rsp_waitgraph *g, size_t edge);
+/** rsp_waitgraph__window() - the window the graph covers, ns. */
+RSP_API void rsp_waitgraph__window(const struct rsp_waitgraph *g, uint64_t *start, uint64_t *end);
+
+#endif /* RSP_WAITGRAPH_H */

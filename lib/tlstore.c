@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The timeline store: timeline callbacks appended to per-thread vectors
+ * (segments of one thread arrive in time order, so nothing needs sorting),
+ * links and block requests to flat vectors sorted once at seal time.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rsp/tlstore.h>
+#include "internal/u64map.h"
+
+struct tthread {
+	struct rsp_tlthread pub;
+	struct rsp_segment *segs;
+	size_t cap;
+	bool mapped; /* segs is an mmap()ed region grown by mremap() */
+};
+
+/*
+ * Segments of busy threads run to hundreds of MB over a long window. Past
+ * SEG_MAP_BYTES a thread's vector lives in its own mapping and grows by
+ * mremap(): pages are moved, never copied, as realloc() would copy them
+ * once the heap holds them.
+ */
+#define SEG_FIRST     256
+#define SEG_MAP_BYTES (64u << 10)
+
+static void seg_free(struct tthread *t);
+
+struct rsp_tlstore {
+	struct rsp_u64map tmap; /* tid -> index */
+	struct tthread *threads;
+	size_t nr_threads, cap_threads;
+	struct rsp_link *links;
+	size_t nr_links, cap_links;
+	struct rsp_block_req *reqs;
+	size_t nr_reqs, cap_reqs;
+	struct rsp_u64map rmap; /* request id -> index, after seal */
+	uint64_t start, end;
+	bool failed, sealed;
+	uint32_t last; /* get_thread()'s one-entry cache */
+	unsigned flags;
+	struct rsp_timeline *tl; /* owns the interned irq names, when __load() built it */
+};
+
+struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
+{
+	struct rsp_tlstore *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->flags = flags;
+	rsp_u64map__init(&s->tmap);
+	rsp_u64map__init(&s->rmap);
+	return s;
+}
+
+void rsp_tlstore__delete(struct rsp_tlstore *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_threads; i++)
+		seg_free(&s->threads[i]);
+	free(s->threads);
+	free(s->links);
+	free(s->reqs);
+	rsp_u64map__exit(&s->tmap);
+	rsp_u64map__exit(&s->rmap);
+	rsp_timeline__delete(s->tl);
+	free(s);
+}
+
+/* Grow a vector of @size-byte items to hold one more. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	p = realloc(*v, c * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+static struct tthread *get_thread(struct rsp_tlstore *s, uint32_t tid)
+{
+	struct tthread *t;
+	uint32_t idx;
+
+	if (s->nr_threads && s->threads[s->last].pub.tid == tid)
+		return &s->threads[s->last];
+	if (!rsp_u64map__get(&s->tmap, tid, &idx)) {
+		s->last = idx;
+		return &s->threads[idx];
+	}
+	if (grow((void **)&s->threads, &s->cap_threads, s->nr_threads, sizeof(*s->threads)) ||
+	    rsp_u64map__put(&s->tmap, tid, (uint32_t)s->nr_threads)) {
+		s->failed = true;
+		return NULL;
+	}
+	s->last = (uint32_t)s->nr_threads;
+	t = &s->threads[s->nr_threads++];
+	memset(t, 0, sizeof(*t));
+	t->pub.tid = tid;
+	return t;
+}
+
+static void set_comm(struct tthread *t, const char *comm)
+{
+	if (comm && comm[0])
+		snprintf(t->pub.comm, sizeof(t->pub.comm), "%s", comm);
+}
+
+static void add_time(struct rsp_tlthread *p, const struct rsp_segment *seg)
+{
+	uint64_t d = seg->end - seg->start;
+
+	switch (seg->kind) {
+	case RSP_SEG_RUN:
+		p->run_ns += d;
+		if (seg->flags & RSP_SEGF_EXITED)
+			p->exited = seg->end;
+		break;
+	case RSP_SEG_RUNNABLE:
+		p->runnable_ns += d;
+		break;
+	case RSP_SEG_SLEEP:
+		p->sleep_ns += d;
+		break;
+	default:
+		p->unknown_ns += d;
+		break;
+	}
+}
+
+/* Room for one more segment of @t. */
+static int seg_room(struct tthread *t)
+{
+	size_t cap, bytes;
+	void *p;
+
+	if (t->pub.nr_segs < t->cap)
+		return 0;
+	cap = t->cap ? t->cap * 2 : SEG_FIRST;
+	bytes = cap * sizeof(*t->segs);
+	if (bytes < SEG_MAP_BYTES) {
+		p = realloc(t->segs, bytes);
+	} else if (t->mapped) {
+		p = mremap(t->segs, t->cap * sizeof(*t->segs), bytes, MREMAP_MAYMOVE);
+		p = p == MAP_FAILED ? NULL : p;
+	} else {
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			p = NULL;
+		else {
+			memcpy(p, t->segs, t->pub.nr_segs * sizeof(*t->segs));
+			free(t->segs);
+			t->mapped = true;
+		}
+	}
+	if (!p)
+		return -ENOMEM;
+	t->segs = p;
+	t->cap = cap;
+	return 0;
+}
+
+static void seg_free(struct tthread *t)
+{
+	if (t->mapped)
+		munmap(t->segs, t->cap * sizeof(*t->segs));
+	else
+		free(t->segs);
+}
+
+static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm)
+{
+	struct rsp_tlstore *s = ctx;
+	struct tthread *t = get_thread(s, seg->tid);
+
+	if (!t)
+		return;
+	if (seg->tgid)
+		t->pub.tgid = seg->tgid;
+	if (!t->pub.comm[0])
+		set_comm(t, comm);
+	add_time(&t->pub, seg);
+	if (!t->pub.last)
+		t->pub.first = seg->start;
+	if (seg->end > t->pub.last)
+		t->pub.last = seg->end;
+	if ((s->flags & RSP_TLSTORE_WAITS_ONLY) &&
+	    (seg->kind != RSP_SEG_SLEEP || seg->waker.kind == RSP_WAKER_NONE))
+		return;
+	if (seg_room(t)) {
+		s->failed = true;
+		return;
+	}
+	t->segs[t->pub.nr_segs++] = *seg;
+}
+
+static void on_link(void *ctx, const struct rsp_link *l)
+{
+	struct rsp_tlstore *s = ctx;
+
+	if (l->kind == RSP_LINK_FORK) {
+		struct tthread *t = get_thread(s, l->tid);
+
+		if (t) {
+			t->pub.parent = l->from.id;
+			t->pub.forked = l->time;
+		}
+	}
+	if (grow((void **)&s->links, &s->cap_links, s->nr_links, sizeof(*s->links))) {
+		s->failed = true;
+		return;
+	}
+	s->links[s->nr_links++] = *l;
+}
+
+static void on_block(void *ctx, const struct rsp_block_req *r)
+{
+	struct rsp_tlstore *s = ctx;
+
+	if (grow((void **)&s->reqs, &s->cap_reqs, s->nr_reqs, sizeof(*s->reqs))) {
+		s->failed = true;
+		return;
+	}
+	s->reqs[s->nr_reqs++] = *r;
+}
+
+static void on_thread(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time)
+{
+	struct tthread *t = get_thread(ctx, tid);
+
+	if (!t)
+		return;
+	if (tgid)
+		t->pub.tgid = tgid;
+	set_comm(t, comm);
+}
+
+void rsp_tlstore__ops(struct rsp_timeline_ops *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->segment = on_segment;
+	ops->link = on_link;
+	ops->block = on_block;
+	ops->thread = on_thread;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct rsp_link *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_req(const void *a, const void *b)
+{
+	const struct rsp_block_req *x = a, *y = b;
+
+	if (x->issue != y->issue)
+		return x->issue < y->issue ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
+{
+	s->start = start;
+	s->end = end;
+	for (size_t i = 0; i < s->nr_threads; i++) {
+		struct tthread *t = &s->threads[i];
+
+		t->pub.segs = t->segs;
+	}
+	if (s->nr_links > 1)
+		qsort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
+	if (s->nr_reqs > 1)
+		qsort(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
+	for (size_t i = 0; i < s->nr_reqs; i++)
+		if (rsp_u64map__put(&s->rmap, s->reqs[i].id, (uint32_t)i))
+			s->failed = true;
+	s->sealed = true;
+	return s->failed ? -ENOMEM : 0;
+}
+
+struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
+				      unsigned flags, struct rsp_timeline_stats *st,
+				      struct rsp_buf *err)
+{
+	struct rsp_tlstore *s = rsp_tlstore__new(flags);
+	struct rsp_timeline_ops ops;
+	struct rsp_witer *it = NULL;
+	struct rsp_wentry e;
+	int ret = -ENOMEM;
+
+	rsp_tlstore__ops(&ops);
+	if (!s || !(s->tl = rsp_timeline__new(schema, &ops, s)))
+		goto out;
+	rsp_timeline__set_flags(s->tl, RSP_TL_RECORDS_STABLE);
+	rsp_timeline__set_start(s->tl, from);
+	if (rsp_timeline__set_ksyms(s->tl, ks) || !(it = rsp_witer__new(snap, from, to)))
+		goto out;
+	while (rsp_witer__next(it, &e))
+		if (rsp_timeline__feed(s->tl, &e))
+			goto out;
+	rsp_timeline__finish(s->tl, to);
+	if (st)
+		rsp_timeline__stats(s->tl, st);
+	ret = rsp_tlstore__seal(s, from, to);
+out:
+	rsp_witer__delete(it);
+	if (ret) {
+		rsp_buf__puts(err, "out of memory building the timeline of the window; "
+				   "ask for a shorter --last");
+		rsp_tlstore__delete(s);
+		return NULL;
+	}
+	return s;
+}
+
+void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end)
+{
+	*start = s->start;
+	*end = s->end;
+}
+
+size_t rsp_tlstore__nr_threads(const struct rsp_tlstore *s)
+{
+	return s->nr_threads;
+}
+
+const struct rsp_tlthread *rsp_tlstore__thread(const struct rsp_tlstore *s, size_t i)
+{
+	return i < s->nr_threads ? &s->threads[i].pub : NULL;
+}
+
+const struct rsp_tlthread *rsp_tlstore__find_thread(const struct rsp_tlstore *s, uint32_t tid)
+{
+	uint32_t idx;
+
+	return rsp_u64map__get(&s->tmap, tid, &idx) ? NULL : &s->threads[idx].pub;
+}
+
+/* Index of the last segment starting at or before @t, or -1. */
+static long seg_index(const struct rsp_tlthread *t, uint64_t when)
+{
+	size_t lo = 0, hi = t->nr_segs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->segs[mid].start <= when)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+const struct rsp_segment *rsp_tlstore__segment_at(const struct rsp_tlstore *s, uint32_t tid,
+						  uint64_t when)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(s, tid);
+	long i;
+
+	if (!t || !t->nr_segs)
+		return NULL;
+	i = seg_index(t, when);
+	if (i < 0)
+		return NULL;
+	if (when < t->segs[i].end || (when == t->segs[i].end && (size_t)i + 1 == t->nr_segs))
+		return &t->segs[i];
+	return NULL;
+}
+
+const struct rsp_segment *rsp_tlstore__waker_run(const struct rsp_tlstore *s,
+						 const struct rsp_segment *sleep)
+{
+	const struct rsp_tlthread *t;
+	long i;
+
+	if (sleep->waker.kind != RSP_WAKER_THREAD || !sleep->waker.time)
+		return NULL;
+	t = rsp_tlstore__find_thread(s, sleep->waker.id);
+	if (!t || !t->nr_segs)
+		return NULL;
+	i = seg_index(t, sleep->waker.time);
+	/* A waking stamped at the very end of a run (the waker then slept) is part of it. */
+	for (; i >= 0 && t->segs[i].end >= sleep->waker.time; i--)
+		if (t->segs[i].kind == RSP_SEG_RUN)
+			return &t->segs[i];
+	return NULL;
+}
+
+const struct rsp_segment *rsp_tlstore__next_run(const struct rsp_tlstore *s, uint32_t tid,
+						uint64_t when)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(s, tid);
+	long i;
+
+	if (!t)
+		return NULL;
+	for (i = seg_index(t, when); i < (long)t->nr_segs; i++)
+		if (i >= 0 && t->segs[i].kind == RSP_SEG_RUN && t->segs[i].start >= when)
+			return &t->segs[i];
+	return NULL;
+}
+
+const struct rsp_link *rsp_tlstore__links(const struct rsp_tlstore *s, size_t *n)
+{
+	*n = s->nr_links;
+	return s->links;
+}
+
+const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tlstore *s, size_t *n)
+{
+	*n = s->nr_reqs;
+	return s->reqs;
+}
+
+const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s, uint64_t id)
+{
+	uint32_t idx;
+
+	return rsp_u64map__get(&s->rmap, id, &idx) ? NULL : &s->reqs[idx];
+}

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/timeline.c on synthetic record streams (synth.h):
+ * segments, reasons, wakers (threads, irqs, softirqs, timers, devices),
+ * block requests, the kernel quirk's inferences, gaps, inversions,
+ * fork/exec/exit, and the store's lookups over what the timeline emitted.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <rsp/timeline.h>
+#include <rsp/tlstore.h>
+#include "kallsyms_fake.h"
+#include "synth.h"
+
+#define DEV ((254u << 20) | 0)
+#define A   100u
+#define B   101u
+#define C   200u
+
+struct rec {
+	struct rsp_segment segs[64];
+	char names[64][32];	/* waker names: interned by the timeline, gone after it */
+	uint64_t stacks[64][8]; /* stack words as seen during the callback */
+	size_t nsegs;
+	struct rsp_link links[16];
+	size_t nlinks;
+	struct rsp_block_req reqs[8];
+	size_t nreqs;
+	struct rsp_handler_span spans[16];
+	size_t nspans;
+};
+
+static void on_seg(void *ctx, const struct rsp_segment *s, const char *comm)
+{
+	struct rec *r = ctx;
+
+	assert_true(r->nsegs < 64);
+	snprintf(r->names[r->nsegs], 32, "%s", s->waker.name ? s->waker.name : "");
+	for (uint32_t i = 0; i < s->nr_stack && i < 8; i++)
+		r->stacks[r->nsegs][i] = s->stack[i];
+	r->segs[r->nsegs++] = *s;
+}
+
+static void on_link(void *ctx, const struct rsp_link *l)
+{
+	struct rec *r = ctx;
+
+	assert_true(r->nlinks < 16);
+	r->links[r->nlinks++] = *l;
+}
+
+static void on_block(void *ctx, const struct rsp_block_req *q)
+{
+	struct rec *r = ctx;
+
+	assert_true(r->nreqs < 8);
+	r->reqs[r->nreqs++] = *q;
+}
+
+static void on_span(void *ctx, const struct rsp_handler_span *h)
+{
+	struct rec *r = ctx;
+
+	assert_true(r->nspans < 16);
+	r->spans[r->nspans++] = *h;
+}
+
+static const struct rsp_timeline_ops rec_ops = {on_seg, on_link, on_block, on_span, NULL};
+
+struct fix {
+	struct synth s;
+	struct rsp_ksyms *ks;
+	struct rec r;
+	struct rsp_timeline_stats st;
+};
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	struct rsp_buf err = RSP_BUF_INIT;
+
+	synth_init(&f->s);
+	f->ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
+	rsp_buf__exit(&err);
+	*state = f;
+	return f->ks ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	synth_exit(&f->s);
+	rsp_ksyms__delete(f->ks);
+	free(f);
+	return 0;
+}
+
+/* Feed everything synthesized so far into a fresh timeline, finish at @end. */
+static void run(struct fix *f, uint64_t start, uint64_t end, unsigned flags)
+{
+	struct rsp_timeline *tl = rsp_timeline__new(f->s.schema, &rec_ops, &f->r);
+
+	assert_non_null(tl);
+	memset(&f->r, 0, sizeof(f->r));
+	rsp_timeline__set_flags(tl, flags);
+	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
+	rsp_timeline__set_start(tl, start);
+	for (size_t i = 0; i < f->s.n; i++) {
+		struct rsp_wentry e = synth_entry(&f->s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	rsp_timeline__finish(tl, end);
+	rsp_timeline__stats(tl, &f->st);
+	rsp_timeline__delete(tl);
+	synth_reset(&f->s);
+}
+
+/* The segments of @tid, in emission order; and they must tile without holes. */
+static size_t segs_of(const struct fix *f, uint32_t tid, const struct rsp_segment **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->r.nsegs; i++) {
+		if (f->r.segs[i].tid != tid)
+			continue;
+		assert_true(n < max);
+		if (getenv("TL_DUMP"))
+			fprintf(stderr, "tid %u kind %u [%llu, %llu] flags %x waker %u/%u\n", tid,
+				f->r.segs[i].kind, (unsigned long long)f->r.segs[i].start,
+				(unsigned long long)f->r.segs[i].end, f->r.segs[i].flags,
+				f->r.segs[i].waker.kind, f->r.segs[i].waker.id);
+		if (n && out[n - 1]->end != f->r.segs[i].start &&
+		    !(out[n - 1]->flags & RSP_SEGF_EXITED))
+			fail_msg("tid %u: segment %zu ends at %llu, next starts at %llu", tid,
+				 n - 1, (unsigned long long)out[n - 1]->end,
+				 (unsigned long long)f->r.segs[i].start);
+		assert_true(f->r.segs[i].end >= f->r.segs[i].start);
+		out[n++] = &f->r.segs[i];
+	}
+	return n;
+}
+
+static void check_seg(const struct rsp_segment *s, uint8_t kind, uint64_t start, uint64_t end)
+{
+	if (s->kind != kind || s->start != start || s->end != end)
+		fail_msg("segment kind %u [%llu, %llu], expected kind %u [%llu, %llu]", s->kind,
+			 (unsigned long long)s->start, (unsigned long long)s->end, kind,
+			 (unsigned long long)start, (unsigned long long)end);
+}
+
+static const uint64_t futex_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_FUTEX_WAIT + 0x10,
+				       PERF_CONTEXT_USER, 0x7f0000001000ull};
+static const uint64_t io_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_IO_SCHEDULE + 0x10,
+				    K_FOLIO_WAIT + 0x30, K_EXT4_SYNC + 8};
+static const uint64_t sleep_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_NANOSLEEP + 4};
+static const uint64_t tcp_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_TCP_RECV + 4};
+static const uint64_t timeout_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20,
+					 K_SCHED_TIMEOUT + 4};
+static const uint64_t waker_stack[] = {PERF_CONTEXT_KERNEL, K_TRY_WAKE + 8};
+
+/* A sleeps on a futex, B wakes it, A runs, is preempted; stream edges. */
+static void test_wakeup_by_thread(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16], *b[16], *c[16];
+
+	synth_switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth_switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_waking(s, 1, 5000, A, B, A, "app", waker_stack, 2);
+	synth_switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_switch(s, 0, 9000, A, A, "app", 0x100, C, "other", NULL, 0);
+	run(f, 500, 10000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 5);
+	check_seg(a[0], RSP_SEG_RUN, 500, 2000);
+	assert_true(a[0]->flags & RSP_SEGF_TRUNCATED);
+	assert_int_equal(a[0]->tgid, A);
+	check_seg(a[1], RSP_SEG_SLEEP, 2000, 5000);
+	assert_int_equal(a[1]->reason, RSP_SR_LOCK);
+	assert_int_equal(a[1]->prev_state, 1);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_THREAD);
+	assert_int_equal(a[1]->waker.id, B);
+	assert_int_equal(a[1]->waker.tgid, A);
+	assert_int_equal(a[1]->waker.time, 5000);
+	assert_int_equal(a[1]->nr_stack, 5);
+	assert_int_equal(f->r.stacks[a[1] - f->r.segs][2], K_FUTEX_WAIT + 0x10);
+	assert_int_equal(a[1]->waker.nr_stack, 2);
+	assert_int_equal(a[1]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_IN_HANDLER), 0);
+	check_seg(a[2], RSP_SEG_RUNNABLE, 5000, 5500);
+	assert_int_equal(a[2]->reason, RSP_SR_LOCK);
+	assert_int_equal(a[2]->waker.id, B);
+	assert_int_equal(a[2]->cpu, 0);
+	check_seg(a[3], RSP_SEG_RUN, 5500, 9000);
+	check_seg(a[4], RSP_SEG_RUNNABLE, 9000, 10000);
+	assert_int_equal(a[4]->reason, RSP_SR_PREEMPT);
+	assert_true(a[4]->flags & RSP_SEGF_OPEN);
+	assert_int_equal(segs_of(f, B, b, 16), 1);
+	check_seg(b[0], RSP_SEG_RUN, 1000, 10000);
+	assert_int_equal(segs_of(f, C, c, 16), 1);
+	check_seg(c[0], RSP_SEG_RUN, 9000, 10000);
+	assert_int_equal(f->r.nlinks, 1);
+	assert_int_equal(f->r.links[0].kind, RSP_LINK_WAKEUP);
+	assert_int_equal(f->r.links[0].tid, A);
+	assert_int_equal(f->r.links[0].from.id, B);
+	assert_int_equal(f->st.wakings_not_seen, 0);
+	assert_int_equal(f->st.inversions, 0);
+}
+
+/* Wakeups inside handlers belong to the handler, not the interrupted task. */
+static void test_handler_wakers(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", tcp_stack, 3);
+	synth_softirq(s, true, 1, 1900, B, B, RSP_SOFTIRQ_NET_RX);
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth_softirq(s, false, 1, 2100, B, B, RSP_SOFTIRQ_NET_RX);
+	synth_switch(s, 0, 2200, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
+	synth_hrtimer(s, true, 1, 3900);
+	synth_waking(s, 1, 4000, B, B, A, "app", NULL, 0);
+	synth_hrtimer(s, false, 1, 4010);
+	synth_switch(s, 0, 4100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* a generic timeout ended by a thread: not a timeout, unknown */
+	synth_switch(s, 0, 5000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
+	synth_waking(s, 1, 5500, B, B, A, "app", NULL, 0);
+	synth_switch(s, 0, 5600, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* ... and ended by a timer softirq: a timeout */
+	synth_switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
+	synth_softirq(s, true, 1, 6400, B, B, RSP_SOFTIRQ_TIMER);
+	synth_waking(s, 1, 6500, B, B, A, "app", NULL, 0);
+	synth_softirq(s, false, 1, 6600, B, B, RSP_SOFTIRQ_TIMER);
+	synth_switch(s, 0, 6700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* a hard irq */
+	synth_switch(s, 0, 7000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth_irq(s, true, 1, 7400, 36, "virtio1-req.0");
+	synth_waking(s, 1, 7500, B, B, A, "app", NULL, 0);
+	synth_irq(s, false, 1, 7600, 36, NULL);
+	synth_switch(s, 0, 7700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	run(f, 0, 8000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 16);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 2000);
+	assert_int_equal(a[1]->reason, RSP_SR_NETWORK);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_SOFTIRQ);
+	assert_int_equal(a[1]->waker.id, RSP_SOFTIRQ_NET_RX);
+	assert_true(a[1]->flags & RSP_SEGF_IN_HANDLER);
+	check_seg(a[4], RSP_SEG_SLEEP, 3000, 4000);
+	assert_int_equal(a[4]->reason, RSP_SR_SLEEP);
+	assert_int_equal(a[4]->waker.kind, RSP_WAKER_TIMER);
+	check_seg(a[7], RSP_SEG_SLEEP, 5000, 5500);
+	assert_int_equal(a[7]->reason, RSP_SR_UNKNOWN);
+	assert_int_equal(a[7]->waker.kind, RSP_WAKER_THREAD);
+	check_seg(a[10], RSP_SEG_SLEEP, 6000, 6500);
+	assert_int_equal(a[10]->reason, RSP_SR_TIMER);
+	assert_int_equal(a[10]->waker.kind, RSP_WAKER_TIMER);
+	check_seg(a[13], RSP_SEG_SLEEP, 7000, 7500);
+	assert_int_equal(a[13]->waker.kind, RSP_WAKER_IRQ);
+	assert_int_equal(a[13]->waker.id, 36);
+	assert_string_equal(f->r.names[a[13] - f->r.segs], "virtio1-req.0");
+	/* handler spans, each with the wakeup it did */
+	assert_int_equal(f->r.nspans, 4);
+	assert_int_equal(f->r.spans[0].kind, RSP_HANDLER_SOFTIRQ);
+	assert_int_equal(f->r.spans[0].start, 1900);
+	assert_int_equal(f->r.spans[0].end, 2100);
+	assert_int_equal(f->r.spans[0].wakeups, 1);
+	assert_string_equal(f->r.spans[0].name, "NET_RX");
+	assert_int_equal(f->r.spans[1].kind, RSP_HANDLER_HRTIMER);
+	assert_int_equal(f->r.spans[3].kind, RSP_HANDLER_IRQ);
+	assert_int_equal(f->r.spans[3].id, 36);
+	assert_int_equal(f->r.spans[3].end - f->r.spans[3].start, 200);
+}
+
+/* Insert -> issue -> complete, and the completion wakeup joined to the request. */
+static void test_block_requests(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, DEV, 100, 4096, "WS");
+	synth_block(s, RSP_EV_block_rq_issue, 0, 1100, A, A, DEV, 100, 4096, "WS");
+	synth_switch(s, 0, 1200, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
+	synth_irq(s, true, 1, 3000, 36, "virtio1-req.0");
+	synth_block(s, RSP_EV_block_rq_complete, 1, 3010, 0, 0, DEV, 100, 4096, "WS");
+	synth_waking(s, 1, 3020, 0, 0, A, "app", NULL, 0);
+	synth_irq(s, false, 1, 3030, 36, NULL);
+	synth_switch(s, 0, 3100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* an issue that never fired: assumed at insert */
+	synth_block(s, RSP_EV_block_rq_insert, 0, 4000, A, A, DEV, 200, 8192, "R");
+	synth_irq(s, true, 1, 6000, 36, "virtio1-req.0");
+	synth_block(s, RSP_EV_block_rq_complete, 1, 6010, 0, 0, DEV, 200, 8192, "R");
+	synth_irq(s, false, 1, 6020, 36, NULL);
+	run(f, 0, 7000, 0);
+
+	assert_int_equal(f->r.nreqs, 2);
+	assert_int_equal(f->r.reqs[0].insert, 1000);
+	assert_int_equal(f->r.reqs[0].issue, 1100);
+	assert_int_equal(f->r.reqs[0].complete, 3010);
+	assert_int_equal(f->r.reqs[0].tid, A);
+	assert_int_equal(f->r.reqs[0].dev, DEV);
+	assert_int_equal(f->r.reqs[0].bytes, 4096);
+	assert_int_equal(f->r.reqs[0].flags, RSP_BLKF_WRITE | RSP_BLKF_SYNC);
+	assert_int_equal(f->r.reqs[1].issue, 4000);
+	assert_int_equal(f->r.reqs[1].flags, RSP_BLKF_ISSUE_ASSUMED);
+	assert_int_equal(segs_of(f, A, a, 16), 4);
+	check_seg(a[1], RSP_SEG_SLEEP, 1200, 3020);
+	assert_int_equal(a[1]->reason, RSP_SR_BLOCK_IO);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[1]->waker.id, DEV);
+	assert_int_equal(a[1]->waker.req, f->r.reqs[0].id);
+}
+
+/* The quirk: no waking and no completion delivered. Infer only on evidence. */
+static void test_quirk_inference(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, DEV, 100, 4096, "WS");
+	synth_block(s, RSP_EV_block_rq_issue, 0, 1010, A, A, DEV, 100, 4096, "WS");
+	synth_switch(s, 0, 1100, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
+	synth_switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
+	synth_switch(s, 0, 8000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_switch(s, 0, 9000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	run(f, 0, 10000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 7);
+	/* held until the run ended, then emitted before it */
+	check_seg(a[1], RSP_SEG_SLEEP, 1100, 5000);
+	check_seg(a[2], RSP_SEG_RUN, 5000, 6000);
+	assert_int_equal(a[1]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED),
+			 RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[1]->waker.id, DEV);
+	assert_int_equal(f->r.nreqs, 1);
+	assert_int_equal(a[1]->waker.req, f->r.reqs[0].id);
+	assert_int_equal(f->r.reqs[0].complete, 5000);
+	assert_true(f->r.reqs[0].flags & RSP_BLKF_COMPLETE_INFERRED);
+	check_seg(a[3], RSP_SEG_SLEEP, 6000, 8000);
+	assert_int_equal(a[3]->waker.kind, RSP_WAKER_TIMER);
+	assert_true(a[3]->flags & RSP_SEGF_WAKER_INFERRED);
+	/* a futex wait with no waking seen: the waker is unknown, not invented */
+	check_seg(a[5], RSP_SEG_SLEEP, 9000, 9500);
+	assert_int_equal(a[5]->waker.kind, RSP_WAKER_NONE);
+	assert_int_equal(a[5]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED),
+			 RSP_SEGF_WAKING_NOT_SEEN);
+	assert_int_equal(f->st.wakings_not_seen, 3);
+	assert_int_equal(f->st.wakers_inferred, 2);
+}
+
+/* A waking written a little late on another CPU still names the waker. */
+static void test_late_waking(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_waking(s, 1, 4990, B, B, A, "app", NULL, 0);
+	/* a waking stamped before the sleep it ends: clamped, counted */
+	synth_switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_waking(s, 1, 5990, B, B, A, "app", NULL, 0);
+	synth_switch(s, 0, 6100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	run(f, 0, 7000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 7);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 4990);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_THREAD);
+	assert_int_equal(a[1]->flags & RSP_SEGF_WAKING_NOT_SEEN, 0);
+	check_seg(a[2], RSP_SEG_RUNNABLE, 4990, 5000);
+	check_seg(a[3], RSP_SEG_RUN, 5000, 6000);
+	check_seg(a[4], RSP_SEG_SLEEP, 6000, 6000);
+	check_seg(a[5], RSP_SEG_RUNNABLE, 6000, 6100);
+	assert_int_equal(f->st.wakings_not_seen, 0);
+	assert_int_equal(f->st.inversions, 1);
+}
+
+/* Lost records: open segments close at the gap, nothing is invented across it. */
+static void test_gap(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16], *b[16], *c[16];
+
+	synth_switch(s, 0, 1000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_switch(s, 1, 1500, B, B, "helper", 1, C, "other", futex_stack, 5);
+	synth_irq(s, true, 0, 2000, 5, "timer");
+	synth_irq(s, false, 0, 2010, 5, NULL);
+	synth_lost(s, 0, 3000, 42);
+	synth_switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_waking(s, 1, 5000, C, C, B, "helper", NULL, 0);
+	synth_switch(s, 1, 5100, C, C, "other", 0x100, B, "helper", NULL, 0);
+	run(f, 0, 6000, 0);
+
+	assert_int_equal(f->st.gaps, 1);
+	assert_int_equal(segs_of(f, A, a, 16), 4);
+	check_seg(a[0], RSP_SEG_RUN, 1000, 2010);
+	assert_true(a[0]->flags & RSP_SEGF_GAP);
+	/* its switch-out is the first evidence that it runs again */
+	check_seg(a[1], RSP_SEG_UNKNOWN, 2010, 4000);
+	assert_true(a[1]->flags & RSP_SEGF_SWITCH_NOT_SEEN);
+	check_seg(a[2], RSP_SEG_RUN, 4000, 4000);
+	check_seg(a[3], RSP_SEG_SLEEP, 4000, 6000);
+	assert_int_equal(segs_of(f, B, b, 16), 5);
+	check_seg(b[0], RSP_SEG_RUN, 0, 1500);
+	check_seg(b[1], RSP_SEG_SLEEP, 1500, 2010);
+	assert_int_equal(b[1]->waker.kind, RSP_WAKER_NONE);
+	assert_true(b[1]->flags & RSP_SEGF_GAP);
+	check_seg(b[2], RSP_SEG_UNKNOWN, 2010, 5000);
+	check_seg(b[3], RSP_SEG_RUNNABLE, 5000, 5100);
+	/* C ran on the other CPU: untouched */
+	assert_int_equal(segs_of(f, C, c, 16), 2);
+	check_seg(c[0], RSP_SEG_RUN, 1500, 5100);
+	assert_int_equal(c[0]->flags & RSP_SEGF_GAP, 0);
+}
+
+/* fork, wakeup_new, exec, exit; and a tid reused afterwards starts afresh. */
+static void test_fork_exec_exit(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *k[16];
+
+	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_fork(s, 0, 1000, A, A, 102, "app");
+	synth_wakeup_new(s, 0, 1010, A, A, 102, "app");
+	synth_switch(s, 1, 1100, 0, 0, "swapper/1", 0, 102, "app", NULL, 0);
+	{
+		struct synth_raw r;
+
+		raw_init(s, &r, RSP_EV_sched_process_exec);
+		raw_str(s, &r, RSP_F_sched_process_exec__filename, "/bin/true");
+		raw_u(s, &r, RSP_F_sched_process_exec__pid, 102);
+		raw_u(s, &r, RSP_F_sched_process_exec__old_pid, 102);
+		synth_sample(s, RSP_EV_sched_process_exec, 1, 1500, 102, 102, NULL, 0, &r);
+	}
+	synth_switch(s, 1, 2000, 102, 102, "true", 0x10, 0, "swapper/1", NULL, 0);
+	synth_waking(s, 0, 3000, A, A, 102, "new", NULL, 0);
+	run(f, 0, 4000, 0);
+
+	assert_int_equal(f->r.nlinks, 3);
+	assert_int_equal(f->r.links[0].kind, RSP_LINK_FORK);
+	assert_int_equal(f->r.links[0].tid, 102);
+	assert_int_equal(f->r.links[0].from.id, A);
+	assert_int_equal(f->r.links[1].kind, RSP_LINK_EXEC);
+	assert_int_equal(f->r.links[1].time, 1500);
+	assert_int_equal(segs_of(f, 102, k, 16), 5);
+	check_seg(k[0], RSP_SEG_RUNNABLE, 1010, 1100);
+	assert_int_equal(k[0]->waker.id, A);
+	check_seg(k[1], RSP_SEG_RUN, 1100, 1500);
+	check_seg(k[2], RSP_SEG_RUN, 1500, 2000);
+	assert_true(k[2]->flags & RSP_SEGF_EXITED);
+	/* the reused tid: first seen being woken, it slept since the stream began */
+	check_seg(k[3], RSP_SEG_SLEEP, 0, 3000);
+	assert_true(k[3]->flags & RSP_SEGF_TRUNCATED);
+}
+
+/*
+ * The quirk again: a switch away from idle is never delivered. A thread's
+ * first record on a CPU is the evidence that it was switched in.
+ */
+static void test_switch_from_idle_not_seen(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	/* woken by B; then, with no switch-in, A wakes B on CPU 0 at 2500 */
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth_switch(s, 1, 2100, B, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
+	synth_waking(s, 0, 2500, A, A, B, "helper", NULL, 0);
+	/* A sleeps again; its next sign of life is its switch-out at 4000 */
+	synth_switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	run(f, 0, 5000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 7);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 2000);
+	check_seg(a[2], RSP_SEG_RUNNABLE, 2000, 2500);
+	assert_true(a[2]->flags & RSP_SEGF_SWITCH_NOT_SEEN);
+	check_seg(a[3], RSP_SEG_RUN, 2500, 3000);
+	check_seg(a[4], RSP_SEG_SLEEP, 3000, 4000);
+	assert_int_equal(a[4]->flags & (RSP_SEGF_SWITCH_NOT_SEEN | RSP_SEGF_WAKING_NOT_SEEN),
+			 RSP_SEGF_SWITCH_NOT_SEEN | RSP_SEGF_WAKING_NOT_SEEN);
+	check_seg(a[5], RSP_SEG_RUN, 4000, 4000);
+	check_seg(a[6], RSP_SEG_SLEEP, 4000, 5000);
+	assert_int_equal(f->st.switches_not_seen, 2);
+}
+
+/* Without RSP_TL_RECORDS_STABLE, stacks are copies that outlive the record. */
+static void test_stack_copy_mode(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	run(f, 0, 3000, 0);
+	assert_int_equal(segs_of(f, A, a, 16), 3);
+	/* the sleep was emitted during the feed: its stack was a copy then */
+	assert_int_equal(a[1]->nr_stack, 5);
+	assert_true(a[1]->stack != futex_stack);
+	assert_int_equal(f->r.stacks[a[1] - f->r.segs][2], K_FUTEX_WAIT + 0x10);
+	assert_int_equal(f->r.stacks[a[1] - f->r.segs][4], 0x7f0000001000ull);
+}
+
+/* The store: per-thread segments, lookups by time, the waker's run. */
+static void test_store(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	struct rsp_tlstore *st = rsp_tlstore__new(0);
+	struct rsp_timeline_ops ops;
+	struct rsp_timeline *tl;
+	const struct rsp_tlthread *t;
+	const struct rsp_segment *sg, *run;
+	const struct rsp_block_req *reqs;
+	size_t n;
+
+	synth_switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth_switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth_waking(s, 1, 5000, A, B, A, "app", NULL, 0);
+	synth_switch(s, 1, 5200, A, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
+	synth_switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth_block(s, RSP_EV_block_rq_insert, 0, 6000, A, A, DEV, 8, 4096, "W");
+	rsp_tlstore__ops(&ops);
+	tl = rsp_timeline__new(s->schema, &ops, st);
+	rsp_timeline__set_flags(tl, RSP_TL_RECORDS_STABLE);
+	rsp_timeline__set_ksyms(tl, f->ks);
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_wentry e = synth_entry(s, i);
+
+		rsp_timeline__feed(tl, &e);
+	}
+	rsp_timeline__finish(tl, 10000);
+	assert_int_equal(rsp_tlstore__seal(st, 0, 10000), 0);
+
+	t = rsp_tlstore__find_thread(st, A);
+	assert_non_null(t);
+	assert_string_equal(t->comm, "app");
+	assert_int_equal(t->tgid, A);
+	assert_int_equal(t->run_ns, 2000 + 4500);
+	assert_int_equal(t->sleep_ns, 3000);
+	assert_int_equal(t->runnable_ns, 500);
+	assert_int_equal(t->first, 0);
+	assert_int_equal(t->last, 10000);
+	sg = rsp_tlstore__segment_at(st, A, 3000);
+	assert_non_null(sg);
+	assert_int_equal(sg->kind, RSP_SEG_SLEEP);
+	/* at a boundary, the later segment */
+	assert_int_equal(rsp_tlstore__segment_at(st, A, 5000)->kind, RSP_SEG_RUNNABLE);
+	assert_null(rsp_tlstore__segment_at(st, 999, 3000));
+	run = rsp_tlstore__waker_run(st, sg);
+	assert_non_null(run);
+	assert_int_equal(run->tid, B);
+	check_seg(run, RSP_SEG_RUN, 1000, 5200);
+	assert_int_equal(rsp_tlstore__next_run(st, A, 3000)->start, 5500);
+	assert_int_equal(rsp_tlstore__find_thread(st, B)->tgid, A);
+	reqs = rsp_tlstore__block_reqs(st, &n);
+	assert_int_equal(n, 1);
+	assert_true(reqs[0].flags & RSP_BLKF_COMPLETE_NOT_SEEN);
+	assert_ptr_equal(rsp_tlstore__block_req(st, reqs[0].id), &reqs[0]);
+	rsp_tlstore__links(st, &n);
+	assert_int_equal(n, 1);
+	rsp_timeline__delete(tl);
+	rsp_tlstore__delete(st);
+	synth_reset(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wakeup_by_thread),
+		cmocka_unit_test(test_handler_wakers),
+		cmocka_unit_test(test_block_requests),
+		cmocka_unit_test(test_quirk_inference),
+		cmocka_unit_test(test_late_waking),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_stack_copy_mode),
+		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_switch_from_idle_not_seen),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/waitgraph.c on hand-built segment sets (fed to a store
+ * through its timeline callbacks): cascaded weights computed by hand,
+ * Tarjan's knots and sinks, refinement, background knots, merging, device
+ * idle time and --pid.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <rsp/tlstore.h>
+#include <rsp/waitgraph.h>
+
+#define DEV ((8u << 20) | 16)
+#define MS  1000000ull
+
+struct b {
+	struct rsp_tlstore *st;
+	struct rsp_timeline_ops ops;
+};
+
+static void b_init(struct b *b)
+{
+	b->st = rsp_tlstore__new(0);
+	assert_non_null(b->st);
+	rsp_tlstore__ops(&b->ops);
+}
+
+static void seg(struct b *b, uint32_t tid, uint32_t tgid, const char *comm, uint8_t kind,
+		uint64_t start, uint64_t end, uint8_t wkind, uint32_t wid)
+{
+	struct rsp_segment s;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = tid;
+	s.tgid = tgid;
+	s.kind = kind;
+	s.start = start;
+	s.end = end;
+	s.waker.kind = wkind;
+	s.waker.id = wid;
+	s.waker.time = wkind ? end : 0;
+	b->ops.segment(b->st, &s, comm);
+}
+
+/* A thread's life as alternating RUN/SLEEP: pairs (sleep start, end, waker) over [0, end]. */
+static void life(struct b *b, uint32_t tid, uint32_t tgid, const char *comm, uint64_t end,
+		 const uint64_t (*sleeps)[4], size_t n)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (sleeps[i][0] > t)
+			seg(b, tid, tgid, comm, RSP_SEG_RUN, t, sleeps[i][0], 0, 0);
+		seg(b, tid, tgid, comm, RSP_SEG_SLEEP, sleeps[i][0], sleeps[i][1],
+		    (uint8_t)sleeps[i][2], (uint32_t)sleeps[i][3]);
+		t = sleeps[i][1];
+	}
+	if (t < end)
+		seg(b, tid, tgid, comm, RSP_SEG_RUN, t, end, 0, 0);
+}
+
+static struct rsp_waitgraph *graph(struct b *b, uint64_t end, double threshold, bool merge,
+				   long pid)
+{
+	struct rsp_waitgraph_opts o;
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_waitgraph *g;
+
+	assert_int_equal(rsp_tlstore__seal(b->st, 0, end), 0);
+	rsp_waitgraph_opts__init(&o);
+	o.threshold = threshold;
+	o.merge = merge;
+	o.pid = pid;
+	g = rsp_waitgraph__new(b->st, &o, &err);
+	if (!g && pid < 0)
+		fail_msg("graph: %s", err.data);
+	rsp_buf__exit(&err);
+	return g;
+}
+
+static uint64_t weight(const struct rsp_waitgraph *g, uint32_t from_tid, uint32_t to_tid)
+{
+	long f = rsp_waitgraph__vertex_of(g, from_tid), t = rsp_waitgraph__vertex_of(g, to_tid);
+	const struct rsp_wedge *e;
+
+	assert_true(f >= 0 && t >= 0);
+	e = rsp_waitgraph__find_edge(g, (uint32_t)f, (uint32_t)t);
+	return e ? e->weight_ns : 0;
+}
+
+/* A waits for B over [10, 60]; B for C over [10, 40]; C for D over [5, 30]. */
+static void test_cascade(void **state)
+{
+	static const uint64_t a[][4] = {{10, 60, RSP_WAKER_THREAD, 2}};
+	static const uint64_t bb[][4] = {{10, 40, RSP_WAKER_THREAD, 3}};
+	static const uint64_t c[][4] = {{5, 30, RSP_WAKER_THREAD, 4}};
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wedge *e;
+
+	b_init(&b);
+	life(&b, 1, 1, "a", 100, a, 1);
+	life(&b, 2, 2, "b", 100, bb, 1);
+	life(&b, 3, 3, "c", 100, c, 1);
+	life(&b, 4, 4, "d", 100, NULL, 0);
+	g = graph(&b, 100, 0.2, true, -1);
+	/* A -> B keeps its own length */
+	assert_int_equal(weight(g, 1, 2), 50);
+	/* B -> C: its own 30, plus the 30 of it inside A's wait */
+	assert_int_equal(weight(g, 2, 3), 60);
+	/* C -> D: own 25, plus [10, 30] inside B's wait, plus [10, 30] again via A -> B */
+	assert_int_equal(weight(g, 3, 4), 65);
+	e = rsp_waitgraph__find_edge(g, (uint32_t)rsp_waitgraph__vertex_of(g, 3),
+				     (uint32_t)rsp_waitgraph__vertex_of(g, 4));
+	assert_int_equal(e->direct_ns, 25);
+	assert_int_equal(e->count, 1);
+	/* edges come heaviest first */
+	assert_int_equal(rsp_waitgraph__edge(g, 0)->weight_ns, 65);
+	/* D waits for nothing: the only sink; no knot */
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 0);
+	assert_int_equal(rsp_waitgraph__nr_sinks(g), 1);
+	assert_int_equal(rsp_waitgraph__sink(g, 0), rsp_waitgraph__vertex_of(g, 4));
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* Cascading stops at threads already on the path: no infinite loop on cycles. */
+static void test_cascade_cycle(void **state)
+{
+	static const uint64_t a[][4] = {{10, 60, RSP_WAKER_THREAD, 2}};
+	static const uint64_t bb[][4] = {{20, 50, RSP_WAKER_THREAD, 1}};
+	struct b b;
+	struct rsp_waitgraph *g;
+
+	b_init(&b);
+	life(&b, 1, 1, "a", 100, a, 1);
+	life(&b, 2, 2, "b", 100, bb, 1);
+	g = graph(&b, 100, 0.2, true, -1);
+	/* A -> B 50; B -> A: own 30 plus 30 inside A's wait (then A is on the path) */
+	assert_int_equal(weight(g, 1, 2), 50 + 30);
+	assert_int_equal(weight(g, 2, 1), 30 + 30);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* Two threads handing work back and forth: a knot; a bystander waiting on them: outside. */
+static void test_knot_and_sink(void **state)
+{
+	static const uint64_t x[][4] = {{50, 98, RSP_WAKER_THREAD, 21}};
+	static const uint64_t y[][4] = {{0, 48, RSP_WAKER_THREAD, 20}};
+	static const uint64_t w[][4] = {{0, 90, RSP_WAKER_THREAD, 20}};
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wknot *k;
+
+	b_init(&b);
+	life(&b, 20, 20, "x", 100, x, 1);
+	life(&b, 21, 21, "y", 100, y, 1);
+	life(&b, 22, 22, "w", 100, w, 1);
+	g = graph(&b, 100, 0.2, true, -1);
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 1);
+	k = rsp_waitgraph__knot(g, 0);
+	assert_false(k->background);
+	assert_false(k->refined);
+	assert_int_equal(k->nr_vertices, 2);
+	assert_int_equal(k->nr_edges, 2);
+	/* X -> Y: its own 48, plus [50, 90] of it inside W's wait for X */
+	assert_int_equal(weight(g, 20, 21), 48 + 40);
+	assert_int_equal(weight(g, 21, 20), 48);
+	assert_int_equal(weight(g, 22, 20), 90);
+	assert_int_equal(rsp_waitgraph__nr_sinks(g), 0);
+	for (size_t i = 0; i < rsp_waitgraph__nr_edges(g); i++) {
+		const struct rsp_wedge *e = rsp_waitgraph__edge(g, i);
+
+		assert_int_equal(rsp_waitgraph__in_knot(g, i),
+				 e->from != (uint32_t)rsp_waitgraph__vertex_of(g, 22));
+	}
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* P <-> Q heavy, Q <-> R with a light Q -> R: refinement trims it. */
+static void build_refine(struct b *b)
+{
+	static const uint64_t p[][4] = {{0, 40, RSP_WAKER_THREAD, 31}};
+	static const uint64_t q[][4] = {{40, 80, RSP_WAKER_THREAD, 30},
+					{80, 85, RSP_WAKER_THREAD, 32}};
+	static const uint64_t r[][4] = {{0, 30, RSP_WAKER_THREAD, 31}};
+
+	b_init(b);
+	life(b, 30, 30, "p", 100, p, 1);
+	life(b, 31, 31, "q", 100, q, 2);
+	life(b, 32, 32, "r", 100, r, 1);
+}
+
+static void test_refinement(void **state)
+{
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wknot *k;
+
+	build_refine(&b);
+	g = graph(&b, 100, 0.2, true, -1);
+	assert_int_equal(weight(g, 31, 32), 5);
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 1);
+	k = rsp_waitgraph__knot(g, 0);
+	assert_true(k->refined);
+	assert_int_equal(k->nr_vertices, 2);
+	for (size_t i = 0; i < k->nr_vertices; i++)
+		assert_true(k->vertices[i] == (uint32_t)rsp_waitgraph__vertex_of(g, 30) ||
+			    k->vertices[i] == (uint32_t)rsp_waitgraph__vertex_of(g, 31));
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+
+	/* a threshold of 0: the lightest edge already exceeds it, no trimming */
+	build_refine(&b);
+	g = graph(&b, 100, 0.0, true, -1);
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 1);
+	assert_int_equal(rsp_waitgraph__knot(g, 0)->nr_vertices, 3);
+	assert_false(rsp_waitgraph__knot(g, 0)->refined);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* A periodic thread and its timer: a background knot, removed; the rest goes on. */
+static void test_background(void **state)
+{
+	static const uint64_t h[][4] = {{0, 10, RSP_WAKER_TIMER, 0},
+					{11, 20, RSP_WAKER_TIMER, 0},
+					{21, 30, RSP_WAKER_TIMER, 0},
+					{31, 40, RSP_WAKER_THREAD, 41}};
+	static const uint64_t x[][4] = {{50, 98, RSP_WAKER_THREAD, 21}};
+	static const uint64_t y[][4] = {{0, 48, RSP_WAKER_THREAD, 20}};
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wknot *k;
+	const struct rsp_wvertex *v;
+	size_t nb = 0;
+
+	b_init(&b);
+	life(&b, 40, 40, "heartbeat", 40, h, 4);
+	life(&b, 41, 41, "worker", 100, NULL, 0);
+	life(&b, 20, 20, "x", 100, x, 1);
+	life(&b, 21, 21, "y", 100, y, 1);
+	g = graph(&b, 100, 0.2, true, -1);
+	/* heartbeat -> timer 28 (three timer sleeps); timer -> heartbeat 40 - 28 */
+	for (size_t i = 0; i < rsp_waitgraph__nr_knots(g); i++) {
+		k = rsp_waitgraph__knot(g, i);
+		if (!k->background)
+			continue;
+		nb++;
+		assert_int_equal(k->nr_vertices, 2);
+		for (size_t j = 0; j < 2; j++) {
+			v = rsp_waitgraph__vertex(g, k->vertices[j]);
+			assert_true(v->kind == RSP_WV_TIMER || v->id == 40);
+			assert_true(v->removed);
+		}
+		assert_int_equal(rsp_waitgraph__edge(g, k->edges[0])->weight_ns, 28);
+		assert_int_equal(rsp_waitgraph__edge(g, k->edges[1])->weight_ns, 12);
+		assert_true(k->cpu_util < 1.0);
+	}
+	assert_int_equal(nb, 0); /* heartbeat also waits for the worker: not closed */
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+
+	/* without the lock wait, heartbeat and its timer are a closed, idle knot */
+	{
+		static const uint64_t h2[][4] = {{0, 10, RSP_WAKER_TIMER, 0},
+						 {11, 20, RSP_WAKER_TIMER, 0},
+						 {21, 30, RSP_WAKER_TIMER, 0}};
+
+		b_init(&b);
+		life(&b, 40, 40, "heartbeat", 31, h2, 3);
+		life(&b, 20, 20, "x", 100, x, 1);
+		life(&b, 21, 21, "y", 100, y, 1);
+		g = graph(&b, 100, 0.2, true, -1);
+	}
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 2);
+	/* the final knot first, then the background one */
+	assert_false(rsp_waitgraph__knot(g, 0)->background);
+	k = rsp_waitgraph__knot(g, 1);
+	assert_true(k->background);
+	assert_int_equal(k->nr_vertices, 2);
+	assert_int_equal(rsp_waitgraph__edge(g, k->edges[0])->weight_ns, 28);
+	assert_int_equal(rsp_waitgraph__edge(g, k->edges[1])->weight_ns, 3);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* Threads of one process named alike merge into one vertex with a self-loop. */
+static void test_merge(void **state)
+{
+	static const uint64_t w1[][4] = {{0, 50, RSP_WAKER_THREAD, 12}};
+	static const uint64_t w2[][4] = {{50, 100, RSP_WAKER_THREAD, 11}};
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wvertex *v;
+	long m;
+
+	b_init(&b);
+	life(&b, 11, 10, "worker-1", 100, w1, 1);
+	life(&b, 12, 10, "worker-2", 100, w2, 1);
+	g = graph(&b, 100, 0.2, true, -1);
+	m = rsp_waitgraph__vertex_of(g, 11);
+	assert_int_equal(m, rsp_waitgraph__vertex_of(g, 12));
+	v = rsp_waitgraph__vertex(g, (size_t)m);
+	assert_int_equal(v->kind, RSP_WV_MERGED);
+	assert_string_equal(v->name, "worker*[10]");
+	assert_int_equal(v->nr_threads, 2);
+	assert_int_equal(weight(g, 11, 11), 100);
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 1);
+	assert_int_equal(rsp_waitgraph__knot(g, 0)->nr_vertices, 1);
+	assert_int_equal(rsp_waitgraph__knot(g, 0)->nr_edges, 1);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+
+	b_init(&b);
+	life(&b, 11, 10, "worker-1", 100, w1, 1);
+	life(&b, 12, 10, "worker-2", 100, w2, 1);
+	g = graph(&b, 100, 0.2, false, -1);
+	assert_true(rsp_waitgraph__vertex_of(g, 11) != rsp_waitgraph__vertex_of(g, 12));
+	assert_string_equal(rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 11))->name,
+			    "worker-1[11]");
+	assert_int_equal(rsp_waitgraph__knot(g, 0)->nr_vertices, 2);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* Short-lived children of one parent: one virtual thread waiting for the parent when idle. */
+static void test_short_lived(void **state)
+{
+	struct rsp_link l;
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wvertex *v;
+	const uint32_t kids[][3] = {{51, 10, 20}, {52, 40, 50}, {53, 45, 55}};
+
+	b_init(&b);
+	life(&b, 50, 50, "shell", 1000, NULL, 0);
+	for (size_t i = 0; i < 3; i++) {
+		memset(&l, 0, sizeof(l));
+		l.kind = RSP_LINK_FORK;
+		l.tid = kids[i][0];
+		l.time = kids[i][1];
+		l.from.kind = RSP_WAKER_THREAD;
+		l.from.id = 50;
+		b.ops.link(b.st, &l);
+		{
+			struct rsp_segment s;
+
+			memset(&s, 0, sizeof(s));
+			s.tid = kids[i][0];
+			s.tgid = kids[i][0];
+			s.kind = RSP_SEG_RUN;
+			s.start = kids[i][1];
+			s.end = kids[i][2];
+			s.flags = RSP_SEGF_EXITED;
+			b.ops.segment(b.st, &s, "ls");
+		}
+	}
+	g = graph(&b, 1000, 0.2, true, -1);
+	assert_int_equal(rsp_waitgraph__vertex_of(g, 51), rsp_waitgraph__vertex_of(g, 53));
+	v = rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 51));
+	assert_int_equal(v->kind, RSP_WV_SHORT);
+	assert_int_equal(v->nr_threads, 3);
+	/* alive over [10, 20] and [40, 55]: idle 20 in between */
+	assert_int_equal(weight(g, 51, 50), 20);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* A device waits, while idle, for the issuers of what ends its idleness, by bytes. */
+static void test_device(void **state)
+{
+	static const uint64_t bb[][4] = {{10 * MS, 30 * MS, RSP_WAKER_DEVICE, DEV}};
+	struct rsp_block_req r;
+	struct b b;
+	struct rsp_waitgraph *g;
+	long disk;
+	const struct rsp_wedge *e;
+
+	b_init(&b);
+	life(&b, 60, 60, "b", 100 * MS, bb, 1);
+	life(&b, 61, 61, "a", 100 * MS, NULL, 0);
+	memset(&r, 0, sizeof(r));
+	r.dev = DEV;
+	r.id = 1, r.tid = 60, r.bytes = 4096, r.insert = r.issue = 10 * MS, r.complete = 30 * MS;
+	b.ops.block(b.st, &r);
+	r.id = 2, r.tid = 60, r.bytes = 4096, r.insert = r.issue = 50 * MS, r.complete = 70 * MS;
+	b.ops.block(b.st, &r);
+	r.id = 3, r.tid = 61, r.bytes = 12288, r.insert = r.issue = 50 * MS, r.complete = 70 * MS;
+	b.ops.block(b.st, &r);
+	/* completion unknown: the idle time after it is unknown too */
+	r.id = 4, r.tid = 61, r.bytes = 4096, r.insert = r.issue = 80 * MS, r.complete = 0;
+	r.flags = RSP_BLKF_COMPLETE_NOT_SEEN;
+	b.ops.block(b.st, &r);
+	r.id = 5, r.tid = 60, r.bytes = 4096, r.insert = r.issue = 95 * MS, r.complete = 99 * MS,
+	r.flags = 0;
+	b.ops.block(b.st, &r);
+	g = graph(&b, 100 * MS, 0.2, true, -1);
+	assert_int_equal(weight(g, 60, 60), 0);
+	for (disk = 0; disk < (long)rsp_waitgraph__nr_vertices(g); disk++)
+		if (rsp_waitgraph__vertex(g, (size_t)disk)->kind == RSP_WV_DISK)
+			break;
+	assert_string_equal(rsp_waitgraph__vertex(g, (size_t)disk)->name, "disk 8:16");
+	e = rsp_waitgraph__find_edge(g, (uint32_t)rsp_waitgraph__vertex_of(g, 60), (uint32_t)disk);
+	assert_int_equal(e->weight_ns, 20 * MS);
+	/* idle [30, 50] split 1:3; idle [70, 80] to a alone; after request 4: unknown */
+	e = rsp_waitgraph__find_edge(g, (uint32_t)disk, (uint32_t)rsp_waitgraph__vertex_of(g, 60));
+	assert_int_equal(e->weight_ns, 5 * MS);
+	e = rsp_waitgraph__find_edge(g, (uint32_t)disk, (uint32_t)rsp_waitgraph__vertex_of(g, 61));
+	assert_int_equal(e->weight_ns, (15 + 10) * MS);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/* --pid keeps what the process's threads reach; an absent pid is an error. */
+static void test_pid(void **state)
+{
+	static const uint64_t x[][4] = {{50, 98, RSP_WAKER_THREAD, 21}};
+	static const uint64_t y[][4] = {{0, 48, RSP_WAKER_THREAD, 20}};
+	static const uint64_t w[][4] = {{0, 90, RSP_WAKER_THREAD, 20}};
+	struct rsp_waitgraph_opts o;
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct b b;
+	struct rsp_waitgraph *g;
+
+	b_init(&b);
+	life(&b, 20, 20, "x", 100, x, 1);
+	life(&b, 21, 21, "y", 100, y, 1);
+	life(&b, 22, 22, "w", 100, w, 1);
+	g = graph(&b, 100, 0.2, true, 20);
+	assert_non_null(g);
+	assert_false(rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 21))->removed);
+	assert_true(rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 22))->removed);
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 1);
+	rsp_waitgraph__delete(g);
+	rsp_waitgraph_opts__init(&o);
+	o.pid = 4242;
+	assert_null(rsp_waitgraph__new(b.st, &o, &err));
+	assert_non_null(strstr(err.data, "4242"));
+	rsp_buf__exit(&err);
+	rsp_tlstore__delete(b.st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cascade),	      cmocka_unit_test(test_cascade_cycle),
+		cmocka_unit_test(test_knot_and_sink), cmocka_unit_test(test_refinement),
+		cmocka_unit_test(test_background),    cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_short_lived),   cmocka_unit_test(test_device),
+		cmocka_unit_test(test_pid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
