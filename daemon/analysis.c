@@ -92,11 +92,7 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 		from = ws.complete_from + 1;
 	}
 	it = from <= until ? rsp_witer__new(snap, from, until) : NULL;
-	/*
-	 * Phase 2 plugs the timeline in here: the same record goes to the
-	 * timeline builder, whose completed sleeps and runs call
-	 * rsp_histfeed__offcpu() and rsp_histfeed__runq() on this thread.
-	 */
+	/* The feed also runs the timeline: sleeps and run-queue waits. */
 	while (it && rsp_witer__next(it, &e)) {
 		rsp_histfeed__record(a->feed, schema, &e);
 		n++;
@@ -152,6 +148,10 @@ int rspd_analysis__start(struct rspd *d, char *err, size_t errlen)
 		.shard = 0,
 		.nr_cpus = d->es.max_cpu,
 		.io_timeout_ns = d->cfg.hist_io_timeout_ns,
+		/* off-CPU and run-queue times: a timeline over the same records */
+		.schema = d->es.schema,
+		.ksyms = d->ksyms,
+		.max_threads = d->cfg.hist_max_threads,
 	};
 	int ret;
 
@@ -204,6 +204,7 @@ void rspd_analysis__publish(struct rspd *d, uint64_t drain_start)
 void rspd_analysis__stop(struct rspd *d)
 {
 	struct rspd_analysis *a = d->analysis;
+	struct rsp_histfeed_stats fs;
 
 	if (!a)
 		return;
@@ -213,11 +214,16 @@ void rspd_analysis__stop(struct rspd *d)
 	pthread_mutex_unlock(&a->lock);
 	if (a->running)
 		pthread_join(a->thread, NULL);
+	rsp_histfeed__stats(a->feed, &fs);
 	rspd_log(RSP_LOG_INFO,
-		 "histograms: fed %llu records in %llu passes, %.2f s of CPU, %llu gaps",
+		 "histograms: fed %llu records in %llu passes, %.2f s of CPU, %llu gaps; "
+		 "%llu sleeps (%llu with no wakeup seen), %llu run-queue waits (%llu more "
+		 "with no switch-in seen), %llu records of threads past hist-threads",
 		 (unsigned long long)atomic_load(&a->records),
 		 (unsigned long long)atomic_load(&a->passes), atomic_load(&a->cpu_s),
-		 (unsigned long long)atomic_load(&a->gaps));
+		 (unsigned long long)atomic_load(&a->gaps), (unsigned long long)fs.sleeps,
+		 (unsigned long long)fs.sleeps_inferred, (unsigned long long)fs.runq,
+		 (unsigned long long)fs.switch_not_seen, (unsigned long long)fs.threads_untracked);
 	d->analysis = NULL;
 	analysis_free(a);
 }

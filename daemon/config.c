@@ -293,6 +293,9 @@ static const struct rspd_opt opts[] = {
 	{.section = "hist", .name = "hist-slice-cap", .arg = "N", .def = "128", .type = T_UINT,
 	 F(hist.slice_cap), .min = 1, .max = 65536,
 	 .help = "process and thread entries per slice; more go to the slice's 'other'"},
+	{.section = "hist", .name = "hist-threads", .arg = "N", .def = "32768", .type = T_UINT,
+	 F(hist_max_threads), .min = 64, .max = 1u << 22,
+	 .help = "threads followed at once for off-CPU and run-queue times; more are left out"},
 	{.section = "hist", .name = "hist-io-timeout", .arg = "DURATION", .def = "10s", .type = T_DUR,
 	 F(hist_io_timeout_ns), .min = 100000000, .max = 3600000000000ull,
 	 .help = "a block request still without a completion after this counts as unobserved"},
@@ -301,8 +304,8 @@ static const struct rspd_opt opts[] = {
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-static const char *const sections[] = {"daemon", "control", "window", "capture", "analysis",
-					"hist"};
+static const char *const sections[] = {"daemon",  "control",  "window",
+				       "capture", "analysis", "hist"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */

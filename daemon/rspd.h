@@ -50,6 +50,7 @@ struct rspd_config {
 	bool hist_on;
 	struct rsp_hist_config hist;
 	uint64_t hist_io_timeout_ns;
+	unsigned hist_max_threads; /* threads the off-CPU/run-queue feed follows */
 };
 
 struct rspd_server;

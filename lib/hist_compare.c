@@ -127,6 +127,7 @@ static void pair_verdict(struct rsp_hist_pair *p, double sum_max,
 {
 	uint64_t tmax = max_u64(p->total_base, p->total_cur);
 
+	p->lopsided = p->emd < 0 || p->count_base < c->min_count || p->count_cur < c->min_count;
 	if (max_u64(p->count_base, p->count_cur) < c->min_count ||
 	    (double)tmax < c->min_latency_share * sum_max)
 		p->verdict = RSP_HV_TINY;
@@ -140,12 +141,12 @@ static int pair_rank(const void *x, const void *y)
 {
 	const struct rsp_hist_pair *a = x, *b = y;
 	uint64_t da = delta(a->total_base, a->total_cur), db = delta(b->total_base, b->total_cur);
-	bool oa = a->emd < 0, ob = b->emd < 0;
+	bool oa = a->lopsided, ob = b->lopsided;
 
 	if (a->verdict != b->verdict)
 		return (int)a->verdict - (int)b->verdict;
 	if (a->verdict == RSP_HV_SELECTED) {
-		/* Phase 3: appeared or vanished first, then by EMD. */
+		/* Phase 3: appeared, vanished or too thin to compare first, then by EMD. */
 		if (oa != ob)
 			return oa ? -1 : 1;
 		if (!oa && a->emd != b->emd)
@@ -198,6 +199,7 @@ int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set
 		return -ENOMEM;
 	}
 	d->resolution = cur->resolution;
+	d->min_count = cfg->min_count;
 	for (size_t i = 0; i < d->n; i++) {
 		pair_measure(&d->v[i], d->resolution, cfg);
 		sum_max += (double)max_u64(d->v[i].total_base, d->v[i].total_cur);

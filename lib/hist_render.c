@@ -131,6 +131,10 @@ static const char *incomplete_what(unsigned kind)
 		return "requests without an observed completion";
 	case RSP_HOP_BLK_QUEUE:
 		return "requests without an observed issue";
+	case RSP_HOP_RUNQ:
+		return "wakeups whose switch-in was not observed (onto an idle CPU)";
+	case RSP_HOP_OFFCPU:
+		return "preemptions whose switch-in was not observed";
 	default:
 		return "operations whose end was not observed";
 	}
@@ -138,6 +142,11 @@ static const char *incomplete_what(unsigned kind)
 
 static void incomplete_text(const struct rsp_hist_profile *p, struct rsp_buf *out)
 {
+	if (p->inferred)
+		rsp_buf__printf(out,
+				"%llu of these ended with no wakeup observed: measured to\n"
+				"  the thread's next run, so upper bounds\n",
+				(unsigned long long)p->inferred);
 	if (!p->incomplete && !p->open)
 		return;
 	rsp_buf__printf(out, "%llu %s", (unsigned long long)p->incomplete,
@@ -460,6 +469,7 @@ static json_t *json_profile(const struct rsp_hist_profile *p, unsigned flags)
 	json_object_set_new(o, "peaks", json_peaks(p));
 	json_object_set_new(o, "incomplete", ju64(p->incomplete));
 	json_object_set_new(o, "open", ju64(p->open));
+	json_object_set_new(o, "inferred", ju64(p->inferred));
 	if ((flags & RSP_HIST_R_ROWS) && p->rows)
 		json_object_set_new(o, "slices", json_rows(p));
 	return o;
@@ -748,6 +758,9 @@ static int load_profile(struct loader *l, json_t *o, struct rsp_hist_set *set)
 		return -EINVAL;
 	if (json_object_get(o, "open") && field_u64(l, o, "open", &tmp.open))
 		return -EINVAL;
+	if (json_object_get(o, "inferred") && field_u64(l, o, "inferred", &tmp.inferred))
+		return -EINVAL;
+
 	if (load_rows(l, json_object_get(o, "slices"), &tmp)) {
 		free_rows(&tmp);
 		return -EINVAL;
@@ -884,11 +897,12 @@ int rsp_hist_diff__render_text(const struct rsp_hist_diff *d, const char *base_w
 
 	rsp_buf__printf(out, "diff at r=%u\n  baseline %s\n  now      %s\n", d->resolution,
 			base_what, cur_what);
-	rsp_buf__printf(out,
-			"%zu pairs: %zu selected, %zu with similar totals, %zu tiny (OSprof "
-			"phase 1);\nselected pairs ranked by EMD, appeared/vanished first "
-			"(phase 3)\n\n",
-			d->n, d->selected, d->similar, d->tiny);
+	rsp_buf__printf(
+		out,
+		"%zu pairs: %zu selected, %zu with similar totals, %zu tiny (OSprof "
+		"phase 1);\nselected pairs ranked by EMD, those that appeared, vanished or\n"
+		"had under %llu operations on a side first (phase 3)\n\n",
+		d->n, d->selected, d->similar, d->tiny, (unsigned long long)d->min_count);
 	for (size_t i = 0; i < d->selected; i++)
 		pair_text(&d->v[i], i + 1, out);
 	if (!d->selected)
@@ -952,6 +966,7 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 		json_object_set_new(j, "peaks_base", json_integer(p->peaks_base));
 		json_object_set_new(j, "peaks_cur", json_integer(p->peaks_cur));
 		json_object_set_new(j, "peaks_moved", json_boolean(p->peaks_moved));
+		json_object_set_new(j, "lopsided", json_boolean(p->lopsided));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(o, "pairs", arr);

@@ -181,6 +181,7 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 	dst->sum += src->sum;
 	dst->incomplete += src->incomplete;
 	dst->open += src->open;
+	dst->inferred += src->inferred;
 	for (unsigned i = 0; i < nb; i++)
 		dst->buckets[i] += b[i];
 	return 0;
@@ -408,6 +409,38 @@ static int run_peaks(const uint64_t *b, unsigned r, uint64_t total, unsigned lo,
 	return n;
 }
 
+/*
+ * Tails: the noise buckets next to a peak that fall away from it without a
+ * gap are its stragglers (a few 1 ms sleeps that ended just under 2^20 ns)
+ * and count in it. Between two peaks, the lowest bucket of a run of noise
+ * that joins them belongs to neither.
+ */
+static void add_tails(const uint64_t *b, unsigned nb, unsigned r, uint64_t total, uint64_t thresh,
+		      struct rsp_hist_peak *pk, int n)
+{
+	unsigned valley[RSP_HIST_MAX_BUCKETS]; /* valley[k]: between peaks k and k + 1 */
+
+	for (int k = 0; k + 1 < n; k++) {
+		unsigned v = pk[k].hi + 1; /* < pk[k + 1].lo: peaks never touch */
+
+		for (unsigned i = v; i < pk[k + 1].lo; i++)
+			if (b[i] < b[v])
+				v = i;
+		valley[k] = v;
+	}
+	for (int k = 0; k < n; k++) {
+		unsigned lo = pk[k].lo, hi = pk[k].hi;
+		unsigned first = k > 0 ? valley[k - 1] + 1 : 0;
+		unsigned last = k + 1 < n ? valley[k] - 1 : nb - 1;
+
+		while (lo > first && b[lo - 1] && b[lo - 1] < thresh && b[lo - 1] <= b[lo])
+			lo--;
+		while (hi < last && b[hi + 1] && b[hi + 1] < thresh && b[hi + 1] <= b[hi])
+			hi++;
+		fill_peak(b, r, total, lo, hi, pk[k].mode, &pk[k]);
+	}
+}
+
 int rsp_hist__peaks(const uint64_t *buckets, unsigned r, const struct rsp_hist_peak_config *cfg,
 		    struct rsp_hist_peak *out, int max)
 {
@@ -437,5 +470,7 @@ int rsp_hist__peaks(const uint64_t *buckets, unsigned r, const struct rsp_hist_p
 		n = run_peaks(buckets, r, total, i, j, cfg->valley_ratio, out, max, n);
 		i = j;
 	}
+	if (n <= max)
+		add_tails(buckets, nb, r, total, thresh, out, n);
 	return n;
 }

@@ -98,7 +98,7 @@ struct rsp_hist_shard {
 
 struct op_info {
 	_Atomic uint64_t key;
-	_Atomic uint64_t incomplete, open;
+	_Atomic uint64_t incomplete, open, inferred;
 };
 
 struct rsp_hist_store {
@@ -428,6 +428,14 @@ void rsp_hist_store__note_incomplete(struct rsp_hist_store *st, uint64_t op, uin
 		atomic_fetch_add_explicit(&st->ops[i].incomplete, n, memory_order_relaxed);
 }
 
+void rsp_hist_store__note_inferred(struct rsp_hist_store *st, uint64_t op, uint64_t n)
+{
+	int i = op_register(st, op);
+
+	if (i >= 0)
+		atomic_fetch_add_explicit(&st->ops[i].inferred, n, memory_order_relaxed);
+}
+
 void rsp_hist_store__set_open(struct rsp_hist_store *st, uint64_t op, uint64_t n)
 {
 	int i = n ? op_register(st, op) : op_lookup(st, op);
@@ -598,11 +606,22 @@ static struct slot *slot_new(struct rsp_hist_shard *sh, uint64_t key, uint32_t t
 	return s;
 }
 
-static void slot_add(struct rsp_hist_shard *sh, struct slot *s, unsigned b, uint64_t v)
+/* A new name (@cw, packed comm; NULL: keep it) when the subject renamed itself (exec). */
+static void rename_comm(_Atomic uint64_t comm[2], const uint64_t *cw)
+{
+	if (cw && (LD(comm[0]) != cw[0] || LD(comm[1]) != cw[1])) {
+		ST(comm[0], cw[0]);
+		ST(comm[1], cw[1]);
+	}
+}
+
+static void slot_add(struct rsp_hist_shard *sh, struct slot *s, unsigned b, uint64_t v,
+		     const uint64_t *cw)
 {
 	_Atomic uint64_t *bk = slot_b(s);
 
 	seq_begin(&s->seq);
+	rename_comm(s->comm, cw);
 	ST(s->count, LD(s->count) + 1);
 	ST(s->sum, LD(s->sum) + v);
 	if (v < LD(s->min))
@@ -686,11 +705,12 @@ static struct sentry *entry_new(struct rsp_hist_shard *sh, struct slice *s, cons
 	return e;
 }
 
-static void entry_add(struct sentry *e, unsigned b, uint64_t v)
+static void entry_add(struct sentry *e, unsigned b, uint64_t v, const uint64_t *cw)
 {
 	_Atomic uint32_t *bk = entry_b(e);
 
 	seq_begin(&e->seq);
+	rename_comm(e->comm, cw);
 	ST(e->count, LD(e->count) + 1);
 	ST(e->sum, LD(e->sum) + v);
 	if (v < LD(e->min))
@@ -760,7 +780,7 @@ static struct sentry *entry_current(struct rsp_hist_shard *sh, struct slice *s, 
 }
 
 static void slice_add(struct rsp_hist_shard *sh, struct slot *sl, uint64_t time, unsigned b,
-		      uint64_t v)
+		      uint64_t v, const uint64_t *cw)
 {
 	unsigned nr = sh->st->cfg.nr_slices;
 	uint64_t no = time / sh->st->cfg.slice_ns;
@@ -782,13 +802,14 @@ static void slice_add(struct rsp_hist_shard *sh, struct slot *sl, uint64_t time,
 		ST(sh->dropped, LD(sh->dropped) + 1);
 		return;
 	}
-	entry_add(e, b, v);
+	/* An "other" entry (slice at its cap) keeps no name. */
+	entry_add(e, b, v, sl->redirected ? NULL : cw);
 }
 
 /* ---- the update entry points ------------------------------------------- */
 
 static void profile_add(struct rsp_hist_shard *sh, uint64_t key, uint32_t tgid, const char *comm,
-			size_t comm_len, uint64_t time, unsigned b, uint64_t v)
+			size_t comm_len, const uint64_t *cw, uint64_t time, unsigned b, uint64_t v)
 {
 	struct slot *s;
 	uint32_t idx;
@@ -802,8 +823,8 @@ static void profile_add(struct rsp_hist_shard *sh, uint64_t key, uint32_t tgid, 
 	} else {
 		s = slot_new(sh, key, tgid, comm, comm_len);
 	}
-	slot_add(sh, s, b, v);
-	slice_add(sh, s, time, b, v);
+	slot_add(sh, s, b, v, cw);
+	slice_add(sh, s, time, b, v, cw);
 }
 
 static void note_update(struct rsp_hist_shard *sh, uint64_t time)
@@ -820,19 +841,31 @@ int rsp_hist_shard__add(struct rsp_hist_shard *sh, uint64_t op, uint64_t time, u
 {
 	int opidx = op_index(sh, op);
 	unsigned b = rsp_hist__bucket(value, sh->st->cfg.resolution);
+	uint64_t cw[2] = {0, 0};
 
 	if (opidx < 0) {
 		ST(sh->dropped, LD(sh->dropped) + 1);
 		return -ENOSPC;
 	}
 	note_update(sh, time);
-	profile_add(sh, pkey(RSP_HSUBJ_SYSTEM, (unsigned)opidx, 0), 0, NULL, 0, time, b, value);
+	profile_add(sh, pkey(RSP_HSUBJ_SYSTEM, (unsigned)opidx, 0), 0, NULL, 0, NULL, time, b,
+		    value);
 	if (!who || (!who->tgid && !who->tid))
 		return 0;
+	/*
+	 * Names follow renames (exec): a thread's is its own comm, a process's
+	 * that of its main thread. 16 bytes, packed once per call.
+	 */
+	if (who->comm) {
+		size_t len =
+			who->comm_len < RSP_HIST_COMM_LEN ? who->comm_len : RSP_HIST_COMM_LEN - 1;
+
+		memcpy(cw, who->comm, strnlen(who->comm, len));
+	}
 	profile_add(sh, pkey(RSP_HSUBJ_PROCESS, (unsigned)opidx, who->tgid), who->tgid, who->comm,
-		    who->comm_len, time, b, value);
+		    who->comm_len, cw[0] && who->tid == who->tgid ? cw : NULL, time, b, value);
 	profile_add(sh, pkey(RSP_HSUBJ_THREAD, (unsigned)opidx, who->tid), who->tgid, who->comm,
-		    who->comm_len, time, b, value);
+		    who->comm_len, cw[0] ? cw : NULL, time, b, value);
 	return 0;
 }
 
@@ -856,7 +889,7 @@ int rsp_hist_shard__add_one(struct rsp_hist_shard *sh, const struct rsp_hist_sub
 	     : subj->kind == RSP_HSUBJ_PROCESS ? subj->pid
 					       : subj->tid;
 	profile_add(sh, pkey(subj->kind, (unsigned)opidx, id), subj->pid, subj->comm,
-		    RSP_HIST_COMM_LEN, time, b, value);
+		    RSP_HIST_COMM_LEN, NULL, time, b, value);
 	return 0;
 }
 
@@ -1166,6 +1199,9 @@ static void fill_notes(struct collect *c)
 			continue;
 		p->incomplete = LD(st->ops[idx].incomplete);
 		p->open = LD(st->ops[idx].open);
+		/* "of these": cumulative like the table, not per slice */
+		if (!c->q->ranged)
+			p->inferred = LD(st->ops[idx].inferred);
 	}
 }
 

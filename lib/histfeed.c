@@ -2,8 +2,9 @@
 /*
  * The record feed of the latency profiles (see rsp/histfeed.h): irq and
  * softirq handler times per CPU, block queue and service times by device
- * and sector. One thread per feed; the counters are atomics only so that
- * another thread may read them.
+ * and sector, and, through a timeline over the same records, off-CPU and
+ * run-queue times per thread. One thread per feed; the counters are
+ * atomics only so that another thread may read them.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <rsp/histfeed.h>
 #include <rsp/record.h>
+#include <rsp/timeline.h>
 #include <rsp/tp.h>
 #include "internal/u64map.h"
 
@@ -59,6 +61,8 @@ struct counters {
 	_Atomic uint64_t records, used, latencies, irq_exit_alone, irq_lost_exit,
 		softirq_exit_alone, softirq_lost_exit, blk_complete_alone, blk_no_completion,
 		blk_never_issued, blk_table_full, blk_open, lost, gaps;
+	_Atomic uint64_t sleeps, sleeps_inferred, runq, switch_not_seen, segments_skipped,
+		no_process, threads_untracked, timeline_malformed;
 };
 
 struct rsp_histfeed {
@@ -73,6 +77,8 @@ struct rsp_histfeed {
 	unsigned nr_devs;
 	struct irq_cache irqc[IRQ_CACHE];
 	uint64_t next_expire;
+	struct rsp_timeline *tl; /* off-CPU and run-queue times; NULL without a schema */
+	uint64_t last_time;	 /* of the newest record fed */
 	struct counters c;
 };
 
@@ -80,6 +86,23 @@ struct rsp_histfeed {
 	atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1,          \
 			      memory_order_relaxed)
 #define LDC(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm);
+static void timeline_publish(struct rsp_histfeed *f);
+
+/* The timeline that turns the same records into sleeps and run-queue waits. */
+static int timeline_new(struct rsp_histfeed *f)
+{
+	static const struct rsp_timeline_ops ops = {.segment = on_segment};
+
+	f->tl = rsp_timeline__new(f->cfg.schema, &ops, f);
+	if (!f->tl)
+		return -ENOMEM;
+	/* Only reasons are needed: no stack copies, bounded threads. */
+	rsp_timeline__set_flags(f->tl, RSP_TL_NO_STACKS);
+	rsp_timeline__set_max_threads(f->tl, f->cfg.max_threads);
+	return rsp_timeline__set_ksyms(f->tl, f->cfg.ksyms);
+}
 
 struct rsp_histfeed *rsp_histfeed__new(struct rsp_hist_store *st,
 				       const struct rsp_histfeed_config *cfg)
@@ -100,11 +123,14 @@ struct rsp_histfeed *rsp_histfeed__new(struct rsp_hist_store *st,
 		f->cfg.io_timeout_ns = RSP_HISTFEED_IO_TIMEOUT_NS;
 	if (!f->cfg.max_requests)
 		f->cfg.max_requests = DEFAULT_MAX_REQUESTS;
+	if (!f->cfg.max_threads)
+		f->cfg.max_threads = RSP_HISTFEED_MAX_THREADS;
 	f->free_head = NIL;
 	rsp_u64map__init(&f->reqmap);
 	f->cpus = calloc(cfg->nr_cpus, sizeof(*f->cpus));
 	f->reqs = calloc(f->cfg.max_requests, sizeof(*f->reqs));
-	if (!f->cpus || !f->reqs || rsp_u64map__reserve(&f->reqmap, f->cfg.max_requests)) {
+	if (!f->cpus || !f->reqs || rsp_u64map__reserve(&f->reqmap, f->cfg.max_requests) ||
+	    (cfg->schema && timeline_new(f))) {
 		rsp_histfeed__delete(f);
 		errno = ENOMEM;
 		return NULL;
@@ -116,6 +142,7 @@ void rsp_histfeed__delete(struct rsp_histfeed *f)
 {
 	if (!f)
 		return;
+	rsp_timeline__delete(f->tl);
 	rsp_u64map__exit(&f->reqmap);
 	free(f->cpus);
 	free(f->reqs);
@@ -424,6 +451,75 @@ void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now)
 		rsp_hist_store__set_open(f->st, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, d->dev), d->open);
 		d->published = d->open;
 	}
+	if (!f->tl)
+		return;
+	if (now == UINT64_MAX)
+		rsp_timeline__finish(f->tl, f->last_time); /* held sleeps are emitted */
+	else if (now > timeout)
+		rsp_timeline__expire(f->tl, now - timeout);
+	timeline_publish(f);
+}
+
+/* ---- sleeps and run-queue waits, from the timeline --------------------------- */
+
+#define SEG_NOT_LATENCY (RSP_SEGF_TRUNCATED | RSP_SEGF_OPEN | RSP_SEGF_GAP)
+
+/*
+ * The timeline's callback, on this thread inside rsp_timeline__feed():
+ * SLEEP and RUNNABLE segments become latencies (see rsp/histfeed.h).
+ */
+static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm)
+{
+	struct rsp_histfeed *f = ctx;
+	struct rsp_hist_who who = {seg->tgid, seg->tid, comm, RSP_HIST_COMM_LEN};
+	bool sleep = seg->kind == RSP_SEG_SLEEP;
+	uint64_t op;
+
+	if (seg->kind != RSP_SEG_SLEEP && seg->kind != RSP_SEG_RUNNABLE)
+		return;
+	if (seg->flags & SEG_NOT_LATENCY) {
+		INC(f->c.segments_skipped);
+		return;
+	}
+	if (sleep || seg->reason == RSP_SR_PREEMPT)
+		op = RSP_HIST_OP(RSP_HOP_OFFCPU, sleep ? seg->reason : RSP_SR_PREEMPT);
+	else
+		op = RSP_HIST_OP(RSP_HOP_RUNQ, 0);
+	if (!sleep && (seg->flags & RSP_SEGF_SWITCH_NOT_SEEN)) {
+		/* Its end is the first record of the thread running: unknown, not measured. */
+		INC(f->c.switch_not_seen);
+		rsp_hist_store__note_incomplete(f->st, op, 1);
+		return;
+	}
+	if (!seg->tgid) {
+		/* The process is not known (yet): the system profile only. */
+		INC(f->c.no_process);
+		who.tid = 0;
+	}
+	if (rsp_hist_shard__add(f->sh, op, seg->end, seg->end - seg->start, &who))
+		return;
+	INC(f->c.latencies);
+	if (RSP_HIST_OP_KIND(op) == RSP_HOP_RUNQ) {
+		INC(f->c.runq);
+		return;
+	}
+	INC(f->c.sleeps);
+	if (sleep && (seg->flags & RSP_SEGF_WAKING_NOT_SEEN)) {
+		INC(f->c.sleeps_inferred);
+		rsp_hist_store__note_inferred(f->st, op, 1);
+	}
+}
+
+/* The timeline's own counters, published for other threads (once a second). */
+static void timeline_publish(struct rsp_histfeed *f)
+{
+	struct rsp_timeline_stats ts;
+
+	if (!f->tl)
+		return;
+	rsp_timeline__stats(f->tl, &ts);
+	atomic_store_explicit(&f->c.threads_untracked, ts.untracked, memory_order_relaxed);
+	atomic_store_explicit(&f->c.timeline_malformed, ts.malformed, memory_order_relaxed);
 }
 
 /* ---- dispatch ------------------------------------------------------------------- */
@@ -483,6 +579,10 @@ int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema *s,
 			rsp_histfeed__expire(f, e->time);
 		f->next_expire = e->time + EXPIRE_EVERY_NS;
 	}
+	if (e->time > f->last_time)
+		f->last_time = e->time;
+	if (f->tl)
+		rsp_timeline__feed(f->tl, e); /* what it cannot use it counts */
 	if (h->type == PERF_RECORD_LOST) {
 		on_lost(f, e->cpu);
 		return 0;
@@ -522,6 +622,8 @@ void rsp_histfeed__gap(struct rsp_histfeed *f, uint64_t from, uint64_t to, uint6
 		span_abandon(f, &f->cpus[i].irq, true);
 		span_abandon(f, &f->cpus[i].softirq, false);
 	}
+	if (f->tl)
+		rsp_timeline__gap(f->tl, from);
 	rsp_hist_store__note_gap(f->st, from, to, records);
 }
 
@@ -563,4 +665,12 @@ void rsp_histfeed__stats(const struct rsp_histfeed *f, struct rsp_histfeed_stats
 	o->blk_open = LDC(c->blk_open);
 	o->lost = LDC(c->lost);
 	o->gaps = LDC(c->gaps);
+	o->sleeps = LDC(c->sleeps);
+	o->sleeps_inferred = LDC(c->sleeps_inferred);
+	o->runq = LDC(c->runq);
+	o->switch_not_seen = LDC(c->switch_not_seen);
+	o->segments_skipped = LDC(c->segments_skipped);
+	o->no_process = LDC(c->no_process);
+	o->threads_untracked = LDC(c->threads_untracked);
+	o->timeline_malformed = LDC(c->timeline_malformed);
 }

@@ -626,6 +626,34 @@ static void test_peaks(void **state)
 	rsp_hist_peak_config__init(&c);
 	c.min_share = 0.2; /* every bucket is 10% now: all noise */
 	assert_int_equal(rsp_hist__peaks(b, 1, &c, pk, 4), 0);
+	/* Tails: 1 ms sleeps, two of which ended just under 2^20 ns; a straggler between. */
+	memset(b, 0, sizeof(b));
+	b[20] = 2;
+	b[21] = 198;
+	b[22] = 1;
+	b[23] = 200;
+	assert_int_equal(rsp_hist__peaks(b, 1, NULL, pk, 8), 2);
+	assert_int_equal(pk[0].lo, 20);
+	assert_int_equal(pk[0].hi, 21);
+	assert_int_equal(pk[0].count, 200);
+	assert_int_equal(pk[1].lo, 23); /* the valley (22) is neither's */
+	assert_int_equal(pk[1].count, 200);
+	/* A run of noise joining two peaks: each takes its side, not the lowest bucket. */
+	memset(b, 0, sizeof(b));
+	b[10] = 500;
+	b[11] = 4;
+	b[12] = 1;
+	b[13] = 1;
+	b[14] = 3;
+	b[15] = 500;
+	b[16] = 2; /* a tail */
+	b[18] = 3; /* after an empty bucket: not a tail, noise */
+	assert_int_equal(rsp_hist__peaks(b, 1, NULL, pk, 8), 2);
+	assert_int_equal(pk[0].hi, 11);
+	assert_int_equal(pk[0].count, 504);
+	assert_int_equal(pk[1].lo, 13);
+	assert_int_equal(pk[1].hi, 16);
+	assert_int_equal(pk[1].count, 506);
 }
 
 /* ---- comparing sets -------------------------------------------------------------------- */
@@ -668,27 +696,35 @@ static void test_three_phase(void **state)
 	add_profile(cur, "offcpu:lock", 20, 300, 1000000);
 	/* vanished */
 	add_profile(base, "offcpu:poll", 25, 100, 20000000);
+	/* grew from 2 operations (under min_count, 10): too thin to compare shapes */
+	add_profile(base, "offcpu:pipe", 18, 2, 200000);
+	add_profile(cur, "offcpu:pipe", 18, 2000, 200000);
 	assert_int_equal(rsp_hist__compare(base, cur, NULL, &d), 0);
-	assert_int_equal(d->n, 7);
-	assert_int_equal(d->selected, 4);
+	assert_int_equal(d->n, 8);
+	assert_int_equal(d->selected, 5);
 	assert_int_equal(d->similar, 1);
 	assert_int_equal(d->tiny, 2);
-	/* Appeared/vanished first, by change in total; then by EMD. */
+	/* Appeared/vanished/too thin first, by change in total; then by EMD. */
 	assert_string_equal(d->v[0].base->op_name, "offcpu:poll");
 	assert_null(d->v[0].cur);
-	assert_string_equal(d->v[1].cur->op_name, "offcpu:lock");
-	assert_null(d->v[1].base);
-	assert_true(d->v[1].emd < 0);
-	assert_string_equal(d->v[2].cur->op_name, "blk_service:254:0");
-	assert_near(d->v[2].emd, 4.0, 1e-9);
-	assert_true(d->v[2].peaks_moved);
-	assert_string_equal(d->v[3].cur->op_name, "runq");
-	assert_near(d->v[3].emd, 1.0, 1e-9);
-	assert_int_equal(d->v[3].peaks_base, 1);
-	assert_int_equal(d->v[3].count_cur, 1000);
-	assert_int_equal(d->v[3].total_cur, 200000000);
-	assert_int_equal(d->v[4].verdict, RSP_HV_SIMILAR);
-	assert_int_equal(d->v[5].verdict, RSP_HV_TINY);
+	assert_true(d->v[0].lopsided);
+	assert_string_equal(d->v[1].cur->op_name, "offcpu:pipe");
+	assert_near(d->v[1].emd, 0.0, 1e-9); /* the same shape, yet it ranks high */
+	assert_true(d->v[1].lopsided);
+	assert_string_equal(d->v[2].cur->op_name, "offcpu:lock");
+	assert_null(d->v[2].base);
+	assert_true(d->v[2].emd < 0);
+	assert_string_equal(d->v[3].cur->op_name, "blk_service:254:0");
+	assert_near(d->v[3].emd, 4.0, 1e-9);
+	assert_true(d->v[3].peaks_moved);
+	assert_false(d->v[3].lopsided);
+	assert_string_equal(d->v[4].cur->op_name, "runq");
+	assert_near(d->v[4].emd, 1.0, 1e-9);
+	assert_int_equal(d->v[4].peaks_base, 1);
+	assert_int_equal(d->v[4].count_cur, 1000);
+	assert_int_equal(d->v[4].total_cur, 200000000);
+	assert_int_equal(d->v[5].verdict, RSP_HV_SIMILAR);
+	assert_int_equal(d->v[6].verdict, RSP_HV_TINY);
 	rsp_hist_diff__delete(d);
 	/* Resolutions must agree. */
 	rsp_hist_set__delete(base);

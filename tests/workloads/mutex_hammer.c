@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mutex_hammer THREADS SECONDS: THREADS threads take one pthread mutex in
- * a loop for SECONDS, holding it for some work (4000 steps of an LCG, a few
- * microseconds) and working a quarter of that outside it.
+ * a loop for SECONDS. Inside it a thread works a little (2000 steps of an
+ * LCG) and sleeps 100 us (nanosleep) before it lets go; outside it works a
+ * quarter of that.
  *
- * Known answer (phase 2 of the latency profiles, with the timeline): with
- * one thread the mutex is never contended and no thread sleeps on it;
- * with two or more, threads wait in futex_wait for the holder. So
- * `rspctl hist --diff` between a run with 1 thread (baseline) and a run
- * with 2 ranks the lock wait profile (offcpu:lock) first.
+ * Why a sleep inside: on a shared, loaded machine two CPU-bound threads are
+ * rarely on CPUs at the same time, so a purely CPU-bound critical section
+ * is contended only as much as the scheduler happens to allow. A holder
+ * that sleeps keeps the mutex taken whatever the load: with two threads or
+ * more, the others wait in futex_wait for it, most of the run.
+ *
+ * Known answer (latency profiles, phase 2): with one thread the mutex is
+ * never contended; the only lock wait is main's pthread_join at the end
+ * (at most one). With two, the threads wait for each other on the lock,
+ * for about the run's length in total, while the deliberate sleeps add up
+ * to the same total in both runs (one holder at a time). So `rspctl hist
+ * --diff` between a run with 1 thread (baseline) and a run with 2 ranks
+ * the lock wait profile (offcpu:lock) first.
  *
  * Prints one JSON line: {"pid", "threads", "seconds", "acquisitions",
  * "contended": acquisitions that found the mutex taken (trylock failed),
@@ -43,6 +52,7 @@ static void work(unsigned iters)
 
 static void *run(void *arg)
 {
+	const struct timespec hold = {.tv_sec = 0, .tv_nsec = 100000};
 	struct worker *w = arg;
 
 	w->tid = (long)syscall(SYS_gettid);
@@ -52,9 +62,10 @@ static void *run(void *arg)
 			pthread_mutex_lock(&mu);
 		}
 		w->acquisitions++;
-		work(4000); /* held */
+		work(2000); /* held */
+		nanosleep(&hold, NULL);
 		pthread_mutex_unlock(&mu);
-		work(1000);
+		work(500);
 	}
 	return NULL;
 }

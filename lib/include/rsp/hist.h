@@ -297,6 +297,12 @@ RSP_API const char *rsp_hist_store__op_name(const struct rsp_hist_store *st, uin
  */
 /** rsp_hist_store__note_incomplete() - @n more operations of @op ended unobserved. */
 RSP_API void rsp_hist_store__note_incomplete(struct rsp_hist_store *st, uint64_t op, uint64_t n);
+/**
+ * rsp_hist_store__note_inferred() - @n more latencies of @op (already
+ * recorded) ended where their end was inferred, not observed: upper bounds
+ * (a sleep whose wakeup was not seen, measured to the thread's next run).
+ */
+RSP_API void rsp_hist_store__note_inferred(struct rsp_hist_store *st, uint64_t op, uint64_t n);
 /** rsp_hist_store__set_open() - @n operations of @op are open (started, end not yet seen). */
 RSP_API void rsp_hist_store__set_open(struct rsp_hist_store *st, uint64_t op, uint64_t n);
 /** rsp_hist_store__note_gap() - records in [@from, @to] were never fed (@records if known). */
@@ -348,6 +354,7 @@ struct rsp_hist_profile {
 	uint64_t buckets[RSP_HIST_MAX_BUCKETS];
 	uint64_t incomplete; /* ended unobserved (system subject only) */
 	uint64_t open;	     /* still open */
+	uint64_t inferred;   /* of count, ends inferred: upper bounds (system subject only) */
 	size_t nr_rows;	     /* per-slice rows, with --slices */
 	struct rsp_hist_row *rows;
 };
@@ -459,8 +466,11 @@ RSP_API void rsp_hist_peak_config__init(struct rsp_hist_peak_config *c);
  * Buckets below min_share of the total are noise and separate peaks; a run
  * of other buckets is split at each local minimum lower than valley_ratio
  * times the lower of the two maxima around it (the minimum belongs to
- * neither). @cfg NULL: defaults. Return: the number of peaks (at most
- * @max are written to @out).
+ * neither). A peak then takes its tails: the noise buckets next to it that
+ * fall away from it without an empty bucket (stragglers of the same mode);
+ * between two peaks, the lowest bucket of such a run belongs to neither.
+ * @cfg NULL: defaults. Return: the number of peaks (at most @max are
+ * written to @out; tails only when all fit).
  */
 RSP_API int rsp_hist__peaks(const uint64_t *buckets, unsigned r,
 			    const struct rsp_hist_peak_config *cfg, struct rsp_hist_peak *out,
@@ -508,6 +518,9 @@ struct rsp_hist_pair {
 	uint64_t count_base, count_cur, total_base, total_cur;
 	int peaks_base, peaks_cur;
 	bool peaks_moved; /* phase 2: same number, but some mode bucket moved */
+	/* one side empty or under min_count ops: its shape says nothing, so the
+	 * pair ranks with those that appeared or vanished, not by EMD */
+	bool lopsided;
 };
 
 struct rsp_hist_diff {
@@ -515,6 +528,7 @@ struct rsp_hist_diff {
 	size_t n;
 	struct rsp_hist_pair *v; /* selected first, in rank order; then the rest */
 	size_t selected, similar, tiny;
+	uint64_t min_count; /* the configuration's, for the text */
 };
 
 /**
@@ -522,11 +536,11 @@ struct rsp_hist_diff {
  *
  * Phase 1 drops pairs whose totals are similar or that are tiny; phase 2
  * counts each side's peaks and notes moved modes; phase 3 ranks what is
- * left: pairs with one empty side first (by change in total latency), then
- * by EMD, then by change in total latency. Both sets must outlive @out;
- * sets at different resolutions must be folded to 1 first. @cfg NULL:
- * defaults. Return: 0, -EINVAL (resolutions differ) or -ENOMEM. Free
- * with rsp_hist_diff__delete().
+ * left: lopsided pairs first (one side empty or with fewer than min_count
+ * operations: appeared, vanished, or a shape too thin to compare), by
+ * change in total latency; then by EMD, then by change in total latency. Both sets must outlive
+ * @out; sets at different resolutions must be folded to 1 first. @cfg NULL: defaults. Return: 0,
+ * -EINVAL (resolutions differ) or -ENOMEM. Free with rsp_hist_diff__delete().
  */
 RSP_API int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set *cur,
 			      const struct rsp_hist_cmp_config *cfg, struct rsp_hist_diff **out);

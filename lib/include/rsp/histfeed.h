@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/hist.h>
+#include <rsp/ksyms.h>
 #include <rsp/schema.h>
 #include <rsp/window.h>
 
@@ -38,8 +39,25 @@
  * requests still waiting are published as open. So for every device,
  * observed completions + without completion + open = requests issued.
  *
- * The timeline (runs and sleeps) adds what needs it through
- * rsp_histfeed__offcpu() and rsp_histfeed__runq(), from the same thread.
+ * From the timeline (lib/timeline.c), which the feed runs over the same
+ * records when given a schema (rsp_histfeed_config.schema):
+ *   offcpu:REASON  a sleep: switch-out -> the wakeup, by the reason the
+ *                  timeline gives it (kernel stack, prev_state); when the
+ *                  wakeup was not observed (this kernel drops those from
+ *                  interrupts on an idle CPU), switch-out -> the thread's
+ *                  next run, counted as "inferred" (an upper bound)
+ *   offcpu:preemption  switched out still runnable -> back on a CPU
+ *   runq           woken (or created) -> on a CPU
+ * So sleeps + run-queue waits + preemptions tile a thread's time off CPU.
+ * A wait for a CPU whose switch-in was not observed (a thread woken onto
+ * an idle CPU is seen only by its first record there) has no measured end:
+ * it is counted as incomplete for its op, never measured. Segments cut by
+ * lost records, or begun before the stream, are not latencies and are
+ * skipped. Each latency goes to the system, the thread and its process
+ * (when the timeline knows the process; else the system only).
+ *
+ * rsp_histfeed__offcpu() and rsp_histfeed__runq() record such latencies
+ * directly (tests, or another source of segments).
  */
 struct rsp_histfeed;
 
@@ -48,7 +66,19 @@ struct rsp_histfeed_config {
 	unsigned nr_cpus;	/* CPU numbers in the stream are below this */
 	uint64_t io_timeout_ns; /* 0: 10 s */
 	unsigned max_requests;	/* block requests tracked at once; 0: 65536 */
+	/*
+	 * The off-CPU and run-queue profiles: the records' schema (it must
+	 * outlive the feed and be the one passed to rsp_histfeed__record()),
+	 * NULL for none; kernel symbols for sleep reasons (NULL: reasons from
+	 * prev_state only, every real sleep "unknown"); threads followed at
+	 * once (0: 32768).
+	 */
+	const struct rsp_schema *schema;
+	const struct rsp_ksyms *ksyms;
+	unsigned max_threads;
 };
+
+#define RSP_HISTFEED_MAX_THREADS 32768
 
 #define RSP_HISTFEED_IO_TIMEOUT_NS 10000000000ull
 
@@ -67,6 +97,15 @@ struct rsp_histfeed_stats {
 	uint64_t blk_open;	     /* issued, completion not yet seen */
 	uint64_t lost;		     /* PERF_RECORD_LOST records (gaps in a CPU's stream) */
 	uint64_t gaps;		     /* rsp_histfeed__gap() calls */
+	/* the timeline's part */
+	uint64_t sleeps;	     /* offcpu latencies (sleeps and preemptions) */
+	uint64_t sleeps_inferred;    /* of which the end was inferred (wakeup not seen) */
+	uint64_t runq;		     /* run-queue latencies */
+	uint64_t switch_not_seen;    /* runnable waits with no observed switch-in */
+	uint64_t segments_skipped;   /* cut by lost records, or begun before the stream */
+	uint64_t no_process;	     /* latencies of threads whose process was unknown */
+	uint64_t threads_untracked;  /* records about threads past max_threads */
+	uint64_t timeline_malformed; /* records the timeline could not decode */
 };
 
 /**
@@ -93,17 +132,18 @@ RSP_API int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema
 /**
  * rsp_histfeed__gap() - records in [@from, @to] will never be fed
  * (evicted before the feed read them): forget every open irq/softirq span,
- * note the gap in the store. Block requests stay open (their completion
- * may still come, or they expire).
+ * make every thread's state unknown (rsp_timeline__gap()), note the gap in
+ * the store. Block requests stay open (their completion may still come,
+ * or they expire).
  */
 RSP_API void rsp_histfeed__gap(struct rsp_histfeed *f, uint64_t from, uint64_t to,
 			       uint64_t records);
 
 /**
  * rsp_histfeed__expire() - expire block requests older than the timeout
- * at time @now and publish the open counts. The feed does this by itself
- * once a second of record time; call it with UINT64_MAX at the end of a
- * dump to close everything.
+ * at time @now and publish the open counts (the timeline's too). The feed
+ * does this by itself once a second of record time; call it with
+ * UINT64_MAX at the end of a dump to close everything (then feed no more).
  */
 RSP_API void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now);
 
