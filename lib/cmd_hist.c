@@ -370,6 +370,7 @@ struct plan {
 	struct rsp_hist_query q;
 	struct rsp_hist_opsel sel[MAX_RESOLVED];
 	bool implicit_range; /* --slices without a range: every slice kept */
+	uint32_t *exclude;   /* q.exclude's memory */
 };
 
 static int make_plan(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
@@ -434,13 +435,113 @@ static int fit_resolution(const struct hist_opts *o, struct rsp_hist_set *s, str
 	return 0;
 }
 
+/* ---- access control (the rule: rsp/query.h) ------------------------------------ */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * --comm NAME merges processes: for a restricted requester, only those it
+ * may see. Which those are is read first, by process (@q's range, no rows),
+ * then the merge leaves the others out. May read /proc once per process.
+ */
+static int exclude_others(const struct rsp_source *src, struct rsp_hist_query *q, uint32_t **list,
+			  struct rsp_buf *err)
+{
+	struct rsp_hist_query pq = *q;
+	struct rsp_hist_set *s;
+	size_t n = 0;
+	int ret;
+
+	free(*list);
+	*list = NULL;
+	q->exclude = NULL;
+	q->nr_exclude = 0;
+	if (!src->access.restricted || !(q->subjects & (1u << RSP_HSUBJ_COMM)))
+		return 0;
+	pq.subjects = 1u << RSP_HSUBJ_PROCESS;
+	pq.rows = false;
+	pq.only = NULL;
+	ret = rsp_hist_store__collect(src->hist, &pq, &s, err);
+	if (ret)
+		return ret;
+	*list = calloc(s->n ? s->n : 1, sizeof(**list));
+	if (!*list) {
+		rsp_hist_set__delete(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t pid = s->v[i].subject.pid;
+
+		if ((!n || (*list)[n - 1] != pid) && !rsp_source__may_see(src, pid))
+			(*list)[n++] = pid;
+	}
+	rsp_hist_set__delete(s);
+	qsort(*list, n, sizeof(**list), cmp_u32);
+	q->exclude = *list;
+	q->nr_exclude = n;
+	return 0;
+}
+
+/* Other users' processes and threads: "pid N (other user)", no comm. */
+static void redact(struct rsp_hist_set *s, const struct rsp_source *src)
+{
+	uint32_t last = 0;
+	bool last_seen = true;
+
+	if (!src->access.restricted)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_hist_subject *subj = &s->v[i].subject;
+
+		if (subj->kind != RSP_HSUBJ_PROCESS && subj->kind != RSP_HSUBJ_THREAD)
+			continue;
+		/* One decision per process (the set holds a profile per op). */
+		if (subj->pid != last || i == 0) {
+			last = subj->pid;
+			last_seen = rsp_source__may_see(src, subj->pid);
+		}
+		if (last_seen)
+			continue;
+		subj->other_user = true;
+		memset(subj->comm, 0, sizeof(subj->comm));
+	}
+}
+
+/* A named process or thread: only one's own, for a restricted requester. */
+static int check_named(const struct rsp_request *req, const struct rsp_source *src,
+		       struct rsp_buf *err)
+{
+	const struct hist_opts *o = req->opts;
+
+	if (o->subject == OPT_PID_SUBJECT)
+		return rsp_source__check_pid(src, "hist", req->pid, err);
+	if (o->subject == OPT_TID && !rsp_source__may_see(src, o->tid)) {
+		rsp_buf__printf(err,
+				"hist: thread %ld belongs to another user, or has exited so that "
+				"rspd cannot tell whose it was; you may query only your own "
+				"threads (root and rspd's admin group may query any)",
+				o->tid);
+		return -EACCES;
+	}
+	return 0;
+}
+
 /* Collect, rank, keep --top; with --slices, collect again with rows for those. */
 static int collect(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
 		   struct rsp_hist_set **out, struct rsp_buf *err)
 {
 	const struct hist_opts *o = req->opts;
 	struct rsp_hist_set *s, *rows;
-	int ret = rsp_hist_store__collect(src->hist, &p->q, &s, err);
+	int ret = exclude_others(src, &p->q, &p->exclude, err);
+
+	if (ret)
+		return ret;
+	ret = rsp_hist_store__collect(src->hist, &p->q, &s, err);
 
 	if (ret)
 		return ret;
@@ -464,6 +565,7 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_hist_set__sort(s, 0);
 	}
 	label_ops(s, src);
+	redact(s, src);
 	ret = fit_resolution(o, s, err);
 	if (ret) {
 		rsp_hist_set__delete(s);
@@ -650,19 +752,27 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 			      "and writes the files itself; rspd opens no file a client names");
 		return -EPERM;
 	}
+	ret = check_named(req, src, err);
+	if (ret)
+		return ret;
 	ret = make_plan(req, src, &p, err);
 	if (!ret)
 		ret = collect(req, src, &p, &cur, err);
-	if (ret)
+	if (ret) {
+		free(p.exclude);
 		return ret;
+	}
 	if (o->base_from.set) {
 		p.q.from = resolve_time(&o->base_from, src->now);
 		p.q.to = o->base_to.set ? resolve_time(&o->base_to, src->now) : src->now;
 		p.q.ranged = true;
 		p.implicit_range = false;
-		ret = rsp_hist_store__collect(src->hist, &p.q, &base, err);
+		ret = exclude_others(src, &p.q, &p.exclude, err);
+		if (!ret)
+			ret = rsp_hist_store__collect(src->hist, &p.q, &base, err);
 		if (!ret) {
 			label_ops(base, src);
+			redact(base, src);
 			ret = fit_resolution(o, base, err);
 		}
 		if (!ret)
@@ -672,6 +782,7 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 	}
 	rsp_hist_set__delete(cur);
 	rsp_hist_set__delete(base);
+	free(p.exclude);
 	return ret;
 }
 
@@ -726,9 +837,10 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  --processes      every process, and 'other processes' (evicted)\n"
 		 "  --all            every subject\n"
 		 "OP (repeatable; default every operation)\n"
-		 "  offcpu[:REASON]  off-CPU time; REASON is block_io, network, lock,\n"
-		 "                   poll, pipe, timeout, sleep, preemption, page_fault,\n"
-		 "                   unknown\n"
+		 "  offcpu[:REASON]  off-CPU time: switch-out -> wakeup; REASON is\n"
+		 "                   block_io, network, lock, poll, pipe, timeout, sleep,\n"
+		 "                   page_fault, unknown, or preemption (switched out\n"
+		 "                   runnable -> back on a CPU)\n"
 		 "  runq             run-queue latency: woken -> on a CPU\n"
 		 "  blk_queue[:DEV]  block request insert -> issue; DEV is vda or 254:0\n"
 		 "  blk_service[:DEV] block request issue -> complete\n"
@@ -750,7 +862,13 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  --resolution R   1 (log2) or 2 (half octaves, rspd\n"
 		 "                   --hist-resolution 2)\n"
 		 "  --json           JSON output (the --save format)\n"
+		 "  --format text|json  the output format (default text)\n"
 		 "\n"
+		 "Off-CPU time is by the reason a thread slept; a sleep whose wakeup this\n"
+		 "kernel did not deliver (an interrupt on an idle CPU) is measured to the\n"
+		 "thread's next run and counted as inferred. Waits for a CPU whose\n"
+		 "switch-in was not seen are counted, not measured. Other users'\n"
+		 "processes show as 'pid N (other user)'; --pid, --tid name your own.\n"
 		 "rspctl reads and writes --save and --diff files itself, as you.\n"
 		 "\n"
 		 "EXAMPLES\n"

@@ -82,10 +82,16 @@ const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, char *buf
 {
 	switch (s->kind) {
 	case RSP_HSUBJ_PROCESS:
-		snprintf(buf, n, "process %u (%s)", s->pid, s->comm);
+		if (s->other_user)
+			snprintf(buf, n, "pid %u (other user)", s->pid);
+		else
+			snprintf(buf, n, "process %u (%s)", s->pid, s->comm);
 		break;
 	case RSP_HSUBJ_THREAD:
-		snprintf(buf, n, "thread %u (%s) of %u", s->tid, s->comm, s->pid);
+		if (s->other_user)
+			snprintf(buf, n, "thread %u of pid %u (other user)", s->tid, s->pid);
+		else
+			snprintf(buf, n, "thread %u (%s) of %u", s->tid, s->comm, s->pid);
 		break;
 	case RSP_HSUBJ_OTHER_PROCESS:
 		snprintf(buf, n, "other processes");

@@ -43,10 +43,10 @@ static const char *subject_short(const struct rsp_hist_subject *s, char *buf, si
 {
 	switch (s->kind) {
 	case RSP_HSUBJ_PROCESS:
-		snprintf(buf, n, "pid %u %s", s->pid, s->comm);
+		snprintf(buf, n, "pid %u %s", s->pid, s->other_user ? "(other user)" : s->comm);
 		break;
 	case RSP_HSUBJ_THREAD:
-		snprintf(buf, n, "tid %u %s", s->tid, s->comm);
+		snprintf(buf, n, "tid %u %s", s->tid, s->other_user ? "(other user)" : s->comm);
 		break;
 	case RSP_HSUBJ_OTHER_PROCESS:
 		snprintf(buf, n, "other procs");
@@ -421,8 +421,10 @@ static json_t *json_subject(const struct rsp_hist_subject *s)
 		json_object_set_new(o, "pid", json_integer(s->pid));
 	if (s->kind == RSP_HSUBJ_THREAD)
 		json_object_set_new(o, "tid", json_integer(s->tid));
-	if (s->kind == RSP_HSUBJ_PROCESS || s->kind == RSP_HSUBJ_THREAD ||
-	    s->kind == RSP_HSUBJ_COMM)
+	if (s->other_user)
+		json_object_set_new(o, "other_user", json_true());
+	else if (s->kind == RSP_HSUBJ_PROCESS || s->kind == RSP_HSUBJ_THREAD ||
+		 s->kind == RSP_HSUBJ_COMM)
 		json_object_set_new(o, "comm", json_string(s->comm));
 	return o;
 }
@@ -582,6 +584,7 @@ static int load_subject(struct loader *l, json_t *o, struct rsp_hist_subject *s)
 {
 	const char *kind;
 	const char *comm = NULL;
+	int other = 0;
 	uint64_t v;
 	int k = -1;
 
@@ -606,6 +609,11 @@ static int load_subject(struct loader *l, json_t *o, struct rsp_hist_subject *s)
 	}
 	if (json_unpack(o, "{s?s}", "comm", &comm))
 		return bad(l, "'comm' is not a string");
+	if (json_unpack(o, "{s?b}", "other_user", &other))
+		return bad(l, "'other_user' is not true or false");
+	if (other && k != RSP_HSUBJ_PROCESS && k != RSP_HSUBJ_THREAD)
+		return bad(l, "only a process or a thread can be another user's");
+	s->other_user = other;
 	if (comm && strlen(comm) >= RSP_HIST_COMM_LEN)
 		return bad(l, "comm '%s' is longer than 15 bytes", comm);
 	if (comm)

@@ -960,12 +960,28 @@ static bool op_wanted(const struct rsp_hist_query *q, uint64_t op)
 	return false;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool excluded(const struct rsp_hist_query *q, uint32_t pid)
+{
+	return q->nr_exclude && bsearch(&pid, q->exclude, q->nr_exclude, sizeof(pid), cmp_u32);
+}
+
 /* The subject a profile key shows as under @q, or false if @q excludes it. */
 static bool subject_of(const struct rsp_hist_query *q, uint64_t key, uint32_t tgid,
 		       const char *comm, struct rsp_hist_subject *out)
 {
 	unsigned kind = PKEY_KIND(key);
 	uint32_t id = PKEY_ID(key);
+
+	if ((kind == RSP_HSUBJ_PROCESS && excluded(q, id)) ||
+	    (kind == RSP_HSUBJ_THREAD && excluded(q, tgid)))
+		return false;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = kind;

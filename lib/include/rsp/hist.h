@@ -159,6 +159,7 @@ struct rsp_hist_subject {
 	uint32_t pid; /* process (tgid): PROCESS, THREAD */
 	uint32_t tid; /* THREAD */
 	char comm[RSP_HIST_COMM_LEN];
+	bool other_user; /* PROCESS, THREAD: another user's, shown without its comm */
 };
 
 /**
@@ -181,7 +182,8 @@ RSP_API const char *rsp_hist__softirq_name(unsigned vec);
 RSP_API const char *rsp_hist__subject_kind_name(unsigned kind);
 /**
  * rsp_hist_subject__format() - "system", "process 12 (make)", "thread 13 (cc1)
- * of 12", "comm make", "other processes", "other threads" into @buf.
+ * of 12", "comm make", "other processes", "other threads" into @buf; for
+ * another user's, "pid 12 (other user)" and "thread 13 of pid 12 (other user)".
  */
 RSP_API const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, char *buf, size_t n);
 
@@ -211,9 +213,9 @@ struct rsp_hist_config {
 #define RSP_HIST_DEFAULT_PROFILES  4096
 #define RSP_HIST_DEFAULT_SLICE_NS  1000000000ull
 #define RSP_HIST_DEFAULT_SLICES	   300
-#define RSP_HIST_DEFAULT_SLICE_CAP 128
+#define RSP_HIST_DEFAULT_SLICE_CAP 256
 
-/** rsp_hist_config__init() - the defaults: r=1, 4096 profiles, 300 slices of 1 s, cap 128, one
+/** rsp_hist_config__init() - the defaults: r=1, 4096 profiles, 300 slices of 1 s, cap 256, one
  * shard. */
 RSP_API void rsp_hist_config__init(struct rsp_hist_config *c);
 
@@ -423,6 +425,9 @@ struct rsp_hist_query {
 	uint64_t from, to;
 	bool rows;			 /* keep a row per slice (heat map) */
 	const struct rsp_hist_set *only; /* only profiles also in this set (NULL: any) */
+	/* processes (and their threads) left out, sorted ascending: access control */
+	const uint32_t *exclude;
+	size_t nr_exclude;
 };
 
 /**
