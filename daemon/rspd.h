@@ -13,6 +13,7 @@
 #include <rsp/status.h>
 #include <rsp/window.h>
 #include "capture.h"
+#include "dump.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
 #ifndef RSPD_DEFAULT_CONFIG
@@ -46,6 +47,8 @@ struct rspd_config {
 	uint64_t flush_interval_ns; /* drain every ring at least this often */
 	unsigned symbol_cache;	    /* symbol tables cached (objects) */
 	struct rsp_capture_opts capture;
+	/* [dump] */
+	struct rspd_dump_config dump;
 	/* [hist]: the latency profiles (rspctl hist) */
 	bool hist_on;
 	struct rsp_hist_config hist;
@@ -67,6 +70,8 @@ struct rspd {
 	struct rspd_model *model;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
 	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
+	struct rspd_dumpmeta meta;	/* what dumps need of the live system */
+	struct rspd_dumper *dumper;	/* the dump thread */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

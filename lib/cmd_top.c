@@ -228,8 +228,9 @@ static int add_sample(struct profile *p, const struct rsp_request *req,
 static int collect(const struct rsp_request *req, const struct rsp_source *src, uint64_t from,
 		   struct profile *p)
 {
-	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, UINT64_MAX);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, UINT64_MAX) : NULL;
+	uint64_t to = req->to_ns ? req->to_ns : UINT64_MAX;
+	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, to);
+	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, to) : NULL;
 	struct rsp_wentry e;
 	struct rsp_sample smp;
 	int ret = 0;
@@ -409,7 +410,7 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "processes", json_procs(c));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
 	json_object_set_new(o, "statistics", json_stats(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
@@ -566,7 +567,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))
 		return ret;
 	rsp_u64map__init(&p.pid_idx);
-	c.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns : 0;
+	c.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns : req->from_ns;
 	rsp_window__stats(src->window, &c.ws);
 	rsp_symbolizer__stats(src->symbols, &c.before);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -599,7 +600,8 @@ out:
 const struct rsp_command rsp_cmd_top = {
 	.name = "top",
 	.summary = "flat profile of the cpu-clock samples, by function",
-	.usage = "usage: rspctl top [--pid PID] [--last DURATION] [--limit N] [--json]\n"
+	.usage = "usage: rspctl top [--pid PID] [--last DURATION | --from T --to T]\n"
+		 "                  [--limit N] [--json]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
@@ -607,6 +609,8 @@ const struct rsp_command rsp_cmd_top = {
 		 "\n"
 		 "  --pid PID        only this process (default: all, with a summary)\n"
 		 "  --last DURATION  only the last DURATION of the window, e.g. 10s\n"
+		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
+		 "                   status' shows it\n"
 		 "  --limit N        rows to show (20; 0: all)\n"
 		 "  --json           JSON output (same as --format json)\n"
 		 "\n"
@@ -614,7 +618,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top\n"
 		 "  rspctl top --pid 1234 --last 5s\n"
 		 "  rspctl top --json --limit 0\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,
