@@ -6,6 +6,15 @@
  * (--save, --diff FILE) run in rspctl (rsp_query__finish): rspd answers
  * with JSON, rspctl writes the file or compares with it. Run in-process
  * (offline), the same code does everything itself.
+ *
+ * On a file (`rspctl analyze FILE hist`) there is no store: the profiles
+ * are recomputed from the file's records by the same feed rspd runs
+ * (lib/histfeed.c, with its timeline), into a store whose slices cover the
+ * file and whose bounds are wide (65536 profiles, 8192 subjects per slice:
+ * a one-off query can afford them, and they bind only on huge files). "Cumulative"
+ * then means "over the file"; a range inside it gives what rspd gave live
+ * for the operations that began and ended inside the file (when rspd's own
+ * bounds, hist-profiles and hist-slice-cap, did not bind either).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +25,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <rsp/hist.h>
+#include <rsp/histfeed.h>
 #include <rsp/parse.h>
 #include "internal/hist.h"
 #include "internal/query.h"
@@ -733,8 +743,90 @@ static int finish_set(const struct rsp_request *req, struct rsp_hist_set *s, str
 	return render_set(req, s, out);
 }
 
+/* ---- offline: the profiles of a file's records --------------------------------- */
+
+#define OFFLINE_MAX_SLICES 100000
+
+/* Feed every record of @w, in time order, as rspd's analysis thread does. */
+static int offline_feed(const struct rsp_source *src, struct rsp_hist_store *st, uint64_t oldest,
+			uint64_t newest)
+{
+	struct rsp_histfeed_config fc = {
+		.nr_cpus = rsp_window__nr_cpus(src->window),
+		.schema = src->schema,
+		.ksyms = src->ksyms,
+	};
+	struct rsp_histfeed *f = rsp_histfeed__new(st, &fc);
+	struct rsp_wsnap *snap = f ? rsp_window__pin(src->window, oldest, newest) : NULL;
+	struct rsp_witer *it = snap ? rsp_witer__new(snap, oldest, newest) : NULL;
+	struct rsp_wentry e;
+	int ret = it ? 0 : -ENOMEM;
+
+	while (it && rsp_witer__next(it, &e))
+		rsp_histfeed__record(f, src->schema, &e);
+	if (f) {
+		/* The end of the file: what is still open is counted, held sleeps emitted. */
+		rsp_histfeed__expire(f, UINT64_MAX);
+		rsp_hist_store__set_progress(st, newest);
+	}
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(snap);
+	rsp_histfeed__delete(f);
+	return ret;
+}
+
+/* A store of the file's profiles: slices over the whole file, no eviction. */
+static int offline_store(const struct rsp_source *src, struct rsp_hist_store **out,
+			 struct rsp_buf *err)
+{
+	struct rsp_window_stats ws;
+	struct rsp_hist_config c;
+	struct rsp_hist_store *st;
+	uint64_t span;
+
+	*out = NULL;
+	if (!src->window || !src->schema) {
+		rsp_buf__puts(err, "hist: this source has neither histograms nor records");
+		return -ENODATA;
+	}
+	rsp_window__stats(src->window, &ws);
+	rsp_hist_config__init(&c);
+	span = ws.newest > ws.oldest ? ws.newest - ws.oldest : 0;
+	c.nr_slices = (unsigned)(span / c.slice_ns + 2 < OFFLINE_MAX_SLICES ? span / c.slice_ns + 2
+									    : OFFLINE_MAX_SLICES);
+	c.max_profiles = 65536;
+	c.slice_cap = 8192;
+	st = rsp_hist_store__new(&c);
+	if (!st || offline_feed(src, st, ws.oldest, ws.newest)) {
+		rsp_hist_store__delete(st);
+		rsp_buf__puts(err, "hist: out of memory computing the profiles of the file");
+		return -ENOMEM;
+	}
+	*out = st;
+	return 0;
+}
+
+static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
+		       struct rsp_buf *out, struct rsp_buf *err);
+
 static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 		    struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct rsp_source file;
+	int ret;
+
+	if (src->hist || !src->offline)
+		return hist_answer(req, src, out, err);
+	file = *src;
+	ret = offline_store(src, &file.hist, err);
+	if (!ret)
+		ret = hist_answer(req, &file, out, err);
+	rsp_hist_store__delete(file.hist);
+	return ret;
+}
+
+static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
+		       struct rsp_buf *out, struct rsp_buf *err)
 {
 	const struct hist_opts *o = req->opts;
 	struct rsp_hist_set *cur = NULL, *base = NULL;

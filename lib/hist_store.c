@@ -1109,6 +1109,8 @@ static int collect_one(struct collect *c, const struct counts *k, uint64_t no)
 	if (!p)
 		return -ENOMEM;
 	p->op = op;
+	/* Slices come oldest first: a subject is named as in the newest (after exec). */
+	memcpy(p->subject.comm, subj.comm, sizeof(subj.comm));
 	if (!p->count || k->min < p->min)
 		p->min = k->min;
 	if (k->max > p->max)
@@ -1157,12 +1159,13 @@ static int collect_slices(struct collect *c, struct rsp_hist_shard *sh, uint64_t
 
 	if (!k)
 		return -ENOMEM;
-	for (unsigned i = 0; i < c->st->cfg.nr_slices && !ret; i++) {
-		struct slice *s = &sh->slices[i];
+	/* Oldest first (the ring's order would depend on where it wraps). */
+	for (uint64_t want = c->first_no; want <= last_no && !ret; want++) {
+		struct slice *s = &sh->slices[want % c->st->cfg.nr_slices];
 		uint64_t no = LD(s->no);
 		uint32_t nr = atomic_load_explicit(&s->nr, memory_order_acquire);
 
-		if (no == NONE || no < c->first_no || no > last_no)
+		if (no != want)
 			continue;
 		c->set->overflow += LD(s->overflow);
 		for (uint32_t j = 0; j < nr && !ret; j++) {
