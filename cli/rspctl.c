@@ -69,9 +69,11 @@ static const char analyze_usage[] =
 	"usage: rspctl analyze FILE COMMAND [OPTIONS]\n"
 	"\n"
 	"FILE is a dump (rspctl dump, SIGUSR1 to rspd) or a file perf record\n"
-	"wrote. COMMAND is a query command with its options: status, top or\n"
-	"graph. On a dump the answer is the one rspd gave live on the same\n"
-	"window; capture-only facts (rates, rspd's own cost) are left out.\n"
+	"wrote. COMMAND is a query command with its options: status, top,\n"
+	"graph or hist. On a dump the answer is the one rspd gave live on the\n"
+	"same window; capture-only facts (rates, rspd's own cost) are left out.\n"
+	"hist recomputes the latency profiles from the file's records, as rspd\n"
+	"does live (cumulative: over the file).\n"
 	"Kernel functions are named with the file's own kernel symbols, user\n"
 	"functions with this machine's files when they are the ones recorded.\n"
 	"No access control: whoever can read FILE sees all of it.\n"
@@ -98,7 +100,8 @@ static const char analyze_usage[] =
 	"    status\n"
 	"  rspctl analyze perf.data status --pid 1234 --json\n"
 	"  rspctl analyze slow.perf.data graph --last 5s\n"
-	"  rspctl analyze slow.perf.data top --pid 1234\n";
+	"  rspctl analyze slow.perf.data top --pid 1234\n"
+	"  rspctl analyze slow.perf.data hist --pid 1234 --op offcpu\n";
 
 static int help(const char *cmd)
 {
