@@ -85,6 +85,7 @@ struct cpu_state {
 	uint64_t copy_time;
 	const uint64_t *copy_stack;
 	uint32_t copy_nr;
+	uint64_t *copy_buf; /* not RSP_TL_RECORDS_STABLE: the copy outlives its record */
 };
 
 struct req {
@@ -181,6 +182,8 @@ void rsp_timeline__delete(struct rsp_timeline *tl)
 	}
 	for (uint32_t i = 0; i < tl->nr_irqs; i++)
 		free(tl->irqs[i].name);
+	for (uint32_t i = 0; i < tl->nr_cpus; i++)
+		free(tl->cpus[i].copy_buf);
 	free(tl->irqs);
 	free(tl->slots);
 	free(tl->cpus);
@@ -921,6 +924,30 @@ static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *c
 	t->nr_stack = (uint32_t)nr;
 }
 
+/*
+ * A stack copy that came before its switch: kept until the switch. A
+ * caller that feeds records it may release at once (a live stream read in
+ * passes) gets a copy, as the switch may be in the next pass.
+ */
+static void keep_copy(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+{
+	uint64_t nr = smp->nr_callchain < STACK_WORDS ? smp->nr_callchain : STACK_WORDS;
+
+	c->copy_time = smp->time;
+	c->copy_stack = smp->callchain;
+	c->copy_nr = (uint32_t)nr;
+	if ((tl->flags & RSP_TL_RECORDS_STABLE) || !smp->callchain)
+		return;
+	if (!c->copy_buf)
+		c->copy_buf = malloc(STACK_WORDS * sizeof(uint64_t));
+	if (!c->copy_buf) {
+		c->copy_stack = NULL; /* no memory: the switch goes without this stack */
+		return;
+	}
+	memcpy(c->copy_buf, smp->callchain, nr * sizeof(uint64_t));
+	c->copy_stack = c->copy_buf;
+}
+
 /* @t leaves cpu @c at @time. */
 static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr *t,
 		       const struct rsp_sample *smp, int64_t prev_state, uint64_t time)
@@ -1036,11 +1063,8 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 
 		if (t && t->state == T_SLEEPING && t->since == smp->time && !t->stack)
 			keep_stack(tl, t, smp->callchain, smp->nr_callchain);
-		else if (!t || t->since != smp->time) {
-			c->copy_time = smp->time;
-			c->copy_stack = smp->callchain;
-			c->copy_nr = (uint32_t)smp->nr_callchain;
-		}
+		else if (!t || t->since != smp->time)
+			keep_copy(tl, c, smp);
 		return 0;
 	}
 	/* A thread refused for set_max_threads() is left out; the other is followed. */

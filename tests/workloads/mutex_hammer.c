@@ -11,13 +11,13 @@
  * that sleeps keeps the mutex taken whatever the load: with two threads or
  * more, the others wait in futex_wait for it, most of the run.
  *
- * Known answer (latency profiles, phase 2): with one thread the mutex is
- * never contended; the only lock wait is main's pthread_join at the end
- * (at most one). With two, the threads wait for each other on the lock,
- * for about the run's length in total, while the deliberate sleeps add up
- * to the same total in both runs (one holder at a time). So `rspctl hist
- * --diff` between a run with 1 thread (baseline) and a run with 2 ranks
- * the lock wait profile (offcpu:lock) first.
+ * Known answer (latency profiles, tests/e2e/test_hist_mutex.py): with
+ * one thread the mutex is never contended; the only lock wait is main's
+ * pthread_join at the end (at most one). With two, the threads wait for
+ * each other on the lock, for about the run's length in total, while the
+ * deliberate sleeps keep their shape. So `rspctl hist --diff` between a
+ * run with 1 thread (baseline) and a run with 2 ranks the lock wait
+ * profile (offcpu:lock) first.
  *
  * Prints one JSON line: {"pid", "threads", "seconds", "acquisitions",
  * "contended": acquisitions that found the mutex taken (trylock failed),

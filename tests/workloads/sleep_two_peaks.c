@@ -3,7 +3,7 @@
  * sleep_two_peaks N: one thread alternates nanosleep(1 ms) and
  * nanosleep(8 ms), N times each, and measures every sleep.
  *
- * Known answer (phase 2 of the latency profiles, with the timeline): the
+ * Known answer (latency profiles, tests/e2e/test_hist_offcpu.py): the
  * thread's off-CPU profile for deliberate sleeps (offcpu:sleep, --tid TID)
  * has exactly two peaks, in the buckets holding ~1 ms and ~8 ms (plus the
  * timer slack, 50 us by default), each with N sleeps (+-2).
