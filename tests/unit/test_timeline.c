@@ -598,6 +598,50 @@ static void test_forever(void **state)
 	synth_reset(s);
 }
 
+/* sampled:N without stable records: a stack copy outlives its record until its switch. */
+static void test_copy_outlives_record(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	struct perf_event_attr a;
+	struct rsp_timeline *tl = rsp_timeline__new(s->schema, &rec_ops, &f->r);
+	int copy, primary_cc = s->evsel_cc[RSP_EV_sched_switch];
+	struct rsp_wentry e;
+	const struct rsp_segment *x[8];
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.sample_type = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN;
+	a.sample_id_all = 1;
+	copy = rsp_schema__add_evsel(s->schema, &a, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY,
+				     "synth copy");
+	assert_true(copy >= 0);
+	assert_int_equal(rsp_schema__add_id(s->schema, copy, SYNTH_ID_BASE + (uint64_t)copy), 0);
+	memset(&f->r, 0, sizeof(f->r));
+	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
+	rsp_timeline__set_start(tl, 0);
+	/* the copy (with the futex stack), then its primary without a stack */
+	s->evsel_cc[RSP_EV_sched_switch] = copy;
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	e = synth_entry(s, 0);
+	assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	/* the caller releases the copy's record before the switch arrives */
+	memset(s->buf + s->offs[0], 0xee, s->offs[1] - s->offs[0]);
+	for (size_t i = 1; i < s->n; i++) {
+		e = synth_entry(s, i);
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	assert_int_equal(segs_of(f, A, x, 8), 2);
+	check_seg(x[1], RSP_SEG_SLEEP, 1000, 2000);
+	assert_int_equal(x[1]->reason, RSP_SR_LOCK);
+	rsp_timeline__delete(tl);
+	synth_reset(s);
+}
+
 /* The store: per-thread segments, lookups by time, the waker's run. */
 static void test_store(void **state)
 {
@@ -676,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_switch_from_idle_not_seen),
 		cmocka_unit_test(test_forever),
+		cmocka_unit_test(test_copy_outlives_record),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
