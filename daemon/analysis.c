@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The analysis thread: feeds every record to the latency histograms
- * (lib/histfeed.c) exactly once, in time order across CPUs, without
- * slowing capture.
+ * (lib/histfeed.c, which also runs a timeline for off-CPU and run-queue
+ * times) exactly once, in time order across CPUs, without slowing
+ * capture.
  *
  * Why a thread and not the drain loop: the drain copies one CPU's ring at
  * a time, so across CPUs its order is not time order, and block requests
@@ -31,7 +32,11 @@
  * Cost: a pass per flush interval (100 ms by default); the iterator
  * re-reads the headers of records before `done` in each CPU's first
  * pinned chunk (the window has no resume position), at most one chunk per
- * CPU per pass. Measured in BENCHMARKS.md (histograms on vs off).
+ * CPU per pass; the feed itself costs ~0.3 us per record (bench/
+ * hist_bench.sh). Measured in BENCHMARKS.md (histograms on vs off).
+ *
+ * Records are pinned only for the pass: the timeline runs without
+ * RSP_TL_RECORDS_STABLE, so it copies what it keeps across passes.
  */
 #include <errno.h>
 #include <stdio.h>

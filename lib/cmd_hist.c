@@ -745,7 +745,7 @@ static int finish_set(const struct rsp_request *req, struct rsp_hist_set *s, str
 
 /* ---- offline: the profiles of a file's records --------------------------------- */
 
-#define OFFLINE_MAX_SLICES 100000
+#define OFFLINE_MAX_SLICES 3600
 
 /* Feed every record of @w, in time order, as rspd's analysis thread does. */
 static int offline_feed(const struct rsp_source *src, struct rsp_hist_store *st, uint64_t oldest,
@@ -792,8 +792,10 @@ static int offline_store(const struct rsp_source *src, struct rsp_hist_store **o
 	rsp_window__stats(src->window, &ws);
 	rsp_hist_config__init(&c);
 	span = ws.newest > ws.oldest ? ws.newest - ws.oldest : 0;
-	c.nr_slices = (unsigned)(span / c.slice_ns + 2 < OFFLINE_MAX_SLICES ? span / c.slice_ns + 2
-									    : OFFLINE_MAX_SLICES);
+	/* Slices of 1 s as rspd's; a file longer than an hour gets longer ones. */
+	if (span / c.slice_ns + 2 > OFFLINE_MAX_SLICES)
+		c.slice_ns = (span / (OFFLINE_MAX_SLICES - 2) / c.slice_ns + 1) * c.slice_ns;
+	c.nr_slices = (unsigned)(span / c.slice_ns + 2);
 	c.max_profiles = 65536;
 	c.slice_cap = 8192;
 	st = rsp_hist_store__new(&c);
