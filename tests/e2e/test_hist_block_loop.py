@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import rsptest as t
 
 t.need_root()
@@ -18,6 +19,22 @@ if not shutil.which("losetup"):
     raise SystemExit(t.SKIP)
 
 WRITES = 400
+
+
+def quiet_stat(name, timeout=10):
+    """The device's request count once nothing is in flight and it stays the
+    same for 0.3 s: a new loop device is probed (partition scan, udev's
+    blkid) just after losetup, and a probe read that straddles the baseline
+    would be counted by the kernel but seen by rspd only half."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        done, inflight, _ = t.block_stat(name)
+        if inflight == 0 and done == last:
+            return done
+        last = done
+        time.sleep(0.3)
+    t.fail("%s did not go quiet within %ds" % (name, timeout))
 
 
 def blk_counts(d, majmin):
@@ -42,8 +59,10 @@ try:
     name = os.path.basename(loop)
     with open("/sys/block/%s/dev" % name) as f:
         majmin = f.read().strip()
+    if shutil.which("udevadm"):
+        subprocess.run(["udevadm", "settle", "--timeout=10"], capture_output=True)
     with t.Rspd("--hist-io-timeout", "1s") as d:
-        done0, _, _ = t.block_stat(name)
+        done0 = quiet_stat(name)
         t.wait_fed(d, t.now_s())
         obs0, inc0, open0, _ = blk_counts(d, majmin)
         w = t.workload("direct_write", loop, WRITES, "--sync-every", 16)
