@@ -89,6 +89,7 @@ struct cpu_state {
 	uint64_t copy_time;
 	const uint64_t *copy_stack;
 	uint32_t copy_nr;
+	uint64_t *copy_buf; /* not RSP_TL_RECORDS_STABLE: the copy outlives its record */
 };
 
 struct req {
@@ -138,6 +139,9 @@ struct rsp_timeline {
 	struct irq_name *irqs;
 	uint32_t nr_irqs;
 	struct rsp_timeline_stats st;
+	uint32_t live;	      /* threads tracked now */
+	uint32_t max_threads; /* 0: no limit */
+	bool refused;	      /* get_thr() refused a thread for max_threads */
 	struct thr *last_thr; /* find_thr()'s one-entry cache */
 	bool last_thr_live;
 };
@@ -187,6 +191,8 @@ void rsp_timeline__delete(struct rsp_timeline *tl)
 	}
 	for (uint32_t i = 0; i < tl->nr_irqs; i++)
 		free(tl->irqs[i].name);
+	for (uint32_t i = 0; i < tl->nr_cpus; i++)
+		free(tl->cpus[i].copy_buf);
 	free(tl->irqs);
 	free(tl->slots);
 	free(tl->cpus);
@@ -274,7 +280,7 @@ static struct thr *alloc_thr(struct rsp_timeline *tl, uint32_t *idx)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (!(tl->flags & RSP_TL_RECORDS_STABLE)) {
+	if (!(tl->flags & (RSP_TL_RECORDS_STABLE | RSP_TL_NO_STACKS))) {
 		t->stack_buf = malloc(STACK_WORDS * sizeof(uint64_t));
 		if (!t->stack_buf) {
 			free(t);
@@ -294,6 +300,10 @@ static struct thr *get_thr(struct rsp_timeline *tl, uint32_t tid)
 
 	if (t)
 		return t;
+	if (tl->max_threads && tl->live >= tl->max_threads) {
+		tl->refused = true;
+		return NULL;
+	}
 	t = alloc_thr(tl, &idx);
 	if (!t)
 		return NULL;
@@ -308,6 +318,7 @@ static struct thr *get_thr(struct rsp_timeline *tl, uint32_t tid)
 	t->tid = tid;
 	t->state = T_NEW;
 	tl->st.threads++;
+	tl->live++;
 	return t;
 }
 
@@ -318,6 +329,7 @@ static void free_thr(struct rsp_timeline *tl, struct thr *t)
 	if (rsp_u64map__get(&tl->tmap, t->tid, &idx))
 		return;
 	rsp_u64map__del(&tl->tmap, t->tid);
+	tl->live--;
 	if (tl->last_thr == t)
 		tl->last_thr_live = false;
 	t->next_free = tl->free_slot;
@@ -906,7 +918,7 @@ static void learn_comm_field(struct rsp_timeline *tl, struct thr *t, enum rsp_fi
 
 static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *chain, uint64_t nr)
 {
-	if (!chain || !nr) {
+	if (!chain || !nr || (tl->flags & RSP_TL_NO_STACKS)) {
 		t->stack = NULL;
 		t->nr_stack = 0;
 		return;
@@ -921,6 +933,30 @@ static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *c
 	memcpy(t->stack_buf, chain, nr * sizeof(*chain));
 	t->stack = t->stack_buf;
 	t->nr_stack = (uint32_t)nr;
+}
+
+/*
+ * A stack copy that came before its switch: kept until the switch. A
+ * caller that feeds records it may release at once (a live stream read in
+ * passes) gets a copy, as the switch may be in the next pass.
+ */
+static void keep_copy(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+{
+	uint64_t nr = smp->nr_callchain < STACK_WORDS ? smp->nr_callchain : STACK_WORDS;
+
+	c->copy_time = smp->time;
+	c->copy_stack = smp->callchain;
+	c->copy_nr = (uint32_t)nr;
+	if ((tl->flags & RSP_TL_RECORDS_STABLE) || !smp->callchain)
+		return;
+	if (!c->copy_buf)
+		c->copy_buf = malloc(STACK_WORDS * sizeof(uint64_t));
+	if (!c->copy_buf) {
+		c->copy_stack = NULL; /* no memory: the switch goes without this stack */
+		return;
+	}
+	memcpy(c->copy_buf, smp->callchain, nr * sizeof(uint64_t));
+	c->copy_stack = c->copy_buf;
 }
 
 /* @t leaves cpu @c at @time. */
@@ -1045,16 +1081,14 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 
 		if (t && t->state == T_SLEEPING && t->since == smp->time && !t->stack)
 			keep_stack(tl, t, smp->callchain, smp->nr_callchain);
-		else if (!t || t->since != smp->time) {
-			c->copy_time = smp->time;
-			c->copy_stack = smp->callchain;
-			c->copy_nr = (uint32_t)smp->nr_callchain;
-		}
+		else if (!t || t->since != smp->time)
+			keep_copy(tl, c, smp);
 		return 0;
 	}
-	if (prev_pid > 0 && !(prev = get_thr(tl, (uint32_t)prev_pid)))
+	/* A thread refused for set_max_threads() is left out; the other is followed. */
+	if (prev_pid > 0 && !(prev = get_thr(tl, (uint32_t)prev_pid)) && !tl->refused)
 		return -ENOMEM;
-	if (next_pid > 0 && !(next = get_thr(tl, (uint32_t)next_pid)))
+	if (next_pid > 0 && !(next = get_thr(tl, (uint32_t)next_pid)) && !tl->refused)
 		return -ENOMEM;
 	/* A context switch happens in task context: no handler is open here. */
 	c->depth = 0;
@@ -1423,10 +1457,13 @@ static int on_sideband(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	return 1;
 }
 
-static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
+/*
+ * Records of CPU @cpu (every CPU: UINT32_MAX) from @from on are missing:
+ * every thread that could have changed state there (all but those running
+ * on other CPUs) is UNKNOWN from @from until its next switch.
+ */
+static void gap_threads(struct rsp_timeline *tl, uint32_t cpu, uint64_t from)
 {
-	uint64_t from = c->seen ? c->last_time : e->time;
-
 	tl->st.gaps++;
 	for (uint32_t i = 0; i < tl->nr_slots; i++) {
 		struct thr *t = tl->slots[i];
@@ -1436,14 +1473,73 @@ static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rs
 			continue; /* a free slot */
 		if (t->state == T_NEW || t->state == T_GAP)
 			continue;
-		if (t->state == T_RUNNING && t->cpu != e->cpu)
+		if (t->state == T_RUNNING && cpu != UINT32_MAX && t->cpu != cpu)
 			continue;
 		close_open(tl, t, from < t->since ? t->since : from, RSP_SEGF_GAP);
 		t->state = T_GAP;
 		t->since = from < t->since ? t->since : from;
 	}
+}
+
+static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
+{
+	gap_threads(tl, e->cpu, c->seen ? c->last_time : e->time);
 	c->switched = false;
 	c->depth = 0;
+}
+
+void rsp_timeline__gap(struct rsp_timeline *tl, uint64_t from)
+{
+	if (tl->finished)
+		return;
+	gap_threads(tl, UINT32_MAX, from);
+	for (uint32_t i = 0; i < tl->nr_cpus; i++) {
+		tl->cpus[i].switched = false;
+		tl->cpus[i].depth = 0;
+		tl->cpus[i].copy_stack = NULL;
+	}
+}
+
+void rsp_timeline__set_max_threads(struct rsp_timeline *tl, uint32_t max)
+{
+	tl->max_threads = max;
+}
+
+/*
+ * Bounded state for a timeline fed forever (rspd's analysis thread): block
+ * requests that saw no completion by @before (this kernel drops the
+ * completions of interrupts that hit an idle CPU) are emitted as never
+ * completed, and threads unknown since a gap before @before are forgotten
+ * (their exit may have been in the gap; if they live, they are learnt
+ * again at their next record).
+ */
+void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
+{
+	if (tl->finished)
+		return;
+	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
+		struct req *r = &tl->reqs[i];
+
+		if (!r->used || (r->r.issue ? r->r.issue : r->r.insert) >= before)
+			continue;
+		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
+		if (!r->r.issue)
+			r->r.issue = r->r.insert;
+		tl->st.reqs_expired++;
+		emit_req(tl, r);
+	}
+	for (uint32_t i = 0; i < tl->nr_slots; i++) {
+		struct thr *t = tl->slots[i];
+		uint32_t idx;
+
+		if (rsp_u64map__get(&tl->tmap, t->tid, &idx) || idx != i)
+			continue;
+		if (t->state != T_GAP || t->since >= before)
+			continue;
+		emit_held(tl, t);
+		tl->st.threads_expired++;
+		free_thr(tl, t);
+	}
 }
 
 /* ---- implicit switch-ins ------------------------------------------------ */
@@ -1532,8 +1628,9 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	c = get_cpu(tl, e->cpu);
 	if (!c) {
 		tl->st.malformed++;
-		return c ? 0 : -ENOMEM;
+		return -ENOMEM;
 	}
+	tl->refused = false;
 	if (e->rec->type == PERF_RECORD_SAMPLE) {
 		ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
 		if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
@@ -1551,6 +1648,11 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	c->seen = true;
 	if (e->time > c->last_time)
 		c->last_time = e->time;
+	if (tl->refused) {
+		/* A thread past set_max_threads(): not an error of the record. */
+		tl->st.untracked++;
+		return 0;
+	}
 	if (ret == 0)
 		tl->st.used++;
 	else if (ret > 0)
