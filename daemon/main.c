@@ -59,6 +59,31 @@ static void load_ksyms(struct rspd *d)
 	rsp_buf__exit(&err);
 }
 
+/* A sample that copies the user stack must fit in one window chunk. */
+static int check_chunks(struct rspd *d, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &d->cfg.capture;
+	struct rsp_window_stats ws;
+	bool dwarf = false;
+	size_t need;
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		dwarf = dwarf || (o->dwarf[ev] && d->es.status[ev].open);
+	if (!dwarf || !o->dwarf_stack)
+		return 0;
+	/* The stack copy, the registers, a callchain, the fixed words. */
+	need = o->dwarf_stack + 17 * 8 + (o->max_stack + 3) * 8 + 128;
+	rsp_window__stats(d->window, &ws);
+	if (ws.chunk_size >= need)
+		return 0;
+	snprintf(err, errlen,
+		 "the window's chunks (%zu bytes) cannot hold a sample with a %u-byte user "
+		 "stack — raise --window or --chunk-size, lower --dwarf-stack, or turn it off "
+		 "with --dwarf none",
+		 ws.chunk_size, o->dwarf_stack);
+	return -1;
+}
+
 static int setup(struct rspd *d, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
@@ -83,6 +108,8 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 			 (unsigned long long)wc.budget, wc.nr_cpus);
 		return -EINVAL;
 	}
+	if (check_chunks(d, err, errlen))
+		return -EINVAL;
 	if (rsp_drain__init(&d->drain, &d->es, d->window)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -130,7 +130,26 @@ static int parse_stack(struct cursor *c, struct rsp_sample *out)
 	return 0;
 }
 
-/* Fields after the fixed head: READ, CALLCHAIN, RAW, BRANCH_STACK, REGS_USER, STACK_USER. */
+static int parse_intr_regs(struct cursor *c, const struct rsp_evsel_desc *d,
+			   struct rsp_sample *out)
+{
+	const uint64_t *p;
+
+	if (take1(c, &out->intr_regs_abi))
+		return -EINVAL;
+	if (!out->intr_regs_abi)
+		return 0;
+	if (take(c, d->nr_intr_regs, &p))
+		return -EINVAL;
+	out->intr_regs = p;
+	out->nr_intr_regs = d->nr_intr_regs;
+	return 0;
+}
+
+/*
+ * Fields after the fixed head: READ, CALLCHAIN, RAW, BRANCH_STACK,
+ * REGS_USER, STACK_USER, WEIGHT, DATA_SRC, TRANSACTION, REGS_INTR.
+ */
 static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct rsp_sample *out)
 {
 	uint64_t st = d->attr.sample_type, v;
@@ -169,6 +188,14 @@ static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct r
 	if (st & PERF_SAMPLE_REGS_USER && parse_regs(c, d, out))
 		return -EINVAL;
 	if (st & PERF_SAMPLE_STACK_USER && parse_stack(c, out))
+		return -EINVAL;
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) && take1(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_DATA_SRC && take1(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_TRANSACTION && take1(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_REGS_INTR && parse_intr_regs(c, d, out))
 		return -EINVAL;
 	return 0;
 }
