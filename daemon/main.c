@@ -84,6 +84,31 @@ static int check_chunks(struct rspd *d, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * Sockets older than rspd: /proc/net names them with their addresses only
+ * where the kernel shows pointers to root (kptr_restrict 1); elsewhere their
+ * 4-tuples come from the TCP receive tracepoint as they are used.
+ */
+static void load_sockets(struct rspd *d)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_socktab_load res;
+
+	d->socks = rsp_socktab__new();
+	if (!d->socks || rsp_socktab__load_proc(d->socks, "/proc", &res, &err)) {
+		rspd_log(RSP_LOG_WARN, "socket table: %s",
+			 err.data ? err.data : "out of memory");
+	} else if (res.hidden) {
+		rspd_log(RSP_LOG_INFO,
+			 "socket table: %u sockets from /proc/net; the kernel hides the address "
+			 "of %u (kptr_restrict): their TCP 4-tuples come as they receive",
+			 res.sockets, res.hidden);
+	} else {
+		rspd_log(RSP_LOG_INFO, "socket table: %u sockets from /proc/net", res.sockets);
+	}
+	rsp_buf__exit(&err);
+}
+
 static int setup(struct rspd *d, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
@@ -93,6 +118,7 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 	if (!tep)
 		return -1;
 	load_ksyms(d);
+	load_sockets(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);
 	tep_free(tep);
 	if (ret)
@@ -126,6 +152,8 @@ static void teardown(struct rspd *d)
 	rsp_window__delete(d->window);
 	rsp_ksyms__delete(d->ksyms);
 	d->ksyms = NULL;
+	rsp_socktab__delete(d->socks);
+	d->socks = NULL;
 }
 
 static int set_interval(int tfd, uint64_t ns)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rsp/ksyms.h>
+#include <rsp/socktab.h>
 #include <rsp/log.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
@@ -59,6 +60,7 @@ struct rspd {
 	struct rspd_server *server;
 	struct rspd_model *model;
 	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
+	struct rsp_socktab *socks;     /* /proc/net at start: sockets older than rspd */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

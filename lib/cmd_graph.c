@@ -258,6 +258,9 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 				"      (%.0f%% of its direct waits ended with no waking seen; "
 				"waker inferred)\n",
 				100.0 * (double)e->inferred_ns / (double)e->direct_ns);
+	if (e->net_ns)
+		rsp_buf__printf(out, "      (%.0f%% of its direct waits were for network data)\n",
+				100.0 * (double)e->net_ns / (double)e->direct_ns);
 	if (e->nr_wait_stacks && !c->other[e->from])
 		text_stack(c, "waited", &e->wait_stacks[0], out);
 	if (e->nr_waker_stacks && !c->other[e->to])
@@ -420,6 +423,7 @@ static json_t *json_edge(const struct ctx *c, size_t i)
 	json_object_set_new(o, "weight_pct", json_real(pct(c, e->weight_ns)));
 	json_object_set_new(o, "direct_s", json_real(secs(e->direct_ns)));
 	json_object_set_new(o, "inferred_s", json_real(secs(e->inferred_ns)));
+	json_object_set_new(o, "network_s", json_real(secs(e->net_ns)));
 	json_object_set_new(o, "count", json_integer((json_int_t)e->count));
 	json_object_set_new(
 		o, "wait_stacks",
@@ -654,8 +658,11 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	store = rsp_tlstore__load(src->schema, snap, from, to, src->ksyms, RSP_TLSTORE_WAITS_ONLY,
-				  &tst, err);
+	store = rsp_tlstore__load_opts(src->schema, snap, from, to,
+				       &(struct rsp_tlstore_opts){.ksyms = src->ksyms,
+								  .socks = src->socks,
+								  .flags = RSP_TLSTORE_WAITS_ONLY},
+				       &tst, err);
 	if (!store)
 		goto out;
 	rsp_waitgraph_opts__init(&wo);

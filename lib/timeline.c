@@ -99,7 +99,7 @@ struct cpu_state {
 	/* the last data arrival on this CPU: wakings after it in the same handler are its */
 	uint64_t arr_sk, arr_time;
 	uint32_t arr_tid; /* the task it ran in the context of (0: idle) */
-	int arr_depth;	  /* handler depth at the arrival */
+	int arr_depth;	  /* handler depth at the arrival; -1: that handler ended */
 };
 
 /* A socket: the network operation being built on it (see struct rsp_net_op). */
@@ -890,7 +890,8 @@ static void emit_op(struct rsp_timeline *tl, struct sock_st *so, uint32_t flags)
 		op.tgid = so->tgid;
 		op.proto = so->proto;
 		op.family = so->family;
-		op.flags = flags | (so->loopback ? RSP_NETF_LOOPBACK : 0);
+		op.flags = flags | (so->loopback ? RSP_NETF_LOOPBACK : 0) |
+			   (sock_is_local(tl, so->sk, so->send) ? RSP_NETF_LOCAL : 0);
 		op.start = so->send;
 		op.first = so->first;
 		op.end = so->last;
@@ -1099,8 +1100,14 @@ static bool net_waker(struct rsp_timeline *tl, struct cpu_state *c, const struct
 	so = find_sock(tl, c->arr_sk);
 	if (so && so->arrivals)
 		so->wakeups++;
-	if (!smp->tid || !h || !is_sender(tl, c, smp))
+	if (!smp->tid || !h || !is_sender(tl, c, smp)) {
+		/* Local traffic whose sender this context is not: not the NIC either. */
+		if (h && sock_is_local(tl, c->arr_sk, smp->time)) {
+			w->kind = RSP_WAKER_NONE;
+			return true;
+		}
 		return false;
+	}
 	loopback_peer(tl, c, smp->tid, smp->pid, 0);
 	w->kind = RSP_WAKER_THREAD;
 	w->id = smp->tid;
@@ -1681,8 +1688,10 @@ static void pop_handler(struct rsp_timeline *tl, struct cpu_state *c, uint8_t ki
 	sp.name = c->h[i].name;
 	sp.function = c->h[i].function;
 	c->depth = i;
+	/* The handler the arrival ran in is over: no waking joins it any more, but
+	 * the send that delivered it (its tracepoint fires after) may still claim it. */
 	if (c->arr_depth > c->depth)
-		c->arr_sk = 0; /* the handler the arrival ran in is over */
+		c->arr_depth = -1;
 	tl->st.handler_spans++;
 	if (tl->ops.handler)
 		tl->ops.handler(tl->ctx, &sp);

@@ -40,6 +40,9 @@ struct rsp_tlstore {
 	struct rsp_block_req *reqs;
 	size_t nr_reqs, cap_reqs;
 	struct rsp_u64map rmap; /* request id -> index, after seal */
+	struct rsp_net_op *ops;
+	size_t nr_ops, cap_ops;
+	const struct rsp_socktab *socks; /* the base table __load_opts() was given */
 	uint64_t start, end;
 	bool failed, sealed;
 	uint32_t last; /* get_thread()'s one-entry cache */
@@ -68,6 +71,7 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	free(s->threads);
 	free(s->links);
 	free(s->reqs);
+	free(s->ops);
 	rsp_u64map__exit(&s->tmap);
 	rsp_u64map__exit(&s->rmap);
 	rsp_timeline__delete(s->tl);
@@ -238,6 +242,17 @@ static void on_block(void *ctx, const struct rsp_block_req *r)
 	s->reqs[s->nr_reqs++] = *r;
 }
 
+static void on_net(void *ctx, const struct rsp_net_op *op)
+{
+	struct rsp_tlstore *s = ctx;
+
+	if (grow((void **)&s->ops, &s->cap_ops, s->nr_ops, sizeof(*s->ops))) {
+		s->failed = true;
+		return;
+	}
+	s->ops[s->nr_ops++] = *op;
+}
+
 static void on_thread(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time)
 {
 	struct tthread *t = get_thread(ctx, tid);
@@ -256,6 +271,16 @@ void rsp_tlstore__ops(struct rsp_timeline_ops *ops)
 	ops->link = on_link;
 	ops->block = on_block;
 	ops->thread = on_thread;
+	ops->net = on_net;
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct rsp_net_op *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -287,6 +312,8 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 		qsort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
 	if (s->nr_reqs > 1)
 		qsort(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
+	if (s->nr_ops > 1)
+		qsort(s->ops, s->nr_ops, sizeof(*s->ops), cmp_op);
 	for (size_t i = 0; i < s->nr_reqs; i++)
 		if (rsp_u64map__put(&s->rmap, s->reqs[i].id, (uint32_t)i))
 			s->failed = true;
@@ -294,12 +321,12 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 	return s->failed ? -ENOMEM : 0;
 }
 
-struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
-				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
-				      unsigned flags, struct rsp_timeline_stats *st,
-				      struct rsp_buf *err)
+struct rsp_tlstore *rsp_tlstore__load_opts(const struct rsp_schema *schema,
+					   const struct rsp_wsnap *snap, uint64_t from, uint64_t to,
+					   const struct rsp_tlstore_opts *o,
+					   struct rsp_timeline_stats *st, struct rsp_buf *err)
 {
-	struct rsp_tlstore *s = rsp_tlstore__new(flags);
+	struct rsp_tlstore *s = rsp_tlstore__new(o->flags);
 	struct rsp_timeline_ops ops;
 	struct rsp_witer *it = NULL;
 	struct rsp_wentry e;
@@ -308,9 +335,11 @@ struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const str
 	rsp_tlstore__ops(&ops);
 	if (!s || !(s->tl = rsp_timeline__new(schema, &ops, s)))
 		goto out;
+	s->socks = o->socks;
 	rsp_timeline__set_flags(s->tl, RSP_TL_RECORDS_STABLE);
 	rsp_timeline__set_start(s->tl, from);
-	if (rsp_timeline__set_ksyms(s->tl, ks) || !(it = rsp_witer__new(snap, from, to)))
+	rsp_timeline__set_socktab(s->tl, o->socks);
+	if (rsp_timeline__set_ksyms(s->tl, o->ksyms) || !(it = rsp_witer__new(snap, from, to)))
 		goto out;
 	while (rsp_witer__next(it, &e))
 		if (rsp_timeline__feed(s->tl, &e))
@@ -328,6 +357,16 @@ out:
 		return NULL;
 	}
 	return s;
+}
+
+struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
+				      unsigned flags, struct rsp_timeline_stats *st,
+				      struct rsp_buf *err)
+{
+	struct rsp_tlstore_opts o = {.ksyms = ks, .flags = flags};
+
+	return rsp_tlstore__load_opts(schema, snap, from, to, &o, st, err);
 }
 
 void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end)
@@ -435,4 +474,47 @@ const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s, 
 	uint32_t idx;
 
 	return rsp_u64map__get(&s->rmap, id, &idx) ? NULL : &s->reqs[idx];
+}
+
+const struct rsp_net_op *rsp_tlstore__net_ops(const struct rsp_tlstore *s, size_t *n)
+{
+	*n = s->nr_ops;
+	return s->ops;
+}
+
+/* A receive wakeup follows its arrival by microseconds; allow for a loaded machine. */
+#define WAKE_AFTER_ARRIVAL_NS 2000000ull
+
+const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
+						const struct rsp_segment *sleep)
+{
+	uint64_t t = sleep->waker.time, from;
+	size_t lo = 0, hi = s->nr_ops;
+
+	if (!(sleep->waker.flags & RSP_WAKERF_NET) || !t)
+		return NULL;
+	from = t > WAKE_AFTER_ARRIVAL_NS ? t - WAKE_AFTER_ARRIVAL_NS : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ops[mid].end < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < s->nr_ops && s->ops[i].first <= t; i++) {
+		const struct rsp_net_op *op = &s->ops[i];
+
+		if (op->sk == sleep->waker.sk && op->start <= t)
+			return op;
+	}
+	return NULL;
+}
+
+int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t time,
+			   struct rsp_sock_info *out)
+{
+	if (s->tl && !rsp_socktab__find(rsp_timeline__socktab(s->tl), sk, time, out))
+		return 0;
+	return rsp_socktab__find(s->socks, sk, time, out);
 }

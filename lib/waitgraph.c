@@ -26,6 +26,7 @@ struct wait {
 	uint32_t target_v;
 	double frac; /* share of the interval (device idle split by bytes) */
 	bool inferred;
+	bool net; /* ended by a network arrival */
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
 	uint64_t hash, whash; /* of the stacks, computed once */
@@ -364,7 +365,7 @@ static uint32_t waker_target(struct rsp_waitgraph *g, const struct rsp_waker *w,
 		return timer_vertex(g, owner);
 	case RSP_WAKER_SOFTIRQ:
 		if (w->id == RSP_SOFTIRQ_NET_RX || w->id == RSP_SOFTIRQ_NET_TX)
-			return pseudo_vertex(g, RSP_WV_NET, 0, "network");
+			return pseudo_vertex(g, RSP_WV_NET, 0, "NIC");
 		if (w->id == RSP_SOFTIRQ_TIMER || w->id == RSP_SOFTIRQ_HRTIMER)
 			return timer_vertex(g, owner);
 		if (w->id == RSP_SOFTIRQ_BLOCK) {
@@ -407,6 +408,7 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		w.end = sg->end;
 		w.frac = 1.0;
 		w.inferred = sg->flags & RSP_SEGF_WAKER_INFERRED;
+		w.net = sg->waker.flags & RSP_WAKERF_NET;
 		w.stack = sg->stack;
 		w.nr_stack = sg->nr_stack;
 		w.wstack = sg->waker.stack;
@@ -583,6 +585,8 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait
 		x->e.count++;
 		if (w->inferred)
 			x->e.inferred_ns += wt;
+		if (w->net)
+			x->e.net_ns += wt;
 	}
 	add_stack(x->wait, &x->nr_wait, w->stack, w->nr_stack, w->hash, wt, direct);
 	add_stack(x->waker, &x->nr_waker, w->wstack, w->nr_wstack, w->whash, wt, direct);

@@ -38,6 +38,7 @@ struct rsp_command {
 extern const struct rsp_command rsp_cmd_status;
 extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;
+extern const struct rsp_command rsp_cmd_net;
 
 /** rsp_query__command_at() - the @i-th command of the table, NULL past the end. */
 const struct rsp_command *rsp_query__command_at(size_t i);

@@ -62,6 +62,7 @@ struct rsp_access {
 };
 
 struct rsp_symbolizer;
+struct rsp_socktab;
 
 /* Where a query reads from. */
 struct rsp_source {
@@ -84,6 +85,9 @@ struct rsp_source {
 	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
 	 * start; offline, the dump's copy. NULL when not available. */
 	const struct rsp_ksyms *ksyms;
+	/* Sockets older than the window (rspd reads /proc/net at start); the
+	 * window's own state records name the newer ones. NULL: none. */
+	const struct rsp_socktab *socks;
 };
 
 /**

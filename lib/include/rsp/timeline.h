@@ -248,7 +248,8 @@ struct rsp_block_req {
  * The peer: on loopback the thread whose send delivered the (last) arrival
  * (the NET_RX softirq runs in its context: the waking's kernel stack shows
  * the send under the softirq, or the socket's addresses are local);
- * otherwise the NIC (peer_tid 0).
+ * otherwise the NIC (peer_tid 0), unless the addresses say the peer is
+ * local (RSP_NETF_LOCAL): then a thread rsp did not identify.
  */
 /* rsp_net_op.flags */
 #define RSP_NETF_LOOPBACK  0x1u /* peer_tid is the local thread that sent the answer */
@@ -256,6 +257,9 @@ struct rsp_block_req {
 #define RSP_NETF_REMOTE_PEER 0x4u /* remote is the peer socket's local address (loopback UDP) */
 #define RSP_NETF_OPEN	   0x8u /* still open at finish(): end is the last arrival seen */
 #define RSP_NETF_CLOSED	   0x10u /* ended by the socket's close */
+/* its addresses say the peer is on this machine: without LOOPBACK, a local thread rsp did
+ * not identify (not the NIC) */
+#define RSP_NETF_LOCAL 0x20u
 
 struct rsp_net_op {
 	uint64_t id; /* unique within the timeline, from 1 */
