@@ -242,10 +242,10 @@ static void text_row(const struct ctx *c, const struct row *r, struct rsp_buf *o
 		rsp_buf__printf(out, "  %s %s -> %s  %s\n", rsp_net__proto_name(r->op->proto), l,
 				rem, thread_label(c, r->tid, r->tgid, label, sizeof(label)));
 	}
-	rsp_buf__printf(out,
-			"      %" PRIu64 " ops, %.3f s, mean %.2f ms, max %.2f ms; answered by ",
-			r->ops, (double)r->total_ns / 1e9, ms(r->total_ns / (r->ops ? r->ops : 1)),
+	rsp_buf__printf(out, "      %" PRIu64 " ops, %.3f s, mean %.2f ms, max %.2f ms\n", r->ops,
+			(double)r->total_ns / 1e9, ms(r->total_ns / (r->ops ? r->ops : 1)),
 			ms(r->max_ns));
+	rsp_buf__puts(out, "      answered by ");
 	text_peers(c, r, out);
 }
 
@@ -256,8 +256,8 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 
 	rsp_buf__printf(out, "network operations in %.3f s: %" PRIu64 " on %zu socket%s\n",
 			(double)(c->to - c->from) / 1e9, t->ops, t->nr, t->nr == 1 ? "" : "s");
-	rsp_buf__puts(out, "(an operation runs from a socket's last send to the last arrival "
-			   "of its answer)\n");
+	rsp_buf__puts(out,
+		      "(one runs from a socket's last send to the last arrival of its answer)\n");
 	for (size_t i = 0; i < t->nr && (!o->limit || i < o->limit); i++)
 		text_row(c, &t->rows[i], out);
 	if (o->limit && t->nr > o->limit)

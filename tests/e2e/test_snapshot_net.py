@@ -1,0 +1,17 @@
+"""The recursive snapshot of a network client (net_rr over loopback, TCP and
+UDP): the server thread is in the client's chain with ~200 x 3 ms attributed,
+and (TCP) the network operation carries 127.0.0.1 and the server's port.
+Skipped while rspctl has no snapshot command (issue 5 lands it)."""
+import nettest as nt
+import rsptest as t
+
+t.need_root()
+if not nt.have_snapshot():
+    print("SKIP: rspctl has no snapshot command in this build")
+    raise SystemExit(t.SKIP)
+
+with t.Rspd() as d:
+    for proto in ("tcp", "udp"):
+        w = nt.run(proto)
+        d.settle()
+        nt.check_snapshot(d, w, need_addresses=proto == "tcp")
