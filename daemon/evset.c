@@ -483,7 +483,7 @@ static int add_uprobe(struct rsp_evset *es, const struct rsp_uprobe_target *t, i
 static int build_uprobes(struct rsp_evset *es)
 {
 	struct rsp_event_status *st = &es->status[RSP_EV_uprobe];
-	char list[sizeof(es->opts.uprobes)], *save = NULL, *tok, placed[160] = "", missing[96] = "";
+	char list[sizeof(es->opts.uprobes)], *save = NULL, *tok, placed[256] = "", missing[96] = "";
 	size_t np = 0, nm = 0;
 	int count = 0;
 
@@ -530,7 +530,7 @@ static int build_uprobes(struct rsp_evset *es)
 			np += (size_t)snprintf(placed + np, sizeof(placed) - np, " %s", tok);
 	}
 	snprintf(es->family_note[RSP_FAM_LIBC], sizeof(es->family_note[0]),
-		 "%d probes in %.40s:%.100s%s%.40s", count, es->uprobe_lib[0], placed,
+		 "%d probes in %.40s:%.256s%s%.96s", count, es->uprobe_lib[0], placed,
 		 nm ? "; not defined there:" : "", nm ? missing : "");
 	return 0;
 }
