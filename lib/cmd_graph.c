@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <linux/perf_event.h>
 #include <rsp/parse.h>
+#include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
 #include "internal/query.h"
@@ -182,14 +183,29 @@ static bool boring(const char *name)
 	return false;
 }
 
+/* A user frame: by name through the process model when there is one. */
+static void user_frame(const struct ctx *c, const struct rsp_wstack *st, uint64_t a, bool first,
+		       char *buf, size_t n)
+{
+	struct rsp_sym sym;
+
+	if (c->src->symbols && st->pid &&
+	    !rsp_symbolizer__resolve(c->src->symbols, st->pid, st->time, a,
+				     first ? 0 : RSP_SYM_RETADDR, &sym))
+		rsp_sym__format(&sym, false, buf, n);
+	else
+		snprintf(buf, n, "[user] 0x%llx", (unsigned long long)a);
+}
+
 /*
  * Call @fn for the frames worth showing: kernel frames by name (after the
- * scheduler's own), user frames as addresses.
+ * scheduler's own), user frames by name when the process model has them,
+ * else as addresses.
  */
 static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 		   void (*fn)(void *arg, const char *frame), void *arg)
 {
-	bool kernel = false, top = true;
+	bool kernel = false, top = true, first_user = false;
 	char buf[96];
 	int n = 0;
 
@@ -199,6 +215,7 @@ static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == PERF_CONTEXT_KERNEL;
+			first_user = a == PERF_CONTEXT_USER;
 			continue;
 		}
 		if (kernel) {
@@ -211,7 +228,8 @@ static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 			else
 				snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
 		} else {
-			snprintf(buf, sizeof(buf), "[user] 0x%llx", (unsigned long long)a);
+			user_frame(c, st, a, first_user, buf, sizeof(buf));
+			first_user = false;
 		}
 		fn(arg, buf);
 		n++;
@@ -665,6 +683,12 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 				       &tst, err);
 	if (!store)
 		goto out;
+	/* Sleep stacks truncated in libc: stitch the uprobes' stacks under them, unwind DWARF. */
+	if (src->symbols && rsp_tlstore__repair_stacks(store, src->schema, src->symbols, NULL)) {
+		rsp_buf__puts(err, "graph: out of memory repairing stacks");
+		ret = -ENOMEM;
+		goto out;
+	}
 	rsp_waitgraph_opts__init(&wo);
 	wo.threshold = o->threshold;
 	wo.noise = o->noise;

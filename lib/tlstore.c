@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/record.h>
+#include <rsp/symbols.h>
 #include <rsp/tlstore.h>
+#include <rsp/unwind.h>
 #include "internal/u64map.h"
 
 struct tthread {
@@ -40,6 +43,8 @@ struct rsp_tlstore {
 	struct rsp_block_req *reqs;
 	size_t nr_reqs, cap_reqs;
 	struct rsp_u64map rmap; /* request id -> index, after seal */
+	uint64_t **chains; /* repaired stacks */
+	size_t nr_chains, cap_chains;
 	struct rsp_net_op *ops;
 	size_t nr_ops, cap_ops;
 	const struct rsp_socktab *socks; /* the base table __load_opts() was given */
@@ -72,6 +77,9 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	free(s->links);
 	free(s->reqs);
 	free(s->ops);
+	for (size_t i = 0; i < s->nr_chains; i++)
+		free(s->chains[i]);
+	free(s->chains);
 	rsp_u64map__exit(&s->tmap);
 	rsp_u64map__exit(&s->rmap);
 	rsp_timeline__delete(s->tl);
@@ -517,4 +525,115 @@ int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t ti
 	if (s->tl && !rsp_socktab__find(rsp_timeline__socktab(s->tl), sk, time, out))
 		return 0;
 	return rsp_socktab__find(s->socks, sk, time, out);
+}
+
+/* ---- stack repair ---------------------------------------------------------- */
+
+#define REPAIR_FRAMES 128
+
+/* Index of the PERF_CONTEXT_USER marker in @chain, or @nr. */
+static uint32_t user_mark(const uint64_t *chain, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (chain[i] == PERF_CONTEXT_USER)
+			return i;
+	return nr;
+}
+
+/* The function a user address lies in, as the symbolizer names it (pointer identity). */
+static bool same_function(struct rsp_symbolizer *sym, uint32_t pid, uint64_t t1, uint64_t a1,
+			  uint64_t t2, uint64_t a2)
+{
+	struct rsp_sym x, y;
+
+	if (rsp_symbolizer__resolve(sym, pid, t1, a1, 0, &x) ||
+	    rsp_symbolizer__resolve(sym, pid, t2, a2, 0, &y))
+		return false;
+	return x.name == y.name && x.object == y.object && x.match == RSP_SYM_EXACT;
+}
+
+static int keep_chain(struct rsp_tlstore *s, struct rsp_segment *seg, const uint64_t *chain,
+		      uint32_t n, uint16_t flags)
+{
+	uint64_t *c = malloc(n * sizeof(*c));
+
+	if (!c || grow((void **)&s->chains, &s->cap_chains, s->nr_chains, sizeof(*s->chains))) {
+		free(c);
+		return -ENOMEM;
+	}
+	memcpy(c, chain, n * sizeof(*c));
+	s->chains[s->nr_chains++] = c;
+	seg->stack = c;
+	seg->nr_stack = n;
+	seg->flags |= flags;
+	return 0;
+}
+
+static int repair_one(struct rsp_tlstore *s, const struct rsp_schema *schema,
+		      struct rsp_symbolizer *sym, struct rsp_segment *seg,
+		      struct rsp_tlstore_repair *st)
+{
+	struct rsp_unwinder *u = rsp_symbolizer__unwinder(sym);
+	uint64_t chain[REPAIR_FRAMES], user[REPAIR_FRAMES];
+	uint32_t mark = seg->stack ? user_mark(seg->stack, seg->nr_stack) : 0, n;
+	enum rsp_unwind_method m;
+	struct rsp_sample smp;
+	int nu;
+
+	if (rsp_record__parse_sample(schema, seg->urec, &smp) || mark + 3 > REPAIR_FRAMES)
+		return 0;
+	st->candidates++;
+	nu = rsp_unwind__user_chain(u, schema, &smp, user, REPAIR_FRAMES - (int)mark - 2, &m);
+	if (nu <= 0)
+		return 0;
+	if (seg->stack)
+		memcpy(chain, seg->stack, mark * sizeof(*chain));
+	n = mark;
+	chain[n++] = PERF_CONTEXT_USER;
+	if (!(seg->flags & RSP_SEGF_UREC_PROBE)) {
+		/* The switch-out copied its own user stack. */
+		if (m != RSP_UNWIND_DWARF)
+			return 0;
+		memcpy(chain + n, user, (size_t)nu * sizeof(*user));
+		st->dwarf++;
+		return keep_chain(s, seg, chain, n + (uint32_t)nu, RSP_SEGF_STACK_DWARF);
+	}
+	/* Stitch: the sleep's first user frame, in the probed function, then its callers. */
+	if (mark + 1 >= seg->nr_stack ||
+	    !same_function(sym, seg->tgid, seg->start, seg->stack[mark + 1], smp.time, user[0])) {
+		st->not_inside++;
+		return 0;
+	}
+	chain[n++] = seg->stack[mark + 1];
+	memcpy(chain + n, user + 1, (size_t)(nu - 1) * sizeof(*user));
+	st->stitched++;
+	st->dwarf += m == RSP_UNWIND_DWARF;
+	return keep_chain(s, seg, chain, n + (uint32_t)nu - 1,
+			  RSP_SEGF_STACK_STITCHED | (m == RSP_UNWIND_DWARF ? RSP_SEGF_STACK_DWARF : 0));
+}
+
+int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *schema,
+			       struct rsp_symbolizer *sym, struct rsp_tlstore_repair *st)
+{
+	struct rsp_tlstore_repair none;
+
+	if (!st)
+		st = &none;
+	memset(st, 0, sizeof(*st));
+	if (!sym)
+		return 0;
+	for (size_t i = 0; i < s->nr_threads; i++) {
+		struct tthread *t = &s->threads[i];
+
+		for (size_t k = 0; k < t->pub.nr_segs; k++) {
+			struct rsp_segment *seg = &t->segs[k];
+
+			if (seg->kind != RSP_SEG_SLEEP || !seg->urec ||
+			    (seg->flags & (RSP_SEGF_STACK_STITCHED | RSP_SEGF_STACK_DWARF)))
+				continue;
+			if (repair_one(s, schema, sym, seg, st))
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }

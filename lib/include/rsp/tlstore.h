@@ -158,6 +158,37 @@ RSP_API const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tls
 RSP_API const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s,
 							   uint64_t id);
 
+struct rsp_symbolizer;
+
+struct rsp_tlstore_repair {
+	uint64_t candidates; /* sleeps with a record to repair their stack from */
+	uint64_t stitched;   /* a uprobe's stack stitched under the sleep's */
+	uint64_t dwarf;	     /* of those and the rest, user frames by DWARF */
+	uint64_t not_inside; /* the sleep's stack was not in the probed function */
+};
+
+/**
+ * rsp_tlstore__repair_stacks() - better user stacks for sleeps, at query time
+ * @s:      loaded with __load()/__load_opts() (records pinned, urec set)
+ * @schema: decodes the records
+ * @sym:    names functions and finds objects for DWARF unwinding
+ * @st:     if not NULL, what was done
+ *
+ * For each sleep with a urec (struct rsp_segment): when it is a uprobe of
+ * the libc function the sleep's user stack is in (the sleep's first user
+ * frame lies in that function, which a frame-pointer walk cannot get out
+ * of when libc or its callers keep no frame pointer), the sleep's stack
+ * becomes its kernel part, that first user frame, and the callers the
+ * uprobe saw at the function's entry, unwound by DWARF when the uprobe
+ * copied the stack, else its frame-pointer callchain (the RSP paper's
+ * stitching; RSP_SEGF_STACK_STITCHED). When urec is the switch-out
+ * itself, its user part is unwound by DWARF. RSP_SEGF_STACK_DWARF says
+ * DWARF was used. New stacks live in the store.
+ * Return: 0 or -ENOMEM (stacks repaired so far stay).
+ */
+RSP_API int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *schema,
+				       struct rsp_symbolizer *sym, struct rsp_tlstore_repair *st);
+
 /**
  * rsp_tlstore__net_ops() - every network operation (struct rsp_net_op),
  * sorted by end time; kept also under RSP_TLSTORE_WAITS_ONLY.

@@ -78,6 +78,8 @@ struct rsp_wstack {
 	uint32_t nr;
 	uint64_t count;
 	uint64_t weight_ns;
+	uint32_t pid;  /* the process whose stack it is (0: not known) */
+	uint64_t time; /* when one of its samples was taken: names its user frames */
 };
 
 struct rsp_wedge {
