@@ -115,6 +115,7 @@ struct ctx {
 	 */
 	bool *other;
 	char (*label)[48];
+	struct rsp_tlstore_repair repair;
 };
 
 static double secs(uint64_t ns)
@@ -484,6 +485,11 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "wakings_not_seen", json_integer((json_int_t)s->wakings_not_seen));
 	json_object_set_new(o, "wakers_inferred", json_integer((json_int_t)s->wakers_inferred));
 	json_object_set_new(o, "kernel_symbols", json_boolean(c->src->ksyms != NULL));
+	json_object_set_new(o, "stacks_probed", json_integer((json_int_t)c->repair.candidates));
+	json_object_set_new(o, "stacks_stitched", json_integer((json_int_t)c->repair.stitched));
+	json_object_set_new(o, "stacks_dwarf", json_integer((json_int_t)c->repair.dwarf));
+	json_object_set_new(o, "stacks_not_in_probe",
+			    json_integer((json_int_t)c->repair.not_inside));
 	return o;
 }
 
@@ -664,6 +670,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	struct rsp_tlstore *store = NULL;
 	struct rsp_waitgraph *g = NULL;
 	struct rsp_wsnap *snap;
+	struct rsp_tlstore_repair rep = {0};
 	struct ctx c = {0};
 	uint64_t from, to;
 	int ret = -ENOMEM;
@@ -684,7 +691,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	if (!store)
 		goto out;
 	/* Sleep stacks truncated in libc: stitch the uprobes' stacks under them, unwind DWARF. */
-	if (src->symbols && rsp_tlstore__repair_stacks(store, src->schema, src->symbols, NULL)) {
+	if (src->symbols && rsp_tlstore__repair_stacks(store, src->schema, src->symbols, &rep)) {
 		rsp_buf__puts(err, "graph: out of memory repairing stacks");
 		ret = -ENOMEM;
 		goto out;
@@ -699,7 +706,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		ret = -ESRCH;
 		goto out;
 	}
-	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from), NULL, NULL};
+	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from), NULL, NULL, rep};
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
 		goto out;
