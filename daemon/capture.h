@@ -123,7 +123,7 @@ struct rsp_evset {
 	enum rsp_net_source net_source;	   /* what was chosen */
 	char uprobe_lib[2][PATH_MAX];	   /* libc, libpthread: config1 points here */
 	char family_source[RSP_FAM__NR][16];
-	char family_note[RSP_FAM__NR][400];
+	char family_note[RSP_FAM__NR][512];
 };
 
 /**

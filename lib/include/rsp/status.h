@@ -51,7 +51,7 @@ struct rsp_capture_info {
 	/* per family: "tracepoint", "kprobe", "uprobe", "software", "missing", "off", or ""
 	 * (derive it from the events); and a line on how it was chosen */
 	char family_source[RSP_FAM__NR][16];
-	char family_note[RSP_FAM__NR][400];
+	char family_note[RSP_FAM__NR][512];
 	char dwarf[64];	      /* events capturing user stacks for DWARF, "none" */
 	unsigned dwarf_stack; /* bytes per such sample */
 	struct rsp_event_status events[RSP_EV__NR];
