@@ -167,6 +167,13 @@ int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int m
  */
 struct tep_handle *rsp_tracefs__load(char *err, size_t errlen);
 
+/**
+ * rsp_tracefs__remove_stale_probes() - remove every tracefs uprobe and
+ * kprobe event of the group "rsp" (left by a process that died); after
+ * rsp_tracefs__load(). Failures are logged.
+ */
+void rsp_tracefs__remove_stale_probes(void);
+
 /* drain.c */
 struct rsp_drain {
 	struct rsp_evset *es;

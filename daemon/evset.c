@@ -85,8 +85,8 @@ int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, ch
 			if (ev < 0 || !(rsp_catalogue__event(ev)->flags & RSP_EVF_STACK) ||
 			    ev == RSP_EV_sched_waking) {
 				snprintf(err, errlen,
-					 "'%s' cannot capture user stacks; give none or some of "
-					 "cpu_clock, uprobe, sched_switch",
+					 "none, or some of cpu_clock, uprobe, sched_switch ('%s' "
+					 "cannot capture user stacks)",
 					 tok);
 				return -EINVAL;
 			}
@@ -477,8 +477,9 @@ static int add_uprobe(struct rsp_evset *es, const struct rsp_uprobe_target *t, i
  * One uprobe per function of the list that the system libc (or libpthread)
  * defines. Probes made through the uprobe PMU belong to their perf fd: the
  * kernel removes them when the fd closes, also when rspd is killed. So no
- * probe can outlive rspd, and there are no stale ones to clean up at start
- * (tracefs uprobe_events, which would keep them, is never touched).
+ * probe of rspd's can outlive it; tracefs uprobe_events, which would keep
+ * them, is only swept at start of stale events of the group "rsp"
+ * (rsp_tracefs__remove_stale_probes()).
  */
 static int build_uprobes(struct rsp_evset *es)
 {

@@ -117,6 +117,7 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 
 	if (!tep)
 		return -1;
+	rsp_tracefs__remove_stale_probes();
 	load_ksyms(d);
 	load_sockets(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);

@@ -4,8 +4,13 @@ over loopback between two processes), then check what rsp says about it.
 Known answer (tests/workloads/net_rr.c): the client waits about N x
 COMPUTE_MS for the server; each wait is ended by the server's send over
 loopback. So rsp must show client -> server (not client -> NIC) weighing
-what the client measured, and network operations on the client's socket
+what the client waited, and network operations on the client's socket
 answered by the server thread over loopback.
+
+What the client waited lies between the server's CPU time for the requests
+(the client sleeps at least that long) and the client's wall-clock wait
+(which also holds its own runnable time after each wakeup: on a busy
+machine up to a fifth more), so answers are checked against that range.
 """
 import subprocess
 
@@ -20,6 +25,11 @@ def run(proto):
     w = gt.workload("net_rr", proto, REQUESTS, COMPUTE_MS)
     print("   workload: %s" % w)
     return w
+
+
+def check_wait(what, actual, w):
+    """@actual is what the client waited for the server (see above)."""
+    gt.check_range(what, actual, w["server_cpu_s"], w["client_wait_s"], 0.1)
 
 
 def last(w):
@@ -37,7 +47,7 @@ def check_graph(d, w):
     t.check(e is not None, "an edge client -> server")
     print("      client -> server: weight %.4f s, direct %.4f s, network %.4f s, %d waits" %
           (e["weight_s"], e["direct_s"], e["network_s"], e["count"]))
-    gt.check_near("client -> server (direct)", e["direct_s"], w["client_wait_s"], 0.15)
+    check_wait("client -> server (direct)", e["direct_s"], w)
     t.check(e["network_s"] >= 0.9 * e["direct_s"],
             "the waits were for network data (%.4f of %.4f s)" % (e["network_s"], e["direct_s"]))
     nic = [x for x in g["edges"] if x["from_id"] == client["id"] and
@@ -68,7 +78,7 @@ def check_net(d, w, proto, need_addresses):
     s = rows[0]
     t.check(abs(s["ops"] - REQUESTS) <= 2, "%d operations (sent %d requests)" %
             (s["ops"], REQUESTS))
-    gt.check_near("the operations' total", s["total_s"], w["client_wait_s"], 0.15)
+    check_wait("the operations' total", s["total_s"], w)
     peer = max(s["peers"], key=lambda p: p["ops"])
     t.check(peer.get("tid") == w["server_tid"] and peer.get("loopback"),
             "answered by the server thread over loopback (%d of %d ops)" %
@@ -112,7 +122,7 @@ def check_snapshot(d, w, need_addresses):
     t.check(server, "the server thread is in the client's chain")
     waited = sum(n["total_s"] for n, _ in nodes if n["kind"] == "sleep" and
                  n.get("waker", {}).get("tid") == w["server_tid"])
-    gt.check_near("the client's sleeps woken by the server", waited, w["client_wait_s"], 0.2)
+    check_wait("the client's sleeps woken by the server", waited, w)
     if not need_addresses:
         return s
     port = w["port"]

@@ -3,10 +3,15 @@ uprobe PMU: they belong to its perf file descriptors, and the kernel removes
 them when those close, also when rspd is killed with SIGKILL (there is no
 tracefs uprobe_events entry to leave behind).
 
+A probe that does survive its creator is a tracefs dynamic event: rspd
+removes those of the group "rsp" at start.
+
 Known answer: while rspd runs with the libc family, the first byte of every
 probed function, read from another process's memory, is int3 (0xcc); after
 SIGKILL every one of them holds its original byte again, and
-uprobe_events holds nothing of rspd's. A new rspd then starts and stops
+uprobe_events holds nothing of rspd's. A stale tracefs probe of the group
+rsp, planted before the next rspd starts, is gone once it runs (and its log
+says so); a probe of another group is left alone. The new rspd stops
 cleanly, and leaves nothing either."""
 import os
 import re
@@ -77,6 +82,15 @@ def probes_placed(d):
     return libc["note"].split(":", 1)[1].split(";")[0].split()
 
 
+def uprobe_event(line):
+    """Append @line to uprobe_events (Python's "a" mode seeks, which tracefs refuses)."""
+    fd = os.open(UPROBE_EVENTS, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
 def uprobe_events():
     try:
         with open(UPROBE_EVENTS) as f:
@@ -114,9 +128,19 @@ try:
     t.check(not left, "after SIGKILL every probe is gone (left: %s)" % left)
     t.check(uprobe_events() == before, "uprobe_events holds nothing of rspd's")
     d.proc = None
+    # Plant stale tracefs probes: one in rsp's group, one in another.
+    stale, other = "rsp/stale_%d" % os.getpid(), "rsptest/other_%d" % os.getpid()
+    for ev in (stale, other):
+        uprobe_event("p:%s %s:0x%x" % (ev, libc, offs[names[0]]))
+    t.check(stale in uprobe_events() and other in uprobe_events(),
+            "planted stale tracefs probes %s and %s" % (stale, other))
     d2 = t.Rspd("--families", "all")
     with d2:
         probes_placed(d2)
+        t.check(stale not in uprobe_events(), "the new rspd removed the stale %s" % stale)
+        t.check("removed 1 stale probe of group rsp" in d2.read_log(), "and says so in its log")
+        t.check(other in uprobe_events(), "a probe of another group is left alone")
+    uprobe_event("-:%s" % other)
     deadline = time.time() + GRACE
     while time.time() < deadline and any(b == 0xcc for b in first_bytes(victim.pid, libc,
                                                                             offs).values()):
@@ -124,6 +148,9 @@ try:
     t.check(not any(b == 0xcc for b in first_bytes(victim.pid, libc, offs).values()),
             "a new rspd starts after the killed one and, stopped, leaves no probe either")
 finally:
+    for ev in ("rsp/stale_%d" % os.getpid(), "rsptest/other_%d" % os.getpid()):
+        if ev in uprobe_events():
+            uprobe_event("-:%s" % ev)
     victim.kill()
     if d is not None and d.proc is not None and d.proc.poll() is None:
         d.proc.kill()
