@@ -1008,18 +1008,26 @@ static void on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
 				   .local = ev->local,
 				   .remote = ev->remote};
 	struct sock_st *so = find_sock(tl, ev->sk);
+	uint64_t from = smp->time;
 
 	if (ev->kind == RSP_NET_TUPLE) {
 		struct rsp_sock_info cur;
+		int known = rsp_socktab__find(tl->stab, ev->sk, smp->time, &cur);
 
 		/* A receive repeats what is known: add only what is new. */
-		if (!rsp_socktab__find(tl->stab, ev->sk, smp->time, &cur) &&
-		    !memcmp(&cur.local, &ev->local, sizeof(cur.local)) &&
+		if (!known && !memcmp(&cur.local, &ev->local, sizeof(cur.local)) &&
 		    !memcmp(&cur.remote, &ev->remote, sizeof(cur.remote)))
 			return;
 		si.state = RSP_TCP_ESTABLISHED;
+		/*
+		 * A TCP receive on a socket the stream saw no state change of:
+		 * the connection was established before the stream began, so
+		 * its 4-tuple holds from the start (its first operations too).
+		 */
+		if (known)
+			from = 0;
 	}
-	rsp_socktab__add(tl->stab, &si, smp->time); /* ENOMEM only loses an address */
+	rsp_socktab__add(tl->stab, &si, from); /* ENOMEM only loses an address */
 	if (!so || ev->kind != RSP_NET_STATE)
 		return;
 	if (ev->newstate == RSP_TCP_CLOSE) {

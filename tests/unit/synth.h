@@ -404,6 +404,27 @@ static inline void synth_tcp_state(struct synth *s, uint32_t cpu, uint64_t t, ui
 	synth_sample(s, RSP_EV_inet_sock_set_state, cpu, t, tgid, tid, NULL, 0, &r);
 }
 
+/* tcp_rcv_space_adjust of TCP socket @sk: a receive that repeats its 4-tuple. */
+static inline void synth_tcp_rcv(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				 uint32_t tid, uint64_t sk, uint32_t saddr, uint16_t sport,
+				 uint32_t daddr, uint16_t dport)
+{
+	struct synth_raw r;
+	const struct rsp_field_loc *ls = &s->schema->fields[RSP_F_tcp_rcv_space_adjust__saddr];
+	const struct rsp_field_loc *ld = &s->schema->fields[RSP_F_tcp_rcv_space_adjust__daddr];
+	uint8_t sa[4] = {saddr >> 24, saddr >> 16, saddr >> 8, saddr};
+	uint8_t da[4] = {daddr >> 24, daddr >> 16, daddr >> 8, daddr};
+
+	raw_init(s, &r, RSP_EV_tcp_rcv_space_adjust);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__skaddr, sk);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__sport, sport);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__dport, dport);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__family, 2);
+	memcpy(r.data + ls->offset, sa, 4);
+	memcpy(r.data + ld->offset, da, 4);
+	synth_sample(s, RSP_EV_tcp_rcv_space_adjust, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
 /* A PERF_RECORD_LOST as the window synthesizes it (id 0). */
 static inline void synth_lost(struct synth *s, uint32_t cpu, uint64_t t, uint64_t nr)
 {

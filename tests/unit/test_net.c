@@ -324,6 +324,40 @@ static void test_loopback_by_address(void **state)
 	assert_int_equal(op->remote.addr[3], 1);
 }
 
+/*
+ * A connection older than the stream: no state record names it, its first
+ * receive (tcp_rcv_space_adjust) does, after the first operation began;
+ * the tuple holds for that operation too.
+ */
+static void test_tuple_of_older_socket(void **state)
+{
+	struct fix *f = *state;
+	const struct rsp_net_op *op;
+
+	struct synth *s = &f->s;
+
+	synth_sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
+	synth_switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+	synth_softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
+	synth_data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_TCP);
+	synth_waking(s, 1, 2020, S, S, C, "client", chain_send, sizeof(chain_send) / 8);
+	synth_softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
+	synth_switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
+	/* The client's receive names the connection; then it sends again. */
+	synth_tcp_rcv(s, 0, 2500, C, C, SK_C, 0x7f000001, 40000, 0x7f000001, 8080);
+	synth_sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
+	synth_data_ready(s, 0, 3100, C, C, SK_C, RSP_IPPROTO_TCP);
+	run(f, 0);
+	assert_int_equal(f->r.nops, 2);
+	for (size_t i = 0; i < 2; i++) {
+		op = &f->r.ops[i];
+		assert_true(op->flags & RSP_NETF_TUPLE);
+		assert_int_equal(op->local.port, 40000);
+		assert_int_equal(op->remote.port, 8080);
+	}
+	assert_int_equal(f->r.ops[0].start, 1000);
+}
+
 /* Data from a remote peer delivered on an idle CPU: the NIC. */
 static void test_remote_idle(void **state)
 {
@@ -571,6 +605,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_loopback_by_send, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loopback_by_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tuple_of_older_socket, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ops_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kprobe_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_urec, setup, teardown),
