@@ -40,7 +40,11 @@ def workloads(quick):
     loops = 20000 if quick else 50000
     groups, mloops = (5, 100) if quick else (10, 150)
     return {
-        "sched pipe": (["perf", "bench", "sched", "pipe", "-l", str(loops)], "pipe"),
+        # Pinned to CPU 0: unpinned, the two tasks land on one CPU or on both
+        # from run to run, and this VM's throughput differs by ~2x between
+        # the two (cross-CPU wakeups through idle), which swamps everything.
+        "sched pipe (pinned to CPU 0)": (["taskset", "-c", "0", "perf", "bench", "sched", "pipe",
+                                          "-l", str(loops)], "pipe"),
         "sched messaging": (["perf", "bench", "sched", "messaging", "-g", str(groups), "-l",
                              str(mloops)], "messaging"),
     }
@@ -83,10 +87,11 @@ class NullConsumer:
 
 
 class Rspd:
-    def __init__(self, build, policy):
+    def __init__(self, build, policy, extra=(), label=None):
         self.build = build
         self.policy = policy
-        self.name = "rspd " + policy
+        self.extra = list(extra)
+        self.name = "rspd " + (label or policy)
 
     def ctl(self, *args):
         out = subprocess.run([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
@@ -99,7 +104,7 @@ class Rspd:
         self.sock = os.path.join(self.dir, "s")
         self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
                                    "--socket", self.sock, "--stacks", self.policy,
-                                   "--log-level", "warning"])
+                                   "--log-level", "warning"] + self.extra)
         for _ in range(200):
             try:
                 self.before = self.ctl("status")
@@ -128,8 +133,10 @@ class PerfRecord:
 
     def start(self):
         self.out = "/dev/shm/rsp-bench-perf.data"
+        # Per-event terms: a global -F would make perf sample the
+        # tracepoints at 99 Hz too; rspd takes every occurrence.
         self.p = subprocess.Popen(["perf", "record", "-q", "-a", "-g", "-o", self.out,
-                                   "-e", ",".join(TRACEPOINTS), "-e", "cpu-clock", "-F", "99"],
+                                   "-e", ",".join(TRACEPOINTS), "-e", "cpu-clock/freq=99/"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         time.sleep(1.5)  # perf has no ready signal; it opens its events in well under that
 
@@ -142,22 +149,88 @@ class PerfRecord:
         return {"bytes": size}
 
 
+def cpu_busy(interval=0.5):
+    """Fraction of all CPUs busy over @interval, from /proc/stat."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # total, idle + iowait
+    t0, i0 = snap()
+    time.sleep(interval)
+    t1, i1 = snap()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+QUIET = []  # background CPU busy fraction seen before each run
+
+
+def wait_quiet(limit=0.10, patience=120):
+    """Wait until the machine is idle (other work would bias a run); record
+    what was seen, so that the report can say how quiet it was."""
+    deadline = time.time() + patience
+    busy = cpu_busy()
+    while busy > limit and time.time() < deadline:
+        busy = cpu_busy(2.0)
+    QUIET.append(busy)
+
+
 def measure(modes, wl, reps):
     """results[workload][mode] = list of (throughput, extra)."""
     results = {w: {m.name: [] for m in modes} for w in wl}
     for rep in range(reps):
         for w, (cmd, kind) in wl.items():
             for m in modes:
+                wait_quiet()
                 m.start()
                 thr = run_workload(cmd, kind)
                 extra = m.stop()
                 results[w][m.name].append((thr, extra))
-                print("rep %d %-16s %-18s %12.1f" % (rep + 1, w, m.name, thr), flush=True)
+                print("rep %d %-16s %-18s %12.1f  (idle before: %.0f%% busy)" % (
+                    rep + 1, w, m.name, thr, 100 * QUIET[-1]), flush=True)
     return results
 
 
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
+
+
+STUDY = [  # (label, policy, extra rspd options): what each stack choice costs
+    ("sleeps", "sleeps", []),
+    ("sleeps, no waker stacks", "sleeps", ["--no-waker-stacks"]),
+    ("sleeps, kernel frames only", "sleeps", ["--callchain", "kernel"]),
+    ("sleeps, 16 frames", "sleeps", ["--max-stack", "16"]),
+    ("sleeps, kernel only, no waker stacks", "sleeps", ["--callchain", "kernel",
+                                                        "--no-waker-stacks"]),
+    ("sampled:4", "sampled:4", []),
+    ("none", "none", []),
+]
+
+
+def report_study(results, reps):
+    lines = ["## Stack policy study", "",
+             "Same method and machine as the capture benchmark above (`bench/capture.py "
+             "--study`, %d repetitions, %s). What each way of getting stacks costs the "
+             "workload, and how much of the off-CPU time it covers with a stack." % (
+                 reps, time.strftime("%Y-%m-%d")), ""]
+    for w, per in results.items():
+        bare = med([t for t, _ in per["bare"]])
+        prec = 1 - med([t for t, _ in per["perf record -a -g"]]) / bare
+        lines += ["### %s" % w, "",
+                  "| rspd | loss | loss / perf record's (%.1f%%) | sleeps with stack "
+                  "| off-CPU time with stack |" % (100 * prec), "|---|---|---|---|---|"]
+        for label, _, _ in STUDY:
+            runs = per["rspd " + label]
+            loss = 1 - med([t for t, _ in runs]) / bare
+            ex = [e for _, e in runs]
+            sl = sum(e["sleeps"] for e in ex)
+            off = sum(e["off_cpu_s"] for e in ex)
+            lines.append("| %s | %.1f%% | %s | %s | %s |" % (
+                label, 100 * loss, "%.2f" % (loss / prec) if prec > 0.002 else "n/a",
+                "%.1f%%" % (100.0 * sum(e["sleeps_with_stack"] for e in ex) / sl) if sl else "",
+                "%.1f%%" % (100.0 * sum(e["off_cpu_with_stack_s"] for e in ex) / off)
+                if off else ""))
+        lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 def report(results, reps, args):
@@ -166,8 +239,11 @@ def report(results, reps, args):
                  reps, " --quick" if args.quick else "", time.strftime("%Y-%m-%d")),
              "Machine: %s, %d CPUs, kernel %s; no hardware PMU. Runs alternate mode by mode "
              "within each repetition; figures are medians of %d runs; throughput ratios are "
-             "to bare in the same run (1.000 = no loss)." % (
-                 "Debian 12 VM", os.cpu_count(), os.uname().release, reps),
+             "to bare in the same run (1.000 = no loss). Before each run the script waits "
+             "until the CPUs are at most 10%% busy (2 min at most); the background it saw: "
+             "median %.0f%%, max %.0f%% busy." % (
+                 "Debian 12 VM", os.cpu_count(), os.uname().release, reps,
+                 100 * statistics.median(QUIET), 100 * max(QUIET)),
              ""]
     for w, per in results.items():
         bare = med([t for t, _ in per["bare"]])
@@ -206,11 +282,11 @@ def report(results, reps, args):
     return "\n".join(lines) + "\n"
 
 
-def write_section(path, text):
+def write_section(path, text, title=TITLE):
     old = open(path).read() if os.path.exists(path) else "# rsp benchmarks\n\n"
-    start = old.find(TITLE)
+    start = old.find(title)
     if start >= 0:
-        end = old.find("\n## ", start + len(TITLE))
+        end = old.find("\n## ", start + len(title))
         old = old[:start] + old[end + 1:] if end >= 0 else old[:start]
     with open(path, "w") as f:
         f.write(old.rstrip("\n") + "\n\n" + text)
@@ -218,21 +294,26 @@ def write_section(path, text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="shorter workloads (a smoke run)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--study", action="store_true",
+                    help="instead: the stack policy study (rspd variants only)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/capture.py: run as root (perf events)")
     modes = [Bare()]
-    for pol in POLICIES:
-        modes += [NullConsumer(args.build, pol), Rspd(args.build, pol)]
+    if args.study:
+        modes += [Rspd(args.build, pol, extra, label) for label, pol, extra in STUDY]
+    else:
+        for pol in POLICIES:
+            modes += [NullConsumer(args.build, pol), Rspd(args.build, pol)]
     modes.append(PerfRecord())
     results = measure(modes, workloads(args.quick), args.reps)
-    text = report(results, args.reps, args)
+    text = report_study(results, args.reps) if args.study else report(results, args.reps, args)
     print(text)
-    write_section(args.out, text)
+    write_section(args.out, text, "## Stack policy study" if args.study else TITLE)
     print("wrote " + args.out)
 
 

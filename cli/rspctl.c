@@ -3,9 +3,13 @@
  * rspctl: a thin client. It checks the command line with the same parser
  * rspd uses (so a typo is caught without a daemon), sends the arguments
  * over the control socket, and prints the answer.
+ *
+ * `rspctl analyze FILE COMMAND ...` needs no daemon: it runs the same
+ * command with librsp on a perf.data file (a dump, or perf record's).
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include <sys/un.h>
 #include <rsp/buf.h>
 #include <rsp/log.h>
+#include <rsp/perfdata.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
 
@@ -39,6 +44,7 @@ static void usage(FILE *f)
 		"Commands:\n"
 		"%s"
 		"  %-10s %s\n"
+		"  %-10s %s\n"
 		"\n"
 		"Global options:\n"
 		"  -s, --socket PATH   rspd's control socket (default %s)\n"
@@ -49,10 +55,50 @@ static void usage(FILE *f)
 		"  rspctl status\n"
 		"  rspctl status --json\n"
 		"  rspctl top --pid 1234 --last 10s\n"
-		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n",
-		b.data ? b.data : "", "help", "usage of a command", DEFAULT_SOCKET);
+		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n"
+		"  rspctl dump -o /tmp/now.perf.data\n"
+		"  rspctl analyze /tmp/now.perf.data top --pid 1234\n",
+		b.data ? b.data : "", "analyze", "FILE COMMAND ...: a command on a perf.data file",
+		"help", "usage of a command", DEFAULT_SOCKET);
 	rsp_buf__exit(&b);
 }
+
+static const char analyze_usage[] =
+	"rspctl analyze — run a command on a perf.data file, without rspd\n"
+	"\n"
+	"usage: rspctl analyze FILE COMMAND [OPTIONS]\n"
+	"\n"
+	"FILE is a dump (rspctl dump, SIGUSR1 to rspd) or a file perf record\n"
+	"wrote. COMMAND is a query command with its options: status, top or\n"
+	"graph. On a dump the answer is the one rspd gave live on the same\n"
+	"window; capture-only facts (rates, rspd's own cost) are left out.\n"
+	"Kernel functions are named with the file's own kernel symbols, user\n"
+	"functions with this machine's files when they are the ones recorded.\n"
+	"No access control: whoever can read FILE sees all of it.\n"
+	"\n"
+	"A perf record file must have been recorded system-wide with the\n"
+	"monotonic clock and the events the command needs, e.g.:\n"
+	"\n"
+	"  perf record -a -k mono -g -o FILE \\\n"
+	"    -e sched:sched_switch -e sched:sched_waking \\\n"
+	"    -e sched:sched_wakeup_new -e sched:sched_process_fork \\\n"
+	"    -e sched:sched_process_exec -e sched:sched_process_exit \\\n"
+	"    -e block:block_rq_insert -e block:block_rq_issue \\\n"
+	"    -e block:block_rq_complete \\\n"
+	"    -e irq:irq_handler_entry -e irq:irq_handler_exit \\\n"
+	"    -e irq:softirq_entry -e irq:softirq_exit \\\n"
+	"    -e timer:hrtimer_expire_entry -e timer:hrtimer_expire_exit \\\n"
+	"    -e cpu-clock -F 99 -- sleep 10\n"
+	"\n"
+	"analyze says which commands are impossible for lack of events, and\n"
+	"what an answer lacks when useful events are missing.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  rspctl analyze /var/lib/rspd/dumps/rsp-web1-20250102T030405.678Z.perf.data \\\n"
+	"    status\n"
+	"  rspctl analyze perf.data status --pid 1234 --json\n"
+	"  rspctl analyze slow.perf.data graph --last 5s\n"
+	"  rspctl analyze slow.perf.data top --pid 1234\n";
 
 static int help(const char *cmd)
 {
@@ -60,6 +106,10 @@ static int help(const char *cmd)
 
 	if (!cmd) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "analyze")) {
+		fputs(analyze_usage, stdout);
 		return 0;
 	}
 	if (!rsp_query__exists(cmd)) {
@@ -239,6 +289,93 @@ static int check_query(int argc, char **argv)
 	return ret;
 }
 
+static void log_stderr(enum rsp_log_level level, const char *msg, void *ctx)
+{
+	if (level <= RSP_LOG_WARN)
+		fprintf(stderr, "rspctl: %s\n", msg);
+}
+
+/* Parse, open, check, load, run: each step's failure is one sentence. */
+static int analyze_file(const char *path, int argc, char **argv, struct rsp_buf *out,
+			struct rsp_buf *err)
+{
+	struct rsp_buf notes = RSP_BUF_INIT;
+	struct rsp_perfdata *pd = NULL;
+	struct rsp_request req;
+	struct rsp_source src;
+	int ret = rsp_query__parse(argc, (const char *const *)argv, &req, err);
+
+	if (ret)
+		return 2;
+	pd = rsp_perfdata__open(path, err);
+	ret = pd ? rsp_query__check_events(&req, rsp_perfdata__schema(pd), &notes, err) : -EINVAL;
+	if (notes.len)
+		fputs(notes.data, stderr);
+	if (!ret)
+		ret = rsp_perfdata__source(pd, &src, err);
+	if (!ret)
+		ret = rsp_query__run(&req, &src, out, err);
+	rsp_request__exit(&req);
+	rsp_perfdata__delete(pd);
+	rsp_buf__exit(&notes);
+	return ret ? 1 : 0;
+}
+
+static int analyze(int argc, char **argv)
+{
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	int ret;
+
+	if (argc < 3) {
+		fprintf(stderr, "rspctl: analyze needs a file and a command, e.g. 'rspctl analyze "
+				"FILE status'; see 'rspctl help analyze'\n");
+		return 2;
+	}
+	rsp_log__set(log_stderr, NULL);
+	ret = analyze_file(argv[1], argc - 2, argv + 2, &out, &err);
+	if (ret)
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "analyze failed");
+	else if (out.len)
+		fwrite(out.data, 1, out.len, stdout);
+	if (ret == 2 && !rsp_query__exists(argv[2])) {
+		fputc('\n', stderr);
+		usage(stderr);
+	}
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	return ret;
+}
+
+/*
+ * rspd writes `dump -o FILE` itself, from its own working directory: make a
+ * relative FILE absolute here. @abs holds the rewritten argument.
+ */
+static int absolute_output(int argc, char **argv, char *abs, size_t n)
+{
+	char cwd[PATH_MAX];
+
+	if (strcmp(argv[0], "dump"))
+		return 0;
+	for (int i = 1; i < argc; i++) {
+		const char *prefix = "", *file = NULL;
+		int idx = i;
+
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+			file = argv[idx = ++i];
+		else if (!strncmp(argv[i], "--output=", 9))
+			file = argv[i] + 9, prefix = "--output=";
+		if (!file || !file[0] || file[0] == '/')
+			continue;
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    (size_t)snprintf(abs, n, "%s%s/%s", prefix, cwd, file) >= n) {
+			fprintf(stderr, "rspctl: cannot make %s an absolute path\n", file);
+			return -1;
+		}
+		argv[idx] = abs;
+	}
+	return 0;
+}
+
 /* Global options come before the command; returns the command's index. */
 static int parse_global(struct env *env, int argc, char **argv)
 {
@@ -274,6 +411,7 @@ static int parse_global(struct env *env, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct env env = {.socket = DEFAULT_SOCKET};
+	static char abs[PATH_MAX];
 	int cmd = parse_global(&env, argc, argv);
 
 	if (cmd >= argc) {
@@ -282,7 +420,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[cmd], "help"))
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
+	if (!strcmp(argv[cmd], "analyze"))
+		return analyze(argc - cmd, argv + cmd);
 	if (check_query(argc - cmd, argv + cmd))
+		return 2;
+	if (absolute_output(argc - cmd, argv + cmd, abs, sizeof(abs)))
 		return 2;
 	return ask(&env, argc - cmd, argv + cmd);
 }

@@ -24,6 +24,7 @@ struct perf_mmap;
 struct perf_cpu_map;
 struct perf_thread_map;
 struct tep_handle;
+struct rsp_sbq;
 
 enum rsp_stack_policy {
 	RSP_STACKS_NONE,    /* no callchain on switches */
@@ -49,6 +50,7 @@ struct rsp_capture_opts {
 	bool callchain_kernel;
 	bool callchain_user;
 	bool sample_stacks;        /* callchains on cpu-clock samples */
+	bool waker_stacks;         /* callchains on sched_waking (all, sleeps policies) */
 	unsigned sample_freq;      /* Hz */
 	unsigned ring_pages;       /* data pages per CPU ring, power of two */
 	unsigned wakeup_percent;   /* wake the drain when a ring is this full */
@@ -191,6 +193,8 @@ struct rsp_drain {
 	 * there.
 	 */
 	_Atomic uint64_t drained_to;
+	/* Where the non-sample records also go (the process model), or NULL. */
+	struct rsp_sbq *sbq;
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);

@@ -241,6 +241,20 @@ static void show_dwarf_stack(const struct rspd_config *c, char *buf, size_t n)
 	show_size(c->capture.dwarf_stack, buf, n);
 }
 
+static int set_dump_dir(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	/* Room for "/rsp-HOST-TIME.perf.data" and the temp file's name. */
+	if (v[0] != '/' || strlen(v) >= sizeof(c->dump.dir) - 320)
+		return -1;
+	snprintf(c->dump.dir, sizeof(c->dump.dir), "%s", v);
+	return 0;
+}
+
+static void show_dump_dir(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", c->dump.dir);
+}
+
 /* --- the table ------------------------------------------------------------ */
 
 #define F(field)                                                                                   \
@@ -304,6 +318,9 @@ static const struct rspd_opt opts[] = {
 	 CUSTOM(callchain), .help = "frames in callchains", .allowed = "kernel+user, kernel or user"},
 	{.section = "capture", .name = "sample-stacks", .def = "yes", .type = T_BOOL,
 	 F(capture.sample_stacks), .help = "callchains on cpu-clock samples"},
+	{.section = "capture", .name = "waker-stacks", .def = "yes", .type = T_BOOL,
+	 F(capture.waker_stacks),
+	 .help = "callchains on every waking too (stacks all and sleeps): the graph's waker stacks"},
 	{.section = "capture", .name = "max-stack", .arg = "N", .def = "64", .type = T_UINT,
 	 F(capture.max_stack), .min = 1, .max = 1024, .help = "frames per callchain"},
 	{.section = "capture", .name = "freq", .arg = "HZ", .def = "99", .type = T_UINT,
@@ -332,12 +349,26 @@ static const struct rspd_opt opts[] = {
 	{.section = "analysis", .name = "symbol-cache", .arg = "N", .def = "256", .type = T_UINT,
 	 F(symbol_cache), .min = 1, .max = 1000000,
 	 .help = "symbol tables (ELF files, JIT maps) kept in memory"},
+
+	/* Flight-recorder dumps (dump.c): rspctl dump, SIGUSR1. */
+	{.section = "dump", .name = "dump-dir", .arg = "DIR", .def = RSPD_DEFAULT_DUMP_DIR,
+	 CUSTOM(dump_dir), RELOAD, .help = "where dumps go (created 0700)",
+	 .allowed = "an absolute directory path of at most 3775 bytes"},
+	{.section = "dump", .name = "dump-keep", .arg = "N", .def = "10", .type = T_UINT,
+	 F(dump.keep), .min = 1, .max = 100000, RELOAD,
+	 .help = "dumps kept in the directory; the oldest are removed"},
+	{.section = "dump", .name = "dump-max-bytes", .arg = "SIZE", .def = "1G", .type = T_SIZE,
+	 F(dump.max_bytes), .min = 1u << 20, .max = 1ull << 50, RELOAD,
+	 .help = "total size of the dumps kept in the directory"},
+	{.section = "dump", .name = "dump-on-exit", .def = "no", .type = T_BOOL, F(dump.on_exit),
+	 RELOAD, .help = "dump the window when stopped (SIGTERM, SIGINT)"},
 };
 // clang-format on
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-static const char *const sections[] = {"daemon", "control", "window", "capture", "analysis"};
+static const char *const sections[] = {"daemon",  "control",  "window",
+				       "capture", "analysis", "dump"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */
@@ -753,6 +784,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\nThe command line overrides the file (default %s); SIGHUP\n"
 		"reloads the file. 'rspd --default-config' prints every key with its default.\n"
+		"SIGUSR1 writes the window as a perf.data file into dump-dir (like\n"
+		"'rspctl dump'); the file name or the error goes to the log.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  rspd --foreground\n"

@@ -12,6 +12,7 @@
 #include <perf/mmap.h>
 #include <rsp/record.h>
 #include "capture.h"
+#include "sbq.h"
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)
 {
@@ -71,6 +72,9 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 		add(&k->lost, l->lost);
 		add(&k->lost_events, 1);
 	}
+	/* Side-band records (and gaps) for the process model: a few per second. */
+	if (h->type != PERF_RECORD_SAMPLE && d->sbq)
+		rsp_sbq__push(d->sbq, time, h);
 	if (d->window && rsp_window__append(d->window, cpu, time, h)) {
 		/* Kept as a gap where it happened, like the kernel's own losses. */
 		add(&k->dropped, 1);

@@ -39,6 +39,7 @@ void rsp_capture_opts__init(struct rsp_capture_opts *o)
 	o->callchain_kernel = true;
 	o->callchain_user = true;
 	o->sample_stacks = true;
+	o->waker_stacks = true;
 	o->sample_freq = 99;
 	o->ring_pages = 256;
 	o->wakeup_percent = 25;
@@ -306,7 +307,7 @@ static int add_tracepoint(struct rsp_evset *es, struct tep_handle *tep, int ev)
 	if (ev == RSP_EV_sched_switch)
 		return add_switch(es, &a);
 	/* The waker's stack at the waking: the wait-for graph's waker stacks. */
-	if (ev == RSP_EV_sched_waking &&
+	if (ev == RSP_EV_sched_waking && es->opts.waker_stacks &&
 	    (es->opts.stacks == RSP_STACKS_ALL || es->opts.stacks == RSP_STACKS_SLEEPS))
 		attr_callchain(&a, &es->opts);
 	if (ev == RSP_EV_sock_send_length || ev == RSP_EV_sock_recv_length ||

@@ -5,7 +5,8 @@
  * Threads: the main thread is the capture loop (epoll over the ring fds, a
  * signalfd and two timerfds); the control socket has its own threads
  * (server.c). Signal handling is a signalfd read by the capture loop: no
- * code runs in signal context. Options: config.c; systemd: notify.c.
+ * code runs in signal context. Options: config.c; systemd: notify.c;
+ * dumps (SIGUSR1, rspctl dump, --dump-on-exit): dump.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -109,7 +110,7 @@ static void load_sockets(struct rspd *d)
 	rsp_buf__exit(&err);
 }
 
-static int setup(struct rspd *d, char *err, size_t errlen)
+static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
 	struct tep_handle *tep = rsp_tracefs__load(err, errlen);
@@ -141,12 +142,18 @@ static int setup(struct rspd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return rspd_model__init(d, err, errlen);
+	ret = rspd_model__init(d, err, errlen);
+	if (!ret)
+		ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
+	return ret ? ret : rspd_dumper__start(d, err, errlen);
 }
 
 static void teardown(struct rspd *d)
 {
+	/* The server first: its query threads may still hand dumps over. */
 	rspd_server__stop(d);
+	rspd_dumper__stop(d);
+	rspd_dumpmeta__exit(&d->meta);
 	rspd_model__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
@@ -236,9 +243,23 @@ static void reload(struct rspd *d, struct loop_fds *f)
 	if (set_interval(f->tfd, d->cfg.flush_interval_ns))
 		rspd_log_errno(RSP_LOG_WARN, "reload: cannot change the flush interval");
 	rspd_server__configure(d);
+	rspd_dumper__configure(d);
 	rspd_log(RSP_LOG_INFO, "reloaded %s", d->cfg.config_path);
 	rspd_notify("READY=1");
 	rspd_notify__status(d);
+}
+
+/* SIGUSR1: a dump into the dump directory, written by the dump thread. */
+static void on_usr1(struct rspd *d)
+{
+	struct rsp_dump_spec spec = {0};
+	int err = rspd_dumper__submit(d, &spec, NULL, -1, 0);
+
+	if (err)
+		rspd_log(RSP_LOG_ERR, "SIGUSR1: no dump: %s",
+			 err == -EBUSY ? "too many dumps are already queued" : strerror(-err));
+	else
+		rspd_log(RSP_LOG_INFO, "SIGUSR1: dumping the window into %s", d->cfg.dump.dir);
 }
 
 static void on_signal(struct rspd *d, struct loop_fds *f)
@@ -256,8 +277,7 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
 			reload(d, f);
 			break;
 		case SIGUSR1:
-			rspd_log(RSP_LOG_WARN, "SIGUSR1: flight-recorder dumps are not "
-					       "available in this version of rspd");
+			on_usr1(d);
 			break;
 		default:
 			break;
@@ -368,6 +388,24 @@ static void log_started(struct rspd *d)
 		 (unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
 }
 
+/*
+ * dump-on-exit: the last window, once nothing else writes to it: after
+ * capture stopped and the rings were drained, with the control socket
+ * closed, on this thread (the dump thread has finished its queue).
+ */
+static void dump_on_exit(struct rspd *d)
+{
+	struct rsp_dump_spec spec = {0};
+	struct rsp_buf out = RSP_BUF_INIT;
+
+	if (!d->cfg.dump.on_exit)
+		return;
+	rspd_server__stop(d);
+	rspd_dumper__stop(d);
+	rspd_dump__write(d, &d->cfg.dump, &spec, NULL, &out); /* logs its outcome */
+	rsp_buf__exit(&out);
+}
+
 int main(int argc, char **argv)
 {
 	static struct rspd d;
@@ -397,7 +435,7 @@ int main(int argc, char **argv)
 		close_fds(&f);
 		return 1;
 	}
-	if (setup(&d, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
+	if (setup(&d, argc, argv, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
 		rspd_log(RSP_LOG_ERR, "%s", err);
 		teardown(&d);
 		close_fds(&f);
@@ -418,6 +456,7 @@ int main(int argc, char **argv)
 	rspd_notify("STOPPING=1");
 	rsp_evset__disable(&d.es);
 	rsp_drain__all(&d.drain);
+	dump_on_exit(&d);
 	teardown(&d);
 	close_fds(&f);
 	rspd_log(RSP_LOG_INFO, "stopped");

@@ -3,19 +3,22 @@
  * The process model and symbols of the live system (librsp's symbolizer),
  * kept current by a small thread of its own.
  *
- * Threads and the lock. The capture thread never touches the model: it
- * only publishes, after each timed drain, the time up to which every ring
- * has been copied into the window (drain.drained_to). The model thread
- * reads /proc once at start (after the events are enabled, so nothing falls
- * between the snapshot and the records), preloads the kernel's symbols,
- * then every MODEL_PERIOD applies the window's new side-band records up to
- * that watermark and prunes what the window no longer holds. The control
+ * Threads and the lock. The capture thread never touches the model: as it
+ * drains it copies the non-sample records (COMM, MMAP2, FORK, EXIT, LOST)
+ * into a lock-free queue (sbq.h), and it publishes, after each timed drain,
+ * the time up to which every ring has been drained (drain.drained_to). The
+ * model thread reads /proc once at start (after the events are enabled, so
+ * nothing falls between the snapshot and the records), then every
+ * MODEL_PERIOD takes the queued records, sorts them by time, applies those
+ * up to that watermark (the rest wait for the next round) and prunes what
+ * the window no longer holds. It never walks the window itself: side-band
+ * records are a few per second among tens of thousands of samples. The control
  * thread takes the same lock around each query, after applying the records
  * that arrived since. One mutex, held by the model thread for a few
  * milliseconds at a time and by the control thread for one query.
  *
- * Gaps. If records were evicted before the model read them, or the kernel
- * lost records, the model may have missed an mmap or an exec: it reads
+ * Gaps. If the queue was full, or the kernel lost records, the model may
+ * have missed an mmap or an exec: it reads
  * /proc again (at most every RESCAN_MIN), which repairs every process still
  * alive. Without the side-band events (--families without sideband), /proc
  * is read every RESCAN_MIN instead.
@@ -29,9 +32,11 @@
 #include <rsp/symbols.h>
 #include "log.h"
 #include "rspd.h"
+#include "sbq.h"
 
 #define MODEL_PERIOD_NS (250ull * 1000000)
 #define RESCAN_MIN_NS	(10ull * 1000000000)
+#define SBQ_BYTES	(1u << 20)
 
 struct rspd_model {
 	struct rspd *d;
@@ -43,6 +48,10 @@ struct rspd_model {
 	uint64_t cursor;      /* side-band records applied up to this time */
 	uint64_t last_rescan; /* CLOCK_MONOTONIC of the last /proc pass */
 	uint64_t rescans, gaps;
+	struct rsp_sbq sbq;	/* from the drain */
+	struct rsp_buf pending; /* taken from sbq, not yet applied: u64 time + record */
+	bool pending_oom;
+	uint64_t seen_dropped; /* sbq drops already accounted as a gap */
 };
 
 static void rescan(struct rspd_model *m, const char *why)
@@ -62,25 +71,93 @@ static void rescan(struct rspd_model *m, const char *why)
 	rsp_buf__exit(&err);
 }
 
-/* Apply what the window gained since the last call; under the lock. */
+static void take(void *ctx, uint64_t time, const struct perf_event_header *rec)
+{
+	struct rspd_model *m = ctx;
+
+	if (rsp_buf__add(&m->pending, &time, 8) || rsp_buf__add(&m->pending, rec, rec->size))
+		m->pending_oom = true;
+}
+
+struct pend {
+	uint64_t time;
+	size_t off;
+};
+
+static int cmp_pend(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off; /* drain order on ties */
+}
+
+/*
+ * Apply the queued records up to @to in time order; keep the later ones.
+ * Return: whether a gap (lost records, a full queue) was seen.
+ */
+static bool apply_pending(struct rspd_model *m, uint64_t to)
+{
+	struct rsp_maps *maps = rsp_symbolizer__maps(m->sym);
+	struct rsp_buf keep = RSP_BUF_INIT;
+	struct pend *v;
+	size_t n = 0, cap = m->pending.len / 40 + 1;
+	bool gap = false;
+
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return true;
+	for (size_t off = 0; off + 8 + sizeof(struct perf_event_header) <= m->pending.len;) {
+		const struct perf_event_header *h = (const void *)(m->pending.data + off + 8);
+
+		if (n == cap) /* records are at least 40 bytes: cannot happen */
+			break;
+		memcpy(&v[n].time, m->pending.data + off, 8);
+		v[n++].off = off;
+		off += 8 + h->size;
+	}
+	qsort(v, n, sizeof(*v), cmp_pend);
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_event_header *h = (const void *)(m->pending.data + v[i].off + 8);
+
+		if (v[i].time > to) {
+			if (rsp_buf__add(&keep, m->pending.data + v[i].off, 8 + h->size))
+				gap = true;
+		} else if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES) {
+			gap = true;
+		} else if (rsp_maps__feed(maps, m->d->es.schema, h) == -ENOMEM) {
+			gap = true;
+		}
+	}
+	free(v);
+	rsp_buf__exit(&m->pending);
+	m->pending = keep;
+	return gap;
+}
+
+/* Apply what the drain queued since the last call; under the lock. */
 static void sync_model(struct rspd_model *m)
 {
 	struct rspd *d = m->d;
+	/* Load the watermark first: every record older than it is queued by now. */
 	uint64_t to = atomic_load_explicit(&d->drain.drained_to, memory_order_acquire);
 	struct rsp_maps *maps = rsp_symbolizer__maps(m->sym);
-	struct rsp_maps_ingest res;
 	struct rsp_window_stats ws;
-	uint64_t now = rspd_now_ns();
-	bool sideband = d->es.status[RSP_EV_sideband].open;
+	uint64_t now = rspd_now_ns(), dropped;
+	bool sideband = d->es.status[RSP_EV_sideband].open, gap;
 
-	if (rsp_maps__ingest(maps, d->es.schema, d->window, m->cursor, to, &res))
-		rspd_log(RSP_LOG_WARN, "process model: out of memory applying side-band records");
-	m->cursor = res.until;
-	if (res.evicted_gap || res.lost) {
+	rsp_sbq__pop(&m->sbq, take, m);
+	dropped = atomic_load_explicit(&m->sbq.dropped, memory_order_relaxed);
+	gap = apply_pending(m, to) || m->pending_oom || dropped != m->seen_dropped;
+	m->seen_dropped = dropped;
+	m->pending_oom = false;
+	if (to > m->cursor)
+		m->cursor = to;
+	if (gap) {
 		m->gaps++;
 		if (now - m->last_rescan >= RESCAN_MIN_NS)
-			rescan(m, res.evicted_gap ? "records evicted before the model read them"
-						  : "records lost by the kernel");
+			rescan(m, "side-band records lost by the kernel or the queue");
 	} else if (!sideband && now - m->last_rescan >= RESCAN_MIN_NS) {
 		rescan(m, "no side-band events");
 	}
@@ -130,12 +207,16 @@ int rspd_model__init(struct rspd *d, char *err, size_t errlen)
 	struct rspd_model *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
 
-	if (!m || !(m->sym = rsp_symbolizer__new(&cfg))) {
+	if (!m || !(m->sym = rsp_symbolizer__new(&cfg)) || rsp_sbq__init(&m->sbq, SBQ_BYTES)) {
+		if (m)
+			rsp_symbolizer__delete(m->sym);
 		free(m);
 		snprintf(err, errlen, "out of memory creating the process model");
 		return -ENOMEM;
 	}
 	m->d = d;
+	/* Set before the events are enabled: the drain feeds the queue from then. */
+	d->drain.sbq = &m->sbq;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -178,6 +259,9 @@ void rspd_model__stop(struct rspd *d)
 		pthread_join(m->thread, NULL);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);
+	d->drain.sbq = NULL;
+	rsp_sbq__exit(&m->sbq);
+	rsp_buf__exit(&m->pending);
 	rsp_symbolizer__delete(m->sym);
 	free(m);
 	d->model = NULL;

@@ -13,6 +13,7 @@
 #include <rsp/status.h>
 #include <rsp/window.h>
 #include "capture.h"
+#include "dump.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
 #ifndef RSPD_DEFAULT_CONFIG
@@ -46,6 +47,8 @@ struct rspd_config {
 	uint64_t flush_interval_ns; /* drain every ring at least this often */
 	unsigned symbol_cache;         /* symbol tables cached (objects) */
 	struct rsp_capture_opts capture;
+	/* [dump] */
+	struct rspd_dump_config dump;
 };
 
 struct rspd_server;
@@ -61,6 +64,8 @@ struct rspd {
 	struct rspd_model *model;
 	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
 	struct rsp_socktab *socks;     /* /proc/net at start: sockets older than rspd */
+	struct rspd_dumpmeta meta;     /* what dumps need of the live system */
+	struct rspd_dumper *dumper;    /* the dump thread */
 	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

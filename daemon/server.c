@@ -23,6 +23,21 @@
  * accept; root and members of the admin group are unrestricted, anyone
  * else is restricted to their own processes (the rule is in
  * lib/include/rsp/query.h). One request per connection.
+ *
+ * Dumps (`rspctl dump`). A dump writes the whole window to disk: seconds
+ * for a large window, bound by the disk, not the CPU. It runs on the dump
+ * thread (dump.c), never on a query thread: a query thread that parses a
+ * dump request checks who asks, hands the request to the dump thread and
+ * is free again at once, without posting an answer; the client stays
+ * C_QUEUED (no deadline, like any queued query). The dump thread reports
+ * through its own pipe, which this I/O thread polls next to its own: it
+ * reaps the finished dump and answers the client if the slot still holds
+ * the same connection (slot and generation match). So a dump holds neither
+ * a query thread nor the I/O thread, other clients are served meanwhile,
+ * and the capture thread never waits (the dump reads pinned chunks).
+ * Lifetimes: the server stops (its threads joined) before the dump thread
+ * does, so nobody submits to a stopped dumper, and answers nobody reaped
+ * are freed by rspd_dumper__stop().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +58,7 @@
 
 #define QUERY_NICE	10
 #define MAX_PEER_GROUPS 1024
+#define NR_FIXED_FDS	3 /* wake, listen, dumps done: before the clients' */
 
 enum client_state {
 	C_FREE,
@@ -68,6 +84,7 @@ struct client {
 
 /* A request on its way to a query thread and back. */
 struct job {
+	bool handed_off; /* a dump: the dump thread answers, not this job */
 	struct job *next;
 	int slot;
 	uint32_t gen;
@@ -232,18 +249,59 @@ static void describe(const struct rsp_proto_args *args, char *buf, size_t n)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", args->argv[i]);
 }
 
+/*
+ * A dump holds every process's records and writes a file as root: only
+ * unrestricted requesters may ask for one (THE RULE in rsp/query.h lets a
+ * restricted user see only their own processes). -o FILE is written with
+ * the requester's own file permissions (dump.c), so the admin group does
+ * not get root's.
+ */
+static int queue_dump(struct rspd *d, struct job *j, const struct rsp_dump_spec *spec,
+		      struct rsp_buf *err)
+{
+	struct rspd_dump_owner owner = {.uid = j->cred.uid, .gid = j->cred.gid};
+	int ret;
+
+	if (!j->admin) {
+		rsp_buf__printf(err,
+				"dump: only root and members of rspd's admin group (%s) may "
+				"write dumps: a dump holds every process's records",
+				d->cfg.admin_group[0] ? d->cfg.admin_group : "none configured");
+		return -EACCES;
+	}
+	if (spec->output && spec->output[0] != '/') {
+		rsp_buf__printf(err, "dump: -o wants an absolute path, not '%s'", spec->output);
+		return -EINVAL;
+	}
+	ret = rspd_dumper__submit(d, spec, &owner, j->slot, j->gen);
+	if (ret == -EBUSY)
+		rsp_buf__puts(err, "dump: too many dumps are already being written; try again "
+				   "when they are done");
+	else if (ret)
+		rsp_buf__printf(err, "dump: cannot queue the dump: %s", strerror(-ret));
+	else
+		j->handed_off = true;
+	return ret;
+}
+
 static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
 		     struct rsp_buf *err)
 {
 	struct rsp_request req;
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
+	struct rsp_dump_spec spec;
 	struct uid_cache uc = {0};
 	int ret;
 
 	ret = rsp_query__parse(args->argc, args->argv, &req, err);
 	if (ret)
 		return ret;
+	if (!rsp_query__dump_spec(&req, &spec)) {
+		ret = queue_dump(d, j, &spec, err);
+		rsp_request__exit(&req);
+		return ret;
+	}
 	if (rspd_status__fill(d, &ci)) {
 		rsp_request__exit(&req);
 		rsp_buf__puts(err, "rspd is out of memory");
@@ -318,6 +376,11 @@ static void *worker_main(void *arg)
 			s->queue_tail = NULL;
 		pthread_mutex_unlock(&s->lock);
 		run_job(s->d, j);
+		if (j->handed_off) {
+			job_free(j); /* the dump thread answers (dumps_done()) */
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
 		pthread_mutex_lock(&s->lock);
 		j->next = s->done;
 		s->done = j;
@@ -381,6 +444,25 @@ static bool take_done(struct rspd_server *s)
 		job_free(j);
 	}
 	return stop;
+}
+
+/* Dumps the dump thread finished: answer their clients if still there. */
+static void dumps_done(struct rspd_server *s)
+{
+	struct rspd_dump_job *j;
+
+	while ((j = rspd_dumper__reap(s->d))) {
+		const struct rsp_buf *ans;
+		unsigned slot;
+		uint32_t gen;
+		int status;
+
+		if (rspd_dump_job__result(j, &slot, &gen, &status, &ans) &&
+		    slot < s->max_clients && s->c[slot].state == C_QUEUED &&
+		    s->c[slot].gen == gen)
+			client_answer(s, &s->c[slot], status, ans);
+		rspd_dump_job__free(j);
+	}
 }
 
 /* Read what is there; queue the request once complete. */
@@ -520,10 +602,11 @@ static void drop_late(struct client *c)
 static int build_pollfds(struct rspd_server *s, int *timeout)
 {
 	uint64_t now = rspd_now_ns(), next = UINT64_MAX;
-	int n = 2;
+	int n = NR_FIXED_FDS;
 
 	s->p[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
 	s->p[1] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+	s->p[2] = (struct pollfd){.fd = rspd_dumper__fd(s->d), .events = POLLIN};
 	for (unsigned i = 0; i < s->max_clients; i++) {
 		struct client *c = &s->c[i];
 
@@ -556,7 +639,9 @@ static void *io_main(void *arg)
 			break;
 		if (s->p[1].revents & POLLIN)
 			accept_clients(s);
-		for (int i = 2; i < n; i++) {
+		if (s->p[2].revents & POLLIN)
+			dumps_done(s);
+		for (int i = NR_FIXED_FDS; i < n; i++) {
 			struct client *c = &s->c[s->map[i]];
 
 			if (!s->p[i].revents || c->state == C_FREE)
@@ -745,8 +830,8 @@ static struct rspd_server *server_new(struct rspd *d)
 	pthread_cond_init(&s->cond, NULL);
 	s->max_clients = d->cfg.max_clients;
 	s->c = calloc(s->max_clients, sizeof(*s->c));
-	s->p = calloc(s->max_clients + 2, sizeof(*s->p));
-	s->map = calloc(s->max_clients + 2, sizeof(*s->map));
+	s->p = calloc(s->max_clients + NR_FIXED_FDS, sizeof(*s->p));
+	s->map = calloc(s->max_clients + NR_FIXED_FDS, sizeof(*s->map));
 	s->workers = calloc(d->cfg.query_threads, sizeof(*s->workers));
 	if (!s->c || !s->p || !s->map || !s->workers) {
 		server_free(s);

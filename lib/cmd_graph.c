@@ -556,7 +556,7 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "vertices", vertices);
 	json_object_set_new(o, "threads", json_threads(c));
 	json_object_set_new(o, "window", json_window(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
@@ -655,8 +655,12 @@ static void window_range(const struct rsp_request *req, const struct rsp_source 
 	rsp_window__stats(src->window, &ws);
 	*to = src->now ? src->now : ws.newest;
 	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
+	if (req->to_ns && req->to_ns < *to)
+		*to = req->to_ns;
 	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
 		*from = *to - req->last_ns;
+	if (req->from_ns > *from)
+		*from = req->from_ns;
 	if (*from > *to)
 		*from = *to;
 }
@@ -734,13 +738,16 @@ out:
 const struct rsp_command rsp_cmd_graph = {
 	.name = "graph",
 	.summary = "who waits for whom: the wait-for graph, its knots and sinks",
-	.usage = "usage: rspctl graph [--pid PID | --all] [--last DURATION]\n"
+	.usage = "usage: rspctl graph [--pid PID | --all] [--last DURATION | --from T --to T]\n"
 		 "                    [--threshold PCT] [--noise PCT] [--no-merge]\n"
 		 "                    [--format text|json|dot]\n"
 		 "\n"
 		 "  --pid PID        only what PID's threads wait for, directly or not\n"
 		 "  --all            the whole system (the default)\n"
 		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
+		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
+		 "                   status' shows it; the same range gives the same graph\n"
+		 "                   live and on a dump (rspctl analyze)\n"
 		 "  --threshold PCT  stop trimming a knot when its lightest edge weighs more\n"
 		 "                   than PCT% of the window (20)\n"
 		 "  --noise PCT      edges under PCT% of the window do not hold knots\n"
@@ -757,7 +764,7 @@ const struct rsp_command rsp_cmd_graph = {
 		 "  rspctl graph --last 10s\n"
 		 "  rspctl graph --pid 1234 --json\n"
 		 "  rspctl graph --format dot | dot -Tsvg > graph.svg\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_DOT | RSP_COPT_PID | RSP_COPT_LAST,
+	.common = RSP_COPT_FORMAT | RSP_COPT_DOT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = graph_opts,
 	.opts_size = sizeof(struct graph_opts),
 	.init = graph_init,

@@ -375,8 +375,12 @@ static void window_range(const struct rsp_request *req, const struct rsp_source 
 	rsp_window__stats(src->window, &ws);
 	*to = src->now ? src->now : ws.newest;
 	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
+	if (req->to_ns && req->to_ns < *to)
+		*to = req->to_ns;
 	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
 		*from = *to - req->last_ns;
+	if (req->from_ns > *from)
+		*from = req->from_ns;
 	if (*from > *to)
 		*from = *to;
 }
@@ -448,7 +452,8 @@ out:
 const struct rsp_command rsp_cmd_net = {
 	.name = "net",
 	.summary = "network operations per socket: addresses, latency, who answered",
-	.usage = "usage: rspctl net [--pid PID] [--last DURATION] [--limit N] [--json]\n"
+	.usage = "usage: rspctl net [--pid PID] [--last DURATION | --from T --to T]\n"
+		 "                  [--limit N] [--json]\n"
 		 "\n"
 		 "A network operation runs from a socket's last send to the last arrival\n"
 		 "of its answer (TCP and UDP). Per socket: its addresses when rsp knows\n"
@@ -457,13 +462,15 @@ const struct rsp_command rsp_cmd_net = {
 		 "\n"
 		 "  --pid PID        only the sockets PID's threads sent on\n"
 		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
+		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
+		 "                   status' shows it\n"
 		 "  --limit N        sockets to show, the slowest first (20; 0: all)\n"
 		 "  --json           JSON output (same as --format json)\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl net --last 10s\n"
 		 "  rspctl net --pid 1234 --json\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = net_opts,
 	.opts_size = sizeof(struct net_opts),
 	.init = net_init,

@@ -5,9 +5,12 @@
  * holds of that process's threads (a quick "is my process being seen?").
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
+#include <rsp/perfdata.h>
 #include <rsp/record.h>
 #include <rsp/tp.h>
 #include "internal/fmt.h"
@@ -206,6 +209,7 @@ struct thread_count {
 	uint32_t tid, pid;
 	char comm[16];
 	uint64_t switches_out, switches_in, wakeups, samples;
+	uint64_t run_ns;
 };
 
 /* Who woke the process's threads: per waker process. */
@@ -228,6 +232,13 @@ struct thread_counts {
 	size_t npairs, pcap;
 	struct waker *wakers;
 	size_t nwakers;
+	/*
+	 * Run time: a thread that switches out on a CPU ran there since the
+	 * previous switch on that CPU (as perf sched timehist counts it). 0:
+	 * not known (no switch seen yet, or a gap in the records since).
+	 */
+	uint64_t *cpu_last;
+	unsigned nr_cpus;
 };
 
 static struct thread_count *tc_get(struct thread_counts *tc, uint32_t tid)
@@ -287,6 +298,20 @@ static void set_comm(struct thread_count *t, struct rsp_str s)
 	t->comm[n] = '\0';
 }
 
+/* What the CPU ran since its previous switch goes to the thread leaving it. */
+static void account_run(struct thread_counts *tc, struct thread_count *prev,
+			const struct rsp_sample *smp)
+{
+	uint64_t *last;
+
+	if (smp->cpu >= tc->nr_cpus)
+		return;
+	last = &tc->cpu_last[smp->cpu];
+	if (*last && smp->time >= *last)
+		prev->run_ns += smp->time - *last;
+	*last = smp->time;
+}
+
 static int count_switch(struct thread_counts *tc, const struct rsp_schema *s,
 			const struct rsp_sample *smp)
 {
@@ -298,6 +323,7 @@ static int count_switch(struct thread_counts *tc, const struct rsp_schema *s,
 	t = tc_get(tc, (uint32_t)sw.prev_pid);
 	if (!t)
 		return -ENOMEM;
+	account_run(tc, t, smp);
 	t->switches_out++;
 	set_comm(t, sw.prev_comm);
 	if ((uint32_t)sw.prev_pid == smp->tid)
@@ -311,12 +337,15 @@ static int count_switch(struct thread_counts *tc, const struct rsp_schema *s,
 }
 
 static int count_record(struct thread_counts *tc, const struct rsp_schema *s,
-			const struct perf_event_header *h)
+			const struct rsp_wentry *e)
 {
+	const struct perf_event_header *h = e->rec;
 	struct rsp_sample smp;
 	struct rsp_tp_sched_waking wk;
 	struct thread_count *t;
 
+	if (h->type == PERF_RECORD_LOST && e->cpu < tc->nr_cpus)
+		tc->cpu_last[e->cpu] = 0; /* who ran across the gap is unknown */
 	if (h->type != PERF_RECORD_SAMPLE || rsp_record__parse_sample(s, h, &smp))
 		return 0;
 	switch (smp.event) {
@@ -412,12 +441,15 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 	size_t keep = 0;
 	int err = 0;
 
-	if (!it) {
+	tc->nr_cpus = rsp_window__nr_cpus(src->window);
+	tc->cpu_last = calloc(tc->nr_cpus, sizeof(*tc->cpu_last));
+	if (!it || !tc->cpu_last) {
+		rsp_witer__delete(it);
 		rsp_wsnap__unpin(snap);
 		return -ENOMEM;
 	}
 	while (!err && rsp_witer__next(it, &e))
-		err = count_record(tc, src->schema, e.rec);
+		err = count_record(tc, src->schema, &e);
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
 	if (!err)
@@ -556,6 +588,7 @@ static json_t *json_threads(const struct rsp_source *src, const struct thread_co
 		json_object_set_new(o, "switches_in", json_integer((json_int_t)t->switches_in));
 		json_object_set_new(o, "wakeups", json_integer((json_int_t)t->wakeups));
 		json_object_set_new(o, "samples", json_integer((json_int_t)t->samples));
+		json_object_set_new(o, "run_time_s", json_real(secs(t->run_ns)));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -573,6 +606,51 @@ static json_t *json_wakers(const struct rsp_source *src, const struct thread_cou
 		json_array_append_new(arr, o);
 	}
 	return arr;
+}
+
+/* UTC time of a clock value, from the file's wall-clock reference pair. */
+static void wall_time(const struct rsp_dump_info *di, uint64_t t, char *buf, size_t n)
+{
+	/* Unsigned: wraps instead of overflowing on a hostile file's values. */
+	uint64_t wall = di->wall_clock_ns + (t - di->clockid_time_ns);
+	time_t sec = (time_t)(wall / 1000000000);
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (di->clock_data && wall <= (uint64_t)INT64_MAX && gmtime_r(&sec, &tm))
+		strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *json_event_list(const struct rsp_dump_info *di, bool present)
+{
+	json_t *arr = json_array();
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		if (di->event_present[ev] == present)
+			json_array_append_new(arr, json_string(rsp_catalogue__event(ev)->name));
+	return arr;
+}
+
+static json_t *json_dump(const struct rsp_dump_info *di)
+{
+	char from[32], to[32];
+	json_t *o;
+
+	wall_time(di, di->first_time, from, sizeof(from));
+	wall_time(di, di->last_time, to, sizeof(to));
+	o = json_pack("{s:s, s:I, s:b, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I}",
+		      "path", di->path, "file_bytes", (json_int_t)di->file_size, "written_by_rsp",
+		      di->written_by_rsp, "version", di->version, "hostname", di->hostname,
+		      "os_release", di->os_release, "arch", di->arch, "cpu_desc", di->cpu_desc,
+		      "cmdline", di->cmdline, "nr_cpus_online", (int)di->nr_cpus_online,
+		      "nr_cpus_avail", (int)di->nr_cpus_avail, "records", (json_int_t)di->records,
+		      "process_records", (json_int_t)di->process_records, "perf_records",
+		      (json_int_t)di->perf_records);
+	json_object_set_new(o, "first_utc", from[0] ? json_string(from) : json_null());
+	json_object_set_new(o, "last_utc", to[0] ? json_string(to) : json_null());
+	json_object_set_new(o, "events_present", json_event_list(di, true));
+	json_object_set_new(o, "events_missing", json_event_list(di, false));
+	return o;
 }
 
 static json_t *json_capture(const struct rsp_capture_info *ci)
@@ -603,6 +681,8 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	int err;
 
 	json_object_set_new(o, "offline", json_boolean(src->offline));
+	if (src->dump)
+		json_object_set_new(o, "dump", json_dump(src->dump));
 	json_object_set_new(o, "window", json_window(ws));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
@@ -611,7 +691,7 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	}
 	if (ec)
 		json_object_set_new(o, "events", json_events(ec));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
@@ -758,15 +838,16 @@ static void text_threads(const struct rsp_source *src, const struct thread_count
 			tc->n == 1 ? "" : "s");
 	if (!tc->n)
 		return;
-	rsp_buf__puts(out, "     tid comm             switch-out switch-in   wakeups   samples\n");
+	rsp_buf__puts(out,
+		      "     tid comm          switch-out switch-in  wakeups  samples    run s\n");
 	for (size_t i = 0; i < tc->n; i++) {
 		const struct thread_count *t = &tc->v[i];
 
-		rsp_buf__printf(out, "%8u %-16s %10llu %9llu %9llu %9llu\n", t->tid,
+		rsp_buf__printf(out, "%8u %-16.16s %7llu %9llu %8llu %8llu %8.3f\n", t->tid,
 				rsp_source__may_see(src, t->pid) ? t->comm : RSP_OTHER_USER,
 				(unsigned long long)t->switches_out,
 				(unsigned long long)t->switches_in, (unsigned long long)t->wakeups,
-				(unsigned long long)t->samples);
+				(unsigned long long)t->samples, secs(t->run_ns));
 	}
 	if (!tc->nwakers)
 		return;
@@ -778,6 +859,56 @@ static void text_threads(const struct rsp_source *src, const struct thread_count
 				rsp_source__label(src, w->pid, w->comm, label, sizeof(label)),
 				(unsigned long long)w->wakings);
 	}
+}
+
+/* Words of @names, wrapped under 80 columns after @lead. */
+static void text_wrapped(struct rsp_buf *out, const char *lead, const struct rsp_dump_info *di,
+			 bool present)
+{
+	size_t col = strlen(lead);
+	int n = 0;
+
+	rsp_buf__puts(out, lead);
+	for (int ev = 0; ev < RSP_EV__NR; ev++) {
+		const char *name = rsp_catalogue__event(ev)->name;
+
+		if (di->event_present[ev] != present)
+			continue;
+		if (col + strlen(name) + 1 > 78) {
+			rsp_buf__puts(out, "\n        ");
+			col = 8;
+		}
+		rsp_buf__printf(out, " %s", name);
+		col += strlen(name) + 1;
+		n++;
+	}
+	rsp_buf__puts(out, n ? "\n" : " (none)\n");
+}
+
+static void text_dump(const struct rsp_dump_info *di, struct rsp_buf *out)
+{
+	char size[32], from[32], to[32];
+
+	rsp_fmt__bytes(size, sizeof(size), di->file_size);
+	wall_time(di, di->first_time, from, sizeof(from));
+	wall_time(di, di->last_time, to, sizeof(to));
+	rsp_buf__printf(out, "perf.data %s (%s)\n", di->path, size);
+	rsp_buf__printf(out, "written by %s%s on %s (%s, %s, %u CPUs)\n",
+			di->written_by_rsp || !di->version[0] ? "" : "perf ",
+			di->version[0] ? di->version : "an unknown tool",
+			di->hostname[0] ? di->hostname : "an unknown host",
+			di->os_release[0] ? di->os_release : "?", di->arch[0] ? di->arch : "?",
+			di->nr_cpus_online);
+	if (from[0])
+		rsp_buf__printf(out, "records from %s to %s\n", from, to);
+	if (di->cmdline[0])
+		rsp_buf__printf(out, "command: %.70s%s\n", di->cmdline,
+				strlen(di->cmdline) > 70 ? "..." : "");
+	rsp_buf__printf(out, "%llu records, %llu process records, %llu perf records\n",
+			(unsigned long long)di->records, (unsigned long long)di->process_records,
+			(unsigned long long)di->perf_records);
+	text_wrapped(out, "events:", di, true);
+	text_wrapped(out, "missing:", di, false);
 }
 
 static int status_run(const struct rsp_request *req, const struct rsp_source *src,
@@ -808,6 +939,8 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	}
 	if (src->capture)
 		text_capture(src->capture, out);
+	else if (src->dump)
+		text_dump(src->dump, out);
 	else if (src->offline)
 		rsp_buf__printf(out, "dump %s\n", src->path ? src->path : "");
 	text_window(&ws, src->now, out);
@@ -819,6 +952,7 @@ out:
 	rsp_u64map__exit(&tc.map);
 	rsp_u64map__exit(&tc.pair_map);
 	free(tc.v);
+	free(tc.cpu_last);
 	free(tc.pairs);
 	free(tc.wakers);
 	return ret;
@@ -830,6 +964,7 @@ const struct rsp_command rsp_cmd_status = {
 	.usage = "usage: rspctl status [--pid PID] [--events] [--json | --format text|json]\n"
 		 "\n"
 		 "  --pid PID   also count what the window holds of PID's threads, and\n"
+		 "              their run time (from the switches on each CPU), and\n"
 		 "              which processes woke them (PID must be yours unless you\n"
 		 "              are root or in rspd's admin group)\n"
 		 "  --events    also count the window's records by event, and its gaps\n"

@@ -99,8 +99,8 @@ struct srow {
 struct proc_row {
 	uint32_t pid;
 	bool other_user; /* another user's process: no name, no user frames */
-	const char *comm;
-	uint64_t samples, kernel;
+	const char *comm; /* its name at its latest sample: after an exec, the new one */
+	uint64_t samples, kernel, last;
 };
 
 struct profile {
@@ -305,9 +305,8 @@ static int add_sample(struct profile *p, const struct rsp_request *req,
 		return -ENOMEM;
 	pr->samples++;
 	pr->kernel += kernel;
-	if (!pr->comm && !pr->other_user)
-		pr->comm =
-			rsp_maps__comm_at(rsp_symbolizer__maps(src->symbols), smp->pid, smp->time);
+	if (smp->time >= pr->last)
+		pr->last = smp->time;
 	if (src->capture && smp->pid == (uint32_t)src->capture->pid)
 		p->rspd_samples++;
 	if (req->pid >= 0 && smp->pid != (uint32_t)req->pid)
@@ -335,8 +334,9 @@ static int add_sample(struct profile *p, const struct rsp_request *req,
 static int collect(const struct rsp_request *req, const struct rsp_source *src, uint64_t from,
 		   struct profile *p)
 {
-	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, UINT64_MAX);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, UINT64_MAX) : NULL;
+	uint64_t to = req->to_ns ? req->to_ns : UINT64_MAX;
+	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, to);
+	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, to) : NULL;
 	struct rsp_wentry e;
 	struct rsp_sample smp;
 	int ret = 0;
@@ -574,7 +574,7 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 					      (json_int_t)p->by[RSP_UNWIND_NONE]));
 	}
 	json_object_set_new(o, "statistics", json_stats(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
@@ -760,7 +760,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		return ret;
 	rsp_u64map__init(&p.pid_idx);
 	rsp_u64map__init(&p.stack_idx);
-	c.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns : 0;
+	c.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns : req->from_ns;
 	rsp_window__stats(src->window, &c.ws);
 	rsp_symbolizer__stats(src->symbols, &c.before);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -773,6 +773,12 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	}
 	if (p.nr > 1)
 		qsort(p.rows, p.nr, sizeof(p.rows[0]), cmp_rows);
+	/* A child sampled between its fork and its exec still has the parent's
+	 * name then: name each process as it was last seen. */
+	for (size_t i = 0; i < p.nr_procs; i++)
+		if (!p.procs[i].other_user)
+			p.procs[i].comm = rsp_maps__comm_at(rsp_symbolizer__maps(src->symbols),
+							    p.procs[i].pid, p.procs[i].last);
 	if (p.nr_procs > 1)
 		qsort(p.procs, p.nr_procs, sizeof(p.procs[0]), cmp_procs);
 	if (p.nr_stacks > 1)
@@ -789,8 +795,8 @@ out:
 const struct rsp_command rsp_cmd_top = {
 	.name = "top",
 	.summary = "flat profile of the cpu-clock samples, by function",
-	.usage = "usage: rspctl top [--pid PID] [--last DURATION] [--limit N] [--stacks N]\n"
-		 "                  [--json]\n"
+	.usage = "usage: rspctl top [--pid PID] [--last DURATION | --from T --to T]\n"
+		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
@@ -798,6 +804,8 @@ const struct rsp_command rsp_cmd_top = {
 		 "\n"
 		 "  --pid PID        only this process (default: all, with a summary)\n"
 		 "  --last DURATION  only the last DURATION of the window, e.g. 10s\n"
+		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
+		 "                   status' shows it\n"
 		 "  --limit N        rows to show (20; 0: all)\n"
 		 "  --stacks N       also the N heaviest whole stacks, user frames unwound\n"
 		 "                   with DWARF where the sample copied its stack (rspd\n"
@@ -809,7 +817,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --pid 1234 --last 5s\n"
 		 "  rspctl top --json --limit 0\n"
 		 "  rspctl top --pid 1234 --stacks 5\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,

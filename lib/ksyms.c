@@ -217,12 +217,13 @@ void rsp_ksyms__delete(struct rsp_ksyms *ks)
 	free(ks);
 }
 
-const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr, uint64_t *off)
+/* The index of the last symbol at or below @addr; ks->nr if there is none. */
+static size_t floor_index(const struct rsp_ksyms *ks, uint64_t addr)
 {
 	size_t lo = 0, hi;
 
 	if (!ks || !ks->nr || addr < ks->syms[0].addr)
-		return NULL;
+		return ks ? ks->nr : 0;
 	hi = ks->nr;
 	/* Invariant: syms[lo].addr <= addr, and syms[hi].addr > addr (or hi == nr). */
 	while (hi - lo > 1) {
@@ -233,6 +234,15 @@ const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr, uint64_t *off)
+{
+	size_t lo = floor_index(ks, addr);
+
+	if (!ks || lo >= ks->nr)
+		return NULL;
 	/* Inside the kernel or a module, a symbol runs to the next; at its end
 	 * (the next is elsewhere, or there is none) only MAX_SYMBOL_SPAN far. */
 	if (addr - ks->syms[lo].addr > MAX_SYMBOL_SPAN &&
@@ -256,4 +266,36 @@ size_t rsp_ksyms__bytes(const struct rsp_ksyms *ks)
 size_t rsp_ksyms__index(const struct rsp_ksyms *ks, const struct rsp_ksym *sym)
 {
 	return (size_t)(sym - ks->syms);
+}
+
+void rsp_ksyms__mark(const struct rsp_ksyms *ks, uint64_t addr, uint8_t *marks)
+{
+	size_t i = floor_index(ks, addr);
+
+	if (!ks || i >= ks->nr)
+		return; /* below every symbol: found in no subset either */
+	marks[i / 8] |= (uint8_t)(1u << (i % 8));
+	/* The next one bounds it (a symbol runs to the next, see find). */
+	if (i + 1 < ks->nr)
+		marks[(i + 1) / 8] |= (uint8_t)(1u << ((i + 1) % 8));
+}
+
+int rsp_ksyms__write_marked(const struct rsp_ksyms *ks, const uint8_t *marks, struct rsp_buf *out)
+{
+	for (size_t i = 0; ks && i < ks->nr; i++) {
+		const struct rsp_ksym *k = &ks->syms[i];
+		int err;
+
+		if (!(marks[i / 8] & (1u << (i % 8))))
+			continue;
+		if (k->module[0])
+			err = rsp_buf__printf(out, "%016llx t %s\t%s\n", (unsigned long long)k->addr,
+					      k->name, k->module);
+		else
+			err = rsp_buf__printf(out, "%016llx T %s\n", (unsigned long long)k->addr,
+					      k->name);
+		if (err)
+			return err;
+	}
+	return 0;
 }

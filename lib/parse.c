@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +52,35 @@ int rsp_parse__duration(const char *s, uint64_t *ns)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/* Digits by hand, not strtod: a double has too few digits for ns since boot. */
+int rsp_parse__seconds(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	const char *p = s;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (sec > (UINT64_MAX / 1000000000ull - 9) / 10)
+			return -ERANGE;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (scale == 1)
+				return -EINVAL; /* more than 9 decimals */
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
 }
 
 int rsp_parse__size(const char *s, uint64_t *bytes)

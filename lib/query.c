@@ -19,6 +19,7 @@ static const struct rsp_command *const commands[] = {
 	&rsp_cmd_top,
 	&rsp_cmd_graph,
 	&rsp_cmd_net,
+	&rsp_cmd_dump,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -46,11 +47,13 @@ enum {
 	COPT_FORMAT = -2,
 	COPT_PID = -3,
 	COPT_LAST = -4,
+	COPT_FROM = -5,
+	COPT_TO = -6,
 };
 
 static const struct rsp_option common_opts[] = {
-	{"json", false, COPT_JSON}, {"format", true, COPT_FORMAT},
-	{"pid", true, COPT_PID},    {"last", true, COPT_LAST},
+	{"json", false, COPT_JSON}, {"format", true, COPT_FORMAT}, {"pid", true, COPT_PID},
+	{"last", true, COPT_LAST},  {"from", true, COPT_FROM},	   {"to", true, COPT_TO},
 	{NULL, false, 0},
 };
 
@@ -64,6 +67,9 @@ static bool common_allowed(const struct rsp_command *c, int id)
 		return c->common & RSP_COPT_PID;
 	case COPT_LAST:
 		return c->common & RSP_COPT_LAST;
+	case COPT_FROM:
+	case COPT_TO:
+		return c->common & RSP_COPT_RANGE;
 	default:
 		return false;
 	}
@@ -113,6 +119,18 @@ static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp
 			return -EINVAL;
 		}
 		req->last_ns = n;
+		return 0;
+	case COPT_FROM:
+	case COPT_TO:
+		if (rsp_parse__seconds(v, &n) || !n) {
+			rsp_buf__printf(
+				err,
+				"%s: --%s wants a time in seconds as the window shows it "
+				"(rspctl status: 'window: A .. B'), such as 1687.5621, not '%s'",
+				req->cmd->name, id == COPT_FROM ? "from" : "to", v);
+			return -EINVAL;
+		}
+		*(id == COPT_FROM ? &req->from_ns : &req->to_ns) = n;
 		return 0;
 	default:
 		return -EINVAL;
@@ -182,6 +200,14 @@ static int parse_args(struct rsp_request *req, int argc, const char *const argv[
 		}
 		if (ret)
 			return ret;
+	}
+	if (req->from_ns && req->to_ns && req->from_ns >= req->to_ns) {
+		rsp_buf__printf(err, "%s: --from must be before --to", c->name);
+		return -EINVAL;
+	}
+	if (req->last_ns && req->from_ns) {
+		rsp_buf__printf(err, "%s: give --last or --from, not both", c->name);
+		return -EINVAL;
 	}
 	return c->check ? c->check(req, err) : 0;
 }

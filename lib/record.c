@@ -73,30 +73,30 @@ static int id_word(uint64_t st)
 	return pos;
 }
 
+/* The evsel whose sample id is word @pos of @w (@words long). */
+static int evsel_at(const struct rsp_schema *s, const uint64_t *w, uint32_t words, long pos,
+		    uint64_t *id)
+{
+	if (pos < 0 || (uint64_t)pos >= words)
+		return -EINVAL;
+	*id = w[pos];
+	return find_evsel(s, *id, true);
+}
+
 /* Resolve which evsel a sample belongs to. */
 static int sample_evsel(const struct rsp_schema *s, const struct perf_event_header *rec,
 			uint64_t *id)
 {
 	const uint64_t *w = (const uint64_t *)(rec + 1);
 	uint32_t words = (rec->size - sizeof(*rec)) / 8;
-	int pos;
 
 	*id = 0;
 	if (s->nr_evsels == 0)
 		return -ENOENT;
-	if (s->all_identifier) {
-		if (words < 1)
-			return -EINVAL;
-		*id = w[0];
-		return find_evsel(s, *id, true);
-	}
-	if (s->nr_evsels == 1)
+	if (!s->all_identifier && s->nr_evsels == 1)
 		return 0;
-	pos = id_word(s->evsels[0].attr.sample_type);
-	if (pos < 0 || (uint32_t)pos >= words)
-		return -EINVAL;
-	*id = w[pos];
-	return find_evsel(s, *id, true);
+	return evsel_at(s, w, words, s->all_identifier ? 0 : id_word(s->evsels[0].attr.sample_type),
+			id);
 }
 
 static int parse_regs(struct cursor *c, const struct rsp_evsel_desc *d, struct rsp_sample *out)
@@ -257,28 +257,20 @@ static int trailer_evsel(const struct rsp_schema *s, const struct perf_event_hea
 {
 	const uint64_t *w = (const uint64_t *)rec;
 	uint32_t words = rec->size / 8;
+	uint64_t st = s->nr_evsels ? s->evsels[0].attr.sample_type : 0;
+	/* Without IDENTIFIER, ID comes before STREAM_ID and CPU (a shared type). */
+	long after = !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
 
 	*id = 0;
 	if (s->nr_evsels == 0)
 		return -ENOENT;
-	if (s->all_identifier) {
-		if (words < 2)
-			return -EINVAL;
-		*id = w[words - 1];
-		return find_evsel(s, *id, true);
-	}
+	if (s->all_identifier)
+		return words < 2 ? -EINVAL : evsel_at(s, w, words, (long)words - 1, id);
 	if (s->nr_evsels == 1)
 		return 0;
-	/* Without IDENTIFIER, ID is at a place that depends on the (shared) type. */
-	{
-		uint64_t st = s->evsels[0].attr.sample_type;
-		uint32_t after = !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
-
-		if (!(st & PERF_SAMPLE_ID) || words < after + 2)
-			return -EINVAL;
-		*id = w[words - 1 - after];
-		return find_evsel(s, *id, true);
-	}
+	if (!(st & PERF_SAMPLE_ID) || words < after + 2)
+		return -EINVAL;
+	return evsel_at(s, w, words, (long)words - 1 - after, id);
 }
 
 int rsp_record__parse_id(const struct rsp_schema *s, const struct perf_event_header *rec,

@@ -14,6 +14,7 @@ struct rsp_schema *rsp_schema__new(void)
 	if (!s)
 		return NULL;
 	s->all_identifier = true;
+	rsp_u64map__init(&s->ids);
 	for (int i = 0; i < RSP_EV__NR; i++)
 		s->tp_id[i] = -1;
 	return s;
@@ -25,8 +26,7 @@ void rsp_schema__delete(struct rsp_schema *s)
 		return;
 	for (int i = 0; i < RSP_EV__NR; i++)
 		free(s->ev_problem[i]);
-	free(s->id_keys);
-	free(s->id_vals);
+	rsp_u64map__exit(&s->ids);
 	free(s);
 }
 
@@ -62,72 +62,18 @@ int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *at
 	return s->nr_evsels++;
 }
 
-static uint32_t id_hash(uint64_t id, uint32_t mask)
-{
-	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static int id_grow(struct rsp_schema *s)
-{
-	uint32_t cap = s->id_cap ? s->id_cap * 2 : 64;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	int16_t *vals = calloc(cap, sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < s->id_cap; i++) {
-		uint32_t h;
-
-		if (!s->id_keys[i])
-			continue;
-		for (h = id_hash(s->id_keys[i], cap - 1); keys[h]; h = (h + 1) & (cap - 1))
-			;
-		keys[h] = s->id_keys[i];
-		vals[h] = s->id_vals[i];
-	}
-	free(s->id_keys);
-	free(s->id_vals);
-	s->id_keys = keys;
-	s->id_vals = vals;
-	s->id_cap = cap;
-	return 0;
-}
-
 int rsp_schema__add_id(struct rsp_schema *s, int evsel, uint64_t id)
 {
-	uint32_t h;
-
-	if (evsel < 0 || evsel >= s->nr_evsels || id == 0)
+	if (evsel < 0 || evsel >= s->nr_evsels || id == 0 || id == UINT64_MAX)
 		return -EINVAL;
-	if ((s->id_count + 1) * 2 > s->id_cap) {
-		int err = id_grow(s);
-
-		if (err)
-			return err;
-	}
-	for (h = id_hash(id, s->id_cap - 1); s->id_keys[h]; h = (h + 1) & (s->id_cap - 1)) {
-		if (s->id_keys[h] == id) {
-			s->id_vals[h] = (int16_t)evsel;
-			return 0;
-		}
-	}
-	s->id_keys[h] = id;
-	s->id_vals[h] = (int16_t)evsel;
-	s->id_count++;
-	return 0;
+	return rsp_u64map__put(&s->ids, id, (uint32_t)evsel);
 }
 
 int rsp_schema__evsel_by_id(const struct rsp_schema *s, uint64_t id)
 {
-	if (!s->id_cap || !id)
-		return -1;
-	for (uint32_t h = id_hash(id, s->id_cap - 1); s->id_keys[h]; h = (h + 1) & (s->id_cap - 1))
-		if (s->id_keys[h] == id)
-			return s->id_vals[h];
-	return -1;
+	uint32_t idx;
+
+	return id && !rsp_u64map__get(&s->ids, id, &idx) ? (int)idx : -1;
 }
 
 static void set_problem(struct rsp_schema *s, int ev, const char *fmt, const char *a, const char *b)

@@ -309,6 +309,21 @@ static bool same_file(const struct rsp_dso *d, const struct stat *st)
 }
 
 /*
+ * Paths come from records, and offline from a file anyone may have written:
+ * only regular files are opened (opening a device or a FIFO can block, or
+ * do something: /dev/watchdog), without blocking, and checked again on the
+ * open file (same_file()).
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+}
+
+/*
  * Open what @pid had mapped: the path if it still holds the same inode;
  * else, while the process lives, /proc/PID/map_files/START-END (the mapped
  * file itself, even deleted) or the path inside the process's root.
@@ -318,7 +333,7 @@ static int open_mapped(struct rsp_symbolizer *s, const struct rsp_dso *d, uint32
 		       const char **why)
 {
 	char alt[4096 + 64];
-	int fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(d->path);
 
 	*why = "the file is gone";
 	if (fd >= 0) {
@@ -331,13 +346,13 @@ static int open_mapped(struct rsp_symbolizer *s, const struct rsp_dso *d, uint32
 		return -1;
 	snprintf(alt, sizeof(alt), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, s->proc_dir, pid,
 		 mv->start, mv->end);
-	fd = open(alt, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(alt);
 	if (fd >= 0 && !fstat(fd, st) && same_file(d, st))
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	snprintf(alt, sizeof(alt), "%s/%u/root%s", s->proc_dir, pid, d->path);
-	fd = open(alt, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(alt);
 	if (fd >= 0 && !fstat(fd, st) && same_file(d, st))
 		return fd;
 	if (fd >= 0)

@@ -153,21 +153,31 @@ static void release_chunk(struct rsp_window *w, struct rsp_chunk *c)
 	w->free = c;
 }
 
-/* Unlink the chunk with the oldest first record, whatever its CPU. Under lock. */
-static bool evict_oldest(struct rsp_window *w)
+/*
+ * Unlink the chunk with the oldest first record, whatever its CPU; under
+ * lock. A chunk still being written (the tail of a CPU other than @rolling,
+ * whose tail is full) goes last: on a quiet CPU it holds that CPU's newest
+ * records too, and evicting it would cut a hole in the recent past.
+ */
+static bool evict_oldest(struct rsp_window *w, unsigned rolling)
 {
 	struct cpu_list *victim = NULL;
+	bool victim_open = true;
 	struct rsp_chunk *c;
 	uint64_t best = UINT64_MAX, t;
 
 	for (unsigned i = 0; i < w->nr_cpus; i++) {
+		bool open;
+
 		c = w->cpus[i].head;
 		if (!c)
 			continue;
+		open = c == w->cpus[i].tail && i != rolling;
 		t = atomic_load_explicit(&c->t_min, memory_order_relaxed);
-		if (!victim || t < best) {
+		if (!victim || (victim_open && !open) || (open == victim_open && t < best)) {
 			best = t;
 			victim = &w->cpus[i];
+			victim_open = open;
 		}
 	}
 	if (!victim)
@@ -209,7 +219,7 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu)
 	struct rsp_chunk *c = NULL;
 
 	pthread_mutex_lock(&w->lock);
-	while (w->linked_bytes + w->chunk_size > w->budget && evict_oldest(w))
+	while (w->linked_bytes + w->chunk_size > w->budget && evict_oldest(w, cpu))
 		;
 	if (w->free) {
 		c = w->free;

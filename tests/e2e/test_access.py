@@ -98,6 +98,28 @@ try:
         rc, out, _ = d.ctl("status", "--pid", str(me), user=admin)
         t.check(rc == 0, "the admin group may query a root process")
 
+        # A dump holds every process's records: only root and the admin group
+        # may write one, and -o writes with the requester's own permissions.
+        rc, _, err = d.ctl("dump", "-o", os.path.join(sockdir, "plain.perf.data"),
+                           check_rc=False, user=plain)
+        t.check(rc == 1 and "admin group" in err and
+                not os.path.exists(os.path.join(sockdir, "plain.perf.data")),
+                "dump: denied to a plain user: " + err.strip())
+        mine = os.path.join(sockdir, "adm")
+        os.mkdir(mine, 0o700)
+        os.chown(mine, admin.uid, admin.gid)
+        rc, _, err = d.ctl("dump", "-o", os.path.join(mine, "a.perf.data"), check_rc=False,
+                           user=admin)
+        st = os.stat(os.path.join(mine, "a.perf.data")) if rc == 0 else None
+        t.check(st is not None and st.st_uid == admin.uid and st.st_size > 0,
+                "dump: the admin group may dump into its own directory, as itself%s"
+                % ("" if rc == 0 else ": " + err.strip()))
+        rc, _, err = d.ctl("dump", "-o", os.path.join(sockdir, "root-only.perf.data"),
+                           check_rc=False, user=admin)
+        t.check(rc == 1 and not os.path.exists(os.path.join(sockdir, "root-only.perf.data")),
+                "dump: not where the admin user may not write (root's rights are not "
+                "lent): " + err.strip())
+
         # graph applies the same rule: denied on a root process; in the user's
         # graph of their cat, the root process it waits for is unnamed and
         # its stacks are not shown.

@@ -54,6 +54,32 @@ static void test_parse_duration(void **state)
 		assert_int_not_equal(rsp_parse__duration(*bad, &v), 0);
 }
 
+static void test_parse_seconds(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t ns;
+	} ok[] = {{"13730.223133204", 13730223133204ull},
+		  {"13730.9305", 13730930500000ull},
+		  {"1", 1000000000ull},
+		  {"0.000000001", 1},
+		  {"18446744063.709551615", 18446744063709551615ull}};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(rsp_parse__seconds(ok[i].s, &v), 0);
+		assert_int_equal(v, ok[i].ns);
+	}
+	/* A double would round this one: 16 digits. */
+	assert_int_equal(rsp_parse__seconds("1234567.123456789", &v), 0);
+	assert_int_equal(v, 1234567123456789ull);
+	for (const char *const *bad =
+		     (const char *const[]){"", ".5", "1.", "-1", "+1", "1e3", "1.0000000001",
+					   "99999999999999999999", " 1", "1s", NULL};
+	     *bad; bad++)
+		assert_int_not_equal(rsp_parse__seconds(*bad, &v), 0);
+}
+
 static void test_parse_size(void **state)
 {
 	uint64_t v;
@@ -187,10 +213,10 @@ static void test_catalogue(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_duration),
-		cmocka_unit_test(test_parse_size), cmocka_unit_test(test_buf),
-		cmocka_unit_test(test_u64map),	   cmocka_unit_test(test_fmt_bytes),
-		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_parse_u64),     cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_buf),	      cmocka_unit_test(test_u64map),
+		cmocka_unit_test(test_fmt_bytes),     cmocka_unit_test(test_catalogue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,33 @@ static void test_evicts_oldest_within_budget(void **state)
 	rsp_window__delete(w);
 }
 
+/* A quiet CPU's only chunk is still being written: the busy CPU's sealed
+ * chunks go first, so the quiet CPU keeps its (recent) records. */
+static void test_quiet_cpu_keeps_open_chunk(void **state)
+{
+	struct rsp_window *w = window(4 * 4096, 2, 4096);
+	struct rsp_window_stats st;
+	uint64_t times[1024], tags[1024];
+	size_t n, quiet = 0;
+	struct fake q = make(1, 1, 7777);
+
+	assert_int_equal(rsp_window__append(w, 1, 1, &q.h), 0);
+	for (uint64_t i = 0; i < 600; i++) {
+		struct fake f = make(10 + i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, 10 + i, &f.h), 0);
+	}
+	q = make(5000, 1, 8888); /* the quiet CPU speaks again, later */
+	assert_int_equal(rsp_window__append(w, 1, 5000, &q.h), 0);
+	rsp_window__stats(w, &st);
+	assert_true(st.evicted_chunks > 0);
+	n = collect(w, 0, UINT64_MAX, times, tags, 1024);
+	for (size_t i = 0; i < n; i++)
+		quiet += tags[i] == 7777 || tags[i] == 8888;
+	assert_int_equal(quiet, 2);
+	rsp_window__delete(w);
+}
+
 static void test_pin_survives_eviction(void **state)
 {
 	struct rsp_window *w = window(16384, 1, 4096);
@@ -323,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_rejects_bad_records),
 		cmocka_unit_test(test_evicts_oldest_within_budget),
 		cmocka_unit_test(test_pin_survives_eviction),
+		cmocka_unit_test(test_quiet_cpu_keeps_open_chunk),
 		cmocka_unit_test(test_merge_across_cpus),
 		cmocka_unit_test(test_ties_ordered_by_cpu),
 		cmocka_unit_test(test_time_range),

@@ -5,13 +5,14 @@
 #include <rsp/query.h>
 
 /* Common options a command may accept. */
-#define RSP_COPT_FORMAT 0x1u /* --json, --format text|json */
-#define RSP_COPT_DOT 0x2u    /* --format dot too */
-#define RSP_COPT_PID 0x4u    /* --pid PID */
-#define RSP_COPT_LAST 0x8u   /* --last DURATION */
+#define RSP_COPT_FORMAT 0x1u  /* --json, --format text|json */
+#define RSP_COPT_DOT	0x2u  /* --format dot too */
+#define RSP_COPT_PID	0x4u  /* --pid PID */
+#define RSP_COPT_LAST	0x8u  /* --last DURATION */
+#define RSP_COPT_RANGE	0x10u /* --from T --to T (seconds, as the window shows them) */
 
 struct rsp_option {
-	const char *name;  /* long name without "--" */
+	const char *name; /* long name without "--" */
 	bool has_arg;
 	int id;
 };
@@ -31,11 +32,12 @@ struct rsp_command {
 	void (*init)(void *opts);
 	int (*opt)(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err);
 	int (*check)(struct rsp_request *req, struct rsp_buf *err);
-	int (*run)(const struct rsp_request *req, const struct rsp_source *src,
-		   struct rsp_buf *out, struct rsp_buf *err);
+	int (*run)(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
+		   struct rsp_buf *err);
 };
 
 extern const struct rsp_command rsp_cmd_status;
+extern const struct rsp_command rsp_cmd_dump;
 extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;
 extern const struct rsp_command rsp_cmd_net;

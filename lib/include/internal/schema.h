@@ -3,6 +3,7 @@
 #define RSP_INTERNAL_SCHEMA_H
 
 #include <rsp/schema.h>
+#include "internal/u64map.h"
 
 #define RSP_FLOC_PRESENT 0x1u
 #define RSP_FLOC_SIGNED 0x2u
@@ -35,10 +36,7 @@ struct rsp_schema {
 	 * PERF_SAMPLE_ID at the same place.
 	 */
 	bool all_identifier;
-	/* sample id -> evsel: open addressing, keys never 0 (0 = empty). */
-	uint64_t *id_keys;
-	int16_t *id_vals;
-	uint32_t id_cap, id_count;
+	struct rsp_u64map ids; /* sample id -> evsel index */
 	/* catalogued tracepoints */
 	struct rsp_field_loc fields[RSP_F__NR];
 	int tp_id[RSP_EV__NR];

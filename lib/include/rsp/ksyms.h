@@ -71,4 +71,27 @@ RSP_API size_t rsp_ksyms__bytes(const struct rsp_ksyms *ks);
 /** rsp_ksyms__index() - the position of @sym in address order (for per-symbol tables). */
 RSP_API size_t rsp_ksyms__index(const struct rsp_ksyms *ks, const struct rsp_ksym *sym);
 
+/*
+ * Subsets, for dumps: a dump carries only the symbols its records need,
+ * not the whole table (5 MB on a distribution kernel). Mark every address
+ * the records hold, then write the marked symbols as kallsyms text: a table
+ * loaded from that text answers rsp_ksyms__find() for a marked address
+ * exactly as @ks does (the symbol at or below it and the one after it are
+ * both kept, so a symbol's end is where it was).
+ */
+
+/**
+ * rsp_ksyms__mark() - note that lookups of @addr must survive the subset
+ * @marks: a zeroed bitmap of rsp_ksyms__count() bits, owned by the caller
+ */
+RSP_API void rsp_ksyms__mark(const struct rsp_ksyms *ks, uint64_t addr, uint8_t *marks);
+
+/**
+ * rsp_ksyms__write_marked() - the marked symbols as kallsyms text
+ * ("ADDR T NAME[\t[MODULE]]" lines, in address order), appended to @out.
+ * Return: 0 or -ENOMEM.
+ */
+RSP_API int rsp_ksyms__write_marked(const struct rsp_ksyms *ks, const uint8_t *marks,
+				    struct rsp_buf *out);
+
 #endif /* RSP_KSYMS_H */

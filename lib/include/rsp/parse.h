@@ -20,6 +20,12 @@ RSP_API int rsp_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *
  */
 RSP_API int rsp_parse__duration(const char *s, uint64_t *ns);
 
+/**
+ * rsp_parse__seconds() - a time in seconds with up to 9 decimals ("13730.223133"),
+ * as rsp prints CLOCK_MONOTONIC times, to nanoseconds exactly. 0 or -EINVAL/-ERANGE.
+ */
+RSP_API int rsp_parse__seconds(const char *s, uint64_t *ns);
+
 /** rsp_parse__size() - bytes with an optional K, M, G suffix (powers of 1024). */
 RSP_API int rsp_parse__size(const char *s, uint64_t *bytes);
 

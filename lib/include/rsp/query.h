@@ -65,10 +65,12 @@ struct rsp_symbolizer;
 struct rsp_socktab;
 
 /* Where a query reads from. */
+struct rsp_dump_info;
+
 struct rsp_source {
 	struct rsp_window *window;
 	const struct rsp_schema *schema;
-	const struct rsp_capture_info *capture; /* NULL when not known */
+	const struct rsp_capture_info *capture; /* NULL when not known (offline) */
 	/*
 	 * Names for addresses: the process model (kept current with the
 	 * window's side-band records) and the symbol cache; NULL when there is
@@ -80,8 +82,9 @@ struct rsp_source {
 	struct rsp_symbolizer *symbols;
 	uint64_t now; /* "now" for --last: CLOCK_MONOTONIC live, newest record offline */
 	bool offline;
-	const char *path;	  /* the dump, offline */
-	struct rsp_access access; /* zeroed: unrestricted */
+	const char *path;		  /* the dump, offline */
+	struct rsp_access access;	  /* zeroed: unrestricted */
+	const struct rsp_dump_info *dump; /* offline: what the file records (rsp/perfdata.h) */
 	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
 	 * start; offline, the dump's copy. NULL when not available. */
 	const struct rsp_ksyms *ksyms;
@@ -124,6 +127,8 @@ struct rsp_request {
 	enum rsp_format format;
 	long pid;	  /* --pid, -1 if not given */
 	uint64_t last_ns; /* --last, 0 if not given */
+	uint64_t from_ns; /* --from, CLOCK_MONOTONIC ns; 0 if not given */
+	uint64_t to_ns;	  /* --to, CLOCK_MONOTONIC ns; 0 if not given */
 	void *opts;	  /* the command's own options, owned */
 };
 
@@ -154,5 +159,26 @@ RSP_API void rsp_query__usage(struct rsp_buf *out, const char *cmd);
 
 /** rsp_query__exists() - @name is a query command. */
 RSP_API bool rsp_query__exists(const char *name);
+
+/**
+ * rsp_query__check_events() - can @req be answered from records with @s's events?
+ * @notes: one line per missing useful event family: what the answer will lack
+ * @err:   on -ENOENT, the missing required events and what to do
+ *
+ * The requirements are data: tracepoints/analyses.def. Return: 0 or -ENOENT.
+ */
+RSP_API int rsp_query__check_events(const struct rsp_request *req, const struct rsp_schema *s,
+				    struct rsp_buf *notes, struct rsp_buf *err);
+
+/* `rspctl dump`: parsed here, carried out by rspd, which alone has the live
+ * system's description (tracing formats, processes) a dump needs. */
+struct rsp_dump_spec {
+	const char *output; /* -o FILE (absolute), NULL: a new file in the dump directory */
+	uint64_t last_ns;   /* --last, 0: the whole window */
+	bool json;
+};
+
+/** rsp_query__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
+RSP_API int rsp_query__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec);
 
 #endif /* RSP_QUERY_H */

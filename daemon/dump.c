@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dump thread and the writing of one dump.
+ *
+ * A dump pins the window's chunks of its range and writes them while the
+ * capture loop keeps appending (pinned chunks that get evicted are freed
+ * when the dump unpins them). It runs on its own thread so that neither
+ * the capture loop (SIGUSR1) nor the control socket (`rspctl dump`) waits
+ * for the disk: a query thread queues the request and is free again, the
+ * I/O thread keeps serving other clients and answers when the dump thread
+ * reports back through a pipe (server.c).
+ *
+ * A file is written whole or not at all: a temp file (mode 0600) in the
+ * target directory, fsynced, renamed, the directory fsynced. On any error
+ * the temp file is removed and the error is logged and answered; rspd goes
+ * on capturing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <jansson.h>
+#include "dump.h"
+#include "log.h"
+#include "rspd.h"
+
+#define MAX_QUEUED  4
+#define DUMP_PREFIX "rsp-"
+#define DUMP_SUFFIX ".perf.data"
+
+struct rspd_dump_job {
+	struct rspd_dump_job *next;
+	char output[PATH_MAX];
+	bool has_output;
+	uint64_t last_ns;
+	bool json;
+	bool has_owner;
+	struct rspd_dump_owner owner;
+	int client;
+	uint32_t gen;
+	int status;
+	struct rsp_buf answer;
+};
+
+struct rspd_dumper {
+	struct rspd *d;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct rspd_dump_job *queue, *done;
+	unsigned queued;
+	bool stop;
+	int pipe[2];
+	struct rspd_dump_config cfg; /* a copy: SIGHUP changes d->cfg meanwhile */
+};
+
+/* --- one dump ------------------------------------------------------------------ */
+
+static void fmt_size(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes >= (1u << 20))
+		snprintf(buf, n, "%.1f MiB", (double)bytes / (1u << 20));
+	else
+		snprintf(buf, n, "%.1f KiB", (double)bytes / 1024);
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* mkdir -p; the last component 0700 (dumps hold other users' command lines). */
+static int ensure_dir(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* rsp-HOST-20250102T030405.678Z.perf.data in @dir, not yet taken. */
+static int dump_name(const struct rspd *d, const char *dir, char *path, size_t n)
+{
+	char host[64], stamp[40];
+	struct timespec ts;
+	struct tm tm;
+
+	snprintf(host, sizeof(host), "%.63s", d->meta.hostname[0] ? d->meta.hostname : "host");
+	for (char *c = host; *c; c++)
+		if (*c == '/' || *c == ' ')
+			*c = '_';
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	for (int k = 0; k < 1000; k++) {
+		int len = snprintf(path, n, "%s/" DUMP_PREFIX "%s-%s.%03ldZ%s%.0d" DUMP_SUFFIX, dir,
+				   host, stamp, ts.tv_nsec / 1000000, k ? "-" : "", k);
+
+		if (len < 0 || (size_t)len >= n)
+			return -ENAMETOOLONG;
+		if (access(path, F_OK))
+			return 0;
+	}
+	return -EEXIST;
+}
+
+static void split_dir(const char *path, char *dir, size_t n, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		snprintf(dir, n, ".");
+		*base = path;
+		return;
+	}
+	snprintf(dir, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	*base = slash + 1;
+}
+
+struct dump_result {
+	struct rsp_pd_stats st;
+	struct rspd_procstats ps;
+	uint64_t from, to;
+	double ms;
+};
+
+/* The records: process model, then the window's [from, to]. */
+static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, struct dump_result *r,
+			 struct rsp_buf *why)
+{
+	struct rsp_perfdata_meta meta;
+	struct rsp_pdwriter *w;
+	int err;
+
+	rspd_dumpmeta__describe(&d->meta, &meta);
+	meta.ksyms = d->ksyms; /* loaded at start, read-only: shared safely */
+	w = rsp_pdwriter__new(fd, d->es.schema, &meta, why);
+	if (!w)
+		return -errno;
+	err = rspd_procmodel__write(w, &d->meta, &r->ps);
+	if (!err)
+		err = rsp_pdwriter__window(w, d->window, from, to);
+	if (!err)
+		err = rsp_pdwriter__finish(w);
+	rsp_pdwriter__stats(w, &r->st);
+	rsp_pdwriter__delete(w);
+	return err;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The owner's file-system identity, on this thread only: setfsuid() and
+ * setfsgid() change the calling thread's credentials, and so does the raw
+ * setgroups system call (glibc's setgroups() would change every thread's).
+ * With a non-zero fsuid the kernel also drops the thread's file-system
+ * capabilities, so permissions are checked as for the owner.
+ */
+struct ident {
+	bool changed;
+	int nr_groups;
+	gid_t groups[256];
+};
+
+static int become(const struct rspd_dump_owner *o, struct ident *sv)
+{
+	sv->changed = false;
+	if (!o || !o->uid)
+		return 0;
+	sv->nr_groups = getgroups(256, sv->groups);
+	if (sv->nr_groups < 0 || syscall(SYS_setgroups, 0, NULL))
+		return -EPERM;
+	sv->changed = true;
+	setfsgid(o->gid);
+	setfsuid(o->uid);
+	if ((uid_t)setfsuid((uid_t)-1) != o->uid || (gid_t)setfsgid((gid_t)-1) != o->gid)
+		return -EPERM;
+	return 0;
+}
+
+static void restore(struct ident *sv)
+{
+	if (!sv->changed)
+		return;
+	setfsuid(geteuid());
+	setfsgid(getegid());
+	if (syscall(SYS_setgroups, sv->nr_groups, sv->groups))
+		rspd_log_errno(RSP_LOG_ERR, "dump: cannot restore the dump thread's groups");
+	sv->changed = false;
+}
+
+/* Temp file, records, fsync, rename. On failure nothing is left behind. */
+static int write_file(struct rspd *d, const char *path, uint64_t from, uint64_t to,
+		      struct dump_result *r, struct rsp_buf *why)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 256];
+	const char *base;
+	int fd, err;
+
+	split_dir(path, dir, sizeof(dir), &base);
+	snprintf(tmp, sizeof(tmp), "%s/.%.200s.XXXXXX", dir, base);
+	fd = mkstemp(tmp); /* mode 0600 */
+	if (fd < 0) {
+		err = -errno;
+		rsp_buf__printf(why, "cannot create a file in %s: %s", dir, strerror(-err));
+		return err;
+	}
+	err = write_records(d, fd, from, to, r, why);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		if (!why->len)
+			rsp_buf__printf(why, "writing %s: %s", path, strerror(-err));
+		return err;
+	}
+	fsync_dir(dir);
+	return 0;
+}
+
+/* --- retention ----------------------------------------------------------------- */
+
+struct kept {
+	char name[256];
+	time_t mtime;
+	uint64_t size;
+};
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? 1 : -1; /* newest first */
+	return strcmp(y->name, x->name);
+}
+
+static bool is_dump_name(const char *n)
+{
+	size_t len = strlen(n), sl = strlen(DUMP_SUFFIX);
+
+	return !strncmp(n, DUMP_PREFIX, strlen(DUMP_PREFIX)) && len > sl &&
+	       !strcmp(n + len - sl, DUMP_SUFFIX);
+}
+
+static int list_dumps(const char *dir, struct kept **out, size_t *nr)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!dh)
+		return -errno;
+	while ((de = readdir(dh))) {
+		char p[PATH_MAX + 256];
+		struct stat st;
+
+		if (!is_dump_name(de->d_name) || strlen(de->d_name) >= sizeof((*out)->name))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (*nr == cap) {
+			struct kept *k = realloc(*out, (cap ? 2 * cap : 32) * sizeof(*k));
+
+			if (!k)
+				break;
+			*out = k;
+			cap = cap ? 2 * cap : 32;
+		}
+		snprintf((*out)[*nr].name, sizeof((*out)[*nr].name), "%s", de->d_name);
+		(*out)[*nr].mtime = st.st_mtime;
+		(*out)[*nr].size = (uint64_t)st.st_size;
+		(*nr)++;
+	}
+	closedir(dh);
+	qsort(*out, *nr, sizeof(**out), cmp_kept);
+	return 0;
+}
+
+/* Remove the oldest dumps beyond the limits; the newest one always stays. */
+static void retain(const struct rspd_dump_config *c, const char *newest, json_t *removed,
+		   struct rsp_buf *text)
+{
+	struct kept *k;
+	size_t n;
+	uint64_t total = 0;
+
+	if (list_dumps(c->dir, &k, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char p[PATH_MAX + 256];
+		bool keep = !strcmp(k[i].name, newest) ||
+			    (i < c->keep && total + k[i].size <= c->max_bytes);
+
+		if (keep) {
+			total += k[i].size;
+			continue;
+		}
+		snprintf(p, sizeof(p), "%s/%s", c->dir, k[i].name);
+		if (unlink(p)) {
+			rspd_log_errno(RSP_LOG_WARN, "dump retention: cannot remove %s", p);
+			continue;
+		}
+		rspd_log(RSP_LOG_INFO, "dump retention: removed %s", p);
+		json_array_append_new(removed, json_string(p));
+		rsp_buf__printf(text, "removed %s (retention)\n", p);
+	}
+	free(k);
+}
+
+/* --- the answer ---------------------------------------------------------------- */
+
+static void answer(struct rsp_buf *out, bool json, const char *path, const struct dump_result *r,
+		   json_t *removed, const char *removed_text)
+{
+	char size[32];
+
+	if (json) {
+		json_t *o = json_pack(
+			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "path",
+			path, "bytes", (json_int_t)r->st.bytes, "records",
+			(json_int_t)r->st.records, "process_records",
+			(json_int_t)r->st.process_records, "lost_records",
+			(json_int_t)r->st.lost_records, "processes", (json_int_t)r->ps.processes,
+			"build_ids", (json_int_t)r->ps.build_ids, "kernel_symbols",
+			(json_int_t)r->st.kernel_symbols, "first_s", (double)r->st.first_time / 1e9,
+			"last_s", (double)r->st.last_time / 1e9, "span_s",
+			r->st.last_time > r->st.first_time
+				? (double)(r->st.last_time - r->st.first_time) / 1e9
+				: 0.0,
+			"write_s", r->ms / 1e3);
+		char *s;
+
+		json_object_set(o, "removed", removed);
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+		if (s) {
+			rsp_buf__puts(out, s);
+			rsp_buf__puts(out, "\n");
+		}
+		free(s);
+		json_decref(o);
+		return;
+	}
+	fmt_size(size, sizeof(size), r->st.bytes);
+	rsp_buf__printf(out, "wrote %s\n", path);
+	rsp_buf__printf(out, "  %s, %llu records over %.3f s, %llu processes, in %.0f ms\n", size,
+			(unsigned long long)r->st.records,
+			r->st.last_time > r->st.first_time
+				? (double)(r->st.last_time - r->st.first_time) / 1e9
+				: 0.0,
+			(unsigned long long)r->ps.processes, r->ms);
+	rsp_buf__printf(out, "  %llu kernel symbols, %llu build ids\n",
+			(unsigned long long)r->st.kernel_symbols,
+			(unsigned long long)r->ps.build_ids);
+	rsp_buf__puts(out, removed_text);
+}
+
+int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
+		     const struct rsp_dump_spec *spec, const struct rspd_dump_owner *owner,
+		     struct rsp_buf *out)
+{
+	struct ident id = {0};
+	struct dump_result r = {0};
+	struct rsp_buf why = RSP_BUF_INIT, rm_text = RSP_BUF_INIT;
+	char path[PATH_MAX];
+	struct timespec t0;
+	json_t *removed = json_array();
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r.to = UINT64_MAX;
+	r.from = spec->last_ns && rspd_now_ns() > spec->last_ns ? rspd_now_ns() - spec->last_ns : 0;
+	if (spec->output) {
+		snprintf(path, sizeof(path), "%s", spec->output);
+		err = become(owner, &id);
+		if (err)
+			rsp_buf__printf(&why, "cannot take the file permissions of uid %u",
+					owner ? (unsigned)owner->uid : 0u);
+	} else {
+		err = ensure_dir(c->dir);
+		if (err)
+			rsp_buf__printf(&why, "cannot create the dump directory %s: %s", c->dir,
+					strerror(-err));
+		else if ((err = dump_name(d, c->dir, path, sizeof(path))))
+			rsp_buf__printf(&why, "no file name for a dump in %s: %s", c->dir,
+					strerror(-err));
+	}
+	if (!err)
+		err = write_file(d, path, r.from, r.to, &r, &why);
+	restore(&id);
+	r.ms = ms_since(&t0);
+	if (err) {
+		rsp_buf__printf(out,
+				"dump failed: %s — the dump was not written (rspd keeps "
+				"capturing); free space or choose another dump-dir or -o",
+				why.data ? why.data : strerror(-err));
+		rspd_log(RSP_LOG_ERR, "%s", out->data);
+	} else {
+		if (!spec->output)
+			retain(c, strrchr(path, '/') + 1, removed, &rm_text);
+		answer(out, spec->json, path, &r, removed, rm_text.data ? rm_text.data : "");
+		rspd_log(RSP_LOG_INFO, "dump: wrote %s (%llu records, %llu bytes) in %.0f ms", path,
+			 (unsigned long long)r.st.records, (unsigned long long)r.st.bytes, r.ms);
+	}
+	json_decref(removed);
+	rsp_buf__exit(&why);
+	rsp_buf__exit(&rm_text);
+	return err;
+}
+
+/* --- the thread ---------------------------------------------------------------- */
+
+static void job_run(struct rspd_dumper *dm, struct rspd_dump_job *j)
+{
+	struct rsp_dump_spec spec = {
+		.output = j->has_output ? j->output : NULL,
+		.last_ns = j->last_ns,
+		.json = j->json,
+	};
+	struct rspd_dump_config c;
+
+	pthread_mutex_lock(&dm->lock);
+	c = dm->cfg;
+	pthread_mutex_unlock(&dm->lock);
+	j->status = rspd_dump__write(dm->d, &c, &spec, j->has_owner ? &j->owner : NULL, &j->answer);
+}
+
+static void *dumper_main(void *arg)
+{
+	struct rspd_dumper *dm = arg;
+
+	pthread_mutex_lock(&dm->lock);
+	for (;;) {
+		struct rspd_dump_job *j;
+
+		while (!dm->queue && !dm->stop)
+			pthread_cond_wait(&dm->cond, &dm->lock);
+		j = dm->queue;
+		if (!j)
+			break; /* stopping, nothing queued */
+		dm->queue = j->next;
+		pthread_mutex_unlock(&dm->lock);
+		job_run(dm, j);
+		pthread_mutex_lock(&dm->lock);
+		dm->queued--;
+		if (j->client < 0) {
+			rspd_dump_job__free(j);
+			continue;
+		}
+		j->next = dm->done;
+		dm->done = j;
+		if (write(dm->pipe[1], "d", 1) < 0 && errno != EAGAIN)
+			rspd_log_errno(RSP_LOG_WARN, "dump: waking the control thread");
+	}
+	pthread_mutex_unlock(&dm->lock);
+	return NULL;
+}
+
+int rspd_dumper__start(struct rspd *d, char *err, size_t errlen)
+{
+	struct rspd_dumper *dm = calloc(1, sizeof(*dm));
+	int ret;
+
+	if (!dm) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	dm->d = d;
+	pthread_mutex_init(&dm->lock, NULL);
+	pthread_cond_init(&dm->cond, NULL);
+	if (pipe2(dm->pipe, O_CLOEXEC | O_NONBLOCK)) {
+		ret = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		free(dm);
+		return ret;
+	}
+	ret = pthread_create(&dm->thread, NULL, dumper_main, dm);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the dump thread: %s", strerror(ret));
+		close(dm->pipe[0]);
+		close(dm->pipe[1]);
+		free(dm);
+		return -ret;
+	}
+	d->dumper = dm;
+	rspd_dumper__configure(d);
+	return 0;
+}
+
+void rspd_dumper__configure(struct rspd *d)
+{
+	struct rspd_dumper *dm = d->dumper;
+
+	if (!dm)
+		return;
+	pthread_mutex_lock(&dm->lock);
+	dm->cfg = d->cfg.dump;
+	pthread_mutex_unlock(&dm->lock);
+}
+
+void rspd_dumper__stop(struct rspd *d)
+{
+	struct rspd_dumper *dm = d->dumper;
+
+	if (!dm)
+		return;
+	pthread_mutex_lock(&dm->lock);
+	dm->stop = true;
+	pthread_cond_signal(&dm->cond);
+	pthread_mutex_unlock(&dm->lock);
+	pthread_join(dm->thread, NULL);
+	while (dm->done) {
+		struct rspd_dump_job *j = dm->done;
+
+		dm->done = j->next;
+		rspd_dump_job__free(j);
+	}
+	close(dm->pipe[0]);
+	close(dm->pipe[1]);
+	pthread_cond_destroy(&dm->cond);
+	pthread_mutex_destroy(&dm->lock);
+	free(dm);
+	d->dumper = NULL;
+}
+
+int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
+			const struct rspd_dump_owner *owner, int client, uint32_t gen)
+{
+	struct rspd_dumper *dm = d->dumper;
+	struct rspd_dump_job *j, **tail;
+
+	if (!dm)
+		return -ENODEV;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	if (spec->output) {
+		snprintf(j->output, sizeof(j->output), "%s", spec->output);
+		j->has_output = true;
+	}
+	j->last_ns = spec->last_ns;
+	j->json = spec->json;
+	if (owner) {
+		j->owner = *owner;
+		j->has_owner = true;
+	}
+	j->client = client;
+	j->gen = gen;
+	pthread_mutex_lock(&dm->lock);
+	if (dm->queued >= MAX_QUEUED || dm->stop) {
+		pthread_mutex_unlock(&dm->lock);
+		free(j);
+		return -EBUSY;
+	}
+	for (tail = &dm->queue; *tail; tail = &(*tail)->next)
+		;
+	*tail = j;
+	dm->queued++;
+	pthread_cond_signal(&dm->cond);
+	pthread_mutex_unlock(&dm->lock);
+	return 0;
+}
+
+int rspd_dumper__fd(struct rspd *d)
+{
+	return d->dumper ? d->dumper->pipe[0] : -1;
+}
+
+struct rspd_dump_job *rspd_dumper__reap(struct rspd *d)
+{
+	struct rspd_dumper *dm = d->dumper;
+	struct rspd_dump_job *j;
+	char buf[16];
+
+	if (!dm)
+		return NULL;
+	while (read(dm->pipe[0], buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&dm->lock);
+	j = dm->done;
+	if (j)
+		dm->done = j->next;
+	pthread_mutex_unlock(&dm->lock);
+	return j;
+}
+
+bool rspd_dump_job__result(const struct rspd_dump_job *j, unsigned *client, uint32_t *gen,
+			   int *status, const struct rsp_buf **ans)
+{
+	*client = j->client < 0 ? 0 : (unsigned)j->client;
+	*gen = j->gen;
+	*status = j->status;
+	*ans = &j->answer;
+	return j->client >= 0;
+}
+
+void rspd_dump_job__free(struct rspd_dump_job *j)
+{
+	if (!j)
+		return;
+	rsp_buf__exit(&j->answer);
+	free(j);
+}

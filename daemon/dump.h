@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_DUMP_H
+#define RSPD_DUMP_H
+
+/*
+ * The flight recorder: dumps of the window as perf.data files.
+ *
+ *   dumpmeta.c   what a dump needs that only the live system knows, taken
+ *                at start (tracepoint formats, host, command line, kernel)
+ *   procmodel.c  the processes alive at dump time, as COMM/FORK/MMAP2
+ *                records, and the build ids of the files they map
+ *   dump.c       the dump thread: writes a file (temp, fsync, rename),
+ *                keeps the dump directory within its limits, answers
+ *
+ * Dumps are written by their own thread from pinned chunks: the capture
+ * loop never waits for one, and the control socket's threads hand `rspctl
+ * dump` requests over and answer when the dump is done (server.c).
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <rsp/buf.h>
+#include <rsp/perfdata.h>
+#include <rsp/query.h>
+#include "capture.h"
+
+#define RSPD_DEFAULT_DUMP_DIR	    "/var/lib/rspd/dumps"
+#define RSPD_DEFAULT_DUMP_KEEP	    10
+#define RSPD_DEFAULT_DUMP_MAX_BYTES (1ull << 30)
+
+/* The [dump] options (config.c); all may change on SIGHUP. */
+struct rspd_dump_config {
+	char dir[PATH_MAX];
+	unsigned keep;	    /* dumps kept in dir, newest first */
+	uint64_t max_bytes; /* total size of the dumps kept in dir */
+	bool on_exit;	    /* dump when stopped by SIGTERM/SIGINT */
+};
+
+/*
+ * Who asked for a dump. -o FILE is created with the owner's uid and gid as
+ * the file-system identity (no supplementary groups): an admin-group member
+ * writes only where they could write themselves, and owns the file. NULL,
+ * or uid 0: rspd's own identity.
+ */
+struct rspd_dump_owner {
+	uint32_t uid, gid;
+};
+
+struct rspd_dumpmeta {
+	char hostname[256], os_release[256], arch[64], version[64];
+	char cpu_desc[256], cpuid[128];
+	unsigned nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	uint64_t clock_res_ns;
+	int argc;
+	char **argv;
+	struct rsp_buf tracing; /* HEADER_TRACING_DATA */
+	size_t kallsyms_at;	/* where in it the kernel symbols go */
+	uint64_t ktext, ketext; /* kernel text, 0 when hidden */
+	struct rsp_pd_build_id kernel_bid;
+	bool has_kernel_bid;
+};
+
+/* dumpmeta.c */
+int rspd_dumpmeta__init(struct rspd_dumpmeta *m, const struct rsp_evset *es, int argc, char **argv,
+			char *err, size_t errlen);
+void rspd_dumpmeta__exit(struct rspd_dumpmeta *m);
+/** rspd_dumpmeta__describe() - @m as the writer's meta, with a clock pair taken now. */
+void rspd_dumpmeta__describe(const struct rspd_dumpmeta *m, struct rsp_perfdata_meta *out);
+/** rspd_read_file() - append a whole (small) file to @out. 0 or -errno. */
+int rspd_read_file(const char *path, struct rsp_buf *out);
+
+/* procmodel.c */
+struct rspd_procstats {
+	unsigned processes, threads, maps, build_ids;
+};
+/**
+ * rspd_procmodel__write() - synthesize the processes alive now into @w:
+ * the kernel's map, then per process FORK + COMM for each thread and MMAP2
+ * for each executable mapping, like perf record does at its start; and the
+ * build ids of the kernel and of the files mapped. Processes that vanish
+ * while being read are skipped. Return: 0 or the writer's -errno.
+ */
+int rspd_procmodel__write(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
+			  struct rspd_procstats *st);
+/** rspd_elf_note_build_id() - the GNU build id in ELF notes @buf (/sys/kernel/notes). */
+bool rspd_elf_note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t *size);
+
+/* dump.c */
+struct rspd;
+struct rspd_dump_job;
+
+/** rspd_dumper__start() - start the dump thread (before the control socket). */
+int rspd_dumper__start(struct rspd *d, char *err, size_t errlen);
+/**
+ * rspd_dumper__stop() - finish the queued dumps and stop the thread; after
+ * rspd_server__stop(): answers nobody reaped are freed.
+ */
+void rspd_dumper__stop(struct rspd *d);
+/** rspd_dumper__configure() - take the [dump] options in d->cfg (start, SIGHUP). */
+void rspd_dumper__configure(struct rspd *d);
+/**
+ * rspd_dumper__submit() - queue a dump
+ * @owner:        who asked (see struct rspd_dump_owner); NULL: rspd itself
+ * @client, @gen: who to answer (rspd_dumper__reap()), or client < 0 for a
+ *                signal's dump, whose outcome is only logged
+ * Return: 0, or -EBUSY when too many dumps are queued.
+ */
+int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
+			const struct rspd_dump_owner *owner, int client, uint32_t gen);
+/** rspd_dumper__fd() - readable when finished dumps wait to be reaped; -1 if none. */
+int rspd_dumper__fd(struct rspd *d);
+/** rspd_dumper__reap() - a finished client dump, or NULL; free with __job_free. */
+struct rspd_dump_job *rspd_dumper__reap(struct rspd *d);
+/** rspd_dump_job__result() - the answer of @j; false if nobody waits for it. */
+bool rspd_dump_job__result(const struct rspd_dump_job *j, unsigned *client, uint32_t *gen,
+			   int *status, const struct rsp_buf **answer);
+void rspd_dump_job__free(struct rspd_dump_job *j);
+/**
+ * rspd_dump__write() - write one dump now, on the calling thread
+ * @c:      the [dump] options to apply
+ * @owner:  NULL: rspd itself
+ * @answer: on success the answer to the client (text or JSON), on failure
+ *          one sentence naming the file and the problem; also logged
+ * Return: 0 or -errno. A partial file is always removed.
+ */
+int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
+		     const struct rsp_dump_spec *spec, const struct rspd_dump_owner *owner,
+		     struct rsp_buf *answer);
+
+#endif

@@ -1,0 +1,1194 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Reading perf.data: rsp's own dumps and what `perf record` writes.
+ *
+ * The file is untrusted input. Every offset and length is checked against
+ * the file (with overflow-safe arithmetic) before it is used, counts are
+ * bounded by the bytes that could hold them before anything is allocated,
+ * and each failure is one sentence naming the file, the offset and what
+ * was wrong there. Only little-endian, file-mode (not pipe-mode), version 2
+ * files are read; the others get a sentence saying so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <traceevent/event-parse.h>
+#include <rsp/maps.h>
+#include <rsp/perfdata.h>
+#include <rsp/query.h>
+#include <rsp/record.h>
+#include <rsp/symbols.h>
+#include "internal/log.h"
+#include "internal/schema.h"
+
+#define PD_HEADER_SIZE 104
+#define PD_MAX_IDS     (1u << 20)
+#define PD_MAX_CPUS    4096
+#define PD_CHUNK       (256u * 1024)
+#define PD_FEAT_BITS   256
+
+struct fattr {
+	struct perf_event_attr attr;
+	uint64_t ids_off, ids_size;
+	uint64_t at; /* offset of the entry, for messages */
+	char name[96];
+};
+
+struct rsp_perfdata {
+	const unsigned char *p;
+	size_t len;
+	void *map;
+	size_t map_len;
+	struct rsp_buf *err;
+	struct rsp_schema *schema;
+	struct rsp_dump_info info;
+	struct fattr attrs[RSP_SCHEMA_MAX_EVSELS];
+	int nr_attrs;
+	uint64_t feat_off[PD_FEAT_BITS], feat_size[PD_FEAT_BITS];
+	bool has_feat[PD_FEAT_BITS];
+	uint64_t data_off, data_end;
+	struct rsp_window *window;
+	bool loaded;
+	uint64_t *model; /* offsets of the process-model records */
+	size_t nr_model;
+	const char *kallsyms; /* in the tracing data, NULL: none */
+	size_t kallsyms_len;
+	struct rsp_ksyms *ksyms;      /* from kallsyms, made by __source() */
+	struct rsp_symbolizer *symbols; /* likewise */
+};
+
+static int fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	rsp_buf__reset(pd->err);
+	rsp_buf__printf(pd->err, "%s: offset 0x%llx: ", pd->info.path, (unsigned long long)off);
+	va_start(ap, fmt);
+	rsp_buf__vprintf(pd->err, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static uint64_t rd64(const struct rsp_perfdata *pd, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, pd->p + off, 8);
+	return v;
+}
+
+static uint32_t rd32(const struct rsp_perfdata *pd, uint64_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, pd->p + off, 4);
+	return v;
+}
+
+/* [off, off + size) lies inside the file (no overflow). */
+static bool inside(const struct rsp_perfdata *pd, uint64_t off, uint64_t size)
+{
+	return off <= pd->len && size <= pd->len - off;
+}
+
+/* A {offset, size} pair at @at that must lie inside the file. */
+static int section(struct rsp_perfdata *pd, uint64_t at, const char *what, uint64_t *off,
+		   uint64_t *size)
+{
+	*off = rd64(pd, at);
+	*size = rd64(pd, at + 8);
+	if (!inside(pd, *off, *size))
+		return fail(pd, at,
+			    "the %s (offset 0x%llx, size 0x%llx) runs past the end of the file "
+			    "(0x%zx bytes): the file is truncated or corrupt",
+			    what, (unsigned long long)*off, (unsigned long long)*size, pd->len);
+	return 0;
+}
+
+/* --- header ---------------------------------------------------------------------- */
+
+static int check_magic(struct rsp_perfdata *pd)
+{
+	if (pd->len < 8)
+		return fail(pd, 0,
+			    "%zu bytes is too short for a perf.data file (its header alone is "
+			    "104 bytes)",
+			    pd->len);
+	if (!memcmp(pd->p, "2ELIFREP", 8))
+		return fail(pd, 0,
+			    "the file was written on a big-endian machine; rsp reads "
+			    "little-endian perf.data only");
+	if (!memcmp(pd->p, "PERFFILE", 8))
+		return fail(pd, 0,
+			    "this is the legacy perf.data format (version 1); re-record it "
+			    "with a current perf");
+	if (memcmp(pd->p, "PERFILE2", 8))
+		return fail(pd, 0, "not a perf.data file: it does not start with PERFILE2");
+	if (pd->len >= 16 && rd64(pd, 8) == 16)
+		return fail(pd, 8,
+			    "this is a pipe-mode perf.data (perf record -o -); record to a "
+			    "file instead, or convert it with 'perf inject -i IN -o OUT'");
+	if (pd->len < PD_HEADER_SIZE)
+		return fail(pd, 0,
+			    "the file is truncated: the perf.data header needs 104 bytes and "
+			    "the file has %zu",
+			    pd->len);
+	if (rd64(pd, 8) != PD_HEADER_SIZE)
+		return fail(pd, 8, "the header size is %llu, not 104",
+			    (unsigned long long)rd64(pd, 8));
+	return 0;
+}
+
+static int read_header(struct rsp_perfdata *pd, uint64_t *attrs_off, uint64_t *attrs_size,
+		       uint64_t *attr_size)
+{
+	uint64_t data_size, unused_off, unused_size;
+	int err = check_magic(pd);
+
+	if (err)
+		return err;
+	*attr_size = rd64(pd, 16);
+	if (*attr_size < PERF_ATTR_SIZE_VER0 + 16 || *attr_size > 4096 || *attr_size % 8)
+		return fail(pd, 16, "the attr size %llu is not a multiple of 8 in 80 .. 4096",
+			    (unsigned long long)*attr_size);
+	if ((err = section(pd, 24, "attrs section", attrs_off, attrs_size)) ||
+	    (err = section(pd, 40, "data section", &pd->data_off, &data_size)) ||
+	    (err = section(pd, 56, "event-types section", &unused_off, &unused_size)))
+		return err;
+	if (*attrs_size == 0 || *attrs_size % *attr_size)
+		return fail(pd, 32,
+			    "the attrs section size %llu is not a whole number of %llu-byte "
+			    "attrs",
+			    (unsigned long long)*attrs_size, (unsigned long long)*attr_size);
+	if (*attrs_size / *attr_size > RSP_SCHEMA_MAX_EVSELS)
+		return fail(pd, 32, "the file has %llu attrs; rsp reads at most %d",
+			    (unsigned long long)(*attrs_size / *attr_size), RSP_SCHEMA_MAX_EVSELS);
+	if (pd->data_off < PD_HEADER_SIZE)
+		return fail(pd, 40, "the data section starts inside the header");
+	pd->data_end = pd->data_off + data_size;
+	pd->info.data_offset = pd->data_off;
+	pd->info.data_size = data_size;
+	return 0;
+}
+
+/* The feature table sits right after the data section, one entry per bit. */
+static int read_feature_table(struct rsp_perfdata *pd)
+{
+	uint64_t at = pd->data_end;
+	int n = 0;
+
+	for (int bit = 0; bit < PD_FEAT_BITS; bit++)
+		n += (rd64(pd, 72 + 8 * (uint64_t)(bit / 64)) >> (bit % 64)) & 1;
+	if (!inside(pd, at, (uint64_t)n * 16))
+		return fail(pd, at,
+			    "the table of %d feature sections runs past the end of the file "
+			    "(0x%zx bytes): the file is truncated",
+			    n, pd->len);
+	for (int bit = 0; bit < PD_FEAT_BITS; bit++) {
+		int err;
+
+		if (!((rd64(pd, 72 + 8 * (uint64_t)(bit / 64)) >> (bit % 64)) & 1))
+			continue;
+		err = section(pd, at, "feature section", &pd->feat_off[bit], &pd->feat_size[bit]);
+		if (err)
+			return err;
+		pd->has_feat[bit] = true;
+		at += 16;
+	}
+	return 0;
+}
+
+/* --- attrs -------------------------------------------------------------------------- */
+
+static int read_attr(struct rsp_perfdata *pd, uint64_t at, uint64_t attr_size, struct fattr *f)
+{
+	uint32_t size = rd32(pd, at + 4); /* attr.size */
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->at = at;
+	if (size == 0)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > attr_size - 16)
+		return fail(pd, at + 4,
+			    "the attr says it is %u bytes, which does not fit its %llu-byte slot",
+			    size, (unsigned long long)attr_size);
+	memcpy(&f->attr, pd->p + at, size < sizeof(f->attr) ? size : sizeof(f->attr));
+	f->attr.size = sizeof(f->attr);
+	err = section(pd, at + attr_size - 16, "ids of an attr", &f->ids_off, &f->ids_size);
+	if (err)
+		return err;
+	if (f->ids_size % 8 || f->ids_size / 8 > PD_MAX_IDS)
+		return fail(pd, at + attr_size - 8,
+			    "the ids size %llu is not a multiple of 8 up to %u ids",
+			    (unsigned long long)f->ids_size, PD_MAX_IDS);
+	return 0;
+}
+
+/* What rsp needs of every attr to place each record in time and on a CPU. */
+static int check_attr(struct rsp_perfdata *pd, const struct fattr *f)
+{
+	uint64_t need = PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_TID;
+
+	if ((f->attr.sample_type & need) != need || !f->attr.sample_id_all)
+		return fail(pd, f->at,
+			    "event %s does not record the time, CPU and thread of every record "
+			    "(sample_type 0x%llx, sample_id_all %d); record with 'perf record -a "
+			    "-k mono' (see rspctl help analyze)",
+			    f->name[0] ? f->name : "?", (unsigned long long)f->attr.sample_type,
+			    (int)f->attr.sample_id_all);
+	return 0;
+}
+
+static int read_attrs(struct rsp_perfdata *pd, uint64_t off, uint64_t size, uint64_t attr_size)
+{
+	pd->nr_attrs = (int)(size / attr_size);
+	for (int i = 0; i < pd->nr_attrs; i++) {
+		int err = read_attr(pd, off + (uint64_t)i * attr_size, attr_size, &pd->attrs[i]);
+
+		if (err)
+			return err;
+	}
+	pd->info.nr_attrs = pd->nr_attrs;
+	return 0;
+}
+
+/* --- features ---------------------------------------------------------------------- */
+
+struct fcur {
+	struct rsp_perfdata *pd;
+	uint64_t off, end;
+	const char *feat;
+};
+
+static int fc_need(struct fcur *c, uint64_t n, const char *what)
+{
+	if (n > c->end - c->off)
+		return fail(c->pd, c->off,
+			    "%s of the %s feature needs %llu bytes but the section has %llu left",
+			    what, c->feat, (unsigned long long)n,
+			    (unsigned long long)(c->end - c->off));
+	return 0;
+}
+
+static int fc_u32(struct fcur *c, uint32_t *v, const char *what)
+{
+	int err = fc_need(c, 4, what);
+
+	if (!err) {
+		*v = rd32(c->pd, c->off);
+		c->off += 4;
+	}
+	return err;
+}
+
+static int fc_u64(struct fcur *c, uint64_t *v, const char *what)
+{
+	int err = fc_need(c, 8, what);
+
+	if (!err) {
+		*v = rd64(c->pd, c->off);
+		c->off += 8;
+	}
+	return err;
+}
+
+/* perf_header_string: u32 len, then len bytes holding a NUL-terminated string. */
+static int fc_string(struct fcur *c, char *dst, size_t dlen)
+{
+	uint64_t at = c->off;
+	uint32_t len;
+	const char *s;
+	size_t n;
+	int err = fc_u32(c, &len, "a string length");
+
+	if (err)
+		return err;
+	if (len > c->end - c->off)
+		return fail(c->pd, at,
+			    "a string of the %s feature claims %u bytes but the section has %llu "
+			    "left",
+			    c->feat, len, (unsigned long long)(c->end - c->off));
+	s = (const char *)c->pd->p + c->off;
+	n = strnlen(s, len);
+	if (n == len)
+		return fail(c->pd, c->off - 4, "a string of the %s feature has no terminating NUL",
+			    c->feat);
+	if (dst && dlen)
+		snprintf(dst, dlen, "%.*s", (int)n, s);
+	c->off += len;
+	return 0;
+}
+
+static struct fcur fcur(struct rsp_perfdata *pd, int feat, const char *name)
+{
+	struct fcur c = {pd, pd->feat_off[feat], pd->feat_off[feat] + pd->feat_size[feat], name};
+
+	return c;
+}
+
+static int read_string_feature(struct rsp_perfdata *pd, int feat, const char *name, char *dst,
+			       size_t dlen)
+{
+	struct fcur c = fcur(pd, feat, name);
+
+	return pd->has_feat[feat] ? fc_string(&c, dst, dlen) : 0;
+}
+
+static int read_cmdline(struct rsp_perfdata *pd)
+{
+	struct fcur c = fcur(pd, RSP_PD_FEAT_CMDLINE, "CMDLINE");
+	uint32_t nr;
+	size_t used = 0;
+	int err;
+
+	if (!pd->has_feat[RSP_PD_FEAT_CMDLINE])
+		return 0;
+	if ((err = fc_u32(&c, &nr, "the argument count")))
+		return err;
+	if (nr > (c.end - c.off) / 4)
+		return fail(pd, c.off - 4, "the CMDLINE feature claims %u arguments in %llu bytes",
+			    nr, (unsigned long long)(c.end - c.off));
+	for (uint32_t i = 0; i < nr; i++) {
+		char arg[512];
+
+		if ((err = fc_string(&c, arg, sizeof(arg))))
+			return err;
+		if (used < sizeof(pd->info.cmdline))
+			used += (size_t)snprintf(pd->info.cmdline + used,
+						 sizeof(pd->info.cmdline) - used, "%s%s",
+						 i ? " " : "", arg);
+	}
+	return 0;
+}
+
+static int read_small_features(struct rsp_perfdata *pd)
+{
+	struct fcur c;
+	uint32_t a, b;
+	uint64_t v;
+	int err = 0;
+
+	if (pd->has_feat[RSP_PD_FEAT_NRCPUS]) {
+		c = fcur(pd, RSP_PD_FEAT_NRCPUS, "NRCPUS");
+		if (!(err = fc_u32(&c, &a, "nr_cpus_avail")) &&
+		    !(err = fc_u32(&c, &b, "nr_cpus_online"))) {
+			pd->info.nr_cpus_avail = a;
+			pd->info.nr_cpus_online = b;
+		}
+	}
+	if (!err && pd->has_feat[RSP_PD_FEAT_TOTAL_MEM]) {
+		c = fcur(pd, RSP_PD_FEAT_TOTAL_MEM, "TOTAL_MEM");
+		if (!(err = fc_u64(&c, &v, "the memory size")))
+			pd->info.total_mem_kb = v;
+	}
+	if (!err && pd->has_feat[RSP_PD_FEAT_CLOCK_DATA]) {
+		c = fcur(pd, RSP_PD_FEAT_CLOCK_DATA, "CLOCK_DATA");
+		if (!(err = fc_u32(&c, &a, "the version")) &&
+		    !(err = fc_u32(&c, &b, "the clock")) &&
+		    !(err = fc_u64(&c, &pd->info.wall_clock_ns, "the wall-clock time")) &&
+		    !(err = fc_u64(&c, &pd->info.clockid_time_ns, "the clock time"))) {
+			if (a != 1)
+				return fail(pd, c.off - 24, "CLOCK_DATA version %u is not 1", a);
+			pd->info.clock_data = true;
+			pd->info.clockid = (int)b;
+		}
+	}
+	return err;
+}
+
+static int read_build_ids(struct rsp_perfdata *pd)
+{
+	struct fcur c = fcur(pd, RSP_PD_FEAT_BUILD_ID, "BUILD_ID");
+
+	if (!pd->has_feat[RSP_PD_FEAT_BUILD_ID])
+		return 0;
+	while (c.off < c.end) {
+		uint16_t size;
+		int err = fc_need(&c, 8, "a build-id record header");
+
+		if (err)
+			return err;
+		memcpy(&size, pd->p + c.off + 6, 2);
+		if (size < 8 + 4 + 24)
+			return fail(pd, c.off, "a build-id record of %u bytes is too short", size);
+		if ((err = fc_need(&c, size, "a build-id record")))
+			return err;
+		c.off += size;
+		pd->info.nr_build_ids++;
+	}
+	return 0;
+}
+
+/* EVENT_DESC: the evsels' names, matched to the attrs by their first id. */
+static void name_attr(struct rsp_perfdata *pd, uint64_t first_id, const char *name)
+{
+	for (int i = 0; i < pd->nr_attrs; i++) {
+		struct fattr *f = &pd->attrs[i];
+
+		if (f->ids_size >= 8 && rd64(pd, f->ids_off) == first_id)
+			snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+}
+
+static int read_event_desc(struct rsp_perfdata *pd)
+{
+	struct fcur c = fcur(pd, RSP_PD_FEAT_EVENT_DESC, "EVENT_DESC");
+	uint32_t nre, sz;
+	int err;
+
+	if (!pd->has_feat[RSP_PD_FEAT_EVENT_DESC])
+		return 0;
+	if ((err = fc_u32(&c, &nre, "the event count")) || (err = fc_u32(&c, &sz, "the attr size")))
+		return err;
+	if (sz < PERF_ATTR_SIZE_VER0 || sz > 4096 || nre > (c.end - c.off) / (sz + 8))
+		return fail(pd, c.off - 8, "EVENT_DESC claims %u events of %u bytes in %llu bytes",
+			    nre, sz, (unsigned long long)(c.end - c.off));
+	for (uint32_t i = 0; i < nre; i++) {
+		char name[96];
+		uint32_t nri;
+		uint64_t first = 0;
+
+		if ((err = fc_need(&c, sz, "an attr")))
+			return err;
+		c.off += sz;
+		if ((err = fc_u32(&c, &nri, "the id count")) ||
+		    (err = fc_string(&c, name, sizeof(name))))
+			return err;
+		if ((err = fc_need(&c, (uint64_t)nri * 8, "the ids")))
+			return err;
+		if (nri)
+			first = rd64(pd, c.off);
+		c.off += (uint64_t)nri * 8;
+		if (nri)
+			name_attr(pd, first, name);
+	}
+	return 0;
+}
+
+static int read_features(struct rsp_perfdata *pd)
+{
+	struct rsp_dump_info *in = &pd->info;
+	int err = read_string_feature(pd, RSP_PD_FEAT_HOSTNAME, "HOSTNAME", in->hostname,
+				      sizeof(in->hostname));
+
+	if (!err)
+		err = read_string_feature(pd, RSP_PD_FEAT_OSRELEASE, "OSRELEASE", in->os_release,
+					  sizeof(in->os_release));
+	if (!err)
+		err = read_string_feature(pd, RSP_PD_FEAT_VERSION, "VERSION", in->version,
+					  sizeof(in->version));
+	if (!err)
+		err = read_string_feature(pd, RSP_PD_FEAT_ARCH, "ARCH", in->arch, sizeof(in->arch));
+	if (!err)
+		err = read_string_feature(pd, RSP_PD_FEAT_CPUDESC, "CPUDESC", in->cpu_desc,
+					  sizeof(in->cpu_desc));
+	if (!err)
+		err = read_string_feature(pd, RSP_PD_FEAT_CPUID, "CPUID", in->cpuid,
+					  sizeof(in->cpuid));
+	if (!err)
+		err = read_cmdline(pd);
+	if (!err)
+		err = read_small_features(pd);
+	if (!err)
+		err = read_build_ids(pd);
+	if (!err)
+		err = read_event_desc(pd);
+	in->written_by_rsp = !strncmp(in->version, "rsp ", 4);
+	return err;
+}
+
+/* --- schema ------------------------------------------------------------------------------- */
+
+static int attr_event(const struct fattr *f, struct tep_handle *tep, char *name, size_t n)
+{
+	const struct perf_event_attr *a = &f->attr;
+	struct tep_event *te;
+
+	if (a->type == PERF_TYPE_TRACEPOINT) {
+		te = tep && a->config <= INT32_MAX ? tep_find_event(tep, (int)a->config) : NULL;
+		if (!te)
+			return -1;
+		if (!name[0])
+			snprintf(name, n, "%s:%s", te->system, te->name);
+		return rsp_catalogue__find_tracepoint(te->system, te->name);
+	}
+	if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CPU_CLOCK)
+		return RSP_EV_cpu_clock;
+	if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+		return RSP_EV_sideband;
+	return -1;
+}
+
+static int add_ids(struct rsp_perfdata *pd, int idx, const struct fattr *f)
+{
+	for (uint64_t k = 0; k < f->ids_size / 8; k++) {
+		uint64_t id = rd64(pd, f->ids_off + 8 * k);
+
+		if (!id)
+			return fail(pd, f->ids_off + 8 * k, "sample id 0 is not a valid id");
+		if (rsp_schema__evsel_by_id(pd->schema, id) >= 0)
+			return fail(pd, f->ids_off + 8 * k, "sample id %llu belongs to two attrs",
+				    (unsigned long long)id);
+		if (rsp_schema__add_id(pd->schema, idx, id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Several attrs must identify their records: with PERF_SAMPLE_IDENTIFIER
+ * everywhere, or PERF_SAMPLE_ID at the same place in all of them.
+ */
+static int check_identification(struct rsp_perfdata *pd)
+{
+	const struct rsp_schema *s = pd->schema;
+	uint64_t head = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU;
+
+	if (s->all_identifier || s->nr_evsels == 1)
+		return 0;
+	for (int i = 0; i < s->nr_evsels; i++) {
+		uint64_t st = s->evsels[i].attr.sample_type;
+
+		if (!(st & PERF_SAMPLE_ID) || (st & head) != (s->evsels[0].attr.sample_type & head))
+			return fail(pd, pd->attrs[i].at,
+				    "the attrs do not say which event a record belongs to "
+				    "(no PERF_SAMPLE_IDENTIFIER, and PERF_SAMPLE_ID not at one "
+				    "place); record with a current perf");
+	}
+	return 0;
+}
+
+static int build_schema(struct rsp_perfdata *pd, struct tep_handle *tep)
+{
+	pd->schema = rsp_schema__new();
+	if (!pd->schema)
+		return -ENOMEM;
+	if (tep)
+		rsp_schema__resolve_fields(pd->schema, tep);
+	for (int i = 0; i < pd->nr_attrs; i++) {
+		struct fattr *f = &pd->attrs[i];
+		int ev = attr_event(f, tep, f->name, sizeof(f->name)), idx, err;
+		enum rsp_role role = !strncmp(f->name, RSP_PD_STACK_COPY_PREFIX,
+					      strlen(RSP_PD_STACK_COPY_PREFIX))
+					     ? RSP_ROLE_STACK_COPY
+					     : RSP_ROLE_PRIMARY;
+
+		if (!f->name[0])
+			snprintf(f->name, sizeof(f->name), "type %u config 0x%llx", f->attr.type,
+				 (unsigned long long)f->attr.config);
+		if ((err = check_attr(pd, f)))
+			return err;
+		idx = rsp_schema__add_evsel(pd->schema, &f->attr, ev, role, f->name);
+		if (idx < 0)
+			return idx;
+		if ((err = add_ids(pd, idx, f)))
+			return err;
+		if (ev >= 0 && role == RSP_ROLE_PRIMARY &&
+		    (rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT ||
+		     rsp_schema__event_ok(pd->schema, ev)))
+			pd->info.event_present[ev] = true;
+		/* perf record asks for side-band records on its first event. */
+		if (f->attr.mmap || f->attr.mmap2 || f->attr.comm || f->attr.task)
+			pd->info.event_present[RSP_EV_sideband] = true;
+	}
+	return check_identification(pd);
+}
+
+static int read_tracing(struct rsp_perfdata *pd, struct tep_handle **tep)
+{
+	struct rsp_buf msg = RSP_BUF_INIT;
+	uint64_t off = pd->feat_off[RSP_PD_FEAT_TRACING_DATA];
+
+	*tep = NULL;
+	if (!pd->has_feat[RSP_PD_FEAT_TRACING_DATA])
+		return 0;
+	*tep = rsp_tracedata__parse(pd->p + off, pd->feat_size[RSP_PD_FEAT_TRACING_DATA], off,
+				    &pd->kallsyms, &pd->kallsyms_len, &msg);
+	if (!*tep) {
+		rsp_buf__reset(pd->err);
+		rsp_buf__printf(pd->err, "%s: %s", pd->info.path,
+				msg.data ? msg.data : "bad tracing data");
+		rsp_buf__exit(&msg);
+		return -EINVAL;
+	}
+	rsp_buf__exit(&msg);
+	pd->info.has_tracing_data = true;
+	return 0;
+}
+
+/* --- open / parse / delete ---------------------------------------------------------------------
+ */
+
+static int parse_all(struct rsp_perfdata *pd)
+{
+	uint64_t attrs_off, attrs_size, attr_size;
+	struct tep_handle *tep = NULL;
+	int err = read_header(pd, &attrs_off, &attrs_size, &attr_size);
+
+	if (!err)
+		err = read_feature_table(pd);
+	if (!err)
+		err = read_attrs(pd, attrs_off, attrs_size, attr_size);
+	if (!err)
+		err = read_features(pd);
+	if (!err)
+		err = read_tracing(pd, &tep);
+	if (!err)
+		err = build_schema(pd, tep);
+	tep_free(tep);
+	if (err == -ENOMEM && !pd->err->len)
+		rsp_buf__printf(pd->err, "%s: out of memory", pd->info.path);
+	return err;
+}
+
+static struct rsp_perfdata *pd_new(const char *name, struct rsp_buf *err)
+{
+	struct rsp_perfdata *pd = calloc(1, sizeof(*pd));
+
+	if (!pd) {
+		rsp_buf__puts(err, "out of memory");
+		return NULL;
+	}
+	pd->err = err;
+	pd->info.clockid = -1;
+	snprintf(pd->info.path, sizeof(pd->info.path), "%s", name);
+	return pd;
+}
+
+struct rsp_perfdata *rsp_perfdata__parse(const void *buf, size_t len, const char *name,
+					 struct rsp_buf *err)
+{
+	struct rsp_perfdata *pd;
+
+	if ((uintptr_t)buf % 8) {
+		rsp_buf__printf(err, "%s: the bytes are not 8-byte aligned in memory",
+				name ? name : "perf.data");
+		return NULL;
+	}
+	pd = pd_new(name ? name : "perf.data", err);
+	if (!pd)
+		return NULL;
+	pd->p = buf;
+	pd->len = len;
+	pd->info.file_size = len;
+	if (parse_all(pd)) {
+		rsp_perfdata__delete(pd);
+		return NULL;
+	}
+	return pd;
+}
+
+struct rsp_perfdata *rsp_perfdata__open(const char *path, struct rsp_buf *err)
+{
+	struct rsp_perfdata *pd = pd_new(path, err);
+	struct stat st;
+	int fd;
+
+	if (!pd)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		rsp_buf__printf(err, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rsp_buf__printf(err, "%s: not a regular file", path);
+		goto fail;
+	}
+	if (st.st_size > 0) {
+		pd->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
+			       0);
+		if (pd->map == MAP_FAILED) {
+			pd->map = NULL;
+			rsp_buf__printf(err, "%s: cannot map it: %s", path, strerror(errno));
+			goto fail;
+		}
+		pd->map_len = (size_t)st.st_size;
+	}
+	close(fd);
+	fd = -1;
+	pd->p = pd->map;
+	pd->len = pd->map_len;
+	pd->info.file_size = pd->len;
+	if (parse_all(pd))
+		goto fail;
+	return pd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	rsp_perfdata__delete(pd);
+	return NULL;
+}
+
+void rsp_perfdata__delete(struct rsp_perfdata *pd)
+{
+	if (!pd)
+		return;
+	rsp_symbolizer__delete(pd->symbols);
+	rsp_ksyms__delete(pd->ksyms);
+	rsp_window__delete(pd->window);
+	rsp_schema__delete(pd->schema);
+	if (pd->map)
+		munmap(pd->map, pd->map_len);
+	free(pd->model);
+	free(pd);
+}
+
+const struct rsp_schema *rsp_perfdata__schema(const struct rsp_perfdata *pd)
+{
+	return pd->schema;
+}
+
+const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd)
+{
+	return &pd->info;
+}
+
+/* --- the data section ----------------------------------------------------------------------------
+ */
+
+enum rec_class {
+	REC_DATA,  /* a kernel record for the window */
+	REC_MODEL, /* a synthesized process record */
+	REC_SKIP,  /* perf's own bookkeeping */
+};
+
+struct rec_place {
+	enum rec_class cls;
+	uint32_t cpu;
+	uint64_t time;
+	uint64_t next; /* offset of the next record */
+};
+
+/* The sample id in a non-sample record's trailer (which schema.c also reads). */
+static uint64_t trailer_id(const struct rsp_perfdata *pd, uint64_t off,
+			   const struct perf_event_header *h)
+{
+	const struct rsp_schema *s = pd->schema;
+	uint64_t st = s->evsels[0].attr.sample_type;
+	uint32_t words = h->size / 8, after;
+
+	if (s->all_identifier)
+		return words >= 2 ? rd64(pd, off + h->size - 8) : ~0ull;
+	after = !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+	return words >= after + 2 ? rd64(pd, off + 8ull * (words - 1 - after)) : ~0ull;
+}
+
+/* Decode a trailer with attr 0's layout: records with id 0 name no attr. */
+static void id0_trailer(const struct rsp_perfdata *pd, uint64_t off,
+			const struct perf_event_header *h, struct rsp_sample *smp)
+{
+	const struct rsp_evsel_desc *d = &pd->schema->evsels[0];
+	uint64_t st = d->attr.sample_type, at = off + h->size - d->id_trailer;
+
+	if (st & PERF_SAMPLE_TID)
+		at += 8;
+	smp->time = rd64(pd, at); /* every attr has TIME (check_attr) */
+	at += 8 + 8 * (uint64_t)(!!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID));
+	smp->cpu = (uint32_t)rd64(pd, at);
+}
+
+/* Time and CPU from a non-sample record's sample_id trailer. */
+static int trailer_place(struct rsp_perfdata *pd, uint64_t off, const struct perf_event_header *h,
+			 struct rec_place *pl)
+{
+	const struct rsp_evsel_desc *d0 = &pd->schema->evsels[0];
+	struct rsp_sample smp;
+	int have = rsp_record__parse_id(pd->schema, h, &smp);
+
+	if (have == -ENOENT) {
+		uint64_t id = trailer_id(pd, off, h);
+
+		if (id)
+			return fail(pd, off,
+				    "a record of type %u carries sample id %llu, which no attr "
+				    "declares",
+				    h->type, (unsigned long long)id);
+		/* A gap the window noted, or a record perf synthesized: id 0. */
+		if (d0->id_trailer > h->size - sizeof(*h))
+			return fail(pd, off,
+				    "a record of %u bytes is too short for its sample_id "
+				    "trailer",
+				    h->size);
+		id0_trailer(pd, off, h, &smp);
+		have = RSP_SAMPLE_HAS_TIME | RSP_SAMPLE_HAS_CPU;
+	}
+	if (have < 0)
+		return fail(pd, off, "a record of type %u is too short for its sample_id trailer",
+			    h->type);
+	pl->time = smp.time;
+	pl->cpu = smp.cpu;
+	return 0;
+}
+
+static int sample_place(struct rsp_perfdata *pd, uint64_t off, const struct perf_event_header *h,
+			struct rec_place *pl)
+{
+	struct rsp_sample smp;
+	int err = rsp_record__parse_sample(pd->schema, h, &smp);
+
+	if (err == -ENOENT)
+		return fail(pd, off, "a sample carries sample id %llu, which no attr declares",
+			    (unsigned long long)(pd->schema->all_identifier ? rd64(pd, off + 8)
+									    : smp.id));
+	if (err)
+		return fail(pd, off, "a sample of %u bytes is malformed for event %s", h->size,
+			    rsp_schema__evsel_name(pd->schema, smp.evsel) ?: "?");
+	pl->time = smp.time;
+	pl->cpu = smp.cpu;
+	return 0;
+}
+
+/*
+ * Where the record at @off goes. @init: no FINISHED_INIT seen yet and the
+ * file has one (records before it are the synthesized process model).
+ */
+static int place(struct rsp_perfdata *pd, uint64_t off, bool init, struct rec_place *pl)
+{
+	struct perf_event_header h;
+	uint64_t end = pd->data_end;
+	int err;
+
+	if (end - off < sizeof(h))
+		return fail(pd, off, "the data section ends inside a record header");
+	memcpy(&h, pd->p + off, sizeof(h));
+	if (h.size < sizeof(h) || h.size > end - off)
+		return fail(pd, off, "a record of type %u claims %u bytes, %s", h.type, h.size,
+			    h.size < sizeof(h) ? "less than its header"
+					       : "past the end of the data section");
+	pl->next = off + h.size;
+	pl->cls = REC_SKIP;
+	/* Records are read in place: each must start on an 8-byte boundary. */
+	if (h.size % 8)
+		return fail(pd, off, "a record of type %u has %u bytes, not a multiple of 8",
+			    h.type, h.size);
+	if (h.type == RSP_PD_RECORD_COMPRESSED)
+		return fail(pd, off,
+			    "the file holds compressed records (perf record -z); "
+			    "decompress it with 'perf inject -i IN -o OUT'");
+	if (h.type == RSP_PD_RECORD_AUXTRACE) {
+		uint64_t aux = h.size >= 16 ? rd64(pd, off + 8) : ~0ull;
+
+		if (aux > end - pl->next)
+			return fail(pd, off,
+				    "AUX trace data runs past the end of the data section");
+		pl->next += aux;
+		return 0;
+	}
+	if (h.type >= RSP_PD_RECORD_USER_START)
+		return 0;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		pl->cls = REC_DATA;
+		err = sample_place(pd, off, (const void *)(pd->p + off), pl);
+	} else if (init) {
+		pl->cls = REC_MODEL;
+		return 0;
+	} else {
+		err = trailer_place(pd, off, (const void *)(pd->p + off), pl);
+		pl->cls = !err && pl->time == 0 ? REC_MODEL : REC_DATA;
+	}
+	if (!err && pl->cls == REC_DATA && pl->cpu >= PD_MAX_CPUS)
+		return fail(pd, off, "a record says it ran on CPU %u; rsp reads up to %d CPUs",
+			    pl->cpu, PD_MAX_CPUS);
+	return err;
+}
+
+/* Whether the data section holds a FINISHED_INIT (records before it are the model). */
+static int find_init(struct rsp_perfdata *pd, bool *has)
+{
+	*has = false;
+	for (uint64_t off = pd->data_off; off < pd->data_end;) {
+		struct perf_event_header h;
+		uint64_t next;
+
+		if (pd->data_end - off < sizeof(h))
+			return fail(pd, off, "the data section ends inside a record header");
+		memcpy(&h, pd->p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > pd->data_end - off)
+			return fail(pd, off, "a record of type %u claims %u bytes, %s", h.type,
+				    h.size,
+				    h.size < sizeof(h) ? "less than its header"
+						       : "past the end of the data section");
+		if (h.type == RSP_PD_RECORD_FINISHED_INIT) {
+			*has = true;
+			return 0;
+		}
+		next = off + h.size;
+		if (h.type == RSP_PD_RECORD_AUXTRACE && h.size >= 16) {
+			uint64_t aux = rd64(pd, off + 8);
+
+			if (aux > pd->data_end - next)
+				return fail(pd, off,
+					    "AUX trace data runs past the end of the data section");
+			next += aux;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* Where each kernel record goes, found once by the checking pass. */
+struct placed {
+	uint64_t off, time;
+	uint32_t cpu;
+};
+
+struct load_plan {
+	uint64_t *bytes; /* per CPU */
+	uint32_t nr_cpus;
+	struct placed *rec;
+	size_t nr, cap;
+};
+
+static int note_model(struct rsp_perfdata *pd, uint64_t off)
+{
+	if (pd->nr_model % 1024 == 0) {
+		uint64_t *m = realloc(pd->model, (pd->nr_model + 1024) * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		pd->model = m;
+	}
+	pd->model[pd->nr_model++] = off;
+	return 0;
+}
+
+static int note_data(struct rsp_perfdata *pd, struct load_plan *lp, uint64_t off,
+		     const struct rec_place *pl)
+{
+	uint16_t size;
+
+	if (pl->cpu >= lp->nr_cpus) {
+		uint64_t *b = realloc(lp->bytes, (pl->cpu + 1) * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		memset(b + lp->nr_cpus, 0, (pl->cpu + 1 - lp->nr_cpus) * sizeof(*b));
+		lp->bytes = b;
+		lp->nr_cpus = pl->cpu + 1;
+	}
+	if (lp->nr == lp->cap) {
+		size_t cap = lp->cap ? 2 * lp->cap : 4096;
+		struct placed *r = realloc(lp->rec, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		lp->rec = r;
+		lp->cap = cap;
+	}
+	lp->rec[lp->nr++] = (struct placed){off, pl->time, pl->cpu};
+	memcpy(&size, pd->p + off + 6, 2);
+	lp->bytes[pl->cpu] += 8u + size;
+	pd->info.records++;
+	if (!pd->info.first_time || pl->time < pd->info.first_time)
+		pd->info.first_time = pl->time;
+	if (pl->time > pd->info.last_time)
+		pd->info.last_time = pl->time;
+	return 0;
+}
+
+/* Check every record, classify it, size the window. */
+static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
+{
+	bool init;
+	int err = find_init(pd, &init);
+
+	for (uint64_t off = pd->data_off; !err && off < pd->data_end;) {
+		struct rec_place pl = {0};
+		uint16_t type;
+
+		memcpy(&type, pd->p + off, 2);
+		if ((err = place(pd, off, init, &pl)))
+			break;
+		if (type == RSP_PD_RECORD_FINISHED_INIT)
+			init = false;
+		if (pl.cls == REC_SKIP)
+			pd->info.perf_records++;
+		else if (pl.cls == REC_MODEL)
+			pd->info.process_records++, err = note_model(pd, off);
+		else
+			err = note_data(pd, lp, off, &pl);
+		off = pl.next;
+	}
+	return err;
+}
+
+static struct rsp_window *make_window(const struct load_plan *lp)
+{
+	struct rsp_window_config wc = {.nr_cpus = lp->nr_cpus ? lp->nr_cpus : 1,
+				       .chunk_size = PD_CHUNK};
+	/* No record is over 64 KiB: a chunk always takes at least 192 KiB of them. */
+	size_t per = PD_CHUNK - 65544, chunks = 2 * (size_t)wc.nr_cpus;
+
+	for (uint32_t c = 0; c < lp->nr_cpus; c++)
+		chunks += lp->bytes[c] / per + 1;
+	wc.budget = chunks * PD_CHUNK;
+	return rsp_window__new(&wc);
+}
+
+/* Copy the kernel's records into the window, per CPU in file order. */
+static int fill(struct rsp_perfdata *pd, const struct load_plan *lp)
+{
+	for (size_t i = 0; i < lp->nr; i++) {
+		const struct placed *r = &lp->rec[i];
+		/* Records are 8-aligned in the file; the window copies them. */
+		int err = rsp_window__append(pd->window, r->cpu, r->time,
+					     (const void *)(pd->p + r->off));
+
+		if (err)
+			return fail(pd, r->off, "the record could not be stored: %s",
+				    strerror(-err));
+	}
+	return 0;
+}
+
+int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
+{
+	struct load_plan lp = {0};
+	int ret;
+
+	if (pd->loaded)
+		return 0;
+	pd->err = err;
+	if (pd->data_off % 8)
+		return fail(pd, 40, "the data section starts at 0x%llx, not on an 8-byte boundary",
+			    (unsigned long long)pd->data_off);
+	ret = plan(pd, &lp);
+	if (!ret) {
+		pd->window = make_window(&lp);
+		if (!pd->window)
+			ret = fail(pd, pd->data_off,
+				   "no memory for a window of the file's records");
+	}
+	if (!ret)
+		ret = fill(pd, &lp);
+	free(lp.bytes);
+	free(lp.rec);
+	if (ret == -ENOMEM && !err->len)
+		rsp_buf__printf(err, "%s: out of memory while loading it", pd->info.path);
+	pd->loaded = !ret;
+	return ret;
+}
+
+/* The file's kernel symbols (its own copy, never this machine's). */
+static int load_ksyms(struct rsp_perfdata *pd, struct rsp_buf *err)
+{
+	struct rsp_buf why = RSP_BUF_INIT;
+
+	if (pd->ksyms || !pd->kallsyms)
+		return 0;
+	pd->ksyms = rsp_ksyms__new_from_text(pd->kallsyms, pd->kallsyms_len, &why);
+	if (!pd->ksyms && errno == ENOMEM) {
+		rsp_buf__exit(&why);
+		rsp_buf__printf(err, "%s: out of memory loading its kernel symbols", pd->info.path);
+		return -ENOMEM;
+	}
+	/* Unusable symbols are not fatal: kernel frames stay unnamed, and say so. */
+	if (!pd->ksyms)
+		rsp_warn("%s: its kernel symbols are unusable: %s", pd->info.path,
+			 why.data ? why.data : "?");
+	rsp_buf__exit(&why);
+	pd->info.kernel_symbols = rsp_ksyms__count(pd->ksyms);
+	return 0;
+}
+
+/*
+ * The synthesized process records describe the processes alive when the
+ * file was written, as of before its first record. A FORK among them only
+ * names the parent: the child's own MMAP2 records follow, so the model
+ * must not copy the parent's regions into it (rsp_maps__fork() would).
+ */
+static int feed_model(const struct perf_event_header *rec, void *ctx)
+{
+	const struct rsp_perfdata *pd = ctx;
+	const uint32_t *task = (const uint32_t *)(rec + 1);
+
+	if (rec->type == PERF_RECORD_FORK && rec->size >= sizeof(*rec) + 8 && task[0] != task[1])
+		return 0;
+	return rsp_maps__feed(rsp_symbolizer__maps(pd->symbols), pd->schema, rec) == -ENOMEM
+		       ? -ENOMEM
+		       : 0;
+}
+
+/*
+ * The process model and symbolizer of the file: its synthesized processes,
+ * then the side-band records of its window, the same model rspd keeps
+ * live. User symbols come from the files at the recorded paths when they
+ * are still the same files (inode); JIT maps (/tmp/perf-PID.map) only when
+ * the file was written on this host.
+ */
+static int make_symbols(struct rsp_perfdata *pd, struct rsp_buf *err)
+{
+	struct rsp_symbolizer_config cfg = {.kallsyms = "", .live = false};
+	struct rsp_maps_ingest res;
+	char host[256] = "";
+	int ret;
+
+	if (pd->symbols)
+		return 0;
+	if (gethostname(host, sizeof(host)) || strcmp(host, pd->info.hostname))
+		cfg.jit_dir = "";
+	pd->symbols = rsp_symbolizer__new(&cfg);
+	if (!pd->symbols)
+		goto nomem;
+	if (pd->ksyms)
+		rsp_symbolizer__use_ksyms(pd->symbols, pd->ksyms);
+	ret = rsp_perfdata__process_model(pd, feed_model, pd);
+	if (!ret)
+		ret = rsp_maps__ingest(rsp_symbolizer__maps(pd->symbols), pd->schema, pd->window, 0,
+				       UINT64_MAX, &res);
+	if (ret)
+		goto nomem;
+	rsp_symbolizer__begin(pd->symbols);
+	return 0;
+nomem:
+	rsp_buf__printf(err, "%s: out of memory building its process model", pd->info.path);
+	return -ENOMEM;
+}
+
+int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
+{
+	int ret = rsp_perfdata__load(pd, err);
+
+	if (!ret)
+		ret = load_ksyms(pd, err);
+	if (!ret)
+		ret = make_symbols(pd, err);
+	if (ret)
+		return ret;
+	memset(src, 0, sizeof(*src));
+	src->window = pd->window;
+	src->schema = pd->schema;
+	src->capture = NULL;
+	src->now = pd->info.last_time;
+	src->offline = true;
+	src->path = pd->info.path;
+	src->dump = &pd->info;
+	src->ksyms = pd->ksyms;
+	src->symbols = pd->symbols;
+	return 0;
+}
+
+int rsp_perfdata__process_model(const struct rsp_perfdata *pd,
+				int (*fn)(const struct perf_event_header *rec, void *ctx),
+				void *ctx)
+{
+	for (size_t i = 0; i < pd->nr_model; i++) {
+		int ret = fn((const void *)(pd->p + pd->model[i]), ctx);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
