@@ -23,7 +23,7 @@
    `rspctl top` over the same window, per sample unwound.
 
 usage: bench/uprobes.py [--reps N] [--loops N] [--seconds S] [--freq HZ]
-                        [--build DIR] [--out FILE]
+                        [--quick] [--build DIR] [--out FILE]
 Writes a section of BENCHMARKS.md (replacing an older one of the same title).
 """
 import argparse
@@ -305,16 +305,21 @@ def main():
     ap.add_argument("--loops", type=int, default=50000)
     ap.add_argument("--seconds", type=int, default=3)
     ap.add_argument("--freq", type=int, default=4999)
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: 2 repetitions, 20000 loops, 2-second runs")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args()
+    if a.quick:
+        a.reps, a.loops, a.seconds = 2, 20000, 2
     if os.geteuid() != 0:
         sys.exit("bench/uprobes.py needs root (perf events, uprobes)")
     lines = []
     lines += uprobe_section(a.build, a.reps, a.loops)
     more, _ = dwarf_section(a.build, a.reps, a.seconds, a.freq)
     lines += more
-    lines = ["Measured by `bench/uprobes.py --reps %d` on %s (a VM shared with other work; "
+    lines = ["Measured by `bench/uprobes.py --reps %d` (`sudo bench/run --only uprobes`) "
+             "on %s (a VM shared with other work; "
              "each run waited for an idle machine, %.0f%% busy at most before a run: read "
              "the ratios more than the absolute figures)." %
              (a.reps, machine(), 100 * max(QUIET)), ""] + lines
