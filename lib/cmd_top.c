@@ -377,13 +377,33 @@ static int cmp_procs(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/*
+ * Heaviest first; ties by their frames' names, objects, then addresses, so
+ * that the order is the same live and offline (the hash is of pointers).
+ */
 static int cmp_stacks(const void *a, const void *b)
 {
 	const struct srow *x = a, *y = b;
 
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	for (uint32_t i = 0; i < x->nr && i < y->nr; i++) {
+		const struct rsp_frame *f = &x->frames[i], *g = &y->frames[i];
+		int c = cmp_str(f->sym.name, g->sym.name);
+
+		if (!c)
+			c = cmp_str(f->sym.object, g->sym.object);
+		if (c)
+			return c;
+		if (f->addr != g->addr)
+			return f->addr < g->addr ? -1 : 1;
+	}
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
 }
 
 /* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */

@@ -84,6 +84,14 @@ try:
         client = gt.vertex_id(g, w["pid"])
         server = gt.vertex_id(g, w["server"])
         e = gt.find_edge(g, client, server)
+        if e is None:
+            print("   graph window: %s" % g["window"])
+            print("   threads: %s" % [x for x in g.get("threads", []) if x.get("tid") in
+                                      (w["pid"], w["server"])])
+            print("   vertices: %s" % [(v["id"], v["name"], v["tids"][:4]) for v in g["vertices"]
+                                       if set(v["tids"]) & {w["pid"], w["server"]}])
+            print("   edges from the client: %s" % [(x["to"], x["direct_s"]) for x in g["edges"]
+                                                   if x["from_id"] == client])
         t.check(e is not None and e["direct_s"] >= 0.8 * N * 0.003,
                 "the graph has client -> server with the server's compute time (%.4f s)" %
                 (e["direct_s"] if e else 0))
