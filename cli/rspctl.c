@@ -312,7 +312,7 @@ static int analyze_file(const char *path, int argc, char **argv, struct rsp_buf 
 	if (notes.len)
 		fputs(notes.data, stderr);
 	if (!ret)
-		ret = rsp_perfdata__source(pd, &src, err);
+		ret = rsp_perfdata__source_for(pd, &req, &src, err);
 	if (!ret)
 		ret = rsp_query__run(&req, &src, out, err);
 	rsp_request__exit(&req);

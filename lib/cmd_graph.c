@@ -687,11 +687,12 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	store = rsp_tlstore__load_opts(src->schema, snap, from, to,
-				       &(struct rsp_tlstore_opts){.ksyms = src->ksyms,
-								  .socks = src->socks,
-								  .flags = RSP_TLSTORE_WAITS_ONLY},
-				       &tst, err);
+	store = rsp_tlstore__load_opts(
+		src->schema, snap, from, to,
+		&(struct rsp_tlstore_opts){.ksyms = src->ksyms,
+					   .socks = src->socks,
+					   .flags = RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS},
+		&tst, err);
 	if (!store)
 		goto out;
 	/* Sleep stacks truncated in libc: stitch the uprobes' stacks under them, unwind DWARF. */
@@ -771,4 +772,5 @@ const struct rsp_command rsp_cmd_graph = {
 	.opt = graph_opt,
 	.check = graph_check,
 	.run = graph_run,
+	/* Reads src->symbols: user frames of stacks, stack repair (stitching, DWARF). */
 };

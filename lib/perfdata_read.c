@@ -59,7 +59,7 @@ struct rsp_perfdata {
 	size_t nr_model;
 	const char *kallsyms; /* in the tracing data, NULL: none */
 	size_t kallsyms_len;
-	struct rsp_ksyms *ksyms;      /* from kallsyms, made by __source() */
+	struct rsp_ksyms *ksyms;	/* from kallsyms, made by __source() */
 	struct rsp_symbolizer *symbols; /* likewise */
 };
 
@@ -960,18 +960,20 @@ static int find_init(struct rsp_perfdata *pd, bool *has)
 	return 0;
 }
 
-/* Where each kernel record goes, found once by the checking pass. */
-struct placed {
-	uint64_t off, time;
-	uint32_t cpu;
-};
+/*
+ * The window the checking pass fills as it goes: sized for @nr_cpus and a
+ * budget it cannot exceed (no record is evicted). Every record the window
+ * gets is at least 16 bytes of the data section and takes a 16-byte
+ * entry; each CPU may leave one chunk part empty.
+ */
+static struct rsp_window *make_window(const struct rsp_perfdata *pd, uint32_t nr_cpus)
+{
+	struct rsp_window_config wc = {.nr_cpus = nr_cpus, .chunk_size = PD_CHUNK};
+	uint64_t size = pd->data_end - pd->data_off;
 
-struct load_plan {
-	uint64_t *bytes; /* per CPU */
-	uint32_t nr_cpus;
-	struct placed *rec;
-	size_t nr, cap;
-};
+	wc.budget = ((size_t)(size / 16 / (PD_CHUNK / 16)) + 2 * (size_t)nr_cpus + 2) * PD_CHUNK;
+	return rsp_window__new(&wc);
+}
 
 static int note_model(struct rsp_perfdata *pd, uint64_t off)
 {
@@ -986,32 +988,27 @@ static int note_model(struct rsp_perfdata *pd, uint64_t off)
 	return 0;
 }
 
-static int note_data(struct rsp_perfdata *pd, struct load_plan *lp, uint64_t off,
-		     const struct rec_place *pl)
+/*
+ * A kernel record for the window. It refers to the record where it is (the
+ * mapped file or the caller's buffer, both alive and unchanged until
+ * rsp_perfdata__delete(), which deletes the window first): copying would
+ * only duplicate the file's pages. Records go in per CPU in file order.
+ */
+static int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_place *pl,
+		     uint32_t *nr_cpus)
 {
-	uint16_t size;
-
-	if (pl->cpu >= lp->nr_cpus) {
-		uint64_t *b = realloc(lp->bytes, (pl->cpu + 1) * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		memset(b + lp->nr_cpus, 0, (pl->cpu + 1 - lp->nr_cpus) * sizeof(*b));
-		lp->bytes = b;
-		lp->nr_cpus = pl->cpu + 1;
+	if (pl->cpu >= *nr_cpus) {
+		if (pd->window)
+			return -ERANGE;
+		*nr_cpus = pl->cpu + 1;
 	}
-	if (lp->nr == lp->cap) {
-		size_t cap = lp->cap ? 2 * lp->cap : 4096;
-		struct placed *r = realloc(lp->rec, cap * sizeof(*r));
+	if (pd->window) {
+		int err = rsp_window__append_ref(pd->window, pl->cpu, pl->time,
+						 (const void *)(pd->p + off));
 
-		if (!r)
-			return -ENOMEM;
-		lp->rec = r;
-		lp->cap = cap;
+		if (err)
+			return fail(pd, off, "the record could not be stored: %s", strerror(-err));
 	}
-	lp->rec[lp->nr++] = (struct placed){off, pl->time, pl->cpu};
-	memcpy(&size, pd->p + off + 6, 2);
-	lp->bytes[pl->cpu] += 8u + size;
 	pd->info.records++;
 	if (!pd->info.first_time || pl->time < pd->info.first_time)
 		pd->info.first_time = pl->time;
@@ -1020,12 +1017,19 @@ static int note_data(struct rsp_perfdata *pd, struct load_plan *lp, uint64_t off
 	return 0;
 }
 
-/* Check every record, classify it, size the window. */
-static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
+/*
+ * Check every record and classify it; with pd->window, give it the
+ * kernel's records. *nr_cpus: the window's CPUs (-ERANGE for a record past
+ * them), or without a window, set to what the records need.
+ */
+static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
 {
 	bool init;
 	int err = find_init(pd, &init);
 
+	pd->info.records = pd->info.perf_records = pd->info.process_records = 0;
+	pd->info.first_time = pd->info.last_time = 0;
+	pd->nr_model = 0;
 	for (uint64_t off = pd->data_off; !err && off < pd->data_end;) {
 		struct rec_place pl = {0};
 		uint16_t type;
@@ -1040,44 +1044,58 @@ static int plan(struct rsp_perfdata *pd, struct load_plan *lp)
 		else if (pl.cls == REC_MODEL)
 			pd->info.process_records++, err = note_model(pd, off);
 		else
-			err = note_data(pd, lp, off, &pl);
+			err = note_data(pd, off, &pl, nr_cpus);
 		off = pl.next;
 	}
 	return err;
 }
 
-static struct rsp_window *make_window(const struct load_plan *lp)
+/*
+ * One checking pass that fills the window, sized for the CPUs the file
+ * says the machine had. Without that number, or when a record names a CPU
+ * past it, a first pass finds the CPUs the records need.
+ */
+static int fill(struct rsp_perfdata *pd)
 {
-	struct rsp_window_config wc = {.nr_cpus = lp->nr_cpus ? lp->nr_cpus : 1,
-				       .chunk_size = PD_CHUNK};
-	/* No record is over 64 KiB: a chunk always takes at least 192 KiB of them. */
-	size_t per = PD_CHUNK - 65544, chunks = 2 * (size_t)wc.nr_cpus;
+	uint32_t nr_cpus = pd->info.nr_cpus_avail <= PD_MAX_CPUS ? pd->info.nr_cpus_avail : 0;
+	int ret = -ERANGE;
 
-	for (uint32_t c = 0; c < lp->nr_cpus; c++)
-		chunks += lp->bytes[c] / per + 1;
-	wc.budget = chunks * PD_CHUNK;
-	return rsp_window__new(&wc);
+	if (nr_cpus) {
+		pd->window = make_window(pd, nr_cpus);
+		if (!pd->window)
+			return fail(pd, pd->data_off,
+				    "no memory for a window of the file's records");
+		ret = scan(pd, &nr_cpus);
+	}
+	if (ret != -ERANGE)
+		return ret;
+	rsp_window__delete(pd->window);
+	pd->window = NULL;
+	nr_cpus = 0;
+	ret = scan(pd, &nr_cpus);
+	if (ret)
+		return ret;
+	pd->window = make_window(pd, nr_cpus ? nr_cpus : 1);
+	if (!pd->window)
+		return fail(pd, pd->data_off, "no memory for a window of the file's records");
+	return scan(pd, &nr_cpus);
 }
 
-/* Copy the kernel's records into the window, per CPU in file order. */
-static int fill(struct rsp_perfdata *pd, const struct load_plan *lp)
+/* The budget holds every record (make_window()): a check that it did. */
+static int check_kept(struct rsp_perfdata *pd)
 {
-	for (size_t i = 0; i < lp->nr; i++) {
-		const struct placed *r = &lp->rec[i];
-		/* Records are 8-aligned in the file; the window copies them. */
-		int err = rsp_window__append(pd->window, r->cpu, r->time,
-					     (const void *)(pd->p + r->off));
+	struct rsp_window_stats ws;
 
-		if (err)
-			return fail(pd, r->off, "the record could not be stored: %s",
-				    strerror(-err));
-	}
+	rsp_window__stats(pd->window, &ws);
+	if (ws.records != pd->info.records || ws.evicted_records || ws.dropped)
+		return fail(pd, pd->data_off,
+			    "the window kept %llu of the file's %llu records (a bug in rsp)",
+			    (unsigned long long)ws.records, (unsigned long long)pd->info.records);
 	return 0;
 }
 
 int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
 {
-	struct load_plan lp = {0};
 	int ret;
 
 	if (pd->loaded)
@@ -1086,19 +1104,15 @@ int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
 	if (pd->data_off % 8)
 		return fail(pd, 40, "the data section starts at 0x%llx, not on an 8-byte boundary",
 			    (unsigned long long)pd->data_off);
-	ret = plan(pd, &lp);
-	if (!ret) {
-		pd->window = make_window(&lp);
-		if (!pd->window)
-			ret = fail(pd, pd->data_off,
-				   "no memory for a window of the file's records");
-	}
+	ret = fill(pd);
 	if (!ret)
-		ret = fill(pd, &lp);
-	free(lp.bytes);
-	free(lp.rec);
+		ret = check_kept(pd);
 	if (ret == -ENOMEM && !err->len)
 		rsp_buf__printf(err, "%s: out of memory while loading it", pd->info.path);
+	if (ret) {
+		rsp_window__delete(pd->window);
+		pd->window = NULL;
+	}
 	pd->loaded = !ret;
 	return ret;
 }
@@ -1179,13 +1193,14 @@ nomem:
 	return -ENOMEM;
 }
 
-int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
+static int make_source(struct rsp_perfdata *pd, bool symbols, struct rsp_source *src,
+		       struct rsp_buf *err)
 {
 	int ret = rsp_perfdata__load(pd, err);
 
 	if (!ret)
 		ret = load_ksyms(pd, err);
-	if (!ret)
+	if (!ret && symbols)
 		ret = make_symbols(pd, err);
 	if (ret)
 		return ret;
@@ -1198,8 +1213,19 @@ int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct
 	src->path = pd->info.path;
 	src->dump = &pd->info;
 	src->ksyms = pd->ksyms;
-	src->symbols = pd->symbols;
+	src->symbols = symbols ? pd->symbols : NULL;
 	return 0;
+}
+
+int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
+{
+	return make_source(pd, true, src, err);
+}
+
+int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
+			     struct rsp_source *src, struct rsp_buf *err)
+{
+	return make_source(pd, rsp_request__uses_symbols(req), src, err);
 }
 
 int rsp_perfdata__process_model(const struct rsp_perfdata *pd,

@@ -42,6 +42,11 @@ const char *rsp_query__command_name(const struct rsp_request *req)
 	return req->cmd ? req->cmd->name : "";
 }
 
+bool rsp_request__uses_symbols(const struct rsp_request *req)
+{
+	return !req->cmd || !req->cmd->no_symbols;
+}
+
 enum {
 	COPT_JSON = -1,
 	COPT_FORMAT = -2,

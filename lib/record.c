@@ -200,6 +200,31 @@ static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct r
 	return 0;
 }
 
+/*
+ * Field by field: a memset of the struct compiles to rep stos, whose start
+ * costs more than the stores (twice per record when analysing a dump).
+ */
+static void clear_sample(struct rsp_sample *out)
+{
+	_Static_assert(sizeof(struct rsp_sample) == 168, "clear_sample() must zero every field");
+	out->evsel = out->event = 0;
+	out->role = 0;
+	out->id = out->ip = out->time = out->addr = out->period = 0;
+	out->pid = out->tid = out->cpu = 0;
+	out->nr_callchain = 0;
+	out->callchain = NULL;
+	out->raw_size = 0;
+	out->raw = NULL;
+	out->user_regs_abi = 0;
+	out->nr_user_regs = 0;
+	out->user_regs = NULL;
+	out->user_stack_size = 0;
+	out->user_stack = NULL;
+	out->intr_regs_abi = 0;
+	out->nr_intr_regs = 0;
+	out->intr_regs = NULL;
+}
+
 int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
 			     struct rsp_sample *out)
 {
@@ -208,7 +233,7 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	uint64_t st, v, id;
 	int evsel;
 
-	memset(out, 0, sizeof(*out));
+	clear_sample(out);
 	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
 		return -EINVAL;
 	evsel = sample_evsel(s, rec, &id);

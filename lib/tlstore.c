@@ -232,6 +232,8 @@ static void on_link(void *ctx, const struct rsp_link *l)
 			t->pub.forked = l->time;
 		}
 	}
+	if (s->flags & RSP_TLSTORE_NO_LINKS)
+		return;
 	if (grow((void **)&s->links, &s->cap_links, s->nr_links, sizeof(*s->links))) {
 		s->failed = true;
 		return;

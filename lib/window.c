@@ -22,11 +22,18 @@
 #define CHUNK_MAX    (1u * 1024 * 1024)
 #define ENTRY_PREFIX 8 /* u64 time before each record */
 
+/* An entry of a chunk of references: the time and where the record lives. */
+struct ref_entry {
+	uint64_t time;
+	const struct perf_event_header *rec;
+};
+
 struct rsp_chunk {
 	struct rsp_chunk *next; /* newer chunk of the same CPU */
 	uint32_t cpu;
-	uint32_t refs; /* readers pinning it (under lock) */
-	bool evicted;  /* unlinked; freed by the last unpin */
+	uint32_t refs;	/* readers pinning it (under lock) */
+	bool evicted;	/* unlinked; freed by the last unpin */
+	bool refs_only; /* holds struct ref_entry, not copies of records */
 	_Atomic uint64_t t_min;
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
@@ -200,12 +207,13 @@ static bool evict_oldest(struct rsp_window *w, unsigned rolling)
 	return true;
 }
 
-static void chunk_reset(struct rsp_chunk *c, unsigned cpu)
+static void chunk_reset(struct rsp_chunk *c, unsigned cpu, bool refs)
 {
 	c->next = NULL;
 	c->cpu = cpu;
 	c->refs = 0;
 	c->evicted = false;
+	c->refs_only = refs;
 	atomic_store_explicit(&c->t_min, UINT64_MAX, memory_order_relaxed);
 	atomic_store_explicit(&c->t_max, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->nr_records, 0, memory_order_relaxed);
@@ -213,7 +221,7 @@ static void chunk_reset(struct rsp_chunk *c, unsigned cpu)
 }
 
 /* Seal @cpu's chunk and link a fresh one, evicting to stay in budget. */
-static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu)
+static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu, bool refs)
 {
 	struct cpu_list *l = &w->cpus[cpu];
 	struct rsp_chunk *c = NULL;
@@ -232,7 +240,7 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu)
 		}
 	}
 	if (c) {
-		chunk_reset(c, cpu);
+		chunk_reset(c, cpu, refs);
 		if (l->tail)
 			l->tail->next = c;
 		else
@@ -243,6 +251,22 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu)
 	}
 	pthread_mutex_unlock(&w->lock);
 	return c;
+}
+
+/* Account an entry written at the end of @c and make it visible to readers. */
+static void publish(struct rsp_window *w, struct rsp_chunk *c, uint64_t time, size_t used)
+{
+	if (time < atomic_load_explicit(&c->t_min, memory_order_relaxed))
+		atomic_store_explicit(&c->t_min, time, memory_order_relaxed);
+	if (time > atomic_load_explicit(&c->t_max, memory_order_relaxed))
+		atomic_store_explicit(&c->t_max, time, memory_order_relaxed);
+	atomic_store_explicit(&c->nr_records,
+			      atomic_load_explicit(&c->nr_records, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_store_explicit(&c->used, used, memory_order_release);
+	atomic_store_explicit(&w->appended,
+			      atomic_load_explicit(&w->appended, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 }
 
 int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
@@ -260,8 +284,8 @@ int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 	}
 	c = w->cpus[cpu].tail;
 	used = c ? atomic_load_explicit(&c->used, memory_order_relaxed) : 0;
-	if (!c || used + need > c->cap) {
-		c = roll(w, cpu);
+	if (!c || c->refs_only || used + need > c->cap) {
+		c = roll(w, cpu, false);
 		if (!c) {
 			atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
 			return -ENOMEM;
@@ -270,17 +294,33 @@ int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 	}
 	memcpy(c->data + used, &time, ENTRY_PREFIX);
 	memcpy(c->data + used + ENTRY_PREFIX, rec, rec->size);
-	if (time < atomic_load_explicit(&c->t_min, memory_order_relaxed))
-		atomic_store_explicit(&c->t_min, time, memory_order_relaxed);
-	if (time > atomic_load_explicit(&c->t_max, memory_order_relaxed))
-		atomic_store_explicit(&c->t_max, time, memory_order_relaxed);
-	atomic_store_explicit(&c->nr_records,
-			      atomic_load_explicit(&c->nr_records, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-	atomic_store_explicit(&c->used, used + need, memory_order_release);
-	atomic_store_explicit(&w->appended,
-			      atomic_load_explicit(&w->appended, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	publish(w, c, time, used + need);
+	return 0;
+}
+
+int rsp_window__append_ref(struct rsp_window *w, unsigned cpu, uint64_t time,
+			   const struct perf_event_header *rec)
+{
+	struct ref_entry e = {time, rec};
+	struct rsp_chunk *c;
+	size_t used;
+
+	/* The record is not read here: the caller checked it, and touching it
+	 * would bring a cold line of a large file into the cache for nothing. */
+	if (cpu >= w->nr_cpus || (uintptr_t)rec % 8)
+		return -EINVAL;
+	c = w->cpus[cpu].tail;
+	used = c ? atomic_load_explicit(&c->used, memory_order_relaxed) : 0;
+	if (!c || !c->refs_only || used + sizeof(e) > c->cap) {
+		c = roll(w, cpu, true);
+		if (!c) {
+			atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
+			return -ENOMEM;
+		}
+		used = 0;
+	}
+	memcpy(c->data + used, &e, sizeof(e));
+	publish(w, c, time, used + sizeof(e));
 	return 0;
 }
 
@@ -446,6 +486,44 @@ struct rsp_witer {
 	struct cursor *cur;
 };
 
+/*
+ * Readers of referenced records (a mapped file far larger than the cache)
+ * would wait for memory at each one: ask for the record a few entries
+ * ahead, so that its first line arrives while the records before it are
+ * being used.
+ */
+#define REF_AHEAD 4
+
+static void prefetch_ahead(const struct snap_chunk *sc, size_t off)
+{
+	const struct perf_event_header *rec;
+
+	if (off + sizeof(struct ref_entry) > sc->used)
+		return;
+	memcpy(&rec, sc->c->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
+	__builtin_prefetch(rec);
+}
+
+/* Advance a cursor in a chunk of references; false at the chunk's end. */
+static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc,
+		     unsigned cpu)
+{
+	while (k->off + sizeof(struct ref_entry) <= sc->used) {
+		struct ref_entry e;
+
+		memcpy(&e, sc->c->data + k->off, sizeof(e));
+		k->off += sizeof(e);
+		prefetch_ahead(sc, k->off + (REF_AHEAD - 1) * sizeof(e));
+		if (e.time < it->from || e.time > it->to)
+			continue;
+		k->cur.time = e.time;
+		k->cur.cpu = cpu;
+		k->cur.rec = e.rec;
+		return true;
+	}
+	return false;
+}
+
 /* Advance a cursor to its next record in [from, to]; false at its end. */
 static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 {
@@ -454,6 +532,13 @@ static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 	while (k->chunk < k->end) {
 		const struct snap_chunk *sc = &it->snap->chunks[k->chunk];
 
+		if (sc->c->refs_only) {
+			if (ref_next(it, k, sc, cpu))
+				return true;
+			k->chunk++;
+			k->off = 0;
+			continue;
+		}
 		while (k->off + ENTRY_PREFIX + sizeof(struct perf_event_header) <= sc->used) {
 			const unsigned char *p = sc->c->data + k->off;
 			const struct perf_event_header *h = (const void *)(p + ENTRY_PREFIX);

@@ -114,9 +114,14 @@ try:
         pids = [w["parent"], w["child"]]
         before = {p: d.json("status", "--pid", str(p)) for p in pids}
         # The same range of the window live and offline: from its oldest
-        # record to its newest at this moment, as status shows them.
+        # record to 0.2 s before its newest at this moment, as status shows
+        # them. The newest record is one CPU's; another CPU's ring may still
+        # hold older records, so the range ends earlier and the test waits a
+        # second (ten drain periods) before asking, so that every record of
+        # the range is in the window when the live query runs.
         win = d.json("status")["window"]
-        rng = ["--from", repr(win["oldest_s"]), "--to", repr(win["newest_s"])]
+        rng = ["--from", repr(win["oldest_s"]), "--to", "%.9f" % (win["newest_s"] - 0.2)]
+        d.settle(1.0)
         graph_live = d.json("graph", "--pid", str(pids[0]), *rng)
         top_live = d.json("top", "--pid", str(pids[0]), "--limit", "0", *rng)
         ev_before = d.json("status", "--events")

@@ -613,6 +613,46 @@ static void test_probe_names(void **state)
 	fx_teardown(&f);
 }
 
+/*
+ * The window is sized for the CPUs the NRCPUS feature names; a file whose
+ * records name more (or that does not say) is read all the same.
+ */
+static void test_nrcpus_hint(void **state)
+{
+	static const uint32_t says[] = {2, 3, 1, 0, 5000};
+	static const unsigned want[] = {2, 3, 2, 2, 2};
+	struct fx f, g;
+	uint64_t table, flags = 0;
+	int idx = 0;
+
+	fx_setup(&f, FX_SLEEPS);
+	table = get64(f.file, 40) + get64(f.file, 48);
+	memcpy(&flags, f.file + 72, 8);
+	assert_true((flags >> RSP_PD_FEAT_NRCPUS) & 1);
+	for (int feat = 0; feat < RSP_PD_FEAT_NRCPUS; feat++)
+		idx += (flags >> feat) & 1;
+	g = f;
+	g.file = malloc(f.len);
+	for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++) {
+		struct rsp_buf err = RSP_BUF_INIT;
+		struct rsp_perfdata *pd;
+		struct rsp_source src;
+
+		memcpy(g.file, f.file, f.len);
+		memcpy(g.file + get64(f.file, table + 16 * (uint64_t)idx), &says[i], 4);
+		pd = open_ok(&g);
+		assert_int_equal(rsp_perfdata__source(pd, &src, &err), 0);
+		assert_int_equal(rsp_window__nr_cpus(src.window), want[i]);
+		assert_int_equal(rsp_perfdata__info(pd)->records, 11);
+		assert_int_equal(rsp_perfdata__info(pd)->process_records, 4);
+		same_records(f.w, f.s, src.window, rsp_perfdata__schema(pd));
+		rsp_perfdata__delete(pd);
+		rsp_buf__exit(&err);
+	}
+	free(g.file);
+	fx_teardown(&f);
+}
+
 /* Which analyses a stream's events allow (tracepoints/analyses.def). */
 static void test_check_events(void **state)
 {
@@ -649,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_bad_features),
+		cmocka_unit_test(test_nrcpus_hint),
 		cmocka_unit_test(test_check_events),
 		cmocka_unit_test(test_probe_names),
 	};

@@ -343,6 +343,50 @@ static void test_chunk_size_derived(void **state)
 	rsp_window__delete(w);
 }
 
+/* References: records stay where they are; copies and references mix per CPU. */
+static void test_append_ref(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 2, 256);
+	struct fake recs[40];
+	struct rsp_window_stats st;
+	uint64_t times[64], tags[64];
+	size_t n;
+
+	for (unsigned i = 0; i < 40; i++) {
+		recs[i] = make(1000 + 2 * i + i % 2, i % 2, i);
+		assert_int_equal(rsp_window__append_ref(w, i % 2, recs[i].time, &recs[i].h), 0);
+	}
+	/* Copies after references on CPU 0, then references again. */
+	for (unsigned i = 0; i < 3; i++) {
+		struct fake f = make(2000 + i, 0, 100 + i);
+
+		assert_int_equal(rsp_window__append(w, 0, f.time, &f.h), 0);
+	}
+	struct fake last = make(3000, 0, 200);
+
+	assert_int_equal(rsp_window__append_ref(w, 0, last.time, &last.h), 0);
+	assert_int_equal(rsp_window__append_ref(w, 2, last.time, &last.h), -EINVAL);
+	n = collect(w, 0, UINT64_MAX, times, tags, 64);
+	assert_int_equal(n, 44);
+	for (unsigned i = 0; i < 40; i++) {
+		assert_int_equal(times[i], recs[i].time);
+		assert_int_equal(tags[i], i);
+	}
+	assert_int_equal(tags[40], 100);
+	assert_int_equal(tags[42], 102);
+	assert_int_equal(tags[43], 200);
+	/* A range inside the references. */
+	n = collect(w, 1010, 1020, times, tags, 64);
+	assert_int_equal(n, 6);
+	assert_int_equal(times[0], 1011);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.records, 44);
+	assert_int_equal(st.bytes_used, 41 * 16 + 3 * (8 + sizeof(struct fake)));
+	assert_int_equal(st.oldest, 1000);
+	assert_int_equal(st.newest, 3000);
+	rsp_window__delete(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_gap_marker),
 		cmocka_unit_test(test_budget_too_small),
 		cmocka_unit_test(test_chunk_size_derived),
+		cmocka_unit_test(test_append_ref),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

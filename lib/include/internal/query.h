@@ -34,6 +34,12 @@ struct rsp_command {
 	int (*check)(struct rsp_request *req, struct rsp_buf *err);
 	int (*run)(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err);
+	/*
+	 * Never reads src->symbols (user symbols, the process model): an
+	 * offline source may then skip building them (a full pass over the
+	 * window). False, the safe default, for any command that might.
+	 */
+	bool no_symbols;
 };
 
 extern const struct rsp_command rsp_cmd_status;

@@ -265,6 +265,7 @@ struct rsp_dump_info {
 
 struct rsp_perfdata;
 struct rsp_source;
+struct rsp_request;
 
 /**
  * rsp_perfdata__open() - map and check a perf.data file
@@ -293,9 +294,9 @@ RSP_API const struct rsp_schema *rsp_perfdata__schema(const struct rsp_perfdata 
 RSP_API const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd);
 
 /**
- * rsp_perfdata__load() - check every record of the data section and copy
- * the kernel's records into a window sized for them (once; later calls
- * return at once). Return: 0, or -EINVAL/-ENOMEM with one sentence in @err
+ * rsp_perfdata__load() - check every record of the data section and put
+ * the kernel's records in a window sized for them, which refers to them in
+ * the file's memory (once; later calls return at once). Return: 0, or -EINVAL/-ENOMEM with one sentence in @err
  * naming the offset of the bad record.
  */
 RSP_API int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err);
@@ -306,6 +307,14 @@ RSP_API int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err);
  */
 RSP_API int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src,
 				 struct rsp_buf *err);
+
+/**
+ * rsp_perfdata__source_for() - rsp_perfdata__source() for one request:
+ * builds only what @req's command reads. src->symbols is NULL when the
+ * command never resolves user symbols (rsp_request__uses_symbols()).
+ */
+RSP_API int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
+				     struct rsp_source *src, struct rsp_buf *err);
 
 /**
  * rsp_perfdata__process_model() - the synthesized process records (COMM,

@@ -154,6 +154,12 @@ RSP_API int rsp_query__run(const struct rsp_request *req, const struct rsp_sourc
 /** rsp_query__command_name() - the request's command, e.g. "status". */
 RSP_API const char *rsp_query__command_name(const struct rsp_request *req);
 
+/**
+ * rsp_request__uses_symbols() - whether answering @req may read
+ * src->symbols; when false, an offline source need not build them.
+ */
+RSP_API bool rsp_request__uses_symbols(const struct rsp_request *req);
+
 /** rsp_query__usage() - usage text of every command (@cmd NULL) or one. */
 RSP_API void rsp_query__usage(struct rsp_buf *out, const char *cmd);
 

@@ -54,6 +54,12 @@ struct rsp_tlthread {
  * see only those sleeps.
  */
 #define RSP_TLSTORE_WAITS_ONLY 0x1u
+/*
+ * RSP_TLSTORE_NO_LINKS keeps no links (rsp_tlstore__links() has none; a
+ * fork still sets the child's parent and forked): one per waking, which
+ * the wait-for graph does not read.
+ */
+#define RSP_TLSTORE_NO_LINKS 0x2u
 
 /**
  * rsp_tlstore__new() - an empty store

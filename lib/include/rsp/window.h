@@ -18,7 +18,8 @@
  * lock when it rolls to a new chunk) and a query never sees a chunk freed.
  *
  * Each stored entry is the record's timestamp (u64) followed by the record
- * as the kernel wrote it.
+ * as the kernel wrote it; or, for records appended by reference (a file
+ * mapped for reading), the timestamp and a pointer to the record.
  */
 struct rsp_window;
 struct rsp_wsnap;
@@ -33,7 +34,8 @@ struct rsp_window_config {
 struct rsp_window_stats {
 	size_t budget;
 	size_t chunk_size;
-	size_t bytes_used;	/* record bytes held (incl. 8-byte time prefixes) */
+	size_t bytes_used;	/* chunk bytes used: records with their 8-byte time
+				 * prefixes, 16 bytes per record held by reference */
 	size_t bytes_allocated; /* chunk memory, including pinned evicted chunks */
 	uint64_t chunks;	/* chunks in the window */
 	uint64_t records;	/* records in the window */
@@ -78,6 +80,23 @@ RSP_API void rsp_window__delete(struct rsp_window *w);
  */
 RSP_API int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 			       const struct perf_event_header *rec);
+
+/**
+ * rsp_window__append_ref() - store a reference to a record (writer only)
+ * @cpu:  the CPU it ran on
+ * @time: its timestamp
+ * @rec:  the record, 8-byte aligned, which the caller has checked (its
+ *        size a multiple of 8, all of it readable): the window does not
+ *        read it, readers will
+ *
+ * The window keeps @rec's address, not a copy: the caller keeps the record
+ * alive and unchanged until rsp_window__delete(). For a window over a
+ * mapped file, where copying would only duplicate the file's pages. An
+ * entry takes 16 bytes of chunk space (and of the budget). Return: 0, or
+ * -EINVAL (bad cpu, misaligned @rec), -ENOMEM (counted as dropped).
+ */
+RSP_API int rsp_window__append_ref(struct rsp_window *w, unsigned cpu, uint64_t time,
+				   const struct perf_event_header *rec);
 
 /**
  * rsp_window__note_lost() - record a gap the writer itself caused (writer only)
