@@ -39,9 +39,11 @@ def last(w):
 def check_graph(d, w):
     """client -> server carries the client's waits; none of them go to the NIC."""
     g = gt.graph(d, w["client"], w["elapsed_s"])
-    ids = {v["id"]: v for v in g["vertices"]}
-    client = next((v for v in g["vertices"] if w["client_tid"] in v["tids"]), None)
-    server = next((v for v in g["vertices"] if w["server_tid"] in v["tids"]), None)
+    # In a knot (client and server wait for each other) or not.
+    every = [v for k in g["knots"] for v in k["vertices"]] + g["vertices"]
+    ids = {v["id"]: v for v in every}
+    client = next((v for v in every if w["client_tid"] in v["tids"]), None)
+    server = next((v for v in every if w["server_tid"] in v["tids"]), None)
     t.check(client is not None and server is not None, "client and server are vertices")
     e = gt.find_edge(g, client["id"], server["id"])
     t.check(e is not None, "an edge client -> server")
@@ -120,14 +122,21 @@ def check_snapshot(d, w, need_addresses):
     nodes = [n for r in s["chain"] for n in snap_nodes(r)]
     server = [n for n, _ in nodes if n["kind"] == "thread" and n.get("tid") == w["server_tid"]]
     t.check(server, "the server thread is in the client's chain")
-    waited = sum(n["total_s"] for n, _ in nodes if n["kind"] == "sleep" and
-                 n.get("waker", {}).get("tid") == w["server_tid"])
-    check_wait("the client's sleeps woken by the server", waited, w)
-    if not need_addresses:
-        return s
-    port = w["port"]
-    net = [n for n, _ in nodes if n["kind"] == "sleep" and
-           mentions(n, lambda v: v == "127.0.0.1:%d" % port or
-                    (isinstance(v, str) and v.endswith("127.0.0.1:%d" % port)))]
-    t.check(net, "a sleep carries the network operation to 127.0.0.1:%d" % port)
+    waits = [n for n, _ in nodes if n["kind"] == "sleep" and
+             n.get("waker", {}).get("tid") == w["server_tid"]]
+    check_wait("the client's sleeps woken by the server", sum(n["total_s"] for n in waits), w)
+    net = [n for n in waits if n.get("network")]
+    t.check(net and all(n["network"]["answered_by"] == "thread" for n in net),
+            "they carry their network operation, answered by a thread over loopback")
+    busiest = max(net, key=lambda n: n["total_s"])
+    print("   %d sleeps on %s %s -> %s, %.3f s" %
+          (busiest["count"], busiest["network"]["proto"], busiest["network"].get("local"),
+           busiest["network"].get("remote"), busiest["total_s"]))
+    t.check(busiest["network"]["proto"] == w["proto"], "over %s" % w["proto"])
+    if need_addresses:
+        t.check(busiest["network"].get("remote") == "127.0.0.1:%d" % w["port"],
+                "to 127.0.0.1:%d, the server's port" % w["port"])
+    _, text, _ = d.ctl("snapshot", str(w["client"]), "--last", last(w))
+    want = "127.0.0.1:%d" % w["port"] if need_addresses else "answered over loopback"
+    t.check(want in text, "the text shows it (%s)" % want)
     return s

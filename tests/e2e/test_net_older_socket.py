@@ -52,6 +52,14 @@ os.waitpid(pid, 0)
 print(json.dumps({"elapsed_s": elapsed}), flush=True)
 """
 
+def any_vertex(g, tid):
+    """The id of @tid's vertex, in a knot or not."""
+    for v in [v for k in g["knots"] for v in k["vertices"]] + g["vertices"]:
+        if tid in v["tids"]:
+            return v["id"]
+    return None
+
+
 python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 p = subprocess.Popen([python, "-c", SCRIPT, str(N)], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, text=True)
@@ -81,17 +89,11 @@ try:
         t.check(peer.get("tid") == w["server"] and peer.get("loopback"),
                 "answered by the server over loopback")
         g = gt.graph(d, w["pid"], w["elapsed_s"] + 0.5)
-        client = gt.vertex_id(g, w["pid"])
-        server = gt.vertex_id(g, w["server"])
+        # This test waits on the client's output, so it may form a knot with
+        # the client and the server (set aside as background): look there too.
+        client = any_vertex(g, w["pid"])
+        server = any_vertex(g, w["server"])
         e = gt.find_edge(g, client, server)
-        if e is None:
-            print("   graph window: %s" % g["window"])
-            print("   threads: %s" % [x for x in g.get("threads", []) if x.get("tid") in
-                                      (w["pid"], w["server"])])
-            print("   vertices: %s" % [(v["id"], v["name"], v["tids"][:4]) for v in g["vertices"]
-                                       if set(v["tids"]) & {w["pid"], w["server"]}])
-            print("   edges from the client: %s" % [(x["to"], x["direct_s"]) for x in g["edges"]
-                                                   if x["from_id"] == client])
         t.check(e is not None and e["direct_s"] >= 0.8 * N * 0.003,
                 "the graph has client -> server with the server's compute time (%.4f s)" %
                 (e["direct_s"] if e else 0))

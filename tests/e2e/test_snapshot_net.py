@@ -1,7 +1,10 @@
 """The recursive snapshot of a network client (net_rr over loopback, TCP and
-UDP): the server thread is in the client's chain with ~200 x 3 ms attributed,
-and (TCP) the network operation carries 127.0.0.1 and the server's port.
-Skipped while rspctl has no snapshot command (issue 5 lands it)."""
+UDP): the server thread is in the client's chain with ~200 x 3 ms attributed
+(the client's sleeps are woken by the server's sends over loopback), and
+those sleeps carry their network operation, answered by a thread: over TCP
+from 127.0.0.1:x to 127.0.0.1 and the server's port (UDP sockets have no
+address event on a kernel without kprobes). Skipped, saying so, on a build
+without the snapshot command."""
 import nettest as nt
 import rsptest as t
 
