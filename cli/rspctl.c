@@ -18,6 +18,10 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <rsp/answer.h>
 #include <rsp/buf.h>
 #include <rsp/log.h>
 #include <rsp/perfdata.h>
@@ -69,9 +73,10 @@ static const char analyze_usage[] =
 	"usage: rspctl analyze FILE COMMAND [OPTIONS]\n"
 	"\n"
 	"FILE is a dump (rspctl dump, SIGUSR1 to rspd) or a file perf record\n"
-	"wrote. COMMAND is a query command with its options: status, top or\n"
-	"graph. On a dump the answer is the one rspd gave live on the same\n"
-	"window; capture-only facts (rates, rspd's own cost) are left out.\n"
+	"wrote. COMMAND is a query command with its options: status, top,\n"
+	"graph or snapshot. On a dump the answer is the one rspd gave live on\n"
+	"the same window; capture-only facts (rates, rspd's own cost) are left\n"
+	"out. Files a command writes (snapshot --folded) are written here.\n"
 	"Kernel functions are named with the file's own kernel symbols, user\n"
 	"functions with this machine's files when they are the ones recorded.\n"
 	"No access control: whoever can read FILE sees all of it.\n"
@@ -88,7 +93,7 @@ static const char analyze_usage[] =
 	"    -e irq:irq_handler_entry -e irq:irq_handler_exit \\\n"
 	"    -e irq:softirq_entry -e irq:softirq_exit \\\n"
 	"    -e timer:hrtimer_expire_entry -e timer:hrtimer_expire_exit \\\n"
-	"    -e cpu-clock -F 99 -- sleep 10\n"
+	"    -e timer:hrtimer_start -e cpu-clock -F 99 -- sleep 10\n"
 	"\n"
 	"analyze says which commands are impossible for lack of events, and\n"
 	"what an answer lacks when useful events are missing.\n"
@@ -98,7 +103,8 @@ static const char analyze_usage[] =
 	"    status\n"
 	"  rspctl analyze perf.data status --pid 1234 --json\n"
 	"  rspctl analyze slow.perf.data graph --last 5s\n"
-	"  rspctl analyze slow.perf.data top --pid 1234\n";
+	"  rspctl analyze slow.perf.data top --pid 1234\n"
+	"  rspctl analyze slow.perf.data snapshot 1234 --folded slow.folded\n";
 
 static int help(const char *cmd)
 {
@@ -209,7 +215,87 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-static int read_answer(int fd, const char *path)
+/* Write @len bytes to @path; one sentence on stderr when it fails. */
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fwrite(data, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok) {
+		fprintf(stderr, "rspctl: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
+	return 0;
+}
+
+/*
+ * Print an answer and write the files it carries (rsp/answer.h): the one
+ * place where rspctl writes what a query produced, whoever answered it. The
+ * paths are the user's, relative to where rspctl runs; rspd never writes
+ * them (it runs as root, the user may not).
+ */
+static int deliver(const struct rsp_request *req, const char *body, size_t len)
+{
+	struct rsp_part p;
+	size_t pos = 0;
+	int r, ret = 0;
+
+	if (!rsp_answer__has_parts(body, len)) {
+		fwrite(body, 1, len, stdout);
+		return 0;
+	}
+	while ((r = rsp_answer__next(body, len, &pos, &p)) > 0) {
+		const char *path;
+
+		if (p.name_len == strlen(RSP_ANSWER_STDOUT) &&
+		    !memcmp(p.name, RSP_ANSWER_STDOUT, p.name_len)) {
+			fwrite(p.data, 1, p.len, stdout);
+			continue;
+		}
+		path = rsp_request__output(req, p.name, p.name_len);
+		if (!path) {
+			fprintf(stderr,
+				"rspctl: the answer carries '%.*s', which was not asked for; "
+				"ignored\n",
+				(int)p.name_len, p.name);
+			continue;
+		}
+		fflush(stdout);
+		if (write_file(path, p.data, p.len))
+			ret = 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "rspctl: a broken answer: its parts do not add up\n");
+		return 1;
+	}
+	return ret;
+}
+
+/* Fail before asking when a file the request names cannot be written. */
+static int check_outputs(const struct rsp_request *req)
+{
+	const char *name, *path;
+
+	for (size_t i = 0; (path = rsp_request__output_at(req, i, &name)); i++) {
+		char dir[PATH_MAX];
+		int ok;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		ok = !access(path, F_OK) ? !access(path, W_OK) : !access(dirname(dir), W_OK | X_OK);
+		if (!ok) {
+			fprintf(stderr,
+				"rspctl: cannot write %s (--%s): %s — choose another path\n", path,
+				name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_answer(int fd, const char *path, const struct rsp_request *rq)
 {
 	unsigned char hdr[RSP_PROTO_RESP_HEADER];
 	uint32_t len;
@@ -229,16 +315,15 @@ static int read_answer(int fd, const char *path)
 		return 1;
 	}
 	body[len] = '\0';
-	if (status) {
+	if (status)
 		fprintf(stderr, "rspctl: %s\n", body);
-	} else {
-		fwrite(body, 1, len, stdout);
-	}
+	else
+		status = deliver(rq, body, len);
 	free(body);
 	return status ? 1 : 0;
 }
 
-static int ask(const struct env *env, int argc, char **argv)
+static int ask(const struct env *env, int argc, char **argv, const struct rsp_request *rq)
 {
 	struct rsp_buf req = RSP_BUF_INIT;
 	int fd, ret;
@@ -262,19 +347,18 @@ static int ask(const struct env *env, int argc, char **argv)
 			strerror(errno));
 		ret = 1;
 	} else {
-		ret = read_answer(fd, env->socket);
+		ret = read_answer(fd, env->socket, rq);
 	}
 	close(fd);
 	rsp_buf__exit(&req);
 	return ret;
 }
 
-/* Check a query locally before bothering the daemon with it. */
-static int check_query(int argc, char **argv)
+/* Check a query locally before bothering the daemon with it; @req kept on success. */
+static int check_query(int argc, char **argv, struct rsp_request *req)
 {
-	struct rsp_request req;
 	struct rsp_buf err = RSP_BUF_INIT;
-	int ret = rsp_query__parse(argc, (const char *const *)argv, &req, &err);
+	int ret = rsp_query__parse(argc, (const char *const *)argv, req, &err);
 
 	if (ret) {
 		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "invalid command");
@@ -282,8 +366,9 @@ static int check_query(int argc, char **argv)
 			fputc('\n', stderr);
 			usage(stderr);
 		}
-	} else {
-		rsp_request__exit(&req);
+	} else if (check_outputs(req)) {
+		rsp_request__exit(req);
+		ret = -EINVAL;
 	}
 	rsp_buf__exit(&err);
 	return ret;
@@ -295,35 +380,32 @@ static void log_stderr(enum rsp_log_level level, const char *msg, void *ctx)
 		fprintf(stderr, "rspctl: %s\n", msg);
 }
 
-/* Parse, open, check, load, run: each step's failure is one sentence. */
-static int analyze_file(const char *path, int argc, char **argv, struct rsp_buf *out,
+/* Open, check, load, run: each step's failure is one sentence. */
+static int analyze_file(const char *path, const struct rsp_request *req, struct rsp_buf *out,
 			struct rsp_buf *err)
 {
 	struct rsp_buf notes = RSP_BUF_INIT;
-	struct rsp_perfdata *pd = NULL;
-	struct rsp_request req;
+	struct rsp_perfdata *pd = rsp_perfdata__open(path, err);
 	struct rsp_source src;
-	int ret = rsp_query__parse(argc, (const char *const *)argv, &req, err);
+	int ret =
+		pd ? rsp_query__check_events(req, rsp_perfdata__schema(pd), &notes, err) : -EINVAL;
 
-	if (ret)
-		return 2;
-	pd = rsp_perfdata__open(path, err);
-	ret = pd ? rsp_query__check_events(&req, rsp_perfdata__schema(pd), &notes, err) : -EINVAL;
 	if (notes.len)
 		fputs(notes.data, stderr);
 	if (!ret)
-		ret = rsp_perfdata__source_for(pd, &req, &src, err);
+		ret = rsp_perfdata__source_for(pd, req, &src, err);
 	if (!ret)
-		ret = rsp_query__run(&req, &src, out, err);
-	rsp_request__exit(&req);
+		ret = rsp_query__run(req, &src, out, err);
 	rsp_perfdata__delete(pd);
 	rsp_buf__exit(&notes);
 	return ret ? 1 : 0;
 }
 
+/* The same query as rspd would answer, on a dump; files it asks for written here too. */
 static int analyze(int argc, char **argv)
 {
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_request req;
 	int ret;
 
 	if (argc < 3) {
@@ -332,15 +414,14 @@ static int analyze(int argc, char **argv)
 		return 2;
 	}
 	rsp_log__set(log_stderr, NULL);
-	ret = analyze_file(argv[1], argc - 2, argv + 2, &out, &err);
+	if (check_query(argc - 2, argv + 2, &req))
+		return 2;
+	ret = analyze_file(argv[1], &req, &out, &err);
 	if (ret)
 		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "analyze failed");
 	else if (out.len)
-		fwrite(out.data, 1, out.len, stdout);
-	if (ret == 2 && !rsp_query__exists(argv[2])) {
-		fputc('\n', stderr);
-		usage(stderr);
-	}
+		ret = deliver(&req, out.data, out.len);
+	rsp_request__exit(&req);
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 	return ret;
@@ -412,7 +493,8 @@ int main(int argc, char **argv)
 {
 	struct env env = {.socket = DEFAULT_SOCKET};
 	static char abs[PATH_MAX];
-	int cmd = parse_global(&env, argc, argv);
+	struct rsp_request req;
+	int ret, cmd = parse_global(&env, argc, argv);
 
 	if (cmd >= argc) {
 		usage(stderr);
@@ -422,9 +504,13 @@ int main(int argc, char **argv)
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
 	if (!strcmp(argv[cmd], "analyze"))
 		return analyze(argc - cmd, argv + cmd);
-	if (check_query(argc - cmd, argv + cmd))
+	if (check_query(argc - cmd, argv + cmd, &req))
 		return 2;
-	if (absolute_output(argc - cmd, argv + cmd, abs, sizeof(abs)))
+	if (absolute_output(argc - cmd, argv + cmd, abs, sizeof(abs))) {
+		rsp_request__exit(&req);
 		return 2;
-	return ask(&env, argc - cmd, argv + cmd);
+	}
+	ret = ask(&env, argc - cmd, argv + cmd, &req);
+	rsp_request__exit(&req);
+	return ret;
 }

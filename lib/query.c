@@ -19,6 +19,7 @@ static const struct rsp_command *const commands[] = {
 	&rsp_cmd_top,
 	&rsp_cmd_graph,
 	&rsp_cmd_net,
+	&rsp_cmd_snapshot,
 	&rsp_cmd_dump,
 };
 
@@ -286,4 +287,21 @@ void rsp_query__usage(struct rsp_buf *out, const char *name)
 	}
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		rsp_buf__printf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+}
+
+const char *rsp_request__output_at(const struct rsp_request *req, size_t i, const char **name)
+{
+	if (!req->cmd || !req->cmd->output)
+		return NULL;
+	return req->cmd->output(req, i, name);
+}
+
+const char *rsp_request__output(const struct rsp_request *req, const char *name, size_t len)
+{
+	const char *n, *path;
+
+	for (size_t i = 0; (path = rsp_request__output_at(req, i, &n)); i++)
+		if (strlen(n) == len && !memcmp(n, name, len))
+			return path;
+	return NULL;
 }

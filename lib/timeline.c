@@ -24,11 +24,12 @@
 
 #define NEST_MAX	 8
 #define STACK_WORDS	 256
-#define JOIN_NS		 2000000ull  /* a completion wakeup follows its completion by less */
-#define LATE_WAKING_NS	 2000ull     /* a waking delivered after the switch-in it caused */
-#define STALE_HANDLER_NS 20000000ull /* a handler "open" this long lost its exit */
-#define NET_JOIN_NS	 200000ull   /* a waking in task context this soon after an arrival */
-#define TASK_REPORT_DEAD 0x30	     /* X (0x10) or Z (0x20) in prev_state */
+#define JOIN_NS		 2000000ull	  /* a completion wakeup follows its completion by less */
+#define LATE_WAKING_NS	 2000ull	  /* a waking delivered after the switch-in it caused */
+#define STALE_HANDLER_NS 20000000ull	  /* a handler "open" this long lost its exit */
+#define NET_JOIN_NS	 200000ull	  /* a waking in task context this soon after an arrival */
+#define TASK_REPORT_DEAD 0x30		  /* X (0x10) or Z (0x20) in prev_state */
+#define TIMEOUT_MAX_NS	 3600000000000ull /* an expiry further away is not a sleep's timeout */
 
 enum tstate {
 	T_NEW,
@@ -61,6 +62,9 @@ struct thr {
 	uint64_t last_complete; /* time of the last completion of its requests */
 	uint32_t last_complete_dev;
 	uint64_t last_complete_req;
+	/* the last timeout it armed (hrtimer_start in its context), when, and
+	 * the expiry of the one armed for the sleep it is in (0: none) */
+	uint64_t timer_expires, timer_armed, sleep_timer;
 	uint32_t next_free;
 	/* libc uprobes: the last probe hit in this run (stitches the next sleep's stack) */
 	const struct perf_event_header *probe_rec;
@@ -136,6 +140,11 @@ struct rsp_timeline {
 	void *ctx;
 	unsigned flags;
 	struct rsp_sleepclass *sc;
+	const struct rsp_ksyms *ks;
+	/* hrtimer callbacks seen: address -> is hrtimer_wakeup (a sleeper's timeout) */
+	uint64_t fn_addr[4];
+	bool fn_wakeup[4];
+	unsigned fn_next;
 	bool started, finished;
 	uint64_t start;
 	/* threads */
@@ -249,6 +258,7 @@ int rsp_timeline__set_ksyms(struct rsp_timeline *tl, const struct rsp_ksyms *ks)
 		return -ENOMEM;
 	rsp_sleepclass__delete(tl->sc);
 	tl->sc = sc;
+	tl->ks = ks;
 	return 0;
 }
 
@@ -1241,7 +1251,8 @@ static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, st
 		w->id = tl->last_complete_any >= t->since ? tl->last_complete_any_dev
 							  : tl->last_issue_any_dev;
 		w->req = infer_on_behalf(tl, t, now);
-	} else if (t->reason == RSP_SR_SLEEP) {
+	} else if (t->reason == RSP_SR_SLEEP || (t->sleep_timer && now >= t->sleep_timer)) {
+		/* A deliberate sleep, or its own timeout had expired and nothing else was seen. */
 		w->kind = RSP_WAKER_TIMER;
 	} else if (t->reason == RSP_SR_NETWORK) {
 		w->kind = RSP_WAKER_SOFTIRQ;
@@ -1283,7 +1294,8 @@ static void learn_comm_field(struct rsp_timeline *tl, struct thr *t, enum rsp_fi
 			     const struct rsp_sample *smp)
 {
 	if (!t->comm[0])
-		learn_comm(tl, t, rsp_field__str(tl->schema, f, smp->raw, smp->raw_size), smp->time);
+		learn_comm(tl, t, rsp_field__str(tl->schema, f, smp->raw, smp->raw_size),
+			   smp->time);
 }
 
 static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *chain, uint64_t nr)
@@ -1379,6 +1391,13 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 	}
 	t->state = T_SLEEPING;
 	keep_stack(tl, t, chain, nr);
+	/* A timeout armed in this run, for later than now: the sleep's own. */
+	t->sleep_timer = t->timer_armed && t->timer_armed >= t->run_start &&
+					 t->timer_expires >= time &&
+					 t->timer_expires - time <= TIMEOUT_MAX_NS
+				 ? t->timer_expires
+				 : 0;
+	t->timer_armed = 0;
 	keep_urec(tl, t, smp, rec);
 	t->probe_rec = NULL;
 }
@@ -1756,6 +1775,49 @@ static int on_handler(struct rsp_timeline *tl, struct cpu_state *c, const struct
 	}
 }
 
+/* Is @fn hrtimer_wakeup, the callback of every sleeper's timeout? Unknown without symbols: yes. */
+static bool wakeup_fn(struct rsp_timeline *tl, uint64_t fn)
+{
+	const struct rsp_ksym *sym;
+	unsigned i;
+
+	if (!tl->ks || !fn)
+		return true;
+	for (i = 0; i < 4; i++)
+		if (tl->fn_addr[i] == fn)
+			return tl->fn_wakeup[i];
+	sym = rsp_ksyms__find(tl->ks, fn, NULL);
+	i = tl->fn_next++ % 4;
+	tl->fn_addr[i] = fn;
+	tl->fn_wakeup[i] = sym && !strcmp(sym->name, "hrtimer_wakeup");
+	return tl->fn_wakeup[i];
+}
+
+/*
+ * A task arms a timer in its own context (poll, epoll_wait, select,
+ * nanosleep, futex with a timeout do so just before they sleep). On this
+ * kernel the timer's expiry on an idle CPU, and the wakeup it does, are not
+ * delivered: the expiry is then the evidence that the timeout ended the
+ * sleep (infer_waker).
+ */
+static int on_timer_start(struct rsp_timeline *tl, struct cpu_state *c,
+			  const struct rsp_sample *smp)
+{
+	struct rsp_tp_hrtimer_start h;
+	struct thr *t;
+
+	if (rsp_tp__hrtimer_start(tl->schema, smp, &h))
+		return -EINVAL;
+	if (!smp->tid || c->depth > 0 || !wakeup_fn(tl, h.function))
+		return 0;
+	t = find_thr(tl, smp->tid);
+	if (t) {
+		t->timer_expires = (uint64_t)h.expires;
+		t->timer_armed = smp->time;
+	}
+	return 0;
+}
+
 /* ---- side-band and gaps ------------------------------------------------- */
 
 static int on_sideband(struct rsp_timeline *tl, const struct rsp_wentry *e)
@@ -1893,6 +1955,8 @@ static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 		return on_issue(tl, smp);
 	case RSP_EV_block_rq_complete:
 		return on_complete(tl, c, smp);
+	case RSP_EV_hrtimer_start:
+		return on_timer_start(tl, c, smp);
 	default:
 		return on_handler(tl, c, smp);
 	}

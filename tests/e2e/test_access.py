@@ -11,12 +11,27 @@ The user's process is `cat` passing bytes back and forth with this (root)
 test over pipes, so the window holds wakings of the user's process by a
 root process: exactly what must be redacted."""
 import grp
+import json
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import rsptest as t
+
+
+
+def walk_nodes(node, path=()):
+    yield node, path
+    for c in node["children"]:
+        yield from walk_nodes(c, path + (node,))
+
+
+def snap_nodes(snap):
+    for r in snap["chain"]:
+        for n, _ in walk_nodes(r):
+            yield n
+
 
 t.need_root()
 if not shutil.which("useradd") or not shutil.which("setpriv"):
@@ -153,6 +168,41 @@ try:
                 "top: this (root) python process's name and objects are hidden from the "
                 "user%s" % ("" if "python" in root_raw else " (root's view had no python "
                             "samples to hide)"))
+
+        # snapshot applies the same rule: denied on a root process; in the
+        # chain of the user's cat, the root process that fed it is "pid N
+        # (other user)", without name or stacks, and its time still counts.
+        rc, _, err = d.ctl("snapshot", str(me), check_rc=False, user=plain)
+        t.check(rc == 1 and "belongs to another user" in err,
+                "snapshot: denied on a root process")
+        outdir = tempfile.mkdtemp(prefix="rsptest.access.out.")
+        os.chown(outdir, plain.uid, plain.gid)
+        folded = os.path.join(outdir, "cat.folded")
+        raw = d.ctl("snapshot", str(cat.pid), "--json", "--folded", folded, user=plain)[1]
+        snap = json.loads(raw)
+        feeders = [n for n in snap_nodes(snap) if n["kind"] == "thread" and n["pid"] == me]
+        t.check(feeders and all(n.get("other_user") is True and "comm" not in n and
+                                "tid" not in n for n in feeders),
+                "snapshot: the root process that woke cat is in the chain as pid %d "
+                "(other user), %d times, without a name" % (me, len(feeders)))
+        t.check(sum(n["total_s"] for n in feeders) > 0,
+                "snapshot: its time still counts (%.4f s)" % sum(n["total_s"] for n in feeders))
+        hidden = [x for n in feeders for x, _ in walk_nodes(n)
+                  if x.get("stack") or x.get("function")]
+        t.check(not hidden, "snapshot: no stack or function of the other user's process")
+        with open(folded) as f:
+            fold = f.read()
+        t.check(os.stat(folded).st_uid == plain.uid,
+                "snapshot: rspctl, as the user, wrote the folded file (not rspd)")
+        t.check("python" not in raw and "python" not in fold and
+                ("pid %d (other user)" % me) in fold,
+                "snapshot: no other user's name in the JSON or the folded stacks")
+        rc, out, _ = d.ctl("snapshot", str(cat.pid), user=plain)
+        t.check("pid %d (other user)" % me in out and "python" not in out,
+                "snapshot text: 'pid %d (other user)'" % me)
+        shutil.rmtree(outdir, ignore_errors=True)
+        raw = d.ctl("snapshot", str(cat.pid), "--json")[1]
+        t.check("python" in raw, "root's snapshot names the python process")
 
         cat.stdin.close()
         cat.wait()

@@ -24,7 +24,7 @@ EVENTS = [
     "sched:sched_process_fork", "sched:sched_process_exec", "sched:sched_process_exit",
     "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
     "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
-    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit",
+    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start",
     "sock:sock_send_length", "sock:sock_recv_length", "sock:sk_data_ready",
     "sock:inet_sock_set_state", "tcp:tcp_rcv_space_adjust",
 ]
@@ -175,6 +175,9 @@ def expect(event, text):
     if name == "hrtimer_expire_exit":
         m = re.match(r"hrtimer=(0x[0-9a-f]+)", text)
         return {"hrtimer": int(m.group(1), 16)}
+    if name == "hrtimer_start":
+        m = re.match(r"hrtimer=(0x[0-9a-f]+) function=\S+ expires=(\d+) softexpires=(\d+)", text)
+        return {"hrtimer": int(m.group(1), 16), "expires": int(m.group(2))}
     if name in ("sock_send_length", "sock_recv_length"):
         m = re.match(r"sk address = (0x[0-9a-f]+|[0-9a-f]+), family = (\w+) protocol = (\w+), "
                      r"length = (\d+), error = (-?\d+), flags = (0x[0-9a-f]+)", text)

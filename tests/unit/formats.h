@@ -253,6 +253,24 @@ static const struct test_format test_formats[] = {
 	 "\n"
 	 "print fmt: \"hrtimer=%p\", REC->hrtimer\n"
 	 "\n"},
+	{"timer",
+	 "name: hrtimer_start\n"
+	 "ID: 460\n"
+	 "format:\n"
+	 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	 "\n"
+	 "\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
+	 "\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
+	 "\tfield:s64 expires;\toffset:24;\tsize:8;\tsigned:1;\n"
+	 "\tfield:s64 softexpires;\toffset:32;\tsize:8;\tsigned:1;\n"
+	 "\tfield:enum hrtimer_mode mode;\toffset:40;\tsize:4;\tsigned:0;\n"
+	 "\tfield:bool was_armed;\toffset:44;\tsize:1;\tsigned:0;\n"
+	 "\n"
+	 "print fmt: \"hrtimer=%p function=%ps expires=%llu softexpires=%llu mode=%s was_armed=%d\", REC->hrtimer, REC->function, (unsigned long long) REC->expires, (unsigned long long) REC->softexpires, __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, \"ABS\" }, { HRTIMER_MODE_REL, \"REL\" }, { HRTIMER_MODE_ABS_PINNED, \"ABS|PINNED\" }, { HRTIMER_MODE_REL_PINNED, \"REL|PINNED\" }, { HRTIMER_MODE_ABS_SOFT, \"ABS|SOFT\" }, { HRTIMER_MODE_REL_SOFT, \"REL|SOFT\" }, { HRTIMER_MODE_ABS_PINNED_SOFT, \"ABS|PINNED|SOFT\" }, { HRTIMER_MODE_REL_PINNED_SOFT, \"REL|PINNED|SOFT\" }, { HRTIMER_MODE_ABS_HARD, \"ABS|HARD\" }, { HRTIMER_MODE_REL_HARD, \"REL|HARD\" }, { HRTIMER_MODE_ABS_PINNED_HARD, \"ABS|PINNED|HARD\" }, { HRTIMER_MODE_REL_PINNED_HARD, \"REL|PINNED|HARD\" }), REC->was_armed\n"
+	 "\n"},
 	/* network (print formats left out: rsp never prints) */
 	{"sock",
 	 "name: sock_send_length\n"

@@ -18,6 +18,7 @@
 #define K_POLL 0xffffffff8100d000ull
 #define K_KSYS_READ 0xffffffff8100e000ull
 #define K_TRY_WAKE 0xffffffff8100f000ull
+#define K_HRTIMER_WAKEUP 0xffffffff8100f800ull
 #define K_MODFN 0xffffffffc0000000ull
 
 static const char fake_kallsyms[] =
@@ -38,6 +39,7 @@ static const char fake_kallsyms[] =
 	"ffffffff8100d000 T do_sys_poll\n"
 	"ffffffff8100e000 T ksys_read\n"
 	"ffffffff8100f000 T try_to_wake_up\n"
+	"ffffffff8100f800 t hrtimer_wakeup\n"
 	"ffffffff81010000 T _etext\n"
 	"ffffffffc0000000 t modfn\t[mymod]\n";
 

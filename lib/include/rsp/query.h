@@ -167,6 +167,20 @@ RSP_API void rsp_query__usage(struct rsp_buf *out, const char *cmd);
 RSP_API bool rsp_query__exists(const char *name);
 
 /**
+ * rsp_request__output_at() - the @i-th file @req asks the answer to carry
+ * (e.g. snapshot's --folded FILE), for the client to write (rsp/answer.h)
+ * @name: set to the answer part that holds its content
+ *
+ * Return: the path as the user gave it, or NULL past the last one.
+ */
+RSP_API const char *rsp_request__output_at(const struct rsp_request *req, size_t i,
+					   const char **name);
+
+/** rsp_request__output() - the path for answer part @name (@len bytes), NULL if none. */
+RSP_API const char *rsp_request__output(const struct rsp_request *req, const char *name,
+					size_t len);
+
+/**
  * rsp_query__check_events() - can @req be answered from records with @s's events?
  * @notes: one line per missing useful event family: what the answer will lack
  * @err:   on -ENOENT, the missing required events and what to do

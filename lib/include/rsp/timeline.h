@@ -74,6 +74,10 @@
  *     while it slept): the device (the request is marked completed at the
  *     switch-in, RSP_BLKF_COMPLETE_INFERRED);
  *   - a deliberate sleep (nanosleep): the timer;
+ *   - a sleep whose own timeout had expired: the timer. The thread armed it
+ *     (hrtimer_start in its context, callback hrtimer_wakeup: poll, select,
+ *     epoll_wait, futex and nanosleep timeouts) in the run that ended in
+ *     the sleep, and its expiry is not after the switch-in;
  *   - a network wait: the network (NET_RX softirq);
  * otherwise the waker stays RSP_WAKER_NONE ("unknown").
  *

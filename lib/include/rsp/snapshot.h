@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_SNAPSHOT_H
+#define RSP_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <rsp/api.h>
+#include <rsp/buf.h>
+#include <rsp/ksyms.h>
+#include <rsp/samples.h>
+#include <rsp/schema.h>
+#include <rsp/timeline.h>
+#include <rsp/tlstore.h>
+#include <rsp/window.h>
+
+/*
+ * The recursive snapshot (the Recursive Systemic Profiler's "Recursive
+ * Stack Making"): why did process PID take the time it took?
+ *
+ * Every thread of PID is a root of the base control path and is explained
+ * over its life in the range, segment by segment (rsp/timeline.h): a run is
+ * running (sampled or not), a runnable stretch is scheduler overhead or a
+ * preemption, and a sleep is explained by what ended it. When a thread W
+ * ended it, W's own time over the sleep is explained the same way,
+ * recursively, as a child of the sleep: the pseudostack "T sleeps in read()
+ * <- W runs, or W sleeps in fsync() <- the disk". Clipping W to T's sleep is
+ * the paper's triangle rule: of a C that began to sleep before A called B,
+ * only the part after A began to wait counts for A.
+ *
+ * A waker's run fits as a child when it starts no more than fit_ns before
+ * the sleep's de-facto start (or T itself woke or forked W to do it: a
+ * call) and ends no more than fit_ns after T runs again. The de-facto
+ * start merges consecutive sleeps with the same stack, all but the last
+ * ended by a timer, separated by less than merge_ns of running: a poll loop
+ * is one wait. A waker that does not fit (it went on running: a producer,
+ * not a callee) is another control path: the sleep counts as "waiting on
+ * other path" and the waker's time over it is explained under a root of
+ * its own (its time counts in the total, as parallelism). A sleep ended by
+ * another thread of PID is waiting on that thread's own path (a root
+ * already).
+ *
+ * A preemption is involuntary, except while the thread that took the CPU
+ * is one the preempted thread woke (or forked) itself: that thread is doing
+ * its work (pass on a busy machine: the child woken by the parent's write
+ * preempts it), so its running over the stretch is a child of the
+ * RUNNABLE node, as a waker's is of a sleep.
+ *
+ * The time of every node is split into categories (the paper's table
+ * "Categories of Explanation", plus deliberate sleeps apart from other
+ * timeouts): see enum rsp_cat. Nothing is invented: time with no
+ * evidence is unknown, and time resting on an inference (a waker this
+ * kernel did not deliver, a switch from idle it did not deliver) is counted
+ * in inferred_ns as well as in its category.
+ */
+
+enum rsp_cat {
+	RSP_CAT_UNDERSTOOD,  /* running, in a run with cpu-clock samples */
+	RSP_CAT_BLOCKING_IO, /* a sleep a disk ended, while a request was in the device */
+	RSP_CAT_NOT_SAMPLED, /* running, in a run no sample fell in */
+	RSP_CAT_IO_QUEUE,    /* such a sleep while its requests were only queued */
+	RSP_CAT_SCHEDULER,   /* woken, waiting for a CPU */
+	RSP_CAT_HARDWARE,    /* a sleep an irq (not disk, network or timer) ended */
+	RSP_CAT_INVOLUNTARY, /* preempted, waiting for a CPU */
+	RSP_CAT_MISC_KERNEL, /* a sleep a thread ended whose part rsp cannot follow */
+	RSP_CAT_TIMED_OUT,   /* a sleep a timer ended (a timeout) */
+	RSP_CAT_DELIBERATE,  /* a sleep a timer ended in nanosleep/clock_nanosleep */
+	RSP_CAT_NETWORK,     /* a sleep the network (NET_RX/NET_TX softirq) ended */
+	RSP_CAT_OTHER_PATH,  /* waiting on another control path */
+	RSP_CAT_UNKNOWN,     /* no evidence: gaps, no data, wakeups not delivered */
+	RSP_CAT__NR
+};
+
+/** rsp_cat__name() - the stable JSON key ("understood", ...). Static. */
+RSP_API const char *rsp_cat__name(enum rsp_cat c);
+/** rsp_cat__label() - the table's row ("in understood functions", ...). Static. */
+RSP_API const char *rsp_cat__label(enum rsp_cat c);
+
+struct rsp_snapshot_opts {
+	long pid;		  /* the process of interest */
+	uint64_t from, to;	  /* the range; to 0: the store's whole span */
+	uint64_t fit_ns;	  /* 100 us */
+	uint64_t merge_ns;	  /* 100 us */
+	uint64_t sample_slack_ns; /* 20 us: a sample this late still belongs to the run */
+	unsigned max_depth;	  /* 32 threads deep */
+	size_t max_nodes;	  /* 200000 */
+};
+
+/** rsp_snapshot_opts__init() - the defaults above, for no pid (-1). */
+RSP_API void rsp_snapshot_opts__init(struct rsp_snapshot_opts *o);
+
+enum rsp_snode_kind {
+	RSP_SN_THREAD,	 /* a thread's time: a root, or what a sleep waited for */
+	RSP_SN_RUN,	 /* its running; SAMPLE children when sampled */
+	RSP_SN_SAMPLE,	 /* one sampled stack's share of the runs */
+	RSP_SN_RUNNABLE, /* woken or preempted, waiting for a CPU; preempted: THREAD
+			  * children for what it woke and that took its CPU */
+	RSP_SN_SLEEP,	 /* sleeps with one reason, waker and stack */
+	RSP_SN_UNKNOWN,	 /* no data (gaps, before it was seen) */
+};
+
+#define RSP_SNODE_NONE UINT32_MAX
+
+/*
+ * A node of the consolidated pseudostack tree. Siblings with the same key
+ * (thread; or kind, reason, waker and stack) are merged, so a node sums
+ * every time its pseudostack occurred. Children are listed heaviest first.
+ * total_ns = the sum of self_ns + the children's total_ns.
+ */
+struct rsp_snode {
+	uint8_t kind;	/* enum rsp_snode_kind */
+	uint8_t reason; /* SLEEP: enum rsp_sleep_reason; RUNNABLE: RSP_SR_PREEMPT if preempted */
+	uint8_t waker_kind; /* SLEEP: enum rsp_waker_kind */
+	uint8_t pad;
+	uint32_t tid, tgid; /* the thread (of the node or of its THREAD parent); tgid 0 unknown */
+	uint32_t waker_id;  /* SLEEP: tid, irq, softirq vector or dev_t, by waker_kind */
+	uint32_t parent, first_child, next_sibling; /* RSP_SNODE_NONE when none */
+	uint32_t other; /* SLEEP waiting on another path: that path's root, else NONE */
+	uint32_t path;	/* control path: 0 is PID's own */
+	uint32_t depth; /* 0 for roots */
+	uint64_t total_ns;
+	uint64_t self_ns[RSP_CAT__NR];
+	uint64_t inferred_ns;  /* of self_ns, resting on an inference */
+	uint64_t count;	       /* SLEEP: sleeps; RUN: runs; SAMPLE: samples; RUNNABLE: times */
+	uint64_t first;	       /* time of the first occurrence (symbols are looked up then) */
+	const uint64_t *stack; /* SLEEP: the switch-out callchain; SAMPLE: the sample's */
+	uint32_t nr_stack;
+	uint32_t samples; /* RUN: samples attached */
+	const char *name; /* SLEEP ended by an irq: its name (lives with the store) */
+	uint64_t ip;	  /* SAMPLE without a callchain: its ip */
+};
+
+/* A wakeup the chain followed: from waker to wakee (flow arrows). */
+struct rsp_slink {
+	uint32_t from, to; /* tids */
+	uint64_t time;	   /* the waking */
+	uint64_t to_time;  /* the wakee runs again */
+	bool other_path;   /* the waker is another control path */
+};
+
+struct rsp_snapshot_totals {
+	uint64_t start, end; /* first and last activity of PID in the range */
+	uint64_t wall_ns;    /* end - start */
+	uint64_t total_ns;   /* every control path's time: wall time with parallelism */
+	uint64_t accounted_ns;
+	uint64_t cat_ns[RSP_CAT__NR];
+	uint64_t inferred_ns;		   /* accounted time resting on an inference */
+	uint64_t unknown_not_delivered_ns; /* of unknown: sleeps whose waking was not delivered */
+	uint64_t unknown_gap_ns;	   /* of unknown: lost records */
+	size_t nr_threads;		   /* PID's */
+	size_t nr_involved;		   /* threads in the chain, PID's included */
+	size_t nr_paths;
+	uint64_t sleeps_followed;	      /* sleeps explained by their waker's own time */
+	uint64_t samples, samples_unattached; /* PID's cpu-clock samples */
+	bool truncated;			      /* the depth or node limit cut the chain somewhere */
+};
+
+struct rsp_snapshot;
+
+/**
+ * rsp_snapshot__new() - explain @o->pid over a sealed store
+ * @store:   full (not RSP_TLSTORE_WAITS_ONLY); must outlive the snapshot
+ * @samples: sealed, or NULL (every run is then "not sampled"); must outlive it
+ *
+ * Return: the snapshot (free with rsp_snapshot__delete()), or NULL with
+ * one sentence in @err (-ESRCH in errno: PID did nothing in the range;
+ * ENOMEM).
+ */
+RSP_API struct rsp_snapshot *rsp_snapshot__new(const struct rsp_tlstore *store,
+					       const struct rsp_samples *samples,
+					       const struct rsp_snapshot_opts *o,
+					       struct rsp_buf *err);
+
+/**
+ * rsp_snapshot__load() - the same from a pinned window, in one pass
+ *
+ * Runs the timeline over [@o->from, @o->to] of @snap into a full store and
+ * collects the cpu-clock samples on the way; the snapshot owns both (and
+ * the timeline, for irq names). Stacks point into @snap: keep it pinned
+ * until rsp_snapshot__delete(). @st: if not NULL, the timeline's counters.
+ */
+RSP_API struct rsp_snapshot *rsp_snapshot__load(const struct rsp_schema *schema,
+						const struct rsp_wsnap *snap,
+						const struct rsp_ksyms *ks,
+						const struct rsp_snapshot_opts *o,
+						struct rsp_timeline_stats *st, struct rsp_buf *err);
+
+/** rsp_snapshot__delete() - free it (and what __load() built); NULL is fine. */
+RSP_API void rsp_snapshot__delete(struct rsp_snapshot *s);
+
+RSP_API const struct rsp_snapshot_totals *rsp_snapshot__totals(const struct rsp_snapshot *s);
+
+RSP_API size_t rsp_snapshot__nr_nodes(const struct rsp_snapshot *s);
+RSP_API const struct rsp_snode *rsp_snapshot__node(const struct rsp_snapshot *s, uint32_t i);
+
+/** The roots: PID's threads (path 0) first, then other paths; heaviest first within. */
+RSP_API size_t rsp_snapshot__nr_roots(const struct rsp_snapshot *s);
+RSP_API uint32_t rsp_snapshot__root(const struct rsp_snapshot *s, size_t i);
+
+/** rsp_snapshot__links() - the wakeups the chain followed, in time order. */
+RSP_API const struct rsp_slink *rsp_snapshot__links(const struct rsp_snapshot *s, size_t *n);
+
+/** rsp_snapshot__threads() - the tids in the chain, ascending. */
+RSP_API const uint32_t *rsp_snapshot__threads(const struct rsp_snapshot *s, size_t *n);
+
+/** rsp_snapshot__store() - the store it explains (its own after __load()). */
+RSP_API const struct rsp_tlstore *rsp_snapshot__store(const struct rsp_snapshot *s);
+RSP_API const struct rsp_samples *rsp_snapshot__samples(const struct rsp_snapshot *s);
+
+#endif /* RSP_SNAPSHOT_H */

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * cpu-clock samples indexed by thread (and the idle task's by CPU): one
+ * vector sorted once by (key, time), a map from key to its range, binary
+ * searches by time inside a range.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rsp/samples.h>
+#include "internal/u64map.h"
+
+struct range {
+	size_t first, n;
+};
+
+struct rsp_samples {
+	struct rsp_csample *v;
+	size_t nr, cap;
+	struct range *ranges;
+	size_t nr_ranges;
+	struct rsp_u64map map; /* key -> index in ranges */
+	bool sealed;
+};
+
+/* Threads by tid; the idle task (tid 0) by CPU. */
+static uint64_t key_of(const struct rsp_csample *c)
+{
+	return c->tid ? c->tid : (1ull << 32) | c->cpu;
+}
+
+struct rsp_samples *rsp_samples__new(void)
+{
+	struct rsp_samples *s = calloc(1, sizeof(*s));
+
+	if (s)
+		rsp_u64map__init(&s->map);
+	return s;
+}
+
+void rsp_samples__delete(struct rsp_samples *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	free(s->ranges);
+	rsp_u64map__exit(&s->map);
+	free(s);
+}
+
+int rsp_samples__add(struct rsp_samples *s, const struct rsp_csample *smp)
+{
+	if (s->sealed)
+		return -EINVAL;
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct rsp_csample *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->nr++] = *smp;
+	return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct rsp_csample *x = a, *y = b;
+	uint64_t kx = key_of(x), ky = key_of(y);
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* A range per key, then the samples placed by key: a counting sort. */
+static int index_keys(struct rsp_samples *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		uint64_t k = key_of(&s->v[i]);
+		uint32_t idx;
+
+		if (rsp_u64map__get(&s->map, k, &idx)) {
+			struct range *r = realloc(s->ranges, (s->nr_ranges + 1) * sizeof(*r));
+
+			if (!r)
+				return -ENOMEM;
+			s->ranges = r;
+			s->ranges[s->nr_ranges] = (struct range){0, 0};
+			idx = (uint32_t)s->nr_ranges++;
+			if (rsp_u64map__put(&s->map, k, idx))
+				return -ENOMEM;
+		}
+		s->ranges[idx].n++;
+	}
+	return 0;
+}
+
+static bool in_time_order(const struct rsp_samples *s)
+{
+	for (size_t i = 1; i < s->nr; i++)
+		if (s->v[i].time < s->v[i - 1].time)
+			return false;
+	return true;
+}
+
+int rsp_samples__seal(struct rsp_samples *s)
+{
+	struct rsp_csample *v;
+	size_t next = 0;
+
+	if (s->sealed)
+		return 0;
+	s->sealed = true;
+	if (!s->nr)
+		return 0;
+	/* a window yields them in time order; anything else is sorted first */
+	if (!in_time_order(s))
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_sample);
+	if (index_keys(s) || !(v = malloc(s->nr * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_ranges; i++) {
+		s->ranges[i].first = next;
+		next += s->ranges[i].n;
+		s->ranges[i].n = 0;
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		uint32_t idx;
+		struct range *r;
+
+		rsp_u64map__get(&s->map, key_of(&s->v[i]), &idx);
+		r = &s->ranges[idx];
+		v[r->first + r->n++] = s->v[i];
+	}
+	free(s->v);
+	s->v = v;
+	s->cap = s->nr;
+	return 0;
+}
+
+/* Index in @r of the first sample with time >= @t (r->n if none). */
+static size_t lower(const struct rsp_samples *s, const struct range *r, uint64_t t)
+{
+	size_t lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[r->first + mid].time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct range *range_of(const struct rsp_samples *s, uint64_t key)
+{
+	uint32_t idx;
+
+	if (!s->sealed || rsp_u64map__get(&s->map, key, &idx))
+		return NULL;
+	return &s->ranges[idx];
+}
+
+const struct rsp_csample *rsp_samples__range(const struct rsp_samples *s, uint32_t tid,
+					     uint64_t from, uint64_t to, size_t *n)
+{
+	const struct range *r = tid ? range_of(s, tid) : NULL;
+	size_t a, b;
+
+	*n = 0;
+	if (!r || to < from)
+		return NULL;
+	a = lower(s, r, from);
+	b = to == UINT64_MAX ? r->n : lower(s, r, to + 1);
+	if (b <= a)
+		return NULL;
+	*n = b - a;
+	return &s->v[r->first + a];
+}
+
+uint64_t rsp_samples__idle_before(const struct rsp_samples *s, uint32_t cpu, uint64_t t,
+				  uint64_t after)
+{
+	const struct range *r = range_of(s, (1ull << 32) | cpu);
+	size_t i;
+
+	if (!r)
+		return 0;
+	i = lower(s, r, t);
+	if (!i)
+		return 0;
+	t = s->v[r->first + i - 1].time;
+	return t > after ? t : 0;
+}
+
+size_t rsp_samples__count(const struct rsp_samples *s)
+{
+	return s->nr;
+}

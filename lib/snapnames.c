@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* Names for the snapshot's renderers: see internal/snapnames.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include <rsp/symbols.h>
+#include "internal/snapnames.h"
+
+#define MAX_RAW_FRAMES 128
+
+int snapnames__init(struct snapnames *n, const struct rsp_source *src,
+		    const struct rsp_snapshot *snap)
+{
+	memset(n, 0, sizeof(*n));
+	n->src = src;
+	n->snap = snap;
+	n->store = rsp_snapshot__store(snap);
+	rsp_u64map__init(&n->vis);
+	return 0;
+}
+
+void snapnames__exit(struct snapnames *n)
+{
+	rsp_u64map__exit(&n->vis);
+}
+
+bool snapnames__hidden(struct snapnames *n, uint32_t tgid)
+{
+	uint32_t v;
+
+	if (!n->src->access.restricted || !tgid)
+		return false;
+	if (!rsp_u64map__get(&n->vis, tgid, &v))
+		return v == 2;
+	/* once per process: may_see() may read /proc */
+	v = rsp_source__may_see(n->src, tgid) ? 1 : 2;
+	rsp_u64map__put(&n->vis, tgid, v);
+	return v == 2;
+}
+
+const char *snapnames__comm(const struct snapnames *n, uint32_t tid)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(n->store, tid);
+
+	return t ? t->comm : "";
+}
+
+/* The process a thread's details belong to, for access: its tgid, or itself. */
+static uint32_t owner(const struct snapnames *n, uint32_t tid, uint32_t tgid)
+{
+	const struct rsp_tlthread *t;
+
+	if (tgid)
+		return tgid;
+	t = rsp_tlstore__find_thread(n->store, tid);
+	return t && t->tgid ? t->tgid : tid;
+}
+
+char *snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf, size_t size)
+{
+	uint32_t p = owner(n, tid, tgid);
+	const char *comm = snapnames__comm(n, tid);
+
+	if (snapnames__hidden(n, p))
+		snprintf(buf, size, "pid %u " RSP_OTHER_USER, p);
+	else if (!comm[0])
+		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
+	else if (tid == p)
+		snprintf(buf, size, "%s (pid %u)", comm, p);
+	else
+		snprintf(buf, size, "%s %u (pid %u)", comm, tid, p);
+	return buf;
+}
+
+char *snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size)
+{
+	switch (sl->waker_kind) {
+	case RSP_WAKER_THREAD:
+		return snapnames__thread(n, sl->waker_id, 0, buf, size);
+	case RSP_WAKER_DEVICE:
+		snprintf(buf, size, "disk %u:%u", sl->waker_id >> 20, sl->waker_id & 0xfffff);
+		break;
+	case RSP_WAKER_IRQ:
+		snprintf(buf, size, "irq %u %s", sl->waker_id, sl->name ? sl->name : "");
+		break;
+	case RSP_WAKER_SOFTIRQ:
+		snprintf(buf, size, "%s softirq",
+			 sl->waker_id == RSP_SOFTIRQ_NET_RX || sl->waker_id == RSP_SOFTIRQ_NET_TX
+				 ? "network"
+				 : rsp_softirq__name(sl->waker_id));
+		break;
+	case RSP_WAKER_TIMER:
+		snprintf(buf, size, "timer");
+		break;
+	default:
+		snprintf(buf, size, "?");
+		break;
+	}
+	return buf;
+}
+
+/* Scheduler frames say nothing about why: skip them at the top of a stack. */
+static bool boring(const char *name)
+{
+	static const char *const skip[] = {
+		"__schedule",	    "schedule",	    "schedule_preempt_disabled",
+		"preempt_schedule", "__traceiter_", "perf_"};
+
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
+		size_t l = strlen(skip[i]);
+
+		if (!strncmp(name, skip[i], l) && (skip[i][l - 1] == '_' || !name[l]))
+			return true;
+	}
+	return false;
+}
+
+/* Without a symbolizer: kernel names from the kernel symbols, user frames as addresses. */
+static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, struct snap_frame *out,
+		      int max)
+{
+	bool kernel = false, top = true;
+	int k = 0;
+
+	for (uint32_t i = 0; i < nr && k < max; i++) {
+		const struct rsp_ksym *sym;
+		uint64_t a = ips[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (kernel) {
+			sym = n->src->ksyms ? rsp_ksyms__find(n->src->ksyms, a - 1, NULL) : NULL;
+			if (sym && top && boring(sym->name))
+				continue;
+			top = false;
+			if (sym)
+				snprintf(out[k].name, SNAP_FRAME_LEN, "%s", sym->name);
+			else
+				snprintf(out[k].name, SNAP_FRAME_LEN, "0x%llx",
+					 (unsigned long long)a);
+		} else {
+			snprintf(out[k].name, SNAP_FRAME_LEN, "0x%llx", (unsigned long long)a);
+		}
+		out[k++].kernel = kernel;
+	}
+	return k;
+}
+
+int snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+		      uint32_t nr, struct snap_frame *out, int max)
+{
+	struct rsp_frame raw[MAX_RAW_FRAMES];
+	bool top = true;
+	int got, k = 0;
+
+	if (!ips || !nr || snapnames__hidden(n, tgid))
+		return 0;
+	if (!n->src->symbols)
+		return raw_frames(n, ips, nr, out, max);
+	got = rsp_symbolizer__callchain(n->src->symbols, tgid, time, ips, nr, 0, raw,
+					MAX_RAW_FRAMES);
+	for (int i = 0; i < got && k < max; i++) {
+		const struct rsp_sym *s = &raw[i].sym;
+		bool kernel = s->kind == RSP_SYM_KERNEL;
+
+		if (kernel && top && s->name && boring(s->name))
+			continue;
+		top = top && kernel;
+		out[k].kernel = kernel;
+		if (s->name)
+			snprintf(out[k].name, SNAP_FRAME_LEN, "%s", s->name);
+		else
+			snprintf(out[k].name, SNAP_FRAME_LEN, "[unknown]");
+		k++;
+	}
+	return k;
+}
+
+char *snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			 uint32_t nr, char *buf, size_t size)
+{
+	bool user = false;
+
+	buf[0] = '\0';
+	if (!ips || snapnames__hidden(n, tgid))
+		return buf;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct rsp_sym s;
+
+		if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ips[i] == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!user)
+			continue;
+		if (!n->src->symbols)
+			snprintf(buf, size, "0x%llx", (unsigned long long)ips[i]);
+		else if (!rsp_symbolizer__resolve(n->src->symbols, tgid, time, ips[i], 0, &s))
+			snprintf(buf, size, "%s", s.name);
+		else
+			snprintf(buf, size, "[unknown]");
+		break;
+	}
+	return buf;
+}

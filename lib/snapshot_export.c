@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The snapshot as files: folded stacks (the consolidated flame view) and a
+ * Chrome trace (the process running view). Formats: internal/snapexport.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal/snapexport.h"
+
+#define MAX_TRACE_EVENTS 2000000
+#define STACK_FRAMES	 64
+
+static const struct rsp_snode *node(const struct snapnames *n, uint32_t i)
+{
+	return rsp_snapshot__node(n->snap, i);
+}
+
+/* ---- folded ------------------------------------------------------------- */
+
+struct fold {
+	struct snapnames *n;
+	struct rsp_buf *out;
+	struct rsp_buf pre; /* the frames from the root, ';'-separated */
+	int err;
+};
+
+/* Append one frame to the prefix; ';' would split it, a newline end the line. */
+static void push(struct fold *f, const char *frame, const char *suffix)
+{
+	size_t at;
+
+	if (f->pre.len)
+		f->err = f->err ? f->err : rsp_buf__add(&f->pre, ";", 1);
+	at = f->pre.len;
+	f->err = f->err ? f->err : rsp_buf__printf(&f->pre, "%s%s", frame, suffix);
+	for (size_t i = at; !f->err && i < f->pre.len; i++)
+		if (f->pre.data[i] == ';' || f->pre.data[i] == '\n')
+			f->pre.data[i] = ':';
+}
+
+static void pop(struct fold *f, size_t len)
+{
+	f->pre.len = len;
+	if (f->pre.data)
+		f->pre.data[len] = '\0';
+}
+
+static void emit(struct fold *f, const char *marker, uint64_t ns)
+{
+	uint64_t us = (ns + 500) / 1000;
+
+	if (!us || f->err)
+		return;
+	if (marker)
+		f->err = rsp_buf__printf(f->out, "%s%s%s %llu\n", f->pre.data ? f->pre.data : "",
+					 f->pre.len ? ";" : "", marker, (unsigned long long)us);
+	else
+		f->err = rsp_buf__printf(f->out, "%s %llu\n", f->pre.data ? f->pre.data : "",
+					 (unsigned long long)us);
+}
+
+/* A callchain's frames, root first: user outermost to innermost, then kernel. */
+static void push_stack(struct fold *f, const struct rsp_snode *x)
+{
+	struct snap_frame fr[STACK_FRAMES];
+	int k = snapnames__frames(f->n, x->tgid, x->first, x->stack, x->nr_stack, fr, STACK_FRAMES);
+
+	for (int i = k; i-- > 0;)
+		push(f, fr[i].name, fr[i].kernel ? "_[k]" : "");
+}
+
+/* The marker of a node's own time in category @c. */
+static void marker(struct fold *f, const struct rsp_snode *x, int c, char *buf, size_t size)
+{
+	char who[96];
+
+	switch (c) {
+	case RSP_CAT_UNDERSTOOD:
+		snprintf(buf, size, "[running]");
+		break;
+	case RSP_CAT_NOT_SAMPLED:
+		snprintf(buf, size, "[running, not sampled]");
+		break;
+	case RSP_CAT_SCHEDULER:
+		snprintf(buf, size, "[runnable]");
+		break;
+	case RSP_CAT_INVOLUNTARY:
+		snprintf(buf, size, "[preempted]");
+		break;
+	case RSP_CAT_IO_QUEUE:
+		snprintf(buf, size, "[%s queue]", snapnames__waker(f->n, x, who, sizeof(who)));
+		break;
+	case RSP_CAT_OTHER_PATH:
+		snprintf(buf, size, "[other path: %s]",
+			 snapnames__waker(f->n, x, who, sizeof(who)));
+		break;
+	case RSP_CAT_MISC_KERNEL:
+		snprintf(buf, size, "[not followed: %s]",
+			 snapnames__waker(f->n, x, who, sizeof(who)));
+		break;
+	case RSP_CAT_UNKNOWN:
+		snprintf(buf, size, "[unknown]");
+		break;
+	default:
+		snprintf(buf, size, "[%s]",
+			 x->kind == RSP_SN_SLEEP ? snapnames__waker(f->n, x, who, sizeof(who))
+						 : "?");
+		break;
+	}
+}
+
+static void fold_node(struct fold *f, uint32_t i)
+{
+	const struct rsp_snode *x = node(f->n, i);
+	size_t len = f->pre.len;
+	char buf[256];
+
+	switch (x->kind) {
+	case RSP_SN_THREAD: {
+		char who[128];
+
+		snapnames__thread(f->n, x->tid, x->tgid, who, sizeof(who));
+		if (x->parent == RSP_SNODE_NONE && x->path)
+			snprintf(buf, sizeof(buf), "path %u: %s", x->path, who);
+		else
+			snprintf(buf, sizeof(buf), "%s", who);
+		push(f, buf, "");
+		break;
+	}
+	case RSP_SN_SAMPLE:
+		push_stack(f, x);
+		if (!f->pre.len || f->pre.len == len)
+			push(f, "[unknown]", "");
+		break;
+	case RSP_SN_SLEEP:
+		push_stack(f, x);
+		snprintf(buf, sizeof(buf), "[sleep:%s]",
+			 rsp_sleep_reason__name((enum rsp_sleep_reason)x->reason));
+		push(f, buf, "");
+		break;
+	case RSP_SN_RUNNABLE:
+		/* a frame: what preempted it, when followed, is above it */
+		push(f, x->reason == RSP_SR_PREEMPT ? "[preempted]" : "[runnable]", "");
+		break;
+	default:
+		break;
+	}
+	for (int c = 0; c < RSP_CAT__NR; c++) {
+		if (!x->self_ns[c])
+			continue;
+		if (x->kind == RSP_SN_SAMPLE || x->kind == RSP_SN_RUNNABLE) {
+			emit(f, NULL, x->self_ns[c]);
+			continue;
+		}
+		marker(f, x, c, buf, sizeof(buf));
+		emit(f, buf, x->self_ns[c]);
+	}
+	for (uint32_t k = x->first_child; k != RSP_SNODE_NONE; k = node(f->n, k)->next_sibling)
+		fold_node(f, k);
+	pop(f, len);
+}
+
+int snapexport__folded(struct snapnames *n, struct rsp_buf *out)
+{
+	struct fold f = {.n = n, .out = out};
+
+	for (size_t i = 0; i < rsp_snapshot__nr_roots(n->snap); i++)
+		fold_node(&f, rsp_snapshot__root(n->snap, i));
+	rsp_buf__exit(&f.pre);
+	return f.err;
+}
+
+/* ---- Chrome trace ------------------------------------------------------- */
+
+struct trace {
+	struct snapnames *n;
+	struct rsp_buf *out;
+	uint64_t base, start, end;
+	size_t events;
+	int err;
+};
+
+static void jstr(struct trace *t, const char *s)
+{
+	t->err = t->err ? t->err : rsp_buf__add(t->out, "\"", 1);
+	for (; *s && !t->err; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			t->err = rsp_buf__printf(t->out, "\\%c", ch);
+		else if (ch < 0x20)
+			t->err = rsp_buf__printf(t->out, "\\u%04x", ch);
+		else
+			t->err = rsp_buf__add(t->out, s, 1);
+	}
+	t->err = t->err ? t->err : rsp_buf__add(t->out, "\"", 1);
+}
+
+static double us(const struct trace *t, uint64_t ns)
+{
+	return (double)(ns - t->base) / 1e3;
+}
+
+/* Begin an event: the separator, then "{". */
+static bool begin_event(struct trace *t)
+{
+	if (t->err || t->events >= MAX_TRACE_EVENTS)
+		return false;
+	t->err = rsp_buf__puts(t->out, t->events++ ? ",\n{" : "\n{");
+	return !t->err;
+}
+
+static uint32_t pid_of(const struct snapnames *n, uint32_t tid)
+{
+	const struct rsp_tlthread *th = rsp_tlstore__find_thread(n->store, tid);
+
+	return th && th->tgid ? th->tgid : tid;
+}
+
+static void names(struct trace *t, const uint32_t *tids, size_t nt)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < nt; i++) {
+		uint32_t pid = pid_of(t->n, tids[i]);
+		bool hidden = snapnames__hidden(t->n, pid);
+		const char *comm = snapnames__comm(t->n, tids[i]);
+
+		if (begin_event(t)) {
+			rsp_buf__printf(t->out,
+					"\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,"
+					"\"tid\":%u,\"args\":{\"name\":",
+					pid, tids[i]);
+			if (hidden)
+				snprintf(buf, sizeof(buf), "tid %u", tids[i]);
+			else
+				snprintf(buf, sizeof(buf), "%s %u", comm, tids[i]);
+			jstr(t, buf);
+			rsp_buf__puts(t->out, "}}");
+		}
+		if (tids[i] != pid && rsp_tlstore__find_thread(t->n->store, pid))
+			continue; /* the main thread names the process */
+		if (begin_event(t)) {
+			rsp_buf__printf(t->out,
+					"\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,"
+					"\"args\":{\"name\":",
+					pid);
+			jstr(t, snapnames__thread(t->n, pid, pid, buf, sizeof(buf)));
+			rsp_buf__puts(t->out, "}}");
+		}
+	}
+}
+
+static void slice_name(struct trace *t, const struct rsp_segment *g, uint32_t pid, char *buf,
+		       size_t size, const char **cat)
+{
+	char fn[SNAP_FRAME_LEN];
+
+	switch (g->kind) {
+	case RSP_SEG_RUN:
+		*cat = "run";
+		snprintf(buf, size, "running");
+		break;
+	case RSP_SEG_RUNNABLE:
+		*cat = "runnable";
+		snprintf(buf, size, g->reason == RSP_SR_PREEMPT ? "preempted" : "runnable");
+		break;
+	case RSP_SEG_SLEEP:
+		*cat = "sleep";
+		snapnames__user_fn(t->n, pid, g->start, g->stack, g->nr_stack, fn, sizeof(fn));
+		snprintf(buf, size, "sleep %s%s%s",
+			 rsp_sleep_reason__name((enum rsp_sleep_reason)g->reason),
+			 fn[0] ? ": " : "", fn);
+		break;
+	default:
+		*cat = "unknown";
+		snprintf(buf, size, "unknown");
+		break;
+	}
+}
+
+static void waker_arg(struct trace *t, const struct rsp_segment *g)
+{
+	struct rsp_snode x;
+	char who[96];
+
+	memset(&x, 0, sizeof(x));
+	x.waker_kind = g->waker.kind;
+	x.waker_id = g->waker.id;
+	x.name = g->waker.name;
+	rsp_buf__puts(t->out, ",\"waker\":");
+	jstr(t, snapnames__waker(t->n, &x, who, sizeof(who)));
+	if (g->flags & RSP_SEGF_WAKER_INFERRED)
+		rsp_buf__puts(t->out, ",\"inferred\":true");
+}
+
+static void slices(struct trace *t, uint32_t tid)
+{
+	const struct rsp_tlthread *th = rsp_tlstore__find_thread(t->n->store, tid);
+	uint32_t pid = pid_of(t->n, tid);
+	char name[256];
+	const char *cat;
+
+	for (size_t i = 0; th && i < th->nr_segs && !t->err; i++) {
+		const struct rsp_segment *g = &th->segs[i];
+		uint64_t a = g->start > t->start ? g->start : t->start;
+		uint64_t b = g->end < t->end ? g->end : t->end;
+
+		if (b <= a)
+			continue;
+		slice_name(t, g, pid, name, sizeof(name), &cat);
+		if (!begin_event(t))
+			return;
+		rsp_buf__puts(t->out, "\"name\":");
+		jstr(t, name);
+		rsp_buf__printf(t->out,
+				",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%u,"
+				"\"tid\":%u,\"args\":{\"reason\":\"%s\"",
+				cat, us(t, a), (double)(b - a) / 1e3, pid, tid,
+				rsp_sleep_reason__name((enum rsp_sleep_reason)g->reason));
+		if (g->kind == RSP_SEG_SLEEP)
+			waker_arg(t, g);
+		rsp_buf__puts(t->out, "}}");
+	}
+}
+
+static void flows(struct trace *t)
+{
+	size_t nl;
+	const struct rsp_slink *l = rsp_snapshot__links(t->n->snap, &nl);
+
+	for (size_t i = 0; i < nl && !t->err; i++) {
+		if (l[i].time < t->start || l[i].to_time > t->end)
+			continue;
+		if (begin_event(t))
+			rsp_buf__printf(t->out,
+					"\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"s\","
+					"\"id\":%zu,\"ts\":%.3f,\"pid\":%u,\"tid\":%u}",
+					i + 1, us(t, l[i].time), pid_of(t->n, l[i].from),
+					l[i].from);
+		if (begin_event(t))
+			rsp_buf__printf(
+				t->out,
+				"\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"f\","
+				"\"bp\":\"e\",\"id\":%zu,\"ts\":%.3f,\"pid\":%u,\"tid\":%u}",
+				i + 1, us(t, l[i].to_time), pid_of(t->n, l[i].to), l[i].to);
+	}
+}
+
+int snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
+{
+	const struct rsp_snapshot_totals *tot = rsp_snapshot__totals(n->snap);
+	struct trace t = {
+		.n = n, .out = out, .base = tot->start, .start = tot->start, .end = tot->end};
+	size_t nt;
+	const uint32_t *tids = rsp_snapshot__threads(n->snap, &nt);
+
+	t.err = rsp_buf__puts(out, "{\"traceEvents\":[");
+	names(&t, tids, nt);
+	for (size_t i = 0; i < nt && !t.err; i++)
+		slices(&t, tids[i]);
+	flows(&t);
+	if (!t.err)
+		t.err = rsp_buf__printf(
+			out,
+			"\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"pid\":%u,"
+			"\"start_s\":%.9f,\"truncated\":%s}}\n",
+			(unsigned)pid_of(
+				n,
+				rsp_snapshot__node(n->snap, rsp_snapshot__root(n->snap, 0))->tid),
+			(double)tot->start / 1e9, t.events >= MAX_TRACE_EVENTS ? "true" : "false");
+	return t.err;
+}

@@ -1,0 +1,27 @@
+"""A parent forks children one after the other, like make, and waits for
+each. Known answer for `rspctl snapshot PARENT`: the parent's time is
+mostly its waits in wait4(), and each child's running is under those
+waits: the children are in the chain."""
+import rsptest as t
+import snaptest as st
+
+t.need_root()
+
+with t.Rspd() as d:
+    w = t.workload("make_like", 12, 40, 1)
+    print("   workload: %s" % w)
+    d.settle()
+    s = st.snapshot(d, w["pid"], w["elapsed_s"])
+    st.skip_if_gaps(s)
+    root = s["chain"][0]
+    t.check(root["pid"] == w["pid"], "the first root is the parent")
+    under = {n["tid"]: n for n, path in st.walk(root) if n["kind"] == "thread" and path}
+    kids = [c for c in w["children"] if c in under]
+    t.check(len(kids) == len(w["children"]),
+            "every child is under the parent's waits: %d of %d" % (len(kids),
+                                                                   len(w["children"])))
+    ran = sum(under[c]["total_s"] for c in kids)
+    t.check(ran >= 0.8 * w["children_cpu_s"],
+            "the children's time in the chain %.3f s covers their CPU time %.3f s" %
+            (ran, w["children_cpu_s"]))
+    t.check(s["percent_accounted"] >= 95.0, "%.1f%% accounted" % s["percent_accounted"])
