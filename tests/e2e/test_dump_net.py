@@ -12,13 +12,15 @@ Known answer: the dump's file describes every uprobe as rsp's libc uprobe
 `rspctl analyze FILE` gives over the same range the same wait-for graph
 (client -> server over loopback, poll_nofp's stitched poll stack), the same
 network operations (127.0.0.1:PORT answered by the server) and the same
-DWARF stacks in top as rspd gave live; perf script reads the file."""
+DWARF stacks in top as rspd gave live; its snapshot of the client has the
+sleeps on 127.0.0.1:PORT woken by the server; perf script reads the file."""
 import json
 import os
 import shutil
 import tempfile
 
 import graphtest as gt
+import nettest as nt
 import rsptest as t
 
 t.need_root()
@@ -125,6 +127,13 @@ try:
     top = off["top"]["stacks"][0]
     t.check(top["unwind"] == "dwarf" and [f["name"] for f in top["frames"]][:3] ==
             ["level3", "level2", "level1"], "offline: cpu_nofp's stacks unwound by DWARF")
+    snap = analyze_json(path, "snapshot", str(net["client"]), *rng)
+    sleeps = [n for r in snap["chain"] for n, _ in nt.snap_nodes(r) if n["kind"] == "sleep"
+              and n.get("network", {}).get("remote") == "127.0.0.1:%d" % net["port"]]
+    t.check(sleeps and sleeps[0]["waker"].get("tid") == net["server_tid"] and
+            sleeps[0]["network"]["answered_by"] == "thread",
+            "offline snapshot of the client: its sleeps on 127.0.0.1:%d woken by the server "
+            "over loopback" % net["port"])
     if shutil.which("perf"):
         p = t.run(["perf", "script", "-i", path, "--show-task-events"], timeout=600)
         t.check(p.returncode == 0 and "net_rr" in p.stdout,
