@@ -10,6 +10,7 @@
  */
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <rsp/catalogue.h>
@@ -32,6 +33,16 @@ enum rsp_stack_policy {
 	RSP_STACKS_SAMPLED, /* one switch in N (a sampled duplicate of sched_switch) */
 };
 
+enum rsp_net_source {
+	RSP_NET_SOURCE_AUTO,	   /* kprobes where the kernel has the kprobe PMU, else tracepoints */
+	RSP_NET_SOURCE_TRACEPOINT, /* the sock tracepoints */
+	RSP_NET_SOURCE_KPROBE,	   /* kprobes; refused where there is no kprobe PMU */
+};
+
+#define RSP_UPROBES_DEFAULT                                                                        \
+	"poll,ppoll,select,epoll_wait,epoll_pwait,read,recv,recvfrom,recvmsg,write,send,sendto,"   \
+	"sendmsg,nanosleep,clock_nanosleep,pthread_cond_wait,pthread_mutex_lock"
+
 struct rsp_capture_opts {
 	bool families[RSP_FAM__NR];
 	enum rsp_stack_policy stacks;
@@ -44,6 +55,10 @@ struct rsp_capture_opts {
 	unsigned ring_pages;       /* data pages per CPU ring, power of two */
 	unsigned wakeup_percent;   /* wake the drain when a ring is this full */
 	unsigned max_stack;        /* frames per callchain */
+	enum rsp_net_source net_source;
+	char uprobes[512];         /* libc functions to probe, comma-separated */
+	bool dwarf[RSP_EV__NR];    /* events that capture user registers and stack */
+	unsigned dwarf_stack;      /* bytes of user stack they capture */
 };
 
 /** rsp_capture_opts__init() - the defaults. */
@@ -55,8 +70,18 @@ const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char
 /** rsp_capture_opts__set_families() - "all" or "sched,block,..."; 0 or -EINVAL. */
 int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list, char *err,
 				   size_t errlen);
+/** rsp_capture_opts__set_net_source() - "auto", "tracepoint" or "kprobe"; 0 or -EINVAL. */
+int rsp_capture_opts__set_net_source(struct rsp_capture_opts *o, const char *s);
+const char *rsp_capture_opts__net_source_name(const struct rsp_capture_opts *o);
+/** rsp_capture_opts__set_dwarf() - "none" or events ("cpu_clock,uprobe"); 0 or -EINVAL. */
+int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, char *err,
+				size_t errlen);
+void rsp_capture_opts__dwarf_name(const struct rsp_capture_opts *o, char *buf, size_t n);
+/** rsp_capture_opts__set_uprobes() - "none" or function names; 0 or -EINVAL. */
+int rsp_capture_opts__set_uprobes(struct rsp_capture_opts *o, const char *list, char *err,
+				  size_t errlen);
 
-#define RSP_EVSET_MAX 32
+#define RSP_EVSET_MAX 96
 
 struct rsp_evset_entry {
 	struct perf_evsel *evsel;
@@ -64,6 +89,7 @@ struct rsp_evset_entry {
 	enum rsp_role role;
 	const char *filter; /* tracepoint filter or NULL */
 	char name[64];
+	uint64_t offset;    /* uprobe: the function's offset in the file */
 };
 
 struct rsp_ring {
@@ -95,6 +121,11 @@ struct rsp_evset {
 	struct rsp_ring rings[1024];
 	int nr_rings;
 	bool mapped;
+	unsigned kprobe_type, uprobe_type; /* PMU types, 0: the kernel has none */
+	enum rsp_net_source net_source;	   /* what was chosen */
+	char uprobe_lib[2][PATH_MAX];	   /* libc, libpthread: config1 points here */
+	char family_source[RSP_FAM__NR][16];
+	char family_note[RSP_FAM__NR][512];
 };
 
 /**
@@ -137,6 +168,13 @@ int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int m
  * with one sentence in @err.
  */
 struct tep_handle *rsp_tracefs__load(char *err, size_t errlen);
+
+/**
+ * rsp_tracefs__remove_stale_probes() - remove every tracefs uprobe and
+ * kprobe event of the group "rsp" (left by a process that died); after
+ * rsp_tracefs__load(). Failures are logged.
+ */
+void rsp_tracefs__remove_stale_probes(void);
 
 /* drain.c */
 struct rsp_drain {

@@ -195,6 +195,52 @@ static void show_families(const struct rspd_config *c, char *buf, size_t n)
 		snprintf(buf, n, "all");
 }
 
+static int set_net_source(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	return rsp_capture_opts__set_net_source(&c->capture, v) ? -1 : 0;
+}
+
+static void show_net_source(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", rsp_capture_opts__net_source_name(&c->capture));
+}
+
+static int set_uprobes(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	return rsp_capture_opts__set_uprobes(&c->capture, v, why, n) ? -1 : 0;
+}
+
+static void show_uprobes(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", c->capture.uprobes[0] ? c->capture.uprobes : "none");
+}
+
+static int set_dwarf(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	return rsp_capture_opts__set_dwarf(&c->capture, v, why, n) ? -1 : 0;
+}
+
+static void show_dwarf(const struct rspd_config *c, char *buf, size_t n)
+{
+	rsp_capture_opts__dwarf_name(&c->capture, buf, n);
+}
+
+static int set_dwarf_stack(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t sz;
+
+	/* The kernel takes at most 65528 bytes (a record is at most 64 KiB). */
+	if (rsp_parse__size(v, &sz) || sz > 65528 || sz % 8)
+		return -1;
+	c->capture.dwarf_stack = (unsigned)sz;
+	return 0;
+}
+
+static void show_dwarf_stack(const struct rspd_config *c, char *buf, size_t n)
+{
+	show_size(c->capture.dwarf_stack, buf, n);
+}
+
 static int set_dump_dir(struct rspd_config *c, const char *v, char *why, size_t n)
 {
 	/* Room for "/rsp-HOST-TIME.perf.data" and the temp file's name. */
@@ -262,7 +308,8 @@ static const struct rspd_opt opts[] = {
 
 	{.section = "capture", .name = "families", .arg = "LIST", CUSTOM(families),
 	 .help = "event families to record, or all",
-	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, sideband"},
+	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, net, libc, "
+		    "sideband"},
 	{.section = "capture", .name = "stacks", .arg = "POLICY", .def = "sleeps", CUSTOM(stacks),
 	 .help = "callchains on switches (all and sleeps also on every waking): all, sleeps, "
 		 "sampled:N, none",
@@ -278,6 +325,18 @@ static const struct rspd_opt opts[] = {
 	 F(capture.max_stack), .min = 1, .max = 1024, .help = "frames per callchain"},
 	{.section = "capture", .name = "freq", .arg = "HZ", .def = "99", .type = T_UINT,
 	 F(capture.sample_freq), .min = 0, .max = 100000, .help = "cpu-clock sampling frequency, 0: off"},
+	{.section = "capture", .name = "net-source", .arg = "SOURCE", .def = "auto",
+	 CUSTOM(net_source), .help = "network events from kprobes or the sock tracepoints; auto: "
+				      "kprobes where the kernel has them",
+	 .allowed = "auto, tracepoint or kprobe"},
+	{.section = "capture", .name = "uprobes", .arg = "LIST", .def = RSP_UPROBES_DEFAULT,
+	 CUSTOM(uprobes), .help = "libc functions to probe (family libc), or none"},
+	{.section = "capture", .name = "dwarf", .arg = "EVENTS", .def = "cpu_clock,uprobe",
+	 CUSTOM(dwarf), .help = "events that copy the user stack for DWARF unwinding, or none",
+	 .allowed = "none, or some of cpu_clock, uprobe, sched_switch"},
+	{.section = "capture", .name = "dwarf-stack", .arg = "SIZE", .def = "8K",
+	 CUSTOM(dwarf_stack), .help = "bytes of user stack those events copy",
+	 .allowed = "a size up to 65528 bytes, a multiple of 8, e.g. 4K, 8K"},
 	{.section = "capture", .name = "ring-pages", .arg = "N", .def = "256", CUSTOM(ring_pages),
 	 .help = "data pages per CPU ring",
 	 .allowed = "a power of two from 1 to 1048576, e.g. 64, 256, 1024"},

@@ -12,7 +12,10 @@
 #include <perf/evlist.h>
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
+#include <rsp/net.h>
 #include <rsp/record.h>
+#include <rsp/unwind.h>
+#include <rsp/uprobe.h>
 #include "capture.h"
 #include "log.h"
 
@@ -23,6 +26,8 @@
  */
 #define FILTER_SLEEPS "prev_state & 255"
 #define FILTER_NOT_SLEEPS "!(prev_state & 255)"
+/* Sockets of other families (UNIX, netlink) say nothing about TCP and UDP. */
+#define FILTER_INET "family == 2 || family == 10"
 
 void rsp_capture_opts__init(struct rsp_capture_opts *o)
 {
@@ -39,6 +44,92 @@ void rsp_capture_opts__init(struct rsp_capture_opts *o)
 	o->ring_pages = 256;
 	o->wakeup_percent = 25;
 	o->max_stack = 64;
+	o->net_source = RSP_NET_SOURCE_AUTO;
+	snprintf(o->uprobes, sizeof(o->uprobes), "%s", RSP_UPROBES_DEFAULT);
+	o->dwarf[RSP_EV_cpu_clock] = true;
+	o->dwarf[RSP_EV_uprobe] = true;
+	o->dwarf_stack = 8192;
+}
+
+int rsp_capture_opts__set_net_source(struct rsp_capture_opts *o, const char *s)
+{
+	if (!strcmp(s, "auto"))
+		o->net_source = RSP_NET_SOURCE_AUTO;
+	else if (!strcmp(s, "tracepoint"))
+		o->net_source = RSP_NET_SOURCE_TRACEPOINT;
+	else if (!strcmp(s, "kprobe"))
+		o->net_source = RSP_NET_SOURCE_KPROBE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *rsp_capture_opts__net_source_name(const struct rsp_capture_opts *o)
+{
+	return o->net_source == RSP_NET_SOURCE_KPROBE	    ? "kprobe"
+	       : o->net_source == RSP_NET_SOURCE_TRACEPOINT ? "tracepoint"
+							    : "auto";
+}
+
+/* Events that can carry a user stack: those that may carry a callchain. */
+int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, char *err,
+				size_t errlen)
+{
+	char buf[256], *save = NULL, *tok;
+	bool on[RSP_EV__NR] = {false};
+
+	if (strcmp(list, "none")) {
+		snprintf(buf, sizeof(buf), "%s", list);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			int ev = rsp_catalogue__find_event(tok);
+
+			if (ev < 0 || !(rsp_catalogue__event(ev)->flags & RSP_EVF_STACK) ||
+			    ev == RSP_EV_sched_waking) {
+				snprintf(err, errlen,
+					 "none, or some of cpu_clock, uprobe, sched_switch ('%s' "
+					 "cannot capture user stacks)",
+					 tok);
+				return -EINVAL;
+			}
+			on[ev] = true;
+		}
+	}
+	memcpy(o->dwarf, on, sizeof(on));
+	return 0;
+}
+
+void rsp_capture_opts__dwarf_name(const struct rsp_capture_opts *o, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int ev = 0; ev < RSP_EV__NR && len < n; ev++)
+		if (o->dwarf[ev])
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "",
+						rsp_catalogue__event(ev)->name);
+	if (!len)
+		snprintf(buf, n, "none");
+}
+
+int rsp_capture_opts__set_uprobes(struct rsp_capture_opts *o, const char *list, char *err,
+				  size_t errlen)
+{
+	size_t n = strlen(list);
+
+	if (!strcmp(list, "none")) {
+		o->uprobes[0] = '\0';
+		return 0;
+	}
+	if (!n || n >= sizeof(o->uprobes) || list[0] == ',' || list[n - 1] == ',' ||
+	    strstr(list, ",,") || strspn(list, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "0123456789_,") != n) {
+		snprintf(err, errlen,
+			 "none, or a comma-separated list of function names of at most %zu bytes",
+			 sizeof(o->uprobes) - 1);
+		return -EINVAL;
+	}
+	memcpy(o->uprobes, list, n + 1);
+	return 0;
 }
 
 int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
@@ -135,6 +226,16 @@ static void attr_callchain(struct perf_event_attr *a, const struct rsp_capture_o
 	a->sample_max_stack = (uint16_t)o->max_stack;
 }
 
+/* The user registers and the top of the user stack, for DWARF unwinding at query time. */
+static void attr_dwarf(struct perf_event_attr *a, const struct rsp_capture_opts *o, int ev)
+{
+	if (!o->dwarf[ev] || !o->dwarf_stack)
+		return;
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = RSP_UNWIND_REGS_MASK;
+	a->sample_stack_user = o->dwarf_stack;
+}
+
 static int add_entry(struct rsp_evset *es, const struct perf_event_attr *a, int ev,
 		     enum rsp_role role, const char *filter)
 {
@@ -153,6 +254,8 @@ static int add_entry(struct rsp_evset *es, const struct perf_event_attr *a, int 
 	e->filter = filter;
 	if (ei->kind == RSP_EVK_TRACEPOINT)
 		snprintf(e->name, sizeof(e->name), "%s:%s", ei->system, ei->tp);
+	else if (ei->kind == RSP_EVK_KPROBE)
+		snprintf(e->name, sizeof(e->name), "kprobe:%s", ei->tp);
 	else
 		snprintf(e->name, sizeof(e->name), "%s", ei->tp);
 	perf_evlist__add(es->evlist, e->evsel);
@@ -172,16 +275,19 @@ static int add_switch(struct rsp_evset *es, struct perf_event_attr *a)
 		return add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
 	case RSP_STACKS_ALL:
 		attr_callchain(a, o);
+		attr_dwarf(a, o, RSP_EV_sched_switch);
 		return add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
 	case RSP_STACKS_SLEEPS:
 		err = add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, FILTER_NOT_SLEEPS);
 		attr_callchain(&b, o);
+		attr_dwarf(&b, o, RSP_EV_sched_switch);
 		return err ? err
 			   : add_entry(es, &b, RSP_EV_sched_switch, RSP_ROLE_PRIMARY,
 				       FILTER_SLEEPS);
 	case RSP_STACKS_SAMPLED:
 		err = add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
 		attr_callchain(&b, o);
+		attr_dwarf(&b, o, RSP_EV_sched_switch);
 		b.sample_period = o->stack_every;
 		return err ? err : add_entry(es, &b, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY, NULL);
 	}
@@ -204,6 +310,9 @@ static int add_tracepoint(struct rsp_evset *es, struct tep_handle *tep, int ev)
 	if (ev == RSP_EV_sched_waking && es->opts.waker_stacks &&
 	    (es->opts.stacks == RSP_STACKS_ALL || es->opts.stacks == RSP_STACKS_SLEEPS))
 		attr_callchain(&a, &es->opts);
+	if (ev == RSP_EV_sock_send_length || ev == RSP_EV_sock_recv_length ||
+	    ev == RSP_EV_sk_data_ready)
+		return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, FILTER_INET);
 	return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, NULL);
 }
 
@@ -221,6 +330,7 @@ static int add_software(struct rsp_evset *es, int ev)
 		a.sample_type |= PERF_SAMPLE_PERIOD;
 		if (o->sample_stacks)
 			attr_callchain(&a, o);
+		attr_dwarf(&a, o, RSP_EV_cpu_clock);
 	} else {
 		/* The dummy event carries the side-band records, nothing else. */
 		a.config = PERF_COUNT_SW_DUMMY;
@@ -233,20 +343,235 @@ static int add_software(struct rsp_evset *es, int ev)
 	return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, NULL);
 }
 
-/* Decide, per catalogued event, whether it is wanted and can be had. */
-static int build(struct rsp_evset *es, struct tep_handle *tep)
+/* The type of a dynamic PMU ("kprobe", "uprobe"), or 0 when the kernel has none. */
+static unsigned pmu_type(const char *pmu)
 {
+	char path[128];
+	unsigned type = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &type) != 1)
+		type = 0;
+	fclose(f);
+	return type;
+}
+
+/*
+ * A kprobe through the kprobe PMU: config1 points to the function's name
+ * (the catalogue's static string), config2 is the offset in it. The
+ * arguments come as the interrupted registers (the socket in %di, a send's
+ * length in %dx).
+ */
+static int add_kprobe(struct rsp_evset *es, int ev)
+{
+	const struct rsp_event_info *ei = rsp_catalogue__event(ev);
+	struct perf_event_attr a;
+
+	attr_common(&a, &es->opts);
+	a.type = es->kprobe_type;
+	a.config1 = (uint64_t)(uintptr_t)ei->tp;
+	a.config2 = 0;
+	a.sample_type |= PERF_SAMPLE_REGS_INTR;
+	a.sample_regs_intr = RSP_KPROBE_REGS;
+	return add_entry(es, &a, ev, RSP_ROLE_PRIMARY, NULL);
+}
+
+/*
+ * Which network source this kernel gets. Returns -ENODEV with @err set when
+ * the user asked for kprobes on a kernel without the kprobe PMU.
+ */
+static int choose_net_source(struct rsp_evset *es, char *err, size_t errlen)
+{
+	char *note = es->family_note[RSP_FAM_NET];
+	size_t n = sizeof(es->family_note[0]);
+
+	es->kprobe_type = pmu_type("kprobe");
+	switch (es->opts.net_source) {
+	case RSP_NET_SOURCE_KPROBE:
+		if (!es->kprobe_type) {
+			snprintf(err, errlen,
+				 "--net-source kprobe: this kernel has no kprobe PMU "
+				 "(/sys/bus/event_source/devices/kprobe is missing: CONFIG_KPROBES "
+				 "is off) — use --net-source tracepoint or auto");
+			return -ENODEV;
+		}
+		es->net_source = RSP_NET_SOURCE_KPROBE;
+		snprintf(note, n, "kprobes, as asked (--net-source kprobe)");
+		return 0;
+	case RSP_NET_SOURCE_TRACEPOINT:
+		es->net_source = RSP_NET_SOURCE_TRACEPOINT;
+		snprintf(note, n, "sock tracepoints, as asked (--net-source tracepoint)");
+		return 0;
+	default:
+		es->net_source =
+			es->kprobe_type ? RSP_NET_SOURCE_KPROBE : RSP_NET_SOURCE_TRACEPOINT;
+		snprintf(note, n, "%s",
+			 es->kprobe_type ? "kprobes (this kernel has the kprobe PMU)"
+					 : "sock tracepoints (no kprobe PMU on this kernel: "
+					   "CONFIG_KPROBES is off)");
+		return 0;
+	}
+}
+
+/* Whether @ev belongs to the network source not chosen; why, in @why. */
+static bool other_net_source(const struct rsp_evset *es, int ev, char *why, size_t n)
+{
+	bool kprobe = rsp_catalogue__event(ev)->kind == RSP_EVK_KPROBE;
+	bool tp_only = ev == RSP_EV_sock_send_length || ev == RSP_EV_sock_recv_length ||
+		       ev == RSP_EV_sk_data_ready;
+
+	if (kprobe && es->net_source != RSP_NET_SOURCE_KPROBE) {
+		snprintf(why, n, "not used: %s",
+			 es->kprobe_type ? "--net-source tracepoint"
+					 : "this kernel has no kprobe PMU (CONFIG_KPROBES is off)");
+		return true;
+	}
+	if (tp_only && es->net_source == RSP_NET_SOURCE_KPROBE) {
+		snprintf(why, n, "not used: the kprobes give sends and arrivals");
+		return true;
+	}
+	return false;
+}
+
+/* The libraries the probes go into: this process's libc (the system's), and libpthread. */
+static int uprobe_libs(struct rsp_evset *es)
+{
+	char *slash;
+
+	if (rsp_uprobe__loaded_path("libc.so.6", es->uprobe_lib[0], sizeof(es->uprobe_lib[0])))
+		return -ENOENT;
+	snprintf(es->uprobe_lib[1], sizeof(es->uprobe_lib[1]), "%s", es->uprobe_lib[0]);
+	slash = strrchr(es->uprobe_lib[1], '/');
+	if (slash)
+		snprintf(slash + 1, sizeof(es->uprobe_lib[1]) - (size_t)(slash + 1 - es->uprobe_lib[1]),
+			 "libpthread.so.0");
+	return 0;
+}
+
+static int add_uprobe(struct rsp_evset *es, const struct rsp_uprobe_target *t, int lib)
+{
+	struct perf_event_attr a;
+	int err;
+
+	attr_common(&a, &es->opts);
+	a.type = es->uprobe_type;
+	a.config1 = (uint64_t)(uintptr_t)es->uprobe_lib[lib];
+	a.config2 = t->offset;
+	/* The user stack is the point: a uprobe's kernel stack is its trap handler. */
+	attr_callchain(&a, &es->opts);
+	a.exclude_callchain_kernel = 1;
+	a.exclude_callchain_user = 0;
+	attr_dwarf(&a, &es->opts, RSP_EV_uprobe);
+	err = add_entry(es, &a, RSP_EV_uprobe, RSP_ROLE_PRIMARY, NULL);
+	if (!err) {
+		snprintf(es->e[es->nr - 1].name, sizeof(es->e[0].name), "libc:%.56s", t->name);
+		es->e[es->nr - 1].offset = t->offset;
+	}
+	return err;
+}
+
+/*
+ * One uprobe per function of the list that the system libc (or libpthread)
+ * defines. Probes made through the uprobe PMU belong to their perf fd: the
+ * kernel removes them when the fd closes, also when rspd is killed. So no
+ * probe of rspd's can outlive it; tracefs uprobe_events, which would keep
+ * them, is only swept at start of stale events of the group "rsp"
+ * (rsp_tracefs__remove_stale_probes()).
+ */
+static int build_uprobes(struct rsp_evset *es)
+{
+	struct rsp_event_status *st = &es->status[RSP_EV_uprobe];
+	char list[sizeof(es->opts.uprobes)], *save = NULL, *tok, placed[256] = "", missing[96] = "";
+	size_t np = 0, nm = 0;
+	int count = 0;
+
+	snprintf(st->source, sizeof(st->source), "uprobe");
+	es->uprobe_type = pmu_type("uprobe");
+	if (!es->uprobe_type) {
+		snprintf(st->problem, sizeof(st->problem),
+			 "this kernel has no uprobe PMU (CONFIG_UPROBE_EVENTS is off)");
+		return 0;
+	}
+	if (!es->opts.uprobes[0]) {
+		st->wanted = false;
+		return 0;
+	}
+	if (uprobe_libs(es)) {
+		snprintf(st->problem, sizeof(st->problem), "cannot find the system libc");
+		return 0;
+	}
+	snprintf(list, sizeof(list), "%s", es->opts.uprobes);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct rsp_buf err = RSP_BUF_INIT;
+		struct rsp_uprobe_target t;
+		int lib = 0, ret = rsp_uprobe__resolve(es->uprobe_lib[0], tok, &t, &err);
+
+		if (ret == -ENOENT) {
+			lib = 1;
+			rsp_buf__reset(&err);
+			ret = rsp_uprobe__resolve(es->uprobe_lib[1], tok, &t, &err);
+		}
+		if (ret) {
+			if (ret != -ENOENT)
+				rspd_log(RSP_LOG_WARN, "uprobe %s: %s", tok, err.data);
+			if (nm < sizeof(missing))
+				nm += (size_t)snprintf(missing + nm, sizeof(missing) - nm, " %s", tok);
+			rsp_buf__exit(&err);
+			continue;
+		}
+		rsp_buf__exit(&err);
+		ret = add_uprobe(es, &t, lib);
+		if (ret)
+			return ret;
+		count++;
+		if (np < sizeof(placed))
+			np += (size_t)snprintf(placed + np, sizeof(placed) - np, " %s", tok);
+	}
+	snprintf(es->family_note[RSP_FAM_LIBC], sizeof(es->family_note[0]),
+		 "%d probes in %.40s:%.256s%s%.96s", count, es->uprobe_lib[0], placed,
+		 nm ? "; not defined there:" : "", nm ? missing : "");
+	return 0;
+}
+
+static const char *event_source(const struct rsp_event_info *ei)
+{
+	switch (ei->kind) {
+	case RSP_EVK_TRACEPOINT:
+		return "tracepoint";
+	case RSP_EVK_KPROBE:
+		return "kprobe";
+	case RSP_EVK_UPROBE:
+		return "uprobe";
+	default:
+		return "software";
+	}
+}
+
+/* Decide, per catalogued event, whether it is wanted and can be had. */
+static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, size_t errlen)
+{
+	int err = es->opts.families[RSP_FAM_NET] ? choose_net_source(es, errbuf, errlen) : 0;
+
+	if (err)
+		return err;
 	for (int ev = 0; ev < RSP_EV__NR; ev++) {
 		const struct rsp_event_info *ei = rsp_catalogue__event(ev);
 		struct rsp_event_status *st = &es->status[ev];
-		int err;
 
 		st->wanted = es->opts.families[ei->family];
-		snprintf(st->source, sizeof(st->source), "%s",
-			 ei->kind == RSP_EVK_TRACEPOINT ? "tracepoint" : "software");
+		snprintf(st->source, sizeof(st->source), "%s", event_source(ei));
 		if (!st->wanted)
 			continue;
 		if (ev == RSP_EV_cpu_clock && !es->opts.sample_freq) {
+			st->wanted = false;
+			continue;
+		}
+		if (ei->family == RSP_FAM_NET &&
+		    other_net_source(es, ev, st->problem, sizeof(st->problem))) {
 			st->wanted = false;
 			continue;
 		}
@@ -255,10 +580,24 @@ static int build(struct rsp_evset *es, struct tep_handle *tep)
 				 rsp_schema__event_problem(es->schema, ev));
 			continue;
 		}
-		err = ei->kind == RSP_EVK_TRACEPOINT ? add_tracepoint(es, tep, ev)
-						     : add_software(es, ev);
-		if (err)
+		switch (ei->kind) {
+		case RSP_EVK_TRACEPOINT:
+			err = add_tracepoint(es, tep, ev);
+			break;
+		case RSP_EVK_KPROBE:
+			err = add_kprobe(es, ev);
+			break;
+		case RSP_EVK_UPROBE:
+			err = build_uprobes(es);
+			break;
+		default:
+			err = add_software(es, ev);
+			break;
+		}
+		if (err) {
+			snprintf(errbuf, errlen, "could not build the event set: %s", strerror(-err));
 			return err;
+		}
 	}
 	return 0;
 }
@@ -336,8 +675,7 @@ static int open_all(struct rsp_evset *es, char *err, size_t errlen)
 		}
 		rspd_log(RSP_LOG_WARN, "%s; continuing without it",
 			 es->status[e->event].problem);
-		es->status[e->event].open = false;
-		drop_entry(es, i);
+		drop_entry(es, i); /* the event stays open if another of its evsels is */
 	}
 	return 0;
 }
@@ -439,11 +777,9 @@ int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
 		return -ENOMEM;
 	}
 	rsp_schema__resolve_fields(es->schema, tep);
-	ret = build(es, tep);
-	if (ret) {
-		snprintf(err, errlen, "could not build the event set: %s", strerror(-ret));
+	ret = build(es, tep, err, errlen);
+	if (ret)
 		return ret;
-	}
 	perf_evlist__set_maps(es->evlist, es->cpus, es->threads);
 	ret = check_layout(es, err, errlen);
 	if (!ret)
@@ -463,7 +799,8 @@ int rsp_evset__fired(struct rsp_evset *es, int i, uint64_t *fired)
 	struct perf_cpu_map *cpus = perf_evsel__cpus(e->evsel);
 	uint64_t sum = 0;
 
-	if (a->type != PERF_TYPE_TRACEPOINT || a->freq || !a->sample_period)
+	/* Tracepoints, kprobes and uprobes count; cpu-clock and dummy do not. */
+	if (a->type == PERF_TYPE_SOFTWARE || a->freq || !a->sample_period)
 		return -EINVAL;
 	for (int c = 0; c < perf_cpu_map__nr(cpus); c++) {
 		struct perf_counts_values v;

@@ -60,6 +60,56 @@ static void load_ksyms(struct rspd *d)
 	rsp_buf__exit(&err);
 }
 
+/* A sample that copies the user stack must fit in one window chunk. */
+static int check_chunks(struct rspd *d, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &d->cfg.capture;
+	struct rsp_window_stats ws;
+	bool dwarf = false;
+	size_t need;
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		dwarf = dwarf || (o->dwarf[ev] && d->es.status[ev].open);
+	if (!dwarf || !o->dwarf_stack)
+		return 0;
+	/* The stack copy, the registers, a callchain, the fixed words. */
+	need = o->dwarf_stack + 17 * 8 + (o->max_stack + 3) * 8 + 128;
+	rsp_window__stats(d->window, &ws);
+	if (ws.chunk_size >= need)
+		return 0;
+	snprintf(err, errlen,
+		 "the window's chunks (%zu bytes) cannot hold a sample with a %u-byte user "
+		 "stack — raise --window or --chunk-size, lower --dwarf-stack, or turn it off "
+		 "with --dwarf none",
+		 ws.chunk_size, o->dwarf_stack);
+	return -1;
+}
+
+/*
+ * Sockets older than rspd: /proc/net names them with their addresses only
+ * where the kernel shows pointers to root (kptr_restrict 1); elsewhere their
+ * 4-tuples come from the TCP receive tracepoint as they are used.
+ */
+static void load_sockets(struct rspd *d)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_socktab_load res;
+
+	d->socks = rsp_socktab__new();
+	if (!d->socks || rsp_socktab__load_proc(d->socks, "/proc", &res, &err)) {
+		rspd_log(RSP_LOG_WARN, "socket table: %s",
+			 err.data ? err.data : "out of memory");
+	} else if (res.hidden) {
+		rspd_log(RSP_LOG_INFO,
+			 "socket table: %u sockets from /proc/net; the kernel hides the address "
+			 "of %u (kptr_restrict): their TCP 4-tuples come as they receive",
+			 res.sockets, res.hidden);
+	} else {
+		rspd_log(RSP_LOG_INFO, "socket table: %u sockets from /proc/net", res.sockets);
+	}
+	rsp_buf__exit(&err);
+}
+
 static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen)
 {
 	struct rsp_window_config wc;
@@ -68,7 +118,9 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 
 	if (!tep)
 		return -1;
+	rsp_tracefs__remove_stale_probes();
 	load_ksyms(d);
+	load_sockets(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);
 	tep_free(tep);
 	if (ret)
@@ -84,6 +136,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 			 (unsigned long long)wc.budget, wc.nr_cpus);
 		return -EINVAL;
 	}
+	if (check_chunks(d, err, errlen))
+		return -EINVAL;
 	if (rsp_drain__init(&d->drain, &d->es, d->window)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -109,6 +163,8 @@ static void teardown(struct rspd *d)
 	rsp_window__delete(d->window);
 	rsp_ksyms__delete(d->ksyms);
 	d->ksyms = NULL;
+	rsp_socktab__delete(d->socks);
+	d->socks = NULL;
 }
 
 static int set_interval(int tfd, uint64_t ns)

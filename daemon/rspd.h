@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <rsp/hist.h>
 #include <rsp/ksyms.h>
+#include <rsp/socktab.h>
 #include <rsp/log.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
@@ -69,10 +70,11 @@ struct rspd {
 	struct rspd_server *server;
 	struct rspd_model *model;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
-	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
-	struct rspd_dumpmeta meta;	/* what dumps need of the live system */
-	struct rspd_dumper *dumper;	/* the dump thread */
-	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
+	struct rsp_socktab *socks;     /* /proc/net at start: sockets older than rspd */
+	struct rspd_dumpmeta meta;     /* what dumps need of the live system */
+	struct rspd_dumper *dumper;    /* the dump thread */
+	uint64_t start_ns;             /* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };
 

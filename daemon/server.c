@@ -317,6 +317,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.uid_of = uid_of;
 	src.access.ctx = &uc;
 	src.ksyms = d->ksyms;
+	src.socks = d->socks;
 	src.symbols = rspd_model__acquire(d);
 	ret = rsp_query__run(&req, &src, &j->answer, err);
 	rspd_model__release(d);

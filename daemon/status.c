@@ -97,6 +97,9 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	ci->sample_freq = o->families[RSP_FAM_SAMPLE] ? o->sample_freq : 0;
 	ci->ring_pages = o->ring_pages;
 	memcpy(ci->families_on, o->families, sizeof(ci->families_on));
+	memcpy(ci->family_note, d->es.family_note, sizeof(ci->family_note));
+	rsp_capture_opts__dwarf_name(o, ci->dwarf, sizeof(ci->dwarf));
+	ci->dwarf_stack = o->dwarf_stack;
 	memcpy(ci->events, d->es.status, sizeof(ci->events));
 	fill_cpus(d, ci);
 	fill_delivery(d, ci);

@@ -7,6 +7,7 @@
  * which it is and why it failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,4 +79,64 @@ struct tep_handle *rsp_tracefs__load(char *err, size_t errlen)
 	}
 	tep_set_loglevel(TEP_LOG_NONE);
 	return tep;
+}
+
+/*
+ * Remove the dynamic events of the tracefs group "rsp" from @file
+ * (uprobe_events, kprobe_events). Returns how many were removed.
+ */
+static int sweep_group(const char *file)
+{
+	char path[128], line[1024], del[256];
+	int removed = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", TRACEFS_PATH, file);
+	f = fopen(path, "re");
+	if (!f)
+		return 0; /* the kernel has no such probes */
+	while (fgets(line, sizeof(line), f)) {
+		/* "p:rsp/NAME /path:0x1234", "r:rsp/NAME ..." */
+		const char *ev = strchr(line, ':');
+		size_t n;
+		int fd;
+
+		if (!ev || strncmp(ev + 1, "rsp/", 4))
+			continue;
+		n = strcspn(ev + 1, " \n");
+		snprintf(del, sizeof(del), "-:%.*s", (int)n, ev + 1);
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0 || write(fd, del, strlen(del)) < 0)
+			rspd_log(RSP_LOG_WARN,
+				 "cannot remove the stale probe %s from %s: %s — remove it with: "
+				 "echo '%s' >> %s",
+				 del + 2, path, strerror(errno), del, path);
+		else
+			removed++;
+		if (fd >= 0)
+			close(fd);
+	}
+	fclose(f);
+	return removed;
+}
+
+/*
+ * rspd's own probes cannot go stale: it makes them through the uprobe and
+ * kprobe PMUs, so they belong to its perf fds and the kernel removes them
+ * when those close, also when rspd is killed. A probe that does survive a
+ * process is a tracefs dynamic event; the group "rsp" is rsp's, and any
+ * event left there (by a tool run as "perf probe -g rsp", or an rsp that
+ * kept probes in tracefs) is stale: remove it before capturing.
+ */
+void rsp_tracefs__remove_stale_probes(void)
+{
+	static const char *const files[] = {"uprobe_events", "kprobe_events"};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int n = sweep_group(files[i]);
+
+		if (n)
+			rspd_log(RSP_LOG_INFO, "removed %d stale probe%s of group rsp from %s/%s",
+				 n, n == 1 ? "" : "s", TRACEFS_PATH, files[i]);
+	}
 }

@@ -29,6 +29,7 @@ static const struct rsp_field_info fields[RSP_F__NR] = {
 #define IO RSP_USE_IO
 #define IRQ RSP_USE_IRQ
 #define ST RSP_USE_ST
+#define NET RSP_USE_NET
 #define RSP_USES(U) (U)
 #define RSP_NEED_REQUIRED true
 #define RSP_NEED_OPTIONAL false
@@ -64,7 +65,7 @@ const struct rsp_event_info *rsp_catalogue__event(enum rsp_event ev)
 
 int rsp_catalogue__event_fields(enum rsp_event ev, int *first)
 {
-	/* The field table is grouped by event; 25 entries, a scan is fine. */
+	/* The field table is grouped by event; a few dozen entries, a scan is fine. */
 	for (int f = 0; f < RSP_F__NR; f++) {
 		if (fields[f].event == ev) {
 			*first = f;

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <linux/perf_event.h>
 #include <rsp/parse.h>
+#include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
 #include "internal/query.h"
@@ -114,6 +115,7 @@ struct ctx {
 	 */
 	bool *other;
 	char (*label)[48];
+	struct rsp_tlstore_repair repair;
 };
 
 static double secs(uint64_t ns)
@@ -182,14 +184,29 @@ static bool boring(const char *name)
 	return false;
 }
 
+/* A user frame: by name through the process model when there is one. */
+static void user_frame(const struct ctx *c, const struct rsp_wstack *st, uint64_t a, bool first,
+		       char *buf, size_t n)
+{
+	struct rsp_sym sym;
+
+	if (c->src->symbols && st->pid &&
+	    !rsp_symbolizer__resolve(c->src->symbols, st->pid, st->time, a,
+				     first ? 0 : RSP_SYM_RETADDR, &sym))
+		rsp_sym__format(&sym, false, buf, n);
+	else
+		snprintf(buf, n, "[user] 0x%llx", (unsigned long long)a);
+}
+
 /*
  * Call @fn for the frames worth showing: kernel frames by name (after the
- * scheduler's own), user frames as addresses.
+ * scheduler's own), user frames by name when the process model has them,
+ * else as addresses.
  */
 static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 		   void (*fn)(void *arg, const char *frame), void *arg)
 {
-	bool kernel = false, top = true;
+	bool kernel = false, top = true, first_user = false;
 	char buf[96];
 	int n = 0;
 
@@ -199,6 +216,7 @@ static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == PERF_CONTEXT_KERNEL;
+			first_user = a == PERF_CONTEXT_USER;
 			continue;
 		}
 		if (kernel) {
@@ -211,7 +229,8 @@ static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 			else
 				snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
 		} else {
-			snprintf(buf, sizeof(buf), "[user] 0x%llx", (unsigned long long)a);
+			user_frame(c, st, a, first_user, buf, sizeof(buf));
+			first_user = false;
 		}
 		fn(arg, buf);
 		n++;
@@ -258,6 +277,9 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 				"      (%.0f%% of its direct waits ended with no waking seen; "
 				"waker inferred)\n",
 				100.0 * (double)e->inferred_ns / (double)e->direct_ns);
+	if (e->net_ns)
+		rsp_buf__printf(out, "      (%.0f%% of its direct waits were for network data)\n",
+				100.0 * (double)e->net_ns / (double)e->direct_ns);
 	if (e->nr_wait_stacks && !c->other[e->from])
 		text_stack(c, "waited", &e->wait_stacks[0], out);
 	if (e->nr_waker_stacks && !c->other[e->to])
@@ -420,6 +442,7 @@ static json_t *json_edge(const struct ctx *c, size_t i)
 	json_object_set_new(o, "weight_pct", json_real(pct(c, e->weight_ns)));
 	json_object_set_new(o, "direct_s", json_real(secs(e->direct_ns)));
 	json_object_set_new(o, "inferred_s", json_real(secs(e->inferred_ns)));
+	json_object_set_new(o, "network_s", json_real(secs(e->net_ns)));
 	json_object_set_new(o, "count", json_integer((json_int_t)e->count));
 	json_object_set_new(
 		o, "wait_stacks",
@@ -462,6 +485,11 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "wakings_not_seen", json_integer((json_int_t)s->wakings_not_seen));
 	json_object_set_new(o, "wakers_inferred", json_integer((json_int_t)s->wakers_inferred));
 	json_object_set_new(o, "kernel_symbols", json_boolean(c->src->ksyms != NULL));
+	json_object_set_new(o, "stacks_probed", json_integer((json_int_t)c->repair.candidates));
+	json_object_set_new(o, "stacks_stitched", json_integer((json_int_t)c->repair.stitched));
+	json_object_set_new(o, "stacks_dwarf", json_integer((json_int_t)c->repair.dwarf));
+	json_object_set_new(o, "stacks_not_in_probe",
+			    json_integer((json_int_t)c->repair.not_inside));
 	return o;
 }
 
@@ -646,6 +674,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	struct rsp_tlstore *store = NULL;
 	struct rsp_waitgraph *g = NULL;
 	struct rsp_wsnap *snap;
+	struct rsp_tlstore_repair rep = {0};
 	struct ctx c = {0};
 	uint64_t from, to;
 	int ret = -ENOMEM;
@@ -658,10 +687,20 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	store = rsp_tlstore__load(src->schema, snap, from, to, src->ksyms,
-				  RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS, &tst, err);
+	store = rsp_tlstore__load_opts(
+		src->schema, snap, from, to,
+		&(struct rsp_tlstore_opts){.ksyms = src->ksyms,
+					   .socks = src->socks,
+					   .flags = RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS},
+		&tst, err);
 	if (!store)
 		goto out;
+	/* Sleep stacks truncated in libc: stitch the uprobes' stacks under them, unwind DWARF. */
+	if (src->symbols && rsp_tlstore__repair_stacks(store, src->schema, src->symbols, &rep)) {
+		rsp_buf__puts(err, "graph: out of memory repairing stacks");
+		ret = -ENOMEM;
+		goto out;
+	}
 	rsp_waitgraph_opts__init(&wo);
 	wo.threshold = o->threshold;
 	wo.noise = o->noise;
@@ -672,7 +711,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		ret = -ESRCH;
 		goto out;
 	}
-	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from), NULL, NULL};
+	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from), NULL, NULL, rep};
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
 		goto out;
@@ -733,5 +772,5 @@ const struct rsp_command rsp_cmd_graph = {
 	.opt = graph_opt,
 	.check = graph_check,
 	.run = graph_run,
-	.no_symbols = true, /* kernel stacks only, through src->ksyms */
+	/* Reads src->symbols: user frames of stacks, stack repair (stitching, DWARF). */
 };

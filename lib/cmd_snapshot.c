@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <rsp/answer.h>
 #include <rsp/parse.h>
+#include <rsp/net.h>
 #include <rsp/snapshot.h>
 #include "internal/query.h"
 #include "internal/snapexport.h"
@@ -386,6 +387,22 @@ static void text_stack(const struct ctx *c, const struct rsp_snode *sl, int ind,
 	rsp_buf__exit(&line);
 }
 
+/* "tcp 127.0.0.1:40000 -> 127.0.0.1:8080": the socket the sleep waited on. */
+static void text_net(const struct ctx *c, const struct rsp_snode *n, int ind, struct rsp_buf *out)
+{
+	const struct rsp_net_op *op = n->net;
+	char l[64] = "?", r[64] = "?";
+
+	if (!snapnames__hidden(c->names, n->tgid) && op->local.family) {
+		rsp_sockaddr__format(&op->local, l, sizeof(l));
+		rsp_sockaddr__format(&op->remote, r, sizeof(r));
+	}
+	rsp_buf__printf(out, "%*s  %s %s -> %s%s\n", ind, "", rsp_net__proto_name(op->proto), l, r,
+			op->flags & RSP_NETF_LOOPBACK ? ", answered over loopback"
+			: op->flags & RSP_NETF_LOCAL  ? ""
+						      : ", from the NIC");
+}
+
 static void text_node(const struct ctx *c, uint32_t i, int depth, struct rsp_buf *out);
 
 static void text_line(const struct ctx *c, const struct rsp_snode *n, int ind, struct rsp_buf *out)
@@ -437,6 +454,8 @@ static void text_node(const struct ctx *c, uint32_t i, int depth, struct rsp_buf
 	text_line(c, n, ind, out);
 	if (n->kind == RSP_SN_SLEEP) {
 		text_stack(c, n, ind, out);
+		if (n->net)
+			text_net(c, n, ind, out);
 		if (n->other != RSP_SNODE_NONE && node(c, n->other)->path)
 			rsp_buf__printf(
 				out, "%*s  %.4f s waiting on path %u: the waker went on running\n",
@@ -597,6 +616,44 @@ static json_t *json_waker(const struct ctx *c, const struct rsp_snode *n)
 	return w;
 }
 
+/* "127.0.0.1:8080" and its parts, or null when rsp has no address. */
+static void json_endpoint(json_t *o, const char *key, const struct rsp_sockaddr *a)
+{
+	char buf[64], k[32];
+
+	if (!a->family) {
+		json_object_set_new(o, key, json_null());
+		return;
+	}
+	json_object_set_new(o, key, json_string(rsp_sockaddr__format(a, buf, sizeof(buf))));
+	snprintf(k, sizeof(k), "%s_addr", key);
+	json_object_set_new(o, k, json_string(rsp_sockaddr__addr(a, buf, sizeof(buf))));
+	snprintf(k, sizeof(k), "%s_port", key);
+	json_object_set_new(o, k, json_integer(a->port));
+}
+
+/*
+ * The network operation a sleep waited for (its first occurrence's): the
+ * socket's addresses (not for another user's process) and who answered.
+ */
+static json_t *json_net(const struct ctx *c, const struct rsp_snode *n)
+{
+	const struct rsp_net_op *op = n->net;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(op->proto)));
+	if (!snapnames__hidden(c->names, n->tgid)) {
+		json_endpoint(o, "local", &op->local);
+		json_endpoint(o, "remote", &op->remote);
+	}
+	json_object_set_new(o, "answered_by",
+			    json_string(op->flags & RSP_NETF_LOOPBACK ? "thread"
+					: op->flags & RSP_NETF_LOCAL  ? "local"
+								      : "nic"));
+	json_object_set_new(o, "operation_s", json_real(secs(op->end - op->start)));
+	return o;
+}
+
 static json_t *json_node(const struct ctx *c, uint32_t i)
 {
 	const struct rsp_snode *n = node(c, i);
@@ -635,6 +692,8 @@ static json_t *json_node(const struct ctx *c, uint32_t i)
 			json_object_set_new(o, "function", json_string(fn));
 		json_object_set_new(o, "stack",
 				    json_frames(c, n->tgid, n->first, n->stack, n->nr_stack));
+		if (n->net)
+			json_object_set_new(o, "network", json_net(c, n));
 		if (n->other != RSP_SNODE_NONE)
 			json_object_set_new(o, "other_path", json_integer(node(c, n->other)->path));
 		break;
@@ -651,11 +710,17 @@ static json_t *json_window(const struct ctx *c)
 {
 	const struct rsp_timeline_stats *s = c->tst;
 
-	return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b}", "from_s", secs(c->from),
-			 "to_s", secs(c->to), "records", (json_int_t)s->records, "gaps",
-			 (json_int_t)s->gaps, "wakings_not_seen", (json_int_t)s->wakings_not_seen,
-			 "wakers_inferred", (json_int_t)s->wakers_inferred, "kernel_symbols",
-			 c->src->ksyms != NULL, "symbols", c->src->symbols != NULL);
+	const struct rsp_tlstore_repair *r = &c->t->repair;
+
+	return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:I, s:I, s:I, s:I}", "from_s",
+			 secs(c->from), "to_s", secs(c->to), "records", (json_int_t)s->records,
+			 "gaps", (json_int_t)s->gaps, "wakings_not_seen",
+			 (json_int_t)s->wakings_not_seen, "wakers_inferred",
+			 (json_int_t)s->wakers_inferred, "kernel_symbols", c->src->ksyms != NULL,
+			 "symbols", c->src->symbols != NULL, "stacks_probed",
+			 (json_int_t)r->candidates, "stacks_stitched", (json_int_t)r->stitched,
+			 "stacks_dwarf", (json_int_t)r->dwarf, "stacks_not_in_probe",
+			 (json_int_t)r->not_inside);
 }
 
 static json_t *json_snapshot(const struct ctx *c)
@@ -795,6 +860,8 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.merge_ns = o->merge_ns;
 	so.sample_slack_ns = o->slack_ns;
 	so.max_depth = o->max_depth;
+	so.socks = src->socks;
+	so.sym = src->symbols;
 	window_range(req, src, &so.from, &so.to);
 	snap = rsp_window__pin(src->window, so.from, so.to);
 	if (!snap) {

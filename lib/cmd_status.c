@@ -462,6 +462,13 @@ static int count_threads(const struct rsp_source *src, long pid, struct thread_c
 	return err;
 }
 
+/* Probes say more about a family's source than the tracepoints that come with them. */
+static int source_rank(const char *src)
+{
+	return !strcmp(src, "kprobe") || !strcmp(src, "uprobe") ? 3 : !strcmp(src, "tracepoint") ? 2
+												    : 1;
+}
+
 static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open, int *wanted)
 {
 	const char *src = "missing";
@@ -473,7 +480,9 @@ static const char *family_source(const struct rsp_capture_info *ci, int fam, int
 		(*wanted)++;
 		if (ci->events[ev].open) {
 			(*open)++;
-			src = ci->events[ev].source;
+			if (!strcmp(src, "missing") ||
+			    source_rank(ci->events[ev].source) > source_rank(src))
+				src = ci->events[ev].source;
 		}
 	}
 	if (!ci->families_on[fam])
@@ -513,6 +522,8 @@ static json_t *json_families(const struct rsp_capture_info *ci)
 		json_object_set_new(f, "source", json_string(src));
 		json_object_set_new(f, "events_open", json_integer(open));
 		json_object_set_new(f, "events_wanted", json_integer(wanted));
+		if (ci->family_note[fam][0])
+			json_object_set_new(f, "note", json_string(ci->family_note[fam]));
 		json_object_set_new(f, "events", evs);
 		json_array_append_new(arr, f);
 	}
@@ -653,9 +664,10 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
 	json_object_set_new(o, "config",
-			    json_pack("{s:s, s:s, s:i, s:i}", "stacks", ci->stacks, "callchain",
-				      ci->callchain, "sample_freq_hz", (int)ci->sample_freq,
-				      "ring_pages", (int)ci->ring_pages));
+			    json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "stacks", ci->stacks,
+				      "callchain", ci->callchain, "sample_freq_hz",
+				      (int)ci->sample_freq, "ring_pages", (int)ci->ring_pages,
+				      "dwarf", ci->dwarf, "dwarf_stack_bytes", (int)ci->dwarf_stack));
 	json_object_set_new(o, "families", json_families(ci));
 	json_object_set_new(o, "cpus", json_cpus(ci));
 	return o;
@@ -763,6 +775,33 @@ static void text_shortfall(const struct rsp_capture_info *ci, struct rsp_buf *ou
 			(unsigned long long)ci->lost_total);
 }
 
+/* A family's note, wrapped under 80 columns. */
+static void text_note(const char *note, struct rsp_buf *out)
+{
+	const char *p = note;
+	int col = 0;
+
+	rsp_buf__puts(out, "  ");
+	col = 2;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (col > 2 && col + 1 + (int)w > 78) {
+			rsp_buf__puts(out, "\n    ");
+			col = 4;
+		} else if (col > 2) {
+			rsp_buf__puts(out, " ");
+			col++;
+		}
+		rsp_buf__printf(out, "%.*s", (int)w, p);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	rsp_buf__puts(out, "\n");
+}
+
 static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out)
 {
 	rsp_buf__puts(out, "family    source      events\n");
@@ -772,6 +811,8 @@ static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out
 
 		rsp_buf__printf(out, "%-9s %-11s %d/%d\n", rsp_catalogue__family(fam)->name, src,
 				open, wanted);
+		if (ci->family_note[fam][0] && ci->families_on[fam])
+			text_note(ci->family_note[fam], out);
 		for (int ev = 0; ev < RSP_EV__NR; ev++) {
 			const struct rsp_event_status *es = &ci->events[ev];
 
@@ -808,8 +849,10 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 	rsp_buf__printf(out, "rspd %s, pid %d, up %.1f s, RSS %s, CPU %.2f s\n", ci->version,
 			(int)ci->pid, ci->uptime_s, rss, ci->cpu_seconds);
-	rsp_buf__printf(out, "stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n\n",
+	rsp_buf__printf(out, "stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n",
 			ci->stacks, ci->callchain, ci->sample_freq, ci->ring_pages);
+	rsp_buf__printf(out, "user stacks for DWARF: %s (%u bytes)\n\n", ci->dwarf[0] ? ci->dwarf : "none",
+			ci->dwarf_stack);
 	text_families(ci, out);
 	text_cpus(ci, out);
 }

@@ -17,23 +17,28 @@
 #include <rsp/parse.h>
 #include <rsp/record.h>
 #include <rsp/symbols.h>
+#include <rsp/unwind.h>
 #include "internal/fmt.h"
 #include "internal/query.h"
 #include "internal/u64map.h"
 
 #define TOP_DEFAULT_LIMIT 20
 #define TOP_PROCS	  10
+#define STACK_FRAMES	  64
 
 struct top_opts {
-	unsigned limit; /* rows; 0: all */
+	unsigned limit;	 /* rows; 0: all */
+	unsigned stacks; /* heaviest whole stacks to show; 0: none */
 };
 
 enum {
 	OPT_LIMIT = 1,
+	OPT_STACKS,
 };
 
 static const struct rsp_option top_opts[] = {
 	{"limit", true, OPT_LIMIT},
+	{"stacks", true, OPT_STACKS},
 	{NULL, false, 0},
 };
 
@@ -56,6 +61,15 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 		o->limit = (unsigned)n;
 		return 0;
 	}
+	if (id == OPT_STACKS) {
+		if (rsp_parse__u64(arg, 0, 1000, &n)) {
+			rsp_buf__printf(err, "top: --stacks wants a number of stacks (0: none), not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		o->stacks = (unsigned)n;
+		return 0;
+	}
 	rsp_buf__printf(err, "top: unexpected argument '%s'; see 'rspctl help top'", arg);
 	return -EINVAL;
 }
@@ -70,6 +84,16 @@ struct row {
 	bool hidden;
 	uint64_t samples;
 	uint64_t period;
+};
+
+/* A whole stack, as resolved frames (names are the symbolizer's: equal pointers, equal
+ * symbols), with how its user part was had. */
+struct srow {
+	uint64_t hash;
+	uint64_t samples;
+	uint64_t by[3]; /* samples per enum rsp_unwind_method */
+	uint32_t nr;
+	struct rsp_frame frames[STACK_FRAMES];
 };
 
 struct proc_row {
@@ -89,6 +113,10 @@ struct profile {
 	struct rsp_u64map pid_idx;
 	uint64_t samples, kernel, period, rspd_samples;
 	uint64_t first, last; /* times of the samples counted */
+	struct srow *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct rsp_u64map stack_idx;
+	uint64_t by[3]; /* samples per enum rsp_unwind_method */
 };
 
 static uint64_t row_hash(const struct row *r)
@@ -185,7 +213,82 @@ static void profile_exit(struct profile *p)
 	free(p->rows);
 	free(p->slots);
 	free(p->procs);
+	free(p->stacks);
 	rsp_u64map__exit(&p->pid_idx);
+	rsp_u64map__exit(&p->stack_idx);
+}
+
+/* The kernel part of the callchain (with its markers), then the best user part. */
+static uint32_t whole_stack(const struct rsp_source *src, const struct rsp_sample *smp,
+			    bool hidden, uint64_t *ips, enum rsp_unwind_method *m)
+{
+	uint32_t n = 0;
+	int u;
+
+	*m = RSP_UNWIND_NONE;
+	for (uint64_t i = 0; i < smp->nr_callchain && n < STACK_FRAMES; i++) {
+		if (smp->callchain[i] == PERF_CONTEXT_USER)
+			break;
+		ips[n++] = smp->callchain[i];
+	}
+	if (n + 2 > STACK_FRAMES)
+		return n;
+	ips[n++] = PERF_CONTEXT_USER;
+	u = rsp_unwind__user_chain(hidden ? NULL : rsp_symbolizer__unwinder(src->symbols),
+				   src->schema, smp, ips + n, (int)(STACK_FRAMES - n), m);
+	return u ? n + (uint32_t)u : n - 1;
+}
+
+static uint64_t frames_hash(const struct rsp_frame *f, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t k = f[i].sym.name ? (uintptr_t)f[i].sym.name : f[i].addr;
+
+		h = (h ^ k) * 1099511628211ull;
+		h = (h ^ (uintptr_t)f[i].sym.object) * 1099511628211ull;
+	}
+	return h == UINT64_MAX ? 0 : h;
+}
+
+static int add_stack(struct profile *p, const struct rsp_source *src, const struct rsp_sample *smp,
+		     bool hidden)
+{
+	uint64_t ips[STACK_FRAMES];
+	struct rsp_frame f[STACK_FRAMES];
+	enum rsp_unwind_method m;
+	uint32_t nr = whole_stack(src, smp, hidden, ips, &m), idx;
+	int n = rsp_symbolizer__callchain(src->symbols, smp->pid, smp->time, ips, nr,
+					  hidden ? RSP_SYM_HIDE_USER : 0, f, STACK_FRAMES);
+	uint64_t h = frames_hash(f, n);
+	struct srow *r;
+
+	p->by[m]++;
+	if (!rsp_u64map__get(&p->stack_idx, h, &idx)) {
+		p->stacks[idx].samples++;
+		p->stacks[idx].by[m]++;
+		return 0;
+	}
+	if (p->nr_stacks == p->cap_stacks) {
+		size_t cap = p->cap_stacks ? p->cap_stacks * 2 : 64;
+		struct srow *v = realloc(p->stacks, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->stacks = v;
+		p->cap_stacks = cap;
+	}
+	if (rsp_u64map__put(&p->stack_idx, h, (uint32_t)p->nr_stacks))
+		return -ENOMEM;
+	r = &p->stacks[p->nr_stacks++];
+	memset(r->by, 0, sizeof(r->by));
+	r->hash = h;
+	r->samples = 1;
+	r->by[m] = 1;
+	r->nr = (uint32_t)n;
+	memcpy(r->frames, f, (size_t)n * sizeof(f[0]));
+	return 0;
 }
 
 /* One cpu-clock sample: count it for its process, and its function. */
@@ -222,6 +325,9 @@ static int add_sample(struct profile *p, const struct rsp_request *req,
 			   .kind = sym.kind,
 			   .match = sym.match,
 			   .hidden = sym.hidden};
+	if (((const struct top_opts *)req->opts)->stacks &&
+	    add_stack(p, src, smp, pr->other_user))
+		return -ENOMEM;
 	return add_row(p, &key, smp->period);
 }
 
@@ -269,6 +375,47 @@ static int cmp_procs(const void *a, const void *b)
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/*
+ * Heaviest first; ties by their frames' names, objects, then addresses, so
+ * that the order is the same live and offline (the hash is of pointers).
+ */
+static int cmp_stacks(const void *a, const void *b)
+{
+	const struct srow *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	for (uint32_t i = 0; i < x->nr && i < y->nr; i++) {
+		const struct rsp_frame *f = &x->frames[i], *g = &y->frames[i];
+		int c = cmp_str(f->sym.name, g->sym.name);
+
+		if (!c)
+			c = cmp_str(f->sym.object, g->sym.object);
+		if (c)
+			return c;
+		if (f->addr != g->addr)
+			return f->addr < g->addr ? -1 : 1;
+	}
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+/* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */
+static const char *stack_method(const struct srow *r)
+{
+	int kinds = !!r->by[0] + !!r->by[1] + !!r->by[2];
+
+	if (kinds > 1)
+		return "mixed";
+	return rsp_unwind_method__name(r->by[RSP_UNWIND_DWARF]	? RSP_UNWIND_DWARF
+				       : r->by[RSP_UNWIND_FP] ? RSP_UNWIND_FP
+							      : RSP_UNWIND_NONE);
 }
 
 static const char *kind_name(enum rsp_sym_kind k)
@@ -363,6 +510,35 @@ static json_t *json_procs(const struct top_ctx *c)
 	return arr;
 }
 
+static json_t *json_stacks(const struct top_ctx *c)
+{
+	const struct top_opts *opts = c->req->opts;
+	json_t *arr = json_array();
+	char name[256];
+
+	for (size_t i = 0; i < c->p->nr_stacks && i < opts->stacks; i++) {
+		const struct srow *r = &c->p->stacks[i];
+		json_t *f = json_array();
+
+		for (uint32_t k = 0; k < r->nr; k++) {
+			const struct rsp_sym *sy = &r->frames[k].sym;
+
+			json_array_append_new(
+				f, json_pack("{s:s, s:s?, s:b}", "name",
+					     rsp_sym__format(sy, false, name, sizeof(name)), "object",
+					     sy->hidden ? NULL : sy->object, "kernel",
+					     sy->kind == RSP_SYM_KERNEL));
+		}
+		json_array_append_new(arr, json_pack("{s:I, s:f, s:s, s:I, s:I, s:o}", "samples",
+						     (json_int_t)r->samples, "percent",
+						     pct(r->samples, c->p->samples), "unwind",
+						     stack_method(r), "dwarf",
+						     (json_int_t)r->by[RSP_UNWIND_DWARF], "fp",
+						     (json_int_t)r->by[RSP_UNWIND_FP], "frames", f));
+	}
+	return arr;
+}
+
 static json_t *json_stats(const struct top_ctx *c)
 {
 	const struct rsp_capture_info *ci = c->src->capture;
@@ -409,6 +585,14 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "cpu_s", json_real((double)p->period / 1e9));
 	json_object_set_new(o, "processes", json_procs(c));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
+	if (opts->stacks) {
+		json_object_set_new(o, "stacks", json_stacks(c));
+		json_object_set_new(o, "user_stacks",
+				    json_pack("{s:I, s:I, s:I}", "dwarf",
+					      (json_int_t)p->by[RSP_UNWIND_DWARF], "fp",
+					      (json_int_t)p->by[RSP_UNWIND_FP], "none",
+					      (json_int_t)p->by[RSP_UNWIND_NONE]));
+	}
 	json_object_set_new(o, "statistics", json_stats(c));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
@@ -497,6 +681,32 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", p->nr - opts->limit);
 }
 
+static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct top_opts *opts = c->req->opts;
+	const struct profile *p = c->p;
+	char name[256];
+
+	rsp_buf__printf(out,
+			"\nheaviest stacks (user frames: %llu samples by DWARF, %llu by frame "
+			"pointers)\n",
+			(unsigned long long)p->by[RSP_UNWIND_DWARF],
+			(unsigned long long)p->by[RSP_UNWIND_FP]);
+	for (size_t i = 0; i < p->nr_stacks && i < opts->stacks; i++) {
+		const struct srow *r = &p->stacks[i];
+
+		rsp_buf__printf(out, "%8llu %5.1f%%  (%s)\n", (unsigned long long)r->samples,
+				pct(r->samples, p->samples), stack_method(r));
+		for (uint32_t k = 0; k < r->nr && k < 24; k++) {
+			const struct rsp_sym *sy = &r->frames[k].sym;
+
+			rsp_buf__printf(out, "                %.42s %s\n",
+					rsp_sym__format(sy, false, name, sizeof(name)),
+					sy->hidden ? "" : basename_of(sy->object));
+		}
+	}
+}
+
 static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_capture_info *ci = c->src->capture;
@@ -540,6 +750,8 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 					: "");
 	} else {
 		text_rows(c, out);
+		if (((const struct top_opts *)c->req->opts)->stacks)
+			text_stacks(c, out);
 	}
 	text_stats(c, out);
 }
@@ -567,6 +779,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))
 		return ret;
 	rsp_u64map__init(&p.pid_idx);
+	rsp_u64map__init(&p.stack_idx);
 	c.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns : req->from_ns;
 	rsp_window__stats(src->window, &c.ws);
 	rsp_symbolizer__stats(src->symbols, &c.before);
@@ -588,6 +801,8 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 							    p.procs[i].pid, p.procs[i].last);
 	if (p.nr_procs > 1)
 		qsort(p.procs, p.nr_procs, sizeof(p.procs[0]), cmp_procs);
+	if (p.nr_stacks > 1)
+		qsort(p.stacks, p.nr_stacks, sizeof(p.stacks[0]), cmp_stacks);
 	if (req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else
@@ -601,7 +816,7 @@ const struct rsp_command rsp_cmd_top = {
 	.name = "top",
 	.summary = "flat profile of the cpu-clock samples, by function",
 	.usage = "usage: rspctl top [--pid PID] [--last DURATION | --from T --to T]\n"
-		 "                  [--limit N] [--json]\n"
+		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
@@ -612,12 +827,16 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
 		 "                   status' shows it\n"
 		 "  --limit N        rows to show (20; 0: all)\n"
+		 "  --stacks N       also the N heaviest whole stacks, user frames unwound\n"
+		 "                   with DWARF where the sample copied its stack (rspd\n"
+		 "                   --dwarf), else by frame pointers; each says which\n"
 		 "  --json           JSON output (same as --format json)\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl top\n"
 		 "  rspctl top --pid 1234 --last 5s\n"
-		 "  rspctl top --json --limit 0\n",
+		 "  rspctl top --json --limit 0\n"
+		 "  rspctl top --pid 1234 --stacks 5\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),

@@ -509,6 +509,26 @@ static int read_features(struct rsp_perfdata *pd)
 
 /* --- schema ------------------------------------------------------------------------------- */
 
+/*
+ * A probe made through a dynamic PMU (uprobe, kprobe): its type number is
+ * the recording machine's, so rsp's dumps name it, as rspd did: "libc:poll"
+ * for the libc uprobes, "kprobe:tcp_sendmsg" for the network kprobes.
+ */
+static int probe_event(const char *name)
+{
+	if (!strncmp(name, "libc:", 5) && name[5])
+		return RSP_EV_uprobe;
+	if (strncmp(name, "kprobe:", 7))
+		return -1;
+	for (int ev = 0; ev < RSP_EV__NR; ev++) {
+		const struct rsp_event_info *ei = rsp_catalogue__event(ev);
+
+		if (ei->kind == RSP_EVK_KPROBE && !strcmp(ei->tp, name + 7))
+			return ev;
+	}
+	return -1;
+}
+
 static int attr_event(const struct fattr *f, struct tep_handle *tep, char *name, size_t n)
 {
 	const struct perf_event_attr *a = &f->attr;
@@ -526,6 +546,8 @@ static int attr_event(const struct fattr *f, struct tep_handle *tep, char *name,
 		return RSP_EV_cpu_clock;
 	if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
 		return RSP_EV_sideband;
+	if (a->type >= PERF_TYPE_MAX)
+		return probe_event(name);
 	return -1;
 }
 

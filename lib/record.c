@@ -130,7 +130,26 @@ static int parse_stack(struct cursor *c, struct rsp_sample *out)
 	return 0;
 }
 
-/* Fields after the fixed head: READ, CALLCHAIN, RAW, BRANCH_STACK, REGS_USER, STACK_USER. */
+static int parse_intr_regs(struct cursor *c, const struct rsp_evsel_desc *d,
+			   struct rsp_sample *out)
+{
+	const uint64_t *p;
+
+	if (take1(c, &out->intr_regs_abi))
+		return -EINVAL;
+	if (!out->intr_regs_abi)
+		return 0;
+	if (take(c, d->nr_intr_regs, &p))
+		return -EINVAL;
+	out->intr_regs = p;
+	out->nr_intr_regs = d->nr_intr_regs;
+	return 0;
+}
+
+/*
+ * Fields after the fixed head: READ, CALLCHAIN, RAW, BRANCH_STACK,
+ * REGS_USER, STACK_USER, WEIGHT, DATA_SRC, TRANSACTION, REGS_INTR.
+ */
 static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct rsp_sample *out)
 {
 	uint64_t st = d->attr.sample_type, v;
@@ -170,6 +189,14 @@ static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct r
 		return -EINVAL;
 	if (st & PERF_SAMPLE_STACK_USER && parse_stack(c, out))
 		return -EINVAL;
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) && take1(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_DATA_SRC && take1(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_TRANSACTION && take1(c, &v))
+		return -EINVAL;
+	if (st & PERF_SAMPLE_REGS_INTR && parse_intr_regs(c, d, out))
+		return -EINVAL;
 	return 0;
 }
 
@@ -179,7 +206,7 @@ static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct r
  */
 static void clear_sample(struct rsp_sample *out)
 {
-	_Static_assert(sizeof(struct rsp_sample) == 144, "clear_sample() must zero every field");
+	_Static_assert(sizeof(struct rsp_sample) == 168, "clear_sample() must zero every field");
 	out->evsel = out->event = 0;
 	out->role = 0;
 	out->id = out->ip = out->time = out->addr = out->period = 0;
@@ -193,6 +220,9 @@ static void clear_sample(struct rsp_sample *out)
 	out->user_regs = NULL;
 	out->user_stack_size = 0;
 	out->user_stack = NULL;
+	out->intr_regs_abi = 0;
+	out->nr_intr_regs = 0;
+	out->intr_regs = NULL;
 }
 
 int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event_header *rec,

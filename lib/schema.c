@@ -55,6 +55,7 @@ int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *at
 	d->role = role;
 	snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
 	d->nr_user_regs = (uint32_t)__builtin_popcountll(attr->sample_regs_user);
+	d->nr_intr_regs = (uint32_t)__builtin_popcountll(attr->sample_regs_intr);
 	d->id_trailer = attr->sample_id_all ? id_trailer_size(attr->sample_type) : 0;
 	if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
 		s->all_identifier = false;
@@ -104,6 +105,13 @@ static bool resolve_field(struct rsp_schema *s, struct tep_event *te, int f)
 		loc->flags |= RSP_FLOC_DYNAMIC;
 	else if (tf->flags & TEP_FIELD_IS_ARRAY)
 		loc->flags |= RSP_FLOC_ARRAY;
+	/* A byte array (an address) is a fixed array, read whole. */
+	if (fi->kind == RSP_FK_BYTES) {
+		if (loc->flags & RSP_FLOC_ARRAY)
+			return true;
+		loc->flags = 0;
+		return !fi->required;
+	}
 	/* An integer wider than 8 bytes cannot be what we expect. */
 	if (fi->kind != RSP_FK_STR && (loc->flags & (RSP_FLOC_DYNAMIC | RSP_FLOC_ARRAY) ||
 				       loc->size > 8 || (loc->size & (loc->size - 1)))) {

@@ -32,6 +32,23 @@ static const struct rule rules[] = {
 };
 
 #define NR_RULES ((int)(sizeof(rules) / sizeof(rules[0])))
+
+enum ctx_kind {
+	CTX_SOFTIRQ = 1,
+	CTX_SEND,
+	CTX_INTERRUPT,
+};
+
+static const struct ctx_rule {
+	enum ctx_kind kind;
+	enum match_kind match;
+	const char *name;
+	size_t len;
+} ctx_rules[] = {
+#define RSP_WAKE_CONTEXT(K, M, N) {CTX_##K, M, N, sizeof(N) - 1},
+#include "../tracepoints/wake_contexts.def"
+#undef RSP_WAKE_CONTEXT
+};
 #define NO_RULE	 0xffffu
 
 static const char *const reason_names[RSP_SR__NR] = {
@@ -49,7 +66,8 @@ const char *rsp_sleep_reason__name(enum rsp_sleep_reason r)
 
 struct rsp_sleepclass {
 	const struct rsp_ksyms *ks;
-	struct rsp_u64map cache; /* return address -> rule index or NO_RULE */
+	struct rsp_u64map cache;     /* return address -> rule index or NO_RULE */
+	struct rsp_u64map ctx_cache; /* return address -> enum ctx_kind or 0 */
 };
 
 static int match_rule(const char *name)
@@ -80,6 +98,7 @@ struct rsp_sleepclass *rsp_sleepclass__new(const struct rsp_ksyms *ks)
 		return NULL;
 	sc->ks = ks;
 	rsp_u64map__init(&sc->cache);
+	rsp_u64map__init(&sc->ctx_cache);
 	return sc;
 }
 
@@ -88,6 +107,7 @@ void rsp_sleepclass__delete(struct rsp_sleepclass *sc)
 	if (!sc)
 		return;
 	rsp_u64map__exit(&sc->cache);
+	rsp_u64map__exit(&sc->ctx_cache);
 	free(sc);
 }
 
@@ -142,4 +162,57 @@ enum rsp_sleep_reason rsp_sleepclass__classify(struct rsp_sleepclass *sc, int64_
 			break;
 	}
 	return best == NO_RULE ? RSP_SR_UNKNOWN : rules[best].reason;
+}
+
+/* The context kind of one kernel return address, cached like rule_of(). */
+static uint32_t ctx_of(struct rsp_sleepclass *sc, uint64_t addr)
+{
+	const struct rsp_ksym *sym;
+	uint32_t v = 0;
+
+	if (!rsp_u64map__get(&sc->ctx_cache, addr, &v))
+		return v;
+	sym = rsp_ksyms__find(sc->ks, addr - 1, NULL);
+	for (size_t i = 0; sym && i < sizeof(ctx_rules) / sizeof(ctx_rules[0]); i++) {
+		const struct ctx_rule *r = &ctx_rules[i];
+
+		if (r->match == EXACT ? !strcmp(sym->name, r->name)
+				      : !strncmp(sym->name, r->name, r->len)) {
+			v = r->kind;
+			break;
+		}
+	}
+	rsp_u64map__put(&sc->ctx_cache, addr, v);
+	return v;
+}
+
+enum rsp_wake_context rsp_sleepclass__wake_context(struct rsp_sleepclass *sc,
+						   const uint64_t *chain, uint64_t nr)
+{
+	bool kernel = false, outside = false;
+
+	if (!sc->ks || !chain)
+		return RSP_WCTX_UNKNOWN;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t a = chain[i];
+		uint32_t k;
+
+		if (a >= PERF_CONTEXT_MAX) {
+			kernel = a == PERF_CONTEXT_KERNEL;
+			if (a == PERF_CONTEXT_USER)
+				break;
+			continue;
+		}
+		if (!kernel)
+			continue;
+		/* The first frame is the tracepoint's own IP, the rest return addresses. */
+		k = ctx_of(sc, i && chain[i - 1] < PERF_CONTEXT_MAX ? a : a + 1);
+		if (k == CTX_SOFTIRQ)
+			outside = true;
+		else if (outside && k == CTX_SEND)
+			return RSP_WCTX_SEND;
+		else if (outside && k == CTX_INTERRUPT)
+			return RSP_WCTX_INTERRUPT;
+	}
+	return RSP_WCTX_UNKNOWN;
 }

@@ -1168,7 +1168,9 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 		      uint64_t y)
 {
 	const struct rsp_segment *g = &ti->t->segs[i];
-	uint64_t h = stack_hash(g->stack, g->nr_stack);
+	/* A wait for network data: one node per socket (its operation names it). */
+	uint64_t h = stack_hash(g->stack, g->nr_stack) ^
+		     (g->waker.flags & RSP_WAKERF_NET ? mix(g->waker.sk) : 0);
 	bool inferred = g->flags & RSP_SEGF_WAKER_INFERRED;
 	struct nkey k = {.parent = node,
 			 .kind = RSP_SN_SLEEP,
@@ -1190,6 +1192,8 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 		s->nodes[sn].stack = g->stack;
 		s->nodes[sn].nr_stack = g->nr_stack;
 		s->nodes[sn].name = g->waker.name;
+		if (g->waker.flags & RSP_WAKERF_NET)
+			s->nodes[sn].net = rsp_tlstore__net_op_of(s->store, g);
 	}
 	switch (g->waker.kind) {
 	case RSP_WAKER_THREAD:
@@ -1648,12 +1652,16 @@ struct rsp_snapshot *rsp_snapshot__load(const struct rsp_schema *schema,
 		goto fail;
 	rsp_timeline__set_flags(s->own_tl, RSP_TL_RECORDS_STABLE);
 	rsp_timeline__set_start(s->own_tl, from);
+	rsp_timeline__set_socktab(s->own_tl, o->socks);
 	if (rsp_timeline__set_ksyms(s->own_tl, ks) || feed_all(s, schema, snap, from, to))
 		goto fail;
 	rsp_timeline__finish(s->own_tl, to);
 	if (st)
 		rsp_timeline__stats(s->own_tl, st);
 	if (rsp_tlstore__seal(s->own_store, from, to) || rsp_samples__seal(s->own_samples))
+		goto fail;
+	/* Sleep stacks truncated in libc: the uprobes' stacks stitched under them, DWARF. */
+	if (o->sym && rsp_tlstore__repair_stacks(s->own_store, schema, o->sym, &s->tot.repair))
 		goto fail;
 	ret = run(s, s->own_store, s->own_samples, err);
 	if (ret)

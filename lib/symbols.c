@@ -38,6 +38,8 @@
 #include <rsp/ksyms.h>
 #include "internal/log.h"
 #include "internal/maps.h"
+#include "internal/symbolizer.h"
+#include <rsp/unwind.h>
 
 #define DEFAULT_MAX_OBJECTS 256
 #define KERNEL_HALF	    (1ull << 63)
@@ -102,6 +104,7 @@ struct rsp_symbolizer {
 	size_t nr_objs, max_objs, obj_bytes;
 	uint64_t gen, epoch;
 	struct rsp_symbolizer_stats st;
+	struct rsp_unwinder *unwinder; /* made on first use */
 };
 
 /* ---- keys and the table ---------------------------------------------- */
@@ -355,6 +358,16 @@ static int open_mapped(struct rsp_symbolizer *s, const struct rsp_dso *d, uint32
 	if (fd >= 0)
 		close(fd);
 	return -1;
+}
+
+int rsp_symbolizer__open_mapped(struct rsp_symbolizer *s, uint32_t pid, uint64_t time,
+				const struct rsp_map_view *mv, struct stat *st, const char **why)
+{
+	if (!mv->dso || mv->anon || mv->special) {
+		*why = "not a file";
+		return -1;
+	}
+	return open_mapped(s, mv->dso, pid, mv, time, st, why);
 }
 
 static struct obj *failed_obj(struct rsp_symbolizer *s, const char *path, const struct okey *k,
@@ -773,6 +786,7 @@ void rsp_symbolizer__delete(struct rsp_symbolizer *s)
 {
 	if (!s)
 		return;
+	rsp_unwinder__delete(s->unwinder);
 	while (s->head) {
 		struct obj *o = s->head;
 
@@ -792,6 +806,13 @@ void rsp_symbolizer__delete(struct rsp_symbolizer *s)
 struct rsp_maps *rsp_symbolizer__maps(struct rsp_symbolizer *s)
 {
 	return s->maps;
+}
+
+struct rsp_unwinder *rsp_symbolizer__unwinder(struct rsp_symbolizer *s)
+{
+	if (!s->unwinder)
+		s->unwinder = rsp_unwinder__new(s, 0);
+	return s->unwinder;
 }
 
 static void own_kallsyms(struct rsp_symbolizer *s, struct rsp_ksyms *k)

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/net.h>
 #include <rsp/record.h>
+#include <rsp/socktab.h>
 #include <rsp/timeline.h>
 #include <rsp/tp.h>
 #include "internal/schema.h"
@@ -25,6 +27,7 @@
 #define JOIN_NS		 2000000ull	  /* a completion wakeup follows its completion by less */
 #define LATE_WAKING_NS	 2000ull	  /* a waking delivered after the switch-in it caused */
 #define STALE_HANDLER_NS 20000000ull	  /* a handler "open" this long lost its exit */
+#define NET_JOIN_NS	 200000ull	  /* a waking in task context this soon after an arrival */
 #define TASK_REPORT_DEAD 0x30		  /* X (0x10) or Z (0x20) in prev_state */
 #define TIMEOUT_MAX_NS	 3600000000000ull /* an expiry further away is not a sleep's timeout */
 
@@ -63,6 +66,14 @@ struct thr {
 	 * the expiry of the one armed for the sleep it is in (0: none) */
 	uint64_t timer_expires, timer_armed, sleep_timer;
 	uint32_t next_free;
+	/* libc uprobes: the last probe hit in this run (stitches the next sleep's stack) */
+	const struct perf_event_header *probe_rec;
+	uint64_t probe_time;
+	const struct perf_event_header *urec; /* the open sleep's (rsp_segment.urec) */
+	bool urec_probe;
+	/* kprobe source: a send entered in this run (the send tracepoint fires at its end) */
+	uint64_t kp_send_time;
+	uint64_t kp_send_sk;
 };
 
 struct handler {
@@ -90,6 +101,27 @@ struct cpu_state {
 	const uint64_t *copy_stack;
 	uint32_t copy_nr;
 	uint64_t *copy_buf; /* not RSP_TL_RECORDS_STABLE: the copy outlives its record */
+	/* the last data arrival on this CPU: wakings after it in the same handler are its */
+	uint64_t arr_sk, arr_time;
+	uint32_t arr_tid; /* the task it ran in the context of (0: idle) */
+	int arr_depth;	  /* handler depth at the arrival; -1: that handler ended */
+};
+
+/* A socket: the network operation being built on it (see struct rsp_net_op). */
+struct sock_st {
+	uint64_t sk;
+	uint8_t proto;
+	bool used;
+	bool loopback; /* the last arrival was sent by peer_tid over loopback */
+	uint16_t family;
+	uint32_t next_free;
+	uint32_t tid, tgid; /* the last sender */
+	uint64_t send;	    /* its last send; 0: none since the last operation */
+	uint64_t bytes_sent;
+	uint64_t first, last; /* arrivals after the send */
+	uint32_t arrivals, wakeups;
+	uint32_t peer_tid, peer_tgid;
+	uint64_t peer_sk;
 };
 
 struct req {
@@ -138,6 +170,13 @@ struct rsp_timeline {
 	/* interned irq names */
 	struct irq_name *irqs;
 	uint32_t nr_irqs;
+	/* sockets */
+	struct rsp_u64map smap; /* sk -> pool index */
+	struct sock_st *socks;
+	uint32_t nr_socks, cap_socks, free_sock;
+	uint64_t next_op_id;
+	struct rsp_socktab *stab;	  /* what the stream's records said */
+	const struct rsp_socktab *base; /* sockets older than the stream, or NULL */
 	struct rsp_timeline_stats st;
 	uint32_t live;	      /* threads tracked now */
 	uint32_t max_threads; /* 0: no limit */
@@ -169,11 +208,17 @@ struct rsp_timeline *rsp_timeline__new(const struct rsp_schema *schema,
 	tl->ctx = ctx;
 	tl->free_slot = UINT32_MAX;
 	tl->free_req = UINT32_MAX;
+	tl->free_sock = UINT32_MAX;
 	tl->next_req_id = 1;
+	tl->next_op_id = 1;
 	rsp_u64map__init(&tl->tmap);
 	rsp_u64map__init(&tl->rmap);
+	rsp_u64map__init(&tl->smap);
 	tl->sc = rsp_sleepclass__new(NULL);
-	if (!tl->sc) {
+	tl->stab = rsp_socktab__new();
+	if (!tl->sc || !tl->stab) {
+		rsp_sleepclass__delete(tl->sc);
+		rsp_socktab__delete(tl->stab);
 		free(tl);
 		return NULL;
 	}
@@ -197,9 +242,12 @@ void rsp_timeline__delete(struct rsp_timeline *tl)
 	free(tl->slots);
 	free(tl->cpus);
 	free(tl->reqs);
+	free(tl->socks);
 	rsp_u64map__exit(&tl->tmap);
 	rsp_u64map__exit(&tl->rmap);
+	rsp_u64map__exit(&tl->smap);
 	rsp_sleepclass__delete(tl->sc);
+	rsp_socktab__delete(tl->stab);
 	free(tl);
 }
 
@@ -218,6 +266,16 @@ int rsp_timeline__set_ksyms(struct rsp_timeline *tl, const struct rsp_ksyms *ks)
 	tl->sc = sc;
 	tl->ks = ks;
 	return 0;
+}
+
+void rsp_timeline__set_socktab(struct rsp_timeline *tl, const struct rsp_socktab *base)
+{
+	tl->base = base;
+}
+
+const struct rsp_socktab *rsp_timeline__socktab(const struct rsp_timeline *tl)
+{
+	return tl->stab;
 }
 
 void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start)
@@ -425,6 +483,9 @@ static void sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 	s->prev_state = t->prev_state;
 	s->stack = t->stack;
 	s->nr_stack = t->nr_stack;
+	s->urec = t->urec;
+	if (t->urec_probe)
+		s->flags |= RSP_SEGF_UREC_PROBE;
 	if (waker)
 		s->waker = *waker;
 	/* A generic timeout primitive is a timeout only if a timer ended it. */
@@ -760,6 +821,334 @@ static uint64_t infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, ui
 	return tl->last_issue_any_id;
 }
 
+/* ---- sockets and network operations ------------------------------------ */
+
+static struct sock_st *find_sock(struct rsp_timeline *tl, uint64_t sk)
+{
+	uint32_t idx;
+
+	if (!sk || rsp_u64map__get(&tl->smap, sk, &idx))
+		return NULL;
+	return &tl->socks[idx];
+}
+
+static struct sock_st *get_sock(struct rsp_timeline *tl, uint64_t sk)
+{
+	struct sock_st *so = find_sock(tl, sk);
+	uint32_t idx;
+
+	if (so || !sk)
+		return so;
+	if (tl->free_sock != UINT32_MAX) {
+		idx = tl->free_sock;
+		tl->free_sock = tl->socks[idx].next_free;
+	} else {
+		if (tl->nr_socks == tl->cap_socks) {
+			uint32_t cap = tl->cap_socks ? tl->cap_socks * 2 : 64;
+			struct sock_st *n = realloc(tl->socks, cap * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			tl->socks = n;
+			tl->cap_socks = cap;
+		}
+		idx = tl->nr_socks++;
+	}
+	if (rsp_u64map__put(&tl->smap, sk, idx)) {
+		tl->socks[idx].used = false;
+		tl->socks[idx].next_free = tl->free_sock;
+		tl->free_sock = idx;
+		return NULL;
+	}
+	so = &tl->socks[idx];
+	memset(so, 0, sizeof(*so));
+	so->sk = sk;
+	so->used = true;
+	tl->st.sockets++;
+	return so;
+}
+
+static void free_sock(struct rsp_timeline *tl, struct sock_st *so)
+{
+	uint32_t idx = (uint32_t)(so - tl->socks);
+
+	rsp_u64map__del(&tl->smap, so->sk);
+	so->used = false;
+	so->next_free = tl->free_sock;
+	tl->free_sock = idx;
+}
+
+/* What the stream (or, failing that, the base table) says @sk was at @time. */
+static int sock_info(const struct rsp_timeline *tl, uint64_t sk, uint64_t time,
+		     struct rsp_sock_info *si)
+{
+	if (!rsp_socktab__find(tl->stab, sk, time, si))
+		return 0;
+	return rsp_socktab__find(tl->base, sk, time, si);
+}
+
+/* Its addresses say the traffic stays on this machine. */
+static bool sock_is_local(const struct rsp_timeline *tl, uint64_t sk, uint64_t time)
+{
+	struct rsp_sock_info si;
+
+	if (sock_info(tl, sk, time, &si) || !si.remote.family)
+		return false;
+	return rsp_sockaddr__is_loopback(&si.remote) ||
+	       (si.remote.family == si.local.family &&
+		!memcmp(si.remote.addr, si.local.addr, sizeof(si.local.addr)));
+}
+
+static void emit_op(struct rsp_timeline *tl, struct sock_st *so, uint32_t flags)
+{
+	struct rsp_net_op op;
+	struct rsp_sock_info si, peer;
+
+	if (so->send && so->arrivals) {
+		memset(&op, 0, sizeof(op));
+		op.id = tl->next_op_id++;
+		op.sk = so->sk;
+		op.tid = so->tid;
+		op.tgid = so->tgid;
+		op.proto = so->proto;
+		op.family = so->family;
+		op.flags = flags | (so->loopback ? RSP_NETF_LOOPBACK : 0) |
+			   (sock_is_local(tl, so->sk, so->send) ? RSP_NETF_LOCAL : 0);
+		op.start = so->send;
+		op.first = so->first;
+		op.end = so->last;
+		op.arrivals = so->arrivals;
+		op.wakeups = so->wakeups;
+		op.peer_tid = so->loopback ? so->peer_tid : 0;
+		op.peer_tgid = so->loopback ? so->peer_tgid : 0;
+		op.peer_sk = so->loopback ? so->peer_sk : 0;
+		op.bytes_sent = so->bytes_sent;
+		if (!sock_info(tl, so->sk, so->send, &si) && si.local.family) {
+			op.local = si.local;
+			op.remote = si.remote;
+			op.flags |= RSP_NETF_TUPLE;
+			if (!op.proto)
+				op.proto = si.proto;
+		} else if (op.peer_sk && !sock_info(tl, op.peer_sk, so->last, &peer) &&
+			   peer.local.family) {
+			/* An unconnected socket: it talked to the peer socket's address. */
+			op.remote = peer.local;
+			op.flags |= RSP_NETF_REMOTE_PEER;
+		}
+		tl->st.net_ops++;
+		if (tl->ops.net)
+			tl->ops.net(tl->ctx, &op);
+	}
+	so->send = 0;
+	so->bytes_sent = 0;
+	so->first = so->last = 0;
+	so->arrivals = so->wakeups = 0;
+	so->loopback = false;
+	so->peer_tid = so->peer_tgid = 0;
+	so->peer_sk = 0;
+}
+
+static bool is_ksoftirqd(const struct thr *t)
+{
+	return !strncmp(t->comm, "ksoftirqd/", 10);
+}
+
+/* The arrival @c holds was delivered by @peer's send on @peer_sk (loopback). */
+static void loopback_peer(struct rsp_timeline *tl, struct cpu_state *c, uint32_t tid,
+			  uint32_t tgid, uint64_t peer_sk)
+{
+	struct sock_st *so = find_sock(tl, c->arr_sk);
+
+	if (!so || so->sk == peer_sk)
+		return;
+	so->loopback = true;
+	so->peer_tid = tid;
+	so->peer_tgid = tgid;
+	if (peer_sk)
+		so->peer_sk = peer_sk;
+}
+
+static void on_send(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
+		    const struct rsp_net_event *ev, struct sock_st *so)
+{
+	struct thr *t = smp->tid ? find_thr(tl, smp->tid) : NULL;
+	bool kprobe = rsp_catalogue__event(smp->event)->kind == RSP_EVK_KPROBE;
+
+	/*
+	 * The send tracepoint fires when the send returns: an arrival on this
+	 * CPU earlier in the same run, in this task's context, came from this
+	 * send (loopback delivers in the sender's softirq).
+	 */
+	if (c->arr_sk && smp->tid && c->arr_tid == smp->tid && t && c->arr_time >= t->run_start) {
+		loopback_peer(tl, c, smp->tid, smp->pid, ev->sk);
+		c->arr_sk = 0;
+	}
+	if (kprobe && t) {
+		/* The kprobe fires when the send starts: arrivals until the run ends are its. */
+		t->kp_send_time = smp->time;
+		t->kp_send_sk = ev->sk;
+	}
+	if (so->arrivals)
+		emit_op(tl, so, 0);
+	so->tid = smp->tid;
+	so->tgid = smp->pid;
+	so->send = smp->time;
+	if (ev->bytes > 0)
+		so->bytes_sent += (uint64_t)ev->bytes;
+}
+
+static void on_arrival(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
+		       const struct rsp_net_event *ev, struct sock_st *so)
+{
+	struct thr *t = smp->tid ? find_thr(tl, smp->tid) : NULL;
+
+	if (so->send) {
+		if (!so->arrivals)
+			so->first = smp->time;
+		so->arrivals++;
+		so->last = smp->time;
+	}
+	so->loopback = false;
+	so->peer_tid = so->peer_tgid = 0;
+	so->peer_sk = 0;
+	c->arr_sk = ev->sk;
+	c->arr_time = smp->time;
+	c->arr_tid = smp->tid;
+	c->arr_depth = c->depth;
+	/* A kprobe send entered in this run delivered it. */
+	if (t && t->kp_send_time && t->kp_send_time >= t->run_start)
+		loopback_peer(tl, c, smp->tid, smp->pid, t->kp_send_sk);
+}
+
+static void on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
+		     const struct rsp_net_event *ev)
+{
+	struct rsp_sock_info si = {.sk = ev->sk,
+				   .proto = ev->proto,
+				   .state = (uint8_t)ev->newstate,
+				   .source = RSP_SOCK_FROM_RECORD,
+				   .local = ev->local,
+				   .remote = ev->remote};
+	struct sock_st *so = find_sock(tl, ev->sk);
+	uint64_t from = smp->time;
+
+	if (ev->kind == RSP_NET_TUPLE) {
+		struct rsp_sock_info cur;
+		int known = rsp_socktab__find(tl->stab, ev->sk, smp->time, &cur);
+
+		/* A receive repeats what is known: add only what is new. */
+		if (!known && !memcmp(&cur.local, &ev->local, sizeof(cur.local)) &&
+		    !memcmp(&cur.remote, &ev->remote, sizeof(cur.remote)))
+			return;
+		si.state = RSP_TCP_ESTABLISHED;
+		/*
+		 * A TCP receive on a socket the stream saw no state change of:
+		 * the connection was established before the stream began, so
+		 * its 4-tuple holds from the start (its first operations too).
+		 */
+		if (known)
+			from = 0;
+	}
+	rsp_socktab__add(tl->stab, &si, from); /* ENOMEM only loses an address */
+	if (!so || ev->kind != RSP_NET_STATE)
+		return;
+	if (ev->newstate == RSP_TCP_CLOSE) {
+		emit_op(tl, so, RSP_NETF_CLOSED);
+		free_sock(tl, so);
+	} else if (ev->oldstate == RSP_TCP_CLOSE) {
+		/* A new socket at the address of a freed one. */
+		emit_op(tl, so, RSP_NETF_CLOSED);
+		free_sock(tl, so);
+	}
+}
+
+static int on_net(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+{
+	struct rsp_net_event ev;
+	struct sock_st *so;
+
+	if (rsp_net__decode(tl->schema, smp, &ev))
+		return -EINVAL;
+	if (ev.kind == RSP_NET_STATE || ev.kind == RSP_NET_TUPLE) {
+		on_state(tl, smp, &ev);
+		return 0;
+	}
+	if (ev.kind == RSP_NET_RECV)
+		return 0;
+	so = get_sock(tl, ev.sk);
+	if (!so)
+		return -ENOMEM;
+	if (ev.proto)
+		so->proto = ev.proto;
+	if (ev.family)
+		so->family = ev.family;
+	if (ev.kind == RSP_NET_SEND)
+		on_send(tl, c, smp, &ev, so);
+	else
+		on_arrival(tl, c, smp, &ev, so);
+	return 0;
+}
+
+/*
+ * Whether the task interrupted by the softirq that is waking someone after
+ * a data arrival is the sender of that data: loopback packets are delivered
+ * in their sender's context. Evidence, strongest first: the waking's kernel
+ * stack (the send under the softirq, or an interrupt's exit instead); a
+ * kprobe send entered in this run; the socket's addresses are local.
+ */
+static bool is_sender(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+{
+	struct thr *t = find_thr(tl, smp->tid);
+	enum rsp_wake_context ctx =
+		rsp_sleepclass__wake_context(tl->sc, smp->callchain, smp->nr_callchain);
+
+	if (ctx == RSP_WCTX_SEND)
+		return true;
+	if (ctx == RSP_WCTX_INTERRUPT || !t || is_ksoftirqd(t))
+		return false;
+	if (t->kp_send_time && t->kp_send_time >= t->run_start)
+		return true;
+	return sock_is_local(tl, c->arr_sk, smp->time);
+}
+
+/*
+ * A waking right after a data arrival in the same handler is the arrival's
+ * receive wakeup. Returns true when the waker is the local sender (@w is
+ * then complete); otherwise @w only gains the socket and the handler
+ * decides the kind (the NIC for NET_RX).
+ */
+static bool net_waker(struct rsp_timeline *tl, struct cpu_state *c, const struct handler *h,
+		      const struct rsp_sample *smp, struct rsp_waker *w)
+{
+	struct sock_st *so;
+
+	if (!c->arr_sk || c->arr_depth != c->depth || (h && c->arr_time < h->start))
+		return false;
+	w->sk = c->arr_sk;
+	w->flags |= RSP_WAKERF_NET;
+	tl->st.net_wakings++;
+	so = find_sock(tl, c->arr_sk);
+	if (so && so->arrivals)
+		so->wakeups++;
+	if (!smp->tid || !h || !is_sender(tl, c, smp)) {
+		/* Local traffic whose sender this context is not: not the NIC either. */
+		if (h && sock_is_local(tl, c->arr_sk, smp->time)) {
+			w->kind = RSP_WAKER_NONE;
+			return true;
+		}
+		return false;
+	}
+	loopback_peer(tl, c, smp->tid, smp->pid, 0);
+	w->kind = RSP_WAKER_THREAD;
+	w->id = smp->tid;
+	w->tgid = smp->pid;
+	w->flags |= RSP_WAKERF_LOOPBACK;
+	w->stack = smp->callchain;
+	w->nr_stack = (uint32_t)smp->nr_callchain;
+	tl->st.net_loopback++;
+	return true;
+}
+
 /* ---- wakers ------------------------------------------------------------- */
 
 static const char *irq_name(struct rsp_timeline *tl, int32_t irq, struct rsp_str s)
@@ -814,6 +1203,8 @@ static void waker_of(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 			w->req = c->last_complete_req;
 			return;
 		}
+		if (net_waker(tl, c, h, smp, w))
+			return;
 		if (h->kind == RSP_HANDLER_HRTIMER ||
 		    (h->kind == RSP_HANDLER_SOFTIRQ &&
 		     (h->id == RSP_SOFTIRQ_TIMER || h->id == RSP_SOFTIRQ_HRTIMER))) {
@@ -834,6 +1225,9 @@ static void waker_of(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 			w->kind = RSP_WAKER_NONE;
 		return;
 	}
+	/* Data that arrived in task context (a socket backlog its owner processed). */
+	if (c->arr_tid == smp->tid && smp->time - c->arr_time <= NET_JOIN_NS)
+		net_waker(tl, c, NULL, smp, w);
 	w->kind = RSP_WAKER_THREAD;
 	w->id = smp->tid;
 	w->tgid = smp->pid;
@@ -960,8 +1354,30 @@ static void keep_copy(struct rsp_timeline *tl, struct cpu_state *c, const struct
 }
 
 /* @t leaves cpu @c at @time. */
+/*
+ * The record that can repair @t's next sleep stack: the switch-out itself
+ * when it captured the user stack (DWARF), else the libc uprobe hit in this
+ * run (stitching). Only when records outlive the timeline's users.
+ */
+static void keep_urec(struct rsp_timeline *tl, struct thr *t, const struct rsp_sample *smp,
+		      const struct perf_event_header *rec)
+{
+	t->urec = NULL;
+	t->urec_probe = false;
+	if (!(tl->flags & RSP_TL_RECORDS_STABLE))
+		return;
+	if (smp->user_stack_size && rec) {
+		t->urec = rec;
+	} else if (t->probe_rec && t->probe_time >= t->run_start) {
+		t->urec = t->probe_rec;
+		t->urec_probe = true;
+		tl->st.probed_sleeps++;
+	}
+}
+
 static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr *t,
-		       const struct rsp_sample *smp, int64_t prev_state, uint64_t time)
+		       const struct rsp_sample *smp, int64_t prev_state, uint64_t time,
+		       const struct perf_event_header *rec)
 {
 	const uint64_t *chain = smp->callchain;
 	uint64_t nr = smp->nr_callchain;
@@ -1005,6 +1421,8 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 		t->state = T_RUNNABLE;
 		t->stack = NULL;
 		t->nr_stack = 0;
+		t->urec = NULL;
+		t->urec_probe = false;
 		return;
 	}
 	t->state = T_SLEEPING;
@@ -1016,6 +1434,8 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 				 ? t->timer_expires
 				 : 0;
 	t->timer_armed = 0;
+	keep_urec(tl, t, smp, rec);
+	t->probe_rec = NULL;
 }
 
 /* @t gets cpu @cpu at @time; @flags mark the segment this closes. */
@@ -1065,7 +1485,8 @@ static void switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint
 	t->seg_flags = 0;
 }
 
-static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
+		     const struct perf_event_header *rec)
 {
 	struct thr *prev = NULL, *next = NULL;
 	int64_t prev_pid, next_pid, prev_state;
@@ -1096,7 +1517,7 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 		learn_comm_field(tl, prev, RSP_F_sched_switch__prev_comm, smp);
 		if ((uint32_t)prev_pid == smp->tid)
 			learn_tgid(tl, prev, smp->pid, smp->time);
-		switch_out(tl, c, prev, smp, prev_state, smp->time);
+		switch_out(tl, c, prev, smp, prev_state, smp->time, rec);
 	}
 	if (next) {
 		learn_comm_field(tl, next, RSP_F_sched_switch__next_comm, smp);
@@ -1104,6 +1525,7 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 	}
 	c->switched = true;
 	c->curr = (uint32_t)next_pid;
+	c->arr_sk = 0; /* a switch ends the context an arrival ran in */
 	return 0;
 }
 
@@ -1124,6 +1546,8 @@ static void wake_sleeping(struct rsp_timeline *tl, struct thr *t, const struct r
 		t->prev_state = 0;
 		t->stack = NULL;
 		t->nr_stack = 0;
+		t->urec = NULL;
+		t->urec_probe = false;
 		t->reason = RSP_SR_UNKNOWN;
 		t->seg_flags = RSP_SEGF_TRUNCATED;
 		sleep_seg(t, &s, time, w);
@@ -1325,6 +1749,10 @@ static void pop_handler(struct rsp_timeline *tl, struct cpu_state *c, uint8_t ki
 	sp.name = c->h[i].name;
 	sp.function = c->h[i].function;
 	c->depth = i;
+	/* The handler the arrival ran in is over: no waking joins it any more, but
+	 * the send that delivered it (its tracepoint fires after) may still claim it. */
+	if (c->arr_depth > c->depth)
+		c->arr_depth = -1;
 	tl->st.handler_spans++;
 	if (tl->ops.handler)
 		tl->ops.handler(tl->ctx, &sp);
@@ -1579,11 +2007,29 @@ static void observe_running(struct rsp_timeline *tl, struct cpu_state *c,
 
 /* ---- feed --------------------------------------------------------------- */
 
-static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+/* A libc uprobe: its user stack may repair the stack of the sleep that follows. */
+static int on_probe(struct rsp_timeline *tl, const struct rsp_sample *smp,
+		    const struct perf_event_header *rec)
 {
+	struct thr *t = smp->tid ? find_thr(tl, smp->tid) : NULL;
+
+	if (!t)
+		return 0;
+	t->probe_rec = rec;
+	t->probe_time = smp->time;
+	return 0;
+}
+
+static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
+		     const struct perf_event_header *rec)
+{
+	if (rsp_net__is_event(smp->event))
+		return on_net(tl, c, smp);
 	switch (smp->event) {
+	case RSP_EV_uprobe:
+		return on_probe(tl, smp, rec);
 	case RSP_EV_sched_switch:
-		return on_switch(tl, c, smp);
+		return on_switch(tl, c, smp, rec);
 	case RSP_EV_sched_waking:
 		return on_waking(tl, c, smp);
 	case RSP_EV_sched_wakeup_new:
@@ -1638,7 +2084,7 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 		if (!ret && smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY)
 			observe_running(tl, c, &smp);
 		if (!ret)
-			ret = smp.event < 0 ? 1 : on_sample(tl, c, &smp);
+			ret = smp.event < 0 ? 1 : on_sample(tl, c, &smp, e->rec);
 	} else if (e->rec->type == PERF_RECORD_LOST) {
 		on_gap(tl, c, e);
 		ret = 0;
@@ -1677,6 +2123,9 @@ void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 			continue;
 		close_open(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
 	}
+	for (uint32_t i = 0; i < tl->nr_socks; i++)
+		if (tl->socks[i].used)
+			emit_op(tl, &tl->socks[i], RSP_NETF_OPEN);
 	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
 		if (!tl->reqs[i].used)
 			continue;

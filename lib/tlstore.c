@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/record.h>
+#include <rsp/symbols.h>
 #include <rsp/tlstore.h>
+#include <rsp/unwind.h>
 #include "internal/u64map.h"
 
 struct tthread {
@@ -40,6 +43,11 @@ struct rsp_tlstore {
 	struct rsp_block_req *reqs;
 	size_t nr_reqs, cap_reqs;
 	struct rsp_u64map rmap; /* request id -> index, after seal */
+	uint64_t **chains; /* repaired stacks */
+	size_t nr_chains, cap_chains;
+	struct rsp_net_op *ops;
+	size_t nr_ops, cap_ops;
+	const struct rsp_socktab *socks; /* the base table __load_opts() was given */
 	uint64_t start, end;
 	bool failed, sealed;
 	uint32_t last; /* get_thread()'s one-entry cache */
@@ -68,6 +76,10 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	free(s->threads);
 	free(s->links);
 	free(s->reqs);
+	free(s->ops);
+	for (size_t i = 0; i < s->nr_chains; i++)
+		free(s->chains[i]);
+	free(s->chains);
 	rsp_u64map__exit(&s->tmap);
 	rsp_u64map__exit(&s->rmap);
 	rsp_timeline__delete(s->tl);
@@ -240,6 +252,17 @@ static void on_block(void *ctx, const struct rsp_block_req *r)
 	s->reqs[s->nr_reqs++] = *r;
 }
 
+static void on_net(void *ctx, const struct rsp_net_op *op)
+{
+	struct rsp_tlstore *s = ctx;
+
+	if (grow((void **)&s->ops, &s->cap_ops, s->nr_ops, sizeof(*s->ops))) {
+		s->failed = true;
+		return;
+	}
+	s->ops[s->nr_ops++] = *op;
+}
+
 static void on_thread(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time)
 {
 	struct tthread *t = get_thread(ctx, tid);
@@ -258,6 +281,16 @@ void rsp_tlstore__ops(struct rsp_timeline_ops *ops)
 	ops->link = on_link;
 	ops->block = on_block;
 	ops->thread = on_thread;
+	ops->net = on_net;
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct rsp_net_op *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int cmp_link(const void *a, const void *b)
@@ -297,6 +330,7 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 	}
 	sort_if_needed(s->links, s->nr_links, sizeof(*s->links), cmp_link);
 	sort_if_needed(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
+	sort_if_needed(s->ops, s->nr_ops, sizeof(*s->ops), cmp_op);
 	for (size_t i = 0; i < s->nr_reqs; i++)
 		if (rsp_u64map__put(&s->rmap, s->reqs[i].id, (uint32_t)i))
 			s->failed = true;
@@ -304,12 +338,12 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 	return s->failed ? -ENOMEM : 0;
 }
 
-struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
-				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
-				      unsigned flags, struct rsp_timeline_stats *st,
-				      struct rsp_buf *err)
+struct rsp_tlstore *rsp_tlstore__load_opts(const struct rsp_schema *schema,
+					   const struct rsp_wsnap *snap, uint64_t from, uint64_t to,
+					   const struct rsp_tlstore_opts *o,
+					   struct rsp_timeline_stats *st, struct rsp_buf *err)
 {
-	struct rsp_tlstore *s = rsp_tlstore__new(flags);
+	struct rsp_tlstore *s = rsp_tlstore__new(o->flags);
 	struct rsp_timeline_ops ops;
 	struct rsp_witer *it = NULL;
 	struct rsp_wentry e;
@@ -318,9 +352,11 @@ struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const str
 	rsp_tlstore__ops(&ops);
 	if (!s || !(s->tl = rsp_timeline__new(schema, &ops, s)))
 		goto out;
+	s->socks = o->socks;
 	rsp_timeline__set_flags(s->tl, RSP_TL_RECORDS_STABLE);
 	rsp_timeline__set_start(s->tl, from);
-	if (rsp_timeline__set_ksyms(s->tl, ks) || !(it = rsp_witer__new(snap, from, to)))
+	rsp_timeline__set_socktab(s->tl, o->socks);
+	if (rsp_timeline__set_ksyms(s->tl, o->ksyms) || !(it = rsp_witer__new(snap, from, to)))
 		goto out;
 	while (rsp_witer__next(it, &e))
 		if (rsp_timeline__feed(s->tl, &e))
@@ -338,6 +374,16 @@ out:
 		return NULL;
 	}
 	return s;
+}
+
+struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
+				      unsigned flags, struct rsp_timeline_stats *st,
+				      struct rsp_buf *err)
+{
+	struct rsp_tlstore_opts o = {.ksyms = ks, .flags = flags};
+
+	return rsp_tlstore__load_opts(schema, snap, from, to, &o, st, err);
 }
 
 void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end)
@@ -445,4 +491,158 @@ const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s, 
 	uint32_t idx;
 
 	return rsp_u64map__get(&s->rmap, id, &idx) ? NULL : &s->reqs[idx];
+}
+
+const struct rsp_net_op *rsp_tlstore__net_ops(const struct rsp_tlstore *s, size_t *n)
+{
+	*n = s->nr_ops;
+	return s->ops;
+}
+
+/* A receive wakeup follows its arrival by microseconds; allow for a loaded machine. */
+#define WAKE_AFTER_ARRIVAL_NS 2000000ull
+
+const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
+						const struct rsp_segment *sleep)
+{
+	uint64_t t = sleep->waker.time, from;
+	size_t lo = 0, hi = s->nr_ops;
+
+	if (!(sleep->waker.flags & RSP_WAKERF_NET) || !t)
+		return NULL;
+	from = t > WAKE_AFTER_ARRIVAL_NS ? t - WAKE_AFTER_ARRIVAL_NS : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ops[mid].end < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < s->nr_ops && s->ops[i].first <= t; i++) {
+		const struct rsp_net_op *op = &s->ops[i];
+
+		if (op->sk == sleep->waker.sk && op->start <= t)
+			return op;
+	}
+	return NULL;
+}
+
+int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t time,
+			   struct rsp_sock_info *out)
+{
+	if (s->tl && !rsp_socktab__find(rsp_timeline__socktab(s->tl), sk, time, out))
+		return 0;
+	return rsp_socktab__find(s->socks, sk, time, out);
+}
+
+/* ---- stack repair ---------------------------------------------------------- */
+
+#define REPAIR_FRAMES 128
+
+/* Index of the PERF_CONTEXT_USER marker in @chain, or @nr. */
+static uint32_t user_mark(const uint64_t *chain, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (chain[i] == PERF_CONTEXT_USER)
+			return i;
+	return nr;
+}
+
+/* The function a user address lies in, as the symbolizer names it (pointer identity). */
+static bool same_function(struct rsp_symbolizer *sym, uint32_t pid, uint64_t t1, uint64_t a1,
+			  uint64_t t2, uint64_t a2)
+{
+	struct rsp_sym x, y;
+
+	if (rsp_symbolizer__resolve(sym, pid, t1, a1, 0, &x) ||
+	    rsp_symbolizer__resolve(sym, pid, t2, a2, 0, &y))
+		return false;
+	return x.name == y.name && x.object == y.object && x.match == RSP_SYM_EXACT;
+}
+
+static int keep_chain(struct rsp_tlstore *s, struct rsp_segment *seg, const uint64_t *chain,
+		      uint32_t n, uint16_t flags)
+{
+	uint64_t *c = malloc(n * sizeof(*c));
+
+	if (!c || grow((void **)&s->chains, &s->cap_chains, s->nr_chains, sizeof(*s->chains))) {
+		free(c);
+		return -ENOMEM;
+	}
+	memcpy(c, chain, n * sizeof(*c));
+	s->chains[s->nr_chains++] = c;
+	seg->stack = c;
+	seg->nr_stack = n;
+	seg->flags |= flags;
+	return 0;
+}
+
+static int repair_one(struct rsp_tlstore *s, const struct rsp_schema *schema,
+		      struct rsp_symbolizer *sym, struct rsp_segment *seg,
+		      struct rsp_tlstore_repair *st)
+{
+	struct rsp_unwinder *u = rsp_symbolizer__unwinder(sym);
+	uint64_t chain[REPAIR_FRAMES], user[REPAIR_FRAMES];
+	uint32_t mark = seg->stack ? user_mark(seg->stack, seg->nr_stack) : 0, n;
+	enum rsp_unwind_method m;
+	struct rsp_sample smp;
+	int nu;
+
+	if (rsp_record__parse_sample(schema, seg->urec, &smp) || mark + 3 > REPAIR_FRAMES)
+		return 0;
+	st->candidates++;
+	nu = rsp_unwind__user_chain(u, schema, &smp, user, REPAIR_FRAMES - (int)mark - 2, &m);
+	if (nu <= 0)
+		return 0;
+	if (seg->stack)
+		memcpy(chain, seg->stack, mark * sizeof(*chain));
+	n = mark;
+	chain[n++] = PERF_CONTEXT_USER;
+	if (!(seg->flags & RSP_SEGF_UREC_PROBE)) {
+		/* The switch-out copied its own user stack. */
+		if (m != RSP_UNWIND_DWARF)
+			return 0;
+		memcpy(chain + n, user, (size_t)nu * sizeof(*user));
+		st->dwarf++;
+		return keep_chain(s, seg, chain, n + (uint32_t)nu, RSP_SEGF_STACK_DWARF);
+	}
+	/* Stitch: the sleep's first user frame, in the probed function, then its callers. */
+	if (mark + 1 >= seg->nr_stack ||
+	    !same_function(sym, seg->tgid, seg->start, seg->stack[mark + 1], smp.time, user[0])) {
+		st->not_inside++;
+		return 0;
+	}
+	chain[n++] = seg->stack[mark + 1];
+	memcpy(chain + n, user + 1, (size_t)(nu - 1) * sizeof(*user));
+	st->stitched++;
+	st->dwarf += m == RSP_UNWIND_DWARF;
+	return keep_chain(s, seg, chain, n + (uint32_t)nu - 1,
+			  RSP_SEGF_STACK_STITCHED | (m == RSP_UNWIND_DWARF ? RSP_SEGF_STACK_DWARF : 0));
+}
+
+int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *schema,
+			       struct rsp_symbolizer *sym, struct rsp_tlstore_repair *st)
+{
+	struct rsp_tlstore_repair none;
+
+	if (!st)
+		st = &none;
+	memset(st, 0, sizeof(*st));
+	if (!sym)
+		return 0;
+	for (size_t i = 0; i < s->nr_threads; i++) {
+		struct tthread *t = &s->threads[i];
+
+		for (size_t k = 0; k < t->pub.nr_segs; k++) {
+			struct rsp_segment *seg = &t->segs[k];
+
+			if (seg->kind != RSP_SEG_SLEEP || !seg->urec ||
+			    (seg->flags & (RSP_SEGF_STACK_STITCHED | RSP_SEGF_STACK_DWARF)))
+				continue;
+			if (repair_one(s, schema, sym, seg, st))
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }

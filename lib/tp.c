@@ -72,6 +72,20 @@ static int read_STR(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t 
 	return 0;
 }
 
+static int read_BYTES(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t size,
+		      struct rsp_str *out)
+{
+	out->ptr = NULL;
+	out->len = 0;
+	if (!(l->flags & RSP_FLOC_PRESENT))
+		return 0;
+	if ((uint32_t)l->offset + l->size > size)
+		return -EINVAL;
+	out->ptr = (const char *)raw + l->offset;
+	out->len = l->size;
+	return 0;
+}
+
 #define DEC_FIELD(E, f, K, N, U)                                                                    \
 	if (read_##K(&s->fields[RSP_F_##E##__##f], raw, size, &out->f))                          \
 		return -EINVAL;
@@ -93,7 +107,7 @@ uint64_t rsp_field__u64(const struct rsp_schema *s, enum rsp_field f, const void
 {
 	uint64_t v;
 
-	if ((unsigned)f >= RSP_F__NR || rsp_catalogue__field(f)->kind == RSP_FK_STR ||
+	if ((unsigned)f >= RSP_F__NR || rsp_catalogue__field(f)->kind >= RSP_FK_STR ||
 	    read_U(&s->fields[f], raw, raw_size, &v))
 		return 0;
 	return v;
@@ -106,6 +120,9 @@ struct rsp_str rsp_field__str(const struct rsp_schema *s, enum rsp_field f, cons
 
 	if ((unsigned)f < RSP_F__NR && rsp_catalogue__field(f)->kind == RSP_FK_STR &&
 	    read_STR(&s->fields[f], raw, raw_size, &str))
+		str.ptr = NULL, str.len = 0;
+	else if ((unsigned)f < RSP_F__NR && rsp_catalogue__field(f)->kind == RSP_FK_BYTES &&
+		 read_BYTES(&s->fields[f], raw, raw_size, &str))
 		str.ptr = NULL, str.len = 0;
 	return str;
 }

@@ -26,8 +26,10 @@ struct wait {
 	uint32_t target_v;
 	double frac; /* share of the interval (device idle split by bytes) */
 	bool inferred;
+	bool net; /* ended by a network arrival */
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
+	uint32_t pid, wpid; /* processes of the waiter and of the waker */
 	uint64_t hash, whash; /* of the stacks, computed once */
 };
 
@@ -40,6 +42,8 @@ struct entity {
 struct cand {
 	const uint64_t *ips;
 	uint32_t nr;
+	uint32_t pid; /* whose stack, when: to name its user frames */
+	uint64_t time;
 	uint64_t hash, count, weight;
 };
 
@@ -364,7 +368,7 @@ static uint32_t waker_target(struct rsp_waitgraph *g, const struct rsp_waker *w,
 		return timer_vertex(g, owner);
 	case RSP_WAKER_SOFTIRQ:
 		if (w->id == RSP_SOFTIRQ_NET_RX || w->id == RSP_SOFTIRQ_NET_TX)
-			return pseudo_vertex(g, RSP_WV_NET, 0, "network");
+			return pseudo_vertex(g, RSP_WV_NET, 0, "NIC");
 		if (w->id == RSP_SOFTIRQ_TIMER || w->id == RSP_SOFTIRQ_HRTIMER)
 			return timer_vertex(g, owner);
 		if (w->id == RSP_SOFTIRQ_BLOCK) {
@@ -407,10 +411,13 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		w.end = sg->end;
 		w.frac = 1.0;
 		w.inferred = sg->flags & RSP_SEGF_WAKER_INFERRED;
+		w.net = sg->waker.flags & RSP_WAKERF_NET;
 		w.stack = sg->stack;
 		w.nr_stack = sg->nr_stack;
 		w.wstack = sg->waker.stack;
 		w.nr_wstack = sg->waker.nr_stack;
+		w.pid = t->tgid;
+		w.wpid = sg->waker.tgid;
 		w.hash = w.stack ? stack_hash(w.stack, w.nr_stack) : 0;
 		w.whash = w.wstack ? stack_hash(w.wstack, w.nr_wstack) : 0;
 		w.target_v = waker_target(g, &sg->waker, owner, &w.target_ent);
@@ -519,7 +526,7 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 
 /* Keep the heaviest stacks: replace the lightest candidate when full. */
 static void add_stack(struct cand *c, uint32_t *nr, const uint64_t *ips, uint32_t n, uint64_t h,
-		      uint64_t weight, bool count)
+		      uint64_t weight, bool count, uint32_t pid, uint64_t time)
 {
 	uint32_t min = 0;
 
@@ -538,7 +545,7 @@ static void add_stack(struct cand *c, uint32_t *nr, const uint64_t *ips, uint32_
 		min = (*nr)++;
 	else if (c[min].weight >= weight)
 		return;
-	c[min] = (struct cand){ips, n, h, count, weight};
+	c[min] = (struct cand){ips, n, pid, time, h, count, weight};
 }
 
 static struct edge_x *get_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t to)
@@ -583,9 +590,13 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait
 		x->e.count++;
 		if (w->inferred)
 			x->e.inferred_ns += wt;
+		if (w->net)
+			x->e.net_ns += wt;
 	}
-	add_stack(x->wait, &x->nr_wait, w->stack, w->nr_stack, w->hash, wt, direct);
-	add_stack(x->waker, &x->nr_waker, w->wstack, w->nr_wstack, w->whash, wt, direct);
+	add_stack(x->wait, &x->nr_wait, w->stack, w->nr_stack, w->hash, wt, direct, w->pid,
+		  w->start);
+	add_stack(x->waker, &x->nr_waker, w->wstack, w->nr_wstack, w->whash, wt, direct, w->wpid,
+		  w->end);
 }
 
 /* First wait of @e that ends after @t (waits of one entity are in time order). */
@@ -738,7 +749,8 @@ static void top_stacks(struct cand *c, uint32_t nr, struct rsp_wstack *out, uint
 		qsort(c, nr, sizeof(*c), cmp_cand);
 	*n = nr < RSP_WG_TOP_STACKS ? nr : RSP_WG_TOP_STACKS;
 	for (uint32_t i = 0; i < *n; i++)
-		out[i] = (struct rsp_wstack){c[i].ips, c[i].nr, c[i].count, c[i].weight};
+		out[i] = (struct rsp_wstack){c[i].ips,	 c[i].nr,     c[i].count,
+					     c[i].weight, c[i].pid, c[i].time};
 }
 
 /* Sort edges heaviest first, settle their stacks, re-index the map. */

@@ -198,8 +198,8 @@ try:
         t.check("python" not in raw and "python" not in fold and
                 ("pid %d (other user)" % me) in fold,
                 "snapshot: no other user's name in the JSON or the folded stacks")
-        # --min 0: every node in the text, however light (the feeder's share
-        # can fall under the default 1% under ASan).
+        # --min 0: every node, however light (the feeders may be under the default 1%:
+        # under ASan cat's last sleep, on a pipe nobody writes any more, takes most of it).
         rc, out, _ = d.ctl("snapshot", str(cat.pid), "--min", "0", user=plain)
         t.check("pid %d (other user)" % me in out and "python" not in out,
                 "snapshot text: 'pid %d (other user)'" % me)

@@ -25,12 +25,39 @@ EVENTS = [
     "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
     "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
     "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start",
+    "sock:sock_send_length", "sock:sock_recv_length", "sock:sk_data_ready",
+    "sock:inet_sock_set_state", "tcp:tcp_rcv_space_adjust",
 ]
 PER_EVENT = 3
 TRACEFS = "/sys/kernel/tracing"
 # perf record's sample_type for these: IDENTIFIER IP TID TIME CPU PERIOD RAW;
 # the raw size (u32) follows 6 u64 words after the 8-byte header.
 RAW_OFFSET = 8 + 6 * 8
+
+TCP_STATES = {"TCP_ESTABLISHED": 1, "TCP_SYN_SENT": 2, "TCP_SYN_RECV": 3, "TCP_FIN_WAIT1": 4,
+              "TCP_FIN_WAIT2": 5, "TCP_TIME_WAIT": 6, "TCP_CLOSE": 7, "TCP_CLOSE_WAIT": 8,
+              "TCP_LAST_ACK": 9, "TCP_LISTEN": 10, "TCP_CLOSING": 11, "TCP_NEW_SYN_RECV": 12}
+FAMILIES = {"AF_INET": 2, "AF_INET6": 10}
+PROTOCOLS = {"IPPROTO_TCP": 6, "IPPROTO_UDP": 17}
+# TCP and UDP over loopback: sends, arrivals, receives, state changes.
+NET_SCRIPT = """
+import socket, threading
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(3):
+    c.sendto(b"x", u.getsockname()); d, a = u.recvfrom(10); u.sendto(d, a); c.recv(10)
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen()
+def srv():
+    a, _ = ls.accept()
+    for i in range(3):
+        a.send(a.recv(10))
+    a.close()
+t = threading.Thread(target=srv); t.start()
+k = socket.create_connection(ls.getsockname())
+for i in range(3):
+    k.send(b"y"); k.recv(10)
+t.join(); k.close()
+"""
 
 STATE = {"R": 0, "S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64, "I": 128}
 STATE_CHARS = "SDTtXZPI"
@@ -52,7 +79,8 @@ def workload():
     # this kernel), timers.
     return ("taskset -c 1 sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done' & "
             "dd if=/dev/zero of=/var/tmp/rsp-golden bs=64k count=64 oflag=direct 2>/dev/null; "
-            "sync; ls / >/dev/null; sleep 0.05; wait; rm -f /var/tmp/rsp-golden")
+            "sync; ls / >/dev/null; sleep 0.05; python3 -c '%s'; wait; rm -f /var/tmp/rsp-golden"
+            % NET_SCRIPT.replace("'", "\"'\"'"))
 
 
 def record(path):
@@ -150,6 +178,25 @@ def expect(event, text):
     if name == "hrtimer_start":
         m = re.match(r"hrtimer=(0x[0-9a-f]+) function=\S+ expires=(\d+) softexpires=(\d+)", text)
         return {"hrtimer": int(m.group(1), 16), "expires": int(m.group(2))}
+    if name in ("sock_send_length", "sock_recv_length"):
+        m = re.match(r"sk address = (0x[0-9a-f]+|[0-9a-f]+), family = (\w+) protocol = (\w+), "
+                     r"length = (\d+), error = (-?\d+), flags = (0x[0-9a-f]+)", text)
+        proto = m.group(3)
+        return {"sk": int(m.group(1), 16), "family": FAMILIES[m.group(2)],
+                "protocol": PROTOCOLS.get(proto) or int(proto, 16),
+                "ret": int(m.group(4)) if int(m.group(4)) else int(m.group(5))}
+    if name == "sk_data_ready":
+        m = re.match(r"family=(\d+) protocol=(\d+) func=", text)
+        return {"family": int(m.group(1)), "protocol": int(m.group(2))}
+    if name == "inet_sock_set_state":
+        k = kv(text)
+        return {"family": FAMILIES[k["family"]], "protocol": PROTOCOLS[k["protocol"]],
+                "sport": int(k["sport"]), "dport": int(k["dport"]),
+                "oldstate": TCP_STATES[k["oldstate"]], "newstate": TCP_STATES[k["newstate"]]}
+    if name == "tcp_rcv_space_adjust":
+        k = kv(text)
+        return {"family": FAMILIES[k["family"]], "sport": int(k["sport"]),
+                "dport": int(k["dport"])}
     raise ValueError(name)
 
 

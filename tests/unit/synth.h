@@ -356,6 +356,82 @@ static inline void synth_hrtimer(struct synth *s, bool entry, uint32_t cpu, uint
 	synth_sample(s, ev, cpu, t, 0, 0, NULL, 0, &r);
 }
 
+/* sock_send_length (@recv: sock_recv_length) of @sk in the context of @tgid/@tid. */
+static inline void synth_sock_len(struct synth *s, bool recv, uint32_t cpu, uint64_t t,
+				  uint32_t tgid, uint32_t tid, uint64_t sk, unsigned proto,
+				  int bytes)
+{
+	struct synth_raw r;
+	int ev = recv ? RSP_EV_sock_recv_length : RSP_EV_sock_send_length;
+
+	raw_init(s, &r, ev);
+	raw_u(s, &r, recv ? RSP_F_sock_recv_length__sk : RSP_F_sock_send_length__sk, sk);
+	raw_u(s, &r, recv ? RSP_F_sock_recv_length__family : RSP_F_sock_send_length__family, 2);
+	raw_u(s, &r, recv ? RSP_F_sock_recv_length__protocol : RSP_F_sock_send_length__protocol,
+	      proto);
+	raw_u(s, &r, recv ? RSP_F_sock_recv_length__ret : RSP_F_sock_send_length__ret,
+	      (uint64_t)(int64_t)bytes);
+	synth_sample(s, ev, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
+/* sk_data_ready of @sk, in the context of @tgid/@tid (0: an idle CPU). */
+static inline void synth_data_ready(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				    uint32_t tid, uint64_t sk, unsigned proto)
+{
+	struct synth_raw r;
+
+	raw_init(s, &r, RSP_EV_sk_data_ready);
+	raw_u(s, &r, RSP_F_sk_data_ready__skaddr, sk);
+	raw_u(s, &r, RSP_F_sk_data_ready__family, 2);
+	raw_u(s, &r, RSP_F_sk_data_ready__protocol, proto);
+	synth_sample(s, RSP_EV_sk_data_ready, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
+/* inet_sock_set_state of TCP socket @sk (IPv4 addresses as 32-bit host-order numbers). */
+static inline void synth_tcp_state(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				   uint32_t tid, uint64_t sk, int oldstate, int newstate,
+				   uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport)
+{
+	struct synth_raw r;
+	const struct rsp_field_loc *ls = &s->schema->fields[RSP_F_inet_sock_set_state__saddr];
+	const struct rsp_field_loc *ld = &s->schema->fields[RSP_F_inet_sock_set_state__daddr];
+	uint8_t sa[4] = {saddr >> 24, saddr >> 16, saddr >> 8, saddr};
+	uint8_t da[4] = {daddr >> 24, daddr >> 16, daddr >> 8, daddr};
+
+	raw_init(s, &r, RSP_EV_inet_sock_set_state);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__skaddr, sk);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__oldstate, (uint64_t)(int64_t)oldstate);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__newstate, (uint64_t)(int64_t)newstate);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__sport, sport);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__dport, dport);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__family, 2);
+	raw_u(s, &r, RSP_F_inet_sock_set_state__protocol, 6);
+	memcpy(r.data + ls->offset, sa, 4);
+	memcpy(r.data + ld->offset, da, 4);
+	synth_sample(s, RSP_EV_inet_sock_set_state, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
+/* tcp_rcv_space_adjust of TCP socket @sk: a receive that repeats its 4-tuple. */
+static inline void synth_tcp_rcv(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
+				 uint32_t tid, uint64_t sk, uint32_t saddr, uint16_t sport,
+				 uint32_t daddr, uint16_t dport)
+{
+	struct synth_raw r;
+	const struct rsp_field_loc *ls = &s->schema->fields[RSP_F_tcp_rcv_space_adjust__saddr];
+	const struct rsp_field_loc *ld = &s->schema->fields[RSP_F_tcp_rcv_space_adjust__daddr];
+	uint8_t sa[4] = {saddr >> 24, saddr >> 16, saddr >> 8, saddr};
+	uint8_t da[4] = {daddr >> 24, daddr >> 16, daddr >> 8, daddr};
+
+	raw_init(s, &r, RSP_EV_tcp_rcv_space_adjust);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__skaddr, sk);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__sport, sport);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__dport, dport);
+	raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__family, 2);
+	memcpy(r.data + ls->offset, sa, 4);
+	memcpy(r.data + ld->offset, da, 4);
+	synth_sample(s, RSP_EV_tcp_rcv_space_adjust, cpu, t, tgid, tid, NULL, 0, &r);
+}
+
 /* hrtimer_start in the context of @tgid/@tid: a timer with callback @fn expiring at @expires. */
 static inline void synth_hrtimer_start(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid,
 				       uint32_t tid, uint64_t fn, uint64_t expires)

@@ -559,6 +559,61 @@ static void test_bad_features(void **state)
 }
 
 /*
+ * Probes through the dynamic PMUs (uprobes, kprobes) have the recording
+ * machine's type numbers: the reader knows them by the names rsp's dumps
+ * give them ("libc:FUNCTION", "kprobe:FUNCTION"). One attr per uprobe.
+ */
+static void test_probe_names(void **state)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config2;
+		const char *name;
+		int event;
+	} probes[] = {
+		{9, 0x1000, "libc:poll", RSP_EV_uprobe},
+		{9, 0x2000, "libc:read", RSP_EV_uprobe},
+		{8, 0, "kprobe:tcp_sendmsg", RSP_EV_kp_tcp_sendmsg},
+		{8, 0, "kprobe:no_such_function", -1},
+	};
+	struct fx f;
+	struct rsp_perfdata *pd;
+	const struct rsp_schema *os;
+	const struct rsp_dump_info *in;
+	struct perf_event_attr a;
+
+	f.s = fx_schema(FX_SLEEPS, 2);
+	for (int i = 0; i < 4; i++) {
+		int idx;
+
+		fx_attr(&a, probes[i].type, 0, false, probes[i].type == 9);
+		a.config2 = probes[i].config2;
+		idx = rsp_schema__add_evsel(f.s, &a, probes[i].event < 0 ? -1 : probes[i].event,
+					    RSP_ROLE_PRIMARY, probes[i].name);
+		assert_int_equal(idx, 4 + i);
+		for (unsigned c = 0; c < 2; c++)
+			assert_int_equal(rsp_schema__add_id(f.s, idx, fx_id(idx, c)), 0);
+	}
+	f.w = scenario(FX_SLEEPS);
+	f.file = fx_write(f.s, f.w, &f.len);
+	pd = open_ok(&f);
+	os = rsp_perfdata__schema(pd);
+	in = rsp_perfdata__info(pd);
+	/* sched_switch (merged), sched_waking, dummy, then the four probes. */
+	assert_int_equal(rsp_schema__nr_evsels(os), 7);
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(rsp_schema__evsel_name(os, 3 + i), probes[i].name);
+		assert_int_equal(rsp_schema__evsel_event(os, 3 + i), probes[i].event);
+		assert_int_equal(rsp_schema__evsel_by_id(os, fx_id(4 + i, 1)), 3 + i);
+	}
+	assert_true(in->event_present[RSP_EV_uprobe]);
+	assert_true(in->event_present[RSP_EV_kp_tcp_sendmsg]);
+	assert_false(in->event_present[RSP_EV_kp_udp_sendmsg]);
+	rsp_perfdata__delete(pd);
+	fx_teardown(&f);
+}
+
+/*
  * The window is sized for the CPUs the NRCPUS feature names; a file whose
  * records name more (or that does not say) is read all the same.
  */
@@ -636,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_bad_features),
 		cmocka_unit_test(test_nrcpus_hint),
 		cmocka_unit_test(test_check_events),
+		cmocka_unit_test(test_probe_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,7 +71,7 @@ static void on_span(void *ctx, const struct rsp_handler_span *h)
 	r->spans[r->nspans++] = *h;
 }
 
-static const struct rsp_timeline_ops rec_ops = {on_seg, on_link, on_block, on_span, NULL};
+static const struct rsp_timeline_ops rec_ops = {on_seg, on_link, on_block, on_span, NULL, NULL};
 
 struct fix {
 	struct synth s;

@@ -192,7 +192,7 @@ static void test_catalogue(void **state)
 							rsp_catalogue__field(g)->name);
 		}
 	}
-	assert_int_equal(tracepoints, 16);
+	assert_int_equal(tracepoints, 21);
 	assert_true(rsp_catalogue__event(RSP_EV_sched_switch)->flags & RSP_EVF_STACK);
 	assert_true(rsp_catalogue__event(RSP_EV_sideband)->flags & RSP_EVF_SIDEBAND);
 	assert_int_equal(rsp_catalogue__find_family("block"), RSP_FAM_BLOCK);

@@ -61,6 +61,7 @@ extern const struct rsp_command rsp_cmd_hist;
 extern const struct rsp_command rsp_cmd_dump;
 extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;
+extern const struct rsp_command rsp_cmd_net;
 extern const struct rsp_command rsp_cmd_snapshot;
 
 /** rsp_query__command_at() - the @i-th command of the table, NULL past the end. */

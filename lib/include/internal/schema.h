@@ -22,6 +22,7 @@ struct rsp_evsel_desc {
 	enum rsp_role role;
 	char name[64];
 	uint32_t nr_user_regs; /* popcount of attr.sample_regs_user */
+	uint32_t nr_intr_regs; /* popcount of attr.sample_regs_intr */
 	uint16_t id_trailer;   /* bytes of the sample_id_all trailer */
 };
 

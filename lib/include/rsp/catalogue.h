@@ -53,6 +53,7 @@ enum rsp_field_kind {
 	RSP_FK_U,
 	RSP_FK_S,
 	RSP_FK_STR,
+	RSP_FK_BYTES, /* a fixed array of bytes, read whole (addresses) */
 };
 
 struct rsp_family_info {
@@ -77,6 +78,7 @@ struct rsp_event_info {
 #define RSP_USE_IO 0x2u  /* block requests */
 #define RSP_USE_IRQ 0x4u /* irq, softirq and timer spans */
 #define RSP_USE_ST 0x8u  /* rspctl status */
+#define RSP_USE_NET 0x10u /* network operations, socket addresses */
 
 struct rsp_field_info {
 	enum rsp_event event;

@@ -63,6 +63,7 @@ struct rsp_access {
 
 struct rsp_symbolizer;
 struct rsp_hist_store;
+struct rsp_socktab;
 
 /* Where a query reads from. */
 struct rsp_dump_info;
@@ -89,6 +90,9 @@ struct rsp_source {
 	/* Kernel symbols (sleep reasons, stacks): rspd loads /proc/kallsyms at
 	 * start; offline, the dump's copy. NULL when not available. */
 	const struct rsp_ksyms *ksyms;
+	/* Sockets older than the window (rspd reads /proc/net at start); the
+	 * window's own state records name the newer ones. NULL: none. */
+	const struct rsp_socktab *socks;
 };
 
 /**

@@ -32,6 +32,9 @@ struct rsp_sample {
 	const uint64_t *user_regs; /* in bit order of attr.sample_regs_user */
 	uint64_t user_stack_size;  /* bytes valid in user_stack (dyn_size) */
 	const void *user_stack;
+	uint64_t intr_regs_abi; /* PERF_SAMPLE_REGS_INTR: 0 if none */
+	uint32_t nr_intr_regs;
+	const uint64_t *intr_regs; /* in bit order of attr.sample_regs_intr (kprobe arguments) */
 };
 
 /* Bits of rsp_sample that were present in the record. */

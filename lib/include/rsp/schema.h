@@ -32,7 +32,7 @@ enum rsp_role {
 	RSP_ROLE_STACK_COPY = 1,
 };
 
-#define RSP_SCHEMA_MAX_EVSELS 64
+#define RSP_SCHEMA_MAX_EVSELS 128
 
 /** rsp_schema__new() - an empty schema; NULL on ENOMEM. Free with __delete. */
 RSP_API struct rsp_schema *rsp_schema__new(void);

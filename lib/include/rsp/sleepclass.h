@@ -59,6 +59,21 @@ RSP_API enum rsp_sleep_reason rsp_sleepclass__classify(struct rsp_sleepclass *sc
 						       int64_t prev_state, const uint64_t *chain,
 						       uint64_t nr);
 
+/* What the task under a waking softirq was doing (tracepoints/wake_contexts.def). */
+enum rsp_wake_context {
+	RSP_WCTX_UNKNOWN,   /* no stack, no symbols, or nothing that tells */
+	RSP_WCTX_SEND,	    /* sending: on loopback, the sender is the waker */
+	RSP_WCTX_INTERRUPT, /* an interrupt's exit or ksoftirqd: a bystander */
+};
+
+/**
+ * rsp_sleepclass__wake_context() - what the task a waking softirq
+ * interrupted was doing, from the waking's callchain (kernel frames)
+ * Return: enum rsp_wake_context.
+ */
+RSP_API enum rsp_wake_context rsp_sleepclass__wake_context(struct rsp_sleepclass *sc,
+							   const uint64_t *chain, uint64_t nr);
+
 /**
  * rsp_sleepclass__match_name() - the rule a function name hits
  * @prio: if not NULL, the rule's priority (0 is highest; -1 if none)

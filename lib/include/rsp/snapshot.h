@@ -10,6 +10,7 @@
 #include <rsp/ksyms.h>
 #include <rsp/samples.h>
 #include <rsp/schema.h>
+#include <rsp/socktab.h>
 #include <rsp/timeline.h>
 #include <rsp/tlstore.h>
 #include <rsp/window.h>
@@ -84,6 +85,12 @@ struct rsp_snapshot_opts {
 	uint64_t sample_slack_ns; /* 20 us: a sample this late still belongs to the run */
 	unsigned max_depth;	  /* 32 threads deep */
 	size_t max_nodes;	  /* 200000 */
+	/* Inputs of rsp_snapshot__load() (NULL: none): sockets older than the
+	 * window (rspd's /proc/net table; must outlive the snapshot), and the
+	 * symbolizer that repairs sleep stacks (rsp_tlstore__repair_stacks():
+	 * libc uprobes stitched under them, DWARF user stacks). */
+	const struct rsp_socktab *socks;
+	struct rsp_symbolizer *sym;
 };
 
 /** rsp_snapshot_opts__init() - the defaults above, for no pid (-1). */
@@ -128,6 +135,11 @@ struct rsp_snode {
 	uint32_t samples; /* RUN: samples attached */
 	const char *name; /* SLEEP ended by an irq: its name (lives with the store) */
 	uint64_t ip;	  /* SAMPLE without a callchain: its ip */
+	/* SLEEP ended by a data arrival (on loopback its sender is the waker
+	 * thread; else the NIC): the network operation of its first occurrence
+	 * (rsp/timeline.h; lives with the store), or NULL. Sleeps on different
+	 * sockets are different nodes. */
+	const struct rsp_net_op *net;
 };
 
 /* A wakeup the chain followed: from waker to wakee (flow arrows). */
@@ -153,6 +165,7 @@ struct rsp_snapshot_totals {
 	uint64_t sleeps_followed;	      /* sleeps explained by their waker's own time */
 	uint64_t samples, samples_unattached; /* PID's cpu-clock samples */
 	bool truncated;			      /* the depth or node limit cut the chain somewhere */
+	struct rsp_tlstore_repair repair;     /* what __load() did to sleep stacks (opts.sym) */
 };
 
 struct rsp_snapshot;
@@ -176,8 +189,10 @@ RSP_API struct rsp_snapshot *rsp_snapshot__new(const struct rsp_tlstore *store,
  *
  * Runs the timeline over [@o->from, @o->to] of @snap into a full store and
  * collects the cpu-clock samples on the way; the snapshot owns both (and
- * the timeline, for irq names). Stacks point into @snap: keep it pinned
- * until rsp_snapshot__delete(). @st: if not NULL, the timeline's counters.
+ * the timeline, for irq names). With @o->sym, sleep stacks are repaired
+ * first (totals.repair says how many); @o->socks names older sockets.
+ * Stacks point into @snap: keep it pinned until rsp_snapshot__delete().
+ * @st: if not NULL, the timeline's counters.
  */
 RSP_API struct rsp_snapshot *rsp_snapshot__load(const struct rsp_schema *schema,
 						const struct rsp_wsnap *snap,

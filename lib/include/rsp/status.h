@@ -48,6 +48,12 @@ struct rsp_capture_info {
 	unsigned sample_freq; /* cpu-clock Hz, 0 if off */
 	unsigned ring_pages;  /* per CPU */
 	bool families_on[RSP_FAM__NR];
+	/* per family: "tracepoint", "kprobe", "uprobe", "software", "missing", "off", or ""
+	 * (derive it from the events); and a line on how it was chosen */
+	char family_source[RSP_FAM__NR][16];
+	char family_note[RSP_FAM__NR][512];
+	char dwarf[64];	      /* events capturing user stacks for DWARF, "none" */
+	unsigned dwarf_stack; /* bytes per such sample */
 	struct rsp_event_status events[RSP_EV__NR];
 	unsigned nr_cpus;
 	struct rsp_cpu_status *cpus; /* nr_cpus entries, owned by the filler */

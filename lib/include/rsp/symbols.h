@@ -114,6 +114,13 @@ RSP_API void rsp_symbolizer__delete(struct rsp_symbolizer *s);
 /** rsp_symbolizer__maps() - the process model it reads, to feed. Owned by @s. */
 RSP_API struct rsp_maps *rsp_symbolizer__maps(struct rsp_symbolizer *s);
 
+struct rsp_unwinder;
+/**
+ * rsp_symbolizer__unwinder() - the DWARF unwinder over this symbolizer's
+ * process model (rsp/unwind.h), made on first use; owned by @s. NULL on ENOMEM.
+ */
+RSP_API struct rsp_unwinder *rsp_symbolizer__unwinder(struct rsp_symbolizer *s);
+
 /**
  * rsp_symbolizer__load_kallsyms() - read kernel symbols from @path
  * (/proc/kallsyms format; modules as "name [module]"), replacing any.

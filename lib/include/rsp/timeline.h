@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/ksyms.h>
+#include <rsp/net.h>
 #include <rsp/schema.h>
+#include <rsp/socktab.h>
 #include <rsp/sleepclass.h>
 #include <rsp/window.h>
 
@@ -135,10 +137,15 @@ enum {
 /** rsp_softirq__name() - "NET_RX", ...; "?" for an unknown vector. Static. */
 RSP_API const char *rsp_softirq__name(unsigned vec);
 
+/* rsp_waker.flags */
+#define RSP_WAKERF_NET	    0x1u /* a network arrival woke it: sk names the socket */
+#define RSP_WAKERF_LOOPBACK 0x2u /* ... sent by the waker thread itself over loopback */
+
 /* Who ended a sleep (or made a thread runnable). */
 struct rsp_waker {
-	uint8_t kind; /* enum rsp_waker_kind */
-	uint8_t pad[3];
+	uint8_t kind;  /* enum rsp_waker_kind */
+	uint8_t flags; /* RSP_WAKERF_* */
+	uint8_t pad[2];
 	uint32_t id;   /* tid, irq number, softirq vector or dev_t by kind; 0 for TIMER/NONE */
 	uint32_t tgid; /* THREAD: the waker's process, 0 if not known */
 	uint32_t cpu;  /* where the waking ran */
@@ -151,6 +158,7 @@ struct rsp_waker {
 				  as rsp_segment.stack */
 	uint32_t nr_stack;
 	uint32_t pad2;
+	uint64_t sk; /* RSP_WAKERF_NET: the socket whose data arrival woke (kernel address) */
 };
 
 /* rsp_segment.flags */
@@ -164,6 +172,12 @@ struct rsp_waker {
 #define RSP_SEGF_IN_HANDLER 0x40u
 /* ended by a switch-in never delivered (from idle): end is the thread's first record running */
 #define RSP_SEGF_SWITCH_NOT_SEEN 0x80u
+/* SLEEP: urec is the uprobe record of the blocking function this sleep is in */
+#define RSP_SEGF_UREC_PROBE 0x100u
+/* SLEEP: stack was repaired at query time (rsp_tlstore__repair_stacks()): a uprobe's
+ * stack stitched under it, or its user part unwound from the captured stack */
+#define RSP_SEGF_STACK_STITCHED 0x200u
+#define RSP_SEGF_STACK_DWARF	0x400u
 
 struct rsp_segment {
 	uint64_t start, end;   /* ns, CLOCK_MONOTONIC; end >= start */
@@ -178,6 +192,14 @@ struct rsp_segment {
 	uint32_t nr_stack;
 	uint32_t pad;
 	struct rsp_waker waker; /* SLEEP and RUNNABLE after a wakeup: who; NONE if unknown */
+	/*
+	 * SLEEP, RSP_TL_RECORDS_STABLE only: a record whose user stack can
+	 * repair this sleep's: the uprobe record of the libc function the
+	 * thread entered before it slept (RSP_SEGF_UREC_PROBE), or the
+	 * switch-out record itself when it captured the user stack and
+	 * registers (PERF_SAMPLE_STACK_USER). NULL if none.
+	 */
+	const struct perf_event_header *urec;
 };
 
 enum rsp_link_kind {
@@ -220,6 +242,47 @@ struct rsp_block_req {
 	uint32_t issue_cpu, complete_cpu;
 };
 
+/*
+ * A network operation (the RSP paper's Figure "A TCP operation with
+ * multiple wakeups"): on one socket, from the last send before an answer
+ * to the last data arrival before the next send. Sends with no arrival
+ * after them make no operation. Matched by the socket's kernel address;
+ * its addresses come from the socket table when known.
+ *
+ * The peer: on loopback the thread whose send delivered the (last) arrival
+ * (the NET_RX softirq runs in its context: the waking's kernel stack shows
+ * the send under the softirq, or the socket's addresses are local);
+ * otherwise the NIC (peer_tid 0), unless the addresses say the peer is
+ * local (RSP_NETF_LOCAL): then a thread rsp did not identify.
+ */
+/* rsp_net_op.flags */
+#define RSP_NETF_LOOPBACK  0x1u /* peer_tid is the local thread that sent the answer */
+#define RSP_NETF_TUPLE	   0x2u /* local and remote are known */
+#define RSP_NETF_REMOTE_PEER 0x4u /* remote is the peer socket's local address (loopback UDP) */
+#define RSP_NETF_OPEN	   0x8u /* still open at finish(): end is the last arrival seen */
+#define RSP_NETF_CLOSED	   0x10u /* ended by the socket's close */
+/* its addresses say the peer is on this machine: without LOOPBACK, a local thread rsp did
+ * not identify (not the NIC) */
+#define RSP_NETF_LOCAL 0x20u
+
+struct rsp_net_op {
+	uint64_t id; /* unique within the timeline, from 1 */
+	uint64_t sk;
+	uint32_t tid, tgid; /* the thread that sent (and waits for the answer) */
+	uint8_t proto;	    /* RSP_IPPROTO_*, 0 unknown */
+	uint8_t pad;
+	uint16_t family;
+	uint32_t flags; /* RSP_NETF_* */
+	uint64_t start;	       /* the last send before the answer */
+	uint64_t first, end;   /* first and last data arrival */
+	uint32_t arrivals;     /* data arrivals for the socket in [first, end] */
+	uint32_t wakeups;      /* of which woke a thread */
+	uint32_t peer_tid, peer_tgid; /* LOOPBACK: the sender of the last arrival; 0: the NIC */
+	uint64_t peer_sk;	      /* LOOPBACK: the socket it sent on, 0 if not seen */
+	uint64_t bytes_sent;	      /* by the sends that led to it (0 if not known) */
+	struct rsp_sockaddr local, remote; /* RSP_NETF_TUPLE */
+};
+
 enum rsp_handler_kind {
 	RSP_HANDLER_IRQ,
 	RSP_HANDLER_SOFTIRQ,
@@ -249,6 +312,8 @@ struct rsp_timeline_ops {
 	void (*handler)(void *ctx, const struct rsp_handler_span *span);
 	/* A thread's comm or process became known or changed. */
 	void (*thread)(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time);
+	/* A network operation is complete (see struct rsp_net_op). */
+	void (*net)(void *ctx, const struct rsp_net_op *op);
 };
 
 /* rsp_timeline__new() flags */
@@ -274,6 +339,11 @@ struct rsp_timeline_stats {
 	uint64_t untracked;	  /* records about threads refused by set_max_threads() */
 	uint64_t reqs_expired;	  /* block requests emitted by expire() */
 	uint64_t threads_expired; /* threads unknown since a gap, forgotten by expire() */
+	uint64_t net_ops;	 /* network operations emitted */
+	uint64_t net_loopback;	 /* network wakings whose waker is the local sender */
+	uint64_t net_wakings;	 /* wakings that followed a data arrival */
+	uint64_t sockets;	 /* distinct sockets seen */
+	uint64_t probed_sleeps; /* sleeps that entered through a probed libc function */
 };
 
 struct rsp_timeline;
@@ -300,6 +370,20 @@ RSP_API void rsp_timeline__set_flags(struct rsp_timeline *tl, unsigned flags);
  * Before the first feed. Return: 0 or -ENOMEM.
  */
 RSP_API int rsp_timeline__set_ksyms(struct rsp_timeline *tl, const struct rsp_ksyms *ks);
+
+/**
+ * rsp_timeline__set_socktab() - socket addresses known from elsewhere
+ * @base: sockets older than the stream (rspd's /proc/net table), consulted
+ *        when the stream's own state records do not name a socket; must
+ *        outlive the timeline. NULL: none. Before the first feed.
+ */
+RSP_API void rsp_timeline__set_socktab(struct rsp_timeline *tl, const struct rsp_socktab *base);
+
+/**
+ * rsp_timeline__socktab() - the sockets the stream named (state and
+ * receive records), owned by @tl.
+ */
+RSP_API const struct rsp_socktab *rsp_timeline__socktab(const struct rsp_timeline *tl);
 
 /**
  * rsp_timeline__set_start() - the stream's start, if earlier than its first

@@ -102,6 +102,25 @@ RSP_API struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema,
 					      unsigned flags, struct rsp_timeline_stats *st,
 					      struct rsp_buf *err);
 
+/* What __load_opts() builds with; zero it, then set what you have. */
+struct rsp_tlstore_opts {
+	const struct rsp_ksyms *ksyms;	/* sleep reasons; NULL: none */
+	const struct rsp_socktab *socks; /* sockets older than the window (rspd's /proc table);
+					   must outlive the store; NULL: none */
+	unsigned flags;			 /* RSP_TLSTORE_* */
+};
+
+/**
+ * rsp_tlstore__load_opts() - rsp_tlstore__load() with more inputs (@o)
+ *
+ * Return: the store, or NULL with one sentence in @err.
+ */
+RSP_API struct rsp_tlstore *rsp_tlstore__load_opts(const struct rsp_schema *schema,
+						   const struct rsp_wsnap *snap, uint64_t from,
+						   uint64_t to, const struct rsp_tlstore_opts *o,
+						   struct rsp_timeline_stats *st,
+						   struct rsp_buf *err);
+
 /** rsp_tlstore__span() - the window the store covers. */
 RSP_API void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end);
 
@@ -144,5 +163,57 @@ RSP_API const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tls
 /** rsp_tlstore__block_req() - a request by id, or NULL. */
 RSP_API const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s,
 							   uint64_t id);
+
+struct rsp_symbolizer;
+
+struct rsp_tlstore_repair {
+	uint64_t candidates; /* sleeps with a record to repair their stack from */
+	uint64_t stitched;   /* a uprobe's stack stitched under the sleep's */
+	uint64_t dwarf;	     /* of those and the rest, user frames by DWARF */
+	uint64_t not_inside; /* the sleep's stack was not in the probed function */
+};
+
+/**
+ * rsp_tlstore__repair_stacks() - better user stacks for sleeps, at query time
+ * @s:      loaded with __load()/__load_opts() (records pinned, urec set)
+ * @schema: decodes the records
+ * @sym:    names functions and finds objects for DWARF unwinding
+ * @st:     if not NULL, what was done
+ *
+ * For each sleep with a urec (struct rsp_segment): when it is a uprobe of
+ * the libc function the sleep's user stack is in (the sleep's first user
+ * frame lies in that function, which a frame-pointer walk cannot get out
+ * of when libc or its callers keep no frame pointer), the sleep's stack
+ * becomes its kernel part, that first user frame, and the callers the
+ * uprobe saw at the function's entry, unwound by DWARF when the uprobe
+ * copied the stack, else its frame-pointer callchain (the RSP paper's
+ * stitching; RSP_SEGF_STACK_STITCHED). When urec is the switch-out
+ * itself, its user part is unwound by DWARF. RSP_SEGF_STACK_DWARF says
+ * DWARF was used. New stacks live in the store.
+ * Return: 0 or -ENOMEM (stacks repaired so far stay).
+ */
+RSP_API int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *schema,
+				       struct rsp_symbolizer *sym, struct rsp_tlstore_repair *st);
+
+/**
+ * rsp_tlstore__net_ops() - every network operation (struct rsp_net_op),
+ * sorted by end time; kept also under RSP_TLSTORE_WAITS_ONLY.
+ */
+RSP_API const struct rsp_net_op *rsp_tlstore__net_ops(const struct rsp_tlstore *s, size_t *n);
+
+/**
+ * rsp_tlstore__net_op_of() - the network operation whose receive wakeup
+ * ended @sleep (a sleep whose waker has RSP_WAKERF_NET), or NULL.
+ */
+RSP_API const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
+							const struct rsp_segment *sleep);
+
+/**
+ * rsp_tlstore__sock_info() - what socket @sk was at @time: from the
+ * window's state records, else the table the store was loaded with.
+ * Return: 0 and *out, or -ENOENT.
+ */
+RSP_API int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t time,
+				   struct rsp_sock_info *out);
 
 #endif /* RSP_TLSTORE_H */

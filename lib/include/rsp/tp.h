@@ -13,7 +13,8 @@
  * one rsp_tp__<event>() per event in tracepoints/fields.def, generated from
  * that table. Integer fields are widened to 64 bits (signed ones
  * sign-extended) whatever their size in this kernel's format; strings point
- * into the record and are not NUL-terminated (len stops at the first NUL).
+ * into the record and are not NUL-terminated (len stops at the first NUL);
+ * byte arrays (BYTES) point into the record with len the array's size.
  */
 struct rsp_str {
 	const char *ptr;
@@ -23,6 +24,7 @@ struct rsp_str {
 #define RSP_KTYPE_U uint64_t
 #define RSP_KTYPE_S int64_t
 #define RSP_KTYPE_STR struct rsp_str
+#define RSP_KTYPE_BYTES struct rsp_str
 #define RSP_TP_MEMBER(E, f, K, N, U) RSP_KTYPE_##K f;
 #define RSP_TP_STRUCT(E)                                                                         \
 	struct rsp_tp_##E {                                                                      \

@@ -12,9 +12,11 @@
 /*
  * The wait-for graph of wPerf (OSDI '18) over a timeline store.
  *
- * Vertices are threads and pseudo-threads: each block device, the network
- * (NET_RX/NET_TX softirqs), one timer per thread that sleeps on timers,
- * other irqs and softirqs by name. An edge A -> B weighs the time A waited
+ * Vertices are threads and pseudo-threads: each block device, the NIC (the
+ * network's NET_RX/NET_TX softirqs: remote peers), one timer per thread
+ * that sleeps on timers, other irqs and softirqs by name. A thread woken by
+ * data that a local thread sent over loopback waits for that thread, not
+ * for the NIC (the timeline names the sender as the waker). An edge A -> B weighs the time A waited
  * for B, with wPerf's cascaded redistribution (Figure 4): while A waits for
  * B over [t0, t2], whatever B itself waited on inside [t0, t2] is added to
  * B's edges, recursively (along paths of distinct threads).
@@ -50,7 +52,7 @@ enum rsp_wv_kind {
 	RSP_WV_MERGED,	/* threads of one process with the same comm stem */
 	RSP_WV_SHORT,	/* short-lived threads of one parent */
 	RSP_WV_DISK,	/* a block device (dev 0: a device rsp could not name) */
-	RSP_WV_NET,	/* the network */
+	RSP_WV_NET,	/* the NIC: the network beyond this machine */
 	RSP_WV_TIMER,	/* the timer of vertex `owner` */
 	RSP_WV_IRQ,	/* a hard irq (id, name) */
 	RSP_WV_SOFTIRQ, /* another softirq (id = vector) */
@@ -76,6 +78,8 @@ struct rsp_wstack {
 	uint32_t nr;
 	uint64_t count;
 	uint64_t weight_ns;
+	uint32_t pid;  /* the process whose stack it is (0: not known) */
+	uint64_t time; /* when one of its samples was taken: names its user frames */
 };
 
 struct rsp_wedge {
@@ -84,6 +88,7 @@ struct rsp_wedge {
 	uint64_t weight_ns;   /* cascaded weight */
 	uint64_t direct_ns;   /* the waits themselves */
 	uint64_t inferred_ns; /* part of direct_ns whose waker was inferred */
+	uint64_t net_ns;      /* part of direct_ns ended by a network arrival */
 	uint64_t count;	      /* waits */
 	uint32_t nr_wait_stacks, nr_waker_stacks;
 	struct rsp_wstack wait_stacks[RSP_WG_TOP_STACKS];  /* the waiter's switch-out stacks */

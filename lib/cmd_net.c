@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * `rspctl net`: the network operations of the window (struct rsp_net_op:
+ * from a socket's last send to the last arrival of its answer), per socket:
+ * its 4-tuple when known, how many operations, how long they took, and who
+ * answered: a local thread over loopback, or the NIC.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <rsp/net.h>
+#include <rsp/parse.h>
+#include <rsp/tlstore.h>
+#include "internal/query.h"
+#include "internal/u64map.h"
+
+#define NET_DEFAULT_LIMIT 20
+#define MAX_PEERS	  4
+
+struct net_opts {
+	unsigned limit; /* sockets; 0: all */
+};
+
+enum {
+	OPT_LIMIT = 1,
+};
+
+static const struct rsp_option net_opts[] = {
+	{"limit", true, OPT_LIMIT},
+	{NULL, false, 0},
+};
+
+static void net_init(void *opts)
+{
+	((struct net_opts *)opts)->limit = NET_DEFAULT_LIMIT;
+}
+
+static int net_opt(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err)
+{
+	struct net_opts *o = req->opts;
+	uint64_t n;
+
+	if (id == OPT_LIMIT) {
+		if (rsp_parse__u64(arg, 0, 1000000, &n)) {
+			rsp_buf__printf(err,
+					"net: --limit wants a number of sockets (0: all), not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		o->limit = (unsigned)n;
+		return 0;
+	}
+	rsp_buf__printf(err, "net: unexpected argument '%s'; see 'rspctl help net'", arg);
+	return -EINVAL;
+}
+
+struct peer {
+	uint32_t tid, tgid; /* 0: the NIC, or an unidentified local thread */
+	bool local;
+	uint64_t ops;
+};
+
+/* One socket (one incarnation of a kernel address: its addresses are part of the key). */
+struct row {
+	const struct rsp_net_op *op; /* the first: socket, addresses, protocol */
+	uint32_t tid, tgid;
+	uint64_t ops, total_ns, max_ns, arrivals, wakeups, bytes_sent;
+	struct peer peers[MAX_PEERS];
+	uint32_t nr_peers;
+	uint64_t other_peers; /* operations whose peer did not fit */
+	bool hidden;	      /* another user's process */
+};
+
+struct table {
+	struct row *rows;
+	size_t nr, cap;
+	struct rsp_u64map idx;
+	uint64_t ops;
+};
+
+static uint64_t row_key(const struct rsp_net_op *op)
+{
+	uint64_t h = op->sk * 0x9E3779B97F4A7C15ull;
+	const uint8_t *b = (const uint8_t *)&op->local;
+
+	for (size_t i = 0; i < 2 * sizeof(op->local); i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h == UINT64_MAX ? 0 : h;
+}
+
+static bool same_socket(const struct rsp_net_op *a, const struct rsp_net_op *b)
+{
+	return a->sk == b->sk && !memcmp(&a->local, &b->local, sizeof(a->local)) &&
+	       !memcmp(&a->remote, &b->remote, sizeof(a->remote));
+}
+
+static struct row *get_row(struct table *t, const struct rsp_net_op *op)
+{
+	uint64_t key = row_key(op);
+	uint32_t i;
+
+	/* A hash collision between two sockets only splits or joins rows: checked. */
+	if (!rsp_u64map__get(&t->idx, key, &i) && same_socket(t->rows[i].op, op))
+		return &t->rows[i];
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		struct row *r = realloc(t->rows, cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		t->rows = r;
+		t->cap = cap;
+	}
+	if (rsp_u64map__put(&t->idx, key, (uint32_t)t->nr))
+		return NULL;
+	memset(&t->rows[t->nr], 0, sizeof(t->rows[0]));
+	t->rows[t->nr].op = op;
+	t->rows[t->nr].tid = op->tid;
+	t->rows[t->nr].tgid = op->tgid;
+	return &t->rows[t->nr++];
+}
+
+static void add_peer(struct row *r, const struct rsp_net_op *op)
+{
+	uint32_t tid = op->flags & RSP_NETF_LOOPBACK ? op->peer_tid : 0;
+	bool local = !tid && (op->flags & RSP_NETF_LOCAL);
+
+	for (uint32_t i = 0; i < r->nr_peers; i++) {
+		if (r->peers[i].tid == tid && r->peers[i].local == local) {
+			r->peers[i].ops++;
+			return;
+		}
+	}
+	if (r->nr_peers == MAX_PEERS) {
+		r->other_peers++;
+		return;
+	}
+	r->peers[r->nr_peers++] = (struct peer){tid, tid ? op->peer_tgid : 0, local, 1};
+}
+
+static int add_op(struct table *t, const struct rsp_net_op *op)
+{
+	struct row *r = get_row(t, op);
+	uint64_t d = op->end - op->start;
+
+	if (!r)
+		return -ENOMEM;
+	r->ops++;
+	r->total_ns += d;
+	if (d > r->max_ns)
+		r->max_ns = d;
+	r->arrivals += op->arrivals;
+	r->wakeups += op->wakeups;
+	r->bytes_sent += op->bytes_sent;
+	add_peer(r, op);
+	t->ops++;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return x->op->sk < y->op->sk ? -1 : x->op->sk > y->op->sk;
+}
+
+struct ctx {
+	const struct rsp_request *req;
+	const struct rsp_source *src;
+	const struct rsp_tlstore *store;
+	struct table *t;
+	uint64_t from, to;
+};
+
+static const char *comm_of(const struct ctx *c, uint32_t tid)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(c->store, tid);
+
+	return t && t->comm[0] ? t->comm : "?";
+}
+
+/* "comm[tid]", or "pid N (other user)". */
+static char *thread_label(const struct ctx *c, uint32_t tid, uint32_t tgid, char *buf, size_t n)
+{
+	if (!rsp_source__may_see(c->src, tgid))
+		snprintf(buf, n, "pid %u %s", tgid, RSP_OTHER_USER);
+	else
+		snprintf(buf, n, "%s[%u]", comm_of(c, tid), tid);
+	return buf;
+}
+
+static const char *addr_source(const struct rsp_net_op *op)
+{
+	return op->flags & RSP_NETF_TUPLE	  ? "state"
+	       : op->flags & RSP_NETF_REMOTE_PEER ? "peer"
+						  : "unknown";
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+{
+	char label[64];
+
+	for (uint32_t i = 0; i < r->nr_peers; i++) {
+		const struct peer *p = &r->peers[i];
+
+		if (p->tid)
+			rsp_buf__printf(out, "%s%s over loopback", i ? ", " : "",
+					thread_label(c, p->tid, p->tgid, label, sizeof(label)));
+		else
+			rsp_buf__printf(out, "%s%s", i ? ", " : "",
+					p->local ? "a local thread rsp did not see" : "the NIC");
+		if (r->nr_peers > 1)
+			rsp_buf__printf(out, " (%" PRIu64 ")", p->ops);
+	}
+	if (r->other_peers)
+		rsp_buf__printf(out, ", others (%" PRIu64 ")", r->other_peers);
+	rsp_buf__puts(out, "\n");
+}
+
+static void text_row(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+{
+	char l[64], rem[64], label[64];
+
+	if (r->hidden) {
+		rsp_buf__printf(out, "  %s %s\n", rsp_net__proto_name(r->op->proto),
+				thread_label(c, r->tid, r->tgid, label, sizeof(label)));
+	} else {
+		rsp_sockaddr__format(&r->op->local, l, sizeof(l));
+		rsp_sockaddr__format(&r->op->remote, rem, sizeof(rem));
+		rsp_buf__printf(out, "  %s %s -> %s  %s\n", rsp_net__proto_name(r->op->proto), l,
+				rem, thread_label(c, r->tid, r->tgid, label, sizeof(label)));
+	}
+	rsp_buf__printf(out, "      %" PRIu64 " ops, %.3f s, mean %.2f ms, max %.2f ms\n", r->ops,
+			(double)r->total_ns / 1e9, ms(r->total_ns / (r->ops ? r->ops : 1)),
+			ms(r->max_ns));
+	rsp_buf__puts(out, "      answered by ");
+	text_peers(c, r, out);
+}
+
+static void render_text(const struct ctx *c, struct rsp_buf *out)
+{
+	const struct net_opts *o = c->req->opts;
+	const struct table *t = c->t;
+
+	rsp_buf__printf(out, "network operations in %.3f s: %" PRIu64 " on %zu socket%s\n",
+			(double)(c->to - c->from) / 1e9, t->ops, t->nr, t->nr == 1 ? "" : "s");
+	rsp_buf__puts(out,
+		      "(one runs from a socket's last send to the last arrival of its answer)\n");
+	for (size_t i = 0; i < t->nr && (!o->limit || i < o->limit); i++)
+		text_row(c, &t->rows[i], out);
+	if (o->limit && t->nr > o->limit)
+		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", t->nr - o->limit);
+	if (!t->nr && c->src->capture && !c->src->capture->families_on[RSP_FAM_NET])
+		rsp_buf__puts(out, "the net family is off (rspd --families)\n");
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid)
+{
+	json_object_set_new(o, "pid", json_integer(tgid));
+	if (!rsp_source__may_see(c->src, tgid)) {
+		json_object_set_new(o, "other_user", json_true());
+		return;
+	}
+	json_object_set_new(o, "tid", json_integer(tid));
+	json_object_set_new(o, "comm", json_string(comm_of(c, tid)));
+}
+
+static void json_endpoint(json_t *o, const char *name, const struct rsp_sockaddr *a)
+{
+	char buf[64], key[32];
+
+	json_object_set_new(o, name, json_string(rsp_sockaddr__format(a, buf, sizeof(buf))));
+	if (!a->family)
+		return;
+	snprintf(key, sizeof(key), "%s_addr", name);
+	json_object_set_new(o, key, json_string(rsp_sockaddr__addr(a, buf, sizeof(buf))));
+	snprintf(key, sizeof(key), "%s_port", name);
+	json_object_set_new(o, key, json_integer(a->port));
+}
+
+static json_t *json_peers(const struct ctx *c, const struct row *r)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < r->nr_peers; i++) {
+		const struct peer *p = &r->peers[i];
+		json_t *o = json_object();
+
+		if (p->tid) {
+			json_thread(c, o, p->tid, p->tgid);
+			json_object_set_new(o, "loopback", json_true());
+		} else if (p->local) {
+			json_object_set_new(o, "local", json_true());
+		} else {
+			json_object_set_new(o, "nic", json_true());
+		}
+		json_object_set_new(o, "ops", json_integer((json_int_t)p->ops));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *json_row(const struct ctx *c, const struct row *r)
+{
+	json_t *o = json_object();
+	char sk[32];
+
+	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(r->op->proto)));
+	if (!r->hidden) {
+		snprintf(sk, sizeof(sk), "0x%" PRIx64, r->op->sk);
+		json_object_set_new(o, "sk", json_string(sk));
+		json_endpoint(o, "local", &r->op->local);
+		json_endpoint(o, "remote", &r->op->remote);
+		json_object_set_new(o, "addresses", json_string(addr_source(r->op)));
+	}
+	json_thread(c, o, r->tid, r->tgid);
+	json_object_set_new(o, "ops", json_integer((json_int_t)r->ops));
+	json_object_set_new(o, "total_s", json_real((double)r->total_ns / 1e9));
+	json_object_set_new(o, "mean_ms", json_real(ms(r->total_ns / (r->ops ? r->ops : 1))));
+	json_object_set_new(o, "max_ms", json_real(ms(r->max_ns)));
+	json_object_set_new(o, "arrivals", json_integer((json_int_t)r->arrivals));
+	json_object_set_new(o, "wakeups", json_integer((json_int_t)r->wakeups));
+	json_object_set_new(o, "bytes_sent", json_integer((json_int_t)r->bytes_sent));
+	json_object_set_new(o, "peers", json_peers(c, r));
+	return o;
+}
+
+static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
+		       struct rsp_buf *out)
+{
+	const struct net_opts *o = c->req->opts;
+	json_t *root = json_object(), *rows = json_array();
+	char *text;
+	int ret;
+
+	for (size_t i = 0; i < c->t->nr && (!o->limit || i < o->limit); i++)
+		json_array_append_new(rows, json_row(c, &c->t->rows[i]));
+	json_object_set_new(root, "window",
+			    json_pack("{s:f, s:f, s:f, s:I, s:I, s:I}", "start",
+				      (double)c->from / 1e9, "end", (double)c->to / 1e9, "seconds",
+				      (double)(c->to - c->from) / 1e9, "ops", (json_int_t)c->t->ops,
+				      "sockets", (json_int_t)c->t->nr, "loopback_wakings",
+				      (json_int_t)st->net_loopback));
+	json_object_set_new(root, "sockets", rows);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	ret = rsp_buf__puts(out, text);
+	free(text);
+	return ret ? ret : rsp_buf__puts(out, "\n");
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+static void window_range(const struct rsp_request *req, const struct rsp_source *src,
+			 uint64_t *from, uint64_t *to)
+{
+	struct rsp_window_stats ws;
+
+	rsp_window__stats(src->window, &ws);
+	*to = src->now ? src->now : ws.newest;
+	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
+	if (req->to_ns && req->to_ns < *to)
+		*to = req->to_ns;
+	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
+		*from = *to - req->last_ns;
+	if (req->from_ns > *from)
+		*from = req->from_ns;
+	if (*from > *to)
+		*from = *to;
+}
+
+static int collect(struct ctx *c)
+{
+	size_t n;
+	const struct rsp_net_op *ops = rsp_tlstore__net_ops(c->store, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (c->req->pid >= 0 && ops[i].tgid != (uint32_t)c->req->pid)
+			continue;
+		if (add_op(c->t, &ops[i]))
+			return -ENOMEM;
+	}
+	/* Access is decided once per socket (may_see() may read /proc). */
+	for (size_t i = 0; i < c->t->nr; i++)
+		c->t->rows[i].hidden = !rsp_source__may_see(c->src, c->t->rows[i].tgid);
+	if (c->t->nr > 1)
+		qsort(c->t->rows, c->t->nr, sizeof(c->t->rows[0]), cmp_rows);
+	return 0;
+}
+
+static int net_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
+		   struct rsp_buf *err)
+{
+	struct rsp_tlstore_opts so = {
+		.ksyms = src->ksyms, .socks = src->socks, .flags = RSP_TLSTORE_WAITS_ONLY};
+	struct table t = {0};
+	struct ctx c = {.req = req, .src = src, .t = &t};
+	struct rsp_timeline_stats st;
+	struct rsp_tlstore *store = NULL;
+	struct rsp_wsnap *snap;
+	int ret = -ENOMEM;
+
+	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "net", req->pid, err)))
+		return ret;
+	window_range(req, src, &c.from, &c.to);
+	snap = rsp_window__pin(src->window, c.from, c.to);
+	if (!snap) {
+		rsp_buf__puts(err, "net: out of memory pinning the window");
+		return -ENOMEM;
+	}
+	rsp_u64map__init(&t.idx);
+	store = rsp_tlstore__load_opts(src->schema, snap, c.from, c.to, &so, &st, err);
+	if (!store)
+		goto out;
+	c.store = store;
+	ret = collect(&c);
+	if (ret) {
+		rsp_buf__puts(err, "net: out of memory");
+		goto out;
+	}
+	if (req->format == RSP_FMT_JSON) {
+		ret = render_json(&c, &st, out);
+		if (ret)
+			rsp_buf__puts(err, "net: out of memory rendering the answer");
+	} else {
+		render_text(&c, out);
+	}
+out:
+	free(t.rows);
+	rsp_u64map__exit(&t.idx);
+	rsp_tlstore__delete(store);
+	rsp_wsnap__unpin(snap);
+	return ret;
+}
+
+const struct rsp_command rsp_cmd_net = {
+	.name = "net",
+	.summary = "network operations per socket: addresses, latency, who answered",
+	.usage = "usage: rspctl net [--pid PID] [--last DURATION | --from T --to T]\n"
+		 "                  [--limit N] [--json]\n"
+		 "\n"
+		 "A network operation runs from a socket's last send to the last arrival\n"
+		 "of its answer (TCP and UDP). Per socket: its addresses when rsp knows\n"
+		 "them, how many operations and how long, and who answered: a local\n"
+		 "thread over loopback, or the NIC (a remote peer).\n"
+		 "\n"
+		 "  --pid PID        only the sockets PID's threads sent on\n"
+		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
+		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
+		 "                   status' shows it\n"
+		 "  --limit N        sockets to show, the slowest first (20; 0: all)\n"
+		 "  --json           JSON output (same as --format json)\n"
+		 "\n"
+		 "EXAMPLES\n"
+		 "  rspctl net --last 10s\n"
+		 "  rspctl net --pid 1234 --json\n",
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
+	.opts = net_opts,
+	.opts_size = sizeof(struct net_opts),
+	.init = net_init,
+	.opt = net_opt,
+	.run = net_run,
+};

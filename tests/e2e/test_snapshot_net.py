@@ -1,0 +1,20 @@
+"""The recursive snapshot of a network client (net_rr over loopback, TCP and
+UDP): the server thread is in the client's chain with ~200 x 3 ms attributed
+(the client's sleeps are woken by the server's sends over loopback), and
+those sleeps carry their network operation, answered by a thread: over TCP
+from 127.0.0.1:x to 127.0.0.1 and the server's port (UDP sockets have no
+address event on a kernel without kprobes). Skipped, saying so, on a build
+without the snapshot command."""
+import nettest as nt
+import rsptest as t
+
+t.need_root()
+if not nt.have_snapshot():
+    print("SKIP: rspctl has no snapshot command in this build")
+    raise SystemExit(t.SKIP)
+
+with t.Rspd() as d:
+    for proto in ("tcp", "udp"):
+        w = nt.run(proto)
+        d.settle()
+        nt.check_snapshot(d, w, need_addresses=proto == "tcp")
