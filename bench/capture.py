@@ -10,7 +10,11 @@ against bare from the same run.
 Also: rspd's own CPU seconds per million records, and for each stack policy
 the share of off-CPU time (and of sleeps) whose sleep carries a stack.
 
-usage: bench/capture.py [--reps N] [--quick] [--build DIR] [--out FILE]
+With --hist: only bare, rspd (stacks sleeps) with its latency histograms
+(the default) and rspd --no-hist, alternating, to show what the histograms'
+analysis thread costs; written to its own section.
+
+usage: bench/capture.py [--reps N] [--quick] [--hist] [--build DIR] [--out FILE]
 Writes a section of BENCHMARKS.md (replacing an older one of the same title).
 """
 import argparse
@@ -26,6 +30,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TITLE = "## Capture overhead (rspd vs null consumer vs perf record)"
+HIST_TITLE = "## Latency histograms on vs off (rspd --no-hist)"
 POLICIES = ["sleeps", "sampled:10", "all", "none"]
 TRACEPOINTS = [
     "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new",
@@ -91,7 +96,7 @@ class Rspd:
         self.build = build
         self.policy = policy
         self.extra = list(extra)
-        self.name = "rspd " + (label or policy)
+        self.name = "rspd " + (label or " ".join([policy] + self.extra))
 
     def ctl(self, *args):
         out = subprocess.run([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
@@ -282,6 +287,40 @@ def report(results, reps, args):
     return "\n".join(lines) + "\n"
 
 
+def report_hist(results, reps, args):
+    lines = [HIST_TITLE, "",
+             "Command: `sudo bench/capture.py --hist --reps %d%s` (%s)." % (
+                 reps, " --quick" if args.quick else "", time.strftime("%Y-%m-%d")),
+             "Machine: %s, %d CPUs, kernel %s. Runs alternate bare, rspd and rspd "
+             "--no-hist within each repetition; medians of %d runs; ratios to bare in the "
+             "same run. rspd's CPU includes its analysis thread, which feeds every record "
+             "to the histograms." % ("Debian 12 VM", os.cpu_count(), os.uname().release, reps),
+             ""]
+    for w, per in results.items():
+        bare = med([t for t, _ in per["bare"]])
+        lines += ["### %s" % w, "", "| mode | throughput | ratio to bare | loss "
+                  "| rspd CPU s per M records |", "|---|---|---|---|---|"]
+        cpu = {}
+        for mode, runs in per.items():
+            thr = med([t for t, _ in runs])
+            c = ""
+            if mode.startswith("rspd"):
+                recs = sum(e["records"] for _, e in runs)
+                cpu[mode] = sum(e["cpu_seconds"] for _, e in runs) / recs * 1e6 if recs else 0
+                c = "%.2f" % cpu[mode]
+            lines.append("| %s | %.1f | %.3f | %.1f%% | %s |" % (
+                mode, thr, thr / bare, 100 * (1 - thr / bare), c))
+        on, off = "rspd sleeps", "rspd sleeps --no-hist"
+        if cpu.get(off):
+            lines += ["", "Histograms on vs off: rspd's CPU per record is %.2f× (%.2f vs "
+                      "%.2f s per M records); throughput with histograms is %.3f of that "
+                      "without." % (cpu[on] / cpu[off], cpu[on], cpu[off],
+                                    med([t for t, _ in per[on]]) /
+                                    med([t for t, _ in per[off]]))]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
 def write_section(path, text, title=TITLE):
     old = open(path).read() if os.path.exists(path) else "# rsp benchmarks\n\n"
     start = old.find(title)
@@ -296,6 +335,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="shorter workloads (a smoke run)")
+    ap.add_argument("--hist", action="store_true", help="only histograms on vs off")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--study", action="store_true",
@@ -303,12 +343,21 @@ def main():
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/capture.py: run as root (perf events)")
+    if args.hist:
+        modes = [Bare(), Rspd(args.build, "sleeps"), Rspd(args.build, "sleeps", ["--no-hist"])]
+        results = measure(modes, workloads(args.quick), args.reps)
+        text = report_hist(results, args.reps, args)
+        print(text)
+        write_section(args.out, text, HIST_TITLE)
+        print("wrote " + args.out)
+        return
     modes = [Bare()]
     if args.study:
         modes += [Rspd(args.build, pol, extra, label) for label, pol, extra in STUDY]
     else:
         for pol in POLICIES:
             modes += [NullConsumer(args.build, pol), Rspd(args.build, pol)]
+        modes.append(Rspd(args.build, "sleeps", ["--no-hist"]))
     modes.append(PerfRecord())
     results = measure(modes, workloads(args.quick), args.reps)
     text = report_study(results, args.reps) if args.study else report(results, args.reps, args)

@@ -28,7 +28,7 @@
 #include <rsp/proto.h>
 #include <rsp/query.h>
 
-#define DEFAULT_SOCKET "/run/rspd/rspd.sock"
+#define DEFAULT_SOCKET	   "/run/rspd/rspd.sock"
 #define RESPONSE_TIMEOUT_S 120
 
 struct env {
@@ -74,9 +74,11 @@ static const char analyze_usage[] =
 	"\n"
 	"FILE is a dump (rspctl dump, SIGUSR1 to rspd) or a file perf record\n"
 	"wrote. COMMAND is a query command with its options: status, top,\n"
-	"graph or snapshot. On a dump the answer is the one rspd gave live on\n"
-	"the same window; capture-only facts (rates, rspd's own cost) are left\n"
-	"out. Files a command writes (snapshot --folded) are written here.\n"
+	"graph, snapshot or hist. On a dump the answer is the one rspd gave\n"
+	"live on the same window; capture-only facts (rates, rspd's own cost)\n"
+	"are left out. Files a command writes (snapshot --folded) are written\n"
+	"here. hist recomputes the latency profiles from the file's records, as\n"
+	"rspd does live (cumulative: over the file).\n"
 	"Kernel functions are named with the file's own kernel symbols, user\n"
 	"functions with this machine's files when they are the ones recorded.\n"
 	"No access control: whoever can read FILE sees all of it.\n"
@@ -104,7 +106,8 @@ static const char analyze_usage[] =
 	"  rspctl analyze perf.data status --pid 1234 --json\n"
 	"  rspctl analyze slow.perf.data graph --last 5s\n"
 	"  rspctl analyze slow.perf.data top --pid 1234\n"
-	"  rspctl analyze slow.perf.data snapshot 1234 --folded slow.folded\n";
+	"  rspctl analyze slow.perf.data snapshot 1234 --folded slow.folded\n"
+	"  rspctl analyze slow.perf.data hist --pid 1234 --op offcpu\n";
 
 static int help(const char *cmd)
 {
@@ -295,40 +298,38 @@ static int check_outputs(const struct rsp_request *req)
 	return 0;
 }
 
-static int read_answer(int fd, const char *path, const struct rsp_request *rq)
+/* Read rspd's answer: 0 and its body in @body, 1 after printing why not. */
+static int read_answer(int fd, const char *path, struct rsp_buf *body)
 {
 	unsigned char hdr[RSP_PROTO_RESP_HEADER];
 	uint32_t len;
 	int status, err = read_all(fd, hdr, sizeof(hdr));
-	char *body;
 
 	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
 		fprintf(stderr, "rspctl: %s from rspd at %s\n",
-			err == -EAGAIN ? "no answer within the timeout" : "a broken answer",
-			path);
+			err == -EAGAIN ? "no answer within the timeout" : "a broken answer", path);
 		return 1;
 	}
-	body = malloc((size_t)len + 1);
-	if (!body || read_all(fd, body, len)) {
+	if (rsp_buf__reserve(body, (size_t)len + 1) || read_all(fd, body->data, len)) {
 		fprintf(stderr, "rspctl: the answer from %s was cut short\n", path);
-		free(body);
 		return 1;
 	}
-	body[len] = '\0';
-	if (status)
-		fprintf(stderr, "rspctl: %s\n", body);
-	else
-		status = deliver(rq, body, len);
-	free(body);
-	return status ? 1 : 0;
+	body->len = len;
+	body->data[len] = '\0';
+	if (status) {
+		fprintf(stderr, "rspctl: %s\n", body->data);
+		return 1;
+	}
+	return 0;
 }
 
-static int ask(const struct env *env, int argc, char **argv, const struct rsp_request *rq)
+/* Send @argv to rspd; 0 and the answer in @body, or 1 after printing why not. */
+static int ask(const struct env *env, int argc, const char *const *argv, struct rsp_buf *body)
 {
 	struct rsp_buf req = RSP_BUF_INIT;
 	int fd, ret;
 
-	if (rsp_proto__encode_request(argc, argv, &req)) {
+	if (rsp_proto__encode_request(argc, (char *const *)argv, &req)) {
 		fprintf(stderr, "rspctl: the command line is too long to send\n");
 		return 2;
 	}
@@ -347,14 +348,42 @@ static int ask(const struct env *env, int argc, char **argv, const struct rsp_re
 			strerror(errno));
 		ret = 1;
 	} else {
-		ret = read_answer(fd, env->socket, rq);
+		ret = read_answer(fd, env->socket, body);
 	}
 	close(fd);
 	rsp_buf__exit(&req);
 	return ret;
 }
 
-/* Check a query locally before bothering the daemon with it; @req kept on success. */
+/*
+ * A query with a local part (it names the user's files): rspd answers the
+ * selection in JSON, librsp finishes here, as the user who runs rspctl.
+ */
+static int ask_local(const struct env *env, const struct rsp_request *req, int argc, char **argv)
+{
+	struct rsp_buf body = RSP_BUF_INIT, out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	int rargc, ret;
+	const char **rargv = rsp_query__remote_argv(req, argc, (const char *const *)argv, &rargc);
+
+	if (!rargv) {
+		fprintf(stderr, "rspctl: out of memory\n");
+		return 1;
+	}
+	ret = ask(env, rargc, rargv, &body);
+	if (!ret && rsp_query__finish(req, body.data, body.len, &out, &err)) {
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "failed");
+		ret = 1;
+	} else if (!ret && out.len) {
+		fwrite(out.data, 1, out.len, stdout);
+	}
+	free(rargv);
+	rsp_buf__exit(&body);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	return ret;
+}
+
+/* Check a query locally before bothering the daemon with it. */
 static int check_query(int argc, char **argv, struct rsp_request *req)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
@@ -457,6 +486,31 @@ static int absolute_output(int argc, char **argv, char *abs, size_t n)
 	return 0;
 }
 
+/* A query for rspd: checked here first; one with a local part is finished here. */
+static int run_query(const struct env *env, int argc, char **argv, char *abs, size_t n)
+{
+	struct rsp_buf body = RSP_BUF_INIT;
+	struct rsp_request req;
+	int ret;
+
+	if (check_query(argc, argv, &req))
+		return 2;
+	if (absolute_output(argc, argv, abs, n)) {
+		rsp_request__exit(&req);
+		return 2;
+	}
+	if (rsp_query__local(&req)) {
+		ret = ask_local(env, &req, argc, argv);
+	} else {
+		ret = ask(env, argc, (const char *const *)argv, &body);
+		if (!ret)
+			ret = deliver(&req, body.data, body.len);
+	}
+	rsp_request__exit(&req);
+	rsp_buf__exit(&body);
+	return ret;
+}
+
 /* Global options come before the command; returns the command's index. */
 static int parse_global(struct env *env, int argc, char **argv)
 {
@@ -493,8 +547,7 @@ int main(int argc, char **argv)
 {
 	struct env env = {.socket = DEFAULT_SOCKET};
 	static char abs[PATH_MAX];
-	struct rsp_request req;
-	int ret, cmd = parse_global(&env, argc, argv);
+	int cmd = parse_global(&env, argc, argv);
 
 	if (cmd >= argc) {
 		usage(stderr);
@@ -504,13 +557,5 @@ int main(int argc, char **argv)
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
 	if (!strcmp(argv[cmd], "analyze"))
 		return analyze(argc - cmd, argv + cmd);
-	if (check_query(argc - cmd, argv + cmd, &req))
-		return 2;
-	if (absolute_output(argc - cmd, argv + cmd, abs, sizeof(abs))) {
-		rsp_request__exit(&req);
-		return 2;
-	}
-	ret = ask(&env, argc - cmd, argv + cmd, &req);
-	rsp_request__exit(&req);
-	return ret;
+	return run_query(&env, argc - cmd, argv + cmd, abs, sizeof(abs));
 }

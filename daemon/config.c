@@ -362,13 +362,36 @@ static const struct rspd_opt opts[] = {
 	 .help = "total size of the dumps kept in the directory"},
 	{.section = "dump", .name = "dump-on-exit", .def = "no", .type = T_BOOL, F(dump.on_exit),
 	 RELOAD, .help = "dump the window when stopped (SIGTERM, SIGINT)"},
+
+	{.section = "hist", .name = "hist", .def = "yes", .type = T_BOOL, F(hist_on),
+	 .help = "keep the latency profiles (rspctl hist) from the start"},
+	{.section = "hist", .name = "hist-resolution", .arg = "R", .def = "1", .type = T_UINT,
+	 F(hist.resolution), .min = 1, .max = 2,
+	 .help = "buckets: 1 = log2 of ns, 2 = half octaves"},
+	{.section = "hist", .name = "hist-profiles", .arg = "N", .def = "4096", .type = T_UINT,
+	 F(hist.max_profiles), .min = 16, .max = 1u << 20,
+	 .help = "process and thread profiles kept; the least recently updated go to 'other'"},
+	{.section = "hist", .name = "hist-slice", .arg = "DURATION", .def = "1s", .type = T_DUR,
+	 F(hist.slice_ns), .min = 10000000, .max = 3600000000000ull,
+	 .help = "length of a time slice: the resolution of ranges in rspctl hist"},
+	{.section = "hist", .name = "hist-slices", .arg = "N", .def = "300", .type = T_UINT,
+	 F(hist.nr_slices), .min = 1, .max = 100000, .help = "time slices kept"},
+	{.section = "hist", .name = "hist-slice-cap", .arg = "N", .def = "256", .type = T_UINT,
+	 F(hist.slice_cap), .min = 1, .max = 65536,
+	 .help = "process and thread entries per slice; more go to the slice's 'other'"},
+	{.section = "hist", .name = "hist-threads", .arg = "N", .def = "32768", .type = T_UINT,
+	 F(hist_max_threads), .min = 64, .max = 1u << 22,
+	 .help = "threads followed at once for off-CPU and run-queue times; more are left out"},
+	{.section = "hist", .name = "hist-io-timeout", .arg = "DURATION", .def = "10s", .type = T_DUR,
+	 F(hist_io_timeout_ns), .min = 100000000, .max = 3600000000000ull,
+	 .help = "a block request still without a completion after this counts as unobserved"},
 };
 // clang-format on
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
 static const char *const sections[] = {"daemon",  "control",  "window",
-				       "capture", "analysis", "dump"};
+				       "capture", "analysis", "dump", "hist"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */
@@ -538,6 +561,7 @@ static void config_defaults(struct rspd_config *c)
 
 	memset(c, 0, sizeof(*c));
 	rsp_capture_opts__init(&c->capture);
+	rsp_hist_config__init(&c->hist); /* what the table does not set: one shard */
 	for (size_t i = 0; i < NR_OPTS; i++)
 		if (opts[i].def && opt_set(&opts[i], c, opts[i].def, why, sizeof(why)))
 			abort(); /* a default the table itself rejects: a bug */

@@ -145,13 +145,16 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	ret = rspd_model__init(d, err, errlen);
 	if (!ret)
 		ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
-	return ret ? ret : rspd_dumper__start(d, err, errlen);
+	if (!ret)
+		ret = rspd_dumper__start(d, err, errlen);
+	return ret ? ret : rspd_analysis__start(d, err, errlen);
 }
 
 static void teardown(struct rspd *d)
 {
 	/* The server first: its query threads may still hand dumps over. */
 	rspd_server__stop(d);
+	rspd_analysis__stop(d);
 	rspd_dumper__stop(d);
 	rspd_dumpmeta__exit(&d->meta);
 	rspd_model__stop(d);
@@ -302,6 +305,8 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 	if (start > DRAIN_SLACK_NS)
 		atomic_store_explicit(&d->drain.drained_to, start - DRAIN_SLACK_NS,
 				      memory_order_release);
+	/* Every record stamped before @start is in the window: feed the histograms. */
+	rspd_analysis__publish(d, start);
 	now = rspd_now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <rsp/hist.h>
 #include <rsp/ksyms.h>
 #include <rsp/socktab.h>
 #include <rsp/log.h>
@@ -45,14 +46,20 @@ struct rspd_config {
 	uint64_t chunk_size; /* 0: derived */
 	/* [capture] */
 	uint64_t flush_interval_ns; /* drain every ring at least this often */
-	unsigned symbol_cache;         /* symbol tables cached (objects) */
+	unsigned symbol_cache;	    /* symbol tables cached (objects) */
 	struct rsp_capture_opts capture;
 	/* [dump] */
 	struct rspd_dump_config dump;
+	/* [hist]: the latency profiles (rspctl hist) */
+	bool hist_on;
+	struct rsp_hist_config hist;
+	uint64_t hist_io_timeout_ns;
+	unsigned hist_max_threads; /* threads the off-CPU/run-queue feed follows */
 };
 
 struct rspd_server;
 struct rspd_model;
+struct rspd_analysis;
 struct rsp_symbolizer;
 
 struct rspd {
@@ -62,11 +69,12 @@ struct rspd {
 	struct rsp_drain drain;
 	struct rspd_server *server;
 	struct rspd_model *model;
-	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
-	struct rsp_socktab *socks;     /* /proc/net at start: sockets older than rspd */
-	struct rspd_dumpmeta meta;     /* what dumps need of the live system */
-	struct rspd_dumper *dumper;    /* the dump thread */
-	uint64_t start_ns;             /* CLOCK_MONOTONIC */
+	struct rspd_analysis *analysis; /* NULL with --no-hist */
+	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
+	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */
+	struct rspd_dumpmeta meta;	/* what dumps need of the live system */
+	struct rspd_dumper *dumper;	/* the dump thread */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };
 
@@ -74,6 +82,19 @@ struct rspd {
 /** rspd_status__fill() - a snapshot of the capture's state; free ci->cpus. */
 int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci);
 uint64_t rspd_now_ns(void);
+
+/* analysis.c: the thread that feeds the latency histograms */
+/**
+ * rspd_analysis__start() - create the histogram store and start the thread
+ * (nothing with --no-hist). Return: 0 or -errno with one sentence in @err.
+ */
+int rspd_analysis__start(struct rspd *d, char *err, size_t errlen);
+/** rspd_analysis__publish() - a full drain started at @drain_start: feed up to it. */
+void rspd_analysis__publish(struct rspd *d, uint64_t drain_start);
+/** rspd_analysis__stop() - feed what was published, stop the thread, free the store. */
+void rspd_analysis__stop(struct rspd *d);
+/** rspd_analysis__store() - the histograms for queries, NULL when off. */
+struct rsp_hist_store *rspd_analysis__store(struct rspd *d);
 
 /* server.c */
 /**

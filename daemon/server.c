@@ -308,6 +308,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 		return -ENOMEM;
 	}
 	src.window = d->window;
+	src.hist = rspd_analysis__store(d);
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;

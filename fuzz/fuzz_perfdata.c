@@ -42,11 +42,15 @@ static void queries(const struct rsp_source *src)
 	static const char *const top[] = {"top", "--limit", "0", "--json"};
 	static const char *const graph[] = {"graph", "--json"};
 	static const char *const graph_text[] = {"graph", "--no-merge"};
+	static const char *const hist[] = {"hist", "--all", "--json"};
+	static const char *const hist_slices[] = {"hist", "--threads", "--slices", "--top", "3"};
 
 	query(src, 5, status);
 	query(src, 4, top);
 	query(src, 2, graph);
 	query(src, 2, graph_text);
+	query(src, 3, hist);
+	query(src, 5, hist_slices);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

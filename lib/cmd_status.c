@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include <rsp/hist.h>
 #include <rsp/perfdata.h>
 #include <rsp/record.h>
 #include <rsp/tp.h>
@@ -672,6 +673,53 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 	return o;
 }
 
+/* The latency histograms: size, how far they are fed, gaps. */
+static json_t *json_hist(const struct rsp_source *src)
+{
+	struct rsp_hist_stats hs;
+
+	if (!src->hist)
+		return json_null();
+	rsp_hist_store__stats(src->hist, &hs);
+	return json_pack(
+		"{s:i, s:I, s:i, s:I, s:I, s:I, s:f, s:i, s:I, s:f, s:f, s:I, s:f, s:I}",
+		"resolution", (int)hs.resolution, "profiles", (json_int_t)hs.profiles,
+		"max_profiles", (int)hs.max_profiles, "system_and_other", (json_int_t)hs.pinned,
+		"evictions", (json_int_t)hs.evictions, "updates", (json_int_t)hs.updates, "slice_s",
+		secs(hs.slice_ns), "slices", (int)hs.nr_slices, "slice_overflow",
+		(json_int_t)hs.slice_overflow, "progress_s", secs(hs.progress), "behind_s",
+		src->now > hs.progress && hs.progress ? secs(src->now - hs.progress) : 0.0, "gaps",
+		(json_int_t)hs.gaps, "gap_s", secs(hs.gap_ns), "bytes", (json_int_t)hs.bytes);
+}
+
+static void text_hist(const struct rsp_source *src, struct rsp_buf *out)
+{
+	struct rsp_hist_stats hs;
+	char mem[32];
+
+	if (!src->hist) {
+		if (!src->offline)
+			rsp_buf__puts(out, "\nhistograms: off (rspd --no-hist)\n");
+		return;
+	}
+	rsp_hist_store__stats(src->hist, &hs);
+	rsp_fmt__bytes(mem, sizeof(mem), hs.bytes);
+	rsp_buf__printf(out,
+			"\nhistograms: r=%u, %llu profiles (max %u) + %llu system/other, "
+			"%llu evicted\n",
+			hs.resolution, (unsigned long long)hs.profiles, hs.max_profiles,
+			(unsigned long long)hs.pinned, (unsigned long long)hs.evictions);
+	rsp_buf__printf(out, "        %llu latencies, %u slices of %.3g s, %s\n",
+			(unsigned long long)hs.updates, hs.nr_slices, secs(hs.slice_ns), mem);
+	rsp_buf__printf(out, "        fed up to %.3f (%.3f s behind), %llu gaps (%.3f s)\n",
+			secs(hs.progress),
+			src->now > hs.progress && hs.progress ? secs(src->now - hs.progress) : 0.0,
+			(unsigned long long)hs.gaps, secs(hs.gap_ns));
+	if (hs.gaps)
+		rsp_buf__puts(out, "  ! the analysis thread fell behind the window: records were "
+				   "evicted before they were fed (raise --window)\n");
+}
+
 static int render_json(const struct rsp_source *src, const struct rsp_window_stats *ws,
 		       const struct thread_counts *tc, long pid, const struct event_counts *ec,
 		       struct rsp_buf *out)
@@ -684,6 +732,7 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	if (src->dump)
 		json_object_set_new(o, "dump", json_dump(src->dump));
 	json_object_set_new(o, "window", json_window(ws));
+	json_object_set_new(o, "hist", json_hist(src));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
 		json_object_set_new(o, "threads", json_threads(src, tc));
@@ -944,6 +993,7 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	else if (src->offline)
 		rsp_buf__printf(out, "dump %s\n", src->path ? src->path : "");
 	text_window(&ws, src->now, out);
+	text_hist(src, out);
 	if (o->events)
 		text_events(&ec, out);
 	if (req->pid >= 0)

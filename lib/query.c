@@ -21,6 +21,7 @@ static const struct rsp_command *const commands[] = {
 	&rsp_cmd_net,
 	&rsp_cmd_snapshot,
 	&rsp_cmd_dump,
+	&rsp_cmd_hist,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -275,6 +276,65 @@ const char *rsp_query__option_at(const struct rsp_command *c, size_t i)
 		if (common_allowed(c, o->id) && i-- == 0)
 			return o->name;
 	return NULL;
+}
+
+bool rsp_query__local(const struct rsp_request *req)
+{
+	return req->cmd && req->cmd->local && req->cmd->local(req);
+}
+
+/* Does the option at argv[*i] go to rspd? Advances *i past its value. */
+static bool remote_keeps(const struct rsp_request *req, int argc, const char *const argv[], int *i)
+{
+	const struct rsp_command *c = req->cmd;
+	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct rsp_option *o = find_opt(c->opts, name, len);
+	bool common = !o;
+
+	if (!o)
+		o = find_opt(common_opts, name, len);
+	if (o && o->has_arg && !eq && *i + 1 < argc)
+		++*i;
+	if (!o)
+		return true;
+	if (common)
+		return o->id != COPT_JSON && o->id != COPT_FORMAT;
+	return !c->keep || c->keep(req, o->id);
+}
+
+const char **rsp_query__remote_argv(const struct rsp_request *req, int argc,
+				    const char *const argv[], int *out_argc)
+{
+	const char **v = calloc((size_t)argc + 2, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		int first = i;
+
+		if (i == 0 || strncmp(argv[i], "--", 2) || !argv[i][2]) {
+			v[n++] = argv[i];
+			continue;
+		}
+		if (!remote_keeps(req, argc, argv, &i))
+			continue;
+		for (int j = first; j <= i; j++)
+			v[n++] = argv[j];
+	}
+	v[n++] = "--json";
+	v[n] = NULL;
+	*out_argc = n;
+	return v;
+}
+
+int rsp_query__finish(const struct rsp_request *req, const char *answer, size_t len,
+		      struct rsp_buf *out, struct rsp_buf *err)
+{
+	if (!req->cmd || !req->cmd->finish)
+		return rsp_buf__add(out, answer, len);
+	return req->cmd->finish(req, answer, len, out, err);
 }
 
 void rsp_query__usage(struct rsp_buf *out, const char *name)

@@ -100,6 +100,7 @@ struct cpu_state {
 	uint64_t copy_time;
 	const uint64_t *copy_stack;
 	uint32_t copy_nr;
+	uint64_t *copy_buf; /* not RSP_TL_RECORDS_STABLE: the copy outlives its record */
 	/* the last data arrival on this CPU: wakings after it in the same handler are its */
 	uint64_t arr_sk, arr_time;
 	uint32_t arr_tid; /* the task it ran in the context of (0: idle) */
@@ -121,6 +122,7 @@ struct sock_st {
 	uint32_t arrivals, wakeups;
 	uint32_t peer_tid, peer_tgid;
 	uint64_t peer_sk;
+	uint64_t seen; /* its latest event (rsp_timeline__expire()) */
 };
 
 struct req {
@@ -177,6 +179,9 @@ struct rsp_timeline {
 	struct rsp_socktab *stab;	  /* what the stream's records said */
 	const struct rsp_socktab *base; /* sockets older than the stream, or NULL */
 	struct rsp_timeline_stats st;
+	uint32_t live;	      /* threads tracked now */
+	uint32_t max_threads; /* 0: no limit */
+	bool refused;	      /* get_thr() refused a thread for max_threads */
 	struct thr *last_thr; /* find_thr()'s one-entry cache */
 	bool last_thr_live;
 };
@@ -232,6 +237,8 @@ void rsp_timeline__delete(struct rsp_timeline *tl)
 	}
 	for (uint32_t i = 0; i < tl->nr_irqs; i++)
 		free(tl->irqs[i].name);
+	for (uint32_t i = 0; i < tl->nr_cpus; i++)
+		free(tl->cpus[i].copy_buf);
 	free(tl->irqs);
 	free(tl->slots);
 	free(tl->cpus);
@@ -332,7 +339,7 @@ static struct thr *alloc_thr(struct rsp_timeline *tl, uint32_t *idx)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (!(tl->flags & RSP_TL_RECORDS_STABLE)) {
+	if (!(tl->flags & (RSP_TL_RECORDS_STABLE | RSP_TL_NO_STACKS))) {
 		t->stack_buf = malloc(STACK_WORDS * sizeof(uint64_t));
 		if (!t->stack_buf) {
 			free(t);
@@ -352,6 +359,10 @@ static struct thr *get_thr(struct rsp_timeline *tl, uint32_t tid)
 
 	if (t)
 		return t;
+	if (tl->max_threads && tl->live >= tl->max_threads) {
+		tl->refused = true;
+		return NULL;
+	}
 	t = alloc_thr(tl, &idx);
 	if (!t)
 		return NULL;
@@ -366,6 +377,7 @@ static struct thr *get_thr(struct rsp_timeline *tl, uint32_t tid)
 	t->tid = tid;
 	t->state = T_NEW;
 	tl->st.threads++;
+	tl->live++;
 	return t;
 }
 
@@ -376,6 +388,7 @@ static void free_thr(struct rsp_timeline *tl, struct thr *t)
 	if (rsp_u64map__get(&tl->tmap, t->tid, &idx))
 		return;
 	rsp_u64map__del(&tl->tmap, t->tid);
+	tl->live--;
 	if (tl->last_thr == t)
 		tl->last_thr_live = false;
 	t->next_free = tl->free_slot;
@@ -1066,6 +1079,7 @@ static int on_net(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 	so = get_sock(tl, ev.sk);
 	if (!so)
 		return -ENOMEM;
+	so->seen = smp->time;
 	if (ev.proto)
 		so->proto = ev.proto;
 	if (ev.family)
@@ -1300,7 +1314,7 @@ static void learn_comm_field(struct rsp_timeline *tl, struct thr *t, enum rsp_fi
 
 static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *chain, uint64_t nr)
 {
-	if (!chain || !nr) {
+	if (!chain || !nr || (tl->flags & RSP_TL_NO_STACKS)) {
 		t->stack = NULL;
 		t->nr_stack = 0;
 		return;
@@ -1315,6 +1329,30 @@ static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *c
 	memcpy(t->stack_buf, chain, nr * sizeof(*chain));
 	t->stack = t->stack_buf;
 	t->nr_stack = (uint32_t)nr;
+}
+
+/*
+ * A stack copy that came before its switch: kept until the switch. A
+ * caller that feeds records it may release at once (a live stream read in
+ * passes) gets a copy, as the switch may be in the next pass.
+ */
+static void keep_copy(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+{
+	uint64_t nr = smp->nr_callchain < STACK_WORDS ? smp->nr_callchain : STACK_WORDS;
+
+	c->copy_time = smp->time;
+	c->copy_stack = smp->callchain;
+	c->copy_nr = (uint32_t)nr;
+	if ((tl->flags & RSP_TL_RECORDS_STABLE) || !smp->callchain)
+		return;
+	if (!c->copy_buf)
+		c->copy_buf = malloc(STACK_WORDS * sizeof(uint64_t));
+	if (!c->copy_buf) {
+		c->copy_stack = NULL; /* no memory: the switch goes without this stack */
+		return;
+	}
+	memcpy(c->copy_buf, smp->callchain, nr * sizeof(uint64_t));
+	c->copy_stack = c->copy_buf;
 }
 
 /* @t leaves cpu @c at @time. */
@@ -1466,16 +1504,14 @@ static int on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 
 		if (t && t->state == T_SLEEPING && t->since == smp->time && !t->stack)
 			keep_stack(tl, t, smp->callchain, smp->nr_callchain);
-		else if (!t || t->since != smp->time) {
-			c->copy_time = smp->time;
-			c->copy_stack = smp->callchain;
-			c->copy_nr = (uint32_t)smp->nr_callchain;
-		}
+		else if (!t || t->since != smp->time)
+			keep_copy(tl, c, smp);
 		return 0;
 	}
-	if (prev_pid > 0 && !(prev = get_thr(tl, (uint32_t)prev_pid)))
+	/* A thread refused for set_max_threads() is left out; the other is followed. */
+	if (prev_pid > 0 && !(prev = get_thr(tl, (uint32_t)prev_pid)) && !tl->refused)
 		return -ENOMEM;
-	if (next_pid > 0 && !(next = get_thr(tl, (uint32_t)next_pid)))
+	if (next_pid > 0 && !(next = get_thr(tl, (uint32_t)next_pid)) && !tl->refused)
 		return -ENOMEM;
 	/* A context switch happens in task context: no handler is open here. */
 	c->depth = 0;
@@ -1851,10 +1887,13 @@ static int on_sideband(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	return 1;
 }
 
-static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
+/*
+ * Records of CPU @cpu (every CPU: UINT32_MAX) from @from on are missing:
+ * every thread that could have changed state there (all but those running
+ * on other CPUs) is UNKNOWN from @from until its next switch.
+ */
+static void gap_threads(struct rsp_timeline *tl, uint32_t cpu, uint64_t from)
 {
-	uint64_t from = c->seen ? c->last_time : e->time;
-
 	tl->st.gaps++;
 	for (uint32_t i = 0; i < tl->nr_slots; i++) {
 		struct thr *t = tl->slots[i];
@@ -1864,14 +1903,94 @@ static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rs
 			continue; /* a free slot */
 		if (t->state == T_NEW || t->state == T_GAP)
 			continue;
-		if (t->state == T_RUNNING && t->cpu != e->cpu)
+		if (t->state == T_RUNNING && cpu != UINT32_MAX && t->cpu != cpu)
 			continue;
 		close_open(tl, t, from < t->since ? t->since : from, RSP_SEGF_GAP);
 		t->state = T_GAP;
 		t->since = from < t->since ? t->since : from;
 	}
+}
+
+static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
+{
+	gap_threads(tl, e->cpu, c->seen ? c->last_time : e->time);
 	c->switched = false;
 	c->depth = 0;
+}
+
+void rsp_timeline__gap(struct rsp_timeline *tl, uint64_t from)
+{
+	if (tl->finished)
+		return;
+	gap_threads(tl, UINT32_MAX, from);
+	for (uint32_t i = 0; i < tl->nr_cpus; i++) {
+		tl->cpus[i].switched = false;
+		tl->cpus[i].depth = 0;
+		tl->cpus[i].copy_stack = NULL;
+	}
+}
+
+void rsp_timeline__set_max_threads(struct rsp_timeline *tl, uint32_t max)
+{
+	tl->max_threads = max;
+}
+
+/*
+ * Bounded state for a timeline fed forever (rspd's analysis thread): block
+ * requests that saw no completion by @before (this kernel drops the
+ * completions of interrupts that hit an idle CPU) are emitted as never
+ * completed, and threads unknown since a gap before @before are forgotten
+ * (their exit may have been in the gap; if they live, they are learnt
+ * again at their next record).
+ */
+/*
+ * Sockets idle since before @before: an operation still open is emitted
+ * (RSP_NETF_OPEN), the socket forgotten, and so are the addresses of the
+ * sockets whose latest state or receive record is that old (a connection
+ * still in use is named again by its next receive).
+ */
+static void expire_socks(struct rsp_timeline *tl, uint64_t before)
+{
+	for (uint32_t i = 0; i < tl->nr_socks; i++) {
+		struct sock_st *so = &tl->socks[i];
+
+		if (!so->used || so->seen >= before)
+			continue;
+		emit_op(tl, so, RSP_NETF_OPEN);
+		free_sock(tl, so);
+		tl->st.sockets_expired++;
+	}
+	rsp_socktab__expire(tl->stab, before);
+}
+
+void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
+{
+	if (tl->finished)
+		return;
+	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
+		struct req *r = &tl->reqs[i];
+
+		if (!r->used || (r->r.issue ? r->r.issue : r->r.insert) >= before)
+			continue;
+		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
+		if (!r->r.issue)
+			r->r.issue = r->r.insert;
+		tl->st.reqs_expired++;
+		emit_req(tl, r);
+	}
+	for (uint32_t i = 0; i < tl->nr_slots; i++) {
+		struct thr *t = tl->slots[i];
+		uint32_t idx;
+
+		if (rsp_u64map__get(&tl->tmap, t->tid, &idx) || idx != i)
+			continue;
+		if (t->state != T_GAP || t->since >= before)
+			continue;
+		emit_held(tl, t);
+		tl->st.threads_expired++;
+		free_thr(tl, t);
+	}
+	expire_socks(tl, before);
 }
 
 /* ---- implicit switch-ins ------------------------------------------------ */
@@ -1978,8 +2097,9 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	c = get_cpu(tl, e->cpu);
 	if (!c) {
 		tl->st.malformed++;
-		return c ? 0 : -ENOMEM;
+		return -ENOMEM;
 	}
+	tl->refused = false;
 	if (e->rec->type == PERF_RECORD_SAMPLE) {
 		ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
 		if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
@@ -1997,6 +2117,11 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	c->seen = true;
 	if (e->time > c->last_time)
 		c->last_time = e->time;
+	if (tl->refused) {
+		/* A thread past set_max_threads(): not an error of the record. */
+		tl->st.untracked++;
+		return 0;
+	}
 	if (ret == 0)
 		tl->st.used++;
 	else if (ret > 0)

@@ -72,6 +72,14 @@ static int grow(struct rsp_u64map *m)
 	return 0;
 }
 
+int rsp_u64map__reserve(struct rsp_u64map *m, size_t n)
+{
+	while (n * 4 > m->cap * 3)
+		if (grow(m))
+			return -ENOMEM;
+	return 0;
+}
+
 int rsp_u64map__put(struct rsp_u64map *m, uint64_t key, uint32_t val)
 {
 	size_t i;

@@ -7,6 +7,7 @@ for this test (useradd; removed at the end):
   - in their answers, other users' processes are "pid N (other user)",
     without names (JSON: "other_user": true, no "comm");
   - a member of admin-group, and root, see everything.
+status, graph, top and hist are each checked.
 The user's process is `cat` passing bytes back and forth with this (root)
 test over pipes, so the window holds wakings of the user's process by a
 root process: exactly what must be redacted."""
@@ -197,14 +198,51 @@ try:
         t.check("python" not in raw and "python" not in fold and
                 ("pid %d (other user)" % me) in fold,
                 "snapshot: no other user's name in the JSON or the folded stacks")
-        # --min 0: every node, however light (the feeders may be under the default 1%:
-        # under ASan cat's last sleep, on a pipe nobody writes any more, takes most of it).
+        # --min 0: every node in the text, however light (the feeder's share
+        # can fall under the default 1% under ASan).
         rc, out, _ = d.ctl("snapshot", str(cat.pid), "--min", "0", user=plain)
         t.check("pid %d (other user)" % me in out and "python" not in out,
                 "snapshot text: 'pid %d (other user)'" % me)
         shutil.rmtree(outdir, ignore_errors=True)
         raw = d.ctl("snapshot", str(cat.pid), "--json")[1]
         t.check("python" in raw, "root's snapshot names the python process")
+        # hist applies the same rule: denied on a root process or thread; in the
+        # profiles per process and per thread, other users' are unnamed; --comm
+        # merges only the user's own processes.
+        t.wait_fed(d, t.now_s())
+        for opt in ("--pid", "--tid"):
+            rc, _, err = d.ctl("hist", opt, str(me), check_rc=False, user=plain)
+            t.check(rc == 1 and "belongs to another user" in err,
+                    "hist %s: denied on a root process: %s" % (opt, err.strip()))
+        h = d.json("hist", "--pid", str(cat.pid), "--op", "offcpu", user=plain)
+        pipe = [p for p in h["profiles"] if p["op"] == "offcpu:pipe"]
+        t.check(pipe and pipe[0]["subject"]["comm"] == "cat" and pipe[0]["count"] >= 100,
+                "hist: the user sees their own cat's pipe waits (%s)"
+                % (pipe[0]["count"] if pipe else "none"))
+        raw = d.ctl("hist", "--all", "--op", "offcpu:pipe", "--json", user=plain)[1]
+        h = d.json("hist", "--all", "--op", "offcpu:pipe", user=plain)
+        mine = [p for p in h["profiles"] if p["subject"].get("pid") == me]
+        t.check(mine and all(p["subject"].get("other_user") is True
+                             and "comm" not in p["subject"] for p in mine)
+                and "python" not in raw,
+                "hist: this root process's %d profiles are 'other user', no name anywhere"
+                % len(mine))
+        out = d.ctl("hist", "--processes", "--op", "offcpu:pipe", user=plain)[1]
+        t.check("pid %d (other user)" % me in out, "hist text: 'pid %d (other user)'" % me)
+        out = d.ctl("hist", "--threads", "--op", "offcpu:pipe", "--top", "50", user=plain)[1]
+        t.check("python" not in out and "cat" in out,
+                "hist --threads: the user's thread named, root's not")
+        comm = "python3" if any(p["subject"].get("comm") == "python3" for p in d.json(
+            "hist", "--processes", "--op", "offcpu:pipe")["profiles"]) else None
+        if comm:
+            t.check(d.json("hist", "--comm", comm, "--op", "offcpu:pipe")["profiles"]
+                    and not d.json("hist", "--comm", comm, "--op", "offcpu:pipe",
+                                   user=plain)["profiles"],
+                    "hist --comm %s: root's processes merge for root, not for the user" % comm)
+        h = d.json("hist", "--processes", "--op", "offcpu:pipe", user=admin)
+        t.check(any(p["subject"].get("pid") == me and p["subject"].get("comm", "")
+                    .startswith("python") for p in h["profiles"]),
+                "hist: the admin group sees the root process's name")
 
         cat.stdin.close()
         cat.wait()

@@ -246,3 +246,66 @@ void synth__exit(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uin
 
 	append_rec(s, cpu, synth__task_rec(buf, PERF_RECORD_EXIT, time, pid, pid, tid, tid));
 }
+
+void synth__irq_entry(struct synth *s, unsigned cpu, uint64_t time, int irq, const char *name)
+{
+	/* irq (int) at 8, __data_loc name at 12, the string after: offset 16. */
+	unsigned char f[48] = {0};
+	uint32_t len = (uint32_t)strlen(name) + 1, loc = len << 16 | 16;
+
+	assert_true(8 + len <= sizeof(f));
+	memcpy(f, &irq, 4);
+	memcpy(f + 4, &loc, 4);
+	memcpy(f + 8, name, len);
+	synth__tp(s, RSP_EV_irq_handler_entry, cpu, time, 0, 0, f, 8 + len);
+}
+
+void synth__irq_exit(struct synth *s, unsigned cpu, uint64_t time, int irq)
+{
+	unsigned char f[8] = {0};
+	int32_t ret = 1;
+
+	memcpy(f, &irq, 4);
+	memcpy(f + 4, &ret, 4);
+	synth__tp(s, RSP_EV_irq_handler_exit, cpu, time, 0, 0, f, sizeof(f));
+}
+
+void synth__softirq(struct synth *s, unsigned cpu, uint64_t time, unsigned vec, int entry)
+{
+	uint32_t v = vec;
+
+	synth__tp(s, entry ? RSP_EV_softirq_entry : RSP_EV_softirq_exit, cpu, time, 0, 0, &v,
+		  sizeof(v));
+}
+
+void synth__block(struct synth *s, int event, unsigned cpu, uint64_t time, uint32_t pid,
+		  uint32_t tid, const char *comm, uint32_t dev, uint64_t sector, uint32_t nr_sector)
+{
+	/*
+	 * insert/issue: dev@8 sector@16 nr_sector@24 bytes@28 ioprio@32
+	 * rwbs[10]@34 comm[16]@44 cmd(__data_loc)@60, cmd string at 64.
+	 * complete: dev@8 sector@16 nr_sector@24 error@28 ioprio@32 rwbs@34
+	 * cmd(__data_loc)@44, string at 48. Offsets here are minus the 8
+	 * common bytes.
+	 */
+	unsigned char f[64] = {0};
+	uint32_t bytes = nr_sector * 512, loc;
+	size_t n;
+
+	memcpy(f, &dev, 4);
+	memcpy(f + 8, &sector, 8);
+	memcpy(f + 16, &nr_sector, 4);
+	memcpy(f + 26, "WS", 2);
+	if (event == RSP_EV_block_rq_complete) {
+		loc = 1u << 16 | 48;
+		memcpy(f + 36, &loc, 4);
+		n = 41;
+	} else {
+		memcpy(f + 20, &bytes, 4);
+		strncpy((char *)f + 36, comm, 15);
+		loc = 1u << 16 | 64;
+		memcpy(f + 52, &loc, 4);
+		n = 57;
+	}
+	synth__tp(s, event, cpu, time, pid, tid, f, (uint32_t)n);
+}

@@ -35,6 +35,14 @@ void synth__switch(struct synth *s, unsigned cpu, uint64_t time, uint32_t prev_t
 		   const char *next_comm);
 void synth__waking(struct synth *s, unsigned cpu, uint64_t time, uint32_t waker_tgid,
 		   uint32_t waker_tid, uint32_t wakee_tid, int target_cpu);
+/* irq and softirq handlers (this kernel's layouts: tests/golden). */
+void synth__irq_entry(struct synth *s, unsigned cpu, uint64_t time, int irq, const char *name);
+void synth__irq_exit(struct synth *s, unsigned cpu, uint64_t time, int irq);
+void synth__softirq(struct synth *s, unsigned cpu, uint64_t time, unsigned vec, int entry);
+/* Block requests: @event is RSP_EV_block_rq_insert, _issue or _complete;
+ * dev is the kernel's (major << 20 | minor); pid/tid/comm say who ran it. */
+void synth__block(struct synth *s, int event, unsigned cpu, uint64_t time, uint32_t pid,
+		  uint32_t tid, const char *comm, uint32_t dev, uint64_t sector, uint32_t nr_sector);
 void synth__cpu_sample(struct synth *s, unsigned cpu, uint64_t time, uint32_t pid, uint32_t tid,
 		       uint64_t ip);
 /** synth__cpu_sample_mode() - the same with the record's cpumode (misc) and a period. */

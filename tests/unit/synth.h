@@ -468,6 +468,25 @@ static inline void synth_lost(struct synth *s, uint32_t cpu, uint64_t t, uint64_
 	w[5] = cpu;
 }
 
+/* A PERF_RECORD_COMM (exec: a new name) with the sample_id_all trailer. */
+static inline void synth_comm(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
+			      const char *comm)
+{
+	uint64_t *w = (uint64_t *)synth_reserve(s, 8 + 8 + 16 + 32, cpu);
+	uint32_t *ids = (uint32_t *)(w + 1);
+
+	((struct perf_event_header *)w)->type = PERF_RECORD_COMM;
+	((struct perf_event_header *)w)->misc = PERF_RECORD_MISC_COMM_EXEC;
+	((struct perf_event_header *)w)->size = 8 + 8 + 16 + 32;
+	ids[0] = pid;
+	ids[1] = tid;
+	strncpy((char *)(w + 2), comm, 15);
+	w[4] = (uint64_t)pid | (uint64_t)tid << 32; /* trailer: tid, time, cpu, id */
+	w[5] = t;
+	w[6] = cpu;
+	w[7] = SYNTH_ID_BASE + (uint64_t)s->evsel[RSP_EV_sideband];
+}
+
 /* Entry @i of the stream, for rsp_timeline__feed() or rsp_window__append(). */
 static inline struct rsp_wentry synth_entry(const struct synth *s, size_t i)
 {

@@ -574,6 +574,121 @@ static void test_stack_copy_mode(void **state)
 	assert_int_equal(f->r.stacks[a[1] - f->r.segs][4], 0x7f0000001000ull);
 }
 
+/* A timeline fed forever: no stacks, a bound on threads, expiry, a skipped stretch. */
+static void test_forever(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	struct rsp_timeline *tl = rsp_timeline__new(s->schema, &rec_ops, &f->r);
+	const struct rsp_segment *a[16];
+
+	assert_non_null(tl);
+	memset(&f->r, 0, sizeof(f->r));
+	rsp_timeline__set_flags(tl, RSP_TL_NO_STACKS);
+	rsp_timeline__set_max_threads(tl, 2);
+	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
+	rsp_timeline__set_start(tl, 0);
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	/* a write whose completion is never delivered (idle CPU) */
+	synth_block(s, RSP_EV_block_rq_insert, 1, 1500, B, B, DEV, 8, 4096, "W");
+	synth_block(s, RSP_EV_block_rq_issue, 1, 1600, B, B, DEV, 8, 4096, "W");
+	/* C is a third thread: past the bound */
+	synth_switch(s, 1, 1700, C, C, "other", 1, B, "helper", futex_stack, 5);
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_wentry e = synth_entry(s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	rsp_timeline__stats(tl, &f->st);
+	assert_true(f->st.untracked >= 1);
+	assert_int_equal(f->st.malformed, 0);
+	assert_int_equal(segs_of(f, A, a, 16), 2);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 2000);
+	assert_int_equal(a[1]->reason, RSP_SR_LOCK); /* classified, */
+	assert_null(a[1]->stack);		     /* but no stack kept */
+	assert_int_equal(segs_of(f, C, a, 16), 0);
+
+	/* the request is still open; expiring before its issue keeps it */
+	rsp_timeline__expire(tl, 1600);
+	assert_int_equal(f->r.nreqs, 0);
+	rsp_timeline__expire(tl, 1601);
+	assert_int_equal(f->r.nreqs, 1);
+	assert_true(f->r.reqs[0].flags & RSP_BLKF_COMPLETE_NOT_SEEN);
+
+	/* a skipped stretch from 3000: A (runnable) and B (running) become unknown */
+	rsp_timeline__gap(tl, 3000);
+	assert_int_equal(segs_of(f, A, a, 16), 3);
+	check_seg(a[2], RSP_SEG_RUNNABLE, 2000, 3000);
+	assert_true(a[2]->flags & RSP_SEGF_GAP);
+	/* forgotten once the gap is older than the horizon; their slots are free again */
+	rsp_timeline__expire(tl, 3000);
+	rsp_timeline__stats(tl, &f->st);
+	assert_int_equal(f->st.threads_expired, 0);
+	rsp_timeline__expire(tl, 3001);
+	rsp_timeline__stats(tl, &f->st);
+	assert_int_equal(f->st.threads_expired, 2);
+	assert_int_equal(f->st.reqs_expired, 1);
+	synth_reset(s);
+	synth_switch(s, 1, 4000, C, C, "other", 1, 0, "swapper/1", futex_stack, 5);
+	synth_waking(s, 0, 5000, A, A, C, "other", NULL, 0);
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_wentry e = synth_entry(s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	/* C is followed now, from its first record */
+	assert_int_equal(segs_of(f, C, a, 16), 2);
+	check_seg(a[0], RSP_SEG_RUN, 4000, 4000);
+	check_seg(a[1], RSP_SEG_SLEEP, 4000, 5000);
+	rsp_timeline__delete(tl);
+	synth_reset(s);
+}
+
+/* sampled:N without stable records: a stack copy outlives its record until its switch. */
+static void test_copy_outlives_record(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	struct perf_event_attr a;
+	struct rsp_timeline *tl = rsp_timeline__new(s->schema, &rec_ops, &f->r);
+	int copy, primary_cc = s->evsel_cc[RSP_EV_sched_switch];
+	struct rsp_wentry e;
+	const struct rsp_segment *x[8];
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.sample_type = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN;
+	a.sample_id_all = 1;
+	copy = rsp_schema__add_evsel(s->schema, &a, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY,
+				     "synth copy");
+	assert_true(copy >= 0);
+	assert_int_equal(rsp_schema__add_id(s->schema, copy, SYNTH_ID_BASE + (uint64_t)copy), 0);
+	memset(&f->r, 0, sizeof(f->r));
+	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
+	rsp_timeline__set_start(tl, 0);
+	/* the copy (with the futex stack), then its primary without a stack */
+	s->evsel_cc[RSP_EV_sched_switch] = copy;
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
+	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	e = synth_entry(s, 0);
+	assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	/* the caller releases the copy's record before the switch arrives */
+	memset(s->buf + s->offs[0], 0xee, s->offs[1] - s->offs[0]);
+	for (size_t i = 1; i < s->n; i++) {
+		e = synth_entry(s, i);
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	assert_int_equal(segs_of(f, A, x, 8), 2);
+	check_seg(x[1], RSP_SEG_SLEEP, 1000, 2000);
+	assert_int_equal(x[1]->reason, RSP_SR_LOCK);
+	rsp_timeline__delete(tl);
+	synth_reset(s);
+}
+
 /* The store: per-thread segments, lookups by time, the waker's run. */
 static void test_store(void **state)
 {
@@ -652,6 +767,8 @@ int main(void)
 		cmocka_unit_test(test_stack_copy_mode),
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_switch_from_idle_not_seen),
+		cmocka_unit_test(test_forever),
+		cmocka_unit_test(test_copy_outlives_record),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -43,9 +43,21 @@ struct rsp_command {
 	 * window). False, the safe default, for any command that might.
 	 */
 	bool no_symbols;
+	/*
+	 * Optional: a part that runs in rspctl, for options that name the
+	 * user's own files (rspd must not open paths a client names). When
+	 * @local says so, rspctl sends the arguments minus the options @keep
+	 * rejects (and minus the format options), plus --json, and @finish
+	 * makes the answer from rspd's JSON.
+	 */
+	bool (*local)(const struct rsp_request *req);
+	bool (*keep)(const struct rsp_request *req, int id);
+	int (*finish)(const struct rsp_request *req, const char *answer, size_t len,
+		      struct rsp_buf *out, struct rsp_buf *err);
 };
 
 extern const struct rsp_command rsp_cmd_status;
+extern const struct rsp_command rsp_cmd_hist;
 extern const struct rsp_command rsp_cmd_dump;
 extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;

@@ -19,6 +19,8 @@ struct rsp_u64map {
 
 void rsp_u64map__init(struct rsp_u64map *m);
 void rsp_u64map__exit(struct rsp_u64map *m);
+/** Make room for @n keys, so that puts up to that count never allocate. 0 or -ENOMEM. */
+int rsp_u64map__reserve(struct rsp_u64map *m, size_t n);
 /** Find @key; 0 and *val, or -ENOENT. */
 int rsp_u64map__get(const struct rsp_u64map *m, uint64_t key, uint32_t *val);
 /** Insert or replace. 0 or -ENOMEM/-EINVAL. */

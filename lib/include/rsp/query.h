@@ -63,12 +63,14 @@ struct rsp_access {
 
 struct rsp_symbolizer;
 struct rsp_socktab;
+struct rsp_hist_store;
 
 /* Where a query reads from. */
 struct rsp_dump_info;
 
 struct rsp_source {
 	struct rsp_window *window;
+	struct rsp_hist_store *hist; /* latency profiles; NULL when off (rspd --no-hist) */
 	const struct rsp_schema *schema;
 	const struct rsp_capture_info *capture; /* NULL when not known (offline) */
 	/*
@@ -150,6 +152,28 @@ RSP_API void rsp_request__exit(struct rsp_request *req);
  */
 RSP_API int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src,
 			   struct rsp_buf *out, struct rsp_buf *err);
+
+/**
+ * rsp_query__local() - @req has a part that rspctl runs itself (it names
+ * the user's files: hist --save FILE, --diff FILE). Then rspctl sends
+ * rsp_query__remote_argv() to rspd and hands the answer to
+ * rsp_query__finish().
+ */
+RSP_API bool rsp_query__local(const struct rsp_request *req);
+/**
+ * rsp_query__remote_argv() - the arguments to send to rspd for @req
+ * @argv: what @req was parsed from; the result points into it
+ * Return: a NULL-terminated array (free() it; not its strings) with its
+ * length in *@out_argc, or NULL on ENOMEM.
+ */
+RSP_API const char **rsp_query__remote_argv(const struct rsp_request *req, int argc,
+					    const char *const argv[], int *out_argc);
+/**
+ * rsp_query__finish() - make @req's answer from rspd's JSON answer
+ * Return: 0, or -errno with one sentence in @err.
+ */
+RSP_API int rsp_query__finish(const struct rsp_request *req, const char *answer, size_t len,
+			      struct rsp_buf *out, struct rsp_buf *err);
 
 /** rsp_query__command_name() - the request's command, e.g. "status". */
 RSP_API const char *rsp_query__command_name(const struct rsp_request *req);

@@ -320,6 +320,9 @@ struct rsp_timeline_ops {
 #define RSP_TL_RECORDS_STABLE                                                                      \
 	0x1u /* fed records outlive the timeline's users: stacks by pointer                        \
 	      */
+/* no switch-out stacks in segments (rsp_segment.stack NULL): a user that needs
+ * only reasons (the histograms) saves the per-thread copy of each sleep's stack */
+#define RSP_TL_NO_STACKS 0x2u
 
 struct rsp_timeline_stats {
 	uint64_t records;	    /* fed */
@@ -332,12 +335,16 @@ struct rsp_timeline_stats {
 	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;
-	uint64_t threads; /* distinct threads seen */
-	uint64_t net_ops;	 /* network operations emitted */
-	uint64_t net_loopback;	 /* network wakings whose waker is the local sender */
-	uint64_t net_wakings;	 /* wakings that followed a data arrival */
-	uint64_t sockets;	 /* distinct sockets seen */
-	uint64_t probed_sleeps; /* sleeps that entered through a probed libc function */
+	uint64_t threads;	  /* distinct threads seen */
+	uint64_t untracked;	  /* records about threads refused by set_max_threads() */
+	uint64_t reqs_expired;	  /* block requests emitted by expire() */
+	uint64_t threads_expired; /* threads unknown since a gap, forgotten by expire() */
+	uint64_t net_ops;	  /* network operations emitted */
+	uint64_t net_loopback;	  /* network wakings whose waker is the local sender */
+	uint64_t net_wakings;	  /* wakings that followed a data arrival */
+	uint64_t sockets;	  /* distinct sockets seen */
+	uint64_t sockets_expired; /* sockets idle since before expire() forgot */
+	uint64_t probed_sleeps;	  /* sleeps that entered through a probed libc function */
 };
 
 struct rsp_timeline;
@@ -402,6 +409,32 @@ RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry 
  * timeline accepts no records afterwards.
  */
 RSP_API void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end);
+
+/**
+ * rsp_timeline__gap() - records from @from on were never fed (a consumer
+ * that fell behind and skipped): every thread's open segment closes at
+ * @from (RSP_SEGF_GAP) and it is UNKNOWN until its next switch, as for a
+ * PERF_RECORD_LOST on every CPU.
+ */
+RSP_API void rsp_timeline__gap(struct rsp_timeline *tl, uint64_t from);
+
+/**
+ * rsp_timeline__set_max_threads() - track at most @max threads at once
+ * (0: no limit). Records that would need one more thread are skipped for
+ * that thread (stats.untracked); its sleeps and runs are not emitted. A
+ * timeline fed forever bounds its memory so.
+ */
+RSP_API void rsp_timeline__set_max_threads(struct rsp_timeline *tl, uint32_t max);
+
+/**
+ * rsp_timeline__expire() - for a timeline fed forever: emit the block
+ * requests issued (or inserted) before @before whose completion was never
+ * seen (RSP_BLKF_COMPLETE_NOT_SEEN), forget the threads UNKNOWN since
+ * a gap before @before (learnt again at their next record), and the
+ * sockets idle since before @before (an open network operation is emitted
+ * with RSP_NETF_OPEN) with the addresses last named before then.
+ */
+RSP_API void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before);
 
 /** rsp_timeline__stats() - counters so far. */
 RSP_API void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timeline_stats *st);

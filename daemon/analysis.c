@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analysis thread: feeds every record to the latency histograms
+ * (lib/histfeed.c, which also runs a timeline for off-CPU and run-queue
+ * times) exactly once, in time order across CPUs, without slowing
+ * capture.
+ *
+ * Why a thread and not the drain loop: the drain copies one CPU's ring at
+ * a time, so across CPUs its order is not time order, and block requests
+ * (insert on one CPU, complete on another) and the timeline (a waking on
+ * one CPU, the switch-in on another) need time order. The window already
+ * merges the CPUs' streams by time (rsp_witer), so this thread reads the
+ * window behind capture. The capture loop stays what it was: copy and
+ * count, plus one store and a condition signal per full drain.
+ *
+ * Exactly once. After each rsp_drain__all() the capture thread publishes
+ * a watermark, "complete until": the time the drain started, minus a
+ * margin. Every record stamped before the drain started was in its ring
+ * when the drain read it, except one still being written (its time is
+ * taken before it is reserved and committed: microseconds, more if the
+ * vCPU is preempted right then); the margin covers that. Each pass of this
+ * thread pins the window's records in (done, watermark], feeds them in
+ * time order and sets done = watermark. A record therefore lands in
+ * exactly one pass.
+ *
+ * Falling behind. If this thread is so late that the window evicted
+ * records it had not read (the window's complete_from, the newest time an
+ * eviction may have cut, is past done), the pass skips to complete_from:
+ * rsp_histfeed__gap() forgets open spans and counts the gap, which
+ * `rspctl hist` and `rspctl status` show. Never silent.
+ *
+ * Cost: a pass per flush interval (100 ms by default); the iterator
+ * re-reads the headers of records before `done` in each CPU's first
+ * pinned chunk (the window has no resume position), at most one chunk per
+ * CPU per pass; the feed itself costs ~0.3 us per record (bench/
+ * hist_bench.sh). Measured in BENCHMARKS.md (histograms on vs off).
+ *
+ * Records are pinned only for the pass: the timeline runs without
+ * RSP_TL_RECORDS_STABLE, so it copies what it keeps across passes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rsp/histfeed.h>
+#include "log.h"
+#include "rspd.h"
+
+#define MARGIN_NS 20000000ull /* 20 ms: records being written when a drain starts */
+
+struct rspd_analysis {
+	struct rspd *d;
+	struct rsp_hist_store *store;
+	struct rsp_histfeed *feed;
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t complete_until; /* under lock */
+	bool stop;		 /* under lock */
+	uint64_t done;		 /* thread only */
+	_Atomic uint64_t passes, records, gaps;
+	_Atomic double cpu_s;
+};
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Feed the window's records in (done, until]. */
+static void pass(struct rspd_analysis *a, uint64_t until)
+{
+	struct rsp_window *w = a->d->window;
+	const struct rsp_schema *schema = a->d->es.schema;
+	struct rsp_window_stats ws;
+	struct rsp_wsnap *snap = rsp_window__pin(w, a->done + 1, until);
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	uint64_t from = a->done + 1, n = 0;
+
+	if (!snap)
+		return; /* ENOMEM: try again next time */
+	/* After pinning: what was evicted before the pin is gone; what after, we hold. */
+	rsp_window__stats(w, &ws);
+	if (ws.complete_from >= from) {
+		rsp_histfeed__gap(a->feed, from, ws.complete_from, 0);
+		atomic_fetch_add_explicit(&a->gaps, 1, memory_order_relaxed);
+		rspd_log(RSP_LOG_WARN,
+			 "histograms: records of %.3f .. %.3f were evicted before they were "
+			 "read; the analysis thread is behind (raise --window)",
+			 (double)from / 1e9, (double)ws.complete_from / 1e9);
+		from = ws.complete_from + 1;
+	}
+	it = from <= until ? rsp_witer__new(snap, from, until) : NULL;
+	/* The feed also runs the timeline: sleeps and run-queue waits. */
+	while (it && rsp_witer__next(it, &e)) {
+		rsp_histfeed__record(a->feed, schema, &e);
+		n++;
+	}
+	if (it || from > until) {
+		a->done = until;
+		rsp_hist_store__set_progress(a->store, until);
+	}
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(snap);
+	atomic_fetch_add_explicit(&a->records, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&a->passes, 1, memory_order_relaxed);
+}
+
+static void *analysis_main(void *arg)
+{
+	struct rspd_analysis *a = arg;
+
+	for (;;) {
+		uint64_t until;
+
+		pthread_mutex_lock(&a->lock);
+		while (!a->stop && a->complete_until <= a->done)
+			pthread_cond_wait(&a->cond, &a->lock);
+		until = a->complete_until;
+		pthread_mutex_unlock(&a->lock);
+		if (until > a->done)
+			pass(a, until);
+		atomic_store_explicit(&a->cpu_s, thread_cpu_s(), memory_order_relaxed);
+		pthread_mutex_lock(&a->lock);
+		if (a->stop && a->complete_until <= a->done) {
+			pthread_mutex_unlock(&a->lock);
+			break;
+		}
+		pthread_mutex_unlock(&a->lock);
+	}
+	return NULL;
+}
+
+static void analysis_free(struct rspd_analysis *a)
+{
+	rsp_histfeed__delete(a->feed);
+	rsp_hist_store__delete(a->store);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->cond);
+	free(a);
+}
+
+int rspd_analysis__start(struct rspd *d, char *err, size_t errlen)
+{
+	struct rspd_analysis *a;
+	struct rsp_histfeed_config fc = {
+		.shard = 0,
+		.nr_cpus = d->es.max_cpu,
+		.io_timeout_ns = d->cfg.hist_io_timeout_ns,
+		/* off-CPU and run-queue times: a timeline over the same records */
+		.schema = d->es.schema,
+		.ksyms = d->ksyms,
+		.max_threads = d->cfg.hist_max_threads,
+	};
+	int ret;
+
+	if (!d->cfg.hist_on)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	a->d = d;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	d->cfg.hist.nr_shards = 1; /* one writer: this thread */
+	a->store = rsp_hist_store__new(&d->cfg.hist);
+	a->feed = a->store ? rsp_histfeed__new(a->store, &fc) : NULL;
+	if (!a->feed) {
+		snprintf(err, errlen,
+			 "cannot create the latency histograms (%u profiles, %u slices): %s — "
+			 "lower --hist-profiles or --hist-slices, or run with --no-hist",
+			 d->cfg.hist.max_profiles, d->cfg.hist.nr_slices, strerror(errno));
+		analysis_free(a);
+		return -ENOMEM;
+	}
+	ret = pthread_create(&a->thread, NULL, analysis_main, a);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the analysis thread: %s", strerror(ret));
+		analysis_free(a);
+		return -ret;
+	}
+	a->running = true;
+	d->analysis = a;
+	return 0;
+}
+
+void rspd_analysis__publish(struct rspd *d, uint64_t drain_start)
+{
+	struct rspd_analysis *a = d->analysis;
+
+	if (!a || drain_start <= MARGIN_NS)
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (drain_start - MARGIN_NS > a->complete_until) {
+		a->complete_until = drain_start - MARGIN_NS;
+		pthread_cond_signal(&a->cond);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+void rspd_analysis__stop(struct rspd *d)
+{
+	struct rspd_analysis *a = d->analysis;
+	struct rsp_histfeed_stats fs;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_signal(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	if (a->running)
+		pthread_join(a->thread, NULL);
+	rsp_histfeed__stats(a->feed, &fs);
+	rspd_log(RSP_LOG_INFO,
+		 "histograms: fed %llu records in %llu passes, %.2f s of CPU, %llu gaps; "
+		 "%llu sleeps (%llu with no wakeup seen), %llu run-queue waits (%llu more "
+		 "with no switch-in seen), %llu records of threads past hist-threads",
+		 (unsigned long long)atomic_load(&a->records),
+		 (unsigned long long)atomic_load(&a->passes), atomic_load(&a->cpu_s),
+		 (unsigned long long)atomic_load(&a->gaps), (unsigned long long)fs.sleeps,
+		 (unsigned long long)fs.sleeps_inferred, (unsigned long long)fs.runq,
+		 (unsigned long long)fs.switch_not_seen, (unsigned long long)fs.threads_untracked);
+	d->analysis = NULL;
+	analysis_free(a);
+}
+
+struct rsp_hist_store *rspd_analysis__store(struct rspd *d)
+{
+	return d->analysis ? d->analysis->store : NULL;
+}

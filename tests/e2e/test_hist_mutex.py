@@ -1,0 +1,68 @@
+"""Lock waits in the latency profiles, and --diff ranking them, end to end.
+
+Known answer (tests/workloads/mutex_hammer.c): a run with one thread on a
+mutex never contends (its only lock wait is main's pthread_join, at most
+one); a run with two threads makes them wait for each other in
+futex_wait for about the run's length in total. The baseline (--save)
+holds the first run's profiles for the processes named mutex_hammer; after
+the second run, `rspctl hist --comm mutex_hammer --diff BASE` must rank
+offcpu:lock first. The profiles are cumulative, so every one of them grew;
+the lock profile grew from at most one wait (too few to compare shapes) by
+the most latency, so it leads phase 3; the deliberate sleeps kept their
+shape (EMD near 0) and rank low.
+"""
+import os
+import tempfile
+import rsptest as t
+
+t.need_root()
+
+SECONDS = 2
+tmp = tempfile.mkdtemp(prefix="rsp-hist-mutex.")
+base = os.path.join(tmp, "base.json")
+with t.Rspd() as d:
+    d.settle()
+    w1 = t.workload("mutex_hammer", 1, SECONDS)
+    t.wait_fed(d, t.now_s())
+    d.ctl("hist", "--comm", "mutex_hammer", "--save", base)
+    w2 = t.workload("mutex_hammer", 2, SECONDS)
+    t.wait_fed(d, t.now_s())
+    print("   one thread: %s\n   two threads: %s" % (w1, w2))
+    t.check(w1["contended"] == 0 and w2["contended"] > 100,
+            "the workload contends only with two threads (%d, %d contended acquisitions)"
+            % (w1["contended"], w2["contended"]))
+
+    diff = d.json("hist", "--comm", "mutex_hammer", "--diff", base)
+    for p in diff["pairs"]:
+        print("   %-9s %-18s %7d -> %7d ops, %12d -> %12d ns" % (
+            p["verdict"], p["op"], p["count_base"], p["count_cur"], p["total_base_ns"],
+            p["total_cur_ns"]))
+    sel = [p for p in diff["pairs"] if p["verdict"] == "selected"]
+    t.check(sel and sel[0]["op"] == "offcpu:lock" and sel[0]["subject"]["kind"] == "comm"
+            and sel[0]["subject"]["comm"] == "mutex_hammer",
+            "--diff ranks the lock wait profile first (%s)" % (sel[0]["op"] if sel else "none"))
+    lock = sel[0]
+    t.check(lock["count_base"] <= 2, "the baseline has at most main's join wait on a lock (%d)"
+            % lock["count_base"])
+    waited = (lock["total_cur_ns"] - lock["total_base_ns"]) / 1e9
+    t.check(waited >= 0.25 * SECONDS,
+            "the two threads waited %.2f s on the lock in %d s (at least a quarter)"
+            % (waited, SECONDS))
+    sleeps = [p for p in diff["pairs"] if p["op"] == "offcpu:sleep"]
+    t.check(sleeps and sleeps[0]["verdict"] != "selected" or
+            (sleeps and sel.index(sleeps[0]) > 0),
+            "the deliberate sleeps (the same shape in both runs) do not lead")
+
+    # The per-thread view of the second run: both workers waited on the lock.
+    h = d.json("hist", "--pid", str(w2["pid"]), "--threads", "--op", "offcpu:lock")
+    tids = {p["subject"]["tid"] for p in h["profiles"]
+            if p["subject"]["kind"] == "thread" and p["count"] > 10}
+    t.check(set(w2["tids"]) <= tids, "each worker thread %s has its lock waits (%s)"
+            % (w2["tids"], sorted(tids)))
+
+    text = d.ctl("hist", "--comm", "mutex_hammer", "--diff", base, "--top", "1")[1]
+    print(text)
+    first = [l for l in text.splitlines() if l.startswith("  1  ")]
+    t.check(first and "offcpu:lock" in first[0], "the text diff ranks it first too")
+os.unlink(base)
+os.rmdir(tmp)
