@@ -117,7 +117,8 @@ size_t rsp_socktab__expire(struct rsp_socktab *t, uint64_t before)
 	for (size_t i = 0; i < t->nr; i++) {
 		uint32_t newest, prev = NO_PREV;
 
-		if (rsp_u64map__get(&t->map, t->v[i].si.sk, &newest) || t->v[newest].from < before) {
+		if (rsp_u64map__get(&t->map, t->v[i].si.sk, &newest) ||
+		    t->v[newest].from < before) {
 			if (newest == i)
 				dropped++;
 			continue;
