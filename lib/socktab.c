@@ -93,6 +93,54 @@ int rsp_socktab__find(const struct rsp_socktab *t, uint64_t sk, uint64_t time,
 	return -ENOENT;
 }
 
+/*
+ * Keep the versions of the sockets whose newest version is from @before on,
+ * in their order (oldest first within a socket), and index them again.
+ */
+size_t rsp_socktab__expire(struct rsp_socktab *t, uint64_t before)
+{
+	struct rsp_u64map map;
+	size_t n = 0, dropped = 0;
+	struct version *v;
+
+	if (!t || !t->nr)
+		return 0;
+	v = malloc(t->nr * sizeof(*v));
+	if (!v)
+		return 0; /* no memory: keep everything, try again next time */
+	rsp_u64map__init(&map);
+	if (rsp_u64map__reserve(&map, t->map.count)) {
+		free(v);
+		return 0;
+	}
+	/* Versions are appended in time order: walk the vector, keep what is kept. */
+	for (size_t i = 0; i < t->nr; i++) {
+		uint32_t newest, prev = NO_PREV;
+
+		if (rsp_u64map__get(&t->map, t->v[i].si.sk, &newest) ||
+		    t->v[newest].from < before) {
+			if (newest == i)
+				dropped++;
+			continue;
+		}
+		rsp_u64map__get(&map, t->v[i].si.sk, &prev);
+		v[n] = t->v[i];
+		v[n].prev = prev;
+		rsp_u64map__put(&map, t->v[i].si.sk, (uint32_t)n); /* reserved: cannot fail */
+		n++;
+	}
+	free(t->v);
+	rsp_u64map__exit(&t->map);
+	if (!n) {
+		free(v);
+		v = NULL;
+	}
+	t->v = v;
+	t->nr = t->cap = n;
+	t->map = map;
+	return dropped;
+}
+
 size_t rsp_socktab__count(const struct rsp_socktab *t)
 {
 	return t ? t->map.count : 0;

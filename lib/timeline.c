@@ -122,6 +122,10 @@ struct sock_st {
 	uint32_t arrivals, wakeups;
 	uint32_t peer_tid, peer_tgid;
 	uint64_t peer_sk;
+<<<<<<< HEAD
+=======
+	uint64_t seen; /* its latest event (rsp_timeline__expire()) */
+>>>>>>> issue-6
 };
 
 struct req {
@@ -1078,6 +1082,7 @@ static int on_net(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 	so = get_sock(tl, ev.sk);
 	if (!so)
 		return -ENOMEM;
+	so->seen = smp->time;
 	if (ev.proto)
 		so->proto = ev.proto;
 	if (ev.family)
@@ -1934,12 +1939,33 @@ void rsp_timeline__set_max_threads(struct rsp_timeline *tl, uint32_t max)
 }
 
 /*
+ * Sockets idle since before @before: an operation still open is emitted
+ * (RSP_NETF_OPEN) and the socket forgotten. The addresses go by their own
+ * age: a socket whose latest address version is that old is forgotten
+ * from the table (a TCP connection still in use is named again, from the
+ * start, by its next receive carrying the 4-tuple).
+ */
+static void expire_socks(struct rsp_timeline *tl, uint64_t before)
+{
+	for (uint32_t i = 0; i < tl->nr_socks; i++) {
+		struct sock_st *so = &tl->socks[i];
+
+		if (!so->used || so->seen >= before)
+			continue;
+		emit_op(tl, so, RSP_NETF_OPEN);
+		free_sock(tl, so);
+		tl->st.sockets_expired++;
+	}
+	rsp_socktab__expire(tl->stab, before);
+}
+
+/*
  * Bounded state for a timeline fed forever (rspd's analysis thread): block
  * requests that saw no completion by @before (this kernel drops the
  * completions of interrupts that hit an idle CPU) are emitted as never
- * completed, and threads unknown since a gap before @before are forgotten
+ * completed, threads unknown since a gap before @before are forgotten
  * (their exit may have been in the gap; if they live, they are learnt
- * again at their next record).
+ * again at their next record), and idle sockets (expire_socks()).
  */
 void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
 {
@@ -1968,6 +1994,7 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
 		tl->st.threads_expired++;
 		free_thr(tl, t);
 	}
+	expire_socks(tl, before);
 }
 
 /* ---- implicit switch-ins ------------------------------------------------ */

@@ -506,6 +506,41 @@ static void test_probe_urec(void **state)
 	}
 }
 
+/* A timeline fed forever forgets idle sockets: their open operation is emitted. */
+static void test_expire(void **state)
+{
+	static const struct rsp_timeline_ops ops = {.segment = on_seg, .net = on_op};
+	struct fix *f = *state;
+	struct rsp_timeline *tl = rsp_timeline__new(f->s.schema, &ops, &f->r);
+
+	assert_non_null(tl);
+	memset(&f->r, 0, sizeof(f->r));
+	synth_tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
+			0x7f000001, 40000, 0x7f000001, 8080);
+	synth_sock_len(&f->s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
+	synth_data_ready(&f->s, 0, 1200, C, C, SK_C, RSP_IPPROTO_TCP);
+	synth_sock_len(&f->s, false, 0, 9000, S, S, SK_S, RSP_IPPROTO_UDP, 64);
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < f->s.n; i++) {
+		struct rsp_wentry e = synth_entry(&f->s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	assert_int_equal(rsp_socktab__count(rsp_timeline__socktab(tl)), 1);
+	rsp_timeline__expire(tl, 5000);
+	rsp_timeline__stats(tl, &f->st);
+	assert_int_equal(f->st.sockets_expired, 1); /* SK_C; SK_S was seen at 9000 */
+	assert_int_equal(f->r.nops, 1);
+	assert_true(f->r.ops[0].sk == SK_C);
+	assert_true(f->r.ops[0].flags & RSP_NETF_OPEN);
+	assert_true(f->r.ops[0].flags & RSP_NETF_TUPLE); /* named before its address went */
+	assert_int_equal(rsp_socktab__count(rsp_timeline__socktab(tl)), 0);
+	rsp_timeline__finish(tl, 10000);
+	assert_int_equal(f->r.nops, 1); /* nothing more: SK_S had no arrival */
+	rsp_timeline__delete(tl);
+	synth_reset(&f->s);
+}
+
 static void test_socktab(void **state)
 {
 	struct rsp_socktab *t = rsp_socktab__new();
@@ -527,6 +562,24 @@ static void test_socktab(void **state)
 	assert_int_equal(rsp_socktab__find(t, SK_C, 250, &out), 0);
 	assert_int_equal(out.local.port, 2);
 	assert_int_equal(rsp_socktab__count(t), 1);
+	/* Expiry keeps the sockets named since, with all their versions. */
+	si.sk = SK_S;
+	assert_int_equal(rsp_socktab__add(t, &si, 150), 0);
+	si.local.port = 3;
+	assert_int_equal(rsp_socktab__add(t, &si, 900), 0);
+	assert_int_equal(rsp_socktab__expire(t, 500), 1);
+	assert_int_equal(rsp_socktab__count(t), 1);
+	assert_int_equal(rsp_socktab__find(t, SK_C, 250, &out), -ENOENT);
+	assert_int_equal(rsp_socktab__find(t, SK_S, 160, &out), 0);
+	assert_int_equal(out.local.port, 2);
+	assert_int_equal(rsp_socktab__find(t, SK_S, 1000, &out), 0);
+	assert_int_equal(out.local.port, 3);
+	assert_int_equal(rsp_socktab__expire(t, 5000), 1);
+	assert_int_equal(rsp_socktab__count(t), 0);
+	assert_int_equal(rsp_socktab__find(t, SK_S, 1000, &out), -ENOENT);
+	assert_int_equal(rsp_socktab__add(t, &si, 6000), 0); /* usable again */
+	assert_int_equal(rsp_socktab__count(t), 1);
+	si.sk = SK_C;
 
 	/* /proc/net lines: real pointer, hashed pointer, v6, header, garbage. */
 	assert_int_equal(
@@ -609,6 +662,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ops_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kprobe_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_urec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expire, setup, teardown),
 		cmocka_unit_test(test_socktab),
 	};
 

@@ -57,6 +57,14 @@ RSP_API int rsp_socktab__add(struct rsp_socktab *t, const struct rsp_sock_info *
 RSP_API int rsp_socktab__find(const struct rsp_socktab *t, uint64_t sk, uint64_t time,
 			      struct rsp_sock_info *out);
 
+/**
+ * rsp_socktab__expire() - forget every socket whose latest version is from
+ * before @before (for a table fed forever: bounded memory; a socket still
+ * in use is named again by its next state or receive record).
+ * Return: the sockets forgotten.
+ */
+RSP_API size_t rsp_socktab__expire(struct rsp_socktab *t, uint64_t before);
+
 /** rsp_socktab__count() - sockets (not versions) in the table. */
 RSP_API size_t rsp_socktab__count(const struct rsp_socktab *t);
 

@@ -339,11 +339,20 @@ struct rsp_timeline_stats {
 	uint64_t untracked;	  /* records about threads refused by set_max_threads() */
 	uint64_t reqs_expired;	  /* block requests emitted by expire() */
 	uint64_t threads_expired; /* threads unknown since a gap, forgotten by expire() */
+<<<<<<< HEAD
 	uint64_t net_ops;	 /* network operations emitted */
 	uint64_t net_loopback;	 /* network wakings whose waker is the local sender */
 	uint64_t net_wakings;	 /* wakings that followed a data arrival */
 	uint64_t sockets;	 /* distinct sockets seen */
 	uint64_t probed_sleeps; /* sleeps that entered through a probed libc function */
+=======
+	uint64_t net_ops;	  /* network operations emitted */
+	uint64_t net_loopback;	  /* network wakings whose waker is the local sender */
+	uint64_t net_wakings;	  /* wakings that followed a data arrival */
+	uint64_t sockets;	  /* distinct sockets seen */
+	uint64_t sockets_expired; /* sockets idle since before expire() forgot */
+	uint64_t probed_sleeps;	  /* sleeps that entered through a probed libc function */
+>>>>>>> issue-6
 };
 
 struct rsp_timeline;
@@ -428,8 +437,10 @@ RSP_API void rsp_timeline__set_max_threads(struct rsp_timeline *tl, uint32_t max
 /**
  * rsp_timeline__expire() - for a timeline fed forever: emit the block
  * requests issued (or inserted) before @before whose completion was never
- * seen (RSP_BLKF_COMPLETE_NOT_SEEN), and forget the threads UNKNOWN since
- * a gap before @before (learnt again at their next record).
+ * seen (RSP_BLKF_COMPLETE_NOT_SEEN), forget the threads UNKNOWN since
+ * a gap before @before (learnt again at their next record), and the
+ * sockets idle since before @before (an open network operation is emitted
+ * with RSP_NETF_OPEN) with the addresses last named before then.
  */
 RSP_API void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before);
 
