@@ -647,24 +647,6 @@ static int render_dot(const struct ctx *c, struct rsp_buf *out)
 
 /* ---- run ---------------------------------------------------------------- */
 
-static void window_range(const struct rsp_request *req, const struct rsp_source *src,
-			 uint64_t *from, uint64_t *to)
-{
-	struct rsp_window_stats ws;
-
-	rsp_window__stats(src->window, &ws);
-	*to = src->now ? src->now : ws.newest;
-	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
-	if (req->to_ns && req->to_ns < *to)
-		*to = req->to_ns;
-	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
-		*from = *to - req->last_ns;
-	if (req->from_ns > *from)
-		*from = req->from_ns;
-	if (*from > *to)
-		*from = *to;
-}
-
 static int graph_run(const struct rsp_request *req, const struct rsp_source *src,
 		     struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -681,7 +663,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "graph", req->pid, err)))
 		return ret;
-	window_range(req, src, &from, &to);
+	rsp_query__window_range(req, src, &from, &to);
 	snap = rsp_window__pin(src->window, from, to);
 	if (!snap) {
 		rsp_buf__puts(err, "graph: out of memory pinning the window");

@@ -792,24 +792,6 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 
 /* ---- run ---------------------------------------------------------------- */
 
-static void window_range(const struct rsp_request *req, const struct rsp_source *src,
-			 uint64_t *from, uint64_t *to)
-{
-	struct rsp_window_stats ws;
-
-	rsp_window__stats(src->window, &ws);
-	*to = src->now ? src->now : ws.newest;
-	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
-	if (req->to_ns && req->to_ns < *to)
-		*to = req->to_ns;
-	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
-		*from = *to - req->last_ns;
-	if (req->from_ns > *from)
-		*from = req->from_ns;
-	if (*from > *to)
-		*from = *to;
-}
-
 /* The answer: the rendering alone, or parts when files were asked for. */
 static int render(const struct ctx *c, struct rsp_buf *out)
 {
@@ -862,7 +844,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.max_depth = o->max_depth;
 	so.socks = src->socks;
 	so.sym = src->symbols;
-	window_range(req, src, &so.from, &so.to);
+	rsp_query__window_range(req, src, &so.from, &so.to);
 	snap = rsp_window__pin(src->window, so.from, so.to);
 	if (!snap) {
 		rsp_buf__puts(err, "snapshot: out of memory pinning the window");

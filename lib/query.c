@@ -15,13 +15,8 @@
 #include "internal/query.h"
 
 static const struct rsp_command *const commands[] = {
-	&rsp_cmd_status,
-	&rsp_cmd_top,
-	&rsp_cmd_graph,
-	&rsp_cmd_net,
-	&rsp_cmd_snapshot,
-	&rsp_cmd_dump,
-	&rsp_cmd_hist,
+	&rsp_cmd_status,   &rsp_cmd_top,  &rsp_cmd_graph, &rsp_cmd_net,
+	&rsp_cmd_snapshot, &rsp_cmd_dump, &rsp_cmd_hist,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -364,4 +359,22 @@ const char *rsp_request__output(const struct rsp_request *req, const char *name,
 		if (strlen(n) == len && !memcmp(n, name, len))
 			return path;
 	return NULL;
+}
+
+void rsp_query__window_range(const struct rsp_request *req, const struct rsp_source *src,
+			     uint64_t *from, uint64_t *to)
+{
+	struct rsp_window_stats ws;
+
+	rsp_window__stats(src->window, &ws);
+	*to = src->now ? src->now : ws.newest;
+	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
+	if (req->to_ns && req->to_ns < *to)
+		*to = req->to_ns;
+	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
+		*from = *to - req->last_ns;
+	if (req->from_ns > *from)
+		*from = req->from_ns;
+	if (*from > *to)
+		*from = *to;
 }

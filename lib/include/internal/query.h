@@ -72,5 +72,12 @@ const struct rsp_command *rsp_query__command_at(size_t i);
  * For the documentation checks.
  */
 const char *rsp_query__option_at(const struct rsp_command *c, size_t i);
+/**
+ * rsp_query__window_range() - the part of @src's window a request asks
+ * for: all of it from its oldest complete time to now (live) or its newest
+ * record (a file), narrowed by --to, --last and --from, in that order.
+ */
+void rsp_query__window_range(const struct rsp_request *req, const struct rsp_source *src,
+			     uint64_t *from, uint64_t *to);
 
 #endif
