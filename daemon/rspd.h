@@ -70,19 +70,11 @@ struct rspd {
 	struct rspd_server *server;
 	struct rspd_model *model;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
-<<<<<<< HEAD
-	struct rsp_ksyms *ksyms;       /* /proc/kallsyms at start, NULL if unreadable */
-	struct rsp_socktab *socks;     /* /proc/net at start: sockets older than rspd */
-	struct rspd_dumpmeta meta;     /* what dumps need of the live system */
-	struct rspd_dumper *dumper;    /* the dump thread */
-	uint64_t start_ns;             /* CLOCK_MONOTONIC */
-=======
 	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
 	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */
 	struct rspd_dumpmeta meta;	/* what dumps need of the live system */
 	struct rspd_dumper *dumper;	/* the dump thread */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
->>>>>>> issue-6
 	volatile sig_atomic_t stop;
 };
 

@@ -122,10 +122,7 @@ struct sock_st {
 	uint32_t arrivals, wakeups;
 	uint32_t peer_tid, peer_tgid;
 	uint64_t peer_sk;
-<<<<<<< HEAD
-=======
 	uint64_t seen; /* its latest event (rsp_timeline__expire()) */
->>>>>>> issue-6
 };
 
 struct req {

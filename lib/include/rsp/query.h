@@ -62,13 +62,8 @@ struct rsp_access {
 };
 
 struct rsp_symbolizer;
-<<<<<<< HEAD
-struct rsp_hist_store;
-struct rsp_socktab;
-=======
 struct rsp_socktab;
 struct rsp_hist_store;
->>>>>>> issue-6
 
 /* Where a query reads from. */
 struct rsp_dump_info;

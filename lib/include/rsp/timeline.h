@@ -339,20 +339,12 @@ struct rsp_timeline_stats {
 	uint64_t untracked;	  /* records about threads refused by set_max_threads() */
 	uint64_t reqs_expired;	  /* block requests emitted by expire() */
 	uint64_t threads_expired; /* threads unknown since a gap, forgotten by expire() */
-<<<<<<< HEAD
-	uint64_t net_ops;	 /* network operations emitted */
-	uint64_t net_loopback;	 /* network wakings whose waker is the local sender */
-	uint64_t net_wakings;	 /* wakings that followed a data arrival */
-	uint64_t sockets;	 /* distinct sockets seen */
-	uint64_t probed_sleeps; /* sleeps that entered through a probed libc function */
-=======
 	uint64_t net_ops;	  /* network operations emitted */
 	uint64_t net_loopback;	  /* network wakings whose waker is the local sender */
 	uint64_t net_wakings;	  /* wakings that followed a data arrival */
 	uint64_t sockets;	  /* distinct sockets seen */
 	uint64_t sockets_expired; /* sockets idle since before expire() forgot */
 	uint64_t probed_sleeps;	  /* sleeps that entered through a probed libc function */
->>>>>>> issue-6
 };
 
 struct rsp_timeline;
