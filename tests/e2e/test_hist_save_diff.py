@@ -63,7 +63,9 @@ with t.Rspd() as d:
     time.sleep(1.2)  # traffic starts after the baseline's last (1 s) slice
     t0 = t.now_s()
     traffic()
-    time.sleep(max(0.0, 3.0 - (t.now_s() - t0)))
+    # Ask soon: "--last 3s" must still reach back to t0 for the range diff
+    # below too (a stretch of 3 s after the traffic would put its start on
+    # the range's edge and let it slide out between the two questions).
     t.wait_fed(d, t.now_s())
     diff = d.json("hist", "--op", "softirq", "--last", "3s", "--diff", base)
     t.check(diff["format"] == "rsp-hist-diff", "--diff FILE --json answers a diff")
@@ -81,6 +83,8 @@ with t.Rspd() as d:
     t.check(all(len(line) < 80 for line in text.splitlines()), "and fits in 80 columns")
 
     # The same question inside rspd: this range against the saved one's times.
+    t.check(t.now_s() - t0 < 2.5, "the traffic is still within the last 3 s (%.2f s ago)"
+            % (t.now_s() - t0))
     rng = d.json("hist", "--op", "softirq", "--last", "3s", "--base-from",
                  "%.3f" % saved["range"]["from_s"], "--base-to",
                  "%.3f" % (saved["range"]["to_s"] - 0.5))
