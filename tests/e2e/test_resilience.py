@@ -76,8 +76,12 @@ with t.Rspd("--ring-pages", "1", "--wakeup-percent", "90", "--flush-interval", "
     t.check(st["lost"] > 0, "the storm overflowed the rings: %d records lost" % st["lost"])
     t.check(not bad and len(results) > 0,
             "%d queries during the storm, none failed %s" % (len(results), bad[:2]))
-    t.check(st["events"]["lost"] == st["lost"] or st["window"]["evicted_chunks"] > 0,
-            "the window's gap markers carry the losses (%d)" % st["events"]["lost"])
+    # The machine goes on losing records in a one-page ring (other work, rspd's
+    # own queries): the window is scanned a moment after the counter is read.
+    later = d.json("status")["lost"]
+    t.check(st["lost"] <= st["events"]["lost"] <= later or st["window"]["evicted_chunks"] > 0,
+            "the window's gap markers carry the losses (%d; counted %d, then %d)"
+            % (st["events"]["lost"], st["lost"], later))
     t.check(d.alive(), "rspd is alive after the storm")
 
 # 3. SIGHUP storm while queries run (the window is full of a long workload).
