@@ -3,7 +3,7 @@
  * rsp-graph-bench [RECORDS]: how long `rspctl graph` takes over a window
  * of RECORDS records (default 1,000,000) on one core.
  *
- * It synthesizes a scheduler-heavy stream in rsp's layout (tests/unit/
+ * It synthesizes a scheduler-heavy stream in rsp's layout (tests/support/
  * synth.h: this kernel's tracepoint formats): 2 CPUs, 200 threads in 20
  * processes, sleeps with kernel stacks, wakings by threads and in irq and
  * softirq handlers, preemptions, block requests with completions in irqs.
@@ -19,7 +19,7 @@
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
 #include "kallsyms_fake.h"
-#include "synth.h"
+#include "support/synth.h"
 
 #define NCPU	 2
 #define NTHR	 200
@@ -113,24 +113,25 @@ static void do_switch(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint
 		int which = (int)(rnd() % 3);
 
 		if (which == 2) {
-			synth_block(s, RSP_EV_block_rq_insert, cpu, t - 2, thr[prev].tgid,
-				    thr[prev].tid, DEV, *sector, 4096, "WS");
-			synth_block(s, RSP_EV_block_rq_issue, cpu, t - 1, thr[prev].tgid,
-				    thr[prev].tid, DEV, *sector, 4096, "WS");
+			synth__block(s, RSP_EV_block_rq_insert, cpu, t - 2, thr[prev].tgid,
+				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
+			synth__block(s, RSP_EV_block_rq_issue, cpu, t - 1, thr[prev].tgid,
+				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
 			*sector += 8;
 		}
-		synth_switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm,
-			     which == 2 ? 2 : 1, next >= 0 ? thr[next].tid : 0,
-			     next >= 0 ? thr[next].comm : "swapper", stacks[which], 12);
+		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm,
+			      which == 2 ? 2 : 1, next >= 0 ? thr[next].tid : 0,
+			      next >= 0 ? thr[next].comm : "swapper", stacks[which], 12);
 		thr[prev].state = SLEEPING;
 	} else if (prev >= 0) {
-		synth_switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm, 0x100,
-			     next >= 0 ? thr[next].tid : 0, next >= 0 ? thr[next].comm : "swapper",
-			     NULL, 0);
+		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm, 0x100,
+			      next >= 0 ? thr[next].tid : 0, next >= 0 ? thr[next].comm : "swapper",
+			      NULL, 0);
 		thr[prev].state = RUNNABLE;
 		runq[nrunq++] = (uint32_t)prev;
 	} else {
-		synth_switch(s, cpu, t, 0, 0, "swapper", 0, thr[next].tid, thr[next].comm, NULL, 0);
+		synth__switch(s, cpu, t, 0, 0, "swapper", 0, thr[next].tid, thr[next].comm, NULL,
+			      0);
 	}
 	if (next >= 0)
 		thr[next].state = RUNNING;
@@ -144,18 +145,18 @@ static void wake(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint64_t 
 	if (w < 0)
 		return;
 	if (curr[cpu] >= 0 && rnd() % 4) {
-		synth_waking(s, cpu, t, thr[curr[cpu]].tgid, thr[curr[cpu]].tid, thr[w].tid,
-			     thr[w].comm, waker_stack, 6);
+		synth__waking(s, cpu, t, thr[curr[cpu]].tgid, thr[curr[cpu]].tid, thr[w].tid,
+			      thr[w].comm, waker_stack, 6);
 	} else {
 		/* a completion interrupt: complete the oldest open request, wake */
-		synth_irq(s, true, cpu, t, 36, "virtio1-req.0");
+		synth__irq(s, true, cpu, t, 36, "virtio1-req.0");
 		if (done[0] < done[1]) {
-			synth_block(s, RSP_EV_block_rq_complete, cpu, t + 1, 0, 0, DEV, done[0],
-				    4096, "WS");
+			synth__block(s, RSP_EV_block_rq_complete, cpu, t + 1, 0, 0, NULL, DEV,
+				     done[0], 4096, "WS");
 			done[0] += 8;
 		}
-		synth_waking(s, cpu, t + 2, 0, 0, thr[w].tid, thr[w].comm, NULL, 0);
-		synth_irq(s, false, cpu, t + 3, 36, NULL);
+		synth__waking(s, cpu, t + 2, 0, 0, thr[w].tid, thr[w].comm, NULL, 0);
+		synth__irq(s, false, cpu, t + 3, 36, NULL);
 	}
 	thr[w].state = RUNNABLE;
 	runq[nrunq++] = (uint32_t)w;
@@ -187,8 +188,8 @@ static void generate(struct synth *s, size_t n)
 			uint32_t tid = curr[cpu] >= 0 ? thr[curr[cpu]].tid : 0;
 			uint32_t tgid = curr[cpu] >= 0 ? thr[curr[cpu]].tgid : 0;
 
-			synth_softirq(s, true, cpu, t, tgid, tid, RSP_SOFTIRQ_RCU);
-			synth_softirq(s, false, cpu, t + 2000, tgid, tid, RSP_SOFTIRQ_RCU);
+			synth__softirq(s, true, cpu, t, tgid, tid, RSP_SOFTIRQ_RCU);
+			synth__softirq(s, false, cpu, t + 2000, tgid, tid, RSP_SOFTIRQ_RCU);
 		}
 	}
 }
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
 	double t0, t1, t2, t3, t4, read_ms, feed_ms, runs[RUNS];
 	int ret;
 
-	synth_init(&s);
+	synth__init(&s);
 	generate(&s, n);
 	w = rsp_window__new(&wc);
 	ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
@@ -221,7 +222,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < s.n; i++) {
-		struct rsp_wentry e = synth_entry(&s, i);
+		struct rsp_wentry e = synth__entry(&s, i);
 
 		if (rsp_window__append(w, e.cpu, e.time, e.rec)) {
 			fprintf(stderr, "rsp-graph-bench: the window is too small\n");
@@ -303,7 +304,7 @@ int main(int argc, char **argv)
 	rsp_wsnap__unpin(snap);
 	rsp_window__delete(w);
 	rsp_ksyms__delete(ks);
-	synth_exit(&s);
+	synth__exit(&s);
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 	return 0;

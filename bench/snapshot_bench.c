@@ -4,7 +4,7 @@
  * window of RECORDS records (default 1,000,000) on one core, with the
  * symbol cache warm.
  *
- * The stream is graph_bench's (tests/unit/synth.h, this kernel's formats):
+ * The stream is graph_bench's (tests/support/synth.h, this kernel's formats):
  * 2 CPUs, 200 threads in 20 processes, sleeps with kernel and user stacks,
  * wakings by threads and in irq and softirq handlers, preemptions, block
  * requests with completions in irqs; plus cpu-clock samples (10% of the
@@ -25,7 +25,7 @@
 #include <rsp/snapshot.h>
 #include <rsp/symbols.h>
 #include "kallsyms_fake.h"
-#include "synth.h"
+#include "support/synth.h"
 
 #define NCPU	 2
 #define NTHR	 200
@@ -165,24 +165,25 @@ static void do_switch(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint
 		int which = (int)(rnd() % 3);
 
 		if (which == 2) {
-			synth_block(s, RSP_EV_block_rq_insert, cpu, t - 2, thr[prev].tgid,
-				    thr[prev].tid, DEV, *sector, 4096, "WS");
-			synth_block(s, RSP_EV_block_rq_issue, cpu, t - 1, thr[prev].tgid,
-				    thr[prev].tid, DEV, *sector, 4096, "WS");
+			synth__block(s, RSP_EV_block_rq_insert, cpu, t - 2, thr[prev].tgid,
+				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
+			synth__block(s, RSP_EV_block_rq_issue, cpu, t - 1, thr[prev].tgid,
+				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
 			*sector += 8;
 		}
-		synth_switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm,
-			     which == 2 ? 2 : 1, next >= 0 ? thr[next].tid : 0,
-			     next >= 0 ? thr[next].comm : "swapper", stacks[which], 12);
+		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm,
+			      which == 2 ? 2 : 1, next >= 0 ? thr[next].tid : 0,
+			      next >= 0 ? thr[next].comm : "swapper", stacks[which], 12);
 		thr[prev].state = SLEEPING;
 	} else if (prev >= 0) {
-		synth_switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm, 0x100,
-			     next >= 0 ? thr[next].tid : 0, next >= 0 ? thr[next].comm : "swapper",
-			     NULL, 0);
+		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm, 0x100,
+			      next >= 0 ? thr[next].tid : 0, next >= 0 ? thr[next].comm : "swapper",
+			      NULL, 0);
 		thr[prev].state = RUNNABLE;
 		runq[nrunq++] = (uint32_t)prev;
 	} else {
-		synth_switch(s, cpu, t, 0, 0, "swapper", 0, thr[next].tid, thr[next].comm, NULL, 0);
+		synth__switch(s, cpu, t, 0, 0, "swapper", 0, thr[next].tid, thr[next].comm, NULL,
+			      0);
 	}
 	if (next >= 0)
 		thr[next].state = RUNNING;
@@ -196,17 +197,17 @@ static void wake(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint64_t 
 	if (w < 0)
 		return;
 	if (curr[cpu] >= 0 && rnd() % 4) {
-		synth_waking(s, cpu, t, thr[curr[cpu]].tgid, thr[curr[cpu]].tid, thr[w].tid,
-			     thr[w].comm, waker_stack, 6);
+		synth__waking(s, cpu, t, thr[curr[cpu]].tgid, thr[curr[cpu]].tid, thr[w].tid,
+			      thr[w].comm, waker_stack, 6);
 	} else {
-		synth_irq(s, true, cpu, t, 36, "virtio1-req.0");
+		synth__irq(s, true, cpu, t, 36, "virtio1-req.0");
 		if (done[0] < done[1]) {
-			synth_block(s, RSP_EV_block_rq_complete, cpu, t + 1, 0, 0, DEV, done[0],
-				    4096, "WS");
+			synth__block(s, RSP_EV_block_rq_complete, cpu, t + 1, 0, 0, NULL, DEV,
+				     done[0], 4096, "WS");
 			done[0] += 8;
 		}
-		synth_waking(s, cpu, t + 2, 0, 0, thr[w].tid, thr[w].comm, NULL, 0);
-		synth_irq(s, false, cpu, t + 3, 36, NULL);
+		synth__waking(s, cpu, t + 2, 0, 0, thr[w].tid, thr[w].comm, NULL, 0);
+		synth__irq(s, false, cpu, t + 3, 36, NULL);
 	}
 	thr[w].state = RUNNABLE;
 	runq[nrunq++] = (uint32_t)w;
@@ -240,12 +241,12 @@ static void generate(struct synth *s, size_t n, uint32_t self)
 			uint32_t tid = curr[cpu] >= 0 ? thr[curr[cpu]].tid : 0;
 			uint32_t tgid = curr[cpu] >= 0 ? thr[curr[cpu]].tgid : 0;
 
-			synth_softirq(s, true, cpu, t, tgid, tid, RSP_SOFTIRQ_RCU);
-			synth_softirq(s, false, cpu, t + 2000, tgid, tid, RSP_SOFTIRQ_RCU);
+			synth__softirq(s, true, cpu, t, tgid, tid, RSP_SOFTIRQ_RCU);
+			synth__softirq(s, false, cpu, t + 2000, tgid, tid, RSP_SOFTIRQ_RCU);
 		} else if (curr[cpu] >= 0) {
 			struct bthr *b = &thr[curr[cpu]];
 
-			synth_cpu_clock(s, cpu, t, b->tgid, b->tid, sample_stacks[rnd() % 4], 8);
+			synth__cpu_clock(s, cpu, t, b->tgid, b->tid, sample_stacks[rnd() % 4], 8);
 		}
 	}
 }
@@ -285,7 +286,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	make_stacks();
-	synth_init(&sy);
+	synth__init(&sy);
 	generate(&sy, n, (uint32_t)getpid());
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	w = rsp_window__new(&wc);
@@ -295,7 +296,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < sy.n; i++) {
-		struct rsp_wentry e = synth_entry(&sy, i);
+		struct rsp_wentry e = synth__entry(&sy, i);
 
 		if (rsp_window__append(w, e.cpu, e.time, e.rec)) {
 			fprintf(stderr, "rsp-snapshot-bench: the window is too small\n");
@@ -378,7 +379,7 @@ int main(int argc, char **argv)
 	rsp_symbolizer__delete(src.symbols);
 	rsp_window__delete(w);
 	rsp_ksyms__delete(ks);
-	synth_exit(&sy);
+	synth__exit(&sy);
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 	return 0;

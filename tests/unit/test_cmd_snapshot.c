@@ -40,24 +40,24 @@ static struct synth *stream(void)
 {
 	struct synth *s = synth__new(2, 1u << 20);
 
-	synth__switch(s, 0, 1000 * US, 0, 0, "swapper/0", 0, 100, "client");
+	synth__switch(s, 0, 1000 * US, 0, 0, "swapper/0", 0, 100, "client", NULL, 0);
 	synth__cpu_sample(s, 0, 1500 * US, 100, 100, 0x401000);
-	synth__waking(s, 0, 2000 * US, 100, 100, 200, 1);
-	synth__switch(s, 0, 2000 * US, 100, 100, "client", 1, 0, "swapper/0");
-	synth__switch(s, 1, 2010 * US, 0, 0, "swapper/1", 0, 200, "server");
+	synth__waking(s, 0, 2000 * US, 100, 100, 200, "wakee", NULL, 0);
+	synth__switch(s, 0, 2000 * US, 100, 100, "client", 1, 0, "swapper/0", NULL, 0);
+	synth__switch(s, 1, 2010 * US, 0, 0, "swapper/1", 0, 200, "server", NULL, 0);
 	synth__cpu_sample(s, 1, 2500 * US, 200, 200, 0x402000);
-	synth__waking(s, 1, 2900 * US, 200, 200, 300, 0);
-	synth__switch(s, 0, 2910 * US, 0, 0, "swapper/0", 0, 300, "secret");
-	synth__switch(s, 1, 3000 * US, 200, 200, "server", 1, 0, "swapper/1");
+	synth__waking(s, 1, 2900 * US, 200, 200, 300, "wakee", NULL, 0);
+	synth__switch(s, 0, 2910 * US, 0, 0, "swapper/0", 0, 300, "secret", NULL, 0);
+	synth__switch(s, 1, 3000 * US, 200, 200, "server", 1, 0, "swapper/1", NULL, 0);
 	synth__cpu_sample(s, 0, 3200 * US, 300, 300, 0x403000);
-	synth__waking(s, 0, 3500 * US, 300, 300, 200, 1);
-	synth__switch(s, 0, 3500 * US, 300, 300, "secret", 1, 0, "swapper/0");
-	synth__switch(s, 1, 3510 * US, 0, 0, "swapper/1", 0, 200, "server");
-	synth__waking(s, 1, 4000 * US, 200, 200, 100, 0);
-	synth__switch(s, 1, 4000 * US, 200, 200, "server", 1, 0, "swapper/1");
-	synth__switch(s, 0, 4010 * US, 0, 0, "swapper/0", 0, 100, "client");
+	synth__waking(s, 0, 3500 * US, 300, 300, 200, "wakee", NULL, 0);
+	synth__switch(s, 0, 3500 * US, 300, 300, "secret", 1, 0, "swapper/0", NULL, 0);
+	synth__switch(s, 1, 3510 * US, 0, 0, "swapper/1", 0, 200, "server", NULL, 0);
+	synth__waking(s, 1, 4000 * US, 200, 200, 100, "wakee", NULL, 0);
+	synth__switch(s, 1, 4000 * US, 200, 200, "server", 1, 0, "swapper/1", NULL, 0);
+	synth__switch(s, 0, 4010 * US, 0, 0, "swapper/0", 0, 100, "client", NULL, 0);
 	synth__cpu_sample(s, 0, 4500 * US, 100, 100, 0x401000);
-	synth__switch(s, 0, 5000 * US, 100, 100, "client", 1, 0, "swapper/0");
+	synth__switch(s, 0, 5000 * US, 100, 100, "client", 1, 0, "swapper/0", NULL, 0);
 	return s;
 }
 

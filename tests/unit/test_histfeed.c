@@ -93,27 +93,27 @@ static void test_irq_softirq(void **state)
 
 	/* Three handler runs of 5 us on CPU 1, one of 9 us on CPU 0. */
 	for (int i = 0; i < 3; i++) {
-		synth__irq_entry(f->syn, 1, t + i * MS, 36, "virtio1-req.0");
-		synth__irq_exit(f->syn, 1, t + i * MS + 5 * US, 36);
+		synth__irq(f->syn, true, 1, t + i * MS, 36, "virtio1-req.0");
+		synth__irq(f->syn, false, 1, t + i * MS + 5 * US, 36, NULL);
 	}
-	synth__irq_entry(f->syn, 0, t + 500 * US, 36, "virtio1-req.0");
-	synth__irq_exit(f->syn, 0, t + 509 * US, 36);
+	synth__irq(f->syn, true, 0, t + 500 * US, 36, "virtio1-req.0");
+	synth__irq(f->syn, false, 0, t + 509 * US, 36, NULL);
 	/* An entry whose exit never came: the next entry supersedes it. */
-	synth__irq_entry(f->syn, 0, t + 10 * MS, 41, "virtio3-rx");
-	synth__irq_entry(f->syn, 0, t + 11 * MS, 41, "virtio3-rx");
-	synth__irq_exit(f->syn, 0, t + 11 * MS + 2 * US, 41);
+	synth__irq(f->syn, true, 0, t + 10 * MS, 41, "virtio3-rx");
+	synth__irq(f->syn, true, 0, t + 11 * MS, 41, "virtio3-rx");
+	synth__irq(f->syn, false, 0, t + 11 * MS + 2 * US, 41, NULL);
 	/* An exit alone (its entry hit an idle CPU). */
-	synth__irq_exit(f->syn, 1, t + 12 * MS, 36);
+	synth__irq(f->syn, false, 1, t + 12 * MS, 36, NULL);
 	/* NET_RX twice for 10 us; a TIMER softirq cut by a switch; a nested irq. */
-	synth__softirq(f->syn, 1, t + 20 * MS, 3, 1);
-	synth__irq_entry(f->syn, 1, t + 20 * MS + 2 * US, 36, "virtio1-req.0");
-	synth__irq_exit(f->syn, 1, t + 20 * MS + 3 * US, 36);
-	synth__softirq(f->syn, 1, t + 20 * MS + 10 * US, 3, 0);
-	synth__softirq(f->syn, 0, t + 21 * MS, 3, 1);
-	synth__softirq(f->syn, 0, t + 21 * MS + 10 * US, 3, 0);
-	synth__softirq(f->syn, 0, t + 22 * MS, 1, 1);
-	synth__switch(f->syn, 0, t + 23 * MS, 10, 10, "a", 1, 11, "b");
-	synth__softirq(f->syn, 0, t + 24 * MS, 1, 0);
+	synth__softirq(f->syn, true, 1, t + 20 * MS, 0, 0, 3);
+	synth__irq(f->syn, true, 1, t + 20 * MS + 2 * US, 36, "virtio1-req.0");
+	synth__irq(f->syn, false, 1, t + 20 * MS + 3 * US, 36, NULL);
+	synth__softirq(f->syn, false, 1, t + 20 * MS + 10 * US, 0, 0, 3);
+	synth__softirq(f->syn, true, 0, t + 21 * MS, 0, 0, 3);
+	synth__softirq(f->syn, false, 0, t + 21 * MS + 10 * US, 0, 0, 3);
+	synth__softirq(f->syn, true, 0, t + 22 * MS, 0, 0, 1);
+	synth__switch(f->syn, 0, t + 23 * MS, 10, 10, "a", 1, 11, "b", NULL, 0);
+	synth__softirq(f->syn, false, 0, t + 24 * MS, 0, 0, 1);
 	feed_all(f);
 
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "irq:virtio1-req.0");
@@ -153,10 +153,10 @@ static void test_lost_and_gap(void **state)
 	struct rsp_hist_stats hs;
 	uint64_t t = 5 * S;
 
-	synth__irq_entry(f->syn, 1, t, 36, "virtio1-req.0");
+	synth__irq(f->syn, true, 1, t, 36, "virtio1-req.0");
 	assert_int_equal(rsp_window__note_lost(f->syn->window, 1, t + 1 * US, 7), 0);
-	synth__irq_exit(f->syn, 1, t + 2 * US, 36);
-	synth__softirq(f->syn, 0, t + 3 * US, 3, 1);
+	synth__irq(f->syn, false, 1, t + 2 * US, 36, NULL);
+	synth__softirq(f->syn, true, 0, t + 3 * US, 0, 0, 3);
 	feed_all(f);
 	rsp_histfeed__gap(f->feed, t + 4 * US, t + 1 * S, 0);
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "irq:virtio1-req.0");
@@ -184,27 +184,34 @@ static void test_block(void **state)
 	uint64_t t = 50 * S;
 
 	/* Inserted by 500/501 on CPU 0, issued 5 us later by a kworker, completed on CPU 1. */
-	synth__block(f->syn, RSP_EV_block_rq_insert, 0, t, 500, 501, "writer", VDA, 100, 8);
+	synth__block(f->syn, RSP_EV_block_rq_insert, 0, t, 500, 501, "writer", VDA, 100, 8 * 512,
+		     "WS");
 	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 5 * US, 90, 90, "kworker/0:1", VDA, 100,
-		     8);
-	synth__block(f->syn, RSP_EV_block_rq_complete, 1, t + 105 * US, 0, 0, "", VDA, 100, 8);
+		     8 * 512, "WS");
+	synth__block(f->syn, RSP_EV_block_rq_complete, 1, t + 105 * US, 0, 0, NULL, VDA, 100,
+		     8 * 512, "WS");
 	/* Issued without an insert (direct issue): service time only. */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 1, t + 1 * MS, 600, 600, "dd", VDA, 200, 8);
-	synth__block(f->syn, RSP_EV_block_rq_complete, 0, t + 1 * MS + 300 * US, 0, 0, "", VDA, 200,
-		     8);
+	synth__block(f->syn, RSP_EV_block_rq_issue, 1, t + 1 * MS, 600, 600, "dd", VDA, 200,
+		     8 * 512, "WS");
+	synth__block(f->syn, RSP_EV_block_rq_complete, 0, t + 1 * MS + 300 * US, 0, 0, NULL, VDA,
+		     200, 8 * 512, "WS");
 	/* The same sector on another device is another request. */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 1, t + 2 * MS, 600, 600, "dd", SDB, 200, 8);
+	synth__block(f->syn, RSP_EV_block_rq_issue, 1, t + 2 * MS, 600, 600, "dd", SDB, 200,
+		     8 * 512, "WS");
 	/* A completion with no issue seen: skipped. */
-	synth__block(f->syn, RSP_EV_block_rq_complete, 0, t + 3 * MS, 0, 0, "", VDA, 999, 8);
+	synth__block(f->syn, RSP_EV_block_rq_complete, 0, t + 3 * MS, 0, 0, NULL, VDA, 999, 8 * 512,
+		     "WS");
 	/* Flushes: sector 0 issued twice, the first completion lost (idle CPU). */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 4 * MS, 600, 600, "dd", VDA, 0, 0);
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 5 * MS, 600, 600, "dd", VDA, 0, 0);
-	synth__block(f->syn, RSP_EV_block_rq_complete, 1, t + 5 * MS + 40 * US, 0, 0, "", VDA, 0,
-		     0);
+	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 4 * MS, 600, 600, "dd", VDA, 0, 0, "WS");
+	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 5 * MS, 600, 600, "dd", VDA, 0, 0, "WS");
+	synth__block(f->syn, RSP_EV_block_rq_complete, 1, t + 5 * MS + 40 * US, 0, 0, NULL, VDA, 0,
+		     0, "WS");
 	/* Issued, never completed: open until it expires (timeout 2 s). */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 6 * MS, 600, 600, "dd", VDA, 300, 8);
+	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 6 * MS, 600, 600, "dd", VDA, 300,
+		     8 * 512, "WS");
 	/* Inserted, never issued (merged away). */
-	synth__block(f->syn, RSP_EV_block_rq_insert, 0, t + 7 * MS, 600, 600, "dd", VDA, 400, 8);
+	synth__block(f->syn, RSP_EV_block_rq_insert, 0, t + 7 * MS, 600, 600, "dd", VDA, 400,
+		     8 * 512, "WS");
 	/* Time passes: records one and three seconds later drive the expiry. */
 	synth__cpu_sample(f->syn, 0, t + 1 * S + 10 * MS, 1, 1, 0);
 	synth__cpu_sample(f->syn, 0, t + 3 * S, 1, 1, 0);
@@ -251,8 +258,9 @@ static void test_block_open(void **state)
 
 	for (unsigned i = 0; i < 4; i++)
 		synth__block(f->syn, RSP_EV_block_rq_issue, 0, S + i * MS, 7, 7, "w", VDA, i * 8,
-			     8);
-	synth__block(f->syn, RSP_EV_block_rq_complete, 1, S + 9 * MS, 0, 0, "", VDA, 0, 8);
+			     8 * 512, "WS");
+	synth__block(f->syn, RSP_EV_block_rq_complete, 1, S + 9 * MS, 0, 0, NULL, VDA, 0, 8 * 512,
+		     "WS");
 	synth__cpu_sample(f->syn, 0, 3 * S, 1, 1, 0); /* before the timeout */
 	feed_all(f);
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "blk_service:254:0");
@@ -286,7 +294,8 @@ static void test_table_full(void **state)
 	st = rsp_hist_store__new(&c);
 	feed = rsp_histfeed__new(st, &fc);
 	for (unsigned i = 0; i < 10; i++)
-		synth__block(syn, RSP_EV_block_rq_issue, 0, S + i, 7, 7, "w", VDA, i * 8, 8);
+		synth__block(syn, RSP_EV_block_rq_issue, 0, S + i, 7, 7, "w", VDA, i * 8, 8 * 512,
+			     "WS");
 	snap = rsp_window__pin(syn->window, 0, UINT64_MAX);
 	it = rsp_witer__new(snap, 0, UINT64_MAX);
 	while (rsp_witer__next(it, &e))

@@ -2,7 +2,7 @@
 /*
  * Unit tests of the latency profiles fed by the timeline (lib/histfeed.c
  * with a schema): off-CPU time by sleep reason, preemptions, run-queue
- * latency, on synthetic streams with kernel stacks (synth.h, a fake
+ * latency, on synthetic streams with kernel stacks (support/synth.h, a fake
  * kallsyms), including this kernel's quirk (wakings and switch-ins from
  * an idle CPU not delivered), gaps, renames and the bound on threads.
  */
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <rsp/histfeed.h>
 #include "kallsyms_fake.h"
-#include "synth.h"
+#include "support/synth.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -46,7 +46,7 @@ static int setup(void **state)
 	struct fix *f = calloc(1, sizeof(*f));
 	struct rsp_buf err = RSP_BUF_INIT;
 
-	synth_init(&f->s);
+	synth__init(&f->s);
 	f->ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
 	rsp_buf__exit(&err);
 	*state = f;
@@ -60,7 +60,7 @@ static int teardown(void **state)
 	rsp_hist_set__delete(f->set);
 	rsp_histfeed__delete(f->feed);
 	rsp_hist_store__delete(f->st);
-	synth_exit(&f->s);
+	synth__exit(&f->s);
 	rsp_ksyms__delete(f->ks);
 	free(f);
 	return 0;
@@ -89,7 +89,7 @@ static void make_feed(struct fix *f, unsigned max_threads)
 static void feed(struct fix *f, size_t from, bool finish)
 {
 	for (size_t i = from; i < f->s.n; i++) {
-		struct rsp_wentry e = synth_entry(&f->s, i);
+		struct rsp_wentry e = synth__entry(&f->s, i);
 
 		assert_true(rsp_histfeed__record(f->feed, f->s.schema, &e) >= 0);
 	}
@@ -135,18 +135,18 @@ static void test_sleeps_preemption_runq(void **state)
 	struct rsp_histfeed_stats st;
 
 	make_feed(f, 0);
-	synth_switch(s, 1, T0 + 500 * US, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
-	synth_switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
-	synth_hrtimer(s, true, 1, T0 + 3 * MS);
-	synth_waking(s, 1, T0 + 3 * MS + 1 * US, B, B, A, "a", NULL, 0);
-	synth_hrtimer(s, false, 1, T0 + 3 * MS + 2 * US);
-	synth_switch(s, 1, T0 + 3 * MS + 50 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
-	synth_switch(s, 1, T0 + 4 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
-	synth_waking(s, 1, T0 + 5 * MS, B, B, A, "a", NULL, 0);
+	synth__switch(s, 1, T0 + 500 * US, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
+	synth__switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__hrtimer(s, true, 1, T0 + 3 * MS);
+	synth__waking(s, 1, T0 + 3 * MS + 1 * US, B, B, A, "a", NULL, 0);
+	synth__hrtimer(s, false, 1, T0 + 3 * MS + 2 * US);
+	synth__switch(s, 1, T0 + 3 * MS + 50 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
+	synth__switch(s, 1, T0 + 4 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
+	synth__waking(s, 1, T0 + 5 * MS, B, B, A, "a", NULL, 0);
 	/* CPU 0 idle: A's switch-in there is not delivered; its first record is at 6 ms */
-	synth_switch(s, 0, T0 + 6 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, 0, T0 + 6 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
 	/* the timer that ends this sleep hits idle CPU 0: no waking; next sign at 9 ms */
-	synth_switch(s, 0, T0 + 9 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, 0, T0 + 9 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
 	feed(f, 0, true);
 
 	p = get(f, RSP_HSUBJ_THREAD, A, "offcpu:sleep");
@@ -191,21 +191,21 @@ static void test_rename(void **state)
 	const struct rsp_hist_profile *p;
 
 	make_feed(f, 0);
-	synth_switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
+	synth__switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
 	/* C, forked from python3, sleeps once under that name */
-	synth_switch(s, 0, T0 + 1 * MS, C, C, "python3", 1, 0, "swapper/0", sleep_stack, 3);
-	synth_waking(s, 1, T0 + 2 * MS, B, B, C, "python3", NULL, 0);
-	synth_switch(s, 1, T0 + 2 * MS + 10 * US, B, B, "b", PREEMPTED, C, "python3", NULL, 0);
-	synth_comm(s, 1, T0 + 3 * MS, C, C, "hammer");
-	synth_switch(s, 1, T0 + 4 * MS, C, C, "hammer", 1, B, "b", sleep_stack, 3);
-	synth_waking(s, 1, T0 + 5 * MS, B, B, C, "hammer", NULL, 0);
-	synth_switch(s, 1, T0 + 5 * MS + 10 * US, B, B, "b", PREEMPTED, C, "hammer", NULL, 0);
+	synth__switch(s, 0, T0 + 1 * MS, C, C, "python3", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__waking(s, 1, T0 + 2 * MS, B, B, C, "python3", NULL, 0);
+	synth__switch(s, 1, T0 + 2 * MS + 10 * US, B, B, "b", PREEMPTED, C, "python3", NULL, 0);
+	synth__comm(s, 1, T0 + 3 * MS, C, C, "hammer", 1);
+	synth__switch(s, 1, T0 + 4 * MS, C, C, "hammer", 1, B, "b", sleep_stack, 3);
+	synth__waking(s, 1, T0 + 5 * MS, B, B, C, "hammer", NULL, 0);
+	synth__switch(s, 1, T0 + 5 * MS + 10 * US, B, B, "b", PREEMPTED, C, "hammer", NULL, 0);
 	/* its thread D, named "worker", must not rename the process */
-	synth_comm(s, 1, T0 + 6 * MS, C, D, "worker");
-	synth_switch(s, 1, T0 + 7 * MS, C, C, "hammer", PREEMPTED, D, "worker", NULL, 0);
-	synth_switch(s, 1, T0 + 8 * MS, C, D, "worker", 1, C, "hammer", sleep_stack, 3);
-	synth_waking(s, 1, T0 + 9 * MS, C, C, D, "worker", NULL, 0);
-	synth_switch(s, 1, T0 + 9 * MS + 10 * US, C, C, "hammer", PREEMPTED, D, "worker", NULL, 0);
+	synth__comm(s, 1, T0 + 6 * MS, C, D, "worker", 1);
+	synth__switch(s, 1, T0 + 7 * MS, C, C, "hammer", PREEMPTED, D, "worker", NULL, 0);
+	synth__switch(s, 1, T0 + 8 * MS, C, D, "worker", 1, C, "hammer", sleep_stack, 3);
+	synth__waking(s, 1, T0 + 9 * MS, C, C, D, "worker", NULL, 0);
+	synth__switch(s, 1, T0 + 9 * MS + 10 * US, C, C, "hammer", PREEMPTED, D, "worker", NULL, 0);
 	feed(f, 0, false);
 
 	p = get(f, RSP_HSUBJ_PROCESS, C, "offcpu:sleep");
@@ -230,12 +230,12 @@ static void test_gaps(void **state)
 	size_t mark;
 
 	make_feed(f, 0);
-	synth_switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
-	synth_switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", futex_stack, 5);
-	synth_lost(s, 0, T0 + 2 * MS, 10);
-	synth_waking(s, 1, T0 + 3 * MS, B, B, A, "a", NULL, 0);
-	synth_switch(s, 1, T0 + 3 * MS + 5 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
-	synth_switch(s, 1, T0 + 4 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
+	synth__switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
+	synth__switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", futex_stack, 5);
+	synth__lost(s, 0, T0 + 2 * MS, 10);
+	synth__waking(s, 1, T0 + 3 * MS, B, B, A, "a", NULL, 0);
+	synth__switch(s, 1, T0 + 3 * MS + 5 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
+	synth__switch(s, 1, T0 + 4 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
 	feed(f, 0, false);
 	/* the futex sleep was cut by the lost records: not a latency */
 	assert_null(get(f, RSP_HSUBJ_THREAD, A, "offcpu:lock"));
@@ -247,10 +247,10 @@ static void test_gaps(void **state)
 	f->set = NULL;
 	rsp_histfeed__gap(f->feed, T0 + 5 * MS, T0 + 6 * MS, 0);
 	mark = s->n;
-	synth_waking(s, 1, T0 + 7 * MS, B, B, A, "a", NULL, 0);
-	synth_switch(s, 1, T0 + 7 * MS + 5 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
-	synth_switch(s, 1, T0 + 8 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
-	synth_waking(s, 1, T0 + 9 * MS, B, B, A, "a", NULL, 0);
+	synth__waking(s, 1, T0 + 7 * MS, B, B, A, "a", NULL, 0);
+	synth__switch(s, 1, T0 + 7 * MS + 5 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
+	synth__switch(s, 1, T0 + 8 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
+	synth__waking(s, 1, T0 + 9 * MS, B, B, A, "a", NULL, 0);
 	feed(f, mark, false);
 	/* only the sleep from 8 ms to 9 ms is whole */
 	check_one(get(f, RSP_HSUBJ_THREAD, A, "offcpu:lock"), 1 * MS);
@@ -266,12 +266,12 @@ static void test_max_threads(void **state)
 	struct rsp_histfeed_stats st;
 
 	make_feed(f, 2);
-	synth_switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
-	synth_switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
+	synth__switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", futex_stack, 5);
 	/* C is the third thread: not followed */
-	synth_switch(s, 0, T0 + 2 * MS, C, C, "c", 1, 0, "swapper/0", futex_stack, 5);
-	synth_waking(s, 1, T0 + 3 * MS, B, B, A, "a", NULL, 0);
-	synth_waking(s, 1, T0 + 3 * MS + 1 * US, B, B, C, "c", NULL, 0);
+	synth__switch(s, 0, T0 + 2 * MS, C, C, "c", 1, 0, "swapper/0", futex_stack, 5);
+	synth__waking(s, 1, T0 + 3 * MS, B, B, A, "a", NULL, 0);
+	synth__waking(s, 1, T0 + 3 * MS + 1 * US, B, B, C, "c", NULL, 0);
 	feed(f, 0, false);
 	check_one(get(f, RSP_HSUBJ_THREAD, A, "offcpu:lock"), 2 * MS);
 	assert_null(get(f, RSP_HSUBJ_THREAD, C, "offcpu:lock"));

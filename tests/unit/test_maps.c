@@ -359,19 +359,19 @@ static void test_feed(void **state)
 	struct rsp_map_view v;
 	struct rsp_maps_stats st;
 
-	h = synth__comm_rec(buf, 10, 700, 700, "bash", 0);
+	h = synth__comm_rec(s, buf, 10, 700, 700, "bash", 0);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__mmap2_rec(buf, 11, 700, 0x400000, 0x10000, 0x1000, 5, RX, "/bin/bash");
+	h = synth__mmap2_rec(s, buf, 11, 700, 0x400000, 0x10000, 0x1000, 5, RX, "/bin/bash");
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__mmap2_rec(buf, 12, 700, 0x600000, 0x10000, 0, 6, PROT_READ, "/data");
+	h = synth__mmap2_rec(s, buf, 12, 700, 0x600000, 0x10000, 0, 6, PROT_READ, "/data");
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 0); /* not executable */
-	h = synth__task_rec(buf, PERF_RECORD_FORK, 20, 701, 700, 701, 700);
+	h = synth__task_rec(s, buf, PERF_RECORD_FORK, 20, 701, 700, 701, 700);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__comm_rec(buf, 30, 701, 701, "cat", 1);
+	h = synth__comm_rec(s, buf, 30, 701, 701, "cat", 1);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__mmap2_rec(buf, 31, 701, 0x500000, 0x8000, 0, 7, RX, "/bin/cat (deleted)");
+	h = synth__mmap2_rec(s, buf, 31, 701, 0x500000, 0x8000, 0, 7, RX, "/bin/cat (deleted)");
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__task_rec(buf, PERF_RECORD_EXIT, 40, 701, 700, 701, 700);
+	h = synth__task_rec(s, buf, PERF_RECORD_EXIT, 40, 701, 700, 701, 700);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
 	assert_int_equal(rsp_maps__find(m, 700, 15, 0x401000, &v), 0);
 	assert_string_equal(v.path, "/bin/bash");
@@ -383,10 +383,10 @@ static void test_feed(void **state)
 	assert_string_equal(rsp_maps__comm_at(m, 701, 35), "cat");
 	assert_false(rsp_maps__alive(m, 701, 45));
 	/* other record types are not ours */
-	h = synth__task_rec(buf, PERF_RECORD_THROTTLE, 50, 1, 1, 1, 1);
+	h = synth__task_rec(s, buf, PERF_RECORD_THROTTLE, 50, 1, 1, 1, 1);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 0);
 	/* malformed: too short for its type, odd size */
-	h = synth__task_rec(buf, PERF_RECORD_MMAP2, 50, 1, 1, 1, 1);
+	h = synth__task_rec(s, buf, PERF_RECORD_MMAP2, 50, 1, 1, 1, 1);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), -EINVAL);
 	{
 		struct perf_event_header odd = *h;
@@ -395,7 +395,7 @@ static void test_feed(void **state)
 		assert_int_equal(rsp_maps__feed(m, s->schema, &odd), -EINVAL);
 	}
 	/* a filename without its NUL stops at the record's end */
-	h = synth__mmap2_rec(buf, 60, 702, 0x1000, 0x1000, 0, 8, RX, "/x");
+	h = synth__mmap2_rec(s, buf, 60, 702, 0x1000, 0x1000, 0, 8, RX, "/x");
 	memset((char *)buf + 72, 'a', h->size - 72);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
 	rsp_maps__stats(m, &st);
@@ -416,11 +416,11 @@ static void test_ingest(void **state)
 	/* The fork is on CPU 0, the child's exec on CPU 1: merged by time. */
 	synth__comm(s, 0, 100, 800, 800, "make", 0);
 	synth__mmap2(s, 0, 110, 800, 0x400000, 0x1000, 0, 1, RX, "/usr/bin/make");
-	synth__fork(s, 0, 200, 801, 800);
+	synth__task(s, PERF_RECORD_FORK, 0, 200, 801, 800, 801, 800);
 	synth__comm(s, 1, 300, 801, 801, "cc", 1);
 	synth__mmap2(s, 1, 310, 801, 0x400000, 0x1000, 0, 2, RX, "/usr/bin/cc");
 	synth__cpu_sample(s, 1, 320, 801, 801, 0x400100);
-	synth__exit(s, 1, 400, 801, 801);
+	synth__task(s, PERF_RECORD_EXIT, 1, 400, 801, 801, 801, 801);
 	rsp_window__note_lost(s->window, 0, 450, 3);
 	assert_int_equal(rsp_maps__ingest(m, s->schema, s->window, 0, 250, &res), 0);
 	assert_int_equal((int)res.records, 3);
@@ -472,21 +472,22 @@ static void test_feed_garbage(void **state)
 
 		switch (xorshift(&rnd) % 4) {
 		case 0:
-			h = synth__mmap2_rec(buf, (uint64_t)i, 1 + (uint32_t)(xorshift(&rnd) % 50),
-					     xorshift(&rnd) % 0x10000, 0x1000, 0, 3, RX,
-					     "/lib/x.so");
+			h = synth__mmap2_rec(
+				s, buf, (uint64_t)i, 1 + (uint32_t)(xorshift(&rnd) % 50),
+				xorshift(&rnd) % 0x10000, 0x1000, 0, 3, RX, "/lib/x.so");
 			break;
 		case 1:
-			h = synth__comm_rec(buf, (uint64_t)i, 1 + (uint32_t)(xorshift(&rnd) % 50),
-					    1, "name", (int)(xorshift(&rnd) % 2));
+			h = synth__comm_rec(s, buf, (uint64_t)i,
+					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, "name",
+					    (int)(xorshift(&rnd) % 2));
 			break;
 		case 2:
-			h = synth__task_rec(buf, PERF_RECORD_FORK, (uint64_t)i,
+			h = synth__task_rec(s, buf, PERF_RECORD_FORK, (uint64_t)i,
 					    1 + (uint32_t)(xorshift(&rnd) % 50),
 					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, 1);
 			break;
 		default:
-			h = synth__task_rec(buf, PERF_RECORD_EXIT, (uint64_t)i,
+			h = synth__task_rec(s, buf, PERF_RECORD_EXIT, (uint64_t)i,
 					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, 1, 1);
 			break;
 		}

@@ -8,7 +8,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -16,7 +18,7 @@
 #include <rsp/net.h>
 #include <rsp/socktab.h>
 #include <rsp/timeline.h>
-#include "synth.h"
+#include "support/synth.h"
 
 /* Kernel functions of a waking's stack in a loopback NET_RX softirq. */
 #define K_TTWU	   0xffffffff81001000ull
@@ -108,7 +110,7 @@ static int setup(void **state)
 	struct fix *f = calloc(1, sizeof(*f));
 	struct rsp_buf err = RSP_BUF_INIT;
 
-	synth_init(&f->s);
+	synth__init(&f->s);
 	f->ks = rsp_ksyms__new_from_text(kallsyms, strlen(kallsyms), &err);
 	rsp_buf__exit(&err);
 	f->kp_send = add_evsel(f, RSP_EV_kp_udp_sendmsg, PERF_SAMPLE_REGS_INTR);
@@ -122,7 +124,7 @@ static int teardown(void **state)
 {
 	struct fix *f = *state;
 
-	synth_exit(&f->s);
+	synth__exit(&f->s);
 	rsp_ksyms__delete(f->ks);
 	free(f);
 	return 0;
@@ -133,7 +135,7 @@ static void kprobe(struct fix *f, int evsel, uint32_t cpu, uint64_t t, uint32_t 
 		   uint64_t dx, bool regs)
 {
 	size_t size = sizeof(struct perf_event_header) + 5 * 8 + (regs ? 3 * 8 : 8);
-	uint64_t *w = (uint64_t *)synth_reserve(&f->s, size, cpu);
+	uint64_t *w = (uint64_t *)synth__reserve(&f->s, size, cpu);
 
 	((struct perf_event_header *)w)->type = PERF_RECORD_SAMPLE;
 	((struct perf_event_header *)w)->size = (uint16_t)size;
@@ -146,13 +148,14 @@ static void kprobe(struct fix *f, int evsel, uint32_t cpu, uint64_t t, uint32_t 
 		w[7] = dx;
 		w[8] = di;
 	}
+	synth__commit(&f->s);
 }
 
 /* A uprobe sample with a user callchain. */
 static void uprobe(struct fix *f, uint32_t cpu, uint64_t t, uint32_t tid)
 {
 	size_t size = sizeof(struct perf_event_header) + 5 * 8 + 8 * 4;
-	uint64_t *w = (uint64_t *)synth_reserve(&f->s, size, cpu);
+	uint64_t *w = (uint64_t *)synth__reserve(&f->s, size, cpu);
 
 	((struct perf_event_header *)w)->type = PERF_RECORD_SAMPLE;
 	((struct perf_event_header *)w)->size = (uint16_t)size;
@@ -165,6 +168,7 @@ static void uprobe(struct fix *f, uint32_t cpu, uint64_t t, uint32_t tid)
 	w[7] = PERF_CONTEXT_USER;
 	w[8] = 0x401000;
 	w[9] = 0x402345;
+	synth__commit(&f->s);
 }
 
 static void run(struct fix *f, unsigned flags)
@@ -178,14 +182,14 @@ static void run(struct fix *f, unsigned flags)
 	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
 	rsp_timeline__set_start(tl, 0);
 	for (size_t i = 0; i < f->s.n; i++) {
-		struct rsp_wentry e = synth_entry(&f->s, i);
+		struct rsp_wentry e = synth__entry(&f->s, i);
 
 		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	}
 	rsp_timeline__finish(tl, 100000);
 	rsp_timeline__stats(tl, &f->st);
 	rsp_timeline__delete(tl);
-	synth_reset(&f->s);
+	synth__reset(&f->s);
 }
 
 static const struct rsp_segment *sleep_of(const struct fix *f, uint32_t tid, uint64_t t)
@@ -207,17 +211,17 @@ static void client_server(struct fix *f, const uint64_t *wchain, uint32_t wnr, b
 {
 	struct synth *s = &f->s;
 
-	synth_sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 64);
-	synth_switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-	synth_sock_len(s, true, 1, 1500, S, S, SK_S, RSP_IPPROTO_UDP, 64);
-	synth_softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
-	synth_data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_UDP);
-	synth_waking(s, 1, 2020, S, S, C, "client", wchain, wnr);
-	synth_softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 64);
+	synth__switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+	synth__sock_len(s, true, 1, 1500, S, S, SK_S, RSP_IPPROTO_UDP, 64);
+	synth__softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_UDP);
+	synth__waking(s, 1, 2020, S, S, C, "client", wchain, wnr);
+	synth__softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
 	if (server_send)
-		synth_sock_len(s, false, 1, 2040, S, S, SK_S, RSP_IPPROTO_UDP, 64);
-	synth_switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
-	synth_sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_UDP, 64);
+		synth__sock_len(s, false, 1, 2040, S, S, SK_S, RSP_IPPROTO_UDP, 64);
+	synth__switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
+	synth__sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_UDP, 64);
 }
 
 static const struct rsp_net_op *op_on(const struct fix *f, uint64_t sk)
@@ -308,8 +312,8 @@ static void test_loopback_by_address(void **state)
 	const struct rsp_segment *sl;
 	const struct rsp_net_op *op;
 
-	synth_tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
-			0x7f000001, 40000, 0x7f000001, 8080);
+	synth__tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
+			 0x7f000001, 40000, 0x7f000001, 8080);
 	client_server(f, NULL, 0, false);
 	run(f, 0);
 	sl = sleep_of(f, C, 1500);
@@ -336,17 +340,17 @@ static void test_tuple_of_older_socket(void **state)
 
 	struct synth *s = &f->s;
 
-	synth_sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
-	synth_switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-	synth_softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
-	synth_data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_TCP);
-	synth_waking(s, 1, 2020, S, S, C, "client", chain_send, sizeof(chain_send) / 8);
-	synth_softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
-	synth_switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
+	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
+	synth__switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+	synth__softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_TCP);
+	synth__waking(s, 1, 2020, S, S, C, "client", chain_send, sizeof(chain_send) / 8);
+	synth__softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
 	/* The client's receive names the connection; then it sends again. */
-	synth_tcp_rcv(s, 0, 2500, C, C, SK_C, 0x7f000001, 40000, 0x7f000001, 8080);
-	synth_sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
-	synth_data_ready(s, 0, 3100, C, C, SK_C, RSP_IPPROTO_TCP);
+	synth__tcp_rcv(s, 0, 2500, C, C, SK_C, 0x7f000001, 40000, 0x7f000001, 8080);
+	synth__sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
+	synth__data_ready(s, 0, 3100, C, C, SK_C, RSP_IPPROTO_TCP);
 	run(f, 0);
 	assert_int_equal(f->r.nops, 2);
 	for (size_t i = 0; i < 2; i++) {
@@ -365,16 +369,16 @@ static void test_remote_idle(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *sl;
 
-	synth_sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 10);
-	synth_switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-	synth_softirq(s, true, 1, 2000, 0, 0, RSP_SOFTIRQ_NET_RX);
-	synth_data_ready(s, 1, 2010, 0, 0, SK_C, RSP_IPPROTO_TCP);
-	synth_data_ready(s, 1, 2015, 0, 0, SK_C, RSP_IPPROTO_TCP);
-	synth_waking(s, 1, 2020, 0, 0, C, "client", NULL, 0);
-	synth_softirq(s, false, 1, 2030, 0, 0, RSP_SOFTIRQ_NET_RX);
+	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 10);
+	synth__switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+	synth__softirq(s, true, 1, 2000, 0, 0, RSP_SOFTIRQ_NET_RX);
+	synth__data_ready(s, 1, 2010, 0, 0, SK_C, RSP_IPPROTO_TCP);
+	synth__data_ready(s, 1, 2015, 0, 0, SK_C, RSP_IPPROTO_TCP);
+	synth__waking(s, 1, 2020, 0, 0, C, "client", NULL, 0);
+	synth__softirq(s, false, 1, 2030, 0, 0, RSP_SOFTIRQ_NET_RX);
 	/* The socket closes: the operation ends with it. */
-	synth_tcp_state(s, 0, 2500, C, C, SK_C, RSP_TCP_ESTABLISHED, RSP_TCP_CLOSE, 0x0a000001,
-			40000, 0x0a000002, 80);
+	synth__tcp_state(s, 0, 2500, C, C, SK_C, RSP_TCP_ESTABLISHED, RSP_TCP_CLOSE, 0x0a000001,
+			 40000, 0x0a000002, 80);
 	run(f, 0);
 	sl = sleep_of(f, C, 1500);
 	assert_int_equal(sl->waker.kind, RSP_WAKER_SOFTIRQ);
@@ -393,16 +397,16 @@ static void test_ops_edges(void **state)
 	struct fix *f = *state;
 	struct synth *s = &f->s;
 
-	synth_sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 10);
-	synth_sock_len(s, false, 0, 1100, C, C, SK_C, RSP_IPPROTO_UDP, 20);
-	synth_data_ready(s, 0, 1200, C, C, SK_C, RSP_IPPROTO_UDP);
+	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 10);
+	synth__sock_len(s, false, 0, 1100, C, C, SK_C, RSP_IPPROTO_UDP, 20);
+	synth__data_ready(s, 0, 1200, C, C, SK_C, RSP_IPPROTO_UDP);
 	run(f, 0);
 	assert_int_equal(f->r.nops, 1);
 	assert_int_equal(f->r.ops[0].start, 1100); /* from the last send */
 	assert_int_equal(f->r.ops[0].bytes_sent, 30);
 	assert_true(f->r.ops[0].flags & RSP_NETF_OPEN);
-	synth_sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 10);
-	synth_sock_len(s, false, 0, 1100, C, C, SK_C, RSP_IPPROTO_UDP, 20);
+	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 10);
+	synth__sock_len(s, false, 0, 1100, C, C, SK_C, RSP_IPPROTO_UDP, 20);
 	run(f, 0);
 	assert_int_equal(f->r.nops, 0);
 }
@@ -414,12 +418,12 @@ static void test_kprobe_source(void **state)
 	const struct rsp_net_op *op;
 
 	kprobe(f, f->kp_send, 0, 1000, C, SK_C, 64, true);
-	synth_switch(&f->s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+	synth__switch(&f->s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
 	kprobe(f, f->kp_send, 1, 2000, S, SK_S, 64, true);
-	synth_softirq(&f->s, true, 1, 2001, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__softirq(&f->s, true, 1, 2001, S, S, RSP_SOFTIRQ_NET_RX);
 	kprobe(f, f->kp_recv, 1, 2010, S, SK_C, 0, true);
-	synth_waking(&f->s, 1, 2020, S, S, C, "client", NULL, 0);
-	synth_softirq(&f->s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__waking(&f->s, 1, 2020, S, S, C, "client", NULL, 0);
+	synth__softirq(&f->s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
 	kprobe(f, f->kp_send, 0, 3000, C, SK_C, 64, true);
 	run(f, 0);
 	assert_int_equal(sleep_of(f, C, 1500)->waker.id, S);
@@ -437,20 +441,20 @@ static void test_decode(void **state)
 	struct rsp_sample smp;
 	char buf[64];
 
-	synth_sock_len(&f->s, true, 0, 10, C, C, SK_C, RSP_IPPROTO_TCP, -11);
-	synth_tcp_state(&f->s, 0, 20, C, C, SK_S, RSP_TCP_CLOSE, RSP_TCP_SYN_SENT, 0xc0a80001, 1234,
-			0x7f000001, 80);
+	synth__sock_len(&f->s, true, 0, 10, C, C, SK_C, RSP_IPPROTO_TCP, -11);
+	synth__tcp_state(&f->s, 0, 20, C, C, SK_S, RSP_TCP_CLOSE, RSP_TCP_SYN_SENT, 0xc0a80001,
+			 1234, 0x7f000001, 80);
 	kprobe(f, f->kp_send, 0, 30, C, SK_C, 99, true);
 	kprobe(f, f->kp_recv, 0, 40, C, SK_C, 0, false); /* no registers */
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(
-			rsp_record__parse_sample(f->s.schema, synth_entry(&f->s, i).rec, &smp), 0);
-	rsp_record__parse_sample(f->s.schema, synth_entry(&f->s, 0).rec, &smp);
+			rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, i).rec, &smp), 0);
+	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 0).rec, &smp);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), 0);
 	assert_int_equal(ev.kind, RSP_NET_RECV);
 	assert_int_equal(ev.bytes, -11);
 	assert_true(ev.sk == SK_C);
-	rsp_record__parse_sample(f->s.schema, synth_entry(&f->s, 1).rec, &smp);
+	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 1).rec, &smp);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), 0);
 	assert_int_equal(ev.kind, RSP_NET_STATE);
 	assert_int_equal(ev.newstate, RSP_TCP_SYN_SENT);
@@ -458,7 +462,7 @@ static void test_decode(void **state)
 	assert_string_equal(rsp_sockaddr__format(&ev.remote, buf, sizeof(buf)), "127.0.0.1:80");
 	assert_true(rsp_sockaddr__is_loopback(&ev.remote));
 	assert_false(rsp_sockaddr__is_loopback(&ev.local));
-	rsp_record__parse_sample(f->s.schema, synth_entry(&f->s, 2).rec, &smp);
+	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 2).rec, &smp);
 	assert_int_equal(smp.nr_intr_regs, 2);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), 0);
 	assert_int_equal(ev.kind, RSP_NET_SEND);
@@ -466,13 +470,13 @@ static void test_decode(void **state)
 	assert_int_equal(ev.bytes, 99);
 	assert_int_equal(ev.proto, RSP_IPPROTO_UDP);
 	assert_int_equal(ev.family, AF_INET);
-	rsp_record__parse_sample(f->s.schema, synth_entry(&f->s, 3).rec, &smp);
+	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 3).rec, &smp);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), -EINVAL);
-	synth_reset(&f->s);
-	synth_switch(&f->s, 0, 1, 1, 1, "a", 0, 2, "b", NULL, 0);
-	rsp_record__parse_sample(f->s.schema, synth_entry(&f->s, 0).rec, &smp);
+	synth__reset(&f->s);
+	synth__switch(&f->s, 0, 1, 1, 1, "a", 0, 2, "b", NULL, 0);
+	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 0).rec, &smp);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), -ENOENT);
-	synth_reset(&f->s);
+	synth__reset(&f->s);
 }
 
 /* A uprobe hit in the run before a sleep: the sleep's urec (records stable only). */
@@ -483,10 +487,10 @@ static void test_probe_urec(void **state)
 
 	for (int stable = 0; stable < 2; stable++) {
 		uprobe(f, 0, 900, C);
-		synth_switch(&f->s, 0, 1000, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-		synth_waking(&f->s, 1, 2000, S, S, C, "client", NULL, 0);
-		synth_switch(&f->s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
-		synth_switch(&f->s, 0, 3000, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+		synth__switch(&f->s, 0, 1000, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+		synth__waking(&f->s, 1, 2000, S, S, C, "client", NULL, 0);
+		synth__switch(&f->s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
+		synth__switch(&f->s, 0, 3000, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
 		run(f, stable ? RSP_TL_RECORDS_STABLE : 0);
 		sl = sleep_of(f, C, 1500);
 		assert_non_null(sl);
@@ -502,7 +506,7 @@ static void test_probe_urec(void **state)
 		sl = sleep_of(f, C, 5000);
 		assert_non_null(sl);
 		assert_null(sl->urec);
-		synth_reset(&f->s);
+		synth__reset(&f->s);
 	}
 }
 
@@ -515,14 +519,14 @@ static void test_expire(void **state)
 
 	assert_non_null(tl);
 	memset(&f->r, 0, sizeof(f->r));
-	synth_tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
-			0x7f000001, 40000, 0x7f000001, 8080);
-	synth_sock_len(&f->s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
-	synth_data_ready(&f->s, 0, 1200, C, C, SK_C, RSP_IPPROTO_TCP);
-	synth_sock_len(&f->s, false, 0, 9000, S, S, SK_S, RSP_IPPROTO_UDP, 64);
+	synth__tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
+			 0x7f000001, 40000, 0x7f000001, 8080);
+	synth__sock_len(&f->s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
+	synth__data_ready(&f->s, 0, 1200, C, C, SK_C, RSP_IPPROTO_TCP);
+	synth__sock_len(&f->s, false, 0, 9000, S, S, SK_S, RSP_IPPROTO_UDP, 64);
 	rsp_timeline__set_start(tl, 0);
 	for (size_t i = 0; i < f->s.n; i++) {
-		struct rsp_wentry e = synth_entry(&f->s, i);
+		struct rsp_wentry e = synth__entry(&f->s, i);
 
 		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	}
@@ -538,7 +542,7 @@ static void test_expire(void **state)
 	rsp_timeline__finish(tl, 10000);
 	assert_int_equal(f->r.nops, 1); /* nothing more: SK_S had no arrival */
 	rsp_timeline__delete(tl);
-	synth_reset(&f->s);
+	synth__reset(&f->s);
 }
 
 static void test_socktab(void **state)

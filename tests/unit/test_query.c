@@ -89,11 +89,11 @@ static struct synth *stream(void)
 		int a = i % 3, b = (i + 1) % 3;
 
 		synth__switch(s, 0, t, order[a].tgid, order[a].tid, order[a].comm, 1, order[b].tid,
-			      order[b].comm);
+			      order[b].comm, NULL, 0);
 		t += 100;
 	}
 	for (int i = 0; i < 10; i++)
-		synth__waking(s, 1, 5000 + (uint64_t)i, 200, 200, 100, 0);
+		synth__waking(s, 1, 5000 + (uint64_t)i, 200, 200, 100, "wakee", NULL, 0);
 	for (int i = 0; i < 5; i++)
 		synth__cpu_sample(s, 0, 6000 + (uint64_t)i, 100, 101, 0x400000);
 	rsp_window__note_lost(s->window, 1, 7000, 3);

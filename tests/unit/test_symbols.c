@@ -693,8 +693,8 @@ static void test_top(void **state)
 		synth__cpu_sample(syn, 1, t++, 901, 901, hid + 2);
 	synth__cpu_sample_mode(syn, 0, t++, 901, 901, 0xffffffff81000150ull,
 			       PERF_RECORD_MISC_KERNEL, 10101010);
-	synth__cpu_sample(syn, 0, t++, 901, 901, 0x1234);	  /* nothing mapped there */
-	synth__switch(syn, 0, t++, 1, 1, "noise", 1, 2, "noise"); /* not a sample */
+	synth__cpu_sample(syn, 0, t++, 901, 901, 0x1234); /* nothing mapped there */
+	synth__switch(syn, 0, t++, 1, 1, "noise", 1, 2, "noise", NULL, 0); /* not a sample */
 	/* exit of both before the query: they are still named */
 	assert_int_equal(rsp_maps__exit(m, 900, 900, t), 0);
 	assert_int_equal(rsp_maps__exit(m, 901, 901, t), 0);

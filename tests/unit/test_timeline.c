@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/timeline.c on synthetic record streams (synth.h):
+ * Unit tests of lib/timeline.c on synthetic record streams (support/synth.h):
  * segments, reasons, wakers (threads, irqs, softirqs, timers, devices),
  * block requests, the kernel quirk's inferences, gaps, inversions,
  * fork/exec/exit, and the store's lookups over what the timeline emitted.
@@ -16,7 +16,7 @@
 #include <rsp/timeline.h>
 #include <rsp/tlstore.h>
 #include "kallsyms_fake.h"
-#include "synth.h"
+#include "support/synth.h"
 
 #define DEV ((254u << 20) | 0)
 #define A   100u
@@ -85,7 +85,7 @@ static int setup(void **state)
 	struct fix *f = calloc(1, sizeof(*f));
 	struct rsp_buf err = RSP_BUF_INIT;
 
-	synth_init(&f->s);
+	synth__init(&f->s);
 	f->ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
 	rsp_buf__exit(&err);
 	*state = f;
@@ -96,7 +96,7 @@ static int teardown(void **state)
 {
 	struct fix *f = *state;
 
-	synth_exit(&f->s);
+	synth__exit(&f->s);
 	rsp_ksyms__delete(f->ks);
 	free(f);
 	return 0;
@@ -113,14 +113,14 @@ static void run(struct fix *f, uint64_t start, uint64_t end, unsigned flags)
 	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
 	rsp_timeline__set_start(tl, start);
 	for (size_t i = 0; i < f->s.n; i++) {
-		struct rsp_wentry e = synth_entry(&f->s, i);
+		struct rsp_wentry e = synth__entry(&f->s, i);
 
 		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	}
 	rsp_timeline__finish(tl, end);
 	rsp_timeline__stats(tl, &f->st);
 	rsp_timeline__delete(tl);
-	synth_reset(&f->s);
+	synth__reset(&f->s);
 }
 
 /* The segments of @tid, in emission order; and they must tile without holes. */
@@ -173,11 +173,11 @@ static void test_wakeup_by_thread(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16], *b[16], *c[16];
 
-	synth_switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth_switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_waking(s, 1, 5000, A, B, A, "app", waker_stack, 2);
-	synth_switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_switch(s, 0, 9000, A, A, "app", 0x100, C, "other", NULL, 0);
+	synth__switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth__switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__waking(s, 1, 5000, A, B, A, "app", waker_stack, 2);
+	synth__switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 9000, A, A, "app", 0x100, C, "other", NULL, 0);
 	run(f, 500, 10000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 5);
@@ -222,33 +222,33 @@ static void test_handler_wakers(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", tcp_stack, 3);
-	synth_softirq(s, true, 1, 1900, B, B, RSP_SOFTIRQ_NET_RX);
-	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
-	synth_softirq(s, false, 1, 2100, B, B, RSP_SOFTIRQ_NET_RX);
-	synth_switch(s, 0, 2200, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
-	synth_hrtimer(s, true, 1, 3900);
-	synth_waking(s, 1, 4000, B, B, A, "app", NULL, 0);
-	synth_hrtimer(s, false, 1, 4010);
-	synth_switch(s, 0, 4100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", tcp_stack, 3);
+	synth__softirq(s, true, 1, 1900, B, B, RSP_SOFTIRQ_NET_RX);
+	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__softirq(s, false, 1, 2100, B, B, RSP_SOFTIRQ_NET_RX);
+	synth__switch(s, 0, 2200, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__hrtimer(s, true, 1, 3900);
+	synth__waking(s, 1, 4000, B, B, A, "app", NULL, 0);
+	synth__hrtimer(s, false, 1, 4010);
+	synth__switch(s, 0, 4100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* a generic timeout ended by a thread: not a timeout, unknown */
-	synth_switch(s, 0, 5000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
-	synth_waking(s, 1, 5500, B, B, A, "app", NULL, 0);
-	synth_switch(s, 0, 5600, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 5000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
+	synth__waking(s, 1, 5500, B, B, A, "app", NULL, 0);
+	synth__switch(s, 0, 5600, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* ... and ended by a timer softirq: a timeout */
-	synth_switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
-	synth_softirq(s, true, 1, 6400, B, B, RSP_SOFTIRQ_TIMER);
-	synth_waking(s, 1, 6500, B, B, A, "app", NULL, 0);
-	synth_softirq(s, false, 1, 6600, B, B, RSP_SOFTIRQ_TIMER);
-	synth_switch(s, 0, 6700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
+	synth__softirq(s, true, 1, 6400, B, B, RSP_SOFTIRQ_TIMER);
+	synth__waking(s, 1, 6500, B, B, A, "app", NULL, 0);
+	synth__softirq(s, false, 1, 6600, B, B, RSP_SOFTIRQ_TIMER);
+	synth__switch(s, 0, 6700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* a hard irq */
-	synth_switch(s, 0, 7000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
-	synth_irq(s, true, 1, 7400, 36, "virtio1-req.0");
-	synth_waking(s, 1, 7500, B, B, A, "app", NULL, 0);
-	synth_irq(s, false, 1, 7600, 36, NULL);
-	synth_switch(s, 0, 7700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 7000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth__irq(s, true, 1, 7400, 36, "virtio1-req.0");
+	synth__waking(s, 1, 7500, B, B, A, "app", NULL, 0);
+	synth__irq(s, false, 1, 7600, 36, NULL);
+	synth__switch(s, 0, 7700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	run(f, 0, 8000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 16);
@@ -290,20 +290,20 @@ static void test_block_requests(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, DEV, 100, 4096, "WS");
-	synth_block(s, RSP_EV_block_rq_issue, 0, 1100, A, A, DEV, 100, 4096, "WS");
-	synth_switch(s, 0, 1200, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
-	synth_irq(s, true, 1, 3000, 36, "virtio1-req.0");
-	synth_block(s, RSP_EV_block_rq_complete, 1, 3010, 0, 0, DEV, 100, 4096, "WS");
-	synth_waking(s, 1, 3020, 0, 0, A, "app", NULL, 0);
-	synth_irq(s, false, 1, 3030, 36, NULL);
-	synth_switch(s, 0, 3100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, NULL, DEV, 100, 4096, "WS");
+	synth__block(s, RSP_EV_block_rq_issue, 0, 1100, A, A, NULL, DEV, 100, 4096, "WS");
+	synth__switch(s, 0, 1200, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
+	synth__irq(s, true, 1, 3000, 36, "virtio1-req.0");
+	synth__block(s, RSP_EV_block_rq_complete, 1, 3010, 0, 0, NULL, DEV, 100, 4096, "WS");
+	synth__waking(s, 1, 3020, 0, 0, A, "app", NULL, 0);
+	synth__irq(s, false, 1, 3030, 36, NULL);
+	synth__switch(s, 0, 3100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* an issue that never fired: assumed at insert */
-	synth_block(s, RSP_EV_block_rq_insert, 0, 4000, A, A, DEV, 200, 8192, "R");
-	synth_irq(s, true, 1, 6000, 36, "virtio1-req.0");
-	synth_block(s, RSP_EV_block_rq_complete, 1, 6010, 0, 0, DEV, 200, 8192, "R");
-	synth_irq(s, false, 1, 6020, 36, NULL);
+	synth__block(s, RSP_EV_block_rq_insert, 0, 4000, A, A, NULL, DEV, 200, 8192, "R");
+	synth__irq(s, true, 1, 6000, 36, "virtio1-req.0");
+	synth__block(s, RSP_EV_block_rq_complete, 1, 6010, 0, 0, NULL, DEV, 200, 8192, "R");
+	synth__irq(s, false, 1, 6020, 36, NULL);
 	run(f, 0, 7000, 0);
 
 	assert_int_equal(f->r.nreqs, 2);
@@ -331,15 +331,15 @@ static void test_quirk_inference(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, DEV, 100, 4096, "WS");
-	synth_block(s, RSP_EV_block_rq_issue, 0, 1010, A, A, DEV, 100, 4096, "WS");
-	synth_switch(s, 0, 1100, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
-	synth_switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
-	synth_switch(s, 0, 8000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_switch(s, 0, 9000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, NULL, DEV, 100, 4096, "WS");
+	synth__block(s, RSP_EV_block_rq_issue, 0, 1010, A, A, NULL, DEV, 100, 4096, "WS");
+	synth__switch(s, 0, 1100, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
+	synth__switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, 0, 8000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 9000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	run(f, 0, 10000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 7);
@@ -381,22 +381,22 @@ static void test_timeout_inference(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* 1: armed for 5000, slept at 1100, seen again at 5030: the timeout */
-	synth_hrtimer_start(s, 0, 1000, A, A, K_HRTIMER_WAKEUP, 5000);
-	synth_switch(s, 0, 1100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth_switch(s, 0, 5030, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__hrtimer_start(s, 0, 1000, A, A, K_HRTIMER_WAKEUP, 5000);
+	synth__switch(s, 0, 1100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth__switch(s, 0, 5030, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* 2: armed for 9000 but back at 7000: something else woke it */
-	synth_hrtimer_start(s, 0, 5100, A, A, K_HRTIMER_WAKEUP, 9000);
-	synth_switch(s, 0, 5200, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth_switch(s, 0, 7000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__hrtimer_start(s, 0, 5100, A, A, K_HRTIMER_WAKEUP, 9000);
+	synth__switch(s, 0, 5200, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth__switch(s, 0, 7000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* 3: no timer armed in this run (the one of run 2 was consumed) */
-	synth_switch(s, 0, 7100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth_switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 7100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth__switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	/* 4: a timer with another callback (a posix timer, timerfd) */
-	synth_hrtimer_start(s, 0, 9600, A, A, K_TRY_WAKE, 9800);
-	synth_switch(s, 0, 9700, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth_switch(s, 0, 9900, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__hrtimer_start(s, 0, 9600, A, A, K_TRY_WAKE, 9800);
+	synth__switch(s, 0, 9700, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
+	synth__switch(s, 0, 9900, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	run(f, 0, 10000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 9);
@@ -420,14 +420,14 @@ static void test_late_waking(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_waking(s, 1, 4990, B, B, A, "app", NULL, 0);
+	synth__switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__waking(s, 1, 4990, B, B, A, "app", NULL, 0);
 	/* a waking stamped before the sleep it ends: clamped, counted */
-	synth_switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_waking(s, 1, 5990, B, B, A, "app", NULL, 0);
-	synth_switch(s, 0, 6100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__waking(s, 1, 5990, B, B, A, "app", NULL, 0);
+	synth__switch(s, 0, 6100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
 	run(f, 0, 7000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 7);
@@ -449,14 +449,14 @@ static void test_gap(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16], *b[16], *c[16];
 
-	synth_switch(s, 0, 1000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_switch(s, 1, 1500, B, B, "helper", 1, C, "other", futex_stack, 5);
-	synth_irq(s, true, 0, 2000, 5, "timer");
-	synth_irq(s, false, 0, 2010, 5, NULL);
-	synth_lost(s, 0, 3000, 42);
-	synth_switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_waking(s, 1, 5000, C, C, B, "helper", NULL, 0);
-	synth_switch(s, 1, 5100, C, C, "other", 0x100, B, "helper", NULL, 0);
+	synth__switch(s, 0, 1000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, 1, 1500, B, B, "helper", 1, C, "other", futex_stack, 5);
+	synth__irq(s, true, 0, 2000, 5, "timer");
+	synth__irq(s, false, 0, 2010, 5, NULL);
+	synth__lost(s, 0, 3000, 42);
+	synth__switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__waking(s, 1, 5000, C, C, B, "helper", NULL, 0);
+	synth__switch(s, 1, 5100, C, C, "other", 0x100, B, "helper", NULL, 0);
 	run(f, 0, 6000, 0);
 
 	assert_int_equal(f->st.gaps, 1);
@@ -488,21 +488,21 @@ static void test_fork_exec_exit(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *k[16];
 
-	synth_switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_fork(s, 0, 1000, A, A, 102, "app");
-	synth_wakeup_new(s, 0, 1010, A, A, 102, "app");
-	synth_switch(s, 1, 1100, 0, 0, "swapper/1", 0, 102, "app", NULL, 0);
+	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__process_fork(s, 0, 1000, A, A, 102, "app");
+	synth__wakeup_new(s, 0, 1010, A, A, 102, "app");
+	synth__switch(s, 1, 1100, 0, 0, "swapper/1", 0, 102, "app", NULL, 0);
 	{
 		struct synth_raw r;
 
-		raw_init(s, &r, RSP_EV_sched_process_exec);
-		raw_str(s, &r, RSP_F_sched_process_exec__filename, "/bin/true");
-		raw_u(s, &r, RSP_F_sched_process_exec__pid, 102);
-		raw_u(s, &r, RSP_F_sched_process_exec__old_pid, 102);
-		synth_sample(s, RSP_EV_sched_process_exec, 1, 1500, 102, 102, NULL, 0, &r);
+		synth__raw_init(s, &r, RSP_EV_sched_process_exec);
+		synth__raw_str(s, &r, RSP_F_sched_process_exec__filename, "/bin/true");
+		synth__raw_u(s, &r, RSP_F_sched_process_exec__pid, 102);
+		synth__raw_u(s, &r, RSP_F_sched_process_exec__old_pid, 102);
+		synth__sample(s, RSP_EV_sched_process_exec, 1, 1500, 102, 102, NULL, 0, &r);
 	}
-	synth_switch(s, 1, 2000, 102, 102, "true", 0x10, 0, "swapper/1", NULL, 0);
-	synth_waking(s, 0, 3000, A, A, 102, "new", NULL, 0);
+	synth__switch(s, 1, 2000, 102, 102, "true", 0x10, 0, "swapper/1", NULL, 0);
+	synth__waking(s, 0, 3000, A, A, 102, "new", NULL, 0);
 	run(f, 0, 4000, 0);
 
 	assert_int_equal(f->r.nlinks, 3);
@@ -532,15 +532,15 @@ static void test_switch_from_idle_not_seen(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
 	/* woken by B; then, with no switch-in, A wakes B on CPU 0 at 2500 */
-	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
-	synth_switch(s, 1, 2100, B, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
-	synth_waking(s, 0, 2500, A, A, B, "helper", NULL, 0);
+	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__switch(s, 1, 2100, B, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
+	synth__waking(s, 0, 2500, A, A, B, "helper", NULL, 0);
 	/* A sleeps again; its next sign of life is its switch-out at 4000 */
-	synth_switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
 	run(f, 0, 5000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 7);
@@ -563,8 +563,8 @@ static void test_stack_copy_mode(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
 	run(f, 0, 3000, 0);
 	assert_int_equal(segs_of(f, A, a, 16), 3);
 	/* the sleep was emitted during the feed: its stack was a copy then */
@@ -588,15 +588,15 @@ static void test_forever(void **state)
 	rsp_timeline__set_max_threads(tl, 2);
 	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
 	rsp_timeline__set_start(tl, 0);
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
 	/* a write whose completion is never delivered (idle CPU) */
-	synth_block(s, RSP_EV_block_rq_insert, 1, 1500, B, B, DEV, 8, 4096, "W");
-	synth_block(s, RSP_EV_block_rq_issue, 1, 1600, B, B, DEV, 8, 4096, "W");
+	synth__block(s, RSP_EV_block_rq_insert, 1, 1500, B, B, NULL, DEV, 8, 4096, "W");
+	synth__block(s, RSP_EV_block_rq_issue, 1, 1600, B, B, NULL, DEV, 8, 4096, "W");
 	/* C is a third thread: past the bound */
-	synth_switch(s, 1, 1700, C, C, "other", 1, B, "helper", futex_stack, 5);
-	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__switch(s, 1, 1700, C, C, "other", 1, B, "helper", futex_stack, 5);
+	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
 	for (size_t i = 0; i < s->n; i++) {
-		struct rsp_wentry e = synth_entry(s, i);
+		struct rsp_wentry e = synth__entry(s, i);
 
 		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	}
@@ -629,11 +629,11 @@ static void test_forever(void **state)
 	rsp_timeline__stats(tl, &f->st);
 	assert_int_equal(f->st.threads_expired, 2);
 	assert_int_equal(f->st.reqs_expired, 1);
-	synth_reset(s);
-	synth_switch(s, 1, 4000, C, C, "other", 1, 0, "swapper/1", futex_stack, 5);
-	synth_waking(s, 0, 5000, A, A, C, "other", NULL, 0);
+	synth__reset(s);
+	synth__switch(s, 1, 4000, C, C, "other", 1, 0, "swapper/1", futex_stack, 5);
+	synth__waking(s, 0, 5000, A, A, C, "other", NULL, 0);
 	for (size_t i = 0; i < s->n; i++) {
-		struct rsp_wentry e = synth_entry(s, i);
+		struct rsp_wentry e = synth__entry(s, i);
 
 		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	}
@@ -642,7 +642,7 @@ static void test_forever(void **state)
 	check_seg(a[0], RSP_SEG_RUN, 4000, 4000);
 	check_seg(a[1], RSP_SEG_SLEEP, 4000, 5000);
 	rsp_timeline__delete(tl);
-	synth_reset(s);
+	synth__reset(s);
 }
 
 /* sampled:N without stable records: a stack copy outlives its record until its switch. */
@@ -670,23 +670,23 @@ static void test_copy_outlives_record(void **state)
 	rsp_timeline__set_start(tl, 0);
 	/* the copy (with the futex stack), then its primary without a stack */
 	s->evsel_cc[RSP_EV_sched_switch] = copy;
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
 	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
-	synth_switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
-	synth_waking(s, 1, 2000, B, B, A, "app", NULL, 0);
-	e = synth_entry(s, 0);
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	e = synth__entry(s, 0);
 	assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	/* the caller releases the copy's record before the switch arrives */
 	memset(s->buf + s->offs[0], 0xee, s->offs[1] - s->offs[0]);
 	for (size_t i = 1; i < s->n; i++) {
-		e = synth_entry(s, i);
+		e = synth__entry(s, i);
 		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	}
 	assert_int_equal(segs_of(f, A, x, 8), 2);
 	check_seg(x[1], RSP_SEG_SLEEP, 1000, 2000);
 	assert_int_equal(x[1]->reason, RSP_SR_LOCK);
 	rsp_timeline__delete(tl);
-	synth_reset(s);
+	synth__reset(s);
 }
 
 /* The store: per-thread segments, lookups by time, the waker's run. */
@@ -702,19 +702,19 @@ static void test_store(void **state)
 	const struct rsp_block_req *reqs;
 	size_t n;
 
-	synth_switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth_switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth_waking(s, 1, 5000, A, B, A, "app", NULL, 0);
-	synth_switch(s, 1, 5200, A, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
-	synth_switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth_block(s, RSP_EV_block_rq_insert, 0, 6000, A, A, DEV, 8, 4096, "W");
+	synth__switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
+	synth__switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__waking(s, 1, 5000, A, B, A, "app", NULL, 0);
+	synth__switch(s, 1, 5200, A, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
+	synth__switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__block(s, RSP_EV_block_rq_insert, 0, 6000, A, A, NULL, DEV, 8, 4096, "W");
 	rsp_tlstore__ops(&ops);
 	tl = rsp_timeline__new(s->schema, &ops, st);
 	rsp_timeline__set_flags(tl, RSP_TL_RECORDS_STABLE);
 	rsp_timeline__set_ksyms(tl, f->ks);
 	rsp_timeline__set_start(tl, 0);
 	for (size_t i = 0; i < s->n; i++) {
-		struct rsp_wentry e = synth_entry(s, i);
+		struct rsp_wentry e = synth__entry(s, i);
 
 		rsp_timeline__feed(tl, &e);
 	}
@@ -750,7 +750,7 @@ static void test_store(void **state)
 	assert_int_equal(n, 1);
 	rsp_timeline__delete(tl);
 	rsp_tlstore__delete(st);
-	synth_reset(s);
+	synth__reset(s);
 }
 
 int main(void)
