@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <rsp/perfdata.h>
 #include <rsp/record.h>
+#include <rsp/tp.h>
 #include "internal/schema.h"
 
 #define PD_HEADER_SIZE	   104
@@ -579,6 +580,22 @@ static void mark_sample(struct rsp_pdwriter *w, const struct perf_event_header *
 	mark_kernel(w, smp.ip);
 	for (uint64_t i = 0; i < smp.nr_callchain; i++)
 		mark_kernel(w, smp.callchain[i]);
+	/*
+	 * Kernel addresses in fields: the timeline tells a sleeper's timeout
+	 * (callback hrtimer_wakeup) by the symbol of hrtimer_start's function;
+	 * without it in the file, an offline timeline would not know the timer.
+	 */
+	if (smp.event == RSP_EV_hrtimer_start) {
+		struct rsp_tp_hrtimer_start h;
+
+		if (!rsp_tp__hrtimer_start(w->s, &smp, &h))
+			mark_kernel(w, (uint64_t)h.function);
+	} else if (smp.event == RSP_EV_hrtimer_expire_entry) {
+		struct rsp_tp_hrtimer_expire_entry h;
+
+		if (!rsp_tp__hrtimer_expire_entry(w->s, &smp, &h))
+			mark_kernel(w, (uint64_t)h.function);
+	}
 }
 
 /* The tracing data with the marked kernel symbols in its kallsyms slot. */

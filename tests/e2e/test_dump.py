@@ -142,6 +142,16 @@ try:
                 "dump answer: %d bytes, %d records, %d processes"
                 % (ans["bytes"], ans["records"], ans["processes"]))
         t.check(not [f for f in os.listdir(ddir) if f.startswith(".")], "no temp file left")
+        # The kernel symbols the file carries are those its records need,
+        # kernel addresses in fields too: the timeline tells a sleeper's
+        # timeout by hrtimer_start's callback (this test's own time.sleep()
+        # armed one in the window), and without hrtimer_wakeup in the file
+        # an offline timeline inferred fewer timer wakers than live.
+        with open(path, "rb") as f:
+            data = f.read()
+        t.check(re.search(rb"\n[0-9a-f]{16} [Tt] hrtimer_wakeup\n", data) is not None,
+                "the dump's kallsyms holds hrtimer_wakeup (hrtimer_start's callback field)")
+        del data
 
         # --- same answers live and offline ---------------------------------------
         for p in pids:

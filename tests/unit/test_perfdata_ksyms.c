@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel symbols a dump carries: the writer puts in the file only the
+ * symbols its records need (rsp_ksyms__mark()), and an offline timeline
+ * must reach the same answers as a live one. Records built with the golden
+ * formats of every catalogued event (tests/support/synth), a known
+ * kallsyms (kallsyms_fake.h), written as perf.data and read back.
+ *
+ * Known answers: a callchain address is named as live; hrtimer_start's
+ * callback, a kernel address in a field that no callchain holds, is named
+ * too (the timeline tells a sleeper's timeout by it being hrtimer_wakeup);
+ * a symbol nothing refers to is not in the file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <rsp/query.h>
+#include "golden/golden.h"
+#include "kallsyms_fake.h"
+#include "pd_fixture.h"
+#include "support/synth.h"
+
+/* Write @s's window as perf.data with @ks, the tracing data of every golden format. */
+static unsigned char *write_dump(struct synth *s, const struct rsp_ksyms *ks, size_t *len)
+{
+	struct rsp_tracedata_event ev[64];
+	struct rsp_buf td = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_perfdata_meta m;
+	struct rsp_pdwriter *pw;
+	size_t kallsyms_at = 0;
+	int nr = 0;
+	FILE *f = tmpfile();
+	unsigned char *buf;
+	long size;
+
+	assert_non_null(f);
+	for (const struct golden_format *g = golden_formats; g->system && nr < 64; g++, nr++)
+		ev[nr] = (struct rsp_tracedata_event){g->system, g->format, strlen(g->format)};
+	assert_int_equal(rsp_tracedata__build(&td, fx_header_page, sizeof(fx_header_page) - 1,
+					      fx_header_event, sizeof(fx_header_event) - 1, ev, nr,
+					      NULL, 0, &kallsyms_at),
+			 0);
+	fx_meta(&m, &td);
+	m.ksyms = ks;
+	m.tracing_kallsyms_at = kallsyms_at;
+	pw = rsp_pdwriter__new(fileno(f), s->schema, &m, &err);
+	if (!pw)
+		fail_msg("writer: %s", err.data);
+	assert_int_equal(rsp_pdwriter__window(pw, s->window, 0, UINT64_MAX), 0);
+	assert_int_equal(rsp_pdwriter__finish(pw), 0);
+	rsp_pdwriter__delete(pw);
+	size = ftell(f);
+	assert_true(size > 0);
+	buf = malloc((size_t)size);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	rsp_buf__exit(&td);
+	rsp_buf__exit(&err);
+	*len = (size_t)size;
+	return buf;
+}
+
+static const char *name_at(const struct rsp_ksyms *ks, uint64_t addr)
+{
+	const struct rsp_ksym *k = rsp_ksyms__find(ks, addr, NULL);
+
+	return k ? k->name : "(none)";
+}
+
+static void test_field_symbols(void **state)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct synth *s = synth__new(2, 1 << 20);
+	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, sizeof(fake_kallsyms) - 1,
+							 &err);
+	uint64_t chain[] = {K_SCHEDULE + 0x10, K_POLL + 0x40};
+	struct rsp_perfdata *pd;
+	struct rsp_source src;
+	unsigned char *file;
+	size_t len;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(ks);
+	/* A poller arms its timeout (callback hrtimer_wakeup), then sleeps in poll. */
+	synth__hrtimer_start(s, 0, 1000, 10, 10, K_HRTIMER_WAKEUP, 5000);
+	synth__switch(s, 0, 2000, 10, 10, "poller", 1, 0, "swapper/0", chain, 2);
+	file = write_dump(s, ks, &len);
+
+	pd = rsp_perfdata__parse(file, len, "ksyms.data", &err);
+	if (!pd)
+		fail_msg("parse: %s", err.data);
+	if (rsp_perfdata__source(pd, &src, &err))
+		fail_msg("source: %s", err.data);
+	assert_non_null(src.ksyms);
+	assert_string_equal(name_at(src.ksyms, K_SCHEDULE + 0x10 - 1), "schedule");
+	assert_string_equal(name_at(src.ksyms, K_POLL + 0x40 - 1), "do_sys_poll");
+	/* In a field only: must be in the file all the same. */
+	assert_string_equal(name_at(src.ksyms, K_HRTIMER_WAKEUP), "hrtimer_wakeup");
+	/* Referred to by nothing: left out (the address falls to the symbol before). */
+	assert_string_not_equal(name_at(src.ksyms, K_PIPE_READ + 8), "anon_pipe_read");
+
+	rsp_perfdata__delete(pd);
+	free(file);
+	rsp_ksyms__delete(ks);
+	synth__delete(s);
+	rsp_buf__exit(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_field_symbols),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
