@@ -21,32 +21,6 @@
 #include "kallsyms_fake.h"
 #include "support/synth.h"
 
-#define NCPU	 2
-#define NTHR	 200
-#define PER_PROC 10
-#define DEV	 ((254u << 20) | 0)
-
-enum { SLEEPING, RUNNABLE, RUNNING };
-
-struct bthr {
-	uint32_t tid, tgid;
-	char comm[16];
-	int state;
-};
-
-static struct bthr thr[NTHR];
-static uint32_t runq[NTHR];
-static int nrunq;
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 #define RUNS 7
 
 static int cmp_double(const void *a, const void *b)
@@ -75,92 +49,8 @@ static const uint64_t stacks[3][12] = {
 	 K_EXT4_SYNC + 4, PERF_CONTEXT_USER, 0x7f0000005000ull, 0x400100ull, 0x400700ull,
 	 0x400300ull, 0x400400ull, 0x400500ull},
 };
-static const uint64_t waker_stack[6] = {PERF_CONTEXT_KERNEL, K_TRY_WAKE + 8,	K_MUTEX_LOCK + 4,
-					PERF_CONTEXT_USER,   0x7f0000006000ull, 0x400800ull};
 
-static int pick_runnable(void)
-{
-	int i, t;
-
-	if (!nrunq)
-		return -1;
-	i = (int)(rnd() % (uint64_t)nrunq);
-	t = (int)runq[i];
-	runq[i] = runq[--nrunq];
-	return t;
-}
-
-static int pick_sleeping(void)
-{
-	for (int tries = 0; tries < 8; tries++) {
-		int t = (int)(rnd() % NTHR);
-
-		if (thr[t].state == SLEEPING)
-			return t;
-	}
-	return -1;
-}
-
-/* One context switch on @cpu: the current thread sleeps or is preempted. */
-static void do_switch(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint64_t *sector)
-{
-	int prev = curr[cpu], next = pick_runnable();
-	int kind = (int)(rnd() % 10);
-
-	if (prev < 0 && next < 0)
-		return;
-	if (prev >= 0 && kind < 6) {
-		int which = (int)(rnd() % 3);
-
-		if (which == 2) {
-			synth__block(s, RSP_EV_block_rq_insert, cpu, t - 2, thr[prev].tgid,
-				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
-			synth__block(s, RSP_EV_block_rq_issue, cpu, t - 1, thr[prev].tgid,
-				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
-			*sector += 8;
-		}
-		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm,
-			      which == 2 ? 2 : 1, next >= 0 ? thr[next].tid : 0,
-			      next >= 0 ? thr[next].comm : "swapper", stacks[which], 12);
-		thr[prev].state = SLEEPING;
-	} else if (prev >= 0) {
-		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm, 0x100,
-			      next >= 0 ? thr[next].tid : 0, next >= 0 ? thr[next].comm : "swapper",
-			      NULL, 0);
-		thr[prev].state = RUNNABLE;
-		runq[nrunq++] = (uint32_t)prev;
-	} else {
-		synth__switch(s, cpu, t, 0, 0, "swapper", 0, thr[next].tid, thr[next].comm, NULL,
-			      0);
-	}
-	if (next >= 0)
-		thr[next].state = RUNNING;
-	curr[cpu] = next;
-}
-
-static void wake(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint64_t *done)
-{
-	int w = pick_sleeping();
-
-	if (w < 0)
-		return;
-	if (curr[cpu] >= 0 && rnd() % 4) {
-		synth__waking(s, cpu, t, thr[curr[cpu]].tgid, thr[curr[cpu]].tid, thr[w].tid,
-			      thr[w].comm, waker_stack, 6);
-	} else {
-		/* a completion interrupt: complete the oldest open request, wake */
-		synth__irq(s, true, cpu, t, 36, "virtio1-req.0");
-		if (done[0] < done[1]) {
-			synth__block(s, RSP_EV_block_rq_complete, cpu, t + 1, 0, 0, NULL, DEV,
-				     done[0], 4096, "WS");
-			done[0] += 8;
-		}
-		synth__waking(s, cpu, t + 2, 0, 0, thr[w].tid, thr[w].comm, NULL, 0);
-		synth__irq(s, false, cpu, t + 3, 36, NULL);
-	}
-	thr[w].state = RUNNABLE;
-	runq[nrunq++] = (uint32_t)w;
-}
+#include "stream.h"
 
 static void generate(struct synth *s, size_t n)
 {
