@@ -37,8 +37,24 @@ TRACEPOINTS = [
     "sched:sched_process_fork", "sched:sched_process_exec", "sched:sched_process_exit",
     "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
     "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
-    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit",
+    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start",
+    # the net family's tracepoints (rspd opens them unfiltered; optional ones
+    # the kernel lacks are left out below, as rspd leaves them out)
+    "sock:sock_send_length", "sock:sock_recv_length", "sock:sk_data_ready",
+    "sock:inet_sock_set_state", "tcp:tcp_rcv_space_adjust",
 ]
+
+
+def present(tps):
+    """The tracepoints this kernel has (perf record refuses an unknown one)."""
+    for root in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
+        if os.path.isdir(os.path.join(root, "events")):
+            return [tp for tp in tps
+                    if os.path.isdir(os.path.join(root, "events", *tp.split(":")))]
+    return tps
+
+
+TRACEPOINTS = present(TRACEPOINTS)
 
 
 def workloads(quick):
