@@ -208,24 +208,52 @@ static double ms(uint64_t ns)
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+/* One answerer: "net_rr[5675] over loopback (199)". */
+static void peer_item(const struct ctx *c, const struct row *r, const struct peer *p, char *buf,
+		      size_t size)
 {
 	char label[64];
+	int n;
 
-	for (uint32_t i = 0; i < r->nr_peers; i++) {
-		const struct peer *p = &r->peers[i];
+	if (p->tid)
+		n = snprintf(buf, size, "%s over loopback",
+			     thread_label(c, p->tid, p->tgid, label, sizeof(label)));
+	else
+		n = snprintf(buf, size, "%s",
+			     p->local ? "a local thread rsp did not see" : "the NIC");
+	if (r->nr_peers > 1 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (%" PRIu64 ")", p->ops);
+}
 
-		if (p->tid)
-			rsp_buf__printf(out, "%s%s over loopback", i ? ", " : "",
-					thread_label(c, p->tid, p->tgid, label, sizeof(label)));
+#define TEXT_WIDTH  79 /* text answers fit in 80 columns */
+#define PEER_INDENT "        "
+
+/* The answerers after "      answered by ", wrapped under it at the width. */
+static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+{
+	size_t col = strlen("      answered by ");
+	char item[160];
+
+	for (uint32_t i = 0; i <= r->nr_peers; i++) {
+		size_t len;
+
+		if (i < r->nr_peers)
+			peer_item(c, r, &r->peers[i], item, sizeof(item));
+		else if (r->other_peers)
+			snprintf(item, sizeof(item), "others (%" PRIu64 ")", r->other_peers);
 		else
-			rsp_buf__printf(out, "%s%s", i ? ", " : "",
-					p->local ? "a local thread rsp did not see" : "the NIC");
-		if (r->nr_peers > 1)
-			rsp_buf__printf(out, " (%" PRIu64 ")", p->ops);
+			break;
+		len = strlen(item);
+		if (i && col + 2 + len > TEXT_WIDTH) {
+			rsp_buf__puts(out, ",\n" PEER_INDENT);
+			col = strlen(PEER_INDENT);
+		} else if (i) {
+			rsp_buf__puts(out, ", ");
+			col += 2;
+		}
+		rsp_buf__puts(out, item);
+		col += len;
 	}
-	if (r->other_peers)
-		rsp_buf__printf(out, ", others (%" PRIu64 ")", r->other_peers);
 	rsp_buf__puts(out, "\n");
 }
 
