@@ -27,7 +27,7 @@
 #include "kallsyms_fake.h"
 #include "support/synth.h"
 
-#define RUNS	 7
+#define RUNS 7
 
 static uint64_t ustack[4]; /* real return addresses of this process */
 

@@ -74,8 +74,8 @@ static void test_field_symbols(void **state)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
 	struct synth *s = synth__new(2, 1 << 20);
-	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, sizeof(fake_kallsyms) - 1,
-							 &err);
+	struct rsp_ksyms *ks =
+		rsp_ksyms__new_from_text(fake_kallsyms, sizeof(fake_kallsyms) - 1, &err);
 	uint64_t chain[] = {K_SCHEDULE + 0x10, K_POLL + 0x40};
 	struct rsp_perfdata *pd;
 	struct rsp_source src;
