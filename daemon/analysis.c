@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The analysis thread: feeds every record to the latency histograms
- * (lib/histfeed.c, which also runs a timeline for off-CPU and run-queue
+ * (lib/analysis/histfeed.c, which also runs a timeline for off-CPU and run-queue
  * times) exactly once, in time order across CPUs, without slowing
  * capture.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the perf.data reader (lib/perfdata_read.c,
- * lib/tracedata.c), which `rspctl analyze FILE` runs on files from
+ * libFuzzer target: the perf.data reader (lib/format/perfdata_read.c,
+ * lib/format/tracedata.c), which `rspctl analyze FILE` runs on files from
  * anywhere. Parse arbitrary bytes, load the records into a window, build
  * the offline source (kernel symbols from the file, the process model from
  * its synthesized and side-band records), then run every query command

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/cmd_hist.c: option parsing, answers from a store with
+ * Unit tests of lib/query/cmd_hist.c: option parsing, answers from a store with
  * known contents (text, JSON, --top, --op, ranges, --slices), the split
  * between rspd and rspctl for --save/--diff FILE, and offline runs that
  * read and write those files themselves.

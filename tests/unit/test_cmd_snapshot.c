@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of `snapshot` as a query (lib/cmd_snapshot.c) on a synthetic
- * window, and of multi-part answers (lib/answer.c): option parsing, the
+ * Unit tests of `snapshot` as a query (lib/query/cmd_snapshot.c) on a synthetic
+ * window, and of multi-part answers (lib/query/answer.c): option parsing, the
  * JSON answer, access control (another user's process in the chain), the
  * folded stacks and the Chrome trace carried as parts.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/histfeed.c on synthetic record streams in rsp's layout
+ * Unit tests of lib/analysis/histfeed.c on synthetic record streams in rsp's layout
  * with this kernel's tracepoint formats: irq and softirq handler times,
  * block queue and service times, and every way a measurement can lose
  * its end (a missing exit, a switch, a lost record, a gap, a completion

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the latency profiles fed by the timeline (lib/histfeed.c
+ * Unit tests of the latency profiles fed by the timeline (lib/analysis/histfeed.c
  * with a schema): off-CPU time by sleep reason, preemptions, run-queue
  * latency, on synthetic streams with kernel stacks (support/synth.h, a fake
  * kallsyms), including this kernel's quirk (wakings and switch-ins from

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/ksyms.c: parsing kallsyms text, lookups, bad input. */
+/* Unit tests of lib/model/ksyms.c: parsing kallsyms text, lookups, bad input. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

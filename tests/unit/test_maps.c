@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the process model (lib/maps.c, lib/procfs.c): time-versioned
+ * Unit tests of the process model (lib/model/maps.c, lib/model/procfs.c): time-versioned
  * lookups, remapping, exec, fork, exit, pid reuse, the order rules between
  * a /proc snapshot and older records, the record decoders, ingestion from a
  * window, and bounded memory.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/perfdata_write.c and lib/perfdata_read.c: a window
+ * Unit tests of lib/format/perfdata_write.c and lib/format/perfdata_read.c: a window
  * written as perf.data reads back as the same records under an equivalent
  * schema, queries give the same answers on both, and every kind of damage
  * to the file gets one error naming its offset (never a crash: this runs

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/proto.c: the control protocol's framing and checks. */
+/* Unit tests of lib/query/proto.c: the control protocol's framing and checks. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/query.c (parsing, dispatch) and lib/cmd_status.c on a
+/* Unit tests of lib/query/query.c (parsing, dispatch) and lib/query/cmd_status.c on a
  * synthetic stream whose counts are known. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/record.c and lib/schema.c: sample layouts, trailers,
+/* Unit tests of lib/stream/record.c and lib/stream/schema.c: sample layouts, trailers,
  * ids, and malformed records (the decoder reads untrusted dumps too). */
 #include <errno.h>
 #include <setjmp.h>

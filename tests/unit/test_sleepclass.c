@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/sleepclass.c and the table tracepoints/sleep_reasons.def. */
+/* Unit tests of lib/timeline/sleepclass.c and the table tracepoints/sleep_reasons.def. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/snapshot.c (and lib/samples.c) on hand-built timeline
+ * Unit tests of lib/analysis/snapshot.c (and lib/timeline/samples.c) on hand-built timeline
  * stores: the pseudostack of pass-like ping-pong, fit and misfit (another
  * control path), triangles cut at the sleep's start, poll loops merged into
  * one de-facto sleep, forked children, preemptions by a callee, sibling threads, block I/O split

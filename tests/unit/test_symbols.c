@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the symbol layer: ELF symbols (lib/elfsyms.c) of the
+ * Unit tests of the symbol layer: ELF symbols (lib/model/elfsyms.c) of the
  * fixtures built with the tests (tests/fixtures: libsymfix.so, its stripped
  * copy, PIE and non-PIE executables), kallsyms and JIT map parsing, the
  * symbolizer's resolution through the process model, its cache (hits,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/timeline.c on synthetic record streams (support/synth.h):
+ * Unit tests of lib/timeline/timeline.c on synthetic record streams (support/synth.h):
  * segments, reasons, wakers (threads, irqs, softirqs, timers, devices),
  * block requests, the kernel quirk's inferences, gaps, inversions,
  * fork/exec/exit, and the store's lookups over what the timeline emitted.

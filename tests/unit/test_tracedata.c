@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/tracedata.c: the HEADER_TRACING_DATA blob, built and parsed. */
+/* Unit tests of lib/format/tracedata.c: the HEADER_TRACING_DATA blob, built and parsed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

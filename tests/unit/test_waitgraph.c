@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/waitgraph.c on hand-built segment sets (fed to a store
+ * Unit tests of lib/analysis/waitgraph.c on hand-built segment sets (fed to a store
  * through its timeline callbacks): cascaded weights computed by hand,
  * Tarjan's knots and sinks, refinement, background knots, merging, device
  * idle time and --pid.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/window.c: append, budget, pinning, merge, ranges, gaps. */
+/* Unit tests of lib/stream/window.c: append, budget, pinning, merge, ranges, gaps. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -19,7 +19,7 @@ struct rsp_option {
 
 /*
  * One command. Its implementation lives in lib/cmd_<name>.c and is listed
- * in the table of lib/query.c. The options struct (opts_size bytes) is
+ * in the table of lib/query/query.c. The options struct (opts_size bytes) is
  * zeroed, then @init may set defaults, then @opt is called per option.
  */
 struct rsp_command {

@@ -6,7 +6,7 @@
 #include "internal/snapnames.h"
 
 /*
- * The snapshot as files (lib/snapshot_export.c), carried in the answer for
+ * The snapshot as files (lib/format/snapshot_export.c), carried in the answer for
  * the client to write (rsp/answer.h):
  *
  * folded  one line per pseudostack, root first, frames separated by ';',

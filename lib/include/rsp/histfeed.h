@@ -39,7 +39,7 @@
  * requests still waiting are published as open. So for every device,
  * observed completions + without completion + open = requests issued.
  *
- * From the timeline (lib/timeline.c), which the feed runs over the same
+ * From the timeline (lib/timeline/timeline.c), which the feed runs over the same
  * records when given a schema (rsp_histfeed_config.schema):
  *   offcpu:REASON  a sleep: switch-out -> the wakeup, by the reason the
  *                  timeline gives it (kernel stack, prev_state); when the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * `rspctl snapshot PID`: why did PID take the time it took? The recursive
- * snapshot (lib/snapshot.c) of the window or its last DURATION: the table
+ * snapshot (lib/analysis/snapshot.c) of the window or its last DURATION: the table
  * of categories of explanation, then the chain of pseudostacks as an
  * indented tree, heaviest first; as text or JSON. --folded and
  * --chrome-trace add files to the answer (rsp/answer.h) that rspctl writes.

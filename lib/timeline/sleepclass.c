@@ -27,7 +27,7 @@ struct rule {
 
 static const struct rule rules[] = {
 #define RSP_SLEEP_RULE(R, K, N) {RSP_SR_##R, K, N, sizeof(N) - 1},
-#include "../tracepoints/sleep_reasons.def"
+#include "tracepoints/sleep_reasons.def"
 #undef RSP_SLEEP_RULE
 };
 
@@ -46,7 +46,7 @@ static const struct ctx_rule {
 	size_t len;
 } ctx_rules[] = {
 #define RSP_WAKE_CONTEXT(K, M, N) {CTX_##K, M, N, sizeof(N) - 1},
-#include "../tracepoints/wake_contexts.def"
+#include "tracepoints/wake_contexts.def"
 #undef RSP_WAKE_CONTEXT
 };
 #define NO_RULE	 0xffffu

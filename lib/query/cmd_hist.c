@@ -9,7 +9,7 @@
  *
  * On a file (`rspctl analyze FILE hist`) there is no store: the profiles
  * are recomputed from the file's records by the same feed rspd runs
- * (lib/histfeed.c, with its timeline), into a store whose slices cover the
+ * (lib/analysis/histfeed.c, with its timeline), into a store whose slices cover the
  * file and whose bounds are wide (65536 profiles, 8192 subjects per slice:
  * a one-off query can afford them, and they bind only on huge files). "Cumulative"
  * then means "over the file"; a range inside it gives what rspd gave live

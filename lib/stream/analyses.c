@@ -15,7 +15,7 @@ struct analysis {
 
 static const struct analysis analyses[] = {
 #define RSP_ANALYSIS(cmd, req, use, adds) {#cmd, req, use, adds},
-#include "../tracepoints/analyses.def"
+#include "tracepoints/analyses.def"
 #undef RSP_ANALYSIS
 };
 

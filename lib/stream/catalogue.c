@@ -8,7 +8,7 @@
 
 static const struct rsp_family_info families[RSP_FAM__NR] = {
 #define RSP_FAMILY(id, name, on, why) [RSP_FAM_##id] = {name, on, why},
-#include "../tracepoints/families.def"
+#include "tracepoints/families.def"
 #undef RSP_FAMILY
 };
 
@@ -17,7 +17,7 @@ static const struct rsp_family_info families[RSP_FAM__NR] = {
 enum {
 #define RSP_EVENT(name, fam, kind, sys, tp, flags, why)                                            \
 	NR_FIELDS_##name = 0 RSP_FIELDS_##name(FIELD_ONE, name),
-#include "../tracepoints/events.def"
+#include "tracepoints/events.def"
 #undef RSP_EVENT
 };
 
@@ -49,7 +49,7 @@ static const struct rsp_event_info events[RSP_EV__NR] = {
 			 .flags = fl,                                                              \
 			 .why = wh,                                                                \
 			 .nr_fields = NR_FIELDS_##nm},
-#include "../tracepoints/events.def"
+#include "tracepoints/events.def"
 #undef RSP_EVENT
 };
 
