@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_INTERNAL_HASH_H
+#define RSP_INTERNAL_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The one hash of librsp, in two forms:
+ *   rsp_hash__mix()    a 64-bit key to a well-spread 64-bit value (the
+ *                      finaliser of MurmurHash3), for integer keys and
+ *                      for combining hashes;
+ *   rsp_hash__bytes()  FNV-1a over bytes, chained from RSP_HASH_INIT (or a
+ *                      previous result), for strings and structs.
+ * Neither is a defence against chosen keys: every table that holds keys
+ * from outside (dumps, queries) is bounded in size instead.
+ */
+#define RSP_HASH_INIT 0xcbf29ce484222325ull
+
+static inline uint64_t rsp_hash__mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return k;
+}
+
+static inline uint64_t rsp_hash__bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/** rsp_hash__u64() - chain one 64-bit word into @h (FNV-1a's step, a word at a time). */
+static inline uint64_t rsp_hash__u64(uint64_t h, uint64_t w)
+{
+	return (h ^ w) * 0x100000001b3ull;
+}
+
+/*
+ * rsp_hash__key() - a hash as a key of struct rsp_u64map, which reserves
+ * UINT64_MAX: that value is folded to 0.
+ */
+static inline uint64_t rsp_hash__key(uint64_t h)
+{
+	return h == UINT64_MAX ? 0 : h;
+}
+
+#endif /* RSP_INTERNAL_HASH_H */

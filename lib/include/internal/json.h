@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_INTERNAL_JSON_H
+#define RSP_INTERNAL_JSON_H
+
+#include <stdint.h>
+#include <jansson.h>
+#include <rsp/buf.h>
+
+/*
+ * JSON out, the same for every command: two-space indent, keys in the
+ * order they were set, reals with 17 significant digits (a double read
+ * back is the double written: saved baselines compare exactly), a newline
+ * at the end. Builders are jansson's; these helpers only shorten the
+ * common "set a number" lines and do the one dump.
+ */
+#define RSP_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+/**
+ * rsp_json__emit() - append @o as text to @out, then release @o (it is
+ * released also on failure). Return: 0, -ENOMEM or -E2BIG.
+ */
+int rsp_json__emit(json_t *o, struct rsp_buf *out);
+
+/* json_object_set_new() of a number; @o's key takes the new value. */
+static inline void rsp_json__set_u64(json_t *o, const char *key, uint64_t v)
+{
+	json_object_set_new(o, key, json_integer((json_int_t)v));
+}
+
+static inline void rsp_json__set_real(json_t *o, const char *key, double v)
+{
+	json_object_set_new(o, key, json_real(v));
+}
+
+/* A time in ns as seconds (the unit of every *_s key). */
+static inline void rsp_json__set_secs(json_t *o, const char *key, uint64_t ns)
+{
+	json_object_set_new(o, key, json_real((double)ns / 1e9));
+}
+
+static inline void rsp_json__set_str(json_t *o, const char *key, const char *s)
+{
+	json_object_set_new(o, key, json_string(s ? s : ""));
+}
+
+#endif /* RSP_INTERNAL_JSON_H */
