@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The timeline's block requests: insert -> issue -> complete by device and
+ * sector, and the completions inferred from an issuer's wakeup.
+ */
+#include "internal/timeline.h"
+
+/* ---- block requests ----------------------------------------------------- */
+
+static uint64_t req_key(uint64_t dev, uint64_t sector)
+{
+	uint64_t k = sector * 0x9E3779B97F4A7C15ull ^ (dev << 1 | 1);
+
+	return k == UINT64_MAX ? 0 : k;
+}
+
+static struct req *find_req(struct rsp_timeline *tl, uint32_t dev, uint64_t sector)
+{
+	uint32_t idx;
+	struct req *r;
+
+	if (rsp_u64map__get(&tl->rmap, req_key(dev, sector), &idx))
+		return NULL;
+	r = &tl->reqs[idx];
+	return r->used && r->r.dev == dev && r->r.sector == sector ? r : NULL;
+}
+
+static struct req *alloc_req(struct rsp_timeline *tl, uint32_t dev, uint64_t sector)
+{
+	uint32_t idx;
+	struct req *r;
+
+	if (tl->free_req != UINT32_MAX) {
+		idx = tl->free_req;
+		tl->free_req = tl->reqs[idx].next_free;
+	} else {
+		if (tl->nr_reqs == tl->cap_reqs) {
+			uint32_t cap = tl->cap_reqs ? tl->cap_reqs * 2 : 64;
+			struct req *n = realloc(tl->reqs, cap * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			tl->reqs = n;
+			tl->cap_reqs = cap;
+		}
+		idx = tl->nr_reqs++;
+	}
+	if (rsp_u64map__put(&tl->rmap, req_key(dev, sector), idx)) {
+		tl->reqs[idx].used = false;
+		tl->reqs[idx].next_free = tl->free_req;
+		tl->free_req = idx;
+		return NULL;
+	}
+	r = &tl->reqs[idx];
+	memset(r, 0, sizeof(*r));
+	r->used = true;
+	r->r.id = tl->next_req_id++;
+	r->r.dev = dev;
+	r->r.sector = sector;
+	return r;
+}
+
+static void release_req(struct rsp_timeline *tl, struct req *r)
+{
+	uint32_t idx = (uint32_t)(r - tl->reqs);
+	uint32_t cur;
+
+	if (!rsp_u64map__get(&tl->rmap, req_key(r->r.dev, r->r.sector), &cur) && cur == idx)
+		rsp_u64map__del(&tl->rmap, req_key(r->r.dev, r->r.sector));
+	r->used = false;
+	r->next_free = tl->free_req;
+	tl->free_req = idx;
+}
+
+void tl__emit_req(struct rsp_timeline *tl, struct req *r)
+{
+	struct thr *t = r->r.tid ? tl__find_thr(tl, r->r.tid) : NULL;
+
+	if (t && t->inflight)
+		t->inflight--;
+	if (t && r->r.complete) {
+		t->last_complete = r->r.complete;
+		t->last_complete_dev = r->r.dev;
+		t->last_complete_req = r->r.id;
+	}
+	tl->st.block_reqs++;
+	if (tl->ops.block)
+		tl->ops.block(tl->ctx, &r->r);
+	release_req(tl, r);
+}
+
+static uint32_t rwbs_flags(struct rsp_str s)
+{
+	uint32_t f = 0;
+
+	for (uint32_t i = 0; i < s.len; i++) {
+		f |= s.ptr[i] == 'W' ? RSP_BLKF_WRITE : 0;
+		f |= s.ptr[i] == 'F' ? RSP_BLKF_FLUSH : 0;
+		f |= s.ptr[i] == 'S' ? RSP_BLKF_SYNC : 0;
+	}
+	return f;
+}
+
+/* A request seen for the first time (at insert, or at issue without insert). */
+static int new_req(struct rsp_timeline *tl, const struct rsp_sample *smp, uint32_t dev,
+		   uint64_t sector, uint32_t nr_sector, uint32_t bytes, struct rsp_str rwbs)
+{
+	struct req *r = find_req(tl, dev, sector);
+	struct thr *t;
+
+	/* The same sector again while the old one is open: its end was not seen. */
+	if (r) {
+		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
+		tl__emit_req(tl, r);
+	}
+	r = alloc_req(tl, dev, sector);
+	if (!r)
+		return -ENOMEM;
+	r->r.nr_sector = nr_sector;
+	r->r.bytes = bytes ? bytes : nr_sector * 512;
+	r->r.flags = rwbs_flags(rwbs);
+	r->r.insert = smp->time;
+	r->r.tid = smp->tid;
+	r->r.tgid = smp->pid;
+	t = smp->tid ? tl__get_thr(tl, smp->tid) : NULL;
+	if (t) {
+		tl__learn_tgid(tl, t, smp->pid, smp->time);
+		t->inflight++;
+		t->last_dev = dev;
+		t->last_issue = smp->time;
+	}
+	tl->last_issue_any = smp->time;
+	tl->last_issue_any_dev = dev;
+	return 0;
+}
+
+int tl__on_insert(struct rsp_timeline *tl, const struct rsp_sample *smp)
+{
+	struct rsp_tp_block_rq_insert b;
+
+	if (rsp_tp__block_rq_insert(tl->schema, smp, &b))
+		return -EINVAL;
+	return new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector, (uint32_t)b.bytes,
+		       b.rwbs);
+}
+
+/*
+ * A request issued with no insert (a flush, a request that bypassed the
+ * scheduler) by a thread that another thread woke just before: issued on
+ * that thread's behalf. kblockd issues the flushes of fdatasync() so; the
+ * device then waits for the thread that asked, not for kblockd.
+ */
+static void on_behalf(struct rsp_timeline *tl, struct req *r, const struct rsp_sample *smp)
+{
+	struct thr *k = smp->tid ? tl__find_thr(tl, smp->tid) : NULL, *t;
+
+	if (!k || k->waker.kind != RSP_WAKER_THREAD || !k->waker.id || k->waker.id == smp->tid ||
+	    smp->time < k->waker.time || smp->time - k->waker.time > JOIN_NS)
+		return;
+	t = tl__find_thr(tl, k->waker.id);
+	if (!t)
+		return;
+	if (k->inflight)
+		k->inflight--;
+	r->r.tid = t->tid;
+	r->r.tgid = t->tgid;
+	r->r.flags |= RSP_BLKF_ON_BEHALF;
+	t->inflight++;
+	t->last_dev = r->r.dev;
+	t->last_issue = smp->time;
+}
+
+int tl__on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)
+{
+	struct rsp_tp_block_rq_issue b;
+	struct req *r;
+	int ret;
+
+	if (rsp_tp__block_rq_issue(tl->schema, smp, &b))
+		return -EINVAL;
+	r = find_req(tl, (uint32_t)b.dev, b.sector);
+	if (r && r->r.issue) {
+		/* Issued again: the first one's completion was not seen (flushes all
+		 * have sector 0), or a requeue; either way a new request starts. */
+		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
+		tl__emit_req(tl, r);
+		r = NULL;
+	}
+	if (!r) {
+		ret = new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector,
+			      (uint32_t)b.bytes, b.rwbs);
+		if (ret)
+			return ret;
+		r = find_req(tl, (uint32_t)b.dev, b.sector);
+		r->r.flags |= RSP_BLKF_NO_INSERT;
+		on_behalf(tl, r, smp);
+	}
+	r->r.issue = smp->time < r->r.insert ? r->r.insert : smp->time;
+	r->r.issue_cpu = smp->cpu;
+	tl->last_issue_any = smp->time;
+	tl->last_issue_any_dev = r->r.dev;
+	tl->last_issue_any_idx = (uint32_t)(r - tl->reqs);
+	tl->last_issue_any_id = r->r.id;
+	return 0;
+}
+
+int tl__on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+{
+	struct rsp_tp_block_rq_complete b;
+	struct req *r;
+
+	if (rsp_tp__block_rq_complete(tl->schema, smp, &b))
+		return -EINVAL;
+	r = find_req(tl, (uint32_t)b.dev, b.sector);
+	if (!r)
+		return 0;
+	if (!r->r.issue) {
+		r->r.issue = r->r.insert;
+		r->r.flags |= RSP_BLKF_ISSUE_ASSUMED;
+	}
+	r->r.complete = smp->time < r->r.issue ? r->r.issue : smp->time;
+	r->r.complete_cpu = smp->cpu;
+	if (c) {
+		c->last_complete = r->r.complete;
+		c->last_complete_dev = r->r.dev;
+		c->last_complete_req = r->r.id;
+	}
+	tl->last_complete_any = r->r.complete;
+	tl->last_complete_any_dev = r->r.dev;
+	tl__emit_req(tl, r);
+	return 0;
+}
+
+/* The issuer woke from its I/O sleep without a completion seen: its requests are done. */
+uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t slept, uint64_t now)
+{
+	uint64_t req = 0;
+
+	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
+		struct req *r = &tl->reqs[i];
+
+		if (!r->used || r->r.tid != t->tid || r->r.insert > slept)
+			continue;
+		if (!r->r.issue) {
+			r->r.issue = r->r.insert;
+			r->r.flags |= RSP_BLKF_ISSUE_ASSUMED;
+		}
+		r->r.complete = now < r->r.issue ? r->r.issue : now;
+		r->r.flags |= RSP_BLKF_COMPLETE_INFERRED;
+		if (r->r.id > req)
+			req = r->r.id;
+		tl__emit_req(tl, r);
+	}
+	return req;
+}
+
+/*
+ * A request issued by another context while @t slept (a flush that kblockd
+ * issued for it), still open: it completed before @t woke. Returns its id.
+ */
+uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint64_t now)
+{
+	struct req *r;
+
+	if (tl->last_issue_any < t->since || tl->last_issue_any_idx >= tl->nr_reqs)
+		return 0;
+	r = &tl->reqs[tl->last_issue_any_idx];
+	if (!r->used || r->r.id != tl->last_issue_any_id)
+		return 0;
+	r->r.complete = now < r->r.issue ? r->r.issue : now;
+	r->r.flags |= RSP_BLKF_COMPLETE_INFERRED;
+	tl__emit_req(tl, r);
+	return tl->last_issue_any_id;
+}
