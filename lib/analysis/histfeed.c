@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The record feed of the latency profiles (see rsp/histfeed.h): irq and
- * softirq handler times per CPU, block queue and service times by device
- * and sector, and, through a timeline over the same records, off-CPU and
- * run-queue times per thread. One thread per feed; the counters are
- * atomics only so that another thread may read them.
+ * The record feed of the latency profiles (see rsp/histfeed.h): a
+ * subscriber of the timeline, the one interpreter of the records. Its
+ * handler spans give irq and softirq handler times, its block requests
+ * queue and service times, its segments off-CPU and run-queue times. One
+ * thread per feed; the counters are atomics only so that another thread
+ * may read them.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -13,48 +14,23 @@
 #include <rsp/histfeed.h>
 #include <rsp/record.h>
 #include <rsp/timeline.h>
-#include <rsp/tp.h>
-#include "internal/u64map.h"
 
 #define DEFAULT_MAX_REQUESTS 65536
 #define EXPIRE_EVERY_NS	     1000000000ull
 #define MAX_DEVS	     64
 #define IRQ_CACHE	     256
-#define NIL		     UINT32_MAX
 
-struct span {
-	bool open;
-	uint32_t what; /* irq number or softirq vector */
-	uint32_t name; /* irq name id */
-	uint64_t since;
-};
-
-struct cpu_state {
-	struct span irq, softirq;
-};
-
-struct req {
-	uint64_t sector;
-	uint32_t dev;
-	bool issued;
-	uint64_t t_insert, t_issue;
-	uint32_t tgid, tid;
-	char comm[RSP_HIST_COMM_LEN];
-	bool used;
-	uint32_t next_free;
-};
-
+/* Requests in flight on one device, published to the store once a second. */
 struct dev_open {
 	uint32_t dev;
 	uint64_t open, published;
 };
 
-/* Where the last entry of an irq number found its name id (no string work on a hit). */
+/* The store's id of an irq's name: the timeline interns names, so a pointer compare. */
 struct irq_cache {
 	uint32_t irq;
+	const char *name;
 	uint32_t id;
-	uint32_t len;
-	char name[32];
 };
 
 struct counters {
@@ -69,38 +45,39 @@ struct rsp_histfeed {
 	struct rsp_hist_store *st;
 	struct rsp_hist_shard *sh;
 	struct rsp_histfeed_config cfg;
-	struct cpu_state *cpus;
-	struct req *reqs;
-	uint32_t free_head, high; /* free list; slots [0, high) were ever used */
-	struct rsp_u64map reqmap; /* (dev, sector) -> req */
+	bool offcpu;		 /* off-CPU and run-queue profiles (cfg.schema) */
+	struct rsp_timeline *tl; /* made at the first record, with its schema */
 	struct dev_open devs[MAX_DEVS];
 	unsigned nr_devs;
 	struct irq_cache irqc[IRQ_CACHE];
+	uint64_t blk_complete_alone; /* with issue assumed (the timeline counts the rest) */
 	uint64_t next_expire;
-	struct rsp_timeline *tl; /* off-CPU and run-queue times; NULL without a schema */
-	uint64_t last_time;	 /* of the newest record fed */
+	uint64_t last_time; /* of the newest record fed */
 	struct counters c;
 };
 
 #define INC(x)                                                                                     \
 	atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1,          \
 			      memory_order_relaxed)
-#define LDC(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define SET(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+#define LDC(x)	  atomic_load_explicit(&(x), memory_order_relaxed)
 
 static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm);
-static void timeline_publish(struct rsp_histfeed *f);
+static void on_span(void *ctx, const struct rsp_handler_span *sp);
+static void on_block(void *ctx, const struct rsp_block_req *r);
 
-/* The timeline that turns the same records into sleeps and run-queue waits. */
-static int timeline_new(struct rsp_histfeed *f)
+/* The timeline over the feed's records; only reasons are needed: no stack copies. */
+static int timeline_new(struct rsp_histfeed *f, const struct rsp_schema *s)
 {
-	static const struct rsp_timeline_ops ops = {.segment = on_segment};
+	static const struct rsp_timeline_ops ops = {
+		.segment = on_segment, .block = on_block, .handler = on_span};
 
-	f->tl = rsp_timeline__new(f->cfg.schema, &ops, f);
+	f->tl = rsp_timeline__new(s, &ops, f);
 	if (!f->tl)
 		return -ENOMEM;
-	/* Only reasons are needed: no stack copies, bounded threads. */
 	rsp_timeline__set_flags(f->tl, RSP_TL_NO_STACKS);
 	rsp_timeline__set_max_threads(f->tl, f->cfg.max_threads);
+	rsp_timeline__set_max_requests(f->tl, f->cfg.max_requests);
 	return rsp_timeline__set_ksyms(f->tl, f->cfg.ksyms);
 }
 
@@ -119,18 +96,14 @@ struct rsp_histfeed *rsp_histfeed__new(struct rsp_hist_store *st,
 	f->st = st;
 	f->sh = rsp_hist_store__shard(st, cfg->shard);
 	f->cfg = *cfg;
+	f->offcpu = cfg->schema != NULL;
 	if (!f->cfg.io_timeout_ns)
 		f->cfg.io_timeout_ns = RSP_HISTFEED_IO_TIMEOUT_NS;
 	if (!f->cfg.max_requests)
 		f->cfg.max_requests = DEFAULT_MAX_REQUESTS;
 	if (!f->cfg.max_threads)
 		f->cfg.max_threads = RSP_HISTFEED_MAX_THREADS;
-	f->free_head = NIL;
-	rsp_u64map__init(&f->reqmap);
-	f->cpus = calloc(cfg->nr_cpus, sizeof(*f->cpus));
-	f->reqs = calloc(f->cfg.max_requests, sizeof(*f->reqs));
-	if (!f->cpus || !f->reqs || rsp_u64map__reserve(&f->reqmap, f->cfg.max_requests) ||
-	    (cfg->schema && timeline_new(f))) {
+	if (cfg->schema && timeline_new(f, cfg->schema)) {
 		rsp_histfeed__delete(f);
 		errno = ENOMEM;
 		return NULL;
@@ -143,42 +116,7 @@ void rsp_histfeed__delete(struct rsp_histfeed *f)
 	if (!f)
 		return;
 	rsp_timeline__delete(f->tl);
-	rsp_u64map__exit(&f->reqmap);
-	free(f->cpus);
-	free(f->reqs);
 	free(f);
-}
-
-/* ---- irq and softirq ------------------------------------------------------- */
-
-static uint32_t irq_name_id(struct rsp_histfeed *f, uint32_t irq, struct rsp_str name)
-{
-	struct irq_cache *c = &f->irqc[irq % IRQ_CACHE];
-	uint32_t len = name.len < sizeof(c->name) - 1 ? name.len : sizeof(c->name) - 1;
-
-	if (c->len == len && c->irq == irq && c->id && !memcmp(c->name, name.ptr, len))
-		return c->id;
-	c->irq = irq;
-	c->len = len;
-	memcpy(c->name, name.ptr ? name.ptr : "", len);
-	c->id = rsp_hist_store__irq_name_id(f->st, c->name, len);
-	rsp_hist_store__note_irq(f->st, irq, c->id);
-	return c->id;
-}
-
-/* An open span that lost its end: counted, never measured. */
-static void span_abandon(struct rsp_histfeed *f, struct span *s, bool irq)
-{
-	if (!s->open)
-		return;
-	s->open = false;
-	if (irq) {
-		INC(f->c.irq_lost_exit);
-		rsp_hist_store__note_incomplete(f->st, RSP_HIST_OP(RSP_HOP_IRQ, s->name), 1);
-	} else {
-		INC(f->c.softirq_lost_exit);
-		rsp_hist_store__note_incomplete(f->st, RSP_HIST_OP(RSP_HOP_SOFTIRQ, s->what), 1);
-	}
 }
 
 static void record_latency(struct rsp_histfeed *f, uint64_t op, uint64_t end, uint64_t ns,
@@ -188,85 +126,86 @@ static void record_latency(struct rsp_histfeed *f, uint64_t op, uint64_t end, ui
 		INC(f->c.latencies);
 }
 
-static int on_irq_entry(struct rsp_histfeed *f, const struct rsp_schema *s,
-			const struct rsp_sample *smp, struct cpu_state *cs)
-{
-	struct rsp_tp_irq_handler_entry tp;
+/* ---- irq and softirq handlers ----------------------------------------------- */
 
-	if (rsp_tp__irq_handler_entry(s, smp, &tp))
-		return -EINVAL;
-	span_abandon(f, &cs->irq, true);
-	cs->irq.open = true;
-	cs->irq.what = (uint32_t)tp.irq;
-	cs->irq.name = irq_name_id(f, (uint32_t)tp.irq, tp.name);
-	cs->irq.since = smp->time;
-	return 1;
+static uint32_t irq_name_id(struct rsp_histfeed *f, uint32_t irq, const char *name)
+{
+	struct irq_cache *c = &f->irqc[irq % IRQ_CACHE];
+
+	if (c->id && c->irq == irq && c->name == name)
+		return c->id;
+	c->irq = irq;
+	c->name = name;
+	c->id = rsp_hist_store__irq_name_id(f->st, name, strnlen(name, 31));
+	rsp_hist_store__note_irq(f->st, irq, c->id);
+	return c->id;
 }
 
-static int on_irq_exit(struct rsp_histfeed *f, const struct rsp_schema *s,
-		       const struct rsp_sample *smp, struct cpu_state *cs)
+/*
+ * The timeline's handler spans: a measured span is a latency; a span whose
+ * exit was lost (an entry of its kind, a switch or a gap came first) is
+ * counted as incomplete for its op, never measured.
+ */
+static void on_span(void *ctx, const struct rsp_handler_span *sp)
 {
-	struct rsp_tp_irq_handler_exit tp;
+	struct rsp_histfeed *f = ctx;
+	bool lost = sp->flags & RSP_HSPANF_LOST_EXIT;
+	uint64_t op;
 
-	if (rsp_tp__irq_handler_exit(s, smp, &tp))
-		return -EINVAL;
-	if (!cs->irq.open || cs->irq.what != (uint32_t)tp.irq) {
-		INC(f->c.irq_exit_alone);
-		span_abandon(f, &cs->irq, true);
-		return 0;
+	if (sp->kind == RSP_HANDLER_IRQ) {
+		op = RSP_HIST_OP(RSP_HOP_IRQ, irq_name_id(f, sp->id, sp->name));
+		if (lost)
+			INC(f->c.irq_lost_exit);
+	} else if (sp->kind == RSP_HANDLER_SOFTIRQ) {
+		op = RSP_HIST_OP(RSP_HOP_SOFTIRQ, sp->id);
+		if (lost)
+			INC(f->c.softirq_lost_exit);
+	} else {
+		return;
 	}
-	cs->irq.open = false;
-	if (smp->time >= cs->irq.since)
-		record_latency(f, RSP_HIST_OP(RSP_HOP_IRQ, cs->irq.name), smp->time,
-			       smp->time - cs->irq.since, NULL);
-	return 1;
+	if (lost)
+		rsp_hist_store__note_incomplete(f->st, op, 1);
+	else
+		record_latency(f, op, sp->end, sp->end - sp->start, NULL);
 }
 
-static int on_softirq(struct rsp_histfeed *f, const struct rsp_schema *s,
-		      const struct rsp_sample *smp, struct cpu_state *cs, bool entry)
-{
-	struct rsp_tp_softirq_entry tp; /* softirq_exit has the same field */
-	struct rsp_tp_softirq_exit tx;
-	uint32_t vec;
+/* ---- block requests ------------------------------------------------------------ */
 
-	if (entry ? rsp_tp__softirq_entry(s, smp, &tp) : rsp_tp__softirq_exit(s, smp, &tx))
-		return -EINVAL;
-	vec = (uint32_t)(entry ? tp.vec : tx.vec);
-	if (entry) {
-		span_abandon(f, &cs->softirq, false);
-		cs->softirq = (struct span){.open = true, .what = vec, .since = smp->time};
-		return 1;
+/*
+ * The timeline's block requests, once they end: queue time (insert ->
+ * issue; none without an insert) and service time (issue -> complete),
+ * attributed to the task that inserted the request (or issued it), which
+ * is the submitter most of the time but may be a kworker that dispatched
+ * the queue. A request whose completion was not observed (superseded,
+ * expired, or inferred from its issuer's wakeup) is counted as without an
+ * observed completion, never measured; one never issued is counted as such.
+ */
+static void on_block(void *ctx, const struct rsp_block_req *r)
+{
+	struct rsp_histfeed *f = ctx;
+	struct rsp_hist_who who = {r->tgid, r->tid, r->comm, sizeof(r->comm)};
+	bool issued = !(r->flags & RSP_BLKF_ISSUE_ASSUMED);
+
+	if (r->flags & (RSP_BLKF_COMPLETE_NOT_SEEN | RSP_BLKF_COMPLETE_INFERRED)) {
+		if (!issued) {
+			INC(f->c.blk_never_issued);
+			return;
+		}
+		INC(f->c.blk_no_completion);
+		rsp_hist_store__note_incomplete(f->st, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, r->dev), 1);
+		return;
 	}
-	if (!cs->softirq.open || cs->softirq.what != vec) {
-		INC(f->c.softirq_exit_alone);
-		span_abandon(f, &cs->softirq, false);
-		return 0;
+	if (!issued) {
+		/* Completed with no issue seen: no latency to measure. */
+		f->blk_complete_alone++;
+		INC(f->c.blk_never_issued);
+		return;
 	}
-	cs->softirq.open = false;
-	if (smp->time >= cs->softirq.since)
-		record_latency(f, RSP_HIST_OP(RSP_HOP_SOFTIRQ, vec), smp->time,
-			       smp->time - cs->softirq.since, NULL);
-	return 1;
-}
-
-/* ---- block requests ---------------------------------------------------------- */
-
-static uint64_t req_key(uint32_t dev, uint64_t sector)
-{
-	uint64_t k = sector * 0x9e3779b97f4a7c15ull ^ dev;
-
-	return k == UINT64_MAX ? 0 : k;
-}
-
-static struct req *req_find(struct rsp_histfeed *f, uint32_t dev, uint64_t sector)
-{
-	uint32_t idx;
-	struct req *r;
-
-	if (rsp_u64map__get(&f->reqmap, req_key(dev, sector), &idx))
-		return NULL;
-	r = &f->reqs[idx];
-	return r->dev == dev && r->sector == sector ? r : NULL;
+	if (!(r->flags & RSP_BLKF_NO_INSERT))
+		record_latency(f, RSP_HIST_OP(RSP_HOP_BLK_QUEUE, r->dev), r->issue,
+			       r->issue - r->insert, &who);
+	record_latency(f, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, r->dev), r->complete,
+		       r->complete - r->issue, &who);
 }
 
 static struct dev_open *dev_slot(struct rsp_histfeed *f, uint32_t dev)
@@ -280,169 +219,22 @@ static struct dev_open *dev_slot(struct rsp_histfeed *f, uint32_t dev)
 	return &f->devs[f->nr_devs++];
 }
 
-static void req_free(struct rsp_histfeed *f, struct req *r)
+/* An issued request in flight, for the open counts per device. */
+static void count_open(void *ctx, const struct rsp_block_req *r)
 {
-	struct dev_open *d = r->issued ? dev_slot(f, r->dev) : NULL;
+	struct dev_open *d = r->issue ? dev_slot(ctx, r->dev) : NULL;
 
-	if (d && d->open)
-		d->open--;
-	if (r->issued)
-		atomic_store_explicit(&f->c.blk_open, LDC(f->c.blk_open) - 1, memory_order_relaxed);
-	rsp_u64map__del(&f->reqmap, req_key(r->dev, r->sector));
-	r->used = false;
-	r->next_free = f->free_head;
-	f->free_head = (uint32_t)(r - f->reqs);
-}
-
-static struct req *req_new(struct rsp_histfeed *f, uint32_t dev, uint64_t sector,
-			   const struct rsp_sample *smp, struct rsp_str comm)
-{
-	uint32_t idx;
-	struct req *r;
-
-	if (f->free_head != NIL) {
-		idx = f->free_head;
-		f->free_head = f->reqs[idx].next_free;
-	} else if (f->high < f->cfg.max_requests) {
-		idx = f->high++;
-	} else {
-		INC(f->c.blk_table_full);
-		return NULL;
-	}
-	r = &f->reqs[idx];
-	memset(r, 0, sizeof(*r));
-	r->dev = dev;
-	r->sector = sector;
-	r->tgid = smp->pid;
-	r->tid = smp->tid;
-	if (comm.ptr)
-		memcpy(r->comm, comm.ptr,
-		       comm.len < RSP_HIST_COMM_LEN ? comm.len : RSP_HIST_COMM_LEN - 1);
-	r->used = true;
-	r->next_free = NIL;
-	rsp_u64map__put(&f->reqmap, req_key(dev, sector), idx); /* reserved */
-	return r;
-}
-
-/* An issued request whose completion we will never see: count it. */
-static void req_no_completion(struct rsp_histfeed *f, struct req *r)
-{
-	INC(f->c.blk_no_completion);
-	rsp_hist_store__note_incomplete(f->st, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, r->dev), 1);
-}
-
-/* A tracked request in the way of a new one with the same device and sector. */
-static void req_supersede(struct rsp_histfeed *f, struct req *r)
-{
-	if (r->issued)
-		req_no_completion(f, r);
-	else
-		INC(f->c.blk_never_issued);
-	req_free(f, r);
-}
-
-static void req_who(const struct req *r, struct rsp_hist_who *w)
-{
-	w->tgid = r->tgid;
-	w->tid = r->tid;
-	w->comm = r->comm;
-	w->comm_len = RSP_HIST_COMM_LEN;
-}
-
-static int on_insert(struct rsp_histfeed *f, const struct rsp_schema *s,
-		     const struct rsp_sample *smp)
-{
-	struct rsp_tp_block_rq_insert tp;
-	struct req *r;
-
-	if (rsp_tp__block_rq_insert(s, smp, &tp))
-		return -EINVAL;
-	r = req_find(f, (uint32_t)tp.dev, tp.sector);
-	if (r)
-		req_supersede(f, r);
-	r = req_new(f, (uint32_t)tp.dev, tp.sector, smp, tp.comm);
-	if (!r)
-		return 0;
-	r->t_insert = smp->time;
-	return 1;
-}
-
-static int on_issue(struct rsp_histfeed *f, const struct rsp_schema *s,
-		    const struct rsp_sample *smp)
-{
-	struct rsp_tp_block_rq_issue tp;
-	struct rsp_hist_who who;
-	struct dev_open *d;
-	struct req *r;
-
-	if (rsp_tp__block_rq_issue(s, smp, &tp))
-		return -EINVAL;
-	r = req_find(f, (uint32_t)tp.dev, tp.sector);
-	if (r && r->issued) {
-		/* Issued again with no completion between: a lost completion or a requeue. */
-		req_supersede(f, r);
-		r = NULL;
-	}
-	if (!r) {
-		r = req_new(f, (uint32_t)tp.dev, tp.sector, smp, tp.comm);
-		if (!r)
-			return 0;
-	} else if (smp->time >= r->t_insert) {
-		req_who(r, &who);
-		record_latency(f, RSP_HIST_OP(RSP_HOP_BLK_QUEUE, r->dev), smp->time,
-			       smp->time - r->t_insert, &who);
-	}
-	r->issued = true;
-	r->t_issue = smp->time;
-	atomic_store_explicit(&f->c.blk_open, LDC(f->c.blk_open) + 1, memory_order_relaxed);
-	d = dev_slot(f, r->dev);
 	if (d)
 		d->open++;
-	return 1;
 }
 
-static int on_complete(struct rsp_histfeed *f, const struct rsp_schema *s,
-		       const struct rsp_sample *smp)
+/* Requests issued and still waiting for their completion, per device. */
+static void publish_open(struct rsp_histfeed *f)
 {
-	struct rsp_tp_block_rq_complete tp;
-	struct rsp_hist_who who;
-	struct req *r;
-
-	if (rsp_tp__block_rq_complete(s, smp, &tp))
-		return -EINVAL;
-	r = req_find(f, (uint32_t)tp.dev, tp.sector);
-	if (!r || !r->issued) {
-		INC(f->c.blk_complete_alone);
-		if (r) {
-			INC(f->c.blk_never_issued);
-			req_free(f, r);
-		}
-		return 0;
-	}
-	req_who(r, &who);
-	if (smp->time >= r->t_issue)
-		record_latency(f, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, r->dev), smp->time,
-			       smp->time - r->t_issue, &who);
-	req_free(f, r);
-	return 1;
-}
-
-void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now)
-{
-	uint64_t timeout = f->cfg.io_timeout_ns;
-
-	for (uint32_t i = 0; i < f->high; i++) {
-		struct req *r = &f->reqs[i];
-		uint64_t since = r->issued ? r->t_issue : r->t_insert;
-
-		if (!r->used || (now != UINT64_MAX && since + timeout > now))
-			continue;
-		if (r->issued)
-			req_no_completion(f, r);
-		else
-			INC(f->c.blk_never_issued);
-		req_free(f, r);
-	}
+	for (unsigned i = 0; i < f->nr_devs; i++)
+		f->devs[i].open = 0;
+	if (f->tl)
+		rsp_timeline__open_requests(f->tl, count_open, f);
 	for (unsigned i = 0; i < f->nr_devs; i++) {
 		struct dev_open *d = &f->devs[i];
 
@@ -451,13 +243,6 @@ void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now)
 		rsp_hist_store__set_open(f->st, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, d->dev), d->open);
 		d->published = d->open;
 	}
-	if (!f->tl)
-		return;
-	if (now == UINT64_MAX)
-		rsp_timeline__finish(f->tl, f->last_time); /* held sleeps are emitted */
-	else if (now > timeout)
-		rsp_timeline__expire(f->tl, now - timeout);
-	timeline_publish(f);
 }
 
 /* ---- sleeps and run-queue waits, from the timeline --------------------------- */
@@ -475,7 +260,7 @@ static void on_segment(void *ctx, const struct rsp_segment *seg, const char *com
 	bool sleep = seg->kind == RSP_SEG_SLEEP;
 	uint64_t op;
 
-	if (seg->kind != RSP_SEG_SLEEP && seg->kind != RSP_SEG_RUNNABLE)
+	if (!f->offcpu || (seg->kind != RSP_SEG_SLEEP && seg->kind != RSP_SEG_RUNNABLE))
 		return;
 	if (seg->flags & SEG_NOT_LATENCY) {
 		INC(f->c.segments_skipped);
@@ -510,70 +295,48 @@ static void on_segment(void *ctx, const struct rsp_segment *seg, const char *com
 	}
 }
 
-/* The timeline's own counters, published for other threads (once a second). */
+/* The timeline's own counters, published for other threads (after each record). */
 static void timeline_publish(struct rsp_histfeed *f)
 {
-	struct rsp_timeline_stats ts;
+	const struct rsp_timeline_stats *ts;
 
 	if (!f->tl)
 		return;
-	rsp_timeline__stats(f->tl, &ts);
-	atomic_store_explicit(&f->c.threads_untracked, ts.untracked, memory_order_relaxed);
-	atomic_store_explicit(&f->c.timeline_malformed, ts.malformed, memory_order_relaxed);
+	ts = rsp_timeline__counters(f->tl);
+	SET(f->c.used, ts->used);
+	SET(f->c.threads_untracked, ts->untracked);
+	SET(f->c.timeline_malformed, ts->malformed);
+	SET(f->c.irq_exit_alone, ts->handler_exits_alone[RSP_HANDLER_IRQ]);
+	SET(f->c.softirq_exit_alone, ts->handler_exits_alone[RSP_HANDLER_SOFTIRQ]);
+	SET(f->c.blk_complete_alone, ts->completions_alone + f->blk_complete_alone);
+	SET(f->c.blk_table_full, ts->reqs_refused);
+	SET(f->c.blk_open, ts->reqs_issued_open);
+	SET(f->c.lost, ts->lost_records);
 }
 
-/* ---- dispatch ------------------------------------------------------------------- */
-
-static void on_lost(struct rsp_histfeed *f, unsigned cpu)
+void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now)
 {
-	INC(f->c.lost);
-	if (cpu < f->cfg.nr_cpus) {
-		span_abandon(f, &f->cpus[cpu].irq, true);
-		span_abandon(f, &f->cpus[cpu].softirq, false);
-	}
-}
+	uint64_t timeout = f->cfg.io_timeout_ns;
 
-static int dispatch(struct rsp_histfeed *f, const struct rsp_schema *s, const struct rsp_wentry *e,
-		    int event)
-{
-	struct rsp_sample smp;
-	struct cpu_state *cs = e->cpu < f->cfg.nr_cpus ? &f->cpus[e->cpu] : NULL;
-
-	if (rsp_record__parse_sample(s, e->rec, &smp) || smp.role != RSP_ROLE_PRIMARY)
-		return -EINVAL;
-	switch (event) {
-	case RSP_EV_sched_switch:
-		/* No switch inside a handler: whatever is open lost its exit. */
-		if (cs) {
-			span_abandon(f, &cs->irq, true);
-			span_abandon(f, &cs->softirq, false);
-		}
-		return 0;
-	case RSP_EV_irq_handler_entry:
-		return cs ? on_irq_entry(f, s, &smp, cs) : 0;
-	case RSP_EV_irq_handler_exit:
-		return cs ? on_irq_exit(f, s, &smp, cs) : 0;
-	case RSP_EV_softirq_entry:
-	case RSP_EV_softirq_exit:
-		return cs ? on_softirq(f, s, &smp, cs, event == RSP_EV_softirq_entry) : 0;
-	case RSP_EV_block_rq_insert:
-		return on_insert(f, s, &smp);
-	case RSP_EV_block_rq_issue:
-		return on_issue(f, s, &smp);
-	case RSP_EV_block_rq_complete:
-		return on_complete(f, s, &smp);
-	default:
-		return 0;
+	if (f->tl) {
+		if (now == UINT64_MAX)
+			rsp_timeline__finish(f->tl, f->last_time); /* everything still open ends */
+		else if (now > timeout)
+			rsp_timeline__expire(f->tl, now - timeout);
 	}
+	publish_open(f);
+	timeline_publish(f);
 }
 
 int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema *s,
 			 const struct rsp_wentry *e)
 {
-	const struct perf_event_header *h = e->rec;
-	int evsel, event, ret;
+	uint64_t used;
+	int ret;
 
 	INC(f->c.records);
+	if (!f->tl && timeline_new(f, s))
+		return -ENOMEM;
 	if (e->time >= f->next_expire) {
 		if (f->next_expire)
 			rsp_histfeed__expire(f, e->time);
@@ -581,49 +344,17 @@ int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema *s,
 	}
 	if (e->time > f->last_time)
 		f->last_time = e->time;
-	if (f->tl)
-		rsp_timeline__feed(f->tl, e); /* what it cannot use it counts */
-	if (h->type == PERF_RECORD_LOST) {
-		on_lost(f, e->cpu);
-		return 0;
-	}
-	if (h->type != PERF_RECORD_SAMPLE || h->size < 16)
-		return 0;
-	/* Cheap filter: the identifier is the sample's first word. */
-	evsel = rsp_schema__evsel_by_id(s, ((const uint64_t *)h)[1]);
-	event = evsel < 0 ? -1 : rsp_schema__evsel_event(s, evsel);
-	switch (event) {
-	case RSP_EV_sched_switch:
-		/* Only of interest when a span is open on its CPU (rare). */
-		if (e->cpu >= f->cfg.nr_cpus ||
-		    (!f->cpus[e->cpu].irq.open && !f->cpus[e->cpu].softirq.open))
-			return 0;
-		/* fall through */
-	case RSP_EV_irq_handler_entry:
-	case RSP_EV_irq_handler_exit:
-	case RSP_EV_softirq_entry:
-	case RSP_EV_softirq_exit:
-	case RSP_EV_block_rq_insert:
-	case RSP_EV_block_rq_issue:
-	case RSP_EV_block_rq_complete:
-		ret = dispatch(f, s, e, event);
-		if (ret > 0)
-			INC(f->c.used);
-		return ret;
-	default:
-		return 0;
-	}
+	used = LDC(f->c.used);
+	ret = rsp_timeline__feed(f->tl, e); /* what it cannot use it counts */
+	timeline_publish(f);
+	return ret < 0 ? ret : LDC(f->c.used) > used;
 }
 
 void rsp_histfeed__gap(struct rsp_histfeed *f, uint64_t from, uint64_t to, uint64_t records)
 {
 	INC(f->c.gaps);
-	for (unsigned i = 0; i < f->cfg.nr_cpus; i++) {
-		span_abandon(f, &f->cpus[i].irq, true);
-		span_abandon(f, &f->cpus[i].softirq, false);
-	}
 	if (f->tl)
-		rsp_timeline__gap(f->tl, from);
+		rsp_timeline__gap(f->tl, from); /* open handler spans lose their exits */
 	rsp_hist_store__note_gap(f->st, from, to, records);
 }
 

@@ -49,7 +49,7 @@ static const struct ctx_rule {
 #include "tracepoints/wake_contexts.def"
 #undef RSP_WAKE_CONTEXT
 };
-#define NO_RULE	 0xffffu
+#define NO_RULE 0xffffu
 
 static const char *const reason_names[RSP_SR__NR] = {
 	[RSP_SR_UNKNOWN] = "unknown",	 [RSP_SR_BLOCK_IO] = "block_io",
@@ -186,8 +186,8 @@ static uint32_t ctx_of(struct rsp_sleepclass *sc, uint64_t addr)
 	return v;
 }
 
-enum rsp_wake_context rsp_sleepclass__wake_context(struct rsp_sleepclass *sc,
-						   const uint64_t *chain, uint64_t nr)
+enum rsp_wake_context rsp_sleepclass__wake_context(struct rsp_sleepclass *sc, const uint64_t *chain,
+						   uint64_t nr)
 {
 	bool kernel = false, outside = false;
 

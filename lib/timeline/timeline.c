@@ -115,6 +115,11 @@ void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timeline_stat
 	*st = tl->st;
 }
 
+const struct rsp_timeline_stats *rsp_timeline__counters(const struct rsp_timeline *tl)
+{
+	return &tl->st;
+}
+
 /* ---- threads ------------------------------------------------------------ */
 
 struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
@@ -432,9 +437,12 @@ static void gap_threads(struct rsp_timeline *tl, uint32_t cpu, uint64_t from)
 
 static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
 {
-	gap_threads(tl, e->cpu, c->seen ? c->last_time : e->time);
+	uint64_t from = c->seen ? c->last_time : e->time;
+
+	gap_threads(tl, e->cpu, from);
 	c->switched = false;
-	c->depth = 0;
+	c->last_switch = 0;
+	tl__abandon_handlers(tl, c, from);
 }
 
 void rsp_timeline__gap(struct rsp_timeline *tl, uint64_t from)
@@ -444,7 +452,8 @@ void rsp_timeline__gap(struct rsp_timeline *tl, uint64_t from)
 	gap_threads(tl, UINT32_MAX, from);
 	for (uint32_t i = 0; i < tl->nr_cpus; i++) {
 		tl->cpus[i].switched = false;
-		tl->cpus[i].depth = 0;
+		tl->cpus[i].last_switch = 0;
+		tl__abandon_handlers(tl, &tl->cpus[i], from);
 		tl->cpus[i].copy_stack = NULL;
 	}
 }
@@ -465,17 +474,7 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
 {
 	if (tl->finished)
 		return;
-	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
-		struct req *r = &tl->reqs[i];
-
-		if (!r->used || (r->r.issue ? r->r.issue : r->r.insert) >= before)
-			continue;
-		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
-		if (!r->r.issue)
-			r->r.issue = r->r.insert;
-		tl->st.reqs_expired++;
-		tl__emit_req(tl, r);
-	}
+	tl__expire_reqs(tl, before);
 	for (uint32_t i = 0; i < tl->nr_slots; i++) {
 		struct thr *t = tl->slots[i];
 		uint32_t idx;
@@ -574,15 +573,57 @@ static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 		return tl__on_complete(tl, c, smp);
 	case RSP_EV_hrtimer_start:
 		return tl__on_timer_start(tl, c, smp);
+	case RSP_EV_cpu_clock:
+		if (tl->ops.sample)
+			tl->ops.sample(tl->ctx, smp, rec);
+		return 0;
 	default:
 		return tl__on_handler(tl, c, smp);
 	}
 }
 
+/* A record's event, for the counts by event (stats.events). */
+static void count_event(struct rsp_timeline *tl, const struct rsp_sample *smp, bool ok)
+{
+	if (!ok || smp->event < 0 || smp->event >= RSP_EV__NR)
+		tl->st.other++;
+	else if (smp->role == RSP_ROLE_PRIMARY)
+		tl->st.events[smp->event]++;
+}
+
+static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
+{
+	struct rsp_sample smp;
+	int ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
+
+	count_event(tl, &smp, !ret);
+	if (ret)
+		return ret;
+	if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
+		smp.tid = smp.pid = 0;
+	if (smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY)
+		observe_running(tl, c, &smp);
+	return smp.event < 0 ? 1 : on_sample(tl, c, &smp, e->rec);
+}
+
+static int feed_other(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
+{
+	struct rsp_sample smp;
+
+	if (e->rec->type == PERF_RECORD_LOST) {
+		tl->st.lost_records++;
+		if (e->rec->size >= sizeof(*e->rec) + 16)
+			tl->st.lost += ((const uint64_t *)(e->rec + 1))[1];
+		on_gap(tl, c, e);
+		return 0;
+	}
+	count_event(tl, &smp, rsp_record__parse_id(tl->schema, e->rec, &smp) >= 0);
+	return on_sideband(tl, e);
+}
+
 int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 {
 	struct cpu_state *c;
-	struct rsp_sample smp;
 	int ret;
 
 	if (tl->finished)
@@ -598,20 +639,11 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 		return -ENOMEM;
 	}
 	tl->refused = false;
-	if (e->rec->type == PERF_RECORD_SAMPLE) {
-		ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
-		if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
-			smp.tid = smp.pid = 0;
-		if (!ret && smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY)
-			observe_running(tl, c, &smp);
-		if (!ret)
-			ret = smp.event < 0 ? 1 : on_sample(tl, c, &smp, e->rec);
-	} else if (e->rec->type == PERF_RECORD_LOST) {
-		on_gap(tl, c, e);
-		ret = 0;
-	} else {
-		ret = on_sideband(tl, e);
-	}
+	c->nrec++;
+	if (e->rec->type == PERF_RECORD_SAMPLE)
+		ret = feed_sample(tl, c, e);
+	else
+		ret = feed_other(tl, c, e);
 	c->seen = true;
 	if (e->time > c->last_time)
 		c->last_time = e->time;
@@ -647,12 +679,5 @@ void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 	for (uint32_t i = 0; i < tl->nr_socks; i++)
 		if (tl->socks[i].used)
 			tl__emit_op(tl, &tl->socks[i], RSP_NETF_OPEN);
-	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
-		if (!tl->reqs[i].used)
-			continue;
-		tl->reqs[i].r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
-		if (!tl->reqs[i].r.issue)
-			tl->reqs[i].r.issue = tl->reqs[i].r.insert;
-		tl__emit_req(tl, &tl->reqs[i]);
-	}
+	tl__finish_reqs(tl);
 }

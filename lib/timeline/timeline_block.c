@@ -9,9 +9,7 @@
 
 static uint64_t req_key(uint64_t dev, uint64_t sector)
 {
-	uint64_t k = sector * 0x9E3779B97F4A7C15ull ^ (dev << 1 | 1);
-
-	return k == UINT64_MAX ? 0 : k;
+	return rsp_hash__key(rsp_hash__mix(sector) ^ dev);
 }
 
 static struct req *find_req(struct rsp_timeline *tl, uint32_t dev, uint64_t sector)
@@ -30,19 +28,17 @@ static struct req *alloc_req(struct rsp_timeline *tl, uint32_t dev, uint64_t sec
 	uint32_t idx;
 	struct req *r;
 
+	if (tl->max_reqs && tl->live_reqs >= tl->max_reqs) {
+		tl->st.reqs_refused++;
+		return NULL;
+	}
 	if (tl->free_req != UINT32_MAX) {
 		idx = tl->free_req;
 		tl->free_req = tl->reqs[idx].next_free;
 	} else {
-		if (tl->nr_reqs == tl->cap_reqs) {
-			uint32_t cap = tl->cap_reqs ? tl->cap_reqs * 2 : 64;
-			struct req *n = realloc(tl->reqs, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			tl->reqs = n;
-			tl->cap_reqs = cap;
-		}
+		if (rsp_vec__reserve((void **)&tl->reqs, &tl->cap_reqs, tl->nr_reqs + 1,
+				     sizeof(*tl->reqs)))
+			return NULL;
 		idx = tl->nr_reqs++;
 	}
 	if (rsp_u64map__put(&tl->rmap, req_key(dev, sector), idx)) {
@@ -57,6 +53,7 @@ static struct req *alloc_req(struct rsp_timeline *tl, uint32_t dev, uint64_t sec
 	r->r.id = tl->next_req_id++;
 	r->r.dev = dev;
 	r->r.sector = sector;
+	tl->live_reqs++;
 	return r;
 }
 
@@ -70,6 +67,7 @@ static void release_req(struct rsp_timeline *tl, struct req *r)
 	r->used = false;
 	r->next_free = tl->free_req;
 	tl->free_req = idx;
+	tl->live_reqs--;
 }
 
 void tl__emit_req(struct rsp_timeline *tl, struct req *r)
@@ -84,6 +82,8 @@ void tl__emit_req(struct rsp_timeline *tl, struct req *r)
 		t->last_complete_req = r->r.id;
 	}
 	tl->st.block_reqs++;
+	if (r->issued)
+		tl->st.reqs_issued_open--;
 	if (tl->ops.block)
 		tl->ops.block(tl->ctx, &r->r);
 	release_req(tl, r);
@@ -101,27 +101,43 @@ static uint32_t rwbs_flags(struct rsp_str s)
 	return f;
 }
 
-/* A request seen for the first time (at insert, or at issue without insert). */
+/* A request whose end was not seen: emitted as such (its issue, if unseen, at its insert). */
+static void emit_unseen(struct rsp_timeline *tl, struct req *r)
+{
+	if (!r->r.issue) {
+		r->r.issue = r->r.insert;
+		r->r.flags |= RSP_BLKF_ISSUE_ASSUMED;
+	}
+	r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
+	tl__emit_req(tl, r);
+}
+
+/*
+ * A request seen for the first time (at insert, or at issue without
+ * insert). Return: 0, 1 if it is not followed (set_max_requests()), or
+ * -ENOMEM.
+ */
 static int new_req(struct rsp_timeline *tl, const struct rsp_sample *smp, uint32_t dev,
-		   uint64_t sector, uint32_t nr_sector, uint32_t bytes, struct rsp_str rwbs)
+		   uint64_t sector, uint32_t nr_sector, uint32_t bytes, struct rsp_str rwbs,
+		   struct rsp_str comm)
 {
 	struct req *r = find_req(tl, dev, sector);
 	struct thr *t;
 
 	/* The same sector again while the old one is open: its end was not seen. */
-	if (r) {
-		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
-		tl__emit_req(tl, r);
-	}
+	if (r)
+		emit_unseen(tl, r);
 	r = alloc_req(tl, dev, sector);
 	if (!r)
-		return -ENOMEM;
+		return tl->max_reqs && tl->live_reqs >= tl->max_reqs ? 1 : -ENOMEM;
 	r->r.nr_sector = nr_sector;
 	r->r.bytes = bytes ? bytes : nr_sector * 512;
 	r->r.flags = rwbs_flags(rwbs);
 	r->r.insert = smp->time;
 	r->r.tid = smp->tid;
 	r->r.tgid = smp->pid;
+	if (comm.ptr)
+		memcpy(r->r.comm, comm.ptr, comm.len < 15 ? comm.len : 15);
 	t = smp->tid ? tl__get_thr(tl, smp->tid) : NULL;
 	if (t) {
 		tl__learn_tgid(tl, t, smp->pid, smp->time);
@@ -141,7 +157,9 @@ int tl__on_insert(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	if (rsp_tp__block_rq_insert(tl->schema, smp, &b))
 		return -EINVAL;
 	return new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector, (uint32_t)b.bytes,
-		       b.rwbs);
+		       b.rwbs, b.comm) < 0
+		       ? -ENOMEM
+		       : 0;
 }
 
 /*
@@ -182,21 +200,22 @@ int tl__on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	if (r && r->r.issue) {
 		/* Issued again: the first one's completion was not seen (flushes all
 		 * have sector 0), or a requeue; either way a new request starts. */
-		r->r.flags |= RSP_BLKF_COMPLETE_NOT_SEEN;
-		tl__emit_req(tl, r);
+		emit_unseen(tl, r);
 		r = NULL;
 	}
 	if (!r) {
 		ret = new_req(tl, smp, (uint32_t)b.dev, b.sector, (uint32_t)b.nr_sector,
-			      (uint32_t)b.bytes, b.rwbs);
+			      (uint32_t)b.bytes, b.rwbs, b.comm);
 		if (ret)
-			return ret;
+			return ret < 0 ? ret : 0;
 		r = find_req(tl, (uint32_t)b.dev, b.sector);
 		r->r.flags |= RSP_BLKF_NO_INSERT;
 		on_behalf(tl, r, smp);
 	}
 	r->r.issue = smp->time < r->r.insert ? r->r.insert : smp->time;
 	r->r.issue_cpu = smp->cpu;
+	r->issued = true;
+	tl->st.reqs_issued_open++;
 	tl->last_issue_any = smp->time;
 	tl->last_issue_any_dev = r->r.dev;
 	tl->last_issue_any_idx = (uint32_t)(r - tl->reqs);
@@ -212,8 +231,10 @@ int tl__on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct r
 	if (rsp_tp__block_rq_complete(tl->schema, smp, &b))
 		return -EINVAL;
 	r = find_req(tl, (uint32_t)b.dev, b.sector);
-	if (!r)
+	if (!r) {
+		tl->st.completions_alone++;
 		return 0;
+	}
 	if (!r->r.issue) {
 		r->r.issue = r->r.insert;
 		r->r.flags |= RSP_BLKF_ISSUE_ASSUMED;
@@ -271,4 +292,38 @@ uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint6
 	r->r.flags |= RSP_BLKF_COMPLETE_INFERRED;
 	tl__emit_req(tl, r);
 	return tl->last_issue_any_id;
+}
+
+/* Requests issued (or inserted) before @before that saw no completion (rsp_timeline__expire()). */
+void tl__expire_reqs(struct rsp_timeline *tl, uint64_t before)
+{
+	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
+		struct req *r = &tl->reqs[i];
+
+		if (!r->used || (r->r.issue ? r->r.issue : r->r.insert) >= before)
+			continue;
+		tl->st.reqs_expired++;
+		emit_unseen(tl, r);
+	}
+}
+
+/* Requests still open at rsp_timeline__finish(). */
+void tl__finish_reqs(struct rsp_timeline *tl)
+{
+	for (uint32_t i = 0; i < tl->nr_reqs; i++)
+		if (tl->reqs[i].used)
+			emit_unseen(tl, &tl->reqs[i]);
+}
+
+void rsp_timeline__set_max_requests(struct rsp_timeline *tl, uint32_t max)
+{
+	tl->max_reqs = max;
+}
+
+void rsp_timeline__open_requests(const struct rsp_timeline *tl,
+				 void (*fn)(void *ctx, const struct rsp_block_req *r), void *ctx)
+{
+	for (uint32_t i = 0; i < tl->nr_reqs; i++)
+		if (tl->reqs[i].used)
+			fn(ctx, &tl->reqs[i].r);
 }

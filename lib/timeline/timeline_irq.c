@@ -5,20 +5,28 @@
  */
 #include "internal/timeline.h"
 
+/*
+ * The name of irq @irq, interned: names live as long as the timeline. An
+ * irq number may change its name (a shared line gains a handler): the
+ * newest name of the number is looked up first and compared.
+ */
 static const char *irq_name(struct rsp_timeline *tl, int32_t irq, struct rsp_str s)
 {
+	const char *name = s.ptr ? s.ptr : "?";
+	size_t len = s.ptr ? s.len : 1;
 	struct irq_name *n;
 
-	for (uint32_t i = 0; i < tl->nr_irqs; i++)
-		if (tl->irqs[i].irq == irq)
-			return tl->irqs[i].name;
-	n = realloc(tl->irqs, (tl->nr_irqs + 1) * sizeof(*n));
-	if (!n)
+	for (uint32_t i = tl->nr_irqs; i-- > 0;)
+		if (tl->irqs[i].irq == irq) {
+			if (!strncmp(tl->irqs[i].name, name, len) && !tl->irqs[i].name[len])
+				return tl->irqs[i].name;
+			break;
+		}
+	if (rsp_vec__reserve((void **)&tl->irqs, &tl->cap_irqs, tl->nr_irqs + 1, sizeof(*n)))
 		return "?";
-	tl->irqs = n;
 	n = &tl->irqs[tl->nr_irqs];
 	n->irq = irq;
-	n->name = strndup(s.ptr ? s.ptr : "?", s.ptr ? s.len : 1);
+	n->name = strndup(name, len);
 	if (!n->name)
 		return "?";
 	tl->nr_irqs++;
@@ -27,14 +35,76 @@ static const char *irq_name(struct rsp_timeline *tl, int32_t irq, struct rsp_str
 
 /* ---- handlers ----------------------------------------------------------- */
 
-static void push_handler(struct cpu_state *c, uint8_t kind, uint32_t id, uint64_t time,
-			 const char *name, uint64_t function)
+/*
+ * Handler nesting on a CPU: a softirq runs on the way out of a hard irq,
+ * an irq may interrupt a softirq, an hrtimer expires in either; but a
+ * handler never nests inside one of its own kind, and a context switch
+ * never happens inside one. So an entry of a kind already open, a switch
+ * or a gap means that the open handler's exit was lost: its span is
+ * emitted with RSP_HSPANF_LOST_EXIT (never measured) and so is every
+ * handler nested in it.
+ */
+static void emit_span(struct rsp_timeline *tl, struct cpu_state *c, const struct handler *h,
+		      uint64_t end, uint8_t flags)
+{
+	struct rsp_handler_span sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.kind = h->kind;
+	sp.flags = flags;
+	sp.cpu = (uint32_t)(c - tl->cpus);
+	sp.start = h->start;
+	sp.end = end < sp.start ? sp.start : end;
+	sp.id = h->id;
+	sp.wakeups = h->wakeups;
+	sp.name = h->name;
+	sp.function = h->function;
+	if (flags & RSP_HSPANF_LOST_EXIT)
+		tl->st.handlers_lost_exit++;
+	else
+		tl->st.handler_spans++;
+	if (tl->ops.handler)
+		tl->ops.handler(tl->ctx, &sp);
+}
+
+/* The handlers open at depth @from and above lost their exits (given up at @time). */
+static void abandon_from(struct rsp_timeline *tl, struct cpu_state *c, int from, uint64_t time)
+{
+	while (c->depth > from) {
+		c->depth--;
+		emit_span(tl, c, &c->h[c->depth], time, RSP_HSPANF_LOST_EXIT);
+	}
+	/* The handler the arrival ran in is over: no waking joins it any more, but
+	 * the send that delivered it (its tracepoint fires after) may still claim it. */
+	if (c->arr_depth > c->depth)
+		c->arr_depth = -1;
+}
+
+void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_state *c, uint64_t time)
+{
+	abandon_from(tl, c, 0, time);
+}
+
+static int find_kind(const struct cpu_state *c, uint8_t kind)
+{
+	for (int i = c->depth - 1; i >= 0; i--)
+		if (c->h[i].kind == kind)
+			return i;
+	return -1;
+}
+
+static void push_handler(struct rsp_timeline *tl, struct cpu_state *c, uint8_t kind, uint32_t id,
+			 uint64_t time, const char *name, uint64_t function)
 {
 	struct handler *h;
+	int i;
 
-	/* A handler open for this long lost its exit record: forget it. */
+	/* A handler open for this long lost its exit record. */
 	while (c->depth > 0 && time - c->h[c->depth - 1].start > STALE_HANDLER_NS)
-		c->depth--;
+		abandon_from(tl, c, c->depth - 1, time);
+	i = find_kind(c, kind);
+	if (i >= 0)
+		abandon_from(tl, c, i, time);
 	if (c->depth == NEST_MAX)
 		return;
 	h = &c->h[c->depth++];
@@ -47,33 +117,22 @@ static void push_handler(struct cpu_state *c, uint8_t kind, uint32_t id, uint64_
 }
 
 static void pop_handler(struct rsp_timeline *tl, struct cpu_state *c, uint8_t kind, uint32_t id,
-			uint64_t time, uint32_t cpu)
+			uint64_t time)
 {
-	struct rsp_handler_span sp;
-	int i;
+	int i = find_kind(c, kind);
 
-	for (i = c->depth - 1; i >= 0; i--)
-		if (c->h[i].kind == kind && c->h[i].id == id)
-			break;
-	if (i < 0)
-		return; /* the entry was not seen */
-	memset(&sp, 0, sizeof(sp));
-	sp.kind = kind;
-	sp.cpu = cpu;
-	sp.start = c->h[i].start;
-	sp.end = time < sp.start ? sp.start : time;
-	sp.id = id;
-	sp.wakeups = c->h[i].wakeups;
-	sp.name = c->h[i].name;
-	sp.function = c->h[i].function;
+	if (i < 0 || c->h[i].id != id) {
+		/* The entry was not seen (or another one's was): this exit is alone. */
+		tl->st.handler_exits_alone[kind]++;
+		if (i >= 0)
+			abandon_from(tl, c, i, time);
+		return;
+	}
+	abandon_from(tl, c, i + 1, time);
 	c->depth = i;
-	/* The handler the arrival ran in is over: no waking joins it any more, but
-	 * the send that delivered it (its tracepoint fires after) may still claim it. */
+	emit_span(tl, c, &c->h[i], time, 0);
 	if (c->arr_depth > c->depth)
 		c->arr_depth = -1;
-	tl->st.handler_spans++;
-	if (tl->ops.handler)
-		tl->ops.handler(tl->ctx, &sp);
 }
 
 int tl__on_handler(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
@@ -93,34 +152,34 @@ int tl__on_handler(struct rsp_timeline *tl, struct cpu_state *c, const struct rs
 	case RSP_EV_irq_handler_entry:
 		if (rsp_tp__irq_handler_entry(s, smp, &u.ie))
 			return -EINVAL;
-		push_handler(c, RSP_HANDLER_IRQ, (uint32_t)u.ie.irq, t,
+		push_handler(tl, c, RSP_HANDLER_IRQ, (uint32_t)u.ie.irq, t,
 			     irq_name(tl, (int32_t)u.ie.irq, u.ie.name), 0);
 		return 0;
 	case RSP_EV_irq_handler_exit:
 		if (rsp_tp__irq_handler_exit(s, smp, &u.ix))
 			return -EINVAL;
-		pop_handler(tl, c, RSP_HANDLER_IRQ, (uint32_t)u.ix.irq, t, smp->cpu);
+		pop_handler(tl, c, RSP_HANDLER_IRQ, (uint32_t)u.ix.irq, t);
 		return 0;
 	case RSP_EV_softirq_entry:
 		if (rsp_tp__softirq_entry(s, smp, &u.se))
 			return -EINVAL;
-		push_handler(c, RSP_HANDLER_SOFTIRQ, (uint32_t)u.se.vec, t,
+		push_handler(tl, c, RSP_HANDLER_SOFTIRQ, (uint32_t)u.se.vec, t,
 			     rsp_softirq__name((unsigned)u.se.vec), 0);
 		return 0;
 	case RSP_EV_softirq_exit:
 		if (rsp_tp__softirq_exit(s, smp, &u.sx))
 			return -EINVAL;
-		pop_handler(tl, c, RSP_HANDLER_SOFTIRQ, (uint32_t)u.sx.vec, t, smp->cpu);
+		pop_handler(tl, c, RSP_HANDLER_SOFTIRQ, (uint32_t)u.sx.vec, t);
 		return 0;
 	case RSP_EV_hrtimer_expire_entry:
 		if (rsp_tp__hrtimer_expire_entry(s, smp, &u.he))
 			return -EINVAL;
-		push_handler(c, RSP_HANDLER_HRTIMER, 0, t, "hrtimer", u.he.function);
+		push_handler(tl, c, RSP_HANDLER_HRTIMER, 0, t, "hrtimer", u.he.function);
 		return 0;
 	case RSP_EV_hrtimer_expire_exit:
 		if (rsp_tp__hrtimer_expire_exit(s, smp, &u.hx))
 			return -EINVAL;
-		pop_handler(tl, c, RSP_HANDLER_HRTIMER, 0, t, smp->cpu);
+		pop_handler(tl, c, RSP_HANDLER_HRTIMER, 0, t);
 		return 0;
 	default:
 		return 1;

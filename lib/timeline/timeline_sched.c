@@ -166,15 +166,25 @@ static void keep_stack(struct rsp_timeline *tl, struct thr *t, const uint64_t *c
 }
 
 /*
- * A stack copy that came before its switch: kept until the switch. A
- * caller that feeds records it may release at once (a live stream read in
- * passes) gets a copy, as the switch may be in the next pass.
+ * sampled:N. The stack of one switch in N comes in a second, sampled copy
+ * of the sched_switch record (RSP_ROLE_STACK_COPY). Both are written by one
+ * tracepoint call with interrupts off, so they are adjacent in their CPU's
+ * stream with nothing between; the evsel attached last fires first, so the
+ * copy comes first. Each evsel reads the clock itself, after its callchain
+ * walk: the two times differ, by 10 to 100 us on this machine (measured),
+ * so times cannot pair them; adjacency can, in either order.
+ *
+ * A copy that came before its switch is kept until the switch. A caller
+ * that feeds records it may release at once (a live stream read in passes)
+ * gets a copy, as the switch may be in the next pass.
  */
-static void keep_copy(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
+static void keep_copy(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
+		      uint32_t prev_tid)
 {
 	uint64_t nr = smp->nr_callchain < STACK_WORDS ? smp->nr_callchain : STACK_WORDS;
 
-	c->copy_time = smp->time;
+	c->copy_tid = prev_tid;
+	c->copy_at = c->nrec;
 	c->copy_stack = smp->callchain;
 	c->copy_nr = (uint32_t)nr;
 	if ((tl->flags & RSP_TL_RECORDS_STABLE) || !smp->callchain)
@@ -246,7 +256,7 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 		tl__free_thr(tl, t);
 		return;
 	}
-	if (!chain && c->copy_stack && c->copy_time == smp->time) {
+	if (!chain && c->copy_stack && c->copy_tid == t->tid && c->copy_at + 1 == c->nrec) {
 		chain = c->copy_stack;
 		nr = c->copy_nr;
 	}
@@ -321,6 +331,34 @@ void tl__switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_
 	t->seg_flags = 0;
 }
 
+/*
+ * Every switch, as recorded, for counters that follow perf sched's rules:
+ * what the CPU ran since its previous switch goes to the thread leaving it.
+ */
+static void notify_switch(struct rsp_timeline *tl, struct cpu_state *c,
+			  const struct rsp_sample *smp, const struct thr *prev, int64_t prev_pid,
+			  int64_t next_pid, int64_t prev_state)
+{
+	struct rsp_switch sw = {.time = smp->time,
+				.cpu = smp->cpu,
+				.prev_tid = (uint32_t)prev_pid,
+				.next_tid = (uint32_t)next_pid,
+				.prev_state = prev_state};
+
+	sw.ran_ns = c->last_switch && smp->time >= c->last_switch ? smp->time - c->last_switch : 0;
+	c->last_switch = smp->time;
+	c->sw_tid = (uint32_t)prev_pid;
+	c->sw_at = c->nrec;
+	if (!tl->ops.sched_switch)
+		return;
+	sw.prev_tgid = (uint32_t)prev_pid == smp->tid ? smp->pid : prev ? prev->tgid : 0;
+	sw.prev_comm =
+		rsp_field__str(tl->schema, RSP_F_sched_switch__prev_comm, smp->raw, smp->raw_size);
+	sw.next_comm =
+		rsp_field__str(tl->schema, RSP_F_sched_switch__next_comm, smp->raw, smp->raw_size);
+	tl->ops.sched_switch(tl->ctx, &sw);
+}
+
 int tl__on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
 		  const struct perf_event_header *rec)
 {
@@ -333,13 +371,17 @@ int tl__on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 	    !read_int(tl, RSP_F_sched_switch__prev_state, smp, &prev_state))
 		return -EINVAL;
 	if (smp->role == RSP_ROLE_STACK_COPY) {
-		/* sampled:N: a duplicate that only brings a callchain. */
+		/* sampled:N: a duplicate that only brings a callchain (keep_copy()). */
 		struct thr *t = tl__find_thr(tl, (uint32_t)prev_pid);
 
-		if (t && t->state == T_SLEEPING && t->since == smp->time && !t->stack)
-			keep_stack(tl, t, smp->callchain, smp->nr_callchain);
-		else if (!t || t->since != smp->time)
-			keep_copy(tl, c, smp);
+		tl->st.stack_copies++;
+		if (c->sw_tid == (uint32_t)prev_pid && c->sw_at + 1 == c->nrec) {
+			/* after its switch */
+			if (t && t->state == T_SLEEPING && !t->stack)
+				keep_stack(tl, t, smp->callchain, smp->nr_callchain);
+		} else {
+			keep_copy(tl, c, smp, (uint32_t)prev_pid);
+		}
 		return 0;
 	}
 	/* A thread refused for set_max_threads() is left out; the other is followed. */
@@ -347,8 +389,8 @@ int tl__on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 		return -ENOMEM;
 	if (next_pid > 0 && !(next = tl__get_thr(tl, (uint32_t)next_pid)) && !tl->refused)
 		return -ENOMEM;
-	/* A context switch happens in task context: no handler is open here. */
-	c->depth = 0;
+	/* A context switch happens in task context: what is open lost its exit. */
+	tl__abandon_handlers(tl, c, smp->time);
 	if (prev) {
 		learn_comm_field(tl, prev, RSP_F_sched_switch__prev_comm, smp);
 		if ((uint32_t)prev_pid == smp->tid)
@@ -359,6 +401,7 @@ int tl__on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 		learn_comm_field(tl, next, RSP_F_sched_switch__next_comm, smp);
 		tl__switch_in(tl, next, smp->cpu, smp->time, 0);
 	}
+	notify_switch(tl, c, smp, prev, prev_pid, next_pid, prev_state);
 	c->switched = true;
 	c->curr = (uint32_t)next_pid;
 	c->arr_sk = 0; /* a switch ends the context an arrival ran in */
@@ -447,6 +490,16 @@ int tl__on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 
 		if (waker)
 			tl__learn_tgid(tl, waker, smp->pid, smp->time);
+	}
+	if (tl->ops.waking) {
+		struct rsp_waking wk = {.time = smp->time,
+					.cpu = smp->cpu,
+					.tid = (uint32_t)pid,
+					.waker_tid = smp->tid,
+					.waker_tgid = smp->pid,
+					.in_handler = c->depth > 0};
+
+		tl->ops.waking(tl->ctx, &wk);
 	}
 	waker_of(tl, c, smp, t, &w);
 	switch (t->state) {

@@ -43,7 +43,7 @@ struct rsp_tlstore {
 	struct rsp_block_req *reqs;
 	size_t nr_reqs, cap_reqs;
 	struct rsp_u64map rmap; /* request id -> index, after seal */
-	uint64_t **chains; /* repaired stacks */
+	uint64_t **chains;	/* repaired stacks */
 	size_t nr_chains, cap_chains;
 	struct rsp_net_op *ops;
 	size_t nr_ops, cap_ops;
@@ -618,7 +618,8 @@ static int repair_one(struct rsp_tlstore *s, const struct rsp_schema *schema,
 	st->stitched++;
 	st->dwarf += m == RSP_UNWIND_DWARF;
 	return keep_chain(s, seg, chain, n + (uint32_t)nu - 1,
-			  RSP_SEGF_STACK_STITCHED | (m == RSP_UNWIND_DWARF ? RSP_SEGF_STACK_DWARF : 0));
+			  RSP_SEGF_STACK_STITCHED |
+				  (m == RSP_UNWIND_DWARF ? RSP_SEGF_STACK_DWARF : 0));
 }
 
 int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *schema,

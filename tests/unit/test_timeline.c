@@ -71,7 +71,8 @@ static void on_span(void *ctx, const struct rsp_handler_span *h)
 	r->spans[r->nspans++] = *h;
 }
 
-static const struct rsp_timeline_ops rec_ops = {on_seg, on_link, on_block, on_span, NULL, NULL};
+static const struct rsp_timeline_ops rec_ops = {
+	.segment = on_seg, .link = on_link, .block = on_block, .handler = on_span};
 
 struct fix {
 	struct synth s;

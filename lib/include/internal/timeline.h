@@ -27,7 +27,9 @@
 #include <rsp/timeline.h>
 #include <rsp/tp.h>
 #include "internal/schema.h"
+#include "internal/hash.h"
 #include "internal/u64map.h"
+#include "internal/vec.h"
 
 #define NEST_MAX	 8
 #define STACK_WORDS	 256
@@ -103,8 +105,14 @@ struct cpu_state {
 	uint64_t last_complete;
 	uint32_t last_complete_dev;
 	uint64_t last_complete_req;
-	/* sampled:N policy: a stack copy that arrived before its switch */
-	uint64_t copy_time;
+	uint64_t nrec;	      /* records of this CPU fed so far */
+	uint64_t last_switch; /* time of its last sched_switch; 0: none since a gap */
+	/* the last sched_switch: its prev tid and record number (a copy after it) */
+	uint32_t sw_tid;
+	uint64_t sw_at;
+	/* sampled:N policy: a stack copy that arrived before its switch (keep_copy()) */
+	uint32_t copy_tid;
+	uint64_t copy_at;
 	const uint64_t *copy_stack;
 	uint32_t copy_nr;
 	uint64_t *copy_buf; /* not RSP_TL_RECORDS_STABLE: the copy outlives its record */
@@ -135,6 +143,7 @@ struct sock_st {
 struct req {
 	struct rsp_block_req r;
 	bool used;
+	bool issued; /* its issue was seen (r.issue may be assumed at its end) */
 	uint32_t next_free;
 };
 
@@ -167,7 +176,9 @@ struct rsp_timeline {
 	/* block requests in flight */
 	struct rsp_u64map rmap; /* key(dev, sector) -> pool index */
 	struct req *reqs;
-	uint32_t nr_reqs, cap_reqs, free_req;
+	uint32_t nr_reqs, free_req;
+	size_t cap_reqs;
+	uint32_t live_reqs, max_reqs; /* in flight now; 0: no limit */
 	uint64_t next_req_id;
 	uint64_t last_issue_any;
 	uint32_t last_issue_any_dev;
@@ -178,6 +189,7 @@ struct rsp_timeline {
 	/* interned irq names */
 	struct irq_name *irqs;
 	uint32_t nr_irqs;
+	size_t cap_irqs;
 	/* sockets */
 	struct rsp_u64map smap; /* sk -> pool index */
 	struct sock_st *socks;
@@ -228,10 +240,14 @@ uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t 
 			       uint64_t now);
 uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint64_t now);
 void tl__emit_req(struct rsp_timeline *tl, struct req *r);
+void tl__expire_reqs(struct rsp_timeline *tl, uint64_t before);
+void tl__finish_reqs(struct rsp_timeline *tl);
 
 /* ---- handlers and timers (timeline_irq.c) ---- */
 int tl__on_handler(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp);
 int tl__on_timer_start(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp);
+
+void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_state *c, uint64_t time);
 
 /* ---- network (timeline_net.c) ---- */
 bool tl__net_waker(struct rsp_timeline *tl, struct cpu_state *c, const struct handler *h,

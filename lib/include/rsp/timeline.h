@@ -5,11 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rsp/api.h>
+#include <rsp/catalogue.h>
 #include <rsp/ksyms.h>
 #include <rsp/net.h>
 #include <rsp/schema.h>
 #include <rsp/socktab.h>
 #include <rsp/sleepclass.h>
+#include <rsp/tp.h>
 #include <rsp/window.h>
 
 /*
@@ -218,9 +220,8 @@ struct rsp_link {
 
 /* rsp_block_req.flags */
 #define RSP_BLKF_NO_INSERT 0x1u /* issued without an insert seen: insert = issue */
-#define RSP_BLKF_ISSUE_ASSUMED                                                                     \
-	0x2u /* completed with no issue seen: issue = insert (as RSP does)                         \
-	      */
+/* no issue seen (it completed, or its end was not seen either): issue = insert (as RSP does) */
+#define RSP_BLKF_ISSUE_ASSUMED	   0x2u
 #define RSP_BLKF_COMPLETE_INFERRED 0x4u /* completion not seen; complete = the issuer's wake */
 #define RSP_BLKF_COMPLETE_NOT_SEEN 0x8u /* completion unknown: complete is 0 */
 #define RSP_BLKF_WRITE		   0x10u
@@ -240,6 +241,8 @@ struct rsp_block_req {
 	uint32_t tid, tgid;		  /* the issuer: the task that inserted it (or issued it) */
 	uint64_t insert, issue, complete; /* complete 0 if RSP_BLKF_COMPLETE_NOT_SEEN */
 	uint32_t issue_cpu, complete_cpu;
+	char comm[16]; /* the task that inserted (or issued) it, as the record names it; "" if not
+			*/
 };
 
 /*
@@ -256,11 +259,11 @@ struct rsp_block_req {
  * local (RSP_NETF_LOCAL): then a thread rsp did not identify.
  */
 /* rsp_net_op.flags */
-#define RSP_NETF_LOOPBACK  0x1u /* peer_tid is the local thread that sent the answer */
-#define RSP_NETF_TUPLE	   0x2u /* local and remote are known */
-#define RSP_NETF_REMOTE_PEER 0x4u /* remote is the peer socket's local address (loopback UDP) */
-#define RSP_NETF_OPEN	   0x8u /* still open at finish(): end is the last arrival seen */
-#define RSP_NETF_CLOSED	   0x10u /* ended by the socket's close */
+#define RSP_NETF_LOOPBACK    0x1u  /* peer_tid is the local thread that sent the answer */
+#define RSP_NETF_TUPLE	     0x2u  /* local and remote are known */
+#define RSP_NETF_REMOTE_PEER 0x4u  /* remote is the peer socket's local address (loopback UDP) */
+#define RSP_NETF_OPEN	     0x8u  /* still open at finish(): end is the last arrival seen */
+#define RSP_NETF_CLOSED	     0x10u /* ended by the socket's close */
 /* its addresses say the peer is on this machine: without LOOPBACK, a local thread rsp did
  * not identify (not the NIC) */
 #define RSP_NETF_LOCAL 0x20u
@@ -272,11 +275,11 @@ struct rsp_net_op {
 	uint8_t proto;	    /* RSP_IPPROTO_*, 0 unknown */
 	uint8_t pad;
 	uint16_t family;
-	uint32_t flags; /* RSP_NETF_* */
-	uint64_t start;	       /* the last send before the answer */
-	uint64_t first, end;   /* first and last data arrival */
-	uint32_t arrivals;     /* data arrivals for the socket in [first, end] */
-	uint32_t wakeups;      /* of which woke a thread */
+	uint32_t flags;		      /* RSP_NETF_* */
+	uint64_t start;		      /* the last send before the answer */
+	uint64_t first, end;	      /* first and last data arrival */
+	uint32_t arrivals;	      /* data arrivals for the socket in [first, end] */
+	uint32_t wakeups;	      /* of which woke a thread */
 	uint32_t peer_tid, peer_tgid; /* LOOPBACK: the sender of the last arrival; 0: the NIC */
 	uint64_t peer_sk;	      /* LOOPBACK: the socket it sent on, 0 if not seen */
 	uint64_t bytes_sent;	      /* by the sends that led to it (0 if not known) */
@@ -289,9 +292,15 @@ enum rsp_handler_kind {
 	RSP_HANDLER_HRTIMER,
 };
 
+/* rsp_handler_span.flags */
+/* its exit was never seen (an entry of its kind, a switch or lost records came first):
+ * end is when the timeline gave up on it, not a measured end */
+#define RSP_HSPANF_LOST_EXIT 0x1u
+
 struct rsp_handler_span {
-	uint8_t kind; /* enum rsp_handler_kind */
-	uint8_t pad[3];
+	uint8_t kind;  /* enum rsp_handler_kind */
+	uint8_t flags; /* RSP_HSPANF_* */
+	uint8_t pad[2];
 	uint32_t cpu;
 	uint64_t start, end;
 	uint32_t id;	  /* irq number or softirq vector; 0 for HRTIMER */
@@ -300,6 +309,38 @@ struct rsp_handler_span {
 		*name; /* IRQ: handler name (interned); SOFTIRQ: vector name; HRTIMER: "hrtimer" */
 	uint64_t function; /* HRTIMER: the callback's address */
 };
+
+/*
+ * A sched_switch as recorded (struct rsp_timeline_ops.sched_switch): for
+ * counters that follow perf's own rules (perf sched timehist) rather than
+ * the segments' (which tile each thread's life).
+ */
+struct rsp_switch {
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t prev_tid, prev_tgid; /* prev_tgid 0 if not known */
+	uint32_t next_tid;
+	int64_t prev_state;
+	/*
+	 * What the CPU ran since its previous switch, given to the thread
+	 * leaving it (as perf sched timehist counts a run); 0 when not known:
+	 * no switch on this CPU yet, or lost records since.
+	 */
+	uint64_t ran_ns;
+	struct rsp_str prev_comm, next_comm; /* the record's own fields; may be empty */
+};
+
+/* A sched_waking as recorded (struct rsp_timeline_ops.waking). */
+struct rsp_waking {
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t tid;			/* woken */
+	uint32_t waker_tid, waker_tgid; /* the task current when it fired (0: idle) */
+	bool in_handler;		/* inside an irq, softirq or hrtimer handler */
+};
+
+struct rsp_sample;
+struct perf_event_header;
 
 /*
  * Callbacks; any may be NULL. @comm is the thread's current comm (or "" if
@@ -314,6 +355,12 @@ struct rsp_timeline_ops {
 	void (*thread)(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time);
 	/* A network operation is complete (see struct rsp_net_op). */
 	void (*net)(void *ctx, const struct rsp_net_op *op);
+	/* Every sched_switch and sched_waking record (primary), as recorded. */
+	void (*sched_switch)(void *ctx, const struct rsp_switch *sw);
+	void (*waking)(void *ctx, const struct rsp_waking *wk);
+	/* Every cpu-clock sample (primary), decoded; @rec is its record. */
+	void (*sample)(void *ctx, const struct rsp_sample *smp,
+		       const struct perf_event_header *rec);
 };
 
 /* rsp_timeline__new() flags */
@@ -335,16 +382,26 @@ struct rsp_timeline_stats {
 	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;
-	uint64_t threads;	  /* distinct threads seen */
-	uint64_t untracked;	  /* records about threads refused by set_max_threads() */
-	uint64_t reqs_expired;	  /* block requests emitted by expire() */
-	uint64_t threads_expired; /* threads unknown since a gap, forgotten by expire() */
-	uint64_t net_ops;	  /* network operations emitted */
-	uint64_t net_loopback;	  /* network wakings whose waker is the local sender */
-	uint64_t net_wakings;	  /* wakings that followed a data arrival */
-	uint64_t sockets;	  /* distinct sockets seen */
-	uint64_t sockets_expired; /* sockets idle since before expire() forgot */
-	uint64_t probed_sleeps;	  /* sleeps that entered through a probed libc function */
+	uint64_t threads;	     /* distinct threads seen */
+	uint64_t untracked;	     /* records about threads refused by set_max_threads() */
+	uint64_t reqs_expired;	     /* block requests emitted by expire() */
+	uint64_t threads_expired;    /* threads unknown since a gap, forgotten by expire() */
+	uint64_t net_ops;	     /* network operations emitted */
+	uint64_t net_loopback;	     /* network wakings whose waker is the local sender */
+	uint64_t net_wakings;	     /* wakings that followed a data arrival */
+	uint64_t sockets;	     /* distinct sockets seen */
+	uint64_t sockets_expired;    /* sockets idle since before expire() forgot */
+	uint64_t probed_sleeps;	     /* sleeps that entered through a probed libc function */
+	uint64_t handlers_lost_exit; /* handler spans whose exit was not seen */
+	uint64_t completions_alone;  /* block completions of no request seen */
+	uint64_t reqs_refused;	     /* block requests not followed: set_max_requests() */
+	uint64_t reqs_issued_open;   /* block requests issued and in flight now */
+	/* records by catalogue event (primary samples; side-band records by the event
+	 * that carried them), sampled:N stack copies, records of no known event, and
+	 * PERF_RECORD_LOST: how many, and the records they say were lost */
+	uint64_t events[RSP_EV__NR];
+	uint64_t stack_copies, other, lost_records, lost;
+	uint64_t handler_exits_alone[3]; /* by enum rsp_handler_kind: exits with no entry seen */
 };
 
 struct rsp_timeline;
@@ -436,8 +493,31 @@ RSP_API void rsp_timeline__set_max_threads(struct rsp_timeline *tl, uint32_t max
  */
 RSP_API void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before);
 
+/**
+ * rsp_timeline__set_max_requests() - follow at most @max block requests at
+ * once (0: no limit). A request past it is not followed (stats.reqs_refused):
+ * it is never emitted and its issue and completion are skipped.
+ */
+RSP_API void rsp_timeline__set_max_requests(struct rsp_timeline *tl, uint32_t max);
+
+/**
+ * rsp_timeline__open_requests() - call @fn for every block request in
+ * flight (inserted or issued, not yet emitted); the request is valid
+ * during the call only.
+ */
+RSP_API void rsp_timeline__open_requests(const struct rsp_timeline *tl,
+					 void (*fn)(void *ctx, const struct rsp_block_req *r),
+					 void *ctx);
+
 /** rsp_timeline__stats() - counters so far. */
 RSP_API void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timeline_stats *st);
+
+/**
+ * rsp_timeline__counters() - the counters themselves, updated by every
+ * feed: for a caller that reads a few of them per record (no copy). Owned
+ * by @tl; read them on the feeding thread only.
+ */
+RSP_API const struct rsp_timeline_stats *rsp_timeline__counters(const struct rsp_timeline *tl);
 
 /** rsp_timeline__start() - the stream's start (set_start() or the first record). */
 RSP_API uint64_t rsp_timeline__start(const struct rsp_timeline *tl);
