@@ -172,8 +172,10 @@ int main(int argc, char **argv)
 		(void)k;
 	}
 	t2 = now_s();
-	store = rsp_tlstore__load(s.schema, snap, ws.oldest, ws.newest, ks, RSP_TLSTORE_WAITS_ONLY,
-				  &st, &err);
+	store = rsp_tlstore__from_window(
+		RSP_TLSTORE_WAITS_ONLY, s.schema, snap,
+		&(struct rsp_tlstore_opts){.from = ws.oldest, .to = ws.newest, .ksyms = ks}, &st,
+		&err);
 	t3 = now_s();
 	g = store ? rsp_waitgraph__new(store, NULL, &err) : NULL;
 	t4 = now_s();

@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		struct tick t0 = tick();
 
 		rsp_snapshot__delete(s);
-		s = rsp_snapshot__load(sy.schema, snap, ks, &so, &st, &err);
+		s = rsp_snapshot__from_window(sy.schema, snap, ks, &so, &st, &err);
 		dt = since(t0);
 		if (!s) {
 			fprintf(stderr, "rsp-snapshot-bench: %s\n", err.data);

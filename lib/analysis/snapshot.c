@@ -108,9 +108,7 @@ struct rsp_snapshot {
 	struct rsp_snapshot_opts o;
 	const struct rsp_tlstore *store;
 	const struct rsp_samples *samples;
-	struct rsp_tlstore *own_store;
-	struct rsp_samples *own_samples;
-	struct rsp_timeline *own_tl;
+	struct rsp_tlstore *own_store; /* rsp_snapshot__from_window() */
 	uint64_t from, to;
 	/* the tree */
 	struct rsp_snode *nodes;
@@ -1551,126 +1549,37 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 	rsp_u64map__exit(&s->nmap);
 	rsp_u64map__exit(&s->tmap);
 	rsp_tlstore__delete(s->own_store);
-	rsp_samples__delete(s->own_samples);
-	rsp_timeline__delete(s->own_tl);
 	free(s);
 }
 
-/* ---- loading from a window ---------------------------------------------- */
+/* ---- from a window ---------------------------------------------------------- */
 
-/*
- * Is @rec a cpu-clock sample? In rsp's layout the sample id is the first
- * word after the header: look its evsel up (a few evsels, cached) instead
- * of decoding every record twice.
- */
-struct idcache {
-	uint64_t id[8];
-	int8_t yes[8];
-	unsigned next;
-};
-
-static bool is_cpu_clock(const struct rsp_schema *schema, const struct perf_event_header *h,
-			 struct idcache *c)
+struct rsp_snapshot *rsp_snapshot__from_window(const struct rsp_schema *schema,
+					       const struct rsp_wsnap *snap,
+					       const struct rsp_ksyms *ks,
+					       const struct rsp_snapshot_opts *o,
+					       struct rsp_timeline_stats *st, struct rsp_buf *err)
 {
-	uint64_t id;
-	int ev;
-
-	if (h->type != PERF_RECORD_SAMPLE)
-		return false;
-	if (!schema->all_identifier || h->size < 16)
-		return true; /* decode to know */
-	id = ((const uint64_t *)h)[1];
-	for (unsigned i = 0; i < 8; i++)
-		if (c->yes[i] && c->id[i] == id)
-			return c->yes[i] > 0;
-	ev = rsp_schema__evsel_by_id(schema, id);
-	c->id[c->next % 8] = id;
-	c->yes[c->next++ % 8] =
-		ev >= 0 && rsp_schema__evsel_event(schema, ev) == RSP_EV_cpu_clock &&
-				rsp_schema__evsel_role(schema, ev) == RSP_ROLE_PRIMARY
-			? 1
-			: -1;
-	return c->yes[(c->next - 1) % 8] > 0;
-}
-
-static int feed_all(struct rsp_snapshot *s, const struct rsp_schema *schema,
-		    const struct rsp_wsnap *snap, uint64_t from, uint64_t to)
-{
-	struct rsp_witer *it = rsp_witer__new(snap, from, to);
-	struct idcache ic;
-	struct rsp_wentry e;
-	struct rsp_sample smp;
-
-	if (!it)
-		return -ENOMEM;
-	memset(&ic, 0, sizeof(ic));
-	while (rsp_witer__next(it, &e)) {
-		if (rsp_timeline__feed(s->own_tl, &e)) {
-			rsp_witer__delete(it);
-			return -ENOMEM;
-		}
-		if (!is_cpu_clock(schema, e.rec, &ic) ||
-		    rsp_record__parse_sample(schema, e.rec, &smp) ||
-		    smp.event != RSP_EV_cpu_clock || smp.role != RSP_ROLE_PRIMARY)
-			continue;
-		struct rsp_csample c = {.time = smp.time,
-					.ip = smp.ip,
-					.tid = smp.tid == UINT32_MAX ? 0 : smp.tid,
-					.pid = smp.pid == UINT32_MAX ? 0 : smp.pid,
-					.cpu = smp.cpu,
-					.nr_chain = (uint32_t)smp.nr_callchain,
-					.chain = smp.nr_callchain ? smp.callchain : NULL};
-
-		if (rsp_samples__add(s->own_samples, &c)) {
-			rsp_witer__delete(it);
-			return -ENOMEM;
-		}
-	}
-	rsp_witer__delete(it);
-	return 0;
-}
-
-struct rsp_snapshot *rsp_snapshot__load(const struct rsp_schema *schema,
-					const struct rsp_wsnap *snap, const struct rsp_ksyms *ks,
-					const struct rsp_snapshot_opts *o,
-					struct rsp_timeline_stats *st, struct rsp_buf *err)
-{
+	struct rsp_tlstore_opts so = {.from = o->from, .to = o->to, .ksyms = ks, .socks = o->socks};
 	struct rsp_snapshot *s = snap_alloc(o);
-	struct rsp_timeline_ops ops;
-	uint64_t from, to;
 	int ret = -ENOMEM;
 
-	if (!s)
+	if (!s || !(s->own_store = rsp_tlstore__new(RSP_TLSTORE_SAMPLES))) {
+		rsp_buf__puts(err, "snapshot: out of memory");
 		goto fail;
-	from = s->o.from;
-	to = s->o.to ? s->o.to : UINT64_MAX;
-	rsp_tlstore__ops(&ops);
-	s->own_store = rsp_tlstore__new(0);
-	s->own_samples = rsp_samples__new();
-	if (!s->own_store || !s->own_samples ||
-	    !(s->own_tl = rsp_timeline__new(schema, &ops, s->own_store)))
-		goto fail;
-	rsp_timeline__set_flags(s->own_tl, RSP_TL_RECORDS_STABLE);
-	rsp_timeline__set_start(s->own_tl, from);
-	rsp_timeline__set_socktab(s->own_tl, o->socks);
-	if (rsp_timeline__set_ksyms(s->own_tl, ks) || feed_all(s, schema, snap, from, to))
-		goto fail;
-	rsp_timeline__finish(s->own_tl, to);
-	if (st)
-		rsp_timeline__stats(s->own_tl, st);
-	if (rsp_tlstore__seal(s->own_store, from, to) || rsp_samples__seal(s->own_samples))
-		goto fail;
+	}
+	ret = rsp_tlstore__load(s->own_store, schema, snap, &so, st, err);
 	/* Sleep stacks truncated in libc: the uprobes' stacks stitched under them, DWARF. */
-	if (o->sym && rsp_tlstore__repair_stacks(s->own_store, schema, o->sym, &s->tot.repair))
-		goto fail;
-	ret = run(s, s->own_store, s->own_samples, err);
-	if (ret)
-		goto out;
-	return s;
+	if (!ret && o->sym)
+		ret = rsp_tlstore__repair_stacks(s->own_store, schema, o->sym, &s->tot.repair);
+	if (ret == -ENOMEM && !err->len)
+		rsp_buf__puts(err, "snapshot: out of memory building the timeline of the window; "
+				   "ask for a shorter --last");
+	if (!ret)
+		ret = run(s, s->own_store, rsp_tlstore__samples(s->own_store), err);
+	if (!ret)
+		return s;
 fail:
-	rsp_buf__puts(err, "snapshot: out of memory building the timeline of the window; ask for "
-			   "a shorter --last");
-out:
 	rsp_snapshot__delete(s);
 	errno = -ret;
 	return NULL;

@@ -669,11 +669,10 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	store = rsp_tlstore__load_opts(
-		src->schema, snap, from, to,
-		&(struct rsp_tlstore_opts){.ksyms = src->ksyms,
-					   .socks = src->socks,
-					   .flags = RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS},
+	store = rsp_tlstore__from_window(
+		RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS, src->schema, snap,
+		&(struct rsp_tlstore_opts){
+			.from = from, .to = to, .ksyms = src->ksyms, .socks = src->socks},
 		&tst, err);
 	if (!store)
 		goto out;

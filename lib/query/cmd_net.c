@@ -417,8 +417,7 @@ static int collect(struct ctx *c)
 static int net_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
-	struct rsp_tlstore_opts so = {
-		.ksyms = src->ksyms, .socks = src->socks, .flags = RSP_TLSTORE_WAITS_ONLY};
+	struct rsp_tlstore_opts so = {.ksyms = src->ksyms, .socks = src->socks};
 	struct table t = {0};
 	struct ctx c = {.req = req, .src = src, .t = &t};
 	struct rsp_timeline_stats st;
@@ -435,7 +434,9 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		return -ENOMEM;
 	}
 	rsp_u64map__init(&t.idx);
-	store = rsp_tlstore__load_opts(src->schema, snap, c.from, c.to, &so, &st, err);
+	so.from = c.from;
+	so.to = c.to;
+	store = rsp_tlstore__from_window(RSP_TLSTORE_WAITS_ONLY, src->schema, snap, &so, &st, err);
 	if (!store)
 		goto out;
 	c.store = store;

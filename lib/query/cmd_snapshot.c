@@ -851,7 +851,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 		return -ENOMEM;
 	}
 	memset(&tst, 0, sizeof(tst));
-	s = rsp_snapshot__load(src->schema, snap, src->ksyms, &so, &tst, err);
+	s = rsp_snapshot__from_window(src->schema, snap, src->ksyms, &so, &tst, err);
 	if (!s) {
 		ret = errno == ESRCH ? -ESRCH : -ENOMEM;
 		rsp_wsnap__unpin(snap);

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/pass.h>
 #include <rsp/record.h>
+#include <rsp/samples.h>
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/unwind.h>
@@ -47,12 +49,13 @@ struct rsp_tlstore {
 	size_t nr_chains, cap_chains;
 	struct rsp_net_op *ops;
 	size_t nr_ops, cap_ops;
-	const struct rsp_socktab *socks; /* the base table __load_opts() was given */
+	const struct rsp_socktab *socks; /* the base table __load() was given */
 	uint64_t start, end;
 	bool failed, sealed;
 	uint32_t last; /* get_thread()'s one-entry cache */
 	unsigned flags;
-	struct rsp_timeline *tl; /* owns the interned irq names, when __load() built it */
+	struct rsp_timeline *tl;     /* owns the interned irq names, when __load() built it */
+	struct rsp_samples *samples; /* RSP_TLSTORE_SAMPLES */
 };
 
 struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
@@ -62,6 +65,10 @@ struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
 	if (!s)
 		return NULL;
 	s->flags = flags;
+	if ((flags & RSP_TLSTORE_SAMPLES) && !(s->samples = rsp_samples__new())) {
+		free(s);
+		return NULL;
+	}
 	rsp_u64map__init(&s->tmap);
 	rsp_u64map__init(&s->rmap);
 	return s;
@@ -83,6 +90,7 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	rsp_u64map__exit(&s->tmap);
 	rsp_u64map__exit(&s->rmap);
 	rsp_timeline__delete(s->tl);
+	rsp_samples__delete(s->samples);
 	free(s);
 }
 
@@ -274,9 +282,26 @@ static void on_thread(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, 
 	set_comm(t, comm);
 }
 
+/* A cpu-clock sample, for the store's sample index (RSP_TLSTORE_SAMPLES). */
+static void on_sample(void *ctx, const struct rsp_sample *smp, const struct perf_event_header *rec)
+{
+	struct rsp_tlstore *s = ctx;
+	struct rsp_csample c = {.time = smp->time,
+				.ip = smp->ip,
+				.tid = smp->tid,
+				.pid = smp->pid,
+				.cpu = smp->cpu,
+				.nr_chain = (uint32_t)smp->nr_callchain,
+				.chain = smp->nr_callchain ? smp->callchain : NULL};
+
+	if (s->samples && rsp_samples__add(s->samples, &c))
+		s->failed = true;
+}
+
 void rsp_tlstore__ops(struct rsp_timeline_ops *ops)
 {
 	memset(ops, 0, sizeof(*ops));
+	ops->sample = on_sample;
 	ops->segment = on_segment;
 	ops->link = on_link;
 	ops->block = on_block;
@@ -334,56 +359,59 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 	for (size_t i = 0; i < s->nr_reqs; i++)
 		if (rsp_u64map__put(&s->rmap, s->reqs[i].id, (uint32_t)i))
 			s->failed = true;
+	if (s->samples && rsp_samples__seal(s->samples))
+		s->failed = true;
 	s->sealed = true;
 	return s->failed ? -ENOMEM : 0;
 }
 
-struct rsp_tlstore *rsp_tlstore__load_opts(const struct rsp_schema *schema,
-					   const struct rsp_wsnap *snap, uint64_t from, uint64_t to,
-					   const struct rsp_tlstore_opts *o,
-					   struct rsp_timeline_stats *st, struct rsp_buf *err)
+int rsp_tlstore__load(struct rsp_tlstore *s, const struct rsp_schema *schema,
+		      const struct rsp_wsnap *snap, const struct rsp_tlstore_opts *o,
+		      struct rsp_timeline_stats *st, struct rsp_buf *err)
 {
-	struct rsp_tlstore *s = rsp_tlstore__new(o->flags);
 	struct rsp_timeline_ops ops;
-	struct rsp_witer *it = NULL;
-	struct rsp_wentry e;
-	int ret = -ENOMEM;
+	struct rsp_pass_opts po = {.from = o->from,
+				   .to = o->to,
+				   .ksyms = o->ksyms,
+				   .socks = o->socks,
+				   .ops = &ops,
+				   .ctx = s,
+				   .keep = &s->tl};
+	int ret;
 
 	rsp_tlstore__ops(&ops);
-	if (!s || !(s->tl = rsp_timeline__new(schema, &ops, s)))
-		goto out;
 	s->socks = o->socks;
-	rsp_timeline__set_flags(s->tl, RSP_TL_RECORDS_STABLE);
-	rsp_timeline__set_start(s->tl, from);
-	rsp_timeline__set_socktab(s->tl, o->socks);
-	if (rsp_timeline__set_ksyms(s->tl, o->ksyms) || !(it = rsp_witer__new(snap, from, to)))
-		goto out;
-	while (rsp_witer__next(it, &e))
-		if (rsp_timeline__feed(s->tl, &e))
-			goto out;
-	rsp_timeline__finish(s->tl, to);
-	if (st)
-		rsp_timeline__stats(s->tl, st);
-	ret = rsp_tlstore__seal(s, from, to);
-out:
-	rsp_witer__delete(it);
-	if (ret) {
+	ret = rsp_pass__run(schema, snap, &po, st);
+	if (!ret)
+		ret = rsp_tlstore__seal(s, o->from, o->to ? o->to : UINT64_MAX);
+	if (ret)
 		rsp_buf__puts(err, "out of memory building the timeline of the window; "
 				   "ask for a shorter --last");
+	return ret;
+}
+
+struct rsp_tlstore *rsp_tlstore__from_window(unsigned flags, const struct rsp_schema *schema,
+					     const struct rsp_wsnap *snap,
+					     const struct rsp_tlstore_opts *o,
+					     struct rsp_timeline_stats *st, struct rsp_buf *err)
+{
+	struct rsp_tlstore *s = rsp_tlstore__new(flags);
+
+	if (!s) {
+		rsp_buf__puts(err, "out of memory building the timeline of the window; "
+				   "ask for a shorter --last");
+		return NULL;
+	}
+	if (rsp_tlstore__load(s, schema, snap, o, st, err)) {
 		rsp_tlstore__delete(s);
 		return NULL;
 	}
 	return s;
 }
 
-struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
-				      uint64_t from, uint64_t to, const struct rsp_ksyms *ks,
-				      unsigned flags, struct rsp_timeline_stats *st,
-				      struct rsp_buf *err)
+const struct rsp_samples *rsp_tlstore__samples(const struct rsp_tlstore *s)
 {
-	struct rsp_tlstore_opts o = {.ksyms = ks, .flags = flags};
-
-	return rsp_tlstore__load_opts(schema, snap, from, to, &o, st, err);
+	return s->samples;
 }
 
 void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end)

@@ -29,7 +29,7 @@ enum rsp_event {
 
 enum rsp_field {
 #define RSP_FIELD_ENUM(E, f, K, N, U) RSP_F_##E##__##f,
-#define RSP_FIELD_EVENT(E) RSP_FIELDS_##E(RSP_FIELD_ENUM, E)
+#define RSP_FIELD_EVENT(E)	      RSP_FIELDS_##E(RSP_FIELD_ENUM, E)
 	RSP_TP_EVENTS(RSP_FIELD_EVENT)
 #undef RSP_FIELD_EVENT
 #undef RSP_FIELD_ENUM
@@ -74,10 +74,10 @@ struct rsp_event_info {
 };
 
 /* Analyses that read a field (the USES column of fields.def). */
-#define RSP_USE_TL 0x1u  /* timeline: runs, sleeps, wakeups, links */
-#define RSP_USE_IO 0x2u  /* block requests */
-#define RSP_USE_IRQ 0x4u /* irq, softirq and timer spans */
-#define RSP_USE_ST 0x8u  /* rspctl status */
+#define RSP_USE_TL  0x1u  /* timeline: runs, sleeps, wakeups, links */
+#define RSP_USE_IO  0x2u  /* block requests */
+#define RSP_USE_IRQ 0x4u  /* irq, softirq and timer spans */
+#define RSP_USE_ST  0x8u  /* rspctl status */
 #define RSP_USE_NET 0x10u /* network operations, socket addresses */
 
 struct rsp_field_info {

@@ -159,7 +159,7 @@ struct rsp_pd_mmap2 {
 
 /** What a writer wrote. */
 struct rsp_pd_stats {
-	uint64_t kernel_symbols; /* in the kallsyms slot */
+	uint64_t kernel_symbols;  /* in the kallsyms slot */
 	uint64_t records;	  /* window records */
 	uint64_t process_records; /* synthesized COMM/FORK/MMAP2 */
 	uint64_t lost_records;	  /* PERF_RECORD_LOST among the window records */
@@ -250,8 +250,8 @@ struct rsp_dump_info {
 	bool written_by_rsp;
 	bool has_tracing_data;
 	uint64_t kernel_symbols; /* in the tracing data's kallsyms; 0: none */
-	int clockid;	 /* -1: not recorded */
-	bool clock_data; /* a wall-clock reference pair is present */
+	int clockid;		 /* -1: not recorded */
+	bool clock_data;	 /* a wall-clock reference pair is present */
 	uint64_t wall_clock_ns, clockid_time_ns;
 	int nr_attrs;
 	int nr_build_ids;
@@ -296,8 +296,8 @@ RSP_API const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata
 /**
  * rsp_perfdata__load() - check every record of the data section and put
  * the kernel's records in a window sized for them, which refers to them in
- * the file's memory (once; later calls return at once). Return: 0, or -EINVAL/-ENOMEM with one sentence in @err
- * naming the offset of the bad record.
+ * the file's memory (once; later calls return at once). Return: 0, or -EINVAL/-ENOMEM with one
+ * sentence in @err naming the offset of the bad record.
  */
 RSP_API int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err);
 

@@ -85,7 +85,7 @@ struct rsp_snapshot_opts {
 	uint64_t sample_slack_ns; /* 20 us: a sample this late still belongs to the run */
 	unsigned max_depth;	  /* 32 threads deep */
 	size_t max_nodes;	  /* 200000 */
-	/* Inputs of rsp_snapshot__load() (NULL: none): sockets older than the
+	/* Inputs of rsp_snapshot__from_window() (NULL: none): sockets older than the
 	 * window (rspd's /proc/net table; must outlive the snapshot), and the
 	 * symbolizer that repairs sleep stacks (rsp_tlstore__repair_stacks():
 	 * libc uprobes stitched under them, DWARF user stacks). */
@@ -185,22 +185,21 @@ RSP_API struct rsp_snapshot *rsp_snapshot__new(const struct rsp_tlstore *store,
 					       struct rsp_buf *err);
 
 /**
- * rsp_snapshot__load() - the same from a pinned window, in one pass
+ * rsp_snapshot__from_window() - the same from a pinned window, in one pass
  *
- * Runs the timeline over [@o->from, @o->to] of @snap into a full store and
- * collects the cpu-clock samples on the way; the snapshot owns both (and
- * the timeline, for irq names). With @o->sym, sleep stacks are repaired
- * first (totals.repair says how many); @o->socks names older sockets.
- * Stacks point into @snap: keep it pinned until rsp_snapshot__delete().
- * @st: if not NULL, the timeline's counters.
+ * Loads [@o->from, @o->to] of @snap into a full store with its cpu-clock
+ * samples (rsp_tlstore__load(), the one loader), which the snapshot owns.
+ * With @o->sym, sleep stacks are repaired first (totals.repair says how
+ * many); @o->socks names older sockets. Stacks point into @snap: keep it
+ * pinned until rsp_snapshot__delete(). @st: if not NULL, the timeline's
+ * counters.
  */
-RSP_API struct rsp_snapshot *rsp_snapshot__load(const struct rsp_schema *schema,
-						const struct rsp_wsnap *snap,
-						const struct rsp_ksyms *ks,
-						const struct rsp_snapshot_opts *o,
-						struct rsp_timeline_stats *st, struct rsp_buf *err);
+RSP_API struct rsp_snapshot *
+rsp_snapshot__from_window(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+			  const struct rsp_ksyms *ks, const struct rsp_snapshot_opts *o,
+			  struct rsp_timeline_stats *st, struct rsp_buf *err);
 
-/** rsp_snapshot__delete() - free it (and what __load() built); NULL is fine. */
+/** rsp_snapshot__delete() - free it (and the store __from_window() built); NULL is fine. */
 RSP_API void rsp_snapshot__delete(struct rsp_snapshot *s);
 
 RSP_API const struct rsp_snapshot_totals *rsp_snapshot__totals(const struct rsp_snapshot *s);

@@ -48,7 +48,7 @@ struct rsp_tlthread {
 };
 
 /*
- * rsp_tlstore__load() flags. RSP_TLSTORE_WAITS_ONLY keeps, per thread, only
+ * rsp_tlstore__new() flags. RSP_TLSTORE_WAITS_ONLY keeps, per thread, only
  * the sleeps whose waker is known (what the wait-for graph reads) and the
  * per-thread totals: a third of the memory and time. Lookups by time then
  * see only those sleeps.
@@ -60,6 +60,8 @@ struct rsp_tlthread {
  * the wait-for graph does not read.
  */
 #define RSP_TLSTORE_NO_LINKS 0x2u
+/* RSP_TLSTORE_SAMPLES also indexes the range's cpu-clock samples (rsp_tlstore__samples()). */
+#define RSP_TLSTORE_SAMPLES 0x4u
 
 /**
  * rsp_tlstore__new() - an empty store
@@ -86,40 +88,46 @@ RSP_API void rsp_tlstore__ops(struct rsp_timeline_ops *ops);
  */
 RSP_API int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end);
 
-/**
- * rsp_tlstore__load() - build a sealed store from a pinned snapshot
- * @snap:   pinned by the caller, and kept pinned while the store's stacks are used
- * @from, @to: the time range to read
- * @ks:     kernel symbols for sleep reasons, or NULL
- * @flags:  RSP_TLSTORE_*
- * @st:     if not NULL, the timeline's counters
- *
- * Return: the store, or NULL with one sentence in @err.
- */
-RSP_API struct rsp_tlstore *rsp_tlstore__load(const struct rsp_schema *schema,
-					      const struct rsp_wsnap *snap, uint64_t from,
-					      uint64_t to, const struct rsp_ksyms *ks,
-					      unsigned flags, struct rsp_timeline_stats *st,
-					      struct rsp_buf *err);
-
-/* What __load_opts() builds with; zero it, then set what you have. */
+/* What rsp_tlstore__load() reads with; zero it, then set what you have. */
 struct rsp_tlstore_opts {
-	const struct rsp_ksyms *ksyms;	/* sleep reasons; NULL: none */
+	uint64_t from, to;		 /* the range of the window; to 0: to its end */
+	const struct rsp_ksyms *ksyms;	 /* sleep reasons; NULL: none */
 	const struct rsp_socktab *socks; /* sockets older than the window (rspd's /proc table);
-					   must outlive the store; NULL: none */
-	unsigned flags;			 /* RSP_TLSTORE_* */
+					    must outlive the store; NULL: none */
 };
 
 /**
- * rsp_tlstore__load_opts() - rsp_tlstore__load() with more inputs (@o)
+ * rsp_tlstore__load() - fill an empty store from a pinned window range
+ * @snap: pinned by the caller, and kept pinned while the store's stacks
+ *        (and samples' callchains) are used
+ * @st:   if not NULL, the timeline's counters
  *
- * Return: the store, or NULL with one sentence in @err.
+ * The one loader of every analysis: one pass (rsp/pass.h) through the
+ * timeline, whose callbacks fill the store (and its sample index with
+ * RSP_TLSTORE_SAMPLES), then rsp_tlstore__seal(). The store keeps the
+ * timeline (irq names, the window's socket table).
+ *
+ * Return: 0, or -ENOMEM with one sentence in @err.
  */
-RSP_API struct rsp_tlstore *rsp_tlstore__load_opts(const struct rsp_schema *schema,
-						   const struct rsp_wsnap *snap, uint64_t from,
-						   uint64_t to, const struct rsp_tlstore_opts *o,
-						   struct rsp_timeline_stats *st,
-						   struct rsp_buf *err);
+RSP_API int rsp_tlstore__load(struct rsp_tlstore *s, const struct rsp_schema *schema,
+			      const struct rsp_wsnap *snap, const struct rsp_tlstore_opts *o,
+			      struct rsp_timeline_stats *st, struct rsp_buf *err);
+
+/**
+ * rsp_tlstore__from_window() - rsp_tlstore__new(@flags) and __load()
+ * Return: the store (free with rsp_tlstore__delete()), or NULL with one
+ * sentence in @err.
+ */
+RSP_API struct rsp_tlstore *
+rsp_tlstore__from_window(unsigned flags, const struct rsp_schema *schema,
+			 const struct rsp_wsnap *snap, const struct rsp_tlstore_opts *o,
+			 struct rsp_timeline_stats *st, struct rsp_buf *err);
+
+/**
+ * rsp_tlstore__samples() - the cpu-clock samples of the range, indexed
+ * (RSP_TLSTORE_SAMPLES); NULL without.
+ */
+RSP_API const struct rsp_samples *rsp_tlstore__samples(const struct rsp_tlstore *s);
 
 /** rsp_tlstore__span() - the window the store covers. */
 RSP_API void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *end);
@@ -175,7 +183,7 @@ struct rsp_tlstore_repair {
 
 /**
  * rsp_tlstore__repair_stacks() - better user stacks for sleeps, at query time
- * @s:      loaded with __load()/__load_opts() (records pinned, urec set)
+ * @s:      filled by __load() (records pinned, urec set)
  * @schema: decodes the records
  * @sym:    names functions and finds objects for DWARF unwinding
  * @st:     if not NULL, what was done

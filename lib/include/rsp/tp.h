@@ -21,14 +21,14 @@ struct rsp_str {
 	uint32_t len;
 };
 
-#define RSP_KTYPE_U uint64_t
-#define RSP_KTYPE_S int64_t
-#define RSP_KTYPE_STR struct rsp_str
-#define RSP_KTYPE_BYTES struct rsp_str
+#define RSP_KTYPE_U		     uint64_t
+#define RSP_KTYPE_S		     int64_t
+#define RSP_KTYPE_STR		     struct rsp_str
+#define RSP_KTYPE_BYTES		     struct rsp_str
 #define RSP_TP_MEMBER(E, f, K, N, U) RSP_KTYPE_##K f;
-#define RSP_TP_STRUCT(E)                                                                         \
-	struct rsp_tp_##E {                                                                      \
-		RSP_FIELDS_##E(RSP_TP_MEMBER, E)                                                 \
+#define RSP_TP_STRUCT(E)                                                                           \
+	struct rsp_tp_##E {                                                                        \
+		RSP_FIELDS_##E(RSP_TP_MEMBER, E)                                                   \
 	};
 RSP_TP_EVENTS(RSP_TP_STRUCT)
 #undef RSP_TP_STRUCT

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* One pass over a pinned window range: see rsp/pass.h. */
+#include <errno.h>
+#include <string.h>
+#include <rsp/pass.h>
+#include <rsp/record.h>
+#include "internal/schema.h"
+
+/*
+ * Is @rec a cpu-clock sample? In rsp's layout the sample id is the first
+ * word after the header: its evsel is looked up (a few evsels, cached)
+ * instead of decoding every record.
+ */
+struct idcache {
+	uint64_t id[8];
+	int8_t yes[8];
+	unsigned next;
+};
+
+static bool is_cpu_clock(const struct rsp_schema *schema, const struct perf_event_header *h,
+			 struct idcache *c)
+{
+	uint64_t id;
+	unsigned slot;
+	int ev;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return false;
+	if (!schema->all_identifier || h->size < 16)
+		return true; /* decode to know */
+	id = ((const uint64_t *)h)[1];
+	for (unsigned i = 0; i < 8; i++)
+		if (c->yes[i] && c->id[i] == id)
+			return c->yes[i] > 0;
+	ev = rsp_schema__evsel_by_id(schema, id);
+	slot = c->next++ % 8;
+	c->id[slot] = id;
+	c->yes[slot] = ev >= 0 && rsp_schema__evsel_event(schema, ev) == RSP_EV_cpu_clock &&
+				       rsp_schema__evsel_role(schema, ev) == RSP_ROLE_PRIMARY
+			       ? 1
+			       : -1;
+	return c->yes[slot] > 0;
+}
+
+static int samples_only(const struct rsp_schema *schema, struct rsp_witer *it,
+			const struct rsp_pass_opts *o, struct rsp_timeline_stats *st)
+{
+	struct idcache ic;
+	struct rsp_wentry e;
+	struct rsp_sample smp;
+
+	memset(&ic, 0, sizeof(ic));
+	while (rsp_witer__next(it, &e)) {
+		if (st)
+			st->records++;
+		if (!is_cpu_clock(schema, e.rec, &ic) ||
+		    rsp_record__parse_sample(schema, e.rec, &smp) ||
+		    smp.event != RSP_EV_cpu_clock || smp.role != RSP_ROLE_PRIMARY)
+			continue;
+		if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
+			smp.tid = smp.pid = 0;
+		if (st)
+			st->events[RSP_EV_cpu_clock]++;
+		o->ops->sample(o->ctx, &smp, e.rec);
+	}
+	return 0;
+}
+
+static int through_timeline(const struct rsp_schema *schema, struct rsp_witer *it,
+			    const struct rsp_pass_opts *o, struct rsp_timeline_stats *st)
+{
+	struct rsp_timeline *tl = rsp_timeline__new(schema, o->ops, o->ctx);
+	struct rsp_wentry e;
+	int ret = tl ? rsp_timeline__set_ksyms(tl, o->ksyms) : -ENOMEM;
+
+	if (!ret) {
+		rsp_timeline__set_flags(tl, o->tl_flags | RSP_TL_RECORDS_STABLE);
+		rsp_timeline__set_start(tl, o->from);
+		rsp_timeline__set_socktab(tl, o->socks);
+	}
+	while (!ret && rsp_witer__next(it, &e))
+		ret = rsp_timeline__feed(tl, &e);
+	if (!ret) {
+		rsp_timeline__finish(tl, o->to ? o->to : UINT64_MAX);
+		if (st)
+			rsp_timeline__stats(tl, st);
+	}
+	if (!ret && o->keep)
+		*o->keep = tl;
+	else
+		rsp_timeline__delete(tl);
+	return ret;
+}
+
+int rsp_pass__run(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+		  const struct rsp_pass_opts *o, struct rsp_timeline_stats *st)
+{
+	uint64_t to = o->to ? o->to : UINT64_MAX;
+	struct rsp_witer *it = rsp_witer__new(snap, o->from, to);
+	int ret;
+
+	if (st)
+		memset(st, 0, sizeof(*st));
+	if (!it)
+		return -ENOMEM;
+	if ((o->flags & RSP_PASS_SAMPLES_ONLY) && o->ops && o->ops->sample)
+		ret = samples_only(schema, it, o, st);
+	else
+		ret = through_timeline(schema, it, o, st);
+	rsp_witer__delete(it);
+	return ret;
+}
