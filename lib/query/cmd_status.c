@@ -10,13 +10,14 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <rsp/census.h>
 #include <rsp/hist.h>
 #include <rsp/perfdata.h>
-#include <rsp/record.h>
-#include <rsp/tp.h>
 #include "internal/fmt.h"
+#include "internal/json.h"
 #include "internal/query.h"
-#include "internal/u64map.h"
+#include "internal/redact.h"
 
 struct status_opts {
 	bool events;
@@ -43,430 +44,66 @@ static int status_opt(struct rsp_request *req, int id, const char *arg, struct r
 	return -EINVAL;
 }
 
-/*
- * How much off-CPU time has a stack: for every sleep (a switch-out with a
- * sleep state) that ends in the window, its length, and whether the
- * switch-out carried a callchain (itself, or through its sampled copy).
- * Tells an operator what the stack policy (rspd --stacks) buys.
- */
-struct sleep_cov {
-	struct rsp_u64map map; /* tid -> index in pending */
-	struct pending_sleep {
-		uint64_t since;
-		uint64_t copy_at; /* time of a stack copy seen before its primary */
-		bool open, stack;
-	} * pending;
-	size_t n, cap;
-	uint64_t sleeps, with_stack, off_ns, stack_ns;
-};
-
-#define COPY_SLACK_NS 20000
-
-static struct pending_sleep *cov_get(struct sleep_cov *c, uint64_t tid)
+static json_t *json_events(const struct rsp_census *cs)
 {
-	uint32_t idx;
-
-	if (!rsp_u64map__get(&c->map, tid, &idx))
-		return &c->pending[idx];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct pending_sleep *p = realloc(c->pending, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		c->pending = p;
-		c->cap = cap;
-	}
-	if (rsp_u64map__put(&c->map, tid, (uint32_t)c->n))
-		return NULL;
-	memset(&c->pending[c->n], 0, sizeof(c->pending[0]));
-	return &c->pending[c->n++];
-}
-
-static void cov_switch(struct sleep_cov *c, const struct rsp_schema *s,
-		       const struct rsp_sample *smp)
-{
-	struct rsp_tp_sched_switch sw;
-	struct pending_sleep *p;
-
-	if (rsp_tp__sched_switch(s, smp, &sw))
-		return;
-	p = cov_get(c, (uint64_t)sw.prev_pid);
-	if (p && smp->role == RSP_ROLE_STACK_COPY) {
-		/*
-		 * The sampled copy of a switch-out carries its stack. The kernel
-		 * fires the evsel attached last first, and each evsel reads the
-		 * clock itself: the copy comes just before its primary record,
-		 * on the same CPU, a few hundred ns earlier.
-		 */
-		if (p->open && smp->time - p->since < COPY_SLACK_NS && smp->nr_callchain)
-			p->stack = true;
-		else if (smp->nr_callchain)
-			p->copy_at = smp->time;
-		return;
-	}
-	if (p && sw.prev_pid) {
-		p->open = (sw.prev_state & RSP_TASK_STATE_MASK) != 0;
-		p->since = smp->time;
-		p->stack = smp->nr_callchain > 0 ||
-			   (p->copy_at && smp->time - p->copy_at < COPY_SLACK_NS);
-		p->copy_at = 0;
-	}
-	p = cov_get(c, (uint64_t)sw.next_pid);
-	if (!p || !p->open || !sw.next_pid)
-		return;
-	p->open = false;
-	c->sleeps++;
-	c->off_ns += smp->time - p->since;
-	if (p->stack) {
-		c->with_stack++;
-		c->stack_ns += smp->time - p->since;
-	}
-}
-
-/* Records in the window per catalogue event, and gaps. */
-struct event_counts {
-	uint64_t n[RSP_EV__NR];
-	uint64_t other, lost_records, lost;
-	uint64_t stack_copies; /* sampled:N duplicates carrying a stack */
-	struct sleep_cov cov;
-};
-
-static void count_events(const struct rsp_source *src, struct event_counts *ec)
-{
-	struct rsp_wsnap *snap = rsp_window__pin(src->window, 0, UINT64_MAX);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, 0, UINT64_MAX) : NULL;
-	struct rsp_wentry e;
-	struct rsp_sample smp;
-
-	memset(ec, 0, sizeof(*ec));
-	rsp_u64map__init(&ec->cov.map);
-	while (it && rsp_witer__next(it, &e)) {
-		int ret;
-
-		if (e.rec->type == PERF_RECORD_LOST) {
-			ec->lost_records++;
-			ec->lost += ((const uint64_t *)(e.rec + 1))[1];
-			continue;
-		}
-		ret = e.rec->type == PERF_RECORD_SAMPLE
-			      ? rsp_record__parse_sample(src->schema, e.rec, &smp)
-			      : rsp_record__parse_id(src->schema, e.rec, &smp) < 0;
-		if (ret || smp.event < 0) {
-			ec->other++;
-			continue;
-		}
-		if (smp.role == RSP_ROLE_PRIMARY)
-			ec->n[smp.event]++;
-		else
-			ec->stack_copies++;
-		if (smp.event == RSP_EV_sched_switch)
-			cov_switch(&ec->cov, src->schema, &smp);
-	}
-	rsp_witer__delete(it);
-	rsp_wsnap__unpin(snap);
-	rsp_u64map__exit(&ec->cov.map);
-	free(ec->cov.pending);
-	ec->cov.pending = NULL;
-}
-
-static json_t *json_events(const struct event_counts *ec)
-{
+	const struct rsp_timeline_stats *st = rsp_census__stats(cs);
+	const struct rsp_census_sleeps *sl = rsp_census__sleeps(cs);
 	json_t *o = json_object();
 
 	for (int ev = 0; ev < RSP_EV__NR; ev++)
-		json_object_set_new(o, rsp_catalogue__event(ev)->name,
-				    json_integer((json_int_t)ec->n[ev]));
-	json_object_set_new(o, "other", json_integer((json_int_t)ec->other));
-	json_object_set_new(o, "lost_records", json_integer((json_int_t)ec->lost_records));
-	json_object_set_new(o, "lost", json_integer((json_int_t)ec->lost));
-	json_object_set_new(o, "stack_copies", json_integer((json_int_t)ec->stack_copies));
-	json_object_set_new(o, "sleeps", json_integer((json_int_t)ec->cov.sleeps));
-	json_object_set_new(o, "sleeps_with_stack", json_integer((json_int_t)ec->cov.with_stack));
-	json_object_set_new(o, "off_cpu_s", json_real((double)ec->cov.off_ns / 1e9));
-	json_object_set_new(o, "off_cpu_with_stack_s", json_real((double)ec->cov.stack_ns / 1e9));
+		rsp_json__set_u64(o, rsp_catalogue__event(ev)->name, st->events[ev]);
+	rsp_json__set_u64(o, "other", st->other);
+	rsp_json__set_u64(o, "lost_records", st->lost_records);
+	rsp_json__set_u64(o, "lost", st->lost);
+	rsp_json__set_u64(o, "stack_copies", st->stack_copies);
+	rsp_json__set_u64(o, "sleeps", sl->sleeps);
+	rsp_json__set_u64(o, "sleeps_with_stack", sl->with_stack);
+	rsp_json__set_secs(o, "off_cpu_s", sl->sleep_ns);
+	rsp_json__set_secs(o, "off_cpu_with_stack_s", sl->stack_ns);
 	return o;
 }
 
-static void text_events(const struct event_counts *ec, struct rsp_buf *out)
+static double pct(uint64_t a, uint64_t b)
 {
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void text_events(const struct rsp_census *cs, struct rsp_buf *out)
+{
+	const struct rsp_timeline_stats *st = rsp_census__stats(cs);
+	const struct rsp_census_sleeps *sl = rsp_census__sleeps(cs);
+
 	rsp_buf__puts(out, "\nrecords in the window by event\n");
 	for (int ev = 0; ev < RSP_EV__NR; ev++)
 		rsp_buf__printf(out, "  %-22s %12llu\n", rsp_catalogue__event(ev)->name,
-				(unsigned long long)ec->n[ev]);
-	rsp_buf__printf(out, "  %-22s %12llu\n", "(other)", (unsigned long long)ec->other);
+				(unsigned long long)st->events[ev]);
+	rsp_buf__printf(out, "  %-22s %12llu\n", "(other)", (unsigned long long)st->other);
 	rsp_buf__printf(out, "  %-22s %12llu (%llu records lost)\n", "(gaps)",
-			(unsigned long long)ec->lost_records, (unsigned long long)ec->lost);
-	rsp_buf__printf(
-		out,
-		"sleeps that ended in the window: %llu, %.3f s off CPU\n"
-		"  with a stack: %.1f%% of them, %.1f%% of the time\n",
-		(unsigned long long)ec->cov.sleeps, (double)ec->cov.off_ns / 1e9,
-		ec->cov.sleeps ? 100.0 * (double)ec->cov.with_stack / (double)ec->cov.sleeps : 0.0,
-		ec->cov.off_ns ? 100.0 * (double)ec->cov.stack_ns / (double)ec->cov.off_ns : 0.0);
+			(unsigned long long)st->lost_records, (unsigned long long)st->lost);
+	rsp_buf__printf(out,
+			"sleeps that ended in the window: %llu, %.3f s asleep\n"
+			"  with a stack: %.1f%% of them, %.1f%% of the time\n",
+			(unsigned long long)sl->sleeps, (double)sl->sleep_ns / 1e9,
+			pct(sl->with_stack, sl->sleeps), pct(sl->stack_ns, sl->sleep_ns));
 }
 
-struct thread_count {
-	uint32_t tid, pid;
-	char comm[16];
-	uint64_t switches_out, switches_in, wakeups, samples;
-	uint64_t run_ns;
-};
-
-/* Who woke the process's threads: per waker process. */
-struct waker {
-	uint32_t pid;
-	char comm[16];
-	uint64_t wakings;
-};
-
-struct thread_counts {
-	struct rsp_u64map map;
-	struct thread_count *v;
-	size_t n, cap;
-	/* sched_waking (target tid << 32 | waker tid) -> index into pairs */
-	struct rsp_u64map pair_map;
-	struct waking_pair {
-		uint32_t target, waker;
-		uint64_t n;
-	} * pairs;
-	size_t npairs, pcap;
-	struct waker *wakers;
-	size_t nwakers;
-	/*
-	 * Run time: a thread that switches out on a CPU ran there since the
-	 * previous switch on that CPU (as perf sched timehist counts it). 0:
-	 * not known (no switch seen yet, or a gap in the records since).
-	 */
-	uint64_t *cpu_last;
-	unsigned nr_cpus;
-};
-
-static struct thread_count *tc_get(struct thread_counts *tc, uint32_t tid)
-{
-	uint32_t idx;
-
-	if (!rsp_u64map__get(&tc->map, tid, &idx))
-		return &tc->v[idx];
-	if (tc->n == tc->cap) {
-		size_t cap = tc->cap ? tc->cap * 2 : 64;
-		struct thread_count *v = realloc(tc->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		tc->v = v;
-		tc->cap = cap;
-	}
-	if (rsp_u64map__put(&tc->map, tid, (uint32_t)tc->n))
-		return NULL;
-	memset(&tc->v[tc->n], 0, sizeof(tc->v[0]));
-	tc->v[tc->n].tid = tid;
-	tc->v[tc->n].pid = UINT32_MAX;
-	return &tc->v[tc->n++];
-}
-
-static int pair_add(struct thread_counts *tc, uint32_t target, uint32_t waker)
-{
-	uint64_t key = (uint64_t)target << 32 | waker;
-	uint32_t idx;
-
-	if (!rsp_u64map__get(&tc->pair_map, key, &idx)) {
-		tc->pairs[idx].n++;
-		return 0;
-	}
-	if (tc->npairs == tc->pcap) {
-		size_t cap = tc->pcap ? tc->pcap * 2 : 64;
-		struct waking_pair *v = realloc(tc->pairs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		tc->pairs = v;
-		tc->pcap = cap;
-	}
-	if (rsp_u64map__put(&tc->pair_map, key, (uint32_t)tc->npairs))
-		return -ENOMEM;
-	tc->pairs[tc->npairs++] = (struct waking_pair){target, waker, 1};
-	return 0;
-}
-
-static void set_comm(struct thread_count *t, struct rsp_str s)
-{
-	size_t n = s.len < sizeof(t->comm) - 1 ? s.len : sizeof(t->comm) - 1;
-
-	if (!s.ptr || !n)
-		return;
-	memcpy(t->comm, s.ptr, n);
-	t->comm[n] = '\0';
-}
-
-/* What the CPU ran since its previous switch goes to the thread leaving it. */
-static void account_run(struct thread_counts *tc, struct thread_count *prev,
-			const struct rsp_sample *smp)
-{
-	uint64_t *last;
-
-	if (smp->cpu >= tc->nr_cpus)
-		return;
-	last = &tc->cpu_last[smp->cpu];
-	if (*last && smp->time >= *last)
-		prev->run_ns += smp->time - *last;
-	*last = smp->time;
-}
-
-static int count_switch(struct thread_counts *tc, const struct rsp_schema *s,
-			const struct rsp_sample *smp)
-{
-	struct rsp_tp_sched_switch sw;
-	struct thread_count *t;
-
-	if (smp->role != RSP_ROLE_PRIMARY || rsp_tp__sched_switch(s, smp, &sw))
-		return 0;
-	t = tc_get(tc, (uint32_t)sw.prev_pid);
-	if (!t)
-		return -ENOMEM;
-	account_run(tc, t, smp);
-	t->switches_out++;
-	set_comm(t, sw.prev_comm);
-	if ((uint32_t)sw.prev_pid == smp->tid)
-		t->pid = smp->pid;
-	t = tc_get(tc, (uint32_t)sw.next_pid);
-	if (!t)
-		return -ENOMEM;
-	t->switches_in++;
-	set_comm(t, sw.next_comm);
-	return 0;
-}
-
-static int count_record(struct thread_counts *tc, const struct rsp_schema *s,
-			const struct rsp_wentry *e)
-{
-	const struct perf_event_header *h = e->rec;
-	struct rsp_sample smp;
-	struct rsp_tp_sched_waking wk;
-	struct thread_count *t;
-
-	if (h->type == PERF_RECORD_LOST && e->cpu < tc->nr_cpus)
-		tc->cpu_last[e->cpu] = 0; /* who ran across the gap is unknown */
-	if (h->type != PERF_RECORD_SAMPLE || rsp_record__parse_sample(s, h, &smp))
-		return 0;
-	switch (smp.event) {
-	case RSP_EV_sched_switch:
-		return count_switch(tc, s, &smp);
-	case RSP_EV_sched_waking:
-		if (rsp_tp__sched_waking(s, &smp, &wk))
-			return 0;
-		t = tc_get(tc, (uint32_t)wk.pid);
-		if (!t)
-			return -ENOMEM;
-		t->wakeups++;
-		/* The waker is the task running when sched_waking fired. */
-		if (smp.tid && (t = tc_get(tc, smp.tid)))
-			t->pid = smp.pid;
-		return pair_add(tc, (uint32_t)wk.pid, smp.tid);
-	case RSP_EV_cpu_clock:
-		t = tc_get(tc, smp.tid);
-		if (!t)
-			return -ENOMEM;
-		t->samples++;
-		if (smp.tid)
-			t->pid = smp.pid;
-		return 0;
-	default:
-		break;
-	}
-	/* Any other sample tells which process a thread belongs to. */
-	if (smp.tid && (t = tc_get(tc, smp.tid)))
-		t->pid = smp.pid;
-	return 0;
-}
-
-static const struct thread_count *tc_find(const struct thread_counts *tc, uint32_t tid)
-{
-	uint32_t idx;
-
-	return rsp_u64map__get(&tc->map, tid, &idx) ? NULL : &tc->v[idx];
-}
-
-static int waker_cmp(const void *a, const void *b)
-{
-	const struct waker *x = a, *y = b;
-
-	if (x->wakings != y->wakings)
-		return x->wakings < y->wakings ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* The processes whose threads woke a thread of @pid, with their names. */
-static int collect_wakers(struct thread_counts *tc, long pid)
-{
-	for (size_t i = 0; i < tc->npairs; i++) {
-		const struct waking_pair *p = &tc->pairs[i];
-		const struct thread_count *t = tc_find(tc, p->target);
-		const struct thread_count *w = p->waker ? tc_find(tc, p->waker) : NULL;
-		const struct thread_count *leader;
-		uint32_t wpid = w ? w->pid : 0;
-		size_t j;
-
-		if (!t || t->pid != (uint32_t)pid || (p->waker && (!w || w->pid == UINT32_MAX)))
-			continue;
-		for (j = 0; j < tc->nwakers && tc->wakers[j].pid != wpid; j++)
-			;
-		if (j == tc->nwakers) {
-			struct waker *v = realloc(tc->wakers, (j + 1) * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			tc->wakers = v;
-			memset(&v[j], 0, sizeof(v[j]));
-			v[j].pid = wpid;
-			leader = tc_find(tc, wpid);
-			snprintf(v[j].comm, sizeof(v[j].comm), "%s",
-				 !wpid			     ? "(idle)"
-				 : leader && leader->comm[0] ? leader->comm
-							     : w->comm);
-			tc->nwakers++;
-		}
-		tc->wakers[j].wakings += p->n;
-	}
-	if (tc->nwakers)
-		qsort(tc->wakers, tc->nwakers, sizeof(tc->wakers[0]), waker_cmp);
-	return 0;
-}
-
-/* Count what the window holds of each thread; keep those of process @pid. */
-static int count_threads(const struct rsp_source *src, long pid, struct thread_counts *tc)
+/* The census of the whole window: by event, or of @pid's threads (pid -1: none). */
+static struct rsp_census *take_census(const struct rsp_source *src, long pid)
 {
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, 0, UINT64_MAX);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, 0, UINT64_MAX) : NULL;
-	struct rsp_wentry e;
-	size_t keep = 0;
-	int err = 0;
+	struct rsp_census *cs =
+		snap ? rsp_census__new(src->schema, snap, 0, UINT64_MAX, pid) : NULL;
 
-	tc->nr_cpus = rsp_window__nr_cpus(src->window);
-	tc->cpu_last = calloc(tc->nr_cpus, sizeof(*tc->cpu_last));
-	if (!it || !tc->cpu_last) {
-		rsp_witer__delete(it);
-		rsp_wsnap__unpin(snap);
-		return -ENOMEM;
-	}
-	while (!err && rsp_witer__next(it, &e))
-		err = count_record(tc, src->schema, &e);
-	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
-	if (!err)
-		err = collect_wakers(tc, pid);
-	for (size_t i = 0; i < tc->n; i++)
-		if (tc->v[i].pid == (uint32_t)pid)
-			tc->v[keep++] = tc->v[i];
-	tc->n = keep;
-	return err;
+	return cs;
 }
 
 /* Probes say more about a family's source than the tracepoints that come with them. */
 static int source_rank(const char *src)
 {
-	return !strcmp(src, "kprobe") || !strcmp(src, "uprobe") ? 3 : !strcmp(src, "tracepoint") ? 2
-												    : 1;
+	return !strcmp(src, "kprobe") || !strcmp(src, "uprobe") ? 3
+	       : !strcmp(src, "tracepoint")			? 2
+								: 1;
 }
 
 static const char *family_source(const struct rsp_capture_info *ci, int fam, int *open, int *wanted)
@@ -567,43 +204,46 @@ static json_t *json_window(const struct rsp_window_stats *ws)
 }
 
 /* A process in an answer: its name only if the requester may see it. */
-static json_t *json_process(const struct rsp_source *src, long pid, const char *comm)
+static json_t *json_process(struct rsp_redact *r, long pid, const char *comm)
 {
-	if (!rsp_source__may_see(src, pid))
+	if (rsp_redact__hidden(r, (uint32_t)pid))
 		return json_pack("{s:I, s:b}", "pid", (json_int_t)pid, "other_user", 1);
 	return json_pack("{s:I, s:s}", "pid", (json_int_t)pid, "comm", comm);
 }
 
-static json_t *json_threads(const struct rsp_source *src, const struct thread_counts *tc)
+static json_t *json_threads(struct rsp_redact *r, const struct rsp_census *cs)
 {
 	json_t *arr = json_array();
+	size_t n;
+	const struct rsp_census_thread *v = rsp_census__threads(cs, &n);
 
-	for (size_t i = 0; i < tc->n; i++) {
-		const struct thread_count *t = &tc->v[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_census_thread *t = &v[i];
 		json_t *o = json_pack("{s:i}", "tid", (int)t->tid);
-		json_t *p = json_process(src, t->pid, t->comm);
+		json_t *p = json_process(r, t->pid, t->comm);
 
 		json_object_update(o, p);
 		json_decref(p);
-		json_object_set_new(o, "switches_out", json_integer((json_int_t)t->switches_out));
-		json_object_set_new(o, "switches_in", json_integer((json_int_t)t->switches_in));
-		json_object_set_new(o, "wakeups", json_integer((json_int_t)t->wakeups));
-		json_object_set_new(o, "samples", json_integer((json_int_t)t->samples));
-		json_object_set_new(o, "run_time_s", json_real(secs(t->run_ns)));
+		rsp_json__set_u64(o, "switches_out", t->switches_out);
+		rsp_json__set_u64(o, "switches_in", t->switches_in);
+		rsp_json__set_u64(o, "wakeups", t->wakeups);
+		rsp_json__set_u64(o, "samples", t->samples);
+		rsp_json__set_secs(o, "run_time_s", t->run_ns);
 		json_array_append_new(arr, o);
 	}
 	return arr;
 }
 
-static json_t *json_wakers(const struct rsp_source *src, const struct thread_counts *tc)
+static json_t *json_wakers(struct rsp_redact *r, const struct rsp_census *cs)
 {
 	json_t *arr = json_array();
+	size_t n;
+	const struct rsp_census_waker *v = rsp_census__wakers(cs, &n);
 
-	for (size_t i = 0; i < tc->nwakers; i++) {
-		const struct waker *w = &tc->wakers[i];
-		json_t *o = json_process(src, w->pid, w->comm);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_process(r, v[i].pid, v[i].comm);
 
-		json_object_set_new(o, "wakings", json_integer((json_int_t)w->wakings));
+		rsp_json__set_u64(o, "wakings", v[i].wakings);
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -667,7 +307,8 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 			    json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "stacks", ci->stacks,
 				      "callchain", ci->callchain, "sample_freq_hz",
 				      (int)ci->sample_freq, "ring_pages", (int)ci->ring_pages,
-				      "dwarf", ci->dwarf, "dwarf_stack_bytes", (int)ci->dwarf_stack));
+				      "dwarf", ci->dwarf, "dwarf_stack_bytes",
+				      (int)ci->dwarf_stack));
 	json_object_set_new(o, "families", json_families(ci));
 	json_object_set_new(o, "cpus", json_cpus(ci));
 	return o;
@@ -721,12 +362,10 @@ static void text_hist(const struct rsp_source *src, struct rsp_buf *out)
 }
 
 static int render_json(const struct rsp_source *src, const struct rsp_window_stats *ws,
-		       const struct thread_counts *tc, long pid, const struct event_counts *ec,
-		       struct rsp_buf *out)
+		       struct rsp_redact *r, const struct rsp_census *threads, long pid,
+		       const struct rsp_census *events, struct rsp_buf *out)
 {
 	json_t *o = src->capture ? json_capture(src->capture) : json_object();
-	char *text;
-	int err;
 
 	json_object_set_new(o, "offline", json_boolean(src->offline));
 	if (src->dump)
@@ -735,18 +374,12 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	json_object_set_new(o, "hist", json_hist(src));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
-		json_object_set_new(o, "threads", json_threads(src, tc));
-		json_object_set_new(o, "woken_by", json_wakers(src, tc));
+		json_object_set_new(o, "threads", json_threads(r, threads));
+		json_object_set_new(o, "woken_by", json_wakers(r, threads));
 	}
-	if (ec)
-		json_object_set_new(o, "events", json_events(ec));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	err = rsp_buf__puts(out, text);
-	free(text);
-	return err ? err : rsp_buf__puts(out, "\n");
+	if (events)
+		json_object_set_new(o, "events", json_events(events));
+	return rsp_json__emit(o, out);
 }
 
 /* Events the kernel counted more often than it sent samples for. */
@@ -849,10 +482,10 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 	rsp_buf__printf(out, "rspd %s, pid %d, up %.1f s, RSS %s, CPU %.2f s\n", ci->version,
 			(int)ci->pid, ci->uptime_s, rss, ci->cpu_seconds);
-	rsp_buf__printf(out, "stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n",
-			ci->stacks, ci->callchain, ci->sample_freq, ci->ring_pages);
-	rsp_buf__printf(out, "user stacks for DWARF: %s (%u bytes)\n\n", ci->dwarf[0] ? ci->dwarf : "none",
-			ci->dwarf_stack);
+	rsp_buf__printf(out, "stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n", ci->stacks,
+			ci->callchain, ci->sample_freq, ci->ring_pages);
+	rsp_buf__printf(out, "user stacks for DWARF: %s (%u bytes)\n\n",
+			ci->dwarf[0] ? ci->dwarf : "none", ci->dwarf_stack);
 	text_families(ci, out);
 	text_cpus(ci, out);
 }
@@ -878,35 +511,37 @@ static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct 
 			(unsigned long long)ws->evicted_records, (unsigned long long)ws->dropped);
 }
 
-static void text_threads(const struct rsp_source *src, const struct thread_counts *tc, long pid,
+static void text_threads(struct rsp_redact *r, const struct rsp_census *cs, long pid,
 			 struct rsp_buf *out)
 {
+	size_t n, nw;
+	const struct rsp_census_thread *v = rsp_census__threads(cs, &n);
+	const struct rsp_census_waker *w = rsp_census__wakers(cs, &nw);
 	char label[64];
 
-	rsp_buf__printf(out, "\nprocess %ld in the window: %zu thread%s\n", pid, tc->n,
-			tc->n == 1 ? "" : "s");
-	if (!tc->n)
+	rsp_buf__printf(out, "\nprocess %ld in the window: %zu thread%s\n", pid, n,
+			n == 1 ? "" : "s");
+	if (!n)
 		return;
 	rsp_buf__puts(out,
 		      "     tid comm          switch-out switch-in  wakeups  samples    run s\n");
-	for (size_t i = 0; i < tc->n; i++) {
-		const struct thread_count *t = &tc->v[i];
-
-		rsp_buf__printf(out, "%8u %-16.16s %7llu %9llu %8llu %8llu %8.3f\n", t->tid,
-				rsp_source__may_see(src, t->pid) ? t->comm : RSP_OTHER_USER,
-				(unsigned long long)t->switches_out,
-				(unsigned long long)t->switches_in, (unsigned long long)t->wakeups,
-				(unsigned long long)t->samples, secs(t->run_ns));
-	}
-	if (!tc->nwakers)
+	for (size_t i = 0; i < n; i++)
+		rsp_buf__printf(out, "%8u %-16.16s %7llu %9llu %8llu %8llu %8.3f\n", v[i].tid,
+				rsp_redact__comm(r, v[i].pid, v[i].comm),
+				(unsigned long long)v[i].switches_out,
+				(unsigned long long)v[i].switches_in,
+				(unsigned long long)v[i].wakeups, (unsigned long long)v[i].samples,
+				secs(v[i].run_ns));
+	if (!nw)
 		return;
 	rsp_buf__puts(out, "\nwoken by (the task running when sched_waking fired)\n");
-	for (size_t i = 0; i < tc->nwakers; i++) {
-		const struct waker *w = &tc->wakers[i];
+	for (size_t i = 0; i < nw; i++) {
+		const char *hidden = rsp_redact__label(r, w[i].pid, label, sizeof(label));
 
-		rsp_buf__printf(out, "  %-40s %10llu\n",
-				rsp_source__label(src, w->pid, w->comm, label, sizeof(label)),
-				(unsigned long long)w->wakings);
+		if (!hidden)
+			snprintf(label, sizeof(label), w[i].comm[0] ? "pid %u %s" : "pid %u",
+				 w[i].pid, w[i].comm);
+		rsp_buf__printf(out, "  %-40s %10llu\n", label, (unsigned long long)w[i].wakings);
 	}
 }
 
@@ -964,26 +599,23 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 		      struct rsp_buf *out, struct rsp_buf *err)
 {
 	const struct status_opts *o = req->opts;
-	struct thread_counts tc = {0};
+	struct rsp_census *threads = NULL, *events = NULL;
 	struct rsp_window_stats ws;
-	struct event_counts ec;
+	struct rsp_redact r;
 	int ret = 0;
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
 		return ret;
-	rsp_u64map__init(&tc.map);
-	rsp_u64map__init(&tc.pair_map);
+	rsp_redact__init(&r, src);
 	rsp_window__stats(src->window, &ws);
-	if (req->pid >= 0)
-		ret = count_threads(src, req->pid, &tc);
-	if (ret) {
-		rsp_buf__puts(err, "status: out of memory while counting threads");
+	if ((req->pid >= 0 && !(threads = take_census(src, req->pid))) ||
+	    (o->events && !(events = take_census(src, -1)))) {
+		rsp_buf__puts(err, "status: out of memory while counting the window");
+		ret = -ENOMEM;
 		goto out;
 	}
-	if (o->events)
-		count_events(src, &ec);
 	if (req->format == RSP_FMT_JSON) {
-		ret = render_json(src, &ws, &tc, req->pid, o->events ? &ec : NULL, out);
+		ret = render_json(src, &ws, &r, threads, req->pid, events, out);
 		goto out;
 	}
 	if (src->capture)
@@ -994,17 +626,14 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 		rsp_buf__printf(out, "dump %s\n", src->path ? src->path : "");
 	text_window(&ws, src->now, out);
 	text_hist(src, out);
-	if (o->events)
-		text_events(&ec, out);
-	if (req->pid >= 0)
-		text_threads(src, &tc, req->pid, out);
+	if (events)
+		text_events(events, out);
+	if (threads)
+		text_threads(&r, threads, req->pid, out);
 out:
-	rsp_u64map__exit(&tc.map);
-	rsp_u64map__exit(&tc.pair_map);
-	free(tc.v);
-	free(tc.cpu_last);
-	free(tc.pairs);
-	free(tc.wakers);
+	rsp_census__delete(threads);
+	rsp_census__delete(events);
+	rsp_redact__exit(&r);
 	return ret;
 }
 
