@@ -14,17 +14,16 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include <rsp/flatprof.h>
+#include <rsp/maps.h>
 #include <rsp/parse.h>
-#include <rsp/record.h>
-#include <rsp/symbols.h>
-#include <rsp/unwind.h>
 #include "internal/fmt.h"
+#include "internal/json.h"
 #include "internal/query.h"
-#include "internal/u64map.h"
+#include "internal/redact.h"
 
 #define TOP_DEFAULT_LIMIT 20
 #define TOP_PROCS	  10
-#define STACK_FRAMES	  64
 
 struct top_opts {
 	unsigned limit;	 /* rows; 0: all */
@@ -63,8 +62,9 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	}
 	if (id == OPT_STACKS) {
 		if (rsp_parse__u64(arg, 0, 1000, &n)) {
-			rsp_buf__printf(err, "top: --stacks wants a number of stacks (0: none), not '%s'",
-					arg);
+			rsp_buf__printf(
+				err, "top: --stacks wants a number of stacks (0: none), not '%s'",
+				arg);
 			return -EINVAL;
 		}
 		o->stacks = (unsigned)n;
@@ -74,348 +74,16 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	return -EINVAL;
 }
 
-/* One row of the profile: a function (or an unnamed place) in an object. */
-struct row {
-	const char *name;   /* NULL: unknown */
-	const char *object; /* NULL: unknown */
-	const char *why;
-	enum rsp_sym_kind kind;
-	enum rsp_sym_match match;
-	bool hidden;
-	uint64_t samples;
-	uint64_t period;
-};
-
-/* A whole stack, as resolved frames (names are the symbolizer's: equal pointers, equal
- * symbols), with how its user part was had. */
-struct srow {
-	uint64_t hash;
-	uint64_t samples;
-	uint64_t by[3]; /* samples per enum rsp_unwind_method */
-	uint32_t nr;
-	struct rsp_frame frames[STACK_FRAMES];
-};
-
-struct proc_row {
-	uint32_t pid;
-	bool other_user; /* another user's process: no name, no user frames */
-	const char *comm; /* its name at its latest sample: after an exec, the new one */
-	uint64_t samples, kernel, last;
-};
-
-struct profile {
-	struct row *rows;
-	size_t nr, cap;
-	size_t *slots; /* open addressing: index + 1, 0 empty */
-	size_t nr_slots;
-	struct proc_row *procs;
-	size_t nr_procs, cap_procs;
-	struct rsp_u64map pid_idx;
-	uint64_t samples, kernel, period, rspd_samples;
-	uint64_t first, last; /* times of the samples counted */
-	struct srow *stacks;
-	size_t nr_stacks, cap_stacks;
-	struct rsp_u64map stack_idx;
-	uint64_t by[3]; /* samples per enum rsp_unwind_method */
-};
-
-static uint64_t row_hash(const struct row *r)
-{
-	uint64_t h = (uintptr_t)r->name * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uintptr_t)r->object * 0xc2b2ae3d27d4eb4full;
-	h ^= (uint64_t)r->kind << 3 ^ (uint64_t)r->hidden;
-	return h ^ (h >> 29);
-}
-
-static bool row_eq(const struct row *a, const struct row *b)
-{
-	return a->name == b->name && a->object == b->object && a->kind == b->kind &&
-	       a->hidden == b->hidden && (a->name || a->why == b->why);
-}
-
-static int grow_slots(struct profile *p)
-{
-	size_t n = p->nr_slots ? p->nr_slots * 2 : 1024;
-	size_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->nr; i++) {
-		size_t k = row_hash(&p->rows[i]) & (n - 1);
-
-		while (s[k])
-			k = (k + 1) & (n - 1);
-		s[k] = i + 1;
-	}
-	free(p->slots);
-	p->slots = s;
-	p->nr_slots = n;
-	return 0;
-}
-
-static int add_row(struct profile *p, const struct row *key, uint64_t period)
-{
-	size_t k;
-
-	if (p->nr * 2 >= p->nr_slots && grow_slots(p))
-		return -ENOMEM;
-	for (k = row_hash(key) & (p->nr_slots - 1); p->slots[k]; k = (k + 1) & (p->nr_slots - 1)) {
-		struct row *r = &p->rows[p->slots[k] - 1];
-
-		if (row_eq(r, key)) {
-			r->samples++;
-			r->period += period;
-			return 0;
-		}
-	}
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct row *v = realloc(p->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->rows = v;
-		p->cap = cap;
-	}
-	p->rows[p->nr] = *key;
-	p->rows[p->nr].samples = 1;
-	p->rows[p->nr].period = period;
-	p->slots[k] = ++p->nr;
-	return 0;
-}
-
-/* The row of @pid; access is decided once per process (it may read /proc). */
-static struct proc_row *proc_row(struct profile *p, const struct rsp_source *src, uint32_t pid)
-{
-	uint32_t idx;
-
-	if (!rsp_u64map__get(&p->pid_idx, pid, &idx))
-		return &p->procs[idx];
-	if (p->nr_procs == p->cap_procs) {
-		size_t cap = p->cap_procs ? p->cap_procs * 2 : 64;
-		struct proc_row *v = realloc(p->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		p->procs = v;
-		p->cap_procs = cap;
-	}
-	if (rsp_u64map__put(&p->pid_idx, pid, (uint32_t)p->nr_procs))
-		return NULL;
-	p->procs[p->nr_procs] =
-		(struct proc_row){.pid = pid, .other_user = !rsp_source__may_see(src, pid)};
-	return &p->procs[p->nr_procs++];
-}
-
-static void profile_exit(struct profile *p)
-{
-	free(p->rows);
-	free(p->slots);
-	free(p->procs);
-	free(p->stacks);
-	rsp_u64map__exit(&p->pid_idx);
-	rsp_u64map__exit(&p->stack_idx);
-}
-
-/* The kernel part of the callchain (with its markers), then the best user part. */
-static uint32_t whole_stack(const struct rsp_source *src, const struct rsp_sample *smp,
-			    bool hidden, uint64_t *ips, enum rsp_unwind_method *m)
-{
-	uint32_t n = 0;
-	int u;
-
-	*m = RSP_UNWIND_NONE;
-	for (uint64_t i = 0; i < smp->nr_callchain && n < STACK_FRAMES; i++) {
-		if (smp->callchain[i] == PERF_CONTEXT_USER)
-			break;
-		ips[n++] = smp->callchain[i];
-	}
-	if (n + 2 > STACK_FRAMES)
-		return n;
-	ips[n++] = PERF_CONTEXT_USER;
-	u = rsp_unwind__user_chain(hidden ? NULL : rsp_symbolizer__unwinder(src->symbols),
-				   src->schema, smp, ips + n, (int)(STACK_FRAMES - n), m);
-	return u ? n + (uint32_t)u : n - 1;
-}
-
-static uint64_t frames_hash(const struct rsp_frame *f, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (int i = 0; i < n; i++) {
-		uint64_t k = f[i].sym.name ? (uintptr_t)f[i].sym.name : f[i].addr;
-
-		h = (h ^ k) * 1099511628211ull;
-		h = (h ^ (uintptr_t)f[i].sym.object) * 1099511628211ull;
-	}
-	return h == UINT64_MAX ? 0 : h;
-}
-
-static int add_stack(struct profile *p, const struct rsp_source *src, const struct rsp_sample *smp,
-		     bool hidden)
-{
-	uint64_t ips[STACK_FRAMES];
-	struct rsp_frame f[STACK_FRAMES];
-	enum rsp_unwind_method m;
-	uint32_t nr = whole_stack(src, smp, hidden, ips, &m), idx;
-	int n = rsp_symbolizer__callchain(src->symbols, smp->pid, smp->time, ips, nr,
-					  hidden ? RSP_SYM_HIDE_USER : 0, f, STACK_FRAMES);
-	uint64_t h = frames_hash(f, n);
-	struct srow *r;
-
-	p->by[m]++;
-	if (!rsp_u64map__get(&p->stack_idx, h, &idx)) {
-		p->stacks[idx].samples++;
-		p->stacks[idx].by[m]++;
-		return 0;
-	}
-	if (p->nr_stacks == p->cap_stacks) {
-		size_t cap = p->cap_stacks ? p->cap_stacks * 2 : 64;
-		struct srow *v = realloc(p->stacks, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->stacks = v;
-		p->cap_stacks = cap;
-	}
-	if (rsp_u64map__put(&p->stack_idx, h, (uint32_t)p->nr_stacks))
-		return -ENOMEM;
-	r = &p->stacks[p->nr_stacks++];
-	memset(r->by, 0, sizeof(r->by));
-	r->hash = h;
-	r->samples = 1;
-	r->by[m] = 1;
-	r->nr = (uint32_t)n;
-	memcpy(r->frames, f, (size_t)n * sizeof(f[0]));
-	return 0;
-}
-
-/* One cpu-clock sample: count it for its process, and its function. */
-static int add_sample(struct profile *p, const struct rsp_request *req,
-		      const struct rsp_source *src, const struct perf_event_header *h,
-		      const struct rsp_sample *smp)
-{
-	bool kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	struct proc_row *pr = proc_row(p, src, smp->pid);
-	struct rsp_sym sym;
-	struct row key;
-
-	if (!pr)
-		return -ENOMEM;
-	pr->samples++;
-	pr->kernel += kernel;
-	if (smp->time >= pr->last)
-		pr->last = smp->time;
-	if (src->capture && smp->pid == (uint32_t)src->capture->pid)
-		p->rspd_samples++;
-	if (req->pid >= 0 && smp->pid != (uint32_t)req->pid)
-		return 0;
-	p->samples++;
-	p->kernel += kernel;
-	p->period += smp->period;
-	if (!p->first)
-		p->first = smp->time;
-	p->last = smp->time;
-	rsp_symbolizer__resolve(src->symbols, smp->pid, smp->time, smp->ip,
-				pr->other_user ? RSP_SYM_HIDE_USER : 0, &sym);
-	key = (struct row){.name = sym.name,
-			   .object = sym.object,
-			   .why = sym.name ? NULL : sym.why,
-			   .kind = sym.kind,
-			   .match = sym.match,
-			   .hidden = sym.hidden};
-	if (((const struct top_opts *)req->opts)->stacks &&
-	    add_stack(p, src, smp, pr->other_user))
-		return -ENOMEM;
-	return add_row(p, &key, smp->period);
-}
-
-static int collect(const struct rsp_request *req, const struct rsp_source *src, uint64_t from,
-		   struct profile *p)
-{
-	uint64_t to = req->to_ns ? req->to_ns : UINT64_MAX;
-	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, to);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, to) : NULL;
-	struct rsp_wentry e;
-	struct rsp_sample smp;
-	int ret = 0;
-
-	if (!it) {
-		rsp_wsnap__unpin(snap);
-		return -ENOMEM;
-	}
-	while (!ret && rsp_witer__next(it, &e)) {
-		if (e.rec->type != PERF_RECORD_SAMPLE ||
-		    rsp_record__parse_sample(src->schema, e.rec, &smp) ||
-		    smp.event != RSP_EV_cpu_clock || smp.role != RSP_ROLE_PRIMARY)
-			continue;
-		ret = add_sample(p, req, src, e.rec, &smp);
-	}
-	rsp_witer__delete(it);
-	rsp_wsnap__unpin(snap);
-	return ret;
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	if (!x->name || !y->name)
-		return !x->name - !y->name;
-	return strcmp(x->name, y->name);
-}
-
-static int cmp_procs(const void *a, const void *b)
-{
-	const struct proc_row *x = a, *y = b;
-
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-/*
- * Heaviest first; ties by their frames' names, objects, then addresses, so
- * that the order is the same live and offline (the hash is of pointers).
- */
-static int cmp_stacks(const void *a, const void *b)
-{
-	const struct srow *x = a, *y = b;
-
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	for (uint32_t i = 0; i < x->nr && i < y->nr; i++) {
-		const struct rsp_frame *f = &x->frames[i], *g = &y->frames[i];
-		int c = cmp_str(f->sym.name, g->sym.name);
-
-		if (!c)
-			c = cmp_str(f->sym.object, g->sym.object);
-		if (c)
-			return c;
-		if (f->addr != g->addr)
-			return f->addr < g->addr ? -1 : 1;
-	}
-	return x->nr < y->nr ? -1 : x->nr > y->nr;
-}
-
 /* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */
-static const char *stack_method(const struct srow *r)
+static const char *stack_method(const struct rsp_flatprof_stack *r)
 {
 	int kinds = !!r->by[0] + !!r->by[1] + !!r->by[2];
 
 	if (kinds > 1)
 		return "mixed";
-	return rsp_unwind_method__name(r->by[RSP_UNWIND_DWARF]	? RSP_UNWIND_DWARF
-				       : r->by[RSP_UNWIND_FP] ? RSP_UNWIND_FP
-							      : RSP_UNWIND_NONE);
+	return rsp_unwind_method__name(r->by[RSP_UNWIND_DWARF] ? RSP_UNWIND_DWARF
+				       : r->by[RSP_UNWIND_FP]  ? RSP_UNWIND_FP
+							       : RSP_UNWIND_NONE);
 }
 
 static const char *kind_name(enum rsp_sym_kind k)
@@ -452,14 +120,19 @@ static double pct(uint64_t a, uint64_t b)
 struct top_ctx {
 	const struct rsp_request *req;
 	const struct rsp_source *src;
-	const struct profile *p;
+	const struct rsp_flatprof_totals *tot;
+	const struct rsp_flatprof_row *rows;
+	const struct rsp_flatprof_proc *procs;
+	const struct rsp_flatprof_stack *stacks;
+	size_t nr_rows, nr_procs, nr_stacks;
+	struct rsp_flatprof *prof;
 	struct rsp_window_stats ws;
 	struct rsp_symbolizer_stats before, after;
 	double resolve_ms;
 	uint64_t from;
 };
 
-static const char *row_label(const struct row *r, char *buf, size_t n)
+static const char *row_label(const struct rsp_flatprof_row *r, char *buf, size_t n)
 {
 	struct rsp_sym s = {.name = r->name, .hidden = r->hidden};
 
@@ -470,13 +143,13 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 {
 	json_t *arr = json_array();
 
-	for (size_t i = 0; i < c->p->nr && (!limit || i < limit); i++) {
-		const struct row *r = &c->p->rows[i];
-		json_t *o =
-			json_pack("{s:s?, s:s, s:s, s:s?, s:I, s:f, s:f}", "name", r->name, "match",
-				  match_name(r->match), "kind", kind_name(r->kind), "object",
-				  r->object, "samples", (json_int_t)r->samples, "percent",
-				  pct(r->samples, c->p->samples), "cpu_s", (double)r->period / 1e9);
+	for (size_t i = 0; i < c->nr_rows && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_row *r = &c->rows[i];
+		json_t *o = json_pack("{s:s?, s:s, s:s, s:s?, s:I, s:f, s:f}", "name", r->name,
+				      "match", match_name(r->match), "kind", kind_name(r->kind),
+				      "object", r->object, "samples", (json_int_t)r->samples,
+				      "percent", pct(r->samples, c->tot->samples), "cpu_s",
+				      (double)r->period / 1e9);
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
@@ -490,8 +163,8 @@ static json_t *json_procs(const struct top_ctx *c)
 	json_t *arr = json_array();
 	size_t shown = 0;
 
-	for (size_t i = 0; i < c->p->nr_procs && shown < TOP_PROCS; i++) {
-		const struct proc_row *pr = &c->p->procs[i];
+	for (size_t i = 0; i < c->nr_procs && shown < TOP_PROCS; i++) {
+		const struct rsp_flatprof_proc *pr = &c->procs[i];
 
 		if (c->req->pid >= 0 && pr->pid != (uint32_t)c->req->pid)
 			continue;
@@ -500,7 +173,7 @@ static json_t *json_procs(const struct top_ctx *c)
 				      (json_int_t)(pr->samples - pr->kernel), "kernel",
 				      (json_int_t)pr->kernel);
 
-		if (pr->other_user)
+		if (pr->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else if (pr->comm)
 			json_object_set_new(o, "comm", json_string(pr->comm));
@@ -516,8 +189,8 @@ static json_t *json_stacks(const struct top_ctx *c)
 	json_t *arr = json_array();
 	char name[256];
 
-	for (size_t i = 0; i < c->p->nr_stacks && i < opts->stacks; i++) {
-		const struct srow *r = &c->p->stacks[i];
+	for (size_t i = 0; i < c->nr_stacks && i < opts->stacks; i++) {
+		const struct rsp_flatprof_stack *r = &c->stacks[i];
 		json_t *f = json_array();
 
 		for (uint32_t k = 0; k < r->nr; k++) {
@@ -525,16 +198,16 @@ static json_t *json_stacks(const struct top_ctx *c)
 
 			json_array_append_new(
 				f, json_pack("{s:s, s:s?, s:b}", "name",
-					     rsp_sym__format(sy, false, name, sizeof(name)), "object",
-					     sy->hidden ? NULL : sy->object, "kernel",
+					     rsp_sym__format(sy, false, name, sizeof(name)),
+					     "object", sy->hidden ? NULL : sy->object, "kernel",
 					     sy->kind == RSP_SYM_KERNEL));
 		}
-		json_array_append_new(arr, json_pack("{s:I, s:f, s:s, s:I, s:I, s:o}", "samples",
-						     (json_int_t)r->samples, "percent",
-						     pct(r->samples, c->p->samples), "unwind",
-						     stack_method(r), "dwarf",
-						     (json_int_t)r->by[RSP_UNWIND_DWARF], "fp",
-						     (json_int_t)r->by[RSP_UNWIND_FP], "frames", f));
+		json_array_append_new(
+			arr, json_pack("{s:I, s:f, s:s, s:I, s:I, s:o}", "samples",
+				       (json_int_t)r->samples, "percent",
+				       pct(r->samples, c->tot->samples), "unwind", stack_method(r),
+				       "dwarf", (json_int_t)r->by[RSP_UNWIND_DWARF], "fp",
+				       (json_int_t)r->by[RSP_UNWIND_FP], "frames", f));
 	}
 	return arr;
 }
@@ -544,7 +217,7 @@ static json_t *json_stats(const struct top_ctx *c)
 	const struct rsp_capture_info *ci = c->src->capture;
 	json_t *o =
 		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I}", "rspd_samples",
-			  (json_int_t)c->p->rspd_samples, "records_in_window",
+			  (json_int_t)c->tot->self_samples, "records_in_window",
 			  (json_int_t)c->ws.records, "symbol_objects", (json_int_t)c->after.objects,
 			  "symbol_objects_max", (json_int_t)c->after.max_objects, "symbol_hits",
 			  (json_int_t)(c->after.hits - c->before.hits), "symbol_misses",
@@ -553,8 +226,8 @@ static json_t *json_stats(const struct top_ctx *c)
 			  "model_bytes", (json_int_t)c->after.maps.bytes);
 	uint64_t all = 0;
 
-	for (size_t i = 0; i < c->p->nr_procs; i++)
-		all += c->p->procs[i].samples;
+	for (size_t i = 0; i < c->nr_procs; i++)
+		all += c->procs[i].samples;
 	json_object_set_new(o, "samples_all", json_integer((json_int_t)all));
 	if (ci) {
 		json_object_set_new(o, "rspd_cpu_s", json_real(ci->cpu_seconds));
@@ -570,10 +243,8 @@ static json_t *json_stats(const struct top_ctx *c)
 static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
-	const struct profile *p = c->p;
+	const struct rsp_flatprof_totals *p = c->tot;
 	json_t *o = json_object();
-	char *text;
-	int err;
 
 	json_object_set_new(o, "from_s", json_real((double)(p->first ? p->first : c->from) / 1e9));
 	json_object_set_new(o, "to_s", json_real((double)p->last / 1e9));
@@ -594,27 +265,18 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 					      (json_int_t)p->by[RSP_UNWIND_NONE]));
 	}
 	json_object_set_new(o, "statistics", json_stats(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	err = rsp_buf__puts(out, text);
-	free(text);
-	return err ? err : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(o, out);
 }
 
 static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 {
-	const struct profile *p = c->p;
+	const struct rsp_flatprof_totals *p = c->tot;
 	const struct rsp_capture_info *ci = c->src->capture;
 	double span = p->last > p->first ? (double)(p->last - p->first) / 1e9 : 0.0;
 
 	if (c->req->pid >= 0) {
-		const struct proc_row *pr = NULL;
-
-		for (size_t i = 0; i < p->nr_procs; i++)
-			if (p->procs[i].pid == (uint32_t)c->req->pid)
-				pr = &p->procs[i];
+		const struct rsp_flatprof_proc *pr =
+			rsp_flatprof__proc(c->prof, (uint32_t)c->req->pid);
 		const char *comm =
 			pr && pr->comm ? pr->comm
 				       : rsp_maps__comm_at(rsp_symbolizer__maps(c->src->symbols),
@@ -636,20 +298,19 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 
 static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
 {
-	const struct profile *p = c->p;
 	uint64_t all = 0;
 
-	for (size_t i = 0; i < p->nr_procs; i++)
-		all += p->procs[i].samples;
+	for (size_t i = 0; i < c->nr_procs; i++)
+		all += c->procs[i].samples;
 	rsp_buf__printf(out, "\n     pid comm              samples      %%     user   kernel\n");
-	for (size_t i = 0; i < p->nr_procs && i < TOP_PROCS; i++) {
-		const struct proc_row *pr = &p->procs[i];
+	for (size_t i = 0; i < c->nr_procs && i < TOP_PROCS; i++) {
+		const struct rsp_flatprof_proc *pr = &c->procs[i];
 
 		rsp_buf__printf(out, "%8u %-16.16s %8llu %5.1f%% %8llu %8llu\n", pr->pid,
-				!pr->pid	 ? "[idle]"
-				: pr->other_user ? "(other user)"
-				: pr->comm	 ? pr->comm
-						 : "?",
+				!pr->pid     ? "[idle]"
+				: pr->hidden ? "(other user)"
+				: pr->comm   ? pr->comm
+					     : "?",
 				(unsigned long long)pr->samples, pct(pr->samples, all),
 				(unsigned long long)(pr->samples - pr->kernel),
 				(unsigned long long)pr->kernel);
@@ -659,12 +320,12 @@ static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
 static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
-	const struct profile *p = c->p;
+	const struct rsp_flatprof_totals *p = c->tot;
 	char name[256];
 
 	rsp_buf__puts(out, "\n samples      %  function                              object\n");
-	for (size_t i = 0; i < p->nr && (!opts->limit || i < opts->limit); i++) {
-		const struct row *r = &p->rows[i];
+	for (size_t i = 0; i < c->nr_rows && (!opts->limit || i < opts->limit); i++) {
+		const struct rsp_flatprof_row *r = &c->rows[i];
 		const char *label = row_label(r, name, sizeof(name));
 		size_t len = strlen(label);
 
@@ -677,14 +338,14 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
 					label, r->hidden ? "" : basename_of(r->object));
 	}
-	if (opts->limit && p->nr > opts->limit)
-		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", p->nr - opts->limit);
+	if (opts->limit && c->nr_rows > opts->limit)
+		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", c->nr_rows - opts->limit);
 }
 
 static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
-	const struct profile *p = c->p;
+	const struct rsp_flatprof_totals *p = c->tot;
 	char name[256];
 
 	rsp_buf__printf(out,
@@ -692,8 +353,8 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 			"pointers)\n",
 			(unsigned long long)p->by[RSP_UNWIND_DWARF],
 			(unsigned long long)p->by[RSP_UNWIND_FP]);
-	for (size_t i = 0; i < p->nr_stacks && i < opts->stacks; i++) {
-		const struct srow *r = &p->stacks[i];
+	for (size_t i = 0; i < c->nr_stacks && i < opts->stacks; i++) {
+		const struct rsp_flatprof_stack *r = &c->stacks[i];
 
 		rsp_buf__printf(out, "%8llu %5.1f%%  (%s)\n", (unsigned long long)r->samples,
 				pct(r->samples, p->samples), stack_method(r));
@@ -715,7 +376,8 @@ static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 	rsp_buf__printf(out,
 			"\nstatistics of run\n  samples of rspd itself: %llu; records in the "
 			"window: %llu\n",
-			(unsigned long long)c->p->rspd_samples, (unsigned long long)c->ws.records);
+			(unsigned long long)c->tot->self_samples,
+			(unsigned long long)c->ws.records);
 	if (ci) {
 		rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 		rsp_buf__printf(
@@ -742,7 +404,7 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 	text_header(c, out);
 	if (c->req->pid < 0)
 		text_procs(c, out);
-	if (!c->p->samples) {
+	if (!c->tot->samples) {
 		rsp_buf__printf(out, "\nno cpu-clock samples%s in the window%s\n",
 				c->req->pid >= 0 ? " of this process" : "",
 				c->src->capture && !c->src->capture->sample_freq
@@ -764,12 +426,52 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* Another user's process: its user frames are not named (the access rule). */
+static bool hidden(void *ctx, uint32_t pid)
+{
+	return rsp_redact__hidden(ctx, pid);
+}
+
+/* The profile of the asked range, and the symbolizer's work for it. */
+static int profile(struct top_ctx *c, struct rsp_redact *r)
+{
+	const struct rsp_request *req = c->req;
+	const struct rsp_source *src = c->src;
+	struct rsp_flatprof_opts o = {.from = req->last_ns && src->now > req->last_ns
+						      ? src->now - req->last_ns
+						      : req->from_ns,
+				      .to = req->to_ns,
+				      .pid = req->pid,
+				      .self_pid = src->capture ? (uint32_t)src->capture->pid : 0,
+				      .stacks = ((const struct top_opts *)req->opts)->stacks > 0,
+				      .sym = src->symbols,
+				      .hidden = hidden,
+				      .hidden_ctx = r};
+	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
+	struct timespec t0;
+
+	c->from = o.from;
+	rsp_window__stats(src->window, &c->ws);
+	rsp_symbolizer__stats(src->symbols, &c->before);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c->prof = snap ? rsp_flatprof__new(src->schema, snap, &o) : NULL;
+	c->resolve_ms = ms_since(&t0);
+	rsp_symbolizer__stats(src->symbols, &c->after);
+	rsp_wsnap__unpin(snap);
+	if (!c->prof)
+		return -ENOMEM;
+	c->tot = rsp_flatprof__totals(c->prof);
+	c->rows = rsp_flatprof__rows(c->prof, &c->nr_rows);
+	c->procs = rsp_flatprof__procs(c->prof, &c->nr_procs);
+	c->stacks = rsp_flatprof__stacks(c->prof, &c->nr_stacks);
+	return 0;
+}
+
 static int top_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
-	struct profile p = {0};
-	struct top_ctx c = {.req = req, .src = src, .p = &p};
-	struct timespec t0;
+	struct top_ctx c = {.req = req, .src = src};
+	struct rsp_redact r;
 	int ret;
 
 	if (!src->symbols) {
@@ -778,37 +480,16 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	}
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))
 		return ret;
-	rsp_u64map__init(&p.pid_idx);
-	rsp_u64map__init(&p.stack_idx);
-	c.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns : req->from_ns;
-	rsp_window__stats(src->window, &c.ws);
-	rsp_symbolizer__stats(src->symbols, &c.before);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = collect(req, src, c.from, &p);
-	c.resolve_ms = ms_since(&t0);
-	rsp_symbolizer__stats(src->symbols, &c.after);
-	if (ret) {
+	rsp_redact__init(&r, src);
+	ret = profile(&c, &r);
+	if (ret)
 		rsp_buf__puts(err, "top: out of memory building the profile");
-		goto out;
-	}
-	if (p.nr > 1)
-		qsort(p.rows, p.nr, sizeof(p.rows[0]), cmp_rows);
-	/* A child sampled between its fork and its exec still has the parent's
-	 * name then: name each process as it was last seen. */
-	for (size_t i = 0; i < p.nr_procs; i++)
-		if (!p.procs[i].other_user)
-			p.procs[i].comm = rsp_maps__comm_at(rsp_symbolizer__maps(src->symbols),
-							    p.procs[i].pid, p.procs[i].last);
-	if (p.nr_procs > 1)
-		qsort(p.procs, p.nr_procs, sizeof(p.procs[0]), cmp_procs);
-	if (p.nr_stacks > 1)
-		qsort(p.stacks, p.nr_stacks, sizeof(p.stacks[0]), cmp_stacks);
-	if (req->format == RSP_FMT_JSON)
+	else if (req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else
 		render_text(&c, out);
-out:
-	profile_exit(&p);
+	rsp_flatprof__delete(c.prof);
+	rsp_redact__exit(&r);
 	return ret;
 }
 
