@@ -88,17 +88,14 @@ struct tinfo {
 	uint32_t burst_node; /* the RUN node that counted this burst */
 	const struct rsp_csample *bs;
 	size_t bn;
-	/* its block requests, sorted by insert: a range of s->rq */
-	size_t rq_first, rq_n;
-	/* the wakeups and forks it did, in time order: a range of s->wk */
-	size_t wk_first, wk_n;
+	/* its block requests, sorted by insert (the store's index) */
+	const struct rsp_block_req *const *rq;
+	size_t rq_n;
+	bool rq_found;
+	/* the wakeups and forks it did, in time order (the store's index) */
+	const struct rsp_wake *wk;
+	size_t wk_n;
 	bool wk_found;
-};
-
-/* A wakeup or fork a thread did: when, by whom, of whom. */
-struct wake {
-	uint64_t time;
-	uint32_t waker, tid;
 };
 
 /* Unknown time, by cause. */
@@ -130,19 +127,6 @@ struct rsp_snapshot {
 	/* followed wakeups */
 	struct rsp_slink *links;
 	size_t nr_links, cap_links;
-	/* per CPU, the ends of every run, sorted (built on first need) */
-	uint64_t **cpu_ends;
-	size_t *cpu_n, *cpu_cap;
-	uint32_t nr_cpus;
-	bool cpu_built;
-	/* wakeups and forks by waker (built on first need) */
-	struct wake *wk;
-	size_t nr_wk;
-	bool wk_built;
-	/* block requests by issuer (built on first need) */
-	const struct rsp_block_req **rq;
-	size_t nr_rq;
-	bool rq_built;
 	struct rsp_snapshot_totals tot;
 	bool failed;
 };
@@ -482,121 +466,6 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 /* ---- runnable and the switch from idle ---------------------------------- */
 
 /*
- * Sort @n times: LSD radix on the offset from the earliest, 11 bits a pass
- * (a window of up to 2^44 ns, ~4.9 hours, in 4 passes; fewer for shorter
- * spans). @tmp holds @n.
- */
-static void sort_times(uint64_t *v, uint64_t *tmp, size_t n)
-{
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t cnt[2048];
-
-	for (size_t i = 0; i < n; i++) {
-		lo = min64(lo, v[i]);
-		hi = max64(hi, v[i]);
-	}
-	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += 11) {
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[((v[i] - lo) >> sh) & 2047]++;
-		for (size_t b = 0, sum = 0; b < 2048; b++) {
-			size_t c = cnt[b];
-
-			cnt[b] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[cnt[((v[i] - lo) >> sh) & 2047]++] = v[i];
-		memcpy(v, tmp, n * sizeof(*v));
-	}
-}
-
-static int cpu_grow(struct rsp_snapshot *s, uint32_t c)
-{
-	if (c >= s->nr_cpus) {
-		uint64_t **e = realloc(s->cpu_ends, (c + 1) * sizeof(*e));
-		size_t *n, *cap;
-
-		if (!e)
-			return -ENOMEM;
-		s->cpu_ends = e;
-		n = realloc(s->cpu_n, (c + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->cpu_n = n;
-		cap = realloc(s->cpu_cap, (c + 1) * sizeof(*cap));
-		if (!cap)
-			return -ENOMEM;
-		s->cpu_cap = cap;
-		for (uint32_t k = s->nr_cpus; k <= c; k++)
-			s->cpu_ends[k] = NULL, s->cpu_n[k] = s->cpu_cap[k] = 0;
-		s->nr_cpus = c + 1;
-	}
-	if (s->cpu_n[c] == s->cpu_cap[c]) {
-		size_t cap = s->cpu_cap[c] ? s->cpu_cap[c] * 2 : 64;
-		uint64_t *v = realloc(s->cpu_ends[c], cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->cpu_ends[c] = v;
-		s->cpu_cap[c] = cap;
-	}
-	return 0;
-}
-
-/* Per CPU, the sorted ends of every run in the store. */
-static int build_cpus(struct rsp_snapshot *s)
-{
-	size_t nt = rsp_tlstore__nr_threads(s->store);
-
-	s->cpu_built = true;
-	for (size_t i = 0; i < nt; i++) {
-		const struct rsp_tlthread *t = rsp_tlstore__thread(s->store, i);
-
-		for (size_t j = 0; j < t->nr_segs; j++) {
-			const struct rsp_segment *g = &t->segs[j];
-
-			if (g->kind != RSP_SEG_RUN || g->cpu >= 4096)
-				continue;
-			if (cpu_grow(s, g->cpu))
-				return -ENOMEM;
-			s->cpu_ends[g->cpu][s->cpu_n[g->cpu]++] = g->end;
-		}
-	}
-	for (uint32_t c = 0; c < s->nr_cpus; c++) {
-		uint64_t *tmp;
-
-		if (s->cpu_n[c] < 2)
-			continue;
-		tmp = malloc(s->cpu_n[c] * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		sort_times(s->cpu_ends[c], tmp, s->cpu_n[c]);
-		free(tmp);
-	}
-	return 0;
-}
-
-/* The latest end of a run on @cpu at or before @t, 0 if none. */
-static uint64_t last_run_end(const struct rsp_snapshot *s, uint32_t cpu, uint64_t t)
-{
-	size_t lo = 0, hi;
-
-	if (cpu >= s->nr_cpus || !s->cpu_n[cpu])
-		return 0;
-	hi = s->cpu_n[cpu];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->cpu_ends[cpu][mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? s->cpu_ends[cpu][lo - 1] : 0;
-}
-
-/*
  * A runnable stretch ended by a switch-in this kernel did not deliver: the
  * thread was seen running on its CPU only at its first record there. Every
  * switch away from a task is delivered, so if no other run on that CPU
@@ -608,9 +477,7 @@ static uint64_t infer_start(struct rsp_snapshot *s, const struct rsp_segment *g)
 {
 	uint64_t t = g->start, e, idle;
 
-	if (!s->cpu_built && build_cpus(s))
-		s->failed = true;
-	e = last_run_end(s, g->cpu, g->end);
+	e = rsp_tlstore__last_run_end(s->store, g->cpu, g->end);
 	if (e > t)
 		t = e;
 	idle = s->samples ? rsp_samples__idle_before(s->samples, g->cpu, g->end, t) : 0;
@@ -658,51 +525,6 @@ static void runnable(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, si
 
 /* ---- sleeps ------------------------------------------------------------- */
 
-/*
- * Block requests by issuer: a counting sort by thread (the store's order,
- * by issue, kept within a thread), then each thread's range by insert (an
- * insertion sort: inserts come almost in issue order).
- */
-static int build_reqs(struct rsp_snapshot *s)
-{
-	const struct rsp_block_req *v = rsp_tlstore__block_reqs(s->store, &s->nr_rq);
-	size_t next = 0;
-
-	s->rq_built = true;
-	if (!s->nr_rq)
-		return 0;
-	s->rq = malloc(s->nr_rq * sizeof(*s->rq));
-	if (!s->rq)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_rq; i++) {
-		struct tinfo *t = tinfo(s, v[i].tid);
-
-		if (!t)
-			return -ENOMEM;
-		t->rq_n++;
-	}
-	for (size_t i = 0; i < s->nr_ti; i++) {
-		struct tinfo *t = ti_at(s, i);
-
-		t->rq_first = next;
-		next += t->rq_n;
-		t->rq_n = 0;
-	}
-	for (size_t i = 0; i < s->nr_rq; i++) {
-		struct tinfo *t = tinfo(s, v[i].tid);
-		size_t k = t->rq_first + t->rq_n++;
-
-		s->rq[k] = &v[i];
-		while (k > t->rq_first && s->rq[k - 1]->insert > s->rq[k]->insert) {
-			const struct rsp_block_req *x = s->rq[k - 1];
-
-			s->rq[k - 1] = s->rq[k];
-			s->rq[--k] = x;
-		}
-	}
-	return 0;
-}
-
 struct edge {
 	uint64_t t;
 	int dq, da; /* queued, active count changes */
@@ -729,21 +551,23 @@ static void io_times(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint6
 	uint64_t prev = x;
 
 	*active = *queued = 0;
-	if (!s->rq_built && build_reqs(s))
-		s->failed = true;
+	if (!ti->rq_found) {
+		ti->rq = rsp_tlstore__reqs_of(s->store, ti->tid, &ti->rq_n);
+		ti->rq_found = true;
+	}
 	if (!ti->rq_n)
 		return;
 	lo = 0, hi = ti->rq_n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->rq[ti->rq_first + mid]->insert < y)
+		if (ti->rq[mid]->insert < y)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (k = lo; k > 0 && ne + 4 <= sizeof(e) / sizeof(e[0]); k--) {
-		const struct rsp_block_req *r = s->rq[ti->rq_first + k - 1];
+		const struct rsp_block_req *r = ti->rq[k - 1];
 		uint64_t issue = r->issue ? r->issue : r->insert;
 		uint64_t done = r->complete ? r->complete : y;
 
@@ -979,77 +803,6 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 	s->depth--;
 }
 
-/*
- * The wakeups and forks each thread did, in time order: the store's links
- * (in time order already) sorted by waker with a stable radix sort, 11 bits
- * of the tid a pass. A thread's range is found when first needed.
- */
-static int build_wakes(struct rsp_snapshot *s)
-{
-	size_t n, cnt[2048];
-	const struct rsp_link *v = rsp_tlstore__links(s->store, &n);
-	struct wake *tmp;
-	uint32_t most = 0;
-
-	s->wk_built = true;
-	s->wk = malloc((n ? n : 1) * sizeof(*s->wk));
-	tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	if (!s->wk || !tmp) {
-		free(tmp);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].kind == RSP_LINK_EXEC || v[i].from.kind != RSP_WAKER_THREAD)
-			continue;
-		s->wk[s->nr_wk++] = (struct wake){v[i].time, v[i].from.id, v[i].tid};
-		most = v[i].from.id > most ? v[i].from.id : most;
-	}
-	for (unsigned sh = 0; sh < 32 && (most >> sh); sh += 11) {
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < s->nr_wk; i++)
-			cnt[(s->wk[i].waker >> sh) & 2047]++;
-		for (size_t k = 0, sum = 0; k < 2048; k++) {
-			size_t c = cnt[k];
-
-			cnt[k] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < s->nr_wk; i++)
-			tmp[cnt[(s->wk[i].waker >> sh) & 2047]++] = s->wk[i];
-		memcpy(s->wk, tmp, s->nr_wk * sizeof(*tmp));
-	}
-	free(tmp);
-	return 0;
-}
-
-/* @ti's range of s->wk. */
-static void find_wakes(struct rsp_snapshot *s, struct tinfo *ti)
-{
-	size_t lo = 0, hi = s->nr_wk, first;
-
-	ti->wk_found = true;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->wk[mid].waker < ti->tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	first = lo;
-	hi = s->nr_wk;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->wk[mid].waker <= ti->tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	ti->wk_first = first;
-	ti->wk_n = lo - first;
-}
-
 /* Of @ti's wakeups and forks, the first at or after @t (an index into its range). */
 static size_t wake_after(const struct rsp_snapshot *s, const struct tinfo *ti, uint64_t t)
 {
@@ -1058,7 +811,7 @@ static size_t wake_after(const struct rsp_snapshot *s, const struct tinfo *ti, u
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->wk[ti->wk_first + mid].time < t)
+		if (ti->wk[mid].time < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1116,15 +869,15 @@ static uint64_t follow_preemptors(struct rsp_snapshot *s, uint32_t rn, struct ti
 	unsigned nseen = 0;
 	uint64_t done = 0;
 
-	if (!s->wk_built && build_wakes(s))
-		s->failed = true;
-	if (!ti->wk_found)
-		find_wakes(s, ti);
+	if (!ti->wk_found) {
+		ti->wk = rsp_tlstore__wakes_by(s->store, ti->tid, &ti->wk_n);
+		ti->wk_found = true;
+	}
 	if (s->depth >= s->o.max_depth || !ti->wk_n)
 		return 0;
 	for (size_t k = wake_after(s, ti, v[burst_start(ti->t, i)].start);
 	     k < ti->wk_n && nseen < PREEMPTORS_MAX; k++) {
-		const struct wake *l = &s->wk[ti->wk_first + k];
+		const struct rsp_wake *l = &ti->wk[k];
 		struct tinfo *w;
 		unsigned j;
 
@@ -1531,13 +1284,6 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 {
 	if (!s)
 		return;
-	for (uint32_t c = 0; c < s->nr_cpus; c++)
-		free(s->cpu_ends[c]);
-	free(s->cpu_ends);
-	free(s->wk);
-	free(s->cpu_n);
-	free(s->cpu_cap);
-	free(s->rq);
 	free(s->nodes);
 	free(s->nkey);
 	free(s->roots);

@@ -16,6 +16,7 @@
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/unwind.h>
+#include "internal/tlindex.h"
 #include "internal/u64map.h"
 
 struct tthread {
@@ -56,6 +57,7 @@ struct rsp_tlstore {
 	unsigned flags;
 	struct rsp_timeline *tl;     /* owns the interned irq names, when __load() built it */
 	struct rsp_samples *samples; /* RSP_TLSTORE_SAMPLES */
+	struct rsp_tlindex *ix;	     /* lookups, built at seal (not RSP_TLSTORE_WAITS_ONLY) */
 };
 
 struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
@@ -91,6 +93,7 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	rsp_u64map__exit(&s->rmap);
 	rsp_timeline__delete(s->tl);
 	rsp_samples__delete(s->samples);
+	rsp_tlindex__delete(s->ix);
 	free(s);
 }
 
@@ -362,6 +365,8 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 	if (s->samples && rsp_samples__seal(s->samples))
 		s->failed = true;
 	s->sealed = true;
+	if (!s->failed && !(s->flags & RSP_TLSTORE_WAITS_ONLY) && !(s->ix = rsp_tlindex__new(s)))
+		s->failed = true;
 	return s->failed ? -ENOMEM : 0;
 }
 
@@ -674,4 +679,22 @@ int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *s
 		}
 	}
 	return 0;
+}
+
+uint64_t rsp_tlstore__last_run_end(const struct rsp_tlstore *s, uint32_t cpu, uint64_t t)
+{
+	return s->ix ? rsp_tlindex__last_run_end(s->ix, cpu, t) : 0;
+}
+
+const struct rsp_block_req *const *rsp_tlstore__reqs_of(const struct rsp_tlstore *s, uint32_t tid,
+							size_t *n)
+{
+	*n = 0;
+	return s->ix ? rsp_tlindex__reqs_of(s->ix, tid, n) : NULL;
+}
+
+const struct rsp_wake *rsp_tlstore__wakes_by(const struct rsp_tlstore *s, uint32_t tid, size_t *n)
+{
+	*n = 0;
+	return s->ix ? rsp_tlindex__wakes_by(s->ix, tid, n) : NULL;
 }

@@ -172,6 +172,31 @@ RSP_API const struct rsp_block_req *rsp_tlstore__block_reqs(const struct rsp_tls
 RSP_API const struct rsp_block_req *rsp_tlstore__block_req(const struct rsp_tlstore *s,
 							   uint64_t id);
 
+/*
+ * Lookups of a full store (not RSP_TLSTORE_WAITS_ONLY), indexed when it is
+ * sealed.
+ */
+
+/** rsp_tlstore__last_run_end() - the latest end of a run on @cpu at or before @t; 0: none. */
+RSP_API uint64_t rsp_tlstore__last_run_end(const struct rsp_tlstore *s, uint32_t cpu, uint64_t t);
+
+/**
+ * rsp_tlstore__reqs_of() - the block requests @tid issued (struct
+ * rsp_block_req.tid), by insert time; *@n set to the count. Owned by @s.
+ */
+RSP_API const struct rsp_block_req *const *rsp_tlstore__reqs_of(const struct rsp_tlstore *s,
+								uint32_t tid, size_t *n);
+
+/* A wakeup or fork a thread did: when, by whom (the waker), of whom. */
+struct rsp_wake {
+	uint64_t time;
+	uint32_t waker, tid;
+};
+
+/** rsp_tlstore__wakes_by() - the wakeups and forks @tid did, by time; owned by @s. */
+RSP_API const struct rsp_wake *rsp_tlstore__wakes_by(const struct rsp_tlstore *s, uint32_t tid,
+						     size_t *n);
+
 struct rsp_symbolizer;
 
 struct rsp_tlstore_repair {
