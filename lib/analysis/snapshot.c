@@ -21,7 +21,9 @@
 #include <rsp/record.h>
 #include <rsp/snapshot.h>
 #include "internal/schema.h"
+#include "internal/hash.h"
 #include "internal/u64map.h"
+#include "internal/vec.h"
 
 #define MAX_DEPTH_LIMIT 64
 #define MERGE_MAX	1000 /* timed-out sleeps merged into one de-facto sleep, at most */
@@ -131,21 +133,13 @@ struct rsp_snapshot {
 	bool failed;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
-
+/* A stack's hash (its length chained in first: a prefix is another stack). */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ nr;
+	uint64_t h = rsp_hash__u64(RSP_HASH_INIT, nr);
 
 	for (uint32_t i = 0; i < nr; i++)
-		h = (h ^ ips[i]) * 0x100000001b3ull;
+		h = rsp_hash__u64(h, ips[i]);
 	return h;
 }
 
@@ -171,11 +165,11 @@ struct nkey {
 
 static uint64_t key_hash(const struct nkey *k, unsigned salt)
 {
-	uint64_t h = mix((uint64_t)k->parent << 32 | (uint64_t)k->kind << 16 | k->reason << 8 |
-			 k->waker_kind) ^
-		     mix((uint64_t)k->id << 32 | k->path) ^ mix(k->hash + salt);
+	uint64_t h = rsp_hash__mix((uint64_t)k->parent << 32 | (uint64_t)k->kind << 16 |
+				   k->reason << 8 | k->waker_kind) ^
+		     rsp_hash__mix((uint64_t)k->id << 32 | k->path) ^ rsp_hash__mix(k->hash + salt);
 
-	return h == UINT64_MAX ? 0 : h;
+	return rsp_hash__key(h);
 }
 
 static bool key_eq(const struct rsp_snapshot *s, uint32_t i, const struct nkey *k, uint64_t h)
@@ -188,19 +182,16 @@ static bool key_eq(const struct rsp_snapshot *s, uint32_t i, const struct nkey *
 	       (k->parent != RSP_SNODE_NONE || n->path == k->path);
 }
 
+/* Room for one more node (and its key): both vectors grow together. */
 static int grow_nodes(struct rsp_snapshot *s)
 {
-	size_t cap = s->cap_nodes ? s->cap_nodes * 2 : 256;
-	struct rsp_snode *n = realloc(s->nodes, cap * sizeof(*n));
-	uint64_t *k;
+	size_t cap = s->cap_nodes;
 
-	if (!n)
+	if (rsp_vec__reserve((void **)&s->nodes, &cap, s->nr_nodes + 1, sizeof(*s->nodes)))
 		return -ENOMEM;
-	s->nodes = n;
-	k = realloc(s->nkey, cap * sizeof(*k));
-	if (!k)
+	cap = s->cap_nodes;
+	if (rsp_vec__reserve((void **)&s->nkey, &cap, s->nr_nodes + 1, sizeof(*s->nkey)))
 		return -ENOMEM;
-	s->nkey = k;
 	s->cap_nodes = cap;
 	return 0;
 }
@@ -390,7 +381,8 @@ static uint32_t sample_node(struct rsp_snapshot *s, uint32_t run, const struct r
 	const struct rsp_snode *r = &s->nodes[run];
 	struct nkey k = {.parent = run,
 			 .kind = RSP_SN_SAMPLE,
-			 .hash = c->chain ? stack_hash(c->chain, c->nr_chain) : mix(c->ip)};
+			 .hash = c->chain ? stack_hash(c->chain, c->nr_chain)
+					  : rsp_hash__mix(c->ip)};
 	uint32_t n = get_node(s, &k, r->tid, r->tgid);
 
 	if (n != RSP_SNODE_NONE && !s->nodes[n].first) {
@@ -691,16 +683,10 @@ static bool caused_by(const struct rsp_tlthread *w, size_t r, uint32_t by, uint6
 static void add_link(struct rsp_snapshot *s, uint32_t from, uint32_t to, uint64_t time,
 		     uint64_t to_time, bool other)
 {
-	if (s->nr_links == s->cap_links) {
-		size_t cap = s->cap_links ? s->cap_links * 2 : 256;
-		struct rsp_slink *v = realloc(s->links, cap * sizeof(*v));
-
-		if (!v) {
-			s->failed = true;
-			return;
-		}
-		s->links = v;
-		s->cap_links = cap;
+	if (rsp_vec__reserve((void **)&s->links, &s->cap_links, s->nr_links + 1,
+			     sizeof(*s->links))) {
+		s->failed = true;
+		return;
 	}
 	s->links[s->nr_links++] = (struct rsp_slink){from, to, time, to_time, other};
 }
@@ -727,16 +713,10 @@ static uint32_t other_root(struct rsp_snapshot *s, struct tinfo *w)
 	n = get_node(s, &k, w->tid, tgid_of(w));
 	if (n == RSP_SNODE_NONE)
 		return n;
-	if (s->nr_roots == s->cap_roots) {
-		size_t cap = s->cap_roots ? s->cap_roots * 2 : 16;
-		uint32_t *v = realloc(s->roots, cap * sizeof(*v));
-
-		if (!v) {
-			s->failed = true;
-			return RSP_SNODE_NONE;
-		}
-		s->roots = v;
-		s->cap_roots = cap;
+	if (rsp_vec__reserve((void **)&s->roots, &s->cap_roots, s->nr_roots + 1,
+			     sizeof(*s->roots))) {
+		s->failed = true;
+		return RSP_SNODE_NONE;
 	}
 	s->roots[s->nr_roots++] = n;
 	w->other_root = n;
@@ -921,7 +901,7 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 	const struct rsp_segment *g = &ti->t->segs[i];
 	/* A wait for network data: one node per socket (its operation names it). */
 	uint64_t h = stack_hash(g->stack, g->nr_stack) ^
-		     (g->waker.flags & RSP_WAKERF_NET ? mix(g->waker.sk) : 0);
+		     (g->waker.flags & RSP_WAKERF_NET ? rsp_hash__mix(g->waker.sk) : 0);
 	bool inferred = g->flags & RSP_SEGF_WAKER_INFERRED;
 	struct nkey k = {.parent = node,
 			 .kind = RSP_SN_SLEEP,

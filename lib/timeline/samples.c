@@ -10,6 +10,7 @@
 #include <string.h>
 #include <rsp/samples.h>
 #include "internal/u64map.h"
+#include "internal/vec.h"
 
 struct range {
 	size_t first, n;
@@ -18,9 +19,7 @@ struct range {
 struct rsp_samples {
 	struct rsp_csample *v;
 	size_t nr, cap;
-	struct range *ranges;
-	size_t nr_ranges;
-	struct rsp_u64map map; /* key -> index in ranges */
+	struct rsp_kvec ranges; /* key -> struct range */
 	bool sealed;
 };
 
@@ -35,7 +34,7 @@ struct rsp_samples *rsp_samples__new(void)
 	struct rsp_samples *s = calloc(1, sizeof(*s));
 
 	if (s)
-		rsp_u64map__init(&s->map);
+		rsp_kvec__init(&s->ranges, sizeof(struct range));
 	return s;
 }
 
@@ -44,8 +43,7 @@ void rsp_samples__delete(struct rsp_samples *s)
 	if (!s)
 		return;
 	free(s->v);
-	free(s->ranges);
-	rsp_u64map__exit(&s->map);
+	rsp_kvec__exit(&s->ranges);
 	free(s);
 }
 
@@ -53,15 +51,8 @@ int rsp_samples__add(struct rsp_samples *s, const struct rsp_csample *smp)
 {
 	if (s->sealed)
 		return -EINVAL;
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct rsp_csample *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (rsp_vec__reserve((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->nr++] = *smp;
 	return 0;
 }
@@ -80,21 +71,11 @@ static int cmp_sample(const void *a, const void *b)
 static int index_keys(struct rsp_samples *s)
 {
 	for (size_t i = 0; i < s->nr; i++) {
-		uint64_t k = key_of(&s->v[i]);
-		uint32_t idx;
+		struct range *r = rsp_kvec__get(&s->ranges, key_of(&s->v[i]), NULL);
 
-		if (rsp_u64map__get(&s->map, k, &idx)) {
-			struct range *r = realloc(s->ranges, (s->nr_ranges + 1) * sizeof(*r));
-
-			if (!r)
-				return -ENOMEM;
-			s->ranges = r;
-			s->ranges[s->nr_ranges] = (struct range){0, 0};
-			idx = (uint32_t)s->nr_ranges++;
-			if (rsp_u64map__put(&s->map, k, idx))
-				return -ENOMEM;
-		}
-		s->ranges[idx].n++;
+		if (!r)
+			return -ENOMEM;
+		r->n++;
 	}
 	return 0;
 }
@@ -122,17 +103,16 @@ int rsp_samples__seal(struct rsp_samples *s)
 		qsort(s->v, s->nr, sizeof(*s->v), cmp_sample);
 	if (index_keys(s) || !(v = malloc(s->nr * sizeof(*v))))
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_ranges; i++) {
-		s->ranges[i].first = next;
-		next += s->ranges[i].n;
-		s->ranges[i].n = 0;
+	for (size_t i = 0; i < rsp_kvec__len(&s->ranges); i++) {
+		struct range *r = rsp_kvec__at(&s->ranges, i);
+
+		r->first = next;
+		next += r->n;
+		r->n = 0;
 	}
 	for (size_t i = 0; i < s->nr; i++) {
-		uint32_t idx;
-		struct range *r;
+		struct range *r = rsp_kvec__find(&s->ranges, key_of(&s->v[i]));
 
-		rsp_u64map__get(&s->map, key_of(&s->v[i]), &idx);
-		r = &s->ranges[idx];
 		v[r->first + r->n++] = s->v[i];
 	}
 	free(s->v);
@@ -159,11 +139,7 @@ static size_t lower(const struct rsp_samples *s, const struct range *r, uint64_t
 
 static const struct range *range_of(const struct rsp_samples *s, uint64_t key)
 {
-	uint32_t idx;
-
-	if (!s->sealed || rsp_u64map__get(&s->map, key, &idx))
-		return NULL;
-	return &s->ranges[idx];
+	return s->sealed ? rsp_kvec__find(&s->ranges, key) : NULL;
 }
 
 const struct rsp_csample *rsp_samples__range(const struct rsp_samples *s, uint32_t tid,

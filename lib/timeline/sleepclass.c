@@ -11,6 +11,7 @@
 #include <linux/perf_event.h>
 #include <rsp/sleepclass.h>
 #include <rsp/tp.h>
+#include "internal/callchain.h"
 #include "internal/u64map.h"
 
 enum match_kind {
@@ -137,29 +138,20 @@ enum rsp_sleep_reason rsp_sleepclass__classify(struct rsp_sleepclass *sc, int64_
 					       const uint64_t *chain, uint64_t nr)
 {
 	uint32_t best = NO_RULE;
-	bool kernel = false;
+	struct rsp_chain_iter it;
+	struct rsp_chain_frame f;
 
 	if (is_runnable(prev_state))
 		return RSP_SR_PREEMPT;
 	if (!sc->ks || !chain)
 		return RSP_SR_UNKNOWN;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t a = chain[i];
-		uint32_t r;
+	/* The kernel frames; the user's (which follow them) say nothing of the reason. */
+	rsp_chain__init(&it, chain, rsp_chain__user_mark(chain, nr));
+	while (best && rsp_chain__next(&it, &f)) {
+		uint32_t r = f.ctx == RSP_CHAIN_KERNEL ? rule_of(sc, f.addr) : NO_RULE;
 
-		if (a >= PERF_CONTEXT_MAX) {
-			kernel = a == PERF_CONTEXT_KERNEL;
-			if (a == PERF_CONTEXT_USER)
-				break;
-			continue;
-		}
-		if (!kernel)
-			continue;
-		r = rule_of(sc, a);
 		if (r < best)
 			best = r;
-		if (best == 0)
-			break;
 	}
 	return best == NO_RULE ? RSP_SR_UNKNOWN : rules[best].reason;
 }
@@ -189,24 +181,20 @@ static uint32_t ctx_of(struct rsp_sleepclass *sc, uint64_t addr)
 enum rsp_wake_context rsp_sleepclass__wake_context(struct rsp_sleepclass *sc, const uint64_t *chain,
 						   uint64_t nr)
 {
-	bool kernel = false, outside = false;
+	bool outside = false;
+	struct rsp_chain_iter it;
+	struct rsp_chain_frame f;
 
 	if (!sc->ks || !chain)
 		return RSP_WCTX_UNKNOWN;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t a = chain[i];
+	rsp_chain__init(&it, chain, rsp_chain__user_mark(chain, nr));
+	while (rsp_chain__next(&it, &f)) {
 		uint32_t k;
 
-		if (a >= PERF_CONTEXT_MAX) {
-			kernel = a == PERF_CONTEXT_KERNEL;
-			if (a == PERF_CONTEXT_USER)
-				break;
+		if (f.ctx != RSP_CHAIN_KERNEL)
 			continue;
-		}
-		if (!kernel)
-			continue;
-		/* The first frame is the tracepoint's own IP, the rest return addresses. */
-		k = ctx_of(sc, i && chain[i - 1] < PERF_CONTEXT_MAX ? a : a + 1);
+		/* ctx_of() looks a return address up at addr - 1; the first frame is an ip. */
+		k = ctx_of(sc, f.lookup + 1);
 		if (k == CTX_SOFTIRQ)
 			outside = true;
 		else if (outside && k == CTX_SEND)

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <rsp/socktab.h>
 #include "internal/u64map.h"
+#include "internal/vec.h"
 
 #define NO_PREV	   UINT32_MAX
 #define KERNEL_MIN 0xffff800000000000ull /* x86-64 kernel addresses start here */
@@ -60,15 +61,8 @@ int rsp_socktab__add(struct rsp_socktab *t, const struct rsp_sock_info *si, uint
 	if (!rsp_u64map__get(&t->map, si->sk, &newest) && same(&t->v[newest].si, si) &&
 	    t->v[newest].from <= from)
 		return 0;
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct version *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (rsp_vec__reserve((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v)))
+		return -ENOMEM;
 	if (rsp_u64map__put(&t->map, si->sk, (uint32_t)t->nr))
 		return -ENOMEM;
 	t->v[t->nr] = (struct version){*si, from, newest};

@@ -136,18 +136,6 @@ struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
 	return t;
 }
 
-static int grow_slots(struct rsp_timeline *tl)
-{
-	uint32_t cap = tl->cap_slots ? tl->cap_slots * 2 : 256;
-	struct thr **s = realloc(tl->slots, cap * sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	tl->slots = s;
-	tl->cap_slots = cap;
-	return 0;
-}
-
 /* A fresh slot, reused from an exited thread when there is one. */
 static struct thr *alloc_thr(struct rsp_timeline *tl, uint32_t *idx)
 {
@@ -159,7 +147,8 @@ static struct thr *alloc_thr(struct rsp_timeline *tl, uint32_t *idx)
 		tl->free_slot = t->next_free;
 		return t;
 	}
-	if (tl->nr_slots == tl->cap_slots && grow_slots(tl))
+	if (rsp_vec__reserve((void **)&tl->slots, &tl->cap_slots, tl->nr_slots + 1,
+			     sizeof(*tl->slots)))
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)

@@ -27,15 +27,9 @@ static struct sock_st *get_sock(struct rsp_timeline *tl, uint64_t sk)
 		idx = tl->free_sock;
 		tl->free_sock = tl->socks[idx].next_free;
 	} else {
-		if (tl->nr_socks == tl->cap_socks) {
-			uint32_t cap = tl->cap_socks ? tl->cap_socks * 2 : 64;
-			struct sock_st *n = realloc(tl->socks, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			tl->socks = n;
-			tl->cap_socks = cap;
-		}
+		if (rsp_vec__reserve((void **)&tl->socks, &tl->cap_socks, tl->nr_socks + 1,
+				     sizeof(*tl->socks)))
+			return NULL;
 		idx = tl->nr_socks++;
 	}
 	if (rsp_u64map__put(&tl->smap, sk, idx)) {

@@ -17,6 +17,7 @@
 #include <rsp/tlstore.h>
 #include <rsp/unwind.h>
 #include "internal/tlindex.h"
+#include "internal/vec.h"
 #include "internal/u64map.h"
 
 struct tthread {
@@ -38,9 +39,7 @@ struct tthread {
 static void seg_free(struct tthread *t);
 
 struct rsp_tlstore {
-	struct rsp_u64map tmap; /* tid -> index */
-	struct tthread *threads;
-	size_t nr_threads, cap_threads;
+	struct rsp_kvec threads; /* tid -> struct tthread */
 	struct rsp_link *links;
 	size_t nr_links, cap_links;
 	struct rsp_block_req *reqs;
@@ -53,7 +52,7 @@ struct rsp_tlstore {
 	const struct rsp_socktab *socks; /* the base table __load() was given */
 	uint64_t start, end;
 	bool failed, sealed;
-	uint32_t last; /* get_thread()'s one-entry cache */
+	size_t last; /* get_thread()'s one-entry cache: an index */
 	unsigned flags;
 	struct rsp_timeline *tl;     /* owns the interned irq names, when __load() built it */
 	struct rsp_samples *samples; /* RSP_TLSTORE_SAMPLES */
@@ -71,7 +70,7 @@ struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
 		free(s);
 		return NULL;
 	}
-	rsp_u64map__init(&s->tmap);
+	rsp_kvec__init(&s->threads, sizeof(struct tthread));
 	rsp_u64map__init(&s->rmap);
 	return s;
 }
@@ -80,16 +79,15 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nr_threads; i++)
-		seg_free(&s->threads[i]);
-	free(s->threads);
+	for (size_t i = 0; i < rsp_kvec__len(&s->threads); i++)
+		seg_free(rsp_kvec__at(&s->threads, i));
+	rsp_kvec__exit(&s->threads);
 	free(s->links);
 	free(s->reqs);
 	free(s->ops);
 	for (size_t i = 0; i < s->nr_chains; i++)
 		free(s->chains[i]);
 	free(s->chains);
-	rsp_u64map__exit(&s->tmap);
 	rsp_u64map__exit(&s->rmap);
 	rsp_timeline__delete(s->tl);
 	rsp_samples__delete(s->samples);
@@ -97,43 +95,25 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	free(s);
 }
 
-/* Grow a vector of @size-byte items to hold one more. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	p = realloc(*v, c * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static struct tthread *get_thread(struct rsp_tlstore *s, uint32_t tid)
 {
 	struct tthread *t;
-	uint32_t idx;
+	bool added;
 
-	if (s->nr_threads && s->threads[s->last].pub.tid == tid)
-		return &s->threads[s->last];
-	if (!rsp_u64map__get(&s->tmap, tid, &idx)) {
-		s->last = idx;
-		return &s->threads[idx];
+	/* Consecutive callbacks mostly name the same thread. */
+	if (s->last < rsp_kvec__len(&s->threads)) {
+		t = rsp_kvec__at(&s->threads, s->last);
+		if (t->pub.tid == tid)
+			return t;
 	}
-	if (grow((void **)&s->threads, &s->cap_threads, s->nr_threads, sizeof(*s->threads)) ||
-	    rsp_u64map__put(&s->tmap, tid, (uint32_t)s->nr_threads)) {
+	t = rsp_kvec__get(&s->threads, tid, &added);
+	if (!t) {
 		s->failed = true;
 		return NULL;
 	}
-	s->last = (uint32_t)s->nr_threads;
-	t = &s->threads[s->nr_threads++];
-	memset(t, 0, sizeof(*t));
-	t->pub.tid = tid;
+	if (added)
+		t->pub.tid = tid;
+	s->last = (size_t)((char *)t - (char *)s->threads.items) / sizeof(*t);
 	return t;
 }
 
@@ -245,7 +225,8 @@ static void on_link(void *ctx, const struct rsp_link *l)
 	}
 	if (s->flags & RSP_TLSTORE_NO_LINKS)
 		return;
-	if (grow((void **)&s->links, &s->cap_links, s->nr_links, sizeof(*s->links))) {
+	if (rsp_vec__reserve((void **)&s->links, &s->cap_links, s->nr_links + 1,
+			     sizeof(*s->links))) {
 		s->failed = true;
 		return;
 	}
@@ -256,7 +237,7 @@ static void on_block(void *ctx, const struct rsp_block_req *r)
 {
 	struct rsp_tlstore *s = ctx;
 
-	if (grow((void **)&s->reqs, &s->cap_reqs, s->nr_reqs, sizeof(*s->reqs))) {
+	if (rsp_vec__reserve((void **)&s->reqs, &s->cap_reqs, s->nr_reqs + 1, sizeof(*s->reqs))) {
 		s->failed = true;
 		return;
 	}
@@ -267,7 +248,7 @@ static void on_net(void *ctx, const struct rsp_net_op *op)
 {
 	struct rsp_tlstore *s = ctx;
 
-	if (grow((void **)&s->ops, &s->cap_ops, s->nr_ops, sizeof(*s->ops))) {
+	if (rsp_vec__reserve((void **)&s->ops, &s->cap_ops, s->nr_ops + 1, sizeof(*s->ops))) {
 		s->failed = true;
 		return;
 	}
@@ -351,8 +332,8 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 {
 	s->start = start;
 	s->end = end;
-	for (size_t i = 0; i < s->nr_threads; i++) {
-		struct tthread *t = &s->threads[i];
+	for (size_t i = 0; i < rsp_kvec__len(&s->threads); i++) {
+		struct tthread *t = rsp_kvec__at(&s->threads, i);
 
 		t->pub.segs = t->segs;
 	}
@@ -427,19 +408,21 @@ void rsp_tlstore__span(const struct rsp_tlstore *s, uint64_t *start, uint64_t *e
 
 size_t rsp_tlstore__nr_threads(const struct rsp_tlstore *s)
 {
-	return s->nr_threads;
+	return rsp_kvec__len(&s->threads);
 }
 
 const struct rsp_tlthread *rsp_tlstore__thread(const struct rsp_tlstore *s, size_t i)
 {
-	return i < s->nr_threads ? &s->threads[i].pub : NULL;
+	return i < rsp_kvec__len(&s->threads)
+		       ? &((struct tthread *)rsp_kvec__at(&s->threads, i))->pub
+		       : NULL;
 }
 
 const struct rsp_tlthread *rsp_tlstore__find_thread(const struct rsp_tlstore *s, uint32_t tid)
 {
-	uint32_t idx;
+	const struct tthread *t = rsp_kvec__find(&s->threads, tid);
 
-	return rsp_u64map__get(&s->tmap, tid, &idx) ? NULL : &s->threads[idx].pub;
+	return t ? &t->pub : NULL;
 }
 
 /* Index of the last segment starting at or before @t, or -1. */
@@ -599,7 +582,8 @@ static int keep_chain(struct rsp_tlstore *s, struct rsp_segment *seg, const uint
 {
 	uint64_t *c = malloc(n * sizeof(*c));
 
-	if (!c || grow((void **)&s->chains, &s->cap_chains, s->nr_chains, sizeof(*s->chains))) {
+	if (!c || rsp_vec__reserve((void **)&s->chains, &s->cap_chains, s->nr_chains + 1,
+				   sizeof(*s->chains))) {
 		free(c);
 		return -ENOMEM;
 	}
@@ -665,8 +649,8 @@ int rsp_tlstore__repair_stacks(struct rsp_tlstore *s, const struct rsp_schema *s
 	memset(st, 0, sizeof(*st));
 	if (!sym)
 		return 0;
-	for (size_t i = 0; i < s->nr_threads; i++) {
-		struct tthread *t = &s->threads[i];
+	for (size_t i = 0; i < rsp_kvec__len(&s->threads); i++) {
+		struct tthread *t = rsp_kvec__at(&s->threads, i);
 
 		for (size_t k = 0; k < t->pub.nr_segs; k++) {
 			struct rsp_segment *seg = &t->segs[k];

@@ -21,10 +21,11 @@
  *	while (rsp_chain__next(&it, &f))
  *		if (f.ctx == RSP_CHAIN_KERNEL) ...
  *
- * A chain with no marker is taken to be the kernel's until one comes
- * (what the kernel writes always starts with one).
+ * Frames before the first marker are of no known context (RSP_CHAIN_NONE;
+ * what the kernel writes always starts with a marker).
  */
 enum rsp_chain_ctx {
+	RSP_CHAIN_NONE,
 	RSP_CHAIN_KERNEL,
 	RSP_CHAIN_USER,
 	RSP_CHAIN_OTHER, /* guest and unknown contexts */
@@ -50,7 +51,7 @@ static inline void rsp_chain__init(struct rsp_chain_iter *it, const uint64_t *ch
 	it->chain = chain;
 	it->nr = chain ? nr : 0;
 	it->i = 0;
-	it->ctx = RSP_CHAIN_KERNEL;
+	it->ctx = RSP_CHAIN_NONE;
 	it->first = true;
 }
 
@@ -67,9 +68,9 @@ static inline bool rsp_chain__next(struct rsp_chain_iter *it, struct rsp_chain_f
 		uint64_t a = it->chain[it->i];
 
 		if (rsp_chain__is_marker(a)) {
-			it->ctx = a == (uint64_t)PERF_CONTEXT_KERNEL	? RSP_CHAIN_KERNEL
-				  : a == (uint64_t)PERF_CONTEXT_USER	? RSP_CHAIN_USER
-									: RSP_CHAIN_OTHER;
+			it->ctx = a == (uint64_t)PERF_CONTEXT_KERNEL ? RSP_CHAIN_KERNEL
+				  : a == (uint64_t)PERF_CONTEXT_USER ? RSP_CHAIN_USER
+								     : RSP_CHAIN_OTHER;
 			it->first = true;
 			continue;
 		}

@@ -168,8 +168,8 @@ struct rsp_timeline {
 	/* threads */
 	struct rsp_u64map tmap; /* tid -> slot */
 	struct thr **slots;
-	uint32_t nr_slots, cap_slots,
-		free_slot; /* free list through next_free, UINT32_MAX = none */
+	uint32_t nr_slots, free_slot; /* free list through next_free, UINT32_MAX = none */
+	size_t cap_slots;
 	/* cpus */
 	struct cpu_state *cpus;
 	uint32_t nr_cpus;
@@ -193,7 +193,8 @@ struct rsp_timeline {
 	/* sockets */
 	struct rsp_u64map smap; /* sk -> pool index */
 	struct sock_st *socks;
-	uint32_t nr_socks, cap_socks, free_sock;
+	uint32_t nr_socks, free_sock;
+	size_t cap_socks;
 	uint64_t next_op_id;
 	struct rsp_socktab *stab;	/* what the stream's records said */
 	const struct rsp_socktab *base; /* sockets older than the stream, or NULL */
