@@ -690,6 +690,65 @@ static void test_copy_outlives_record(void **state)
 	synth__reset(s);
 }
 
+/*
+ * sampled:N on this kernel: the copy comes 10-100 us before its switch
+ * (each evsel reads the clock after its own callchain walk), adjacent in
+ * the CPU's stream. It pairs with the next switch of the same thread on
+ * that CPU if nothing came between, in either order; not with another
+ * thread's switch, nor across another record of the CPU.
+ */
+static void test_copy_pairing(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	struct perf_event_attr a;
+	int copy, primary_cc = s->evsel_cc[RSP_EV_sched_switch];
+	const struct rsp_segment *x[8];
+	const uint32_t D = 300;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.sample_type = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN;
+	a.sample_id_all = 1;
+	copy = rsp_schema__add_evsel(s->schema, &a, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY,
+				     "synth copy");
+	assert_true(copy >= 0);
+	assert_int_equal(rsp_schema__add_id(s->schema, copy, SYNTH_ID_BASE + (uint64_t)copy), 0);
+	/* A: the copy 100 us before its switch */
+	s->evsel_cc[RSP_EV_sched_switch] = copy;
+	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
+	synth__switch(s, 0, 101000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	/* B on CPU 1: its switch first, the copy right after */
+	synth__switch(s, 1, 102000, B, B, "app", 1, 0, "swapper/1", NULL, 0);
+	s->evsel_cc[RSP_EV_sched_switch] = copy;
+	synth__switch(s, 1, 102100, B, B, "app", 1, 0, "swapper/1", futex_stack, 5);
+	/* C: a copy, then another record of CPU 0, then C's switch: not paired */
+	synth__switch(s, 0, 103000, C, C, "app", 1, 0, "swapper/0", futex_stack, 5);
+	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
+	synth__cpu_sample(s, 0, 103050, 0, 0, 0x1000);
+	synth__switch(s, 0, 103100, C, C, "app", 1, 0, "swapper/0", NULL, 0);
+	synth__waking(s, 1, 200000, D, D, A, "app", NULL, 0);
+	synth__waking(s, 1, 200100, D, D, B, "app", NULL, 0);
+	synth__waking(s, 1, 200200, D, D, C, "app", NULL, 0);
+	run(f, 0, 300000, RSP_TL_RECORDS_STABLE);
+	assert_int_equal(segs_of(f, A, x, 8), 3);
+	check_seg(x[1], RSP_SEG_SLEEP, 101000, 200000);
+	assert_non_null(x[1]->stack);
+	assert_int_equal(x[1]->reason, RSP_SR_LOCK);
+	assert_int_equal(segs_of(f, B, x, 8), 3);
+	check_seg(x[1], RSP_SEG_SLEEP, 102000, 200100);
+	assert_non_null(x[1]->stack);
+	assert_int_equal(segs_of(f, C, x, 8), 3);
+	check_seg(x[1], RSP_SEG_SLEEP, 103100, 200200);
+	assert_null(x[1]->stack);
+	assert_int_equal(f->st.stack_copies, 3);
+	assert_int_equal(f->st.events[RSP_EV_sched_switch], 3);
+	assert_int_equal(f->st.events[RSP_EV_cpu_clock], 1);
+	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
+}
+
 /* The store: per-thread segments, lookups by time, the waker's run. */
 static void test_store(void **state)
 {
@@ -770,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_switch_from_idle_not_seen),
 		cmocka_unit_test(test_forever),
 		cmocka_unit_test(test_copy_outlives_record),
+		cmocka_unit_test(test_copy_pairing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
