@@ -294,10 +294,10 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	struct uid_cache uc = {0};
 	int ret;
 
-	ret = rsp_query__parse(args->argc, args->argv, &req, err);
+	ret = rsp_request__parse(args->argc, args->argv, &req, err);
 	if (ret)
 		return ret;
-	if (!rsp_query__dump_spec(&req, &spec)) {
+	if (!rsp_request__dump_spec(&req, &spec)) {
 		ret = queue_dump(d, j, &spec, err);
 		rsp_request__exit(&req);
 		return ret;
@@ -458,9 +458,8 @@ static void dumps_done(struct rspd_server *s)
 		uint32_t gen;
 		int status;
 
-		if (rspd_dump_job__result(j, &slot, &gen, &status, &ans) &&
-		    slot < s->max_clients && s->c[slot].state == C_QUEUED &&
-		    s->c[slot].gen == gen)
+		if (rspd_dump_job__result(j, &slot, &gen, &status, &ans) && slot < s->max_clients &&
+		    s->c[slot].state == C_QUEUED && s->c[slot].gen == gen)
 			client_answer(s, &s->c[slot], status, ans);
 		rspd_dump_job__free(j);
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/parse.h>
+#include "internal/analyses.h"
 #include "internal/query.h"
 
 static const struct rsp_command *const commands[] = {
@@ -34,7 +35,7 @@ bool rsp_query__exists(const char *name)
 	return find_command(name) != NULL;
 }
 
-const char *rsp_query__command_name(const struct rsp_request *req)
+const char *rsp_request__command(const struct rsp_request *req)
 {
 	return req->cmd ? req->cmd->name : "";
 }
@@ -214,8 +215,8 @@ static int parse_args(struct rsp_request *req, int argc, const char *const argv[
 	return c->check ? c->check(req, err) : 0;
 }
 
-int rsp_query__parse(int argc, const char *const argv[], struct rsp_request *req,
-		     struct rsp_buf *err)
+int rsp_request__parse(int argc, const char *const argv[], struct rsp_request *req,
+		       struct rsp_buf *err)
 {
 	const struct rsp_command *c;
 	int ret;
@@ -273,7 +274,7 @@ const char *rsp_query__option_at(const struct rsp_command *c, size_t i)
 	return NULL;
 }
 
-bool rsp_query__local(const struct rsp_request *req)
+bool rsp_request__is_local(const struct rsp_request *req)
 {
 	return req->cmd && req->cmd->local && req->cmd->local(req);
 }
@@ -298,8 +299,8 @@ static bool remote_keeps(const struct rsp_request *req, int argc, const char *co
 	return !c->keep || c->keep(req, o->id);
 }
 
-const char **rsp_query__remote_argv(const struct rsp_request *req, int argc,
-				    const char *const argv[], int *out_argc)
+const char **rsp_request__remote_argv(const struct rsp_request *req, int argc,
+				      const char *const argv[], int *out_argc)
 {
 	const char **v = calloc((size_t)argc + 2, sizeof(*v));
 	int n = 0;
@@ -324,8 +325,8 @@ const char **rsp_query__remote_argv(const struct rsp_request *req, int argc,
 	return v;
 }
 
-int rsp_query__finish(const struct rsp_request *req, const char *answer, size_t len,
-		      struct rsp_buf *out, struct rsp_buf *err)
+int rsp_request__finish(const struct rsp_request *req, const char *answer, size_t len,
+			struct rsp_buf *out, struct rsp_buf *err)
 {
 	if (!req->cmd || !req->cmd->finish)
 		return rsp_buf__add(out, answer, len);
@@ -377,4 +378,10 @@ void rsp_query__window_range(const struct rsp_request *req, const struct rsp_sou
 		*from = req->from_ns;
 	if (*from > *to)
 		*from = *to;
+}
+
+int rsp_request__check_events(const struct rsp_request *req, const struct rsp_schema *s,
+			      struct rsp_buf *notes, struct rsp_buf *err)
+{
+	return rsp_analyses__check(rsp_request__command(req), s, notes, err);
 }

@@ -9,8 +9,8 @@
 
 #define MAX_RAW_FRAMES 128
 
-int snapnames__init(struct snapnames *n, const struct rsp_source *src,
-		    const struct rsp_snapshot *snap)
+int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
+			const struct rsp_snapshot *snap)
 {
 	memset(n, 0, sizeof(*n));
 	n->src = src;
@@ -20,12 +20,12 @@ int snapnames__init(struct snapnames *n, const struct rsp_source *src,
 	return 0;
 }
 
-void snapnames__exit(struct snapnames *n)
+void rsp_snapnames__exit(struct snapnames *n)
 {
 	rsp_u64map__exit(&n->vis);
 }
 
-bool snapnames__hidden(struct snapnames *n, uint32_t tgid)
+bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tgid)
 {
 	uint32_t v;
 
@@ -39,7 +39,7 @@ bool snapnames__hidden(struct snapnames *n, uint32_t tgid)
 	return v == 2;
 }
 
-const char *snapnames__comm(const struct snapnames *n, uint32_t tid)
+const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__find_thread(n->store, tid);
 
@@ -57,12 +57,13 @@ static uint32_t owner(const struct snapnames *n, uint32_t tid, uint32_t tgid)
 	return t && t->tgid ? t->tgid : tid;
 }
 
-char *snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf, size_t size)
+char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf,
+			    size_t size)
 {
 	uint32_t p = owner(n, tid, tgid);
-	const char *comm = snapnames__comm(n, tid);
+	const char *comm = rsp_snapnames__comm(n, tid);
 
-	if (snapnames__hidden(n, p))
+	if (rsp_snapnames__hidden(n, p))
 		snprintf(buf, size, "pid %u " RSP_OTHER_USER, p);
 	else if (!comm[0])
 		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
@@ -73,11 +74,11 @@ char *snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *
 	return buf;
 }
 
-char *snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size)
+char *rsp_snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size)
 {
 	switch (sl->waker_kind) {
 	case RSP_WAKER_THREAD:
-		return snapnames__thread(n, sl->waker_id, 0, buf, size);
+		return rsp_snapnames__thread(n, sl->waker_id, 0, buf, size);
 	case RSP_WAKER_DEVICE:
 		snprintf(buf, size, "disk %u:%u", sl->waker_id >> 20, sl->waker_id & 0xfffff);
 		break;
@@ -149,14 +150,14 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 	return k;
 }
 
-int snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-		      uint32_t nr, struct snap_frame *out, int max)
+int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			  uint32_t nr, struct snap_frame *out, int max)
 {
 	struct rsp_frame raw[MAX_RAW_FRAMES];
 	bool top = true;
 	int got, k = 0;
 
-	if (!ips || !nr || snapnames__hidden(n, tgid))
+	if (!ips || !nr || rsp_snapnames__hidden(n, tgid))
 		return 0;
 	if (!n->src->symbols)
 		return raw_frames(n, ips, nr, out, max);
@@ -179,13 +180,13 @@ int snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const u
 	return k;
 }
 
-char *snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			 uint32_t nr, char *buf, size_t size)
+char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			     uint32_t nr, char *buf, size_t size)
 {
 	bool user = false;
 
 	buf[0] = '\0';
-	if (!ips || snapnames__hidden(n, tgid))
+	if (!ips || rsp_snapnames__hidden(n, tgid))
 		return buf;
 	for (uint32_t i = 0; i < nr; i++) {
 		struct rsp_sym s;
