@@ -11,6 +11,7 @@
 #include <rsp/hist.h>
 #include "internal/hist.h"
 #include "internal/u64map.h"
+#include "internal/hash.h"
 
 struct rsp_hist_set *rsp_hist_set__new(unsigned r)
 {
@@ -66,29 +67,18 @@ bool rsp_hist__subject_equal(const struct rsp_hist_subject *a, const struct rsp_
 	}
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 /* A hash consistent with rsp_hist__subject_equal() and the op name. */
 static uint64_t profile_hash(const struct rsp_hist_subject *s, const char *op)
 {
-	uint64_t h = fnv(0xcbf29ce484222325ull, &s->kind, sizeof(s->kind));
+	uint64_t h = rsp_hash__bytes(RSP_HASH_INIT, &s->kind, sizeof(s->kind));
 
 	if (s->kind == RSP_HSUBJ_PROCESS)
-		h = fnv(h, &s->pid, sizeof(s->pid));
+		h = rsp_hash__bytes(h, &s->pid, sizeof(s->pid));
 	else if (s->kind == RSP_HSUBJ_THREAD)
-		h = fnv(h, &s->tid, sizeof(s->tid));
+		h = rsp_hash__bytes(h, &s->tid, sizeof(s->tid));
 	else if (s->kind == RSP_HSUBJ_COMM)
-		h = fnv(h, s->comm, strnlen(s->comm, RSP_HIST_COMM_LEN));
-	h = fnv(h, op, strlen(op));
+		h = rsp_hash__bytes(h, s->comm, strnlen(s->comm, RSP_HIST_COMM_LEN));
+	h = rsp_hash__bytes(h, op, strlen(op));
 	return h == UINT64_MAX ? 0 : h;
 }
 

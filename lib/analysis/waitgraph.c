@@ -14,6 +14,7 @@
 #include <string.h>
 #include <rsp/waitgraph.h>
 #include "internal/u64map.h"
+#include "internal/hash.h"
 
 #define NO_ENT	   UINT32_MAX
 #define MAX_DEPTH  8
@@ -29,7 +30,7 @@ struct wait {
 	bool net; /* ended by a network arrival */
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
-	uint32_t pid, wpid; /* processes of the waiter and of the waker */
+	uint32_t pid, wpid;   /* processes of the waiter and of the waker */
 	uint64_t hash, whash; /* of the stacks, computed once */
 };
 
@@ -187,11 +188,8 @@ static size_t comm_stem(const char *comm)
 
 static uint64_t merge_key(const struct rsp_tlthread *t)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t n = comm_stem(t->comm);
+	uint64_t h = rsp_hash__bytes(RSP_HASH_INIT, t->comm, comm_stem(t->comm));
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)t->comm[i]) * 1099511628211ull;
 	return (h ^ ((uint64_t)t->tgid << 20)) & 0xffffffffffffffull; /* kind byte 0 */
 }
 
@@ -517,11 +515,7 @@ static int all_device_waits(struct rsp_waitgraph *g)
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (uint32_t i = 0; i < nr; i++)
-		h = (h ^ ips[i]) * 1099511628211ull;
-	return h;
+	return rsp_hash__u64s(RSP_HASH_INIT, ips, nr);
 }
 
 /* Keep the heaviest stacks: replace the lightest candidate when full. */
@@ -749,7 +743,7 @@ static void top_stacks(struct cand *c, uint32_t nr, struct rsp_wstack *out, uint
 		qsort(c, nr, sizeof(*c), cmp_cand);
 	*n = nr < RSP_WG_TOP_STACKS ? nr : RSP_WG_TOP_STACKS;
 	for (uint32_t i = 0; i < *n; i++)
-		out[i] = (struct rsp_wstack){c[i].ips,	 c[i].nr,     c[i].count,
+		out[i] = (struct rsp_wstack){c[i].ips,	  c[i].nr,  c[i].count,
 					     c[i].weight, c[i].pid, c[i].time};
 }
 

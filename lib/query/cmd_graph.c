@@ -15,6 +15,7 @@
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
 #include "internal/query.h"
+#include "internal/json.h"
 
 #define TOP_EDGES   10
 #define STACK_LINES 6
@@ -532,8 +533,6 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 {
 	json_t *o = json_object(), *knots = json_array(), *sinks = json_array(),
 	       *edges = json_array(), *vertices = json_array();
-	char *text;
-	int ret;
 
 	for (size_t k = 0; k < rsp_waitgraph__nr_knots(c->g); k++)
 		json_array_append_new(knots, json_knot(c, k));
@@ -556,13 +555,7 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "vertices", vertices);
 	json_object_set_new(o, "threads", json_threads(c));
 	json_object_set_new(o, "window", json_window(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	ret = rsp_buf__puts(out, text);
-	free(text);
-	return ret ? ret : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(o, out);
 }
 
 /* ---- DOT ---------------------------------------------------------------- */

@@ -16,6 +16,8 @@
 #include <rsp/tlstore.h>
 #include "internal/query.h"
 #include "internal/u64map.h"
+#include "internal/json.h"
+#include "internal/hash.h"
 
 #define NET_DEFAULT_LIMIT 20
 #define MAX_PEERS	  4
@@ -83,12 +85,10 @@ struct table {
 
 static uint64_t row_key(const struct rsp_net_op *op)
 {
-	uint64_t h = op->sk * 0x9E3779B97F4A7C15ull;
-	const uint8_t *b = (const uint8_t *)&op->local;
+	uint64_t h = rsp_hash__u64(RSP_HASH_INIT, op->sk);
 
-	for (size_t i = 0; i < 2 * sizeof(op->local); i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h == UINT64_MAX ? 0 : h;
+	/* local and remote, adjacent in the op */
+	return rsp_hash__key(rsp_hash__bytes(h, &op->local, 2 * sizeof(op->local)));
 }
 
 static bool same_socket(const struct rsp_net_op *a, const struct rsp_net_op *b)
@@ -372,8 +372,6 @@ static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
 {
 	const struct net_opts *o = c->req->opts;
 	json_t *root = json_object(), *rows = json_array();
-	char *text;
-	int ret;
 
 	for (size_t i = 0; i < c->t->nr && (!o->limit || i < o->limit); i++)
 		json_array_append_new(rows, json_row(c, &c->t->rows[i]));
@@ -384,13 +382,7 @@ static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
 				      "sockets", (json_int_t)c->t->nr, "loopback_wakings",
 				      (json_int_t)st->net_loopback));
 	json_object_set_new(root, "sockets", rows);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	json_decref(root);
-	if (!text)
-		return -ENOMEM;
-	ret = rsp_buf__puts(out, text);
-	free(text);
-	return ret ? ret : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(root, out);
 }
 
 /* ---- run ----------------------------------------------------------------- */

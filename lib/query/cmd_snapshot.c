@@ -19,6 +19,7 @@
 #include "internal/query.h"
 #include "internal/snapexport.h"
 #include "internal/snapnames.h"
+#include "internal/json.h"
 
 #define PATH_LEN     4096
 #define HOT_MAX	     64
@@ -780,16 +781,7 @@ static json_t *json_snapshot(const struct ctx *c)
 
 static int render_json(const struct ctx *c, struct rsp_buf *out)
 {
-	json_t *o = json_snapshot(c);
-	char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	int ret;
-
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	ret = rsp_buf__puts(out, text);
-	free(text);
-	return ret ? ret : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(json_snapshot(c), out);
 }
 
 /* ---- run ---------------------------------------------------------------- */
