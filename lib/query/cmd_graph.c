@@ -16,6 +16,7 @@
 #include <rsp/waitgraph.h>
 #include "internal/query.h"
 #include "internal/json.h"
+#include "internal/redact.h"
 
 #define TOP_EDGES   10
 #define STACK_LINES 6
@@ -116,6 +117,7 @@ struct ctx {
 	 */
 	bool *other;
 	char (*label)[48];
+	struct rsp_redact red;
 	struct rsp_tlstore_repair repair;
 };
 
@@ -134,7 +136,7 @@ static const char *vname(const struct ctx *c, uint32_t v)
 	return c->other[v] ? c->label[v] : rsp_waitgraph__vertex(c->g, v)->name;
 }
 
-/* Decide access once per vertex (may_see() may read /proc). */
+/* Decide access once per vertex (the rule reads /proc once per process). */
 static int decide_access(struct ctx *c)
 {
 	size_t n = rsp_waitgraph__nr_vertices(c->g);
@@ -147,19 +149,23 @@ static int decide_access(struct ctx *c)
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
-		if (x->kind == RSP_WV_TIMER || !x->tgid || rsp_source__may_see(c->src, x->tgid))
+		if (x->kind == RSP_WV_TIMER ||
+		    !rsp_redact__label(&c->red, x->tgid, c->label[v], sizeof(c->label[v])))
 			continue;
 		c->other[v] = true;
-		snprintf(c->label[v], sizeof(c->label[v]), "pid %u (other user)", x->tgid);
 	}
 	/* A thread's timer is as visible as the thread (id: the owner vertex). */
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
+		char owner[32]; /* "pid N (other user)" */
+
 		if (x->kind != RSP_WV_TIMER || x->id >= n || !c->other[x->id])
 			continue;
 		c->other[v] = true;
-		snprintf(c->label[v], sizeof(c->label[v]), "timer:%s", c->label[x->id]);
+		memcpy(owner, c->label[x->id], sizeof(owner) - 1);
+		owner[sizeof(owner) - 1] = '\0';
+		snprintf(c->label[v], sizeof(c->label[v]), "timer:%s", owner);
 	}
 	/* Devices, the network, irqs and softirqs are nobody's: always shown. */
 	return 0;
@@ -685,7 +691,15 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		ret = -ESRCH;
 		goto out;
 	}
-	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from), NULL, NULL, rep};
+	c = (struct ctx){.src = src,
+			 .store = store,
+			 .g = g,
+			 .tst = &tst,
+			 .start = from,
+			 .end = to,
+			 .window = (double)(to - from),
+			 .repair = rep};
+	rsp_redact__init(&c.red, src);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
 		goto out;
@@ -703,6 +717,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 out:
 	free(c.other);
 	free(c.label);
+	rsp_redact__exit(&c.red);
 	/* The graph's stacks point into the snapshot: free before unpinning. */
 	rsp_waitgraph__delete(g);
 	rsp_tlstore__delete(store);

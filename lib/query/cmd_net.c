@@ -14,10 +14,11 @@
 #include <rsp/net.h>
 #include <rsp/parse.h>
 #include <rsp/tlstore.h>
-#include "internal/query.h"
-#include "internal/u64map.h"
-#include "internal/json.h"
 #include "internal/hash.h"
+#include "internal/json.h"
+#include "internal/query.h"
+#include "internal/redact.h"
+#include "internal/vec.h"
 
 #define NET_DEFAULT_LIMIT 20
 #define MAX_PEERS	  4
@@ -77,9 +78,9 @@ struct row {
 };
 
 struct table {
-	struct row *rows;
-	size_t nr, cap;
-	struct rsp_u64map idx;
+	struct rsp_kvec by_key; /* row_key() -> row, while collecting */
+	struct row *rows;	/* then the rows, sorted */
+	size_t nr;
 	uint64_t ops;
 };
 
@@ -99,28 +100,20 @@ static bool same_socket(const struct rsp_net_op *a, const struct rsp_net_op *b)
 
 static struct row *get_row(struct table *t, const struct rsp_net_op *op)
 {
-	uint64_t key = row_key(op);
-	uint32_t i;
+	/* Two sockets whose keys collide: the second probes the next key. */
+	for (uint64_t key = row_key(op);; key = rsp_hash__key(key + 1)) {
+		bool added;
+		struct row *r = rsp_kvec__get(&t->by_key, key, &added);
 
-	/* A hash collision between two sockets only splits or joins rows: checked. */
-	if (!rsp_u64map__get(&t->idx, key, &i) && same_socket(t->rows[i].op, op))
-		return &t->rows[i];
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		struct row *r = realloc(t->rows, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		t->rows = r;
-		t->cap = cap;
+		if (!r || (!added && same_socket(r->op, op)))
+			return r;
+		if (added) {
+			r->op = op;
+			r->tid = op->tid;
+			r->tgid = op->tgid;
+			return r;
+		}
 	}
-	if (rsp_u64map__put(&t->idx, key, (uint32_t)t->nr))
-		return NULL;
-	memset(&t->rows[t->nr], 0, sizeof(t->rows[0]));
-	t->rows[t->nr].op = op;
-	t->rows[t->nr].tid = op->tid;
-	t->rows[t->nr].tgid = op->tgid;
-	return &t->rows[t->nr++];
 }
 
 static void add_peer(struct row *r, const struct rsp_net_op *op)
@@ -174,6 +167,7 @@ struct ctx {
 	const struct rsp_source *src;
 	const struct rsp_tlstore *store;
 	struct table *t;
+	struct rsp_redact *red; /* the access rule */
 	uint64_t from, to;
 };
 
@@ -187,9 +181,7 @@ static const char *comm_of(const struct ctx *c, uint32_t tid)
 /* "comm[tid]", or "pid N (other user)". */
 static char *thread_label(const struct ctx *c, uint32_t tid, uint32_t tgid, char *buf, size_t n)
 {
-	if (!rsp_source__may_see(c->src, tgid))
-		snprintf(buf, n, "pid %u %s", tgid, RSP_OTHER_USER);
-	else
+	if (!rsp_redact__label(c->red, tgid, buf, n))
 		snprintf(buf, n, "%s[%u]", comm_of(c, tid), tid);
 	return buf;
 }
@@ -299,7 +291,7 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid)
 {
 	json_object_set_new(o, "pid", json_integer(tgid));
-	if (!rsp_source__may_see(c->src, tgid)) {
+	if (rsp_redact__hidden(c->red, tgid)) {
 		json_object_set_new(o, "other_user", json_true());
 		return;
 	}
@@ -398,9 +390,9 @@ static int collect(struct ctx *c)
 		if (add_op(c->t, &ops[i]))
 			return -ENOMEM;
 	}
-	/* Access is decided once per socket (may_see() may read /proc). */
+	c->t->rows = rsp_kvec__take(&c->t->by_key, &c->t->nr);
 	for (size_t i = 0; i < c->t->nr; i++)
-		c->t->rows[i].hidden = !rsp_source__may_see(c->src, c->t->rows[i].tgid);
+		c->t->rows[i].hidden = rsp_redact__hidden(c->red, c->t->rows[i].tgid);
 	if (c->t->nr > 1)
 		qsort(c->t->rows, c->t->nr, sizeof(c->t->rows[0]), cmp_rows);
 	return 0;
@@ -411,7 +403,8 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 {
 	struct rsp_tlstore_opts so = {.ksyms = src->ksyms, .socks = src->socks};
 	struct table t = {0};
-	struct ctx c = {.req = req, .src = src, .t = &t};
+	struct rsp_redact red;
+	struct ctx c = {.req = req, .src = src, .t = &t, .red = &red};
 	struct rsp_timeline_stats st;
 	struct rsp_tlstore *store = NULL;
 	struct rsp_wsnap *snap;
@@ -425,7 +418,8 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "net: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	rsp_u64map__init(&t.idx);
+	rsp_kvec__init(&t.by_key, sizeof(struct row));
+	rsp_redact__init(&red, src);
 	so.from = c.from;
 	so.to = c.to;
 	store = rsp_tlstore__from_window(RSP_TLSTORE_WAITS_ONLY, src->schema, snap, &so, &st, err);
@@ -446,7 +440,8 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 	}
 out:
 	free(t.rows);
-	rsp_u64map__exit(&t.idx);
+	rsp_kvec__exit(&t.by_key);
+	rsp_redact__exit(&red);
 	rsp_tlstore__delete(store);
 	rsp_wsnap__unpin(snap);
 	return ret;

@@ -493,9 +493,8 @@ struct rest {
 /* A root too light to show: counted, by name, in the summary line. */
 static void rest_add(const struct ctx *c, struct rest *r, const struct rsp_snode *n)
 {
-	const char *comm = rsp_snapnames__hidden(c->names, n->tgid)
-				   ? RSP_OTHER_USER
-				   : rsp_snapnames__comm(c->names, n->tid);
+	const char *comm =
+		rsp_redact__comm(&c->names->red, n->tgid, rsp_snapnames__comm(c->names, n->tid));
 
 	r->n++;
 	r->ns += n->total_ns;

@@ -16,27 +16,18 @@ int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
 	n->src = src;
 	n->snap = snap;
 	n->store = rsp_snapshot__store(snap);
-	rsp_u64map__init(&n->vis);
+	rsp_redact__init(&n->red, src);
 	return 0;
 }
 
 void rsp_snapnames__exit(struct snapnames *n)
 {
-	rsp_u64map__exit(&n->vis);
+	rsp_redact__exit(&n->red);
 }
 
 bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tgid)
 {
-	uint32_t v;
-
-	if (!n->src->access.restricted || !tgid)
-		return false;
-	if (!rsp_u64map__get(&n->vis, tgid, &v))
-		return v == 2;
-	/* once per process: may_see() may read /proc */
-	v = rsp_source__may_see(n->src, tgid) ? 1 : 2;
-	rsp_u64map__put(&n->vis, tgid, v);
-	return v == 2;
+	return rsp_redact__hidden(&n->red, tgid);
 }
 
 const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid)
@@ -63,9 +54,9 @@ char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, ch
 	uint32_t p = owner(n, tid, tgid);
 	const char *comm = rsp_snapnames__comm(n, tid);
 
-	if (rsp_snapnames__hidden(n, p))
-		snprintf(buf, size, "pid %u " RSP_OTHER_USER, p);
-	else if (!comm[0])
+	if (rsp_redact__label(&n->red, p, buf, size))
+		return buf;
+	if (!comm[0])
 		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
 	else if (tid == p)
 		snprintf(buf, size, "%s (pid %u)", comm, p);

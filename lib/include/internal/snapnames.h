@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <rsp/query.h>
 #include <rsp/snapshot.h>
-#include "internal/u64map.h"
+#include "internal/redact.h"
 
 /*
  * Names for what a snapshot holds, as the requester may see them: threads
@@ -19,7 +19,7 @@ struct snapnames {
 	const struct rsp_source *src;
 	const struct rsp_snapshot *snap;
 	const struct rsp_tlstore *store;
-	struct rsp_u64map vis; /* tgid -> 1 visible, 2 another user's */
+	struct rsp_redact red; /* the access rule */
 };
 
 #define SNAP_FRAME_LEN 160
