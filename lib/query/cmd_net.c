@@ -12,16 +12,14 @@
 #include <string.h>
 #include <jansson.h>
 #include <rsp/net.h>
+#include <rsp/netsum.h>
 #include <rsp/parse.h>
 #include <rsp/tlstore.h>
-#include "internal/hash.h"
 #include "internal/json.h"
 #include "internal/query.h"
 #include "internal/redact.h"
-#include "internal/vec.h"
 
 #define NET_DEFAULT_LIMIT 20
-#define MAX_PEERS	  4
 
 struct net_opts {
 	unsigned limit; /* sockets; 0: all */
@@ -60,113 +58,11 @@ static int net_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	return -EINVAL;
 }
 
-struct peer {
-	uint32_t tid, tgid; /* 0: the NIC, or an unidentified local thread */
-	bool local;
-	uint64_t ops;
-};
-
-/* One socket (one incarnation of a kernel address: its addresses are part of the key). */
-struct row {
-	const struct rsp_net_op *op; /* the first: socket, addresses, protocol */
-	uint32_t tid, tgid;
-	uint64_t ops, total_ns, max_ns, arrivals, wakeups, bytes_sent;
-	struct peer peers[MAX_PEERS];
-	uint32_t nr_peers;
-	uint64_t other_peers; /* operations whose peer did not fit */
-	bool hidden;	      /* another user's process */
-};
-
-struct table {
-	struct rsp_kvec by_key; /* row_key() -> row, while collecting */
-	struct row *rows;	/* then the rows, sorted */
-	size_t nr;
-	uint64_t ops;
-};
-
-static uint64_t row_key(const struct rsp_net_op *op)
-{
-	uint64_t h = rsp_hash__u64(RSP_HASH_INIT, op->sk);
-
-	/* local and remote, adjacent in the op */
-	return rsp_hash__key(rsp_hash__bytes(h, &op->local, 2 * sizeof(op->local)));
-}
-
-static bool same_socket(const struct rsp_net_op *a, const struct rsp_net_op *b)
-{
-	return a->sk == b->sk && !memcmp(&a->local, &b->local, sizeof(a->local)) &&
-	       !memcmp(&a->remote, &b->remote, sizeof(a->remote));
-}
-
-static struct row *get_row(struct table *t, const struct rsp_net_op *op)
-{
-	/* Two sockets whose keys collide: the second probes the next key. */
-	for (uint64_t key = row_key(op);; key = rsp_hash__key(key + 1)) {
-		bool added;
-		struct row *r = rsp_kvec__get(&t->by_key, key, &added);
-
-		if (!r || (!added && same_socket(r->op, op)))
-			return r;
-		if (added) {
-			r->op = op;
-			r->tid = op->tid;
-			r->tgid = op->tgid;
-			return r;
-		}
-	}
-}
-
-static void add_peer(struct row *r, const struct rsp_net_op *op)
-{
-	uint32_t tid = op->flags & RSP_NETF_LOOPBACK ? op->peer_tid : 0;
-	bool local = !tid && (op->flags & RSP_NETF_LOCAL);
-
-	for (uint32_t i = 0; i < r->nr_peers; i++) {
-		if (r->peers[i].tid == tid && r->peers[i].local == local) {
-			r->peers[i].ops++;
-			return;
-		}
-	}
-	if (r->nr_peers == MAX_PEERS) {
-		r->other_peers++;
-		return;
-	}
-	r->peers[r->nr_peers++] = (struct peer){tid, tid ? op->peer_tgid : 0, local, 1};
-}
-
-static int add_op(struct table *t, const struct rsp_net_op *op)
-{
-	struct row *r = get_row(t, op);
-	uint64_t d = op->end - op->start;
-
-	if (!r)
-		return -ENOMEM;
-	r->ops++;
-	r->total_ns += d;
-	if (d > r->max_ns)
-		r->max_ns = d;
-	r->arrivals += op->arrivals;
-	r->wakeups += op->wakeups;
-	r->bytes_sent += op->bytes_sent;
-	add_peer(r, op);
-	t->ops++;
-	return 0;
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->total_ns != y->total_ns)
-		return x->total_ns > y->total_ns ? -1 : 1;
-	return x->op->sk < y->op->sk ? -1 : x->op->sk > y->op->sk;
-}
-
 struct ctx {
 	const struct rsp_request *req;
 	const struct rsp_source *src;
 	const struct rsp_tlstore *store;
-	struct table *t;
+	struct rsp_netsum *t;
 	struct rsp_redact *red; /* the access rule */
 	uint64_t from, to;
 };
@@ -201,8 +97,8 @@ static double ms(uint64_t ns)
 /* ---- text ---------------------------------------------------------------- */
 
 /* One answerer: "net_rr[5675] over loopback (199)". */
-static void peer_item(const struct ctx *c, const struct row *r, const struct peer *p, char *buf,
-		      size_t size)
+static void peer_item(const struct ctx *c, const struct rsp_netsum_row *r,
+		      const struct rsp_netsum_peer *p, char *buf, size_t size)
 {
 	char label[64];
 	int n;
@@ -221,7 +117,7 @@ static void peer_item(const struct ctx *c, const struct row *r, const struct pee
 #define PEER_INDENT "        "
 
 /* The answerers after "      answered by ", wrapped under it at the width. */
-static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+static void text_peers(const struct ctx *c, const struct rsp_netsum_row *r, struct rsp_buf *out)
 {
 	size_t col = strlen("      answered by ");
 	char item[160];
@@ -249,11 +145,11 @@ static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf 
 	rsp_buf__puts(out, "\n");
 }
 
-static void text_row(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+static void text_row(const struct ctx *c, const struct rsp_netsum_row *r, struct rsp_buf *out)
 {
 	char l[64], rem[64], label[64];
 
-	if (r->hidden) {
+	if (rsp_redact__hidden(c->red, r->tgid)) {
 		rsp_buf__printf(out, "  %s %s\n", rsp_net__proto_name(r->op->proto),
 				thread_label(c, r->tid, r->tgid, label, sizeof(label)));
 	} else {
@@ -272,7 +168,7 @@ static void text_row(const struct ctx *c, const struct row *r, struct rsp_buf *o
 static void render_text(const struct ctx *c, struct rsp_buf *out)
 {
 	const struct net_opts *o = c->req->opts;
-	const struct table *t = c->t;
+	const struct rsp_netsum *t = c->t;
 
 	rsp_buf__printf(out, "network operations in %.3f s: %" PRIu64 " on %zu socket%s\n",
 			(double)(c->to - c->from) / 1e9, t->ops, t->nr, t->nr == 1 ? "" : "s");
@@ -312,12 +208,12 @@ static void json_endpoint(json_t *o, const char *name, const struct rsp_sockaddr
 	json_object_set_new(o, key, json_integer(a->port));
 }
 
-static json_t *json_peers(const struct ctx *c, const struct row *r)
+static json_t *json_peers(const struct ctx *c, const struct rsp_netsum_row *r)
 {
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < r->nr_peers; i++) {
-		const struct peer *p = &r->peers[i];
+		const struct rsp_netsum_peer *p = &r->peers[i];
 		json_t *o = json_object();
 
 		if (p->tid) {
@@ -334,13 +230,13 @@ static json_t *json_peers(const struct ctx *c, const struct row *r)
 	return a;
 }
 
-static json_t *json_row(const struct ctx *c, const struct row *r)
+static json_t *json_row(const struct ctx *c, const struct rsp_netsum_row *r)
 {
 	json_t *o = json_object();
 	char sk[32];
 
 	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(r->op->proto)));
-	if (!r->hidden) {
+	if (!rsp_redact__hidden(c->red, r->tgid)) {
 		snprintf(sk, sizeof(sk), "0x%" PRIx64, r->op->sk);
 		json_object_set_new(o, "sk", json_string(sk));
 		json_endpoint(o, "local", &r->op->local);
@@ -379,30 +275,11 @@ static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
 
 /* ---- run ----------------------------------------------------------------- */
 
-static int collect(struct ctx *c)
-{
-	size_t n;
-	const struct rsp_net_op *ops = rsp_tlstore__net_ops(c->store, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (c->req->pid >= 0 && ops[i].tgid != (uint32_t)c->req->pid)
-			continue;
-		if (add_op(c->t, &ops[i]))
-			return -ENOMEM;
-	}
-	c->t->rows = rsp_kvec__take(&c->t->by_key, &c->t->nr);
-	for (size_t i = 0; i < c->t->nr; i++)
-		c->t->rows[i].hidden = rsp_redact__hidden(c->red, c->t->rows[i].tgid);
-	if (c->t->nr > 1)
-		qsort(c->t->rows, c->t->nr, sizeof(c->t->rows[0]), cmp_rows);
-	return 0;
-}
-
 static int net_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
 	struct rsp_tlstore_opts so = {.ksyms = src->ksyms, .socks = src->socks};
-	struct table t = {0};
+	struct rsp_netsum t = {0};
 	struct rsp_redact red;
 	struct ctx c = {.req = req, .src = src, .t = &t, .red = &red};
 	struct rsp_timeline_stats st;
@@ -418,7 +295,6 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "net: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	rsp_kvec__init(&t.by_key, sizeof(struct row));
 	rsp_redact__init(&red, src);
 	so.from = c.from;
 	so.to = c.to;
@@ -426,7 +302,7 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 	if (!store)
 		goto out;
 	c.store = store;
-	ret = collect(&c);
+	ret = rsp_netsum__collect(&t, store, req->pid);
 	if (ret) {
 		rsp_buf__puts(err, "net: out of memory");
 		goto out;
@@ -439,8 +315,7 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		render_text(&c, out);
 	}
 out:
-	free(t.rows);
-	rsp_kvec__exit(&t.by_key);
+	rsp_netsum__exit(&t);
 	rsp_redact__exit(&red);
 	rsp_tlstore__delete(store);
 	rsp_wsnap__unpin(snap);
