@@ -662,7 +662,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "graph", req->pid, err)))
 		return ret;
-	rsp_query__window_range(req, src, &from, &to);
+	rsp_request__window_range(req, src, &from, &to);
 	snap = rsp_window__pin(src->window, from, to);
 	if (!snap) {
 		rsp_buf__puts(err, "graph: out of memory pinning the window");

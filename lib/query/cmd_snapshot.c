@@ -837,7 +837,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.max_depth = o->max_depth;
 	so.socks = src->socks;
 	so.sym = src->symbols;
-	rsp_query__window_range(req, src, &so.from, &so.to);
+	rsp_request__window_range(req, src, &so.from, &so.to);
 	snap = rsp_window__pin(src->window, so.from, so.to);
 	if (!snap) {
 		rsp_buf__puts(err, "snapshot: out of memory pinning the window");
