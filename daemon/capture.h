@@ -96,17 +96,6 @@ void rsp_evset__close(struct rsp_evset *es);
  */
 int rsp_evset__fired(struct rsp_evset *es, int i, uint64_t *fired);
 
-/* perf_internal.c: the one place that sees libperf's internal headers. */
-int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
-			   int max);
-int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
-/** rsp_evsel__release() - free what perf_evsel__delete() forgets (ids, map refs). */
-void rsp_evsel__release(struct perf_evsel *evsel);
-/** rsp_evlist__delete() - unmap, close and delete the evlist without leaks. */
-void rsp_evlist__delete(struct perf_evlist *evlist);
-/** rsp_rings__collect() - the evlist's rings: map, fd, CPU. Count or -1. */
-int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int max);
-
 /* tracefs.c */
 /**
  * rsp_tracefs__load() - make sure tracefs is mounted and load the formats of

@@ -18,6 +18,7 @@
 #include <rsp/uprobe.h>
 #include "capture.h"
 #include "log.h"
+#include "perf_internal.h"
 
 /*
  * sched_switch's prev_state: the low byte holds the sleep state; 0 means
@@ -448,7 +449,7 @@ static void drop_entry(struct rsp_evset *es, int i)
 {
 	perf_evlist__remove(es->evlist, es->e[i].evsel);
 	perf_evsel__close(es->e[i].evsel);
-	rsp_evsel__release(es->e[i].evsel);
+	rsp_perf_internal__release_evsel(es->e[i].evsel);
 	perf_evsel__delete(es->e[i].evsel);
 	memmove(&es->e[i], &es->e[i + 1], (size_t)(es->nr - i - 1) * sizeof(es->e[0]));
 	es->nr--;
@@ -464,7 +465,7 @@ static int open_one(struct rsp_evset *es, struct rsp_evset_entry *e)
 		return err;
 	}
 	if (e->filter) {
-		err = rsp_evsel__apply_filter(e->evsel, e->filter);
+		err = rsp_perf_internal__apply_filter(e->evsel, e->filter);
 		if (err) {
 			err = -errno;
 			open_problem(es, e, "PERF_EVENT_IOC_SET_FILTER", err);
@@ -535,12 +536,13 @@ static int register_ids(struct rsp_evset *es)
 	return 0;
 }
 
-int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int max)
+/* The evlist's rings, through the one file that sees struct perf_mmap. */
+static int collect_rings(struct perf_evlist *evlist, struct rsp_ring *rings, int max)
 {
 	void *maps[1024];
 	int fds[1024];
 	unsigned cpus[1024];
-	int n = rsp_rings__collect_raw(evlist, maps, fds, cpus, max < 1024 ? max : 1024);
+	int n = rsp_perf_internal__collect_rings(evlist, maps, fds, cpus, max < 1024 ? max : 1024);
 
 	for (int i = 0; i < n; i++) {
 		rings[i].map = maps[i];
@@ -562,8 +564,8 @@ static int map_rings(struct rsp_evset *es, char *err, size_t errlen)
 		return ret ? ret : -ENOMEM;
 	}
 	es->mapped = true;
-	es->nr_rings = rsp_rings__collect(es->evlist, es->rings,
-					  (int)(sizeof(es->rings) / sizeof(es->rings[0])));
+	es->nr_rings = collect_rings(es->evlist, es->rings,
+				     (int)(sizeof(es->rings) / sizeof(es->rings[0])));
 	if (es->nr_rings <= 0) {
 		snprintf(err, errlen, "libperf mapped no rings (%d CPUs online?)",
 			 perf_cpu_map__nr(es->cpus));
@@ -658,7 +660,7 @@ void rsp_evset__disable(struct rsp_evset *es)
 
 void rsp_evset__close(struct rsp_evset *es)
 {
-	rsp_evlist__delete(es->evlist);
+	rsp_perf_internal__delete_evlist(es->evlist);
 	perf_cpu_map__put(es->cpus);
 	perf_thread_map__put(es->threads);
 	rsp_schema__delete(es->schema);
