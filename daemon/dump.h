@@ -67,8 +67,6 @@ int rspd_dumpmeta__init(struct rspd_dumpmeta *m, const struct rsp_evset *es, int
 void rspd_dumpmeta__exit(struct rspd_dumpmeta *m);
 /** rspd_dumpmeta__describe() - @m as the writer's meta, with a clock pair taken now. */
 void rspd_dumpmeta__describe(const struct rspd_dumpmeta *m, struct rsp_perfdata_meta *out);
-/** rspd_read_file() - append a whole (small) file to @out. 0 or -errno. */
-int rspd_read_file(const char *path, struct rsp_buf *out);
 
 /* procmodel.c */
 struct rspd_procstats {

@@ -349,7 +349,7 @@ static int build_uprobes(struct rsp_evset *es)
 		}
 		if (ret) {
 			if (ret != -ENOENT)
-				rspd_log(RSP_LOG_WARN, "uprobe %s: %s", tok, err.data);
+				rspd_log__write(RSP_LOG_WARN, "uprobe %s: %s", tok, err.data);
 			if (nm < sizeof(missing))
 				nm += (size_t)snprintf(missing + nm, sizeof(missing) - nm, " %s",
 						       tok);
@@ -506,7 +506,8 @@ static int open_all(struct rsp_evset *es, char *err, size_t errlen)
 				 e->filter ? "; try --stacks all or --stacks none" : "");
 			return ret;
 		}
-		rspd_log(RSP_LOG_WARN, "%s; continuing without it", es->status[e->event].problem);
+		rspd_log__write(RSP_LOG_WARN, "%s; continuing without it",
+				es->status[e->event].problem);
 		drop_entry(es, i); /* the event stays open if another of its evsels is */
 	}
 	return 0;

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <rsp/maps.h>
 #include <rsp/symbols.h>
+#include "clock.h"
 #include "log.h"
 #include "rspd.h"
 #include "sbq.h"
@@ -57,15 +58,15 @@ struct rspd_model {
 static void rescan(struct rspd_model *m, const char *why)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
-	uint64_t t0 = rspd_now_ns();
+	uint64_t t0 = rspd_clock__now_ns();
 	unsigned n;
 
 	if (rsp_procfs__load_all(rsp_symbolizer__maps(m->sym), "/proc", t0, &n, &err))
-		rspd_log(RSP_LOG_WARN, "process model: %s", err.data);
+		rspd_log__write(RSP_LOG_WARN, "process model: %s", err.data);
 	else
-		rspd_log(RSP_LOG_DEBUG,
-			 "process model: read %u processes from /proc in %.1f ms (%s)", n,
-			 (double)(rspd_now_ns() - t0) / 1e6, why);
+		rspd_log__write(RSP_LOG_DEBUG,
+				"process model: read %u processes from /proc in %.1f ms (%s)", n,
+				(double)(rspd_clock__now_ns() - t0) / 1e6, why);
 	m->last_rescan = t0;
 	m->rescans++;
 	rsp_buf__exit(&err);
@@ -144,7 +145,7 @@ static void sync_model(struct rspd_model *m)
 	uint64_t to = atomic_load_explicit(&d->drain.drained_to, memory_order_acquire);
 	struct rsp_maps *maps = rsp_symbolizer__maps(m->sym);
 	struct rsp_window_stats ws;
-	uint64_t now = rspd_now_ns(), dropped;
+	uint64_t now = rspd_clock__now_ns(), dropped;
 	bool sideband = d->es.status[RSP_EV_sideband].open, gap;
 
 	rsp_sbq__pop(&m->sbq, take, m);

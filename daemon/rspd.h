@@ -81,7 +81,6 @@ struct rspd {
 /* status.c */
 /** rspd_status__fill() - a snapshot of the capture's state; free ci->cpus. */
 int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci);
-uint64_t rspd_now_ns(void);
 
 /* analysis.c: the thread that feeds the latency histograms */
 /**
