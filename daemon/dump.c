@@ -144,7 +144,7 @@ static void split_dir(const char *path, char *dir, size_t n, const char **base)
 
 struct dump_result {
 	struct rsp_pd_stats st;
-	struct rspd_procstats ps;
+	struct rspd_dumpprocs_stats ps;
 	uint64_t from, to;
 	double ms;
 };
@@ -162,7 +162,7 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 	w = rsp_pdwriter__new(fd, d->es.schema, &meta, why);
 	if (!w)
 		return -errno;
-	err = rspd_procmodel__write(w, &d->meta, &r->ps);
+	err = rspd_dumpprocs__write(w, &d->meta, &r->ps);
 	if (!err)
 		err = rsp_pdwriter__window(w, d->window, from, to);
 	if (!err)

@@ -7,7 +7,7 @@
  *
  *   dumpmeta.c   what a dump needs that only the live system knows, taken
  *                at start (tracepoint formats, host, command line, kernel)
- *   procmodel.c  the processes alive at dump time, as COMM/FORK/MMAP2
+ *   dumpprocs.c  the processes alive at dump time, as COMM/FORK/MMAP2
  *                records, and the build ids of the files they map
  *   dump.c       the dump thread: writes a file (temp, fsync, rename),
  *                keeps the dump directory within its limits, answers
@@ -68,21 +68,21 @@ void rspd_dumpmeta__exit(struct rspd_dumpmeta *m);
 /** rspd_dumpmeta__describe() - @m as the writer's meta, with a clock pair taken now. */
 void rspd_dumpmeta__describe(const struct rspd_dumpmeta *m, struct rsp_perfdata_meta *out);
 
-/* procmodel.c */
-struct rspd_procstats {
+/* dumpprocs.c */
+struct rspd_dumpprocs_stats {
 	unsigned processes, threads, maps, build_ids;
 };
 /**
- * rspd_procmodel__write() - synthesize the processes alive now into @w:
+ * rspd_dumpprocs__write() - synthesize the processes alive now into @w:
  * the kernel's map, then per process FORK + COMM for each thread and MMAP2
  * for each executable mapping, like perf record does at its start; and the
  * build ids of the kernel and of the files mapped. Processes that vanish
  * while being read are skipped. Return: 0 or the writer's -errno.
  */
-int rspd_procmodel__write(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
-			  struct rspd_procstats *st);
-/** rspd_elf_note_build_id() - the GNU build id in ELF notes @buf (/sys/kernel/notes). */
-bool rspd_elf_note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t *size);
+int rspd_dumpprocs__write(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
+			  struct rspd_dumpprocs_stats *st);
+/** rspd_dumpprocs__note_build_id() - the GNU build id in ELF notes @buf (/sys/kernel/notes). */
+bool rspd_dumpprocs__note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t *size);
 
 /* dump.c */
 struct rspd;

@@ -4,7 +4,7 @@
  * the tracepoint formats of the events rspd opened (perf script decodes
  * the raw data with them), the host's description, rspd's command line,
  * the kernel's text address and build id. The process model is taken at
- * dump time instead (procmodel.c): processes come and go.
+ * dump time instead (dumpprocs.c): processes come and go.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,7 +166,7 @@ static void kernel_build_id(struct rspd_dumpmeta *m)
 	struct rsp_buf b = RSP_BUF_INIT;
 
 	if (!read_file("/sys/kernel/notes", &b) && b.data &&
-	    rspd_elf_note_build_id(b.data, b.len, m->kernel_bid.id, &m->kernel_bid.size)) {
+	    rspd_dumpprocs__note_build_id(b.data, b.len, m->kernel_bid.id, &m->kernel_bid.size)) {
 		m->kernel_bid.path = "[kernel.kallsyms]";
 		m->kernel_bid.kernel = true;
 		m->has_kernel_bid = true;

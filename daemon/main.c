@@ -146,7 +146,7 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = rspd_model__init(d, err, errlen);
+	ret = rspd_livemodel__init(d, err, errlen);
 	if (!ret)
 		ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
 	if (!ret)
@@ -161,7 +161,7 @@ static void teardown(struct rspd *d)
 	rspd_analysis__stop(d);
 	rspd_dumper__stop(d);
 	rspd_dumpmeta__exit(&d->meta);
-	rspd_model__stop(d);
+	rspd_livemodel__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -454,7 +454,7 @@ int main(int argc, char **argv)
 	}
 	rsp_evset__enable(&d.es);
 	/* After enabling: every process is then either in /proc or in the records. */
-	if (rspd_model__start(&d, err, sizeof(err))) {
+	if (rspd_livemodel__start(&d, err, sizeof(err))) {
 		rspd_log__write(RSP_LOG_ERR, "%s", err);
 		rsp_evset__disable(&d.es);
 		teardown(&d);

@@ -58,7 +58,7 @@ struct rspd_config {
 };
 
 struct rspd_server;
-struct rspd_model;
+struct rspd_livemodel;
 struct rspd_analysis;
 struct rsp_symbolizer;
 
@@ -68,7 +68,7 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
-	struct rspd_model *model;
+	struct rspd_livemodel *livemodel;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
 	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
 	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */
@@ -108,25 +108,25 @@ void rspd_server__stop(struct rspd *d);
  */
 void rspd_server__configure(struct rspd *d);
 
-/* model.c */
+/* livemodel.c */
 /**
- * rspd_model__init() - create the process model (before the control thread
+ * rspd_livemodel__init() - create the process model (before the control thread
  * starts: queries wait until it is loaded). 0 or -ENOMEM with @err set.
  */
-int rspd_model__init(struct rspd *d, char *err, size_t errlen);
+int rspd_livemodel__init(struct rspd *d, char *err, size_t errlen);
 /**
- * rspd_model__start() - start the model's thread, which reads /proc and
+ * rspd_livemodel__start() - start the model's thread, which reads /proc and
  * then follows the window's side-band records. Call after the events are
  * enabled. Return: 0 or -errno with one sentence in @err.
  */
-int rspd_model__start(struct rspd *d, char *err, size_t errlen);
-void rspd_model__stop(struct rspd *d);
+int rspd_livemodel__start(struct rspd *d, char *err, size_t errlen);
+void rspd_livemodel__stop(struct rspd *d);
 /**
- * rspd_model__acquire() - lock the model for one query, bring it up to date
+ * rspd_livemodel__acquire() - lock the model for one query, bring it up to date
  * and start a symbolizer generation. NULL if there is no model. Pair with
- * rspd_model__release().
+ * rspd_livemodel__release().
  */
-struct rsp_symbolizer *rspd_model__acquire(struct rspd *d);
-void rspd_model__release(struct rspd *d);
+struct rsp_symbolizer *rspd_livemodel__acquire(struct rspd *d);
+void rspd_livemodel__release(struct rspd *d);
 
 #endif

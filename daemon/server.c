@@ -319,9 +319,9 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.ctx = &uc;
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
-	src.symbols = rspd_model__acquire(d);
+	src.symbols = rspd_livemodel__acquire(d);
 	ret = rsp_query__run(&req, &src, &j->answer, err);
-	rspd_model__release(d);
+	rspd_livemodel__release(d);
 	free(ci.cpus);
 	rsp_request__exit(&req);
 	return ret;
