@@ -19,8 +19,9 @@
 #include <sys/resource.h>
 #include <perf/mmap.h>
 #include <traceevent/event-parse.h>
-#include "capture.h"
+#include "evset.h"
 #include "log.h"
+#include "rsp_tracefs.h"
 
 static volatile sig_atomic_t stop;
 

@@ -39,11 +39,13 @@
  * RSP_TL_RECORDS_STABLE, so it copies what it keeps across passes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <rsp/histfeed.h>
+#include "analysis.h"
 #include "log.h"
 #include "rspd.h"
 

@@ -22,7 +22,6 @@
 #include <rsp/parse.h>
 #include "config.h"
 #include "log.h"
-#include "rspd.h"
 
 enum opt_type {
 	T_ACTION, /* command line only, no value (--foreground, --help) */

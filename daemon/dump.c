@@ -30,6 +30,8 @@
 #include <jansson.h>
 #include "clock.h"
 #include "dump.h"
+#include "dumpmeta.h"
+#include "dumpprocs.h"
 #include "log.h"
 #include "rspd.h"
 

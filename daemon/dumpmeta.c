@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-#include "dump.h"
+#include "dumpmeta.h"
+#include "dumpprocs.h"
+#include "evset.h"
 #include "log.h"
 
 #define TRACEFS	      "/sys/kernel/tracing"

@@ -18,7 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "dump.h"
+#include "dumpmeta.h"
+#include "dumpprocs.h"
 
 #define NT_GNU_BUILD_ID 3
 #define MAX_NOTES	(64u * 1024)

@@ -16,7 +16,7 @@
 #include <rsp/record.h>
 #include <rsp/unwind.h>
 #include <rsp/uprobe.h>
-#include "capture.h"
+#include "evset.h"
 #include "log.h"
 #include "perf_internal.h"
 

@@ -26,6 +26,7 @@
  * is read every RESCAN_MIN instead.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include <rsp/maps.h>
 #include <rsp/symbols.h>
 #include "clock.h"
+#include "livemodel.h"
 #include "log.h"
 #include "rspd.h"
 #include "sbq.h"

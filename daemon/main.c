@@ -17,11 +17,16 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <traceevent/event-parse.h>
+#include "analysis.h"
 #include "clock.h"
 #include "config.h"
+#include "dump.h"
+#include "livemodel.h"
 #include "log.h"
 #include "notify.h"
 #include "rspd.h"
+#include "server.h"
+#include "rsp_tracefs.h"
 
 /* The capture loop's own fds. */
 struct loop_fds {

@@ -11,6 +11,7 @@
 #include <systemd/sd-daemon.h>
 #include "log.h"
 #include "notify.h"
+#include "rspd.h"
 
 void rspd_notify__send(const char *fmt, ...)
 {

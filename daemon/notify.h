@@ -3,7 +3,8 @@
 #define RSPD_NOTIFY_H
 
 #include <stdint.h>
-#include "rspd.h"
+
+struct rspd;
 
 /** rspd_notify__send() - send one notify message ("READY=1"); no-op without systemd. */
 void rspd_notify__send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

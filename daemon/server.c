@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +54,14 @@
 #include <sys/un.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
+#include "analysis.h"
 #include "clock.h"
+#include "dump.h"
+#include "livemodel.h"
 #include "log.h"
 #include "rspd.h"
+#include "server.h"
+#include "status.h"
 
 #define QUERY_NICE	10
 #define MAX_PEER_GROUPS 1024

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include "clock.h"
 #include "rspd.h"
+#include "status.h"
 
 static uint64_t rss_bytes(void)
 {

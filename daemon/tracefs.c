@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
-#include "capture.h"
 #include "log.h"
+#include "rsp_tracefs.h"
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
