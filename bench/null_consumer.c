@@ -19,8 +19,9 @@
 #include <sys/resource.h>
 #include <perf/mmap.h>
 #include <traceevent/event-parse.h>
-#include "capture.h"
+#include "evset.h"
 #include "log.h"
+#include "rsp_tracefs.h"
 
 static volatile sig_atomic_t stop;
 
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 
 	if (parse(&o, argc, argv))
 		return 2;
-	rspd_log_init(RSP_LOG_WARN);
+	rspd_log__init(RSP_LOG_WARN);
 	tep = rsp_tracefs__load(err, sizeof(err));
 	if (!tep || rsp_evset__open(&es, &o, tep, err, sizeof(err))) {
 		fprintf(stderr, "rsp-null-consumer: %s\n", err);
@@ -114,9 +115,9 @@ int main(int argc, char **argv)
 	}
 	rsp_evset__disable(&es);
 	getrusage(RUSAGE_SELF, &ru);
-	printf("{\"cpu_seconds\": %.3f}\n",
-	       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	printf("{\"cpu_seconds\": %.3f}\n", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+						    (double)ru.ru_stime.tv_sec +
+						    ru.ru_stime.tv_usec / 1e6);
 	rsp_evset__close(&es);
 	close(epfd);
 	return 0;

@@ -39,11 +39,13 @@
  * RSP_TL_RECORDS_STABLE, so it copies what it keeps across passes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <rsp/histfeed.h>
+#include "analysis.h"
 #include "log.h"
 #include "rspd.h"
 
@@ -90,10 +92,10 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 	if (ws.complete_from >= from) {
 		rsp_histfeed__gap(a->feed, from, ws.complete_from, 0);
 		atomic_fetch_add_explicit(&a->gaps, 1, memory_order_relaxed);
-		rspd_log(RSP_LOG_WARN,
-			 "histograms: records of %.3f .. %.3f were evicted before they were "
-			 "read; the analysis thread is behind (raise --window)",
-			 (double)from / 1e9, (double)ws.complete_from / 1e9);
+		rspd_log__write(RSP_LOG_WARN,
+				"histograms: records of %.3f .. %.3f were evicted before they were "
+				"read; the analysis thread is behind (raise --window)",
+				(double)from / 1e9, (double)ws.complete_from / 1e9);
 		from = ws.complete_from + 1;
 	}
 	it = from <= until ? rsp_witer__new(snap, from, until) : NULL;
@@ -220,15 +222,16 @@ void rspd_analysis__stop(struct rspd *d)
 	if (a->running)
 		pthread_join(a->thread, NULL);
 	rsp_histfeed__stats(a->feed, &fs);
-	rspd_log(RSP_LOG_INFO,
-		 "histograms: fed %llu records in %llu passes, %.2f s of CPU, %llu gaps; "
-		 "%llu sleeps (%llu with no wakeup seen), %llu run-queue waits (%llu more "
-		 "with no switch-in seen), %llu records of threads past hist-threads",
-		 (unsigned long long)atomic_load(&a->records),
-		 (unsigned long long)atomic_load(&a->passes), atomic_load(&a->cpu_s),
-		 (unsigned long long)atomic_load(&a->gaps), (unsigned long long)fs.sleeps,
-		 (unsigned long long)fs.sleeps_inferred, (unsigned long long)fs.runq,
-		 (unsigned long long)fs.switch_not_seen, (unsigned long long)fs.threads_untracked);
+	rspd_log__write(RSP_LOG_INFO,
+			"histograms: fed %llu records in %llu passes, %.2f s of CPU, %llu gaps; "
+			"%llu sleeps (%llu with no wakeup seen), %llu run-queue waits (%llu more "
+			"with no switch-in seen), %llu records of threads past hist-threads",
+			(unsigned long long)atomic_load(&a->records),
+			(unsigned long long)atomic_load(&a->passes), atomic_load(&a->cpu_s),
+			(unsigned long long)atomic_load(&a->gaps), (unsigned long long)fs.sleeps,
+			(unsigned long long)fs.sleeps_inferred, (unsigned long long)fs.runq,
+			(unsigned long long)fs.switch_not_seen,
+			(unsigned long long)fs.threads_untracked);
 	d->analysis = NULL;
 	analysis_free(a);
 }

@@ -22,7 +22,6 @@
 #include <rsp/parse.h>
 #include "config.h"
 #include "log.h"
-#include "rspd.h"
 
 enum opt_type {
 	T_ACTION, /* command line only, no value (--foreground, --help) */
@@ -390,8 +389,8 @@ static const struct rspd_opt opts[] = {
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-static const char *const sections[] = {"daemon",  "control",  "window",
-				       "capture", "analysis", "dump", "hist"};
+static const char *const sections[] = {"daemon",   "control", "window", "capture",
+				       "analysis", "dump",    "hist"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */
@@ -981,10 +980,11 @@ int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
 		opt_show(o, cfg, a, sizeof(a));
 		opt_show(o, &next, b, sizeof(b));
 		if (strcmp(a, b))
-			rspd_log(RSP_LOG_WARN,
-				 "reload: %s changed from %s to %s in the file; it takes effect "
-				 "when rspd restarts",
-				 o->name, a, b);
+			rspd_log__write(
+				RSP_LOG_WARN,
+				"reload: %s changed from %s to %s in the file; it takes effect "
+				"when rspd restarts",
+				o->name, a, b);
 	}
 	return 0;
 }

@@ -2,10 +2,6 @@
 #ifndef RSPD_CONFIG_H
 #define RSPD_CONFIG_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
-
 /*
  * rspd's options: one table (config.c) defines each option once, with its
  * name (the long option and the key in the file), its section in the file,
@@ -16,7 +12,56 @@
  * Precedence: built-in defaults, then the file (/etc/rspd.conf unless
  * --config says otherwise), then the command line.
  */
-struct rspd_config;
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <rsp/hist.h>
+#include <rsp/log.h>
+#include "capture_opts.h"
+#include "dump.h"
+
+#define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
+#ifndef RSPD_DEFAULT_CONFIG
+#define RSPD_DEFAULT_CONFIG "/etc/rspd.conf"
+#endif
+
+/*
+ * Every option rspd has; config.c's table says which section of the file
+ * each belongs to, its default, and whether SIGHUP can change it.
+ */
+struct rspd_config {
+	/* command line only */
+	char config_path[PATH_MAX];
+	bool config_given; /* --config: the file must exist */
+	bool foreground;
+	bool check_only; /* --check-config */
+	/* [daemon] */
+	enum rsp_log_level log_level;
+	/* [control] */
+	char socket_path[PATH_MAX];
+	char socket_group[64]; /* owns the socket (mode 0660); "" or absent: root only */
+	char admin_group[64];  /* members may query every process */
+	unsigned max_clients;
+	unsigned query_threads;
+	uint64_t request_timeout_ns; /* to send a whole request */
+	uint64_t reply_timeout_ns;   /* to read the whole answer */
+	/* [window] */
+	uint64_t window_budget;
+	uint64_t chunk_size; /* 0: derived */
+	/* [capture] */
+	uint64_t flush_interval_ns; /* drain every ring at least this often */
+	unsigned symbol_cache;	    /* symbol tables cached (objects) */
+	struct rsp_capture_opts capture;
+	/* [dump] */
+	struct rspd_dump_config dump;
+	/* [hist]: the latency profiles (rspctl hist) */
+	bool hist_on;
+	struct rsp_hist_config hist;
+	uint64_t hist_io_timeout_ns;
+	unsigned hist_max_threads; /* threads the off-CPU/run-queue feed follows */
+};
 
 enum rspd_config_result {
 	RSPD_CONFIG_RUN = 0,   /* start the daemon */

@@ -11,7 +11,7 @@
 #include <perf/event.h>
 #include <perf/mmap.h>
 #include <rsp/record.h>
-#include "capture.h"
+#include "drain.h"
 #include "sbq.h"
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)

@@ -28,7 +28,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <jansson.h>
+#include "clock.h"
 #include "dump.h"
+#include "dumpmeta.h"
+#include "dumpprocs.h"
 #include "log.h"
 #include "rspd.h"
 
@@ -143,7 +146,7 @@ static void split_dir(const char *path, char *dir, size_t n, const char **base)
 
 struct dump_result {
 	struct rsp_pd_stats st;
-	struct rspd_procstats ps;
+	struct rspd_dumpprocs_stats ps;
 	uint64_t from, to;
 	double ms;
 };
@@ -161,7 +164,7 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 	w = rsp_pdwriter__new(fd, d->es.schema, &meta, why);
 	if (!w)
 		return -errno;
-	err = rspd_procmodel__write(w, &d->meta, &r->ps);
+	err = rspd_dumpprocs__write(w, &d->meta, &r->ps);
 	if (!err)
 		err = rsp_pdwriter__window(w, d->window, from, to);
 	if (!err)
@@ -219,7 +222,7 @@ static void restore(struct ident *sv)
 	setfsuid(geteuid());
 	setfsgid(getegid());
 	if (syscall(SYS_setgroups, sv->nr_groups, sv->groups))
-		rspd_log_errno(RSP_LOG_ERR, "dump: cannot restore the dump thread's groups");
+		rspd_log__errno(RSP_LOG_ERR, "dump: cannot restore the dump thread's groups");
 	sv->changed = false;
 }
 
@@ -339,10 +342,10 @@ static void retain(const struct rspd_dump_config *c, const char *newest, json_t 
 		}
 		snprintf(p, sizeof(p), "%s/%s", c->dir, k[i].name);
 		if (unlink(p)) {
-			rspd_log_errno(RSP_LOG_WARN, "dump retention: cannot remove %s", p);
+			rspd_log__errno(RSP_LOG_WARN, "dump retention: cannot remove %s", p);
 			continue;
 		}
-		rspd_log(RSP_LOG_INFO, "dump retention: removed %s", p);
+		rspd_log__write(RSP_LOG_INFO, "dump retention: removed %s", p);
 		json_array_append_new(removed, json_string(p));
 		rsp_buf__printf(text, "removed %s (retention)\n", p);
 	}
@@ -410,7 +413,9 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r.to = UINT64_MAX;
-	r.from = spec->last_ns && rspd_now_ns() > spec->last_ns ? rspd_now_ns() - spec->last_ns : 0;
+	r.from = spec->last_ns && rspd_clock__now_ns() > spec->last_ns
+			 ? rspd_clock__now_ns() - spec->last_ns
+			 : 0;
 	if (spec->output) {
 		snprintf(path, sizeof(path), "%s", spec->output);
 		err = become(owner, &id);
@@ -435,13 +440,14 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 				"dump failed: %s — the dump was not written (rspd keeps "
 				"capturing); free space or choose another dump-dir or -o",
 				why.data ? why.data : strerror(-err));
-		rspd_log(RSP_LOG_ERR, "%s", out->data);
+		rspd_log__write(RSP_LOG_ERR, "%s", out->data);
 	} else {
 		if (!spec->output)
 			retain(c, strrchr(path, '/') + 1, removed, &rm_text);
 		answer(out, spec->json, path, &r, removed, rm_text.data ? rm_text.data : "");
-		rspd_log(RSP_LOG_INFO, "dump: wrote %s (%llu records, %llu bytes) in %.0f ms", path,
-			 (unsigned long long)r.st.records, (unsigned long long)r.st.bytes, r.ms);
+		rspd_log__write(
+			RSP_LOG_INFO, "dump: wrote %s (%llu records, %llu bytes) in %.0f ms", path,
+			(unsigned long long)r.st.records, (unsigned long long)r.st.bytes, r.ms);
 	}
 	json_decref(removed);
 	rsp_buf__exit(&why);
@@ -491,7 +497,7 @@ static void *dumper_main(void *arg)
 		j->next = dm->done;
 		dm->done = j;
 		if (write(dm->pipe[1], "d", 1) < 0 && errno != EAGAIN)
-			rspd_log_errno(RSP_LOG_WARN, "dump: waking the control thread");
+			rspd_log__errno(RSP_LOG_WARN, "dump: waking the control thread");
 	}
 	pthread_mutex_unlock(&dm->lock);
 	return NULL;

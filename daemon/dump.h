@@ -5,12 +5,15 @@
 /*
  * The flight recorder: dumps of the window as perf.data files.
  *
- *   dumpmeta.c   what a dump needs that only the live system knows, taken
- *                at start (tracepoint formats, host, command line, kernel)
- *   procmodel.c  the processes alive at dump time, as COMM/FORK/MMAP2
- *                records, and the build ids of the files they map
- *   dump.c       the dump thread: writes a file (temp, fsync, rename),
- *                keeps the dump directory within its limits, answers
+ *   dump.c       (this header) the dump thread: writes a file (temp,
+ *                fsync, rename), keeps the dump directory within its
+ *                limits, answers
+ *   dumpmeta.c   (dumpmeta.h) what a dump needs that only the live system
+ *                knows, taken at start (tracepoint formats, host, command
+ *                line, kernel)
+ *   dumpprocs.c  (dumpprocs.h) the processes alive at dump time, as
+ *                COMM/FORK/MMAP2 records, and the build ids of the files
+ *                they map
  *
  * Dumps are written by their own thread from pinned chunks: the capture
  * loop never waits for one, and the control socket's threads hand `rspctl
@@ -22,7 +25,6 @@
 #include <rsp/buf.h>
 #include <rsp/perfdata.h>
 #include <rsp/query.h>
-#include "capture.h"
 
 #define RSPD_DEFAULT_DUMP_DIR	    "/var/lib/rspd/dumps"
 #define RSPD_DEFAULT_DUMP_KEEP	    10
@@ -46,47 +48,6 @@ struct rspd_dump_owner {
 	uint32_t uid, gid;
 };
 
-struct rspd_dumpmeta {
-	char hostname[256], os_release[256], arch[64], version[64];
-	char cpu_desc[256], cpuid[128];
-	unsigned nr_cpus_avail, nr_cpus_online;
-	uint64_t total_mem_kb;
-	uint64_t clock_res_ns;
-	int argc;
-	char **argv;
-	struct rsp_buf tracing; /* HEADER_TRACING_DATA */
-	size_t kallsyms_at;	/* where in it the kernel symbols go */
-	uint64_t ktext, ketext; /* kernel text, 0 when hidden */
-	struct rsp_pd_build_id kernel_bid;
-	bool has_kernel_bid;
-};
-
-/* dumpmeta.c */
-int rspd_dumpmeta__init(struct rspd_dumpmeta *m, const struct rsp_evset *es, int argc, char **argv,
-			char *err, size_t errlen);
-void rspd_dumpmeta__exit(struct rspd_dumpmeta *m);
-/** rspd_dumpmeta__describe() - @m as the writer's meta, with a clock pair taken now. */
-void rspd_dumpmeta__describe(const struct rspd_dumpmeta *m, struct rsp_perfdata_meta *out);
-/** rspd_read_file() - append a whole (small) file to @out. 0 or -errno. */
-int rspd_read_file(const char *path, struct rsp_buf *out);
-
-/* procmodel.c */
-struct rspd_procstats {
-	unsigned processes, threads, maps, build_ids;
-};
-/**
- * rspd_procmodel__write() - synthesize the processes alive now into @w:
- * the kernel's map, then per process FORK + COMM for each thread and MMAP2
- * for each executable mapping, like perf record does at its start; and the
- * build ids of the kernel and of the files mapped. Processes that vanish
- * while being read are skipped. Return: 0 or the writer's -errno.
- */
-int rspd_procmodel__write(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
-			  struct rspd_procstats *st);
-/** rspd_elf_note_build_id() - the GNU build id in ELF notes @buf (/sys/kernel/notes). */
-bool rspd_elf_note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t *size);
-
-/* dump.c */
 struct rspd;
 struct rspd_dump_job;
 

@@ -4,7 +4,7 @@
  * the tracepoint formats of the events rspd opened (perf script decodes
  * the raw data with them), the host's description, rspd's command line,
  * the kernel's text address and build id. The process model is taken at
- * dump time instead (procmodel.c): processes come and go.
+ * dump time instead (dumpprocs.c): processes come and go.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,14 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-#include "dump.h"
+#include "dumpmeta.h"
+#include "dumpprocs.h"
+#include "evset.h"
 #include "log.h"
 
 #define TRACEFS	      "/sys/kernel/tracing"
 #define MAX_META_FILE (4u << 20)
 
 /* A whole small file (tracefs and procfs files report no size). */
-int rspd_read_file(const char *path, struct rsp_buf *out)
+static int read_file(const char *path, struct rsp_buf *out)
 {
 	char buf[8192];
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
@@ -65,16 +67,16 @@ static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 		if (ei->kind != RSP_EVK_TRACEPOINT || j < i)
 			continue;
 		snprintf(path, sizeof(path), TRACEFS "/events/%s/%s/format", ei->system, ei->tp);
-		if ((err = rspd_read_file(path, &fmt[n])))
+		if ((err = read_file(path, &fmt[n])))
 			goto out;
 		ev[n].system = ei->system;
 		ev[n].format = fmt[n].data;
 		ev[n].len = fmt[n].len;
 		n++;
 	}
-	err = rspd_read_file(TRACEFS "/events/header_page", &hp);
+	err = read_file(TRACEFS "/events/header_page", &hp);
 	if (!err)
-		err = rspd_read_file(TRACEFS "/events/header_event", &he);
+		err = read_file(TRACEFS "/events/header_event", &he);
 	/* No printk_formats: perf needs them only for bprint events, which rsp does not record. */
 	if (!err)
 		err = rsp_tracedata__build(&m->tracing, hp.data, hp.len, he.data, he.len, ev, n,
@@ -113,7 +115,7 @@ static void describe_cpu(struct rspd_dumpmeta *m)
 	struct rsp_buf b = RSP_BUF_INIT;
 	char vendor[64] = "", family[16] = "", model[16] = "", stepping[16] = "";
 
-	if (rspd_read_file("/proc/cpuinfo", &b) || !b.data)
+	if (read_file("/proc/cpuinfo", &b) || !b.data)
 		goto out;
 	cpuinfo(b.data, "model name", m->cpu_desc, sizeof(m->cpu_desc));
 	cpuinfo(b.data, "vendor_id", vendor, sizeof(vendor));
@@ -133,7 +135,7 @@ static void describe_memory(struct rspd_dumpmeta *m)
 	struct rsp_buf b = RSP_BUF_INIT;
 	unsigned long long kb;
 
-	if (!rspd_read_file("/proc/meminfo", &b) && b.data &&
+	if (!read_file("/proc/meminfo", &b) && b.data &&
 	    sscanf(b.data, "MemTotal: %llu kB", &kb) == 1)
 		m->total_mem_kb = kb;
 	rsp_buf__exit(&b);
@@ -165,8 +167,8 @@ static void kernel_build_id(struct rspd_dumpmeta *m)
 {
 	struct rsp_buf b = RSP_BUF_INIT;
 
-	if (!rspd_read_file("/sys/kernel/notes", &b) && b.data &&
-	    rspd_elf_note_build_id(b.data, b.len, m->kernel_bid.id, &m->kernel_bid.size)) {
+	if (!read_file("/sys/kernel/notes", &b) && b.data &&
+	    rspd_dumpprocs__note_build_id(b.data, b.len, m->kernel_bid.id, &m->kernel_bid.size)) {
 		m->kernel_bid.path = "[kernel.kallsyms]";
 		m->kernel_bid.kernel = true;
 		m->has_kernel_bid = true;

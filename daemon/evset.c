@@ -16,189 +16,19 @@
 #include <rsp/record.h>
 #include <rsp/unwind.h>
 #include <rsp/uprobe.h>
-#include "capture.h"
+#include "evset.h"
 #include "log.h"
+#include "perf_internal.h"
 
 /*
  * sched_switch's prev_state: the low byte holds the sleep state; 0 means
  * the task left runnable (yield), TASK_REPORT_MAX (0x100) means preempted.
  * These filters split switches into sleeps and the rest.
  */
-#define FILTER_SLEEPS "prev_state & 255"
+#define FILTER_SLEEPS	  "prev_state & 255"
 #define FILTER_NOT_SLEEPS "!(prev_state & 255)"
 /* Sockets of other families (UNIX, netlink) say nothing about TCP and UDP. */
 #define FILTER_INET "family == 2 || family == 10"
-
-void rsp_capture_opts__init(struct rsp_capture_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	for (int f = 0; f < RSP_FAM__NR; f++)
-		o->families[f] = rsp_catalogue__family(f)->default_on;
-	o->stacks = RSP_STACKS_SLEEPS;
-	o->stack_every = 10;
-	o->callchain_kernel = true;
-	o->callchain_user = true;
-	o->sample_stacks = true;
-	o->waker_stacks = true;
-	o->sample_freq = 99;
-	o->ring_pages = 256;
-	o->wakeup_percent = 25;
-	o->max_stack = 64;
-	o->net_source = RSP_NET_SOURCE_AUTO;
-	snprintf(o->uprobes, sizeof(o->uprobes), "%s", RSP_UPROBES_DEFAULT);
-	o->dwarf[RSP_EV_cpu_clock] = true;
-	o->dwarf[RSP_EV_uprobe] = true;
-	o->dwarf_stack = 8192;
-}
-
-int rsp_capture_opts__set_net_source(struct rsp_capture_opts *o, const char *s)
-{
-	if (!strcmp(s, "auto"))
-		o->net_source = RSP_NET_SOURCE_AUTO;
-	else if (!strcmp(s, "tracepoint"))
-		o->net_source = RSP_NET_SOURCE_TRACEPOINT;
-	else if (!strcmp(s, "kprobe"))
-		o->net_source = RSP_NET_SOURCE_KPROBE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-const char *rsp_capture_opts__net_source_name(const struct rsp_capture_opts *o)
-{
-	return o->net_source == RSP_NET_SOURCE_KPROBE	    ? "kprobe"
-	       : o->net_source == RSP_NET_SOURCE_TRACEPOINT ? "tracepoint"
-							    : "auto";
-}
-
-/* Events that can carry a user stack: those that may carry a callchain. */
-int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, char *err,
-				size_t errlen)
-{
-	char buf[256], *save = NULL, *tok;
-	bool on[RSP_EV__NR] = {false};
-
-	if (strcmp(list, "none")) {
-		snprintf(buf, sizeof(buf), "%s", list);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			int ev = rsp_catalogue__find_event(tok);
-
-			if (ev < 0 || !(rsp_catalogue__event(ev)->flags & RSP_EVF_STACK) ||
-			    ev == RSP_EV_sched_waking) {
-				snprintf(err, errlen,
-					 "none, or some of cpu_clock, uprobe, sched_switch ('%s' "
-					 "cannot capture user stacks)",
-					 tok);
-				return -EINVAL;
-			}
-			on[ev] = true;
-		}
-	}
-	memcpy(o->dwarf, on, sizeof(on));
-	return 0;
-}
-
-void rsp_capture_opts__dwarf_name(const struct rsp_capture_opts *o, char *buf, size_t n)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (int ev = 0; ev < RSP_EV__NR && len < n; ev++)
-		if (o->dwarf[ev])
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "",
-						rsp_catalogue__event(ev)->name);
-	if (!len)
-		snprintf(buf, n, "none");
-}
-
-int rsp_capture_opts__set_uprobes(struct rsp_capture_opts *o, const char *list, char *err,
-				  size_t errlen)
-{
-	size_t n = strlen(list);
-
-	if (!strcmp(list, "none")) {
-		o->uprobes[0] = '\0';
-		return 0;
-	}
-	if (!n || n >= sizeof(o->uprobes) || list[0] == ',' || list[n - 1] == ',' ||
-	    strstr(list, ",,") || strspn(list, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					       "0123456789_,") != n) {
-		snprintf(err, errlen,
-			 "none, or a comma-separated list of function names of at most %zu bytes",
-			 sizeof(o->uprobes) - 1);
-		return -EINVAL;
-	}
-	memcpy(o->uprobes, list, n + 1);
-	return 0;
-}
-
-int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
-{
-	char *end;
-	unsigned long n;
-
-	if (!strcmp(s, "all"))
-		o->stacks = RSP_STACKS_ALL;
-	else if (!strcmp(s, "sleeps"))
-		o->stacks = RSP_STACKS_SLEEPS;
-	else if (!strcmp(s, "none"))
-		o->stacks = RSP_STACKS_NONE;
-	else if (!strncmp(s, "sampled:", 8)) {
-		errno = 0;
-		n = strtoul(s + 8, &end, 10);
-		if (s[8] < '1' || s[8] > '9' || *end || errno || n < 2 || n > 1000000)
-			return -EINVAL;
-		o->stacks = RSP_STACKS_SAMPLED;
-		o->stack_every = (unsigned)n;
-	} else
-		return -EINVAL;
-	return 0;
-}
-
-const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char *buf, size_t n)
-{
-	switch (o->stacks) {
-	case RSP_STACKS_ALL:
-		return "all";
-	case RSP_STACKS_SLEEPS:
-		return "sleeps";
-	case RSP_STACKS_NONE:
-		return "none";
-	case RSP_STACKS_SAMPLED:
-		snprintf(buf, n, "sampled:%u", o->stack_every);
-		return buf;
-	}
-	return "?";
-}
-
-int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list, char *err,
-				   size_t errlen)
-{
-	char buf[256], *save = NULL, *tok;
-	bool on[RSP_FAM__NR] = {false};
-
-	if (!strcmp(list, "all")) {
-		for (int f = 0; f < RSP_FAM__NR; f++)
-			o->families[f] = true;
-		return 0;
-	}
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int f = rsp_catalogue__find_family(tok);
-
-		if (f < 0) {
-			size_t n = (size_t)snprintf(err, errlen, "unknown family '%s'; known:", tok);
-
-			for (int i = 0; i < RSP_FAM__NR && n < errlen; i++)
-				n += (size_t)snprintf(err + n, errlen - n, " %s",
-						      rsp_catalogue__family(i)->name);
-			return -EINVAL;
-		}
-		on[f] = true;
-	}
-	memcpy(o->families, on, sizeof(on));
-	return 0;
-}
 
 /* What every event shares: rsp's record layout, the clock, the wakeup. */
 static void attr_common(struct perf_event_attr *a, const struct rsp_capture_opts *o)
@@ -289,7 +119,8 @@ static int add_switch(struct rsp_evset *es, struct perf_event_attr *a)
 		attr_callchain(&b, o);
 		attr_dwarf(&b, o, RSP_EV_sched_switch);
 		b.sample_period = o->stack_every;
-		return err ? err : add_entry(es, &b, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY, NULL);
+		return err ? err
+			   : add_entry(es, &b, RSP_EV_sched_switch, RSP_ROLE_STACK_COPY, NULL);
 	}
 	return -EINVAL;
 }
@@ -447,7 +278,8 @@ static int uprobe_libs(struct rsp_evset *es)
 	snprintf(es->uprobe_lib[1], sizeof(es->uprobe_lib[1]), "%s", es->uprobe_lib[0]);
 	slash = strrchr(es->uprobe_lib[1], '/');
 	if (slash)
-		snprintf(slash + 1, sizeof(es->uprobe_lib[1]) - (size_t)(slash + 1 - es->uprobe_lib[1]),
+		snprintf(slash + 1,
+			 sizeof(es->uprobe_lib[1]) - (size_t)(slash + 1 - es->uprobe_lib[1]),
 			 "libpthread.so.0");
 	return 0;
 }
@@ -517,9 +349,10 @@ static int build_uprobes(struct rsp_evset *es)
 		}
 		if (ret) {
 			if (ret != -ENOENT)
-				rspd_log(RSP_LOG_WARN, "uprobe %s: %s", tok, err.data);
+				rspd_log__write(RSP_LOG_WARN, "uprobe %s: %s", tok, err.data);
 			if (nm < sizeof(missing))
-				nm += (size_t)snprintf(missing + nm, sizeof(missing) - nm, " %s", tok);
+				nm += (size_t)snprintf(missing + nm, sizeof(missing) - nm, " %s",
+						       tok);
 			rsp_buf__exit(&err);
 			continue;
 		}
@@ -595,15 +428,15 @@ static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, siz
 			break;
 		}
 		if (err) {
-			snprintf(errbuf, errlen, "could not build the event set: %s", strerror(-err));
+			snprintf(errbuf, errlen, "could not build the event set: %s",
+				 strerror(-err));
 			return err;
 		}
 	}
 	return 0;
 }
 
-static void open_problem(struct rsp_evset *es, struct rsp_evset_entry *e, const char *what,
-			 int err)
+static void open_problem(struct rsp_evset *es, struct rsp_evset_entry *e, const char *what, int err)
 {
 	char msg[sizeof(es->status[0].problem)];
 
@@ -616,7 +449,7 @@ static void drop_entry(struct rsp_evset *es, int i)
 {
 	perf_evlist__remove(es->evlist, es->e[i].evsel);
 	perf_evsel__close(es->e[i].evsel);
-	rsp_evsel__release(es->e[i].evsel);
+	rsp_perf_internal__release_evsel(es->e[i].evsel);
 	perf_evsel__delete(es->e[i].evsel);
 	memmove(&es->e[i], &es->e[i + 1], (size_t)(es->nr - i - 1) * sizeof(es->e[0]));
 	es->nr--;
@@ -632,7 +465,7 @@ static int open_one(struct rsp_evset *es, struct rsp_evset_entry *e)
 		return err;
 	}
 	if (e->filter) {
-		err = rsp_evsel__apply_filter(e->evsel, e->filter);
+		err = rsp_perf_internal__apply_filter(e->evsel, e->filter);
 		if (err) {
 			err = -errno;
 			open_problem(es, e, "PERF_EVENT_IOC_SET_FILTER", err);
@@ -673,8 +506,8 @@ static int open_all(struct rsp_evset *es, char *err, size_t errlen)
 				 e->filter ? "; try --stacks all or --stacks none" : "");
 			return ret;
 		}
-		rspd_log(RSP_LOG_WARN, "%s; continuing without it",
-			 es->status[e->event].problem);
+		rspd_log__write(RSP_LOG_WARN, "%s; continuing without it",
+				es->status[e->event].problem);
 		drop_entry(es, i); /* the event stays open if another of its evsels is */
 	}
 	return 0;
@@ -704,12 +537,13 @@ static int register_ids(struct rsp_evset *es)
 	return 0;
 }
 
-int rsp_rings__collect(struct perf_evlist *evlist, struct rsp_ring *rings, int max)
+/* The evlist's rings, through the one file that sees struct perf_mmap. */
+static int collect_rings(struct perf_evlist *evlist, struct rsp_ring *rings, int max)
 {
 	void *maps[1024];
 	int fds[1024];
 	unsigned cpus[1024];
-	int n = rsp_rings__collect_raw(evlist, maps, fds, cpus, max < 1024 ? max : 1024);
+	int n = rsp_perf_internal__collect_rings(evlist, maps, fds, cpus, max < 1024 ? max : 1024);
 
 	for (int i = 0; i < n; i++) {
 		rings[i].map = maps[i];
@@ -731,8 +565,8 @@ static int map_rings(struct rsp_evset *es, char *err, size_t errlen)
 		return ret ? ret : -ENOMEM;
 	}
 	es->mapped = true;
-	es->nr_rings = rsp_rings__collect(es->evlist, es->rings,
-					  (int)(sizeof(es->rings) / sizeof(es->rings[0])));
+	es->nr_rings = collect_rings(es->evlist, es->rings,
+				     (int)(sizeof(es->rings) / sizeof(es->rings[0])));
 	if (es->nr_rings <= 0) {
 		snprintf(err, errlen, "libperf mapped no rings (%d CPUs online?)",
 			 perf_cpu_map__nr(es->cpus));
@@ -827,7 +661,7 @@ void rsp_evset__disable(struct rsp_evset *es)
 
 void rsp_evset__close(struct rsp_evset *es)
 {
-	rsp_evlist__delete(es->evlist);
+	rsp_perf_internal__delete_evlist(es->evlist);
 	perf_cpu_map__put(es->cpus);
 	perf_thread_map__put(es->threads);
 	rsp_schema__delete(es->schema);

@@ -69,26 +69,26 @@ static bool stderr_is_journal(void)
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
-void rspd_log_init(enum rsp_log_level level)
+void rspd_log__init(enum rsp_log_level level)
 {
-	rspd_log_set_level(level);
+	rspd_log__set_level(level);
 	journal = stderr_is_journal();
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	rsp_log__set(lib_hook, NULL);
 	libperf_init(libperf_hook);
 }
 
-void rspd_log_set_level(enum rsp_log_level level)
+void rspd_log__set_level(enum rsp_log_level level)
 {
 	atomic_store_explicit(&max_level, (int)level, memory_order_relaxed);
 }
 
-bool rspd_log_to_journal(void)
+bool rspd_log__to_journal(void)
 {
 	return journal;
 }
 
-void rspd_log(enum rsp_log_level level, const char *fmt, ...)
+void rspd_log__write(enum rsp_log_level level, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -99,7 +99,7 @@ void rspd_log(enum rsp_log_level level, const char *fmt, ...)
 	emit(level, msg);
 }
 
-void rspd_log_errno(enum rsp_log_level level, const char *fmt, ...)
+void rspd_log__errno(enum rsp_log_level level, const char *fmt, ...)
 {
 	char msg[1024];
 	int e = errno;

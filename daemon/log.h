@@ -11,14 +11,15 @@
  * otherwise a time stamp and the level name. Levels: error, warning, info,
  * debug (--log-level). librsp and libperf report through the same function.
  */
-void rspd_log_init(enum rsp_log_level max_level);
-/** rspd_log_set_level() - change the level at run time (reload); thread-safe. */
-void rspd_log_set_level(enum rsp_log_level max_level);
-/** rspd_log_to_journal() - stderr is the journal (messages carry <N> prefixes). */
-bool rspd_log_to_journal(void);
-void rspd_log(enum rsp_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/** rspd_log_errno() - like rspd_log, with ": strerror(errno)" appended. */
-void rspd_log_errno(enum rsp_log_level level, const char *fmt, ...)
+void rspd_log__init(enum rsp_log_level max_level);
+/** rspd_log__set_level() - change the level at run time (reload); thread-safe. */
+void rspd_log__set_level(enum rsp_log_level max_level);
+/** rspd_log__to_journal() - stderr is the journal (messages carry <N> prefixes). */
+bool rspd_log__to_journal(void);
+void rspd_log__write(enum rsp_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/** rspd_log__errno() - like rspd_log__write, with ": strerror(errno)" appended. */
+void rspd_log__errno(enum rsp_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif

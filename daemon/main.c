@@ -17,10 +17,16 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <traceevent/event-parse.h>
+#include "analysis.h"
+#include "clock.h"
 #include "config.h"
+#include "dump.h"
+#include "livemodel.h"
 #include "log.h"
 #include "notify.h"
 #include "rspd.h"
+#include "server.h"
+#include "rsp_tracefs.h"
 
 /* The capture loop's own fds. */
 struct loop_fds {
@@ -56,7 +62,8 @@ static void load_ksyms(struct rspd *d)
 
 	d->ksyms = rsp_ksyms__new_from_file("/proc/kallsyms", &err);
 	if (!d->ksyms)
-		rspd_log(RSP_LOG_WARN, "%s", err.data ? err.data : "cannot load kernel symbols");
+		rspd_log__write(RSP_LOG_WARN, "%s",
+				err.data ? err.data : "cannot load kernel symbols");
 	rsp_buf__exit(&err);
 }
 
@@ -97,15 +104,17 @@ static void load_sockets(struct rspd *d)
 
 	d->socks = rsp_socktab__new();
 	if (!d->socks || rsp_socktab__load_proc(d->socks, "/proc", &res, &err)) {
-		rspd_log(RSP_LOG_WARN, "socket table: %s",
-			 err.data ? err.data : "out of memory");
+		rspd_log__write(RSP_LOG_WARN, "socket table: %s",
+				err.data ? err.data : "out of memory");
 	} else if (res.hidden) {
-		rspd_log(RSP_LOG_INFO,
-			 "socket table: %u sockets from /proc/net; the kernel hides the address "
-			 "of %u (kptr_restrict): their TCP 4-tuples come as they receive",
-			 res.sockets, res.hidden);
+		rspd_log__write(
+			RSP_LOG_INFO,
+			"socket table: %u sockets from /proc/net; the kernel hides the address "
+			"of %u (kptr_restrict): their TCP 4-tuples come as they receive",
+			res.sockets, res.hidden);
 	} else {
-		rspd_log(RSP_LOG_INFO, "socket table: %u sockets from /proc/net", res.sockets);
+		rspd_log__write(RSP_LOG_INFO, "socket table: %u sockets from /proc/net",
+				res.sockets);
 	}
 	rsp_buf__exit(&err);
 }
@@ -142,7 +151,7 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = rspd_model__init(d, err, errlen);
+	ret = rspd_livemodel__init(d, err, errlen);
 	if (!ret)
 		ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
 	if (!ret)
@@ -157,7 +166,7 @@ static void teardown(struct rspd *d)
 	rspd_analysis__stop(d);
 	rspd_dumper__stop(d);
 	rspd_dumpmeta__exit(&d->meta);
-	rspd_model__stop(d);
+	rspd_livemodel__stop(d);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -236,19 +245,19 @@ static void reload(struct rspd *d, struct loop_fds *f)
 {
 	char err[1024];
 
-	rspd_notify("RELOADING=1");
+	rspd_notify__send("RELOADING=1");
 	if (rspd_config__reload(&d->cfg, err, sizeof(err))) {
-		rspd_log(RSP_LOG_ERR, "reload: %s; keeping the configuration in force", err);
-		rspd_notify("READY=1");
+		rspd_log__write(RSP_LOG_ERR, "reload: %s; keeping the configuration in force", err);
+		rspd_notify__send("READY=1");
 		return;
 	}
-	rspd_log_set_level(d->cfg.log_level);
+	rspd_log__set_level(d->cfg.log_level);
 	if (set_interval(f->tfd, d->cfg.flush_interval_ns))
-		rspd_log_errno(RSP_LOG_WARN, "reload: cannot change the flush interval");
+		rspd_log__errno(RSP_LOG_WARN, "reload: cannot change the flush interval");
 	rspd_server__configure(d);
 	rspd_dumper__configure(d);
-	rspd_log(RSP_LOG_INFO, "reloaded %s", d->cfg.config_path);
-	rspd_notify("READY=1");
+	rspd_log__write(RSP_LOG_INFO, "reloaded %s", d->cfg.config_path);
+	rspd_notify__send("READY=1");
 	rspd_notify__status(d);
 }
 
@@ -259,10 +268,12 @@ static void on_usr1(struct rspd *d)
 	int err = rspd_dumper__submit(d, &spec, NULL, -1, 0);
 
 	if (err)
-		rspd_log(RSP_LOG_ERR, "SIGUSR1: no dump: %s",
-			 err == -EBUSY ? "too many dumps are already queued" : strerror(-err));
+		rspd_log__write(RSP_LOG_ERR, "SIGUSR1: no dump: %s",
+				err == -EBUSY ? "too many dumps are already queued"
+					      : strerror(-err));
 	else
-		rspd_log(RSP_LOG_INFO, "SIGUSR1: dumping the window into %s", d->cfg.dump.dir);
+		rspd_log__write(RSP_LOG_INFO, "SIGUSR1: dumping the window into %s",
+				d->cfg.dump.dir);
 }
 
 static void on_signal(struct rspd *d, struct loop_fds *f)
@@ -273,7 +284,7 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
 		switch (si.ssi_signo) {
 		case SIGINT:
 		case SIGTERM:
-			rspd_log(RSP_LOG_INFO, "signal %d: stopping", (int)si.ssi_signo);
+			rspd_log__write(RSP_LOG_INFO, "signal %d: stopping", (int)si.ssi_signo);
 			d->stop = 1;
 			break;
 		case SIGHUP:
@@ -297,7 +308,7 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
 
 static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 {
-	uint64_t ticks, now, start = rspd_now_ns();
+	uint64_t ticks, now, start = rspd_clock__now_ns();
 
 	if (read(tfd, &ticks, sizeof(ticks)) < 0)
 		return;
@@ -307,7 +318,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 				      memory_order_release);
 	/* Every record stamped before @start is in the window: feed the histograms. */
 	rspd_analysis__publish(d, start);
-	now = rspd_now_ns();
+	now = rspd_clock__now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
@@ -317,12 +328,12 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 
 static void on_house(struct rspd *d, struct loop_fds *f, uint64_t *last_status)
 {
-	uint64_t ticks, now = rspd_now_ns();
+	uint64_t ticks, now = rspd_clock__now_ns();
 
 	if (read(f->hfd, &ticks, sizeof(ticks)) < 0)
 		return;
 	if (f->watchdog)
-		rspd_notify("WATCHDOG=1");
+		rspd_notify__send("WATCHDOG=1");
 	if (now - *last_status >= 999000000ull) {
 		rspd_notify__status(d);
 		*last_status = now;
@@ -339,7 +350,7 @@ static int add_fd(int epfd, int fd, uint32_t key)
 static int capture_loop(struct rspd *d, struct loop_fds *f)
 {
 	struct epoll_event evs[64];
-	uint64_t last_rates = rspd_now_ns(), last_status = 0;
+	uint64_t last_rates = rspd_clock__now_ns(), last_status = 0;
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
 
 	if (epfd < 0 || add_fd(epfd, f->sfd, KEY_SIGNAL) || add_fd(epfd, f->tfd, KEY_TIMER) ||
@@ -366,7 +377,7 @@ static int capture_loop(struct rspd *d, struct loop_fds *f)
 				epoll_ctl(epfd, EPOLL_CTL_DEL, d->es.rings[key].fd, NULL);
 		}
 		if (n < 0 && errno != EINTR) {
-			rspd_log_errno(RSP_LOG_ERR, "epoll_wait");
+			rspd_log__errno(RSP_LOG_ERR, "epoll_wait");
 			break;
 		}
 	}
@@ -383,14 +394,14 @@ static void log_started(struct rspd *d)
 		wanted += d->es.status[ev].wanted;
 		open += d->es.status[ev].open;
 		if (d->es.status[ev].wanted && !d->es.status[ev].open)
-			rspd_log(RSP_LOG_WARN, "%s: %s", rsp_catalogue__event(ev)->name,
-				 d->es.status[ev].problem);
+			rspd_log__write(RSP_LOG_WARN, "%s: %s", rsp_catalogue__event(ev)->name,
+					d->es.status[ev].problem);
 	}
-	rspd_log(RSP_LOG_INFO,
-		 "capturing %d/%d events on %d CPUs (stacks %s), window %llu MiB, socket %s", open,
-		 wanted, d->es.nr_rings,
-		 rsp_capture_opts__stacks_name(&d->cfg.capture, buf, sizeof(buf)),
-		 (unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
+	rspd_log__write(RSP_LOG_INFO,
+			"capturing %d/%d events on %d CPUs (stacks %s), window %llu MiB, socket %s",
+			open, wanted, d->es.nr_rings,
+			rsp_capture_opts__stacks_name(&d->cfg.capture, buf, sizeof(buf)),
+			(unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
 }
 
 /*
@@ -429,41 +440,41 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rspd: %s\n", err);
 		return 1;
 	}
-	rspd_log_init(d.cfg.log_level);
+	rspd_log__init(d.cfg.log_level);
 	if (detach(&d.cfg)) {
-		rspd_log_errno(RSP_LOG_ERR, "cannot detach from the terminal");
+		rspd_log__errno(RSP_LOG_ERR, "cannot detach from the terminal");
 		return 1;
 	}
-	d.start_ns = rspd_now_ns();
+	d.start_ns = rspd_clock__now_ns();
 	if (make_fds(&d, &f)) {
-		rspd_log_errno(RSP_LOG_ERR, "cannot set up signals and timers");
+		rspd_log__errno(RSP_LOG_ERR, "cannot set up signals and timers");
 		close_fds(&f);
 		return 1;
 	}
 	if (setup(&d, argc, argv, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
-		rspd_log(RSP_LOG_ERR, "%s", err);
+		rspd_log__write(RSP_LOG_ERR, "%s", err);
 		teardown(&d);
 		close_fds(&f);
 		return 1;
 	}
 	rsp_evset__enable(&d.es);
 	/* After enabling: every process is then either in /proc or in the records. */
-	if (rspd_model__start(&d, err, sizeof(err))) {
-		rspd_log(RSP_LOG_ERR, "%s", err);
+	if (rspd_livemodel__start(&d, err, sizeof(err))) {
+		rspd_log__write(RSP_LOG_ERR, "%s", err);
 		rsp_evset__disable(&d.es);
 		teardown(&d);
 		return 1;
 	}
 	log_started(&d);
-	rspd_notify("READY=1");
+	rspd_notify__send("READY=1");
 	rspd_notify__status(&d);
 	ret = capture_loop(&d, &f);
-	rspd_notify("STOPPING=1");
+	rspd_notify__send("STOPPING=1");
 	rsp_evset__disable(&d.es);
 	rsp_drain__all(&d.drain);
 	dump_on_exit(&d);
 	teardown(&d);
 	close_fds(&f);
-	rspd_log(RSP_LOG_INFO, "stopped");
+	rspd_log__write(RSP_LOG_INFO, "stopped");
 	return ret ? 1 : 0;
 }

@@ -11,8 +11,9 @@
 #include <systemd/sd-daemon.h>
 #include "log.h"
 #include "notify.h"
+#include "rspd.h"
 
-void rspd_notify(const char *fmt, ...)
+void rspd_notify__send(const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -23,7 +24,7 @@ void rspd_notify(const char *fmt, ...)
 	va_end(ap);
 	ret = sd_notify(0, msg);
 	if (ret < 0)
-		rspd_log(RSP_LOG_DEBUG, "sd_notify(%s): error %d", msg, ret);
+		rspd_log__write(RSP_LOG_DEBUG, "sd_notify(%s): error %d", msg, ret);
 }
 
 void rspd_notify__status(struct rspd *d)
@@ -41,8 +42,8 @@ void rspd_notify__status(struct rspd *d)
 	}
 	rsp_window__stats(d->window, &ws);
 	span = ws.newest > ws.oldest ? (double)(ws.newest - ws.oldest) / 1e9 : 0;
-	rspd_notify("STATUS=%.0f records/s, window %.1f s (%.1f MiB), %llu lost", rate, span,
-		    (double)ws.bytes_used / (1 << 20), (unsigned long long)lost);
+	rspd_notify__send("STATUS=%.0f records/s, window %.1f s (%.1f MiB), %llu lost", rate, span,
+			  (double)ws.bytes_used / (1 << 20), (unsigned long long)lost);
 }
 
 uint64_t rspd_notify__watchdog_usec(void)

@@ -8,8 +8,9 @@
  * file records under. Its perf_evsel__apply_filter() is in libperf.a but
  * declared only internally. And its perf_evsel__delete() frees only the
  * struct, leaking the sample ids and the evsel's map references, which
- * rsp_evlist__delete() releases first. This file is compiled against the same kernel
- * sources libperf.a was built from (build/deps), so the layouts match.
+ * rsp_perf_internal__delete_evlist() releases first. This file is compiled
+ * against the same kernel sources libperf.a was built from (build/deps), so
+ * the layouts match.
  */
 #include <internal/evsel.h>
 #include <internal/mmap.h>
@@ -17,22 +18,15 @@
 #include <perf/threadmap.h>
 #include <perf/cpumap.h>
 
-/* Declared here rather than through capture.h, whose system uapi headers
- * would clash with the tools/include copies this file must see. */
-struct rsp_ring;
-int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
-			   int max);
-int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
-void rsp_evsel__release(struct perf_evsel *evsel);
-void rsp_evlist__delete(struct perf_evlist *evlist);
+#include "perf_internal.h"
 
-int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, unsigned *cpus,
-			   int max)
+int rsp_perf_internal__collect_rings(struct perf_evlist *evlist, void **maps, int *fds,
+				     unsigned *cpus, int max)
 {
 	struct perf_mmap *map;
 	int n = 0;
 
-	perf_evlist__for_each_mmap(evlist, map, false) {
+	perf_evlist__for_each_mmap (evlist, map, false) {
 		if (n == max)
 			return -1;
 		maps[n] = map;
@@ -43,13 +37,13 @@ int rsp_rings__collect_raw(struct perf_evlist *evlist, void **maps, int *fds, un
 	return n;
 }
 
-int rsp_evsel__apply_filter(struct perf_evsel *evsel, const char *filter)
+int rsp_perf_internal__apply_filter(struct perf_evsel *evsel, const char *filter)
 {
 	return perf_evsel__apply_filter(evsel, filter);
 }
 
 /* What perf_evsel__delete() leaves behind: ids and map references. */
-void rsp_evsel__release(struct perf_evsel *evsel)
+void rsp_perf_internal__release_evsel(struct perf_evsel *evsel)
 {
 	perf_evsel__free_id(evsel);
 	perf_cpu_map__put(evsel->cpus);
@@ -60,7 +54,7 @@ void rsp_evsel__release(struct perf_evsel *evsel)
 	evsel->threads = NULL;
 }
 
-void rsp_evlist__delete(struct perf_evlist *evlist)
+void rsp_perf_internal__delete_evlist(struct perf_evlist *evlist)
 {
 	struct perf_evsel *evsel;
 
@@ -68,7 +62,7 @@ void rsp_evlist__delete(struct perf_evlist *evlist)
 		return;
 	perf_evlist__munmap(evlist);
 	perf_evlist__close(evlist);
-	perf_evlist__for_each_evsel(evlist, evsel)
-		rsp_evsel__release(evsel);
+	perf_evlist__for_each_evsel (evlist, evsel)
+		rsp_perf_internal__release_evsel(evsel);
 	perf_evlist__delete(evlist);
 }

@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,14 @@
 #include <sys/un.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
+#include "analysis.h"
+#include "clock.h"
+#include "dump.h"
+#include "livemodel.h"
 #include "log.h"
 #include "rspd.h"
+#include "server.h"
+#include "status.h"
 
 #define QUERY_NICE	10
 #define MAX_PEER_GROUPS 1024
@@ -173,7 +180,7 @@ static void client_answer(struct rspd_server *s, struct client *c, int status,
 	}
 	c->state = C_WRITE;
 	c->sent = 0;
-	c->deadline = rspd_now_ns() + settings(s).reply_timeout_ns;
+	c->deadline = rspd_clock__now_ns() + settings(s).reply_timeout_ns;
 }
 
 static void client_error(struct rspd_server *s, struct client *c, int status, const char *msg)
@@ -318,9 +325,9 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.ctx = &uc;
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
-	src.symbols = rspd_model__acquire(d);
+	src.symbols = rspd_livemodel__acquire(d);
 	ret = rsp_query__run(&req, &src, &j->answer, err);
-	rspd_model__release(d);
+	rspd_livemodel__release(d);
 	free(ci.cpus);
 	rsp_request__exit(&req);
 	return ret;
@@ -339,11 +346,12 @@ static void run_job(struct rspd *d, struct job *j)
 		ret = run_query(d, j, &args, &err);
 		describe(&args, what, sizeof(what));
 		if (ret == -EACCES)
-			rspd_log(RSP_LOG_INFO, "denied to uid %u (pid %d): %s: %s",
-				 (unsigned)j->cred.uid, (int)j->cred.pid, what, err.data);
+			rspd_log__write(RSP_LOG_INFO, "denied to uid %u (pid %d): %s: %s",
+					(unsigned)j->cred.uid, (int)j->cred.pid, what, err.data);
 		else
-			rspd_log(RSP_LOG_DEBUG, "uid %u (pid %d): %s: %s", (unsigned)j->cred.uid,
-				 (int)j->cred.pid, what, ret ? err.data : "ok");
+			rspd_log__write(RSP_LOG_DEBUG, "uid %u (pid %d): %s: %s",
+					(unsigned)j->cred.uid, (int)j->cred.pid, what,
+					ret ? err.data : "ok");
 	}
 	if (ret && !err.len)
 		rsp_buf__printf(&err, "query failed: %s", strerror(-ret));
@@ -362,7 +370,7 @@ static void *worker_main(void *arg)
 
 	/* Lower priority than the capture thread: see the top of this file. */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), QUERY_NICE))
-		rspd_log_errno(RSP_LOG_DEBUG, "setpriority of a query thread");
+		rspd_log__errno(RSP_LOG_DEBUG, "setpriority of a query thread");
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		struct job *j;
@@ -387,7 +395,7 @@ static void *worker_main(void *arg)
 		s->done = j;
 		/* The pipe is non-blocking: if it is full, a wakeup is pending. */
 		if (write(s->wake[1], "j", 1) < 0 && errno != EAGAIN)
-			rspd_log_errno(RSP_LOG_WARN, "waking the control thread");
+			rspd_log__errno(RSP_LOG_WARN, "waking the control thread");
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -546,7 +554,7 @@ static void refuse_busy(struct rspd_server *s, int fd)
 
 	rsp_proto__encode_response_header(msg, -EBUSY, (uint32_t)n);
 	if (send(fd, msg, RSP_PROTO_RESP_HEADER + (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		rspd_log_errno(RSP_LOG_DEBUG, "refusing a control client");
+		rspd_log__errno(RSP_LOG_DEBUG, "refusing a control client");
 	close(fd);
 }
 
@@ -578,30 +586,30 @@ static void accept_clients(struct rspd_server *s)
 		c->fd = fd;
 		c->gen++;
 		c->state = C_READ;
-		c->deadline = rspd_now_ns() + set.request_timeout_ns;
+		c->deadline = rspd_clock__now_ns() + set.request_timeout_ns;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &cl)) {
 			/* Unknown peer: restricted to nothing of anyone's. */
 			c->cred = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
 		}
 		c->admin = c->cred.uid == 0 ||
 			   (set.has_admin && in_groups(fd, c->cred.gid, set.admin_gid));
-		rspd_log(RSP_LOG_DEBUG, "client pid %d uid %u%s", (int)c->cred.pid,
-			 (unsigned)c->cred.uid, c->admin ? " (sees everything)" : "");
+		rspd_log__write(RSP_LOG_DEBUG, "client pid %d uid %u%s", (int)c->cred.pid,
+				(unsigned)c->cred.uid, c->admin ? " (sees everything)" : "");
 	}
 }
 
 static void drop_late(struct client *c)
 {
-	rspd_log(RSP_LOG_INFO, "dropping the control client uid %u (pid %d): %s in time",
-		 (unsigned)c->cred.uid, (int)c->cred.pid,
-		 c->state == C_READ ? "it did not send a whole request"
-				    : "it did not read its whole answer");
+	rspd_log__write(RSP_LOG_INFO, "dropping the control client uid %u (pid %d): %s in time",
+			(unsigned)c->cred.uid, (int)c->cred.pid,
+			c->state == C_READ ? "it did not send a whole request"
+					   : "it did not read its whole answer");
 	client_close(c);
 }
 
 static int build_pollfds(struct rspd_server *s, int *timeout)
 {
-	uint64_t now = rspd_now_ns(), next = UINT64_MAX;
+	uint64_t now = rspd_clock__now_ns(), next = UINT64_MAX;
 	int n = NR_FIXED_FDS;
 
 	s->p[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
@@ -753,17 +761,18 @@ static void socket_access(struct rspd *d)
 
 	if (find_group(grp, &gid)) {
 		if (chown(path, (uid_t)-1, gid) || chmod(path, 0660))
-			rspd_log_errno(RSP_LOG_WARN, "cannot give %s to group %s (mode 0660)", path,
-				       grp);
+			rspd_log__errno(RSP_LOG_WARN, "cannot give %s to group %s (mode 0660)",
+					path, grp);
 		else
-			rspd_log(RSP_LOG_INFO, "control socket %s: root and group %s (mode 0660)",
-				 path, grp);
+			rspd_log__write(RSP_LOG_INFO,
+					"control socket %s: root and group %s (mode 0660)", path,
+					grp);
 		return;
 	}
 	if (chmod(path, 0600))
-		rspd_log_errno(RSP_LOG_WARN, "chmod 0600 %s", path);
-	rspd_log(RSP_LOG_INFO, "control socket %s: root only (mode 0600)%s%s%s", path,
-		 grp[0] ? ": there is no group '" : "", grp, grp[0] ? "'" : "");
+		rspd_log__errno(RSP_LOG_WARN, "chmod 0600 %s", path);
+	rspd_log__write(RSP_LOG_INFO, "control socket %s: root only (mode 0600)%s%s%s", path,
+			grp[0] ? ": there is no group '" : "", grp, grp[0] ? "'" : "");
 }
 
 void rspd_server__configure(struct rspd *d)
@@ -776,8 +785,8 @@ void rspd_server__configure(struct rspd *d)
 	socket_access(d);
 	set.has_admin = find_group(d->cfg.admin_group, &set.admin_gid);
 	if (!set.has_admin && d->cfg.admin_group[0])
-		rspd_log(RSP_LOG_DEBUG, "no group '%s': only root may query every process",
-			 d->cfg.admin_group);
+		rspd_log__write(RSP_LOG_DEBUG, "no group '%s': only root may query every process",
+				d->cfg.admin_group);
 	set.request_timeout_ns = d->cfg.request_timeout_ns;
 	set.reply_timeout_ns = d->cfg.reply_timeout_ns;
 	pthread_mutex_lock(&s->lock);
@@ -850,7 +859,7 @@ static void stop_threads(struct rspd_server *s, bool io)
 	pthread_mutex_unlock(&s->lock);
 	if (io) {
 		if (write(s->wake[1], "x", 1) < 0)
-			rspd_log_errno(RSP_LOG_WARN, "waking the control thread");
+			rspd_log__errno(RSP_LOG_WARN, "waking the control thread");
 		pthread_join(s->io, NULL);
 	}
 	for (unsigned i = 0; i < s->nworkers; i++)

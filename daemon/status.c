@@ -6,15 +6,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "clock.h"
 #include "rspd.h"
-
-uint64_t rspd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "status.h"
 
 static uint64_t rss_bytes(void)
 {
@@ -35,8 +29,8 @@ static double cpu_seconds(void)
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		return 0;
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
 }
 
 static void fill_cpus(struct rspd *d, struct rsp_capture_info *ci)
@@ -85,15 +79,16 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 		return -1;
 	snprintf(ci->version, sizeof(ci->version), "%s", RSP_VERSION);
 	ci->pid = getpid();
-	ci->now_ns = rspd_now_ns();
+	ci->now_ns = rspd_clock__now_ns();
 	ci->uptime_s = (double)(ci->now_ns - d->start_ns) / 1e9;
 	ci->rss_bytes = rss_bytes();
 	ci->cpu_seconds = cpu_seconds();
 	snprintf(ci->stacks, sizeof(ci->stacks), "%s",
 		 rsp_capture_opts__stacks_name(o, buf, sizeof(buf)));
 	snprintf(ci->callchain, sizeof(ci->callchain), "%s",
-		 o->callchain_kernel && o->callchain_user ? "kernel+user" :
-		 o->callchain_kernel ? "kernel" : "user");
+		 o->callchain_kernel && o->callchain_user ? "kernel+user"
+		 : o->callchain_kernel			  ? "kernel"
+							  : "user");
 	ci->sample_freq = o->families[RSP_FAM_SAMPLE] ? o->sample_freq : 0;
 	ci->ring_pages = o->ring_pages;
 	memcpy(ci->families_on, o->families, sizeof(ci->families_on));

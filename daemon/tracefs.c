@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
-#include "capture.h"
 #include "log.h"
+#include "rsp_tracefs.h"
 
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
@@ -49,14 +49,14 @@ static int ensure_mounted(char *err, size_t errlen)
 			 TRACEFS_PATH, strerror(e), TRACEFS_PATH);
 		return -e;
 	}
-	rspd_log(RSP_LOG_INFO, "mounted tracefs at %s", TRACEFS_PATH);
+	rspd_log__write(RSP_LOG_INFO, "mounted tracefs at %s", TRACEFS_PATH);
 	return 0;
 }
 
 struct tep_handle *rsp_tracefs__load(char *err, size_t errlen)
 {
-	static const char *const systems[] = {"sched", "block", "irq", "timer", "sock", "tcp",
-					       NULL};
+	static const char *const systems[] = {"sched", "block", "irq", "timer",
+					      "sock",  "tcp",	NULL};
 	struct tep_handle *tep;
 
 	if (ensure_mounted(err, errlen))
@@ -107,10 +107,11 @@ static int sweep_group(const char *file)
 		snprintf(del, sizeof(del), "-:%.*s", (int)n, ev + 1);
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 		if (fd < 0 || write(fd, del, strlen(del)) < 0)
-			rspd_log(RSP_LOG_WARN,
-				 "cannot remove the stale probe %s from %s: %s — remove it with: "
-				 "echo '%s' >> %s",
-				 del + 2, path, strerror(errno), del, path);
+			rspd_log__write(
+				RSP_LOG_WARN,
+				"cannot remove the stale probe %s from %s: %s — remove it with: "
+				"echo '%s' >> %s",
+				del + 2, path, strerror(errno), del, path);
 		else
 			removed++;
 		if (fd >= 0)
@@ -136,7 +137,8 @@ void rsp_tracefs__remove_stale_probes(void)
 		int n = sweep_group(files[i]);
 
 		if (n)
-			rspd_log(RSP_LOG_INFO, "removed %d stale probe%s of group rsp from %s/%s",
-				 n, n == 1 ? "" : "s", TRACEFS_PATH, files[i]);
+			rspd_log__write(RSP_LOG_INFO,
+					"removed %d stale probe%s of group rsp from %s/%s", n,
+					n == 1 ? "" : "s", TRACEFS_PATH, files[i]);
 	}
 }

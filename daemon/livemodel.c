@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The process model and symbols of the live system (librsp's symbolizer),
- * kept current by a small thread of its own.
+ * The live process model: the processes and symbols of the running system
+ * (librsp's symbolizer) that queries resolve addresses with, kept current by
+ * a small thread of its own. (A dump's processes are written by
+ * dumpprocs.c, which keeps no model.)
  *
  * Threads and the lock. The capture thread never touches the model: as it
  * drains it copies the non-sample records (COMM, MMAP2, FORK, EXIT, LOST)
@@ -24,12 +26,15 @@
  * is read every RESCAN_MIN instead.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <rsp/maps.h>
 #include <rsp/symbols.h>
+#include "clock.h"
+#include "livemodel.h"
 #include "log.h"
 #include "rspd.h"
 #include "sbq.h"
@@ -38,7 +43,7 @@
 #define RESCAN_MIN_NS	(10ull * 1000000000)
 #define SBQ_BYTES	(1u << 20)
 
-struct rspd_model {
+struct rspd_livemodel {
 	struct rspd *d;
 	struct rsp_symbolizer *sym;
 	pthread_mutex_t lock;
@@ -54,18 +59,18 @@ struct rspd_model {
 	uint64_t seen_dropped; /* sbq drops already accounted as a gap */
 };
 
-static void rescan(struct rspd_model *m, const char *why)
+static void rescan(struct rspd_livemodel *m, const char *why)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
-	uint64_t t0 = rspd_now_ns();
+	uint64_t t0 = rspd_clock__now_ns();
 	unsigned n;
 
 	if (rsp_procfs__load_all(rsp_symbolizer__maps(m->sym), "/proc", t0, &n, &err))
-		rspd_log(RSP_LOG_WARN, "process model: %s", err.data);
+		rspd_log__write(RSP_LOG_WARN, "process model: %s", err.data);
 	else
-		rspd_log(RSP_LOG_DEBUG,
-			 "process model: read %u processes from /proc in %.1f ms (%s)", n,
-			 (double)(rspd_now_ns() - t0) / 1e6, why);
+		rspd_log__write(RSP_LOG_DEBUG,
+				"process model: read %u processes from /proc in %.1f ms (%s)", n,
+				(double)(rspd_clock__now_ns() - t0) / 1e6, why);
 	m->last_rescan = t0;
 	m->rescans++;
 	rsp_buf__exit(&err);
@@ -73,7 +78,7 @@ static void rescan(struct rspd_model *m, const char *why)
 
 static void take(void *ctx, uint64_t time, const struct perf_event_header *rec)
 {
-	struct rspd_model *m = ctx;
+	struct rspd_livemodel *m = ctx;
 
 	if (rsp_buf__add(&m->pending, &time, 8) || rsp_buf__add(&m->pending, rec, rec->size))
 		m->pending_oom = true;
@@ -97,7 +102,7 @@ static int cmp_pend(const void *a, const void *b)
  * Apply the queued records up to @to in time order; keep the later ones.
  * Return: whether a gap (lost records, a full queue) was seen.
  */
-static bool apply_pending(struct rspd_model *m, uint64_t to)
+static bool apply_pending(struct rspd_livemodel *m, uint64_t to)
 {
 	struct rsp_maps *maps = rsp_symbolizer__maps(m->sym);
 	struct rsp_buf keep = RSP_BUF_INIT;
@@ -137,14 +142,14 @@ static bool apply_pending(struct rspd_model *m, uint64_t to)
 }
 
 /* Apply what the drain queued since the last call; under the lock. */
-static void sync_model(struct rspd_model *m)
+static void sync_model(struct rspd_livemodel *m)
 {
 	struct rspd *d = m->d;
 	/* Load the watermark first: every record older than it is queued by now. */
 	uint64_t to = atomic_load_explicit(&d->drain.drained_to, memory_order_acquire);
 	struct rsp_maps *maps = rsp_symbolizer__maps(m->sym);
 	struct rsp_window_stats ws;
-	uint64_t now = rspd_now_ns(), dropped;
+	uint64_t now = rspd_clock__now_ns(), dropped;
 	bool sideband = d->es.status[RSP_EV_sideband].open, gap;
 
 	rsp_sbq__pop(&m->sbq, take, m);
@@ -167,7 +172,7 @@ static void sync_model(struct rspd_model *m)
 }
 
 /* The kernel table main.c loaded at start, shared with the timeline. */
-static void load_kernel(struct rspd_model *m)
+static void load_kernel(struct rspd_livemodel *m)
 {
 	if (m->d->ksyms)
 		rsp_symbolizer__use_ksyms(m->sym, m->d->ksyms);
@@ -175,7 +180,7 @@ static void load_kernel(struct rspd_model *m)
 
 static void *model_main(void *arg)
 {
-	struct rspd_model *m = arg;
+	struct rspd_livemodel *m = arg;
 	struct timespec ts;
 
 	pthread_mutex_lock(&m->lock);
@@ -198,13 +203,13 @@ static void *model_main(void *arg)
 	return NULL;
 }
 
-int rspd_model__init(struct rspd *d, char *err, size_t errlen)
+int rspd_livemodel__init(struct rspd *d, char *err, size_t errlen)
 {
 	struct rsp_symbolizer_config cfg = {
 		.max_objects = d->cfg.symbol_cache,
 		.live = true,
 	};
-	struct rspd_model *m = calloc(1, sizeof(*m));
+	struct rspd_livemodel *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
 
 	if (!m || !(m->sym = rsp_symbolizer__new(&cfg)) || rsp_sbq__init(&m->sbq, SBQ_BYTES)) {
@@ -222,13 +227,13 @@ int rspd_model__init(struct rspd *d, char *err, size_t errlen)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	d->model = m;
+	d->livemodel = m;
 	return 0;
 }
 
-int rspd_model__start(struct rspd *d, char *err, size_t errlen)
+int rspd_livemodel__start(struct rspd *d, char *err, size_t errlen)
 {
-	struct rspd_model *m = d->model;
+	struct rspd_livemodel *m = d->livemodel;
 	int ret = pthread_create(&m->thread, NULL, model_main, m);
 
 	/* started is read by the main thread only (stop); never wait on the
@@ -245,9 +250,9 @@ int rspd_model__start(struct rspd *d, char *err, size_t errlen)
 	return -ret;
 }
 
-void rspd_model__stop(struct rspd *d)
+void rspd_livemodel__stop(struct rspd *d)
 {
-	struct rspd_model *m = d->model;
+	struct rspd_livemodel *m = d->livemodel;
 
 	if (!m)
 		return;
@@ -264,12 +269,12 @@ void rspd_model__stop(struct rspd *d)
 	rsp_buf__exit(&m->pending);
 	rsp_symbolizer__delete(m->sym);
 	free(m);
-	d->model = NULL;
+	d->livemodel = NULL;
 }
 
-struct rsp_symbolizer *rspd_model__acquire(struct rspd *d)
+struct rsp_symbolizer *rspd_livemodel__acquire(struct rspd *d)
 {
-	struct rspd_model *m = d->model;
+	struct rspd_livemodel *m = d->livemodel;
 
 	if (!m)
 		return NULL;
@@ -281,8 +286,8 @@ struct rsp_symbolizer *rspd_model__acquire(struct rspd *d)
 	return m->sym;
 }
 
-void rspd_model__release(struct rspd *d)
+void rspd_livemodel__release(struct rspd *d)
 {
-	if (d->model)
-		pthread_mutex_unlock(&d->model->lock);
+	if (d->livemodel)
+		pthread_mutex_unlock(&d->livemodel->lock);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The process model of a dump: every process alive at dump time as the
+ * The processes of a dump (not the live process model: that is
+ * livemodel.c): every process alive at dump time written as the
  * COMM/FORK/MMAP2 records perf record synthesizes when it starts, so that
  * perf's tools (and rsp offline) can name threads and resolve user
  * addresses. The window itself holds the COMM/FORK/EXIT/MMAP2 records of
@@ -17,12 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "dump.h"
+#include "dumpmeta.h"
+#include "dumpprocs.h"
 
 #define NT_GNU_BUILD_ID 3
 #define MAX_NOTES	(64u * 1024)
 
-bool rspd_elf_note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t *size)
+bool rspd_dumpprocs__note_build_id(const void *buf, size_t len, uint8_t id[20], uint8_t *size)
 {
 	const unsigned char *p = buf;
 	size_t off = 0;
@@ -84,7 +86,7 @@ static bool file_build_id(const char *path, uint8_t id[20], uint8_t *size)
 		notes = realloc(notes, fsz);
 		if (!notes || pread(fd, notes, fsz, (off_t)off) != (ssize_t)fsz)
 			break;
-		found = rspd_elf_note_build_id(notes, fsz, id, size);
+		found = rspd_dumpprocs__note_build_id(notes, fsz, id, size);
 	}
 out:
 	free(notes);
@@ -155,7 +157,7 @@ static bool seen_add(struct seen *s, uint64_t key)
 }
 
 static int add_build_id(struct rsp_pdwriter *w, int pid, const struct rsp_pd_mmap2 *m,
-			struct seen *seen, struct rspd_procstats *st)
+			struct seen *seen, struct rspd_dumpprocs_stats *st)
 {
 	struct rsp_pd_build_id b = {.path = m->filename};
 	char path[PATH_MAX + 32];
@@ -199,7 +201,8 @@ static int parse_map(char *line, int pid, struct rsp_pd_mmap2 *m)
 	return 1;
 }
 
-static int write_maps(struct rsp_pdwriter *w, int pid, struct seen *seen, struct rspd_procstats *st)
+static int write_maps(struct rsp_pdwriter *w, int pid, struct seen *seen,
+		      struct rspd_dumpprocs_stats *st)
 {
 	char path[64], line[PATH_MAX + 256];
 	struct rsp_pd_mmap2 m;
@@ -222,7 +225,7 @@ static int write_maps(struct rsp_pdwriter *w, int pid, struct seen *seen, struct
 	return err == -E2BIG ? 0 : err;
 }
 
-static int write_threads(struct rsp_pdwriter *w, int pid, struct rspd_procstats *st)
+static int write_threads(struct rsp_pdwriter *w, int pid, struct rspd_dumpprocs_stats *st)
 {
 	char path[64];
 	struct dirent *de;
@@ -251,7 +254,7 @@ static int write_threads(struct rsp_pdwriter *w, int pid, struct rspd_procstats 
 }
 
 static int write_process(struct rsp_pdwriter *w, int pid, struct seen *seen,
-			 struct rspd_procstats *st)
+			 struct rspd_dumpprocs_stats *st)
 {
 	char comm[16];
 	int tgid, ppid, err;
@@ -271,7 +274,7 @@ static int write_process(struct rsp_pdwriter *w, int pid, struct seen *seen,
 }
 
 static int write_kernel(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
-			struct rspd_procstats *st)
+			struct rspd_dumpprocs_stats *st)
 {
 	int err = 0;
 
@@ -285,8 +288,8 @@ static int write_kernel(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
 	return err;
 }
 
-int rspd_procmodel__write(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
-			  struct rspd_procstats *st)
+int rspd_dumpprocs__write(struct rsp_pdwriter *w, const struct rspd_dumpmeta *m,
+			  struct rspd_dumpprocs_stats *st)
 {
 	struct seen seen = {0};
 	struct dirent *de;

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_ANALYSIS_H
+#define RSPD_ANALYSIS_H
+
+/* The thread that feeds the latency histograms (rspctl hist). */
+#include <stddef.h>
+#include <stdint.h>
+
+struct rspd;
+struct rsp_hist_store;
+
+/**
+ * rspd_analysis__start() - create the histogram store and start the thread
+ * (nothing with --no-hist). Return: 0 or -errno with one sentence in @err.
+ */
+int rspd_analysis__start(struct rspd *d, char *err, size_t errlen);
+/** rspd_analysis__publish() - a full drain started at @drain_start: feed up to it. */
+void rspd_analysis__publish(struct rspd *d, uint64_t drain_start);
+/** rspd_analysis__stop() - feed what was published, stop the thread, free the store. */
+void rspd_analysis__stop(struct rspd *d);
+/** rspd_analysis__store() - the histograms for queries, NULL when off. */
+struct rsp_hist_store *rspd_analysis__store(struct rspd *d);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_SERVER_H
+#define RSPD_SERVER_H
+
+/* The control socket: listens, reads requests, answers them from a pool of query threads. */
+#include <stddef.h>
+
+struct rspd;
+
+/**
+ * rspd_server__start() - listen on the control socket, serve in a thread
+ * Return: 0 or -errno with one sentence in @err.
+ */
+int rspd_server__start(struct rspd *d, char *err, size_t errlen);
+void rspd_server__stop(struct rspd *d);
+/**
+ * rspd_server__configure() - apply the control options that a reload may
+ * change (socket group and mode, admin group, timeouts); capture thread.
+ */
+void rspd_server__configure(struct rspd *d);
+
+#endif
