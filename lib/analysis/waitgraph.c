@@ -16,6 +16,7 @@
 #include "internal/u64map.h"
 #include "internal/hash.h"
 #include "internal/vec.h"
+#include "internal/scc.h"
 
 #define NO_ENT	   UINT32_MAX
 #define MAX_DEPTH  8
@@ -797,115 +798,35 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 	return 0;
 }
 
-/* Tarjan's SCC, iterative, over active edges. comp[v] = component or -1 if removed. */
-struct scc {
-	long *comp, *low, *idx;
-	uint32_t *stack, *cstack;
-	size_t *next;		 /* per vertex: position in its adjacency list */
-	size_t *adj_start, *adj; /* CSR of active edges (edge indexes) */
-	bool *on;
-	long ncomp;
-};
-
-static void scc_free(struct scc *c)
+/* The components of the graph of active edges (comp[v] -1: a removed vertex). */
+static int scc_run(const struct rsp_waitgraph *g, struct rsp_scc *c)
 {
-	free(c->comp);
-	free(c->low);
-	free(c->idx);
-	free(c->stack);
-	free(c->cstack);
-	free(c->next);
-	free(c->adj_start);
-	free(c->adj);
-	free(c->on);
-}
-
-static int scc_build_adj(const struct rsp_waitgraph *g, struct scc *c)
-{
-	size_t n = g->nr_vs;
-
-	c->adj_start = calloc(n + 1, sizeof(size_t));
-	c->adj = malloc((g->nr_es ? g->nr_es : 1) * sizeof(size_t));
-	if (!c->adj_start || !c->adj)
-		return -ENOMEM;
-	for (size_t i = 0; i < g->nr_es; i++)
-		if (edge_active(g, i))
-			c->adj_start[g->es[i].e.from + 1]++;
-	for (size_t v = 0; v < n; v++)
-		c->adj_start[v + 1] += c->adj_start[v];
-	for (size_t i = 0, *fill = c->next; i < g->nr_es; i++)
-		if (edge_active(g, i))
-			c->adj[c->adj_start[g->es[i].e.from] + fill[g->es[i].e.from]++] = i;
-	return 0;
-}
-
-static void scc_visit(const struct rsp_waitgraph *g, struct scc *c, uint32_t root, long *counter,
-		      size_t *sp)
-{
-	size_t csp = 0;
-
-	c->idx[root] = c->low[root] = (*counter)++;
-	c->stack[(*sp)++] = root;
-	c->on[root] = true;
-	c->cstack[csp++] = root;
-	c->next[root] = 0;
-	while (csp) {
-		uint32_t v = c->cstack[csp - 1];
-		size_t k = c->adj_start[v] + c->next[v];
-
-		if (k < c->adj_start[v + 1]) {
-			uint32_t w = g->es[c->adj[k]].e.to;
-
-			c->next[v]++;
-			if (c->idx[w] < 0) {
-				c->idx[w] = c->low[w] = (*counter)++;
-				c->stack[(*sp)++] = w;
-				c->on[w] = true;
-				c->next[w] = 0;
-				c->cstack[csp++] = w;
-			} else if (c->on[w] && c->idx[w] < c->low[v]) {
-				c->low[v] = c->idx[w];
-			}
-			continue;
-		}
-		csp--;
-		if (csp && c->low[v] < c->low[c->cstack[csp - 1]])
-			c->low[c->cstack[csp - 1]] = c->low[v];
-		if (c->low[v] == c->idx[v]) {
-			uint32_t w;
-
-			do {
-				w = c->stack[--(*sp)];
-				c->on[w] = false;
-				c->comp[w] = c->ncomp;
-			} while (w != v);
-			c->ncomp++;
-		}
-	}
-}
-
-static int scc_run(const struct rsp_waitgraph *g, struct scc *c)
-{
-	size_t n = g->nr_vs ? g->nr_vs : 1, sp = 0;
-	long counter = 0;
+	size_t n = g->nr_vs, *start = calloc(n + 2, sizeof(size_t)),
+	       *fill = calloc(n + 1, sizeof(size_t));
+	uint32_t *to = malloc((g->nr_es ? g->nr_es : 1) * sizeof(uint32_t));
+	bool *skip = malloc((n ? n : 1) * sizeof(bool));
+	int ret = -ENOMEM;
 
 	memset(c, 0, sizeof(*c));
-	c->comp = malloc(n * sizeof(long));
-	c->low = malloc(n * sizeof(long));
-	c->idx = malloc(n * sizeof(long));
-	c->stack = malloc(n * sizeof(uint32_t));
-	c->cstack = malloc(n * sizeof(uint32_t));
-	c->next = calloc(n, sizeof(size_t));
-	c->on = calloc(n, sizeof(bool));
-	if (!c->comp || !c->low || !c->idx || !c->stack || !c->cstack || !c->next || !c->on ||
-	    scc_build_adj(g, c))
-		return -ENOMEM;
-	for (size_t v = 0; v < g->nr_vs; v++)
-		c->idx[v] = c->comp[v] = -1;
-	for (size_t v = 0; v < g->nr_vs; v++)
-		if (!g->vs[v].v.removed && c->idx[v] < 0)
-			scc_visit(g, c, (uint32_t)v, &counter, &sp);
-	return 0;
+	if (!start || !fill || !to || !skip)
+		goto out;
+	for (size_t i = 0; i < g->nr_es; i++)
+		if (edge_active(g, i))
+			start[g->es[i].e.from + 1]++;
+	for (size_t v = 0; v < n; v++) {
+		start[v + 1] += start[v];
+		skip[v] = g->vs[v].v.removed;
+	}
+	for (size_t i = 0; i < g->nr_es; i++)
+		if (edge_active(g, i))
+			to[start[g->es[i].e.from] + fill[g->es[i].e.from]++] = g->es[i].e.to;
+	ret = rsp_scc__run(c, n, start, to, skip);
+out:
+	free(start);
+	free(fill);
+	free(to);
+	free(skip);
+	return ret;
 }
 
 /* What one closed SCC (no edge leaving it) is. */
@@ -917,7 +838,7 @@ struct comp_info {
 	long lightest; /* edge index */
 };
 
-static void comp_infos(const struct rsp_waitgraph *g, const struct scc *c, struct comp_info *ci)
+static void comp_infos(const struct rsp_waitgraph *g, const struct rsp_scc *c, struct comp_info *ci)
 {
 	for (size_t v = 0; v < g->nr_vs; v++) {
 		const struct rsp_wvertex *x = &g->vs[v].v;
@@ -955,7 +876,7 @@ static bool simple_cycle(const struct comp_info *k)
 	return k->nr_v == k->nr_e;
 }
 
-static int add_knot(struct rsp_waitgraph *g, const struct scc *c, long comp,
+static int add_knot(struct rsp_waitgraph *g, const struct rsp_scc *c, long comp,
 		    const struct comp_info *k, bool background, bool refined)
 {
 	struct rsp_wknot *kn;
@@ -990,7 +911,7 @@ static int add_knot(struct rsp_waitgraph *g, const struct scc *c, long comp,
 	return 0;
 }
 
-static void remove_comp(struct rsp_waitgraph *g, const struct scc *c, long comp)
+static void remove_comp(struct rsp_waitgraph *g, const struct rsp_scc *c, long comp)
 {
 	for (size_t v = 0; v < g->nr_vs; v++)
 		if (c->comp[v] == comp)
@@ -1021,7 +942,7 @@ static void clear_final(struct rsp_waitgraph *g)
  */
 static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 {
-	struct scc c;
+	struct rsp_scc c;
 	struct comp_info *ci = NULL;
 	int ret, changed = 0;
 
@@ -1060,7 +981,7 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 	}
 out:
 	free(ci);
-	scc_free(&c);
+	rsp_scc__exit(&c);
 	return ret ? ret : changed;
 }
 
