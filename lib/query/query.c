@@ -252,11 +252,21 @@ void rsp_request__exit(struct rsp_request *req)
 int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
+	int ret;
+
 	if (!req->cmd) {
 		rsp_buf__puts(err, "empty request");
 		return -EINVAL;
 	}
-	return req->cmd->run(req, src, out, err);
+	ret = req->cmd->run(req, src, out, err);
+	/* A line the renderer could not append: not an answer to pass on. */
+	if (!ret && out->error)
+		ret = out->error;
+	/* Every failure reaches the user as a sentence, whoever forgot it. */
+	if (ret && !err->len)
+		rsp_buf__printf(err, "%s: %s", req->cmd->name,
+				ret == -ENOMEM ? "out of memory while answering" : strerror(-ret));
+	return ret;
 }
 
 const struct rsp_command *rsp_query__command_at(size_t i)
