@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/parse.h>
+#include "internal/json.h"
 #include "internal/query.h"
 
 static const struct rsp_command *const commands[] = {
@@ -258,10 +259,13 @@ int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "empty request");
 		return -EINVAL;
 	}
+	rsp_json__watch();
 	ret = req->cmd->run(req, src, out, err);
-	/* A line the renderer could not append: not an answer to pass on. */
+	/* A line or a JSON member the renderer could not add: not an answer to pass on. */
 	if (!ret && out->error)
 		ret = out->error;
+	if (!ret && rsp_json__failed())
+		ret = -ENOMEM;
 	/* Every failure reaches the user as a sentence, whoever forgot it. */
 	if (ret && !err->len)
 		rsp_buf__printf(err, "%s: %s", req->cmd->name,
