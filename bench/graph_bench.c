@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	 * The whole query, as rspd answers it, RUNS times: the machine is shared,
 	 * so the minimum says what the code costs and the median what to expect.
 	 */
-	if (rsp_query__parse(2, args, &req, &err))
+	if (rsp_request__parse(2, args, &req, &err))
 		return 1;
 	for (int r = 0; r < RUNS; r++) {
 		rsp_buf__reset(&out);

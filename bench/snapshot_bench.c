@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	src.ksyms = ks;
 	src.symbols = self_symbolizer(ks);
 	src.now = ws.newest;
-	if (!src.symbols || rsp_query__parse(2, args, &req, &err))
+	if (!src.symbols || rsp_request__parse(2, args, &req, &err))
 		return 1;
 	/* once to warm the symbol cache, then timed */
 	for (int r = -1; r < RUNS; r++) {

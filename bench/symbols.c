@@ -239,7 +239,7 @@ static double run_top(struct rsp_window *w, struct rsp_schema *schema, struct rs
 	struct rsp_request req;
 	double t0;
 
-	rsp_query__parse(4, argv, &req, &err);
+	rsp_request__parse(4, argv, &req, &err);
 	rsp_symbolizer__begin(s);
 	t0 = now_s();
 	if (rsp_query__run(&req, &src, &out, &err))

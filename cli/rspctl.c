@@ -363,14 +363,14 @@ static int ask_local(const struct env *env, const struct rsp_request *req, int a
 {
 	struct rsp_buf body = RSP_BUF_INIT, out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	int rargc, ret;
-	const char **rargv = rsp_query__remote_argv(req, argc, (const char *const *)argv, &rargc);
+	const char **rargv = rsp_request__remote_argv(req, argc, (const char *const *)argv, &rargc);
 
 	if (!rargv) {
 		fprintf(stderr, "rspctl: out of memory\n");
 		return 1;
 	}
 	ret = ask(env, rargc, rargv, &body);
-	if (!ret && rsp_query__finish(req, body.data, body.len, &out, &err)) {
+	if (!ret && rsp_request__finish(req, body.data, body.len, &out, &err)) {
 		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "failed");
 		ret = 1;
 	} else if (!ret && out.len) {
@@ -387,7 +387,7 @@ static int ask_local(const struct env *env, const struct rsp_request *req, int a
 static int check_query(int argc, char **argv, struct rsp_request *req)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
-	int ret = rsp_query__parse(argc, (const char *const *)argv, req, &err);
+	int ret = rsp_request__parse(argc, (const char *const *)argv, req, &err);
 
 	if (ret) {
 		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "invalid command");
@@ -416,8 +416,8 @@ static int analyze_file(const char *path, const struct rsp_request *req, struct 
 	struct rsp_buf notes = RSP_BUF_INIT;
 	struct rsp_perfdata *pd = rsp_perfdata__open(path, err);
 	struct rsp_source src;
-	int ret =
-		pd ? rsp_query__check_events(req, rsp_perfdata__schema(pd), &notes, err) : -EINVAL;
+	int ret = pd ? rsp_request__check_events(req, rsp_perfdata__schema(pd), &notes, err)
+		     : -EINVAL;
 
 	if (notes.len)
 		fputs(notes.data, stderr);
@@ -499,7 +499,7 @@ static int run_query(const struct env *env, int argc, char **argv, char *abs, si
 		rsp_request__exit(&req);
 		return 2;
 	}
-	if (rsp_query__local(&req)) {
+	if (rsp_request__is_local(&req)) {
 		ret = ask_local(env, &req, argc, argv);
 	} else {
 		ret = ask(env, argc, (const char *const *)argv, &body);

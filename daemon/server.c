@@ -301,10 +301,10 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	struct uid_cache uc = {0};
 	int ret;
 
-	ret = rsp_query__parse(args->argc, args->argv, &req, err);
+	ret = rsp_request__parse(args->argc, args->argv, &req, err);
 	if (ret)
 		return ret;
-	if (!rsp_query__dump_spec(&req, &spec)) {
+	if (!rsp_request__dump_spec(&req, &spec)) {
 		ret = queue_dump(d, j, &spec, err);
 		rsp_request__exit(&req);
 		return ret;

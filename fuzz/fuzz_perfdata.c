@@ -28,7 +28,7 @@ static void query(const struct rsp_source *src, int argc, const char *const *arg
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_request req;
 
-	if (!rsp_query__parse(argc, argv, &req, &err)) {
+	if (!rsp_request__parse(argc, argv, &req, &err)) {
 		rsp_query__run(&req, src, &out, &err);
 		rsp_request__exit(&req);
 	}

@@ -3,7 +3,7 @@
  * libFuzzer target: what rspd does with the bytes a client sends. The
  * request header (magic, length, checked before anything is allocated),
  * the payload split into argv (rsp_proto__decode_request), the command
- * line parsed by the query parser (rsp_query__parse), and a parsed request
+ * line parsed by the query parser (rsp_request__parse), and a parsed request
  * run against an empty window by a restricted requester, so that option
  * values reach the commands and the access checks.
  *
@@ -34,7 +34,7 @@ static void run(const struct rsp_proto_args *args)
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_source src = {0};
 
-	if (!rsp_query__parse(args->argc, args->argv, &req, &err)) {
+	if (!rsp_request__parse(args->argc, args->argv, &req, &err)) {
 		src.window = window;
 		src.access.restricted = true;
 		src.access.uid = 1000;

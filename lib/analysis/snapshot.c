@@ -136,11 +136,7 @@ struct rsp_snapshot {
 /* A stack's hash (its length chained in first: a prefix is another stack). */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = rsp_hash__u64(RSP_HASH_INIT, nr);
-
-	for (uint32_t i = 0; i < nr; i++)
-		h = rsp_hash__u64(h, ips[i]);
-	return h;
+	return rsp_hash__u64s(rsp_hash__u64(RSP_HASH_INIT, nr), ips, nr);
 }
 
 static uint64_t min64(uint64_t a, uint64_t b)

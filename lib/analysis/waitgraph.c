@@ -14,6 +14,8 @@
 #include <string.h>
 #include <rsp/waitgraph.h>
 #include "internal/u64map.h"
+#include "internal/hash.h"
+#include "internal/vec.h"
 
 #define NO_ENT	   UINT32_MAX
 #define MAX_DEPTH  8
@@ -29,7 +31,7 @@ struct wait {
 	bool net; /* ended by a network arrival */
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
-	uint32_t pid, wpid; /* processes of the waiter and of the waker */
+	uint32_t pid, wpid;   /* processes of the waiter and of the waker */
 	uint64_t hash, whash; /* of the stacks, computed once */
 };
 
@@ -97,22 +99,6 @@ void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o)
 	o->pid = -1;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 16;
-	p = realloc(*v, c * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr);
 
 /* ---- vertices ----------------------------------------------------------- */
@@ -121,7 +107,7 @@ static uint32_t new_vertex(struct rsp_waitgraph *g, uint8_t kind, uint32_t id, c
 {
 	struct vtx *x;
 
-	if (grow((void **)&g->vs, &g->cap_vs, g->nr_vs, sizeof(*g->vs))) {
+	if (rsp_vec__reserve((void **)&g->vs, &g->cap_vs, g->nr_vs + 1, sizeof(*g->vs))) {
 		g->failed = true;
 		return UINT32_MAX;
 	}
@@ -157,7 +143,8 @@ static void add_member(struct rsp_waitgraph *g, uint32_t v, const struct rsp_tlt
 	struct vtx *x = &g->vs[v];
 	uint64_t span = t->last > t->first ? t->last - t->first : 0;
 
-	if (grow((void **)&x->tids, &x->cap_tids, x->v.nr_threads, sizeof(*x->tids))) {
+	if (rsp_vec__reserve((void **)&x->tids, &x->cap_tids, x->v.nr_threads + 1,
+			     sizeof(*x->tids))) {
 		g->failed = true;
 		return;
 	}
@@ -187,11 +174,8 @@ static size_t comm_stem(const char *comm)
 
 static uint64_t merge_key(const struct rsp_tlthread *t)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t n = comm_stem(t->comm);
+	uint64_t h = rsp_hash__bytes(RSP_HASH_INIT, t->comm, comm_stem(t->comm));
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)t->comm[i]) * 1099511628211ull;
 	return (h ^ ((uint64_t)t->tgid << 20)) & 0xffffffffffffffull; /* kind byte 0 */
 }
 
@@ -319,7 +303,7 @@ static uint32_t device_entity(struct rsp_waitgraph *g, uint32_t dev)
 		snprintf(name, sizeof(name), "disk ?");
 	v = pseudo_vertex(g, RSP_WV_DISK, dev, name);
 	if (v == UINT32_MAX ||
-	    grow((void **)&g->ents, &g->cap_ents, g->nr_ents, sizeof(*g->ents)) ||
+	    rsp_vec__reserve((void **)&g->ents, &g->cap_ents, g->nr_ents + 1, sizeof(*g->ents)) ||
 	    rsp_u64map__put(&g->devents, dev, (uint32_t)g->nr_ents)) {
 		g->failed = true;
 		return NO_ENT;
@@ -389,7 +373,7 @@ static int add_wait(struct rsp_waitgraph *g, uint32_t ent, const struct wait *w)
 {
 	struct entity *e = &g->ents[ent];
 
-	if (grow((void **)&e->waits, &e->cap, e->nr, sizeof(*e->waits)))
+	if (rsp_vec__reserve((void **)&e->waits, &e->cap, e->nr + 1, sizeof(*e->waits)))
 		return -ENOMEM;
 	e->waits[e->nr++] = *w;
 	return 0;
@@ -517,11 +501,7 @@ static int all_device_waits(struct rsp_waitgraph *g)
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (uint32_t i = 0; i < nr; i++)
-		h = (h ^ ips[i]) * 1099511628211ull;
-	return h;
+	return rsp_hash__u64s(RSP_HASH_INIT, ips, nr);
 }
 
 /* Keep the heaviest stacks: replace the lightest candidate when full. */
@@ -562,7 +542,7 @@ static struct edge_x *get_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t 
 		g->last_edge = i;
 		return &g->es[i];
 	}
-	if (grow((void **)&g->es, &g->cap_es, g->nr_es, sizeof(*g->es)) ||
+	if (rsp_vec__reserve((void **)&g->es, &g->cap_es, g->nr_es + 1, sizeof(*g->es)) ||
 	    rsp_u64map__put(&g->emap, key, (uint32_t)g->nr_es)) {
 		g->failed = true;
 		return NULL;
@@ -749,7 +729,7 @@ static void top_stacks(struct cand *c, uint32_t nr, struct rsp_wstack *out, uint
 		qsort(c, nr, sizeof(*c), cmp_cand);
 	*n = nr < RSP_WG_TOP_STACKS ? nr : RSP_WG_TOP_STACKS;
 	for (uint32_t i = 0; i < *n; i++)
-		out[i] = (struct rsp_wstack){c[i].ips,	 c[i].nr,     c[i].count,
+		out[i] = (struct rsp_wstack){c[i].ips,	  c[i].nr,  c[i].count,
 					     c[i].weight, c[i].pid, c[i].time};
 }
 
@@ -980,7 +960,7 @@ static int add_knot(struct rsp_waitgraph *g, const struct scc *c, long comp,
 {
 	struct rsp_wknot *kn;
 
-	if (grow((void **)&g->knots, &g->cap_knots, g->nr_knots, sizeof(*g->knots)))
+	if (rsp_vec__reserve((void **)&g->knots, &g->cap_knots, g->nr_knots + 1, sizeof(*g->knots)))
 		return -ENOMEM;
 	kn = &g->knots[g->nr_knots];
 	memset(kn, 0, sizeof(*kn));
@@ -1059,8 +1039,9 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 			continue;
 		if (x->nr_v == 1 && !x->self_loop) {
 			for (size_t v = 0; v < g->nr_vs; v++)
-				if (c.comp[v] == k && !grow((void **)&g->sinks, &g->cap_sinks,
-							    g->nr_sinks, sizeof(*g->sinks)))
+				if (c.comp[v] == k &&
+				    !rsp_vec__reserve((void **)&g->sinks, &g->cap_sinks,
+						      g->nr_sinks + 1, sizeof(*g->sinks)))
 					g->sinks[g->nr_sinks++] = (uint32_t)v;
 			continue;
 		}

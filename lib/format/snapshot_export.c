@@ -64,7 +64,8 @@ static void emit(struct fold *f, const char *marker, uint64_t ns)
 static void push_stack(struct fold *f, const struct rsp_snode *x)
 {
 	struct snap_frame fr[STACK_FRAMES];
-	int k = snapnames__frames(f->n, x->tgid, x->first, x->stack, x->nr_stack, fr, STACK_FRAMES);
+	int k = rsp_snapnames__frames(f->n, x->tgid, x->first, x->stack, x->nr_stack, fr,
+				      STACK_FRAMES);
 
 	for (int i = k; i-- > 0;)
 		push(f, fr[i].name, fr[i].kernel ? "_[k]" : "");
@@ -89,22 +90,22 @@ static void marker(struct fold *f, const struct rsp_snode *x, int c, char *buf, 
 		snprintf(buf, size, "[preempted]");
 		break;
 	case RSP_CAT_IO_QUEUE:
-		snprintf(buf, size, "[%s queue]", snapnames__waker(f->n, x, who, sizeof(who)));
+		snprintf(buf, size, "[%s queue]", rsp_snapnames__waker(f->n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_OTHER_PATH:
 		snprintf(buf, size, "[other path: %s]",
-			 snapnames__waker(f->n, x, who, sizeof(who)));
+			 rsp_snapnames__waker(f->n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_MISC_KERNEL:
 		snprintf(buf, size, "[not followed: %s]",
-			 snapnames__waker(f->n, x, who, sizeof(who)));
+			 rsp_snapnames__waker(f->n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_UNKNOWN:
 		snprintf(buf, size, "[unknown]");
 		break;
 	default:
 		snprintf(buf, size, "[%s]",
-			 x->kind == RSP_SN_SLEEP ? snapnames__waker(f->n, x, who, sizeof(who))
+			 x->kind == RSP_SN_SLEEP ? rsp_snapnames__waker(f->n, x, who, sizeof(who))
 						 : "?");
 		break;
 	}
@@ -120,7 +121,7 @@ static void fold_node(struct fold *f, uint32_t i)
 	case RSP_SN_THREAD: {
 		char who[128];
 
-		snapnames__thread(f->n, x->tid, x->tgid, who, sizeof(who));
+		rsp_snapnames__thread(f->n, x->tid, x->tgid, who, sizeof(who));
 		if (x->parent == RSP_SNODE_NONE && x->path)
 			snprintf(buf, sizeof(buf), "path %u: %s", x->path, who);
 		else
@@ -161,7 +162,7 @@ static void fold_node(struct fold *f, uint32_t i)
 	pop(f, len);
 }
 
-int snapexport__folded(struct snapnames *n, struct rsp_buf *out)
+int rsp_snapexport__folded(struct snapnames *n, struct rsp_buf *out)
 {
 	struct fold f = {.n = n, .out = out};
 
@@ -224,8 +225,8 @@ static void names(struct trace *t, const uint32_t *tids, size_t nt)
 
 	for (size_t i = 0; i < nt; i++) {
 		uint32_t pid = pid_of(t->n, tids[i]);
-		bool hidden = snapnames__hidden(t->n, pid);
-		const char *comm = snapnames__comm(t->n, tids[i]);
+		bool hidden = rsp_snapnames__hidden(t->n, pid);
+		const char *comm = rsp_snapnames__comm(t->n, tids[i]);
 
 		if (begin_event(t)) {
 			rsp_buf__printf(t->out,
@@ -246,7 +247,7 @@ static void names(struct trace *t, const uint32_t *tids, size_t nt)
 					"\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,"
 					"\"args\":{\"name\":",
 					pid);
-			jstr(t, snapnames__thread(t->n, pid, pid, buf, sizeof(buf)));
+			jstr(t, rsp_snapnames__thread(t->n, pid, pid, buf, sizeof(buf)));
 			rsp_buf__puts(t->out, "}}");
 		}
 	}
@@ -268,7 +269,7 @@ static void slice_name(struct trace *t, const struct rsp_segment *g, uint32_t pi
 		break;
 	case RSP_SEG_SLEEP:
 		*cat = "sleep";
-		snapnames__user_fn(t->n, pid, g->start, g->stack, g->nr_stack, fn, sizeof(fn));
+		rsp_snapnames__user_fn(t->n, pid, g->start, g->stack, g->nr_stack, fn, sizeof(fn));
 		snprintf(buf, size, "sleep %s%s%s",
 			 rsp_sleep_reason__name((enum rsp_sleep_reason)g->reason),
 			 fn[0] ? ": " : "", fn);
@@ -290,7 +291,7 @@ static void waker_arg(struct trace *t, const struct rsp_segment *g)
 	x.waker_id = g->waker.id;
 	x.name = g->waker.name;
 	rsp_buf__puts(t->out, ",\"waker\":");
-	jstr(t, snapnames__waker(t->n, &x, who, sizeof(who)));
+	jstr(t, rsp_snapnames__waker(t->n, &x, who, sizeof(who)));
 	if (g->flags & RSP_SEGF_WAKER_INFERRED)
 		rsp_buf__puts(t->out, ",\"inferred\":true");
 }
@@ -348,7 +349,7 @@ static void flows(struct trace *t)
 	}
 }
 
-int snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
+int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
 {
 	const struct rsp_snapshot_totals *tot = rsp_snapshot__totals(n->snap);
 	struct trace t = {

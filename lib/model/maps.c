@@ -33,6 +33,7 @@
 #include <rsp/record.h>
 #include "internal/maps.h"
 #include "internal/u64map.h"
+#include "internal/hash.h"
 
 #define T_NEVER		   UINT64_MAX
 #define DEFAULT_MAX_EXITED 32768
@@ -88,17 +89,6 @@ struct rsp_maps {
 
 /* ---- objects -------------------------------------------------------- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static bool has_prefix(const char *s, size_t n, const char *pfx)
 {
 	size_t k = strlen(pfx);
@@ -123,14 +113,14 @@ static enum rsp_dso_type classify(const char *path, size_t n)
 
 static uint64_t dso_hash(const struct rsp_dso *d)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = RSP_HASH_INIT;
 
-	h = fnv(h, d->path, d->path_len);
-	h = fnv(h, &d->maj, sizeof(d->maj));
-	h = fnv(h, &d->min, sizeof(d->min));
-	h = fnv(h, &d->ino, sizeof(d->ino));
-	h = fnv(h, &d->ino_generation, sizeof(d->ino_generation));
-	h = fnv(h, d->build_id, d->build_id_size);
+	h = rsp_hash__bytes(h, d->path, d->path_len);
+	h = rsp_hash__bytes(h, &d->maj, sizeof(d->maj));
+	h = rsp_hash__bytes(h, &d->min, sizeof(d->min));
+	h = rsp_hash__bytes(h, &d->ino, sizeof(d->ino));
+	h = rsp_hash__bytes(h, &d->ino_generation, sizeof(d->ino_generation));
+	h = rsp_hash__bytes(h, d->build_id, d->build_id_size);
 	return h ^ d->deleted;
 }
 

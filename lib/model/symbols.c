@@ -39,6 +39,7 @@
 #include "internal/log.h"
 #include "internal/maps.h"
 #include "internal/symbolizer.h"
+#include "internal/hash.h"
 #include <rsp/unwind.h>
 
 #define DEFAULT_MAX_OBJECTS 256
@@ -111,13 +112,7 @@ struct rsp_symbolizer {
 
 static uint64_t key_hash(const struct okey *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ k->type;
-
-	for (int i = 0; i < k->len; i++) {
-		h ^= k->b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return rsp_hash__bytes(RSP_HASH_INIT ^ k->type, k->b, (size_t)k->len);
 }
 
 static bool key_eq(const struct okey *a, const struct okey *b)

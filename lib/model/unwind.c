@@ -31,6 +31,7 @@
 #include "internal/schema.h"
 #include "internal/symbolizer.h"
 #include "internal/u64map.h"
+#include "internal/hash.h"
 
 /* Not in libunwind's public headers, but exported (perf declares it the same way). */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
@@ -230,13 +231,12 @@ static void evict(struct rsp_unwinder *u, const struct uctx *x)
 
 static uint64_t object_key(const struct rsp_map_view *mv)
 {
-	uint64_t h = 1469598103934665603ull;
-	uint64_t parts[3] = {(uint64_t)mv->maj << 32 | mv->min, mv->ino,
-			     mv->special ? 0x7664736f : 0};
+	uint64_t h = RSP_HASH_INIT;
 
-	for (int i = 0; i < 3; i++)
-		h = (h ^ parts[i]) * 1099511628211ull;
-	return h == UINT64_MAX ? 0 : h;
+	h = rsp_hash__u64(h, (uint64_t)mv->maj << 32 | mv->min);
+	h = rsp_hash__u64(h, mv->ino);
+	h = rsp_hash__u64(h, mv->special ? 0x7664736f : 0);
+	return rsp_hash__key(h);
 }
 
 static struct cfi *open_object(struct rsp_unwinder *u, const struct uctx *x,

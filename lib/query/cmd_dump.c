@@ -6,7 +6,7 @@
  * them without a daemon; the dump itself is written by rspd (daemon/dump.c),
  * which alone has what a dump needs besides the window: the tracepoint
  * formats, the host's description and the processes alive now. rspd takes
- * the request through rsp_query__dump_spec() instead of rsp_query__run().
+ * the request through rsp_request__dump_spec() instead of rsp_query__run().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,7 +79,7 @@ static int dump_run(const struct rsp_request *req, const struct rsp_source *src,
 	return -EOPNOTSUPP;
 }
 
-int rsp_query__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec)
+int rsp_request__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec)
 {
 	const struct dump_opts *o = req->opts;
 

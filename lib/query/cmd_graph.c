@@ -15,6 +15,8 @@
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
 #include "internal/query.h"
+#include "internal/json.h"
+#include "internal/redact.h"
 
 #define TOP_EDGES   10
 #define STACK_LINES 6
@@ -115,6 +117,7 @@ struct ctx {
 	 */
 	bool *other;
 	char (*label)[48];
+	struct rsp_redact red;
 	struct rsp_tlstore_repair repair;
 };
 
@@ -133,7 +136,7 @@ static const char *vname(const struct ctx *c, uint32_t v)
 	return c->other[v] ? c->label[v] : rsp_waitgraph__vertex(c->g, v)->name;
 }
 
-/* Decide access once per vertex (may_see() may read /proc). */
+/* Decide access once per vertex (the rule reads /proc once per process). */
 static int decide_access(struct ctx *c)
 {
 	size_t n = rsp_waitgraph__nr_vertices(c->g);
@@ -146,19 +149,23 @@ static int decide_access(struct ctx *c)
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
-		if (x->kind == RSP_WV_TIMER || !x->tgid || rsp_source__may_see(c->src, x->tgid))
+		if (x->kind == RSP_WV_TIMER ||
+		    !rsp_redact__label(&c->red, x->tgid, c->label[v], sizeof(c->label[v])))
 			continue;
 		c->other[v] = true;
-		snprintf(c->label[v], sizeof(c->label[v]), "pid %u (other user)", x->tgid);
 	}
 	/* A thread's timer is as visible as the thread (id: the owner vertex). */
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
+		char owner[32]; /* "pid N (other user)" */
+
 		if (x->kind != RSP_WV_TIMER || x->id >= n || !c->other[x->id])
 			continue;
 		c->other[v] = true;
-		snprintf(c->label[v], sizeof(c->label[v]), "timer:%s", c->label[x->id]);
+		memcpy(owner, c->label[x->id], sizeof(owner) - 1);
+		owner[sizeof(owner) - 1] = '\0';
+		snprintf(c->label[v], sizeof(c->label[v]), "timer:%s", owner);
 	}
 	/* Devices, the network, irqs and softirqs are nobody's: always shown. */
 	return 0;
@@ -532,8 +539,6 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 {
 	json_t *o = json_object(), *knots = json_array(), *sinks = json_array(),
 	       *edges = json_array(), *vertices = json_array();
-	char *text;
-	int ret;
 
 	for (size_t k = 0; k < rsp_waitgraph__nr_knots(c->g); k++)
 		json_array_append_new(knots, json_knot(c, k));
@@ -556,13 +561,7 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "vertices", vertices);
 	json_object_set_new(o, "threads", json_threads(c));
 	json_object_set_new(o, "window", json_window(c));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	ret = rsp_buf__puts(out, text);
-	free(text);
-	return ret ? ret : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(o, out);
 }
 
 /* ---- DOT ---------------------------------------------------------------- */
@@ -663,7 +662,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "graph", req->pid, err)))
 		return ret;
-	rsp_query__window_range(req, src, &from, &to);
+	rsp_request__window_range(req, src, &from, &to);
 	snap = rsp_window__pin(src->window, from, to);
 	if (!snap) {
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
@@ -692,7 +691,15 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		ret = -ESRCH;
 		goto out;
 	}
-	c = (struct ctx){src, store, g, &tst, from, to, (double)(to - from), NULL, NULL, rep};
+	c = (struct ctx){.src = src,
+			 .store = store,
+			 .g = g,
+			 .tst = &tst,
+			 .start = from,
+			 .end = to,
+			 .window = (double)(to - from),
+			 .repair = rep};
+	rsp_redact__init(&c.red, src);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
 		goto out;
@@ -710,6 +717,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 out:
 	free(c.other);
 	free(c.label);
+	rsp_redact__exit(&c.red);
 	/* The graph's stacks point into the snapshot: free before unpinning. */
 	rsp_waitgraph__delete(g);
 	rsp_tlstore__delete(store);

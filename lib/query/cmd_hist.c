@@ -3,7 +3,7 @@
  * `rspctl hist`: latency profiles (OSprof). The histograms live in rspd's
  * store (rsp_source.hist), not in the window: cumulative since rspd
  * started, or per time slice for a range. Options that name files
- * (--save, --diff FILE) run in rspctl (rsp_query__finish): rspd answers
+ * (--save, --diff FILE) run in rspctl (rsp_request__finish): rspd answers
  * with JSON, rspctl writes the file or compares with it. Run in-process
  * (offline), the same code does everything itself.
  *

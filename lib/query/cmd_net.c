@@ -12,13 +12,14 @@
 #include <string.h>
 #include <jansson.h>
 #include <rsp/net.h>
+#include <rsp/netsum.h>
 #include <rsp/parse.h>
 #include <rsp/tlstore.h>
+#include "internal/json.h"
 #include "internal/query.h"
-#include "internal/u64map.h"
+#include "internal/redact.h"
 
 #define NET_DEFAULT_LIMIT 20
-#define MAX_PEERS	  4
 
 struct net_opts {
 	unsigned limit; /* sockets; 0: all */
@@ -57,123 +58,12 @@ static int net_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	return -EINVAL;
 }
 
-struct peer {
-	uint32_t tid, tgid; /* 0: the NIC, or an unidentified local thread */
-	bool local;
-	uint64_t ops;
-};
-
-/* One socket (one incarnation of a kernel address: its addresses are part of the key). */
-struct row {
-	const struct rsp_net_op *op; /* the first: socket, addresses, protocol */
-	uint32_t tid, tgid;
-	uint64_t ops, total_ns, max_ns, arrivals, wakeups, bytes_sent;
-	struct peer peers[MAX_PEERS];
-	uint32_t nr_peers;
-	uint64_t other_peers; /* operations whose peer did not fit */
-	bool hidden;	      /* another user's process */
-};
-
-struct table {
-	struct row *rows;
-	size_t nr, cap;
-	struct rsp_u64map idx;
-	uint64_t ops;
-};
-
-static uint64_t row_key(const struct rsp_net_op *op)
-{
-	uint64_t h = op->sk * 0x9E3779B97F4A7C15ull;
-	const uint8_t *b = (const uint8_t *)&op->local;
-
-	for (size_t i = 0; i < 2 * sizeof(op->local); i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h == UINT64_MAX ? 0 : h;
-}
-
-static bool same_socket(const struct rsp_net_op *a, const struct rsp_net_op *b)
-{
-	return a->sk == b->sk && !memcmp(&a->local, &b->local, sizeof(a->local)) &&
-	       !memcmp(&a->remote, &b->remote, sizeof(a->remote));
-}
-
-static struct row *get_row(struct table *t, const struct rsp_net_op *op)
-{
-	uint64_t key = row_key(op);
-	uint32_t i;
-
-	/* A hash collision between two sockets only splits or joins rows: checked. */
-	if (!rsp_u64map__get(&t->idx, key, &i) && same_socket(t->rows[i].op, op))
-		return &t->rows[i];
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		struct row *r = realloc(t->rows, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		t->rows = r;
-		t->cap = cap;
-	}
-	if (rsp_u64map__put(&t->idx, key, (uint32_t)t->nr))
-		return NULL;
-	memset(&t->rows[t->nr], 0, sizeof(t->rows[0]));
-	t->rows[t->nr].op = op;
-	t->rows[t->nr].tid = op->tid;
-	t->rows[t->nr].tgid = op->tgid;
-	return &t->rows[t->nr++];
-}
-
-static void add_peer(struct row *r, const struct rsp_net_op *op)
-{
-	uint32_t tid = op->flags & RSP_NETF_LOOPBACK ? op->peer_tid : 0;
-	bool local = !tid && (op->flags & RSP_NETF_LOCAL);
-
-	for (uint32_t i = 0; i < r->nr_peers; i++) {
-		if (r->peers[i].tid == tid && r->peers[i].local == local) {
-			r->peers[i].ops++;
-			return;
-		}
-	}
-	if (r->nr_peers == MAX_PEERS) {
-		r->other_peers++;
-		return;
-	}
-	r->peers[r->nr_peers++] = (struct peer){tid, tid ? op->peer_tgid : 0, local, 1};
-}
-
-static int add_op(struct table *t, const struct rsp_net_op *op)
-{
-	struct row *r = get_row(t, op);
-	uint64_t d = op->end - op->start;
-
-	if (!r)
-		return -ENOMEM;
-	r->ops++;
-	r->total_ns += d;
-	if (d > r->max_ns)
-		r->max_ns = d;
-	r->arrivals += op->arrivals;
-	r->wakeups += op->wakeups;
-	r->bytes_sent += op->bytes_sent;
-	add_peer(r, op);
-	t->ops++;
-	return 0;
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->total_ns != y->total_ns)
-		return x->total_ns > y->total_ns ? -1 : 1;
-	return x->op->sk < y->op->sk ? -1 : x->op->sk > y->op->sk;
-}
-
 struct ctx {
 	const struct rsp_request *req;
 	const struct rsp_source *src;
 	const struct rsp_tlstore *store;
-	struct table *t;
+	struct rsp_netsum *t;
+	struct rsp_redact *red; /* the access rule */
 	uint64_t from, to;
 };
 
@@ -187,9 +77,7 @@ static const char *comm_of(const struct ctx *c, uint32_t tid)
 /* "comm[tid]", or "pid N (other user)". */
 static char *thread_label(const struct ctx *c, uint32_t tid, uint32_t tgid, char *buf, size_t n)
 {
-	if (!rsp_source__may_see(c->src, tgid))
-		snprintf(buf, n, "pid %u %s", tgid, RSP_OTHER_USER);
-	else
+	if (!rsp_redact__label(c->red, tgid, buf, n))
 		snprintf(buf, n, "%s[%u]", comm_of(c, tid), tid);
 	return buf;
 }
@@ -209,8 +97,8 @@ static double ms(uint64_t ns)
 /* ---- text ---------------------------------------------------------------- */
 
 /* One answerer: "net_rr[5675] over loopback (199)". */
-static void peer_item(const struct ctx *c, const struct row *r, const struct peer *p, char *buf,
-		      size_t size)
+static void peer_item(const struct ctx *c, const struct rsp_netsum_row *r,
+		      const struct rsp_netsum_peer *p, char *buf, size_t size)
 {
 	char label[64];
 	int n;
@@ -229,7 +117,7 @@ static void peer_item(const struct ctx *c, const struct row *r, const struct pee
 #define PEER_INDENT "        "
 
 /* The answerers after "      answered by ", wrapped under it at the width. */
-static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+static void text_peers(const struct ctx *c, const struct rsp_netsum_row *r, struct rsp_buf *out)
 {
 	size_t col = strlen("      answered by ");
 	char item[160];
@@ -257,11 +145,11 @@ static void text_peers(const struct ctx *c, const struct row *r, struct rsp_buf 
 	rsp_buf__puts(out, "\n");
 }
 
-static void text_row(const struct ctx *c, const struct row *r, struct rsp_buf *out)
+static void text_row(const struct ctx *c, const struct rsp_netsum_row *r, struct rsp_buf *out)
 {
 	char l[64], rem[64], label[64];
 
-	if (r->hidden) {
+	if (rsp_redact__hidden(c->red, r->tgid)) {
 		rsp_buf__printf(out, "  %s %s\n", rsp_net__proto_name(r->op->proto),
 				thread_label(c, r->tid, r->tgid, label, sizeof(label)));
 	} else {
@@ -280,7 +168,7 @@ static void text_row(const struct ctx *c, const struct row *r, struct rsp_buf *o
 static void render_text(const struct ctx *c, struct rsp_buf *out)
 {
 	const struct net_opts *o = c->req->opts;
-	const struct table *t = c->t;
+	const struct rsp_netsum *t = c->t;
 
 	rsp_buf__printf(out, "network operations in %.3f s: %" PRIu64 " on %zu socket%s\n",
 			(double)(c->to - c->from) / 1e9, t->ops, t->nr, t->nr == 1 ? "" : "s");
@@ -299,7 +187,7 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid)
 {
 	json_object_set_new(o, "pid", json_integer(tgid));
-	if (!rsp_source__may_see(c->src, tgid)) {
+	if (rsp_redact__hidden(c->red, tgid)) {
 		json_object_set_new(o, "other_user", json_true());
 		return;
 	}
@@ -320,12 +208,12 @@ static void json_endpoint(json_t *o, const char *name, const struct rsp_sockaddr
 	json_object_set_new(o, key, json_integer(a->port));
 }
 
-static json_t *json_peers(const struct ctx *c, const struct row *r)
+static json_t *json_peers(const struct ctx *c, const struct rsp_netsum_row *r)
 {
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < r->nr_peers; i++) {
-		const struct peer *p = &r->peers[i];
+		const struct rsp_netsum_peer *p = &r->peers[i];
 		json_t *o = json_object();
 
 		if (p->tid) {
@@ -342,13 +230,13 @@ static json_t *json_peers(const struct ctx *c, const struct row *r)
 	return a;
 }
 
-static json_t *json_row(const struct ctx *c, const struct row *r)
+static json_t *json_row(const struct ctx *c, const struct rsp_netsum_row *r)
 {
 	json_t *o = json_object();
 	char sk[32];
 
 	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(r->op->proto)));
-	if (!r->hidden) {
+	if (!rsp_redact__hidden(c->red, r->tgid)) {
 		snprintf(sk, sizeof(sk), "0x%" PRIx64, r->op->sk);
 		json_object_set_new(o, "sk", json_string(sk));
 		json_endpoint(o, "local", &r->op->local);
@@ -372,8 +260,6 @@ static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
 {
 	const struct net_opts *o = c->req->opts;
 	json_t *root = json_object(), *rows = json_array();
-	char *text;
-	int ret;
 
 	for (size_t i = 0; i < c->t->nr && (!o->limit || i < o->limit); i++)
 		json_array_append_new(rows, json_row(c, &c->t->rows[i]));
@@ -384,42 +270,18 @@ static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
 				      "sockets", (json_int_t)c->t->nr, "loopback_wakings",
 				      (json_int_t)st->net_loopback));
 	json_object_set_new(root, "sockets", rows);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	json_decref(root);
-	if (!text)
-		return -ENOMEM;
-	ret = rsp_buf__puts(out, text);
-	free(text);
-	return ret ? ret : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(root, out);
 }
 
 /* ---- run ----------------------------------------------------------------- */
-
-static int collect(struct ctx *c)
-{
-	size_t n;
-	const struct rsp_net_op *ops = rsp_tlstore__net_ops(c->store, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (c->req->pid >= 0 && ops[i].tgid != (uint32_t)c->req->pid)
-			continue;
-		if (add_op(c->t, &ops[i]))
-			return -ENOMEM;
-	}
-	/* Access is decided once per socket (may_see() may read /proc). */
-	for (size_t i = 0; i < c->t->nr; i++)
-		c->t->rows[i].hidden = !rsp_source__may_see(c->src, c->t->rows[i].tgid);
-	if (c->t->nr > 1)
-		qsort(c->t->rows, c->t->nr, sizeof(c->t->rows[0]), cmp_rows);
-	return 0;
-}
 
 static int net_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
 	struct rsp_tlstore_opts so = {.ksyms = src->ksyms, .socks = src->socks};
-	struct table t = {0};
-	struct ctx c = {.req = req, .src = src, .t = &t};
+	struct rsp_netsum t = {0};
+	struct rsp_redact red;
+	struct ctx c = {.req = req, .src = src, .t = &t, .red = &red};
 	struct rsp_timeline_stats st;
 	struct rsp_tlstore *store = NULL;
 	struct rsp_wsnap *snap;
@@ -427,20 +289,20 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "net", req->pid, err)))
 		return ret;
-	rsp_query__window_range(req, src, &c.from, &c.to);
+	rsp_request__window_range(req, src, &c.from, &c.to);
 	snap = rsp_window__pin(src->window, c.from, c.to);
 	if (!snap) {
 		rsp_buf__puts(err, "net: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	rsp_u64map__init(&t.idx);
+	rsp_redact__init(&red, src);
 	so.from = c.from;
 	so.to = c.to;
 	store = rsp_tlstore__from_window(RSP_TLSTORE_WAITS_ONLY, src->schema, snap, &so, &st, err);
 	if (!store)
 		goto out;
 	c.store = store;
-	ret = collect(&c);
+	ret = rsp_netsum__collect(&t, store, req->pid);
 	if (ret) {
 		rsp_buf__puts(err, "net: out of memory");
 		goto out;
@@ -453,8 +315,8 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		render_text(&c, out);
 	}
 out:
-	free(t.rows);
-	rsp_u64map__exit(&t.idx);
+	rsp_netsum__exit(&t);
+	rsp_redact__exit(&red);
 	rsp_tlstore__delete(store);
 	rsp_wsnap__unpin(snap);
 	return ret;

@@ -19,6 +19,7 @@
 #include "internal/query.h"
 #include "internal/snapexport.h"
 #include "internal/snapnames.h"
+#include "internal/json.h"
 
 #define PATH_LEN     4096
 #define HOT_MAX	     64
@@ -217,7 +218,7 @@ static char *node_label(const struct ctx *c, const struct rsp_snode *n, char *bu
 
 	switch (n->kind) {
 	case RSP_SN_THREAD:
-		snapnames__thread(c->names, n->tid, n->tgid, who, sizeof(who));
+		rsp_snapnames__thread(c->names, n->tid, n->tgid, who, sizeof(who));
 		if (n->parent == RSP_SNODE_NONE && n->path)
 			snprintf(buf, size, "path %u: %s", n->path, who);
 		else
@@ -232,7 +233,7 @@ static char *node_label(const struct ctx *c, const struct rsp_snode *n, char *bu
 						     : "runnable (woken -> running)");
 		break;
 	case RSP_SN_SLEEP:
-		snapnames__waker(c->names, n, who, sizeof(who));
+		rsp_snapnames__waker(c->names, n, who, sizeof(who));
 		if (n->waker_kind == RSP_WAKER_NONE)
 			snprintf(who, sizeof(who), "%s",
 				 n->self_ns[RSP_CAT_BLOCKING_IO] ? "? (disk busy)"
@@ -284,7 +285,7 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 	const struct rsp_snapshot_totals *t = c->t;
 	char who[96];
 
-	snapnames__thread(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid, who, sizeof(who));
+	rsp_snapnames__thread(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid, who, sizeof(who));
 	rsp_buf__printf(out, "snapshot of %s: %.3f s, from %.3f to %.3f\n", who, secs(t->wall_ns),
 			secs(t->start), secs(t->end));
 	rsp_buf__printf(out,
@@ -330,8 +331,8 @@ static void text_hot(const struct ctx *c, const struct rsp_snode *run, int ind, 
 	for (uint32_t k = run->first_child; k != RSP_SNODE_NONE; k = node(c, k)->next_sibling) {
 		const struct rsp_snode *sm = node(c, k);
 		struct snap_frame f[32];
-		int nf = snapnames__frames(c->names, sm->tgid, sm->first, sm->stack, sm->nr_stack,
-					   f, 32),
+		int nf = rsp_snapnames__frames(c->names, sm->tgid, sm->first, sm->stack,
+					       sm->nr_stack, f, 32),
 		    u = 0, i;
 
 		/* the innermost function of the program; the kernel's if none */
@@ -368,7 +369,8 @@ static void text_stack(const struct ctx *c, const struct rsp_snode *sl, int ind,
 		       struct rsp_buf *out)
 {
 	struct snap_frame f[32];
-	int n = snapnames__frames(c->names, sl->tgid, sl->first, sl->stack, sl->nr_stack, f, 32);
+	int n = rsp_snapnames__frames(c->names, sl->tgid, sl->first, sl->stack, sl->nr_stack, f,
+				      32);
 	struct rsp_buf line = RSP_BUF_INIT;
 	int nu = 0, nk = 0;
 
@@ -393,7 +395,7 @@ static void text_net(const struct ctx *c, const struct rsp_snode *n, int ind, st
 	const struct rsp_net_op *op = n->net;
 	char l[64] = "?", r[64] = "?";
 
-	if (!snapnames__hidden(c->names, n->tgid) && op->local.family) {
+	if (!rsp_snapnames__hidden(c->names, n->tgid) && op->local.family) {
 		rsp_sockaddr__format(&op->local, l, sizeof(l));
 		rsp_sockaddr__format(&op->remote, r, sizeof(r));
 	}
@@ -491,8 +493,8 @@ struct rest {
 /* A root too light to show: counted, by name, in the summary line. */
 static void rest_add(const struct ctx *c, struct rest *r, const struct rsp_snode *n)
 {
-	const char *comm = snapnames__hidden(c->names, n->tgid) ? RSP_OTHER_USER
-								: snapnames__comm(c->names, n->tid);
+	const char *comm =
+		rsp_redact__comm(&c->names->red, n->tgid, rsp_snapnames__comm(c->names, n->tid));
 
 	r->n++;
 	r->ns += n->total_ns;
@@ -558,7 +560,7 @@ static json_t *json_frames(const struct ctx *c, uint32_t tgid, uint64_t time, co
 			   uint32_t nr)
 {
 	struct snap_frame f[64];
-	int n = snapnames__frames(c->names, tgid, time, ips, nr, f, 64);
+	int n = rsp_snapnames__frames(c->names, tgid, time, ips, nr, f, 64);
 	json_t *a = json_array();
 
 	for (int i = 0; i < n; i++)
@@ -574,12 +576,12 @@ static void json_who(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid
 	uint32_t pid = tgid ? tgid : t && t->tgid ? t->tgid : tid;
 
 	json_object_set_new(o, "pid", json_integer(pid));
-	if (snapnames__hidden(c->names, pid)) {
+	if (rsp_snapnames__hidden(c->names, pid)) {
 		json_object_set_new(o, "other_user", json_true());
 		return;
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
-	json_object_set_new(o, "comm", json_string(snapnames__comm(c->names, tid)));
+	json_object_set_new(o, "comm", json_string(rsp_snapnames__comm(c->names, tid)));
 }
 
 static json_t *json_waker(const struct ctx *c, const struct rsp_snode *n)
@@ -642,7 +644,7 @@ static json_t *json_net(const struct ctx *c, const struct rsp_snode *n)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(op->proto)));
-	if (!snapnames__hidden(c->names, n->tgid)) {
+	if (!rsp_snapnames__hidden(c->names, n->tgid)) {
 		json_endpoint(o, "local", &op->local);
 		json_endpoint(o, "remote", &op->remote);
 	}
@@ -686,8 +688,8 @@ static json_t *json_node(const struct ctx *c, uint32_t i)
 			o, "reason",
 			json_string(rsp_sleep_reason__name((enum rsp_sleep_reason)n->reason)));
 		json_object_set_new(o, "waker", json_waker(c, n));
-		snapnames__user_fn(c->names, n->tgid, n->first, n->stack, n->nr_stack, fn,
-				   sizeof(fn));
+		rsp_snapnames__user_fn(c->names, n->tgid, n->first, n->stack, n->nr_stack, fn,
+				       sizeof(fn));
 		if (fn[0])
 			json_object_set_new(o, "function", json_string(fn));
 		json_object_set_new(o, "stack",
@@ -731,9 +733,9 @@ static json_t *json_snapshot(const struct ctx *c)
 	size_t nt;
 
 	json_object_set_new(o, "pid", json_integer(c->o->pid));
-	if (!snapnames__hidden(c->names, (uint32_t)c->o->pid))
-		json_object_set_new(o, "comm",
-				    json_string(snapnames__comm(c->names, (uint32_t)c->o->pid)));
+	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid))
+		json_object_set_new(
+			o, "comm", json_string(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
 	json_object_set_new(o, "start_s", json_real(secs(t->start)));
 	json_object_set_new(o, "end_s", json_real(secs(t->end)));
 	json_object_set_new(o, "wall_s", json_real(secs(t->wall_ns)));
@@ -778,16 +780,7 @@ static json_t *json_snapshot(const struct ctx *c)
 
 static int render_json(const struct ctx *c, struct rsp_buf *out)
 {
-	json_t *o = json_snapshot(c);
-	char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	int ret;
-
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	ret = rsp_buf__puts(out, text);
-	free(text);
-	return ret ? ret : rsp_buf__puts(out, "\n");
+	return rsp_json__emit(json_snapshot(c), out);
 }
 
 /* ---- run ---------------------------------------------------------------- */
@@ -812,10 +805,10 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 		ret = rsp_answer__begin(out);
 	if (!ret)
 		ret = rsp_answer__add(out, RSP_ANSWER_STDOUT, main.data, main.len);
-	if (!ret && c->o->folded[0] && !(ret = snapexport__folded(c->names, &file)))
+	if (!ret && c->o->folded[0] && !(ret = rsp_snapexport__folded(c->names, &file)))
 		ret = rsp_answer__add(out, "folded", file.data, file.len);
 	rsp_buf__reset(&file);
-	if (!ret && c->o->chrome[0] && !(ret = snapexport__chrome(c->names, &file)))
+	if (!ret && c->o->chrome[0] && !(ret = rsp_snapexport__chrome(c->names, &file)))
 		ret = rsp_answer__add(out, "chrome-trace", file.data, file.len);
 	rsp_buf__exit(&main);
 	rsp_buf__exit(&file);
@@ -844,7 +837,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.max_depth = o->max_depth;
 	so.socks = src->socks;
 	so.sym = src->symbols;
-	rsp_query__window_range(req, src, &so.from, &so.to);
+	rsp_request__window_range(req, src, &so.from, &so.to);
 	snap = rsp_window__pin(src->window, so.from, so.to);
 	if (!snap) {
 		rsp_buf__puts(err, "snapshot: out of memory pinning the window");
@@ -857,12 +850,12 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 		rsp_wsnap__unpin(snap);
 		return ret;
 	}
-	snapnames__init(&names, src, s);
+	rsp_snapnames__init(&names, src, s);
 	c = (struct ctx){req, o, src, s, rsp_snapshot__totals(s), &tst, &names, so.from, so.to};
 	ret = render(&c, out);
 	if (ret)
 		rsp_buf__puts(err, "snapshot: out of memory rendering the answer");
-	snapnames__exit(&names);
+	rsp_snapnames__exit(&names);
 	/* stacks point into the pinned records: free before unpinning */
 	rsp_snapshot__delete(s);
 	rsp_wsnap__unpin(snap);

@@ -9,37 +9,28 @@
 
 #define MAX_RAW_FRAMES 128
 
-int snapnames__init(struct snapnames *n, const struct rsp_source *src,
-		    const struct rsp_snapshot *snap)
+int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
+			const struct rsp_snapshot *snap)
 {
 	memset(n, 0, sizeof(*n));
 	n->src = src;
 	n->snap = snap;
 	n->store = rsp_snapshot__store(snap);
-	rsp_u64map__init(&n->vis);
+	rsp_redact__init(&n->red, src);
 	return 0;
 }
 
-void snapnames__exit(struct snapnames *n)
+void rsp_snapnames__exit(struct snapnames *n)
 {
-	rsp_u64map__exit(&n->vis);
+	rsp_redact__exit(&n->red);
 }
 
-bool snapnames__hidden(struct snapnames *n, uint32_t tgid)
+bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tgid)
 {
-	uint32_t v;
-
-	if (!n->src->access.restricted || !tgid)
-		return false;
-	if (!rsp_u64map__get(&n->vis, tgid, &v))
-		return v == 2;
-	/* once per process: may_see() may read /proc */
-	v = rsp_source__may_see(n->src, tgid) ? 1 : 2;
-	rsp_u64map__put(&n->vis, tgid, v);
-	return v == 2;
+	return rsp_redact__hidden(&n->red, tgid);
 }
 
-const char *snapnames__comm(const struct snapnames *n, uint32_t tid)
+const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__find_thread(n->store, tid);
 
@@ -57,14 +48,15 @@ static uint32_t owner(const struct snapnames *n, uint32_t tid, uint32_t tgid)
 	return t && t->tgid ? t->tgid : tid;
 }
 
-char *snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf, size_t size)
+char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf,
+			    size_t size)
 {
 	uint32_t p = owner(n, tid, tgid);
-	const char *comm = snapnames__comm(n, tid);
+	const char *comm = rsp_snapnames__comm(n, tid);
 
-	if (snapnames__hidden(n, p))
-		snprintf(buf, size, "pid %u " RSP_OTHER_USER, p);
-	else if (!comm[0])
+	if (rsp_redact__label(&n->red, p, buf, size))
+		return buf;
+	if (!comm[0])
 		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
 	else if (tid == p)
 		snprintf(buf, size, "%s (pid %u)", comm, p);
@@ -73,11 +65,11 @@ char *snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *
 	return buf;
 }
 
-char *snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size)
+char *rsp_snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size)
 {
 	switch (sl->waker_kind) {
 	case RSP_WAKER_THREAD:
-		return snapnames__thread(n, sl->waker_id, 0, buf, size);
+		return rsp_snapnames__thread(n, sl->waker_id, 0, buf, size);
 	case RSP_WAKER_DEVICE:
 		snprintf(buf, size, "disk %u:%u", sl->waker_id >> 20, sl->waker_id & 0xfffff);
 		break;
@@ -149,14 +141,14 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 	return k;
 }
 
-int snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-		      uint32_t nr, struct snap_frame *out, int max)
+int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			  uint32_t nr, struct snap_frame *out, int max)
 {
 	struct rsp_frame raw[MAX_RAW_FRAMES];
 	bool top = true;
 	int got, k = 0;
 
-	if (!ips || !nr || snapnames__hidden(n, tgid))
+	if (!ips || !nr || rsp_snapnames__hidden(n, tgid))
 		return 0;
 	if (!n->src->symbols)
 		return raw_frames(n, ips, nr, out, max);
@@ -179,13 +171,13 @@ int snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const u
 	return k;
 }
 
-char *snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			 uint32_t nr, char *buf, size_t size)
+char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			     uint32_t nr, char *buf, size_t size)
 {
 	bool user = false;
 
 	buf[0] = '\0';
-	if (!ips || snapnames__hidden(n, tgid))
+	if (!ips || rsp_snapnames__hidden(n, tgid))
 		return buf;
 	for (uint32_t i = 0; i < nr; i++) {
 		struct rsp_sym s;

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <rsp/query.h>
+#include "internal/analyses.h"
 #include "internal/schema.h"
 
 struct analysis {
@@ -69,10 +69,9 @@ static int missing(const struct rsp_schema *s, const char *list, struct rsp_buf 
 	return n;
 }
 
-int rsp_query__check_events(const struct rsp_request *req, const struct rsp_schema *s,
-			    struct rsp_buf *notes, struct rsp_buf *err)
+int rsp_analyses__check(const char *cmd, const struct rsp_schema *s, struct rsp_buf *notes,
+			struct rsp_buf *err)
 {
-	const char *cmd = rsp_query__command_name(req);
 	struct rsp_buf m = RSP_BUF_INIT;
 
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {

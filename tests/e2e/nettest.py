@@ -12,7 +12,6 @@ What the client waited lies between the server's CPU time for the requests
 (which also holds its own runnable time after each wakeup: on a busy
 machine up to a fifth more), so answers are checked against that range.
 """
-import subprocess
 
 import graphtest as gt
 import rsptest as t
@@ -93,11 +92,6 @@ def check_net(d, w, proto, need_addresses):
     t.check(s["remote_addr"] == "127.0.0.1" and s["remote_port"] == w["port"],
             "the remote end is 127.0.0.1:%d (%s)" % (w["port"], s["remote"]))
     return s
-
-
-def have_snapshot():
-    p = subprocess.run([t.RSPCTL, "help", "snapshot"], capture_output=True, text=True)
-    return p.returncode == 0
 
 
 def snap_nodes(node, up=()):

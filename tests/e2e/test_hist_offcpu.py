@@ -88,7 +88,7 @@ with t.Rspd() as d:
         print("SKIP: every run was disturbed by other work on the machine (the workload's "
               "own sleeps left their buckets)")
         sys.exit(t.SKIP)
-    t.check(True, "offcpu:sleep of thread %d: exactly two peaks, at the buckets of %d ns and "
+    t.check(not bad, "offcpu:sleep of thread %d: exactly two peaks, at the buckets of %d ns and "
             "%d ns, %d sleeps each (+-2)" % (w["tid"], w["short_median_ns"],
                                              w["long_median_ns"], N))
 

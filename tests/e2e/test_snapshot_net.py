@@ -9,9 +9,6 @@ import nettest as nt
 import rsptest as t
 
 t.need_root()
-if not nt.have_snapshot():
-    print("SKIP: rspctl has no snapshot command in this build")
-    raise SystemExit(t.SKIP)
 
 with t.Rspd() as d:
     for proto in ("tcp", "udp"):

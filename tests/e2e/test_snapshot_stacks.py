@@ -16,9 +16,6 @@ import nettest as nt
 import rsptest as t
 
 t.need_root()
-if not nt.have_snapshot():
-    print("SKIP: rspctl has no snapshot command in this build")
-    raise SystemExit(t.SKIP)
 
 
 def sleep_stacks(s):

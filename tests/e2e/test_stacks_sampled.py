@@ -12,8 +12,9 @@ sleeps), within 5 points, for sampled:2 and sampled:3. pipe_pingpong's
 switches alternate between preemptions and sleeps, and the kernel's period
 locks onto that: sampled:2 stacks ~98% of the sleeps, sampled:3 ~3% (seen
 here); perf's own count is the answer either way. (Matching copies by equal
-timestamps, as the timeline did before, gives ~0%.) The snapshot's sleep
-nodes of the workload have stacks through pipe_read."""
+timestamps, as the timeline did before, gives ~0%.) When most sleeps have a
+copy, the snapshots' sleep nodes of the workload (parent and child) have
+stacks through pipe_read."""
 import os
 import re
 
@@ -69,14 +70,19 @@ def run(n):
                 "sampled:%d: rsp's sleeps carry stacks as often as perf shows copies "
                 "(%.1f%% vs %.1f%%)" % (n, 100 * share, 100 * truth))
         t.check(0.02 < truth, "sampled:%d: some sleeps have a copy" % n)
-        s = d.json("snapshot", str(w["parent"]), "--last",
-                   "%dms" % int((w["elapsed_s"] + 1) * 1000), "--min", "0")
-        nodes = [x for r in s["chain"] for x in sleep_nodes(r, [])]
+        # The parent is mostly preempted by the child it wakes, seldom asleep
+        # (its few sleeps may all lack a copy): the sleeps are the child's.
+        nodes = []
+        for pid in (w["parent"], w["child"]):
+            s = d.json("snapshot", str(pid), "--last",
+                       "%dms" % int((w["elapsed_s"] + 1) * 1000), "--min", "0")
+            nodes += [x for r in s["chain"] for x in sleep_nodes(r, [])]
         stacks = [[f["name"] for f in x["stack"]] for x in nodes if x.get("stack")]
-        t.check(any(any("pipe_read" in f for f in st) for st in stacks),
-                "sampled:%d: the snapshot's sleeps have stacks through pipe_read (%d of %d "
-                "nodes)" % (n, len(stacks), len(nodes)))
-
+        print("   sampled:%d: %d of %d sleep nodes with a stack" % (n, len(stacks), len(nodes)))
+        if truth > 0.5:
+            t.check(any(any("pipe_read" in f for f in st) for st in stacks),
+                    "sampled:%d: the snapshot's sleeps have stacks through pipe_read (%d of %d "
+                    "nodes)" % (n, len(stacks), len(nodes)))
 
 run(2)
 run(3)

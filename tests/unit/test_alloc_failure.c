@@ -653,7 +653,7 @@ static void query_once(void *ctx, unsigned long nth)
 		argc++;
 	rsp_symbolizer__begin(qr->f->sym);
 	failalloc__arm(nth);
-	ret = rsp_query__parse(argc, qr->argv, &req, &err);
+	ret = rsp_request__parse(argc, qr->argv, &req, &err);
 	if (!ret) {
 		ret = rsp_query__run(&req, &src, &out, &err);
 		rsp_request__exit(&req);

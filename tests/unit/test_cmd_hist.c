@@ -36,7 +36,7 @@ static int argc_of(const char *const *argv)
 static int parse(struct rsp_request *req, struct rsp_buf *err, const char *const *argv)
 {
 	rsp_buf__reset(err);
-	return rsp_query__parse(argc_of(argv), argv, req, err);
+	return rsp_request__parse(argc_of(argv), argv, req, err);
 }
 
 static void test_parse(void **state)
@@ -131,7 +131,7 @@ static int run(struct rsp_hist_store *st, bool offline, const char *const *argv,
 
 	rsp_buf__reset(out);
 	rsp_buf__reset(err);
-	ret = rsp_query__parse(argc_of(argv), argv, &req, err);
+	ret = rsp_request__parse(argc_of(argv), argv, &req, err);
 	if (ret)
 		fail_msg("parse: %s", err->data);
 	ret = rsp_query__run(&req, &src, out, err);
@@ -281,8 +281,8 @@ static void test_local_part(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(parse(&req, &err, argv), 0);
-	assert_true(rsp_query__local(&req));
-	rargv = rsp_query__remote_argv(&req, argc_of(argv), argv, &rargc);
+	assert_true(rsp_request__is_local(&req));
+	rargv = rsp_request__remote_argv(&req, argc_of(argv), argv, &rargc);
 	assert_non_null(rargv);
 	/* Files, --top and the format stay with rspctl; rspd answers in JSON. */
 	assert_int_equal(rargc, 6);
@@ -293,8 +293,8 @@ static void test_local_part(void **state)
 	assert_string_equal(rargv[4], "5s");
 	assert_string_equal(rargv[5], "--json");
 	assert_null(rargv[6]);
-	assert_int_equal(rsp_query__parse(rargc, rargv, &rreq, &err), 0);
-	assert_false(rsp_query__local(&rreq));
+	assert_int_equal(rsp_request__parse(rargc, rargv, &rreq, &err), 0);
+	assert_false(rsp_request__is_local(&rreq));
 	assert_int_equal(rsp_query__run(&rreq, &src, &ans, &err), 0);
 	rsp_request__exit(&rreq);
 	free(rargv);
@@ -306,12 +306,12 @@ static void test_local_part(void **state)
 		const char *const diff[] = {"hist", "--diff", path, "--json", NULL};
 
 		assert_int_equal(parse(&req, &err, save), 0);
-		assert_int_equal(rsp_query__finish(&req, ans.data, ans.len, &out, &err), 0);
+		assert_int_equal(rsp_request__finish(&req, ans.data, ans.len, &out, &err), 0);
 		assert_non_null(strstr(out.data, "offcpu:sleep"));
 		rsp_request__exit(&req);
 		assert_int_equal(parse(&req, &err, diff), 0);
 		rsp_buf__reset(&out);
-		assert_int_equal(rsp_query__finish(&req, ans.data, ans.len, &out, &err), 0);
+		assert_int_equal(rsp_request__finish(&req, ans.data, ans.len, &out, &err), 0);
 		assert_non_null(strstr(out.data, "\"selected\": 0"));
 		rsp_request__exit(&req);
 	}
@@ -323,7 +323,7 @@ static void test_local_part(void **state)
 		const char *const diff[] = {"hist", "--diff", path, NULL};
 
 		assert_int_equal(parse(&req, &err, diff), 0);
-		assert_int_equal(rsp_query__finish(&req, ans.data, ans.len, &out, &err), -EINVAL);
+		assert_int_equal(rsp_request__finish(&req, ans.data, ans.len, &out, &err), -EINVAL);
 		assert_non_null(strstr(err.data, path));
 		assert_non_null(strstr(err.data, "not valid JSON"));
 		rsp_request__exit(&req);
@@ -334,7 +334,7 @@ static void test_local_part(void **state)
 
 		assert_int_equal(parse(&req, &err, diff), 0);
 		rsp_buf__reset(&err);
-		assert_true(rsp_query__finish(&req, ans.data, ans.len, &out, &err) < 0);
+		assert_true(rsp_request__finish(&req, ans.data, ans.len, &out, &err) < 0);
 		assert_non_null(strstr(err.data, "cannot read baseline"));
 		rsp_request__exit(&req);
 	}

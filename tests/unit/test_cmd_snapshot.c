@@ -29,7 +29,7 @@ static int parse(struct rsp_request *req, struct rsp_buf *err, const char *const
 	while (argv[argc])
 		argc++;
 	rsp_buf__reset(err);
-	return rsp_query__parse(argc, argv, req, err);
+	return rsp_request__parse(argc, argv, req, err);
 }
 
 /*

@@ -237,7 +237,7 @@ static json_t *query(const struct rsp_source *src, int argc, const char *const *
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	json_t *j;
 
-	assert_int_equal(rsp_query__parse(argc, argv, &req, &err), 0);
+	assert_int_equal(rsp_request__parse(argc, argv, &req, &err), 0);
 	if (rsp_query__run(&req, src, &out, &err))
 		fail_msg("query: %s", err.data);
 	j = json_loads(out.data, 0, NULL);
@@ -663,13 +663,13 @@ static void test_check_events(void **state)
 	struct rsp_schema *only_switch = rsp_schema__new();
 
 	/* switch and waking present: possible, with notes about disks and irqs */
-	assert_int_equal(rsp_query__check_events(&req, s, &notes, &err), 0);
+	assert_int_equal(rsp_request__check_events(&req, s, &notes, &err), 0);
 	assert_non_null(strstr(notes.data, "block:block_rq_issue"));
 	assert_non_null(strstr(notes.data, "graph lacks"));
 	rsp_buf__reset(&notes);
 	rsp_schema__add_evsel(only_switch, rsp_schema__evsel_attr(s, 0), RSP_EV_sched_switch,
 			      RSP_ROLE_PRIMARY, "sched:sched_switch");
-	assert_int_equal(rsp_query__check_events(&req, only_switch, &notes, &err), -ENOENT);
+	assert_int_equal(rsp_request__check_events(&req, only_switch, &notes, &err), -ENOENT);
 	assert_non_null(strstr(err.data, "graph is impossible"));
 	assert_non_null(strstr(err.data, "sched:sched_switch")); /* fields not resolved */
 	rsp_schema__delete(s);

@@ -20,7 +20,7 @@ static int parse(struct rsp_request *req, struct rsp_buf *err, const char *const
 	while (argv[argc])
 		argc++;
 	rsp_buf__reset(err);
-	return rsp_query__parse(argc, argv, req, err);
+	return rsp_request__parse(argc, argv, req, err);
 }
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -31,7 +31,7 @@ static void test_parse(void **state)
 	struct rsp_request req;
 
 	assert_int_equal(parse(&req, &err, ARGS("status")), 0);
-	assert_string_equal(rsp_query__command_name(&req), "status");
+	assert_string_equal(rsp_request__command(&req), "status");
 	assert_int_equal(req.format, RSP_FMT_TEXT);
 	assert_int_equal(req.pid, -1);
 	rsp_request__exit(&req);

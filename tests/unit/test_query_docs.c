@@ -61,7 +61,7 @@ static void test_every_option_in_help_and_man(void **state)
 		snprintf(want, sizeof(want), ".SS %s\n", c->name);
 		if (!strstr(man, want))
 			fail_msg("man/rspctl.8 has no '.SS %s' section", c->name);
-		for (size_t j = 0; (name = rsp_query__option_at(c, j)); j++) {
+		for (size_t j = 0; (name = rsp_request__option_at(c, j)); j++) {
 			snprintf(want, sizeof(want), "--%s", name);
 			if (!strstr(c->usage, want))
 				fail_msg("'rspctl help %s' does not mention %s", c->name, want);

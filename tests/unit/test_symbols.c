@@ -632,7 +632,7 @@ static json_t *top_json(struct synth *syn, struct rsp_symbolizer *s, const char 
 	json_error_t je;
 	json_t *j;
 
-	assert_int_equal(rsp_query__parse(argc, argv, &req, &err), 0);
+	assert_int_equal(rsp_request__parse(argc, argv, &req, &err), 0);
 	rsp_symbolizer__begin(s);
 	if (rsp_query__run(&req, &src, &out, &err))
 		fail_msg("top: %s", err.data);
@@ -742,7 +742,7 @@ static void test_top(void **state)
 		struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 		struct rsp_request req;
 
-		assert_int_equal(rsp_query__parse(3, argv, &req, &err), 0);
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), 0);
 		assert_int_equal(rsp_query__run(&req, &src, &out, &err), 0);
 		assert_non_null(strstr(out.data, "process 900 (unstripped): 9 cpu-clock samples"));
 		assert_non_null(strstr(out.data, "fix_hidden"));
@@ -757,13 +757,14 @@ static void test_top(void **state)
 		rsp_request__exit(&req);
 		/* bad options */
 		rsp_buf__reset(&err);
-		assert_int_equal(rsp_query__parse(3, (const char *const[]){"top", "--limit", "x"},
-						  &req, &err),
+		assert_int_equal(rsp_request__parse(3, (const char *const[]){"top", "--limit", "x"},
+						    &req, &err),
 				 -EINVAL);
 		assert_non_null(strstr(err.data, "--limit"));
 		/* no symbolizer: one sentence, no crash */
 		src.symbols = NULL;
-		assert_int_equal(rsp_query__parse(1, (const char *const[]){"top"}, &req, &err), 0);
+		assert_int_equal(rsp_request__parse(1, (const char *const[]){"top"}, &req, &err),
+				 0);
 		rsp_buf__reset(&err);
 		assert_int_equal(rsp_query__run(&req, &src, &out, &err), -EOPNOTSUPP);
 		assert_non_null(strstr(err.data, "process model"));

@@ -44,6 +44,14 @@ static inline uint64_t rsp_hash__u64(uint64_t h, uint64_t w)
 	return (h ^ w) * 0x100000001b3ull;
 }
 
+/* @n words, e.g. a stack's addresses, one after the other. */
+static inline uint64_t rsp_hash__u64s(uint64_t h, const uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = rsp_hash__u64(h, w[i]);
+	return h;
+}
+
 /*
  * rsp_hash__key() - a hash as a key of struct rsp_u64map, which reserves
  * UINT64_MAX: that value is folded to 0.

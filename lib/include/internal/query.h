@@ -64,20 +64,22 @@ extern const struct rsp_command rsp_cmd_top;
 extern const struct rsp_command rsp_cmd_net;
 extern const struct rsp_command rsp_cmd_snapshot;
 
+/** rsp_query__find() - the command named @name, NULL if none. */
+const struct rsp_command *rsp_query__find(const char *name);
 /** rsp_query__command_at() - the @i-th command of the table, NULL past the end. */
 const struct rsp_command *rsp_query__command_at(size_t i);
 /**
- * rsp_query__option_at() - the @i-th option (long name, no "--") that
+ * rsp_request__option_at() - the @i-th option (long name, no "--") that
  * command @c accepts, its own then the common ones; NULL past the end.
  * For the documentation checks.
  */
-const char *rsp_query__option_at(const struct rsp_command *c, size_t i);
+const char *rsp_request__option_at(const struct rsp_command *c, size_t i);
 /**
- * rsp_query__window_range() - the part of @src's window a request asks
+ * rsp_request__window_range() - the part of @src's window a request asks
  * for: all of it from its oldest complete time to now (live) or its newest
  * record (a file), narrowed by --to, --last and --from, in that order.
  */
-void rsp_query__window_range(const struct rsp_request *req, const struct rsp_source *src,
-			     uint64_t *from, uint64_t *to);
+void rsp_request__window_range(const struct rsp_request *req, const struct rsp_source *src,
+			       uint64_t *from, uint64_t *to);
 
 #endif

@@ -25,7 +25,7 @@
  *         processes and threads, "s"/"f" flow arrows for the wakeups the
  *         chain followed. Times in microseconds from the snapshot's start.
  */
-int snapexport__folded(struct snapnames *n, struct rsp_buf *out);
-int snapexport__chrome(struct snapnames *n, struct rsp_buf *out);
+int rsp_snapexport__folded(struct snapnames *n, struct rsp_buf *out);
+int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out);
 
 #endif

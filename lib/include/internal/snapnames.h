@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <rsp/query.h>
 #include <rsp/snapshot.h>
-#include "internal/u64map.h"
+#include "internal/redact.h"
 
 /*
  * Names for what a snapshot holds, as the requester may see them: threads
@@ -19,7 +19,7 @@ struct snapnames {
 	const struct rsp_source *src;
 	const struct rsp_snapshot *snap;
 	const struct rsp_tlstore *store;
-	struct rsp_u64map vis; /* tgid -> 1 visible, 2 another user's */
+	struct rsp_redact red; /* the access rule */
 };
 
 #define SNAP_FRAME_LEN 160
@@ -29,35 +29,36 @@ struct snap_frame {
 	char name[SNAP_FRAME_LEN];
 };
 
-int snapnames__init(struct snapnames *n, const struct rsp_source *src,
-		    const struct rsp_snapshot *snap);
-void snapnames__exit(struct snapnames *n);
+int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
+			const struct rsp_snapshot *snap);
+void rsp_snapnames__exit(struct snapnames *n);
 
 /** The process @tgid is another user's (hide its names and stacks). */
-bool snapnames__hidden(struct snapnames *n, uint32_t tgid);
+bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tgid);
 
 /** The thread's comm as the window knows it ("" if never seen). */
-const char *snapnames__comm(const struct snapnames *n, uint32_t tid);
+const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid);
 
 /**
  * "comm (pid P)" for a main thread, "comm T (pid P)" for another, or
  * "pid P (other user)". Writes into @buf and returns it.
  */
-char *snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf, size_t size);
+char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf,
+			    size_t size);
 
 /** What ended sleep node @sl: a thread (named as above), "disk 8:0", "timer", ... */
-char *snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size);
+char *rsp_snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size);
 
 /**
  * The frames worth showing of callchain @ips of @tgid at @time, innermost
  * first: the scheduler's own frames at the top of the kernel part are
  * skipped; another user's process gets no user frames. Return: how many.
  */
-int snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-		      uint32_t nr, struct snap_frame *out, int max);
+int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			  uint32_t nr, struct snap_frame *out, int max);
 
 /** The innermost user function of @ips ("" if none or hidden): into @buf. */
-char *snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			 uint32_t nr, char *buf, size_t size);
+char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
+			     uint32_t nr, char *buf, size_t size);
 
 #endif

@@ -135,15 +135,15 @@ struct rsp_request {
 };
 
 /**
- * rsp_query__parse() - parse a command line ("status --json", ...)
+ * rsp_request__parse() - parse a command line ("status --json", ...)
  * @argv: argv[0] is the command name
  * @req:  filled on success; release with rsp_request__exit()
  * @err:  on failure, one sentence for the user
  *
  * Return: 0 or -EINVAL (unknown command or option, bad value) / -ENOMEM.
  */
-RSP_API int rsp_query__parse(int argc, const char *const argv[], struct rsp_request *req,
-			     struct rsp_buf *err);
+RSP_API int rsp_request__parse(int argc, const char *const argv[], struct rsp_request *req,
+			       struct rsp_buf *err);
 RSP_API void rsp_request__exit(struct rsp_request *req);
 
 /**
@@ -154,29 +154,29 @@ RSP_API int rsp_query__run(const struct rsp_request *req, const struct rsp_sourc
 			   struct rsp_buf *out, struct rsp_buf *err);
 
 /**
- * rsp_query__local() - @req has a part that rspctl runs itself (it names
+ * rsp_request__is_local() - @req has a part that rspctl runs itself (it names
  * the user's files: hist --save FILE, --diff FILE). Then rspctl sends
- * rsp_query__remote_argv() to rspd and hands the answer to
- * rsp_query__finish().
+ * rsp_request__remote_argv() to rspd and hands the answer to
+ * rsp_request__finish().
  */
-RSP_API bool rsp_query__local(const struct rsp_request *req);
+RSP_API bool rsp_request__is_local(const struct rsp_request *req);
 /**
- * rsp_query__remote_argv() - the arguments to send to rspd for @req
+ * rsp_request__remote_argv() - the arguments to send to rspd for @req
  * @argv: what @req was parsed from; the result points into it
  * Return: a NULL-terminated array (free() it; not its strings) with its
  * length in *@out_argc, or NULL on ENOMEM.
  */
-RSP_API const char **rsp_query__remote_argv(const struct rsp_request *req, int argc,
-					    const char *const argv[], int *out_argc);
+RSP_API const char **rsp_request__remote_argv(const struct rsp_request *req, int argc,
+					      const char *const argv[], int *out_argc);
 /**
- * rsp_query__finish() - make @req's answer from rspd's JSON answer
+ * rsp_request__finish() - make @req's answer from rspd's JSON answer
  * Return: 0, or -errno with one sentence in @err.
  */
-RSP_API int rsp_query__finish(const struct rsp_request *req, const char *answer, size_t len,
-			      struct rsp_buf *out, struct rsp_buf *err);
+RSP_API int rsp_request__finish(const struct rsp_request *req, const char *answer, size_t len,
+				struct rsp_buf *out, struct rsp_buf *err);
 
-/** rsp_query__command_name() - the request's command, e.g. "status". */
-RSP_API const char *rsp_query__command_name(const struct rsp_request *req);
+/** rsp_request__command() - the request's command, e.g. "status". */
+RSP_API const char *rsp_request__command(const struct rsp_request *req);
 
 /**
  * rsp_request__uses_symbols() - whether answering @req may read
@@ -205,14 +205,14 @@ RSP_API const char *rsp_request__output(const struct rsp_request *req, const cha
 					size_t len);
 
 /**
- * rsp_query__check_events() - can @req be answered from records with @s's events?
+ * rsp_request__check_events() - can @req be answered from records with @s's events?
  * @notes: one line per missing useful event family: what the answer will lack
  * @err:   on -ENOENT, the missing required events and what to do
  *
  * The requirements are data: tracepoints/analyses.def. Return: 0 or -ENOENT.
  */
-RSP_API int rsp_query__check_events(const struct rsp_request *req, const struct rsp_schema *s,
-				    struct rsp_buf *notes, struct rsp_buf *err);
+RSP_API int rsp_request__check_events(const struct rsp_request *req, const struct rsp_schema *s,
+				      struct rsp_buf *notes, struct rsp_buf *err);
 
 /* `rspctl dump`: parsed here, carried out by rspd, which alone has the live
  * system's description (tracing formats, processes) a dump needs. */
@@ -222,7 +222,7 @@ struct rsp_dump_spec {
 	bool json;
 };
 
-/** rsp_query__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
-RSP_API int rsp_query__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec);
+/** rsp_request__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
+RSP_API int rsp_request__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec);
 
 #endif /* RSP_QUERY_H */

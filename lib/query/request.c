@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * A query request: its command and options parsed from argv, what of it
+ * goes to rspd, and where its answer goes.
+ *
+ * Options are parsed here rather than with getopt_long(3): getopt keeps its
+ * state in globals (optind), which rspd's server thread cannot share with
+ * anything else, and prints its own errors to stderr, which a library and a
+ * daemon must not do. The grammar is small: --name, --name VALUE,
+ * --name=VALUE, and positional arguments for the command.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rsp/parse.h>
+#include "internal/analyses.h"
+#include "internal/query.h"
+
+const char *rsp_request__command(const struct rsp_request *req)
+{
+	return req->cmd ? req->cmd->name : "";
+}
+
+bool rsp_request__uses_symbols(const struct rsp_request *req)
+{
+	return !req->cmd || !req->cmd->no_symbols;
+}
+
+enum {
+	COPT_JSON = -1,
+	COPT_FORMAT = -2,
+	COPT_PID = -3,
+	COPT_LAST = -4,
+	COPT_FROM = -5,
+	COPT_TO = -6,
+};
+
+static const struct rsp_option common_opts[] = {
+	{"json", false, COPT_JSON}, {"format", true, COPT_FORMAT}, {"pid", true, COPT_PID},
+	{"last", true, COPT_LAST},  {"from", true, COPT_FROM},	   {"to", true, COPT_TO},
+	{NULL, false, 0},
+};
+
+static bool common_allowed(const struct rsp_command *c, int id)
+{
+	switch (id) {
+	case COPT_JSON:
+	case COPT_FORMAT:
+		return c->common & RSP_COPT_FORMAT;
+	case COPT_PID:
+		return c->common & RSP_COPT_PID;
+	case COPT_LAST:
+		return c->common & RSP_COPT_LAST;
+	case COPT_FROM:
+	case COPT_TO:
+		return c->common & RSP_COPT_RANGE;
+	default:
+		return false;
+	}
+}
+
+static int set_format(struct rsp_request *req, const char *v, struct rsp_buf *err)
+{
+	if (!strcmp(v, "text"))
+		req->format = RSP_FMT_TEXT;
+	else if (!strcmp(v, "json"))
+		req->format = RSP_FMT_JSON;
+	else if (!strcmp(v, "dot") && (req->cmd->common & RSP_COPT_DOT))
+		req->format = RSP_FMT_DOT;
+	else {
+		rsp_buf__printf(err, "%s: unknown format '%s'; use %s", req->cmd->name, v,
+				(req->cmd->common & RSP_COPT_DOT) ? "text, json or dot"
+								  : "text or json");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp_buf *err)
+{
+	uint64_t n;
+
+	switch (id) {
+	case COPT_JSON:
+		req->format = RSP_FMT_JSON;
+		return 0;
+	case COPT_FORMAT:
+		return set_format(req, v, err);
+	case COPT_PID:
+		if (rsp_parse__u64(v, 1, 4194304, &n)) {
+			rsp_buf__printf(err, "%s: --pid wants a process id, not '%s'",
+					req->cmd->name, v);
+			return -EINVAL;
+		}
+		req->pid = (long)n;
+		return 0;
+	case COPT_LAST:
+		if (rsp_parse__duration(v, &n) || !n) {
+			rsp_buf__printf(err,
+					"%s: --last wants a duration such as 10s, 500ms or 2m, "
+					"not '%s'",
+					req->cmd->name, v);
+			return -EINVAL;
+		}
+		req->last_ns = n;
+		return 0;
+	case COPT_FROM:
+	case COPT_TO:
+		if (rsp_parse__seconds(v, &n) || !n) {
+			rsp_buf__printf(
+				err,
+				"%s: --%s wants a time in seconds as the window shows it "
+				"(rspctl status: 'window: A .. B'), such as 1687.5621, not '%s'",
+				req->cmd->name, id == COPT_FROM ? "from" : "to", v);
+			return -EINVAL;
+		}
+		*(id == COPT_FROM ? &req->from_ns : &req->to_ns) = n;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name, size_t len)
+{
+	for (; tab && tab->name; tab++)
+		if (strlen(tab->name) == len && !strncmp(tab->name, name, len))
+			return tab;
+	return NULL;
+}
+
+/* One "--name[=value]" at argv[*i]; consumes its value. */
+static int parse_one(struct rsp_request *req, int argc, const char *const argv[], int *i,
+		     struct rsp_buf *err)
+{
+	const struct rsp_command *c = req->cmd;
+	const char *name = argv[*i] + 2, *eq = strchr(name, '='), *val = NULL;
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct rsp_option *o = find_opt(c->opts, name, len);
+	bool common = false;
+
+	if (!o) {
+		o = find_opt(common_opts, name, len);
+		common = o && common_allowed(c, o->id);
+	}
+	if (!o || (!common && o->id < 0)) {
+		rsp_buf__printf(err, "%s: unknown option '%s'; see 'rspctl help %s'", c->name,
+				argv[*i], c->name);
+		return -EINVAL;
+	}
+	if (o->has_arg) {
+		if (eq)
+			val = eq + 1;
+		else if (*i + 1 < argc)
+			val = argv[++*i];
+		else {
+			rsp_buf__printf(err, "%s: option --%s needs a value", c->name, o->name);
+			return -EINVAL;
+		}
+	} else if (eq) {
+		rsp_buf__printf(err, "%s: option --%s takes no value", c->name, o->name);
+		return -EINVAL;
+	}
+	return common ? common_opt(req, o->id, val, err) : c->opt(req, o->id, val, err);
+}
+
+static int parse_args(struct rsp_request *req, int argc, const char *const argv[],
+		      struct rsp_buf *err)
+{
+	const struct rsp_command *c = req->cmd;
+
+	for (int i = 1; i < argc; i++) {
+		int ret;
+
+		if (!strncmp(argv[i], "--", 2) && argv[i][2]) {
+			ret = parse_one(req, argc, argv, &i, err);
+		} else if (c->opt) {
+			/* Positional argument: id 0. */
+			ret = c->opt(req, 0, argv[i], err);
+		} else {
+			rsp_buf__printf(err, "%s: unexpected argument '%s'; see 'rspctl help %s'",
+					c->name, argv[i], c->name);
+			ret = -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	if (req->from_ns && req->to_ns && req->from_ns >= req->to_ns) {
+		rsp_buf__printf(err, "%s: --from must be before --to", c->name);
+		return -EINVAL;
+	}
+	if (req->last_ns && req->from_ns) {
+		rsp_buf__printf(err, "%s: give --last or --from, not both", c->name);
+		return -EINVAL;
+	}
+	return c->check ? c->check(req, err) : 0;
+}
+
+int rsp_request__parse(int argc, const char *const argv[], struct rsp_request *req,
+		       struct rsp_buf *err)
+{
+	const struct rsp_command *c;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	req->pid = -1;
+	if (argc < 1 || !(c = rsp_query__find(argv[0]))) {
+		rsp_buf__printf(err, "unknown command '%s'; run 'rspctl help' for the list",
+				argc < 1 ? "" : argv[0]);
+		return -EINVAL;
+	}
+	req->cmd = c;
+	if (c->opts_size) {
+		req->opts = calloc(1, c->opts_size);
+		if (!req->opts) {
+			rsp_buf__printf(err, "%s: out of memory parsing the request", c->name);
+			return -ENOMEM;
+		}
+		if (c->init)
+			c->init(req->opts);
+	}
+	ret = parse_args(req, argc, argv, err);
+	if (ret)
+		rsp_request__exit(req);
+	return ret;
+}
+
+void rsp_request__exit(struct rsp_request *req)
+{
+	free(req->opts);
+	req->opts = NULL;
+}
+
+const char *rsp_request__option_at(const struct rsp_command *c, size_t i)
+{
+	for (const struct rsp_option *o = c->opts; o && o->name; o++)
+		if (i-- == 0)
+			return o->name;
+	for (const struct rsp_option *o = common_opts; o->name; o++)
+		if (common_allowed(c, o->id) && i-- == 0)
+			return o->name;
+	return NULL;
+}
+
+bool rsp_request__is_local(const struct rsp_request *req)
+{
+	return req->cmd && req->cmd->local && req->cmd->local(req);
+}
+
+/* Does the option at argv[*i] go to rspd? Advances *i past its value. */
+static bool remote_keeps(const struct rsp_request *req, int argc, const char *const argv[], int *i)
+{
+	const struct rsp_command *c = req->cmd;
+	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct rsp_option *o = find_opt(c->opts, name, len);
+	bool common = !o;
+
+	if (!o)
+		o = find_opt(common_opts, name, len);
+	if (o && o->has_arg && !eq && *i + 1 < argc)
+		++*i;
+	if (!o)
+		return true;
+	if (common)
+		return o->id != COPT_JSON && o->id != COPT_FORMAT;
+	return !c->keep || c->keep(req, o->id);
+}
+
+const char **rsp_request__remote_argv(const struct rsp_request *req, int argc,
+				      const char *const argv[], int *out_argc)
+{
+	const char **v = calloc((size_t)argc + 2, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		int first = i;
+
+		if (i == 0 || strncmp(argv[i], "--", 2) || !argv[i][2]) {
+			v[n++] = argv[i];
+			continue;
+		}
+		if (!remote_keeps(req, argc, argv, &i))
+			continue;
+		for (int j = first; j <= i; j++)
+			v[n++] = argv[j];
+	}
+	v[n++] = "--json";
+	v[n] = NULL;
+	*out_argc = n;
+	return v;
+}
+
+int rsp_request__finish(const struct rsp_request *req, const char *answer, size_t len,
+			struct rsp_buf *out, struct rsp_buf *err)
+{
+	if (!req->cmd || !req->cmd->finish)
+		return rsp_buf__add(out, answer, len);
+	return req->cmd->finish(req, answer, len, out, err);
+}
+
+const char *rsp_request__output_at(const struct rsp_request *req, size_t i, const char **name)
+{
+	if (!req->cmd || !req->cmd->output)
+		return NULL;
+	return req->cmd->output(req, i, name);
+}
+
+const char *rsp_request__output(const struct rsp_request *req, const char *name, size_t len)
+{
+	const char *n, *path;
+
+	for (size_t i = 0; (path = rsp_request__output_at(req, i, &n)); i++)
+		if (strlen(n) == len && !memcmp(n, name, len))
+			return path;
+	return NULL;
+}
+
+void rsp_request__window_range(const struct rsp_request *req, const struct rsp_source *src,
+			       uint64_t *from, uint64_t *to)
+{
+	struct rsp_window_stats ws;
+
+	rsp_window__stats(src->window, &ws);
+	*to = src->now ? src->now : ws.newest;
+	*from = ws.oldest > ws.complete_from ? ws.oldest : ws.complete_from;
+	if (req->to_ns && req->to_ns < *to)
+		*to = req->to_ns;
+	if (req->last_ns && *to > req->last_ns && *to - req->last_ns > *from)
+		*from = *to - req->last_ns;
+	if (req->from_ns > *from)
+		*from = req->from_ns;
+	if (*from > *to)
+		*from = *to;
+}
+
+int rsp_request__check_events(const struct rsp_request *req, const struct rsp_schema *s,
+			      struct rsp_buf *notes, struct rsp_buf *err)
+{
+	return rsp_analyses__check(rsp_request__command(req), s, notes, err);
+}
