@@ -83,10 +83,15 @@ void synth__raw_str(struct synth *s, struct synth_raw *r, enum rsp_field f, cons
  * the default its comment gives: notably a context's tgid defaults to its
  * tid (a single-threaded process, or the idle task for tid 0), and a
  * NULL @chain means the evsel without a callchain.
+ *
+ * The structs take designated initializers only (a positional list, as the
+ * builders' old arguments, is an error): a field added or moved cannot
+ * shift a caller's values into the wrong fields.
  */
+#define SYNTH_ARGS __attribute__((designated_init))
 
 /* Any sample of @ev (the tracepoint builders below use it). */
-struct synth_sample {
+struct SYNTH_ARGS synth_sample {
 	int ev;
 	uint32_t cpu;
 	uint64_t t;
@@ -103,7 +108,7 @@ void synth__add_sample(struct synth *s, const struct synth_sample *a);
 /* Tracepoints. */
 
 /* sched_switch on @cpu: @prev leaves in @state, @next comes on. */
-struct synth_switch {
+struct SYNTH_ARGS synth_switch {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t prev, prev_tgid; /* tids; prev_tgid 0 is prev */
@@ -118,7 +123,7 @@ void synth__add_switch(struct synth *s, const struct synth_switch *a);
 #define synth__switch(s, ...) synth__add_switch((s), &(struct synth_switch){__VA_ARGS__})
 
 /* sched_waking of @target (target_cpu @cpu), in the context of @tgid/@tid (0: idle). */
-struct synth_waking {
+struct SYNTH_ARGS synth_waking {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -131,7 +136,7 @@ void synth__add_waking(struct synth *s, const struct synth_waking *a);
 #define synth__waking(s, ...) synth__add_waking((s), &(struct synth_waking){__VA_ARGS__})
 
 /* sched_process_fork of @child by @parent (the context), both named @comm. */
-struct synth_process_fork {
+struct SYNTH_ARGS synth_process_fork {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, parent; /* tgid 0 is parent */
@@ -143,7 +148,7 @@ void synth__add_process_fork(struct synth *s, const struct synth_process_fork *a
 	synth__add_process_fork((s), &(struct synth_process_fork){__VA_ARGS__})
 
 /* sched_wakeup_new of @child, in the context of @tgid/@tid. */
-struct synth_wakeup_new {
+struct SYNTH_ARGS synth_wakeup_new {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -158,7 +163,7 @@ void synth__add_wakeup_new(struct synth *s, const struct synth_wakeup_new *a);
  * block_rq_insert, _issue or _complete (@ev) of @bytes at @sector of @dev
  * (the kernel's major << 20 | minor), in the context of @tgid/@tid.
  */
-struct synth_block {
+struct SYNTH_ARGS synth_block {
 	int ev;
 	uint32_t cpu;
 	uint64_t t;
@@ -176,7 +181,7 @@ void synth__add_block(struct synth *s, const struct synth_block *a);
 void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name);
 
 /* softirq_entry (@entry) or _exit of @vec, in the context of @tgid/@tid. */
-struct synth_softirq {
+struct SYNTH_ARGS synth_softirq {
 	bool entry;
 	uint32_t cpu;
 	uint64_t t;
@@ -189,7 +194,7 @@ void synth__add_softirq(struct synth *s, const struct synth_softirq *a);
 void synth__hrtimer(struct synth *s, bool entry, uint32_t cpu, uint64_t t);
 
 /* sock_send_length (@recv: sock_recv_length) of @sk in the context of @tgid/@tid. */
-struct synth_sock_len {
+struct SYNTH_ARGS synth_sock_len {
 	bool recv;
 	uint32_t cpu;
 	uint64_t t;
@@ -202,7 +207,7 @@ void synth__add_sock_len(struct synth *s, const struct synth_sock_len *a);
 #define synth__sock_len(s, ...) synth__add_sock_len((s), &(struct synth_sock_len){__VA_ARGS__})
 
 /* sk_data_ready of @sk, in the context of @tgid/@tid (0: an idle CPU). */
-struct synth_data_ready {
+struct SYNTH_ARGS synth_data_ready {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -218,7 +223,7 @@ void synth__add_data_ready(struct synth *s, const struct synth_data_ready *a);
  * tcp_rcv_space_adjust (a receive that repeats its 4-tuple), in the
  * context of @tgid/@tid. IPv4 addresses as 32-bit host-order numbers.
  */
-struct synth_tcp {
+struct SYNTH_ARGS synth_tcp {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -235,7 +240,7 @@ void synth__add_tcp_rcv(struct synth *s, const struct synth_tcp *a);
 #define synth__tcp_rcv(s, ...) synth__add_tcp_rcv((s), &(struct synth_tcp){__VA_ARGS__})
 
 /* hrtimer_start in the context of @tgid/@tid: a timer with callback @fn expiring at @expires. */
-struct synth_hrtimer_start {
+struct SYNTH_ARGS synth_hrtimer_start {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -248,7 +253,7 @@ void synth__add_hrtimer_start(struct synth *s, const struct synth_hrtimer_start 
 /* cpu-clock samples (with a period, as rspd's). */
 
 /* A sample at @ip without a callchain. */
-struct synth_cpu_sample {
+struct SYNTH_ARGS synth_cpu_sample {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -261,7 +266,7 @@ void synth__add_cpu_sample(struct synth *s, const struct synth_cpu_sample *a);
 	synth__add_cpu_sample((s), &(struct synth_cpu_sample){__VA_ARGS__})
 
 /* A sample with callchain @chain (@nr entries, markers included): the ip is its innermost frame. */
-struct synth_cpu_clock {
+struct SYNTH_ARGS synth_cpu_clock {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t tgid, tid;
@@ -277,7 +282,7 @@ void synth__add_cpu_clock(struct synth *s, const struct synth_cpu_clock *a);
  * into @buf (at least 512 bytes; cpu 0 in the trailer, @cpu is ignored)
  * and return it; the others append it.
  */
-struct synth_mmap2 {
+struct SYNTH_ARGS synth_mmap2 {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t pid; /* also the tid */
@@ -292,7 +297,7 @@ void synth__add_mmap2(struct synth *s, const struct synth_mmap2 *a);
 	synth__build_mmap2((s), (buf), &(struct synth_mmap2){__VA_ARGS__})
 #define synth__mmap2(s, ...) synth__add_mmap2((s), &(struct synth_mmap2){__VA_ARGS__})
 
-struct synth_comm {
+struct SYNTH_ARGS synth_comm {
 	uint32_t cpu;
 	uint64_t t;
 	uint32_t pid, tid; /* tid 0 is pid */
@@ -307,7 +312,7 @@ void synth__add_comm(struct synth *s, const struct synth_comm *a);
 #define synth__comm(s, ...) synth__add_comm((s), &(struct synth_comm){__VA_ARGS__})
 
 /* PERF_RECORD_FORK or _EXIT (@type): any type, to build malformed records; no defaults. */
-struct synth_task {
+struct SYNTH_ARGS synth_task {
 	int type;
 	uint32_t cpu;
 	uint64_t t;
