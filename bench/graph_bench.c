@@ -78,8 +78,10 @@ static void generate(struct synth *s, size_t n)
 			uint32_t tid = curr[cpu] >= 0 ? thr[curr[cpu]].tid : 0;
 			uint32_t tgid = curr[cpu] >= 0 ? thr[curr[cpu]].tgid : 0;
 
-			synth__softirq(s, true, cpu, t, tgid, tid, RSP_SOFTIRQ_RCU);
-			synth__softirq(s, false, cpu, t + 2000, tgid, tid, RSP_SOFTIRQ_RCU);
+			synth__softirq(s, .entry = true, .cpu = cpu, .t = t, .tgid = tgid,
+				       .tid = tid, .vec = RSP_SOFTIRQ_RCU);
+			synth__softirq(s, .entry = false, .cpu = cpu, .t = t + 2000, .tgid = tgid,
+				       .tid = tid, .vec = RSP_SOFTIRQ_RCU);
 		}
 	}
 }

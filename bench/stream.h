@@ -82,25 +82,30 @@ static void do_switch(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint
 		int which = (int)(rnd() % 3);
 
 		if (which == 2) {
-			synth__block(s, RSP_EV_block_rq_insert, cpu, t - 2, thr[prev].tgid,
-				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
-			synth__block(s, RSP_EV_block_rq_issue, cpu, t - 1, thr[prev].tgid,
-				     thr[prev].tid, NULL, DEV, *sector, 4096, "WS");
+			synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = cpu, .t = t - 2,
+				     .tgid = thr[prev].tgid, .tid = thr[prev].tid, .dev = DEV,
+				     .sector = *sector, .bytes = 4096, .rwbs = "WS");
+			synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = cpu, .t = t - 1,
+				     .tgid = thr[prev].tgid, .tid = thr[prev].tid, .dev = DEV,
+				     .sector = *sector, .bytes = 4096, .rwbs = "WS");
 			*sector += 8;
 		}
-		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm,
-			      which == 2 ? 2 : 1, next >= 0 ? thr[next].tid : 0,
-			      next >= 0 ? thr[next].comm : "swapper", stacks[which], 12);
+		synth__switch(s, .cpu = cpu, .t = t, .prev_tgid = thr[prev].tgid,
+			      .prev = thr[prev].tid, .prev_comm = thr[prev].comm,
+			      .state = which == 2 ? 2 : 1, .next = next >= 0 ? thr[next].tid : 0,
+			      .next_comm = next >= 0 ? thr[next].comm : "swapper",
+			      .chain = stacks[which], .nr = 12);
 		thr[prev].state = SLEEPING;
 	} else if (prev >= 0) {
-		synth__switch(s, cpu, t, thr[prev].tgid, thr[prev].tid, thr[prev].comm, 0x100,
-			      next >= 0 ? thr[next].tid : 0, next >= 0 ? thr[next].comm : "swapper",
-			      NULL, 0);
+		synth__switch(s, .cpu = cpu, .t = t, .prev_tgid = thr[prev].tgid,
+			      .prev = thr[prev].tid, .prev_comm = thr[prev].comm, .state = 0x100,
+			      .next = next >= 0 ? thr[next].tid : 0,
+			      .next_comm = next >= 0 ? thr[next].comm : "swapper");
 		thr[prev].state = RUNNABLE;
 		runq[nrunq++] = (uint32_t)prev;
 	} else {
-		synth__switch(s, cpu, t, 0, 0, "swapper", 0, thr[next].tid, thr[next].comm, NULL,
-			      0);
+		synth__switch(s, .cpu = cpu, .t = t, .prev = 0, .prev_comm = "swapper",
+			      .next = thr[next].tid, .next_comm = thr[next].comm);
 	}
 	if (next >= 0)
 		thr[next].state = RUNNING;
@@ -114,17 +119,20 @@ static void wake(struct synth *s, int *curr, uint32_t cpu, uint64_t t, uint64_t 
 	if (w < 0)
 		return;
 	if (curr[cpu] >= 0 && rnd() % 4) {
-		synth__waking(s, cpu, t, thr[curr[cpu]].tgid, thr[curr[cpu]].tid, thr[w].tid,
-			      thr[w].comm, waker_stack, 6);
+		synth__waking(s, .cpu = cpu, .t = t, .tgid = thr[curr[cpu]].tgid,
+			      .tid = thr[curr[cpu]].tid, .target = thr[w].tid,
+			      .target_comm = thr[w].comm, .chain = waker_stack, .nr = 6);
 	} else {
 		/* a completion interrupt: complete the oldest open request, wake */
 		synth__irq(s, true, cpu, t, 36, "virtio1-req.0");
 		if (done[0] < done[1]) {
-			synth__block(s, RSP_EV_block_rq_complete, cpu, t + 1, 0, 0, NULL, DEV,
-				     done[0], 4096, "WS");
+			synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = cpu, .t = t + 1,
+				     .tid = 0, .dev = DEV, .sector = done[0], .bytes = 4096,
+				     .rwbs = "WS");
 			done[0] += 8;
 		}
-		synth__waking(s, cpu, t + 2, 0, 0, thr[w].tid, thr[w].comm, NULL, 0);
+		synth__waking(s, .cpu = cpu, .t = t + 2, .tid = 0, .target = thr[w].tid,
+			      .target_comm = thr[w].comm);
 		synth__irq(s, false, cpu, t + 3, 36, NULL);
 	}
 	thr[w].state = RUNNABLE;

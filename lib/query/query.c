@@ -2,6 +2,7 @@
 /* The query commands: their table, their usage, and running a parsed request. */
 #include <errno.h>
 #include <string.h>
+#include "internal/json.h"
 #include "internal/query.h"
 
 static const struct rsp_command *const commands[] = {
@@ -27,11 +28,24 @@ bool rsp_query__exists(const char *name)
 int rsp_query__run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
+	int ret;
+
 	if (!req->cmd) {
 		rsp_buf__puts(err, "empty request");
 		return -EINVAL;
 	}
-	return req->cmd->run(req, src, out, err);
+	rsp_json__watch();
+	ret = req->cmd->run(req, src, out, err);
+	/* A line or a JSON member the renderer could not add: not an answer to pass on. */
+	if (!ret && out->error)
+		ret = out->error;
+	if (!ret && rsp_json__failed())
+		ret = -ENOMEM;
+	/* Every failure reaches the user as a sentence, whoever forgot it. */
+	if (ret && !err->len)
+		rsp_buf__printf(err, "%s: %s", req->cmd->name,
+				ret == -ENOMEM ? "out of memory while answering" : strerror(-ret));
+	return ret;
 }
 
 const struct rsp_command *rsp_query__command_at(size_t i)

@@ -212,8 +212,10 @@ int rsp_request__parse(int argc, const char *const argv[], struct rsp_request *r
 	req->cmd = c;
 	if (c->opts_size) {
 		req->opts = calloc(1, c->opts_size);
-		if (!req->opts)
+		if (!req->opts) {
+			rsp_buf__printf(err, "%s: out of memory parsing the request", c->name);
 			return -ENOMEM;
+		}
 		if (c->init)
 			c->init(req->opts);
 	}

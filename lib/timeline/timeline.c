@@ -489,29 +489,30 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
  * the switch-in's (the real one lies between the CPU's previous record and
  * this one; rsp takes the end it has evidence for).
  */
-static void observe_running(struct rsp_timeline *tl, struct cpu_state *c,
-			    const struct rsp_sample *smp)
+static int observe_running(struct rsp_timeline *tl, struct cpu_state *c,
+			   const struct rsp_sample *smp)
 {
 	struct thr *t;
 
 	if (!smp->tid)
-		return;
+		return 0;
 	t = tl__get_thr(tl, smp->tid);
-	if (!t)
-		return;
+	if (!t) /* past set_max_threads(): untracked; else the record is dropped */
+		return tl->refused ? 0 : -ENOMEM;
 	tl__learn_tgid(tl, t, smp->pid, smp->time);
 	if (t->state == T_RUNNING)
-		return;
+		return 0;
 	if (t->state == T_NEW) {
 		t->state = T_RUNNING;
 		t->since = c->seen ? smp->time : tl->start;
 		t->seg_flags = c->seen ? 0 : RSP_SEGF_TRUNCATED;
 		t->run_start = t->since;
 		t->cpu = smp->cpu;
-		return;
+		return 0;
 	}
 	tl->st.switches_not_seen++;
 	tl__switch_in(tl, t, smp->cpu, smp->time, RSP_SEGF_SWITCH_NOT_SEEN);
+	return 0;
 }
 
 /* ---- feed --------------------------------------------------------------- */
@@ -590,8 +591,8 @@ static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struc
 		return ret;
 	if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
 		smp.tid = smp.pid = 0;
-	if (smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY)
-		observe_running(tl, c, &smp);
+	if (smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY && (ret = observe_running(tl, c, &smp)))
+		return ret;
 	return smp.event < 0 ? 1 : on_sample(tl, c, &smp, e->rec);
 }
 

@@ -198,8 +198,8 @@ static void on_arrival(struct rsp_timeline *tl, struct cpu_state *c, const struc
 		loopback_peer(tl, c, smp->tid, smp->pid, t->kp_send_sk);
 }
 
-static void on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
-		     const struct rsp_net_event *ev)
+static int on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
+		    const struct rsp_net_event *ev)
 {
 	struct rsp_sock_info si = {.sk = ev->sk,
 				   .proto = ev->proto,
@@ -217,7 +217,7 @@ static void on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
 		/* A receive repeats what is known: add only what is new. */
 		if (!known && !memcmp(&cur.local, &ev->local, sizeof(cur.local)) &&
 		    !memcmp(&cur.remote, &ev->remote, sizeof(cur.remote)))
-			return;
+			return 0;
 		si.state = RSP_TCP_ESTABLISHED;
 		/*
 		 * A TCP receive on a socket the stream saw no state change of:
@@ -227,9 +227,12 @@ static void on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
 		if (known)
 			from = 0;
 	}
-	rsp_socktab__add(tl->stab, &si, from); /* ENOMEM only loses an address */
+	/* Without the address, the socket's operations would be answered
+	 * without their 4-tuple: refuse the record, as any untracked one. */
+	if (rsp_socktab__add(tl->stab, &si, from))
+		return -ENOMEM;
 	if (!so || ev->kind != RSP_NET_STATE)
-		return;
+		return 0;
 	if (ev->newstate == RSP_TCP_CLOSE) {
 		tl__emit_op(tl, so, RSP_NETF_CLOSED);
 		free_sock(tl, so);
@@ -238,6 +241,7 @@ static void on_state(struct rsp_timeline *tl, const struct rsp_sample *smp,
 		tl__emit_op(tl, so, RSP_NETF_CLOSED);
 		free_sock(tl, so);
 	}
+	return 0;
 }
 
 int tl__on_net(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp)
@@ -247,10 +251,8 @@ int tl__on_net(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sa
 
 	if (rsp_net__decode(tl->schema, smp, &ev))
 		return -EINVAL;
-	if (ev.kind == RSP_NET_STATE || ev.kind == RSP_NET_TUPLE) {
-		on_state(tl, smp, &ev);
-		return 0;
-	}
+	if (ev.kind == RSP_NET_STATE || ev.kind == RSP_NET_TUPLE)
+		return on_state(tl, smp, &ev);
 	if (ev.kind == RSP_NET_RECV)
 		return 0;
 	so = get_sock(tl, ev.sk);

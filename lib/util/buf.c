@@ -10,13 +10,23 @@ void rsp_buf__exit(struct rsp_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+	b->error = 0;
 }
 
 void rsp_buf__reset(struct rsp_buf *b)
 {
 	b->len = 0;
+	b->error = 0;
 	if (b->data)
 		b->data[0] = '\0';
+}
+
+/* The error indicator keeps the first failure. */
+static int failed(struct rsp_buf *b, int err)
+{
+	if (!b->error)
+		b->error = err;
+	return err;
 }
 
 int rsp_buf__reserve(struct rsp_buf *b, size_t n)
@@ -25,9 +35,9 @@ int rsp_buf__reserve(struct rsp_buf *b, size_t n)
 	char *p;
 
 	if (need < n)
-		return -E2BIG;
+		return failed(b, -E2BIG);
 	if (b->limit && need - 1 > b->limit)
-		return -E2BIG;
+		return failed(b, -E2BIG);
 	if (need <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 256;
@@ -35,7 +45,7 @@ int rsp_buf__reserve(struct rsp_buf *b, size_t n)
 		cap *= 2;
 	p = realloc(b->data, cap);
 	if (!p)
-		return -ENOMEM;
+		return failed(b, -ENOMEM);
 	b->data = p;
 	b->cap = cap;
 	return 0;
@@ -68,7 +78,7 @@ int rsp_buf__vprintf(struct rsp_buf *b, const char *fmt, va_list ap)
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
-		return -EINVAL;
+		return failed(b, -EINVAL);
 	err = rsp_buf__reserve(b, (size_t)n);
 	if (err)
 		return err;

@@ -1,8 +1,42 @@
 // SPDX-License-Identifier: LGPL-2.1
 /* JSON out: see internal/json.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include "internal/json.h"
+
+static _Thread_local bool json_oom;
+static pthread_once_t json_alloc_once = PTHREAD_ONCE_INIT;
+
+static void *json_alloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (!p)
+		json_oom = true;
+	return p;
+}
+
+static void json_release(void *p)
+{
+	free(p);
+}
+
+static void json_use_alloc(void)
+{
+	json_set_alloc_funcs(json_alloc, json_release);
+}
+
+void rsp_json__watch(void)
+{
+	pthread_once(&json_alloc_once, json_use_alloc);
+	json_oom = false;
+}
+
+bool rsp_json__failed(void)
+{
+	return json_oom;
+}
 
 int rsp_json__emit(json_t *o, struct rsp_buf *out)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
+#include <rsp/net.h>
 #include <rsp/record.h>
 #include "internal/schema.h"
 #include "golden/golden.h"
@@ -256,105 +257,131 @@ static void put_sample(struct synth *s, int evsel, const struct smp *p, const st
 	synth__commit(s);
 }
 
-void synth__sample(struct synth *s, int ev, uint32_t cpu, uint64_t time, uint32_t pid, uint32_t tid,
-		   const uint64_t *chain, uint32_t nr, const struct synth_raw *raw)
+/* A context's tgid: 0 means the thread's own (a single-threaded process, or idle). */
+static uint32_t tgid_of(uint32_t tgid, uint32_t tid)
 {
-	struct smp p = {.time = time,
-			.ip = SYNTH_TP_IP,
-			.cpu = cpu,
-			.pid = pid,
-			.tid = tid,
-			.chain = chain,
-			.nr = nr};
-
-	put_sample(s, chain ? s->evsel_cc[ev] : s->evsel[ev], &p, raw);
+	return tgid ? tgid : tid;
 }
 
-void synth__switch(struct synth *s, uint32_t cpu, uint64_t t, uint32_t ptgid, uint32_t ptid,
-		   const char *pcomm, int64_t state, uint32_t ntid, const char *ncomm,
-		   const uint64_t *chain, uint32_t nr)
+/* A task's comm: @comm, or "swapper/<cpu>" for the idle task, "task-<tid>" for others. */
+static const char *comm_of(char buf[16], const char *comm, uint32_t tid, uint32_t cpu)
+{
+	if (comm)
+		return comm;
+	if (tid)
+		snprintf(buf, 16, "task-%u", tid);
+	else
+		snprintf(buf, 16, "swapper/%u", cpu);
+	return buf;
+}
+
+void synth__add_sample(struct synth *s, const struct synth_sample *a)
+{
+	struct smp p = {.time = a->t,
+			.ip = SYNTH_TP_IP,
+			.cpu = a->cpu,
+			.pid = tgid_of(a->tgid, a->tid),
+			.tid = a->tid,
+			.chain = a->chain,
+			.nr = a->nr};
+
+	put_sample(s, a->chain ? s->evsel_cc[a->ev] : s->evsel[a->ev], &p, a->raw);
+}
+
+void synth__add_switch(struct synth *s, const struct synth_switch *a)
 {
 	struct synth_raw r;
+	char pbuf[16], nbuf[16];
 
 	synth__raw_init(s, &r, RSP_EV_sched_switch);
-	synth__raw_str(s, &r, RSP_F_sched_switch__prev_comm, pcomm);
-	synth__raw_u(s, &r, RSP_F_sched_switch__prev_pid, ptid);
+	synth__raw_str(s, &r, RSP_F_sched_switch__prev_comm,
+		       comm_of(pbuf, a->prev_comm, a->prev, a->cpu));
+	synth__raw_u(s, &r, RSP_F_sched_switch__prev_pid, a->prev);
 	synth__raw_u(s, &r, RSP_F_sched_switch__prev_prio, 120);
-	synth__raw_u(s, &r, RSP_F_sched_switch__prev_state, (uint64_t)state);
-	synth__raw_str(s, &r, RSP_F_sched_switch__next_comm, ncomm);
-	synth__raw_u(s, &r, RSP_F_sched_switch__next_pid, ntid);
+	synth__raw_u(s, &r, RSP_F_sched_switch__prev_state, (uint64_t)a->state);
+	synth__raw_str(s, &r, RSP_F_sched_switch__next_comm,
+		       comm_of(nbuf, a->next_comm, a->next, a->cpu));
+	synth__raw_u(s, &r, RSP_F_sched_switch__next_pid, a->next);
 	synth__raw_u(s, &r, RSP_F_sched_switch__next_prio, 120);
-	synth__sample(s, RSP_EV_sched_switch, cpu, t, ptgid, ptid, chain, nr, &r);
+	synth__sample(s, .ev = RSP_EV_sched_switch, .cpu = a->cpu, .t = a->t, .tgid = a->prev_tgid,
+		      .tid = a->prev, .chain = a->chain, .nr = a->nr, .raw = &r);
 }
 
-void synth__waking(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		   uint32_t target, const char *tcomm, const uint64_t *chain, uint32_t nr)
+void synth__add_waking(struct synth *s, const struct synth_waking *a)
 {
 	struct synth_raw r;
+	char buf[16];
 
 	synth__raw_init(s, &r, RSP_EV_sched_waking);
-	synth__raw_str(s, &r, RSP_F_sched_waking__comm, tcomm);
-	synth__raw_u(s, &r, RSP_F_sched_waking__pid, target);
+	synth__raw_str(s, &r, RSP_F_sched_waking__comm,
+		       comm_of(buf, a->target_comm, a->target, a->cpu));
+	synth__raw_u(s, &r, RSP_F_sched_waking__pid, a->target);
 	synth__raw_u(s, &r, RSP_F_sched_waking__prio, 120);
-	synth__raw_u(s, &r, RSP_F_sched_waking__target_cpu, cpu);
-	synth__sample(s, RSP_EV_sched_waking, cpu, t, tgid, tid, chain, nr, &r);
+	synth__raw_u(s, &r, RSP_F_sched_waking__target_cpu, a->cpu);
+	synth__sample(s, .ev = RSP_EV_sched_waking, .cpu = a->cpu, .t = a->t, .tgid = a->tgid,
+		      .tid = a->tid, .chain = a->chain, .nr = a->nr, .raw = &r);
 }
 
-void synth__process_fork(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t parent,
-			 uint32_t child, const char *comm)
+void synth__add_process_fork(struct synth *s, const struct synth_process_fork *a)
 {
 	struct synth_raw r;
+	char buf[16];
+	const char *comm = comm_of(buf, a->comm, a->parent, a->cpu);
 
 	synth__raw_init(s, &r, RSP_EV_sched_process_fork);
 	synth__raw_str(s, &r, RSP_F_sched_process_fork__parent_comm, comm);
-	synth__raw_u(s, &r, RSP_F_sched_process_fork__parent_pid, parent);
+	synth__raw_u(s, &r, RSP_F_sched_process_fork__parent_pid, a->parent);
 	synth__raw_str(s, &r, RSP_F_sched_process_fork__child_comm, comm);
-	synth__raw_u(s, &r, RSP_F_sched_process_fork__child_pid, child);
-	synth__sample(s, RSP_EV_sched_process_fork, cpu, t, tgid, parent, NULL, 0, &r);
+	synth__raw_u(s, &r, RSP_F_sched_process_fork__child_pid, a->child);
+	synth__sample(s, .ev = RSP_EV_sched_process_fork, .cpu = a->cpu, .t = a->t, .tgid = a->tgid,
+		      .tid = a->parent, .raw = &r);
 }
 
-void synth__wakeup_new(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		       uint32_t child, const char *comm)
+void synth__add_wakeup_new(struct synth *s, const struct synth_wakeup_new *a)
 {
 	struct synth_raw r;
+	char buf[16];
 
 	synth__raw_init(s, &r, RSP_EV_sched_wakeup_new);
-	synth__raw_str(s, &r, RSP_F_sched_wakeup_new__comm, comm);
-	synth__raw_u(s, &r, RSP_F_sched_wakeup_new__pid, child);
+	synth__raw_str(s, &r, RSP_F_sched_wakeup_new__comm,
+		       comm_of(buf, a->comm, a->child, a->cpu));
+	synth__raw_u(s, &r, RSP_F_sched_wakeup_new__pid, a->child);
 	synth__raw_u(s, &r, RSP_F_sched_wakeup_new__prio, 120);
-	synth__raw_u(s, &r, RSP_F_sched_wakeup_new__target_cpu, cpu);
-	synth__sample(s, RSP_EV_sched_wakeup_new, cpu, t, tgid, tid, NULL, 0, &r);
+	synth__raw_u(s, &r, RSP_F_sched_wakeup_new__target_cpu, a->cpu);
+	synth__sample(s, .ev = RSP_EV_sched_wakeup_new, .cpu = a->cpu, .t = a->t, .tgid = a->tgid,
+		      .tid = a->tid, .raw = &r);
 }
 
-void synth__block(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		  const char *comm, uint32_t dev, uint64_t sector, uint32_t bytes, const char *rwbs)
+void synth__add_block(struct synth *s, const struct synth_block *a)
 {
 	struct synth_raw r;
 	enum rsp_field f_dev, f_sector, f_nr, f_rwbs;
+	int ev = a->ev;
 
 	synth__raw_init(s, &r, ev);
 	if (ev == RSP_EV_block_rq_insert) {
 		f_dev = RSP_F_block_rq_insert__dev, f_sector = RSP_F_block_rq_insert__sector;
 		f_nr = RSP_F_block_rq_insert__nr_sector, f_rwbs = RSP_F_block_rq_insert__rwbs;
-		synth__raw_u(s, &r, RSP_F_block_rq_insert__bytes, bytes);
-		if (comm)
-			synth__raw_str(s, &r, RSP_F_block_rq_insert__comm, comm);
+		synth__raw_u(s, &r, RSP_F_block_rq_insert__bytes, a->bytes);
+		if (a->comm)
+			synth__raw_str(s, &r, RSP_F_block_rq_insert__comm, a->comm);
 	} else if (ev == RSP_EV_block_rq_issue) {
 		f_dev = RSP_F_block_rq_issue__dev, f_sector = RSP_F_block_rq_issue__sector;
 		f_nr = RSP_F_block_rq_issue__nr_sector, f_rwbs = RSP_F_block_rq_issue__rwbs;
-		synth__raw_u(s, &r, RSP_F_block_rq_issue__bytes, bytes);
-		if (comm)
-			synth__raw_str(s, &r, RSP_F_block_rq_issue__comm, comm);
+		synth__raw_u(s, &r, RSP_F_block_rq_issue__bytes, a->bytes);
+		if (a->comm)
+			synth__raw_str(s, &r, RSP_F_block_rq_issue__comm, a->comm);
 	} else {
-		check(ev == RSP_EV_block_rq_complete && !comm);
+		check(ev == RSP_EV_block_rq_complete && !a->comm);
 		f_dev = RSP_F_block_rq_complete__dev, f_sector = RSP_F_block_rq_complete__sector;
 		f_nr = RSP_F_block_rq_complete__nr_sector, f_rwbs = RSP_F_block_rq_complete__rwbs;
 	}
-	synth__raw_u(s, &r, f_dev, dev);
-	synth__raw_u(s, &r, f_sector, sector);
-	synth__raw_u(s, &r, f_nr, bytes / 512);
-	synth__raw_str(s, &r, f_rwbs, rwbs);
-	synth__sample(s, ev, cpu, t, tgid, tid, NULL, 0, &r);
+	synth__raw_u(s, &r, f_dev, a->dev);
+	synth__raw_u(s, &r, f_sector, a->sector);
+	synth__raw_u(s, &r, f_nr, a->bytes / 512);
+	synth__raw_str(s, &r, f_rwbs, a->rwbs ? a->rwbs : "R");
+	synth__sample(s, .ev = ev, .cpu = a->cpu, .t = a->t, .tgid = a->tgid, .tid = a->tid,
+		      .raw = &r);
 }
 
 void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name)
@@ -370,18 +397,18 @@ void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, 
 		synth__raw_u(s, &r, RSP_F_irq_handler_exit__irq, (uint64_t)irq);
 		synth__raw_u(s, &r, RSP_F_irq_handler_exit__ret, 1);
 	}
-	synth__sample(s, ev, cpu, t, 0, 0, NULL, 0, &r);
+	synth__sample(s, .ev = ev, .cpu = cpu, .t = t, .raw = &r);
 }
 
-void synth__softirq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, uint32_t tgid,
-		    uint32_t tid, unsigned vec)
+void synth__add_softirq(struct synth *s, const struct synth_softirq *a)
 {
 	struct synth_raw r;
-	int ev = entry ? RSP_EV_softirq_entry : RSP_EV_softirq_exit;
+	int ev = a->entry ? RSP_EV_softirq_entry : RSP_EV_softirq_exit;
 
 	synth__raw_init(s, &r, ev);
-	synth__raw_u(s, &r, entry ? RSP_F_softirq_entry__vec : RSP_F_softirq_exit__vec, vec);
-	synth__sample(s, ev, cpu, t, tgid, tid, NULL, 0, &r);
+	synth__raw_u(s, &r, a->entry ? RSP_F_softirq_entry__vec : RSP_F_softirq_exit__vec, a->vec);
+	synth__sample(s, .ev = ev, .cpu = a->cpu, .t = a->t, .tgid = a->tgid, .tid = a->tid,
+		      .raw = &r);
 }
 
 void synth__hrtimer(struct synth *s, bool entry, uint32_t cpu, uint64_t t)
@@ -396,37 +423,38 @@ void synth__hrtimer(struct synth *s, bool entry, uint32_t cpu, uint64_t t)
 		     0xffff888000001000ull);
 	if (entry)
 		synth__raw_u(s, &r, RSP_F_hrtimer_expire_entry__function, 0xffffffff81100000ull);
-	synth__sample(s, ev, cpu, t, 0, 0, NULL, 0, &r);
+	synth__sample(s, .ev = ev, .cpu = cpu, .t = t, .raw = &r);
 }
 
-void synth__sock_len(struct synth *s, bool recv, uint32_t cpu, uint64_t t, uint32_t tgid,
-		     uint32_t tid, uint64_t sk, unsigned proto, int bytes)
+void synth__add_sock_len(struct synth *s, const struct synth_sock_len *a)
 {
 	struct synth_raw r;
+	bool recv = a->recv;
 	int ev = recv ? RSP_EV_sock_recv_length : RSP_EV_sock_send_length;
 
 	synth__raw_init(s, &r, ev);
-	synth__raw_u(s, &r, recv ? RSP_F_sock_recv_length__sk : RSP_F_sock_send_length__sk, sk);
+	synth__raw_u(s, &r, recv ? RSP_F_sock_recv_length__sk : RSP_F_sock_send_length__sk, a->sk);
 	synth__raw_u(s, &r, recv ? RSP_F_sock_recv_length__family : RSP_F_sock_send_length__family,
 		     2);
 	synth__raw_u(s, &r,
 		     recv ? RSP_F_sock_recv_length__protocol : RSP_F_sock_send_length__protocol,
-		     proto);
+		     a->proto ? a->proto : RSP_IPPROTO_TCP);
 	synth__raw_u(s, &r, recv ? RSP_F_sock_recv_length__ret : RSP_F_sock_send_length__ret,
-		     (uint64_t)(int64_t)bytes);
-	synth__sample(s, ev, cpu, t, tgid, tid, NULL, 0, &r);
+		     (uint64_t)(int64_t)a->bytes);
+	synth__sample(s, .ev = ev, .cpu = a->cpu, .t = a->t, .tgid = a->tgid, .tid = a->tid,
+		      .raw = &r);
 }
 
-void synth__data_ready(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		       uint64_t sk, unsigned proto)
+void synth__add_data_ready(struct synth *s, const struct synth_data_ready *a)
 {
 	struct synth_raw r;
 
 	synth__raw_init(s, &r, RSP_EV_sk_data_ready);
-	synth__raw_u(s, &r, RSP_F_sk_data_ready__skaddr, sk);
+	synth__raw_u(s, &r, RSP_F_sk_data_ready__skaddr, a->sk);
 	synth__raw_u(s, &r, RSP_F_sk_data_ready__family, 2);
-	synth__raw_u(s, &r, RSP_F_sk_data_ready__protocol, proto);
-	synth__sample(s, RSP_EV_sk_data_ready, cpu, t, tgid, tid, NULL, 0, &r);
+	synth__raw_u(s, &r, RSP_F_sk_data_ready__protocol, a->proto ? a->proto : RSP_IPPROTO_TCP);
+	synth__sample(s, .ev = RSP_EV_sk_data_ready, .cpu = a->cpu, .t = a->t, .tgid = a->tgid,
+		      .tid = a->tid, .raw = &r);
 }
 
 /* An IPv4 address, a host-order number, into the network-order bytes of field @f. */
@@ -439,83 +467,74 @@ static void raw_ip4(struct synth *s, struct synth_raw *r, enum rsp_field f, uint
 	memcpy(r->data + l->offset, a, 4);
 }
 
-void synth__tcp_state(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		      uint64_t sk, int oldstate, int newstate, uint32_t saddr, uint16_t sport,
-		      uint32_t daddr, uint16_t dport)
+void synth__add_tcp_state(struct synth *s, const struct synth_tcp *a)
 {
 	struct synth_raw r;
 
 	synth__raw_init(s, &r, RSP_EV_inet_sock_set_state);
-	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__skaddr, sk);
-	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__oldstate, (uint64_t)(int64_t)oldstate);
-	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__newstate, (uint64_t)(int64_t)newstate);
-	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__sport, sport);
-	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__dport, dport);
+	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__skaddr, a->sk);
+	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__oldstate, (uint64_t)(int64_t)a->oldstate);
+	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__newstate, (uint64_t)(int64_t)a->newstate);
+	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__sport, a->sport);
+	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__dport, a->dport);
 	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__family, 2);
 	synth__raw_u(s, &r, RSP_F_inet_sock_set_state__protocol, 6);
-	raw_ip4(s, &r, RSP_F_inet_sock_set_state__saddr, saddr);
-	raw_ip4(s, &r, RSP_F_inet_sock_set_state__daddr, daddr);
-	synth__sample(s, RSP_EV_inet_sock_set_state, cpu, t, tgid, tid, NULL, 0, &r);
+	raw_ip4(s, &r, RSP_F_inet_sock_set_state__saddr, a->saddr);
+	raw_ip4(s, &r, RSP_F_inet_sock_set_state__daddr, a->daddr);
+	synth__sample(s, .ev = RSP_EV_inet_sock_set_state, .cpu = a->cpu, .t = a->t,
+		      .tgid = a->tgid, .tid = a->tid, .raw = &r);
 }
 
-void synth__tcp_rcv(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		    uint64_t sk, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport)
+void synth__add_tcp_rcv(struct synth *s, const struct synth_tcp *a)
 {
 	struct synth_raw r;
 
 	synth__raw_init(s, &r, RSP_EV_tcp_rcv_space_adjust);
-	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__skaddr, sk);
-	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__sport, sport);
-	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__dport, dport);
+	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__skaddr, a->sk);
+	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__sport, a->sport);
+	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__dport, a->dport);
 	synth__raw_u(s, &r, RSP_F_tcp_rcv_space_adjust__family, 2);
-	raw_ip4(s, &r, RSP_F_tcp_rcv_space_adjust__saddr, saddr);
-	raw_ip4(s, &r, RSP_F_tcp_rcv_space_adjust__daddr, daddr);
-	synth__sample(s, RSP_EV_tcp_rcv_space_adjust, cpu, t, tgid, tid, NULL, 0, &r);
+	raw_ip4(s, &r, RSP_F_tcp_rcv_space_adjust__saddr, a->saddr);
+	raw_ip4(s, &r, RSP_F_tcp_rcv_space_adjust__daddr, a->daddr);
+	synth__sample(s, .ev = RSP_EV_tcp_rcv_space_adjust, .cpu = a->cpu, .t = a->t,
+		      .tgid = a->tgid, .tid = a->tid, .raw = &r);
 }
 
-void synth__hrtimer_start(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-			  uint64_t fn, uint64_t expires)
+void synth__add_hrtimer_start(struct synth *s, const struct synth_hrtimer_start *a)
 {
 	struct synth_raw r;
 
 	synth__raw_init(s, &r, RSP_EV_hrtimer_start);
 	synth__raw_u(s, &r, RSP_F_hrtimer_start__hrtimer, 0xffffc90000123e58ull);
-	synth__raw_u(s, &r, RSP_F_hrtimer_start__function, fn);
-	synth__raw_u(s, &r, RSP_F_hrtimer_start__expires, expires);
-	synth__sample(s, RSP_EV_hrtimer_start, cpu, t, tgid, tid, NULL, 0, &r);
+	synth__raw_u(s, &r, RSP_F_hrtimer_start__function, a->fn);
+	synth__raw_u(s, &r, RSP_F_hrtimer_start__expires, a->expires);
+	synth__sample(s, .ev = RSP_EV_hrtimer_start, .cpu = a->cpu, .t = a->t, .tgid = a->tgid,
+		      .tid = a->tid, .raw = &r);
 }
 
-void synth__cpu_sample(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
-		       uint64_t ip)
+void synth__add_cpu_sample(struct synth *s, const struct synth_cpu_sample *a)
 {
-	synth__cpu_sample_mode(s, cpu, t, pid, tid, ip, PERF_RECORD_MISC_USER, SYNTH_PERIOD);
-}
-
-void synth__cpu_sample_mode(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
-			    uint64_t ip, uint16_t cpumode, uint64_t period)
-{
-	struct smp p = {.time = t,
-			.ip = ip,
-			.period = period,
-			.cpu = cpu,
-			.pid = pid,
-			.tid = tid,
-			.misc = cpumode};
+	struct smp p = {.time = a->t,
+			.ip = a->ip,
+			.period = a->period ? a->period : SYNTH_PERIOD,
+			.cpu = a->cpu,
+			.pid = tgid_of(a->tgid, a->tid),
+			.tid = a->tid,
+			.misc = a->cpumode ? a->cpumode : PERF_RECORD_MISC_USER};
 
 	put_sample(s, s->evsel[RSP_EV_cpu_clock], &p, NULL);
 }
 
-void synth__cpu_clock(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		      const uint64_t *chain, uint32_t nr)
+void synth__add_cpu_clock(struct synth *s, const struct synth_cpu_clock *a)
 {
-	struct smp p = {.time = t,
-			.ip = nr > 1 ? chain[1] : 0,
+	struct smp p = {.time = a->t,
+			.ip = a->nr > 1 ? a->chain[1] : 0,
 			.period = SYNTH_PERIOD,
-			.cpu = cpu,
-			.pid = tgid,
-			.tid = tid,
-			.chain = chain,
-			.nr = nr};
+			.cpu = a->cpu,
+			.pid = tgid_of(a->tgid, a->tid),
+			.tid = a->tid,
+			.chain = a->chain,
+			.nr = a->nr};
 
 	put_sample(s, s->evsel_cc[RSP_EV_cpu_clock], &p, NULL);
 }
@@ -537,65 +556,62 @@ static const struct perf_event_header *trailer(const struct synth *s, uint64_t *
 	return h;
 }
 
-const struct perf_event_header *synth__mmap2_rec(const struct synth *s, uint64_t *buf,
-						 uint64_t time, uint32_t pid, uint64_t addr,
-						 uint64_t len, uint64_t pgoff, uint64_t ino,
-						 uint32_t prot, const char *path)
+const struct perf_event_header *synth__build_mmap2(const struct synth *s, uint64_t *buf,
+						   const struct synth_mmap2 *a)
 {
-	size_t n = strlen(path) + 1, words = (n + 7) / 8;
+	size_t n = strlen(a->path) + 1, words = (n + 7) / 8;
 	unsigned char *b = (unsigned char *)buf;
 	uint32_t maj = 8, min = 1, flags = 2;
 
 	check(n < 256);
 	memset(buf, 0, 512);
-	memcpy(b + 8, &pid, 4);
-	memcpy(b + 12, &pid, 4);
-	memcpy(b + 16, &addr, 8);
-	memcpy(b + 24, &len, 8);
-	memcpy(b + 32, &pgoff, 8);
+	memcpy(b + 8, &a->pid, 4);
+	memcpy(b + 12, &a->pid, 4);
+	memcpy(b + 16, &a->addr, 8);
+	memcpy(b + 24, &a->len, 8);
+	memcpy(b + 32, &a->pgoff, 8);
 	memcpy(b + 40, &maj, 4);
 	memcpy(b + 44, &min, 4);
-	memcpy(b + 48, &ino, 8);
+	memcpy(b + 48, &a->ino, 8);
 	/* ino_generation 0 at 56 */
-	memcpy(b + 64, &prot, 4);
+	memcpy(b + 64, &a->prot, 4);
 	memcpy(b + 68, &flags, 4);
-	memcpy(b + 72, path, n);
+	memcpy(b + 72, a->path, n);
 	return trailer(s, buf, (unsigned)(9 + words), PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
-		       time, pid, pid);
+		       a->t, a->pid, a->pid);
 }
 
-const struct perf_event_header *synth__comm_rec(const struct synth *s, uint64_t *buf, uint64_t time,
-						uint32_t pid, uint32_t tid, const char *comm,
-						int exec)
+const struct perf_event_header *synth__build_comm(const struct synth *s, uint64_t *buf,
+						  const struct synth_comm *a)
 {
-	size_t n = strlen(comm) + 1, words = (n + 7) / 8;
+	size_t n = strlen(a->comm) + 1, words = (n + 7) / 8;
 	unsigned char *b = (unsigned char *)buf;
+	uint32_t tid = a->tid ? a->tid : a->pid;
 
 	check(n <= 16);
 	memset(buf, 0, 512);
-	memcpy(b + 8, &pid, 4);
+	memcpy(b + 8, &a->pid, 4);
 	memcpy(b + 12, &tid, 4);
-	memcpy(b + 16, comm, n);
+	memcpy(b + 16, a->comm, n);
 	return trailer(s, buf, (unsigned)(2 + words), PERF_RECORD_COMM,
-		       exec ? PERF_RECORD_MISC_COMM_EXEC : 0, time, pid, tid);
+		       a->exec ? PERF_RECORD_MISC_COMM_EXEC : 0, a->t, a->pid, tid);
 }
 
-const struct perf_event_header *synth__task_rec(const struct synth *s, uint64_t *buf, int type,
-						uint64_t time, uint32_t pid, uint32_t ppid,
-						uint32_t tid, uint32_t ptid)
+const struct perf_event_header *synth__build_task(const struct synth *s, uint64_t *buf,
+						  const struct synth_task *a)
 {
 	unsigned char *b = (unsigned char *)buf;
 
 	memset(buf, 0, 512);
-	memcpy(b + 8, &pid, 4);
-	memcpy(b + 12, &ppid, 4);
-	memcpy(b + 16, &tid, 4);
-	memcpy(b + 20, &ptid, 4);
-	memcpy(b + 24, &time, 8);
-	return trailer(s, buf, 4, type, 0, time, pid, tid);
+	memcpy(b + 8, &a->pid, 4);
+	memcpy(b + 12, &a->ppid, 4);
+	memcpy(b + 16, &a->tid, 4);
+	memcpy(b + 20, &a->ptid, 4);
+	memcpy(b + 24, &a->t, 8);
+	return trailer(s, buf, 4, a->type, 0, a->t, a->pid, a->tid);
 }
 
-/* Append a side-band record built by a *_rec function, its trailer naming @cpu. */
+/* Append a side-band record built by a synth__build_* function, its trailer naming @cpu. */
 static void append_rec(struct synth *s, uint32_t cpu, const struct perf_event_header *h)
 {
 	uint64_t *w = synth__reserve(s, h->size, cpu);
@@ -605,28 +621,25 @@ static void append_rec(struct synth *s, uint32_t cpu, const struct perf_event_he
 	synth__commit(s);
 }
 
-void synth__mmap2(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint64_t addr,
-		  uint64_t len, uint64_t pgoff, uint64_t ino, uint32_t prot, const char *path)
+void synth__add_mmap2(struct synth *s, const struct synth_mmap2 *a)
 {
 	uint64_t buf[64];
 
-	append_rec(s, cpu, synth__mmap2_rec(s, buf, t, pid, addr, len, pgoff, ino, prot, path));
+	append_rec(s, a->cpu, synth__build_mmap2(s, buf, a));
 }
 
-void synth__comm(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
-		 const char *comm, int exec)
+void synth__add_comm(struct synth *s, const struct synth_comm *a)
 {
 	uint64_t buf[64];
 
-	append_rec(s, cpu, synth__comm_rec(s, buf, t, pid, tid, comm, exec));
+	append_rec(s, a->cpu, synth__build_comm(s, buf, a));
 }
 
-void synth__task(struct synth *s, int type, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t ppid,
-		 uint32_t tid, uint32_t ptid)
+void synth__add_task(struct synth *s, const struct synth_task *a)
 {
 	uint64_t buf[64];
 
-	append_rec(s, cpu, synth__task_rec(s, buf, type, t, pid, ppid, tid, ptid));
+	append_rec(s, a->cpu, synth__build_task(s, buf, a));
 }
 
 void synth__lost(struct synth *s, uint32_t cpu, uint64_t t, uint64_t nr)

@@ -70,94 +70,261 @@ struct synth_raw {
 void synth__raw_init(struct synth *s, struct synth_raw *r, int ev);
 void synth__raw_u(struct synth *s, struct synth_raw *r, enum rsp_field f, uint64_t v);
 void synth__raw_str(struct synth *s, struct synth_raw *r, enum rsp_field f, const char *str);
-/**
- * synth__sample() - append a sample of @ev in the context of @pid/@tid
- * @chain: its callchain (@nr entries, markers included), or NULL: the evsel
- *         with a callchain (evsel_cc) or the one without (evsel)
- * @raw:   its raw data, for a tracepoint
+
+/*
+ * The record builders take their fields as a struct, named at the call site:
+ *
+ *	synth__switch(s, .cpu = 0, .t = 1000, .prev = 10, .prev_comm = "web",
+ *		      .state = 1, .next = 0);
+ *
+ * Each macro below makes a compound literal of its struct from the
+ * designated initializers and passes it to the function of the same name
+ * with "add_" (or "build_"). Fields left out are zero, and a zero means
+ * the default its comment gives: notably a context's tgid defaults to its
+ * tid (a single-threaded process, or the idle task for tid 0), and a
+ * NULL @chain means the evsel without a callchain.
+ *
+ * The structs take designated initializers only (a positional list, as the
+ * builders' old arguments, is an error): a field added or moved cannot
+ * shift a caller's values into the wrong fields.
  */
-void synth__sample(struct synth *s, int ev, uint32_t cpu, uint64_t time, uint32_t pid, uint32_t tid,
-		   const uint64_t *chain, uint32_t nr, const struct synth_raw *raw);
+#define SYNTH_ARGS __attribute__((designated_init))
 
-/* Tracepoints; @chain/@nr as for synth__sample(). */
+/* Any sample of @ev (the tracepoint builders below use it). */
+struct SYNTH_ARGS synth_sample {
+	int ev;
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid; /* the context: tgid 0 is tid */
+	/* the callchain (@nr entries, markers included), or NULL: the evsel
+	 * with a callchain (evsel_cc) or the one without (evsel) */
+	const uint64_t *chain;
+	uint32_t nr;
+	const struct synth_raw *raw; /* its raw data, for a tracepoint */
+};
+void synth__add_sample(struct synth *s, const struct synth_sample *a);
+#define synth__sample(s, ...) synth__add_sample((s), &(struct synth_sample){__VA_ARGS__})
 
-/* sched_switch on @cpu: prev (@ptgid/@ptid) leaves in @state, next comes on. */
-void synth__switch(struct synth *s, uint32_t cpu, uint64_t t, uint32_t ptgid, uint32_t ptid,
-		   const char *pcomm, int64_t state, uint32_t ntid, const char *ncomm,
-		   const uint64_t *chain, uint32_t nr);
-/* sched_waking of @target (target_cpu @cpu), in the context of @tgid/@tid. */
-void synth__waking(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		   uint32_t target, const char *tcomm, const uint64_t *chain, uint32_t nr);
-/* sched_process_fork of @child by @parent. */
-void synth__process_fork(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t parent,
-			 uint32_t child, const char *comm);
-void synth__wakeup_new(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		       uint32_t child, const char *comm);
+/* Tracepoints. */
+
+/* sched_switch on @cpu: @prev leaves in @state, @next comes on. */
+struct SYNTH_ARGS synth_switch {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t prev, prev_tgid; /* tids; prev_tgid 0 is prev */
+	const char *prev_comm;	  /* NULL: "swapper/<cpu>" for tid 0, else "task-<tid>" */
+	int64_t state;		  /* prev_state: 0 preempted, 1 TASK_INTERRUPTIBLE, ... */
+	uint32_t next;
+	const char *next_comm; /* NULL: as prev_comm */
+	const uint64_t *chain; /* as synth_sample's */
+	uint32_t nr;
+};
+void synth__add_switch(struct synth *s, const struct synth_switch *a);
+#define synth__switch(s, ...) synth__add_switch((s), &(struct synth_switch){__VA_ARGS__})
+
+/* sched_waking of @target (target_cpu @cpu), in the context of @tgid/@tid (0: idle). */
+struct SYNTH_ARGS synth_waking {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint32_t target;
+	const char *target_comm; /* NULL: as synth_switch's */
+	const uint64_t *chain;
+	uint32_t nr;
+};
+void synth__add_waking(struct synth *s, const struct synth_waking *a);
+#define synth__waking(s, ...) synth__add_waking((s), &(struct synth_waking){__VA_ARGS__})
+
+/* sched_process_fork of @child by @parent (the context), both named @comm. */
+struct SYNTH_ARGS synth_process_fork {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, parent; /* tgid 0 is parent */
+	uint32_t child;
+	const char *comm; /* NULL: as synth_switch's, for the parent */
+};
+void synth__add_process_fork(struct synth *s, const struct synth_process_fork *a);
+#define synth__process_fork(s, ...)                                                                \
+	synth__add_process_fork((s), &(struct synth_process_fork){__VA_ARGS__})
+
+/* sched_wakeup_new of @child, in the context of @tgid/@tid. */
+struct SYNTH_ARGS synth_wakeup_new {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint32_t child;
+	const char *comm; /* NULL: as synth_switch's, for the child */
+};
+void synth__add_wakeup_new(struct synth *s, const struct synth_wakeup_new *a);
+#define synth__wakeup_new(s, ...)                                                                  \
+	synth__add_wakeup_new((s), &(struct synth_wakeup_new){__VA_ARGS__})
+
 /*
  * block_rq_insert, _issue or _complete (@ev) of @bytes at @sector of @dev
- * (the kernel's major << 20 | minor), in the context of @tgid/@tid; @comm
- * (insert and issue only) may be NULL.
+ * (the kernel's major << 20 | minor), in the context of @tgid/@tid.
  */
-void synth__block(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		  const char *comm, uint32_t dev, uint64_t sector, uint32_t bytes,
-		  const char *rwbs);
+struct SYNTH_ARGS synth_block {
+	int ev;
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	const char *comm; /* insert and issue only; NULL: none */
+	uint32_t dev;
+	uint64_t sector;
+	uint32_t bytes;
+	const char *rwbs; /* NULL: "R" */
+};
+void synth__add_block(struct synth *s, const struct synth_block *a);
+#define synth__block(s, ...) synth__add_block((s), &(struct synth_block){__VA_ARGS__})
+
 /* irq_handler_entry (@entry) or _exit; the exit's name is not recorded. */
 void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name);
-void synth__softirq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, uint32_t tgid,
-		    uint32_t tid, unsigned vec);
+
+/* softirq_entry (@entry) or _exit of @vec, in the context of @tgid/@tid. */
+struct SYNTH_ARGS synth_softirq {
+	bool entry;
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	unsigned vec;
+};
+void synth__add_softirq(struct synth *s, const struct synth_softirq *a);
+#define synth__softirq(s, ...) synth__add_softirq((s), &(struct synth_softirq){__VA_ARGS__})
+
 void synth__hrtimer(struct synth *s, bool entry, uint32_t cpu, uint64_t t);
+
 /* sock_send_length (@recv: sock_recv_length) of @sk in the context of @tgid/@tid. */
-void synth__sock_len(struct synth *s, bool recv, uint32_t cpu, uint64_t t, uint32_t tgid,
-		     uint32_t tid, uint64_t sk, unsigned proto, int bytes);
+struct SYNTH_ARGS synth_sock_len {
+	bool recv;
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint64_t sk;
+	unsigned proto; /* 0: TCP */
+	int bytes;	/* the return value: bytes, or -errno */
+};
+void synth__add_sock_len(struct synth *s, const struct synth_sock_len *a);
+#define synth__sock_len(s, ...) synth__add_sock_len((s), &(struct synth_sock_len){__VA_ARGS__})
+
 /* sk_data_ready of @sk, in the context of @tgid/@tid (0: an idle CPU). */
-void synth__data_ready(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		       uint64_t sk, unsigned proto);
-/* inet_sock_set_state of TCP socket @sk (IPv4 addresses as 32-bit host-order numbers). */
-void synth__tcp_state(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		      uint64_t sk, int oldstate, int newstate, uint32_t saddr, uint16_t sport,
-		      uint32_t daddr, uint16_t dport);
-/* tcp_rcv_space_adjust of TCP socket @sk: a receive that repeats its 4-tuple. */
-void synth__tcp_rcv(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		    uint64_t sk, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport);
+struct SYNTH_ARGS synth_data_ready {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint64_t sk;
+	unsigned proto; /* 0: TCP */
+};
+void synth__add_data_ready(struct synth *s, const struct synth_data_ready *a);
+#define synth__data_ready(s, ...)                                                                  \
+	synth__add_data_ready((s), &(struct synth_data_ready){__VA_ARGS__})
+
+/*
+ * inet_sock_set_state (@oldstate -> @newstate) of TCP socket @sk, and
+ * tcp_rcv_space_adjust (a receive that repeats its 4-tuple), in the
+ * context of @tgid/@tid. IPv4 addresses as 32-bit host-order numbers.
+ */
+struct SYNTH_ARGS synth_tcp {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint64_t sk;
+	int oldstate, newstate; /* inet_sock_set_state only */
+	uint32_t saddr;
+	uint16_t sport;
+	uint32_t daddr;
+	uint16_t dport;
+};
+void synth__add_tcp_state(struct synth *s, const struct synth_tcp *a);
+#define synth__tcp_state(s, ...) synth__add_tcp_state((s), &(struct synth_tcp){__VA_ARGS__})
+void synth__add_tcp_rcv(struct synth *s, const struct synth_tcp *a);
+#define synth__tcp_rcv(s, ...) synth__add_tcp_rcv((s), &(struct synth_tcp){__VA_ARGS__})
+
 /* hrtimer_start in the context of @tgid/@tid: a timer with callback @fn expiring at @expires. */
-void synth__hrtimer_start(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-			  uint64_t fn, uint64_t expires);
+struct SYNTH_ARGS synth_hrtimer_start {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint64_t fn, expires;
+};
+void synth__add_hrtimer_start(struct synth *s, const struct synth_hrtimer_start *a);
+#define synth__hrtimer_start(s, ...)                                                               \
+	synth__add_hrtimer_start((s), &(struct synth_hrtimer_start){__VA_ARGS__})
 
 /* cpu-clock samples (with a period, as rspd's). */
 
-/* A user-mode sample at @ip. */
-void synth__cpu_sample(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
-		       uint64_t ip);
-/** synth__cpu_sample_mode() - the same with the record's cpumode (misc) and a period. */
-void synth__cpu_sample_mode(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
-			    uint64_t ip, uint16_t cpumode, uint64_t period);
+/* A sample at @ip without a callchain. */
+struct SYNTH_ARGS synth_cpu_sample {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	uint64_t ip;
+	uint16_t cpumode; /* the record's misc; 0: PERF_RECORD_MISC_USER */
+	uint64_t period;  /* 0: 10101010 */
+};
+void synth__add_cpu_sample(struct synth *s, const struct synth_cpu_sample *a);
+#define synth__cpu_sample(s, ...)                                                                  \
+	synth__add_cpu_sample((s), &(struct synth_cpu_sample){__VA_ARGS__})
+
 /* A sample with callchain @chain (@nr entries, markers included): the ip is its innermost frame. */
-void synth__cpu_clock(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tgid, uint32_t tid,
-		      const uint64_t *chain, uint32_t nr);
+struct SYNTH_ARGS synth_cpu_clock {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t tgid, tid;
+	const uint64_t *chain;
+	uint32_t nr;
+};
+void synth__add_cpu_clock(struct synth *s, const struct synth_cpu_clock *a);
+#define synth__cpu_clock(s, ...) synth__add_cpu_clock((s), &(struct synth_cpu_clock){__VA_ARGS__})
 
 /*
  * Side-band records of the dummy event, with the sample_id_all trailer
  * {pid/tid, time, cpu, identifier}. The *_rec variants build the record
- * into @buf (at least 512 bytes; cpu 0 in the trailer) and return it; the
- * others append it.
+ * into @buf (at least 512 bytes; cpu 0 in the trailer, @cpu is ignored)
+ * and return it; the others append it.
  */
-const struct perf_event_header *synth__mmap2_rec(const struct synth *s, uint64_t *buf,
-						 uint64_t time, uint32_t pid, uint64_t addr,
-						 uint64_t len, uint64_t pgoff, uint64_t ino,
-						 uint32_t prot, const char *path);
-const struct perf_event_header *synth__comm_rec(const struct synth *s, uint64_t *buf, uint64_t time,
-						uint32_t pid, uint32_t tid, const char *comm,
-						int exec);
-/* PERF_RECORD_FORK or _EXIT (@type): any type, to build malformed records. */
-const struct perf_event_header *synth__task_rec(const struct synth *s, uint64_t *buf, int type,
-						uint64_t time, uint32_t pid, uint32_t ppid,
-						uint32_t tid, uint32_t ptid);
-void synth__mmap2(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint64_t addr,
-		  uint64_t len, uint64_t pgoff, uint64_t ino, uint32_t prot, const char *path);
-void synth__comm(struct synth *s, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t tid,
-		 const char *comm, int exec);
-void synth__task(struct synth *s, int type, uint32_t cpu, uint64_t t, uint32_t pid, uint32_t ppid,
-		 uint32_t tid, uint32_t ptid);
+struct SYNTH_ARGS synth_mmap2 {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t pid; /* also the tid */
+	uint64_t addr, len, pgoff, ino;
+	uint32_t prot;
+	const char *path;
+};
+const struct perf_event_header *synth__build_mmap2(const struct synth *s, uint64_t *buf,
+						   const struct synth_mmap2 *a);
+void synth__add_mmap2(struct synth *s, const struct synth_mmap2 *a);
+#define synth__mmap2_rec(s, buf, ...)                                                              \
+	synth__build_mmap2((s), (buf), &(struct synth_mmap2){__VA_ARGS__})
+#define synth__mmap2(s, ...) synth__add_mmap2((s), &(struct synth_mmap2){__VA_ARGS__})
+
+struct SYNTH_ARGS synth_comm {
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t pid, tid; /* tid 0 is pid */
+	const char *comm;
+	int exec; /* PERF_RECORD_MISC_COMM_EXEC */
+};
+const struct perf_event_header *synth__build_comm(const struct synth *s, uint64_t *buf,
+						  const struct synth_comm *a);
+void synth__add_comm(struct synth *s, const struct synth_comm *a);
+#define synth__comm_rec(s, buf, ...)                                                               \
+	synth__build_comm((s), (buf), &(struct synth_comm){__VA_ARGS__})
+#define synth__comm(s, ...) synth__add_comm((s), &(struct synth_comm){__VA_ARGS__})
+
+/* PERF_RECORD_FORK or _EXIT (@type): any type, to build malformed records; no defaults. */
+struct SYNTH_ARGS synth_task {
+	int type;
+	uint32_t cpu;
+	uint64_t t;
+	uint32_t pid, ppid, tid, ptid;
+};
+const struct perf_event_header *synth__build_task(const struct synth *s, uint64_t *buf,
+						  const struct synth_task *a);
+void synth__add_task(struct synth *s, const struct synth_task *a);
+#define synth__task_rec(s, buf, ...)                                                               \
+	synth__build_task((s), (buf), &(struct synth_task){__VA_ARGS__})
+#define synth__task(s, ...) synth__add_task((s), &(struct synth_task){__VA_ARGS__})
+
 /* @nr records lost on @cpu at @time: a PERF_RECORD_LOST (id 0) as the window synthesizes it. */
 void synth__lost(struct synth *s, uint32_t cpu, uint64_t time, uint64_t nr);
 

@@ -25,21 +25,25 @@ static struct synth *stream(void)
 {
 	struct synth *s = synth__new(2, 1u << 20);
 
-	synth__switch(s, 0, 1000, 0, 0, "swapper/0", 0, 10, "web", NULL, 0);
-	synth__switch(s, 0, 1500, 10, 10, "web", 1, 0, "swapper/0", NULL, 0);
-	synth__waking(s, 1, 1800, 20, 20, 11, "web", NULL, 0);
-	synth__switch(s, 0, 2000, 0, 0, "swapper/0", 0, 11, "web", NULL, 0);
-	synth__cpu_sample(s, 0, 2100, 10, 11, 0x401000);
-	synth__cpu_sample(s, 0, 2200, 10, 11, 0x401000);
-	synth__switch(s, 0, 2300, 10, 11, "web", 1, 0, "swapper/0", NULL, 0);
-	synth__waking(s, 1, 2800, 20, 20, 10, "web", NULL, 0);
-	synth__switch(s, 0, 3000, 0, 0, "swapper/0", 0, 10, "web", NULL, 0);
-	synth__switch(s, 0, 3200, 10, 10, "web", 1, 0, "swapper/0", NULL, 0);
-	synth__waking(s, 1, 3500, 20, 20, 10, "web", NULL, 0);
-	synth__waking(s, 1, 3600, 0, 0, 10, "web", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = 0, .next = 10, .next_comm = "web");
+	synth__switch(s, .cpu = 0, .t = 1500, .prev = 10, .prev_comm = "web", .state = 1,
+		      .next = 0);
+	synth__waking(s, .cpu = 1, .t = 1800, .tid = 20, .target = 11, .target_comm = "web");
+	synth__switch(s, .cpu = 0, .t = 2000, .prev = 0, .next = 11, .next_comm = "web");
+	synth__cpu_sample(s, .cpu = 0, .t = 2100, .tgid = 10, .tid = 11, .ip = 0x401000);
+	synth__cpu_sample(s, .cpu = 0, .t = 2200, .tgid = 10, .tid = 11, .ip = 0x401000);
+	synth__switch(s, .cpu = 0, .t = 2300, .prev_tgid = 10, .prev = 11, .prev_comm = "web",
+		      .state = 1, .next = 0);
+	synth__waking(s, .cpu = 1, .t = 2800, .tid = 20, .target = 10, .target_comm = "web");
+	synth__switch(s, .cpu = 0, .t = 3000, .prev = 0, .next = 10, .next_comm = "web");
+	synth__switch(s, .cpu = 0, .t = 3200, .prev = 10, .prev_comm = "web", .state = 1,
+		      .next = 0);
+	synth__waking(s, .cpu = 1, .t = 3500, .tid = 20, .target = 10, .target_comm = "web");
+	synth__waking(s, .cpu = 1, .t = 3600, .tid = 0, .target = 10, .target_comm = "web");
 	rsp_window__note_lost(s->window, 0, 4000, 2);
-	synth__switch(s, 0, 5000, 0, 0, "swapper/0", 0, 10, "web", NULL, 0);
-	synth__switch(s, 0, 5100, 10, 10, "web", 1, 0, "swapper/0", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 5000, .prev = 0, .next = 10, .next_comm = "web");
+	synth__switch(s, .cpu = 0, .t = 5100, .prev = 10, .prev_comm = "web", .state = 1,
+		      .next = 0);
 	return s;
 }
 

@@ -40,24 +40,33 @@ static struct synth *stream(void)
 {
 	struct synth *s = synth__new(2, 1u << 20);
 
-	synth__switch(s, 0, 1000 * US, 0, 0, "swapper/0", 0, 100, "client", NULL, 0);
-	synth__cpu_sample(s, 0, 1500 * US, 100, 100, 0x401000);
-	synth__waking(s, 0, 2000 * US, 100, 100, 200, "wakee", NULL, 0);
-	synth__switch(s, 0, 2000 * US, 100, 100, "client", 1, 0, "swapper/0", NULL, 0);
-	synth__switch(s, 1, 2010 * US, 0, 0, "swapper/1", 0, 200, "server", NULL, 0);
-	synth__cpu_sample(s, 1, 2500 * US, 200, 200, 0x402000);
-	synth__waking(s, 1, 2900 * US, 200, 200, 300, "wakee", NULL, 0);
-	synth__switch(s, 0, 2910 * US, 0, 0, "swapper/0", 0, 300, "secret", NULL, 0);
-	synth__switch(s, 1, 3000 * US, 200, 200, "server", 1, 0, "swapper/1", NULL, 0);
-	synth__cpu_sample(s, 0, 3200 * US, 300, 300, 0x403000);
-	synth__waking(s, 0, 3500 * US, 300, 300, 200, "wakee", NULL, 0);
-	synth__switch(s, 0, 3500 * US, 300, 300, "secret", 1, 0, "swapper/0", NULL, 0);
-	synth__switch(s, 1, 3510 * US, 0, 0, "swapper/1", 0, 200, "server", NULL, 0);
-	synth__waking(s, 1, 4000 * US, 200, 200, 100, "wakee", NULL, 0);
-	synth__switch(s, 1, 4000 * US, 200, 200, "server", 1, 0, "swapper/1", NULL, 0);
-	synth__switch(s, 0, 4010 * US, 0, 0, "swapper/0", 0, 100, "client", NULL, 0);
-	synth__cpu_sample(s, 0, 4500 * US, 100, 100, 0x401000);
-	synth__switch(s, 0, 5000 * US, 100, 100, "client", 1, 0, "swapper/0", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 1000 * US, .prev = 0, .next = 100, .next_comm = "client");
+	synth__cpu_sample(s, .cpu = 0, .t = 1500 * US, .tid = 100, .ip = 0x401000);
+	synth__waking(s, .cpu = 0, .t = 2000 * US, .tid = 100, .target = 200,
+		      .target_comm = "wakee");
+	synth__switch(s, .cpu = 0, .t = 2000 * US, .prev = 100, .prev_comm = "client", .state = 1,
+		      .next = 0);
+	synth__switch(s, .cpu = 1, .t = 2010 * US, .prev = 0, .next = 200, .next_comm = "server");
+	synth__cpu_sample(s, .cpu = 1, .t = 2500 * US, .tid = 200, .ip = 0x402000);
+	synth__waking(s, .cpu = 1, .t = 2900 * US, .tid = 200, .target = 300,
+		      .target_comm = "wakee");
+	synth__switch(s, .cpu = 0, .t = 2910 * US, .prev = 0, .next = 300, .next_comm = "secret");
+	synth__switch(s, .cpu = 1, .t = 3000 * US, .prev = 200, .prev_comm = "server", .state = 1,
+		      .next = 0);
+	synth__cpu_sample(s, .cpu = 0, .t = 3200 * US, .tid = 300, .ip = 0x403000);
+	synth__waking(s, .cpu = 0, .t = 3500 * US, .tid = 300, .target = 200,
+		      .target_comm = "wakee");
+	synth__switch(s, .cpu = 0, .t = 3500 * US, .prev = 300, .prev_comm = "secret", .state = 1,
+		      .next = 0);
+	synth__switch(s, .cpu = 1, .t = 3510 * US, .prev = 0, .next = 200, .next_comm = "server");
+	synth__waking(s, .cpu = 1, .t = 4000 * US, .tid = 200, .target = 100,
+		      .target_comm = "wakee");
+	synth__switch(s, .cpu = 1, .t = 4000 * US, .prev = 200, .prev_comm = "server", .state = 1,
+		      .next = 0);
+	synth__switch(s, .cpu = 0, .t = 4010 * US, .prev = 0, .next = 100, .next_comm = "client");
+	synth__cpu_sample(s, .cpu = 0, .t = 4500 * US, .tid = 100, .ip = 0x401000);
+	synth__switch(s, .cpu = 0, .t = 5000 * US, .prev = 100, .prev_comm = "client", .state = 1,
+		      .next = 0);
 	return s;
 }
 

@@ -105,15 +105,18 @@ static void test_irq_softirq(void **state)
 	/* An exit alone (its entry hit an idle CPU). */
 	synth__irq(f->syn, false, 1, t + 12 * MS, 36, NULL);
 	/* NET_RX twice for 10 us; a TIMER softirq cut by a switch; a nested irq. */
-	synth__softirq(f->syn, true, 1, t + 20 * MS, 0, 0, 3);
+	synth__softirq(f->syn, .entry = true, .cpu = 1, .t = t + 20 * MS, .tid = 0, .vec = 3);
 	synth__irq(f->syn, true, 1, t + 20 * MS + 2 * US, 36, "virtio1-req.0");
 	synth__irq(f->syn, false, 1, t + 20 * MS + 3 * US, 36, NULL);
-	synth__softirq(f->syn, false, 1, t + 20 * MS + 10 * US, 0, 0, 3);
-	synth__softirq(f->syn, true, 0, t + 21 * MS, 0, 0, 3);
-	synth__softirq(f->syn, false, 0, t + 21 * MS + 10 * US, 0, 0, 3);
-	synth__softirq(f->syn, true, 0, t + 22 * MS, 0, 0, 1);
-	synth__switch(f->syn, 0, t + 23 * MS, 10, 10, "a", 1, 11, "b", NULL, 0);
-	synth__softirq(f->syn, false, 0, t + 24 * MS, 0, 0, 1);
+	synth__softirq(f->syn, .entry = false, .cpu = 1, .t = t + 20 * MS + 10 * US, .tid = 0,
+		       .vec = 3);
+	synth__softirq(f->syn, .entry = true, .cpu = 0, .t = t + 21 * MS, .tid = 0, .vec = 3);
+	synth__softirq(f->syn, .entry = false, .cpu = 0, .t = t + 21 * MS + 10 * US, .tid = 0,
+		       .vec = 3);
+	synth__softirq(f->syn, .entry = true, .cpu = 0, .t = t + 22 * MS, .tid = 0, .vec = 1);
+	synth__switch(f->syn, .cpu = 0, .t = t + 23 * MS, .prev = 10, .prev_comm = "a", .state = 1,
+		      .next = 11, .next_comm = "b");
+	synth__softirq(f->syn, .entry = false, .cpu = 0, .t = t + 24 * MS, .tid = 0, .vec = 1);
 	feed_all(f);
 
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "irq:virtio1-req.0");
@@ -156,7 +159,7 @@ static void test_lost_and_gap(void **state)
 	synth__irq(f->syn, true, 1, t, 36, "virtio1-req.0");
 	assert_int_equal(rsp_window__note_lost(f->syn->window, 1, t + 1 * US, 7), 0);
 	synth__irq(f->syn, false, 1, t + 2 * US, 36, NULL);
-	synth__softirq(f->syn, true, 0, t + 3 * US, 0, 0, 3);
+	synth__softirq(f->syn, .entry = true, .cpu = 0, .t = t + 3 * US, .tid = 0, .vec = 3);
 	feed_all(f);
 	rsp_histfeed__gap(f->feed, t + 4 * US, t + 1 * S, 0);
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "irq:virtio1-req.0");
@@ -184,37 +187,41 @@ static void test_block(void **state)
 	uint64_t t = 50 * S;
 
 	/* Inserted by 500/501 on CPU 0, issued 5 us later by a kworker, completed on CPU 1. */
-	synth__block(f->syn, RSP_EV_block_rq_insert, 0, t, 500, 501, "writer", VDA, 100, 8 * 512,
-		     "WS");
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 5 * US, 90, 90, "kworker/0:1", VDA, 100,
-		     8 * 512, "WS");
-	synth__block(f->syn, RSP_EV_block_rq_complete, 1, t + 105 * US, 0, 0, NULL, VDA, 100,
-		     8 * 512, "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = t, .tgid = 500,
+		     .tid = 501, .comm = "writer", .dev = VDA, .sector = 100, .bytes = 8 * 512,
+		     .rwbs = "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = t + 5 * US, .tid = 90,
+		     .comm = "kworker/0:1", .dev = VDA, .sector = 100, .bytes = 8 * 512,
+		     .rwbs = "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = t + 105 * US, .tid = 0,
+		     .dev = VDA, .sector = 100, .bytes = 8 * 512, .rwbs = "WS");
 	/* Issued without an insert (direct issue): service time only. */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 1, t + 1 * MS, 600, 600, "dd", VDA, 200,
-		     8 * 512, "WS");
-	synth__block(f->syn, RSP_EV_block_rq_complete, 0, t + 1 * MS + 300 * US, 0, 0, NULL, VDA,
-		     200, 8 * 512, "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = t + 1 * MS, .tid = 600,
+		     .comm = "dd", .dev = VDA, .sector = 200, .bytes = 8 * 512, .rwbs = "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_complete, .cpu = 0, .t = t + 1 * MS + 300 * US,
+		     .tid = 0, .dev = VDA, .sector = 200, .bytes = 8 * 512, .rwbs = "WS");
 	/* The same sector on another device is another request. */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 1, t + 2 * MS, 600, 600, "dd", SDB, 200,
-		     8 * 512, "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = t + 2 * MS, .tid = 600,
+		     .comm = "dd", .dev = SDB, .sector = 200, .bytes = 8 * 512, .rwbs = "WS");
 	/* A completion with no issue seen: skipped. */
-	synth__block(f->syn, RSP_EV_block_rq_complete, 0, t + 3 * MS, 0, 0, NULL, VDA, 999, 8 * 512,
-		     "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_complete, .cpu = 0, .t = t + 3 * MS, .tid = 0,
+		     .dev = VDA, .sector = 999, .bytes = 8 * 512, .rwbs = "WS");
 	/* Flushes: sector 0 issued twice, the first completion lost (idle CPU). */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 4 * MS, 600, 600, "dd", VDA, 0, 0, "WS");
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 5 * MS, 600, 600, "dd", VDA, 0, 0, "WS");
-	synth__block(f->syn, RSP_EV_block_rq_complete, 1, t + 5 * MS + 40 * US, 0, 0, NULL, VDA, 0,
-		     0, "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = t + 4 * MS, .tid = 600,
+		     .comm = "dd", .dev = VDA, .sector = 0, .bytes = 0, .rwbs = "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = t + 5 * MS, .tid = 600,
+		     .comm = "dd", .dev = VDA, .sector = 0, .bytes = 0, .rwbs = "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = t + 5 * MS + 40 * US,
+		     .tid = 0, .dev = VDA, .sector = 0, .bytes = 0, .rwbs = "WS");
 	/* Issued, never completed: open until it expires (timeout 2 s). */
-	synth__block(f->syn, RSP_EV_block_rq_issue, 0, t + 6 * MS, 600, 600, "dd", VDA, 300,
-		     8 * 512, "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = t + 6 * MS, .tid = 600,
+		     .comm = "dd", .dev = VDA, .sector = 300, .bytes = 8 * 512, .rwbs = "WS");
 	/* Inserted, never issued (merged away). */
-	synth__block(f->syn, RSP_EV_block_rq_insert, 0, t + 7 * MS, 600, 600, "dd", VDA, 400,
-		     8 * 512, "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = t + 7 * MS, .tid = 600,
+		     .comm = "dd", .dev = VDA, .sector = 400, .bytes = 8 * 512, .rwbs = "WS");
 	/* Time passes: records one and three seconds later drive the expiry. */
-	synth__cpu_sample(f->syn, 0, t + 1 * S + 10 * MS, 1, 1, 0);
-	synth__cpu_sample(f->syn, 0, t + 3 * S, 1, 1, 0);
+	synth__cpu_sample(f->syn, .cpu = 0, .t = t + 1 * S + 10 * MS, .tid = 1, .ip = 0);
+	synth__cpu_sample(f->syn, .cpu = 0, .t = t + 3 * S, .tid = 1, .ip = 0);
 	feed_all(f);
 
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "blk_queue:254:0");
@@ -257,11 +264,12 @@ static void test_block_open(void **state)
 	const struct rsp_hist_profile *p;
 
 	for (unsigned i = 0; i < 4; i++)
-		synth__block(f->syn, RSP_EV_block_rq_issue, 0, S + i * MS, 7, 7, "w", VDA, i * 8,
-			     8 * 512, "WS");
-	synth__block(f->syn, RSP_EV_block_rq_complete, 1, S + 9 * MS, 0, 0, NULL, VDA, 0, 8 * 512,
-		     "WS");
-	synth__cpu_sample(f->syn, 0, 3 * S, 1, 1, 0); /* before the timeout */
+		synth__block(f->syn, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = S + i * MS,
+			     .tid = 7, .comm = "w", .dev = VDA, .sector = i * 8, .bytes = 8 * 512,
+			     .rwbs = "WS");
+	synth__block(f->syn, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = S + 9 * MS, .tid = 0,
+		     .dev = VDA, .sector = 0, .bytes = 8 * 512, .rwbs = "WS");
+	synth__cpu_sample(f->syn, .cpu = 0, .t = 3 * S, .tid = 1, .ip = 0); /* before the timeout */
 	feed_all(f);
 	p = get(f, &set, RSP_HSUBJ_SYSTEM, 0, "blk_service:254:0");
 	assert_int_equal(p->count, 1);
@@ -294,8 +302,9 @@ static void test_table_full(void **state)
 	st = rsp_hist_store__new(&c);
 	feed = rsp_histfeed__new(st, &fc);
 	for (unsigned i = 0; i < 10; i++)
-		synth__block(syn, RSP_EV_block_rq_issue, 0, S + i, 7, 7, "w", VDA, i * 8, 8 * 512,
-			     "WS");
+		synth__block(syn, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = S + i, .tid = 7,
+			     .comm = "w", .dev = VDA, .sector = i * 8, .bytes = 8 * 512,
+			     .rwbs = "WS");
 	snap = rsp_window__pin(syn->window, 0, UINT64_MAX);
 	it = rsp_witer__new(snap, 0, UINT64_MAX);
 	while (rsp_witer__next(it, &e))

@@ -135,18 +135,24 @@ static void test_sleeps_preemption_runq(void **state)
 	struct rsp_histfeed_stats st;
 
 	make_feed(f, 0);
-	synth__switch(s, 1, T0 + 500 * US, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
-	synth__switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, .cpu = 1, .t = T0 + 500 * US, .prev = 0, .next = B, .next_comm = "b");
+	synth__switch(s, .cpu = 0, .t = T0 + 1 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = 0, .chain = sleep_stack, .nr = 3);
 	synth__hrtimer(s, true, 1, T0 + 3 * MS);
-	synth__waking(s, 1, T0 + 3 * MS + 1 * US, B, B, A, "a", NULL, 0);
+	synth__waking(s, .cpu = 1, .t = T0 + 3 * MS + 1 * US, .tid = B, .target = A,
+		      .target_comm = "a");
 	synth__hrtimer(s, false, 1, T0 + 3 * MS + 2 * US);
-	synth__switch(s, 1, T0 + 3 * MS + 50 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
-	synth__switch(s, 1, T0 + 4 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
-	synth__waking(s, 1, T0 + 5 * MS, B, B, A, "a", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = T0 + 3 * MS + 50 * US, .prev = B, .prev_comm = "b",
+		      .state = PREEMPTED, .next = A, .next_comm = "a");
+	synth__switch(s, .cpu = 1, .t = T0 + 4 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = B, .next_comm = "b", .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = T0 + 5 * MS, .tid = B, .target = A, .target_comm = "a");
 	/* CPU 0 idle: A's switch-in there is not delivered; its first record is at 6 ms */
-	synth__switch(s, 0, T0 + 6 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, .cpu = 0, .t = T0 + 6 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = 0, .chain = sleep_stack, .nr = 3);
 	/* the timer that ends this sleep hits idle CPU 0: no waking; next sign at 9 ms */
-	synth__switch(s, 0, T0 + 9 * MS, A, A, "a", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, .cpu = 0, .t = T0 + 9 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = 0, .chain = sleep_stack, .nr = 3);
 	feed(f, 0, true);
 
 	p = get(f, RSP_HSUBJ_THREAD, A, "offcpu:sleep");
@@ -191,21 +197,32 @@ static void test_rename(void **state)
 	const struct rsp_hist_profile *p;
 
 	make_feed(f, 0);
-	synth__switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = T0, .prev = 0, .next = B, .next_comm = "b");
 	/* C, forked from python3, sleeps once under that name */
-	synth__switch(s, 0, T0 + 1 * MS, C, C, "python3", 1, 0, "swapper/0", sleep_stack, 3);
-	synth__waking(s, 1, T0 + 2 * MS, B, B, C, "python3", NULL, 0);
-	synth__switch(s, 1, T0 + 2 * MS + 10 * US, B, B, "b", PREEMPTED, C, "python3", NULL, 0);
-	synth__comm(s, 1, T0 + 3 * MS, C, C, "hammer", 1);
-	synth__switch(s, 1, T0 + 4 * MS, C, C, "hammer", 1, B, "b", sleep_stack, 3);
-	synth__waking(s, 1, T0 + 5 * MS, B, B, C, "hammer", NULL, 0);
-	synth__switch(s, 1, T0 + 5 * MS + 10 * US, B, B, "b", PREEMPTED, C, "hammer", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = T0 + 1 * MS, .prev = C, .prev_comm = "python3", .state = 1,
+		      .next = 0, .chain = sleep_stack, .nr = 3);
+	synth__waking(s, .cpu = 1, .t = T0 + 2 * MS, .tid = B, .target = C,
+		      .target_comm = "python3");
+	synth__switch(s, .cpu = 1, .t = T0 + 2 * MS + 10 * US, .prev = B, .prev_comm = "b",
+		      .state = PREEMPTED, .next = C, .next_comm = "python3");
+	synth__comm(s, .cpu = 1, .t = T0 + 3 * MS, .pid = C, .comm = "hammer", .exec = 1);
+	synth__switch(s, .cpu = 1, .t = T0 + 4 * MS, .prev = C, .prev_comm = "hammer", .state = 1,
+		      .next = B, .next_comm = "b", .chain = sleep_stack, .nr = 3);
+	synth__waking(s, .cpu = 1, .t = T0 + 5 * MS, .tid = B, .target = C,
+		      .target_comm = "hammer");
+	synth__switch(s, .cpu = 1, .t = T0 + 5 * MS + 10 * US, .prev = B, .prev_comm = "b",
+		      .state = PREEMPTED, .next = C, .next_comm = "hammer");
 	/* its thread D, named "worker", must not rename the process */
-	synth__comm(s, 1, T0 + 6 * MS, C, D, "worker", 1);
-	synth__switch(s, 1, T0 + 7 * MS, C, C, "hammer", PREEMPTED, D, "worker", NULL, 0);
-	synth__switch(s, 1, T0 + 8 * MS, C, D, "worker", 1, C, "hammer", sleep_stack, 3);
-	synth__waking(s, 1, T0 + 9 * MS, C, C, D, "worker", NULL, 0);
-	synth__switch(s, 1, T0 + 9 * MS + 10 * US, C, C, "hammer", PREEMPTED, D, "worker", NULL, 0);
+	synth__comm(s, .cpu = 1, .t = T0 + 6 * MS, .pid = C, .tid = D, .comm = "worker", .exec = 1);
+	synth__switch(s, .cpu = 1, .t = T0 + 7 * MS, .prev = C, .prev_comm = "hammer",
+		      .state = PREEMPTED, .next = D, .next_comm = "worker");
+	synth__switch(s, .cpu = 1, .t = T0 + 8 * MS, .prev_tgid = C, .prev = D,
+		      .prev_comm = "worker", .state = 1, .next = C, .next_comm = "hammer",
+		      .chain = sleep_stack, .nr = 3);
+	synth__waking(s, .cpu = 1, .t = T0 + 9 * MS, .tid = C, .target = D,
+		      .target_comm = "worker");
+	synth__switch(s, .cpu = 1, .t = T0 + 9 * MS + 10 * US, .prev = C, .prev_comm = "hammer",
+		      .state = PREEMPTED, .next = D, .next_comm = "worker");
 	feed(f, 0, false);
 
 	p = get(f, RSP_HSUBJ_PROCESS, C, "offcpu:sleep");
@@ -230,12 +247,15 @@ static void test_gaps(void **state)
 	size_t mark;
 
 	make_feed(f, 0);
-	synth__switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
-	synth__switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 1, .t = T0, .prev = 0, .next = B, .next_comm = "b");
+	synth__switch(s, .cpu = 0, .t = T0 + 1 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
 	synth__lost(s, 0, T0 + 2 * MS, 10);
-	synth__waking(s, 1, T0 + 3 * MS, B, B, A, "a", NULL, 0);
-	synth__switch(s, 1, T0 + 3 * MS + 5 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
-	synth__switch(s, 1, T0 + 4 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
+	synth__waking(s, .cpu = 1, .t = T0 + 3 * MS, .tid = B, .target = A, .target_comm = "a");
+	synth__switch(s, .cpu = 1, .t = T0 + 3 * MS + 5 * US, .prev = B, .prev_comm = "b",
+		      .state = PREEMPTED, .next = A, .next_comm = "a");
+	synth__switch(s, .cpu = 1, .t = T0 + 4 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = B, .next_comm = "b", .chain = futex_stack, .nr = 5);
 	feed(f, 0, false);
 	/* the futex sleep was cut by the lost records: not a latency */
 	assert_null(get(f, RSP_HSUBJ_THREAD, A, "offcpu:lock"));
@@ -247,10 +267,12 @@ static void test_gaps(void **state)
 	f->set = NULL;
 	rsp_histfeed__gap(f->feed, T0 + 5 * MS, T0 + 6 * MS, 0);
 	mark = s->n;
-	synth__waking(s, 1, T0 + 7 * MS, B, B, A, "a", NULL, 0);
-	synth__switch(s, 1, T0 + 7 * MS + 5 * US, B, B, "b", PREEMPTED, A, "a", NULL, 0);
-	synth__switch(s, 1, T0 + 8 * MS, A, A, "a", 1, B, "b", futex_stack, 5);
-	synth__waking(s, 1, T0 + 9 * MS, B, B, A, "a", NULL, 0);
+	synth__waking(s, .cpu = 1, .t = T0 + 7 * MS, .tid = B, .target = A, .target_comm = "a");
+	synth__switch(s, .cpu = 1, .t = T0 + 7 * MS + 5 * US, .prev = B, .prev_comm = "b",
+		      .state = PREEMPTED, .next = A, .next_comm = "a");
+	synth__switch(s, .cpu = 1, .t = T0 + 8 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = B, .next_comm = "b", .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = T0 + 9 * MS, .tid = B, .target = A, .target_comm = "a");
 	feed(f, mark, false);
 	/* only the sleep from 8 ms to 9 ms is whole */
 	check_one(get(f, RSP_HSUBJ_THREAD, A, "offcpu:lock"), 1 * MS);
@@ -266,12 +288,15 @@ static void test_max_threads(void **state)
 	struct rsp_histfeed_stats st;
 
 	make_feed(f, 2);
-	synth__switch(s, 1, T0, 0, 0, "swapper/1", 0, B, "b", NULL, 0);
-	synth__switch(s, 0, T0 + 1 * MS, A, A, "a", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 1, .t = T0, .prev = 0, .next = B, .next_comm = "b");
+	synth__switch(s, .cpu = 0, .t = T0 + 1 * MS, .prev = A, .prev_comm = "a", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
 	/* C is the third thread: not followed */
-	synth__switch(s, 0, T0 + 2 * MS, C, C, "c", 1, 0, "swapper/0", futex_stack, 5);
-	synth__waking(s, 1, T0 + 3 * MS, B, B, A, "a", NULL, 0);
-	synth__waking(s, 1, T0 + 3 * MS + 1 * US, B, B, C, "c", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = T0 + 2 * MS, .prev = C, .prev_comm = "c", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = T0 + 3 * MS, .tid = B, .target = A, .target_comm = "a");
+	synth__waking(s, .cpu = 1, .t = T0 + 3 * MS + 1 * US, .tid = B, .target = C,
+		      .target_comm = "c");
 	feed(f, 0, false);
 	check_one(get(f, RSP_HSUBJ_THREAD, A, "offcpu:lock"), 2 * MS);
 	assert_null(get(f, RSP_HSUBJ_THREAD, C, "offcpu:lock"));

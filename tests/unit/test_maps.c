@@ -359,19 +359,24 @@ static void test_feed(void **state)
 	struct rsp_map_view v;
 	struct rsp_maps_stats st;
 
-	h = synth__comm_rec(s, buf, 10, 700, 700, "bash", 0);
+	h = synth__comm_rec(s, buf, .t = 10, .pid = 700, .comm = "bash", .exec = 0);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__mmap2_rec(s, buf, 11, 700, 0x400000, 0x10000, 0x1000, 5, RX, "/bin/bash");
+	h = synth__mmap2_rec(s, buf, .t = 11, .pid = 700, .addr = 0x400000, .len = 0x10000,
+			     .pgoff = 0x1000, .ino = 5, .prot = RX, .path = "/bin/bash");
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__mmap2_rec(s, buf, 12, 700, 0x600000, 0x10000, 0, 6, PROT_READ, "/data");
+	h = synth__mmap2_rec(s, buf, .t = 12, .pid = 700, .addr = 0x600000, .len = 0x10000,
+			     .pgoff = 0, .ino = 6, .prot = PROT_READ, .path = "/data");
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 0); /* not executable */
-	h = synth__task_rec(s, buf, PERF_RECORD_FORK, 20, 701, 700, 701, 700);
+	h = synth__task_rec(s, buf, .type = PERF_RECORD_FORK, .t = 20, .pid = 701, .ppid = 700,
+			    .tid = 701, .ptid = 700);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__comm_rec(s, buf, 30, 701, 701, "cat", 1);
+	h = synth__comm_rec(s, buf, .t = 30, .pid = 701, .comm = "cat", .exec = 1);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__mmap2_rec(s, buf, 31, 701, 0x500000, 0x8000, 0, 7, RX, "/bin/cat (deleted)");
+	h = synth__mmap2_rec(s, buf, .t = 31, .pid = 701, .addr = 0x500000, .len = 0x8000,
+			     .pgoff = 0, .ino = 7, .prot = RX, .path = "/bin/cat (deleted)");
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
-	h = synth__task_rec(s, buf, PERF_RECORD_EXIT, 40, 701, 700, 701, 700);
+	h = synth__task_rec(s, buf, .type = PERF_RECORD_EXIT, .t = 40, .pid = 701, .ppid = 700,
+			    .tid = 701, .ptid = 700);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
 	assert_int_equal(rsp_maps__find(m, 700, 15, 0x401000, &v), 0);
 	assert_string_equal(v.path, "/bin/bash");
@@ -383,10 +388,12 @@ static void test_feed(void **state)
 	assert_string_equal(rsp_maps__comm_at(m, 701, 35), "cat");
 	assert_false(rsp_maps__alive(m, 701, 45));
 	/* other record types are not ours */
-	h = synth__task_rec(s, buf, PERF_RECORD_THROTTLE, 50, 1, 1, 1, 1);
+	h = synth__task_rec(s, buf, .type = PERF_RECORD_THROTTLE, .t = 50, .pid = 1, .ppid = 1,
+			    .tid = 1, .ptid = 1);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 0);
 	/* malformed: too short for its type, odd size */
-	h = synth__task_rec(s, buf, PERF_RECORD_MMAP2, 50, 1, 1, 1, 1);
+	h = synth__task_rec(s, buf, .type = PERF_RECORD_MMAP2, .t = 50, .pid = 1, .ppid = 1,
+			    .tid = 1, .ptid = 1);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), -EINVAL);
 	{
 		struct perf_event_header odd = *h;
@@ -395,7 +402,8 @@ static void test_feed(void **state)
 		assert_int_equal(rsp_maps__feed(m, s->schema, &odd), -EINVAL);
 	}
 	/* a filename without its NUL stops at the record's end */
-	h = synth__mmap2_rec(s, buf, 60, 702, 0x1000, 0x1000, 0, 8, RX, "/x");
+	h = synth__mmap2_rec(s, buf, .t = 60, .pid = 702, .addr = 0x1000, .len = 0x1000, .pgoff = 0,
+			     .ino = 8, .prot = RX, .path = "/x");
 	memset((char *)buf + 72, 'a', h->size - 72);
 	assert_int_equal(rsp_maps__feed(m, s->schema, h), 1);
 	rsp_maps__stats(m, &st);
@@ -414,13 +422,17 @@ static void test_ingest(void **state)
 	struct rsp_map_view v;
 
 	/* The fork is on CPU 0, the child's exec on CPU 1: merged by time. */
-	synth__comm(s, 0, 100, 800, 800, "make", 0);
-	synth__mmap2(s, 0, 110, 800, 0x400000, 0x1000, 0, 1, RX, "/usr/bin/make");
-	synth__task(s, PERF_RECORD_FORK, 0, 200, 801, 800, 801, 800);
-	synth__comm(s, 1, 300, 801, 801, "cc", 1);
-	synth__mmap2(s, 1, 310, 801, 0x400000, 0x1000, 0, 2, RX, "/usr/bin/cc");
-	synth__cpu_sample(s, 1, 320, 801, 801, 0x400100);
-	synth__task(s, PERF_RECORD_EXIT, 1, 400, 801, 801, 801, 801);
+	synth__comm(s, .cpu = 0, .t = 100, .pid = 800, .comm = "make", .exec = 0);
+	synth__mmap2(s, .cpu = 0, .t = 110, .pid = 800, .addr = 0x400000, .len = 0x1000, .pgoff = 0,
+		     .ino = 1, .prot = RX, .path = "/usr/bin/make");
+	synth__task(s, .type = PERF_RECORD_FORK, .cpu = 0, .t = 200, .pid = 801, .ppid = 800,
+		    .tid = 801, .ptid = 800);
+	synth__comm(s, .cpu = 1, .t = 300, .pid = 801, .comm = "cc", .exec = 1);
+	synth__mmap2(s, .cpu = 1, .t = 310, .pid = 801, .addr = 0x400000, .len = 0x1000, .pgoff = 0,
+		     .ino = 2, .prot = RX, .path = "/usr/bin/cc");
+	synth__cpu_sample(s, .cpu = 1, .t = 320, .tid = 801, .ip = 0x400100);
+	synth__task(s, .type = PERF_RECORD_EXIT, .cpu = 1, .t = 400, .pid = 801, .ppid = 801,
+		    .tid = 801, .ptid = 801);
 	rsp_window__note_lost(s->window, 0, 450, 3);
 	assert_int_equal(rsp_maps__ingest(m, s->schema, s->window, 0, 250, &res), 0);
 	assert_int_equal((int)res.records, 3);
@@ -470,25 +482,38 @@ static void test_feed_garbage(void **state)
 		struct perf_event_header *copy;
 		size_t size;
 
+		/* Each record's random fields drawn in a fixed order (not an argument
+		 * list's, whose order C leaves unspecified). */
 		switch (xorshift(&rnd) % 4) {
-		case 0:
-			h = synth__mmap2_rec(
-				s, buf, (uint64_t)i, 1 + (uint32_t)(xorshift(&rnd) % 50),
-				xorshift(&rnd) % 0x10000, 0x1000, 0, 3, RX, "/lib/x.so");
+		case 0: {
+			uint64_t addr = xorshift(&rnd) % 0x10000;
+			uint32_t pid = 1 + (uint32_t)(xorshift(&rnd) % 50);
+
+			h = synth__mmap2_rec(s, buf, .t = (uint64_t)i, .pid = pid, .addr = addr,
+					     .len = 0x1000, .pgoff = 0, .ino = 3, .prot = RX,
+					     .path = "/lib/x.so");
 			break;
-		case 1:
-			h = synth__comm_rec(s, buf, (uint64_t)i,
-					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, "name",
-					    (int)(xorshift(&rnd) % 2));
+		}
+		case 1: {
+			int exec = (int)(xorshift(&rnd) % 2);
+			uint32_t pid = 1 + (uint32_t)(xorshift(&rnd) % 50);
+
+			h = synth__comm_rec(s, buf, .t = (uint64_t)i, .pid = pid, .tid = 1,
+					    .comm = "name", .exec = exec);
 			break;
-		case 2:
-			h = synth__task_rec(s, buf, PERF_RECORD_FORK, (uint64_t)i,
-					    1 + (uint32_t)(xorshift(&rnd) % 50),
-					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, 1);
+		}
+		case 2: {
+			uint32_t ppid = 1 + (uint32_t)(xorshift(&rnd) % 50);
+			uint32_t pid = 1 + (uint32_t)(xorshift(&rnd) % 50);
+
+			h = synth__task_rec(s, buf, .type = PERF_RECORD_FORK, .t = (uint64_t)i,
+					    .pid = pid, .ppid = ppid, .tid = 1, .ptid = 1);
 			break;
+		}
 		default:
-			h = synth__task_rec(s, buf, PERF_RECORD_EXIT, (uint64_t)i,
-					    1 + (uint32_t)(xorshift(&rnd) % 50), 1, 1, 1);
+			h = synth__task_rec(s, buf, .type = PERF_RECORD_EXIT, .t = (uint64_t)i,
+					    .pid = 1 + (uint32_t)(xorshift(&rnd) % 50), .ppid = 1,
+					    .tid = 1, .ptid = 1);
 			break;
 		}
 		size = h->size;

@@ -211,17 +211,23 @@ static void client_server(struct fix *f, const uint64_t *wchain, uint32_t wnr, b
 {
 	struct synth *s = &f->s;
 
-	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 64);
-	synth__switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-	synth__sock_len(s, true, 1, 1500, S, S, SK_S, RSP_IPPROTO_UDP, 64);
-	synth__softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
-	synth__data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_UDP);
-	synth__waking(s, 1, 2020, S, S, C, "client", wchain, wnr);
-	synth__softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_UDP, .bytes = 64);
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = C, .prev_comm = "client", .state = 1,
+		      .next = 0, .chain = chain_recv, .nr = 3);
+	synth__sock_len(s, .recv = true, .cpu = 1, .t = 1500, .tid = S, .sk = SK_S,
+			.proto = RSP_IPPROTO_UDP, .bytes = 64);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 2000, .tid = S, .vec = RSP_SOFTIRQ_NET_RX);
+	synth__data_ready(s, .cpu = 1, .t = 2010, .tid = S, .sk = SK_C, .proto = RSP_IPPROTO_UDP);
+	synth__waking(s, .cpu = 1, .t = 2020, .tid = S, .target = C, .target_comm = "client",
+		      .chain = wchain, .nr = wnr);
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 2030, .tid = S, .vec = RSP_SOFTIRQ_NET_RX);
 	if (server_send)
-		synth__sock_len(s, false, 1, 2040, S, S, SK_S, RSP_IPPROTO_UDP, 64);
-	synth__switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
-	synth__sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_UDP, 64);
+		synth__sock_len(s, .recv = false, .cpu = 1, .t = 2040, .tid = S, .sk = SK_S,
+				.proto = RSP_IPPROTO_UDP, .bytes = 64);
+	synth__switch(s, .cpu = 0, .t = 2100, .prev = 0, .next = C, .next_comm = "client");
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 3000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_UDP, .bytes = 64);
 }
 
 static const struct rsp_net_op *op_on(const struct fix *f, uint64_t sk)
@@ -312,8 +318,9 @@ static void test_loopback_by_address(void **state)
 	const struct rsp_segment *sl;
 	const struct rsp_net_op *op;
 
-	synth__tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
-			 0x7f000001, 40000, 0x7f000001, 8080);
+	synth__tcp_state(&f->s, .cpu = 0, .t = 500, .tid = C, .sk = SK_C,
+			 .oldstate = RSP_TCP_SYN_SENT, .newstate = RSP_TCP_ESTABLISHED,
+			 .saddr = 0x7f000001, .sport = 40000, .daddr = 0x7f000001, .dport = 8080);
 	client_server(f, NULL, 0, false);
 	run(f, 0);
 	sl = sleep_of(f, C, 1500);
@@ -340,17 +347,22 @@ static void test_tuple_of_older_socket(void **state)
 
 	struct synth *s = &f->s;
 
-	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
-	synth__switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-	synth__softirq(s, true, 1, 2000, S, S, RSP_SOFTIRQ_NET_RX);
-	synth__data_ready(s, 1, 2010, S, S, SK_C, RSP_IPPROTO_TCP);
-	synth__waking(s, 1, 2020, S, S, C, "client", chain_send, sizeof(chain_send) / 8);
-	synth__softirq(s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
-	synth__switch(s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_TCP, .bytes = 64);
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = C, .prev_comm = "client", .state = 1,
+		      .next = 0, .chain = chain_recv, .nr = 3);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 2000, .tid = S, .vec = RSP_SOFTIRQ_NET_RX);
+	synth__data_ready(s, .cpu = 1, .t = 2010, .tid = S, .sk = SK_C, .proto = RSP_IPPROTO_TCP);
+	synth__waking(s, .cpu = 1, .t = 2020, .tid = S, .target = C, .target_comm = "client",
+		      .chain = chain_send, .nr = sizeof(chain_send) / 8);
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 2030, .tid = S, .vec = RSP_SOFTIRQ_NET_RX);
+	synth__switch(s, .cpu = 0, .t = 2100, .prev = 0, .next = C, .next_comm = "client");
 	/* The client's receive names the connection; then it sends again. */
-	synth__tcp_rcv(s, 0, 2500, C, C, SK_C, 0x7f000001, 40000, 0x7f000001, 8080);
-	synth__sock_len(s, false, 0, 3000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
-	synth__data_ready(s, 0, 3100, C, C, SK_C, RSP_IPPROTO_TCP);
+	synth__tcp_rcv(s, .cpu = 0, .t = 2500, .tid = C, .sk = SK_C, .saddr = 0x7f000001,
+		       .sport = 40000, .daddr = 0x7f000001, .dport = 8080);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 3000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_TCP, .bytes = 64);
+	synth__data_ready(s, .cpu = 0, .t = 3100, .tid = C, .sk = SK_C, .proto = RSP_IPPROTO_TCP);
 	run(f, 0);
 	assert_int_equal(f->r.nops, 2);
 	for (size_t i = 0; i < 2; i++) {
@@ -369,16 +381,19 @@ static void test_remote_idle(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *sl;
 
-	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 10);
-	synth__switch(s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-	synth__softirq(s, true, 1, 2000, 0, 0, RSP_SOFTIRQ_NET_RX);
-	synth__data_ready(s, 1, 2010, 0, 0, SK_C, RSP_IPPROTO_TCP);
-	synth__data_ready(s, 1, 2015, 0, 0, SK_C, RSP_IPPROTO_TCP);
-	synth__waking(s, 1, 2020, 0, 0, C, "client", NULL, 0);
-	synth__softirq(s, false, 1, 2030, 0, 0, RSP_SOFTIRQ_NET_RX);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_TCP, .bytes = 10);
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = C, .prev_comm = "client", .state = 1,
+		      .next = 0, .chain = chain_recv, .nr = 3);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 2000, .tid = 0, .vec = RSP_SOFTIRQ_NET_RX);
+	synth__data_ready(s, .cpu = 1, .t = 2010, .tid = 0, .sk = SK_C, .proto = RSP_IPPROTO_TCP);
+	synth__data_ready(s, .cpu = 1, .t = 2015, .tid = 0, .sk = SK_C, .proto = RSP_IPPROTO_TCP);
+	synth__waking(s, .cpu = 1, .t = 2020, .tid = 0, .target = C, .target_comm = "client");
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 2030, .tid = 0, .vec = RSP_SOFTIRQ_NET_RX);
 	/* The socket closes: the operation ends with it. */
-	synth__tcp_state(s, 0, 2500, C, C, SK_C, RSP_TCP_ESTABLISHED, RSP_TCP_CLOSE, 0x0a000001,
-			 40000, 0x0a000002, 80);
+	synth__tcp_state(s, .cpu = 0, .t = 2500, .tid = C, .sk = SK_C,
+			 .oldstate = RSP_TCP_ESTABLISHED, .newstate = RSP_TCP_CLOSE,
+			 .saddr = 0x0a000001, .sport = 40000, .daddr = 0x0a000002, .dport = 80);
 	run(f, 0);
 	sl = sleep_of(f, C, 1500);
 	assert_int_equal(sl->waker.kind, RSP_WAKER_SOFTIRQ);
@@ -397,16 +412,20 @@ static void test_ops_edges(void **state)
 	struct fix *f = *state;
 	struct synth *s = &f->s;
 
-	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 10);
-	synth__sock_len(s, false, 0, 1100, C, C, SK_C, RSP_IPPROTO_UDP, 20);
-	synth__data_ready(s, 0, 1200, C, C, SK_C, RSP_IPPROTO_UDP);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_UDP, .bytes = 10);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1100, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_UDP, .bytes = 20);
+	synth__data_ready(s, .cpu = 0, .t = 1200, .tid = C, .sk = SK_C, .proto = RSP_IPPROTO_UDP);
 	run(f, 0);
 	assert_int_equal(f->r.nops, 1);
 	assert_int_equal(f->r.ops[0].start, 1100); /* from the last send */
 	assert_int_equal(f->r.ops[0].bytes_sent, 30);
 	assert_true(f->r.ops[0].flags & RSP_NETF_OPEN);
-	synth__sock_len(s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_UDP, 10);
-	synth__sock_len(s, false, 0, 1100, C, C, SK_C, RSP_IPPROTO_UDP, 20);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_UDP, .bytes = 10);
+	synth__sock_len(s, .recv = false, .cpu = 0, .t = 1100, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_UDP, .bytes = 20);
 	run(f, 0);
 	assert_int_equal(f->r.nops, 0);
 }
@@ -418,12 +437,15 @@ static void test_kprobe_source(void **state)
 	const struct rsp_net_op *op;
 
 	kprobe(f, f->kp_send, 0, 1000, C, SK_C, 64, true);
-	synth__switch(&f->s, 0, 1100, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+	synth__switch(&f->s, .cpu = 0, .t = 1100, .prev = C, .prev_comm = "client", .state = 1,
+		      .next = 0, .chain = chain_recv, .nr = 3);
 	kprobe(f, f->kp_send, 1, 2000, S, SK_S, 64, true);
-	synth__softirq(&f->s, true, 1, 2001, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__softirq(&f->s, .entry = true, .cpu = 1, .t = 2001, .tid = S,
+		       .vec = RSP_SOFTIRQ_NET_RX);
 	kprobe(f, f->kp_recv, 1, 2010, S, SK_C, 0, true);
-	synth__waking(&f->s, 1, 2020, S, S, C, "client", NULL, 0);
-	synth__softirq(&f->s, false, 1, 2030, S, S, RSP_SOFTIRQ_NET_RX);
+	synth__waking(&f->s, .cpu = 1, .t = 2020, .tid = S, .target = C, .target_comm = "client");
+	synth__softirq(&f->s, .entry = false, .cpu = 1, .t = 2030, .tid = S,
+		       .vec = RSP_SOFTIRQ_NET_RX);
 	kprobe(f, f->kp_send, 0, 3000, C, SK_C, 64, true);
 	run(f, 0);
 	assert_int_equal(sleep_of(f, C, 1500)->waker.id, S);
@@ -441,9 +463,11 @@ static void test_decode(void **state)
 	struct rsp_sample smp;
 	char buf[64];
 
-	synth__sock_len(&f->s, true, 0, 10, C, C, SK_C, RSP_IPPROTO_TCP, -11);
-	synth__tcp_state(&f->s, 0, 20, C, C, SK_S, RSP_TCP_CLOSE, RSP_TCP_SYN_SENT, 0xc0a80001,
-			 1234, 0x7f000001, 80);
+	synth__sock_len(&f->s, .recv = true, .cpu = 0, .t = 10, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_TCP, .bytes = -11);
+	synth__tcp_state(&f->s, .cpu = 0, .t = 20, .tid = C, .sk = SK_S, .oldstate = RSP_TCP_CLOSE,
+			 .newstate = RSP_TCP_SYN_SENT, .saddr = 0xc0a80001, .sport = 1234,
+			 .daddr = 0x7f000001, .dport = 80);
 	kprobe(f, f->kp_send, 0, 30, C, SK_C, 99, true);
 	kprobe(f, f->kp_recv, 0, 40, C, SK_C, 0, false); /* no registers */
 	for (size_t i = 0; i < 4; i++)
@@ -473,7 +497,8 @@ static void test_decode(void **state)
 	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 3).rec, &smp);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), -EINVAL);
 	synth__reset(&f->s);
-	synth__switch(&f->s, 0, 1, 1, 1, "a", 0, 2, "b", NULL, 0);
+	synth__switch(&f->s, .cpu = 0, .t = 1, .prev = 1, .prev_comm = "a", .state = 0, .next = 2,
+		      .next_comm = "b");
 	rsp_record__parse_sample(f->s.schema, synth__entry(&f->s, 0).rec, &smp);
 	assert_int_equal(rsp_net__decode(f->s.schema, &smp, &ev), -ENOENT);
 	synth__reset(&f->s);
@@ -487,10 +512,14 @@ static void test_probe_urec(void **state)
 
 	for (int stable = 0; stable < 2; stable++) {
 		uprobe(f, 0, 900, C);
-		synth__switch(&f->s, 0, 1000, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
-		synth__waking(&f->s, 1, 2000, S, S, C, "client", NULL, 0);
-		synth__switch(&f->s, 0, 2100, 0, 0, "swapper/0", 0, C, "client", NULL, 0);
-		synth__switch(&f->s, 0, 3000, C, C, "client", 1, 0, "swapper/0", chain_recv, 3);
+		synth__switch(&f->s, .cpu = 0, .t = 1000, .prev = C, .prev_comm = "client",
+			      .state = 1, .next = 0, .chain = chain_recv, .nr = 3);
+		synth__waking(&f->s, .cpu = 1, .t = 2000, .tid = S, .target = C,
+			      .target_comm = "client");
+		synth__switch(&f->s, .cpu = 0, .t = 2100, .prev = 0, .next = C,
+			      .next_comm = "client");
+		synth__switch(&f->s, .cpu = 0, .t = 3000, .prev = C, .prev_comm = "client",
+			      .state = 1, .next = 0, .chain = chain_recv, .nr = 3);
 		run(f, stable ? RSP_TL_RECORDS_STABLE : 0);
 		sl = sleep_of(f, C, 1500);
 		assert_non_null(sl);
@@ -519,11 +548,15 @@ static void test_expire(void **state)
 
 	assert_non_null(tl);
 	memset(&f->r, 0, sizeof(f->r));
-	synth__tcp_state(&f->s, 0, 500, C, C, SK_C, RSP_TCP_SYN_SENT, RSP_TCP_ESTABLISHED,
-			 0x7f000001, 40000, 0x7f000001, 8080);
-	synth__sock_len(&f->s, false, 0, 1000, C, C, SK_C, RSP_IPPROTO_TCP, 64);
-	synth__data_ready(&f->s, 0, 1200, C, C, SK_C, RSP_IPPROTO_TCP);
-	synth__sock_len(&f->s, false, 0, 9000, S, S, SK_S, RSP_IPPROTO_UDP, 64);
+	synth__tcp_state(&f->s, .cpu = 0, .t = 500, .tid = C, .sk = SK_C,
+			 .oldstate = RSP_TCP_SYN_SENT, .newstate = RSP_TCP_ESTABLISHED,
+			 .saddr = 0x7f000001, .sport = 40000, .daddr = 0x7f000001, .dport = 8080);
+	synth__sock_len(&f->s, .recv = false, .cpu = 0, .t = 1000, .tid = C, .sk = SK_C,
+			.proto = RSP_IPPROTO_TCP, .bytes = 64);
+	synth__data_ready(&f->s, .cpu = 0, .t = 1200, .tid = C, .sk = SK_C,
+			  .proto = RSP_IPPROTO_TCP);
+	synth__sock_len(&f->s, .recv = false, .cpu = 0, .t = 9000, .tid = S, .sk = SK_S,
+			.proto = RSP_IPPROTO_UDP, .bytes = 64);
 	rsp_timeline__set_start(tl, 0);
 	for (size_t i = 0; i < f->s.n; i++) {
 		struct rsp_wentry e = synth__entry(&f->s, i);

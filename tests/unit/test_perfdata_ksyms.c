@@ -86,8 +86,10 @@ static void test_field_symbols(void **state)
 	assert_non_null(s);
 	assert_non_null(ks);
 	/* A poller arms its timeout (callback hrtimer_wakeup), then sleeps in poll. */
-	synth__hrtimer_start(s, 0, 1000, 10, 10, K_HRTIMER_WAKEUP, 5000);
-	synth__switch(s, 0, 2000, 10, 10, "poller", 1, 0, "swapper/0", chain, 2);
+	synth__hrtimer_start(s, .cpu = 0, .t = 1000, .tid = 10, .fn = K_HRTIMER_WAKEUP,
+			     .expires = 5000);
+	synth__switch(s, .cpu = 0, .t = 2000, .prev = 10, .prev_comm = "poller", .state = 1,
+		      .next = 0, .chain = chain, .nr = 2);
 	file = write_dump(s, ks, &len);
 
 	pd = rsp_perfdata__parse(file, len, "ksyms.data", &err);

@@ -88,14 +88,17 @@ static struct synth *stream(void)
 	for (int i = 0; i < 30; i++) {
 		int a = i % 3, b = (i + 1) % 3;
 
-		synth__switch(s, 0, t, order[a].tgid, order[a].tid, order[a].comm, 1, order[b].tid,
-			      order[b].comm, NULL, 0);
+		synth__switch(s, .cpu = 0, .t = t, .prev_tgid = order[a].tgid, .prev = order[a].tid,
+			      .prev_comm = order[a].comm, .state = 1, .next = order[b].tid,
+			      .next_comm = order[b].comm);
 		t += 100;
 	}
 	for (int i = 0; i < 10; i++)
-		synth__waking(s, 1, 5000 + (uint64_t)i, 200, 200, 100, "wakee", NULL, 0);
+		synth__waking(s, .cpu = 1, .t = 5000 + (uint64_t)i, .tid = 200, .target = 100,
+			      .target_comm = "wakee");
 	for (int i = 0; i < 5; i++)
-		synth__cpu_sample(s, 0, 6000 + (uint64_t)i, 100, 101, 0x400000);
+		synth__cpu_sample(s, .cpu = 0, .t = 6000 + (uint64_t)i, .tgid = 100, .tid = 101,
+				  .ip = 0x400000);
 	rsp_window__note_lost(s->window, 1, 7000, 3);
 	return s;
 }

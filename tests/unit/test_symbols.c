@@ -686,15 +686,17 @@ static void test_top(void **state)
 	assert_int_equal((int)json_array_size(json_object_get(j, "symbols")), 0);
 	json_decref(j);
 	for (int i = 0; i < 6; i++)
-		synth__cpu_sample(syn, i % 2, t++, 900, 900, a + (uint64_t)i);
+		synth__cpu_sample(syn, .cpu = i % 2, .t = t++, .tid = 900, .ip = a + (uint64_t)i);
 	for (int i = 0; i < 3; i++)
-		synth__cpu_sample(syn, 0, t++, 900, 900, hid + 1);
+		synth__cpu_sample(syn, .cpu = 0, .t = t++, .tid = 900, .ip = hid + 1);
 	for (int i = 0; i < 4; i++)
-		synth__cpu_sample(syn, 1, t++, 901, 901, hid + 2);
-	synth__cpu_sample_mode(syn, 0, t++, 901, 901, 0xffffffff81000150ull,
-			       PERF_RECORD_MISC_KERNEL, 10101010);
-	synth__cpu_sample(syn, 0, t++, 901, 901, 0x1234); /* nothing mapped there */
-	synth__switch(syn, 0, t++, 1, 1, "noise", 1, 2, "noise", NULL, 0); /* not a sample */
+		synth__cpu_sample(syn, .cpu = 1, .t = t++, .tid = 901, .ip = hid + 2);
+	synth__cpu_sample(syn, .cpu = 0, .t = t++, .tid = 901, .ip = 0xffffffff81000150ull,
+			  .cpumode = PERF_RECORD_MISC_KERNEL, .period = 10101010);
+	synth__cpu_sample(syn, .cpu = 0, .t = t++, .tid = 901,
+			  .ip = 0x1234); /* nothing mapped there */
+	synth__switch(syn, .cpu = 0, .t = t++, .prev = 1, .prev_comm = "noise", .state = 1,
+		      .next = 2, .next_comm = "noise"); /* not a sample */
 	/* exit of both before the query: they are still named */
 	assert_int_equal(rsp_maps__exit(m, 900, 900, t), 0);
 	assert_int_equal(rsp_maps__exit(m, 901, 901, t), 0);

@@ -174,11 +174,14 @@ static void test_wakeup_by_thread(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16], *b[16], *c[16];
 
-	synth__switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth__switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__waking(s, 1, 5000, A, B, A, "app", waker_stack, 2);
-	synth__switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__switch(s, 0, 9000, A, A, "app", 0x100, C, "other", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = 1000, .prev = 0, .next = B, .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 2000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 5000, .tgid = A, .tid = B, .target = A,
+		      .target_comm = "app", .chain = waker_stack, .nr = 2);
+	synth__switch(s, .cpu = 0, .t = 5500, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 9000, .prev = A, .prev_comm = "app", .state = 0x100,
+		      .next = C, .next_comm = "other");
 	run(f, 500, 10000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 5);
@@ -223,33 +226,37 @@ static void test_handler_wakers(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", tcp_stack, 3);
-	synth__softirq(s, true, 1, 1900, B, B, RSP_SOFTIRQ_NET_RX);
-	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
-	synth__softirq(s, false, 1, 2100, B, B, RSP_SOFTIRQ_NET_RX);
-	synth__switch(s, 0, 2200, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = B, .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = tcp_stack, .nr = 3);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 1900, .tid = B, .vec = RSP_SOFTIRQ_NET_RX);
+	synth__waking(s, .cpu = 1, .t = 2000, .tid = B, .target = A, .target_comm = "app");
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 2100, .tid = B, .vec = RSP_SOFTIRQ_NET_RX);
+	synth__switch(s, .cpu = 0, .t = 2200, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 3000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = sleep_stack, .nr = 3);
 	synth__hrtimer(s, true, 1, 3900);
-	synth__waking(s, 1, 4000, B, B, A, "app", NULL, 0);
+	synth__waking(s, .cpu = 1, .t = 4000, .tid = B, .target = A, .target_comm = "app");
 	synth__hrtimer(s, false, 1, 4010);
-	synth__switch(s, 0, 4100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 4100, .prev = 0, .next = A, .next_comm = "app");
 	/* a generic timeout ended by a thread: not a timeout, unknown */
-	synth__switch(s, 0, 5000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
-	synth__waking(s, 1, 5500, B, B, A, "app", NULL, 0);
-	synth__switch(s, 0, 5600, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 5000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = timeout_stack, .nr = 3);
+	synth__waking(s, .cpu = 1, .t = 5500, .tid = B, .target = A, .target_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 5600, .prev = 0, .next = A, .next_comm = "app");
 	/* ... and ended by a timer softirq: a timeout */
-	synth__switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", timeout_stack, 3);
-	synth__softirq(s, true, 1, 6400, B, B, RSP_SOFTIRQ_TIMER);
-	synth__waking(s, 1, 6500, B, B, A, "app", NULL, 0);
-	synth__softirq(s, false, 1, 6600, B, B, RSP_SOFTIRQ_TIMER);
-	synth__switch(s, 0, 6700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 6000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = timeout_stack, .nr = 3);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 6400, .tid = B, .vec = RSP_SOFTIRQ_TIMER);
+	synth__waking(s, .cpu = 1, .t = 6500, .tid = B, .target = A, .target_comm = "app");
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 6600, .tid = B, .vec = RSP_SOFTIRQ_TIMER);
+	synth__switch(s, .cpu = 0, .t = 6700, .prev = 0, .next = A, .next_comm = "app");
 	/* a hard irq */
-	synth__switch(s, 0, 7000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 7000, .prev = A, .prev_comm = "app", .state = 1, .next = 0);
 	synth__irq(s, true, 1, 7400, 36, "virtio1-req.0");
-	synth__waking(s, 1, 7500, B, B, A, "app", NULL, 0);
+	synth__waking(s, .cpu = 1, .t = 7500, .tid = B, .target = A, .target_comm = "app");
 	synth__irq(s, false, 1, 7600, 36, NULL);
-	synth__switch(s, 0, 7700, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 7700, .prev = 0, .next = A, .next_comm = "app");
 	run(f, 0, 8000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 16);
@@ -291,19 +298,25 @@ static void test_block_requests(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, NULL, DEV, 100, 4096, "WS");
-	synth__block(s, RSP_EV_block_rq_issue, 0, 1100, A, A, NULL, DEV, 100, 4096, "WS");
-	synth__switch(s, 0, 1200, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "app");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 1000, .tid = A, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 1100, .tid = A, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__switch(s, .cpu = 0, .t = 1200, .prev = A, .prev_comm = "app", .state = 2, .next = 0,
+		      .chain = io_stack, .nr = 5);
 	synth__irq(s, true, 1, 3000, 36, "virtio1-req.0");
-	synth__block(s, RSP_EV_block_rq_complete, 1, 3010, 0, 0, NULL, DEV, 100, 4096, "WS");
-	synth__waking(s, 1, 3020, 0, 0, A, "app", NULL, 0);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 3010, .tid = 0, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__waking(s, .cpu = 1, .t = 3020, .tid = 0, .target = A, .target_comm = "app");
 	synth__irq(s, false, 1, 3030, 36, NULL);
-	synth__switch(s, 0, 3100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 3100, .prev = 0, .next = A, .next_comm = "app");
 	/* an issue that never fired: assumed at insert */
-	synth__block(s, RSP_EV_block_rq_insert, 0, 4000, A, A, NULL, DEV, 200, 8192, "R");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 4000, .tid = A, .dev = DEV,
+		     .sector = 200, .bytes = 8192, .rwbs = "R");
 	synth__irq(s, true, 1, 6000, 36, "virtio1-req.0");
-	synth__block(s, RSP_EV_block_rq_complete, 1, 6010, 0, 0, NULL, DEV, 200, 8192, "R");
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 6010, .tid = 0, .dev = DEV,
+		     .sector = 200, .bytes = 8192, .rwbs = "R");
 	synth__irq(s, false, 1, 6020, 36, NULL);
 	run(f, 0, 7000, 0);
 
@@ -332,15 +345,20 @@ static void test_quirk_inference(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__block(s, RSP_EV_block_rq_insert, 0, 1000, A, A, NULL, DEV, 100, 4096, "WS");
-	synth__block(s, RSP_EV_block_rq_issue, 0, 1010, A, A, NULL, DEV, 100, 4096, "WS");
-	synth__switch(s, 0, 1100, A, A, "app", 2, 0, "swapper/0", io_stack, 5);
-	synth__switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", sleep_stack, 3);
-	synth__switch(s, 0, 8000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__switch(s, 0, 9000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "app");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 1000, .tid = A, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 1010, .tid = A, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "app", .state = 2, .next = 0,
+		      .chain = io_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 5000, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 6000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = sleep_stack, .nr = 3);
+	synth__switch(s, .cpu = 0, .t = 8000, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 9000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 9500, .prev = 0, .next = A, .next_comm = "app");
 	run(f, 0, 10000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 7);
@@ -382,22 +400,28 @@ static void test_timeout_inference(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "app");
 	/* 1: armed for 5000, slept at 1100, seen again at 5030: the timeout */
-	synth__hrtimer_start(s, 0, 1000, A, A, K_HRTIMER_WAKEUP, 5000);
-	synth__switch(s, 0, 1100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth__switch(s, 0, 5030, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__hrtimer_start(s, .cpu = 0, .t = 1000, .tid = A, .fn = K_HRTIMER_WAKEUP,
+			     .expires = 5000);
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = poll_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 5030, .prev = 0, .next = A, .next_comm = "app");
 	/* 2: armed for 9000 but back at 7000: something else woke it */
-	synth__hrtimer_start(s, 0, 5100, A, A, K_HRTIMER_WAKEUP, 9000);
-	synth__switch(s, 0, 5200, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth__switch(s, 0, 7000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__hrtimer_start(s, .cpu = 0, .t = 5100, .tid = A, .fn = K_HRTIMER_WAKEUP,
+			     .expires = 9000);
+	synth__switch(s, .cpu = 0, .t = 5200, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = poll_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 7000, .prev = 0, .next = A, .next_comm = "app");
 	/* 3: no timer armed in this run (the one of run 2 was consumed) */
-	synth__switch(s, 0, 7100, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth__switch(s, 0, 9500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 7100, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = poll_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 9500, .prev = 0, .next = A, .next_comm = "app");
 	/* 4: a timer with another callback (a posix timer, timerfd) */
-	synth__hrtimer_start(s, 0, 9600, A, A, K_TRY_WAKE, 9800);
-	synth__switch(s, 0, 9700, A, A, "app", 1, 0, "swapper/0", poll_stack, 5);
-	synth__switch(s, 0, 9900, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__hrtimer_start(s, .cpu = 0, .t = 9600, .tid = A, .fn = K_TRY_WAKE, .expires = 9800);
+	synth__switch(s, .cpu = 0, .t = 9700, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = poll_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 9900, .prev = 0, .next = A, .next_comm = "app");
 	run(f, 0, 10000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 9);
@@ -421,14 +445,16 @@ static void test_late_waking(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__switch(s, 0, 5000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__waking(s, 1, 4990, B, B, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = B, .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 5000, .prev = 0, .next = A, .next_comm = "app");
+	synth__waking(s, .cpu = 1, .t = 4990, .tid = B, .target = A, .target_comm = "app");
 	/* a waking stamped before the sleep it ends: clamped, counted */
-	synth__switch(s, 0, 6000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__waking(s, 1, 5990, B, B, A, "app", NULL, 0);
-	synth__switch(s, 0, 6100, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 6000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 5990, .tid = B, .target = A, .target_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 6100, .prev = 0, .next = A, .next_comm = "app");
 	run(f, 0, 7000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 7);
@@ -450,14 +476,17 @@ static void test_gap(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16], *b[16], *c[16];
 
-	synth__switch(s, 0, 1000, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__switch(s, 1, 1500, B, B, "helper", 1, C, "other", futex_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 1, .t = 1500, .prev = B, .prev_comm = "helper", .state = 1,
+		      .next = C, .next_comm = "other", .chain = futex_stack, .nr = 5);
 	synth__irq(s, true, 0, 2000, 5, "timer");
 	synth__irq(s, false, 0, 2010, 5, NULL);
 	synth__lost(s, 0, 3000, 42);
-	synth__switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__waking(s, 1, 5000, C, C, B, "helper", NULL, 0);
-	synth__switch(s, 1, 5100, C, C, "other", 0x100, B, "helper", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 4000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 5000, .tid = C, .target = B, .target_comm = "helper");
+	synth__switch(s, .cpu = 1, .t = 5100, .prev = C, .prev_comm = "other", .state = 0x100,
+		      .next = B, .next_comm = "helper");
 	run(f, 0, 6000, 0);
 
 	assert_int_equal(f->st.gaps, 1);
@@ -489,10 +518,10 @@ static void test_fork_exec_exit(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *k[16];
 
-	synth__switch(s, 0, 500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__process_fork(s, 0, 1000, A, A, 102, "app");
-	synth__wakeup_new(s, 0, 1010, A, A, 102, "app");
-	synth__switch(s, 1, 1100, 0, 0, "swapper/1", 0, 102, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "app");
+	synth__process_fork(s, .cpu = 0, .t = 1000, .parent = A, .child = 102, .comm = "app");
+	synth__wakeup_new(s, .cpu = 0, .t = 1010, .tid = A, .child = 102, .comm = "app");
+	synth__switch(s, .cpu = 1, .t = 1100, .prev = 0, .next = 102, .next_comm = "app");
 	{
 		struct synth_raw r;
 
@@ -500,10 +529,12 @@ static void test_fork_exec_exit(void **state)
 		synth__raw_str(s, &r, RSP_F_sched_process_exec__filename, "/bin/true");
 		synth__raw_u(s, &r, RSP_F_sched_process_exec__pid, 102);
 		synth__raw_u(s, &r, RSP_F_sched_process_exec__old_pid, 102);
-		synth__sample(s, RSP_EV_sched_process_exec, 1, 1500, 102, 102, NULL, 0, &r);
+		synth__sample(s, .ev = RSP_EV_sched_process_exec, .cpu = 1, .t = 1500, .tid = 102,
+			      .raw = &r);
 	}
-	synth__switch(s, 1, 2000, 102, 102, "true", 0x10, 0, "swapper/1", NULL, 0);
-	synth__waking(s, 0, 3000, A, A, 102, "new", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = 2000, .prev = 102, .prev_comm = "true", .state = 0x10,
+		      .next = 0);
+	synth__waking(s, .cpu = 0, .t = 3000, .tid = A, .target = 102, .target_comm = "new");
 	run(f, 0, 4000, 0);
 
 	assert_int_equal(f->r.nlinks, 3);
@@ -533,15 +564,19 @@ static void test_switch_from_idle_not_seen(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 1, 100, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = B, .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
 	/* woken by B; then, with no switch-in, A wakes B on CPU 0 at 2500 */
-	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
-	synth__switch(s, 1, 2100, B, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
-	synth__waking(s, 0, 2500, A, A, B, "helper", NULL, 0);
+	synth__waking(s, .cpu = 1, .t = 2000, .tid = B, .target = A, .target_comm = "app");
+	synth__switch(s, .cpu = 1, .t = 2100, .prev = B, .prev_comm = "helper", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 0, .t = 2500, .tid = A, .target = B, .target_comm = "helper");
 	/* A sleeps again; its next sign of life is its switch-out at 4000 */
-	synth__switch(s, 0, 3000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__switch(s, 0, 4000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 3000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 4000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
 	run(f, 0, 5000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 7);
@@ -564,8 +599,9 @@ static void test_stack_copy_mode(void **state)
 	struct synth *s = &f->s;
 	const struct rsp_segment *a[16];
 
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 2000, .tid = B, .target = A, .target_comm = "app");
 	run(f, 0, 3000, 0);
 	assert_int_equal(segs_of(f, A, a, 16), 3);
 	/* the sleep was emitted during the feed: its stack was a copy then */
@@ -589,13 +625,17 @@ static void test_forever(void **state)
 	rsp_timeline__set_max_threads(tl, 2);
 	assert_int_equal(rsp_timeline__set_ksyms(tl, f->ks), 0);
 	rsp_timeline__set_start(tl, 0);
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
 	/* a write whose completion is never delivered (idle CPU) */
-	synth__block(s, RSP_EV_block_rq_insert, 1, 1500, B, B, NULL, DEV, 8, 4096, "W");
-	synth__block(s, RSP_EV_block_rq_issue, 1, 1600, B, B, NULL, DEV, 8, 4096, "W");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 1, .t = 1500, .tid = B, .dev = DEV,
+		     .sector = 8, .bytes = 4096, .rwbs = "W");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = 1600, .tid = B, .dev = DEV,
+		     .sector = 8, .bytes = 4096, .rwbs = "W");
 	/* C is a third thread: past the bound */
-	synth__switch(s, 1, 1700, C, C, "other", 1, B, "helper", futex_stack, 5);
-	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = 1700, .prev = C, .prev_comm = "other", .state = 1,
+		      .next = B, .next_comm = "helper", .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 2000, .tid = B, .target = A, .target_comm = "app");
 	for (size_t i = 0; i < s->n; i++) {
 		struct rsp_wentry e = synth__entry(s, i);
 
@@ -631,8 +671,9 @@ static void test_forever(void **state)
 	assert_int_equal(f->st.threads_expired, 2);
 	assert_int_equal(f->st.reqs_expired, 1);
 	synth__reset(s);
-	synth__switch(s, 1, 4000, C, C, "other", 1, 0, "swapper/1", futex_stack, 5);
-	synth__waking(s, 0, 5000, A, A, C, "other", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = 4000, .prev = C, .prev_comm = "other", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 0, .t = 5000, .tid = A, .target = C, .target_comm = "other");
 	for (size_t i = 0; i < s->n; i++) {
 		struct rsp_wentry e = synth__entry(s, i);
 
@@ -671,10 +712,11 @@ static void test_copy_outlives_record(void **state)
 	rsp_timeline__set_start(tl, 0);
 	/* the copy (with the futex stack), then its primary without a stack */
 	s->evsel_cc[RSP_EV_sched_switch] = copy;
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
 	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
-	synth__waking(s, 1, 2000, B, B, A, "app", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0);
+	synth__waking(s, .cpu = 1, .t = 2000, .tid = B, .target = A, .target_comm = "app");
 	e = synth__entry(s, 0);
 	assert_int_equal(rsp_timeline__feed(tl, &e), 0);
 	/* the caller releases the copy's record before the switch arrives */
@@ -717,21 +759,27 @@ static void test_copy_pairing(void **state)
 	assert_int_equal(rsp_schema__add_id(s->schema, copy, SYNTH_ID_BASE + (uint64_t)copy), 0);
 	/* A: the copy 100 us before its switch */
 	s->evsel_cc[RSP_EV_sched_switch] = copy;
-	synth__switch(s, 0, 1000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
 	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
-	synth__switch(s, 0, 101000, A, A, "app", 1, 0, "swapper/0", NULL, 0);
+	synth__switch(s, .cpu = 0, .t = 101000, .prev = A, .prev_comm = "app", .state = 1,
+		      .next = 0);
 	/* B on CPU 1: its switch first, the copy right after */
-	synth__switch(s, 1, 102000, B, B, "app", 1, 0, "swapper/1", NULL, 0);
+	synth__switch(s, .cpu = 1, .t = 102000, .prev = B, .prev_comm = "app", .state = 1,
+		      .next = 0);
 	s->evsel_cc[RSP_EV_sched_switch] = copy;
-	synth__switch(s, 1, 102100, B, B, "app", 1, 0, "swapper/1", futex_stack, 5);
+	synth__switch(s, .cpu = 1, .t = 102100, .prev = B, .prev_comm = "app", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
 	/* C: a copy, then another record of CPU 0, then C's switch: not paired */
-	synth__switch(s, 0, 103000, C, C, "app", 1, 0, "swapper/0", futex_stack, 5);
+	synth__switch(s, .cpu = 0, .t = 103000, .prev = C, .prev_comm = "app", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
 	s->evsel_cc[RSP_EV_sched_switch] = primary_cc;
-	synth__cpu_sample(s, 0, 103050, 0, 0, 0x1000);
-	synth__switch(s, 0, 103100, C, C, "app", 1, 0, "swapper/0", NULL, 0);
-	synth__waking(s, 1, 200000, D, D, A, "app", NULL, 0);
-	synth__waking(s, 1, 200100, D, D, B, "app", NULL, 0);
-	synth__waking(s, 1, 200200, D, D, C, "app", NULL, 0);
+	synth__cpu_sample(s, .cpu = 0, .t = 103050, .tid = 0, .ip = 0x1000);
+	synth__switch(s, .cpu = 0, .t = 103100, .prev = C, .prev_comm = "app", .state = 1,
+		      .next = 0);
+	synth__waking(s, .cpu = 1, .t = 200000, .tid = D, .target = A, .target_comm = "app");
+	synth__waking(s, .cpu = 1, .t = 200100, .tid = D, .target = B, .target_comm = "app");
+	synth__waking(s, .cpu = 1, .t = 200200, .tid = D, .target = C, .target_comm = "app");
 	run(f, 0, 300000, RSP_TL_RECORDS_STABLE);
 	assert_int_equal(segs_of(f, A, x, 8), 3);
 	check_seg(x[1], RSP_SEG_SLEEP, 101000, 200000);
@@ -762,12 +810,16 @@ static void test_store(void **state)
 	const struct rsp_block_req *reqs;
 	size_t n;
 
-	synth__switch(s, 1, 1000, 0, 0, "swapper/1", 0, B, "helper", NULL, 0);
-	synth__switch(s, 0, 2000, A, A, "app", 1, 0, "swapper/0", futex_stack, 5);
-	synth__waking(s, 1, 5000, A, B, A, "app", NULL, 0);
-	synth__switch(s, 1, 5200, A, B, "helper", 1, 0, "swapper/1", futex_stack, 5);
-	synth__switch(s, 0, 5500, 0, 0, "swapper/0", 0, A, "app", NULL, 0);
-	synth__block(s, RSP_EV_block_rq_insert, 0, 6000, A, A, NULL, DEV, 8, 4096, "W");
+	synth__switch(s, .cpu = 1, .t = 1000, .prev = 0, .next = B, .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 2000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 5000, .tgid = A, .tid = B, .target = A,
+		      .target_comm = "app");
+	synth__switch(s, .cpu = 1, .t = 5200, .prev_tgid = A, .prev = B, .prev_comm = "helper",
+		      .state = 1, .next = 0, .chain = futex_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 5500, .prev = 0, .next = A, .next_comm = "app");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 6000, .tid = A, .dev = DEV,
+		     .sector = 8, .bytes = 4096, .rwbs = "W");
 	rsp_tlstore__ops(&ops);
 	tl = rsp_timeline__new(s->schema, &ops, st);
 	rsp_timeline__set_flags(tl, RSP_TL_RECORDS_STABLE);

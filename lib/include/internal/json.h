@@ -2,6 +2,7 @@
 #ifndef RSP_INTERNAL_JSON_H
 #define RSP_INTERNAL_JSON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
 #include <rsp/buf.h>
@@ -20,6 +21,18 @@
  * released also on failure). Return: 0, -ENOMEM or -E2BIG.
  */
 int rsp_json__emit(json_t *o, struct rsp_buf *out);
+
+/*
+ * Builders ignore failures: json_object_set_new(o, key, json_integer(v))
+ * with no memory for the integer leaves the key out and says nothing, and
+ * the answer would lack it. So jansson allocates through librsp's malloc,
+ * which notes a failure on the calling thread: rsp_json__watch() before
+ * building, rsp_json__failed() after it tells whether anything was lost.
+ */
+/** rsp_json__watch() - start noting this thread's jansson allocation failures. */
+void rsp_json__watch(void);
+/** rsp_json__failed() - whether one failed on this thread since rsp_json__watch(). */
+bool rsp_json__failed(void);
 
 /* json_object_set_new() of a number; @o's key takes the new value. */
 static inline void rsp_json__set_u64(json_t *o, const char *key, uint64_t v)

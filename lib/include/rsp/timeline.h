@@ -453,8 +453,8 @@ RSP_API void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start);
  * rsp_timeline__feed() - advance the state machine by one record
  * @e: time, cpu and the record (rsp's layout or any layout @schema decodes)
  *
- * Return: 0; -ENOMEM if a new thread or request could not be tracked (the
- * record is then dropped and counted as malformed).
+ * Return: 0; -ENOMEM if a new thread, request or socket address could not
+ * be tracked (the record is then dropped and counted as malformed).
  */
 RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e);
 
