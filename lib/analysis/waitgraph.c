@@ -959,11 +959,14 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 		if (x->leaves)
 			continue;
 		if (x->nr_v == 1 && !x->self_loop) {
-			for (size_t v = 0; v < g->nr_vs; v++)
-				if (c.comp[v] == k &&
-				    !rsp_vec__reserve((void **)&g->sinks, &g->cap_sinks,
-						      g->nr_sinks + 1, sizeof(*g->sinks)))
+			for (size_t v = 0; v < g->nr_vs && !ret; v++) {
+				if (c.comp[v] != k)
+					continue;
+				ret = rsp_vec__reserve((void **)&g->sinks, &g->cap_sinks,
+						       g->nr_sinks + 1, sizeof(*g->sinks));
+				if (!ret)
 					g->sinks[g->nr_sinks++] = (uint32_t)v;
+			}
 			continue;
 		}
 		if (!x->device && x->util < 1.0) {
@@ -996,12 +999,12 @@ static int cmp_knot(const void *a, const void *b)
 }
 
 /* Sinks most waited for first. */
-static void sort_sinks(struct rsp_waitgraph *g)
+static int sort_sinks(struct rsp_waitgraph *g)
 {
 	uint64_t *in = calloc(g->nr_vs ? g->nr_vs : 1, sizeof(*in));
 
 	if (!in)
-		return;
+		return -ENOMEM;
 	for (size_t i = 0; i < g->nr_es; i++)
 		in[g->es[i].e.to] += g->es[i].e.weight_ns;
 	for (size_t i = 1; i < g->nr_sinks; i++) {
@@ -1013,6 +1016,7 @@ static void sort_sinks(struct rsp_waitgraph *g)
 		g->sinks[j] = v;
 	}
 	free(in);
+	return 0;
 }
 
 static int analyse(struct rsp_waitgraph *g)
@@ -1035,8 +1039,7 @@ static int analyse(struct rsp_waitgraph *g)
 			g->knots[i].edges[0] = UINT32_MAX;
 	if (g->nr_knots > 1)
 		qsort(g->knots, g->nr_knots, sizeof(*g->knots), cmp_knot);
-	sort_sinks(g);
-	return 0;
+	return sort_sinks(g);
 }
 
 /* ---- construction ------------------------------------------------------- */
@@ -1099,6 +1102,7 @@ struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
 
 	if (!g) {
 		rsp_buf__puts(err, "out of memory building the wait-for graph");
+		errno = ENOMEM;
 		return NULL;
 	}
 	g->s = s;
@@ -1126,6 +1130,7 @@ struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
 			rsp_buf__puts(err, "out of memory building the wait-for graph; ask for "
 					   "a shorter --last");
 		rsp_waitgraph__delete(g);
+		errno = ret == -ESRCH ? ESRCH : ENOMEM;
 		return NULL;
 	}
 	return g;

@@ -688,7 +688,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	wo.pid = req->pid;
 	g = rsp_waitgraph__new(store, &wo, err);
 	if (!g) {
-		ret = -ESRCH;
+		ret = errno == ESRCH ? -ESRCH : -ENOMEM;
 		goto out;
 	}
 	c = (struct ctx){.src = src,
@@ -702,6 +702,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	rsp_redact__init(&c.red, src);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
+		ret = -ENOMEM;
 		goto out;
 	}
 	if (req->format == RSP_FMT_JSON)

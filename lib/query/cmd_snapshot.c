@@ -360,7 +360,10 @@ static void text_hot(const struct ctx *c, const struct rsp_snode *run, int ind, 
 	for (int i = 0; i < nh && i < 4; i++)
 		rsp_buf__printf(&line, "%s %s %.0f%%", i ? "," : "", h[i].name,
 				100.0 * (double)h[i].ns / (double)all);
-	rsp_buf__printf(out, "%.79s\n", line.data);
+	if (line.error && !out->error)
+		out->error = line.error; /* the answer lacks this line: an error */
+	else if (!line.error)
+		rsp_buf__printf(out, "%.79s\n", line.data);
 	rsp_buf__exit(&line);
 }
 

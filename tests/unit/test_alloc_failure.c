@@ -661,7 +661,6 @@ static void query_once(void *ctx, unsigned long nth)
 	failalloc__disarm();
 	failed = failalloc__failed();
 	if (ret) {
-		/* any -errno: graph says -ESRCH when its graph cannot be built */
 		if (!failed || ret > 0)
 			fail_msg("%s: allocation %lu: %d (%s)", qr->line, nth, ret,
 				 err.data ? err.data : "");
@@ -681,17 +680,14 @@ static void query_once(void *ctx, unsigned long nth)
 
 static void test_query(void **state)
 {
-	/*
-	 * Not yet (their failures are absorbed and change the answer):
-	 * graph -- waitgraph.c's analyse_pass() leaves a sink out when its
-	 * array cannot grow; snapshot's text -- text_hot() in cmd_snapshot.c
-	 * prints "(null)" when its line buffer cannot grow.
-	 */
 	/* clang-format off */
 	const char *const *const queries[] = {
 		ARGS("status"),
 		ARGS("status", "--json"),
 		ARGS("top"),
+		ARGS("graph"),
+		ARGS("graph", "--json"),
+		ARGS("snapshot", "1000"),
 		ARGS("snapshot", "1000", "--json"),
 		ARGS("net"),
 		ARGS("net", "--json"),

@@ -124,8 +124,8 @@ struct rsp_waitgraph;
  * rsp_waitgraph__new() - build and analyse the graph of @s
  * @s: a sealed store; must outlive the graph (stacks and tids point into it)
  *
- * Return: the graph, or NULL with one sentence in @err (ENOMEM; --pid names
- * a process with no thread in the window: ESRCH). Free with
+ * Return: the graph, or NULL with one sentence in @err and errno set
+ * (ENOMEM; --pid names a process with no thread in the window: ESRCH). Free with
  * rsp_waitgraph__delete().
  */
 RSP_API struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
