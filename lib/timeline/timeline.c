@@ -122,20 +122,6 @@ const struct rsp_timeline_stats *rsp_timeline__counters(const struct rsp_timelin
 
 /* ---- threads ------------------------------------------------------------ */
 
-struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
-{
-	uint32_t idx;
-	struct thr *t;
-
-	/* Consecutive records mostly name the same few threads. */
-	if (tl->last_thr && tl->last_thr->tid == tid && tl->last_thr_live)
-		return tl->last_thr;
-	t = rsp_u64map__get(&tl->tmap, tid, &idx) ? NULL : tl->slots[idx];
-	tl->last_thr = t;
-	tl->last_thr_live = t != NULL;
-	return t;
-}
-
 /* A fresh slot, reused from an exited thread when there is one. */
 static struct thr *alloc_thr(struct rsp_timeline *tl, uint32_t *idx)
 {
@@ -165,14 +151,12 @@ static struct thr *alloc_thr(struct rsp_timeline *tl, uint32_t *idx)
 	return t;
 }
 
-struct thr *tl__get_thr(struct rsp_timeline *tl, uint32_t tid)
+struct thr *tl__new_thr(struct rsp_timeline *tl, uint32_t tid)
 {
-	struct thr *t = tl__find_thr(tl, tid);
+	struct thr *t;
 	uint64_t *buf;
 	uint32_t idx;
 
-	if (t)
-		return t;
 	if (tl->max_threads && tl->live >= tl->max_threads) {
 		tl->refused = true;
 		return NULL;
@@ -243,27 +227,6 @@ void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint6
 }
 
 /* ---- emission ----------------------------------------------------------- */
-
-void tl__seg_init(struct rsp_segment *s, const struct thr *t, uint8_t kind, uint64_t start,
-		  uint64_t end)
-{
-	memset(s, 0, sizeof(*s));
-	s->kind = kind;
-	s->tid = t->tid;
-	s->tgid = t->tgid;
-	s->start = start;
-	s->end = end < start ? start : end;
-	s->cpu = t->cpu;
-	s->flags = t->seg_flags;
-}
-
-void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct rsp_segment *s)
-{
-	s->tgid = t->tgid;
-	tl->st.segments++;
-	if (tl->ops.segment)
-		tl->ops.segment(tl->ctx, s, t->comm);
-}
 
 void tl__emit_held(struct rsp_timeline *tl, struct thr *t)
 {

@@ -68,7 +68,7 @@ static void emit_span(struct rsp_timeline *tl, struct cpu_state *c, const struct
 }
 
 /* The handlers open at depth @from and above lost their exits (given up at @time). */
-static void abandon_from(struct rsp_timeline *tl, struct cpu_state *c, int from, uint64_t time)
+void tl__abandon_from(struct rsp_timeline *tl, struct cpu_state *c, int from, uint64_t time)
 {
 	while (c->depth > from) {
 		c->depth--;
@@ -78,11 +78,6 @@ static void abandon_from(struct rsp_timeline *tl, struct cpu_state *c, int from,
 	 * the send that delivered it (its tracepoint fires after) may still claim it. */
 	if (c->arr_depth > c->depth)
 		c->arr_depth = -1;
-}
-
-void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_state *c, uint64_t time)
-{
-	abandon_from(tl, c, 0, time);
 }
 
 static int find_kind(const struct cpu_state *c, uint8_t kind)
@@ -101,10 +96,10 @@ static void push_handler(struct rsp_timeline *tl, struct cpu_state *c, uint8_t k
 
 	/* A handler open for this long lost its exit record. */
 	while (c->depth > 0 && time - c->h[c->depth - 1].start > STALE_HANDLER_NS)
-		abandon_from(tl, c, c->depth - 1, time);
+		tl__abandon_from(tl, c, c->depth - 1, time);
 	i = find_kind(c, kind);
 	if (i >= 0)
-		abandon_from(tl, c, i, time);
+		tl__abandon_from(tl, c, i, time);
 	if (c->depth == NEST_MAX)
 		return;
 	h = &c->h[c->depth++];
@@ -125,10 +120,10 @@ static void pop_handler(struct rsp_timeline *tl, struct cpu_state *c, uint8_t ki
 		/* The entry was not seen (or another one's was): this exit is alone. */
 		tl->st.handler_exits_alone[kind]++;
 		if (i >= 0)
-			abandon_from(tl, c, i, time);
+			tl__abandon_from(tl, c, i, time);
 		return;
 	}
-	abandon_from(tl, c, i + 1, time);
+	tl__abandon_from(tl, c, i + 1, time);
 	c->depth = i;
 	emit_span(tl, c, &c->h[i], time, 0);
 	if (c->arr_depth > c->depth)

@@ -45,28 +45,10 @@ void rsp_kvec__exit(struct rsp_kvec *kv)
 	rsp_kvec__init(kv, size);
 }
 
-long rsp_kvec__index(const struct rsp_kvec *kv, uint64_t key)
+void *rsp_kvec__append(struct rsp_kvec *kv, uint64_t key)
 {
-	uint32_t idx;
+	void *item;
 
-	return rsp_u64map__get(&kv->map, key, &idx) ? -1 : (long)idx;
-}
-
-void *rsp_kvec__find(const struct rsp_kvec *kv, uint64_t key)
-{
-	long i = rsp_kvec__index(kv, key);
-
-	return i < 0 ? NULL : rsp_kvec__at(kv, (size_t)i);
-}
-
-void *rsp_kvec__get(struct rsp_kvec *kv, uint64_t key, bool *added)
-{
-	void *item = rsp_kvec__find(kv, key);
-
-	if (added)
-		*added = !item;
-	if (item)
-		return item;
 	if (kv->n >= UINT32_MAX || rsp_vec__reserve(&kv->items, &kv->cap, kv->n + 1, kv->size) ||
 	    rsp_u64map__put(&kv->map, key, (uint32_t)kv->n))
 		return NULL;

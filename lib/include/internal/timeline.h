@@ -207,19 +207,59 @@ struct rsp_timeline {
 };
 
 /* ---- threads, emission, CPUs (timeline.c) ---- */
-struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid);
-struct thr *tl__get_thr(struct rsp_timeline *tl, uint32_t tid);
+struct thr *tl__new_thr(struct rsp_timeline *tl, uint32_t tid);
+
+/* Inline: every record looks up one or two threads (the per-record path). */
+static inline struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
+{
+	uint32_t idx;
+	struct thr *t;
+
+	/* Consecutive records mostly name the same few threads. */
+	if (tl->last_thr && tl->last_thr->tid == tid && tl->last_thr_live)
+		return tl->last_thr;
+	t = rsp_u64map__get(&tl->tmap, tid, &idx) ? NULL : tl->slots[idx];
+	tl->last_thr = t;
+	tl->last_thr_live = t != NULL;
+	return t;
+}
+
+/* The thread, tracked from now on if new; NULL if refused or out of memory. */
+static inline struct thr *tl__get_thr(struct rsp_timeline *tl, uint32_t tid)
+{
+	struct thr *t = tl__find_thr(tl, tid);
+
+	return t ? t : tl__new_thr(tl, tid);
+}
+
+static inline void tl__seg_init(struct rsp_segment *s, const struct thr *t, uint8_t kind,
+				uint64_t start, uint64_t end)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->tid = t->tid;
+	s->tgid = t->tgid;
+	s->start = start;
+	s->end = end < start ? start : end;
+	s->cpu = t->cpu;
+	s->flags = t->seg_flags;
+}
+
+static inline void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct rsp_segment *s)
+{
+	s->tgid = t->tgid;
+	tl->st.segments++;
+	if (tl->ops.segment)
+		tl->ops.segment(tl->ctx, s, t->comm);
+}
 uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time);
 void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16_t flags);
 void tl__emit_held(struct rsp_timeline *tl, struct thr *t);
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from);
-void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct rsp_segment *s);
 void tl__free_thr(struct rsp_timeline *tl, struct thr *t);
 void tl__learn_comm(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64_t time);
 void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time);
-void tl__seg_init(struct rsp_segment *s, const struct thr *t, uint8_t kind, uint64_t start,
-		  uint64_t end);
 void tl__sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 		   const struct rsp_waker *waker);
 
@@ -248,7 +288,14 @@ void tl__finish_reqs(struct rsp_timeline *tl);
 int tl__on_handler(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp);
 int tl__on_timer_start(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp);
 
-void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_state *c, uint64_t time);
+void tl__abandon_from(struct rsp_timeline *tl, struct cpu_state *c, int from, uint64_t time);
+
+/* Every handler open on @c lost its exit (a switch: task context). Inline: per switch. */
+static inline void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_state *c, uint64_t time)
+{
+	if (c->depth)
+		tl__abandon_from(tl, c, 0, time);
+}
 
 /* ---- network (timeline_net.c) ---- */
 bool tl__net_waker(struct rsp_timeline *tl, struct cpu_state *c, const struct handler *h,

@@ -45,18 +45,8 @@ void rsp_kvec__init(struct rsp_kvec *kv, size_t size);
 /** rsp_kvec__exit() - free it; safe on an initialised or zeroed vector. */
 void rsp_kvec__exit(struct rsp_kvec *kv);
 
-/**
- * rsp_kvec__get() - the item of @key; appended, zeroed, if it is not there
- * @added: if not NULL, set to whether it was appended
- * Return: the item, or NULL (ENOMEM: nothing changed).
- */
-void *rsp_kvec__get(struct rsp_kvec *kv, uint64_t key, bool *added);
-
-/** rsp_kvec__find() - the item of @key, or NULL. */
-void *rsp_kvec__find(const struct rsp_kvec *kv, uint64_t key);
-
-/** rsp_kvec__index() - the index of @key's item, or -1. */
-long rsp_kvec__index(const struct rsp_kvec *kv, uint64_t key);
+/** rsp_kvec__append() - a new zeroed item for @key (not there yet); NULL: ENOMEM. */
+void *rsp_kvec__append(struct rsp_kvec *kv, uint64_t key);
 
 /** rsp_kvec__at() - item @i (0 .. n-1). */
 static inline void *rsp_kvec__at(const struct rsp_kvec *kv, size_t i)
@@ -68,6 +58,38 @@ static inline void *rsp_kvec__at(const struct rsp_kvec *kv, size_t i)
 static inline size_t rsp_kvec__len(const struct rsp_kvec *kv)
 {
 	return kv->n;
+}
+
+/* Inline: a lookup is on the per-record path of the store and the timeline. */
+
+/** rsp_kvec__index() - the index of @key's item, or -1. */
+static inline long rsp_kvec__index(const struct rsp_kvec *kv, uint64_t key)
+{
+	uint32_t idx;
+
+	return rsp_u64map__get(&kv->map, key, &idx) ? -1 : (long)idx;
+}
+
+/** rsp_kvec__find() - the item of @key, or NULL. */
+static inline void *rsp_kvec__find(const struct rsp_kvec *kv, uint64_t key)
+{
+	long i = rsp_kvec__index(kv, key);
+
+	return i < 0 ? NULL : rsp_kvec__at(kv, (size_t)i);
+}
+
+/**
+ * rsp_kvec__get() - the item of @key; appended, zeroed, if it is not there
+ * @added: if not NULL, set to whether it was appended
+ * Return: the item, or NULL (ENOMEM: nothing changed).
+ */
+static inline void *rsp_kvec__get(struct rsp_kvec *kv, uint64_t key, bool *added)
+{
+	void *item = rsp_kvec__find(kv, key);
+
+	if (added)
+		*added = !item;
+	return item ? item : rsp_kvec__append(kv, key);
 }
 
 /**
