@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Latency profiles as text (bcc's print_log2_hist look, heat maps of time
- * slices, diffs) and as JSON, and the JSON reader for saved baselines.
- * Text stays under 80 columns.
+ * slices, diffs) and diffs as JSON; a set's JSON, written and read, is
+ * lib/format/hist_json.c. Text stays under 80 columns.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,9 +13,10 @@
 #include <jansson.h>
 #include <rsp/hist.h>
 #include "internal/hist.h"
+#include "internal/hist_json.h"
+#include "internal/json.h"
 
-#define MAX_PEAKS  16
-#define JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+#define MAX_PEAKS 16
 
 static double secs(uint64_t ns)
 {
@@ -372,492 +373,6 @@ int rsp_hist_set__render_text(const struct rsp_hist_set *s, unsigned flags, stru
 	return 0;
 }
 
-/* ---- JSON ------------------------------------------------------------------------ */
-
-/* JSON integers are signed 64-bit: larger values (2^63 and up) go as reals. */
-static json_t *ju64(uint64_t v)
-{
-	return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);
-}
-
-static json_t *json_buckets(const uint64_t *b, unsigned r)
-{
-	json_t *arr = json_array();
-	unsigned nb = rsp_hist__nr_buckets(r);
-
-	for (unsigned i = 0; i < nb; i++) {
-		if (!b[i])
-			continue;
-		json_array_append_new(arr, json_pack("{s:i, s:o, s:o, s:o}", "bucket", (int)i,
-						     "low_ns", ju64(rsp_hist__bucket_low(i, r)),
-						     "high_ns", ju64(rsp_hist__bucket_high(i, r)),
-						     "count", ju64(b[i])));
-	}
-	return arr;
-}
-
-static json_t *json_peaks(const struct rsp_hist_profile *p)
-{
-	struct rsp_hist_peak pk[MAX_PEAKS];
-	int n = rsp_hist__peaks(p->buckets, p->resolution, NULL, pk, MAX_PEAKS);
-	json_t *arr = json_array();
-
-	for (int i = 0; i < n && i < MAX_PEAKS; i++)
-		json_array_append_new(
-			arr,
-			json_pack("{s:o, s:o, s:o, s:f, s:f}", "low_ns",
-				  ju64(rsp_hist__bucket_low(pk[i].lo, p->resolution)), "high_ns",
-				  ju64(rsp_hist__bucket_high(pk[i].hi, p->resolution)), "count",
-				  ju64(pk[i].count), "share", pk[i].share, "mean_ns",
-				  pk[i].mean_ns));
-	return arr;
-}
-
-static json_t *json_subject(const struct rsp_hist_subject *s)
-{
-	json_t *o = json_pack("{s:s}", "kind", rsp_hist__subject_kind_name(s->kind));
-
-	if (s->kind == RSP_HSUBJ_PROCESS || s->kind == RSP_HSUBJ_THREAD)
-		json_object_set_new(o, "pid", json_integer(s->pid));
-	if (s->kind == RSP_HSUBJ_THREAD)
-		json_object_set_new(o, "tid", json_integer(s->tid));
-	if (s->other_user)
-		json_object_set_new(o, "other_user", json_true());
-	else if (s->kind == RSP_HSUBJ_PROCESS || s->kind == RSP_HSUBJ_THREAD ||
-		 s->kind == RSP_HSUBJ_COMM)
-		json_object_set_new(o, "comm", json_string(s->comm));
-	return o;
-}
-
-static json_t *json_rows(const struct rsp_hist_profile *p)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < p->nr_rows; i++) {
-		const struct rsp_hist_row *row = &p->rows[i];
-
-		json_array_append_new(arr, json_pack("{s:f, s:o, s:o, s:o}", "start_s",
-						     secs(row->start), "count", ju64(row->count),
-						     "sum_ns", ju64(row->sum), "buckets",
-						     json_buckets(row->buckets, p->resolution)));
-	}
-	return arr;
-}
-
-static json_t *json_profile(const struct rsp_hist_profile *p, unsigned flags)
-{
-	char subj[64];
-	unsigned r = p->resolution;
-	json_t *o = json_object();
-
-	json_object_set_new(o, "subject", json_subject(&p->subject));
-	json_object_set_new(o, "subject_name",
-			    json_string(rsp_hist_subject__format(&p->subject, subj, sizeof(subj))));
-	json_object_set_new(o, "op", json_string(p->op_name));
-	json_object_set_new(o, "op_label", json_string(p->op_label));
-	json_object_set_new(o, "count", ju64(p->count));
-	json_object_set_new(o, "sum_ns", ju64(p->sum));
-	json_object_set_new(o, "min_ns", ju64(p->count ? p->min : 0));
-	json_object_set_new(o, "max_ns", ju64(p->max));
-	json_object_set_new(o, "mean_ns",
-			    json_real(p->count ? (double)p->sum / (double)p->count : 0.0));
-	json_object_set_new(
-		o, "p50_ns",
-		ju64(rsp_hist__percentile(p->buckets, r, p->count, p->min, p->max, 0.5)));
-	json_object_set_new(
-		o, "p99_ns",
-		ju64(rsp_hist__percentile(p->buckets, r, p->count, p->min, p->max, 0.99)));
-	json_object_set_new(o, "buckets", json_buckets(p->buckets, r));
-	json_object_set_new(o, "peaks", json_peaks(p));
-	json_object_set_new(o, "incomplete", ju64(p->incomplete));
-	json_object_set_new(o, "open", ju64(p->open));
-	json_object_set_new(o, "inferred", ju64(p->inferred));
-	if ((flags & RSP_HIST_R_ROWS) && p->rows)
-		json_object_set_new(o, "slices", json_rows(p));
-	return o;
-}
-
-static int dump_json(json_t *o, struct rsp_buf *out)
-{
-	char *text = json_dumps(o, JSON_FLAGS);
-	int err;
-
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	err = rsp_buf__puts(out, text);
-	free(text);
-	return err ? err : rsp_buf__puts(out, "\n");
-}
-
-int rsp_hist_set__render_json(const struct rsp_hist_set *s, unsigned flags, struct rsp_buf *out)
-{
-	json_t *o = json_object(), *arr = json_array();
-
-	json_object_set_new(o, "format", json_string("rsp-hist"));
-	json_object_set_new(o, "version", json_integer(1));
-	json_object_set_new(o, "resolution", json_integer(s->resolution));
-	json_object_set_new(o, "range",
-			    json_pack("{s:b, s:f, s:f, s:f, s:b}", "cumulative", !s->ranged,
-				      "from_s", secs(s->ranged ? s->from : s->since), "to_s",
-				      secs(s->ranged ? s->to : s->progress), "slice_s",
-				      secs(s->slice_ns), "clipped", s->clipped));
-	json_object_set_new(o, "since_s", json_real(secs(s->since)));
-	json_object_set_new(o, "progress_s", json_real(secs(s->progress)));
-	json_object_set_new(
-		o, "gaps",
-		json_pack("{s:o, s:f}", "count", ju64(s->gaps), "seconds", secs(s->gap_ns)));
-	json_object_set_new(o, "slice_overflow", ju64(s->overflow));
-	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(arr, json_profile(&s->v[i], flags));
-	json_object_set_new(o, "profiles", arr);
-	return dump_json(o, out);
-}
-
-/* ---- reading a baseline ----------------------------------------------------------- */
-
-struct loader {
-	const char *what;
-	struct rsp_buf *err;
-	unsigned r;
-	size_t idx; /* profile being read, 1-based in messages */
-};
-
-static int bad(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int bad(struct loader *l, const char *fmt, ...)
-{
-	va_list ap;
-
-	rsp_buf__printf(l->err, "%s: ", l->what);
-	if (l->idx)
-		rsp_buf__printf(l->err, "profile %zu: ", l->idx);
-	va_start(ap, fmt);
-	rsp_buf__vprintf(l->err, fmt, ap);
-	va_end(ap);
-	rsp_buf__puts(l->err, " — the file is damaged or was not written by 'rspctl hist --save'");
-	return -EINVAL;
-}
-
-/* A non-negative integer (or a real for values past 2^63). */
-static int get_u64(json_t *v, uint64_t *out)
-{
-	double d;
-
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		*out = (uint64_t)json_integer_value(v);
-		return 0;
-	}
-	if (!json_is_real(v))
-		return -EINVAL;
-	d = json_real_value(v);
-	if (!(d >= 0) || d > 1.8446744073709552e19)
-		return -EINVAL;
-	*out = d >= 1.8446744073709552e19 ? UINT64_MAX : (uint64_t)d;
-	return 0;
-}
-
-static int field_u64(struct loader *l, json_t *o, const char *key, uint64_t *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!v)
-		return bad(l, "'%s' is missing", key);
-	if (get_u64(v, out))
-		return bad(l, "'%s' is not a non-negative integer", key);
-	return 0;
-}
-
-/* A bound read back: exact for integers, to double precision for reals. */
-static bool bound_is(json_t *v, uint64_t want)
-{
-	uint64_t got;
-
-	if (get_u64(v, &got))
-		return false;
-	if (json_is_integer(v))
-		return got == want;
-	return fabs(json_real_value(v) - (double)want) <= 1e-15 * (double)want;
-}
-
-static int load_subject(struct loader *l, json_t *o, struct rsp_hist_subject *s)
-{
-	const char *kind;
-	const char *comm = NULL;
-	int other = 0;
-	uint64_t v;
-	int k = -1;
-
-	memset(s, 0, sizeof(*s));
-	if (!json_is_object(o) || json_unpack(o, "{s:s}", "kind", &kind))
-		return bad(l, "'subject' has no 'kind'");
-	for (unsigned i = 0; i < RSP_HSUBJ__NR; i++)
-		if (!strcmp(kind, rsp_hist__subject_kind_name(i)))
-			k = (int)i;
-	if (k < 0)
-		return bad(l, "unknown subject kind '%s'", kind);
-	s->kind = (enum rsp_hist_subject_kind)k;
-	if (k == RSP_HSUBJ_PROCESS || k == RSP_HSUBJ_THREAD) {
-		if (field_u64(l, o, "pid", &v) || v > UINT32_MAX)
-			return -EINVAL;
-		s->pid = (uint32_t)v;
-	}
-	if (k == RSP_HSUBJ_THREAD) {
-		if (field_u64(l, o, "tid", &v) || v > UINT32_MAX)
-			return -EINVAL;
-		s->tid = (uint32_t)v;
-	}
-	if (json_unpack(o, "{s?s}", "comm", &comm))
-		return bad(l, "'comm' is not a string");
-	if (json_unpack(o, "{s?b}", "other_user", &other))
-		return bad(l, "'other_user' is not true or false");
-	if (other && k != RSP_HSUBJ_PROCESS && k != RSP_HSUBJ_THREAD)
-		return bad(l, "only a process or a thread can be another user's");
-	s->other_user = other;
-	if (comm && strlen(comm) >= RSP_HIST_COMM_LEN)
-		return bad(l, "comm '%s' is longer than 15 bytes", comm);
-	if (comm)
-		snprintf(s->comm, sizeof(s->comm), "%s", comm);
-	if (k == RSP_HSUBJ_COMM && !comm)
-		return bad(l, "a 'comm' subject has no 'comm'");
-	return 0;
-}
-
-/* The op's kind (and arg where the name alone says it). */
-static int load_op(struct loader *l, const char *name, uint64_t *op)
-{
-	struct rsp_buf e = RSP_BUF_INIT;
-	const char *arg;
-	unsigned kind;
-	uint32_t num = 0, dev;
-	bool has_num;
-	int ret = rsp_hist__parse_op(name, &kind, &arg, &num, &has_num, &e);
-
-	rsp_buf__exit(&e);
-	if (ret || (!arg && kind != RSP_HOP_RUNQ))
-		return bad(l, "'%s' is not an operation", name);
-	if (kind == RSP_HOP_BLK_QUEUE || kind == RSP_HOP_BLK_SERVICE) {
-		if (!strchr(arg, ':') || rsp_hist__dev_parse(arg, &dev))
-			return bad(l, "'%s' does not name a device as MAJOR:MINOR", name);
-		num = dev;
-	}
-	*op = RSP_HIST_OP(kind, num);
-	return 0;
-}
-
-static int load_buckets(struct loader *l, json_t *arr, struct rsp_hist_profile *p)
-{
-	unsigned nb = rsp_hist__nr_buckets(l->r);
-	uint64_t total = 0;
-	size_t i;
-	json_t *b;
-
-	if (!json_is_array(arr))
-		return bad(l, "'buckets' is not a list");
-	json_array_foreach (arr, i, b) {
-		uint64_t idx, count;
-
-		if (!json_is_object(b) || field_u64(l, b, "bucket", &idx) ||
-		    field_u64(l, b, "count", &count))
-			return -EINVAL;
-		if (idx >= nb)
-			return bad(l, "bucket %llu does not exist at resolution %u",
-				   (unsigned long long)idx, l->r);
-		if (!bound_is(json_object_get(b, "low_ns"),
-			      rsp_hist__bucket_low((unsigned)idx, l->r)) ||
-		    !bound_is(json_object_get(b, "high_ns"),
-			      rsp_hist__bucket_high((unsigned)idx, l->r)))
-			return bad(l, "bucket %llu's bounds are not those of resolution %u",
-				   (unsigned long long)idx, l->r);
-		if (p->buckets[idx])
-			return bad(l, "bucket %llu appears twice", (unsigned long long)idx);
-		p->buckets[idx] = count;
-		if (total + count < total)
-			return bad(l, "bucket counts overflow");
-		total += count;
-	}
-	if (total != p->count)
-		return bad(l, "'count' is %llu but its buckets hold %llu",
-			   (unsigned long long)p->count, (unsigned long long)total);
-	return 0;
-}
-
-/* Optional per-slice rows ("slices", written with --slices). */
-static int load_rows(struct loader *l, json_t *arr, struct rsp_hist_profile *p)
-{
-	unsigned nb = rsp_hist__nr_buckets(l->r);
-	uint64_t *mem;
-	size_t i;
-	json_t *o;
-
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr) || !json_array_size(arr))
-		return bad(l, "'slices' is not a list of slices");
-	p->rows = calloc(json_array_size(arr), sizeof(*p->rows));
-	mem = calloc(json_array_size(arr) * nb, sizeof(uint64_t));
-	if (!p->rows || !mem) {
-		free(p->rows);
-		free(mem);
-		p->rows = NULL;
-		return -ENOMEM;
-	}
-	p->nr_rows = json_array_size(arr);
-	for (i = 0; i < p->nr_rows; i++)
-		p->rows[i].buckets = mem + i * nb;
-	json_array_foreach (arr, i, o) {
-		struct rsp_hist_profile row;
-		json_t *start = json_object_get(o, "start_s");
-
-		memset(&row, 0, sizeof(row));
-		if (!json_is_number(start) || json_number_value(start) < 0)
-			return bad(l, "slice %zu has no 'start_s'", i + 1);
-		if (field_u64(l, o, "count", &row.count) || field_u64(l, o, "sum_ns", &row.sum) ||
-		    load_buckets(l, json_object_get(o, "buckets"), &row))
-			return -EINVAL;
-		p->rows[i].start = (uint64_t)(json_number_value(start) * 1e9 + 0.5);
-		p->rows[i].count = row.count;
-		p->rows[i].sum = row.sum;
-		memcpy(p->rows[i].buckets, row.buckets, nb * sizeof(uint64_t));
-	}
-	return 0;
-}
-
-static void free_rows(struct rsp_hist_profile *p)
-{
-	if (p->rows)
-		free(p->rows[0].buckets);
-	free(p->rows);
-	p->rows = NULL;
-	p->nr_rows = 0;
-}
-
-static int load_profile(struct loader *l, json_t *o, struct rsp_hist_set *set)
-{
-	struct rsp_hist_subject subj;
-	struct rsp_hist_profile tmp, *p;
-	const char *op, *label = NULL;
-	uint64_t opkey = 0;
-
-	if (!json_is_object(o))
-		return bad(l, "not an object");
-	if (load_subject(l, json_object_get(o, "subject"), &subj))
-		return -EINVAL;
-	if (json_unpack(o, "{s:s, s?s}", "op", &op, "op_label", &label))
-		return bad(l, "'op' is missing or not a string");
-	if (load_op(l, op, &opkey))
-		return -EINVAL;
-	if (rsp_hist_set__find(set, &subj, op))
-		return bad(l, "a second profile of %s for the same subject", op);
-	rsp_hist_profile__init(&tmp, &subj, op, l->r);
-	tmp.op = opkey;
-	if (label && strlen(label) < sizeof(tmp.op_label))
-		snprintf(tmp.op_label, sizeof(tmp.op_label), "%s", label);
-	if (field_u64(l, o, "count", &tmp.count) || field_u64(l, o, "sum_ns", &tmp.sum) ||
-	    field_u64(l, o, "min_ns", &tmp.min) || field_u64(l, o, "max_ns", &tmp.max) ||
-	    load_buckets(l, json_object_get(o, "buckets"), &tmp))
-		return -EINVAL;
-	if (tmp.count && (tmp.min > tmp.max ||
-			  rsp_hist__bucket(tmp.min, l->r) > rsp_hist__bucket(tmp.max, l->r) ||
-			  !tmp.buckets[rsp_hist__bucket(tmp.min, l->r)] ||
-			  !tmp.buckets[rsp_hist__bucket(tmp.max, l->r)]))
-		return bad(l, "min_ns and max_ns do not fall in its first and last buckets");
-	if (json_object_get(o, "incomplete") && field_u64(l, o, "incomplete", &tmp.incomplete))
-		return -EINVAL;
-	if (json_object_get(o, "open") && field_u64(l, o, "open", &tmp.open))
-		return -EINVAL;
-	if (json_object_get(o, "inferred") && field_u64(l, o, "inferred", &tmp.inferred))
-		return -EINVAL;
-
-	if (load_rows(l, json_object_get(o, "slices"), &tmp)) {
-		free_rows(&tmp);
-		return -EINVAL;
-	}
-	p = rsp_hist_set__get(set, &subj, op);
-	if (!p) {
-		free_rows(&tmp);
-		return -ENOMEM;
-	}
-	*p = tmp;
-	return 0;
-}
-
-static int load_root(struct loader *l, json_t *root, struct rsp_hist_set **out)
-{
-	const char *fmt = NULL;
-	json_int_t version = 0, r = 0;
-	json_t *profiles, *range, *o;
-	struct rsp_hist_set *set;
-	size_t i;
-	int ret = 0;
-
-	if (!json_is_object(root) || json_unpack(root, "{s:s}", "format", &fmt) ||
-	    strcmp(fmt, "rsp-hist"))
-		return bad(l, "not a latency profile file ('format' is not \"rsp-hist\")");
-	if (json_unpack(root, "{s:I}", "version", &version) || version < 1)
-		return bad(l, "no valid 'version'");
-	if (version > 1) {
-		rsp_buf__printf(l->err,
-				"%s: written by a newer rspctl (format version %lld); this one "
-				"reads version 1 — save the baseline again with this rspctl",
-				l->what, (long long)version);
-		return -EINVAL;
-	}
-	if (json_unpack(root, "{s:I}", "resolution", &r) || (r != 1 && r != 2))
-		return bad(l, "'resolution' is not 1 or 2");
-	l->r = (unsigned)r;
-	profiles = json_object_get(root, "profiles");
-	if (!json_is_array(profiles))
-		return bad(l, "'profiles' is missing or not a list");
-	set = rsp_hist_set__new(l->r);
-	if (!set)
-		return -ENOMEM;
-	range = json_object_get(root, "range");
-	if (json_is_object(range)) {
-		json_t *cum = json_object_get(range, "cumulative");
-
-		set->ranged = cum && json_is_false(cum);
-		set->from = (uint64_t)(json_number_value(json_object_get(range, "from_s")) * 1e9);
-		set->to = (uint64_t)(json_number_value(json_object_get(range, "to_s")) * 1e9);
-		set->since = set->from;
-		set->progress = set->to;
-	}
-	json_array_foreach (profiles, i, o) {
-		l->idx = i + 1;
-		ret = load_profile(l, o, set);
-		if (ret)
-			break;
-	}
-	if (ret) {
-		rsp_hist_set__delete(set);
-		return ret;
-	}
-	*out = set;
-	return 0;
-}
-
-int rsp_hist_set__load_json(const char *text, size_t len, const char *what,
-			    struct rsp_hist_set **out, struct rsp_buf *err)
-{
-	struct loader l = {.what = what, .err = err};
-	json_error_t je;
-	json_t *root;
-	int ret;
-
-	*out = NULL;
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		rsp_buf__printf(err,
-				"%s: not valid JSON (line %d: %s) — the file is damaged or was "
-				"not written by 'rspctl hist --save'",
-				what, je.line, je.text);
-		return -EINVAL;
-	}
-	ret = load_root(&l, root, out);
-	json_decref(root);
-	return ret;
-}
-
 /* ---- diffs ------------------------------------------------------------------------- */
 
 static const char *verdict_name(enum rsp_hist_verdict v)
@@ -948,9 +463,9 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 	json_object_set_new(o, "base", json_string(base_what));
 	json_object_set_new(o, "current", json_string(cur_what));
 	json_object_set_new(o, "resolution", json_integer(d->resolution));
-	json_object_set_new(o, "selected", ju64(d->selected));
-	json_object_set_new(o, "similar", ju64(d->similar));
-	json_object_set_new(o, "tiny", ju64(d->tiny));
+	json_object_set_new(o, "selected", rsp_hist_json__u64(d->selected));
+	json_object_set_new(o, "similar", rsp_hist_json__u64(d->similar));
+	json_object_set_new(o, "tiny", rsp_hist_json__u64(d->tiny));
 	for (size_t i = 0; i < d->n; i++) {
 		const struct rsp_hist_pair *p = &d->v[i];
 		const struct rsp_hist_profile *any = pair_any(p);
@@ -960,14 +475,14 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 		json_object_set_new(j, "verdict", json_string(verdict_name(p->verdict)));
 		json_object_set_new(j, "op", json_string(any->op_name));
 		json_object_set_new(j, "op_label", json_string(any->op_label));
-		json_object_set_new(j, "subject", json_subject(&any->subject));
+		json_object_set_new(j, "subject", rsp_hist_json__subject(&any->subject));
 		json_object_set_new(
 			j, "subject_name",
 			json_string(rsp_hist_subject__format(&any->subject, subj, sizeof(subj))));
-		json_object_set_new(j, "count_base", ju64(p->count_base));
-		json_object_set_new(j, "count_cur", ju64(p->count_cur));
-		json_object_set_new(j, "total_base_ns", ju64(p->total_base));
-		json_object_set_new(j, "total_cur_ns", ju64(p->total_cur));
+		json_object_set_new(j, "count_base", rsp_hist_json__u64(p->count_base));
+		json_object_set_new(j, "count_cur", rsp_hist_json__u64(p->count_cur));
+		json_object_set_new(j, "total_base_ns", rsp_hist_json__u64(p->total_base));
+		json_object_set_new(j, "total_cur_ns", rsp_hist_json__u64(p->total_cur));
 		json_object_set_new(j, "emd", jnum_or_null(p->emd));
 		json_object_set_new(j, "chi2", jnum_or_null(p->chi2));
 		json_object_set_new(j, "df", json_integer(p->df));
@@ -978,5 +493,5 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(o, "pairs", arr);
-	return dump_json(o, out);
+	return rsp_json__emit(o, out);
 }
