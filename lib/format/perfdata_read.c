@@ -8,6 +8,10 @@
  * and each failure is one sentence naming the file, the offset and what
  * was wrong there. Only little-endian, file-mode (not pipe-mode), version 2
  * files are read; the others get a sentence saying so.
+ *
+ * This file parses the header, attrs, features and tracing data; the data
+ * section is placed in a window by lib/stream/perfdata_load.c, and the file
+ * becomes a query source in lib/query/perfdata_source.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,52 +25,13 @@
 #include <traceevent/event-parse.h>
 #include <rsp/maps.h>
 #include <rsp/perfdata.h>
-#include <rsp/query.h>
 #include <rsp/record.h>
 #include <rsp/symbols.h>
 #include "internal/log.h"
+#include "internal/perfdata.h"
 #include "internal/schema.h"
 
-#define PD_HEADER_SIZE 104
-#define PD_MAX_IDS     (1u << 20)
-#define PD_MAX_CPUS    4096
-#define PD_CHUNK       (256u * 1024)
-#define PD_FEAT_BITS   256
-
-struct fattr {
-	struct perf_event_attr attr;
-	uint64_t ids_off, ids_size;
-	uint64_t at; /* offset of the entry, for messages */
-	char name[96];
-};
-
-struct rsp_perfdata {
-	const unsigned char *p;
-	size_t len;
-	void *map;
-	size_t map_len;
-	struct rsp_buf *err;
-	struct rsp_schema *schema;
-	struct rsp_dump_info info;
-	struct fattr attrs[RSP_SCHEMA_MAX_EVSELS];
-	int nr_attrs;
-	uint64_t feat_off[PD_FEAT_BITS], feat_size[PD_FEAT_BITS];
-	bool has_feat[PD_FEAT_BITS];
-	uint64_t data_off, data_end;
-	struct rsp_window *window;
-	bool loaded;
-	uint64_t *model; /* offsets of the process-model records */
-	size_t nr_model;
-	const char *kallsyms; /* in the tracing data, NULL: none */
-	size_t kallsyms_len;
-	struct rsp_ksyms *ksyms;	/* from kallsyms, made by __source() */
-	struct rsp_symbolizer *symbols; /* likewise */
-};
-
-static int fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
+int rsp_perfdata__fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,28 +43,6 @@ static int fail(struct rsp_perfdata *pd, uint64_t off, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static uint64_t rd64(const struct rsp_perfdata *pd, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, pd->p + off, 8);
-	return v;
-}
-
-static uint32_t rd32(const struct rsp_perfdata *pd, uint64_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, pd->p + off, 4);
-	return v;
-}
-
-/* [off, off + size) lies inside the file (no overflow). */
-static bool inside(const struct rsp_perfdata *pd, uint64_t off, uint64_t size)
-{
-	return off <= pd->len && size <= pd->len - off;
-}
-
 /* A {offset, size} pair at @at that must lie inside the file. */
 static int section(struct rsp_perfdata *pd, uint64_t at, const char *what, uint64_t *off,
 		   uint64_t *size)
@@ -107,10 +50,11 @@ static int section(struct rsp_perfdata *pd, uint64_t at, const char *what, uint6
 	*off = rd64(pd, at);
 	*size = rd64(pd, at + 8);
 	if (!inside(pd, *off, *size))
-		return fail(pd, at,
-			    "the %s (offset 0x%llx, size 0x%llx) runs past the end of the file "
-			    "(0x%zx bytes): the file is truncated or corrupt",
-			    what, (unsigned long long)*off, (unsigned long long)*size, pd->len);
+		return rsp_perfdata__fail(
+			pd, at,
+			"the %s (offset 0x%llx, size 0x%llx) runs past the end of the file "
+			"(0x%zx bytes): the file is truncated or corrupt",
+			what, (unsigned long long)*off, (unsigned long long)*size, pd->len);
 	return 0;
 }
 
@@ -119,32 +63,37 @@ static int section(struct rsp_perfdata *pd, uint64_t at, const char *what, uint6
 static int check_magic(struct rsp_perfdata *pd)
 {
 	if (pd->len < 8)
-		return fail(pd, 0,
-			    "%zu bytes is too short for a perf.data file (its header alone is "
-			    "104 bytes)",
-			    pd->len);
+		return rsp_perfdata__fail(
+			pd, 0,
+			"%zu bytes is too short for a perf.data file (its header alone is "
+			"104 bytes)",
+			pd->len);
 	if (!memcmp(pd->p, "2ELIFREP", 8))
-		return fail(pd, 0,
-			    "the file was written on a big-endian machine; rsp reads "
-			    "little-endian perf.data only");
+		return rsp_perfdata__fail(pd, 0,
+					  "the file was written on a big-endian machine; rsp reads "
+					  "little-endian perf.data only");
 	if (!memcmp(pd->p, "PERFFILE", 8))
-		return fail(pd, 0,
-			    "this is the legacy perf.data format (version 1); re-record it "
-			    "with a current perf");
+		return rsp_perfdata__fail(
+			pd, 0,
+			"this is the legacy perf.data format (version 1); re-record it "
+			"with a current perf");
 	if (memcmp(pd->p, "PERFILE2", 8))
-		return fail(pd, 0, "not a perf.data file: it does not start with PERFILE2");
+		return rsp_perfdata__fail(pd, 0,
+					  "not a perf.data file: it does not start with PERFILE2");
 	if (pd->len >= 16 && rd64(pd, 8) == 16)
-		return fail(pd, 8,
-			    "this is a pipe-mode perf.data (perf record -o -); record to a "
-			    "file instead, or convert it with 'perf inject -i IN -o OUT'");
+		return rsp_perfdata__fail(
+			pd, 8,
+			"this is a pipe-mode perf.data (perf record -o -); record to a "
+			"file instead, or convert it with 'perf inject -i IN -o OUT'");
 	if (pd->len < PD_HEADER_SIZE)
-		return fail(pd, 0,
-			    "the file is truncated: the perf.data header needs 104 bytes and "
-			    "the file has %zu",
-			    pd->len);
+		return rsp_perfdata__fail(
+			pd, 0,
+			"the file is truncated: the perf.data header needs 104 bytes and "
+			"the file has %zu",
+			pd->len);
 	if (rd64(pd, 8) != PD_HEADER_SIZE)
-		return fail(pd, 8, "the header size is %llu, not 104",
-			    (unsigned long long)rd64(pd, 8));
+		return rsp_perfdata__fail(pd, 8, "the header size is %llu, not 104",
+					  (unsigned long long)rd64(pd, 8));
 	return 0;
 }
 
@@ -158,22 +107,25 @@ static int read_header(struct rsp_perfdata *pd, uint64_t *attrs_off, uint64_t *a
 		return err;
 	*attr_size = rd64(pd, 16);
 	if (*attr_size < PERF_ATTR_SIZE_VER0 + 16 || *attr_size > 4096 || *attr_size % 8)
-		return fail(pd, 16, "the attr size %llu is not a multiple of 8 in 80 .. 4096",
-			    (unsigned long long)*attr_size);
+		return rsp_perfdata__fail(pd, 16,
+					  "the attr size %llu is not a multiple of 8 in 80 .. 4096",
+					  (unsigned long long)*attr_size);
 	if ((err = section(pd, 24, "attrs section", attrs_off, attrs_size)) ||
 	    (err = section(pd, 40, "data section", &pd->data_off, &data_size)) ||
 	    (err = section(pd, 56, "event-types section", &unused_off, &unused_size)))
 		return err;
 	if (*attrs_size == 0 || *attrs_size % *attr_size)
-		return fail(pd, 32,
-			    "the attrs section size %llu is not a whole number of %llu-byte "
-			    "attrs",
-			    (unsigned long long)*attrs_size, (unsigned long long)*attr_size);
+		return rsp_perfdata__fail(
+			pd, 32,
+			"the attrs section size %llu is not a whole number of %llu-byte "
+			"attrs",
+			(unsigned long long)*attrs_size, (unsigned long long)*attr_size);
 	if (*attrs_size / *attr_size > RSP_SCHEMA_MAX_EVSELS)
-		return fail(pd, 32, "the file has %llu attrs; rsp reads at most %d",
-			    (unsigned long long)(*attrs_size / *attr_size), RSP_SCHEMA_MAX_EVSELS);
+		return rsp_perfdata__fail(pd, 32, "the file has %llu attrs; rsp reads at most %d",
+					  (unsigned long long)(*attrs_size / *attr_size),
+					  RSP_SCHEMA_MAX_EVSELS);
 	if (pd->data_off < PD_HEADER_SIZE)
-		return fail(pd, 40, "the data section starts inside the header");
+		return rsp_perfdata__fail(pd, 40, "the data section starts inside the header");
 	pd->data_end = pd->data_off + data_size;
 	pd->info.data_offset = pd->data_off;
 	pd->info.data_size = data_size;
@@ -189,10 +141,11 @@ static int read_feature_table(struct rsp_perfdata *pd)
 	for (int bit = 0; bit < PD_FEAT_BITS; bit++)
 		n += (rd64(pd, 72 + 8 * (uint64_t)(bit / 64)) >> (bit % 64)) & 1;
 	if (!inside(pd, at, (uint64_t)n * 16))
-		return fail(pd, at,
-			    "the table of %d feature sections runs past the end of the file "
-			    "(0x%zx bytes): the file is truncated",
-			    n, pd->len);
+		return rsp_perfdata__fail(
+			pd, at,
+			"the table of %d feature sections runs past the end of the file "
+			"(0x%zx bytes): the file is truncated",
+			n, pd->len);
 	for (int bit = 0; bit < PD_FEAT_BITS; bit++) {
 		int err;
 
@@ -219,18 +172,19 @@ static int read_attr(struct rsp_perfdata *pd, uint64_t at, uint64_t attr_size, s
 	if (size == 0)
 		size = PERF_ATTR_SIZE_VER0;
 	if (size < PERF_ATTR_SIZE_VER0 || size > attr_size - 16)
-		return fail(pd, at + 4,
-			    "the attr says it is %u bytes, which does not fit its %llu-byte slot",
-			    size, (unsigned long long)attr_size);
+		return rsp_perfdata__fail(
+			pd, at + 4,
+			"the attr says it is %u bytes, which does not fit its %llu-byte slot", size,
+			(unsigned long long)attr_size);
 	memcpy(&f->attr, pd->p + at, size < sizeof(f->attr) ? size : sizeof(f->attr));
 	f->attr.size = sizeof(f->attr);
 	err = section(pd, at + attr_size - 16, "ids of an attr", &f->ids_off, &f->ids_size);
 	if (err)
 		return err;
 	if (f->ids_size % 8 || f->ids_size / 8 > PD_MAX_IDS)
-		return fail(pd, at + attr_size - 8,
-			    "the ids size %llu is not a multiple of 8 up to %u ids",
-			    (unsigned long long)f->ids_size, PD_MAX_IDS);
+		return rsp_perfdata__fail(pd, at + attr_size - 8,
+					  "the ids size %llu is not a multiple of 8 up to %u ids",
+					  (unsigned long long)f->ids_size, PD_MAX_IDS);
 	return 0;
 }
 
@@ -240,12 +194,13 @@ static int check_attr(struct rsp_perfdata *pd, const struct fattr *f)
 	uint64_t need = PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_TID;
 
 	if ((f->attr.sample_type & need) != need || !f->attr.sample_id_all)
-		return fail(pd, f->at,
-			    "event %s does not record the time, CPU and thread of every record "
-			    "(sample_type 0x%llx, sample_id_all %d); record with 'perf record -a "
-			    "-k mono' (see rspctl help analyze)",
-			    f->name[0] ? f->name : "?", (unsigned long long)f->attr.sample_type,
-			    (int)f->attr.sample_id_all);
+		return rsp_perfdata__fail(
+			pd, f->at,
+			"event %s does not record the time, CPU and thread of every record "
+			"(sample_type 0x%llx, sample_id_all %d); record with 'perf record -a "
+			"-k mono' (see rspctl help analyze)",
+			f->name[0] ? f->name : "?", (unsigned long long)f->attr.sample_type,
+			(int)f->attr.sample_id_all);
 	return 0;
 }
 
@@ -273,10 +228,10 @@ struct fcur {
 static int fc_need(struct fcur *c, uint64_t n, const char *what)
 {
 	if (n > c->end - c->off)
-		return fail(c->pd, c->off,
-			    "%s of the %s feature needs %llu bytes but the section has %llu left",
-			    what, c->feat, (unsigned long long)n,
-			    (unsigned long long)(c->end - c->off));
+		return rsp_perfdata__fail(
+			c->pd, c->off,
+			"%s of the %s feature needs %llu bytes but the section has %llu left", what,
+			c->feat, (unsigned long long)n, (unsigned long long)(c->end - c->off));
 	return 0;
 }
 
@@ -314,15 +269,17 @@ static int fc_string(struct fcur *c, char *dst, size_t dlen)
 	if (err)
 		return err;
 	if (len > c->end - c->off)
-		return fail(c->pd, at,
-			    "a string of the %s feature claims %u bytes but the section has %llu "
-			    "left",
-			    c->feat, len, (unsigned long long)(c->end - c->off));
+		return rsp_perfdata__fail(
+			c->pd, at,
+			"a string of the %s feature claims %u bytes but the section has %llu "
+			"left",
+			c->feat, len, (unsigned long long)(c->end - c->off));
 	s = (const char *)c->pd->p + c->off;
 	n = strnlen(s, len);
 	if (n == len)
-		return fail(c->pd, c->off - 4, "a string of the %s feature has no terminating NUL",
-			    c->feat);
+		return rsp_perfdata__fail(c->pd, c->off - 4,
+					  "a string of the %s feature has no terminating NUL",
+					  c->feat);
 	if (dst && dlen)
 		snprintf(dst, dlen, "%.*s", (int)n, s);
 	c->off += len;
@@ -356,8 +313,9 @@ static int read_cmdline(struct rsp_perfdata *pd)
 	if ((err = fc_u32(&c, &nr, "the argument count")))
 		return err;
 	if (nr > (c.end - c.off) / 4)
-		return fail(pd, c.off - 4, "the CMDLINE feature claims %u arguments in %llu bytes",
-			    nr, (unsigned long long)(c.end - c.off));
+		return rsp_perfdata__fail(pd, c.off - 4,
+					  "the CMDLINE feature claims %u arguments in %llu bytes",
+					  nr, (unsigned long long)(c.end - c.off));
 	for (uint32_t i = 0; i < nr; i++) {
 		char arg[512];
 
@@ -398,7 +356,8 @@ static int read_small_features(struct rsp_perfdata *pd)
 		    !(err = fc_u64(&c, &pd->info.wall_clock_ns, "the wall-clock time")) &&
 		    !(err = fc_u64(&c, &pd->info.clockid_time_ns, "the clock time"))) {
 			if (a != 1)
-				return fail(pd, c.off - 24, "CLOCK_DATA version %u is not 1", a);
+				return rsp_perfdata__fail(pd, c.off - 24,
+							  "CLOCK_DATA version %u is not 1", a);
 			pd->info.clock_data = true;
 			pd->info.clockid = (int)b;
 		}
@@ -420,7 +379,8 @@ static int read_build_ids(struct rsp_perfdata *pd)
 			return err;
 		memcpy(&size, pd->p + c.off + 6, 2);
 		if (size < 8 + 4 + 24)
-			return fail(pd, c.off, "a build-id record of %u bytes is too short", size);
+			return rsp_perfdata__fail(
+				pd, c.off, "a build-id record of %u bytes is too short", size);
 		if ((err = fc_need(&c, size, "a build-id record")))
 			return err;
 		c.off += size;
@@ -451,8 +411,9 @@ static int read_event_desc(struct rsp_perfdata *pd)
 	if ((err = fc_u32(&c, &nre, "the event count")) || (err = fc_u32(&c, &sz, "the attr size")))
 		return err;
 	if (sz < PERF_ATTR_SIZE_VER0 || sz > 4096 || nre > (c.end - c.off) / (sz + 8))
-		return fail(pd, c.off - 8, "EVENT_DESC claims %u events of %u bytes in %llu bytes",
-			    nre, sz, (unsigned long long)(c.end - c.off));
+		return rsp_perfdata__fail(pd, c.off - 8,
+					  "EVENT_DESC claims %u events of %u bytes in %llu bytes",
+					  nre, sz, (unsigned long long)(c.end - c.off));
 	for (uint32_t i = 0; i < nre; i++) {
 		char name[96];
 		uint32_t nri;
@@ -557,10 +518,12 @@ static int add_ids(struct rsp_perfdata *pd, int idx, const struct fattr *f)
 		uint64_t id = rd64(pd, f->ids_off + 8 * k);
 
 		if (!id)
-			return fail(pd, f->ids_off + 8 * k, "sample id 0 is not a valid id");
+			return rsp_perfdata__fail(pd, f->ids_off + 8 * k,
+						  "sample id 0 is not a valid id");
 		if (rsp_schema__evsel_by_id(pd->schema, id) >= 0)
-			return fail(pd, f->ids_off + 8 * k, "sample id %llu belongs to two attrs",
-				    (unsigned long long)id);
+			return rsp_perfdata__fail(pd, f->ids_off + 8 * k,
+						  "sample id %llu belongs to two attrs",
+						  (unsigned long long)id);
 		if (rsp_schema__add_id(pd->schema, idx, id))
 			return -ENOMEM;
 	}
@@ -583,10 +546,11 @@ static int check_identification(struct rsp_perfdata *pd)
 		uint64_t st = s->evsels[i].attr.sample_type;
 
 		if (!(st & PERF_SAMPLE_ID) || (st & head) != (s->evsels[0].attr.sample_type & head))
-			return fail(pd, pd->attrs[i].at,
-				    "the attrs do not say which event a record belongs to "
-				    "(no PERF_SAMPLE_IDENTIFIER, and PERF_SAMPLE_ID not at one "
-				    "place); record with a current perf");
+			return rsp_perfdata__fail(
+				pd, pd->attrs[i].at,
+				"the attrs do not say which event a record belongs to "
+				"(no PERF_SAMPLE_IDENTIFIER, and PERF_SAMPLE_ID not at one "
+				"place); record with a current perf");
 	}
 	return 0;
 }
@@ -775,457 +739,6 @@ const struct rsp_schema *rsp_perfdata__schema(const struct rsp_perfdata *pd)
 const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd)
 {
 	return &pd->info;
-}
-
-/* --- the data section ----------------------------------------------------------------------------
- */
-
-enum rec_class {
-	REC_DATA,  /* a kernel record for the window */
-	REC_MODEL, /* a synthesized process record */
-	REC_SKIP,  /* perf's own bookkeeping */
-};
-
-struct rec_place {
-	enum rec_class cls;
-	uint32_t cpu;
-	uint64_t time;
-	uint64_t next; /* offset of the next record */
-};
-
-/* The sample id in a non-sample record's trailer (which schema.c also reads). */
-static uint64_t trailer_id(const struct rsp_perfdata *pd, uint64_t off,
-			   const struct perf_event_header *h)
-{
-	const struct rsp_schema *s = pd->schema;
-	uint64_t st = s->evsels[0].attr.sample_type;
-	uint32_t words = h->size / 8, after;
-
-	if (s->all_identifier)
-		return words >= 2 ? rd64(pd, off + h->size - 8) : ~0ull;
-	after = !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
-	return words >= after + 2 ? rd64(pd, off + 8ull * (words - 1 - after)) : ~0ull;
-}
-
-/* Decode a trailer with attr 0's layout: records with id 0 name no attr. */
-static void id0_trailer(const struct rsp_perfdata *pd, uint64_t off,
-			const struct perf_event_header *h, struct rsp_sample *smp)
-{
-	const struct rsp_evsel_desc *d = &pd->schema->evsels[0];
-	uint64_t st = d->attr.sample_type, at = off + h->size - d->id_trailer;
-
-	if (st & PERF_SAMPLE_TID)
-		at += 8;
-	smp->time = rd64(pd, at); /* every attr has TIME (check_attr) */
-	at += 8 + 8 * (uint64_t)(!!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID));
-	smp->cpu = (uint32_t)rd64(pd, at);
-}
-
-/* Time and CPU from a non-sample record's sample_id trailer. */
-static int trailer_place(struct rsp_perfdata *pd, uint64_t off, const struct perf_event_header *h,
-			 struct rec_place *pl)
-{
-	const struct rsp_evsel_desc *d0 = &pd->schema->evsels[0];
-	struct rsp_sample smp;
-	int have = rsp_record__parse_id(pd->schema, h, &smp);
-
-	if (have == -ENOENT) {
-		uint64_t id = trailer_id(pd, off, h);
-
-		if (id)
-			return fail(pd, off,
-				    "a record of type %u carries sample id %llu, which no attr "
-				    "declares",
-				    h->type, (unsigned long long)id);
-		/* A gap the window noted, or a record perf synthesized: id 0. */
-		if (d0->id_trailer > h->size - sizeof(*h))
-			return fail(pd, off,
-				    "a record of %u bytes is too short for its sample_id "
-				    "trailer",
-				    h->size);
-		id0_trailer(pd, off, h, &smp);
-		have = RSP_SAMPLE_HAS_TIME | RSP_SAMPLE_HAS_CPU;
-	}
-	if (have < 0)
-		return fail(pd, off, "a record of type %u is too short for its sample_id trailer",
-			    h->type);
-	pl->time = smp.time;
-	pl->cpu = smp.cpu;
-	return 0;
-}
-
-static int sample_place(struct rsp_perfdata *pd, uint64_t off, const struct perf_event_header *h,
-			struct rec_place *pl)
-{
-	struct rsp_sample smp;
-	int err = rsp_record__parse_sample(pd->schema, h, &smp);
-
-	if (err == -ENOENT)
-		return fail(pd, off, "a sample carries sample id %llu, which no attr declares",
-			    (unsigned long long)(pd->schema->all_identifier ? rd64(pd, off + 8)
-									    : smp.id));
-	if (err)
-		return fail(pd, off, "a sample of %u bytes is malformed for event %s", h->size,
-			    rsp_schema__evsel_name(pd->schema, smp.evsel) ?: "?");
-	pl->time = smp.time;
-	pl->cpu = smp.cpu;
-	return 0;
-}
-
-/*
- * Where the record at @off goes. @init: no FINISHED_INIT seen yet and the
- * file has one (records before it are the synthesized process model).
- */
-static int place(struct rsp_perfdata *pd, uint64_t off, bool init, struct rec_place *pl)
-{
-	struct perf_event_header h;
-	uint64_t end = pd->data_end;
-	int err;
-
-	if (end - off < sizeof(h))
-		return fail(pd, off, "the data section ends inside a record header");
-	memcpy(&h, pd->p + off, sizeof(h));
-	if (h.size < sizeof(h) || h.size > end - off)
-		return fail(pd, off, "a record of type %u claims %u bytes, %s", h.type, h.size,
-			    h.size < sizeof(h) ? "less than its header"
-					       : "past the end of the data section");
-	pl->next = off + h.size;
-	pl->cls = REC_SKIP;
-	/* Records are read in place: each must start on an 8-byte boundary. */
-	if (h.size % 8)
-		return fail(pd, off, "a record of type %u has %u bytes, not a multiple of 8",
-			    h.type, h.size);
-	if (h.type == RSP_PD_RECORD_COMPRESSED)
-		return fail(pd, off,
-			    "the file holds compressed records (perf record -z); "
-			    "decompress it with 'perf inject -i IN -o OUT'");
-	if (h.type == RSP_PD_RECORD_AUXTRACE) {
-		uint64_t aux = h.size >= 16 ? rd64(pd, off + 8) : ~0ull;
-
-		if (aux > end - pl->next)
-			return fail(pd, off,
-				    "AUX trace data runs past the end of the data section");
-		pl->next += aux;
-		return 0;
-	}
-	if (h.type >= RSP_PD_RECORD_USER_START)
-		return 0;
-	if (h.type == PERF_RECORD_SAMPLE) {
-		pl->cls = REC_DATA;
-		err = sample_place(pd, off, (const void *)(pd->p + off), pl);
-	} else if (init) {
-		pl->cls = REC_MODEL;
-		return 0;
-	} else {
-		err = trailer_place(pd, off, (const void *)(pd->p + off), pl);
-		pl->cls = !err && pl->time == 0 ? REC_MODEL : REC_DATA;
-	}
-	if (!err && pl->cls == REC_DATA && pl->cpu >= PD_MAX_CPUS)
-		return fail(pd, off, "a record says it ran on CPU %u; rsp reads up to %d CPUs",
-			    pl->cpu, PD_MAX_CPUS);
-	return err;
-}
-
-/* Whether the data section holds a FINISHED_INIT (records before it are the model). */
-static int find_init(struct rsp_perfdata *pd, bool *has)
-{
-	*has = false;
-	for (uint64_t off = pd->data_off; off < pd->data_end;) {
-		struct perf_event_header h;
-		uint64_t next;
-
-		if (pd->data_end - off < sizeof(h))
-			return fail(pd, off, "the data section ends inside a record header");
-		memcpy(&h, pd->p + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > pd->data_end - off)
-			return fail(pd, off, "a record of type %u claims %u bytes, %s", h.type,
-				    h.size,
-				    h.size < sizeof(h) ? "less than its header"
-						       : "past the end of the data section");
-		if (h.type == RSP_PD_RECORD_FINISHED_INIT) {
-			*has = true;
-			return 0;
-		}
-		next = off + h.size;
-		if (h.type == RSP_PD_RECORD_AUXTRACE && h.size >= 16) {
-			uint64_t aux = rd64(pd, off + 8);
-
-			if (aux > pd->data_end - next)
-				return fail(pd, off,
-					    "AUX trace data runs past the end of the data section");
-			next += aux;
-		}
-		off = next;
-	}
-	return 0;
-}
-
-/*
- * The window the checking pass fills as it goes: sized for @nr_cpus and a
- * budget it cannot exceed (no record is evicted). Every record the window
- * gets is at least 16 bytes of the data section and takes a 16-byte
- * entry; each CPU may leave one chunk part empty.
- */
-static struct rsp_window *make_window(const struct rsp_perfdata *pd, uint32_t nr_cpus)
-{
-	struct rsp_window_config wc = {.nr_cpus = nr_cpus, .chunk_size = PD_CHUNK};
-	uint64_t size = pd->data_end - pd->data_off;
-
-	wc.budget = ((size_t)(size / 16 / (PD_CHUNK / 16)) + 2 * (size_t)nr_cpus + 2) * PD_CHUNK;
-	return rsp_window__new(&wc);
-}
-
-static int note_model(struct rsp_perfdata *pd, uint64_t off)
-{
-	if (pd->nr_model % 1024 == 0) {
-		uint64_t *m = realloc(pd->model, (pd->nr_model + 1024) * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		pd->model = m;
-	}
-	pd->model[pd->nr_model++] = off;
-	return 0;
-}
-
-/*
- * A kernel record for the window. It refers to the record where it is (the
- * mapped file or the caller's buffer, both alive and unchanged until
- * rsp_perfdata__delete(), which deletes the window first): copying would
- * only duplicate the file's pages. Records go in per CPU in file order.
- */
-static int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_place *pl,
-		     uint32_t *nr_cpus)
-{
-	if (pl->cpu >= *nr_cpus) {
-		if (pd->window)
-			return -ERANGE;
-		*nr_cpus = pl->cpu + 1;
-	}
-	if (pd->window) {
-		int err = rsp_window__append_ref(pd->window, pl->cpu, pl->time,
-						 (const void *)(pd->p + off));
-
-		if (err)
-			return fail(pd, off, "the record could not be stored: %s", strerror(-err));
-	}
-	pd->info.records++;
-	if (!pd->info.first_time || pl->time < pd->info.first_time)
-		pd->info.first_time = pl->time;
-	if (pl->time > pd->info.last_time)
-		pd->info.last_time = pl->time;
-	return 0;
-}
-
-/*
- * Check every record and classify it; with pd->window, give it the
- * kernel's records. *nr_cpus: the window's CPUs (-ERANGE for a record past
- * them), or without a window, set to what the records need.
- */
-static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
-{
-	bool init;
-	int err = find_init(pd, &init);
-
-	pd->info.records = pd->info.perf_records = pd->info.process_records = 0;
-	pd->info.first_time = pd->info.last_time = 0;
-	pd->nr_model = 0;
-	for (uint64_t off = pd->data_off; !err && off < pd->data_end;) {
-		struct rec_place pl = {0};
-		uint16_t type;
-
-		memcpy(&type, pd->p + off, 2);
-		if ((err = place(pd, off, init, &pl)))
-			break;
-		if (type == RSP_PD_RECORD_FINISHED_INIT)
-			init = false;
-		if (pl.cls == REC_SKIP)
-			pd->info.perf_records++;
-		else if (pl.cls == REC_MODEL)
-			pd->info.process_records++, err = note_model(pd, off);
-		else
-			err = note_data(pd, off, &pl, nr_cpus);
-		off = pl.next;
-	}
-	return err;
-}
-
-/*
- * One checking pass that fills the window, sized for the CPUs the file
- * says the machine had. Without that number, or when a record names a CPU
- * past it, a first pass finds the CPUs the records need.
- */
-static int fill(struct rsp_perfdata *pd)
-{
-	uint32_t nr_cpus = pd->info.nr_cpus_avail <= PD_MAX_CPUS ? pd->info.nr_cpus_avail : 0;
-	int ret = -ERANGE;
-
-	if (nr_cpus) {
-		pd->window = make_window(pd, nr_cpus);
-		if (!pd->window)
-			return fail(pd, pd->data_off,
-				    "no memory for a window of the file's records");
-		ret = scan(pd, &nr_cpus);
-	}
-	if (ret != -ERANGE)
-		return ret;
-	rsp_window__delete(pd->window);
-	pd->window = NULL;
-	nr_cpus = 0;
-	ret = scan(pd, &nr_cpus);
-	if (ret)
-		return ret;
-	pd->window = make_window(pd, nr_cpus ? nr_cpus : 1);
-	if (!pd->window)
-		return fail(pd, pd->data_off, "no memory for a window of the file's records");
-	return scan(pd, &nr_cpus);
-}
-
-/* The budget holds every record (make_window()): a check that it did. */
-static int check_kept(struct rsp_perfdata *pd)
-{
-	struct rsp_window_stats ws;
-
-	rsp_window__stats(pd->window, &ws);
-	if (ws.records != pd->info.records || ws.evicted_records || ws.dropped)
-		return fail(pd, pd->data_off,
-			    "the window kept %llu of the file's %llu records (a bug in rsp)",
-			    (unsigned long long)ws.records, (unsigned long long)pd->info.records);
-	return 0;
-}
-
-int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
-{
-	int ret;
-
-	if (pd->loaded)
-		return 0;
-	pd->err = err;
-	if (pd->data_off % 8)
-		return fail(pd, 40, "the data section starts at 0x%llx, not on an 8-byte boundary",
-			    (unsigned long long)pd->data_off);
-	ret = fill(pd);
-	if (!ret)
-		ret = check_kept(pd);
-	if (ret == -ENOMEM && !err->len)
-		rsp_buf__printf(err, "%s: out of memory while loading it", pd->info.path);
-	if (ret) {
-		rsp_window__delete(pd->window);
-		pd->window = NULL;
-	}
-	pd->loaded = !ret;
-	return ret;
-}
-
-/* The file's kernel symbols (its own copy, never this machine's). */
-static int load_ksyms(struct rsp_perfdata *pd, struct rsp_buf *err)
-{
-	struct rsp_buf why = RSP_BUF_INIT;
-
-	if (pd->ksyms || !pd->kallsyms)
-		return 0;
-	pd->ksyms = rsp_ksyms__new_from_text(pd->kallsyms, pd->kallsyms_len, &why);
-	if (!pd->ksyms && errno == ENOMEM) {
-		rsp_buf__exit(&why);
-		rsp_buf__printf(err, "%s: out of memory loading its kernel symbols", pd->info.path);
-		return -ENOMEM;
-	}
-	/* Unusable symbols are not fatal: kernel frames stay unnamed, and say so. */
-	if (!pd->ksyms)
-		rsp_warn("%s: its kernel symbols are unusable: %s", pd->info.path,
-			 why.data ? why.data : "?");
-	rsp_buf__exit(&why);
-	pd->info.kernel_symbols = rsp_ksyms__count(pd->ksyms);
-	return 0;
-}
-
-/*
- * The synthesized process records describe the processes alive when the
- * file was written, as of before its first record. A FORK among them only
- * names the parent: the child's own MMAP2 records follow, so the model
- * must not copy the parent's regions into it (rsp_maps__fork() would).
- */
-static int feed_model(const struct perf_event_header *rec, void *ctx)
-{
-	const struct rsp_perfdata *pd = ctx;
-	const uint32_t *task = (const uint32_t *)(rec + 1);
-
-	if (rec->type == PERF_RECORD_FORK && rec->size >= sizeof(*rec) + 8 && task[0] != task[1])
-		return 0;
-	return rsp_maps__feed(rsp_symbolizer__maps(pd->symbols), pd->schema, rec) == -ENOMEM
-		       ? -ENOMEM
-		       : 0;
-}
-
-/*
- * The process model and symbolizer of the file: its synthesized processes,
- * then the side-band records of its window, the same model rspd keeps
- * live. User symbols come from the files at the recorded paths when they
- * are still the same files (inode); JIT maps (/tmp/perf-PID.map) only when
- * the file was written on this host.
- */
-static int make_symbols(struct rsp_perfdata *pd, struct rsp_buf *err)
-{
-	struct rsp_symbolizer_config cfg = {.kallsyms = "", .live = false};
-	struct rsp_maps_ingest res;
-	char host[256] = "";
-	int ret;
-
-	if (pd->symbols)
-		return 0;
-	if (gethostname(host, sizeof(host)) || strcmp(host, pd->info.hostname))
-		cfg.jit_dir = "";
-	pd->symbols = rsp_symbolizer__new(&cfg);
-	if (!pd->symbols)
-		goto nomem;
-	if (pd->ksyms)
-		rsp_symbolizer__use_ksyms(pd->symbols, pd->ksyms);
-	ret = rsp_perfdata__process_model(pd, feed_model, pd);
-	if (!ret)
-		ret = rsp_maps__ingest(rsp_symbolizer__maps(pd->symbols), pd->schema, pd->window, 0,
-				       UINT64_MAX, &res);
-	if (ret)
-		goto nomem;
-	rsp_symbolizer__begin(pd->symbols);
-	return 0;
-nomem:
-	rsp_buf__printf(err, "%s: out of memory building its process model", pd->info.path);
-	return -ENOMEM;
-}
-
-static int make_source(struct rsp_perfdata *pd, bool symbols, struct rsp_source *src,
-		       struct rsp_buf *err)
-{
-	int ret = rsp_perfdata__load(pd, err);
-
-	if (!ret)
-		ret = load_ksyms(pd, err);
-	if (!ret && symbols)
-		ret = make_symbols(pd, err);
-	if (ret)
-		return ret;
-	memset(src, 0, sizeof(*src));
-	src->window = pd->window;
-	src->schema = pd->schema;
-	src->capture = NULL;
-	src->now = pd->info.last_time;
-	src->offline = true;
-	src->path = pd->info.path;
-	src->dump = &pd->info;
-	src->ksyms = pd->ksyms;
-	src->symbols = symbols ? pd->symbols : NULL;
-	return 0;
-}
-
-int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src, struct rsp_buf *err)
-{
-	return make_source(pd, true, src, err);
-}
-
-int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
-			     struct rsp_source *src, struct rsp_buf *err)
-{
-	return make_source(pd, rsp_request__uses_symbols(req), src, err);
 }
 
 int rsp_perfdata__process_model(const struct rsp_perfdata *pd,
