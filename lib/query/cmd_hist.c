@@ -29,6 +29,7 @@
 #include <rsp/parse.h>
 #include "internal/hist.h"
 #include "internal/query.h"
+#include "internal/redact.h"
 
 #define MAX_OPSEL    16
 #define MAX_RESOLVED 64
@@ -379,8 +380,9 @@ static int resolve_op(struct rsp_hist_store *st, const char *text, struct rsp_hi
 struct plan {
 	struct rsp_hist_query q;
 	struct rsp_hist_opsel sel[MAX_RESOLVED];
-	bool implicit_range; /* --slices without a range: every slice kept */
-	uint32_t *exclude;   /* q.exclude's memory */
+	bool implicit_range;   /* --slices without a range: every slice kept */
+	uint32_t *exclude;     /* q.exclude's memory */
+	struct rsp_redact red; /* the access rule */
 };
 
 static int make_plan(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
@@ -390,6 +392,7 @@ static int make_plan(const struct rsp_request *req, const struct rsp_source *src
 	size_t n = 0;
 
 	memset(p, 0, sizeof(*p));
+	rsp_redact__init(&p->red, src);
 	query_subjects(req, o, &p->q);
 	for (size_t i = 0; i < o->nr_ops; i++)
 		if (resolve_op(src->hist, o->ops[i], p->sel, &n, err))
@@ -459,8 +462,8 @@ static int cmp_u32(const void *a, const void *b)
  * may see. Which those are is read first, by process (@q's range, no rows),
  * then the merge leaves the others out. May read /proc once per process.
  */
-static int exclude_others(const struct rsp_source *src, struct rsp_hist_query *q, uint32_t **list,
-			  struct rsp_buf *err)
+static int exclude_others(const struct rsp_source *src, struct rsp_redact *red,
+			  struct rsp_hist_query *q, uint32_t **list, struct rsp_buf *err)
 {
 	struct rsp_hist_query pq = *q;
 	struct rsp_hist_set *s;
@@ -487,7 +490,7 @@ static int exclude_others(const struct rsp_source *src, struct rsp_hist_query *q
 	for (size_t i = 0; i < s->n; i++) {
 		uint32_t pid = s->v[i].subject.pid;
 
-		if ((!n || (*list)[n - 1] != pid) && !rsp_source__may_see(src, pid))
+		if ((!n || (*list)[n - 1] != pid) && rsp_redact__hidden(red, pid))
 			(*list)[n++] = pid;
 	}
 	rsp_hist_set__delete(s);
@@ -498,24 +501,13 @@ static int exclude_others(const struct rsp_source *src, struct rsp_hist_query *q
 }
 
 /* Other users' processes and threads: "pid N (other user)", no comm. */
-static void redact(struct rsp_hist_set *s, const struct rsp_source *src)
+static void redact(struct rsp_hist_set *s, struct rsp_redact *red)
 {
-	uint32_t last = 0;
-	bool last_seen = true;
-
-	if (!src->access.restricted)
-		return;
 	for (size_t i = 0; i < s->n; i++) {
 		struct rsp_hist_subject *subj = &s->v[i].subject;
 
-		if (subj->kind != RSP_HSUBJ_PROCESS && subj->kind != RSP_HSUBJ_THREAD)
-			continue;
-		/* One decision per process (the set holds a profile per op). */
-		if (subj->pid != last || i == 0) {
-			last = subj->pid;
-			last_seen = rsp_source__may_see(src, subj->pid);
-		}
-		if (last_seen)
+		if ((subj->kind != RSP_HSUBJ_PROCESS && subj->kind != RSP_HSUBJ_THREAD) ||
+		    !rsp_redact__hidden(red, subj->pid))
 			continue;
 		subj->other_user = true;
 		memset(subj->comm, 0, sizeof(subj->comm));
@@ -547,7 +539,7 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 {
 	const struct hist_opts *o = req->opts;
 	struct rsp_hist_set *s, *rows;
-	int ret = exclude_others(src, &p->q, &p->exclude, err);
+	int ret = exclude_others(src, &p->red, &p->q, &p->exclude, err);
 
 	if (ret)
 		return ret;
@@ -575,7 +567,7 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_hist_set__sort(s, 0);
 	}
 	label_ops(s, src);
-	redact(s, src);
+	redact(s, &p->red);
 	ret = fit_resolution(o, s, err);
 	if (ret) {
 		rsp_hist_set__delete(s);
@@ -743,71 +735,6 @@ static int finish_set(const struct rsp_request *req, struct rsp_hist_set *s, str
 	return render_set(req, s, out);
 }
 
-/* ---- offline: the profiles of a file's records --------------------------------- */
-
-#define OFFLINE_MAX_SLICES 3600
-
-/* Feed every record of @w, in time order, as rspd's analysis thread does. */
-static int offline_feed(const struct rsp_source *src, struct rsp_hist_store *st, uint64_t oldest,
-			uint64_t newest)
-{
-	struct rsp_histfeed_config fc = {
-		.nr_cpus = rsp_window__nr_cpus(src->window),
-		.schema = src->schema,
-		.ksyms = src->ksyms,
-	};
-	struct rsp_histfeed *f = rsp_histfeed__new(st, &fc);
-	struct rsp_wsnap *snap = f ? rsp_window__pin(src->window, oldest, newest) : NULL;
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, oldest, newest) : NULL;
-	struct rsp_wentry e;
-	int ret = it ? 0 : -ENOMEM;
-
-	while (it && rsp_witer__next(it, &e))
-		rsp_histfeed__record(f, src->schema, &e);
-	if (f) {
-		/* The end of the file: what is still open is counted, held sleeps emitted. */
-		rsp_histfeed__expire(f, UINT64_MAX);
-		rsp_hist_store__set_progress(st, newest);
-	}
-	rsp_witer__delete(it);
-	rsp_wsnap__unpin(snap);
-	rsp_histfeed__delete(f);
-	return ret;
-}
-
-/* A store of the file's profiles: slices over the whole file, no eviction. */
-static int offline_store(const struct rsp_source *src, struct rsp_hist_store **out,
-			 struct rsp_buf *err)
-{
-	struct rsp_window_stats ws;
-	struct rsp_hist_config c;
-	struct rsp_hist_store *st;
-	uint64_t span;
-
-	*out = NULL;
-	if (!src->window || !src->schema) {
-		rsp_buf__puts(err, "hist: this source has neither histograms nor records");
-		return -ENODATA;
-	}
-	rsp_window__stats(src->window, &ws);
-	rsp_hist_config__init(&c);
-	span = ws.newest > ws.oldest ? ws.newest - ws.oldest : 0;
-	/* Slices of 1 s as rspd's; a file longer than an hour gets longer ones. */
-	if (span / c.slice_ns + 2 > OFFLINE_MAX_SLICES)
-		c.slice_ns = (span / (OFFLINE_MAX_SLICES - 2) / c.slice_ns + 1) * c.slice_ns;
-	c.nr_slices = (unsigned)(span / c.slice_ns + 2);
-	c.max_profiles = 65536;
-	c.slice_cap = 8192;
-	st = rsp_hist_store__new(&c);
-	if (!st || offline_feed(src, st, ws.oldest, ws.newest)) {
-		rsp_hist_store__delete(st);
-		rsp_buf__puts(err, "hist: out of memory computing the profiles of the file");
-		return -ENOMEM;
-	}
-	*out = st;
-	return 0;
-}
-
 static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *out, struct rsp_buf *err);
 
@@ -820,7 +747,7 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 	if (src->hist || !src->offline)
 		return hist_answer(req, src, out, err);
 	file = *src;
-	ret = offline_store(src, &file.hist, err);
+	ret = rsp_histfeed__window_store(src->window, src->schema, src->ksyms, &file.hist, err);
 	if (!ret)
 		ret = hist_answer(req, &file, out, err);
 	rsp_hist_store__delete(file.hist);
@@ -854,6 +781,7 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 		ret = collect(req, src, &p, &cur, err);
 	if (ret) {
 		free(p.exclude);
+		rsp_redact__exit(&p.red);
 		return ret;
 	}
 	if (o->base_from.set) {
@@ -861,12 +789,12 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 		p.q.to = o->base_to.set ? resolve_time(&o->base_to, src->now) : src->now;
 		p.q.ranged = true;
 		p.implicit_range = false;
-		ret = exclude_others(src, &p.q, &p.exclude, err);
+		ret = exclude_others(src, &p.red, &p.q, &p.exclude, err);
 		if (!ret)
 			ret = rsp_hist_store__collect(src->hist, &p.q, &base, err);
 		if (!ret) {
 			label_ops(base, src);
-			redact(base, src);
+			redact(base, &p.red);
 			ret = fit_resolution(o, base, err);
 		}
 		if (!ret)
@@ -877,6 +805,7 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 	rsp_hist_set__delete(cur);
 	rsp_hist_set__delete(base);
 	free(p.exclude);
+	rsp_redact__exit(&p.red);
 	return ret;
 }
 

@@ -157,4 +157,15 @@ RSP_API int rsp_histfeed__runq(struct rsp_histfeed *f, const struct rsp_hist_who
 /** rsp_histfeed__stats() - the feed's counters (any thread: relaxed atomic reads). */
 RSP_API void rsp_histfeed__stats(const struct rsp_histfeed *f, struct rsp_histfeed_stats *out);
 
+/**
+ * rsp_histfeed__window_store() - the profiles of every record of @w (in
+ * time order, as rspd's analysis thread computes them live), in a new store
+ * with slices over the whole window (1 s, longer past an hour) and no
+ * eviction: what `rspctl analyze FILE hist` answers from.
+ * Return: 0, or -ENODATA/-ENOMEM with one sentence in @err.
+ */
+RSP_API int rsp_histfeed__window_store(struct rsp_window *w, const struct rsp_schema *schema,
+				       const struct rsp_ksyms *ksyms, struct rsp_hist_store **out,
+				       struct rsp_buf *err);
+
 #endif /* RSP_HISTFEED_H */
