@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF capture programs, through their libbpf skeleton: see bpfcap.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfcap.h"
+#include "rsp.skel.h"
+
+#define BTF_PATH      "/sys/kernel/btf/vmlinux"
+#define LOCKDOWN_PATH "/sys/kernel/security/lockdown"
+#define LOG_TAIL      4096
+
+struct rsp_bpfcap {
+	struct rsp *skel;
+	bool attached;
+};
+
+/*
+ * libbpf's messages (the verifier's log among them) go to a buffer, not
+ * stderr: rspd logs one sentence and shows the log's tail on request. The
+ * last LOG_TAIL bytes are kept; opening the programs is single-threaded.
+ */
+static char log_buf[LOG_TAIL];
+static size_t log_len;
+
+static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n <= 0)
+		return 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (log_len + (size_t)n >= sizeof(log_buf)) {
+		size_t drop = log_len + (size_t)n - sizeof(log_buf) + 1;
+
+		drop = drop > log_len ? log_len : drop;
+		memmove(log_buf, log_buf + drop, log_len - drop);
+		log_len -= drop;
+	}
+	memcpy(log_buf + log_len, line, (size_t)n);
+	log_len += (size_t)n;
+	log_buf[log_len] = '\0';
+	return 0;
+}
+
+const char *rsp_bpfcap__verifier_log(void)
+{
+	return log_buf;
+}
+
+void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->stacks = RSP_BSTACKS_SLEEPS;
+	o->max_stack = 64;
+	o->kernel_stacks = true;
+	o->user_stacks = true;
+}
+
+/* The lockdown mode in force ("none", "integrity", "confidentiality"), or "". */
+static void lockdown_mode(char *buf, size_t n)
+{
+	char line[128] = "";
+	FILE *f = fopen(LOCKDOWN_PATH, "r");
+	char *a, *b;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && (a = strchr(line, '[')) && (b = strchr(a, ']'))) {
+		*b = '\0';
+		snprintf(buf, n, "%s", a + 1);
+	}
+	fclose(f);
+}
+
+/*
+ * The program the verifier refused, from libbpf's log ("prog 'NAME':
+ * BPF program load failed" then the verifier's own log): false if none.
+ */
+static bool failed_prog(char *buf, size_t n)
+{
+	const char *p = strstr(log_buf, "prog '"), *q;
+
+	if (!p || !(q = strchr(p + 6, '\'')) || (size_t)(q - p - 6) >= n ||
+	    !strstr(p, "load failed"))
+		return false;
+	snprintf(buf, n, "%.*s", (int)(q - p - 6), p + 6);
+	return true;
+}
+
+static void load_error(int e, char *err, size_t errlen)
+{
+	char mode[32], prog[64];
+
+	lockdown_mode(mode, sizeof(mode));
+	/* The verifier says EACCES or EINVAL; its log tells it from a missing privilege. */
+	if (failed_prog(prog, sizeof(prog)) && e != EPERM)
+		snprintf(err, errlen,
+			 "the kernel's verifier refused rsp's BPF program %s (%s; the verifier's "
+			 "log says why): use --capture perf",
+			 prog, strerror(e));
+	else if (e == EPERM && mode[0] && strcmp(mode, "none"))
+		snprintf(err, errlen,
+			 "the kernel is in lockdown (%s), which refuses BPF programs that read "
+			 "kernel memory: use --capture perf",
+			 mode);
+	else if (e == EPERM || e == EACCES)
+		snprintf(err, errlen,
+			 "the kernel refused to load rsp's BPF programs (%s): rspd needs "
+			 "CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); run it as root or use "
+			 "--capture perf",
+			 strerror(e));
+	else if (e == ENOMEM)
+		snprintf(err, errlen,
+			 "out of locked memory for rsp's BPF maps: raise RLIMIT_MEMLOCK "
+			 "(LimitMEMLOCK= in the unit) or use --capture perf");
+	else {
+		snprintf(err, errlen, "could not load rsp's BPF programs: %s; use --capture perf",
+			 strerror(e));
+	}
+}
+
+struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, size_t errlen)
+{
+	struct rsp_bpfcap *bc;
+	int ret;
+
+	log_len = 0;
+	log_buf[0] = '\0';
+	if (access(BTF_PATH, R_OK)) {
+		snprintf(err, errlen,
+			 "this kernel has no BTF (%s): the BPF backend needs a kernel built with "
+			 "CONFIG_DEBUG_INFO_BTF; use --capture perf",
+			 BTF_PATH);
+		return NULL;
+	}
+	bc = calloc(1, sizeof(*bc));
+	if (!bc) {
+		snprintf(err, errlen, "out of memory opening rsp's BPF programs");
+		return NULL;
+	}
+	libbpf_set_print(on_libbpf_print);
+	bc->skel = rsp__open();
+	if (!bc->skel) {
+		ret = errno ? errno : EINVAL;
+		snprintf(err, errlen, "could not open rsp's BPF programs: %s", strerror(ret));
+		free(bc);
+		return NULL;
+	}
+	bc->skel->rodata->stack_policy = o->stacks;
+	bc->skel->rodata->max_stack =
+		(int)(o->max_stack && o->max_stack <= RSP_BPF_MAX_STACK ? o->max_stack
+									: RSP_BPF_MAX_STACK);
+	bc->skel->rodata->kernel_stacks = o->kernel_stacks;
+	bc->skel->rodata->user_stacks = o->user_stacks;
+	bc->skel->rodata->force_verifier_failure = o->force_verifier_failure;
+	ret = rsp__load(bc->skel);
+	if (ret) {
+		load_error(-ret, err, errlen);
+		rsp__destroy(bc->skel);
+		free(bc);
+		return NULL;
+	}
+	return bc;
+}
+
+int rsp_bpfcap__attach(struct rsp_bpfcap *bc, const int *fds, int nr_cpus, char *err, size_t errlen)
+{
+	struct bpf_map *events = bc->skel->maps.events;
+	int ret;
+
+	for (int c = 0; c < nr_cpus; c++) {
+		uint32_t key = (uint32_t)c;
+		uint32_t fd;
+
+		if (fds[c] < 0)
+			continue;
+		fd = (uint32_t)fds[c];
+		ret = bpf_map__update_elem(events, &key, sizeof(key), &fd, sizeof(fd), BPF_ANY);
+		if (ret) {
+			snprintf(err, errlen,
+				 "could not give CPU %d's perf event to rsp's BPF programs: %s", c,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	ret = rsp__attach(bc->skel);
+	if (ret) {
+		snprintf(err, errlen,
+			 "could not attach rsp's BPF programs to the scheduler's tracepoints: "
+			 "%s; use --capture perf",
+			 strerror(-ret));
+		return ret;
+	}
+	bc->attached = true;
+	return 0;
+}
+
+void rsp_bpfcap__detach(struct rsp_bpfcap *bc)
+{
+	if (bc && bc->attached) {
+		rsp__detach(bc->skel);
+		bc->attached = false;
+	}
+}
+
+void rsp_bpfcap__close(struct rsp_bpfcap *bc)
+{
+	if (!bc)
+		return;
+	rsp_bpfcap__detach(bc);
+	rsp__destroy(bc->skel);
+	free(bc);
+}
+
+static int clear_map(struct bpf_map *m, size_t key_size)
+{
+	unsigned char key[32], next[32];
+	int ret;
+
+	if (key_size > sizeof(key))
+		return -EINVAL;
+	/* Delete the first key until none is left: deletion invalidates iteration. */
+	while (!(ret = bpf_map__get_next_key(m, NULL, next, key_size))) {
+		memcpy(key, next, key_size);
+		ret = bpf_map__delete_elem(m, key, key_size, 0);
+		if (ret && ret != -ENOENT)
+			return ret;
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
+int rsp_bpfcap__resend_all(struct rsp_bpfcap *bc)
+{
+	int ret = clear_map(bc->skel->maps.stacks_sent,
+			    bpf_map__key_size(bc->skel->maps.stacks_sent));
+
+	return ret ? ret
+		   : clear_map(bc->skel->maps.comms_sent,
+			       bpf_map__key_size(bc->skel->maps.comms_sent));
+}
+
+int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sums[5] = {0};
+	uint64_t *v;
+
+	memset(st, 0, sizeof(*st));
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < 5; k++) {
+		int ret = bpf_map__lookup_elem(bc->skel->maps.counters, &k, sizeof(k), v,
+					       (size_t)ncpu * sizeof(*v), 0);
+
+		if (ret) {
+			free(v);
+			return ret;
+		}
+		for (int c = 0; c < ncpu; c++)
+			sums[k] += v[c];
+	}
+	free(v);
+	st->records = sums[0];
+	st->stacks = sums[1];
+	st->comms = sums[2];
+	st->output_errors = sums[3];
+	st->stack_errors = sums[4];
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_BPFCAP_H
+#define RSPD_BPFCAP_H
+
+/*
+ * The BPF capture programs (bpf/rsp.bpf.c, a libbpf skeleton): opened and
+ * verified with the stack policy in their .rodata, then attached to the
+ * scheduler's tp_btf tracepoints, writing compact records
+ * (tracepoints/bpf_records.h) into one PERF_COUNT_SW_BPF_OUTPUT perf event
+ * per CPU that the caller opened (with libperf, in its CPU's ring).
+ * Every failure is one sentence naming the problem and the fix.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tracepoints/bpf_records.h"
+
+struct rsp_bpfcap;
+
+struct rsp_bpfcap_opts {
+	enum rsp_bstack_policy stacks;
+	unsigned max_stack; /* frames, 1..RSP_BPF_MAX_STACK */
+	bool kernel_stacks, user_stacks;
+	/* tests */
+	bool force_verifier_failure; /* the switch program is made invalid */
+};
+
+struct rsp_bpfcap_stats {
+	uint64_t records, stacks, comms; /* written */
+	uint64_t output_errors;		 /* bpf_perf_event_output() failed: a full ring */
+	uint64_t stack_errors;		 /* bpf_get_stack() failed */
+};
+
+/** rsp_bpfcap__opts_init() - the defaults: stacks on sleeps, 64 frames, kernel+user. */
+void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o);
+
+/**
+ * rsp_bpfcap__open() - open and load (verify) the programs
+ * Return: the capture, or NULL with one sentence in @err (no BTF, no
+ * privilege, lockdown, memlock, the verifier's refusal: which program; its
+ * log then in rsp_bpfcap__verifier_log()).
+ */
+struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, size_t errlen);
+
+/**
+ * rsp_bpfcap__attach() - send CPU c's records to perf event @fds[c] (-1:
+ * none from that CPU) and attach every program. Return: 0 or -errno with
+ * one sentence in @err.
+ */
+int rsp_bpfcap__attach(struct rsp_bpfcap *bc, const int *fds, int nr_cpus, char *err,
+		       size_t errlen);
+
+/** rsp_bpfcap__detach() - stop writing records (the programs stay loaded). */
+void rsp_bpfcap__detach(struct rsp_bpfcap *bc);
+
+/** rsp_bpfcap__close() - detach, unload, free. NULL is fine. */
+void rsp_bpfcap__close(struct rsp_bpfcap *bc);
+
+/**
+ * rsp_bpfcap__resend_all() - forget which stacks and names each CPU's ring
+ * carried: they are sent again before their next use. For a consumer that
+ * lost records (PERF_RECORD_LOST). Return: 0 or -errno.
+ */
+int rsp_bpfcap__resend_all(struct rsp_bpfcap *bc);
+
+/** rsp_bpfcap__stats() - what the programs wrote, summed over CPUs. */
+int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st);
+
+/** rsp_bpfcap__verifier_log() - the tail of libbpf's log of the last failed load, or "". */
+const char *rsp_bpfcap__verifier_log(void);
+
+#endif /* RSPD_BPFCAP_H */
