@@ -130,8 +130,7 @@ static int parse_stack(struct cursor *c, struct rsp_sample *out)
 	return 0;
 }
 
-static int parse_intr_regs(struct cursor *c, const struct rsp_evsel_desc *d,
-			   struct rsp_sample *out)
+static int parse_intr_regs(struct cursor *c, const struct rsp_evsel_desc *d, struct rsp_sample *out)
 {
 	const uint64_t *p;
 
@@ -209,6 +208,7 @@ static void clear_sample(struct rsp_sample *out)
 	_Static_assert(sizeof(struct rsp_sample) == 168, "clear_sample() must zero every field");
 	out->evsel = out->event = 0;
 	out->role = 0;
+	out->compact = 0;
 	out->id = out->ip = out->time = out->addr = out->period = 0;
 	out->pid = out->tid = out->cpu = 0;
 	out->nr_callchain = 0;
@@ -273,7 +273,18 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	}
 	if (st & PERF_SAMPLE_PERIOD && take1(&c, &out->period))
 		return -EINVAL;
-	return parse_tail(&c, d, out);
+	if (parse_tail(&c, d, out))
+		return -EINVAL;
+	if (d->role == RSP_ROLE_BPF) {
+		/* a compact record: decoded as the event it stands for */
+		int kind = rsp_bpfrec__classify(out->raw, out->raw_size, &out->event);
+
+		if (kind < 0)
+			return -EINVAL;
+		out->compact = (unsigned)kind;
+		out->role = RSP_ROLE_PRIMARY;
+	}
+	return 0;
 }
 
 /* Which evsel a non-sample record's trailer belongs to. */

@@ -17,6 +17,7 @@ struct rsp_schema *rsp_schema__new(void)
 	rsp_u64map__init(&s->ids);
 	for (int i = 0; i < RSP_EV__NR; i++)
 		s->tp_id[i] = -1;
+	rsp_bpfrec__fields(s->cfields);
 	return s;
 }
 

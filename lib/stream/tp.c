@@ -86,17 +86,19 @@ static int read_BYTES(const struct rsp_field_loc *l, const uint8_t *raw, uint32_
 	return 0;
 }
 
-#define DEC_FIELD(E, f, K, N, U)                                                                    \
-	if (read_##K(&s->fields[RSP_F_##E##__##f], raw, size, &out->f))                          \
+/* A compact BPF record (smp->compact) has its fields at the schema's compact offsets. */
+#define DEC_FIELD(E, f, K, N, U)                                                                   \
+	if (read_##K(&locs[RSP_F_##E##__##f], raw, size, &out->f))                                 \
 		return -EINVAL;
 #define DEC_FN(E)                                                                                  \
 	int rsp_tp__##E(const struct rsp_schema *s, const struct rsp_sample *smp,                  \
 			struct rsp_tp_##E *out)                                                    \
 	{                                                                                          \
+		const struct rsp_field_loc *locs = rsp_schema__locs(s, smp->compact);              \
 		const uint8_t *raw = smp->raw;                                                     \
 		uint32_t size = smp->raw_size;                                                     \
                                                                                                    \
-		if (smp->event != RSP_EV_##E || !s->ev_ok[RSP_EV_##E] || !raw)                     \
+		if (smp->event != RSP_EV_##E || (!smp->compact && !s->ev_ok[RSP_EV_##E]) || !raw)  \
 			return -ENOENT;                                                            \
 		RSP_FIELDS_##E(DEC_FIELD, E) return 0;                                             \
 	}

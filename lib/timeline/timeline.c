@@ -35,6 +35,8 @@ struct rsp_timeline *rsp_timeline__new(const struct rsp_schema *schema,
 	rsp_u64map__init(&tl->tmap);
 	rsp_u64map__init(&tl->rmap);
 	rsp_u64map__init(&tl->smap);
+	rsp_kvec__init(&tl->bstacks, sizeof(struct bstack));
+	rsp_kvec__init(&tl->bchains, sizeof(struct bchain));
 	tl->sc = rsp_sleepclass__new(NULL);
 	tl->stab = rsp_socktab__new();
 	if (!tl->sc || !tl->stab) {
@@ -67,6 +69,7 @@ void rsp_timeline__delete(struct rsp_timeline *tl)
 	rsp_u64map__exit(&tl->tmap);
 	rsp_u64map__exit(&tl->rmap);
 	rsp_u64map__exit(&tl->smap);
+	tl__bpf_exit(tl);
 	rsp_sleepclass__delete(tl->sc);
 	rsp_socktab__delete(tl->stab);
 	free(tl);
@@ -207,6 +210,13 @@ static void set_comm(struct thr *t, struct rsp_str s)
 		return;
 	memcpy(t->comm, s.ptr, n);
 	t->comm[n] = '\0';
+}
+
+/* A new name (a COMM record): kept, and told to the subscribers. */
+void tl__rename(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64_t time)
+{
+	set_comm(t, s);
+	notify_thread(tl, t, time);
 }
 
 /* First sight of a comm from a tracepoint field (later changes come as COMM records). */
@@ -552,6 +562,11 @@ static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struc
 	count_event(tl, &smp, !ret);
 	if (ret)
 		return ret;
+	if (smp.compact) {
+		if (smp.event < 0) /* a name or a stack, sent once */
+			return tl__on_bpf_side(tl, &smp);
+		tl__bpf_chain(tl, &smp);
+	}
 	if (smp.tid == UINT32_MAX) /* no task (-1): as the idle task */
 		smp.tid = smp.pid = 0;
 	if (smp.event >= 0 && smp.role == RSP_ROLE_PRIMARY && (ret = observe_running(tl, c, &smp)))

@@ -121,7 +121,7 @@ static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, st
 static bool read_int(const struct rsp_timeline *tl, enum rsp_field f, const struct rsp_sample *smp,
 		     int64_t *out)
 {
-	const struct rsp_field_loc *l = &tl->schema->fields[f];
+	const struct rsp_field_loc *l = &rsp_schema__locs(tl->schema, smp->compact)[f];
 	const uint8_t *raw = smp->raw;
 	int32_t i32;
 
@@ -132,6 +132,8 @@ static bool read_int(const struct rsp_timeline *tl, enum rsp_field f, const stru
 		*out = (l->flags & RSP_FLOC_SIGNED) ? i32 : (int64_t)(uint32_t)i32;
 	} else if (l->size == 8) {
 		memcpy(out, raw + l->offset, 8);
+	} else if (l->size == 1) {
+		*out = (l->flags & RSP_FLOC_SIGNED) ? (int8_t)raw[l->offset] : raw[l->offset];
 	} else {
 		*out = (int64_t)rsp_field__u64(tl->schema, f, raw, smp->raw_size);
 	}
@@ -141,7 +143,8 @@ static bool read_int(const struct rsp_timeline *tl, enum rsp_field f, const stru
 static void learn_comm_field(struct rsp_timeline *tl, struct thr *t, enum rsp_field f,
 			     const struct rsp_sample *smp)
 {
-	if (!t->comm[0])
+	/* a compact record has no names: they come as COMM side records */
+	if (!t->comm[0] && !smp->compact)
 		tl__learn_comm(tl, t, rsp_field__str(tl->schema, f, smp->raw, smp->raw_size),
 			       smp->time);
 }
@@ -352,10 +355,12 @@ static void notify_switch(struct rsp_timeline *tl, struct cpu_state *c,
 	if (!tl->ops.sched_switch)
 		return;
 	sw.prev_tgid = (uint32_t)prev_pid == smp->tid ? smp->pid : prev ? prev->tgid : 0;
-	sw.prev_comm =
-		rsp_field__str(tl->schema, RSP_F_sched_switch__prev_comm, smp->raw, smp->raw_size);
-	sw.next_comm =
-		rsp_field__str(tl->schema, RSP_F_sched_switch__next_comm, smp->raw, smp->raw_size);
+	if (!smp->compact) {
+		sw.prev_comm = rsp_field__str(tl->schema, RSP_F_sched_switch__prev_comm, smp->raw,
+					      smp->raw_size);
+		sw.next_comm = rsp_field__str(tl->schema, RSP_F_sched_switch__next_comm, smp->raw,
+					      smp->raw_size);
+	}
 	tl->ops.sched_switch(tl->ctx, &sw);
 }
 

@@ -6,9 +6,9 @@
 #include "internal/u64map.h"
 
 #define RSP_FLOC_PRESENT 0x1u
-#define RSP_FLOC_SIGNED 0x2u
+#define RSP_FLOC_SIGNED	 0x2u
 #define RSP_FLOC_DYNAMIC 0x4u /* __data_loc: u32 (len << 16 | offset) */
-#define RSP_FLOC_ARRAY 0x8u   /* fixed char array */
+#define RSP_FLOC_ARRAY	 0x8u /* fixed char array */
 
 struct rsp_field_loc {
 	uint16_t offset;
@@ -39,9 +39,22 @@ struct rsp_schema {
 	struct rsp_u64map ids; /* sample id -> evsel index */
 	/* catalogued tracepoints */
 	struct rsp_field_loc fields[RSP_F__NR];
+	/* the same fields in rsp's compact BPF records (lib/stream/bpfrec.c) */
+	struct rsp_field_loc cfields[RSP_F__NR];
 	int tp_id[RSP_EV__NR];
 	bool ev_ok[RSP_EV__NR];
 	char *ev_problem[RSP_EV__NR];
 };
+
+/* The field locations of a sample: the tracepoint's, or its compact record's. */
+static inline const struct rsp_field_loc *rsp_schema__locs(const struct rsp_schema *s,
+							   unsigned compact)
+{
+	return compact ? s->cfields : s->fields;
+}
+
+/* bpfrec.c: the compact records' field table, and a record's kind and event. */
+void rsp_bpfrec__fields(struct rsp_field_loc *f);
+int rsp_bpfrec__classify(const void *raw, uint32_t size, int *event);
 
 #endif

@@ -204,10 +204,25 @@ struct rsp_timeline {
 	bool refused;	      /* get_thr() refused a thread for max_threads */
 	struct thr *last_thr; /* find_thr()'s one-entry cache */
 	bool last_thr_live;
+	/* compact BPF records: stacks sent once (hash -> struct bstack), and the
+	 * callchains of (kernel, user) pairs built from them (-> struct bchain) */
+	struct rsp_kvec bstacks, bchains;
+};
+
+struct bstack {
+	const uint64_t *ips; /* into the record (RECORDS_STABLE) or own */
+	uint64_t *own;
+	uint16_t nr;
+};
+
+struct bchain {
+	uint64_t *chain; /* PERF_CONTEXT_KERNEL, ips..., PERF_CONTEXT_USER, ips... */
+	uint32_t nr;
 };
 
 /* ---- threads, emission, CPUs (timeline.c) ---- */
 struct thr *tl__new_thr(struct rsp_timeline *tl, uint32_t tid);
+void tl__rename(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64_t time);
 
 /* Inline: every record looks up one or two threads (the per-record path). */
 static inline struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
@@ -296,6 +311,11 @@ static inline void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_stat
 	if (c->depth)
 		tl__abandon_from(tl, c, 0, time);
 }
+
+/* ---- compact BPF records' side records (timeline_bpf.c) ---- */
+int tl__on_bpf_side(struct rsp_timeline *tl, const struct rsp_sample *smp);
+void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp);
+void tl__bpf_exit(struct rsp_timeline *tl);
 
 /* ---- network (timeline_net.c) ---- */
 bool tl__net_waker(struct rsp_timeline *tl, struct cpu_state *c, const struct handler *h,

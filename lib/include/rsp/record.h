@@ -16,6 +16,12 @@ struct rsp_sample {
 	int evsel; /* schema evsel index */
 	int event; /* enum rsp_event, or -1 */
 	enum rsp_role role;
+	/*
+	 * 0, or the kind of compact BPF record raw holds (enum rsp_brec_kind):
+	 * its fields are at the schema's compact offsets; COMM and STACK
+	 * records are side records (event -1) for the timeline.
+	 */
+	unsigned compact;
 	uint64_t id;
 	uint64_t ip;
 	uint64_t time;

@@ -30,6 +30,12 @@ enum rsp_role {
 	 * records duplicate a PRIMARY record with the same cpu and time.
 	 */
 	RSP_ROLE_STACK_COPY = 1,
+	/*
+	 * A PERF_COUNT_SW_BPF_OUTPUT event carrying rsp's compact BPF records
+	 * (tracepoints/bpf_records.h): each sample decodes as the event its
+	 * record stands for (rsp_sample.compact says which record it was).
+	 */
+	RSP_ROLE_BPF = 2,
 };
 
 #define RSP_SCHEMA_MAX_EVSELS 128

@@ -402,6 +402,9 @@ struct rsp_timeline_stats {
 	uint64_t events[RSP_EV__NR];
 	uint64_t stack_copies, other, lost_records, lost;
 	uint64_t handler_exits_alone[3]; /* by enum rsp_handler_kind: exits with no entry seen */
+	/* compact BPF records: names and stacks sent (side records), and stacks a
+	 * record referenced that the stream never carried (left out: unknown) */
+	uint64_t bpf_comms, bpf_stacks, bpf_stacks_missing;
 };
 
 struct rsp_timeline;

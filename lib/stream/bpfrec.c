@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * rsp's compact BPF records (tracepoints/bpf_records.h) as the catalogue's
+ * events: where each tracepoint field sits in its compact record, so that
+ * one decoder (tp.c, the timeline's field reads) serves both capture
+ * backends, and which event a record stands for. Strings (comms, exec's
+ * filename) are not in compact records: their fields are absent, and the
+ * names come once as COMM side records.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <rsp/catalogue.h>
+#include "internal/schema.h"
+#include "tracepoints/bpf_records.h"
+
+static void loc(struct rsp_field_loc *f, enum rsp_field id, size_t offset, size_t size)
+{
+	f[id].offset = (uint16_t)offset;
+	f[id].size = (uint16_t)size;
+	f[id].flags = RSP_FLOC_PRESENT;
+}
+
+#define LOC(f, id, T, m) loc(f, id, offsetof(T, m), sizeof(((T *)0)->m))
+
+void rsp_bpfrec__fields(struct rsp_field_loc *f)
+{
+	memset(f, 0, sizeof(*f) * RSP_F__NR);
+	LOC(f, RSP_F_sched_switch__prev_pid, struct rsp_brec_switch, prev_tid);
+	LOC(f, RSP_F_sched_switch__prev_prio, struct rsp_brec_switch, prev_prio);
+	LOC(f, RSP_F_sched_switch__prev_state, struct rsp_brec_switch, prev_state);
+	LOC(f, RSP_F_sched_switch__next_pid, struct rsp_brec_switch, next_tid);
+	LOC(f, RSP_F_sched_switch__next_prio, struct rsp_brec_switch, next_prio);
+	LOC(f, RSP_F_sched_waking__pid, struct rsp_brec_waking, tid);
+	LOC(f, RSP_F_sched_waking__prio, struct rsp_brec_waking, prio);
+	LOC(f, RSP_F_sched_waking__target_cpu, struct rsp_brec_waking, target_cpu);
+	LOC(f, RSP_F_sched_wakeup_new__pid, struct rsp_brec_waking, tid);
+	LOC(f, RSP_F_sched_wakeup_new__prio, struct rsp_brec_waking, prio);
+	LOC(f, RSP_F_sched_wakeup_new__target_cpu, struct rsp_brec_waking, target_cpu);
+	LOC(f, RSP_F_sched_process_fork__parent_pid, struct rsp_brec_fork, parent_tid);
+	LOC(f, RSP_F_sched_process_fork__child_pid, struct rsp_brec_fork, child_tid);
+	LOC(f, RSP_F_sched_process_exec__pid, struct rsp_brec_exec, pid);
+	LOC(f, RSP_F_sched_process_exec__old_pid, struct rsp_brec_exec, old_pid);
+	LOC(f, RSP_F_sched_process_exit__pid, struct rsp_brec_exit, tid);
+}
+
+/* Each kind: its event (-1: a side record) and the least size it can have. */
+static const struct {
+	int event;
+	uint16_t size;
+} kinds[] = {
+	[RSP_BREC_COMM] = {-1, sizeof(struct rsp_brec_comm)},
+	[RSP_BREC_STACK] = {-1, sizeof(struct rsp_brec_stack)},
+	[RSP_BREC_SWITCH] = {RSP_EV_sched_switch, sizeof(struct rsp_brec_switch)},
+	[RSP_BREC_SWITCH_STACK] = {RSP_EV_sched_switch, sizeof(struct rsp_brec_switch_stack)},
+	[RSP_BREC_WAKING] = {RSP_EV_sched_waking, sizeof(struct rsp_brec_waking)},
+	[RSP_BREC_WAKING_STACK] = {RSP_EV_sched_waking, sizeof(struct rsp_brec_waking_stack)},
+	[RSP_BREC_WAKEUP_NEW] = {RSP_EV_sched_wakeup_new, sizeof(struct rsp_brec_waking)},
+	[RSP_BREC_FORK] = {RSP_EV_sched_process_fork, sizeof(struct rsp_brec_fork)},
+	[RSP_BREC_EXEC] = {RSP_EV_sched_process_exec, sizeof(struct rsp_brec_exec)},
+	[RSP_BREC_EXIT] = {RSP_EV_sched_process_exit, sizeof(struct rsp_brec_exit)},
+};
+
+int rsp_bpfrec__classify(const void *raw, uint32_t size, int *event)
+{
+	struct rsp_brec_hdr h;
+
+	*event = -1;
+	if (!raw || size < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, raw, sizeof(h));
+	if (h.version != RSP_BPF_LAYOUT_VERSION || h.kind >= sizeof(kinds) / sizeof(kinds[0]) ||
+	    !kinds[h.kind].size || h.size < kinds[h.kind].size || h.size > size)
+		return -EINVAL;
+	if (h.kind == RSP_BREC_STACK) {
+		struct rsp_brec_stack st;
+
+		memcpy(&st, raw, sizeof(st));
+		if (sizeof(st) + (uint32_t)st.nr * 8 > h.size)
+			return -EINVAL;
+	}
+	*event = kinds[h.kind].event;
+	return h.kind;
+}

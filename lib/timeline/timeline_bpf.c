@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The timeline's part of rsp's compact BPF records (tracepoints/
+ * bpf_records.h): the side records that carry what a compact record leaves
+ * out. A COMM record names a thread (once per CPU ring, and again when it
+ * changes); a STACK record carries a stack once, later records name it by
+ * hash. A switch into a sleep or a waking with stack hashes gets the
+ * callchain a perf tracepoint sample would carry (kernel frames, then user
+ * frames, after their PERF_CONTEXT markers), built once per pair and kept
+ * as long as the timeline (a store that keeps the timeline keeps them).
+ */
+#include <linux/perf_event.h>
+#include "internal/timeline.h"
+#include "tracepoints/bpf_records.h"
+
+static int on_comm(struct rsp_timeline *tl, const struct rsp_sample *smp)
+{
+	struct rsp_brec_comm r;
+	struct thr *t;
+
+	memcpy(&r, smp->raw, sizeof(r));
+	tl->st.bpf_comms++;
+	if (!r.tid)
+		return 0;
+	t = tl__get_thr(tl, r.tid);
+	if (!t)
+		return tl->refused ? 0 : -ENOMEM;
+	tl__learn_tgid(tl, t, r.pid, smp->time);
+	tl__rename(tl, t, (struct rsp_str){r.comm, (uint32_t)strnlen(r.comm, sizeof(r.comm))},
+		   smp->time);
+	return 0;
+}
+
+static int on_stack(struct rsp_timeline *tl, const struct rsp_sample *smp)
+{
+	struct rsp_brec_stack r;
+	struct bstack *b;
+	bool added;
+
+	memcpy(&r, smp->raw, sizeof(r));
+	tl->st.bpf_stacks++;
+	b = rsp_kvec__get(&tl->bstacks, rsp_hash__key(r.hash), &added);
+	if (!b)
+		return -ENOMEM;
+	if (!added)
+		return 0; /* sent again (another CPU's ring, or after losses) */
+	b->nr = r.nr;
+	if (tl->flags & RSP_TL_RECORDS_STABLE) {
+		b->ips = (const uint64_t *)((const char *)smp->raw + sizeof(r));
+		return 0;
+	}
+	b->own = malloc((r.nr ? r.nr : 1) * sizeof(uint64_t));
+	if (!b->own) {
+		b->nr = 0;
+		return -ENOMEM;
+	}
+	memcpy(b->own, (const char *)smp->raw + sizeof(r), r.nr * sizeof(uint64_t));
+	b->ips = b->own;
+	return 0;
+}
+
+int tl__on_bpf_side(struct rsp_timeline *tl, const struct rsp_sample *smp)
+{
+	if (smp->compact == RSP_BREC_COMM)
+		return on_comm(tl, smp);
+	if (smp->compact == RSP_BREC_STACK)
+		return on_stack(tl, smp);
+	return 1;
+}
+
+/* The stack of @hash, NULL (counted) if the stream never carried it. */
+static const struct bstack *find_stack(struct rsp_timeline *tl, uint64_t hash)
+{
+	const struct bstack *b;
+
+	if (!hash)
+		return NULL;
+	b = rsp_kvec__find(&tl->bstacks, rsp_hash__key(hash));
+	if (!b || !b->ips)
+		tl->st.bpf_stacks_missing++;
+	return b && b->ips ? b : NULL;
+}
+
+static const struct bchain *make_chain(struct rsp_timeline *tl, uint64_t kh, uint64_t uh)
+{
+	uint64_t key = rsp_hash__key(rsp_hash__u64(rsp_hash__u64(RSP_HASH_INIT, kh), uh));
+	const struct bstack *k, *u;
+	struct bchain *c;
+	bool added;
+	uint32_t n;
+
+	c = rsp_kvec__find(&tl->bchains, key);
+	if (c)
+		return c;
+	k = find_stack(tl, kh);
+	u = find_stack(tl, uh);
+	if (!k && !u)
+		return NULL;
+	c = rsp_kvec__get(&tl->bchains, key, &added);
+	if (!c)
+		return NULL;
+	n = (k ? 1u + k->nr : 0) + (u ? 1u + u->nr : 0);
+	c->chain = malloc(n * sizeof(uint64_t));
+	if (!c->chain)
+		return NULL;
+	c->nr = 0;
+	if (k) {
+		c->chain[c->nr++] = PERF_CONTEXT_KERNEL;
+		memcpy(c->chain + c->nr, k->ips, k->nr * sizeof(uint64_t));
+		c->nr += k->nr;
+	}
+	if (u) {
+		c->chain[c->nr++] = PERF_CONTEXT_USER;
+		memcpy(c->chain + c->nr, u->ips, u->nr * sizeof(uint64_t));
+		c->nr += u->nr;
+	}
+	return c;
+}
+
+void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp)
+{
+	uint64_t kh, uh;
+	const struct bchain *c;
+
+	if (smp->compact == RSP_BREC_SWITCH_STACK) {
+		const struct rsp_brec_switch_stack *r = smp->raw;
+
+		memcpy(&kh, &r->kstack, 8);
+		memcpy(&uh, &r->ustack, 8);
+	} else if (smp->compact == RSP_BREC_WAKING_STACK) {
+		const struct rsp_brec_waking_stack *r = smp->raw;
+
+		memcpy(&kh, &r->kstack, 8);
+		memcpy(&uh, &r->ustack, 8);
+	} else {
+		return;
+	}
+	c = make_chain(tl, kh, uh);
+	if (c && c->chain) {
+		smp->callchain = c->chain;
+		smp->nr_callchain = c->nr;
+	}
+}
+
+void tl__bpf_exit(struct rsp_timeline *tl)
+{
+	for (size_t i = 0; i < rsp_kvec__len(&tl->bstacks); i++)
+		free(((struct bstack *)rsp_kvec__at(&tl->bstacks, i))->own);
+	for (size_t i = 0; i < rsp_kvec__len(&tl->bchains); i++)
+		free(((struct bchain *)rsp_kvec__at(&tl->bchains, i))->chain);
+	rsp_kvec__exit(&tl->bstacks);
+	rsp_kvec__exit(&tl->bchains);
+}

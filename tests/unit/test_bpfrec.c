@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compact BPF records (tracepoints/bpf_records.h) through the one
+ * interpreter: the same scheduling story told twice, once as the kernel's
+ * tracepoint samples (with comms in every record and callchains inline)
+ * and once as rsp's compact records (names once as COMM records, stacks
+ * once as STACK records, referenced by hash), must give the timeline the
+ * same segments, stacks, links and names. Also: each compact record decodes
+ * as its event with the tracepoint's fields (golden values), malformed ones
+ * are refused, and a stack never sent is counted, not invented.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <rsp/record.h>
+#include <rsp/timeline.h>
+#include <rsp/tp.h>
+#include "internal/schema.h"
+#include "support/synth.h"
+#include "tracepoints/bpf_records.h"
+
+#define A 100 /* sleeps in a read, woken by B */
+#define B 200
+#define C 300 /* A's child: forked, woken new, exec, exits */
+
+static const uint64_t kstack[] = {0xffffffff81001000ull, 0xffffffff81002000ull,
+				  0xffffffff81003000ull};
+static const uint64_t ustack[] = {0x401000, 0x402000};
+static const uint64_t wkstack[] = {0xffffffff81004000ull, 0xffffffff81005000ull};
+static uint64_t chain_a[8], chain_b[8];
+static uint32_t nr_a, nr_b;
+
+/* ---- the compact stream ----------------------------------------------- */
+
+static int bpf_evsel(struct synth *s)
+{
+	struct perf_event_attr a = {.size = sizeof(a), .sample_id_all = 1};
+	int idx;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.sample_type = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_RAW;
+	idx = rsp_schema__add_evsel(s->schema, &a, -1, RSP_ROLE_BPF, "bpf-output");
+	assert_true(idx >= 0);
+	assert_int_equal(rsp_schema__add_id(s->schema, idx, SYNTH_ID_BASE + (uint64_t)idx), 0);
+	return idx;
+}
+
+/* A bpf-output sample on @cpu at @t in @tid's context carrying @rec. */
+static void put(struct synth *s, int evsel, uint32_t cpu, uint64_t t, uint32_t tid, const void *rec,
+		uint32_t len)
+{
+	uint32_t padded = len;
+	size_t size;
+	uint64_t *w;
+	struct perf_event_header *h;
+
+	while ((4 + padded) % 8)
+		padded++;
+	size = sizeof(*h) + 5 * 8 + 4 + padded;
+	h = synth__reserve(s, size, cpu);
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = (uint16_t)size;
+	w = (uint64_t *)h;
+	w[1] = SYNTH_ID_BASE + (uint64_t)evsel;
+	w[2] = 0;
+	w[3] = (uint64_t)tid | (uint64_t)tid << 32;
+	w[4] = t;
+	w[5] = cpu;
+	memcpy(w + 6, &padded, 4);
+	memcpy((char *)(w + 6) + 4, rec, len);
+	synth__commit(s);
+}
+
+static void hdr(struct rsp_brec_hdr *h, uint8_t kind, size_t size)
+{
+	h->kind = kind;
+	h->version = RSP_BPF_LAYOUT_VERSION;
+	h->size = (uint16_t)size;
+	h->pad = 0;
+}
+
+static void comm(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t tid, const char *name)
+{
+	struct rsp_brec_comm r = {.tid = tid, .pid = tid};
+
+	hdr(&r.h, RSP_BREC_COMM, sizeof(r));
+	snprintf(r.comm, sizeof(r.comm), "%s", name);
+	put(s, ev, cpu, t, tid, &r, sizeof(r));
+}
+
+static void stack(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t tid, uint64_t hash,
+		  uint8_t which, const uint64_t *ips, uint16_t nr)
+{
+	struct {
+		struct rsp_brec_stack r;
+		uint64_t ips[8];
+	} b = {.r = {.hash = hash, .nr = nr, .which = which}};
+
+	hdr(&b.r.h, RSP_BREC_STACK, sizeof(b.r) + nr * 8u);
+	memcpy(b.ips, ips, nr * 8u);
+	put(s, ev, cpu, t, tid, &b, (uint32_t)(sizeof(b.r) + nr * 8u));
+}
+
+static void bswitch(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t prev,
+		    uint32_t state, uint32_t next, uint64_t kh, uint64_t uh)
+{
+	struct rsp_brec_switch_stack r = {.sw = {.prev_tid = prev,
+						 .prev_pid = prev,
+						 .next_tid = next,
+						 .next_pid = next,
+						 .prev_state = state,
+						 .prev_prio = 120,
+						 .next_prio = 120},
+					  .kstack = kh,
+					  .ustack = uh};
+	bool stacks = kh || uh;
+
+	hdr(&r.sw.h, stacks ? RSP_BREC_SWITCH_STACK : RSP_BREC_SWITCH,
+	    stacks ? sizeof(r) : sizeof(r.sw));
+	put(s, ev, cpu, t, prev, &r, stacks ? sizeof(r) : sizeof(r.sw));
+}
+
+static void bwaking(struct synth *s, int ev, uint8_t kind, uint32_t cpu, uint64_t t, uint32_t waker,
+		    uint32_t target, uint64_t kh)
+{
+	struct rsp_brec_waking_stack r = {
+		.wk = {.tid = target, .pid = target, .target_cpu = cpu, .prio = 120}, .kstack = kh};
+
+	hdr(&r.wk.h, kh ? RSP_BREC_WAKING_STACK : kind, kh ? sizeof(r) : sizeof(r.wk));
+	put(s, ev, cpu, t, waker, &r, kh ? sizeof(r) : sizeof(r.wk));
+}
+
+/* ---- the story, both ways ---------------------------------------------- */
+
+static void story_tp(struct synth *s)
+{
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 1, .t = 1100, .prev = 0, .next = B, .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 2000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
+		      .chain = chain_a, .nr = nr_a);
+	synth__waking(s, .cpu = 1, .t = 5000, .tid = B, .target = A, .target_comm = "app",
+		      .chain = chain_b, .nr = nr_b);
+	synth__switch(s, .cpu = 0, .t = 5200, .prev = 0, .next = A, .next_comm = "app");
+	synth__process_fork(s, .cpu = 0, .t = 6000, .parent = A, .child = C, .comm = "app");
+	/* the child's pid: perf's side-band COMM, as the compact COMM record says it */
+	synth__comm(s, .cpu = 0, .t = 6099, .pid = C, .comm = "app");
+	synth__wakeup_new(s, .cpu = 0, .t = 6100, .tid = A, .child = C, .comm = "app");
+	synth__switch(s, .cpu = 0, .t = 7000, .prev = A, .prev_comm = "app", .state = 0, .next = C,
+		      .next_comm = "app");
+	synth__switch(s, .cpu = 1, .t = 8000, .prev = B, .prev_comm = "helper", .state = 1,
+		      .next = 0);
+}
+
+static void story_bpf(struct synth *s, int ev, bool send_user_stack)
+{
+	comm(s, ev, 0, 999, A, "app");
+	bswitch(s, ev, 0, 1000, 0, 0, A, 0, 0);
+	comm(s, ev, 1, 1099, B, "helper");
+	bswitch(s, ev, 1, 1100, 0, 0, B, 0, 0);
+	stack(s, ev, 0, 1999, A, 0x1111, RSP_BSTACK_KERNEL, kstack, 3);
+	if (send_user_stack)
+		stack(s, ev, 0, 1999, A, 0x2222, RSP_BSTACK_USER, ustack, 2);
+	bswitch(s, ev, 0, 2000, A, 1, 0, 0x1111, 0x2222);
+	stack(s, ev, 1, 4999, B, 0x3333, RSP_BSTACK_KERNEL, wkstack, 2);
+	bwaking(s, ev, RSP_BREC_WAKING, 1, 5000, B, A, 0x3333);
+	bswitch(s, ev, 0, 5200, 0, 0, A, 0, 0);
+	{
+		struct rsp_brec_fork f = {
+			.parent_tid = A, .parent_pid = A, .child_tid = C, .child_pid = C};
+
+		hdr(&f.h, RSP_BREC_FORK, sizeof(f));
+		put(s, ev, 0, 6000, A, &f, sizeof(f));
+	}
+	comm(s, ev, 0, 6099, C, "app");
+	bwaking(s, ev, RSP_BREC_WAKEUP_NEW, 0, 6100, A, C, 0);
+	bswitch(s, ev, 0, 7000, A, 0, C, 0, 0);
+	bswitch(s, ev, 1, 8000, B, 1, 0, 0, 0);
+}
+
+/* ---- what the timeline made of it ------------------------------------------ */
+
+struct seen {
+	struct rsp_segment segs[64];
+	uint64_t stacks[64][8], wstacks[64][8]; /* the sleep's, its waker's */
+	char comms[64][16];
+	size_t nsegs;
+	struct rsp_link links[32];
+	size_t nlinks;
+};
+
+static void on_seg(void *ctx, const struct rsp_segment *seg, const char *c)
+{
+	struct seen *r = ctx;
+
+	assert_true(r->nsegs < 64);
+	r->segs[r->nsegs] = *seg;
+	memset(r->stacks[r->nsegs], 0, sizeof(r->stacks[0]));
+	if (seg->stack) {
+		assert_true(seg->nr_stack <= 8);
+		memcpy(r->stacks[r->nsegs], seg->stack, seg->nr_stack * 8);
+	}
+	memset(r->wstacks[r->nsegs], 0, sizeof(r->wstacks[0]));
+	if (seg->waker.stack) {
+		assert_true(seg->waker.nr_stack <= 8);
+		memcpy(r->wstacks[r->nsegs], seg->waker.stack, seg->waker.nr_stack * 8);
+	}
+	snprintf(r->comms[r->nsegs], 16, "%s", c ? c : "");
+	r->segs[r->nsegs].stack = NULL;
+	r->segs[r->nsegs].waker.stack = NULL;
+	r->segs[r->nsegs].urec = NULL;
+	r->nsegs++;
+}
+
+static void on_link(void *ctx, const struct rsp_link *l)
+{
+	struct seen *r = ctx;
+
+	assert_true(r->nlinks < 32);
+	r->links[r->nlinks] = *l;
+	r->links[r->nlinks++].from.stack = NULL; /* its contents are the segments' */
+}
+
+static void run(struct synth *s, struct seen *r, struct rsp_timeline_stats *st)
+{
+	struct rsp_timeline_ops ops = {.segment = on_seg, .link = on_link};
+	struct rsp_timeline *tl = rsp_timeline__new(s->schema, &ops, r);
+
+	assert_non_null(tl);
+	memset(r, 0, sizeof(*r));
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_wentry e = synth__entry(s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	rsp_timeline__finish(tl, 10000);
+	rsp_timeline__stats(tl, st);
+	rsp_timeline__delete(tl);
+}
+
+static void test_same_story(void **state)
+{
+	struct synth tp, bp;
+	struct seen *a = calloc(2, sizeof(*a)), *b = a + 1;
+	struct rsp_timeline_stats sa, sb;
+	int ev;
+
+	(void)state;
+	assert_non_null(a);
+	nr_a = 0;
+	chain_a[nr_a++] = PERF_CONTEXT_KERNEL;
+	memcpy(chain_a + nr_a, kstack, sizeof(kstack));
+	nr_a += 3;
+	chain_a[nr_a++] = PERF_CONTEXT_USER;
+	memcpy(chain_a + nr_a, ustack, sizeof(ustack));
+	nr_a += 2;
+	nr_b = 0;
+	chain_b[nr_b++] = PERF_CONTEXT_KERNEL;
+	memcpy(chain_b + nr_b, wkstack, sizeof(wkstack));
+	nr_b += 2;
+	synth__init(&tp);
+	synth__init(&bp);
+	ev = bpf_evsel(&bp);
+	story_tp(&tp);
+	story_bpf(&bp, ev, true);
+	run(&tp, a, &sa);
+	run(&bp, b, &sb);
+	assert_true(a->nsegs >= 6);
+	assert_int_equal(a->nsegs, b->nsegs);
+	for (size_t i = 0; i < a->nsegs; i++) {
+		if (memcmp(&a->segs[i], &b->segs[i], sizeof(a->segs[i])))
+			fail_msg("segment %zu: tgid %u/%u flags 0x%x/0x%x reason %u/%u cpu %u/%u "
+				 "waker %u:%u/%u:%u (tracepoints/compact)",
+				 i, a->segs[i].tgid, b->segs[i].tgid, a->segs[i].flags,
+				 b->segs[i].flags, a->segs[i].reason, b->segs[i].reason,
+				 a->segs[i].cpu, b->segs[i].cpu, a->segs[i].waker.kind,
+				 a->segs[i].waker.tgid, b->segs[i].waker.kind,
+				 b->segs[i].waker.tgid);
+		assert_memory_equal(a->stacks[i], b->stacks[i], sizeof(a->stacks[i]));
+		assert_memory_equal(a->wstacks[i], b->wstacks[i], sizeof(a->wstacks[i]));
+		assert_string_equal(a->comms[i], b->comms[i]);
+	}
+	assert_int_equal(a->nlinks, b->nlinks);
+	assert_memory_equal(a->links, b->links, a->nlinks * sizeof(a->links[0]));
+	/* A's sleep carries the whole callchain, kernel then user */
+	for (size_t i = 0; i < b->nsegs; i++)
+		if (b->segs[i].tid == A && b->segs[i].kind == RSP_SEG_SLEEP) {
+			assert_memory_equal(b->stacks[i], chain_a, nr_a * 8);
+			assert_memory_equal(b->wstacks[i], chain_b, nr_b * 8); /* B's waking */
+		}
+	assert_int_equal(sb.events[RSP_EV_sched_switch], sa.events[RSP_EV_sched_switch]);
+	assert_int_equal(sb.events[RSP_EV_sched_waking], 1);
+	assert_int_equal(sb.bpf_comms, 3); /* A, B, C */
+	assert_int_equal(sb.bpf_stacks, 3);
+	assert_int_equal(sb.bpf_stacks_missing, 0);
+	synth__exit(&tp);
+	synth__exit(&bp);
+	free(a);
+}
+
+/* A stack referenced but never sent: the sleep keeps what was sent, the rest is counted. */
+static void test_missing_stack(void **state)
+{
+	struct synth bp;
+	struct seen *r = calloc(1, sizeof(*r));
+	struct rsp_timeline_stats st;
+	int ev;
+
+	(void)state;
+	assert_non_null(r);
+	synth__init(&bp);
+	ev = bpf_evsel(&bp);
+	story_bpf(&bp, ev, false);
+	run(&bp, r, &st);
+	assert_int_equal(st.bpf_stacks_missing, 1);
+	for (size_t i = 0; i < r->nsegs; i++)
+		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP) {
+			assert_int_equal(r->stacks[i][0], PERF_CONTEXT_KERNEL);
+			assert_int_equal(r->stacks[i][4], 0); /* no user part invented */
+		}
+	synth__exit(&bp);
+	free(r);
+}
+
+/* Golden decode: a compact switch is sched_switch with the tracepoint's fields. */
+static void test_decode(void **state)
+{
+	struct synth bp;
+	struct rsp_sample smp;
+	struct rsp_tp_sched_switch sw;
+	struct rsp_tp_sched_waking wk;
+	struct rsp_wentry e;
+	int ev;
+
+	(void)state;
+	synth__init(&bp);
+	ev = bpf_evsel(&bp);
+	bswitch(&bp, ev, 1, 500, 42, 2, 43, 0, 0);
+	bwaking(&bp, ev, RSP_BREC_WAKING, 1, 600, 42, 44, 0);
+	e = synth__entry(&bp, 0);
+	assert_int_equal(rsp_record__parse_sample(bp.schema, e.rec, &smp), 0);
+	assert_int_equal(smp.event, RSP_EV_sched_switch);
+	assert_int_equal(smp.compact, RSP_BREC_SWITCH);
+	assert_int_equal(smp.role, RSP_ROLE_PRIMARY);
+	assert_int_equal(smp.time, 500);
+	assert_int_equal(rsp_tp__sched_switch(bp.schema, &smp, &sw), 0);
+	assert_int_equal(sw.prev_pid, 42);
+	assert_int_equal(sw.next_pid, 43);
+	assert_int_equal(sw.prev_state, 2);
+	assert_int_equal(sw.prev_prio, 120);
+	assert_null(sw.prev_comm.ptr); /* names come as COMM records */
+	e = synth__entry(&bp, 1);
+	assert_int_equal(rsp_record__parse_sample(bp.schema, e.rec, &smp), 0);
+	assert_int_equal(rsp_tp__sched_waking(bp.schema, &smp, &wk), 0);
+	assert_int_equal(wk.pid, 44);
+	assert_int_equal(wk.target_cpu, 1);
+	/* malformed: a wrong version, a size past the sample, an unknown kind */
+	{
+		struct rsp_brec_switch r = {.prev_tid = 1};
+
+		hdr(&r.h, RSP_BREC_SWITCH, sizeof(r));
+		r.h.version = 9;
+		put(&bp, ev, 0, 700, 1, &r, sizeof(r));
+		hdr(&r.h, RSP_BREC_SWITCH, sizeof(r) + 64);
+		put(&bp, ev, 0, 701, 1, &r, sizeof(r));
+		hdr(&r.h, 99, sizeof(r));
+		put(&bp, ev, 0, 702, 1, &r, sizeof(r));
+		for (size_t i = 2; i < 5; i++) {
+			e = synth__entry(&bp, i);
+			assert_int_equal(rsp_record__parse_sample(bp.schema, e.rec, &smp), -EINVAL);
+		}
+	}
+	synth__exit(&bp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_story),
+		cmocka_unit_test(test_missing_stack),
+		cmocka_unit_test(test_decode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
