@@ -105,7 +105,11 @@ int main(int argc, char **argv)
 
 		epoll_ctl(epfd, EPOLL_CTL_ADD, es.rings[i].fd, &ev);
 	}
-	rsp_evset__enable(&es);
+	if (rsp_evset__enable(&es, err, sizeof(err))) {
+		fprintf(stderr, "rsp-null-consumer: %s\n", err);
+		rsp_evset__close(&es);
+		return 1;
+	}
 	fprintf(stderr, "rsp-null-consumer: ready\n");
 	while (!stop) {
 		int n = epoll_wait(epfd, evs, 64, 100);

@@ -148,11 +148,12 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t)
  * The current task's kernel or user stack: its hash (0: none), and a STACK
  * record the first time this CPU's ring carries it.
  */
-static __always_inline u64 take_stack(void *ctx, u8 which)
+static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip)
 {
 	u32 zero = 0;
 	struct stack_buf *b = bpf_map_lookup_elem(&scratch, &zero);
-	u64 flags = which == RSP_BSTACK_USER ? BPF_F_USER_STACK : 0, h = HASH_INIT ^ which;
+	u64 flags = which == RSP_BSTACK_USER ? BPF_F_USER_STACK : (skip & BPF_F_SKIP_FIELD_MASK),
+	    h = HASH_INIT ^ which;
 	struct sent_key k = {.cpu = bpf_get_smp_processor_id()};
 	u32 max = max_stack > RSP_BPF_MAX_STACK ? RSP_BPF_MAX_STACK : max_stack;
 	long bytes;
@@ -239,11 +240,16 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 		emit(ctx, &r, sizeof(r.sw));
 		return 0;
 	}
-	/* the switch runs in prev's context: these are the stacks of its sleep */
+	/*
+	 * The switch runs in prev's context: these are the stacks of its sleep.
+	 * This program and bpf_trace_run4 are skipped; the kernel's then starts
+	 * at __schedule, where a perf tracepoint sample's does, or, when the
+	 * tracepoint has other probes too, at __traceiter_sched_switch above it.
+	 */
 	if (kernel_stacks)
-		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL);
+		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2);
 	if (user_stacks && r.sw.prev_pid)
-		r.ustack = take_stack(ctx, RSP_BSTACK_USER);
+		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0);
 	hdr(&r.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r));
 	emit(ctx, &r, sizeof(r));
 	return 0;
@@ -264,10 +270,11 @@ static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bo
 		emit(ctx, &r, sizeof(r.wk));
 		return;
 	}
+	/* from try_to_wake_up, as perf's (this program and bpf_trace_run1 skipped; see above) */
 	if (kernel_stacks)
-		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL);
+		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2);
 	if (user_stacks && (bpf_get_current_pid_tgid() >> 32))
-		r.ustack = take_stack(ctx, RSP_BSTACK_USER);
+		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0);
 	hdr(&r.wk.h, RSP_BREC_WAKING_STACK, sizeof(r));
 	emit(ctx, &r, sizeof(r));
 }

@@ -52,6 +52,26 @@ const char *rsp_capture_opts__net_source_name(const struct rsp_capture_opts *o)
 							    : "auto";
 }
 
+int rsp_capture_opts__set_backend(struct rsp_capture_opts *o, const char *s)
+{
+	if (!strcmp(s, "perf"))
+		o->backend = RSP_CAPTURE_PERF;
+	else if (!strcmp(s, "bpf"))
+		o->backend = RSP_CAPTURE_BPF;
+	else if (!strcmp(s, "auto"))
+		o->backend = RSP_CAPTURE_AUTO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *rsp_capture_opts__backend_name(const struct rsp_capture_opts *o)
+{
+	return o->backend == RSP_CAPTURE_BPF	? "bpf"
+	       : o->backend == RSP_CAPTURE_AUTO ? "auto"
+						: "perf";
+}
+
 /* Events that can carry a user stack: those that may carry a callchain. */
 int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, char *err,
 				size_t errlen)

@@ -24,11 +24,19 @@ enum rsp_net_source {
 	RSP_NET_SOURCE_KPROBE,	   /* kprobes; refused where there is no kprobe PMU */
 };
 
+/* Which capture backend records the scheduler's events (README "BPF capture"). */
+enum rsp_capture_backend {
+	RSP_CAPTURE_PERF, /* perf tracepoints */
+	RSP_CAPTURE_BPF,  /* rsp's BPF programs; refused: an error */
+	RSP_CAPTURE_AUTO, /* BPF where the kernel allows it, else perf (and why, in status) */
+};
+
 #define RSP_UPROBES_DEFAULT                                                                        \
 	"poll,ppoll,select,epoll_wait,epoll_pwait,read,recv,recvfrom,recvmsg,write,send,sendto,"   \
 	"sendmsg,nanosleep,clock_nanosleep,pthread_cond_wait,pthread_mutex_lock"
 
 struct rsp_capture_opts {
+	enum rsp_capture_backend backend;
 	bool families[RSP_FAM__NR];
 	enum rsp_stack_policy stacks;
 	unsigned stack_every; /* N of sampled:N */
@@ -58,6 +66,9 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 /** rsp_capture_opts__set_net_source() - "auto", "tracepoint" or "kprobe"; 0 or -EINVAL. */
 int rsp_capture_opts__set_net_source(struct rsp_capture_opts *o, const char *s);
 const char *rsp_capture_opts__net_source_name(const struct rsp_capture_opts *o);
+/** rsp_capture_opts__set_backend() - "perf", "bpf" or "auto"; 0 or -EINVAL. */
+int rsp_capture_opts__set_backend(struct rsp_capture_opts *o, const char *s);
+const char *rsp_capture_opts__backend_name(const struct rsp_capture_opts *o);
 /** rsp_capture_opts__set_dwarf() - "none" or events ("cpu_clock,uprobe"); 0 or -EINVAL. */
 int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, char *err,
 				size_t errlen);

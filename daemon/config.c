@@ -204,6 +204,16 @@ static void show_net_source(const struct rspd_config *c, char *buf, size_t n)
 	snprintf(buf, n, "%s", rsp_capture_opts__net_source_name(&c->capture));
 }
 
+static int set_backend(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	return rsp_capture_opts__set_backend(&c->capture, v) ? -1 : 0;
+}
+
+static void show_backend(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", rsp_capture_opts__backend_name(&c->capture));
+}
+
 static int set_uprobes(struct rspd_config *c, const char *v, char *why, size_t n)
 {
 	return rsp_capture_opts__set_uprobes(&c->capture, v, why, n) ? -1 : 0;
@@ -305,6 +315,10 @@ static const struct rspd_opt opts[] = {
 	 .help = "window chunk size; auto: from the budget and CPUs",
 	 .allowed = "auto, or 4K..16M, a multiple of 8"},
 
+	{.section = "capture", .name = "capture", .arg = "BACKEND", .def = "perf", CUSTOM(backend),
+	 .help = "who records the scheduler's events: perf tracepoints, rsp's BPF programs, or "
+		 "auto (BPF where the kernel allows it, else perf)",
+	 .allowed = "perf, bpf or auto"},
 	{.section = "capture", .name = "families", .arg = "LIST", CUSTOM(families),
 	 .help = "event families to record, or all",
 	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, net, libc, "

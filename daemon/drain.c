@@ -66,11 +66,13 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 
 		add(&k->lost, l->lost);
 		add(&k->lost_events, 1);
+		d->resend = true;
 	} else if (h->type == PERF_RECORD_LOST_SAMPLES) {
 		const struct perf_record_lost_samples *l = (const void *)h;
 
 		add(&k->lost, l->lost);
 		add(&k->lost_events, 1);
+		d->resend = true;
 	}
 	/* Side-band records (and gaps) for the process model: a few per second. */
 	if (h->type != PERF_RECORD_SAMPLE && d->sbq)
@@ -79,6 +81,7 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 		/* Kept as a gap where it happened, like the kernel's own losses. */
 		add(&k->dropped, 1);
 		rsp_window__note_lost(d->window, cpu, time, 1);
+		d->resend = true;
 	}
 }
 
@@ -117,6 +120,11 @@ uint64_t rsp_drain__all(struct rsp_drain *d)
 
 	for (int i = 0; i < d->es->nr_rings; i++)
 		n += rsp_drain__ring(d, i);
+	/* What the lost records carried (a name, a stack sent once) comes again. */
+	if (d->resend) {
+		d->resend = false;
+		rsp_evset__resend(d->es);
+	}
 	return n;
 }
 

@@ -43,6 +43,8 @@ struct rsp_drain {
 	_Atomic uint64_t drained_to;
 	/* Where the non-sample records also go (the process model), or NULL. */
 	struct rsp_sbq *sbq;
+	/* a ring lost records: the BPF programs must send names and stacks again */
+	bool resend;
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);

@@ -17,6 +17,9 @@
 #include <rsp/unwind.h>
 #include <rsp/uprobe.h>
 #include "evset.h"
+#ifdef RSP_HAVE_BPF
+#include "bpfcap.h"
+#endif
 #include "log.h"
 #include "perf_internal.h"
 
@@ -82,7 +85,9 @@ static int add_entry(struct rsp_evset *es, const struct perf_event_attr *a, int 
 	e->event = ev;
 	e->role = role;
 	e->filter = filter;
-	if (ei->kind == RSP_EVK_TRACEPOINT)
+	if (role == RSP_ROLE_BPF)
+		snprintf(e->name, sizeof(e->name), "bpf-output");
+	else if (ei->kind == RSP_EVK_TRACEPOINT)
 		snprintf(e->name, sizeof(e->name), "%s:%s", ei->system, ei->tp);
 	else if (ei->kind == RSP_EVK_KPROBE)
 		snprintf(e->name, sizeof(e->name), "kprobe:%s", ei->tp);
@@ -384,13 +389,84 @@ static const char *event_source(const struct rsp_event_info *ei)
 	}
 }
 
+/* The events rsp's BPF programs record (bpf/rsp.bpf.c), instead of their tracepoints. */
+static bool bpf_covers(int ev)
+{
+	return ev == RSP_EV_sched_switch || ev == RSP_EV_sched_waking ||
+	       ev == RSP_EV_sched_wakeup_new || ev == RSP_EV_sched_process_fork ||
+	       ev == RSP_EV_sched_process_exec || ev == RSP_EV_sched_process_exit;
+}
+
+/*
+ * perf or bpf: --capture perf, or the BPF programs loaded (verified) now;
+ * auto falls back to perf and says why; bpf refused is an error.
+ */
+static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &es->opts;
+	char why[512] = "";
+
+	snprintf(es->backend, sizeof(es->backend), "perf");
+	if (o->backend == RSP_CAPTURE_PERF || !o->families[RSP_FAM_SCHED])
+		return 0;
+#ifdef RSP_HAVE_BPF
+	{
+		struct rsp_bpfcap_opts bo;
+
+		rsp_bpfcap__opts_init(&bo);
+		bo.stacks = o->stacks == RSP_STACKS_NONE  ? RSP_BSTACKS_NONE
+			    : o->stacks == RSP_STACKS_ALL ? RSP_BSTACKS_ALL
+							  : RSP_BSTACKS_SLEEPS;
+		bo.max_stack = o->max_stack;
+		bo.kernel_stacks = o->callchain_kernel;
+		bo.user_stacks = o->callchain_user;
+		/* tests: a refusal on demand (the verifier rejects a program) */
+		bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
+		es->bpf = rsp_bpfcap__open(&bo, why, sizeof(why));
+		if (es->bpf) {
+			snprintf(es->backend, sizeof(es->backend), "bpf");
+			return 0;
+		}
+	}
+#else
+	snprintf(why, sizeof(why),
+		 "this rspd was built without the BPF backend (clang, bpftool, libbpf or the "
+		 "kernel's BTF were missing when it was built)");
+#endif
+	if (o->backend == RSP_CAPTURE_BPF) {
+		snprintf(err, errlen, "--capture bpf: %s", why);
+		return -EPERM;
+	}
+	snprintf(es->backend_note, sizeof(es->backend_note),
+		 "BPF refused, perf tracepoints instead: %s", why);
+	return 0;
+}
+
+/* The BPF programs' output: one event per CPU, first in the set (its fd is the ring's). */
+static int add_bpf_output(struct rsp_evset *es)
+{
+	struct perf_event_attr a;
+
+	attr_common(&a, &es->opts);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.sample_type |= PERF_SAMPLE_RAW;
+	return add_entry(es, &a, RSP_EV_sched_switch, RSP_ROLE_BPF, NULL);
+}
+
 /* Decide, per catalogued event, whether it is wanted and can be had. */
 static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, size_t errlen)
 {
 	int err = es->opts.families[RSP_FAM_NET] ? choose_net_source(es, errbuf, errlen) : 0;
 
+	if (!err)
+		err = choose_backend(es, errbuf, errlen);
 	if (err)
 		return err;
+	if (es->bpf && (err = add_bpf_output(es))) {
+		snprintf(errbuf, errlen, "could not build the event set: %s", strerror(-err));
+		return err;
+	}
 	for (int ev = 0; ev < RSP_EV__NR; ev++) {
 		const struct rsp_event_info *ei = rsp_catalogue__event(ev);
 		struct rsp_event_status *st = &es->status[ev];
@@ -406,6 +482,11 @@ static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, siz
 		if (ei->family == RSP_FAM_NET &&
 		    other_net_source(es, ev, st->problem, sizeof(st->problem))) {
 			st->wanted = false;
+			continue;
+		}
+		if (es->bpf && bpf_covers(ev)) {
+			snprintf(st->source, sizeof(st->source), "bpf");
+			st->open = true;
 			continue;
 		}
 		if (ei->kind == RSP_EVK_TRACEPOINT && !rsp_schema__event_ok(es->schema, ev)) {
@@ -648,19 +729,61 @@ int rsp_evset__fired(struct rsp_evset *es, int i, uint64_t *fired)
 	return 0;
 }
 
-void rsp_evset__enable(struct rsp_evset *es)
+int rsp_evset__enable(struct rsp_evset *es, char *err, size_t errlen)
 {
 	perf_evlist__enable(es->evlist);
+#ifdef RSP_HAVE_BPF
+	if (es->bpf && !es->bpf_attached) {
+		/* after the enable: output into a disabled event is refused */
+		int fds[1024], ret;
+
+		for (int c = 0; c < 1024; c++)
+			fds[c] = -1;
+		for (int i = 0; i < es->nr_rings; i++)
+			if (es->rings[i].cpu < 1024)
+				fds[es->rings[i].cpu] = es->rings[i].fd;
+		ret = rsp_bpfcap__attach(es->bpf, fds, (int)es->max_cpu, err, errlen);
+		if (ret)
+			return ret;
+		es->bpf_attached = true;
+	}
+#else
+	(void)err;
+	(void)errlen;
+#endif
+	return 0;
 }
 
 void rsp_evset__disable(struct rsp_evset *es)
 {
+#ifdef RSP_HAVE_BPF
+	if (es->bpf && es->bpf_attached) {
+		rsp_bpfcap__detach(es->bpf);
+		es->bpf_attached = false;
+	}
+#endif
 	if (es->evlist)
 		perf_evlist__disable(es->evlist);
 }
 
+int rsp_evset__resend(struct rsp_evset *es)
+{
+#ifdef RSP_HAVE_BPF
+	if (es->bpf)
+		return rsp_bpfcap__resend_all(es->bpf);
+#else
+	(void)es;
+#endif
+	return 0;
+}
+
 void rsp_evset__close(struct rsp_evset *es)
 {
+#ifdef RSP_HAVE_BPF
+	rsp_bpfcap__close(es->bpf);
+#endif
+	es->bpf = NULL;
+	es->bpf_attached = false;
 	rsp_perf_internal__delete_evlist(es->evlist);
 	perf_cpu_map__put(es->cpus);
 	perf_thread_map__put(es->threads);

@@ -24,6 +24,7 @@ struct perf_mmap;
 struct perf_cpu_map;
 struct perf_thread_map;
 struct tep_handle;
+struct rsp_bpfcap;
 
 #define RSP_EVSET_MAX 96
 
@@ -60,6 +61,11 @@ struct rsp_evset {
 	char uprobe_lib[2][PATH_MAX];	   /* libc, libpthread: config1 points here */
 	char family_source[RSP_FAM__NR][16];
 	char family_note[RSP_FAM__NR][512];
+	/* the capture backend chosen: "perf" or "bpf", and why BPF was refused ("" if not) */
+	char backend[8];
+	char backend_note[512];
+	struct rsp_bpfcap *bpf; /* the BPF programs (backend "bpf"), NULL otherwise */
+	bool bpf_attached;
 };
 
 /**
@@ -74,8 +80,18 @@ struct rsp_evset {
  */
 int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
 		    struct tep_handle *tep, char *err, size_t errlen);
-void rsp_evset__enable(struct rsp_evset *es);
+/**
+ * rsp_evset__enable() - start recording (and attach the BPF programs, for
+ * the bpf backend, to the now enabled output events). Return: 0, or -errno
+ * with one sentence in @err (the programs could not be attached).
+ */
+int rsp_evset__enable(struct rsp_evset *es, char *err, size_t errlen);
 void rsp_evset__disable(struct rsp_evset *es);
+/**
+ * rsp_evset__resend() - the BPF programs send names and stacks again (the
+ * rings lost records that may have carried them). 0 or -errno.
+ */
+int rsp_evset__resend(struct rsp_evset *es);
 void rsp_evset__close(struct rsp_evset *es);
 /**
  * rsp_evset__fired() - what the kernel counted for entry @i, summed over

@@ -397,9 +397,12 @@ static void log_started(struct rspd *d)
 			rspd_log__write(RSP_LOG_WARN, "%s: %s", rsp_catalogue__event(ev)->name,
 					d->es.status[ev].problem);
 	}
+	if (d->es.backend_note[0])
+		rspd_log__write(RSP_LOG_WARN, "%s", d->es.backend_note);
 	rspd_log__write(RSP_LOG_INFO,
-			"capturing %d/%d events on %d CPUs (stacks %s), window %llu MiB, socket %s",
-			open, wanted, d->es.nr_rings,
+			"capturing %d/%d events on %d CPUs with %s (stacks %s), window %llu MiB, "
+			"socket %s",
+			open, wanted, d->es.nr_rings, d->es.backend,
 			rsp_capture_opts__stacks_name(&d->cfg.capture, buf, sizeof(buf)),
 			(unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
 }
@@ -457,9 +460,9 @@ int main(int argc, char **argv)
 		close_fds(&f);
 		return 1;
 	}
-	rsp_evset__enable(&d.es);
 	/* After enabling: every process is then either in /proc or in the records. */
-	if (rspd_livemodel__start(&d, err, sizeof(err))) {
+	if (rsp_evset__enable(&d.es, err, sizeof(err)) ||
+	    rspd_livemodel__start(&d, err, sizeof(err))) {
 		rspd_log__write(RSP_LOG_ERR, "%s", err);
 		rsp_evset__disable(&d.es);
 		teardown(&d);

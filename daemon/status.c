@@ -83,6 +83,8 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	ci->uptime_s = (double)(ci->now_ns - d->start_ns) / 1e9;
 	ci->rss_bytes = rss_bytes();
 	ci->cpu_seconds = cpu_seconds();
+	snprintf(ci->backend, sizeof(ci->backend), "%s", d->es.backend);
+	snprintf(ci->backend_note, sizeof(ci->backend_note), "%s", d->es.backend_note);
 	snprintf(ci->stacks, sizeof(ci->stacks), "%s",
 		 rsp_capture_opts__stacks_name(o, buf, sizeof(buf)));
 	snprintf(ci->callchain, sizeof(ci->callchain), "%s",

@@ -569,6 +569,16 @@ static int build_schema(struct rsp_perfdata *pd, struct tep_handle *tep)
 					      strlen(RSP_PD_STACK_COPY_PREFIX))
 					     ? RSP_ROLE_STACK_COPY
 					     : RSP_ROLE_PRIMARY;
+		bool bpf = f->attr.type == PERF_TYPE_SOFTWARE &&
+			   f->attr.config == PERF_COUNT_SW_BPF_OUTPUT;
+
+		/* rsp's BPF records: the scheduler's events, as compact records */
+		if (bpf) {
+			role = RSP_ROLE_BPF;
+			ev = RSP_EV_sched_switch;
+			for (int e = RSP_EV_sched_switch; e <= RSP_EV_sched_process_exit; e++)
+				pd->info.event_present[e] = true;
+		}
 
 		if (!f->name[0])
 			snprintf(f->name, sizeof(f->name), "type %u config 0x%llx", f->attr.type,

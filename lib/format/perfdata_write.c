@@ -179,7 +179,9 @@ static void fe_name(struct fevsel *f, const struct rsp_evsel_desc *d)
 	const struct rsp_event_info *ei = d->event >= 0 ? rsp_catalogue__event(d->event) : NULL;
 	const char *base = d->name[0] ? d->name : "unknown";
 
-	if (ei && ei->kind == RSP_EVK_TRACEPOINT)
+	if (d->role == RSP_ROLE_BPF)
+		snprintf(f->name, sizeof(f->name), "bpf-output");
+	else if (ei && ei->kind == RSP_EVK_TRACEPOINT)
 		snprintf(f->name, sizeof(f->name), "%s%s:%s",
 			 d->role == RSP_ROLE_STACK_COPY ? RSP_PD_STACK_COPY_PREFIX : "", ei->system,
 			 ei->tp);

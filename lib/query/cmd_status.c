@@ -309,6 +309,11 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 				      (int)ci->sample_freq, "ring_pages", (int)ci->ring_pages,
 				      "dwarf", ci->dwarf, "dwarf_stack_bytes",
 				      (int)ci->dwarf_stack));
+	json_object_set_new(json_object_get(o, "config"), "capture",
+			    json_string(ci->backend[0] ? ci->backend : "perf"));
+	if (ci->backend_note[0])
+		json_object_set_new(json_object_get(o, "config"), "capture_note",
+				    json_string(ci->backend_note));
 	json_object_set_new(o, "families", json_families(ci));
 	json_object_set_new(o, "cpus", json_cpus(ci));
 	return o;
@@ -482,8 +487,11 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 	rsp_buf__printf(out, "rspd %s, pid %d, up %.1f s, RSS %s, CPU %.2f s\n", ci->version,
 			(int)ci->pid, ci->uptime_s, rss, ci->cpu_seconds);
-	rsp_buf__printf(out, "stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n", ci->stacks,
-			ci->callchain, ci->sample_freq, ci->ring_pages);
+	rsp_buf__printf(out, "capture %s, stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n",
+			ci->backend[0] ? ci->backend : "perf", ci->stacks, ci->callchain,
+			ci->sample_freq, ci->ring_pages);
+	if (ci->backend_note[0])
+		text_note(ci->backend_note, out);
 	rsp_buf__printf(out, "user stacks for DWARF: %s (%u bytes)\n\n",
 			ci->dwarf[0] ? ci->dwarf : "none", ci->dwarf_stack);
 	text_families(ci, out);

@@ -36,10 +36,15 @@ static bool present(const struct rsp_schema *s, int ev)
 {
 	if (ev == RSP_EV_sideband)
 		return has_sideband(s);
-	for (int i = 0; i < s->nr_evsels; i++)
+	for (int i = 0; i < s->nr_evsels; i++) {
+		/* rsp's BPF records carry the scheduler's events (lib/stream/bpfrec.c) */
+		if (s->evsels[i].role == RSP_ROLE_BPF && ev >= RSP_EV_sched_switch &&
+		    ev <= RSP_EV_sched_process_exit)
+			return true;
 		if (s->evsels[i].event == ev && s->evsels[i].role == RSP_ROLE_PRIMARY)
 			return rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT ||
 			       rsp_schema__event_ok(s, ev);
+	}
 	return false;
 }
 

@@ -370,7 +370,8 @@ int tl__on_switch(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 	struct thr *prev = NULL, *next = NULL;
 	int64_t prev_pid, next_pid, prev_state;
 
-	if (smp->event != RSP_EV_sched_switch || !tl->schema->ev_ok[RSP_EV_sched_switch] ||
+	if (smp->event != RSP_EV_sched_switch ||
+	    (!smp->compact && !tl->schema->ev_ok[RSP_EV_sched_switch]) ||
 	    !read_int(tl, RSP_F_sched_switch__prev_pid, smp, &prev_pid) ||
 	    !read_int(tl, RSP_F_sched_switch__next_pid, smp, &next_pid) ||
 	    !read_int(tl, RSP_F_sched_switch__prev_state, smp, &prev_state))
@@ -481,7 +482,8 @@ int tl__on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 	struct thr *t;
 	int64_t pid;
 
-	if (smp->event != RSP_EV_sched_waking || !tl->schema->ev_ok[RSP_EV_sched_waking] ||
+	if (smp->event != RSP_EV_sched_waking ||
+	    (!smp->compact && !tl->schema->ev_ok[RSP_EV_sched_waking]) ||
 	    !read_int(tl, RSP_F_sched_waking__pid, smp, &pid))
 		return -EINVAL;
 	if (pid <= 0)

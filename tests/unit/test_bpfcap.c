@@ -174,8 +174,14 @@ static void on_bpf(struct cap *c, const void *raw, uint32_t size)
 		const uint64_t *ips = (const uint64_t *)(r + 1);
 
 		assert_true(r->hash && r->nr && sizeof(*r) + r->nr * 8u <= h->size);
-		if (r->which == RSP_BSTACK_KERNEL)
+		if (r->which == RSP_BSTACK_KERNEL) {
 			assert_true(ips[0] >= 0xffff800000000000ull);
+			if (getenv("RSP_TEST_PRINT_STACK") && r->nr > 4)
+				print_message("kstack %llx %llx %llx %llx %llx\n",
+					      (unsigned long long)ips[0], (unsigned long long)ips[1],
+					      (unsigned long long)ips[2], (unsigned long long)ips[3],
+					      (unsigned long long)ips[4]);
+		}
 		if (c->nr_stacks_seen < 4096)
 			c->stacks_seen[c->nr_stacks_seen++] = r->hash;
 		break;

@@ -42,11 +42,13 @@ struct rsp_capture_info {
 	pid_t pid;
 	double uptime_s;
 	uint64_t rss_bytes;
-	uint64_t now_ns;      /* CLOCK_MONOTONIC at the time of the report */
-	char stacks[32];      /* stack policy, as given */
-	char callchain[16];   /* "kernel+user", "kernel", "user" */
-	unsigned sample_freq; /* cpu-clock Hz, 0 if off */
-	unsigned ring_pages;  /* per CPU */
+	uint64_t now_ns;	/* CLOCK_MONOTONIC at the time of the report */
+	char backend[8];	/* the capture backend in use: "perf" or "bpf" ("" unknown) */
+	char backend_note[512]; /* why BPF was refused for perf (--capture auto), "" if not */
+	char stacks[32];	/* stack policy, as given */
+	char callchain[16];	/* "kernel+user", "kernel", "user" */
+	unsigned sample_freq;	/* cpu-clock Hz, 0 if off */
+	unsigned ring_pages;	/* per CPU */
 	bool families_on[RSP_FAM__NR];
 	/* per family: "tracepoint", "kprobe", "uprobe", "software", "missing", "off", or ""
 	 * (derive it from the events); and a line on how it was chosen */

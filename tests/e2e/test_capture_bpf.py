@@ -1,0 +1,69 @@
+"""rspd --capture bpf: the scheduler's events from rsp's BPF programs
+(bpf/rsp.bpf.c) instead of perf tracepoints, on the real kernel.
+
+Known answer: pipe_pingpong N passes a byte back and forth N times between a
+parent and a child pinned to one CPU, run under `perf record -e
+sched:sched_switch` beside rspd: the child's snapshot follows as many sleeps
+as perf saw it switch out into a sleep (within 2), in pipe_read (its kernel
+stacks come from STACK records, its name from a COMM record); the dump of
+the window, read back by `rspctl analyze`, answers the same; status names
+the backend. `--capture auto` where BPF is refused (the verifier rejects a
+program, on demand: RSP_TEST_BPF_REFUSE) falls back to perf and status says
+why; `--capture bpf` refused does not start, with one sentence."""
+import json
+import os
+
+import rsptest as t
+
+t.need_root()
+N = 3000
+
+p = t.run([t.RSPD, "--foreground", "--socket", "/tmp/rsptest-bpf-refused.sock", "--config",
+           "/dev/null", "--capture", "bpf"], env=dict(os.environ, RSP_TEST_BPF_REFUSE="1"))
+if "built without the BPF backend" in p.stderr + p.stdout:
+    print("SKIP: this rspd was built without the BPF backend")
+    raise SystemExit(t.SKIP)
+t.check(p.returncode != 0 and "--capture bpf: the kernel's verifier refused rsp's BPF program"
+        in p.stderr + p.stdout, "--capture bpf refused: rspd does not start, and says why")
+
+with t.Rspd("--capture", "auto", env={"RSP_TEST_BPF_REFUSE": "1"}) as d:
+    cfg = d.json("status")["config"]
+    t.check(cfg["capture"] == "perf" and "verifier refused" in cfg.get("capture_note", ""),
+            "--capture auto, BPF refused: perf, and why (%s)" % cfg.get("capture_note"))
+
+with t.Rspd("--capture", "bpf") as d:
+    st = d.json("status")
+    fams = {f["name"]: f for f in st["families"]}
+    t.check(st["config"]["capture"] == "bpf" and fams["sched"]["source"] == "bpf",
+            "status: capture bpf, the sched family from bpf")
+    # The kernel's own count, in the same run: perf records the same switches.
+    pf = os.path.join(d.dir, "perf.data")
+    p = t.run(["perf", "record", "-q", "-a", "-e", "sched:sched_switch", "-o", pf, "--",
+               os.path.join(t.WORKLOADS, "pipe_pingpong"), str(N), "0"], timeout=120)
+    t.check(p.returncode == 0, "perf record runs the workload beside rspd")
+    w = json.loads(p.stdout.strip().splitlines()[-1])
+    d.settle()
+    ps = t.run(["perf", "script", "-i", pf, "-F", "trace"], timeout=120).stdout
+    truth = sum(1 for line in ps.splitlines()
+                if " prev_pid=%d " % w["child"] in line and "prev_state=R" not in line)
+    last = "10s"  # the workload, and perf's exit after it
+    s = d.json("snapshot", str(w["child"]), "--last", last, "--min", "0")
+    followed = s["sleeps_followed"]
+    print("   child %d: %d sleeps followed; perf saw %d switches of it into a sleep"
+          % (w["child"], followed, truth))
+    t.check(truth > N / 10 and abs(followed - truth) <= 2,
+            "the child's sleeps are followed as the kernel reports them (%d, perf %d)"
+            % (followed, truth))
+    text = d.ctl("snapshot", str(w["child"]), "--last", last)[1]
+    t.check("pipe_read" in text and "pipe_pingpong" in text,
+            "its sleeps name pipe_read (kernel stacks from STACK records) and the program "
+            "its name (a COMM record)")
+    t.check(d.ctl("graph", "--last", last)[0] == 0, "graph answers from BPF records")
+    path = os.path.join(d.dir, "bpf.perf.data")
+    d.ctl("dump", "-o", path)
+    p = t.run([t.RSPCTL, "analyze", path, "snapshot", str(w["child"]), "--last", last, "--min",
+               "0", "--json"], timeout=120)
+    t.check(p.returncode == 0, "rspctl analyze reads the dump of BPF records: %s" % p.stderr)
+    ff = json.loads(p.stdout)["sleeps_followed"]
+    t.check(ff == followed, "analyze on the dump follows the same sleeps (%d, live %d)"
+            % (ff, followed))
