@@ -31,6 +31,23 @@ static int on_comm(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	return 0;
 }
 
+/*
+ * A timeline that copies (not RSP_TL_RECORDS_STABLE: the live hist feed,
+ * which runs for as long as rspd) keeps at most this many stacks; then it
+ * forgets them all, which is safe there (its subscribers copy what they
+ * keep) and costs the stacks referenced before they are sent again
+ * (counted in bpf_stacks_missing). A query's timeline is bounded by the
+ * window it reads.
+ */
+#define MAX_COPIED_STACKS 16384
+
+static void forget_stacks(struct rsp_timeline *tl)
+{
+	tl__bpf_exit(tl);
+	rsp_kvec__init(&tl->bstacks, sizeof(struct bstack));
+	rsp_kvec__init(&tl->bchains, sizeof(struct bchain));
+}
+
 static int on_stack(struct rsp_timeline *tl, const struct rsp_sample *smp)
 {
 	struct rsp_brec_stack r;
@@ -39,6 +56,9 @@ static int on_stack(struct rsp_timeline *tl, const struct rsp_sample *smp)
 
 	memcpy(&r, smp->raw, sizeof(r));
 	tl->st.bpf_stacks++;
+	if (!(tl->flags & RSP_TL_RECORDS_STABLE) &&
+	    rsp_kvec__len(&tl->bstacks) + rsp_kvec__len(&tl->bchains) >= MAX_COPIED_STACKS)
+		forget_stacks(tl);
 	b = rsp_kvec__get(&tl->bstacks, rsp_hash__key(r.hash), &added);
 	if (!b)
 		return -ENOMEM;
@@ -92,6 +112,13 @@ static const struct bchain *make_chain(struct rsp_timeline *tl, uint64_t kh, uin
 	c = rsp_kvec__find(&tl->bchains, key);
 	if (c)
 		return c;
+	if (!(tl->flags & RSP_TL_RECORDS_STABLE) &&
+	    rsp_kvec__len(&tl->bchains) >= MAX_COPIED_STACKS) {
+		/* the pairs only: each is made again from its stacks */
+		for (size_t i = 0; i < rsp_kvec__len(&tl->bchains); i++)
+			free(((struct bchain *)rsp_kvec__at(&tl->bchains, i))->chain);
+		rsp_kvec__exit(&tl->bchains);
+	}
 	k = find_stack(tl, kh);
 	u = find_stack(tl, uh);
 	if (!k && !u)
