@@ -404,7 +404,7 @@ static bool bpf_covers(int ev)
 static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 {
 	const struct rsp_capture_opts *o = &es->opts;
-	char why[512] = "";
+	char why[400] = ""; /* fits backend_note with its prefix */
 
 	snprintf(es->backend, sizeof(es->backend), "perf");
 	if (o->backend == RSP_CAPTURE_PERF || !o->families[RSP_FAM_SCHED])

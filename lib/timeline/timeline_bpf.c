@@ -9,6 +9,7 @@
  * frames, after their PERF_CONTEXT markers), built once per pair and kept
  * as long as the timeline (a store that keeps the timeline keeps them).
  */
+#include <stddef.h>
 #include <linux/perf_event.h>
 #include "internal/timeline.h"
 #include "tracepoints/bpf_records.h"
@@ -66,7 +67,7 @@ static int on_stack(struct rsp_timeline *tl, const struct rsp_sample *smp)
 		return 0; /* sent again (another CPU's ring, or after losses) */
 	b->nr = r.nr;
 	if (tl->flags & RSP_TL_RECORDS_STABLE) {
-		b->ips = (const uint64_t *)((const char *)smp->raw + sizeof(r));
+		b->ips = (const char *)smp->raw + sizeof(r); /* unaligned: memcpy only */
 		return 0;
 	}
 	b->own = malloc((r.nr ? r.nr : 1) * sizeof(uint64_t));
@@ -149,16 +150,15 @@ void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp)
 	uint64_t kh, uh;
 	const struct bchain *c;
 
+	/* A sample's raw data is 4 bytes off 8-byte alignment: fields are copied out. */
+	const char *raw = smp->raw;
+
 	if (smp->compact == RSP_BREC_SWITCH_STACK) {
-		const struct rsp_brec_switch_stack *r = smp->raw;
-
-		memcpy(&kh, &r->kstack, 8);
-		memcpy(&uh, &r->ustack, 8);
+		memcpy(&kh, raw + offsetof(struct rsp_brec_switch_stack, kstack), 8);
+		memcpy(&uh, raw + offsetof(struct rsp_brec_switch_stack, ustack), 8);
 	} else if (smp->compact == RSP_BREC_WAKING_STACK) {
-		const struct rsp_brec_waking_stack *r = smp->raw;
-
-		memcpy(&kh, &r->kstack, 8);
-		memcpy(&uh, &r->ustack, 8);
+		memcpy(&kh, raw + offsetof(struct rsp_brec_waking_stack, kstack), 8);
+		memcpy(&uh, raw + offsetof(struct rsp_brec_waking_stack, ustack), 8);
 	} else {
 		return;
 	}

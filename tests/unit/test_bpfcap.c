@@ -155,9 +155,15 @@ static bool seen_stack(const struct cap *c, uint64_t h)
 	return false;
 }
 
-static void on_bpf(struct cap *c, const void *raw, uint32_t size)
+static void on_bpf(struct cap *c, const void *data, uint32_t size)
 {
+	/* a sample's raw data is 4 bytes off 8-byte alignment: read an aligned copy */
+	static uint64_t buf[(sizeof(struct rsp_brec_stack) + 8 * RSP_BPF_MAX_STACK) / 8 + 1];
+	const void *raw = buf;
 	const struct rsp_brec_hdr *h = raw;
+
+	assert_true(size <= sizeof(buf));
+	memcpy(buf, data, size);
 
 	assert_true(size >= sizeof(*h) && h->size <= size && h->size % 8 == 0);
 	assert_int_equal(h->version, RSP_BPF_LAYOUT_VERSION);
@@ -177,10 +183,11 @@ static void on_bpf(struct cap *c, const void *raw, uint32_t size)
 		if (r->which == RSP_BSTACK_KERNEL) {
 			assert_true(ips[0] >= 0xffff800000000000ull);
 			if (getenv("RSP_TEST_PRINT_STACK") && r->nr > 4)
-				print_message("kstack %llx %llx %llx %llx %llx\n",
-					      (unsigned long long)ips[0], (unsigned long long)ips[1],
-					      (unsigned long long)ips[2], (unsigned long long)ips[3],
-					      (unsigned long long)ips[4]);
+				print_message(
+					"kstack %llx %llx %llx %llx %llx\n",
+					(unsigned long long)ips[0], (unsigned long long)ips[1],
+					(unsigned long long)ips[2], (unsigned long long)ips[3],
+					(unsigned long long)ips[4]);
 		}
 		if (c->nr_stacks_seen < 4096)
 			c->stacks_seen[c->nr_stacks_seen++] = r->hash;

@@ -210,7 +210,7 @@ struct rsp_timeline {
 };
 
 struct bstack {
-	const uint64_t *ips; /* into the record (RECORDS_STABLE) or own */
+	const void *ips; /* u64s into the record (RECORDS_STABLE: unaligned), or own */
 	uint64_t *own;
 	uint16_t nr;
 };
