@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""A real database under capture: PostgreSQL's pgbench (TPC-B-like, 4 clients,
+synchronous_commit on, over the UNIX socket) bare, under rspd with either
+capture backend (--capture perf, --capture bpf) and stack policy, and under
+`perf record -a -g` of the scheduler's events. Runs alternate mode by mode
+within each repetition; each figure is the median of the repetitions, and
+every ratio is to bare in the same run. For rspd: the window's bytes per
+record and the seconds of history 64 MiB would hold at that density.
+
+PostgreSQL is installed from Debian here (apt-get install postgresql) if it is
+missing: the benchmark's dependency, not the tests'. A throwaway cluster
+lives in a temporary directory, owned by the postgres user.
+
+usage: sudo bench/pgbench.py [--reps N] [--seconds S] [--build DIR] [--out FILE]
+Writes its section of BENCHMARKS.md (replacing an older one of the same title).
+"""
+import argparse
+import glob
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TITLE = "## pgbench under capture: BPF vs perf backend (issue 12)"
+WINDOW = 64 << 20
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def need_postgres():
+    if not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        print("installing postgresql from Debian (apt-get)")
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends",
+                        "postgresql"], check=True, env=env, stdout=subprocess.DEVNULL)
+    return sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]
+
+
+class Cluster:
+    def __init__(self, bindir, port=54329):
+        self.bin = bindir
+        self.port = str(port)
+        self.dir = tempfile.mkdtemp(prefix="rsp-pgbench.")
+        os.chmod(self.dir, 0o755)
+        shutil.chown(self.dir, "postgres", "postgres")
+        self.data = os.path.join(self.dir, "data")
+
+    def as_pg(self, args, **kw):
+        return subprocess.run(["runuser", "-u", "postgres", "--"] + args, capture_output=True,
+                              text=True, **kw)
+
+    def start(self):
+        p = self.as_pg([os.path.join(self.bin, "initdb"), "-D", self.data, "-A", "trust"])
+        if p.returncode:
+            sys.exit("initdb: " + p.stderr)
+        p = self.as_pg([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-w", "-l",
+                        os.path.join(self.dir, "log"), "-o",
+                        "-k %s -p %s -c listen_addresses='' -c synchronous_commit=on "
+                        "-c shared_buffers=128MB" % (self.dir, self.port), "start"])
+        if p.returncode:
+            sys.exit("pg_ctl start: " + p.stderr + p.stdout)
+        p = self.pgbench(["-i", "-s", "10", "-q"])
+        if p.returncode:
+            sys.exit("pgbench -i: " + p.stderr)
+
+    def pgbench(self, args):
+        return self.as_pg(["pgbench", "-h", self.dir, "-p", self.port] + args + ["postgres"])
+
+    def run(self, seconds):
+        p = self.pgbench(["-n", "-c", "4", "-j", "2", "-T", str(seconds)])
+        m = re.search(r"tps = ([\d.]+) \((?:without|excluding)", p.stdout)
+        if not m:
+            sys.exit("pgbench: " + p.stdout + p.stderr)
+        return float(m.group(1))
+
+    def stop(self):
+        self.as_pg([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-m", "fast", "stop"])
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Bare:
+    name = "bare"
+
+    def start(self):
+        pass
+
+    def stop(self):
+        return {}
+
+
+class Rspd:
+    def __init__(self, build, backend, policy):
+        self.build, self.backend, self.policy = build, backend, policy
+        self.name = "rspd --capture %s --stacks %s" % (backend, policy)
+
+    def ctl(self, *args):
+        return json.loads(sh([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
+                             + list(args) + ["--json"], check=True).stdout)
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="rsp-pgbench-rspd.")
+        self.sock = os.path.join(self.dir, "s.sock")
+        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
+                                   "--config", "/dev/null", "--socket", self.sock,
+                                   "--capture", self.backend, "--stacks", self.policy],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(300):
+            if os.path.exists(self.sock) and sh([os.path.join(self.build, "cli", "rspctl"),
+                                                 "--socket", self.sock, "status"]).returncode == 0:
+                break
+            time.sleep(0.05)
+        else:
+            sys.exit("rspd did not start: " + self.p.stderr.read())
+        st = self.ctl("status")
+        if st["config"].get("capture") != self.backend:
+            sys.exit("rspd runs %s, not %s" % (st["config"].get("capture"), self.backend))
+        self.t0 = time.time()
+
+    def stop(self):
+        st = self.ctl("status")
+        w = st["window"]
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait(timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        recs = w["records"] + w["evicted_records"]
+        return {"bytes_per_record": w["bytes"] / w["records"] if w["records"] else 0,
+                "records_per_s": recs / max(time.time() - self.t0, 1e-9),
+                "lost": st["capture"]["lost"] if "capture" in st else 0}
+
+
+class PerfRecord:
+    name = "perf record -a -g (sched events)"
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="rsp-pgbench-perf.", dir="/dev/shm")
+        self.p = subprocess.Popen(["perf", "record", "-q", "-a", "-g", "-o",
+                                   os.path.join(self.dir, "perf.data"), "-e",
+                                   "sched:sched_switch,sched:sched_waking,sched:sched_wakeup_new,"
+                                   "sched:sched_process_fork,sched:sched_process_exec,"
+                                   "sched:sched_process_exit"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait(timeout=120)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return {}
+
+
+def write_section(out, text):
+    with open(out) as f:
+        doc = f.read()
+    if TITLE in doc:
+        start = doc.index(TITLE)
+        nxt = doc.find("\n## ", start + len(TITLE))
+        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    with open(out, "w") as f:
+        f.write(doc)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=15)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    a = ap.parse_args()
+    if os.geteuid():
+        sys.exit("bench/pgbench.py: run as root (rspd and perf capture system-wide)")
+    cluster = Cluster(need_postgres())
+    modes = [Bare(), Rspd(a.build, "perf", "none"), Rspd(a.build, "bpf", "none"),
+             Rspd(a.build, "perf", "sleeps"), Rspd(a.build, "bpf", "sleeps"), PerfRecord()]
+    tps = {m.name: [] for m in modes}
+    extra = {m.name: [] for m in modes}
+    try:
+        cluster.start()
+        cluster.run(5)  # warm the cache
+        for rep in range(a.reps):
+            for m in modes:
+                m.start()
+                t = cluster.run(a.seconds)
+                extra[m.name].append(m.stop())
+                tps[m.name].append(t)
+                print("rep %d %-36s %8.1f tps" % (rep + 1, m.name, t), flush=True)
+    finally:
+        cluster.stop()
+    bare = statistics.median(tps["bare"])
+    lines = [TITLE, "",
+             "Command: `sudo bench/pgbench.py --reps %d --seconds %d` (%s). Machine: %s, "
+             "%d CPUs, kernel %s. pgbench -c 4 -j 2 -T %d, scale 10, synchronous_commit on, "
+             "UNIX socket, PostgreSQL from Debian; modes alternate within each repetition, "
+             "figures are medians, ratios to bare from the same run."
+             % (a.reps, a.seconds, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
+                platform.release(), a.seconds), "",
+             "| mode | tps | ratio to bare | loss | window bytes per record | records/s | "
+             "seconds in 64 MiB |", "|---|---|---|---|---|---|---|"]
+    for m in modes:
+        t = statistics.median(tps[m.name])
+        row = "| %s | %.1f | %.3f | %.1f%% |" % (m.name, t, t / bare, 100 * (1 - t / bare))
+        if isinstance(m, Rspd):
+            bpr = statistics.median(x["bytes_per_record"] for x in extra[m.name])
+            rps = statistics.median(x["records_per_s"] for x in extra[m.name])
+            row += " %.0f | %.0f | %.0f |" % (bpr, rps, WINDOW / (bpr * rps) if bpr * rps else 0)
+        else:
+            row += "  |  |  |"
+        lines.append(row)
+    lines.append("")
+    write_section(a.out, "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
