@@ -74,7 +74,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct sent_key);
-	__type(value, u8);
+	__type(value, u32); /* the generation it was sent in */
 } stacks_sent SEC(".maps");
 
 struct {
@@ -83,6 +83,41 @@ struct {
 	__type(key, struct sent_key);
 	__type(value, u64); /* the comm's first 8 bytes ^ its last 8 */
 } comms_sent SEC(".maps");
+
+/*
+ * Names sent, per task (task-local storage: one lookup in the task, no hash
+ * table): the name's signature and the CPUs (below 64) whose ring carried
+ * it, as of generation @gen. A new generation (rsp_bpfcap__resend_all()) makes
+ * every name unsent. Tasks on CPUs from 64 up use comms_sent instead.
+ */
+struct comm_state {
+	u64 sig;
+	u64 cpus;
+	u32 gen;
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct comm_state);
+} comm_task SEC(".maps");
+
+/* [0]: the generation of what was sent (names and stacks); the loader bumps it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} generation SEC(".maps");
+
+static __always_inline u32 current_gen(void)
+{
+	u32 zero = 0, *g = bpf_map_lookup_elem(&generation, &zero);
+
+	return g ? *g : 0;
+}
 
 struct stack_buf {
 	struct rsp_brec_stack rec;
@@ -127,20 +162,41 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t)
 	struct rsp_brec_comm rec;
 	u64 w[2], sig, *old;
 
+	struct comm_state *cs = NULL;
+	u32 gen;
+
 	if (!k.id) /* the idle task: named by the consumer */
 		return;
 	__builtin_memset(&rec, 0, sizeof(rec));
 	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);
 	__builtin_memcpy(w, rec.comm, sizeof(w));
 	sig = w[0] ^ (w[1] * HASH_PRIME) ^ 1;
-	old = bpf_map_lookup_elem(&comms_sent, &k);
-	if (old && *old == sig)
-		return;
+	gen = current_gen();
+	if (k.cpu < 64)
+		cs = bpf_task_storage_get(&comm_task, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (cs) {
+		if (cs->sig == sig && cs->gen == gen && (cs->cpus & (1ull << k.cpu)))
+			return;
+		if (cs->sig != sig || cs->gen != gen) {
+			cs->sig = sig;
+			cs->gen = gen;
+			cs->cpus = 0;
+		}
+	} else {
+		old = bpf_map_lookup_elem(&comms_sent, &k);
+		if (old && *old == (sig ^ gen))
+			return;
+	}
 	hdr(&rec.h, RSP_BREC_COMM, sizeof(rec));
 	rec.tid = (u32)k.id;
 	rec.pid = BPF_CORE_READ(t, tgid);
 	emit(ctx, &rec, sizeof(rec));
-	bpf_map_update_elem(&comms_sent, &k, &sig, BPF_ANY);
+	if (cs) {
+		cs->cpus |= 1ull << k.cpu;
+	} else {
+		sig ^= gen;
+		bpf_map_update_elem(&comms_sent, &k, &sig, BPF_ANY);
+	}
 	count(C_COMMS);
 }
 
@@ -158,7 +214,7 @@ static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip)
 	u32 max = max_stack > RSP_BPF_MAX_STACK ? RSP_BPF_MAX_STACK : max_stack;
 	long bytes;
 	u64 size;
-	u8 one = 1;
+	u32 gen, *sent;
 	int nr;
 
 	if (!b)
@@ -177,7 +233,9 @@ static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip)
 	if (!h)
 		h = 1;
 	k.id = h;
-	if (bpf_map_lookup_elem(&stacks_sent, &k))
+	gen = current_gen();
+	sent = bpf_map_lookup_elem(&stacks_sent, &k);
+	if (sent && *sent == gen)
 		return h;
 	hdr(&b->rec.h, RSP_BREC_STACK, 0);
 	b->rec.hash = h;
@@ -189,7 +247,7 @@ static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip)
 		size = sizeof(*b);
 	b->rec.h.size = (u16)size;
 	emit(ctx, b, size);
-	bpf_map_update_elem(&stacks_sent, &k, &one, BPF_ANY);
+	bpf_map_update_elem(&stacks_sent, &k, &gen, BPF_ANY);
 	count(C_STACKS);
 	return h;
 }

@@ -224,31 +224,21 @@ void rsp_bpfcap__close(struct rsp_bpfcap *bc)
 	free(bc);
 }
 
-static int clear_map(struct bpf_map *m, size_t key_size)
-{
-	unsigned char key[32], next[32];
-	int ret;
-
-	if (key_size > sizeof(key))
-		return -EINVAL;
-	/* Delete the first key until none is left: deletion invalidates iteration. */
-	while (!(ret = bpf_map__get_next_key(m, NULL, next, key_size))) {
-		memcpy(key, next, key_size);
-		ret = bpf_map__delete_elem(m, key, key_size, 0);
-		if (ret && ret != -ENOENT)
-			return ret;
-	}
-	return ret == -ENOENT ? 0 : ret;
-}
-
+/*
+ * What each ring carried is remembered with a generation (the "generation"
+ * map); a new one makes every name and stack unsent, without walking the
+ * maps (task storage cannot be walked from here).
+ */
 int rsp_bpfcap__resend_all(struct rsp_bpfcap *bc)
 {
-	int ret = clear_map(bc->skel->maps.stacks_sent,
-			    bpf_map__key_size(bc->skel->maps.stacks_sent));
+	uint32_t zero = 0, gen = 0;
+	int ret = bpf_map__lookup_elem(bc->skel->maps.generation, &zero, sizeof(zero), &gen,
+				       sizeof(gen), 0);
 
+	gen++;
 	return ret ? ret
-		   : clear_map(bc->skel->maps.comms_sent,
-			       bpf_map__key_size(bc->skel->maps.comms_sent));
+		   : bpf_map__update_elem(bc->skel->maps.generation, &zero, sizeof(zero), &gen,
+					  sizeof(gen), BPF_ANY);
 }
 
 int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)

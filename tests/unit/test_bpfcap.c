@@ -62,7 +62,9 @@ struct cap {
 	bool child_comm, child_fork, child_exit, stack_resolved;
 	int sleeps_with_kstack, sleeps;
 	uint64_t stacks_seen[4096];
+	unsigned stacks_cpu[4096];
 	int nr_stacks_seen;
+	int stacks_again; /* STACK records of a (hash, CPU) already sent: resend_all */
 };
 
 static uint32_t child_tid;
@@ -155,7 +157,7 @@ static bool seen_stack(const struct cap *c, uint64_t h)
 	return false;
 }
 
-static void on_bpf(struct cap *c, const void *data, uint32_t size)
+static void on_bpf(struct cap *c, unsigned cpu, const void *data, uint32_t size)
 {
 	/* a sample's raw data is 4 bytes off 8-byte alignment: read an aligned copy */
 	static uint64_t buf[(sizeof(struct rsp_brec_stack) + 8 * RSP_BPF_MAX_STACK) / 8 + 1];
@@ -189,8 +191,15 @@ static void on_bpf(struct cap *c, const void *data, uint32_t size)
 					(unsigned long long)ips[2], (unsigned long long)ips[3],
 					(unsigned long long)ips[4]);
 		}
-		if (c->nr_stacks_seen < 4096)
+		for (int i = 0; i < c->nr_stacks_seen; i++)
+			if (c->stacks_seen[i] == r->hash && c->stacks_cpu[i] == cpu) {
+				c->stacks_again++;
+				break;
+			}
+		if (c->nr_stacks_seen < 4096) {
+			c->stacks_cpu[c->nr_stacks_seen] = cpu;
 			c->stacks_seen[c->nr_stacks_seen++] = r->hash;
+		}
 		break;
 	}
 	case RSP_BREC_SWITCH:
@@ -268,7 +277,7 @@ static void drain(struct cap *c)
 			if (size >= 2 && type == c->tp_type)
 				on_tp(c, raw, size);
 			else
-				on_bpf(c, raw, size);
+				on_bpf(c, c->cpus[i], raw, size);
 next:
 			perf_mmap__consume(map);
 		}
@@ -335,6 +344,20 @@ static void test_switches_match(void **state)
 	perf_evlist__enable(c->evlist);
 	assert_int_equal(rsp_bpfcap__attach(bc, fds, MAX_CPUS, err, sizeof(err)), 0);
 	pingpong();
+	/* Again: its stacks were sent; after resend_all they are sent again. */
+	{
+		struct rsp_bpfcap_stats s1, s2, s3;
+
+		assert_int_equal(rsp_bpfcap__stats(bc, &s1), 0);
+		pingpong();
+		assert_int_equal(rsp_bpfcap__stats(bc, &s2), 0);
+		assert_int_equal(rsp_bpfcap__resend_all(bc), 0);
+		pingpong();
+		assert_int_equal(rsp_bpfcap__stats(bc, &s3), 0);
+		print_message("stacks sent: %llu on a second run, %llu after resend_all\n",
+			      (unsigned long long)(s2.stacks - s1.stacks),
+			      (unsigned long long)(s3.stacks - s2.stacks));
+	}
 	rsp_bpfcap__detach(bc);
 	perf_evlist__disable(c->evlist);
 	drain(c);
@@ -359,6 +382,9 @@ static void test_switches_match(void **state)
 	assert_true(c->child_exit);
 	assert_true(c->sleeps > 0 && c->sleeps_with_kstack == c->sleeps);
 	assert_true(c->stack_resolved);
+	/* a stack a ring already carried came again only after resend_all */
+	print_message("stacks sent again into the same ring: %d\n", c->stacks_again);
+	assert_true(c->stacks_again > 0);
 	rsp_bpfcap__close(bc);
 	perf_evlist__close(c->evlist);
 	rsp_perf_internal__delete_evlist(c->evlist);
