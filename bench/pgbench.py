@@ -29,6 +29,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from capture import Bare  # noqa: E402  (the same "no capture" mode)
 TITLE = "## pgbench under capture: BPF vs perf backend (issue 12)"
 WINDOW = 64 << 20
 
@@ -86,16 +88,6 @@ class Cluster:
     def stop(self):
         self.as_pg([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-m", "fast", "stop"])
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-class Bare:
-    name = "bare"
-
-    def start(self):
-        pass
-
-    def stop(self):
-        return {}
 
 
 class Rspd:
@@ -159,6 +151,8 @@ class PerfRecord:
 
 
 def write_section(out, text):
+    """Replace the section in place (capture.py's moves it to the end, which would
+    put it after the hand-written analysis that follows it)."""
     with open(out) as f:
         doc = f.read()
     if TITLE in doc:

@@ -389,14 +389,6 @@ static const char *event_source(const struct rsp_event_info *ei)
 	}
 }
 
-/* The events rsp's BPF programs record (bpf/rsp.bpf.c), instead of their tracepoints. */
-static bool bpf_covers(int ev)
-{
-	return ev == RSP_EV_sched_switch || ev == RSP_EV_sched_waking ||
-	       ev == RSP_EV_sched_wakeup_new || ev == RSP_EV_sched_process_fork ||
-	       ev == RSP_EV_sched_process_exec || ev == RSP_EV_sched_process_exit;
-}
-
 /*
  * perf or bpf: --capture perf, or the BPF programs loaded (verified) now;
  * auto falls back to perf and says why; bpf refused is an error.
@@ -484,7 +476,7 @@ static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, siz
 			st->wanted = false;
 			continue;
 		}
-		if (es->bpf && bpf_covers(ev)) {
+		if (es->bpf && rsp_record__bpf_event(ev)) {
 			snprintf(st->source, sizeof(st->source), "bpf");
 			st->open = true;
 			continue;

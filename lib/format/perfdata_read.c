@@ -576,8 +576,8 @@ static int build_schema(struct rsp_perfdata *pd, struct tep_handle *tep)
 		if (bpf) {
 			role = RSP_ROLE_BPF;
 			ev = RSP_EV_sched_switch;
-			for (int e = RSP_EV_sched_switch; e <= RSP_EV_sched_process_exit; e++)
-				pd->info.event_present[e] = true;
+			for (int e = 0; e < RSP_EV__NR; e++)
+				pd->info.event_present[e] |= rsp_record__bpf_event(e);
 		}
 
 		if (!f->name[0])

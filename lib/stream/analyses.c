@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <rsp/record.h>
 #include "internal/analyses.h"
 #include "internal/schema.h"
 
@@ -38,8 +39,7 @@ static bool present(const struct rsp_schema *s, int ev)
 		return has_sideband(s);
 	for (int i = 0; i < s->nr_evsels; i++) {
 		/* rsp's BPF records carry the scheduler's events (lib/stream/bpfrec.c) */
-		if (s->evsels[i].role == RSP_ROLE_BPF && ev >= RSP_EV_sched_switch &&
-		    ev <= RSP_EV_sched_process_exit)
+		if (s->evsels[i].role == RSP_ROLE_BPF && rsp_record__bpf_event(ev))
 			return true;
 		if (s->evsels[i].event == ev && s->evsels[i].role == RSP_ROLE_PRIMARY)
 			return rsp_catalogue__event(ev)->kind != RSP_EVK_TRACEPOINT ||

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <rsp/catalogue.h>
+#include <rsp/record.h>
 #include "internal/schema.h"
 #include "tracepoints/bpf_records.h"
 
@@ -60,6 +61,14 @@ static const struct {
 	[RSP_BREC_EXEC] = {RSP_EV_sched_process_exec, sizeof(struct rsp_brec_exec)},
 	[RSP_BREC_EXIT] = {RSP_EV_sched_process_exit, sizeof(struct rsp_brec_exit)},
 };
+
+bool rsp_record__bpf_event(int ev)
+{
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (kinds[k].size && kinds[k].event >= 0 && kinds[k].event == ev)
+			return true;
+	return false;
+}
 
 int rsp_bpfrec__classify(const void *raw, uint32_t size, int *event)
 {

@@ -224,8 +224,7 @@ void tl__learn_comm(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, ui
 {
 	if (t->comm[0] || !s.len)
 		return;
-	set_comm(t, s);
-	notify_thread(tl, t, time);
+	tl__rename(tl, t, s, time);
 }
 
 void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time)
@@ -359,8 +358,7 @@ static int on_sideband(struct rsp_timeline *tl, const struct rsp_wentry *e)
 		if (!(t = tl__get_thr(tl, w[1])))
 			return -ENOMEM;
 		t->tgid = w[0];
-		set_comm(t, s);
-		notify_thread(tl, t, e->time);
+		tl__rename(tl, t, s, e->time);
 		return 0;
 	}
 	if (h->type == PERF_RECORD_FORK) {

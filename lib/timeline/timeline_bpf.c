@@ -42,11 +42,12 @@ static int on_comm(struct rsp_timeline *tl, const struct rsp_sample *smp)
  */
 #define MAX_COPIED_STACKS 16384
 
-static void forget_stacks(struct rsp_timeline *tl)
+/* Free every (kernel, user) callchain; the vector stays usable (empty). */
+static void free_chains(struct rsp_timeline *tl)
 {
-	tl__bpf_exit(tl);
-	rsp_kvec__init(&tl->bstacks, sizeof(struct bstack));
-	rsp_kvec__init(&tl->bchains, sizeof(struct bchain));
+	for (size_t i = 0; i < rsp_kvec__len(&tl->bchains); i++)
+		free(((struct bchain *)rsp_kvec__at(&tl->bchains, i))->chain);
+	rsp_kvec__exit(&tl->bchains);
 }
 
 static int on_stack(struct rsp_timeline *tl, const struct rsp_sample *smp)
@@ -59,7 +60,7 @@ static int on_stack(struct rsp_timeline *tl, const struct rsp_sample *smp)
 	tl->st.bpf_stacks++;
 	if (!(tl->flags & RSP_TL_RECORDS_STABLE) &&
 	    rsp_kvec__len(&tl->bstacks) + rsp_kvec__len(&tl->bchains) >= MAX_COPIED_STACKS)
-		forget_stacks(tl);
+		tl__bpf_exit(tl); /* rsp_kvec__exit() leaves the vectors usable */
 	b = rsp_kvec__get(&tl->bstacks, rsp_hash__key(r.hash), &added);
 	if (!b)
 		return -ENOMEM;
@@ -115,10 +116,7 @@ static const struct bchain *make_chain(struct rsp_timeline *tl, uint64_t kh, uin
 		return c;
 	if (!(tl->flags & RSP_TL_RECORDS_STABLE) &&
 	    rsp_kvec__len(&tl->bchains) >= MAX_COPIED_STACKS) {
-		/* the pairs only: each is made again from its stacks */
-		for (size_t i = 0; i < rsp_kvec__len(&tl->bchains); i++)
-			free(((struct bchain *)rsp_kvec__at(&tl->bchains, i))->chain);
-		rsp_kvec__exit(&tl->bchains);
+		free_chains(tl); /* the pairs only: each is made again from its stacks */
 	}
 	k = find_stack(tl, kh);
 	u = find_stack(tl, uh);
@@ -173,8 +171,6 @@ void tl__bpf_exit(struct rsp_timeline *tl)
 {
 	for (size_t i = 0; i < rsp_kvec__len(&tl->bstacks); i++)
 		free(((struct bstack *)rsp_kvec__at(&tl->bstacks, i))->own);
-	for (size_t i = 0; i < rsp_kvec__len(&tl->bchains); i++)
-		free(((struct bchain *)rsp_kvec__at(&tl->bchains, i))->chain);
 	rsp_kvec__exit(&tl->bstacks);
-	rsp_kvec__exit(&tl->bchains);
+	free_chains(tl);
 }

@@ -2,6 +2,7 @@
 #ifndef RSP_RECORD_H
 #define RSP_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 #include <rsp/api.h>
@@ -90,6 +91,13 @@ RSP_API uint64_t rsp_record__time(const struct rsp_schema *s, const struct perf_
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_CPU)
 #define RSP_LAYOUT_FORBIDDEN (PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID)
+
+/**
+ * rsp_record__bpf_event() - @ev is one of the events rsp's compact BPF
+ * records stand for (tracepoints/bpf_records.h): recorded by the BPF
+ * programs under rspd --capture bpf, decoded from a bpf-output evsel.
+ */
+RSP_API bool rsp_record__bpf_event(int ev);
 
 /** rsp_layout__check() - 0 if @attr follows rsp's layout, else -EINVAL. */
 RSP_API int rsp_layout__check(const struct perf_event_attr *attr);
