@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rsp's BPF capture: one small tp_btf program per scheduler tracepoint,
- * each writing a compact record (tracepoints/bpf_records.h) into the perf
- * ring of the CPU it runs on, through a PERF_COUNT_SW_BPF_OUTPUT event per
- * CPU that userspace opened (map "events"). Records, cpu-clock samples and
- * side-band records stay one time-ordered stream per CPU.
+ * each writing a compact record (tracepoints/bpf_records.h) into the BPF
+ * ring buffer of the CPU it runs on (map "rings", one ring per CPU that
+ * userspace creates). rspd's drain copies each CPU's records into a stream
+ * of the window of their own, which its merge orders by time with the
+ * perf rings' cpu-clock samples, side-band records and uprobes.
+ *
+ * Why a BPF ring buffer and not bpf_perf_event_output() into the perf
+ * rings: on this machine (2 vCPUs) bpf_perf_event_output() costs ~550-650
+ * ns per record, bpf_ringbuf_output() ~140 ns (BENCHMARKS.md); the perf
+ * path also prepends a 44-byte sample header to every record. One ring per
+ * CPU keeps each CPU's records in order and the programs off each other's
+ * cache lines. Records are submitted without a wakeup; the writer wakes the
+ * drain only when its ring crosses wake_bytes (the drain also runs every
+ * --flush-interval), so a busy CPU does not pay a wakeup per record.
  *
  * Strings and stacks travel once per CPU ring: a COMM record when a thread
  * is first seen on a CPU (or renamed), a STACK record the first time a stack
  * is seen on a CPU; later records carry the stack's hash. The "sent" maps
  * are LRUs: an evicted entry only means the COMM or STACK is sent again.
- *
- * Cost (this machine, 2 vCPUs): bpf_perf_event_output() is ~550-650 ns per
- * record against ~140 ns for bpf_ringbuf_output(), but a BPF ring buffer is
- * one stream for all CPUs, not the per-CPU perf rings rspd's window, gaps
- * and lost counts are built on; the perf path keeps that design.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -29,6 +34,8 @@ const volatile int stack_policy = RSP_BSTACKS_NONE;
 const volatile int max_stack = 64; /* frames per stack, <= RSP_BPF_MAX_STACK */
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
+/* Wake the drain when a ring holds this many bytes (0: never; it polls). */
+const volatile unsigned long long wake_bytes = 0;
 /* Tests: make one program invalid, to check the refusal's sentence and log. */
 const volatile bool force_verifier_failure = false;
 
@@ -51,11 +58,18 @@ enum counter {
 	C__NR,
 };
 
+/* Each CPU's ring: the loader sets the size, the number of CPUs, and fills it. */
+struct ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-} events SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -141,15 +155,33 @@ static __always_inline void count(u32 c)
 
 static __always_inline void hdr(struct rsp_brec_hdr *h, u8 kind, u16 size)
 {
-	h->kind = kind;
-	h->version = RSP_BPF_LAYOUT_VERSION;
+	u64 id = bpf_get_current_pid_tgid();
+
+	h->type = RSP_BREC_TYPE(kind);
+	h->cpu = (u16)bpf_get_smp_processor_id();
 	h->size = size;
-	h->pad = 0;
+	h->time = bpf_ktime_get_ns();
+	h->pid = (u32)(id >> 32);
+	h->tid = (u32)id;
 }
 
+/* Into this CPU's ring; a full ring (or none) is counted: userspace makes it a gap. */
 static __always_inline void emit(void *ctx, void *rec, u64 size)
 {
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, rec, size))
+	u32 cpu = bpf_get_smp_processor_id();
+	void *rb = bpf_map_lookup_elem(&rings, &cpu);
+	u64 flags = BPF_RB_NO_WAKEUP, avail;
+
+	if (!rb) {
+		count(C_OUTPUT_ERRORS);
+		return;
+	}
+	if (wake_bytes) {
+		avail = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA);
+		if (avail < wake_bytes && avail + size >= wake_bytes)
+			flags = BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_output(rb, rec, size, flags))
 		count(C_OUTPUT_ERRORS);
 	else
 		count(C_RECORDS);
@@ -286,8 +318,6 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	send_comm(ctx, prev);
 	send_comm(ctx, next);
 	__builtin_memset(&r, 0, sizeof(r));
-	r.sw.prev_tid = BPF_CORE_READ(prev, pid);
-	r.sw.prev_pid = BPF_CORE_READ(prev, tgid);
 	r.sw.next_tid = BPF_CORE_READ(next, pid);
 	r.sw.next_pid = BPF_CORE_READ(next, tgid);
 	r.sw.prev_state = state;
@@ -306,7 +336,7 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	 */
 	if (kernel_stacks)
 		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2);
-	if (user_stacks && r.sw.prev_pid)
+	if (user_stacks && BPF_CORE_READ(prev, tgid))
 		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0);
 	hdr(&r.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r));
 	emit(ctx, &r, sizeof(r));
@@ -356,9 +386,7 @@ int BPF_PROG(rsp_sched_process_fork, struct task_struct *parent, struct task_str
 {
 	struct rsp_brec_fork r;
 
-	hdr(&r.h, RSP_BREC_FORK, sizeof(r));
-	r.parent_tid = BPF_CORE_READ(parent, pid);
-	r.parent_pid = BPF_CORE_READ(parent, tgid);
+	hdr(&r.h, RSP_BREC_FORK, sizeof(r)); /* the parent is current */
 	r.child_tid = BPF_CORE_READ(child, pid);
 	r.child_pid = BPF_CORE_READ(child, tgid);
 	emit(ctx, &r, sizeof(r));
@@ -371,9 +399,9 @@ int BPF_PROG(rsp_sched_process_exec, struct task_struct *p, pid_t old_pid,
 {
 	struct rsp_brec_exec r;
 
-	hdr(&r.h, RSP_BREC_EXEC, sizeof(r));
-	r.pid = BPF_CORE_READ(p, pid);
+	hdr(&r.h, RSP_BREC_EXEC, sizeof(r)); /* p is current */
 	r.old_pid = (u32)old_pid;
+	r.pad = 0;
 	emit(ctx, &r, sizeof(r));
 	send_comm(ctx, p); /* the new image's name */
 	return 0;
@@ -384,9 +412,7 @@ int BPF_PROG(rsp_sched_process_exit, struct task_struct *p)
 {
 	struct rsp_brec_exit r;
 
-	hdr(&r.h, RSP_BREC_EXIT, sizeof(r));
-	r.tid = BPF_CORE_READ(p, pid);
-	r.pid = BPF_CORE_READ(p, tgid);
+	hdr(&r.h, RSP_BREC_EXIT, sizeof(r)); /* p is current */
 	emit(ctx, &r, sizeof(r));
 	return 0;
 }

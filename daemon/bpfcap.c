@@ -15,10 +15,28 @@
 #define LOCKDOWN_PATH "/sys/kernel/security/lockdown"
 #define LOG_TAIL      4096
 
+struct ring_ctx {
+	struct rsp_bpfcap *bc;
+	unsigned cpu;
+};
+
 struct rsp_bpfcap {
 	struct rsp *skel;
 	bool attached;
+	unsigned nr_cpus;
+	int *ring_fds;		 /* per CPU: the BPF ring buffer map, -1 if none */
+	struct ring_ctx *rctx;	 /* per CPU: the consumer's context */
+	struct ring_buffer *rb;	 /* libbpf's consumer over every CPU's ring */
+	rsp_bpfcap_record_fn fn; /* where records go */
+	void *fn_ctx;
 };
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	const struct ring_ctx *rc = ctx;
+
+	return rc->bc->fn(rc->bc->fn_ctx, rc->cpu, data, size);
+}
 
 /*
  * libbpf's messages (the verifier's log among them) go to a buffer, not
@@ -65,6 +83,7 @@ void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o)
 	o->max_stack = 64;
 	o->kernel_stacks = true;
 	o->user_stacks = true;
+	o->ring_bytes = 1u << 20;
 }
 
 /* The lockdown mode in force ("none", "integrity", "confidentiality"), or "". */
@@ -131,6 +150,71 @@ static void load_error(int e, char *err, size_t errlen)
 	}
 }
 
+static void ring_error(unsigned cpu, int ret, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 ret == -ENOMEM || ret == -EPERM
+			 ? "could not make CPU %u's BPF ring (%s): raise RLIMIT_MEMLOCK "
+			   "(LimitMEMLOCK= in the unit), lower --ring-pages or use --capture perf"
+			 : "could not make CPU %u's BPF ring (%s): use --capture perf",
+		 cpu, strerror(-ret));
+}
+
+/*
+ * One BPF ring buffer per CPU, made before the programs load: the first is
+ * the template of the "rings" array's values (libbpf cannot resize an
+ * inner map itself), the array is filled after the load.
+ */
+static int make_rings(struct rsp_bpfcap *bc, const struct rsp_bpfcap_opts *o, char *err,
+		      size_t errlen)
+{
+	bc->ring_fds = malloc(bc->nr_cpus * sizeof(*bc->ring_fds));
+	bc->rctx = calloc(bc->nr_cpus, sizeof(*bc->rctx));
+	if (!bc->ring_fds || !bc->rctx) {
+		snprintf(err, errlen, "out of memory making rsp's BPF rings");
+		return -ENOMEM;
+	}
+	for (unsigned c = 0; c < bc->nr_cpus; c++)
+		bc->ring_fds[c] = -1;
+	for (unsigned c = 0; c < bc->nr_cpus; c++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rsp_ring", 0, 0, o->ring_bytes, NULL);
+
+		if (fd < 0) {
+			ring_error(c, -errno, err, errlen);
+			return -errno;
+		}
+		bc->rctx[c].bc = bc;
+		bc->rctx[c].cpu = c;
+		bc->ring_fds[c] = fd;
+	}
+	return bpf_map__set_inner_map_fd(bc->skel->maps.rings, bc->ring_fds[0]);
+}
+
+/* Each CPU's ring into the programs' array, and libbpf's consumer over them all. */
+static int fill_rings(struct rsp_bpfcap *bc, char *err, size_t errlen)
+{
+	int outer = bpf_map__fd(bc->skel->maps.rings);
+
+	for (unsigned c = 0; c < bc->nr_cpus; c++) {
+		int fd = bc->ring_fds[c], ret = 0;
+
+		if (bpf_map_update_elem(outer, &c, &fd, BPF_ANY))
+			ret = -errno;
+		if (!ret && !bc->rb) {
+			bc->rb = ring_buffer__new(fd, on_ring_record, &bc->rctx[c], NULL);
+			if (!bc->rb)
+				ret = -errno;
+		} else if (!ret && ring_buffer__add(bc->rb, fd, on_ring_record, &bc->rctx[c])) {
+			ret = -errno;
+		}
+		if (ret) {
+			ring_error(c, ret, err, errlen);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, size_t errlen)
 {
 	struct rsp_bpfcap *bc;
@@ -165,36 +249,36 @@ struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, 
 	bc->skel->rodata->kernel_stacks = o->kernel_stacks;
 	bc->skel->rodata->user_stacks = o->user_stacks;
 	bc->skel->rodata->force_verifier_failure = o->force_verifier_failure;
+	bc->skel->rodata->wake_bytes = o->wake_bytes;
+	bc->nr_cpus = o->nr_cpus ? o->nr_cpus : (unsigned)libbpf_num_possible_cpus();
+	ret = bpf_map__set_max_entries(bc->skel->maps.rings, bc->nr_cpus);
+	if (ret) {
+		snprintf(err, errlen, "could not size rsp's BPF ring array (%u CPUs): %s",
+			 bc->nr_cpus, strerror(-ret));
+		rsp_bpfcap__close(bc);
+		return NULL;
+	}
+	if (make_rings(bc, o, err, errlen)) {
+		rsp_bpfcap__close(bc);
+		return NULL;
+	}
 	ret = rsp__load(bc->skel);
 	if (ret) {
 		load_error(-ret, err, errlen);
-		rsp__destroy(bc->skel);
-		free(bc);
+		rsp_bpfcap__close(bc);
+		return NULL;
+	}
+	if (fill_rings(bc, err, errlen)) {
+		rsp_bpfcap__close(bc);
 		return NULL;
 	}
 	return bc;
 }
 
-int rsp_bpfcap__attach(struct rsp_bpfcap *bc, const int *fds, int nr_cpus, char *err, size_t errlen)
+int rsp_bpfcap__attach(struct rsp_bpfcap *bc, char *err, size_t errlen)
 {
-	struct bpf_map *events = bc->skel->maps.events;
 	int ret;
 
-	for (int c = 0; c < nr_cpus; c++) {
-		uint32_t key = (uint32_t)c;
-		uint32_t fd;
-
-		if (fds[c] < 0)
-			continue;
-		fd = (uint32_t)fds[c];
-		ret = bpf_map__update_elem(events, &key, sizeof(key), &fd, sizeof(fd), BPF_ANY);
-		if (ret) {
-			snprintf(err, errlen,
-				 "could not give CPU %d's perf event to rsp's BPF programs: %s", c,
-				 strerror(-ret));
-			return ret;
-		}
-	}
 	ret = rsp__attach(bc->skel);
 	if (ret) {
 		snprintf(err, errlen,
@@ -205,6 +289,38 @@ int rsp_bpfcap__attach(struct rsp_bpfcap *bc, const int *fds, int nr_cpus, char 
 	}
 	bc->attached = true;
 	return 0;
+}
+
+int rsp_bpfcap__poll_fd(const struct rsp_bpfcap *bc)
+{
+	return bc->rb ? ring_buffer__epoll_fd(bc->rb) : -1;
+}
+
+int rsp_bpfcap__consume(struct rsp_bpfcap *bc, rsp_bpfcap_record_fn fn, void *ctx)
+{
+	bc->fn = fn;
+	bc->fn_ctx = ctx;
+	return bc->rb ? ring_buffer__consume(bc->rb) : 0;
+}
+
+int rsp_bpfcap__lost(const struct rsp_bpfcap *bc, uint64_t *per_cpu, unsigned nr)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t k = 3; /* C_OUTPUT_ERRORS */
+	uint64_t *v;
+	int ret;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ret = bpf_map__lookup_elem(bc->skel->maps.counters, &k, sizeof(k), v,
+				   (size_t)ncpu * sizeof(*v), 0);
+	for (unsigned c = 0; !ret && c < nr; c++)
+		per_cpu[c] = c < (unsigned)ncpu ? v[c] : 0;
+	free(v);
+	return ret;
 }
 
 void rsp_bpfcap__detach(struct rsp_bpfcap *bc)
@@ -220,6 +336,12 @@ void rsp_bpfcap__close(struct rsp_bpfcap *bc)
 	if (!bc)
 		return;
 	rsp_bpfcap__detach(bc);
+	ring_buffer__free(bc->rb);
+	for (unsigned c = 0; bc->ring_fds && c < bc->nr_cpus; c++)
+		if (bc->ring_fds[c] >= 0)
+			close(bc->ring_fds[c]);
+	free(bc->ring_fds);
+	free(bc->rctx);
 	rsp__destroy(bc->skel);
 	free(bc);
 }

@@ -6,8 +6,8 @@
  * The BPF capture programs (bpf/rsp.bpf.c, a libbpf skeleton): opened and
  * verified with the stack policy in their .rodata, then attached to the
  * scheduler's tp_btf tracepoints, writing compact records
- * (tracepoints/bpf_records.h) into one PERF_COUNT_SW_BPF_OUTPUT perf event
- * per CPU that the caller opened (with libperf, in its CPU's ring).
+ * (tracepoints/bpf_records.h) into a BPF ring buffer per CPU, which the
+ * caller consumes (rsp_bpfcap__consume(), woken by rsp_bpfcap__poll_fd()).
  * Every failure is one sentence naming the problem and the fix.
  */
 #include <stdbool.h>
@@ -21,13 +21,16 @@ struct rsp_bpfcap_opts {
 	enum rsp_bstack_policy stacks;
 	unsigned max_stack; /* frames, 1..RSP_BPF_MAX_STACK */
 	bool kernel_stacks, user_stacks;
+	unsigned nr_cpus;    /* rings: one per CPU 0 .. nr_cpus-1 (0: every possible CPU) */
+	uint32_t ring_bytes; /* per ring: a power of 2, a multiple of the page size */
+	uint64_t wake_bytes; /* wake the consumer when a ring holds this much (0: never) */
 	/* tests */
 	bool force_verifier_failure; /* the switch program is made invalid */
 };
 
 struct rsp_bpfcap_stats {
 	uint64_t records, stacks, comms; /* written */
-	uint64_t output_errors;		 /* bpf_perf_event_output() failed: a full ring */
+	uint64_t output_errors;		 /* bpf_ringbuf_output() failed: a full ring */
 	uint64_t stack_errors;		 /* bpf_get_stack() failed */
 };
 
@@ -42,13 +45,29 @@ void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o);
  */
 struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, size_t errlen);
 
-/**
- * rsp_bpfcap__attach() - send CPU c's records to perf event @fds[c] (-1:
- * none from that CPU) and attach every program. Return: 0 or -errno with
- * one sentence in @err.
+/*
+ * Called for each record consumed, in each CPU's order: @data is valid
+ * during the call only. Return 0 (a negative value stops the round).
  */
-int rsp_bpfcap__attach(struct rsp_bpfcap *bc, const int *fds, int nr_cpus, char *err,
-		       size_t errlen);
+typedef int (*rsp_bpfcap_record_fn)(void *ctx, unsigned cpu, const void *data, size_t size);
+
+/**
+ * rsp_bpfcap__attach() - attach every program: records start to arrive.
+ * Return: 0 or -errno with one sentence in @err.
+ */
+int rsp_bpfcap__attach(struct rsp_bpfcap *bc, char *err, size_t errlen);
+
+/** rsp_bpfcap__poll_fd() - readable when a ring crossed its wake mark (epoll). */
+int rsp_bpfcap__poll_fd(const struct rsp_bpfcap *bc);
+
+/**
+ * rsp_bpfcap__consume() - every record the rings hold, to @fn (single
+ * consumer). Return: the number of records, or -errno.
+ */
+int rsp_bpfcap__consume(struct rsp_bpfcap *bc, rsp_bpfcap_record_fn fn, void *ctx);
+
+/** rsp_bpfcap__lost() - records each CPU's programs could not write (a full ring), ever. */
+int rsp_bpfcap__lost(const struct rsp_bpfcap *bc, uint64_t *per_cpu, unsigned nr);
 
 /** rsp_bpfcap__detach() - stop writing records (the programs stay loaded). */
 void rsp_bpfcap__detach(struct rsp_bpfcap *bc);

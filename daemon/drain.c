@@ -13,6 +13,10 @@
 #include <rsp/record.h>
 #include "drain.h"
 #include "sbq.h"
+#ifdef RSP_HAVE_BPF
+#include "bpfcap.h"
+#endif
+#include "tracepoints/bpf_records.h"
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)
 {
@@ -25,14 +29,23 @@ int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window
 	atomic_init(&d->drained_to, 0);
 	d->es = es;
 	d->window = w;
+	d->bpf_entry = -1;
+	for (int i = 0; i < es->nr; i++)
+		if (es->e[i].role == RSP_ROLE_BPF)
+			d->bpf_entry = i;
 	d->cpu = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->cpu));
-	return d->cpu ? 0 : -1;
+	d->bpf_lost = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->bpf_lost));
+	d->bpf_last = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->bpf_last));
+	return d->cpu && d->bpf_lost && d->bpf_last ? 0 : -1;
 }
 
 void rsp_drain__exit(struct rsp_drain *d)
 {
 	free(d->cpu);
+	free(d->bpf_lost);
+	free(d->bpf_last);
 	d->cpu = NULL;
+	d->bpf_lost = d->bpf_last = NULL;
 }
 
 static void add(_Atomic uint64_t *c, uint64_t v)
@@ -114,12 +127,95 @@ uint64_t rsp_drain__ring(struct rsp_drain *d, int idx)
 	return n;
 }
 
+/*
+ * A record of CPU @cpu's BPF ring: stored as it is, in the CPU's second
+ * stream of the window (the perf ring's records are in its first), which
+ * the window's merge orders with the first by time. A record that does not
+ * look like one of rsp's (a size or type the programs never write) is
+ * counted as dropped, not stored.
+ */
+static int on_bpf_record(void *ctx, unsigned cpu, const void *data, size_t size)
+{
+	struct rsp_drain *d = ctx;
+	const struct rsp_brec_hdr *b = data;
+	struct rsp_cpu_counters *k;
+
+	if (cpu >= d->es->max_cpu)
+		return 0;
+	k = &d->cpu[cpu];
+	if (size < sizeof(*b) || size % 8 || b->size != size || !RSP_BREC_IS_TYPE(b->type)) {
+		add(&k->dropped, 1);
+		return 0;
+	}
+	add(&k->records, 1);
+	add(&k->bytes, size);
+	if (d->bpf_entry >= 0)
+		add(&d->delivered[d->bpf_entry], 1);
+	d->bpf_last[cpu] = b->time;
+	d->bpf_n++;
+	if (d->window &&
+	    rsp_window__append(d->window, d->es->max_cpu + cpu, b->time, (const void *)b)) {
+		add(&k->dropped, 1);
+		rsp_window__note_lost(d->window, d->es->max_cpu + cpu, b->time, 1);
+		d->resend = true;
+	}
+	return 0;
+}
+
+uint64_t rsp_drain__bpf(struct rsp_drain *d)
+{
+#ifdef RSP_HAVE_BPF
+	if (!d->es->bpf)
+		return 0;
+	d->bpf_n = 0;
+	rsp_bpfcap__consume(d->es->bpf, on_bpf_record, d);
+	return d->bpf_n;
+#else
+	(void)on_bpf_record;
+	(void)d;
+	return 0;
+#endif
+}
+
+/*
+ * What the BPF programs could not write (their CPU's ring was full): a gap
+ * in that CPU's BPF stream after the last record drained from it, as the
+ * kernel's PERF_RECORD_LOST is in a perf ring. Read once per timed drain
+ * (a map read is a system call).
+ */
+static void note_bpf_lost(struct rsp_drain *d)
+{
+#ifdef RSP_HAVE_BPF
+	unsigned n = d->es->max_cpu;
+	uint64_t lost[1024];
+
+	if (!d->es->bpf || n > 1024 || rsp_bpfcap__lost(d->es->bpf, lost, n))
+		return;
+	for (unsigned c = 0; c < n; c++) {
+		uint64_t delta = lost[c] - d->bpf_lost[c];
+
+		if (!delta)
+			continue;
+		d->bpf_lost[c] = lost[c];
+		add(&d->cpu[c].lost, delta);
+		add(&d->cpu[c].lost_events, 1);
+		if (d->window)
+			rsp_window__note_lost(d->window, n + c, d->bpf_last[c], delta);
+		d->resend = true;
+	}
+#else
+	(void)d;
+#endif
+}
+
 uint64_t rsp_drain__all(struct rsp_drain *d)
 {
 	uint64_t n = 0;
 
 	for (int i = 0; i < d->es->nr_rings; i++)
 		n += rsp_drain__ring(d, i);
+	n += rsp_drain__bpf(d);
+	note_bpf_lost(d);
 	/* What the lost records carried (a name, a stack sent once) comes again. */
 	if (d->resend) {
 		d->resend = false;

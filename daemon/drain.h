@@ -45,12 +45,24 @@ struct rsp_drain {
 	struct rsp_sbq *sbq;
 	/* a ring lost records: the BPF programs must send names and stacks again */
 	bool resend;
+	/* the BPF rings: the evset entry their records count as, per CPU what
+	 * the programs could not write (as last read) and the last record's time */
+	int bpf_entry;
+	uint64_t *bpf_lost;
+	uint64_t *bpf_last;
+	uint64_t bpf_n; /* records of the current rsp_drain__bpf() */
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);
 void rsp_drain__exit(struct rsp_drain *d);
 /** rsp_drain__ring() - copy every record of ring @idx into the window; returns records. */
 uint64_t rsp_drain__ring(struct rsp_drain *d, int idx);
+/**
+ * rsp_drain__bpf() - copy every record of the BPF rings (the bpf backend)
+ * into the window, each CPU's into its second stream; returns records.
+ */
+uint64_t rsp_drain__bpf(struct rsp_drain *d);
+/** rsp_drain__all() - every ring, then the BPF programs' losses as gaps. */
 uint64_t rsp_drain__all(struct rsp_drain *d);
 /**
  * rsp_drain__check() - drain every ring, then read what the kernel counted

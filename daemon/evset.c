@@ -393,6 +393,18 @@ static const char *event_source(const struct rsp_event_info *ei)
  * perf or bpf: --capture perf, or the BPF programs loaded (verified) now;
  * auto falls back to perf and says why; bpf refused is an error.
  */
+#ifdef RSP_HAVE_BPF
+/* A CPU's BPF ring: --ring-pages, as a power of 2 (the kernel's rule). */
+static uint32_t bpf_ring_bytes(const struct rsp_capture_opts *o)
+{
+	uint64_t want = (uint64_t)o->ring_pages * 4096, b = 4096;
+
+	while (b < want && b < (1u << 30))
+		b *= 2;
+	return (uint32_t)b;
+}
+#endif
+
 static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 {
 	const struct rsp_capture_opts *o = &es->opts;
@@ -412,6 +424,8 @@ static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 		bo.max_stack = o->max_stack;
 		bo.kernel_stacks = o->callchain_kernel;
 		bo.user_stacks = o->callchain_user;
+		bo.ring_bytes = bpf_ring_bytes(o);
+		bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
 		/* tests: a refusal on demand (the verifier rejects a program) */
 		bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
 		es->bpf = rsp_bpfcap__open(&bo, why, sizeof(why));
@@ -434,7 +448,12 @@ static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 	return 0;
 }
 
-/* The BPF programs' output: one event per CPU, first in the set (its fd is the ring's). */
+/*
+ * The evsel rsp's compact records belong to: in the schema, the window's
+ * records of the BPF rings decode as its samples, and a dump writes them as
+ * its samples (perf reads them as bpf-output). The programs write into BPF
+ * ring buffers, never into this event.
+ */
 static int add_bpf_output(struct rsp_evset *es)
 {
 	struct perf_event_attr a;
@@ -726,15 +745,8 @@ int rsp_evset__enable(struct rsp_evset *es, char *err, size_t errlen)
 	perf_evlist__enable(es->evlist);
 #ifdef RSP_HAVE_BPF
 	if (es->bpf && !es->bpf_attached) {
-		/* after the enable: output into a disabled event is refused */
-		int fds[1024], ret;
+		int ret = rsp_bpfcap__attach(es->bpf, err, errlen);
 
-		for (int c = 0; c < 1024; c++)
-			fds[c] = -1;
-		for (int i = 0; i < es->nr_rings; i++)
-			if (es->rings[i].cpu < 1024)
-				fds[es->rings[i].cpu] = es->rings[i].fd;
-		ret = rsp_bpfcap__attach(es->bpf, fds, (int)es->max_cpu, err, errlen);
 		if (ret)
 			return ret;
 		es->bpf_attached = true;

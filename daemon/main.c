@@ -18,6 +18,9 @@
 #include <sys/timerfd.h>
 #include <traceevent/event-parse.h>
 #include "analysis.h"
+#ifdef RSP_HAVE_BPF
+#include "bpfcap.h"
+#endif
 #include "clock.h"
 #include "config.h"
 #include "dump.h"
@@ -137,6 +140,7 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	wc.budget = d->cfg.window_budget;
 	wc.nr_cpus = d->es.max_cpu;
 	wc.chunk_size = d->cfg.chunk_size;
+	wc.streams_per_cpu = d->es.bpf ? 2 : 1; /* the perf rings, and the BPF rings */
 	d->window = rsp_window__new(&wc);
 	if (!d->window) {
 		snprintf(err, errlen,
@@ -235,6 +239,7 @@ static void close_fds(struct loop_fds *f)
 #define KEY_SIGNAL 0xfffffff0u
 #define KEY_TIMER  0xfffffff1u
 #define KEY_HOUSE  0xfffffff2u
+#define KEY_BPF	   0xfffffff3u
 
 /*
  * SIGHUP: read the file again. A bad file changes nothing (the error, with
@@ -359,6 +364,10 @@ static int capture_loop(struct rspd *d, struct loop_fds *f)
 	for (int i = 0; i < d->es.nr_rings; i++)
 		if (add_fd(epfd, d->es.rings[i].fd, (uint32_t)i))
 			return -1;
+#ifdef RSP_HAVE_BPF
+	if (d->es.bpf && add_fd(epfd, rsp_bpfcap__poll_fd(d->es.bpf), KEY_BPF))
+		return -1;
+#endif
 	while (!d->stop) {
 		int n = epoll_wait(epfd, evs, 64, -1);
 
@@ -371,6 +380,8 @@ static int capture_loop(struct rspd *d, struct loop_fds *f)
 				on_timer(d, f->tfd, &last_rates);
 			else if (key == KEY_HOUSE)
 				on_house(d, f, &last_status);
+			else if (key == KEY_BPF)
+				rsp_drain__bpf(&d->drain);
 			else if (evs[i].events & EPOLLIN)
 				rsp_drain__ring(&d->drain, (int)key);
 			else if (evs[i].events & (EPOLLHUP | EPOLLERR))

@@ -3,9 +3,15 @@
  * The compact records rsp's BPF programs (bpf/rsp.bpf.c) write, and
  * userspace reads: one fixed, versioned layout, shared by both sides (it
  * compiles with clang -target bpf against vmlinux.h and with gcc against
- * <stdint.h>). Each record travels as the raw data of a perf sample of a
- * PERF_COUNT_SW_BPF_OUTPUT event, so its time, CPU and current task come
- * from that sample and are not repeated here.
+ * <stdint.h>).
+ *
+ * Each record starts with a header shaped like perf's (struct
+ * perf_event_header: type, misc, size), with a type of rsp's own outside
+ * perf's range, then the time and the current task: the programs write
+ * them into a BPF ring buffer per CPU, and the drain stores them in the
+ * window as they are, beside the perf rings' records, in a stream of their
+ * own per CPU that the window's merge orders by time. A dump writes each
+ * one as the raw data of a bpf-output sample (perf reads it as such).
  *
  * Only the fields rsp's decoder reads from the kernel's tracepoints, no
  * strings after a thread's first sight: a COMM record carries a thread's
@@ -30,7 +36,7 @@ typedef __u32 rsp_u32;
 typedef __u64 rsp_u64;
 #endif
 
-#define RSP_BPF_LAYOUT_VERSION 1
+#define RSP_BPF_LAYOUT_VERSION 2
 #define RSP_BPF_COMM_LEN       16
 #define RSP_BPF_MAX_STACK      127 /* frames per STACK record */
 
@@ -45,16 +51,33 @@ enum rsp_brec_kind {
 	RSP_BREC_FORK = 9,	   /* sched_process_fork */
 	RSP_BREC_EXEC = 10,	   /* sched_process_exec */
 	RSP_BREC_EXIT = 11,	   /* sched_process_exit */
+	RSP_BREC__NR
 };
 
-/* Every record starts so: what it is and its size in bytes (a multiple of 8). */
+/*
+ * The record type: "RS" in the high half (far above perf's record types,
+ * and its user types from 64), the layout version, the kind.
+ */
+#define RSP_BREC_TYPE_TAG	   0x52530000u
+#define RSP_BREC_TYPE(kind)	   (RSP_BREC_TYPE_TAG | (RSP_BPF_LAYOUT_VERSION << 8) | (kind))
+#define RSP_BREC_IS_TYPE(type)	   (((type) & 0xffff0000u) == RSP_BREC_TYPE_TAG)
+#define RSP_BREC_TYPE_VERSION(type) (((type) >> 8) & 0xffu)
+#define RSP_BREC_TYPE_KIND(type)   ((type) & 0xffu)
+
+/*
+ * Every record starts so: perf's header (type, misc = the CPU, size in
+ * bytes, a multiple of 8), the time (CLOCK_MONOTONIC, as rspd's perf
+ * events), and the task that was current when it was written.
+ */
 struct rsp_brec_hdr {
-	rsp_u8 kind;
-	rsp_u8 version; /* RSP_BPF_LAYOUT_VERSION */
+	rsp_u32 type; /* RSP_BREC_TYPE(kind) */
+	rsp_u16 cpu;
 	rsp_u16 size;
-	rsp_u32 pad;
+	rsp_u64 time;
+	rsp_u32 pid, tid; /* the current task */
 };
 
+/* A thread's name: not always the current task's (the next task of a switch). */
 struct rsp_brec_comm {
 	struct rsp_brec_hdr h;
 	rsp_u32 tid, pid;
@@ -74,12 +97,12 @@ struct rsp_brec_stack {
 };
 
 /*
- * prev_state as the sched_switch tracepoint reports it (TASK_REPORT_MAX,
- * 0x100, for a preemption; else the bit of the sleep state, 0 running).
+ * prev is the current task (the header's pid and tid). prev_state as the
+ * sched_switch tracepoint reports it (TASK_REPORT_MAX, 0x100, for a
+ * preemption; else the bit of the sleep state, 0 running).
  */
 struct rsp_brec_switch {
 	struct rsp_brec_hdr h;
-	rsp_u32 prev_tid, prev_pid;
 	rsp_u32 next_tid, next_pid;
 	rsp_u32 prev_state;
 	rsp_u8 prev_prio, next_prio;
@@ -92,6 +115,7 @@ struct rsp_brec_switch_stack {
 	rsp_u64 kstack, ustack;
 };
 
+/* The waker is the current task (the header's), the woken one here. */
 struct rsp_brec_waking {
 	struct rsp_brec_hdr h;
 	rsp_u32 tid, pid; /* the woken thread */
@@ -105,33 +129,35 @@ struct rsp_brec_waking_stack {
 	rsp_u64 kstack, ustack; /* the waker's */
 };
 
+/* The parent is the current task. */
 struct rsp_brec_fork {
 	struct rsp_brec_hdr h;
-	rsp_u32 parent_tid, parent_pid;
 	rsp_u32 child_tid, child_pid;
 };
 
+/* The task that exec'd is the current one; its tid before (a thread's exec). */
 struct rsp_brec_exec {
 	struct rsp_brec_hdr h;
-	rsp_u32 pid, old_pid;
+	rsp_u32 old_pid;
+	rsp_u32 pad;
 };
 
+/* The exiting task is the current one. */
 struct rsp_brec_exit {
 	struct rsp_brec_hdr h;
-	rsp_u32 tid, pid;
 };
 
 /* The layout is part of the protocol: these sizes do not change within a version. */
-_Static_assert(sizeof(struct rsp_brec_hdr) == 8, "rsp_brec_hdr");
-_Static_assert(sizeof(struct rsp_brec_comm) == 32, "rsp_brec_comm");
-_Static_assert(sizeof(struct rsp_brec_stack) == 24, "rsp_brec_stack");
-_Static_assert(sizeof(struct rsp_brec_switch) == 32, "rsp_brec_switch");
-_Static_assert(sizeof(struct rsp_brec_switch_stack) == 48, "rsp_brec_switch_stack");
-_Static_assert(sizeof(struct rsp_brec_waking) == 24, "rsp_brec_waking");
-_Static_assert(sizeof(struct rsp_brec_waking_stack) == 40, "rsp_brec_waking_stack");
-_Static_assert(sizeof(struct rsp_brec_fork) == 24, "rsp_brec_fork");
-_Static_assert(sizeof(struct rsp_brec_exec) == 16, "rsp_brec_exec");
-_Static_assert(sizeof(struct rsp_brec_exit) == 16, "rsp_brec_exit");
+_Static_assert(sizeof(struct rsp_brec_hdr) == 24, "rsp_brec_hdr");
+_Static_assert(sizeof(struct rsp_brec_comm) == 48, "rsp_brec_comm");
+_Static_assert(sizeof(struct rsp_brec_stack) == 40, "rsp_brec_stack");
+_Static_assert(sizeof(struct rsp_brec_switch) == 40, "rsp_brec_switch");
+_Static_assert(sizeof(struct rsp_brec_switch_stack) == 56, "rsp_brec_switch_stack");
+_Static_assert(sizeof(struct rsp_brec_waking) == 40, "rsp_brec_waking");
+_Static_assert(sizeof(struct rsp_brec_waking_stack) == 56, "rsp_brec_waking_stack");
+_Static_assert(sizeof(struct rsp_brec_fork) == 32, "rsp_brec_fork");
+_Static_assert(sizeof(struct rsp_brec_exec) == 32, "rsp_brec_exec");
+_Static_assert(sizeof(struct rsp_brec_exit) == 24, "rsp_brec_exit");
 
 /* The stack policy the programs apply (their .rodata, set before load). */
 enum rsp_bstack_policy {

@@ -22,6 +22,7 @@
 #include <rsp/record.h>
 #include <rsp/tp.h>
 #include "internal/schema.h"
+#include "tracepoints/bpf_records.h"
 
 #define PD_HEADER_SIZE	   104
 #define PD_ATTR_SIZE	   PERF_ATTR_SIZE_VER7 /* what perf 6.1 reads */
@@ -59,6 +60,7 @@ struct rsp_pdwriter {
 	uint16_t pad_at[RSP_SCHEMA_MAX_EVSELS]; /* byte offset of the empty callchain, 0: none */
 	int synth_fe; /* file evsel the process records are attributed to */
 	uint64_t synth_id;
+	uint64_t bpf_id; /* the bpf-output evsel's id: BPF ring records become its samples */
 	uint64_t attrs_off, data_off;
 	bool in_data; /* FINISHED_INIT written: window records now */
 	uint64_t since_round;
@@ -254,6 +256,11 @@ static void pick_synth(struct rsp_pdwriter *w)
 		if (w->s->evsels[i].event == RSP_EV_sideband)
 			w->synth_fe = w->fe_of[i];
 	w->synth_id = w->fe[w->synth_fe].nr_ids ? w->fe[w->synth_fe].ids[0] : 0;
+	if (w->s->bpf_evsel >= 0) {
+		const struct fevsel *f = &w->fe[w->fe_of[w->s->bpf_evsel]];
+
+		w->bpf_id = f->nr_ids ? f->ids[0] : 0;
+	}
 }
 
 /* --- header, ids, attrs ------------------------------------------------------ */
@@ -576,12 +583,21 @@ static void mark_sample(struct rsp_pdwriter *w, const struct perf_event_header *
 {
 	struct rsp_sample smp;
 
-	if (!w->kmarks || rec->type != PERF_RECORD_SAMPLE ||
-	    rsp_record__parse_sample(w->s, rec, &smp))
+	if (!w->kmarks || !rsp_record__is_sample(rec) || rsp_record__parse_sample(w->s, rec, &smp))
 		return;
 	mark_kernel(w, smp.ip);
 	for (uint64_t i = 0; i < smp.nr_callchain; i++)
 		mark_kernel(w, smp.callchain[i]);
+	if (smp.compact == RSP_BREC_STACK) {
+		struct rsp_brec_stack st;
+		uint64_t ip;
+
+		memcpy(&st, smp.raw, sizeof(st));
+		for (uint16_t i = 0; st.which == RSP_BSTACK_KERNEL && i < st.nr; i++) {
+			memcpy(&ip, (const char *)smp.raw + sizeof(st) + i * 8u, 8);
+			mark_kernel(w, ip);
+		}
+	}
 	/*
 	 * Kernel addresses in fields: the timeline tells a sleeper's timeout
 	 * (callback hrtimer_wakeup) by the symbol of hrtimer_start's function;
@@ -622,14 +638,53 @@ static int f_tracing(struct rsp_pdwriter *w, struct rsp_buf *b)
 	return rsp_buf__add(b, (const char *)w->tracing + at + 4, w->tracing_size - at - 4);
 }
 
+/*
+ * A BPF ring's record (tracepoints/bpf_records.h) as perf.data holds it: a
+ * sample of the bpf-output evsel whose raw data is the record, {identifier,
+ * ip, pid tid, time, cpu, raw}: perf script shows it as bpf-output, rsp
+ * decodes the raw data as the record it is.
+ */
+static int bpf_as_sample(struct rsp_pdwriter *w, const struct perf_event_header *rec,
+			 uint64_t *buf, size_t cap)
+{
+	struct rsp_brec_hdr b;
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL};
+	uint32_t raw = rec->size;
+	size_t n = 6 + (4 + raw + 7) / 8; /* words */
+
+	if (!w->bpf_id)
+		return -ENOENT;
+	if (rec->size < sizeof(b) || n * 8 > cap || n * 8 > 65535)
+		return -E2BIG;
+	memcpy(&b, rec, sizeof(b));
+	memset(buf, 0, n * 8);
+	h.size = (uint16_t)(n * 8);
+	memcpy(buf, &h, sizeof(h));
+	buf[1] = w->bpf_id;
+	buf[3] = (uint64_t)b.tid << 32 | b.pid;
+	buf[4] = b.time;
+	buf[5] = b.cpu;
+	memcpy(&buf[6], &raw, 4);
+	memcpy((char *)&buf[6] + 4, rec, raw);
+	return 0;
+}
+
 /* One record whose time the caller knows (0: unknown). */
 static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *rec, uint64_t t)
 {
 	static const uint64_t zero;
+	uint64_t conv[(8 + 48 + 4 + sizeof(struct rsp_brec_stack) + RSP_BPF_MAX_STACK * 8) / 8 + 1];
 	int ev;
 
 	if (rec->size < sizeof(*rec) || rec->size % 8)
 		return -EINVAL;
+	if (RSP_BREC_IS_TYPE(rec->type)) {
+		int err = bpf_as_sample(w, rec, conv, sizeof(conv));
+
+		if (err)
+			return err;
+		rec = (const struct perf_event_header *)conv;
+	}
 	if (enter_data(w))
 		return w->error;
 	ev = record_evsel(w->s, rec);
@@ -667,7 +722,7 @@ int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header 
 {
 	uint64_t t = rec->size >= sizeof(*rec) ? rsp_record__time(w->s, rec) : 0;
 
-	if (!t && rec->type != PERF_RECORD_SAMPLE && rec->size >= sizeof(*rec))
+	if (!t && !rsp_record__is_sample(rec) && rec->size >= sizeof(*rec))
 		t = rsp_layout__time(rec); /* an id-0 gap record in rsp's layout */
 	return add_record(w, rec, t);
 }

@@ -1100,7 +1100,7 @@ int rsp_maps__ingest(struct rsp_maps *m, const struct rsp_schema *s, struct rsp_
 		if (e.time <= from || e.time > to)
 			continue;
 		res->scanned++;
-		if (e.rec->type == PERF_RECORD_SAMPLE)
+		if (rsp_record__is_sample(e.rec))
 			continue;
 		if (e.rec->type == PERF_RECORD_LOST) {
 			res->lost++;

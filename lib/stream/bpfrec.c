@@ -27,7 +27,8 @@ static void loc(struct rsp_field_loc *f, enum rsp_field id, size_t offset, size_
 void rsp_bpfrec__fields(struct rsp_field_loc *f)
 {
 	memset(f, 0, sizeof(*f) * RSP_F__NR);
-	LOC(f, RSP_F_sched_switch__prev_pid, struct rsp_brec_switch, prev_tid);
+	/* the current task is in the header: prev of a switch, parent of a fork... */
+	LOC(f, RSP_F_sched_switch__prev_pid, struct rsp_brec_hdr, tid);
 	LOC(f, RSP_F_sched_switch__prev_prio, struct rsp_brec_switch, prev_prio);
 	LOC(f, RSP_F_sched_switch__prev_state, struct rsp_brec_switch, prev_state);
 	LOC(f, RSP_F_sched_switch__next_pid, struct rsp_brec_switch, next_tid);
@@ -38,11 +39,11 @@ void rsp_bpfrec__fields(struct rsp_field_loc *f)
 	LOC(f, RSP_F_sched_wakeup_new__pid, struct rsp_brec_waking, tid);
 	LOC(f, RSP_F_sched_wakeup_new__prio, struct rsp_brec_waking, prio);
 	LOC(f, RSP_F_sched_wakeup_new__target_cpu, struct rsp_brec_waking, target_cpu);
-	LOC(f, RSP_F_sched_process_fork__parent_pid, struct rsp_brec_fork, parent_tid);
+	LOC(f, RSP_F_sched_process_fork__parent_pid, struct rsp_brec_hdr, tid);
 	LOC(f, RSP_F_sched_process_fork__child_pid, struct rsp_brec_fork, child_tid);
-	LOC(f, RSP_F_sched_process_exec__pid, struct rsp_brec_exec, pid);
+	LOC(f, RSP_F_sched_process_exec__pid, struct rsp_brec_hdr, tid);
 	LOC(f, RSP_F_sched_process_exec__old_pid, struct rsp_brec_exec, old_pid);
-	LOC(f, RSP_F_sched_process_exit__pid, struct rsp_brec_exit, tid);
+	LOC(f, RSP_F_sched_process_exit__pid, struct rsp_brec_hdr, tid);
 }
 
 /* Each kind: its event (-1: a side record) and the least size it can have. */
@@ -73,21 +74,24 @@ bool rsp_record__bpf_event(int ev)
 int rsp_bpfrec__classify(const void *raw, uint32_t size, int *event)
 {
 	struct rsp_brec_hdr h;
+	unsigned kind;
 
 	*event = -1;
 	if (!raw || size < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, raw, sizeof(h));
-	if (h.version != RSP_BPF_LAYOUT_VERSION || h.kind >= sizeof(kinds) / sizeof(kinds[0]) ||
-	    !kinds[h.kind].size || h.size < kinds[h.kind].size || h.size > size)
+	kind = RSP_BREC_TYPE_KIND(h.type);
+	if (!RSP_BREC_IS_TYPE(h.type) || RSP_BREC_TYPE_VERSION(h.type) != RSP_BPF_LAYOUT_VERSION ||
+	    kind >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[kind].size ||
+	    h.size < kinds[kind].size || h.size > size || h.size % 8)
 		return -EINVAL;
-	if (h.kind == RSP_BREC_STACK) {
+	if (kind == RSP_BREC_STACK) {
 		struct rsp_brec_stack st;
 
 		memcpy(&st, raw, sizeof(st));
 		if (sizeof(st) + (uint32_t)st.nr * 8 > h.size)
 			return -EINVAL;
 	}
-	*event = kinds[h.kind].event;
-	return h.kind;
+	*event = kinds[kind].event;
+	return (int)kind;
 }

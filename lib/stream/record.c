@@ -9,6 +9,9 @@
 #include <string.h>
 #include <rsp/record.h>
 #include "internal/schema.h"
+#include "tracepoints/bpf_records.h"
+
+_Static_assert(RSP_BREC_TYPE_TAG == RSP_RECORD_BPF_TAG, "one tag for rsp's BPF records");
 
 struct cursor {
 	const uint64_t *w;
@@ -225,6 +228,37 @@ static void clear_sample(struct rsp_sample *out)
 	out->intr_regs = NULL;
 }
 
+/*
+ * A record of a BPF ring as rspd's window holds it (tracepoints/
+ * bpf_records.h): a sample of the schema's bpf-output evsel whose raw data
+ * is the record itself, with the time, CPU and task of its header.
+ */
+static int parse_brec(const struct rsp_schema *s, const struct perf_event_header *rec,
+		      struct rsp_sample *out)
+{
+	struct rsp_brec_hdr b;
+	int kind;
+
+	if (rec->size < sizeof(b) || rec->size % 8)
+		return -EINVAL;
+	if (s->bpf_evsel < 0)
+		return -ENOENT;
+	memcpy(&b, rec, sizeof(b));
+	kind = rsp_bpfrec__classify(rec, rec->size, &out->event);
+	if (kind < 0)
+		return -EINVAL;
+	out->evsel = s->bpf_evsel;
+	out->role = RSP_ROLE_PRIMARY;
+	out->compact = (unsigned)kind;
+	out->time = b.time;
+	out->cpu = b.cpu;
+	out->pid = b.pid;
+	out->tid = b.tid;
+	out->raw = rec;
+	out->raw_size = rec->size;
+	return 0;
+}
+
 int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
 			     struct rsp_sample *out)
 {
@@ -234,6 +268,8 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	int evsel;
 
 	clear_sample(out);
+	if (RSP_BREC_IS_TYPE(rec->type))
+		return parse_brec(s, rec, out);
 	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
 		return -EINVAL;
 	evsel = sample_evsel(s, rec, &id);
@@ -319,7 +355,7 @@ int rsp_record__parse_id(const struct rsp_schema *s, const struct perf_event_hea
 	uint32_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (rec->size < sizeof(*rec) || rec->size % 8 || rec->type == PERF_RECORD_SAMPLE)
+	if (rec->size < sizeof(*rec) || rec->size % 8 || rsp_record__is_sample(rec))
 		return -EINVAL;
 	evsel = trailer_evsel(s, rec, &id);
 	if (evsel < 0)
@@ -355,7 +391,7 @@ uint64_t rsp_record__time(const struct rsp_schema *s, const struct perf_event_he
 {
 	struct rsp_sample smp;
 
-	if (rec->type == PERF_RECORD_SAMPLE)
+	if (rsp_record__is_sample(rec))
 		return rsp_record__parse_sample(s, rec, &smp) ? 0 : smp.time;
 	return rsp_record__parse_id(s, rec, &smp) > 0 ? smp.time : 0;
 }

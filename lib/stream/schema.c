@@ -14,6 +14,7 @@ struct rsp_schema *rsp_schema__new(void)
 	if (!s)
 		return NULL;
 	s->all_identifier = true;
+	s->bpf_evsel = -1;
 	rsp_u64map__init(&s->ids);
 	for (int i = 0; i < RSP_EV__NR; i++)
 		s->tp_id[i] = -1;
@@ -60,6 +61,8 @@ int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *at
 	d->id_trailer = attr->sample_id_all ? id_trailer_size(attr->sample_type) : 0;
 	if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
 		s->all_identifier = false;
+	if (role == RSP_ROLE_BPF && s->bpf_evsel < 0)
+		s->bpf_evsel = s->nr_evsels;
 	return s->nr_evsels++;
 }
 

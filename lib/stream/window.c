@@ -47,11 +47,18 @@ struct cpu_list {
 	struct rsp_chunk *tail; /* being written */
 };
 
+/*
+ * Streams: one list of chunks per (source, CPU): stream s holds records of
+ * CPU s % nr_cpus (a window with two sources per CPU, the perf ring and a
+ * BPF ring, has 2 * nr_cpus streams). Each stream is in time order; the
+ * iterator merges them. Below, "cpu" indexes of lists are stream indexes.
+ */
 struct rsp_window {
 	pthread_mutex_t lock;
 	size_t budget;
 	size_t chunk_size;
-	unsigned nr_cpus;
+	unsigned nr_cpus;    /* streams */
+	unsigned real_cpus;  /* CPUs: stream s is CPU s % real_cpus */
 	struct cpu_list *cpus;
 	struct rsp_chunk *free; /* evicted chunks kept for reuse */
 	size_t linked_bytes;	/* capacity of chunks in the lists */
@@ -72,7 +79,8 @@ struct snap_chunk {
 
 struct rsp_wsnap {
 	struct rsp_window *w;
-	unsigned nr_cpus;
+	unsigned nr_cpus; /* streams */
+	unsigned real_cpus;
 	size_t *first; /* per CPU: index of its first chunk in chunks[] */
 	size_t *count; /* per CPU: number of chunks */
 	struct snap_chunk *chunks;
@@ -92,23 +100,25 @@ static size_t pick_chunk_size(size_t budget, unsigned nr_cpus)
 struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
 {
 	struct rsp_window *w;
+	unsigned per = cfg->streams_per_cpu ? cfg->streams_per_cpu : 1, streams;
 	size_t chunk;
 
-	if (!cfg->nr_cpus || cfg->nr_cpus > 65536) {
+	if (!cfg->nr_cpus || cfg->nr_cpus > 65536 || per > 4) {
 		errno = EINVAL;
 		return NULL;
 	}
-	chunk = cfg->chunk_size ? cfg->chunk_size : pick_chunk_size(cfg->budget, cfg->nr_cpus);
-	while (chunk > CHUNK_MIN && chunk * 2 * cfg->nr_cpus > cfg->budget)
+	streams = cfg->nr_cpus * per;
+	chunk = cfg->chunk_size ? cfg->chunk_size : pick_chunk_size(cfg->budget, streams);
+	while (chunk > CHUNK_MIN && chunk * 2 * streams > cfg->budget)
 		chunk /= 2;
-	if (chunk < 256 || chunk % 8 || chunk * 2 * cfg->nr_cpus > cfg->budget) {
+	if (chunk < 256 || chunk % 8 || chunk * 2 * streams > cfg->budget) {
 		errno = EINVAL;
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->cpus = calloc(cfg->nr_cpus, sizeof(*w->cpus));
+	w->cpus = calloc(streams, sizeof(*w->cpus));
 	if (!w->cpus) {
 		free(w);
 		errno = ENOMEM;
@@ -117,7 +127,8 @@ struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
 	pthread_mutex_init(&w->lock, NULL);
 	w->budget = cfg->budget;
 	w->chunk_size = chunk;
-	w->nr_cpus = cfg->nr_cpus;
+	w->nr_cpus = streams;
+	w->real_cpus = cfg->nr_cpus;
 	return w;
 }
 
@@ -145,7 +156,7 @@ void rsp_window__delete(struct rsp_window *w)
 
 unsigned rsp_window__nr_cpus(const struct rsp_window *w)
 {
-	return w->nr_cpus;
+	return w->real_cpus;
 }
 
 /* An evicted chunk nobody reads any more: reuse it, or free it if over budget. */
@@ -335,7 +346,7 @@ int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time, uin
 		.h = {.type = PERF_RECORD_LOST, .misc = 0, .size = sizeof(rec)},
 		.lost = nr,
 		.time = time,
-		.cpu = cpu,
+		.cpu = cpu % w->real_cpus,
 	};
 
 	atomic_fetch_add_explicit(&w->lost_marked, nr, memory_order_relaxed);
@@ -419,6 +430,7 @@ struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t 
 		return NULL;
 	s->w = w;
 	s->nr_cpus = w->nr_cpus;
+	s->real_cpus = w->real_cpus;
 	s->first = calloc(w->nr_cpus, sizeof(*s->first));
 	s->count = calloc(w->nr_cpus, sizeof(*s->count));
 	pthread_mutex_lock(&w->lock);
@@ -517,7 +529,7 @@ static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct 
 		if (e.time < it->from || e.time > it->to)
 			continue;
 		k->cur.time = e.time;
-		k->cur.cpu = cpu;
+		k->cur.cpu = cpu % it->snap->real_cpus;
 		k->cur.rec = e.rec;
 		return true;
 	}
@@ -549,7 +561,7 @@ static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 			if (t < it->from || t > it->to)
 				continue;
 			k->cur.time = t;
-			k->cur.cpu = cpu;
+			k->cur.cpu = cpu % it->snap->real_cpus;
 			k->cur.rec = h;
 			return true;
 		}

@@ -606,7 +606,7 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	}
 	tl->refused = false;
 	c->nrec++;
-	if (e->rec->type == PERF_RECORD_SAMPLE)
+	if (rsp_record__is_sample(e->rec))
 		ret = feed_sample(tl, c, e);
 	else
 		ret = feed_other(tl, c, e);

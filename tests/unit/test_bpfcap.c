@@ -3,9 +3,8 @@
  * The BPF capture programs against the kernel's own tracepoint, on the
  * real kernel (root; skipped with one line where BPF cannot load).
  *
- * Known answer: one perf ring per CPU holds both the BPF records (a
- * PERF_COUNT_SW_BPF_OUTPUT event, first in the evlist, its fd given to the
- * programs) and the sched:sched_switch tracepoint's samples. A parent and
+ * Known answer: the BPF programs write into their BPF ring per CPU, the
+ * kernel's sched:sched_switch tracepoint into a perf ring per CPU. A parent and
  * its child pass a byte back and forth over two pipes, both pinned to CPU
  * 0: every hand-off is a switch. For the child's switches the BPF SWITCH
  * records and the tracepoint's samples must be the same
@@ -50,7 +49,7 @@ struct sw {
 
 struct cap {
 	struct perf_evlist *evlist;
-	struct perf_evsel *bpf, *tp;
+	struct perf_evsel *tp;
 	uint16_t tp_type; /* the tracepoint's id, first in its raw data */
 	void *maps[MAX_CPUS];
 	int fds[MAX_CPUS];
@@ -157,19 +156,19 @@ static bool seen_stack(const struct cap *c, uint64_t h)
 	return false;
 }
 
-static void on_bpf(struct cap *c, unsigned cpu, const void *data, uint32_t size)
+static int on_bpf(void *ctx, unsigned cpu, const void *data, size_t size)
 {
-	/* a sample's raw data is 4 bytes off 8-byte alignment: read an aligned copy */
-	static uint64_t buf[(sizeof(struct rsp_brec_stack) + 8 * RSP_BPF_MAX_STACK) / 8 + 1];
-	const void *raw = buf;
+	struct cap *c = ctx;
+	const void *raw = data;
 	const struct rsp_brec_hdr *h = raw;
 
-	assert_true(size <= sizeof(buf));
-	memcpy(buf, data, size);
-
-	assert_true(size >= sizeof(*h) && h->size <= size && h->size % 8 == 0);
-	assert_int_equal(h->version, RSP_BPF_LAYOUT_VERSION);
-	switch (h->kind) {
+	assert_int_equal((uintptr_t)data % 8, 0);
+	assert_true(size >= sizeof(*h) && h->size == size && h->size % 8 == 0);
+	assert_true(RSP_BREC_IS_TYPE(h->type));
+	assert_int_equal(RSP_BREC_TYPE_VERSION(h->type), RSP_BPF_LAYOUT_VERSION);
+	assert_int_equal(h->cpu, cpu);
+	assert_true(h->time > 0);
+	switch (RSP_BREC_TYPE_KIND(h->type)) {
 	case RSP_BREC_COMM: {
 		const struct rsp_brec_comm *r = raw;
 
@@ -206,14 +205,14 @@ static void on_bpf(struct cap *c, unsigned cpu, const void *data, uint32_t size)
 	case RSP_BREC_SWITCH_STACK: {
 		const struct rsp_brec_switch *r = raw;
 
-		if (!ours(r->prev_tid) && !ours(r->next_tid))
+		/* prev is the current task: the header's */
+		if (!ours(h->tid) && !ours(r->next_tid))
 			break;
 		if (c->nr_bpf_sw < MAX_SW)
-			c->bpf_sw[c->nr_bpf_sw++] =
-				(struct sw){r->prev_tid, r->next_tid, r->prev_state};
-		if (ours(r->prev_tid) && r->prev_state && r->prev_state != 0x100) {
+			c->bpf_sw[c->nr_bpf_sw++] = (struct sw){h->tid, r->next_tid, r->prev_state};
+		if (ours(h->tid) && r->prev_state && r->prev_state != 0x100) {
 			c->sleeps++;
-			if (h->kind == RSP_BREC_SWITCH_STACK &&
+			if (RSP_BREC_TYPE_KIND(h->type) == RSP_BREC_SWITCH_STACK &&
 			    ((const struct rsp_brec_switch_stack *)raw)->kstack) {
 				c->sleeps_with_kstack++;
 				c->stack_resolved |= seen_stack(
@@ -227,12 +226,13 @@ static void on_bpf(struct cap *c, unsigned cpu, const void *data, uint32_t size)
 			c->child_fork = true;
 		break;
 	case RSP_BREC_EXIT:
-		if (((const struct rsp_brec_exit *)raw)->tid == child_tid)
+		if (h->tid == child_tid)
 			c->child_exit = true;
 		break;
 	default:
 		break;
 	}
+	return 0;
 }
 
 static void on_tp(struct cap *c, const unsigned char *raw, uint32_t size)
@@ -273,11 +273,9 @@ static void drain(struct cap *c)
 				goto next;
 			raw = (const unsigned char *)(w + 5) + 4;
 			memcpy(&type, raw, 2);
-			/* a tracepoint's raw data starts with its id, a BPF record with its kind */
+			/* a tracepoint's raw data starts with its id */
 			if (size >= 2 && type == c->tp_type)
 				on_tp(c, raw, size);
-			else
-				on_bpf(c, c->cpus[i], raw, size);
 next:
 			perf_mmap__consume(map);
 		}
@@ -296,12 +294,8 @@ static int open_events(struct cap *c)
 	assert_non_null(threads);
 	assert_true(id > 0);
 	c->evlist = perf_evlist__new();
-	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT);
-	c->bpf = perf_evsel__new(&a);
 	attr_init(&a, PERF_TYPE_TRACEPOINT, (uint64_t)id);
 	c->tp = perf_evsel__new(&a);
-	/* the BPF event first: each ring's fd is then that CPU's BPF output event */
-	perf_evlist__add(c->evlist, c->bpf);
 	perf_evlist__add(c->evlist, c->tp);
 	perf_evlist__set_maps(c->evlist, cpus, threads);
 	perf_cpu_map__put(cpus);
@@ -322,7 +316,6 @@ static void test_switches_match(void **state)
 	struct rsp_bpfcap_opts o;
 	struct rsp_bpfcap *bc;
 	struct rsp_bpfcap_stats st;
-	int fds[MAX_CPUS];
 	char err[512] = "";
 
 	(void)state;
@@ -335,21 +328,19 @@ static void test_switches_match(void **state)
 		skip();
 	}
 	assert_int_equal(open_events(c), 0);
-	for (int i = 0; i < MAX_CPUS; i++)
-		fds[i] = -1;
-	for (int i = 0; i < c->nr_rings; i++)
-		if (c->cpus[i] < MAX_CPUS)
-			fds[c->cpus[i]] = c->fds[i];
-	/* output into a disabled event fails: enable first, disable last */
 	perf_evlist__enable(c->evlist);
-	assert_int_equal(rsp_bpfcap__attach(bc, fds, MAX_CPUS, err, sizeof(err)), 0);
+	assert_int_equal(rsp_bpfcap__attach(bc, err, sizeof(err)), 0);
 	pingpong();
+	assert_true(rsp_bpfcap__consume(bc, on_bpf, c) > 0);
+	drain(c); /* both sides read while the child's tid is known */
 	/* Again: its stacks were sent; after resend_all they are sent again. */
 	{
 		struct rsp_bpfcap_stats s1, s2, s3;
 
 		assert_int_equal(rsp_bpfcap__stats(bc, &s1), 0);
 		pingpong();
+		assert_true(rsp_bpfcap__consume(bc, on_bpf, c) > 0);
+		drain(c);
 		assert_int_equal(rsp_bpfcap__stats(bc, &s2), 0);
 		assert_int_equal(rsp_bpfcap__resend_all(bc), 0);
 		pingpong();
@@ -360,6 +351,7 @@ static void test_switches_match(void **state)
 	}
 	rsp_bpfcap__detach(bc);
 	perf_evlist__disable(c->evlist);
+	rsp_bpfcap__consume(bc, on_bpf, c);
 	drain(c);
 	assert_int_equal(rsp_bpfcap__stats(bc, &st), 0);
 	print_message("bpf: %d switches of the workload, tracepoint: %d; %d sleeps, %d with a "
@@ -368,7 +360,7 @@ static void test_switches_match(void **state)
 		      (unsigned long long)st.records, (unsigned long long)st.stacks,
 		      (unsigned long long)st.comms, (unsigned long long)st.output_errors);
 	assert_int_equal(st.output_errors, 0);
-	assert_true(c->nr_tp_sw >= 2 * ROUNDS);
+	assert_true(c->nr_tp_sw >= 3 * 2 * ROUNDS);
 	assert_int_equal(c->nr_bpf_sw, c->nr_tp_sw);
 	for (int i = 0; i < c->nr_tp_sw; i++) {
 		if (memcmp(&c->bpf_sw[i], &c->tp_sw[i], sizeof(struct sw)))

@@ -5,9 +5,12 @@
  * tracepoint samples (with comms in every record and callchains inline)
  * and once as rsp's compact records (names once as COMM records, stacks
  * once as STACK records, referenced by hash), must give the timeline the
- * same segments, stacks, links and names. Also: each compact record decodes
- * as its event with the tracepoint's fields (golden values), malformed ones
- * are refused, and a stack never sent is counted, not invented.
+ * same segments, stacks, links and names. The compact records are told
+ * both as rspd's window holds them (the BPF rings' records, as written) and
+ * as a dump holds them (raw data of bpf-output samples). Also: each compact
+ * record decodes as its event with the tracepoint's fields (golden values),
+ * malformed ones are refused, and a stack never sent is counted, not
+ * invented.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -52,15 +55,31 @@ static int bpf_evsel(struct synth *s)
 	return idx;
 }
 
-/* A bpf-output sample on @cpu at @t in @tid's context carrying @rec. */
-static void put(struct synth *s, int evsel, uint32_t cpu, uint64_t t, uint32_t tid, const void *rec,
+/* Records as the window holds them (true), or as bpf-output samples (a dump). */
+static bool as_window;
+
+/*
+ * @rec on @cpu at @t in @tid's context (its header's time, CPU and task
+ * set here): as it is, or as a bpf-output sample carrying it.
+ */
+static void put(struct synth *s, int evsel, uint32_t cpu, uint64_t t, uint32_t tid, void *rec,
 		uint32_t len)
 {
+	struct rsp_brec_hdr *b = rec;
 	uint32_t padded = len;
 	size_t size;
 	uint64_t *w;
 	struct perf_event_header *h;
 
+	b->cpu = (uint16_t)cpu;
+	b->time = t;
+	b->pid = b->tid = tid;
+	if (as_window) {
+		h = synth__reserve(s, len, cpu);
+		memcpy(h, rec, len);
+		synth__commit(s);
+		return;
+	}
 	while ((4 + padded) % 8)
 		padded++;
 	size = sizeof(*h) + 5 * 8 + 4 + padded;
@@ -80,10 +99,9 @@ static void put(struct synth *s, int evsel, uint32_t cpu, uint64_t t, uint32_t t
 
 static void hdr(struct rsp_brec_hdr *h, uint8_t kind, size_t size)
 {
-	h->kind = kind;
-	h->version = RSP_BPF_LAYOUT_VERSION;
+	memset(h, 0, sizeof(*h));
+	h->type = RSP_BREC_TYPE(kind);
 	h->size = (uint16_t)size;
-	h->pad = 0;
 }
 
 static void comm(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t tid, const char *name)
@@ -111,9 +129,7 @@ static void stack(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t ti
 static void bswitch(struct synth *s, int ev, uint32_t cpu, uint64_t t, uint32_t prev,
 		    uint32_t state, uint32_t next, uint64_t kh, uint64_t uh)
 {
-	struct rsp_brec_switch_stack r = {.sw = {.prev_tid = prev,
-						 .prev_pid = prev,
-						 .next_tid = next,
+	struct rsp_brec_switch_stack r = {.sw = {.next_tid = next,
 						 .next_pid = next,
 						 .prev_state = state,
 						 .prev_prio = 120,
@@ -172,8 +188,7 @@ static void story_bpf(struct synth *s, int ev, bool send_user_stack)
 	bwaking(s, ev, RSP_BREC_WAKING, 1, 5000, B, A, 0x3333);
 	bswitch(s, ev, 0, 5200, 0, 0, A, 0, 0);
 	{
-		struct rsp_brec_fork f = {
-			.parent_tid = A, .parent_pid = A, .child_tid = C, .child_pid = C};
+		struct rsp_brec_fork f = {.child_tid = C, .child_pid = C};
 
 		hdr(&f.h, RSP_BREC_FORK, sizeof(f));
 		put(s, ev, 0, 6000, A, &f, sizeof(f));
@@ -245,14 +260,13 @@ static void run(struct synth *s, struct seen *r, struct rsp_timeline_stats *st)
 	rsp_timeline__delete(tl);
 }
 
-static void test_same_story(void **state)
+static void same_story(void)
 {
 	struct synth tp, bp;
 	struct seen *a = calloc(2, sizeof(*a)), *b = a + 1;
 	struct rsp_timeline_stats sa, sb;
 	int ev;
 
-	(void)state;
 	assert_non_null(a);
 	nr_a = 0;
 	chain_a[nr_a++] = PERF_CONTEXT_KERNEL;
@@ -305,6 +319,20 @@ static void test_same_story(void **state)
 	free(a);
 }
 
+static void test_same_story_window(void **state)
+{
+	(void)state;
+	as_window = true;
+	same_story();
+}
+
+static void test_same_story_dump(void **state)
+{
+	(void)state;
+	as_window = false;
+	same_story();
+}
+
 /* A stack referenced but never sent: the sleep keeps what was sent, the rest is counted. */
 static void test_missing_stack(void **state)
 {
@@ -315,6 +343,7 @@ static void test_missing_stack(void **state)
 
 	(void)state;
 	assert_non_null(r);
+	as_window = true;
 	synth__init(&bp);
 	ev = bpf_evsel(&bp);
 	story_bpf(&bp, ev, false);
@@ -340,6 +369,7 @@ static void test_decode(void **state)
 	int ev;
 
 	(void)state;
+	as_window = true;
 	synth__init(&bp);
 	ev = bpf_evsel(&bp);
 	bswitch(&bp, ev, 1, 500, 42, 2, 43, 0, 0);
@@ -350,6 +380,11 @@ static void test_decode(void **state)
 	assert_int_equal(smp.compact, RSP_BREC_SWITCH);
 	assert_int_equal(smp.role, RSP_ROLE_PRIMARY);
 	assert_int_equal(smp.time, 500);
+	assert_int_equal(smp.cpu, 1);
+	assert_int_equal(smp.tid, 42);
+	assert_int_equal(rsp_layout__time(e.rec), 500);
+	assert_int_equal(rsp_layout__cpu(e.rec), 1);
+	assert_true(rsp_record__is_sample(e.rec));
 	assert_int_equal(rsp_tp__sched_switch(bp.schema, &smp, &sw), 0);
 	assert_int_equal(sw.prev_pid, 42);
 	assert_int_equal(sw.next_pid, 43);
@@ -363,12 +398,13 @@ static void test_decode(void **state)
 	assert_int_equal(wk.target_cpu, 1);
 	/* malformed: a wrong version, a size past the sample, an unknown kind */
 	{
-		struct rsp_brec_switch r = {.prev_tid = 1};
+		struct rsp_brec_switch r = {.next_tid = 1};
 
 		hdr(&r.h, RSP_BREC_SWITCH, sizeof(r));
-		r.h.version = 9;
+		r.h.type = RSP_BREC_TYPE_TAG | 9u << 8 | RSP_BREC_SWITCH;
 		put(&bp, ev, 0, 700, 1, &r, sizeof(r));
 		hdr(&r.h, RSP_BREC_SWITCH, sizeof(r) + 64);
+		as_window = false; /* a window record's size is its own */
 		put(&bp, ev, 0, 701, 1, &r, sizeof(r));
 		hdr(&r.h, 99, sizeof(r));
 		put(&bp, ev, 0, 702, 1, &r, sizeof(r));
@@ -383,7 +419,8 @@ static void test_decode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_story),
+		cmocka_unit_test(test_same_story_window),
+		cmocka_unit_test(test_same_story_dump),
 		cmocka_unit_test(test_missing_stack),
 		cmocka_unit_test(test_decode),
 	};

@@ -36,6 +36,8 @@ struct rsp_schema {
 	 * PERF_SAMPLE_ID at the same place.
 	 */
 	bool all_identifier;
+	/* the first RSP_ROLE_BPF evsel: the BPF rings' records (rsp_brec_*) are its samples */
+	int bpf_evsel;
 	struct rsp_u64map ids; /* sample id -> evsel index */
 	/* catalogued tracepoints */
 	struct rsp_field_loc fields[RSP_F__NR];

@@ -102,6 +102,20 @@ RSP_API bool rsp_record__bpf_event(int ev);
 /** rsp_layout__check() - 0 if @attr follows rsp's layout, else -EINVAL. */
 RSP_API int rsp_layout__check(const struct perf_event_attr *attr);
 
+/*
+ * The records of rspd's BPF rings (tracepoints/bpf_records.h) as a window
+ * holds them: perf's header with a type of rsp's own (this tag in its high
+ * half), then {time, pid, tid}, misc the CPU. They decode as samples
+ * (rsp_record__parse_sample()); a dump writes them as bpf-output samples.
+ */
+#define RSP_RECORD_BPF_TAG 0x52530000u
+
+/** rsp_record__is_sample() - a sample: perf's, or one of a BPF ring. */
+static inline bool rsp_record__is_sample(const struct perf_event_header *h)
+{
+	return h->type == PERF_RECORD_SAMPLE || (h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG;
+}
+
 /* Offsets in u64 words: sample {hdr, identifier, ip, tid, time, cpu, ...}. */
 static inline uint64_t rsp_layout__time(const struct perf_event_header *h)
 {
@@ -109,6 +123,8 @@ static inline uint64_t rsp_layout__time(const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_SAMPLE)
 		return h->size >= 48 ? w[4] : 0;
+	if ((h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG)
+		return h->size >= 16 ? w[1] : 0;
 	/* trailer {..., tid, time, cpu, identifier} */
 	return h->size >= 40 ? w[h->size / 8 - 3] : 0;
 }
@@ -119,6 +135,8 @@ static inline uint32_t rsp_layout__cpu(const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_SAMPLE)
 		return h->size >= 48 ? (uint32_t)w[5] : 0;
+	if ((h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG)
+		return h->misc;
 	return h->size >= 40 ? (uint32_t)w[h->size / 8 - 2] : 0;
 }
 

@@ -29,6 +29,12 @@ struct rsp_window_config {
 	size_t budget;	   /* bytes of chunks the window may hold */
 	unsigned nr_cpus;  /* CPU indexes are 0 .. nr_cpus-1 */
 	size_t chunk_size; /* 0: derived from budget and nr_cpus */
+	/*
+	 * Streams per CPU (0 means 1, at most 4): appends name a stream,
+	 * s = k * nr_cpus + cpu for the k-th source of records of that CPU
+	 * (rspd: 0 its perf ring, 1 its BPF ring); entries say the CPU.
+	 */
+	unsigned streams_per_cpu;
 };
 
 struct rsp_window_stats {
@@ -69,7 +75,7 @@ RSP_API void rsp_window__delete(struct rsp_window *w);
 
 /**
  * rsp_window__append() - store one record (writer only)
- * @cpu:  the ring it came from
+ * @cpu:  the stream it came from: its CPU, or k * nr_cpus + CPU (streams_per_cpu)
  * @time: its timestamp
  * @rec:  the record, rec->size bytes, a multiple of 8
  *
