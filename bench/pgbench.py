@@ -153,8 +153,10 @@ class PerfRecord:
 def write_section(out, text):
     """Replace the section in place (capture.py's moves it to the end, which would
     put it after the hand-written analysis that follows it)."""
-    with open(out) as f:
-        doc = f.read()
+    doc = ""
+    if os.path.exists(out):
+        with open(out) as f:
+            doc = f.read()
     if TITLE in doc:
         start = doc.index(TITLE)
         nxt = doc.find("\n## ", start + len(TITLE))

@@ -32,6 +32,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by the loader before load (rsp_bpfcap__open()). */
 const volatile int stack_policy = RSP_BSTACKS_NONE;
 const volatile int max_stack = 64; /* frames per stack, <= RSP_BPF_MAX_STACK */
+const volatile unsigned int stack_every = 1; /* RSP_BSTACKS_SAMPLED */
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
 /* Wake the drain when a ring holds this many bytes (0: never; it polls). */
@@ -55,6 +56,7 @@ enum counter {
 	C_COMMS,
 	C_OUTPUT_ERRORS,
 	C_STACK_ERRORS,
+	C_SWITCHES, /* per CPU: RSP_BSTACKS_SAMPLED counts switches with it */
 	C__NR,
 };
 
@@ -153,16 +155,27 @@ static __always_inline void count(u32 c)
 		*v += 1;
 }
 
-static __always_inline void hdr(struct rsp_brec_hdr *h, u8 kind, u16 size)
+/*
+ * A record's header at @time. A record and the side records it needs (its
+ * task's COMM, its STACKs, written just before it) share the time the
+ * program started at: a stack walk takes microseconds, which would shift
+ * every switch and waking late and shorten each sleep by as much.
+ */
+static __always_inline void hdr_at(struct rsp_brec_hdr *h, u8 kind, u16 size, u64 time)
 {
 	u64 id = bpf_get_current_pid_tgid();
 
 	h->type = RSP_BREC_TYPE(kind);
 	h->cpu = (u16)bpf_get_smp_processor_id();
 	h->size = size;
-	h->time = bpf_ktime_get_ns();
+	h->time = time;
 	h->pid = (u32)(id >> 32);
 	h->tid = (u32)id;
+}
+
+static __always_inline void hdr(struct rsp_brec_hdr *h, u8 kind, u16 size)
+{
+	hdr_at(h, kind, size, bpf_ktime_get_ns());
 }
 
 /* Into this CPU's ring; a full ring (or none) is counted: userspace makes it a gap. */
@@ -188,7 +201,7 @@ static __always_inline void emit(void *ctx, void *rec, u64 size)
 }
 
 /* A thread's name, the first time this CPU's ring carries the thread, or renamed. */
-static __always_inline void send_comm(void *ctx, struct task_struct *t)
+static __always_inline void send_comm(void *ctx, struct task_struct *t, u64 now)
 {
 	struct sent_key k = {.id = BPF_CORE_READ(t, pid), .cpu = bpf_get_smp_processor_id()};
 	struct rsp_brec_comm rec;
@@ -219,7 +232,7 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t)
 		if (old && *old == (sig ^ gen))
 			return;
 	}
-	hdr(&rec.h, RSP_BREC_COMM, sizeof(rec));
+	hdr_at(&rec.h, RSP_BREC_COMM, sizeof(rec), now);
 	rec.tid = (u32)k.id;
 	rec.pid = BPF_CORE_READ(t, tgid);
 	emit(ctx, &rec, sizeof(rec));
@@ -236,7 +249,7 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t)
  * The current task's kernel or user stack: its hash (0: none), and a STACK
  * record the first time this CPU's ring carries it.
  */
-static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip)
+static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip, u64 now)
 {
 	u32 zero = 0;
 	struct stack_buf *b = bpf_map_lookup_elem(&scratch, &zero);
@@ -269,7 +282,7 @@ static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip)
 	sent = bpf_map_lookup_elem(&stacks_sent, &k);
 	if (sent && *sent == gen)
 		return h;
-	hdr(&b->rec.h, RSP_BREC_STACK, 0);
+	hdr_at(&b->rec.h, RSP_BREC_STACK, 0, now);
 	b->rec.hash = h;
 	b->rec.nr = (u16)nr;
 	b->rec.which = which;
@@ -308,15 +321,23 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	u64 now = bpf_ktime_get_ns();
 	struct rsp_brec_switch_stack r;
 	u32 state = report_state(preempt, prev_state, prev);
 	bool stacks = stack_policy == RSP_BSTACKS_ALL ||
 		      (stack_policy == RSP_BSTACKS_SLEEPS && state && state != TASK_REPORT_MAX);
 
+	if (stack_policy == RSP_BSTACKS_SAMPLED) {
+		u32 c = C_SWITCHES;
+		u64 *n = bpf_map_lookup_elem(&counters, &c);
+
+		if (n)
+			stacks = (*n)++ % stack_every == 0;
+	}
 	if (force_verifier_failure)
 		return *(volatile int *)0; /* rejected by the verifier: a test's wish */
-	send_comm(ctx, prev);
-	send_comm(ctx, next);
+	send_comm(ctx, prev, now);
+	send_comm(ctx, next, now);
 	__builtin_memset(&r, 0, sizeof(r));
 	r.sw.next_tid = BPF_CORE_READ(next, pid);
 	r.sw.next_pid = BPF_CORE_READ(next, tgid);
@@ -324,7 +345,7 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	r.sw.prev_prio = (u8)BPF_CORE_READ(prev, prio);
 	r.sw.next_prio = (u8)BPF_CORE_READ(next, prio);
 	if (!stacks) {
-		hdr(&r.sw.h, RSP_BREC_SWITCH, sizeof(r.sw));
+		hdr_at(&r.sw.h, RSP_BREC_SWITCH, sizeof(r.sw), now);
 		emit(ctx, &r, sizeof(r.sw));
 		return 0;
 	}
@@ -335,42 +356,44 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	 * tracepoint has other probes too, at __traceiter_sched_switch above it.
 	 */
 	if (kernel_stacks)
-		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2);
+		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
 	if (user_stacks && BPF_CORE_READ(prev, tgid))
-		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0);
-	hdr(&r.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r));
+		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0, now);
+	hdr_at(&r.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r), now);
 	emit(ctx, &r, sizeof(r));
 	return 0;
 }
 
 static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bool stacks)
 {
+	u64 now = bpf_ktime_get_ns();
 	struct rsp_brec_waking_stack r;
 
-	send_comm(ctx, p);
+	send_comm(ctx, p, now);
 	__builtin_memset(&r, 0, sizeof(r));
 	r.wk.tid = BPF_CORE_READ(p, pid);
 	r.wk.pid = BPF_CORE_READ(p, tgid);
 	r.wk.target_cpu = BPF_CORE_READ(p, thread_info.cpu);
 	r.wk.prio = (u8)BPF_CORE_READ(p, prio);
 	if (!stacks) {
-		hdr(&r.wk.h, kind, sizeof(r.wk));
+		hdr_at(&r.wk.h, kind, sizeof(r.wk), now);
 		emit(ctx, &r, sizeof(r.wk));
 		return;
 	}
 	/* from try_to_wake_up, as perf's (this program and bpf_trace_run1 skipped; see above) */
 	if (kernel_stacks)
-		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2);
+		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
 	if (user_stacks && (bpf_get_current_pid_tgid() >> 32))
-		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0);
-	hdr(&r.wk.h, RSP_BREC_WAKING_STACK, sizeof(r));
+		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0, now);
+	hdr_at(&r.wk.h, RSP_BREC_WAKING_STACK, sizeof(r), now);
 	emit(ctx, &r, sizeof(r));
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(rsp_sched_waking, struct task_struct *p)
 {
-	waking(ctx, p, RSP_BREC_WAKING, stack_policy != RSP_BSTACKS_NONE);
+	waking(ctx, p, RSP_BREC_WAKING,
+	       stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_ALL);
 	return 0;
 }
 
@@ -403,7 +426,7 @@ int BPF_PROG(rsp_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	r.old_pid = (u32)old_pid;
 	r.pad = 0;
 	emit(ctx, &r, sizeof(r));
-	send_comm(ctx, p); /* the new image's name */
+	send_comm(ctx, p, r.h.time); /* the new image's name */
 	return 0;
 }
 
@@ -413,6 +436,208 @@ int BPF_PROG(rsp_sched_process_exit, struct task_struct *p)
 	struct rsp_brec_exit r;
 
 	hdr(&r.h, RSP_BREC_EXIT, sizeof(r)); /* p is current */
+	emit(ctx, &r, sizeof(r));
+	return 0;
+}
+
+/* ---- block requests ------------------------------------------------------ */
+
+#define REQ_OP_MASK_BITS 0xff /* REQ_OP_BITS = 8 */
+
+/* The flag bits of a request, from this kernel's enum req_flag_bits (CO-RE). */
+static __always_inline u64 req_flag(int bit)
+{
+	return 1ull << bit;
+}
+
+/*
+ * rwbs as the kernel's blk_fill_rwbs() writes it (Flush, Write, Read,
+ * Discard, ...): at most 7 letters and a NUL, built in a register (the
+ * verifier refuses the pointer arithmetic a stack index compiles to).
+ */
+static __always_inline u64 put_letter(u64 v, int *n, char c)
+{
+	v |= (u64)(u8)c << (8 * (*n & 7));
+	*n += 1;
+	return v;
+}
+
+static __always_inline void fill_rwbs(char *rwbs, u32 opf)
+{
+	u32 op = opf & REQ_OP_MASK_BITS;
+	u64 v = 0;
+	int n = 0;
+
+	if (opf & req_flag(bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))
+		v = put_letter(v, &n, 'F');
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_WRITE)) {
+		v = put_letter(v, &n, 'W');
+	} else if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
+		v = put_letter(v, &n, 'D');
+	} else if (op == bpf_core_enum_value(enum req_op, REQ_OP_SECURE_ERASE)) {
+		v = put_letter(v, &n, 'D');
+		v = put_letter(v, &n, 'E');
+	} else if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH)) {
+		v = put_letter(v, &n, 'F');
+	} else if (op == bpf_core_enum_value(enum req_op, REQ_OP_READ)) {
+		v = put_letter(v, &n, 'R');
+	} else {
+		v = put_letter(v, &n, 'N');
+	}
+	if (opf & req_flag(bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		v = put_letter(v, &n, 'F');
+	if (opf & req_flag(bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+		v = put_letter(v, &n, 'A');
+	if (opf & req_flag(bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		v = put_letter(v, &n, 'S');
+	if (opf & req_flag(bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		v = put_letter(v, &n, 'M');
+	__builtin_memcpy(rwbs, &v, sizeof(v));
+}
+
+/*
+ * A request as the block_rq_* tracepoints show it: dev is
+ * disk_devt(rq->q->disk) (kernel dev_t: major << 20 | minor); at insert and
+ * issue, sector and sectors are 0 for a passthrough request (REQ_OP_DRV_*)
+ * and the sector 0 where it was never set, as blk_rq_trace_sector() and
+ * blk_rq_trace_nr_sectors() say; at completion the sector is blk_rq_pos()
+ * and the sectors those completed (@done_bytes).
+ */
+static __always_inline void block(void *ctx, struct request *rq, u8 kind, s64 done_bytes)
+{
+	struct rsp_brec_block r;
+	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+	u32 opf = BPF_CORE_READ(rq, cmd_flags), op = opf & REQ_OP_MASK_BITS;
+	bool pt = op == bpf_core_enum_value(enum req_op, REQ_OP_DRV_IN) ||
+		  op == bpf_core_enum_value(enum req_op, REQ_OP_DRV_OUT);
+	u32 bytes = BPF_CORE_READ(rq, __data_len);
+
+	__builtin_memset(&r, 0, sizeof(r));
+	hdr(&r.h, kind, sizeof(r));
+	if (disk)
+		r.dev = (u32)BPF_CORE_READ(disk, major) << 20 | (u32)BPF_CORE_READ(disk, first_minor);
+	r.sector = BPF_CORE_READ(rq, __sector);
+	if (done_bytes >= 0) {
+		r.bytes = (u32)done_bytes;
+		r.nr_sector = r.bytes >> 9;
+	} else {
+		r.bytes = bytes;
+		r.nr_sector = pt ? 0 : bytes >> 9;
+		if (pt || r.sector == (u64)-1)
+			r.sector = 0;
+	}
+	fill_rwbs(r.rwbs, opf);
+	emit(ctx, &r, sizeof(r));
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(rsp_block_rq_insert, struct request *rq)
+{
+	block(ctx, rq, RSP_BREC_BLOCK_INSERT, -1);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(rsp_block_rq_issue, struct request *rq)
+{
+	block(ctx, rq, RSP_BREC_BLOCK_ISSUE, -1);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(rsp_block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	block(ctx, rq, RSP_BREC_BLOCK_COMPLETE, nr_bytes);
+	return 0;
+}
+
+/* ---- interrupts -------------------------------------------------------------- */
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(rsp_irq_handler_entry, int irq, struct irqaction *action)
+{
+	struct rsp_brec_irq_entry r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	hdr(&r.h, RSP_BREC_IRQ_ENTRY, sizeof(r));
+	r.irq = (u32)irq;
+	bpf_probe_read_kernel_str(r.name, sizeof(r.name), BPF_CORE_READ(action, name));
+	emit(ctx, &r, sizeof(r));
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(rsp_irq_handler_exit, int irq, struct irqaction *action, int ret)
+{
+	struct rsp_brec_irq_exit r;
+
+	hdr(&r.h, RSP_BREC_IRQ_EXIT, sizeof(r));
+	r.irq = (u32)irq;
+	r.ret = (u32)ret;
+	emit(ctx, &r, sizeof(r));
+	return 0;
+}
+
+static __always_inline void softirq(void *ctx, u8 kind, unsigned int vec)
+{
+	struct rsp_brec_softirq r;
+
+	hdr(&r.h, kind, sizeof(r));
+	r.vec = vec;
+	r.pad = 0;
+	emit(ctx, &r, sizeof(r));
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(rsp_softirq_entry, unsigned int vec)
+{
+	softirq(ctx, RSP_BREC_SOFTIRQ_ENTRY, vec);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(rsp_softirq_exit, unsigned int vec)
+{
+	softirq(ctx, RSP_BREC_SOFTIRQ_EXIT, vec);
+	return 0;
+}
+
+/* ---- timers ------------------------------------------------------------------ */
+
+SEC("tp_btf/hrtimer_start")
+int BPF_PROG(rsp_hrtimer_start, struct hrtimer *t)
+{
+	struct rsp_brec_hrtimer r;
+
+	hdr(&r.h, RSP_BREC_HRTIMER_START, sizeof(r));
+	r.hrtimer = (u64)t;
+	r.function = (u64)BPF_CORE_READ(t, function);
+	r.time = (u64)BPF_CORE_READ(t, node.expires);
+	emit(ctx, &r, sizeof(r));
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(rsp_hrtimer_expire_entry, struct hrtimer *t, ktime_t *now)
+{
+	struct rsp_brec_hrtimer r;
+
+	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_ENTRY, sizeof(r));
+	r.hrtimer = (u64)t;
+	r.function = (u64)BPF_CORE_READ(t, function);
+	r.time = 0;
+	bpf_probe_read_kernel(&r.time, sizeof(r.time), now);
+	emit(ctx, &r, sizeof(r));
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(rsp_hrtimer_expire_exit, struct hrtimer *t)
+{
+	struct rsp_brec_hrtimer_exit r;
+
+	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_EXIT, sizeof(r));
+	r.hrtimer = (u64)t;
 	emit(ctx, &r, sizeof(r));
 	return 0;
 }

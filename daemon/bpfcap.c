@@ -46,28 +46,45 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 static char log_buf[LOG_TAIL];
 static size_t log_len;
 
+/* The program whose load failed ("prog 'NAME': BPF program load failed"), or "". */
+static char failed_name[64];
+
+static void note_failed(const char *msg)
+{
+	const char *p = strstr(msg, "prog '"), *q;
+
+	if (p && (q = strchr(p + 6, '\'')) && (size_t)(q - p - 6) < sizeof(failed_name) &&
+	    strstr(q, "load failed") && !failed_name[0])
+		snprintf(failed_name, sizeof(failed_name), "%.*s", (int)(q - p - 6), p + 6);
+}
+
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char line[1024];
-	int n;
+	char *msg = NULL;
+	const char *p;
+	size_t n;
 
-	if (level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
 		return 0;
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	if (n <= 0)
-		return 0;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
-	if (log_len + (size_t)n >= sizeof(log_buf)) {
-		size_t drop = log_len + (size_t)n - sizeof(log_buf) + 1;
+	note_failed(msg);
+	/* The verifier's log comes as one message: its end says why. */
+	n = strlen(msg);
+	p = msg;
+	if (n >= sizeof(log_buf)) {
+		p += n - (sizeof(log_buf) - 1);
+		n = sizeof(log_buf) - 1;
+	}
+	if (log_len + n >= sizeof(log_buf)) {
+		size_t drop = log_len + n - sizeof(log_buf) + 1;
 
 		drop = drop > log_len ? log_len : drop;
 		memmove(log_buf, log_buf + drop, log_len - drop);
 		log_len -= drop;
 	}
-	memcpy(log_buf + log_len, line, (size_t)n);
-	log_len += (size_t)n;
+	memcpy(log_buf + log_len, p, n);
+	log_len += n;
 	log_buf[log_len] = '\0';
+	free(msg);
 	return 0;
 }
 
@@ -84,6 +101,29 @@ void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o)
 	o->kernel_stacks = true;
 	o->user_stacks = true;
 	o->ring_bytes = 1u << 20;
+	o->block = o->irq = o->timer = true;
+}
+
+/* Programs of the families not asked for are not loaded (nor attached). */
+static void choose_programs(struct rsp_bpfcap *bc, const struct rsp_bpfcap_opts *o)
+{
+	struct bpf_program *block[] = {bc->skel->progs.rsp_block_rq_insert,
+				       bc->skel->progs.rsp_block_rq_issue,
+				       bc->skel->progs.rsp_block_rq_complete};
+	struct bpf_program *irq[] = {bc->skel->progs.rsp_irq_handler_entry,
+				     bc->skel->progs.rsp_irq_handler_exit,
+				     bc->skel->progs.rsp_softirq_entry,
+				     bc->skel->progs.rsp_softirq_exit};
+	struct bpf_program *timer[] = {bc->skel->progs.rsp_hrtimer_start,
+				       bc->skel->progs.rsp_hrtimer_expire_entry,
+				       bc->skel->progs.rsp_hrtimer_expire_exit};
+
+	for (size_t i = 0; i < sizeof(block) / sizeof(block[0]); i++)
+		bpf_program__set_autoload(block[i], o->block);
+	for (size_t i = 0; i < sizeof(irq) / sizeof(irq[0]); i++)
+		bpf_program__set_autoload(irq[i], o->irq);
+	for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]); i++)
+		bpf_program__set_autoload(timer[i], o->timer);
 }
 
 /* The lockdown mode in force ("none", "integrity", "confidentiality"), or "". */
@@ -109,12 +149,9 @@ static void lockdown_mode(char *buf, size_t n)
  */
 static bool failed_prog(char *buf, size_t n)
 {
-	const char *p = strstr(log_buf, "prog '"), *q;
-
-	if (!p || !(q = strchr(p + 6, '\'')) || (size_t)(q - p - 6) >= n ||
-	    !strstr(p, "load failed"))
+	if (!failed_name[0])
 		return false;
-	snprintf(buf, n, "%.*s", (int)(q - p - 6), p + 6);
+	snprintf(buf, n, "%s", failed_name);
 	return true;
 }
 
@@ -222,6 +259,7 @@ struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, 
 
 	log_len = 0;
 	log_buf[0] = '\0';
+	failed_name[0] = '\0';
 	if (access(BTF_PATH, R_OK)) {
 		snprintf(err, errlen,
 			 "this kernel has no BTF (%s): the BPF backend needs a kernel built with "
@@ -247,9 +285,11 @@ struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, 
 		(int)(o->max_stack && o->max_stack <= RSP_BPF_MAX_STACK ? o->max_stack
 									: RSP_BPF_MAX_STACK);
 	bc->skel->rodata->kernel_stacks = o->kernel_stacks;
+	bc->skel->rodata->stack_every = o->stack_every ? o->stack_every : 1;
 	bc->skel->rodata->user_stacks = o->user_stacks;
 	bc->skel->rodata->force_verifier_failure = o->force_verifier_failure;
 	bc->skel->rodata->wake_bytes = o->wake_bytes;
+	choose_programs(bc, o);
 	bc->nr_cpus = o->nr_cpus ? o->nr_cpus : (unsigned)libbpf_num_possible_cpus();
 	ret = bpf_map__set_max_entries(bc->skel->maps.rings, bc->nr_cpus);
 	if (ret) {

@@ -19,8 +19,11 @@ struct rsp_bpfcap;
 
 struct rsp_bpfcap_opts {
 	enum rsp_bstack_policy stacks;
-	unsigned max_stack; /* frames, 1..RSP_BPF_MAX_STACK */
+	unsigned max_stack;   /* frames, 1..RSP_BPF_MAX_STACK */
+	unsigned stack_every; /* RSP_BSTACKS_SAMPLED: one switch in this many (per CPU) */
 	bool kernel_stacks, user_stacks;
+	/* which programs besides the scheduler's: block requests, irq and softirq, hrtimers */
+	bool block, irq, timer;
 	unsigned nr_cpus;    /* rings: one per CPU 0 .. nr_cpus-1 (0: every possible CPU) */
 	uint32_t ring_bytes; /* per ring: a power of 2, a multiple of the page size */
 	uint64_t wake_bytes; /* wake the consumer when a ring holds this much (0: never) */

@@ -405,6 +405,34 @@ static uint32_t bpf_ring_bytes(const struct rsp_capture_opts *o)
 }
 #endif
 
+#ifdef RSP_HAVE_BPF
+/* Load the BPF programs for these options: 0, or -1 with the reason in @why. */
+static int open_bpf(struct rsp_evset *es, char *why, size_t n)
+{
+	const struct rsp_capture_opts *o = &es->opts;
+	struct rsp_bpfcap_opts bo;
+
+	rsp_bpfcap__opts_init(&bo);
+	bo.stacks = o->stacks == RSP_STACKS_NONE      ? RSP_BSTACKS_NONE
+		    : o->stacks == RSP_STACKS_ALL     ? RSP_BSTACKS_ALL
+		    : o->stacks == RSP_STACKS_SAMPLED ? RSP_BSTACKS_SAMPLED
+						      : RSP_BSTACKS_SLEEPS;
+	bo.stack_every = o->stack_every;
+	bo.max_stack = o->max_stack;
+	bo.kernel_stacks = o->callchain_kernel;
+	bo.user_stacks = o->callchain_user;
+	bo.block = o->families[RSP_FAM_BLOCK];
+	bo.irq = o->families[RSP_FAM_IRQ];
+	bo.timer = o->families[RSP_FAM_TIMER];
+	bo.ring_bytes = bpf_ring_bytes(o);
+	bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
+	/* tests: a refusal on demand (the verifier rejects a program) */
+	bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
+	es->bpf = rsp_bpfcap__open(&bo, why, n);
+	return es->bpf ? 0 : -1;
+}
+#endif
+
 static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 {
 	const struct rsp_capture_opts *o = &es->opts;
@@ -413,32 +441,23 @@ static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 	snprintf(es->backend, sizeof(es->backend), "perf");
 	if (o->backend == RSP_CAPTURE_PERF || !o->families[RSP_FAM_SCHED])
 		return 0;
+	if (o->dwarf[RSP_EV_sched_switch] || o->dwarf[RSP_EV_sched_waking]) {
+		/* DWARF unwinding needs the user registers and stack bytes perf copies */
+		snprintf(why, sizeof(why),
+			 "--dwarf on the scheduler's events needs the user stack copies only "
+			 "the perf backend takes");
+	} else {
 #ifdef RSP_HAVE_BPF
-	{
-		struct rsp_bpfcap_opts bo;
-
-		rsp_bpfcap__opts_init(&bo);
-		bo.stacks = o->stacks == RSP_STACKS_NONE  ? RSP_BSTACKS_NONE
-			    : o->stacks == RSP_STACKS_ALL ? RSP_BSTACKS_ALL
-							  : RSP_BSTACKS_SLEEPS;
-		bo.max_stack = o->max_stack;
-		bo.kernel_stacks = o->callchain_kernel;
-		bo.user_stacks = o->callchain_user;
-		bo.ring_bytes = bpf_ring_bytes(o);
-		bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
-		/* tests: a refusal on demand (the verifier rejects a program) */
-		bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
-		es->bpf = rsp_bpfcap__open(&bo, why, sizeof(why));
-		if (es->bpf) {
+		if (!open_bpf(es, why, sizeof(why))) {
 			snprintf(es->backend, sizeof(es->backend), "bpf");
 			return 0;
 		}
-	}
 #else
-	snprintf(why, sizeof(why),
-		 "this rspd was built without the BPF backend (clang, bpftool, libbpf or the "
-		 "kernel's BTF were missing when it was built)");
+		snprintf(why, sizeof(why),
+			 "this rspd was built without the BPF backend (clang, bpftool, libbpf or "
+			 "the kernel's BTF were missing when it was built)");
 #endif
+	}
 	if (o->backend == RSP_CAPTURE_BPF) {
 		snprintf(err, errlen, "--capture bpf: %s", why);
 		return -EPERM;

@@ -51,6 +51,16 @@ enum rsp_brec_kind {
 	RSP_BREC_FORK = 9,	   /* sched_process_fork */
 	RSP_BREC_EXEC = 10,	   /* sched_process_exec */
 	RSP_BREC_EXIT = 11,	   /* sched_process_exit */
+	RSP_BREC_BLOCK_INSERT = 12,	    /* block_rq_insert */
+	RSP_BREC_BLOCK_ISSUE = 13,	    /* block_rq_issue */
+	RSP_BREC_BLOCK_COMPLETE = 14,	    /* block_rq_complete */
+	RSP_BREC_IRQ_ENTRY = 15,	    /* irq_handler_entry */
+	RSP_BREC_IRQ_EXIT = 16,		    /* irq_handler_exit */
+	RSP_BREC_SOFTIRQ_ENTRY = 17,	    /* softirq_entry */
+	RSP_BREC_SOFTIRQ_EXIT = 18,	    /* softirq_exit */
+	RSP_BREC_HRTIMER_START = 19,	    /* hrtimer_start */
+	RSP_BREC_HRTIMER_EXPIRE_ENTRY = 20, /* hrtimer_expire_entry */
+	RSP_BREC_HRTIMER_EXPIRE_EXIT = 21,  /* hrtimer_expire_exit */
 	RSP_BREC__NR
 };
 
@@ -147,6 +157,55 @@ struct rsp_brec_exit {
 	struct rsp_brec_hdr h;
 };
 
+/*
+ * A block request, as the block_rq_* tracepoints show it: dev in the
+ * kernel's dev_t encoding (major << 20 | minor), rwbs as blk_fill_rwbs()
+ * writes it. For a completion nr_sector and bytes are what completed. The
+ * issuing task is the current one (its name comes as COMM records).
+ */
+struct rsp_brec_block {
+	struct rsp_brec_hdr h;
+	rsp_u64 sector;
+	rsp_u32 dev;
+	rsp_u32 nr_sector;
+	rsp_u32 bytes;
+	char rwbs[8];
+	rsp_u32 pad;
+};
+
+/* irq_handler_entry: the handler's name travels in each record (irqs are few). */
+struct rsp_brec_irq_entry {
+	struct rsp_brec_hdr h;
+	rsp_u32 irq;
+	rsp_u32 pad;
+	char name[16];
+};
+
+struct rsp_brec_irq_exit {
+	struct rsp_brec_hdr h;
+	rsp_u32 irq;
+	rsp_u32 ret;
+};
+
+struct rsp_brec_softirq {
+	struct rsp_brec_hdr h;
+	rsp_u32 vec;
+	rsp_u32 pad;
+};
+
+/* hrtimer_start (time: the expiry) and hrtimer_expire_entry (time: now). */
+struct rsp_brec_hrtimer {
+	struct rsp_brec_hdr h;
+	rsp_u64 hrtimer; /* the timer's address: the key */
+	rsp_u64 function;
+	rsp_u64 time;
+};
+
+struct rsp_brec_hrtimer_exit {
+	struct rsp_brec_hdr h;
+	rsp_u64 hrtimer;
+};
+
 /* The layout is part of the protocol: these sizes do not change within a version. */
 _Static_assert(sizeof(struct rsp_brec_hdr) == 24, "rsp_brec_hdr");
 _Static_assert(sizeof(struct rsp_brec_comm) == 48, "rsp_brec_comm");
@@ -158,12 +217,19 @@ _Static_assert(sizeof(struct rsp_brec_waking_stack) == 56, "rsp_brec_waking_stac
 _Static_assert(sizeof(struct rsp_brec_fork) == 32, "rsp_brec_fork");
 _Static_assert(sizeof(struct rsp_brec_exec) == 32, "rsp_brec_exec");
 _Static_assert(sizeof(struct rsp_brec_exit) == 24, "rsp_brec_exit");
+_Static_assert(sizeof(struct rsp_brec_block) == 56, "rsp_brec_block");
+_Static_assert(sizeof(struct rsp_brec_irq_entry) == 48, "rsp_brec_irq_entry");
+_Static_assert(sizeof(struct rsp_brec_irq_exit) == 32, "rsp_brec_irq_exit");
+_Static_assert(sizeof(struct rsp_brec_softirq) == 32, "rsp_brec_softirq");
+_Static_assert(sizeof(struct rsp_brec_hrtimer) == 48, "rsp_brec_hrtimer");
+_Static_assert(sizeof(struct rsp_brec_hrtimer_exit) == 32, "rsp_brec_hrtimer_exit");
 
 /* The stack policy the programs apply (their .rodata, set before load). */
 enum rsp_bstack_policy {
 	RSP_BSTACKS_NONE = 0,
 	RSP_BSTACKS_SLEEPS = 1, /* switches into a sleep, and wakings */
 	RSP_BSTACKS_ALL = 2,	/* every switch and waking */
+	RSP_BSTACKS_SAMPLED = 3, /* every stack_every-th switch of a CPU, and no waking */
 };
 
 #endif /* RSP_BPF_RECORDS_H */

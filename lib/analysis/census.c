@@ -107,14 +107,22 @@ static void on_sample(void *ctx, const struct rsp_sample *smp, const struct perf
 		t->pid = smp->pid;
 }
 
-/* Any record in a thread's context tells which process it belongs to. */
+/*
+ * Any record in a thread's context tells which process it belongs to; the
+ * name comes here too when the records do not carry it (compact BPF
+ * records: a COMM record names a thread once).
+ */
 static void on_thread(void *ctx, uint32_t tid, uint32_t tgid, const char *comm, uint64_t time)
 {
 	struct rsp_census *c = ctx;
 	struct rsp_census_thread *t = tgid && tid ? thread(c, tid) : NULL;
 
-	if (t)
-		t->pid = tgid;
+	(void)time;
+	if (!t)
+		return;
+	t->pid = tgid;
+	if (comm && comm[0])
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
 /* A sleep that ended in the range (its switch-out seen): did it carry a stack? */

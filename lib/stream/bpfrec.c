@@ -44,6 +44,40 @@ void rsp_bpfrec__fields(struct rsp_field_loc *f)
 	LOC(f, RSP_F_sched_process_exec__pid, struct rsp_brec_hdr, tid);
 	LOC(f, RSP_F_sched_process_exec__old_pid, struct rsp_brec_exec, old_pid);
 	LOC(f, RSP_F_sched_process_exit__pid, struct rsp_brec_hdr, tid);
+#define BLOCK_LOCS(E)                                                                              \
+	LOC(f, RSP_F_##E##__dev, struct rsp_brec_block, dev);                                      \
+	LOC(f, RSP_F_##E##__sector, struct rsp_brec_block, sector);                                \
+	LOC(f, RSP_F_##E##__nr_sector, struct rsp_brec_block, nr_sector);                          \
+	LOC(f, RSP_F_##E##__rwbs, struct rsp_brec_block, rwbs)
+	BLOCK_LOCS(block_rq_insert);
+	BLOCK_LOCS(block_rq_issue);
+	BLOCK_LOCS(block_rq_complete);
+#undef BLOCK_LOCS
+	LOC(f, RSP_F_block_rq_insert__bytes, struct rsp_brec_block, bytes);
+	LOC(f, RSP_F_block_rq_issue__bytes, struct rsp_brec_block, bytes);
+	LOC(f, RSP_F_irq_handler_entry__irq, struct rsp_brec_irq_entry, irq);
+	LOC(f, RSP_F_irq_handler_entry__name, struct rsp_brec_irq_entry, name);
+	LOC(f, RSP_F_irq_handler_exit__irq, struct rsp_brec_irq_exit, irq);
+	LOC(f, RSP_F_irq_handler_exit__ret, struct rsp_brec_irq_exit, ret);
+	LOC(f, RSP_F_softirq_entry__vec, struct rsp_brec_softirq, vec);
+	LOC(f, RSP_F_softirq_exit__vec, struct rsp_brec_softirq, vec);
+	LOC(f, RSP_F_hrtimer_start__hrtimer, struct rsp_brec_hrtimer, hrtimer);
+	LOC(f, RSP_F_hrtimer_start__function, struct rsp_brec_hrtimer, function);
+	LOC(f, RSP_F_hrtimer_start__expires, struct rsp_brec_hrtimer, time);
+	LOC(f, RSP_F_hrtimer_expire_entry__hrtimer, struct rsp_brec_hrtimer, hrtimer);
+	LOC(f, RSP_F_hrtimer_expire_entry__function, struct rsp_brec_hrtimer, function);
+	LOC(f, RSP_F_hrtimer_expire_entry__now, struct rsp_brec_hrtimer, time);
+	LOC(f, RSP_F_hrtimer_expire_exit__hrtimer, struct rsp_brec_hrtimer_exit, hrtimer);
+	/* signed where the tracepoint's are: irq, ret, expires, now */
+	f[RSP_F_irq_handler_entry__irq].flags |= RSP_FLOC_SIGNED;
+	f[RSP_F_irq_handler_exit__irq].flags |= RSP_FLOC_SIGNED;
+	f[RSP_F_irq_handler_exit__ret].flags |= RSP_FLOC_SIGNED;
+	f[RSP_F_hrtimer_start__expires].flags |= RSP_FLOC_SIGNED;
+	f[RSP_F_hrtimer_expire_entry__now].flags |= RSP_FLOC_SIGNED;
+	f[RSP_F_block_rq_insert__rwbs].flags |= RSP_FLOC_ARRAY;
+	f[RSP_F_block_rq_issue__rwbs].flags |= RSP_FLOC_ARRAY;
+	f[RSP_F_block_rq_complete__rwbs].flags |= RSP_FLOC_ARRAY;
+	f[RSP_F_irq_handler_entry__name].flags |= RSP_FLOC_ARRAY;
 }
 
 /* Each kind: its event (-1: a side record) and the least size it can have. */
@@ -61,7 +95,20 @@ static const struct {
 	[RSP_BREC_FORK] = {RSP_EV_sched_process_fork, sizeof(struct rsp_brec_fork)},
 	[RSP_BREC_EXEC] = {RSP_EV_sched_process_exec, sizeof(struct rsp_brec_exec)},
 	[RSP_BREC_EXIT] = {RSP_EV_sched_process_exit, sizeof(struct rsp_brec_exit)},
+	[RSP_BREC_BLOCK_INSERT] = {RSP_EV_block_rq_insert, sizeof(struct rsp_brec_block)},
+	[RSP_BREC_BLOCK_ISSUE] = {RSP_EV_block_rq_issue, sizeof(struct rsp_brec_block)},
+	[RSP_BREC_BLOCK_COMPLETE] = {RSP_EV_block_rq_complete, sizeof(struct rsp_brec_block)},
+	[RSP_BREC_IRQ_ENTRY] = {RSP_EV_irq_handler_entry, sizeof(struct rsp_brec_irq_entry)},
+	[RSP_BREC_IRQ_EXIT] = {RSP_EV_irq_handler_exit, sizeof(struct rsp_brec_irq_exit)},
+	[RSP_BREC_SOFTIRQ_ENTRY] = {RSP_EV_softirq_entry, sizeof(struct rsp_brec_softirq)},
+	[RSP_BREC_SOFTIRQ_EXIT] = {RSP_EV_softirq_exit, sizeof(struct rsp_brec_softirq)},
+	[RSP_BREC_HRTIMER_START] = {RSP_EV_hrtimer_start, sizeof(struct rsp_brec_hrtimer)},
+	[RSP_BREC_HRTIMER_EXPIRE_ENTRY] = {RSP_EV_hrtimer_expire_entry,
+					   sizeof(struct rsp_brec_hrtimer)},
+	[RSP_BREC_HRTIMER_EXPIRE_EXIT] = {RSP_EV_hrtimer_expire_exit,
+					  sizeof(struct rsp_brec_hrtimer_exit)},
 };
+_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == RSP_BREC__NR, "a size for every kind");
 
 bool rsp_record__bpf_event(int ev)
 {

@@ -136,9 +136,11 @@ static int new_req(struct rsp_timeline *tl, const struct rsp_sample *smp, uint32
 	r->r.insert = smp->time;
 	r->r.tid = smp->tid;
 	r->r.tgid = smp->pid;
+	t = smp->tid ? tl__get_thr(tl, smp->tid) : NULL;
 	if (comm.ptr)
 		memcpy(r->r.comm, comm.ptr, comm.len < 15 ? comm.len : 15);
-	t = smp->tid ? tl__get_thr(tl, smp->tid) : NULL;
+	else if (t) /* a compact record: the issuer's name came as a COMM record */
+		memcpy(r->r.comm, t->comm, 15);
 	if (t) {
 		tl__learn_tgid(tl, t, smp->pid, smp->time);
 		t->inflight++;

@@ -7,6 +7,7 @@ which ctest reports as skipped (never as passed).
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,6 +38,20 @@ def check(cond, msg):
     print("ok: " + msg)
 
 
+def backend_args(args, config):
+    """The suite runs once per capture backend: RSP_TEST_CAPTURE=bpf (ctest's
+    e2e-bpf.* tests) starts every rspd with --capture bpf, unless the test
+    chose a backend itself (on the command line or in its configuration) or
+    asks for --dwarf stacks, which only the perf backend takes."""
+    backend = os.environ.get("RSP_TEST_CAPTURE", "")
+    if not backend or any(a.startswith("--capture") for a in args) or \
+            re.search(r"^\s*capture\s*=", config, re.M):
+        return []
+    if "--dwarf" in args:  # DWARF stacks need perf's user stack copies: rspd says so
+        return []
+    return ["--capture", backend]
+
+
 class Rspd:
     """rspd in the foreground on a temporary socket; use as a context manager.
 
@@ -60,6 +75,10 @@ class Rspd:
         with open(self.config, "w") as f:
             f.write(text)
 
+    def read_config(self):
+        with open(self.config) as f:
+            return f.read()
+
     def __enter__(self):
         self.start()
         return self
@@ -72,7 +91,8 @@ class Rspd:
         env = dict(os.environ)
         env.update(self.env or {})
         self.proc = subprocess.Popen(self.wrap + [RSPD, "--foreground", "--socket", self.socket,
-                                                  "--config", self.config] + self.args,
+                                                  "--config", self.config] + self.args
+                                     + backend_args(self.args, self.read_config()),
                                      stdout=logf, stderr=subprocess.STDOUT, env=env)
         logf.close()
         deadline = time.time() + timeout

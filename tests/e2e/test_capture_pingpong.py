@@ -45,5 +45,6 @@ with t.Rspd() as d:
     t.check(st["events"]["lost_records"] == 0, "no gap markers in the window")
     t.check(st["events"]["sched_switch"] >= 2 * N, "sched_switch records in the window")
     sched = [f for f in st["families"] if f["name"] == "sched"][0]
-    t.check(sched["source"] == "tracepoint" and sched["events_open"] == 6,
-            "all six sched tracepoints open")
+    want = "bpf" if st["config"]["capture"] == "bpf" else "tracepoint"
+    t.check(sched["source"] == want and sched["events_open"] == 6,
+            "all six sched events open, from %s (%s)" % (want, sched["source"]))

@@ -137,7 +137,9 @@ with open(wrapper, "w") as f:
 if t.run(["unshare", "-m", "--propagation", "private", "true"]).returncode != 0:
     print("SKIP: cannot make a private mount namespace")
     raise SystemExit(t.SKIP)
-with t.Rspd(wrap=["unshare", "-m", "--propagation", "private", "sh", wrapper]) as d:
+# The perf backend reads tracepoints through tracefs (the BPF backend does not).
+with t.Rspd("--capture", "perf",
+            wrap=["unshare", "-m", "--propagation", "private", "sh", wrapper]) as d:
     st = d.json("status")
     fams = {f["name"]: f for f in st["families"]}
     block = {e["name"]: e for e in fams["block"]["events"]}

@@ -55,7 +55,8 @@ def sleep_nodes(node, out):
 
 
 def run(n):
-    with t.Rspd("--stacks", "sampled:%d" % n, "--families", "sched,sideband", "--freq",
+    # The known answer is the kernel's own sampled copies: the perf backend's.
+    with t.Rspd("--capture", "perf", "--stacks", "sampled:%d" % n, "--families", "sched,sideband", "--freq",
                 "0") as d:
         w = t.workload("pipe_pingpong", N, 0)
         d.settle()

@@ -68,6 +68,20 @@ struct cap {
 
 static uint32_t child_tid;
 
+/*
+ * The machine may not allow BPF (no BTF, no privilege, lockdown): skipped
+ * with the reason. The verifier refusing rsp's own programs is a failure.
+ */
+static void skip_unless_machine(const char *err)
+{
+	if (strstr(err, "verifier refused")) {
+		print_message("%s\n", rsp_bpfcap__verifier_log());
+		fail_msg("%s", err);
+	}
+	print_message("SKIP: %s\n", err);
+	skip();
+}
+
 static int tracefs_id(const char *event)
 {
 	char path[256];
@@ -323,9 +337,8 @@ static void test_switches_match(void **state)
 	rsp_bpfcap__opts_init(&o);
 	bc = rsp_bpfcap__open(&o, err, sizeof(err));
 	if (!bc) {
-		print_message("SKIP: %s\n", err);
 		free(c);
-		skip();
+		skip_unless_machine(err);
 	}
 	assert_int_equal(open_events(c), 0);
 	perf_evlist__enable(c->evlist);
@@ -393,10 +406,8 @@ static void test_verifier_refusal(void **state)
 	(void)state;
 	rsp_bpfcap__opts_init(&o);
 	bc = rsp_bpfcap__open(&o, err, sizeof(err));
-	if (!bc) {
-		print_message("SKIP: %s\n", err);
-		skip();
-	}
+	if (!bc)
+		skip_unless_machine(err);
 	rsp_bpfcap__close(bc);
 	o.force_verifier_failure = true;
 	assert_null(rsp_bpfcap__open(&o, err, sizeof(err)));
