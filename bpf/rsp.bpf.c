@@ -13,7 +13,7 @@
  * path also prepends a 44-byte sample header to every record. One ring per
  * CPU keeps each CPU's records in order and the programs off each other's
  * cache lines. Records are submitted without a wakeup; the writer wakes the
- * drain only when its ring crosses wake_bytes (the drain also runs every
+ * drain only when its ring holds wake_bytes (the drain also runs every
  * --flush-interval), so a busy CPU does not pay a wakeup per record.
  *
  * Strings and stacks travel once per CPU ring: a COMM record when a thread
@@ -189,9 +189,15 @@ static __always_inline void emit(void *ctx, void *rec, u64 size)
 		count(C_OUTPUT_ERRORS);
 		return;
 	}
+	/*
+	 * Above the mark, every record asks for the wakeup until the drain has
+	 * caught up (a wakeup already pending costs one atomic test): asking
+	 * only on crossing it misses the crossing when a record's ring header
+	 * makes it jump past, and then nothing wakes the drain until its timer.
+	 */
 	if (wake_bytes) {
 		avail = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA);
-		if (avail < wake_bytes && avail + size >= wake_bytes)
+		if (avail + size >= wake_bytes)
 			flags = BPF_RB_FORCE_WAKEUP;
 	}
 	if (bpf_ringbuf_output(rb, rec, size, flags))

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/utsname.h>
+#include <rsp/record.h>
 #include "dumpmeta.h"
 #include "dumpprocs.h"
 #include "evset.h"
@@ -49,22 +50,30 @@ static int read_file(const char *path, struct rsp_buf *out)
 	return err;
 }
 
-/* The formats of every tracepoint rspd opened, for HEADER_TRACING_DATA. */
+/*
+ * The formats of every tracepoint rspd opened, and of those the BPF
+ * programs record (a dump writes their records as the tracepoints'
+ * samples), for HEADER_TRACING_DATA.
+ */
 static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 {
-	struct rsp_tracedata_event ev[RSP_EVSET_MAX];
-	struct rsp_buf fmt[RSP_EVSET_MAX], hp = RSP_BUF_INIT, he = RSP_BUF_INIT;
+	struct rsp_tracedata_event ev[RSP_EV__NR];
+	struct rsp_buf fmt[RSP_EV__NR], hp = RSP_BUF_INIT, he = RSP_BUF_INIT;
+	bool want[RSP_EV__NR] = {false};
 	char path[512];
-	int n = 0, err;
+	int n = 0, err = 0;
 
 	memset(fmt, 0, sizeof(fmt));
-	for (int i = 0; i < es->nr; i++) {
-		const struct rsp_event_info *ei = rsp_catalogue__event(es->e[i].event);
-		int j;
+	for (int i = 0; i < es->nr; i++)
+		if (es->e[i].role != RSP_ROLE_BPF && es->e[i].event >= 0)
+			want[es->e[i].event] = true;
+	for (int e = 0; es->bpf && e < RSP_EV__NR; e++)
+		if (rsp_record__bpf_event(e) && es->status[e].open)
+			want[e] = true;
+	for (int e = 0; e < RSP_EV__NR; e++) {
+		const struct rsp_event_info *ei = rsp_catalogue__event(e);
 
-		for (j = 0; j < i && es->e[j].event != es->e[i].event; j++)
-			;
-		if (ei->kind != RSP_EVK_TRACEPOINT || j < i)
+		if (!want[e] || ei->kind != RSP_EVK_TRACEPOINT)
 			continue;
 		snprintf(path, sizeof(path), TRACEFS "/events/%s/%s/format", ei->system, ei->tp);
 		if ((err = read_file(path, &fmt[n])))
@@ -82,7 +91,7 @@ static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 		err = rsp_tracedata__build(&m->tracing, hp.data, hp.len, he.data, he.len, ev, n,
 					   NULL, 0, &m->kallsyms_at);
 out:
-	for (int i = 0; i < RSP_EVSET_MAX; i++)
+	for (int i = 0; i < RSP_EV__NR; i++)
 		rsp_buf__exit(&fmt[i]);
 	rsp_buf__exit(&hp);
 	rsp_buf__exit(&he);

@@ -21,6 +21,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/record.h>
 #include <rsp/tp.h>
+#include "internal/bpfconv.h"
 #include "internal/schema.h"
 #include "tracepoints/bpf_records.h"
 
@@ -54,13 +55,17 @@ struct rsp_pdwriter {
 	unsigned char *buf;
 	size_t len;
 	int error; /* sticky write error */
-	struct fevsel fe[RSP_SCHEMA_MAX_EVSELS];
+	struct fevsel fe[RSP_SCHEMA_MAX_EVSELS + RSP_EV__NR];
 	int nr_fe;
 	int fe_of[RSP_SCHEMA_MAX_EVSELS];	/* schema evsel -> file evsel */
 	uint16_t pad_at[RSP_SCHEMA_MAX_EVSELS]; /* byte offset of the empty callchain, 0: none */
 	int synth_fe; /* file evsel the process records are attributed to */
 	uint64_t synth_id;
 	uint64_t bpf_id; /* the bpf-output evsel's id: BPF ring records become its samples */
+	/* BPF ring records written back as tracepoint samples: the converter and,
+	 * per event, the file evsel it added (-1: none, a bpf-output sample) */
+	struct rsp_bpfconv *conv;
+	int conv_fe[RSP_EV__NR];
 	uint64_t attrs_off, data_off;
 	bool in_data; /* FINISHED_INIT written: window records now */
 	uint64_t since_round;
@@ -248,6 +253,48 @@ static int build_fevsels(struct rsp_pdwriter *w)
 	return 0;
 }
 
+/*
+ * The tracepoints of the BPF records, as file evsels of their own (ids
+ * RSP_BPFCONV_ID_BASE + event) unless the schema has the tracepoint already:
+ * perf's tools then read the records as they read perf record's.
+ */
+static int add_conv_fevsels(struct rsp_pdwriter *w)
+{
+	const struct rsp_schema *s = w->s;
+
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		w->conv_fe[ev] = -1;
+	if (s->bpf_evsel < 0)
+		return 0;
+	w->conv = rsp_bpfconv__new(s);
+	if (!w->conv)
+		return -ENOMEM;
+	for (int ev = 0; ev < RSP_EV__NR; ev++) {
+		const struct rsp_event_info *ei = rsp_catalogue__event(ev);
+		struct fevsel *f;
+		bool have = false;
+		int err;
+
+		if (!rsp_bpfconv__event(w->conv, ev))
+			continue;
+		for (int i = 0; i < s->nr_evsels; i++)
+			have |= s->evsels[i].event == ev && s->evsels[i].role == RSP_ROLE_PRIMARY &&
+				s->evsels[i].attr.type == PERF_TYPE_TRACEPOINT;
+		if (have)
+			continue;
+		f = &w->fe[w->nr_fe];
+		memset(f, 0, sizeof(*f));
+		rsp_bpfconv__attr(w->conv, ev, &s->evsels[s->bpf_evsel].attr, &f->attr);
+		f->attr.size = PD_ATTR_SIZE;
+		snprintf(f->name, sizeof(f->name), "%s:%s", ei->system, ei->tp);
+		err = add_id(f, RSP_BPFCONV_ID_BASE + (uint64_t)ev);
+		if (err)
+			return err;
+		w->conv_fe[ev] = w->nr_fe++;
+	}
+	return 0;
+}
+
 /* The process records go to the side-band evsel when there is one. */
 static void pick_synth(struct rsp_pdwriter *w)
 {
@@ -355,6 +402,8 @@ struct rsp_pdwriter *rsp_pdwriter__new(int fd, const struct rsp_schema *s,
 	ret = copy_meta(w, m);
 	if (!ret)
 		ret = build_fevsels(w);
+	if (!ret)
+		ret = add_conv_fevsels(w);
 	if (!ret) {
 		pick_synth(w);
 		ret = write_ids_and_attrs(w);
@@ -384,6 +433,7 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	free(w->cpu_desc);
 	free(w->cpuid);
 	free(w->tracing);
+	rsp_bpfconv__delete(w->conv);
 	free(w->kmarks);
 	free(w->kcache);
 	rsp_buf__exit(&w->build_ids);
@@ -398,8 +448,9 @@ void rsp_pdwriter__stats(const struct rsp_pdwriter *w, struct rsp_pd_stats *st)
 
 /* --- process model -------------------------------------------------------------- */
 
-/* The sample_id trailer of the synthesis evsel: zeros but for tid and ids. */
-static int synth_trailer(struct rsp_pdwriter *w, uint32_t pid, uint32_t tid)
+/* The sample_id trailer of the synthesis evsel: its tid, time, cpu and ids. */
+static int trailer_at(struct rsp_pdwriter *w, uint32_t pid, uint32_t tid, uint64_t time,
+		      uint32_t cpu)
 {
 	uint64_t st = w->fe[w->synth_fe].attr.sample_type, t[6];
 	int n = 0;
@@ -409,16 +460,22 @@ static int synth_trailer(struct rsp_pdwriter *w, uint32_t pid, uint32_t tid)
 	if (st & PERF_SAMPLE_TID)
 		t[n++] = (uint64_t)tid << 32 | pid;
 	if (st & PERF_SAMPLE_TIME)
-		t[n++] = 0;
+		t[n++] = time;
 	if (st & PERF_SAMPLE_ID)
 		t[n++] = w->synth_id;
 	if (st & PERF_SAMPLE_STREAM_ID)
 		t[n++] = w->synth_id;
 	if (st & PERF_SAMPLE_CPU)
-		t[n++] = 0;
+		t[n++] = cpu;
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		t[n++] = w->synth_id;
 	return out(w, t, (size_t)n * 8);
+}
+
+/* Process records before the data: no time, no CPU. */
+static int synth_trailer(struct rsp_pdwriter *w, uint32_t pid, uint32_t tid)
+{
+	return trailer_at(w, pid, tid, 0, 0);
 }
 
 static uint16_t trailer_size(const struct rsp_pdwriter *w)
@@ -638,6 +695,72 @@ static int f_tracing(struct rsp_pdwriter *w, struct rsp_buf *b)
 	return rsp_buf__add(b, (const char *)w->tracing + at + 4, w->tracing_size - at - 4);
 }
 
+/* A record is in the file: its time, the counts, a round every PD_ROUND records. */
+static int counted(struct rsp_pdwriter *w, const struct perf_event_header *rec, uint64_t t)
+{
+	if (t && (!w->st.first_time || t < w->st.first_time))
+		w->st.first_time = t;
+	if (t > w->st.last_time)
+		w->st.last_time = t;
+	w->st.records++;
+	w->st.lost_records += rec->type == PERF_RECORD_LOST;
+	if (++w->since_round == PD_ROUND) {
+		w->since_round = 0;
+		marker(w, RSP_PD_RECORD_FINISHED_ROUND);
+	}
+	return w->error;
+}
+
+/*
+ * A BPF COMM record as perf's PERF_RECORD_COMM at its time: a thread's
+ * name where the record gave it, for perf's tools and rsp's reader alike.
+ */
+static int add_comm(struct rsp_pdwriter *w, const struct perf_event_header *rec)
+{
+	static const unsigned char zeros[8];
+	struct rsp_brec_comm r;
+	uint32_t body[2];
+	size_t slen, size;
+	struct perf_event_header h = {.type = PERF_RECORD_COMM};
+
+	memcpy(&r, rec, sizeof(r));
+	r.comm[sizeof(r.comm) - 1] = '\0';
+	slen = strlen(r.comm) + 1;
+	size = sizeof(h) + sizeof(body) + ((slen + 7) & ~(size_t)7) + trailer_size(w);
+	h.size = (uint16_t)size;
+	body[0] = r.pid;
+	body[1] = r.tid;
+	out(w, &h, sizeof(h));
+	out(w, body, sizeof(body));
+	out(w, r.comm, slen);
+	out(w, zeros, ((slen + 7) & ~(size_t)7) - slen);
+	trailer_at(w, r.pid, r.tid, r.h.time, r.h.cpu);
+	return counted(w, &h, r.h.time);
+}
+
+/*
+ * A BPF ring's record as its tracepoint's sample (internal/bpfconv.h):
+ * -ENOENT if its event is not converted (then it goes as bpf-output).
+ */
+static int add_converted(struct rsp_pdwriter *w, const struct perf_event_header *rec, uint64_t t)
+{
+	uint64_t buf[8192 / 8];
+	int ev, n = rsp_bpfconv__sample(w->conv, rec, 0, buf, sizeof(buf), &ev);
+
+	if (n < 0)
+		return n;
+	if (w->conv_fe[ev] < 0)
+		return -ENOENT;
+	buf[1] = w->fe[w->conv_fe[ev]].ids[0];
+	out(w, buf, (size_t)n);
+	if (w->kmarks) {
+		for (uint64_t i = 0; i < buf[6]; i++)
+			mark_kernel(w, buf[7 + i]);
+		mark_sample(w, rec); /* a timer's function */
+	}
+	return counted(w, (const struct perf_event_header *)buf, t);
+}
+
 /*
  * A BPF ring's record (tracepoints/bpf_records.h) as perf.data holds it: a
  * sample of the bpf-output evsel whose raw data is the record, {identifier,
@@ -678,9 +801,24 @@ static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *re
 
 	if (rec->size < sizeof(*rec) || rec->size % 8)
 		return -EINVAL;
+	if (enter_data(w))
+		return w->error;
 	if (RSP_BREC_IS_TYPE(rec->type)) {
-		int err = bpf_as_sample(w, rec, conv, sizeof(conv));
+		int err = w->conv ? rsp_bpfconv__learn(w->conv, rec) : 0;
 
+		if (err < 0)
+			return err;
+		/*
+		 * A name: as perf's COMM. A stack: in the samples it serves, and
+		 * as itself (a bpf-output sample), so that a query of the file
+		 * reads the records the window held.
+		 */
+		if (err && RSP_BREC_TYPE_KIND(rec->type) == RSP_BREC_COMM)
+			return add_comm(w, rec);
+		err = err ? -ENOENT : w->conv ? add_converted(w, rec, t) : -ENOENT;
+		if (err != -ENOENT)
+			return err;
+		err = bpf_as_sample(w, rec, conv, sizeof(conv));
 		if (err)
 			return err;
 		rec = (const struct perf_event_header *)conv;
@@ -705,17 +843,7 @@ static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *re
 		out(w, rec, rec->size);
 	}
 	mark_sample(w, rec);
-	if (t && (!w->st.first_time || t < w->st.first_time))
-		w->st.first_time = t;
-	if (t > w->st.last_time)
-		w->st.last_time = t;
-	w->st.records++;
-	w->st.lost_records += rec->type == PERF_RECORD_LOST;
-	if (++w->since_round == PD_ROUND) {
-		w->since_round = 0;
-		marker(w, RSP_PD_RECORD_FINISHED_ROUND);
-	}
-	return w->error;
+	return counted(w, rec, t);
 }
 
 int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec)
@@ -729,12 +857,19 @@ int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header 
 
 int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_t from, uint64_t to)
 {
-	struct rsp_wsnap *snap = rsp_window__pin(win, from, to);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, to) : NULL;
+	/* From the window's start when BPF records name threads and stacks once */
+	uint64_t start = w->conv ? 0 : from;
+	struct rsp_wsnap *snap = rsp_window__pin(win, start, to);
+	struct rsp_witer *it = snap ? rsp_witer__new(snap, start, to) : NULL;
 	struct rsp_wentry e;
 	int err = it ? enter_data(w) : -ENOMEM;
 
 	while (!err && rsp_witer__next(it, &e)) {
+		if (e.time < from) {
+			if (RSP_BREC_IS_TYPE(e.rec->type) && rsp_bpfconv__learn(w->conv, e.rec) < 0)
+				err = -ENOMEM;
+			continue;
+		}
 		err = add_record(w, e.rec, e.time);
 		if (err == -ENOENT || err == -EINVAL || err == -E2BIG)
 			err = 0; /* not one of the schema's, or unwritable: left out */

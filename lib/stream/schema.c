@@ -129,6 +129,24 @@ static bool resolve_field(struct rsp_schema *s, struct tep_event *te, int f)
 	return true;
 }
 
+/* The record's fixed size (common fields and all) and its __data_loc fields. */
+static void layout(struct rsp_schema *s, struct tep_event *te, int ev)
+{
+	struct tep_format_field *lists[2] = {te->format.common_fields, te->format.fields};
+	int end = 0;
+
+	s->nr_tp_dyn[ev] = 0;
+	for (int l = 0; l < 2; l++)
+		for (struct tep_format_field *f = lists[l]; f; f = f->next) {
+			if (f->offset >= 0 && f->size >= 0 && f->offset + f->size > end)
+				end = f->offset + f->size;
+			if ((f->flags & TEP_FIELD_IS_DYNAMIC) && f->size == 4 &&
+			    s->nr_tp_dyn[ev] < RSP_SCHEMA_MAX_DYN)
+				s->tp_dyn[ev][s->nr_tp_dyn[ev]++] = (uint16_t)f->offset;
+		}
+	s->tp_size[ev] = end > 0 && end < 0x8000 ? (uint16_t)end : 0;
+}
+
 static void resolve_event(struct rsp_schema *s, struct tep_handle *tep, int ev)
 {
 	const struct rsp_event_info *ei = rsp_catalogue__event(ev);
@@ -142,6 +160,7 @@ static void resolve_event(struct rsp_schema *s, struct tep_handle *tep, int ev)
 		return;
 	}
 	s->tp_id[ev] = te->id;
+	layout(s, te, ev);
 	for (int f = first; f < first + n; f++) {
 		if (!resolve_field(s, te, f)) {
 			set_problem(s, ev, "tracepoint %s lacks the field %s rsp needs", ei->tp,

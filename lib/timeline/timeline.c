@@ -5,6 +5,7 @@
  * internal/timeline.h for how the files share the work.
  */
 #include "internal/timeline.h"
+#include "tracepoints/bpf_records.h"
 
 static const char *const softirq_names[RSP_SOFTIRQ__NR] = {
 	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
@@ -543,10 +544,15 @@ static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 	}
 }
 
-/* A record's event, for the counts by event (stats.events). */
+/*
+ * A record's event, for the counts by event (stats.events). A BPF COMM
+ * record is side-band, as perf's COMM (a dump writes it as one).
+ */
 static void count_event(struct rsp_timeline *tl, const struct rsp_sample *smp, bool ok)
 {
-	if (!ok || smp->event < 0 || smp->event >= RSP_EV__NR)
+	if (ok && smp->compact == RSP_BREC_COMM)
+		tl->st.events[RSP_EV_sideband]++;
+	else if (!ok || smp->event < 0 || smp->event >= RSP_EV__NR)
 		tl->st.other++;
 	else if (smp->role == RSP_ROLE_PRIMARY)
 		tl->st.events[smp->event]++;

@@ -173,7 +173,9 @@ def workload(name, *args, timeout=300):
 
 
 def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=kw.pop("timeout", 60), **kw)
+    # Bytes that are not UTF-8 (perf script prints raw data) become U+FFFD, not an exception.
+    return subprocess.run(cmd, capture_output=True, text=True, errors=kw.pop("errors", "replace"),
+                          timeout=kw.pop("timeout", 60), **kw)
 
 
 def add_group(name):

@@ -16,6 +16,8 @@ struct rsp_field_loc {
 	uint8_t flags;
 };
 
+#define RSP_SCHEMA_MAX_DYN 4 /* __data_loc fields remembered per tracepoint */
+
 struct rsp_evsel_desc {
 	struct perf_event_attr attr;
 	int event;
@@ -44,6 +46,11 @@ struct rsp_schema {
 	/* the same fields in rsp's compact BPF records (lib/stream/bpfrec.c) */
 	struct rsp_field_loc cfields[RSP_F__NR];
 	int tp_id[RSP_EV__NR];
+	/* each tracepoint's fixed record size, and where its __data_loc fields are
+	 * (what a BPF record written back as the tracepoint's sample needs) */
+	uint16_t tp_size[RSP_EV__NR];
+	uint16_t tp_dyn[RSP_EV__NR][RSP_SCHEMA_MAX_DYN];
+	uint8_t nr_tp_dyn[RSP_EV__NR];
 	bool ev_ok[RSP_EV__NR];
 	char *ev_problem[RSP_EV__NR];
 };
