@@ -14,7 +14,13 @@ With --hist: only bare, rspd (stacks sleeps) with its latency histograms
 (the default) and rspd --no-hist, alternating, to show what the histograms'
 analysis thread costs; written to its own section.
 
-usage: bench/capture.py [--reps N] [--quick] [--hist] [--build DIR] [--out FILE]
+With --backends: bare, then for --stacks none and sleeps the null consumer
+and rspd on each capture backend (perf, bpf), and perf record, alternating;
+written to its own section with rspd's CPU per million records, the
+window's bytes per record and the records lost.
+
+usage: bench/capture.py [--reps N] [--quick] [--hist | --study | --backends] [--build DIR]
+                        [--out FILE]
 Writes a section of BENCHMARKS.md (replacing an older one of the same title).
 """
 import argparse
@@ -31,6 +37,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TITLE = "## Capture overhead (rspd vs null consumer vs perf record)"
 HIST_TITLE = "## Latency histograms on vs off (rspd --no-hist)"
+BACKENDS_TITLE = "## Capture backends: BPF vs perf (issue 12)"
+BACKEND_POLICIES = ["none", "sleeps"]
 POLICIES = ["sleeps", "sampled:10", "all", "none"]
 TRACEPOINTS = [
     "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new",
@@ -90,9 +98,10 @@ class Bare:
 
 
 class NullConsumer:
-    def __init__(self, build, policy):
-        self.cmd = [os.path.join(build, "bench", "rsp-null-consumer"), "--stacks", policy]
-        self.name = "null " + policy
+    def __init__(self, build, policy, extra=(), label=None):
+        self.cmd = [os.path.join(build, "bench", "rsp-null-consumer"), "--stacks", policy] + \
+            list(extra)
+        self.name = "null " + (label or policy)
 
     def start(self):
         self.p = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -141,6 +150,7 @@ class Rspd:
         self.p.wait(timeout=30)
         ev = after["events"]
         return {
+            "window_bytes": after["window"]["bytes"], "window_records": after["window"]["records"],
             "records": after["records"] - self.before["records"],
             "cpu_seconds": after["cpu_seconds"] - self.before["cpu_seconds"],
             "lost": after["lost"],
@@ -337,6 +347,45 @@ def report_hist(results, reps, args):
     return "\n".join(lines) + "\n"
 
 
+def report_backends(results, reps, args):
+    lines = [BACKENDS_TITLE, "",
+             "Command: `sudo bench/capture.py --backends --reps %d%s` (%s). Machine: %s, %d "
+             "CPUs, kernel %s. Runs alternate mode by mode within each repetition; medians "
+             "of %d runs; ratios to bare in the same run. Null consumers open the same "
+             "events (and, for bpf, load the same programs) and skip every record; rspd "
+             "CPU is its own (drain, window, histograms, queries) per million records; "
+             "window bytes per record include the window's 8-byte time prefix." % (
+                 reps, " --quick" if args.quick else "", time.strftime("%Y-%m-%d"),
+                 "Debian 12 VM", os.cpu_count(), os.uname().release, reps), ""]
+    for w, per in results.items():
+        bare = med([t for t, _ in per["bare"]])
+        lines += ["### %s" % w, "",
+                  "| mode | throughput | ratio to bare | loss | rspd CPU s per M records "
+                  "| window bytes per record | records lost |", "|---|---|---|---|---|---|---|"]
+        for mode, runs in per.items():
+            thr = med([t for t, _ in runs])
+            cpu = bpr = lost = ""
+            ex = [e for _, e in runs]
+            if mode.startswith("rspd"):
+                recs = sum(e["records"] for e in ex)
+                cpu = "%.2f" % (sum(e["cpu_seconds"] for e in ex) / recs * 1e6) if recs else ""
+                wr = sum(e["window_records"] for e in ex)
+                bpr = "%.0f" % (sum(e["window_bytes"] for e in ex) / wr) if wr else ""
+                lost = str(sum(e["lost"] for e in ex))
+            lines.append("| %s | %.1f | %.3f | %.1f%% | %s | %s | %s |" % (
+                mode, thr, thr / bare, 100 * (1 - thr / bare), cpu, bpr, lost))
+        lines.append("")
+        for pol in BACKEND_POLICIES:
+            lp = 1 - med([t for t, _ in per["rspd perf " + pol]]) / bare
+            lb = 1 - med([t for t, _ in per["rspd bpf " + pol]]) / bare
+            lines.append("- `--stacks %s`: rspd loses %.1f%% with BPF, %.1f%% with perf: "
+                         "BPF/perf = %s (target ≤ 0.5×)" % (
+                             pol, 100 * lb, 100 * lp,
+                             "%.2f×" % (lb / lp) if lp > 0.002 else "perf loss within noise"))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
 def write_section(path, text, title=TITLE):
     old = open(path).read() if os.path.exists(path) else "# rsp benchmarks\n\n"
     start = old.find(title)
@@ -356,6 +405,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--study", action="store_true",
                     help="instead: the stack policy study (rspd variants only)")
+    ap.add_argument("--backends", action="store_true",
+                    help="instead: BPF vs perf capture backend, side by side")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/capture.py: run as root (perf events)")
@@ -368,6 +419,18 @@ def main():
         print("wrote " + args.out)
         return
     modes = [Bare()]
+    if args.backends:
+        for pol in BACKEND_POLICIES:
+            for be in ("perf", "bpf"):
+                modes += [NullConsumer(args.build, pol, ["--capture", be], "%s %s" % (be, pol)),
+                          Rspd(args.build, pol, ["--capture", be], "%s %s" % (be, pol))]
+        modes.append(PerfRecord())
+        results = measure(modes, workloads(args.quick), args.reps)
+        text = report_backends(results, args.reps, args)
+        print(text)
+        write_section(args.out, text, BACKENDS_TITLE)
+        print("wrote " + args.out)
+        return
     if args.study:
         modes += [Rspd(args.build, pol, extra, label) for label, pol, extra in STUDY]
     else:

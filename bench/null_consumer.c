@@ -5,8 +5,11 @@
  * measures what the kernel side of capture costs, so that rspd's overhead
  * can be compared to it: rspd should cost barely more.
  *
- * Runs until SIGINT/SIGTERM, then prints one JSON line with the bytes it
- * skipped and its own CPU time.
+ * With --capture bpf, rspd's BPF programs write into their BPF rings, which
+ * it consumes without looking at a record (libbpf's consumer, a callback
+ * that returns).
+ *
+ * Runs until SIGINT/SIGTERM, then prints one JSON line with its own CPU time.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +22,9 @@
 #include <sys/resource.h>
 #include <perf/mmap.h>
 #include <traceevent/event-parse.h>
+#ifdef RSP_HAVE_BPF
+#include "bpfcap.h"
+#endif
 #include "evset.h"
 #include "log.h"
 #include "rsp_tracefs.h"
@@ -39,6 +45,7 @@ static int parse(struct rsp_capture_opts *o, int argc, char **argv)
 		{"ring-pages", required_argument, NULL, 'r'},
 		{"families", required_argument, NULL, 'f'},
 		{"no-sample-stacks", no_argument, NULL, 'n'},
+		{"capture", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	char err[256];
@@ -62,11 +69,33 @@ static int parse(struct rsp_capture_opts *o, int argc, char **argv)
 			o->sample_stacks = false;
 			continue;
 		}
+		if (c == 'c' && !rsp_capture_opts__set_backend(o, optarg))
+			continue;
 		fprintf(stderr, "usage: rsp-null-consumer [--stacks P] [--freq HZ] "
-				"[--ring-pages N] [--families LIST] [--no-sample-stacks]\n");
+				"[--ring-pages N] [--families LIST] [--no-sample-stacks] "
+				"[--capture perf|bpf|auto]\n");
 		return -1;
 	}
 	return 0;
+}
+
+#ifdef RSP_HAVE_BPF
+static int ignore(void *ctx, unsigned cpu, const void *data, size_t size)
+{
+	(void)ctx, (void)cpu, (void)data, (void)size;
+	return 0;
+}
+#endif
+
+/* The BPF rings, if any: every record consumed, none looked at. */
+static void skip_bpf(struct rsp_evset *es)
+{
+#ifdef RSP_HAVE_BPF
+	if (es->bpf)
+		rsp_bpfcap__consume(es->bpf, ignore, NULL);
+#else
+	(void)es;
+#endif
 }
 
 /* Skip everything the ring holds without reading a record. */
@@ -105,17 +134,26 @@ int main(int argc, char **argv)
 
 		epoll_ctl(epfd, EPOLL_CTL_ADD, es.rings[i].fd, &ev);
 	}
+#ifdef RSP_HAVE_BPF
+	if (es.bpf) {
+		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+
+		epoll_ctl(epfd, EPOLL_CTL_ADD, rsp_bpfcap__poll_fd(es.bpf), &ev);
+	}
+#endif
 	if (rsp_evset__enable(&es, err, sizeof(err))) {
 		fprintf(stderr, "rsp-null-consumer: %s\n", err);
 		rsp_evset__close(&es);
 		return 1;
 	}
-	fprintf(stderr, "rsp-null-consumer: ready\n");
+	fprintf(stderr, "rsp-null-consumer: ready (%s)\n", es.backend);
 	while (!stop) {
 		int n = epoll_wait(epfd, evs, 64, 100);
 
 		for (int i = 0; i < n; i++)
-			skip_ring(es.rings[evs[i].data.u32].map);
+			if (evs[i].data.u32 != UINT32_MAX)
+				skip_ring(es.rings[evs[i].data.u32].map);
+		skip_bpf(&es); /* woken, or every 100 ms as rspd's flush */
 	}
 	rsp_evset__disable(&es);
 	getrusage(RUSAGE_SELF, &ru);

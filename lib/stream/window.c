@@ -476,6 +476,11 @@ void rsp_wsnap__unpin(struct rsp_wsnap *s)
 	free(s);
 }
 
+struct rsp_window *rsp_wsnap__window(const struct rsp_wsnap *s)
+{
+	return s->w;
+}
+
 void rsp_wsnap__span(const struct rsp_wsnap *s, uint64_t *oldest, uint64_t *newest)
 {
 	*oldest = s->oldest;

@@ -66,8 +66,28 @@ static int samples_only(const struct rsp_schema *schema, struct rsp_witer *it,
 	return 0;
 }
 
-static int through_timeline(const struct rsp_schema *schema, struct rsp_witer *it,
-			    const struct rsp_pass_opts *o, struct rsp_timeline_stats *st)
+/*
+ * rspd's BPF records name a thread and send a stack once: what the records
+ * before the range sent (names, stacks) is learnt first, from the window's
+ * start, so that the range gets them as a perf tracepoint stream has them.
+ */
+static int learn_before(struct rsp_timeline *tl, const struct rsp_wsnap *snap, uint64_t from)
+{
+	struct rsp_wsnap *pre = rsp_window__pin(rsp_wsnap__window(snap), 0, from - 1);
+	struct rsp_witer *it = pre ? rsp_witer__new(pre, 0, from - 1) : NULL;
+	struct rsp_wentry e;
+	int ret = it ? 0 : -ENOMEM;
+
+	while (!ret && rsp_witer__next(it, &e))
+		ret = rsp_timeline__learn(tl, &e);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(pre);
+	return ret;
+}
+
+static int through_timeline(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
+			    struct rsp_witer *it, const struct rsp_pass_opts *o,
+			    struct rsp_timeline_stats *st)
 {
 	struct rsp_timeline *tl = rsp_timeline__new(schema, o->ops, o->ctx);
 	struct rsp_wentry e;
@@ -78,6 +98,8 @@ static int through_timeline(const struct rsp_schema *schema, struct rsp_witer *i
 		rsp_timeline__set_start(tl, o->from);
 		rsp_timeline__set_socktab(tl, o->socks);
 	}
+	if (!ret && schema->bpf_evsel >= 0 && o->from)
+		ret = learn_before(tl, snap, o->from);
 	while (!ret && rsp_witer__next(it, &e))
 		ret = rsp_timeline__feed(tl, &e);
 	if (!ret) {
@@ -106,7 +128,7 @@ int rsp_pass__run(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
 	if ((o->flags & RSP_PASS_SAMPLES_ONLY) && o->ops && o->ops->sample)
 		ret = samples_only(schema, it, o, st);
 	else
-		ret = through_timeline(schema, it, o, st);
+		ret = through_timeline(schema, snap, it, o, st);
 	rsp_witer__delete(it);
 	return ret;
 }

@@ -38,6 +38,7 @@ struct rsp_timeline *rsp_timeline__new(const struct rsp_schema *schema,
 	rsp_u64map__init(&tl->smap);
 	rsp_kvec__init(&tl->bstacks, sizeof(struct bstack));
 	rsp_kvec__init(&tl->bchains, sizeof(struct bchain));
+	rsp_kvec__init(&tl->prenames, sizeof(struct prename));
 	tl->sc = rsp_sleepclass__new(NULL);
 	tl->stab = rsp_socktab__new();
 	if (!tl->sc || !tl->stab) {
@@ -180,6 +181,8 @@ struct thr *tl__new_thr(struct rsp_timeline *tl, uint32_t tid)
 	t->state = T_NEW;
 	tl->st.threads++;
 	tl->live++;
+	if (rsp_kvec__len(&tl->prenames))
+		tl__prename(tl, t);
 	return t;
 }
 

@@ -11,6 +11,7 @@
  */
 #include <stddef.h>
 #include <linux/perf_event.h>
+#include <rsp/record.h>
 #include "internal/timeline.h"
 #include "tracepoints/bpf_records.h"
 
@@ -167,10 +168,55 @@ void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp)
 	}
 }
 
+/* A thread first seen: its name and process, if a COMM record before the range gave them. */
+void tl__prename(struct rsp_timeline *tl, struct thr *t)
+{
+	const struct prename *p = rsp_kvec__find(&tl->prenames, t->tid);
+
+	if (!p)
+		return;
+	t->tgid = p->tgid;
+	memcpy(t->comm, p->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+}
+
+int rsp_timeline__learn(struct rsp_timeline *tl, const struct rsp_wentry *e)
+{
+	struct rsp_sample smp;
+	unsigned flags = tl->flags;
+	int ret;
+
+	if (!rsp_record__is_sample(e->rec) || rsp_record__parse_sample(tl->schema, e->rec, &smp))
+		return 0;
+	if (smp.compact == RSP_BREC_COMM) {
+		struct rsp_brec_comm r;
+		struct prename *p;
+
+		memcpy(&r, smp.raw, sizeof(r));
+		if (!r.tid)
+			return 0;
+		p = rsp_kvec__get(&tl->prenames, r.tid, NULL);
+		if (!p)
+			return -ENOMEM;
+		p->tgid = r.pid;
+		memcpy(p->comm, r.comm, sizeof(p->comm));
+		return 0;
+	}
+	if (smp.compact != RSP_BREC_STACK)
+		return 0;
+	/* copied: the records before the range need not stay pinned */
+	tl->flags &= ~RSP_TL_RECORDS_STABLE;
+	ret = on_stack(tl, &smp);
+	tl->flags = flags;
+	tl->st.bpf_stacks--; /* counted as the range's own when sent in it */
+	return ret < 0 ? ret : 0;
+}
+
 void tl__bpf_exit(struct rsp_timeline *tl)
 {
 	for (size_t i = 0; i < rsp_kvec__len(&tl->bstacks); i++)
 		free(((struct bstack *)rsp_kvec__at(&tl->bstacks, i))->own);
 	rsp_kvec__exit(&tl->bstacks);
+	rsp_kvec__exit(&tl->prenames);
 	free_chains(tl);
 }

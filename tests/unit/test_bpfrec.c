@@ -416,9 +416,58 @@ static void test_decode(void **state)
 	synth__exit(&bp);
 }
 
+/*
+ * A range that starts after the COMM and STACK records: what they sent is
+ * learnt from the records before it (rsp_timeline__learn()), so the range's
+ * threads have their names and its sleeps their stacks, and learning creates
+ * no thread of its own.
+ */
+static void test_learn_before(void **state)
+{
+	struct synth bp;
+	struct seen *r = calloc(1, sizeof(*r));
+	struct rsp_timeline_ops ops = {.segment = on_seg, .link = on_link};
+	struct rsp_timeline *tl;
+	struct rsp_timeline_stats st;
+	int ev, named = 0, stacked = 0;
+
+	(void)state;
+	assert_non_null(r);
+	as_window = true;
+	synth__init(&bp);
+	ev = bpf_evsel(&bp);
+	story_bpf(&bp, ev, true);
+	tl = rsp_timeline__new(bp.schema, &ops, r);
+	assert_non_null(tl);
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < bp.n; i++) {
+		struct rsp_wentry e = synth__entry(&bp, i);
+
+		if (e.time < 2000) /* names and stacks before the range; A's sleep after */
+			assert_int_equal(rsp_timeline__learn(tl, &e), 0);
+		else
+			assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	rsp_timeline__finish(tl, 10000);
+	rsp_timeline__stats(tl, &st);
+	rsp_timeline__delete(tl);
+	assert_int_equal(st.bpf_stacks_missing, 0);
+	for (size_t i = 0; i < r->nsegs; i++) {
+		if (r->segs[i].tid == A)
+			named += !strcmp(r->comms[i], "app");
+		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP)
+			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL && r->stacks[i][1] == kstack[0];
+	}
+	assert_true(named > 0);
+	assert_int_equal(stacked, 1);
+	synth__exit(&bp);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_learn_before),
 		cmocka_unit_test(test_same_story_window),
 		cmocka_unit_test(test_same_story_dump),
 		cmocka_unit_test(test_missing_stack),

@@ -207,6 +207,14 @@ struct rsp_timeline {
 	/* compact BPF records: stacks sent once (hash -> struct bstack), and the
 	 * callchains of (kernel, user) pairs built from them (-> struct bchain) */
 	struct rsp_kvec bstacks, bchains;
+	/* names BPF COMM records gave before the range (rsp_timeline__learn()):
+	 * tid -> struct prename, a thread's name when it is first seen */
+	struct rsp_kvec prenames;
+};
+
+struct prename {
+	uint32_t tgid;
+	char comm[16];
 };
 
 struct bstack {
@@ -313,6 +321,7 @@ static inline void tl__abandon_handlers(struct rsp_timeline *tl, struct cpu_stat
 }
 
 /* ---- compact BPF records' side records (timeline_bpf.c) ---- */
+void tl__prename(struct rsp_timeline *tl, struct thr *t);
 int tl__on_bpf_side(struct rsp_timeline *tl, const struct rsp_sample *smp);
 void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp);
 void tl__bpf_exit(struct rsp_timeline *tl);

@@ -462,6 +462,15 @@ RSP_API void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start);
 RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e);
 
 /**
+ * rsp_timeline__learn() - a record before the range: only what rspd's BPF
+ * records send once is taken from it (a COMM record's name, given to the
+ * thread when the range first shows it; a STACK record's frames, copied),
+ * so that a range that starts after a thread was named or a stack was sent
+ * still has both. Other records are ignored. Return: 0 or -ENOMEM.
+ */
+RSP_API int rsp_timeline__learn(struct rsp_timeline *tl, const struct rsp_wentry *e);
+
+/**
  * rsp_timeline__finish() - close everything still open at @end
  *
  * Emits open segments (RSP_SEGF_OPEN), block requests never completed

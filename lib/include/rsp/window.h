@@ -128,6 +128,8 @@ RSP_API struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, u
 RSP_API void rsp_wsnap__unpin(struct rsp_wsnap *snap);
 /** Time bounds of what the snapshot holds (0, 0 if empty). */
 RSP_API void rsp_wsnap__span(const struct rsp_wsnap *snap, uint64_t *oldest, uint64_t *newest);
+/** rsp_wsnap__window() - the window @snap pins chunks of. */
+RSP_API struct rsp_window *rsp_wsnap__window(const struct rsp_wsnap *snap);
 
 /**
  * rsp_witer__new() - iterate a snapshot's records in [from, to] in time order
