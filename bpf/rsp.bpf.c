@@ -16,6 +16,9 @@
  * drain only when its ring holds wake_bytes (the drain also runs every
  * --flush-interval), so a busy CPU does not pay a wakeup per record.
  *
+ * The tracepoints' arguments are BTF pointers: their fields are read with
+ * plain loads (CO-RE relocated), not a bpf_probe_read_kernel() call each.
+ *
  * Strings and stacks travel once per CPU ring: a COMM record when a thread
  * is first seen on a CPU (or renamed), a STACK record the first time a stack
  * is seen on a CPU; later records carry the stack's hash. The "sent" maps
@@ -209,7 +212,7 @@ static __always_inline void emit(void *ctx, void *rec, u64 size)
 /* A thread's name, the first time this CPU's ring carries the thread, or renamed. */
 static __always_inline void send_comm(void *ctx, struct task_struct *t, u64 now)
 {
-	struct sent_key k = {.id = BPF_CORE_READ(t, pid), .cpu = bpf_get_smp_processor_id()};
+	struct sent_key k = {.id = t->pid, .cpu = bpf_get_smp_processor_id()};
 	struct rsp_brec_comm rec;
 	u64 w[2], sig, *old;
 
@@ -218,9 +221,9 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t, u64 now)
 
 	if (!k.id) /* the idle task: named by the consumer */
 		return;
-	__builtin_memset(&rec, 0, sizeof(rec));
-	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);
-	__builtin_memcpy(w, rec.comm, sizeof(w));
+	/* direct loads from the task (a BTF pointer): no helper call per switch */
+	w[0] = *(u64 *)&t->comm[0];
+	w[1] = *(u64 *)&t->comm[8];
 	sig = w[0] ^ (w[1] * HASH_PRIME) ^ 1;
 	gen = current_gen();
 	if (k.cpu < 64)
@@ -238,9 +241,12 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t, u64 now)
 		if (old && *old == (sig ^ gen))
 			return;
 	}
+	__builtin_memset(&rec, 0, sizeof(rec));
+	__builtin_memcpy(rec.comm, w, sizeof(w));
+	rec.comm[RSP_BPF_COMM_LEN - 1] = '\0';
 	hdr_at(&rec.h, RSP_BREC_COMM, sizeof(rec), now);
 	rec.tid = (u32)k.id;
-	rec.pid = BPF_CORE_READ(t, tgid);
+	rec.pid = t->tgid;
 	emit(ctx, &rec, sizeof(rec));
 	if (cs) {
 		cs->cpus |= 1ull << k.cpu;
@@ -311,7 +317,7 @@ static __always_inline u32 report_state(bool preempt, unsigned int prev_state,
 
 	if (preempt)
 		return TASK_REPORT_MAX;
-	state = (prev_state | BPF_CORE_READ(prev, exit_state)) & TASK_REPORT;
+	state = (prev_state | prev->exit_state) & TASK_REPORT;
 	if ((prev_state & TASK_IDLE_STATE) == TASK_IDLE_STATE)
 		state = TASK_REPORT_IDLE;
 	if (prev_state & TASK_RTLOCK_WAIT)
@@ -345,11 +351,12 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	send_comm(ctx, prev, now);
 	send_comm(ctx, next, now);
 	__builtin_memset(&r, 0, sizeof(r));
-	r.sw.next_tid = BPF_CORE_READ(next, pid);
-	r.sw.next_pid = BPF_CORE_READ(next, tgid);
+	/* tp_btf arguments are BTF pointers: fields are read with plain loads */
+	r.sw.next_tid = next->pid;
+	r.sw.next_pid = next->tgid;
 	r.sw.prev_state = state;
-	r.sw.prev_prio = (u8)BPF_CORE_READ(prev, prio);
-	r.sw.next_prio = (u8)BPF_CORE_READ(next, prio);
+	r.sw.prev_prio = (u8)prev->prio;
+	r.sw.next_prio = (u8)next->prio;
 	if (!stacks) {
 		hdr_at(&r.sw.h, RSP_BREC_SWITCH, sizeof(r.sw), now);
 		emit(ctx, &r, sizeof(r.sw));
@@ -363,7 +370,7 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	 */
 	if (kernel_stacks)
 		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
-	if (user_stacks && BPF_CORE_READ(prev, tgid))
+	if (user_stacks && prev->tgid)
 		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0, now);
 	hdr_at(&r.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r), now);
 	emit(ctx, &r, sizeof(r));
@@ -377,10 +384,10 @@ static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bo
 
 	send_comm(ctx, p, now);
 	__builtin_memset(&r, 0, sizeof(r));
-	r.wk.tid = BPF_CORE_READ(p, pid);
-	r.wk.pid = BPF_CORE_READ(p, tgid);
-	r.wk.target_cpu = BPF_CORE_READ(p, thread_info.cpu);
-	r.wk.prio = (u8)BPF_CORE_READ(p, prio);
+	r.wk.tid = p->pid;
+	r.wk.pid = p->tgid;
+	r.wk.target_cpu = p->thread_info.cpu;
+	r.wk.prio = (u8)p->prio;
 	if (!stacks) {
 		hdr_at(&r.wk.h, kind, sizeof(r.wk), now);
 		emit(ctx, &r, sizeof(r.wk));
@@ -416,8 +423,8 @@ int BPF_PROG(rsp_sched_process_fork, struct task_struct *parent, struct task_str
 	struct rsp_brec_fork r;
 
 	hdr(&r.h, RSP_BREC_FORK, sizeof(r)); /* the parent is current */
-	r.child_tid = BPF_CORE_READ(child, pid);
-	r.child_pid = BPF_CORE_READ(child, tgid);
+	r.child_tid = child->pid;
+	r.child_pid = child->tgid;
 	emit(ctx, &r, sizeof(r));
 	return 0;
 }
@@ -512,17 +519,17 @@ static __always_inline void fill_rwbs(char *rwbs, u32 opf)
 static __always_inline void block(void *ctx, struct request *rq, u8 kind, s64 done_bytes)
 {
 	struct rsp_brec_block r;
-	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
-	u32 opf = BPF_CORE_READ(rq, cmd_flags), op = opf & REQ_OP_MASK_BITS;
+	struct gendisk *disk = rq->q->disk;
+	u32 opf = rq->cmd_flags, op = opf & REQ_OP_MASK_BITS;
 	bool pt = op == bpf_core_enum_value(enum req_op, REQ_OP_DRV_IN) ||
 		  op == bpf_core_enum_value(enum req_op, REQ_OP_DRV_OUT);
-	u32 bytes = BPF_CORE_READ(rq, __data_len);
+	u32 bytes = rq->__data_len;
 
 	__builtin_memset(&r, 0, sizeof(r));
 	hdr(&r.h, kind, sizeof(r));
 	if (disk)
-		r.dev = (u32)BPF_CORE_READ(disk, major) << 20 | (u32)BPF_CORE_READ(disk, first_minor);
-	r.sector = BPF_CORE_READ(rq, __sector);
+		r.dev = (u32)disk->major << 20 | (u32)disk->first_minor;
+	r.sector = rq->__sector;
 	if (done_bytes >= 0) {
 		r.bytes = (u32)done_bytes;
 		r.nr_sector = r.bytes >> 9;
@@ -567,7 +574,7 @@ int BPF_PROG(rsp_irq_handler_entry, int irq, struct irqaction *action)
 	__builtin_memset(&r, 0, sizeof(r));
 	hdr(&r.h, RSP_BREC_IRQ_ENTRY, sizeof(r));
 	r.irq = (u32)irq;
-	bpf_probe_read_kernel_str(r.name, sizeof(r.name), BPF_CORE_READ(action, name));
+	bpf_probe_read_kernel_str(r.name, sizeof(r.name), action->name);
 	emit(ctx, &r, sizeof(r));
 	return 0;
 }
@@ -617,8 +624,8 @@ int BPF_PROG(rsp_hrtimer_start, struct hrtimer *t)
 
 	hdr(&r.h, RSP_BREC_HRTIMER_START, sizeof(r));
 	r.hrtimer = (u64)t;
-	r.function = (u64)BPF_CORE_READ(t, function);
-	r.time = (u64)BPF_CORE_READ(t, node.expires);
+	r.function = (u64)t->function;
+	r.time = (u64)t->node.expires;
 	emit(ctx, &r, sizeof(r));
 	return 0;
 }
@@ -630,7 +637,7 @@ int BPF_PROG(rsp_hrtimer_expire_entry, struct hrtimer *t, ktime_t *now)
 
 	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_ENTRY, sizeof(r));
 	r.hrtimer = (u64)t;
-	r.function = (u64)BPF_CORE_READ(t, function);
+	r.function = (u64)t->function;
 	r.time = 0;
 	bpf_probe_read_kernel(&r.time, sizeof(r.time), now);
 	emit(ctx, &r, sizeof(r));

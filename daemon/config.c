@@ -315,7 +315,7 @@ static const struct rspd_opt opts[] = {
 	 .help = "window chunk size; auto: from the budget and CPUs",
 	 .allowed = "auto, or 4K..16M, a multiple of 8"},
 
-	{.section = "capture", .name = "capture", .arg = "BACKEND", .def = "perf", CUSTOM(backend),
+	{.section = "capture", .name = "capture", .arg = "BACKEND", .def = "auto", CUSTOM(backend),
 	 .help = "who records the scheduler's events: perf tracepoints, rsp's BPF programs, or "
 		 "auto (BPF where the kernel allows it, else perf)",
 	 .allowed = "perf, bpf or auto"},

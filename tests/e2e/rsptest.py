@@ -39,15 +39,16 @@ def check(cond, msg):
 
 
 def backend_args(args, config):
-    """The suite runs once per capture backend: RSP_TEST_CAPTURE=bpf (ctest's
-    e2e-bpf.* tests) starts every rspd with --capture bpf, unless the test
-    chose a backend itself (on the command line or in its configuration) or
-    asks for --dwarf stacks, which only the perf backend takes."""
+    """The suite runs once per capture backend: RSP_TEST_CAPTURE=perf (ctest's
+    e2e.* tests) or bpf (e2e-bpf.*) starts every rspd with that --capture,
+    unless the test chose a backend itself (on the command line or in its
+    configuration), or asks for --dwarf stacks, which only the perf backend
+    takes (rspd's default, auto, then keeps perf and says why)."""
     backend = os.environ.get("RSP_TEST_CAPTURE", "")
     if not backend or any(a.startswith("--capture") for a in args) or \
             re.search(r"^\s*capture\s*=", config, re.M):
         return []
-    if "--dwarf" in args:  # DWARF stacks need perf's user stack copies: rspd says so
+    if "--dwarf" in args and backend == "bpf":  # DWARF stacks need perf's stack copies
         return []
     return ["--capture", backend]
 
