@@ -224,6 +224,30 @@ uint64_t rsp_drain__all(struct rsp_drain *d)
 	return n;
 }
 
+/*
+ * The BPF programs send a name or a stack once: as the window evicts its
+ * oldest records, those that carried the names and stacks of still-used
+ * threads and stacks go too. Every quarter of the window's span (2 s at
+ * least) the programs send them again, so every record but those of the
+ * oldest quarter finds its names and stacks in the window (a query learns
+ * them from the window's start).
+ */
+void rsp_drain__refresh(struct rsp_drain *d, uint64_t now)
+{
+	struct rsp_window_stats ws;
+	uint64_t every = 2000000000ull;
+
+	if (!d->es->bpf || !d->window)
+		return;
+	rsp_window__stats(d->window, &ws);
+	if (ws.newest > ws.oldest && (ws.newest - ws.oldest) / 4 > every)
+		every = (ws.newest - ws.oldest) / 4;
+	if (now - d->last_refresh < every)
+		return;
+	d->last_refresh = now;
+	d->resend = true; /* the next rsp_drain__all() asks for it */
+}
+
 void rsp_drain__check(struct rsp_drain *d)
 {
 	rsp_drain__all(d);

@@ -51,6 +51,7 @@ struct rsp_drain {
 	uint64_t *bpf_lost;
 	uint64_t *bpf_last;
 	uint64_t bpf_n; /* records of the current rsp_drain__bpf() */
+	uint64_t last_refresh; /* rsp_drain__refresh(): when names and stacks were last resent */
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);
@@ -70,6 +71,11 @@ uint64_t rsp_drain__all(struct rsp_drain *d);
  * records that arrive during the few reads.
  */
 void rsp_drain__check(struct rsp_drain *d);
+/**
+ * rsp_drain__refresh() - the BPF programs send names and stacks again every
+ * quarter of the window's span (2 s at least): call about once a second.
+ */
+void rsp_drain__refresh(struct rsp_drain *d, uint64_t now);
 /** rsp_drain__rates() - update records_per_s from the counters over @dt seconds. */
 void rsp_drain__rates(struct rsp_drain *d, double dt);
 

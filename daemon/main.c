@@ -327,6 +327,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
+		rsp_drain__refresh(&d->drain, now);
 		*last_rates = now;
 	}
 }

@@ -241,7 +241,7 @@ static int parse_brec(const struct rsp_schema *s, const struct perf_event_header
 
 	if (rec->size < sizeof(b) || rec->size % 8)
 		return -EINVAL;
-	if (s->bpf_evsel < 0)
+	if (!s || s->bpf_evsel < 0)
 		return -ENOENT;
 	memcpy(&b, rec, sizeof(b));
 	kind = rsp_bpfrec__classify(rec, rec->size, &out->event);

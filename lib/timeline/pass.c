@@ -98,7 +98,7 @@ static int through_timeline(const struct rsp_schema *schema, const struct rsp_ws
 		rsp_timeline__set_start(tl, o->from);
 		rsp_timeline__set_socktab(tl, o->socks);
 	}
-	if (!ret && schema->bpf_evsel >= 0 && o->from)
+	if (!ret && schema && schema->bpf_evsel >= 0 && o->from)
 		ret = learn_before(tl, snap, o->from);
 	while (!ret && rsp_witer__next(it, &e))
 		ret = rsp_timeline__feed(tl, &e);
