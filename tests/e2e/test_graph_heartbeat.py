@@ -24,7 +24,12 @@ with t.Rspd() as d:
     h = gt.vertex_id(k, w["tid_heartbeat"])
     timer = [v["id"] for v in k["vertices"] if v["kind"] == "timer"][0]
     e = gt.find_edge(g, h, timer)
-    gt.check_range("heartbeat -> timer", e["weight_s"], w["slept_s"], w["offcpu_s"])
+    # Its own waits (direct): the weight adds what others waited on it, which
+    # depends on how often the worker met the lock it held (CI saw 3.05 s of
+    # weight against 1.9 s of its own sleeps under ASan).
+    gt.check_range("heartbeat -> timer, its own waits", e["direct_s"], w["slept_s"],
+                   w["offcpu_s"])
+    t.check(e["weight_s"] >= e["direct_s"], "the weight includes its own waits")
     t.check(any(w["tid_worker"] in s["tids"] for s in g["sinks"]), "the worker is a sink")
     _, text, _ = d.ctl("graph", "--pid", str(w["pid"]), "--last",
                        "%dms" % int((w["elapsed_s"] + 1) * 1000))
