@@ -60,8 +60,13 @@ with t.Rspd() as d:
     # switch-in this kernel does not deliver, so each wait ends at B's first
     # record after it (rsp takes the end it has evidence for), a few us of
     # B's CPU time in fdatasync later. Never past fdatasync's return.
+    # With the BPF backend each wait ends at the completion's sched_waking;
+    # the workload's sleep (schedstat) ends when B is enqueued on its CPU,
+    # after the wakeup's IPI reaches it: tens of us per wait on this VM, more
+    # under the sanitizers (7-9% of the sleep in release, 21% once under ASan).
+    bpf = d.json("status")["config"]["capture"] == "bpf"
     gt.check_range("B -> disk (and kernel I/O helpers), its own waits", e["direct_s"] + helpers,
-                   w["b_sync_slept_s"], w["b_sync_wall_s"])
+                   w["b_sync_slept_s"], w["b_sync_wall_s"], tol=0.25 if bpf else 0.15)
     t.check(e["weight_s"] >= e["direct_s"] + 0.5 * w["b_sync_offcpu_in_a_wait_s"],
             "B -> disk gains (cascading) from A's waits for B: %.4f >= %.4f + half of %.4f" %
             (e["weight_s"], e["direct_s"], w["b_sync_offcpu_in_a_wait_s"]))
