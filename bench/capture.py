@@ -225,6 +225,12 @@ def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def cpu_per_m(ex):
+    """rspd's CPU seconds per million records over runs @ex, as the tables print it."""
+    recs = sum(e["records"] for e in ex)
+    return "%.2f" % (sum(e["cpu_seconds"] for e in ex) / recs * 1e6) if recs else ""
+
+
 STUDY = [  # (label, policy, extra rspd options): what each stack choice costs
     ("sleeps", "sleeps", []),
     ("sleeps, no waker stacks", "sleeps", ["--no-waker-stacks"]),
@@ -288,8 +294,7 @@ def report(results, reps, args):
             cpu = stack = stack_t = ""
             ex = [e for _, e in runs]
             if mode.startswith("rspd"):
-                recs = sum(e["records"] for e in ex)
-                cpu = "%.2f" % (sum(e["cpu_seconds"] for e in ex) / recs * 1e6) if recs else ""
+                cpu = cpu_per_m(ex)
                 sl = sum(e["sleeps"] for e in ex)
                 off = sum(e["off_cpu_s"] for e in ex)
                 stack = "%.1f%%" % (100.0 * sum(e["sleeps_with_stack"] for e in ex) / sl) if sl else ""
@@ -367,8 +372,7 @@ def report_backends(results, reps, args):
             cpu = bpr = lost = ""
             ex = [e for _, e in runs]
             if mode.startswith("rspd"):
-                recs = sum(e["records"] for e in ex)
-                cpu = "%.2f" % (sum(e["cpu_seconds"] for e in ex) / recs * 1e6) if recs else ""
+                cpu = cpu_per_m(ex)
                 wr = sum(e["window_records"] for e in ex)
                 bpr = "%.0f" % (sum(e["window_bytes"] for e in ex) / wr) if wr else ""
                 lost = str(sum(e["lost"] for e in ex))

@@ -34,7 +34,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader before load (rsp_bpfcap__open()). */
 const volatile int stack_policy = RSP_BSTACKS_NONE;
-const volatile int max_stack = 64; /* frames per stack, <= RSP_BPF_MAX_STACK */
+const volatile int max_stack = 64;	     /* frames per stack, <= RSP_BPF_MAX_STACK */
 const volatile unsigned int stack_every = 1; /* RSP_BSTACKS_SAMPLED */
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
@@ -617,30 +617,32 @@ int BPF_PROG(rsp_softirq_exit, unsigned int vec)
 
 /* ---- timers ------------------------------------------------------------------ */
 
-SEC("tp_btf/hrtimer_start")
-int BPF_PROG(rsp_hrtimer_start, struct hrtimer *t)
+/* A timer, its callback and a time: its expiry when started, now when it fires. */
+static __always_inline void hrtimer(void *ctx, u8 kind, struct hrtimer *t, u64 time)
 {
 	struct rsp_brec_hrtimer r;
 
-	hdr(&r.h, RSP_BREC_HRTIMER_START, sizeof(r));
+	hdr(&r.h, kind, sizeof(r));
 	r.hrtimer = (u64)t;
 	r.function = (u64)t->function;
-	r.time = (u64)t->node.expires;
+	r.time = time;
 	emit(ctx, &r, sizeof(r));
+}
+
+SEC("tp_btf/hrtimer_start")
+int BPF_PROG(rsp_hrtimer_start, struct hrtimer *t)
+{
+	hrtimer(ctx, RSP_BREC_HRTIMER_START, t, (u64)t->node.expires);
 	return 0;
 }
 
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(rsp_hrtimer_expire_entry, struct hrtimer *t, ktime_t *now)
 {
-	struct rsp_brec_hrtimer r;
+	u64 time = 0;
 
-	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_ENTRY, sizeof(r));
-	r.hrtimer = (u64)t;
-	r.function = (u64)t->function;
-	r.time = 0;
-	bpf_probe_read_kernel(&r.time, sizeof(r.time), now);
-	emit(ctx, &r, sizeof(r));
+	bpf_probe_read_kernel(&time, sizeof(time), now);
+	hrtimer(ctx, RSP_BREC_HRTIMER_EXPIRE_ENTRY, t, time);
 	return 0;
 }
 

@@ -110,10 +110,9 @@ static void choose_programs(struct rsp_bpfcap *bc, const struct rsp_bpfcap_opts 
 	struct bpf_program *block[] = {bc->skel->progs.rsp_block_rq_insert,
 				       bc->skel->progs.rsp_block_rq_issue,
 				       bc->skel->progs.rsp_block_rq_complete};
-	struct bpf_program *irq[] = {bc->skel->progs.rsp_irq_handler_entry,
-				     bc->skel->progs.rsp_irq_handler_exit,
-				     bc->skel->progs.rsp_softirq_entry,
-				     bc->skel->progs.rsp_softirq_exit};
+	struct bpf_program *irq[] = {
+		bc->skel->progs.rsp_irq_handler_entry, bc->skel->progs.rsp_irq_handler_exit,
+		bc->skel->progs.rsp_softirq_entry, bc->skel->progs.rsp_softirq_exit};
 	struct bpf_program *timer[] = {bc->skel->progs.rsp_hrtimer_start,
 				       bc->skel->progs.rsp_hrtimer_expire_entry,
 				       bc->skel->progs.rsp_hrtimer_expire_exit};
@@ -214,7 +213,8 @@ static int make_rings(struct rsp_bpfcap *bc, const struct rsp_bpfcap_opts *o, ch
 	for (unsigned c = 0; c < bc->nr_cpus; c++)
 		bc->ring_fds[c] = -1;
 	for (unsigned c = 0; c < bc->nr_cpus; c++) {
-		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rsp_ring", 0, 0, o->ring_bytes, NULL);
+		int fd =
+			bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rsp_ring", 0, 0, o->ring_bytes, NULL);
 
 		if (fd < 0) {
 			ring_error(c, -errno, err, errlen);

@@ -26,7 +26,8 @@ void rsp_capture_opts__init(struct rsp_capture_opts *o)
 	o->wakeup_percent = 25;
 	o->max_stack = 64;
 	o->net_source = RSP_NET_SOURCE_AUTO;
-	o->backend = RSP_CAPTURE_AUTO; /* BPF where allowed: a quarter of perf's cost (BENCHMARKS.md) */
+	o->backend =
+		RSP_CAPTURE_AUTO; /* BPF where allowed: a quarter of perf's cost (BENCHMARKS.md) */
 	snprintf(o->uprobes, sizeof(o->uprobes), "%s", RSP_UPROBES_DEFAULT);
 	o->dwarf[RSP_EV_cpu_clock] = true;
 	o->dwarf[RSP_EV_uprobe] = true;

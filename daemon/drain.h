@@ -50,7 +50,7 @@ struct rsp_drain {
 	int bpf_entry;
 	uint64_t *bpf_lost;
 	uint64_t *bpf_last;
-	uint64_t bpf_n; /* records of the current rsp_drain__bpf() */
+	uint64_t bpf_n;	       /* records of the current rsp_drain__bpf() */
 	uint64_t last_refresh; /* rsp_drain__refresh(): when names and stacks were last resent */
 };
 

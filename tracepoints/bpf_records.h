@@ -41,16 +41,16 @@ typedef __u64 rsp_u64;
 #define RSP_BPF_MAX_STACK      127 /* frames per STACK record */
 
 enum rsp_brec_kind {
-	RSP_BREC_COMM = 1,	   /* a thread's name */
-	RSP_BREC_STACK = 2,	   /* a stack, referenced by hash */
-	RSP_BREC_SWITCH = 4,	   /* sched_switch */
-	RSP_BREC_SWITCH_STACK = 5, /* sched_switch into a sleep, with its stacks */
-	RSP_BREC_WAKING = 6,	   /* sched_waking */
-	RSP_BREC_WAKING_STACK = 7, /* sched_waking with the waker's stacks */
-	RSP_BREC_WAKEUP_NEW = 8,   /* sched_wakeup_new */
-	RSP_BREC_FORK = 9,	   /* sched_process_fork */
-	RSP_BREC_EXEC = 10,	   /* sched_process_exec */
-	RSP_BREC_EXIT = 11,	   /* sched_process_exit */
+	RSP_BREC_COMM = 1,		    /* a thread's name */
+	RSP_BREC_STACK = 2,		    /* a stack, referenced by hash */
+	RSP_BREC_SWITCH = 4,		    /* sched_switch */
+	RSP_BREC_SWITCH_STACK = 5,	    /* sched_switch into a sleep, with its stacks */
+	RSP_BREC_WAKING = 6,		    /* sched_waking */
+	RSP_BREC_WAKING_STACK = 7,	    /* sched_waking with the waker's stacks */
+	RSP_BREC_WAKEUP_NEW = 8,	    /* sched_wakeup_new */
+	RSP_BREC_FORK = 9,		    /* sched_process_fork */
+	RSP_BREC_EXEC = 10,		    /* sched_process_exec */
+	RSP_BREC_EXIT = 11,		    /* sched_process_exit */
 	RSP_BREC_BLOCK_INSERT = 12,	    /* block_rq_insert */
 	RSP_BREC_BLOCK_ISSUE = 13,	    /* block_rq_issue */
 	RSP_BREC_BLOCK_COMPLETE = 14,	    /* block_rq_complete */
@@ -68,11 +68,11 @@ enum rsp_brec_kind {
  * The record type: "RS" in the high half (far above perf's record types,
  * and its user types from 64), the layout version, the kind.
  */
-#define RSP_BREC_TYPE_TAG	   0x52530000u
-#define RSP_BREC_TYPE(kind)	   (RSP_BREC_TYPE_TAG | (RSP_BPF_LAYOUT_VERSION << 8) | (kind))
-#define RSP_BREC_IS_TYPE(type)	   (((type) & 0xffff0000u) == RSP_BREC_TYPE_TAG)
+#define RSP_BREC_TYPE_TAG	    0x52530000u
+#define RSP_BREC_TYPE(kind)	    (RSP_BREC_TYPE_TAG | (RSP_BPF_LAYOUT_VERSION << 8) | (kind))
+#define RSP_BREC_IS_TYPE(type)	    (((type)&0xffff0000u) == RSP_BREC_TYPE_TAG)
 #define RSP_BREC_TYPE_VERSION(type) (((type) >> 8) & 0xffu)
-#define RSP_BREC_TYPE_KIND(type)   ((type) & 0xffu)
+#define RSP_BREC_TYPE_KIND(type)    ((type)&0xffu)
 
 /*
  * Every record starts so: perf's header (type, misc = the CPU, size in
@@ -227,8 +227,8 @@ _Static_assert(sizeof(struct rsp_brec_hrtimer_exit) == 32, "rsp_brec_hrtimer_exi
 /* The stack policy the programs apply (their .rodata, set before load). */
 enum rsp_bstack_policy {
 	RSP_BSTACKS_NONE = 0,
-	RSP_BSTACKS_SLEEPS = 1, /* switches into a sleep, and wakings */
-	RSP_BSTACKS_ALL = 2,	/* every switch and waking */
+	RSP_BSTACKS_SLEEPS = 1,	 /* switches into a sleep, and wakings */
+	RSP_BSTACKS_ALL = 2,	 /* every switch and waking */
 	RSP_BSTACKS_SAMPLED = 3, /* every stack_every-th switch of a CPU, and no waking */
 };
 

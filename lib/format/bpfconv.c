@@ -65,7 +65,7 @@ static int name_source(int ev, const char *field)
 	size_t len = strlen(field);
 	int f;
 
-	if (len < 4 || strcmp(field + len - 4, "comm") || len - 4 + 4 >= sizeof(want))
+	if (len < 4 || strcmp(field + len - 4, "comm") || len >= sizeof(want))
 		return NOT_A_NAME;
 	if (!strcmp(field, "child_comm"))
 		return field_named(ev, "parent_pid") >= 0 ? field_named(ev, "parent_pid")
@@ -88,8 +88,8 @@ struct rsp_bpfconv *rsp_bpfconv__new(const struct rsp_schema *s)
 	for (int f = 0; f < RSP_F__NR; f++) {
 		const struct rsp_field_info *fi = rsp_catalogue__field(f);
 
-		c->name_of[f] = fi->kind == RSP_FK_STR ? name_source((int)fi->event, fi->name)
-						       : NOT_A_NAME;
+		c->name_of[f] =
+			fi->kind == RSP_FK_STR ? name_source((int)fi->event, fi->name) : NOT_A_NAME;
 	}
 	return c;
 }
@@ -161,28 +161,12 @@ int rsp_bpfconv__learn(struct rsp_bpfconv *c, const struct perf_event_header *re
 	return kind == RSP_BREC_STACK ? learn_stack(c, rec) : 0;
 }
 
-static uint64_t get_int(const struct rsp_field_loc *l, const unsigned char *p)
+/* An integer field of a compact record (checked against its size by the caller). */
+static uint64_t get_int(const struct rsp_field_loc *l, const unsigned char *p, uint32_t size)
 {
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-	bool sign = l->flags & RSP_FLOC_SIGNED;
+	uint64_t v;
 
-	switch (l->size) {
-	case 1:
-		memcpy(&u8, p + l->offset, 1);
-		return sign ? (uint64_t)(int64_t)(int8_t)u8 : u8;
-	case 2:
-		memcpy(&u16, p + l->offset, 2);
-		return sign ? (uint64_t)(int64_t)(int16_t)u16 : u16;
-	case 4:
-		memcpy(&u32, p + l->offset, 4);
-		return sign ? (uint64_t)(int64_t)(int32_t)u32 : u32;
-	default:
-		memcpy(&u64, p + l->offset, 8);
-		return u64;
-	}
+	return rsp_floc__read_u(l, p, size, &v) ? 0 : v;
 }
 
 /* Little-endian: the low @size bytes of @v. */
@@ -192,7 +176,8 @@ static void put_int(unsigned char *dst, uint16_t size, uint64_t v)
 }
 
 /* The name of the thread a comm field names, or NULL (counted). */
-static const char *name_for(struct rsp_bpfconv *c, int f, const unsigned char *rec)
+static const char *name_for(struct rsp_bpfconv *c, int f, const unsigned char *rec,
+			    uint32_t rec_size)
 {
 	uint32_t tid;
 	const struct name *n;
@@ -204,7 +189,7 @@ static const char *name_for(struct rsp_bpfconv *c, int f, const unsigned char *r
 
 		if (!(l->flags & RSP_FLOC_PRESENT))
 			return NULL;
-		tid = (uint32_t)get_int(l, rec);
+		tid = (uint32_t)get_int(l, rec, rec_size);
 	}
 	if (!tid) { /* the idle task, as the kernel names it */
 		uint16_t cpu;
@@ -250,8 +235,8 @@ static void fill_raw(struct rsp_bpfconv *c, int ev, const unsigned char *rec, ui
 				memcpy(raw + dst->offset, rec + src->offset,
 				       src->size < dst->size ? src->size : dst->size);
 			else
-				put_int(raw + dst->offset, dst->size, get_int(src, rec));
-		} else if (c->name_of[f] != NOT_A_NAME && (name = name_for(c, f, rec))) {
+				put_int(raw + dst->offset, dst->size, get_int(src, rec, rec_size));
+		} else if (c->name_of[f] != NOT_A_NAME && (name = name_for(c, f, rec, rec_size))) {
 			size_t len = strnlen(name, RSP_BPF_COMM_LEN);
 
 			memcpy(raw + dst->offset, name, len < dst->size ? len : dst->size);
@@ -277,7 +262,8 @@ static size_t chain(struct rsp_bpfconv *c, int kind, const unsigned char *rec, u
 		return 0;
 	}
 	for (int i = 0; i < 2; i++) {
-		const struct stack *st = h[i] ? rsp_kvec__find(&c->stacks, rsp_hash__key(h[i])) : NULL;
+		const struct stack *st =
+			h[i] ? rsp_kvec__find(&c->stacks, rsp_hash__key(h[i])) : NULL;
 
 		if (h[i] && !st)
 			c->st.stacks_missing++;

@@ -767,8 +767,8 @@ static int add_converted(struct rsp_pdwriter *w, const struct perf_event_header 
  * ip, pid tid, time, cpu, raw}: perf script shows it as bpf-output, rsp
  * decodes the raw data as the record it is.
  */
-static int bpf_as_sample(struct rsp_pdwriter *w, const struct perf_event_header *rec,
-			 uint64_t *buf, size_t cap)
+static int bpf_as_sample(struct rsp_pdwriter *w, const struct perf_event_header *rec, uint64_t *buf,
+			 size_t cap)
 {
 	struct rsp_brec_hdr b;
 	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL};

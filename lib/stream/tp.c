@@ -8,35 +8,10 @@
 #include <rsp/tp.h>
 #include "internal/schema.h"
 
+/* The decoders name readers by field kind (read_##K): U is the shared one. */
 static int read_U(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t size, uint64_t *out)
 {
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-
-	*out = 0;
-	if (!(l->flags & RSP_FLOC_PRESENT))
-		return 0;
-	if ((uint32_t)l->offset + l->size > size)
-		return -EINVAL;
-	switch (l->size) {
-	case 1:
-		u8 = raw[l->offset];
-		*out = (l->flags & RSP_FLOC_SIGNED) ? (uint64_t)(int64_t)(int8_t)u8 : u8;
-		break;
-	case 2:
-		memcpy(&u16, raw + l->offset, 2);
-		*out = (l->flags & RSP_FLOC_SIGNED) ? (uint64_t)(int64_t)(int16_t)u16 : u16;
-		break;
-	case 4:
-		memcpy(&u32, raw + l->offset, 4);
-		*out = (l->flags & RSP_FLOC_SIGNED) ? (uint64_t)(int64_t)(int32_t)u32 : u32;
-		break;
-	default:
-		memcpy(out, raw + l->offset, 8);
-		break;
-	}
-	return 0;
+	return rsp_floc__read_u(l, raw, size, out);
 }
 
 static int read_S(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t size, int64_t *out)
@@ -110,7 +85,7 @@ uint64_t rsp_field__u64(const struct rsp_schema *s, enum rsp_field f, const void
 	uint64_t v;
 
 	if ((unsigned)f >= RSP_F__NR || rsp_catalogue__field(f)->kind >= RSP_FK_STR ||
-	    read_U(&s->fields[f], raw, raw_size, &v))
+	    rsp_floc__read_u(&s->fields[f], raw, raw_size, &v))
 		return 0;
 	return v;
 }

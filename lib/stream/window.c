@@ -57,8 +57,8 @@ struct rsp_window {
 	pthread_mutex_t lock;
 	size_t budget;
 	size_t chunk_size;
-	unsigned nr_cpus;    /* streams */
-	unsigned real_cpus;  /* CPUs: stream s is CPU s % real_cpus */
+	unsigned nr_cpus;   /* streams */
+	unsigned real_cpus; /* CPUs: stream s is CPU s % real_cpus */
 	struct cpu_list *cpus;
 	struct rsp_chunk *free; /* evicted chunks kept for reuse */
 	size_t linked_bytes;	/* capacity of chunks in the lists */

@@ -49,7 +49,8 @@ static void add_evsels(struct synth *s, struct rsp_bpfconv *c, int ev, uint64_t 
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_BPF_OUTPUT;
 		a.sample_type = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_RAW;
-		assert_true(rsp_schema__add_evsel(s->schema, &a, -1, RSP_ROLE_BPF, "bpf-output") >= 0);
+		assert_true(rsp_schema__add_evsel(s->schema, &a, -1, RSP_ROLE_BPF, "bpf-output") >=
+			    0);
 	}
 	rsp_bpfconv__attr(c, ev, &s->schema->evsels[s->schema->bpf_evsel].attr, &t);
 	assert_int_equal(t.type, PERF_TYPE_TRACEPOINT);

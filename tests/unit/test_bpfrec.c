@@ -456,7 +456,8 @@ static void test_learn_before(void **state)
 		if (r->segs[i].tid == A)
 			named += !strcmp(r->comms[i], "app");
 		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP)
-			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL && r->stacks[i][1] == kstack[0];
+			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL &&
+				   r->stacks[i][1] == kstack[0];
 	}
 	assert_true(named > 0);
 	assert_int_equal(stacked, 1);
@@ -467,10 +468,8 @@ static void test_learn_before(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_learn_before),
-		cmocka_unit_test(test_same_story_window),
-		cmocka_unit_test(test_same_story_dump),
-		cmocka_unit_test(test_missing_stack),
+		cmocka_unit_test(test_learn_before),	cmocka_unit_test(test_same_story_window),
+		cmocka_unit_test(test_same_story_dump), cmocka_unit_test(test_missing_stack),
 		cmocka_unit_test(test_decode),
 	};
 

@@ -2,6 +2,8 @@
 #ifndef RSP_INTERNAL_SCHEMA_H
 #define RSP_INTERNAL_SCHEMA_H
 
+#include <errno.h>
+#include <string.h>
 #include <rsp/schema.h>
 #include "internal/u64map.h"
 
@@ -54,6 +56,43 @@ struct rsp_schema {
 	bool ev_ok[RSP_EV__NR];
 	char *ev_problem[RSP_EV__NR];
 };
+
+/*
+ * An integer field at @l of a record of @size bytes at @raw, sign-extended
+ * when the field is signed; 0 if absent. Return: 0, or -EINVAL if it runs
+ * past the record.
+ */
+static inline int rsp_floc__read_u(const struct rsp_field_loc *l, const uint8_t *raw, uint32_t size,
+				   uint64_t *out)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+
+	*out = 0;
+	if (!(l->flags & RSP_FLOC_PRESENT))
+		return 0;
+	if ((uint32_t)l->offset + l->size > size)
+		return -EINVAL;
+	switch (l->size) {
+	case 1:
+		u8 = raw[l->offset];
+		*out = (l->flags & RSP_FLOC_SIGNED) ? (uint64_t)(int64_t)(int8_t)u8 : u8;
+		break;
+	case 2:
+		memcpy(&u16, raw + l->offset, 2);
+		*out = (l->flags & RSP_FLOC_SIGNED) ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+		break;
+	case 4:
+		memcpy(&u32, raw + l->offset, 4);
+		*out = (l->flags & RSP_FLOC_SIGNED) ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+		break;
+	default:
+		memcpy(out, raw + l->offset, 8);
+		break;
+	}
+	return 0;
+}
 
 /* The field locations of a sample: the tracepoint's, or its compact record's. */
 static inline const struct rsp_field_loc *rsp_schema__locs(const struct rsp_schema *s,
