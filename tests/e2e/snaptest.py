@@ -4,6 +4,7 @@ writes (folded stacks, Chrome trace) by parsing them."""
 import json
 import os
 import tempfile
+import time
 
 import rsptest as t
 
@@ -11,6 +12,12 @@ import rsptest as t
 def last(elapsed):
     """--last covering the workload's run plus the settle time."""
     return "%dms" % int((elapsed + 1.5) * 1000)
+
+
+def since(t0):
+    """--last covering everything since time.time() was t0 (and 0.5 s before):
+    for a query made after other work on a busy machine."""
+    return "%dms" % int((time.time() - t0 + 0.5) * 1000)
 
 
 def snapshot(d, pid, elapsed, *extra, user=None):

@@ -8,6 +8,7 @@ rspd samples at 1 kHz here: each turn is 3 ms of CPU, and a run is
 "understood" only if a sample falls in it. The files --folded and
 --chrome-trace are checked by parsing them."""
 import os
+import time
 
 import rsptest as t
 import snaptest as st
@@ -17,6 +18,7 @@ FOLDED, TRACE = st.tmpfile(".folded"), st.tmpfile(".json")
 
 try:
     with t.Rspd("--freq", "1000") as d:
+        t0 = time.time()
         w = t.workload("pass", 300, 3000)
         print("   workload: %s" % w)
         d.settle()
@@ -57,7 +59,7 @@ try:
         t.check(across, "folded: stacks go from the parent's read() into the child")
         tr = st.check_chrome(TRACE, [w["parent"], w["child"]])
         print("   chrome trace: %d events" % len(tr["traceEvents"]))
-        _, text, _ = d.ctl("snapshot", str(w["parent"]), "--last", st.last(w["elapsed_s"]))
+        _, text, _ = d.ctl("snapshot", str(w["parent"]), "--last", st.since(t0))
         print(text)
         t.check("total accounted" in text and "in understood functions" in text,
                 "text: the table of categories")

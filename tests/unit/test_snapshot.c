@@ -267,6 +267,60 @@ static void test_other_path(void **state)
 }
 
 /*
+ * A hand-off's tail: B, woken by A's write at 100, works 2000 us for A,
+ * wakes it at 2100 and enters its next wait 300 us after A runs again (a
+ * stack walk at the waking, a VM's noise): B fits, under A's sleep. The
+ * same tail after 200 us of work (more than fit_ns and than a quarter of
+ * the work) is another path.
+ */
+static void test_handoff_tail(void **state)
+{
+	struct b bb, *b = &bb;
+	const struct rsp_snapshot_totals *t;
+	const struct rsp_snode *sl;
+
+	b_init(b);
+	RUN(1, 1, 0, 100);
+	SLEEP(1, 1, 100, 2110, RSP_SR_PIPE, RSP_WAKER_THREAD, 2);
+	seg(b, (struct sg){.tid = 1,
+			   .tgid = 1,
+			   .kind = RSP_SEG_RUNNABLE,
+			   .start = 2110,
+			   .end = 2120,
+			   .wk = RSP_WAKER_THREAD,
+			   .wid = 2,
+			   .wtime = 2100});
+	RUN(1, 1, 2120, 2500);
+	SLEEP(2, 2, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
+	RUN(2, 2, 100, 2420);
+	SLEEP(2, 2, 2420, 2500, RSP_SR_PIPE, RSP_WAKER_NONE, 0);
+	t = snap(b, 1, 2500);
+	assert_int_equal(t->cat_ns[RSP_CAT_OTHER_PATH], 0);
+	sl = child(b, root(b, 0), RSP_SN_SLEEP, 0);
+	assert_non_null(child(b, sl, RSP_SN_THREAD, 2));
+	b_exit(b);
+
+	b_init(b);
+	RUN(1, 1, 0, 100);
+	SLEEP(1, 1, 100, 310, RSP_SR_PIPE, RSP_WAKER_THREAD, 2);
+	seg(b, (struct sg){.tid = 1,
+			   .tgid = 1,
+			   .kind = RSP_SEG_RUNNABLE,
+			   .start = 310,
+			   .end = 320,
+			   .wk = RSP_WAKER_THREAD,
+			   .wid = 2,
+			   .wtime = 300});
+	RUN(1, 1, 320, 700);
+	SLEEP(2, 2, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
+	RUN(2, 2, 100, 620);
+	SLEEP(2, 2, 620, 700, RSP_SR_PIPE, RSP_WAKER_NONE, 0);
+	t = snap(b, 1, 700);
+	assert_int_equal(t->cat_ns[RSP_CAT_OTHER_PATH], 210 * US);
+	b_exit(b);
+}
+
+/*
  * The triangle A -> B -> C -> A: C, which began to sleep long before A
  * called B, ended A's sleep. Only C's part after A began to wait counts.
  */
@@ -746,13 +800,21 @@ static void test_samples_index(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pass),	      cmocka_unit_test(test_other_path),
-		cmocka_unit_test(test_triangle),      cmocka_unit_test(test_poll_loop_merged),
-		cmocka_unit_test(test_forked_child),  cmocka_unit_test(test_sibling_threads),
-		cmocka_unit_test(test_block_io),      cmocka_unit_test(test_io_through_helper),
-		cmocka_unit_test(test_categories),    cmocka_unit_test(test_switch_from_idle),
-		cmocka_unit_test(test_samples),	      cmocka_unit_test(test_no_such_pid),
-		cmocka_unit_test(test_samples_index), cmocka_unit_test(test_preempted_by_callee),
+		cmocka_unit_test(test_pass),
+		cmocka_unit_test(test_other_path),
+		cmocka_unit_test(test_handoff_tail),
+		cmocka_unit_test(test_triangle),
+		cmocka_unit_test(test_poll_loop_merged),
+		cmocka_unit_test(test_forked_child),
+		cmocka_unit_test(test_sibling_threads),
+		cmocka_unit_test(test_block_io),
+		cmocka_unit_test(test_io_through_helper),
+		cmocka_unit_test(test_categories),
+		cmocka_unit_test(test_switch_from_idle),
+		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_no_such_pid),
+		cmocka_unit_test(test_samples_index),
+		cmocka_unit_test(test_preempted_by_callee),
 		cmocka_unit_test(test_pid_reused),
 	};
 

@@ -31,7 +31,10 @@
  *
  * A waker's run fits as a child when it starts no more than fit_ns before
  * the sleep's de-facto start (or T itself woke or forked W to do it: a
- * call) and ends no more than fit_ns after T runs again. The de-facto
+ * call) and ends no more than fit_ns after T runs again (or a quarter of
+ * what it ran for T before the waking, if more: a hand-off's tail, the
+ * return from the waking call into its next wait, grows with a tracer's
+ * stack walk there and a VM's noise). The de-facto
  * start merges consecutive sleeps with the same stack, all but the last
  * ended by a timer, separated by less than merge_ns of running: a poll loop
  * is one wait. A waker that does not fit (it went on running: a producer,
