@@ -38,6 +38,13 @@ const volatile int max_stack = 64;	     /* frames per stack, <= RSP_BPF_MAX_STAC
 const volatile unsigned int stack_every = 1; /* RSP_BSTACKS_SAMPLED */
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
+const volatile bool waker_stacks = true; /* stacks on wakings too (sleeps, all, cached) */
+/* RSP_BSTACKS_CACHED: walk every stack and compare with the cache (--stack-check) */
+const volatile bool stack_check = false;
+/* RSP_BSTACKS_CACHED: a cache hit is walked anyway (checked) once in this many, at random */
+const volatile unsigned int stack_refresh = 64;
+/* the irq, softirq and hrtimer programs are loaded: they keep irq_depth */
+const volatile bool know_interrupts = false;
 /* Wake the drain when a ring holds this many bytes (0: never; it polls). */
 const volatile unsigned long long wake_bytes = 0;
 /* Tests: make one program invalid, to check the refusal's sentence and log. */
@@ -52,16 +59,6 @@ const volatile bool force_verifier_failure = false;
 #define TASK_RTLOCK_WAIT     0x1000
 #define HASH_PRIME	     0x100000001b3ull
 #define HASH_INIT	     0xcbf29ce484222325ull
-
-enum counter {
-	C_RECORDS,
-	C_STACKS,
-	C_COMMS,
-	C_OUTPUT_ERRORS,
-	C_STACK_ERRORS,
-	C_SWITCHES, /* per CPU: RSP_BSTACKS_SAMPLED counts switches with it */
-	C__NR,
-};
 
 /* Each CPU's ring: the loader sets the size, the number of CPUs, and fills it. */
 struct ring {
@@ -78,7 +75,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, C__NR);
+	__uint(max_entries, RSP_BC__NR);
 	__type(key, u32);
 	__type(value, u64);
 } counters SEC(".maps");
@@ -189,7 +186,7 @@ static __always_inline void emit(void *ctx, void *rec, u64 size)
 	u64 flags = BPF_RB_NO_WAKEUP, avail;
 
 	if (!rb) {
-		count(C_OUTPUT_ERRORS);
+		count(RSP_BC_OUTPUT_ERRORS);
 		return;
 	}
 	/*
@@ -204,9 +201,9 @@ static __always_inline void emit(void *ctx, void *rec, u64 size)
 			flags = BPF_RB_FORCE_WAKEUP;
 	}
 	if (bpf_ringbuf_output(rb, rec, size, flags))
-		count(C_OUTPUT_ERRORS);
+		count(RSP_BC_OUTPUT_ERRORS);
 	else
-		count(C_RECORDS);
+		count(RSP_BC_RECORDS);
 }
 
 /* A thread's name, the first time this CPU's ring carries the thread, or renamed. */
@@ -254,7 +251,7 @@ static __always_inline void send_comm(void *ctx, struct task_struct *t, u64 now)
 		sig ^= gen;
 		bpf_map_update_elem(&comms_sent, &k, &sig, BPF_ANY);
 	}
-	count(C_COMMS);
+	count(RSP_BC_COMMS);
 }
 
 /*
@@ -278,7 +275,7 @@ static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip, u64 now)
 		return 0;
 	bytes = bpf_get_stack(ctx, b->ips, max * sizeof(u64), flags);
 	if (bytes <= 0) {
-		count(C_STACK_ERRORS);
+		count(RSP_BC_STACK_ERRORS);
 		return 0;
 	}
 	nr = bytes / 8;
@@ -305,8 +302,211 @@ static __always_inline u64 take_stack(void *ctx, u8 which, u32 skip, u64 now)
 	b->rec.h.size = (u16)size;
 	emit(ctx, b, size);
 	bpf_map_update_elem(&stacks_sent, &k, &gen, BPF_ANY);
-	count(C_STACKS);
+	count(RSP_BC_STACKS);
 	return h;
+}
+
+/*
+ * The stack cache (RSP_BSTACKS_CACHED). A thread's user stack cannot change
+ * while it is in the kernel, and a cheap key read at the switch or waking
+ * predicts it: the process, the user IP and SP where it entered the kernel,
+ * the return address at [BP+8], the syscall. Measured (issue 13) it named
+ * the walked user stack for 99.99% of sleeps. The same key with the sleep
+ * state, in_iowait and the kind of file the syscall's first argument is
+ * (if an fd: one call site that reads a pipe or a socket) names the kernel
+ * stack less well (85% under pgbench,
+ * less where one call site waits in several places): a hit is walked
+ * anyway once in stack_refresh (and whenever this CPU's ring has not
+ * carried the cached stacks in this generation), and every walk of a key
+ * the cache had compares and counts the disagreement (RSP_BC_?DIFFER);
+ * --stack-check walks every time. Kernel threads and wakings in interrupts
+ * have no user context to key: walked.
+ */
+struct skey {
+	u64 ip, sp, ret; /* user IP, SP at kernel entry; the return address at [BP+8] */
+	u64 fops;	 /* the file operations of the fd in the first argument: pipe, socket.. */
+	u32 tgid;
+	s32 sysnr; /* the syscall (orig_ax), -1 outside one */
+	u32 state; /* the reported prev_state of a switch; 0 for a waking */
+	u8 site;   /* 0 switch, 1 waking */
+	u8 iowait;
+	u16 pad;
+};
+
+struct sval {
+	u64 kstack, ustack;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct skey);
+	__type(value, struct sval);
+} stack_cache SEC(".maps");
+
+/*
+ * Per CPU: how deep in irq handlers, softirqs and hrtimer callbacks the CPU
+ * is, kept by their programs. A waking there is the interrupt's, not the
+ * current task's: its context says nothing of the stack. The kernel's
+ * preempt_count would say it without bookkeeping, but its per-CPU variable
+ * is not in kallsyms here (the verifier cannot resolve it). Wakings from
+ * other interrupts (IPIs, irq_work) are keyed by the task they interrupted:
+ * the checks count where that served a wrong stack.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, s32);
+} irq_depth SEC(".maps");
+
+static __always_inline void irq_enter_exit(int d)
+{
+	u32 zero = 0;
+	s32 *v = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	if (!v)
+		return;
+	if (d > 0 || *v > 0) /* an exit whose entry was missed stays at 0 */
+		*v += d;
+}
+
+static __always_inline bool in_interrupt_ctx(void)
+{
+	u32 zero = 0;
+	s32 *v;
+
+	if (!know_interrupts)
+		return true; /* unknown: walk */
+	v = bpf_map_lookup_elem(&irq_depth, &zero);
+	return !v || *v > 0;
+}
+
+/*
+ * The file operations of @t's (current's) fd @fd, 0 if it is not one: what
+ * kind of file a read or a write on it waits in. Three reads, no walk.
+ */
+static __always_inline u64 fd_ops(struct task_struct *t, u64 fd)
+{
+	struct files_struct *files = t->files;
+	struct fdtable *fdt;
+	u64 base = 0, f = 0;
+
+	if (!files)
+		return 0;
+	fdt = files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
+		return 0;
+	if (bpf_probe_read_kernel(&base, sizeof(base), &fdt->fd) || !base ||
+	    bpf_probe_read_kernel(&f, sizeof(f), (void *)(base + fd * sizeof(u64))) || !f)
+		return 0;
+	return (u64)BPF_CORE_READ((struct file *)f, f_op);
+}
+
+/* The user context of @t (current) as a key: false if it has none. */
+static __always_inline bool make_key(struct task_struct *t, u8 site, u32 state, struct skey *k)
+{
+	struct pt_regs *regs;
+	u64 ret = 0;
+
+	if (!t->mm || !t->tgid || (site && in_interrupt_ctx()))
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs)
+		return false;
+	k->ip = regs->ip;
+	k->sp = regs->sp;
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)(regs->bp + 8)))
+		ret = 0;
+	k->ret = ret;
+	k->tgid = t->tgid;
+	k->sysnr = (s32)regs->orig_ax;
+	k->fops = k->sysnr >= 0 ? fd_ops(t, regs->di) : 0;
+	k->state = state;
+	k->site = site;
+	k->iowait = (u8)BPF_CORE_READ_BITFIELD(t, in_iowait);
+	k->pad = 0;
+	return true;
+}
+
+/* This CPU's ring carried stack @h in this generation (0, no stack, always). */
+static __always_inline bool sent_here(u64 h, u32 gen)
+{
+	struct sent_key k = {.id = h, .cpu = bpf_get_smp_processor_id()};
+	u32 *sent;
+
+	if (!h)
+		return true;
+	sent = bpf_map_lookup_elem(&stacks_sent, &k);
+	return sent && *sent == gen;
+}
+
+/*
+ * The current task's stacks for a record at @site: walked or from the
+ * cache. True when walked although the cache had the key: then *kc and
+ * *uc are what it had (a check).
+ */
+static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site, u32 state,
+				       u64 now, u64 *kh, u64 *uh, u8 *flags, u64 *kc, u64 *uc)
+{
+	bool keyed = false, check;
+	struct sval *v = NULL, nv;
+	struct skey key;
+
+	*kh = *uh = 0;
+	*flags = 0;
+	count(RSP_BC_STACK_SITES);
+	if (stack_policy == RSP_BSTACKS_CACHED) {
+		keyed = make_key(t, site, state, &key);
+		if (keyed)
+			v = bpf_map_lookup_elem(&stack_cache, &key);
+		else
+			count(RSP_BC_NO_KEY);
+	}
+	if (v && !stack_check) {
+		u32 c = RSP_BC_HITS, gen = current_gen();
+		u64 *n = bpf_map_lookup_elem(&counters, &c);
+
+		/* at random: checks in step with a periodic pattern would see one phase */
+		check = bpf_get_prandom_u32() % stack_refresh == 0;
+		if (n)
+			*n += 1;
+		if (!check && sent_here(v->kstack, gen) && sent_here(v->ustack, gen)) {
+			*kh = v->kstack;
+			*uh = v->ustack;
+			*flags = RSP_BSTACKF_KCACHED | RSP_BSTACKF_UCACHED;
+			count(RSP_BC_CACHED);
+			return false;
+		}
+	}
+	count(RSP_BC_WALKS);
+	if (kernel_stacks)
+		*kh = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
+	if (user_stacks && t->mm) /* kernel threads have no user stack */
+		*uh = take_stack(ctx, RSP_BSTACK_USER, 0, now);
+	if (!keyed)
+		return false;
+	if (v) {
+		*kc = v->kstack;
+		*uc = v->ustack;
+		if (kernel_stacks) {
+			count(RSP_BC_KCHECKS);
+			if (v->kstack != *kh)
+				count(RSP_BC_KDIFFER);
+		}
+		if (user_stacks) {
+			count(RSP_BC_UCHECKS);
+			if (v->ustack != *uh)
+				count(RSP_BC_UDIFFER);
+		}
+		v->kstack = *kh;
+		v->ustack = *uh;
+		return true;
+	}
+	nv.kstack = *kh;
+	nv.ustack = *uh;
+	bpf_map_update_elem(&stack_cache, &key, &nv, BPF_ANY);
+	return false;
 }
 
 /* prev_state as the sched_switch tracepoint reports it (__trace_sched_switch_state()). */
@@ -334,13 +534,14 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	     unsigned int prev_state)
 {
 	u64 now = bpf_ktime_get_ns();
-	struct rsp_brec_switch_stack r;
+	struct rsp_brec_switch_check r;
 	u32 state = report_state(preempt, prev_state, prev);
 	bool stacks = stack_policy == RSP_BSTACKS_ALL ||
-		      (stack_policy == RSP_BSTACKS_SLEEPS && state && state != TASK_REPORT_MAX);
+		      ((stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_CACHED) &&
+		       state && state != TASK_REPORT_MAX);
 
 	if (stack_policy == RSP_BSTACKS_SAMPLED) {
-		u32 c = C_SWITCHES;
+		u32 c = RSP_BC_SWITCHES;
 		u64 *n = bpf_map_lookup_elem(&counters, &c);
 
 		if (n)
@@ -352,14 +553,14 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	send_comm(ctx, next, now);
 	__builtin_memset(&r, 0, sizeof(r));
 	/* tp_btf arguments are BTF pointers: fields are read with plain loads */
-	r.sw.next_tid = next->pid;
-	r.sw.next_pid = next->tgid;
-	r.sw.prev_state = state;
-	r.sw.prev_prio = (u8)prev->prio;
-	r.sw.next_prio = (u8)next->prio;
+	r.ss.sw.next_tid = next->pid;
+	r.ss.sw.next_pid = next->tgid;
+	r.ss.sw.prev_state = state;
+	r.ss.sw.prev_prio = (u8)prev->prio;
+	r.ss.sw.next_prio = (u8)next->prio;
 	if (!stacks) {
-		hdr_at(&r.sw.h, RSP_BREC_SWITCH, sizeof(r.sw), now);
-		emit(ctx, &r, sizeof(r.sw));
+		hdr_at(&r.ss.sw.h, RSP_BREC_SWITCH, sizeof(r.ss.sw), now);
+		emit(ctx, &r, sizeof(r.ss.sw));
 		return 0;
 	}
 	/*
@@ -368,12 +569,14 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 	 * at __schedule, where a perf tracepoint sample's does, or, when the
 	 * tracepoint has other probes too, at __traceiter_sched_switch above it.
 	 */
-	if (kernel_stacks)
-		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
-	if (user_stacks && prev->tgid)
-		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0, now);
-	hdr_at(&r.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r), now);
-	emit(ctx, &r, sizeof(r));
+	if (get_stacks(ctx, prev, 0, state, now, &r.ss.kstack, &r.ss.ustack, &r.ss.sw.stack_flags,
+		       &r.kcached, &r.ucached)) {
+		hdr_at(&r.ss.sw.h, RSP_BREC_SWITCH_CHECK, sizeof(r), now);
+		emit(ctx, &r, sizeof(r));
+		return 0;
+	}
+	hdr_at(&r.ss.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r.ss), now);
+	emit(ctx, &r, sizeof(r.ss));
 	return 0;
 }
 
@@ -381,6 +584,7 @@ static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bo
 {
 	u64 now = bpf_ktime_get_ns();
 	struct rsp_brec_waking_stack r;
+	u64 kc, uc; /* a check's: counted, not sent (a waker's stack names no sleep) */
 
 	send_comm(ctx, p, now);
 	__builtin_memset(&r, 0, sizeof(r));
@@ -394,10 +598,8 @@ static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bo
 		return;
 	}
 	/* from try_to_wake_up, as perf's (this program and bpf_trace_run1 skipped; see above) */
-	if (kernel_stacks)
-		r.kstack = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
-	if (user_stacks && (bpf_get_current_pid_tgid() >> 32))
-		r.ustack = take_stack(ctx, RSP_BSTACK_USER, 0, now);
+	get_stacks(ctx, bpf_get_current_task_btf(), 1, 0, now, &r.kstack, &r.ustack,
+		   &r.wk.stack_flags, &kc, &uc);
 	hdr_at(&r.wk.h, RSP_BREC_WAKING_STACK, sizeof(r), now);
 	emit(ctx, &r, sizeof(r));
 }
@@ -406,7 +608,9 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(rsp_sched_waking, struct task_struct *p)
 {
 	waking(ctx, p, RSP_BREC_WAKING,
-	       stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_ALL);
+	       waker_stacks &&
+		       (stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_ALL ||
+			stack_policy == RSP_BSTACKS_CACHED));
 	return 0;
 }
 
@@ -571,6 +775,7 @@ int BPF_PROG(rsp_irq_handler_entry, int irq, struct irqaction *action)
 {
 	struct rsp_brec_irq_entry r;
 
+	irq_enter_exit(1);
 	__builtin_memset(&r, 0, sizeof(r));
 	hdr(&r.h, RSP_BREC_IRQ_ENTRY, sizeof(r));
 	r.irq = (u32)irq;
@@ -584,6 +789,7 @@ int BPF_PROG(rsp_irq_handler_exit, int irq, struct irqaction *action, int ret)
 {
 	struct rsp_brec_irq_exit r;
 
+	irq_enter_exit(-1);
 	hdr(&r.h, RSP_BREC_IRQ_EXIT, sizeof(r));
 	r.irq = (u32)irq;
 	r.ret = (u32)ret;
@@ -604,6 +810,7 @@ static __always_inline void softirq(void *ctx, u8 kind, unsigned int vec)
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(rsp_softirq_entry, unsigned int vec)
 {
+	irq_enter_exit(1);
 	softirq(ctx, RSP_BREC_SOFTIRQ_ENTRY, vec);
 	return 0;
 }
@@ -611,6 +818,7 @@ int BPF_PROG(rsp_softirq_entry, unsigned int vec)
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(rsp_softirq_exit, unsigned int vec)
 {
+	irq_enter_exit(-1);
 	softirq(ctx, RSP_BREC_SOFTIRQ_EXIT, vec);
 	return 0;
 }
@@ -641,6 +849,7 @@ int BPF_PROG(rsp_hrtimer_expire_entry, struct hrtimer *t, ktime_t *now)
 {
 	u64 time = 0;
 
+	irq_enter_exit(1);
 	bpf_probe_read_kernel(&time, sizeof(time), now);
 	hrtimer(ctx, RSP_BREC_HRTIMER_EXPIRE_ENTRY, t, time);
 	return 0;
@@ -651,6 +860,7 @@ int BPF_PROG(rsp_hrtimer_expire_exit, struct hrtimer *t)
 {
 	struct rsp_brec_hrtimer_exit r;
 
+	irq_enter_exit(-1);
 	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_EXIT, sizeof(r));
 	r.hrtimer = (u64)t;
 	emit(ctx, &r, sizeof(r));

@@ -236,6 +236,14 @@ void rspd_analysis__stop(struct rspd *d)
 	analysis_free(a);
 }
 
+int rspd_analysis__feed_stats(struct rspd *d, struct rsp_histfeed_stats *out)
+{
+	if (!d->analysis || !d->analysis->feed)
+		return -ENOENT;
+	rsp_histfeed__stats(d->analysis->feed, out);
+	return 0;
+}
+
 struct rsp_hist_store *rspd_analysis__store(struct rspd *d)
 {
 	return d->analysis ? d->analysis->store : NULL;

@@ -8,6 +8,7 @@
 
 struct rspd;
 struct rsp_hist_store;
+struct rsp_histfeed_stats;
 
 /**
  * rspd_analysis__start() - create the histogram store and start the thread
@@ -18,6 +19,8 @@ int rspd_analysis__start(struct rspd *d, char *err, size_t errlen);
 void rspd_analysis__publish(struct rspd *d, uint64_t drain_start);
 /** rspd_analysis__stop() - feed what was published, stop the thread, free the store. */
 void rspd_analysis__stop(struct rspd *d);
+/** rspd_analysis__feed_stats() - the feed's counters (another thread may ask). 0 or -ENOENT. */
+int rspd_analysis__feed_stats(struct rspd *d, struct rsp_histfeed_stats *out);
 /** rspd_analysis__store() - the histograms for queries, NULL when off. */
 struct rsp_hist_store *rspd_analysis__store(struct rspd *d);
 

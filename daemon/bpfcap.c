@@ -96,10 +96,12 @@ const char *rsp_bpfcap__verifier_log(void)
 void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->stacks = RSP_BSTACKS_SLEEPS;
+	o->stacks = RSP_BSTACKS_CACHED;
+	o->stack_refresh = 64;
 	o->max_stack = 64;
 	o->kernel_stacks = true;
 	o->user_stacks = true;
+	o->waker_stacks = true;
 	o->ring_bytes = 1u << 20;
 	o->block = o->irq = o->timer = true;
 }
@@ -287,6 +289,10 @@ struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, 
 	bc->skel->rodata->kernel_stacks = o->kernel_stacks;
 	bc->skel->rodata->stack_every = o->stack_every ? o->stack_every : 1;
 	bc->skel->rodata->user_stacks = o->user_stacks;
+	bc->skel->rodata->waker_stacks = o->waker_stacks;
+	bc->skel->rodata->stack_check = o->stack_check;
+	bc->skel->rodata->stack_refresh = o->stack_refresh ? o->stack_refresh : 1;
+	bc->skel->rodata->know_interrupts = o->irq && o->timer;
 	bc->skel->rodata->force_verifier_failure = o->force_verifier_failure;
 	bc->skel->rodata->wake_bytes = o->wake_bytes;
 	choose_programs(bc, o);
@@ -346,7 +352,7 @@ int rsp_bpfcap__consume(struct rsp_bpfcap *bc, rsp_bpfcap_record_fn fn, void *ct
 int rsp_bpfcap__lost(const struct rsp_bpfcap *bc, uint64_t *per_cpu, unsigned nr)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint32_t k = 3; /* C_OUTPUT_ERRORS */
+	uint32_t k = RSP_BC_OUTPUT_ERRORS;
 	uint64_t *v;
 	int ret;
 
@@ -406,7 +412,7 @@ int rsp_bpfcap__resend_all(struct rsp_bpfcap *bc)
 int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sums[5] = {0};
+	uint64_t sums[RSP_BC__NR] = {0};
 	uint64_t *v;
 
 	memset(st, 0, sizeof(*st));
@@ -415,7 +421,7 @@ int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < 5; k++) {
+	for (uint32_t k = 0; k < RSP_BC__NR; k++) {
 		int ret = bpf_map__lookup_elem(bc->skel->maps.counters, &k, sizeof(k), v,
 					       (size_t)ncpu * sizeof(*v), 0);
 
@@ -427,10 +433,19 @@ int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
 			sums[k] += v[c];
 	}
 	free(v);
-	st->records = sums[0];
-	st->stacks = sums[1];
-	st->comms = sums[2];
-	st->output_errors = sums[3];
-	st->stack_errors = sums[4];
+	st->records = sums[RSP_BC_RECORDS];
+	st->stacks = sums[RSP_BC_STACKS];
+	st->comms = sums[RSP_BC_COMMS];
+	st->output_errors = sums[RSP_BC_OUTPUT_ERRORS];
+	st->stack_errors = sums[RSP_BC_STACK_ERRORS];
+	st->stack_sites = sums[RSP_BC_STACK_SITES];
+	st->walks = sums[RSP_BC_WALKS];
+	st->cache_hits = sums[RSP_BC_HITS];
+	st->cached = sums[RSP_BC_CACHED];
+	st->no_key = sums[RSP_BC_NO_KEY];
+	st->kchecks = sums[RSP_BC_KCHECKS];
+	st->kdiffer = sums[RSP_BC_KDIFFER];
+	st->uchecks = sums[RSP_BC_UCHECKS];
+	st->udiffer = sums[RSP_BC_UDIFFER];
 	return 0;
 }

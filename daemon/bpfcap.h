@@ -22,6 +22,9 @@ struct rsp_bpfcap_opts {
 	unsigned max_stack;   /* frames, 1..RSP_BPF_MAX_STACK */
 	unsigned stack_every; /* RSP_BSTACKS_SAMPLED: one switch in this many (per CPU) */
 	bool kernel_stacks, user_stacks;
+	bool waker_stacks;	/* sleeps, all, cached: stacks on wakings too */
+	bool stack_check;	/* RSP_BSTACKS_CACHED: walk every stack, compare with the cache */
+	unsigned stack_refresh; /* RSP_BSTACKS_CACHED: walk a cache hit anyway once in this many */
 	/* which programs besides the scheduler's: block requests, irq and softirq, hrtimers */
 	bool block, irq, timer;
 	unsigned nr_cpus;    /* rings: one per CPU 0 .. nr_cpus-1 (0: every possible CPU) */
@@ -35,9 +38,13 @@ struct rsp_bpfcap_stats {
 	uint64_t records, stacks, comms; /* written */
 	uint64_t output_errors;		 /* bpf_ringbuf_output() failed: a full ring */
 	uint64_t stack_errors;		 /* bpf_get_stack() failed */
+	/* the stack cache (tracepoints/bpf_records.h, enum rsp_bcounter) */
+	uint64_t stack_sites, walks, cache_hits, cached, no_key;
+	uint64_t kchecks, kdiffer, uchecks, udiffer;
 };
 
-/** rsp_bpfcap__opts_init() - the defaults: stacks on sleeps, 64 frames, kernel+user. */
+/** rsp_bpfcap__opts_init() - the defaults: stacks on sleeps from the cache, 64 frames, kernel+user.
+ */
 void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o);
 
 /**

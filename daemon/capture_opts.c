@@ -15,8 +15,10 @@ void rsp_capture_opts__init(struct rsp_capture_opts *o)
 	memset(o, 0, sizeof(*o));
 	for (int f = 0; f < RSP_FAM__NR; f++)
 		o->families[f] = rsp_catalogue__family(f)->default_on;
-	o->stacks = RSP_STACKS_SLEEPS;
+	/* walks rarely, checked (issue 13; BENCHMARKS.md "Stack cache") */
+	o->stacks = RSP_STACKS_CACHED;
 	o->stack_every = 10;
+	o->stack_refresh = 64;
 	o->callchain_kernel = true;
 	o->callchain_user = true;
 	o->sample_stacks = true;
@@ -141,7 +143,9 @@ int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
 	char *end;
 	unsigned long n;
 
-	if (!strcmp(s, "all"))
+	if (!strcmp(s, "cached"))
+		o->stacks = RSP_STACKS_CACHED;
+	else if (!strcmp(s, "all"))
 		o->stacks = RSP_STACKS_ALL;
 	else if (!strcmp(s, "sleeps"))
 		o->stacks = RSP_STACKS_SLEEPS;
@@ -162,6 +166,8 @@ int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
 const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char *buf, size_t n)
 {
 	switch (o->stacks) {
+	case RSP_STACKS_CACHED:
+		return "cached";
 	case RSP_STACKS_ALL:
 		return "all";
 	case RSP_STACKS_SLEEPS:

@@ -16,6 +16,7 @@ enum rsp_stack_policy {
 	RSP_STACKS_ALL,	    /* every switch */
 	RSP_STACKS_SLEEPS,  /* only switches into a sleep (a second, filtered sched_switch) */
 	RSP_STACKS_SAMPLED, /* one switch in N (a sampled duplicate of sched_switch) */
+	RSP_STACKS_CACHED,  /* as sleeps, from the BPF stack cache (perf: sleeps, and says so) */
 };
 
 enum rsp_net_source {
@@ -39,7 +40,9 @@ struct rsp_capture_opts {
 	enum rsp_capture_backend backend;
 	bool families[RSP_FAM__NR];
 	enum rsp_stack_policy stacks;
-	unsigned stack_every; /* N of sampled:N */
+	unsigned stack_every;	/* N of sampled:N */
+	bool stack_check;	/* cached: walk every stack and compare with the cache */
+	unsigned stack_refresh; /* cached: a cache hit is walked anyway once in this many */
 	bool callchain_kernel;
 	bool callchain_user;
 	bool sample_stacks;	 /* callchains on cpu-clock samples */
@@ -56,7 +59,7 @@ struct rsp_capture_opts {
 
 /** rsp_capture_opts__init() - the defaults. */
 void rsp_capture_opts__init(struct rsp_capture_opts *o);
-/** rsp_capture_opts__set_stacks() - parse "all|sleeps|sampled:N|none". 0 or -EINVAL. */
+/** rsp_capture_opts__set_stacks() - parse "cached|all|sleeps|sampled:N|none". 0 or -EINVAL. */
 int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s);
 /** rsp_capture_opts__stacks_name() - the policy as the user writes it. */
 const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char *buf, size_t n);

@@ -112,6 +112,7 @@ static int add_switch(struct rsp_evset *es, struct perf_event_attr *a)
 		attr_callchain(a, o);
 		attr_dwarf(a, o, RSP_EV_sched_switch);
 		return add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, NULL);
+	case RSP_STACKS_CACHED: /* made sleeps where perf records (rsp_evset__open) */
 	case RSP_STACKS_SLEEPS:
 		err = add_entry(es, a, RSP_EV_sched_switch, RSP_ROLE_PRIMARY, FILTER_NOT_SLEEPS);
 		attr_callchain(&b, o);
@@ -417,6 +418,10 @@ static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 		    : o->stacks == RSP_STACKS_ALL     ? RSP_BSTACKS_ALL
 		    : o->stacks == RSP_STACKS_SAMPLED ? RSP_BSTACKS_SAMPLED
 						      : RSP_BSTACKS_SLEEPS;
+	bo.stacks = o->stacks == RSP_STACKS_CACHED ? RSP_BSTACKS_CACHED : bo.stacks;
+	bo.stack_check = o->stack_check;
+	bo.waker_stacks = o->waker_stacks;
+	bo.stack_refresh = o->stack_refresh;
 	bo.stack_every = o->stack_every;
 	bo.max_stack = o->max_stack;
 	bo.kernel_stacks = o->callchain_kernel;
@@ -493,6 +498,12 @@ static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, siz
 		err = choose_backend(es, errbuf, errlen);
 	if (err)
 		return err;
+	if (!es->bpf && es->opts.stacks == RSP_STACKS_CACHED) {
+		/* perf walks every stack it takes: the nearest policy, said in status */
+		es->opts.stacks = RSP_STACKS_SLEEPS;
+		snprintf(es->stacks_note, sizeof(es->stacks_note),
+			 "stacks cached need the BPF backend: sleeps instead (every stack walked)");
+	}
 	if (es->bpf && (err = add_bpf_output(es))) {
 		snprintf(errbuf, errlen, "could not build the event set: %s", strerror(-err));
 		return err;

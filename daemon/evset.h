@@ -64,6 +64,7 @@ struct rsp_evset {
 	/* the capture backend chosen: "perf" or "bpf", and why BPF was refused ("" if not) */
 	char backend[8];
 	char backend_note[512];
+	char stacks_note[128];	/* the stack policy changed by the backend, and why */
 	struct rsp_bpfcap *bpf; /* the BPF programs (backend "bpf"), NULL otherwise */
 	bool bpf_attached;
 };

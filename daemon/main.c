@@ -411,11 +411,13 @@ static void log_started(struct rspd *d)
 	}
 	if (d->es.backend_note[0])
 		rspd_log__write(RSP_LOG_WARN, "%s", d->es.backend_note);
+	if (d->es.stacks_note[0])
+		rspd_log__write(RSP_LOG_INFO, "%s", d->es.stacks_note);
 	rspd_log__write(RSP_LOG_INFO,
 			"capturing %d/%d events on %d CPUs with %s (stacks %s), window %llu MiB, "
 			"socket %s",
 			open, wanted, d->es.nr_rings, d->es.backend,
-			rsp_capture_opts__stacks_name(&d->cfg.capture, buf, sizeof(buf)),
+			rsp_capture_opts__stacks_name(&d->es.opts, buf, sizeof(buf)),
 			(unsigned long long)(d->cfg.window_budget >> 20), d->cfg.socket_path);
 }
 

@@ -9,6 +9,11 @@
 #include "clock.h"
 #include "rspd.h"
 #include "status.h"
+#include "analysis.h"
+#include <rsp/histfeed.h>
+#ifdef RSP_HAVE_BPF
+#include "bpfcap.h"
+#endif
 
 static uint64_t rss_bytes(void)
 {
@@ -68,6 +73,41 @@ static void fill_delivery(struct rspd *d, struct rsp_capture_info *ci)
 	}
 }
 
+/* The BPF programs' stack counters (none under perf). */
+static void fill_stack(struct rspd *d, struct rsp_stack_status *s)
+{
+#ifdef RSP_HAVE_BPF
+	struct rsp_bpfcap_stats st;
+	struct rsp_histfeed_stats fs;
+
+	if (!d->es.bpf || rsp_bpfcap__stats(d->es.bpf, &st))
+		return;
+	s->valid = true;
+	s->check = d->es.opts.stack_check;
+	s->refresh = d->es.opts.stack_refresh;
+	s->sites = st.stack_sites;
+	s->walked = st.walks;
+	s->cached = st.cached;
+	s->no_key = st.no_key;
+	s->kchecks = st.kchecks;
+	s->kdiffer = st.kdiffer;
+	s->uchecks = st.uchecks;
+	s->udiffer = st.udiffer;
+	s->walk_errors = st.stack_errors;
+	if (!rspd_analysis__feed_stats(d, &fs)) {
+		s->have_time = true;
+		s->sleep_s = (double)fs.sleep_ns / 1e9;
+		s->cached_s = (double)fs.cached_ns / 1e9;
+		s->checked_s = (double)fs.checked_ns / 1e9;
+		s->stack_differ_s = (double)fs.stack_differ_ns / 1e9;
+		s->reason_differ_s = (double)fs.reason_differ_ns / 1e9;
+	}
+#else
+	(void)d;
+	(void)s;
+#endif
+}
+
 int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 {
 	const struct rsp_capture_opts *o = &d->cfg.capture;
@@ -86,7 +126,9 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	snprintf(ci->backend, sizeof(ci->backend), "%s", d->es.backend);
 	snprintf(ci->backend_note, sizeof(ci->backend_note), "%s", d->es.backend_note);
 	snprintf(ci->stacks, sizeof(ci->stacks), "%s",
-		 rsp_capture_opts__stacks_name(o, buf, sizeof(buf)));
+		 rsp_capture_opts__stacks_name(&d->es.opts, buf, sizeof(buf)));
+	snprintf(ci->stacks_note, sizeof(ci->stacks_note), "%s", d->es.stacks_note);
+	fill_stack(d, &ci->stack);
 	snprintf(ci->callchain, sizeof(ci->callchain), "%s",
 		 o->callchain_kernel && o->callchain_user ? "kernel+user"
 		 : o->callchain_kernel			  ? "kernel"

@@ -61,6 +61,7 @@ enum rsp_brec_kind {
 	RSP_BREC_HRTIMER_START = 19,	    /* hrtimer_start */
 	RSP_BREC_HRTIMER_EXPIRE_ENTRY = 20, /* hrtimer_expire_entry */
 	RSP_BREC_HRTIMER_EXPIRE_EXIT = 21,  /* hrtimer_expire_exit */
+	RSP_BREC_SWITCH_CHECK = 22,	    /* SWITCH_STACK walked as a check of the cache */
 	RSP_BREC__NR
 };
 
@@ -107,6 +108,15 @@ struct rsp_brec_stack {
 };
 
 /*
+ * Where a record's stacks came from (stack_flags of SWITCH_STACK and
+ * WAKING_STACK): 0, walked for this record; RSP_BSTACKF_*CACHED, served
+ * from the stack cache (RSP_BSTACKS_CACHED) by the thread's user context,
+ * not walked.
+ */
+#define RSP_BSTACKF_KCACHED 0x01u
+#define RSP_BSTACKF_UCACHED 0x02u
+
+/*
  * prev is the current task (the header's pid and tid). prev_state as the
  * sched_switch tracepoint reports it (TASK_REPORT_MAX, 0x100, for a
  * preemption; else the bit of the sleep state, 0 running).
@@ -116,7 +126,8 @@ struct rsp_brec_switch {
 	rsp_u32 next_tid, next_pid;
 	rsp_u32 prev_state;
 	rsp_u8 prev_prio, next_prio;
-	rsp_u8 pad[2];
+	rsp_u8 stack_flags; /* RSP_BSTACKF_*: SWITCH_STACK only */
+	rsp_u8 pad;
 };
 
 /* A stack hash of 0: none was taken (or the walk failed). */
@@ -125,13 +136,25 @@ struct rsp_brec_switch_stack {
 	rsp_u64 kstack, ustack;
 };
 
+/*
+ * A switch into a sleep whose stacks were walked although the stack cache
+ * had its key (a refresh, or --stack-check): kstack and ustack are what
+ * the walk found, kcached and ucached what the cache would have served.
+ * Consumers read it as a SWITCH_STACK and compare (sleep reasons).
+ */
+struct rsp_brec_switch_check {
+	struct rsp_brec_switch_stack ss;
+	rsp_u64 kcached, ucached;
+};
+
 /* The waker is the current task (the header's), the woken one here. */
 struct rsp_brec_waking {
 	struct rsp_brec_hdr h;
 	rsp_u32 tid, pid; /* the woken thread */
 	rsp_u32 target_cpu;
 	rsp_u8 prio;
-	rsp_u8 pad[3];
+	rsp_u8 stack_flags; /* RSP_BSTACKF_*: WAKING_STACK only */
+	rsp_u8 pad[2];
 };
 
 struct rsp_brec_waking_stack {
@@ -212,6 +235,7 @@ _Static_assert(sizeof(struct rsp_brec_comm) == 48, "rsp_brec_comm");
 _Static_assert(sizeof(struct rsp_brec_stack) == 40, "rsp_brec_stack");
 _Static_assert(sizeof(struct rsp_brec_switch) == 40, "rsp_brec_switch");
 _Static_assert(sizeof(struct rsp_brec_switch_stack) == 56, "rsp_brec_switch_stack");
+_Static_assert(sizeof(struct rsp_brec_switch_check) == 72, "rsp_brec_switch_check");
 _Static_assert(sizeof(struct rsp_brec_waking) == 40, "rsp_brec_waking");
 _Static_assert(sizeof(struct rsp_brec_waking_stack) == 56, "rsp_brec_waking_stack");
 _Static_assert(sizeof(struct rsp_brec_fork) == 32, "rsp_brec_fork");
@@ -230,6 +254,33 @@ enum rsp_bstack_policy {
 	RSP_BSTACKS_SLEEPS = 1,	 /* switches into a sleep, and wakings */
 	RSP_BSTACKS_ALL = 2,	 /* every switch and waking */
 	RSP_BSTACKS_SAMPLED = 3, /* every stack_every-th switch of a CPU, and no waking */
+	RSP_BSTACKS_CACHED = 4,	 /* as SLEEPS, the stacks from the cache by user context */
+};
+
+/*
+ * The programs' counters (a per-CPU array; rspd sums them): what was
+ * written, and the stack cache's bookkeeping. A check walks a stack the
+ * cache had, and compares: a disagreement is a stack the cache would have
+ * served wrong. A hit is checked at random, once in stack_refresh on
+ * average.
+ */
+enum rsp_bcounter {
+	RSP_BC_RECORDS,
+	RSP_BC_STACKS, /* STACK records written */
+	RSP_BC_COMMS,
+	RSP_BC_OUTPUT_ERRORS, /* a full ring: records lost */
+	RSP_BC_STACK_ERRORS,  /* a walk failed */
+	RSP_BC_SWITCHES,      /* per CPU: RSP_BSTACKS_SAMPLED counts switches with it */
+	RSP_BC_STACK_SITES,   /* switches and wakings that wanted stacks */
+	RSP_BC_WALKS,	      /* of those, walked (a miss, a check, no key) */
+	RSP_BC_HITS,	      /* of those, the cache had the key (served or checked) */
+	RSP_BC_CACHED,	      /* of those, served from the cache */
+	RSP_BC_NO_KEY,	      /* walked: no user context to key (kernel thread, interrupt) */
+	RSP_BC_KCHECKS,	      /* kernel stacks walked where the cache had one */
+	RSP_BC_KDIFFER,	      /* ... and the cache's differed */
+	RSP_BC_UCHECKS,
+	RSP_BC_UDIFFER,
+	RSP_BC__NR
 };
 
 #endif /* RSP_BPF_RECORDS_H */

@@ -39,6 +39,8 @@ struct counters {
 		blk_never_issued, blk_table_full, blk_open, lost, gaps;
 	_Atomic uint64_t sleeps, sleeps_inferred, runq, switch_not_seen, segments_skipped,
 		no_process, threads_untracked, timeline_malformed;
+	/* off-CPU time (sleeps) by where its stack came from (RSP_SEGF_STACK_*) */
+	_Atomic uint64_t sleep_ns, cached_ns, checked_ns, stack_differ_ns, reason_differ_ns;
 };
 
 struct rsp_histfeed {
@@ -60,7 +62,10 @@ struct rsp_histfeed {
 	atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + 1,          \
 			      memory_order_relaxed)
 #define SET(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
-#define LDC(x)	  atomic_load_explicit(&(x), memory_order_relaxed)
+#define ADD(x, v)                                                                                  \
+	atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + (v),        \
+			      memory_order_relaxed)
+#define LDC(x) atomic_load_explicit(&(x), memory_order_relaxed)
 
 static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm);
 static void on_span(void *ctx, const struct rsp_handler_span *sp);
@@ -249,6 +254,23 @@ static void publish_open(struct rsp_histfeed *f)
 
 #define SEG_NOT_LATENCY (RSP_SEGF_TRUNCATED | RSP_SEGF_OPEN | RSP_SEGF_GAP)
 
+/* A sleep's time by where its stacks came from: the stack cache's own check. */
+static void stack_time(struct rsp_histfeed *f, const struct rsp_segment *seg)
+{
+	uint64_t ns = seg->end - seg->start;
+
+	ADD(f->c.sleep_ns, ns);
+	if (seg->flags & RSP_SEGF_STACK_CACHED)
+		ADD(f->c.cached_ns, ns);
+	if (!(seg->flags & RSP_SEGF_STACK_CHECKED))
+		return;
+	ADD(f->c.checked_ns, ns);
+	if (seg->flags & RSP_SEGF_STACK_DIFFERS)
+		ADD(f->c.stack_differ_ns, ns);
+	if (seg->flags & RSP_SEGF_REASON_DIFFERS)
+		ADD(f->c.reason_differ_ns, ns);
+}
+
 /*
  * The timeline's callback, on this thread inside rsp_timeline__feed():
  * SLEEP and RUNNABLE segments become latencies (see rsp/histfeed.h).
@@ -289,6 +311,8 @@ static void on_segment(void *ctx, const struct rsp_segment *seg, const char *com
 		return;
 	}
 	INC(f->c.sleeps);
+	if (sleep)
+		stack_time(f, seg);
 	if (sleep && (seg->flags & RSP_SEGF_WAKING_NOT_SEEN)) {
 		INC(f->c.sleeps_inferred);
 		rsp_hist_store__note_inferred(f->st, op, 1);
@@ -404,4 +428,9 @@ void rsp_histfeed__stats(const struct rsp_histfeed *f, struct rsp_histfeed_stats
 	o->no_process = LDC(c->no_process);
 	o->threads_untracked = LDC(c->threads_untracked);
 	o->timeline_malformed = LDC(c->timeline_malformed);
+	o->sleep_ns = LDC(c->sleep_ns);
+	o->cached_ns = LDC(c->cached_ns);
+	o->checked_ns = LDC(c->checked_ns);
+	o->stack_differ_ns = LDC(c->stack_differ_ns);
+	o->reason_differ_ns = LDC(c->reason_differ_ns);
 }

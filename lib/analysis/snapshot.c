@@ -968,6 +968,31 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 	}
 }
 
+static bool has_user(const struct rsp_segment *g)
+{
+	for (uint32_t i = 0; i + 1 < g->nr_stack; i++)
+		if (g->stack[i] == PERF_CONTEXT_USER)
+			return true;
+	return false;
+}
+
+/* @ns of sleep @g in the chain, by where its stacks came from. */
+static void stack_source(struct rsp_snapshot *s, const struct rsp_segment *g, uint64_t ns)
+{
+	s->tot.sleep_ns += ns;
+	if (g->reason != RSP_SR_UNKNOWN && has_user(g))
+		s->tot.user_stack_ns += ns;
+	if (g->flags & RSP_SEGF_STACK_CACHED)
+		s->tot.stack_cached_ns += ns;
+	if (!(g->flags & RSP_SEGF_STACK_CHECKED))
+		return;
+	s->tot.stack_checked_ns += ns;
+	if (g->flags & RSP_SEGF_STACK_DIFFERS)
+		s->tot.stack_differ_ns += ns;
+	if (g->flags & RSP_SEGF_REASON_DIFFERS)
+		s->tot.reason_differ_ns += ns;
+}
+
 static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_t a, uint64_t b)
 {
 	struct tinfo *ti = tinfo(s, tid);
@@ -1000,6 +1025,7 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 			runnable(s, node, ti, i, x, y);
 			break;
 		case RSP_SEG_SLEEP:
+			stack_source(s, g, y - x);
 			sleep_seg(s, node, ti, i, x, y);
 			break;
 		default:

@@ -252,7 +252,7 @@ static size_t chain(struct rsp_bpfconv *c, int kind, const unsigned char *rec, u
 	uint64_t h[2];
 	size_t n = 0;
 
-	if (kind == RSP_BREC_SWITCH_STACK) {
+	if (kind == RSP_BREC_SWITCH_STACK || kind == RSP_BREC_SWITCH_CHECK) {
 		memcpy(&h[0], rec + offsetof(struct rsp_brec_switch_stack, kstack), 8);
 		memcpy(&h[1], rec + offsetof(struct rsp_brec_switch_stack, ustack), 8);
 	} else if (kind == RSP_BREC_WAKING_STACK) {

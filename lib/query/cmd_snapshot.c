@@ -197,6 +197,25 @@ struct ctx {
 	uint64_t from, to;
 };
 
+/*
+ * The chain's sleep time by where its stacks came from. A dump keeps the
+ * stacks but not that (they are written back as the kernel's tracepoint
+ * samples): offline, the cache's shares are null, not zero.
+ */
+static json_t *json_sleep_stacks(const struct ctx *c, const struct rsp_snapshot_totals *t)
+{
+	json_t *o = json_pack("{s:f, s:f}", "sleep_s", (double)t->sleep_ns / 1e9, "user_stack_s",
+			      (double)t->user_stack_ns / 1e9);
+	const char *k[] = {"cached_s", "checked_s", "stack_differ_s", "reason_differ_s"};
+	const uint64_t v[] = {t->stack_cached_ns, t->stack_checked_ns, t->stack_differ_ns,
+			      t->reason_differ_ns};
+
+	for (int i = 0; o && i < 4; i++)
+		json_object_set_new(o, k[i],
+				    c->src->offline ? json_null() : json_real((double)v[i] / 1e9));
+	return o;
+}
+
 static double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;
@@ -278,6 +297,17 @@ static void text_table(const struct ctx *c, struct rsp_buf *out)
 				"  unknown: %.3f s of sleeps whose waking was not delivered, "
 				"%.3f s\n  across lost records, the rest with no data\n",
 				secs(t->unknown_not_delivered_ns), secs(t->unknown_gap_ns));
+	if (t->stack_cached_ns || t->stack_checked_ns)
+		rsp_buf__printf(out,
+				"  sleep stacks: %.0f%% from the stack cache; of %.3f s checked,\n"
+				"  %.1f%% would have had another sleep reason\n",
+				t->sleep_ns
+					? 100.0 * (double)t->stack_cached_ns / (double)t->sleep_ns
+					: 0.0,
+				secs(t->stack_checked_ns),
+				t->stack_checked_ns ? 100.0 * (double)t->reason_differ_ns /
+							      (double)t->stack_checked_ns
+						    : 0.0);
 }
 
 static void text_header(const struct ctx *c, struct rsp_buf *out)
@@ -762,6 +792,7 @@ static json_t *json_snapshot(const struct ctx *c)
 	json_object_set_new(o, "samples_unattached",
 			    json_integer((json_int_t)t->samples_unattached));
 	json_object_set_new(o, "truncated", json_boolean(t->truncated));
+	json_object_set_new(o, "sleep_stacks", json_sleep_stacks(c, t));
 	json_object_set_new(o, "tolerances",
 			    json_pack("{s:f, s:f, s:f, s:i}", "fit_us", (double)c->o->fit_ns / 1e3,
 				      "merge_us", (double)c->o->merge_ns / 1e3, "sample_slack_us",

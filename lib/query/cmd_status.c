@@ -294,6 +294,40 @@ static json_t *json_dump(const struct rsp_dump_info *di)
 	return o;
 }
 
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+/* The stack cache's bookkeeping (null where the backend has none). */
+static json_t *json_stack(const struct rsp_stack_status *s)
+{
+	json_t *o;
+
+	if (!s->valid)
+		return json_null();
+	o = json_pack("{s:b, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}",
+		      "check", s->check, "refresh", (int)s->refresh, "sites", (json_int_t)s->sites,
+		      "walked", (json_int_t)s->walked, "cached", (json_int_t)s->cached, "no_key",
+		      (json_int_t)s->no_key, "kernel_checks", (json_int_t)s->kchecks,
+		      "kernel_differ", (json_int_t)s->kdiffer, "user_checks",
+		      (json_int_t)s->uchecks, "user_differ", (json_int_t)s->udiffer, "walk_errors",
+		      (json_int_t)s->walk_errors, "walked_share", share(s->walked, s->sites),
+		      "kernel_differ_rate", share(s->kdiffer, s->kchecks), "user_differ_rate",
+		      share(s->udiffer, s->uchecks));
+	if (o && s->have_time)
+		json_object_set_new(
+			o, "sleep_time",
+			json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "sleep_s", s->sleep_s,
+				  "cached_s", s->cached_s, "checked_s", s->checked_s,
+				  "stack_differ_s", s->stack_differ_s, "reason_differ_s",
+				  s->reason_differ_s, "stack_differ_share",
+				  s->checked_s > 0 ? s->stack_differ_s / s->checked_s : 0.0,
+				  "reason_differ_share",
+				  s->checked_s > 0 ? s->reason_differ_s / s->checked_s : 0.0));
+	return o;
+}
+
 static json_t *json_capture(const struct rsp_capture_info *ci)
 {
 	json_t *o =
@@ -314,6 +348,10 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 	if (ci->backend_note[0])
 		json_object_set_new(json_object_get(o, "config"), "capture_note",
 				    json_string(ci->backend_note));
+	if (ci->stacks_note[0])
+		json_object_set_new(json_object_get(o, "config"), "stacks_note",
+				    json_string(ci->stacks_note));
+	json_object_set_new(o, "stack_cache", json_stack(&ci->stack));
 	json_object_set_new(o, "families", json_families(ci));
 	json_object_set_new(o, "cpus", json_cpus(ci));
 	return o;
@@ -480,6 +518,29 @@ static void text_cpus(const struct rsp_capture_info *ci, struct rsp_buf *out)
 			(unsigned long long)ci->lost_total);
 }
 
+/* One line on the stack cache: how much was walked, how often a check disagreed. */
+static void text_stack(const struct rsp_stack_status *s, struct rsp_buf *out)
+{
+	if (!s->valid || !s->sites)
+		return;
+	rsp_buf__printf(out, "stacks: %llu wanted, %.1f%% walked, %.1f%% from the cache%s\n",
+			(unsigned long long)s->sites, 100.0 * share(s->walked, s->sites),
+			100.0 * share(s->cached, s->sites), s->check ? " (--stack-check)" : "");
+	rsp_buf__printf(out,
+			"  checks differed: kernel %.2f%% (%llu of %llu), user %.2f%% (%llu of "
+			"%llu)\n",
+			100.0 * share(s->kdiffer, s->kchecks), (unsigned long long)s->kdiffer,
+			(unsigned long long)s->kchecks, 100.0 * share(s->udiffer, s->uchecks),
+			(unsigned long long)s->udiffer, (unsigned long long)s->uchecks);
+	if (s->have_time && s->sleep_s > 0)
+		rsp_buf__printf(out,
+				"  sleeps %.3f s, %.1f%% cached; checked %.3f s: stacks differ "
+				"%.2f%%, reasons %.2f%%\n",
+				s->sleep_s, 100.0 * s->cached_s / s->sleep_s, s->checked_s,
+				s->checked_s > 0 ? 100.0 * s->stack_differ_s / s->checked_s : 0.0,
+				s->checked_s > 0 ? 100.0 * s->reason_differ_s / s->checked_s : 0.0);
+}
+
 static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 {
 	char rss[32];
@@ -492,6 +553,9 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 			ci->sample_freq, ci->ring_pages);
 	if (ci->backend_note[0])
 		text_note(ci->backend_note, out);
+	if (ci->stacks_note[0])
+		text_note(ci->stacks_note, out);
+	text_stack(&ci->stack, out);
 	rsp_buf__printf(out, "user stacks for DWARF: %s (%u bytes)\n\n",
 			ci->dwarf[0] ? ci->dwarf : "none", ci->dwarf_stack);
 	text_families(ci, out);

@@ -107,6 +107,7 @@ static const struct {
 					   sizeof(struct rsp_brec_hrtimer)},
 	[RSP_BREC_HRTIMER_EXPIRE_EXIT] = {RSP_EV_hrtimer_expire_exit,
 					  sizeof(struct rsp_brec_hrtimer_exit)},
+	[RSP_BREC_SWITCH_CHECK] = {RSP_EV_sched_switch, sizeof(struct rsp_brec_switch_check)},
 };
 _Static_assert(sizeof(kinds) / sizeof(kinds[0]) == RSP_BREC__NR, "a size for every kind");
 

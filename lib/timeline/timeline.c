@@ -277,6 +277,7 @@ void tl__sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 	s->urec = t->urec;
 	if (t->urec_probe)
 		s->flags |= RSP_SEGF_UREC_PROBE;
+	s->flags |= t->stack_flags;
 	if (waker)
 		s->waker = *waker;
 	/* A generic timeout primitive is a timeout only if a timer ended it. */
@@ -569,6 +570,7 @@ static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struc
 	count_event(tl, &smp, !ret);
 	if (ret)
 		return ret;
+	tl->bstack_flags = 0;
 	if (smp.compact) {
 		if (smp.event < 0) /* a name or a stack, sent once */
 			return tl__on_bpf_side(tl, &smp);

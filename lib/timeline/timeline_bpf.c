@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 #include <rsp/record.h>
+#include <rsp/sleepclass.h>
 #include "internal/timeline.h"
 #include "tracepoints/bpf_records.h"
 
@@ -144,17 +145,57 @@ static const struct bchain *make_chain(struct rsp_timeline *tl, uint64_t kh, uin
 	return c;
 }
 
+/*
+ * A check (SWITCH_CHECK): the sleep reason the cached kernel stack @kc
+ * would have given against the walked @kh's, and whether either stack
+ * differed. Not CHECKED when the cached stack is not known here.
+ */
+static uint16_t check_flags(struct rsp_timeline *tl, const char *raw, uint64_t kh, uint64_t uh)
+{
+	uint64_t kc, uc, missing = tl->st.bpf_stacks_missing;
+	const struct bchain *c;
+	int64_t state;
+	uint32_t st;
+	uint16_t f = RSP_SEGF_STACK_CHECKED;
+	int r1, r2;
+
+	memcpy(&kc, raw + offsetof(struct rsp_brec_switch_check, kcached), 8);
+	memcpy(&uc, raw + offsetof(struct rsp_brec_switch_check, ucached), 8);
+	memcpy(&st, raw + offsetof(struct rsp_brec_switch, prev_state), 4);
+	state = st;
+	if (kc != kh || uc != uh)
+		f |= RSP_SEGF_STACK_DIFFERS;
+	if (kc == kh)
+		return f;
+	/* each chain is classified before the next is made (make_chain may free the pairs) */
+	c = kc ? make_chain(tl, kc, 0) : NULL;
+	tl->st.bpf_stacks_missing = missing; /* the cache's stack: not the record's own */
+	if (!c || !c->chain)
+		return 0;
+	r1 = rsp_sleepclass__classify(tl->sc, state, c->chain, c->nr);
+	c = kh ? make_chain(tl, kh, 0) : NULL;
+	r2 = c && c->chain ? rsp_sleepclass__classify(tl->sc, state, c->chain, c->nr)
+			   : RSP_SR_UNKNOWN;
+	return r1 != r2 ? f | RSP_SEGF_REASON_DIFFERS : f;
+}
+
 void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp)
 {
 	uint64_t kh, uh;
 	const struct bchain *c;
+	uint8_t sf;
 
 	/* A sample's raw data is 4 bytes off 8-byte alignment: fields are copied out. */
 	const char *raw = smp->raw;
 
-	if (smp->compact == RSP_BREC_SWITCH_STACK) {
+	if (smp->compact == RSP_BREC_SWITCH_STACK || smp->compact == RSP_BREC_SWITCH_CHECK) {
 		memcpy(&kh, raw + offsetof(struct rsp_brec_switch_stack, kstack), 8);
 		memcpy(&uh, raw + offsetof(struct rsp_brec_switch_stack, ustack), 8);
+		memcpy(&sf, raw + offsetof(struct rsp_brec_switch, stack_flags), 1);
+		if (sf & (RSP_BSTACKF_KCACHED | RSP_BSTACKF_UCACHED))
+			tl->bstack_flags = RSP_SEGF_STACK_CACHED;
+		if (smp->compact == RSP_BREC_SWITCH_CHECK && tl->sc)
+			tl->bstack_flags = check_flags(tl, raw, kh, uh);
 	} else if (smp->compact == RSP_BREC_WAKING_STACK) {
 		memcpy(&kh, raw + offsetof(struct rsp_brec_waking_stack, kstack), 8);
 		memcpy(&uh, raw + offsetof(struct rsp_brec_waking_stack, ustack), 8);

@@ -33,7 +33,7 @@ for key, value in keys:
     if "--%s" % key not in help_text and "--[no-]%s" % key not in help_text:
         t.fail("key %s of the default file is not in rspd --help" % key)
 t.check(len(keys) >= 18, "%d keys in the default file, each also an option in --help" % len(keys))
-for key, value in (("window", "64M"), ("stacks", "sleeps"), ("log-level", "info"),
+for key, value in (("window", "64M"), ("stacks", "cached"), ("log-level", "info"),
                    ("socket-group", "rsp"), ("flush-interval", "100ms")):
     t.check((key, value) in keys, "the default file shows %s = %s" % (key, value))
 path = conf("default.conf", default)

@@ -60,6 +60,10 @@ struct cap {
 	int nr_bpf_sw, nr_tp_sw;
 	bool child_comm, child_fork, child_exit, stack_resolved;
 	int sleeps_with_kstack, sleeps;
+	/* the stack cache: sleeps served from it, walked as checks, and where a
+	 * check found the cache's kernel stack different; kernel stacks a sleep
+	 * named before its ring carried them (must not happen) */
+	int sleeps_cached, sleeps_checked, checks_differ, kstack_unsent;
 	uint64_t stacks_seen[4096];
 	unsigned stacks_cpu[4096];
 	int nr_stacks_seen;
@@ -170,6 +174,15 @@ static bool seen_stack(const struct cap *c, uint64_t h)
 	return false;
 }
 
+/* Did the ring of @cpu carry stack @h (before now)? */
+static bool seen_on(const struct cap *c, uint64_t h, unsigned cpu)
+{
+	for (int i = 0; i < c->nr_stacks_seen; i++)
+		if (c->stacks_seen[i] == h && c->stacks_cpu[i] == cpu)
+			return true;
+	return false;
+}
+
 static int on_bpf(void *ctx, unsigned cpu, const void *data, size_t size)
 {
 	struct cap *c = ctx;
@@ -216,8 +229,10 @@ static int on_bpf(void *ctx, unsigned cpu, const void *data, size_t size)
 		break;
 	}
 	case RSP_BREC_SWITCH:
-	case RSP_BREC_SWITCH_STACK: {
+	case RSP_BREC_SWITCH_STACK:
+	case RSP_BREC_SWITCH_CHECK: {
 		const struct rsp_brec_switch *r = raw;
+		unsigned kind = RSP_BREC_TYPE_KIND(h->type);
 
 		/* prev is the current task: the header's */
 		if (!ours(h->tid) && !ours(r->next_tid))
@@ -226,11 +241,21 @@ static int on_bpf(void *ctx, unsigned cpu, const void *data, size_t size)
 			c->bpf_sw[c->nr_bpf_sw++] = (struct sw){h->tid, r->next_tid, r->prev_state};
 		if (ours(h->tid) && r->prev_state && r->prev_state != 0x100) {
 			c->sleeps++;
-			if (RSP_BREC_TYPE_KIND(h->type) == RSP_BREC_SWITCH_STACK &&
+			if (kind != RSP_BREC_SWITCH &&
 			    ((const struct rsp_brec_switch_stack *)raw)->kstack) {
+				uint64_t k = ((const struct rsp_brec_switch_stack *)raw)->kstack;
+
 				c->sleeps_with_kstack++;
-				c->stack_resolved |= seen_stack(
-					c, ((const struct rsp_brec_switch_stack *)raw)->kstack);
+				c->stack_resolved |= seen_stack(c, k);
+				c->kstack_unsent += !seen_on(c, k, cpu);
+			}
+			if (kind != RSP_BREC_SWITCH && (r->stack_flags & RSP_BSTACKF_KCACHED))
+				c->sleeps_cached++;
+			if (kind == RSP_BREC_SWITCH_CHECK) {
+				const struct rsp_brec_switch_check *k = raw;
+
+				c->sleeps_checked++;
+				c->checks_differ += k->kcached != k->ss.kstack;
 			}
 		}
 		break;
@@ -387,12 +412,62 @@ static void test_switches_match(void **state)
 	assert_true(c->child_exit);
 	assert_true(c->sleeps > 0 && c->sleeps_with_kstack == c->sleeps);
 	assert_true(c->stack_resolved);
+	/* the default policy (cached): most of the same sleeps served from the
+	 * cache, and only stacks this CPU's ring carried before */
+	print_message("sleeps: %d from the cache, %d checked (%d differed)\n", c->sleeps_cached,
+		      c->sleeps_checked, c->checks_differ);
+	assert_true(c->sleeps_cached > c->sleeps / 2);
+	assert_int_equal(c->kstack_unsent, 0);
+	assert_true(st.stack_sites >= (uint64_t)c->sleeps &&
+		    st.walks + st.cached == st.stack_sites);
 	/* a stack a ring already carried came again only after resend_all */
 	print_message("stacks sent again into the same ring: %d\n", c->stacks_again);
 	assert_true(c->stacks_again > 0);
 	rsp_bpfcap__close(bc);
 	perf_evlist__close(c->evlist);
 	rsp_perf_internal__delete_evlist(c->evlist);
+	free(c);
+}
+
+/*
+ * --stack-check: every stack walked, none served; every sleep the cache
+ * had a key for is a check, compared. pingpong's sleeps are all in the
+ * same read() of the same pipe: its checks agree.
+ */
+static void test_stack_check(void **state)
+{
+	struct cap *c = calloc(1, sizeof(*c));
+	struct rsp_bpfcap_opts o;
+	struct rsp_bpfcap *bc;
+	struct rsp_bpfcap_stats st;
+	char err[512] = "";
+
+	(void)state;
+	assert_non_null(c);
+	rsp_bpfcap__opts_init(&o);
+	o.stack_check = true;
+	bc = rsp_bpfcap__open(&o, err, sizeof(err));
+	if (!bc) {
+		free(c);
+		skip_unless_machine(err);
+	}
+	assert_int_equal(rsp_bpfcap__attach(bc, err, sizeof(err)), 0);
+	pingpong();
+	rsp_bpfcap__detach(bc);
+	assert_true(rsp_bpfcap__consume(bc, on_bpf, c) > 0);
+	assert_int_equal(rsp_bpfcap__stats(bc, &st), 0);
+	print_message("check mode: %d sleeps, %d checked (%d differed); sites %llu, walked %llu, "
+		      "kernel checks %llu (%llu differed)\n",
+		      c->sleeps, c->sleeps_checked, c->checks_differ,
+		      (unsigned long long)st.stack_sites, (unsigned long long)st.walks,
+		      (unsigned long long)st.kchecks, (unsigned long long)st.kdiffer);
+	assert_int_equal(c->sleeps_cached, 0);
+	assert_int_equal(st.cached, 0);
+	assert_int_equal(st.walks, st.stack_sites);
+	assert_true(c->sleeps_checked > c->sleeps / 2);
+	assert_true(st.kchecks >= (uint64_t)c->sleeps_checked);
+	assert_true(c->checks_differ <= c->sleeps_checked / 10);
+	rsp_bpfcap__close(bc);
 	free(c);
 }
 
@@ -421,6 +496,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_switches_match),
+		cmocka_unit_test(test_stack_check),
 		cmocka_unit_test(test_verifier_refusal),
 	};
 

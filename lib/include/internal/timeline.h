@@ -80,6 +80,7 @@ struct thr {
 	uint64_t probe_time;
 	const struct perf_event_header *urec; /* the open sleep's (rsp_segment.urec) */
 	bool urec_probe;
+	uint16_t stack_flags; /* the open sleep's RSP_SEGF_STACK_CACHED etc. */
 	/* kprobe source: a send entered in this run (the send tracepoint fires at its end) */
 	uint64_t kp_send_time;
 	uint64_t kp_send_sk;
@@ -207,6 +208,8 @@ struct rsp_timeline {
 	/* compact BPF records: stacks sent once (hash -> struct bstack), and the
 	 * callchains of (kernel, user) pairs built from them (-> struct bchain) */
 	struct rsp_kvec bstacks, bchains;
+	/* the BPF record being fed: its stacks' RSP_SEGF_STACK_* flags (switch_out) */
+	uint16_t bstack_flags;
 	/* names BPF COMM records gave before the range (rsp_timeline__learn()):
 	 * tid -> struct prename, a thread's name when it is first seen */
 	struct rsp_kvec prenames;

@@ -106,6 +106,13 @@ struct rsp_histfeed_stats {
 	uint64_t no_process;	     /* latencies of threads whose process was unknown */
 	uint64_t threads_untracked;  /* records about threads past max_threads */
 	uint64_t timeline_malformed; /* records the timeline could not decode */
+	/*
+	 * Sleep time (the sleeps profiled) by where its stack came from: served
+	 * from the BPF stack cache, walked as a check of the cache, and of the
+	 * checked time the part where the cache's stack or the sleep reason it
+	 * gives differed (rsp/timeline.h, RSP_SEGF_STACK_*).
+	 */
+	uint64_t sleep_ns, cached_ns, checked_ns, stack_differ_ns, reason_differ_ns;
 };
 
 /**

@@ -168,7 +168,15 @@ struct rsp_snapshot_totals {
 	uint64_t sleeps_followed;	      /* sleeps explained by their waker's own time */
 	uint64_t samples, samples_unattached; /* PID's cpu-clock samples */
 	bool truncated;			      /* the depth or node limit cut the chain somewhere */
-	struct rsp_tlstore_repair repair;     /* what __load() did to sleep stacks (opts.sym) */
+	/*
+	 * The chain's sleep time by where its stacks came from (BPF stacks
+	 * cached; rsp/timeline.h RSP_SEGF_STACK_*): served from the cache,
+	 * walked as a check of it, and of the checked time, where the cache's
+	 * stack or its sleep reason differed.
+	 */
+	uint64_t sleep_ns, stack_cached_ns, stack_checked_ns, stack_differ_ns, reason_differ_ns;
+	uint64_t user_stack_ns; /* of sleep_ns: with a user stack and a known sleep reason */
+	struct rsp_tlstore_repair repair; /* what __load() did to sleep stacks (opts.sym) */
 };
 
 struct rsp_snapshot;

@@ -37,6 +37,26 @@ struct rsp_cpu_status {
 	double records_per_s; /* over the last stats interval */
 };
 
+/*
+ * Where the stacks of switches into a sleep and of wakings came from (the
+ * BPF backend; all zero under perf, which walks every one). A check walks a
+ * stack the cache had and compares: a disagreement is a stack the cache
+ * would have served wrong (or did, between checks).
+ */
+struct rsp_stack_status {
+	bool valid;		 /* the BPF backend counts these */
+	bool check;		 /* --stack-check: every stack walked and compared */
+	unsigned refresh;	 /* a hit is walked anyway once in this many */
+	uint64_t sites;		 /* switches and wakings that wanted stacks */
+	uint64_t walked, cached; /* of those: walked, served from the cache */
+	uint64_t no_key;	 /* walked, no user context to key (kernel threads, interrupts) */
+	uint64_t kchecks, kdiffer, uchecks, udiffer;
+	uint64_t walk_errors; /* walks that failed */
+	/* sleep time profiled live (the histograms' feed), by where its stack came from */
+	bool have_time;
+	double sleep_s, cached_s, checked_s, stack_differ_s, reason_differ_s;
+};
+
 struct rsp_capture_info {
 	char version[32];
 	pid_t pid;
@@ -45,10 +65,12 @@ struct rsp_capture_info {
 	uint64_t now_ns;	/* CLOCK_MONOTONIC at the time of the report */
 	char backend[8];	/* the capture backend in use: "perf" or "bpf" ("" unknown) */
 	char backend_note[512]; /* why BPF was refused for perf (--capture auto), "" if not */
-	char stacks[32];	/* stack policy, as given */
-	char callchain[16];	/* "kernel+user", "kernel", "user" */
-	unsigned sample_freq;	/* cpu-clock Hz, 0 if off */
-	unsigned ring_pages;	/* per CPU */
+	char stacks[32];	/* stack policy in effect */
+	char stacks_note[128];	/* why it is not the one asked for, "" if it is */
+	struct rsp_stack_status stack;
+	char callchain[16];   /* "kernel+user", "kernel", "user" */
+	unsigned sample_freq; /* cpu-clock Hz, 0 if off */
+	unsigned ring_pages;  /* per CPU */
 	bool families_on[RSP_FAM__NR];
 	/* per family: "tracepoint", "kprobe", "uprobe", "software", "missing", "off", or ""
 	 * (derive it from the events); and a line on how it was chosen */

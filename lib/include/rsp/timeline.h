@@ -180,6 +180,17 @@ struct rsp_waker {
  * stack stitched under it, or its user part unwound from the captured stack */
 #define RSP_SEGF_STACK_STITCHED 0x200u
 #define RSP_SEGF_STACK_DWARF	0x400u
+/*
+ * SLEEP, BPF backend with stacks cached: its stacks were served from the
+ * stack cache, not walked (CACHED); or walked as a check of what the cache
+ * had (CHECKED), which differed in the kernel or user stack (DIFFERS) and
+ * in the sleep reason its kernel stack gives (REASON_DIFFERS). A check
+ * whose cached stack is not in the range is not CHECKED.
+ */
+#define RSP_SEGF_STACK_CACHED	0x800u
+#define RSP_SEGF_STACK_CHECKED	0x1000u
+#define RSP_SEGF_STACK_DIFFERS	0x2000u
+#define RSP_SEGF_REASON_DIFFERS 0x4000u
 
 struct rsp_segment {
 	uint64_t start, end;   /* ns, CLOCK_MONOTONIC; end >= start */
