@@ -335,6 +335,9 @@ struct skey {
 
 struct sval {
 	u64 kstack, ustack;
+	u64 cpus; /* CPUs (below 64) whose ring carried both in generation gen */
+	u32 gen;
+	u32 pad;
 };
 
 struct {
@@ -390,15 +393,15 @@ static __always_inline u64 fd_ops(struct task_struct *t, u64 fd)
 {
 	struct files_struct *files = t->files;
 	struct fdtable *fdt;
-	u64 base = 0, f = 0;
+	u64 base, f = 0;
 
 	if (!files)
 		return 0;
 	fdt = files->fdt;
 	if (!fdt || fd >= fdt->max_fds)
 		return 0;
-	if (bpf_probe_read_kernel(&base, sizeof(base), &fdt->fd) || !base ||
-	    bpf_probe_read_kernel(&f, sizeof(f), (void *)(base + fd * sizeof(u64))) || !f)
+	base = (u64)fdt->fd; /* a pointer to pointers: a plain number to the verifier */
+	if (!base || bpf_probe_read_kernel(&f, sizeof(f), (void *)(base + fd * sizeof(u64))) || !f)
 		return 0;
 	return (u64)BPF_CORE_READ((struct file *)f, f_op);
 }
@@ -416,7 +419,13 @@ static __always_inline bool make_key(struct task_struct *t, u8 site, u32 state, 
 		return false;
 	k->ip = regs->ip;
 	k->sp = regs->sp;
-	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)(regs->bp + 8)))
+	/*
+	 * [BP+8] only where BP points into the stack above SP (a frame
+	 * pointer): code built without one keeps anything in BP, and a read
+	 * that faults costs more than the walk it saves.
+	 */
+	if (regs->bp > regs->sp && regs->bp - regs->sp < (8u << 20) &&
+	    bpf_probe_read_user(&ret, sizeof(ret), (void *)(regs->bp + 8)))
 		ret = 0;
 	k->ret = ret;
 	k->tgid = t->tgid;
@@ -439,6 +448,38 @@ static __always_inline bool sent_here(u64 h, u32 gen)
 		return true;
 	sent = bpf_map_lookup_elem(&stacks_sent, &k);
 	return sent && *sent == gen;
+}
+
+/* This CPU's ring carries @v's stacks now (they were just walked here). */
+static __always_inline void mark_sent(struct sval *v)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < 64)
+		v->cpus |= 1ull << cpu;
+}
+
+/*
+ * Did this CPU's ring carry @v's stacks in generation @gen? The entry's
+ * own mark (no lookup), else the sent map (a ring that carried them for
+ * another key), which then marks the entry.
+ */
+static __always_inline bool sent_by(struct sval *v, u32 gen)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < 64 && v->gen == gen && (v->cpus & (1ull << cpu)))
+		return true;
+	if (!sent_here(v->kstack, gen) || !sent_here(v->ustack, gen))
+		return false;
+	if (cpu < 64) {
+		if (v->gen != gen) {
+			v->cpus = 0;
+			v->gen = gen;
+		}
+		v->cpus |= 1ull << cpu;
+	}
+	return true;
 }
 
 /*
@@ -471,7 +512,7 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 		check = bpf_get_prandom_u32() % stack_refresh == 0;
 		if (n)
 			*n += 1;
-		if (!check && sent_here(v->kstack, gen) && sent_here(v->ustack, gen)) {
+		if (!check && sent_by(v, gen)) {
 			*kh = v->kstack;
 			*uh = v->ustack;
 			*flags = RSP_BSTACKF_KCACHED | RSP_BSTACKF_UCACHED;
@@ -499,12 +540,20 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 			if (v->ustack != *uh)
 				count(RSP_BC_UDIFFER);
 		}
+		if (v->kstack != *kh || v->ustack != *uh || v->gen != current_gen()) {
+			v->cpus = 0; /* other stacks: no ring carried them yet */
+			v->gen = current_gen();
+		}
 		v->kstack = *kh;
 		v->ustack = *uh;
+		mark_sent(v);
 		return true;
 	}
+	__builtin_memset(&nv, 0, sizeof(nv));
 	nv.kstack = *kh;
 	nv.ustack = *uh;
+	nv.gen = current_gen();
+	mark_sent(&nv);
 	bpf_map_update_elem(&stack_cache, &key, &nv, BPF_ANY);
 	return false;
 }
