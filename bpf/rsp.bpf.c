@@ -120,6 +120,21 @@ struct {
 	__type(value, struct comm_state);
 } comm_task SEC(".maps");
 
+/* [0]: the degradation level (enum rsp_degrade), which rspd sets at run time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} tune SEC(".maps");
+
+static __always_inline u32 degrade_level(void)
+{
+	u32 zero = 0, *l = bpf_map_lookup_elem(&tune, &zero);
+
+	return l ? *l : 0;
+}
+
 /* [0]: the generation of what was sent (names and stacks); the loader bumps it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -509,7 +524,10 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 		u64 *n = bpf_map_lookup_elem(&counters, &c);
 
 		/* at random: checks in step with a periodic pattern would see one phase */
-		check = bpf_get_prandom_u32() % stack_refresh == 0;
+		check = bpf_get_prandom_u32() % (degrade_level() >= RSP_DEGRADE_FEWER_CHECKS
+							 ? stack_refresh * 8
+							 : stack_refresh) ==
+			0;
 		if (n)
 			*n += 1;
 		if (!check && sent_by(v, gen)) {
@@ -596,6 +614,13 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 		if (n)
 			stacks = (*n)++ % stack_every == 0;
 	}
+	if (stacks) { /* the overhead budget's */
+		u32 lvl = degrade_level();
+
+		if (lvl >= RSP_DEGRADE_NO_STACKS ||
+		    (lvl >= RSP_DEGRADE_SOME_SLEEPS && bpf_get_prandom_u32() % 8))
+			stacks = false;
+	}
 	if (force_verifier_failure)
 		return *(volatile int *)0; /* rejected by the verifier: a test's wish */
 	send_comm(ctx, prev, now);
@@ -659,7 +684,8 @@ int BPF_PROG(rsp_sched_waking, struct task_struct *p)
 	waking(ctx, p, RSP_BREC_WAKING,
 	       waker_stacks &&
 		       (stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_ALL ||
-			stack_policy == RSP_BSTACKS_CACHED));
+			stack_policy == RSP_BSTACKS_CACHED) &&
+		       degrade_level() < RSP_DEGRADE_NO_WAKER);
 	return 0;
 }
 

@@ -409,6 +409,36 @@ int rsp_bpfcap__resend_all(struct rsp_bpfcap *bc)
 					  sizeof(gen), BPF_ANY);
 }
 
+int rsp_bpfcap__set_degrade(struct rsp_bpfcap *bc, unsigned level)
+{
+	uint32_t zero = 0, v = level < RSP_DEGRADE__NR ? level : RSP_DEGRADE__NR - 1;
+
+	return bpf_map__update_elem(bc->skel->maps.tune, &zero, sizeof(zero), &v, sizeof(v),
+				    BPF_ANY);
+}
+
+int rsp_bpfcap__run_time(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *runs)
+{
+	struct bpf_program *p;
+
+	*ns = *runs = 0;
+	bpf_object__for_each_program(p, bc->skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0)
+			continue; /* not loaded (a family not asked for) */
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		*ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+	return 0;
+}
+
 int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus();

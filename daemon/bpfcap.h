@@ -92,6 +92,15 @@ void rsp_bpfcap__close(struct rsp_bpfcap *bc);
  */
 int rsp_bpfcap__resend_all(struct rsp_bpfcap *bc);
 
+/** rsp_bpfcap__set_degrade() - the programs' degradation level from now (enum rsp_degrade). */
+int rsp_bpfcap__set_degrade(struct rsp_bpfcap *bc, unsigned level);
+
+/**
+ * rsp_bpfcap__run_time() - the programs' run time and runs, summed, as the
+ * kernel counts them while BPF_STATS_RUN_TIME is enabled (bpf_enable_stats()).
+ */
+int rsp_bpfcap__run_time(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *runs);
+
 /** rsp_bpfcap__stats() - what the programs wrote, summed over CPUs. */
 int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st);
 

@@ -148,6 +148,30 @@ static void show_stacks(const struct rspd_config *c, char *buf, size_t n)
 	snprintf(buf, n, "%s", rsp_capture_opts__stacks_name(&c->capture, tmp, sizeof(tmp)));
 }
 
+/* A percentage of one CPU: a decimal number from 0 to 100, "%" optional. */
+static int set_budget(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	char *end;
+	double p;
+
+	errno = 0;
+	p = strtod(v, &end);
+	if (*end == '%')
+		end++;
+	if (end == v || *end || errno || !(p >= 0 && p <= 100)) {
+		(void)why;
+		(void)n;
+		return -1;
+	}
+	c->overhead_budget_pct = p;
+	return 0;
+}
+
+static void show_budget(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%g", c->overhead_budget_pct);
+}
+
 static int set_callchain(struct rspd_config *c, const char *v, char *why, size_t n)
 {
 	bool k = !strcmp(v, "kernel+user") || !strcmp(v, "kernel");
@@ -327,6 +351,17 @@ static const struct rspd_opt opts[] = {
 	 .help = "callchains on sleeps and wakings, from the BPF stack cache (cached) or "
 		 "walked (sleeps); all switches; sampled:N; none",
 	 .allowed = "cached, all, sleeps, sampled:N (N >= 2) or none"},
+	/*
+	 * 25: full capture under pgbench costs ~20% of one CPU on the project's
+	 * 2-vCPU VM (BPF programs ~14%, rspd 4-7%; BENCHMARKS.md "Overhead
+	 * budget"): the default keeps that whole and caps a switch storm
+	 * (perf bench sched pipe: ~35%). Not yet "a few percent" (issue 13).
+	 */
+	{.section = "capture", .name = "overhead-budget", .arg = "PCT", .def = "25",
+	 CUSTOM(budget),
+	 .help = "share of one CPU capture may cost (rspd and its BPF programs); over it the BPF "
+		 "programs degrade their stacks, under half of it they recover; 0: off",
+	 .allowed = "a percentage from 0 to 100"},
 	{.section = "capture", .name = "stack-check", .def = "no", .type = T_BOOL,
 	 F(capture.stack_check),
 	 .help = "stacks cached: walk every stack anyway and count where the cache would have "

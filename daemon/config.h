@@ -61,6 +61,8 @@ struct rspd_config {
 	struct rsp_hist_config hist;
 	uint64_t hist_io_timeout_ns;
 	unsigned hist_max_threads; /* threads the off-CPU/run-queue feed follows */
+	/* [capture] overhead-budget: % of one CPU capture may cost (0: off) */
+	double overhead_budget_pct;
 };
 
 enum rspd_config_result {

@@ -137,6 +137,7 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	tep_free(tep);
 	if (ret)
 		return ret;
+	rspd_budget__init(&d->budget, d->cfg.overhead_budget_pct, d->es.bpf, rspd_clock__now_ns());
 	wc.budget = d->cfg.window_budget;
 	wc.nr_cpus = d->es.max_cpu;
 	wc.chunk_size = d->cfg.chunk_size;
@@ -171,6 +172,7 @@ static void teardown(struct rspd *d)
 	rspd_dumper__stop(d);
 	rspd_dumpmeta__exit(&d->meta);
 	rspd_livemodel__stop(d);
+	rspd_budget__exit(&d->budget);
 	rsp_evset__close(&d->es);
 	rsp_drain__exit(&d->drain);
 	rsp_window__delete(d->window);
@@ -328,6 +330,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 		rsp_drain__check(&d->drain);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
 		rsp_drain__refresh(&d->drain, now);
+		rspd_budget__tick(&d->budget, now);
 		*last_rates = now;
 	}
 }

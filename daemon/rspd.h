@@ -15,6 +15,7 @@
 #include "config.h"
 #include "drain.h"
 #include "dumpmeta.h"
+#include "budget.h"
 #include "evset.h"
 
 struct rspd_server;
@@ -34,6 +35,7 @@ struct rspd {
 	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */
 	struct rspd_dumpmeta meta;	/* what dumps need of the live system */
 	struct rspd_dumper *dumper;	/* the dump thread */
+	struct rspd_budget budget;	/* --overhead-budget */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	volatile sig_atomic_t stop;
 };

@@ -129,6 +129,7 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 		 rsp_capture_opts__stacks_name(&d->es.opts, buf, sizeof(buf)));
 	snprintf(ci->stacks_note, sizeof(ci->stacks_note), "%s", d->es.stacks_note);
 	fill_stack(d, &ci->stack);
+	rspd_budget__status(&d->budget, &ci->budget);
 	snprintf(ci->callchain, sizeof(ci->callchain), "%s",
 		 o->callchain_kernel && o->callchain_user ? "kernel+user"
 		 : o->callchain_kernel			  ? "kernel"

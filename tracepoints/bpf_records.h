@@ -258,6 +258,21 @@ enum rsp_bstack_policy {
 };
 
 /*
+ * Degradation levels (the overhead budget, rspd --overhead-budget): rspd
+ * writes one into the programs' "tune" map at run time, each level keeping
+ * the ones before it. The stated order: walk less first, then drop the
+ * waker stacks, then stack only some sleeps, then none.
+ */
+enum rsp_degrade {
+	RSP_DEGRADE_NONE = 0,
+	RSP_DEGRADE_FEWER_CHECKS = 1, /* stacks cached: a hit checked 8 times more rarely */
+	RSP_DEGRADE_NO_WAKER = 2,     /* no stacks on wakings */
+	RSP_DEGRADE_SOME_SLEEPS = 3,  /* stacks on one switch into a sleep in 8, at random */
+	RSP_DEGRADE_NO_STACKS = 4,    /* no stacks */
+	RSP_DEGRADE__NR
+};
+
+/*
  * The programs' counters (a per-CPU array; rspd sums them): what was
  * written, and the stack cache's bookkeeping. A check walks a stack the
  * cache had, and compares: a disagreement is a stack the cache would have

@@ -310,6 +310,69 @@ static void text_table(const struct ctx *c, struct rsp_buf *out)
 						    : 0.0);
 }
 
+/*
+ * The stretches of [@from, @to] the overhead budget degraded capture over
+ * (live only: rspd's own history, rsp/status.h), as {start, end, level},
+ * at most @n; the number found. Before the first change kept, the level
+ * was 0 unless the history lost older changes (then unknown: left out).
+ */
+struct degraded {
+	uint64_t start, end;
+	unsigned level;
+};
+
+static size_t degraded(const struct ctx *c, uint64_t from, uint64_t to, struct degraded *out,
+		       size_t n)
+{
+	const struct rsp_budget_status *b = c->src->capture ? &c->src->capture->budget : NULL;
+	size_t k = 0;
+
+	if (!b || !b->nr_changes)
+		return 0;
+	for (unsigned i = 0; i < b->nr_changes && k < n; i++) {
+		uint64_t s = b->changes[i].time_ns,
+			 e = i + 1 < b->nr_changes ? b->changes[i + 1].time_ns : UINT64_MAX;
+		unsigned lvl = b->changes[i].to;
+
+		if (!lvl || e <= from || s >= to)
+			continue;
+		out[k++] = (struct degraded){s > from ? s : from, e < to ? e : to, lvl};
+	}
+	return k;
+}
+
+static json_t *json_degraded(const struct ctx *c)
+{
+	struct degraded d[RSP_BUDGET_HISTORY];
+	size_t n = degraded(c, c->t->start, c->t->end, d, RSP_BUDGET_HISTORY);
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a,
+				      json_pack("{s:f, s:f, s:i, s:s}", "from_s", secs(d[i].start),
+						"to_s", secs(d[i].end), "level", (int)d[i].level,
+						"what", rsp_degrade__name(d[i].level)));
+	return a;
+}
+
+static void text_degraded(const struct ctx *c, struct rsp_buf *out)
+{
+	struct degraded d[RSP_BUDGET_HISTORY];
+	size_t n = degraded(c, c->t->start, c->t->end, d, RSP_BUDGET_HISTORY);
+	uint64_t ns = 0;
+	unsigned worst = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ns += d[i].end - d[i].start;
+		worst = d[i].level > worst ? d[i].level : worst;
+	}
+	if (n)
+		rsp_buf__printf(out,
+				"capture degraded by the overhead budget over %.3f s of it (at "
+				"worst: %s)\n",
+				secs(ns), rsp_degrade__name(worst));
+}
+
 static void text_header(const struct ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_snapshot_totals *t = c->t;
@@ -330,6 +393,7 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 				   "addresses\n");
 	if (!c->src->symbols)
 		rsp_buf__puts(out, "no process model: user frames as addresses\n");
+	text_degraded(c, out);
 	if (c->tst->gaps)
 		rsp_buf__printf(out, "%llu gaps (lost records): threads are unknown across them\n",
 				(unsigned long long)c->tst->gaps);
@@ -793,6 +857,7 @@ static json_t *json_snapshot(const struct ctx *c)
 			    json_integer((json_int_t)t->samples_unattached));
 	json_object_set_new(o, "truncated", json_boolean(t->truncated));
 	json_object_set_new(o, "sleep_stacks", json_sleep_stacks(c, t));
+	json_object_set_new(o, "degraded", c->src->offline ? json_null() : json_degraded(c));
 	json_object_set_new(o, "tolerances",
 			    json_pack("{s:f, s:f, s:f, s:i}", "fit_us", (double)c->o->fit_ns / 1e3,
 				      "merge_us", (double)c->o->merge_ns / 1e3, "sample_slack_us",

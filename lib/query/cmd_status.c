@@ -294,6 +294,59 @@ static json_t *json_dump(const struct rsp_dump_info *di)
 	return o;
 }
 
+const char *rsp_degrade__name(unsigned level)
+{
+	static const char *const names[] = {"full capture", "fewer stack checks", "no waker stacks",
+					    "stacks on one sleep in 8", "no stacks"};
+
+	return level < sizeof(names) / sizeof(names[0]) ? names[level] : "?";
+}
+
+/* The overhead budget: the cost, the level, its changes. */
+static json_t *json_budget(const struct rsp_budget_status *b)
+{
+	json_t *o, *ch = json_array();
+
+	for (unsigned i = 0; ch && i < b->nr_changes; i++) {
+		const struct rsp_budget_change *c = &b->changes[i];
+
+		json_array_append_new(ch,
+				      json_pack("{s:f, s:i, s:i, s:s, s:f}", "time_s",
+						(double)c->time_ns / 1e9, "from", (int)c->from,
+						"to", (int)c->to, "to_name",
+						rsp_degrade__name(c->to), "cost_pct", c->cost_pct));
+	}
+	o = json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:i, s:s, s:f, s:I, s:o}", "enforced",
+		      b->enabled, "budget_pct", b->budget_pct, "cost_pct", b->cost_pct, "rspd_pct",
+		      b->rspd_pct, "bpf_pct", b->bpf_pct, "cost_max_pct", b->cost_max_pct, "level",
+		      (int)b->level, "level_name", rsp_degrade__name(b->level), "since_s",
+		      (double)b->since_ns / 1e9, "changes_total", (json_int_t)b->changes_total,
+		      "changes", ch ? ch : json_array());
+	if (o && b->note[0])
+		json_object_set_new(o, "note", json_string(b->note));
+	return o;
+}
+
+static void text_note(const char *note, struct rsp_buf *out);
+
+static void text_budget(const struct rsp_budget_status *b, uint64_t now, struct rsp_buf *out)
+{
+	if (b->budget_pct <= 0)
+		return;
+	rsp_buf__printf(
+		out,
+		"overhead: %.1f%% of a CPU (rspd %.1f%%, BPF %.1f%%; at most %.1f%%), budget "
+		"%.1f%%: %s",
+		b->cost_pct, b->rspd_pct, b->bpf_pct, b->cost_max_pct, b->budget_pct,
+		b->enabled ? rsp_degrade__name(b->level) : "not enforced");
+	if (b->enabled && b->level)
+		rsp_buf__printf(out, " since %.1f s ago",
+				now > b->since_ns ? (double)(now - b->since_ns) / 1e9 : 0.0);
+	rsp_buf__printf(out, ", %llu changes\n", (unsigned long long)b->changes_total);
+	if (b->note[0])
+		text_note(b->note, out);
+}
+
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part / (double)whole : 0.0;
@@ -352,6 +405,7 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 		json_object_set_new(json_object_get(o, "config"), "stacks_note",
 				    json_string(ci->stacks_note));
 	json_object_set_new(o, "stack_cache", json_stack(&ci->stack));
+	json_object_set_new(o, "overhead", json_budget(&ci->budget));
 	json_object_set_new(o, "families", json_families(ci));
 	json_object_set_new(o, "cpus", json_cpus(ci));
 	return o;
@@ -556,6 +610,7 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	if (ci->stacks_note[0])
 		text_note(ci->stacks_note, out);
 	text_stack(&ci->stack, out);
+	text_budget(&ci->budget, ci->now_ns, out);
 	rsp_buf__printf(out, "user stacks for DWARF: %s (%u bytes)\n\n",
 			ci->dwarf[0] ? ci->dwarf : "none", ci->dwarf_stack);
 	text_families(ci, out);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <rsp/api.h>
 #include <rsp/catalogue.h>
 
 /*
@@ -57,6 +58,38 @@ struct rsp_stack_status {
 	double sleep_s, cached_s, checked_s, stack_differ_s, reason_differ_s;
 };
 
+/*
+ * The overhead budget (rspd --overhead-budget): what capture costs, as a
+ * share of one CPU (rspd's own CPU time and the BPF programs' run time),
+ * the degradation level it keeps the BPF programs at (tracepoints/
+ * bpf_records.h, enum rsp_degrade: 0 none ... 4 no stacks), and its last
+ * changes, oldest first, at CLOCK_MONOTONIC times (the records' clock).
+ */
+#define RSP_BUDGET_HISTORY 32
+
+struct rsp_budget_change {
+	uint64_t time_ns;
+	unsigned from, to;
+	double cost_pct; /* the cost that moved it */
+};
+
+struct rsp_budget_status {
+	bool enabled;		  /* enforced (BPF backend, a budget above 0) */
+	char note[160];		  /* why not, "" if it is */
+	double budget_pct;	  /* of one CPU */
+	double cost_pct;	  /* over the last second */
+	double rspd_pct, bpf_pct; /* of it: rspd's CPU time, the BPF programs' run time */
+	double cost_max_pct;	  /* the highest second since start */
+	unsigned level;
+	uint64_t since_ns; /* of the current level */
+	unsigned nr_changes;
+	uint64_t changes_total; /* ever (the list keeps the last RSP_BUDGET_HISTORY) */
+	struct rsp_budget_change changes[RSP_BUDGET_HISTORY];
+};
+
+/** rsp_degrade__name() - what a degradation level drops, in a few words. */
+RSP_API const char *rsp_degrade__name(unsigned level);
+
 struct rsp_capture_info {
 	char version[32];
 	pid_t pid;
@@ -68,6 +101,7 @@ struct rsp_capture_info {
 	char stacks[32];	/* stack policy in effect */
 	char stacks_note[128];	/* why it is not the one asked for, "" if it is */
 	struct rsp_stack_status stack;
+	struct rsp_budget_status budget;
 	char callchain[16];   /* "kernel+user", "kernel", "user" */
 	unsigned sample_freq; /* cpu-clock Hz, 0 if off */
 	unsigned ring_pages;  /* per CPU */

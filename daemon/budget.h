@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSPD_BUDGET_H
+#define RSPD_BUDGET_H
+
+/*
+ * The overhead budget (--overhead-budget PCT, README "The overhead
+ * budget"). Once a second rspd adds what capture cost over it: its own CPU
+ * time (all its threads: drain, histograms, queries) and the BPF programs'
+ * run time, which the kernel counts while rspd holds BPF_STATS_RUN_TIME
+ * enabled; as a share of one CPU. Over the budget for OVER_S seconds in a
+ * row, the BPF programs degrade one level (enum rsp_degrade: fewer stack
+ * checks, no waker stacks, stacks on some sleeps, no stacks); under half
+ * of it for UNDER_S seconds, they recover one. Every change is logged and
+ * kept for status and the analyses (rsp_budget_status). The perf backend
+ * cannot be degraded at run time: there the budget is measured, not
+ * enforced, and status says so.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <rsp/status.h>
+
+struct rsp_bpfcap;
+
+struct rspd_budget {
+	bool inited;
+	pthread_mutex_t lock; /* st: the server thread reads it */
+	struct rsp_budget_status st;
+	struct rsp_bpfcap *bpf; /* NULL: measured only */
+	int stats_fd;		/* BPF_STATS_RUN_TIME held enabled, -1 if refused */
+	uint64_t last_ns, last_cpu_ns, last_bpf_ns;
+	unsigned over, under; /* seconds in a row over, under half */
+	unsigned hold;	      /* seconds to wait after a change before the next */
+};
+
+/**
+ * rspd_budget__init() - @pct of one CPU (0: off); @bpf the programs to
+ * degrade, NULL under the perf backend (measured, not enforced).
+ */
+void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf, uint64_t now_ns);
+/** rspd_budget__tick() - once a second or so: measure, and degrade or recover. */
+void rspd_budget__tick(struct rspd_budget *b, uint64_t now_ns);
+/** rspd_budget__status() - a copy for status (another thread). */
+void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out);
+void rspd_budget__exit(struct rspd_budget *b);
+
+#endif /* RSPD_BUDGET_H */
