@@ -364,40 +364,70 @@ struct {
 
 /*
  * Per CPU: how deep in irq handlers, softirqs and hrtimer callbacks the CPU
- * is, kept by their programs. A waking there is the interrupt's, not the
- * current task's: its context says nothing of the stack. The kernel's
- * preempt_count would say it without bookkeeping, but its per-CPU variable
- * is not in kallsyms here (the verifier cannot resolve it). Wakings from
- * other interrupts (IPIs, irq_work) are keyed by the task they interrupted:
- * the checks count where that served a wrong stack.
+ * is, and which handler each level runs, kept by their programs. A waking
+ * there is the interrupt's, not the current task's: the task's context says
+ * nothing of the stack, and its user stack is not the waker's. The
+ * handler's identity keys the kernel stack instead (an irq number, a
+ * softirq vector, an hrtimer callback), and no user stack is taken. The
+ * kernel's preempt_count would say "in an interrupt" without bookkeeping,
+ * but its per-CPU variable is not in kallsyms here (the verifier cannot
+ * resolve it). Wakings from other interrupts (IPIs, irq_work) are keyed by
+ * the task they interrupted: the checks count where that served a wrong
+ * stack.
  */
+#define IRQ_LEVELS   4
+#define HANDLER_IRQ  (1ull << 62)
+#define HANDLER_SIRQ (2ull << 62)
+
+struct irqctx {
+	s32 depth;
+	u32 pad;
+	u64 what[IRQ_LEVELS]; /* the handler at each level */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, s32);
+	__type(value, struct irqctx);
 } irq_depth SEC(".maps");
 
-static __always_inline void irq_enter_exit(int d)
+static __always_inline void irq_enter_exit(int d, u64 what)
 {
 	u32 zero = 0;
-	s32 *v = bpf_map_lookup_elem(&irq_depth, &zero);
+	struct irqctx *v = bpf_map_lookup_elem(&irq_depth, &zero);
 
 	if (!v)
 		return;
-	if (d > 0 || *v > 0) /* an exit whose entry was missed stays at 0 */
-		*v += d;
+	if (d > 0) {
+		s32 i = v->depth;
+
+		if (i >= 0 && i < IRQ_LEVELS)
+			v->what[i] = what;
+		v->depth++;
+	} else if (v->depth > 0) { /* an exit whose entry was missed stays at 0 */
+		v->depth--;
+	}
 }
 
-static __always_inline bool in_interrupt_ctx(void)
+/* 0: task context; else the innermost handler (~0: unknown, too deep). */
+static __always_inline u64 interrupt_handler(void)
 {
 	u32 zero = 0;
-	s32 *v;
+	struct irqctx *v;
+	s32 i;
 
 	if (!know_interrupts)
-		return true; /* unknown: walk */
+		return ~0ull; /* unknown: walk */
 	v = bpf_map_lookup_elem(&irq_depth, &zero);
-	return !v || *v > 0;
+	if (!v)
+		return ~0ull;
+	i = v->depth;
+	if (i <= 0)
+		return 0;
+	if (i > IRQ_LEVELS)
+		return ~0ull;
+	return v->what[(i - 1) & (IRQ_LEVELS - 1)];
 }
 
 /*
@@ -421,14 +451,27 @@ static __always_inline u64 fd_ops(struct task_struct *t, u64 fd)
 	return (u64)BPF_CORE_READ((struct file *)f, f_op);
 }
 
-/* The user context of @t (current) as a key: false if it has none. */
-static __always_inline bool make_key(struct task_struct *t, u8 site, u32 state, struct skey *k)
+#define KEY_NONE 0
+#define KEY_TASK 1
+#define KEY_IRQ	 2 /* a waking in an interrupt: keyed by its handler, no user stack */
+
+/* The context of @t (current) at @site as a key: KEY_*. */
+static __always_inline int make_key(struct task_struct *t, u8 site, u32 state, struct skey *k)
 {
 	struct pt_regs *regs;
-	u64 ret = 0;
+	u64 ret = 0, h = site ? interrupt_handler() : 0;
 
-	if (!t->mm || !t->tgid || (site && in_interrupt_ctx()))
-		return false;
+	if (h == ~0ull)
+		return KEY_NONE;
+	if (h) {
+		__builtin_memset(k, 0, sizeof(*k));
+		k->ip = h;
+		k->sysnr = -2;
+		k->site = 2;
+		return KEY_IRQ;
+	}
+	if (!t->mm || !t->tgid)
+		return KEY_NONE;
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	if (!regs)
 		return false;
@@ -450,7 +493,7 @@ static __always_inline bool make_key(struct task_struct *t, u8 site, u32 state, 
 	k->site = site;
 	k->iowait = (u8)BPF_CORE_READ_BITFIELD(t, in_iowait);
 	k->pad = 0;
-	return true;
+	return KEY_TASK;
 }
 
 /* This CPU's ring carried stack @h in this generation (0, no stack, always). */
@@ -505,15 +548,17 @@ static __always_inline bool sent_by(struct sval *v, u32 gen)
 static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site, u32 state,
 				       u64 now, u64 *kh, u64 *uh, u8 *flags, u64 *kc, u64 *uc)
 {
-	bool keyed = false, check;
+	bool keyed = false, check, user;
 	struct sval *v = NULL, nv;
 	struct skey key;
+	int kind = KEY_NONE;
 
 	*kh = *uh = 0;
 	*flags = 0;
 	count(RSP_BC_STACK_SITES);
 	if (stack_policy == RSP_BSTACKS_CACHED) {
-		keyed = make_key(t, site, state, &key);
+		kind = make_key(t, site, state, &key);
+		keyed = kind != KEY_NONE;
 		if (keyed)
 			v = bpf_map_lookup_elem(&stack_cache, &key);
 		else
@@ -541,7 +586,9 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 	count(RSP_BC_WALKS);
 	if (kernel_stacks)
 		*kh = take_stack(ctx, RSP_BSTACK_KERNEL, 2, now);
-	if (user_stacks && t->mm) /* kernel threads have no user stack */
+	/* kernel threads have none; an interrupt's is not the interrupted task's */
+	user = user_stacks && t->mm && kind != KEY_IRQ;
+	if (user)
 		*uh = take_stack(ctx, RSP_BSTACK_USER, 0, now);
 	if (!keyed)
 		return false;
@@ -553,7 +600,7 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 			if (v->kstack != *kh)
 				count(RSP_BC_KDIFFER);
 		}
-		if (user_stacks) {
+		if (user) {
 			count(RSP_BC_UCHECKS);
 			if (v->ustack != *uh)
 				count(RSP_BC_UDIFFER);
@@ -850,7 +897,7 @@ int BPF_PROG(rsp_irq_handler_entry, int irq, struct irqaction *action)
 {
 	struct rsp_brec_irq_entry r;
 
-	irq_enter_exit(1);
+	irq_enter_exit(1, HANDLER_IRQ | (u32)irq);
 	__builtin_memset(&r, 0, sizeof(r));
 	hdr(&r.h, RSP_BREC_IRQ_ENTRY, sizeof(r));
 	r.irq = (u32)irq;
@@ -864,7 +911,7 @@ int BPF_PROG(rsp_irq_handler_exit, int irq, struct irqaction *action, int ret)
 {
 	struct rsp_brec_irq_exit r;
 
-	irq_enter_exit(-1);
+	irq_enter_exit(-1, 0);
 	hdr(&r.h, RSP_BREC_IRQ_EXIT, sizeof(r));
 	r.irq = (u32)irq;
 	r.ret = (u32)ret;
@@ -885,7 +932,7 @@ static __always_inline void softirq(void *ctx, u8 kind, unsigned int vec)
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(rsp_softirq_entry, unsigned int vec)
 {
-	irq_enter_exit(1);
+	irq_enter_exit(1, HANDLER_SIRQ | vec);
 	softirq(ctx, RSP_BREC_SOFTIRQ_ENTRY, vec);
 	return 0;
 }
@@ -893,7 +940,7 @@ int BPF_PROG(rsp_softirq_entry, unsigned int vec)
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(rsp_softirq_exit, unsigned int vec)
 {
-	irq_enter_exit(-1);
+	irq_enter_exit(-1, 0);
 	softirq(ctx, RSP_BREC_SOFTIRQ_EXIT, vec);
 	return 0;
 }
@@ -924,7 +971,7 @@ int BPF_PROG(rsp_hrtimer_expire_entry, struct hrtimer *t, ktime_t *now)
 {
 	u64 time = 0;
 
-	irq_enter_exit(1);
+	irq_enter_exit(1, (u64)t->function);
 	bpf_probe_read_kernel(&time, sizeof(time), now);
 	hrtimer(ctx, RSP_BREC_HRTIMER_EXPIRE_ENTRY, t, time);
 	return 0;
@@ -935,7 +982,7 @@ int BPF_PROG(rsp_hrtimer_expire_exit, struct hrtimer *t)
 {
 	struct rsp_brec_hrtimer_exit r;
 
-	irq_enter_exit(-1);
+	irq_enter_exit(-1, 0);
 	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_EXIT, sizeof(r));
 	r.hrtimer = (u64)t;
 	emit(ctx, &r, sizeof(r));

@@ -464,8 +464,10 @@ static void test_stack_check(void **state)
 	assert_int_equal(c->sleeps_cached, 0);
 	assert_int_equal(st.cached, 0);
 	assert_int_equal(st.walks, st.stack_sites);
-	assert_true(c->sleeps_checked > c->sleeps / 2);
-	assert_true(st.kchecks >= (uint64_t)c->sleeps_checked);
+	/* every sleep of the workload but the first of each key is a check
+	 * (how many of its switches are sleeps, not preemptions, varies) */
+	assert_true(c->sleeps_checked + 2 >= c->sleeps);
+	assert_true(st.kchecks >= 100 && st.kchecks >= (uint64_t)c->sleeps_checked);
 	assert_true(c->checks_differ <= c->sleeps_checked / 10);
 	rsp_bpfcap__close(bc);
 	free(c);
