@@ -474,7 +474,7 @@ static __always_inline int make_key(struct task_struct *t, u8 site, u32 state, s
 		return KEY_NONE;
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	if (!regs)
-		return false;
+		return KEY_NONE;
 	k->ip = regs->ip;
 	k->sp = regs->sp;
 	/*

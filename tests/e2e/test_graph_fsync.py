@@ -64,9 +64,18 @@ with t.Rspd() as d:
     # the workload's sleep (schedstat) ends when B is enqueued on its CPU,
     # after the wakeup's IPI reaches it: tens of us per wait on this VM, more
     # under the sanitizers (7-9% of the sleep in release, 21% once under ASan).
+    # With the perf backend, waits whose completion wakings were not
+    # delivered at all are inferred, not direct: when they are many (a CI run
+    # under ASan: 1184 wakings not seen, direct 0.45 s and inferred 0.41 s
+    # for [0.55, 0.71] s measured), the direct part's lower bound is 30% off.
     bpf = d.json("status")["config"]["capture"] == "bpf"
-    gt.check_range("B -> disk (and kernel I/O helpers), its own waits", e["direct_s"] + helpers,
-                   w["b_sync_slept_s"], w["b_sync_wall_s"], tol=0.25 if bpf else 0.15)
+    lo_tol = 0.25 if bpf else 0.30 if e["inferred_s"] >= 0.5 * e["direct_s"] else 0.15
+    t.check(w["b_sync_slept_s"] * (1 - lo_tol) <= e["direct_s"] + helpers <=
+            w["b_sync_wall_s"] * (1.25 if bpf else 1.15),
+            "B -> disk (and kernel I/O helpers), its own waits: %.4f s within [-%d%% of "
+            "%.4f, +%d%% of %.4f] s (inferred besides: %.4f s)" %
+            (e["direct_s"] + helpers, int(lo_tol * 100), w["b_sync_slept_s"],
+             25 if bpf else 15, w["b_sync_wall_s"], e["inferred_s"]))
     t.check(e["weight_s"] >= e["direct_s"] + 0.5 * w["b_sync_offcpu_in_a_wait_s"],
             "B -> disk gains (cascading) from A's waits for B: %.4f >= %.4f + half of %.4f" %
             (e["weight_s"], e["direct_s"], w["b_sync_offcpu_in_a_wait_s"]))
