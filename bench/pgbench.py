@@ -91,9 +91,11 @@ class Cluster:
 
 
 class Rspd:
-    def __init__(self, build, backend, policy):
-        self.build, self.backend, self.policy = build, backend, policy
-        self.name = "rspd --capture %s --stacks %s" % (backend, policy)
+    """rspd on a private socket with a backend, a stack policy and @extra options."""
+
+    def __init__(self, build, backend, policy, extra=()):
+        self.build, self.backend, self.policy, self.extra = build, backend, policy, list(extra)
+        self.name = "rspd --capture %s --stacks %s" % (backend, " ".join([policy] + self.extra))
 
     def ctl(self, *args):
         return json.loads(sh([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
@@ -104,7 +106,8 @@ class Rspd:
         self.sock = os.path.join(self.dir, "s.sock")
         self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
                                    "--config", "/dev/null", "--socket", self.sock,
-                                   "--capture", self.backend, "--stacks", self.policy],
+                                   "--capture", self.backend, "--stacks", self.policy]
+                                  + self.extra,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for _ in range(300):
             if os.path.exists(self.sock) and sh([os.path.join(self.build, "cli", "rspctl"),
@@ -150,16 +153,16 @@ class PerfRecord:
         return {}
 
 
-def write_section(out, text):
+def write_section(out, text, title=TITLE):
     """Replace the section in place (capture.py's moves it to the end, which would
     put it after the hand-written analysis that follows it)."""
     doc = ""
     if os.path.exists(out):
         with open(out) as f:
             doc = f.read()
-    if TITLE in doc:
-        start = doc.index(TITLE)
-        nxt = doc.find("\n## ", start + len(TITLE))
+    if title in doc:
+        start = doc.index(title)
+        nxt = doc.find("\n## ", start + len(title))
         doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
     else:
         doc = doc.rstrip("\n") + "\n\n" + text

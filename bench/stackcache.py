@@ -27,8 +27,6 @@ import argparse
 import json
 import os
 import platform
-import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -38,6 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from capture import Bare, run_workload, wait_quiet  # noqa: E402
+import pgbench  # noqa: E402
 from pgbench import Cluster, PerfRecord, need_postgres  # noqa: E402
 
 TITLE = "## Stack cache: cost, coverage and agreement per policy (issue 13)"
@@ -49,43 +48,17 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-class Rspd:
-    """rspd --capture bpf with a stack policy (and extra options)."""
+class Rspd(pgbench.Rspd):
+    """rspd --capture bpf with a stack policy, extra options and a window;
+    stop() returns status's stack_cache."""
 
     def __init__(self, build, policy, extra=(), window="64M"):
-        self.build, self.policy, self.extra, self.window = build, policy, list(extra), window
-        self.name = "rspd bpf --stacks %s" % " ".join([policy] + self.extra)
-
-    def ctl(self, *args, js=True):
-        p = sh([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock] + list(args)
-               + (["--json"] if js else []))
-        if p.returncode:
-            sys.exit("rspctl %s: %s" % (" ".join(args), p.stderr))
-        return json.loads(p.stdout) if js else p.stdout
-
-    def start(self):
-        self.dir = tempfile.mkdtemp(prefix="rsp-stackcache.")
-        self.sock = os.path.join(self.dir, "s.sock")
-        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
-                                   "--config", "/dev/null", "--socket", self.sock,
-                                   "--window", self.window, "--capture", "bpf",
-                                   "--stacks", self.policy] + self.extra,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for _ in range(300):
-            if os.path.exists(self.sock) and sh([os.path.join(self.build, "cli", "rspctl"),
-                                                 "--socket", self.sock, "status"]).returncode == 0:
-                break
-            time.sleep(0.05)
-        else:
-            sys.exit("rspd did not start: " + self.p.stderr.read())
-        if self.ctl("status")["config"].get("capture") != "bpf":
-            sys.exit("rspd did not take the BPF backend")
+        super().__init__(build, "bpf", policy, ["--window", window] + list(extra))
+        self.name = "rspd bpf --stacks %s" % " ".join([policy] + list(extra))
 
     def stop(self):
         st = self.ctl("status")
-        self.p.send_signal(signal.SIGINT)
-        self.p.wait(timeout=60)
-        sh(["rm", "-rf", self.dir])
+        super().stop()
         return {"stack_cache": st.get("stack_cache") or {}}
 
 
@@ -175,19 +148,6 @@ def prog_times(build):
     return out
 
 
-def write_section(out, text):
-    """Replace this section in place, or append it."""
-    doc = open(out).read() if os.path.exists(out) else ""
-    if TITLE in doc:
-        start = doc.index(TITLE)
-        nxt = doc.find("\n## ", start + len(TITLE))
-        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    with open(out, "w") as f:
-        f.write(doc)
-
-
 def pct(a, b):
     return 100.0 * a / b if b else 0.0
 
@@ -270,7 +230,7 @@ def main():
         lines.append("| %s | %.0f | %.0f | %d |" % (pol, sw[0], wk[0], sw[1]))
     lines.append("")
     text = "\n".join(lines) + "\n"
-    write_section(a.out, text)
+    pgbench.write_section(a.out, text, TITLE)
     print(text)
 
 

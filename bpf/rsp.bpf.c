@@ -128,13 +128,6 @@ struct {
 	__type(value, u32);
 } tune SEC(".maps");
 
-static __always_inline u32 degrade_level(void)
-{
-	u32 zero = 0, *l = bpf_map_lookup_elem(&tune, &zero);
-
-	return l ? *l : 0;
-}
-
 /* [0]: the generation of what was sent (names and stacks); the loader bumps it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -143,11 +136,22 @@ struct {
 	__type(value, u32);
 } generation SEC(".maps");
 
+/* The value of a one-entry u32 array the loader writes (tune, generation). */
+static __always_inline u32 first_u32(void *map)
+{
+	u32 zero = 0, *v = bpf_map_lookup_elem(map, &zero);
+
+	return v ? *v : 0;
+}
+
 static __always_inline u32 current_gen(void)
 {
-	u32 zero = 0, *g = bpf_map_lookup_elem(&generation, &zero);
+	return first_u32(&generation);
+}
 
-	return g ? *g : 0;
+static __always_inline u32 degrade_level(void)
+{
+	return first_u32(&tune);
 }
 
 struct stack_buf {
@@ -508,11 +512,15 @@ static __always_inline bool sent_here(u64 h, u32 gen)
 	return sent && *sent == gen;
 }
 
-/* This CPU's ring carries @v's stacks now (they were just walked here). */
-static __always_inline void mark_sent(struct sval *v)
+/* This CPU's ring carries @v's stacks in generation @gen (walked or found sent here). */
+static __always_inline void mark_sent(struct sval *v, u32 gen)
 {
 	u32 cpu = bpf_get_smp_processor_id();
 
+	if (v->gen != gen) {
+		v->cpus = 0;
+		v->gen = gen;
+	}
 	if (cpu < 64)
 		v->cpus |= 1ull << cpu;
 }
@@ -530,13 +538,7 @@ static __always_inline bool sent_by(struct sval *v, u32 gen)
 		return true;
 	if (!sent_here(v->kstack, gen) || !sent_here(v->ustack, gen))
 		return false;
-	if (cpu < 64) {
-		if (v->gen != gen) {
-			v->cpus = 0;
-			v->gen = gen;
-		}
-		v->cpus |= 1ull << cpu;
-	}
+	mark_sent(v, gen);
 	return true;
 }
 
@@ -548,34 +550,29 @@ static __always_inline bool sent_by(struct sval *v, u32 gen)
 static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site, u32 state,
 				       u64 now, u64 *kh, u64 *uh, u8 *flags, u64 *kc, u64 *uc)
 {
-	bool keyed = false, check, user;
 	struct sval *v = NULL, nv;
+	u32 gen = current_gen();
 	struct skey key;
 	int kind = KEY_NONE;
+	bool user;
 
 	*kh = *uh = 0;
 	*flags = 0;
 	count(RSP_BC_STACK_SITES);
 	if (stack_policy == RSP_BSTACKS_CACHED) {
 		kind = make_key(t, site, state, &key);
-		keyed = kind != KEY_NONE;
-		if (keyed)
+		if (kind != KEY_NONE)
 			v = bpf_map_lookup_elem(&stack_cache, &key);
 		else
 			count(RSP_BC_NO_KEY);
 	}
 	if (v && !stack_check) {
-		u32 c = RSP_BC_HITS, gen = current_gen();
-		u64 *n = bpf_map_lookup_elem(&counters, &c);
+		u32 every = degrade_level() >= RSP_DEGRADE_FEWER_CHECKS ? stack_refresh * 8
+									: stack_refresh;
 
+		count(RSP_BC_HITS);
 		/* at random: checks in step with a periodic pattern would see one phase */
-		check = bpf_get_prandom_u32() % (degrade_level() >= RSP_DEGRADE_FEWER_CHECKS
-							 ? stack_refresh * 8
-							 : stack_refresh) ==
-			0;
-		if (n)
-			*n += 1;
-		if (!check && sent_by(v, gen)) {
+		if (bpf_get_prandom_u32() % every && sent_by(v, gen)) {
 			*kh = v->kstack;
 			*uh = v->ustack;
 			*flags = RSP_BSTACKF_KCACHED | RSP_BSTACKF_UCACHED;
@@ -590,7 +587,7 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 	user = user_stacks && t->mm && kind != KEY_IRQ;
 	if (user)
 		*uh = take_stack(ctx, RSP_BSTACK_USER, 0, now);
-	if (!keyed)
+	if (kind == KEY_NONE)
 		return false;
 	if (v) {
 		*kc = v->kstack;
@@ -605,20 +602,18 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 			if (v->ustack != *uh)
 				count(RSP_BC_UDIFFER);
 		}
-		if (v->kstack != *kh || v->ustack != *uh || v->gen != current_gen()) {
+		if (v->kstack != *kh || v->ustack != *uh)
 			v->cpus = 0; /* other stacks: no ring carried them yet */
-			v->gen = current_gen();
-		}
 		v->kstack = *kh;
 		v->ustack = *uh;
-		mark_sent(v);
+		mark_sent(v, gen);
 		return true;
 	}
 	__builtin_memset(&nv, 0, sizeof(nv));
 	nv.kstack = *kh;
 	nv.ustack = *uh;
-	nv.gen = current_gen();
-	mark_sent(&nv);
+	nv.gen = gen;
+	mark_sent(&nv, gen);
 	bpf_map_update_elem(&stack_cache, &key, &nv, BPF_ANY);
 	return false;
 }

@@ -417,8 +417,8 @@ static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 	bo.stacks = o->stacks == RSP_STACKS_NONE      ? RSP_BSTACKS_NONE
 		    : o->stacks == RSP_STACKS_ALL     ? RSP_BSTACKS_ALL
 		    : o->stacks == RSP_STACKS_SAMPLED ? RSP_BSTACKS_SAMPLED
+		    : o->stacks == RSP_STACKS_CACHED  ? RSP_BSTACKS_CACHED
 						      : RSP_BSTACKS_SLEEPS;
-	bo.stacks = o->stacks == RSP_STACKS_CACHED ? RSP_BSTACKS_CACHED : bo.stacks;
 	bo.stack_check = o->stack_check;
 	bo.waker_stacks = o->waker_stacks;
 	bo.stack_refresh = o->stack_refresh;

@@ -30,6 +30,7 @@ struct rsp_timeline *rsp_timeline__new(const struct rsp_schema *schema,
 	tl->ctx = ctx;
 	tl->free_slot = UINT32_MAX;
 	tl->free_req = UINT32_MAX;
+	tl->bcheck_reason = -1;
 	tl->free_sock = UINT32_MAX;
 	tl->next_req_id = 1;
 	tl->next_op_id = 1;
@@ -571,6 +572,7 @@ static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struc
 	if (ret)
 		return ret;
 	tl->bstack_flags = 0;
+	tl->bcheck_reason = -1;
 	if (smp.compact) {
 		if (smp.event < 0) /* a name or a stack, sent once */
 			return tl__on_bpf_side(tl, &smp);

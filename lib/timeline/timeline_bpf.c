@@ -146,37 +146,32 @@ static const struct bchain *make_chain(struct rsp_timeline *tl, uint64_t kh, uin
 }
 
 /*
- * A check (SWITCH_CHECK): the sleep reason the cached kernel stack @kc
- * would have given against the walked @kh's, and whether either stack
- * differed. Not CHECKED when the cached stack is not known here.
+ * A check (SWITCH_CHECK): whether the cached stacks differed from the
+ * walked @kh and @uh, and where the kernel one did, the sleep reason it
+ * gives (tl->bcheck_reason: switch_out() compares it with the walked
+ * stack's). Not CHECKED when the cached stack is not known here.
  */
 static uint16_t check_flags(struct rsp_timeline *tl, const char *raw, uint64_t kh, uint64_t uh)
 {
 	uint64_t kc, uc, missing = tl->st.bpf_stacks_missing;
 	const struct bchain *c;
-	int64_t state;
-	uint32_t st;
 	uint16_t f = RSP_SEGF_STACK_CHECKED;
-	int r1, r2;
+	uint32_t st;
 
 	memcpy(&kc, raw + offsetof(struct rsp_brec_switch_check, kcached), 8);
 	memcpy(&uc, raw + offsetof(struct rsp_brec_switch_check, ucached), 8);
 	memcpy(&st, raw + offsetof(struct rsp_brec_switch, prev_state), 4);
-	state = st;
 	if (kc != kh || uc != uh)
 		f |= RSP_SEGF_STACK_DIFFERS;
 	if (kc == kh)
 		return f;
-	/* each chain is classified before the next is made (make_chain may free the pairs) */
+	/* classified before the record's own chain is made (make_chain may free the pairs) */
 	c = kc ? make_chain(tl, kc, 0) : NULL;
 	tl->st.bpf_stacks_missing = missing; /* the cache's stack: not the record's own */
 	if (!c || !c->chain)
 		return 0;
-	r1 = rsp_sleepclass__classify(tl->sc, state, c->chain, c->nr);
-	c = kh ? make_chain(tl, kh, 0) : NULL;
-	r2 = c && c->chain ? rsp_sleepclass__classify(tl->sc, state, c->chain, c->nr)
-			   : RSP_SR_UNKNOWN;
-	return r1 != r2 ? f | RSP_SEGF_REASON_DIFFERS : f;
+	tl->bcheck_reason = (int)rsp_sleepclass__classify(tl->sc, (int64_t)st, c->chain, c->nr);
+	return f;
 }
 
 void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp)

@@ -266,6 +266,8 @@ static void switch_out(struct rsp_timeline *tl, struct cpu_state *c, struct thr 
 	c->copy_stack = NULL;
 	t->reason = (uint8_t)rsp_sleepclass__classify(tl->sc, prev_state, chain, nr);
 	t->stack_flags = tl->bstack_flags;
+	if (tl->bcheck_reason >= 0 && tl->bcheck_reason != t->reason)
+		t->stack_flags |= RSP_SEGF_REASON_DIFFERS;
 	memset(&t->waker, 0, sizeof(t->waker));
 	if (t->reason == RSP_SR_PREEMPT) {
 		t->state = T_RUNNABLE;

@@ -349,22 +349,33 @@ static int open_events(struct cap *c)
 	return 0;
 }
 
+/* The programs with @o, and a zeroed capture state in *@c; skips where BPF cannot load. */
+static struct rsp_bpfcap *open_or_skip(const struct rsp_bpfcap_opts *o, struct cap **c)
+{
+	char err[512] = "";
+	struct rsp_bpfcap *bc;
+
+	*c = calloc(1, sizeof(**c));
+	assert_non_null(*c);
+	bc = rsp_bpfcap__open(o, err, sizeof(err));
+	if (!bc) {
+		free(*c);
+		skip_unless_machine(err);
+	}
+	return bc;
+}
+
 static void test_switches_match(void **state)
 {
-	struct cap *c = calloc(1, sizeof(*c));
+	struct cap *c;
 	struct rsp_bpfcap_opts o;
 	struct rsp_bpfcap *bc;
 	struct rsp_bpfcap_stats st;
 	char err[512] = "";
 
 	(void)state;
-	assert_non_null(c);
 	rsp_bpfcap__opts_init(&o);
-	bc = rsp_bpfcap__open(&o, err, sizeof(err));
-	if (!bc) {
-		free(c);
-		skip_unless_machine(err);
-	}
+	bc = open_or_skip(&o, &c);
 	assert_int_equal(open_events(c), 0);
 	perf_evlist__enable(c->evlist);
 	assert_int_equal(rsp_bpfcap__attach(bc, err, sizeof(err)), 0);
@@ -436,21 +447,16 @@ static void test_switches_match(void **state)
  */
 static void test_stack_check(void **state)
 {
-	struct cap *c = calloc(1, sizeof(*c));
+	struct cap *c;
 	struct rsp_bpfcap_opts o;
 	struct rsp_bpfcap *bc;
 	struct rsp_bpfcap_stats st;
 	char err[512] = "";
 
 	(void)state;
-	assert_non_null(c);
 	rsp_bpfcap__opts_init(&o);
 	o.stack_check = true;
-	bc = rsp_bpfcap__open(&o, err, sizeof(err));
-	if (!bc) {
-		free(c);
-		skip_unless_machine(err);
-	}
+	bc = open_or_skip(&o, &c);
 	assert_int_equal(rsp_bpfcap__attach(bc, err, sizeof(err)), 0);
 	pingpong();
 	rsp_bpfcap__detach(bc);

@@ -94,6 +94,16 @@ static void seg(struct b *b, struct sg g)
 			   .end = z,                                                               \
 			   .wk = wk_,                                                              \
 			   .wid = wid_})
+/* RUNQ with the waking's own time @w (RUNQ's is its end) */
+#define RUNQ_AT(t, p, a, z, wk_, wid_, w)                                                          \
+	seg(b, (struct sg){.tid = t,                                                               \
+			   .tgid = p,                                                              \
+			   .kind = RSP_SEG_RUNNABLE,                                               \
+			   .start = a,                                                             \
+			   .end = z,                                                               \
+			   .wk = wk_,                                                              \
+			   .wid = wid_,                                                            \
+			   .wtime = w})
 #define SLEEP(t, p, a, z, r, wk_, wid_)                                                            \
 	seg(b, (struct sg){.tid = t,                                                               \
 			   .tgid = p,                                                              \
@@ -282,14 +292,7 @@ static void test_handoff_tail(void **state)
 	b_init(b);
 	RUN(1, 1, 0, 100);
 	SLEEP(1, 1, 100, 2110, RSP_SR_PIPE, RSP_WAKER_THREAD, 2);
-	seg(b, (struct sg){.tid = 1,
-			   .tgid = 1,
-			   .kind = RSP_SEG_RUNNABLE,
-			   .start = 2110,
-			   .end = 2120,
-			   .wk = RSP_WAKER_THREAD,
-			   .wid = 2,
-			   .wtime = 2100});
+	RUNQ_AT(1, 1, 2110, 2120, RSP_WAKER_THREAD, 2, 2100);
 	RUN(1, 1, 2120, 2500);
 	SLEEP(2, 2, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
 	RUN(2, 2, 100, 2420);
@@ -303,14 +306,7 @@ static void test_handoff_tail(void **state)
 	b_init(b);
 	RUN(1, 1, 0, 100);
 	SLEEP(1, 1, 100, 310, RSP_SR_PIPE, RSP_WAKER_THREAD, 2);
-	seg(b, (struct sg){.tid = 1,
-			   .tgid = 1,
-			   .kind = RSP_SEG_RUNNABLE,
-			   .start = 310,
-			   .end = 320,
-			   .wk = RSP_WAKER_THREAD,
-			   .wid = 2,
-			   .wtime = 300});
+	RUNQ_AT(1, 1, 310, 320, RSP_WAKER_THREAD, 2, 300);
 	RUN(1, 1, 320, 700);
 	SLEEP(2, 2, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
 	RUN(2, 2, 100, 620);

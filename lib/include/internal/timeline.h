@@ -210,6 +210,8 @@ struct rsp_timeline {
 	struct rsp_kvec bstacks, bchains;
 	/* the BPF record being fed: its stacks' RSP_SEGF_STACK_* flags (switch_out) */
 	uint16_t bstack_flags;
+	/* a check whose cached kernel stack differs: the sleep reason it gives (else -1) */
+	int bcheck_reason;
 	/* names BPF COMM records gave before the range (rsp_timeline__learn()):
 	 * tid -> struct prename, a thread's name when it is first seen */
 	struct rsp_kvec prenames;
