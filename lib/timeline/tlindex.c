@@ -147,7 +147,7 @@ static int build_reqs(struct rsp_tlindex *ix, const struct rsp_tlstore *s)
 			const struct rsp_block_req *x = ix->rq[k - 1];
 
 			ix->rq[k - 1] = ix->rq[k];
-			ix->rq[--k] = x;
+			ix->rq[k--] = x;
 		}
 	}
 	return 0;

@@ -865,6 +865,42 @@ static void test_store(void **state)
 	synth__reset(s);
 }
 
+/*
+ * A thread's block requests come sorted by insert, whatever order they
+ * were issued in (the store keeps them by issue): a request queued long
+ * and issued after later inserts must not stay where its issue put it.
+ */
+static void test_store_reqs_of(void **state)
+{
+	struct rsp_tlstore *st = rsp_tlstore__new(0);
+	static const uint64_t ins[] = {500, 100, 300, 200, 400}, iss[] = {510, 900, 310, 700, 410};
+	const struct rsp_block_req *const *rq;
+	struct rsp_timeline_ops ops;
+	struct rsp_block_req r;
+	size_t n;
+
+	(void)state;
+	assert_non_null(st);
+	rsp_tlstore__ops(&ops);
+	for (unsigned i = 0; i < 5; i++) {
+		memset(&r, 0, sizeof(r));
+		r.id = i + 1, r.dev = DEV, r.tid = r.tgid = A, r.sector = 8 * i;
+		r.insert = ins[i], r.issue = iss[i], r.complete = iss[i] + 50;
+		ops.block(st, &r);
+	}
+	r.tid = r.tgid = B, r.id = 6, r.insert = 50, r.issue = 60, r.complete = 70;
+	ops.block(st, &r);
+	assert_int_equal(rsp_tlstore__seal(st, 0, 10000), 0);
+	rq = rsp_tlstore__reqs_of(st, A, &n);
+	assert_int_equal(n, 5);
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(rq[i]->insert, 100 * (i + 1));
+	rq = rsp_tlstore__reqs_of(st, B, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(rq[0]->id, 6);
+	rsp_tlstore__delete(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -878,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_fork_exec_exit),
 		cmocka_unit_test(test_stack_copy_mode),
 		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_store_reqs_of),
 		cmocka_unit_test(test_switch_from_idle_not_seen),
 		cmocka_unit_test(test_forever),
 		cmocka_unit_test(test_copy_outlives_record),
