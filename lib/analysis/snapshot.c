@@ -92,6 +92,7 @@ struct tinfo {
 	size_t bn;
 	/* its block requests, sorted by insert (the store's index) */
 	const struct rsp_block_req *const *rq;
+	uint64_t *rq_reach; /* [k]: the latest end of rq[0..k] (UINT64_MAX: one never ended) */
 	size_t rq_n;
 	bool rq_found;
 	/* the wakeups and forks it did, in time order (the store's index) */
@@ -526,9 +527,41 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 /*
+ * @ti's block requests and, for each, the latest end of it and every
+ * request inserted before it: a scan back from a sleep stops at the first
+ * request whose prefix ended before the sleep began, so a sleep looks at
+ * the requests that overlap it, not at every earlier one (a thread doing
+ * thousands of fdatasyncs made that quadratic). False when out of memory.
+ */
+static bool load_reqs(struct rsp_snapshot *s, struct tinfo *ti)
+{
+	uint64_t reach = 0;
+
+	if (ti->rq_found)
+		return true;
+	ti->rq = rsp_tlstore__reqs_of(s->store, ti->tid, &ti->rq_n);
+	if (!ti->rq)
+		ti->rq_n = 0;
+	if (ti->rq_n && !(ti->rq_reach = malloc(ti->rq_n * sizeof(*ti->rq_reach)))) {
+		s->failed = true;
+		ti->rq_n = 0;
+		return false;
+	}
+	for (size_t k = 0; k < ti->rq_n; k++) {
+		const struct rsp_block_req *r = ti->rq[k];
+
+		reach = max64(reach, r->complete ? max64(r->complete, r->issue) : UINT64_MAX);
+		ti->rq_reach[k] = reach;
+	}
+	ti->rq_found = true;
+	return true;
+}
+
+/*
  * Over [x, y], the time the thread's block requests were in the device
  * (*active) and the time they were only queued, none in the device
- * (*queued). Requests are looked up from the last one inserted before y.
+ * (*queued). Requests are looked up from the last one inserted before y
+ * back to the first whose prefix of requests all ended by x.
  */
 static void io_times(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint64_t y,
 		     uint64_t *active, uint64_t *queued)
@@ -539,11 +572,7 @@ static void io_times(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint6
 	uint64_t prev = x;
 
 	*active = *queued = 0;
-	if (!ti->rq_found) {
-		ti->rq = rsp_tlstore__reqs_of(s->store, ti->tid, &ti->rq_n);
-		ti->rq_found = true;
-	}
-	if (!ti->rq_n)
+	if (!load_reqs(s, ti) || !ti->rq_n)
 		return;
 	lo = 0, hi = ti->rq_n;
 	while (lo < hi) {
@@ -554,7 +583,7 @@ static void io_times(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint6
 		else
 			hi = mid;
 	}
-	for (k = lo; k > 0 && ne + 4 <= sizeof(e) / sizeof(e[0]); k--) {
+	for (k = lo; k > 0 && ti->rq_reach[k - 1] > x && ne + 4 <= sizeof(e) / sizeof(e[0]); k--) {
 		const struct rsp_block_req *r = ti->rq[k - 1];
 		uint64_t issue = r->issue ? r->issue : r->insert;
 		uint64_t done = r->complete ? r->complete : y;
@@ -1308,6 +1337,8 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 	free(s->nodes);
 	free(s->nkey);
 	free(s->roots);
+	for (size_t i = 0; i < s->nr_ti; i++)
+		free(ti_at(s, i)->rq_reach);
 	for (size_t i = 0; i < s->nr_blocks; i++)
 		free(s->ti[i]);
 	free(s->ti);

@@ -603,6 +603,38 @@ static void test_io_through_helper(void **state)
 	b_exit(b);
 }
 
+/*
+ * A thread that did many short requests before a sleep on the disk, and
+ * one request inserted before all of them that is still queued when the
+ * sleep begins: the sleep's queue time is that old request's, found behind
+ * the short ones that ended before the sleep.
+ */
+static void test_io_old_request(void **state)
+{
+	struct b bb, *b = &bb;
+	struct rsp_block_req r;
+	const struct rsp_snapshot_totals *t;
+
+	b_init(b);
+	RUN(1, 1, 0, 100);
+	SLEEP(1, 1, 100, 1100, RSP_SR_BLOCK_IO, RSP_WAKER_DEVICE, DEV);
+	RUN(1, 1, 1100, 1200);
+	memset(&r, 0, sizeof(r));
+	r.id = 1, r.dev = DEV, r.tid = r.tgid = 1;
+	r.insert = 5 * US, r.issue = 300 * US, r.complete = 1090 * US;
+	b->ops.block(b->st, &r);
+	for (unsigned k = 0; k < 500; k++) {
+		r.id = 2 + k, r.sector = 8 * (k + 1);
+		r.insert = r.issue = 10 * US + k * 150;
+		r.complete = r.insert + 100;
+		b->ops.block(b->st, &r);
+	}
+	t = snap(b, 1, 1200);
+	assert_int_equal(t->cat_ns[RSP_CAT_IO_QUEUE], 200 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_BLOCKING_IO], 800 * US);
+	b_exit(b);
+}
+
 /* Every kind of waker lands in its category. */
 static void test_categories(void **state)
 {
@@ -804,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_forked_child),
 		cmocka_unit_test(test_sibling_threads),
 		cmocka_unit_test(test_block_io),
+		cmocka_unit_test(test_io_old_request),
 		cmocka_unit_test(test_io_through_helper),
 		cmocka_unit_test(test_categories),
 		cmocka_unit_test(test_switch_from_idle),
