@@ -121,7 +121,7 @@ static uint64_t delta(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* Phase 1: similar totals, or too small to matter next to the others. */
+/* Phase 1: similar totals, or too small to matter next to its subject's others. */
 static void pair_verdict(struct rsp_hist_pair *p, double sum_max,
 			 const struct rsp_hist_cmp_config *c)
 {
@@ -179,12 +179,70 @@ static int pairs_build(const struct rsp_hist_set *base, const struct rsp_hist_se
 	return 0;
 }
 
+static const struct rsp_hist_subject *pair_subject(const struct rsp_hist_pair *p)
+{
+	return p->cur ? &p->cur->subject : &p->base->subject;
+}
+
+static int cmp_subject(const struct rsp_hist_subject *a, const struct rsp_hist_subject *b)
+{
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	switch (a->kind) {
+	case RSP_HSUBJ_PROCESS:
+		return a->pid < b->pid ? -1 : a->pid > b->pid;
+	case RSP_HSUBJ_THREAD:
+		return a->tid < b->tid ? -1 : a->tid > b->tid;
+	case RSP_HSUBJ_COMM:
+		return strncmp(a->comm, b->comm, RSP_HIST_COMM_LEN);
+	default:
+		return 0;
+	}
+}
+
+static int cmp_pair_subject(const void *x, const void *y, void *ctx)
+{
+	const struct rsp_hist_pair *v = ctx;
+
+	return cmp_subject(pair_subject(&v[*(const size_t *)x]),
+			   pair_subject(&v[*(const size_t *)y]));
+}
+
+/*
+ * Phase 1's "too small": a pair's larger total against the sum of its
+ * subject's pairs (every op of that process, thread, command or of the
+ * system), not of every subject compared: with --processes, a process
+ * whose lock waits appeared is judged against its own time, not against
+ * the idle sleeps of every other process on the machine.
+ */
+static int verdicts(struct rsp_hist_diff *d, const struct rsp_hist_cmp_config *cfg)
+{
+	size_t *ix = malloc((d->n ? d->n : 1) * sizeof(*ix));
+
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n; i++)
+		ix[i] = i;
+	qsort_r(ix, d->n, sizeof(*ix), cmp_pair_subject, d->v);
+	for (size_t i = 0, j; i < d->n; i = j) {
+		double sum_max = 0;
+
+		for (j = i; j < d->n &&
+			    !cmp_subject(pair_subject(&d->v[ix[i]]), pair_subject(&d->v[ix[j]]));
+		     j++)
+			sum_max += (double)max_u64(d->v[ix[j]].total_base, d->v[ix[j]].total_cur);
+		for (size_t k = i; k < j; k++)
+			pair_verdict(&d->v[ix[k]], sum_max, cfg);
+	}
+	free(ix);
+	return 0;
+}
+
 int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set *cur,
 		      const struct rsp_hist_cmp_config *cfg, struct rsp_hist_diff **out)
 {
 	struct rsp_hist_cmp_config def;
 	struct rsp_hist_diff *d;
-	double sum_max = 0;
 
 	*out = NULL;
 	if (base->resolution != cur->resolution)
@@ -200,12 +258,13 @@ int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set
 	}
 	d->resolution = cur->resolution;
 	d->min_count = cfg->min_count;
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; i < d->n; i++)
 		pair_measure(&d->v[i], d->resolution, cfg);
-		sum_max += (double)max_u64(d->v[i].total_base, d->v[i].total_cur);
+	if (verdicts(d, cfg)) {
+		rsp_hist_diff__delete(d);
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < d->n; i++) {
-		pair_verdict(&d->v[i], sum_max, cfg);
 		d->selected += d->v[i].verdict == RSP_HV_SELECTED;
 		d->similar += d->v[i].verdict == RSP_HV_SIMILAR;
 		d->tiny += d->v[i].verdict == RSP_HV_TINY;

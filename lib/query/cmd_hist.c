@@ -52,6 +52,8 @@ struct hist_opts {
 	size_t nr_ops;
 	struct timearg from, to, base_from, base_to;
 	uint64_t top;
+	double min_share; /* percent: phase 1's "too small" (OSprof's three phases) */
+	bool min_share_set;
 	bool slices;
 	char diff[PATH_MAX];
 	char save[PATH_MAX];
@@ -75,6 +77,7 @@ enum {
 	OPT_BASE_TO,
 	OPT_SAVE,
 	OPT_RESOLUTION,
+	OPT_MIN_SHARE,
 	OPT_PID_SUBJECT = 100, /* --pid, a common option, seen in check() */
 };
 
@@ -95,6 +98,7 @@ static const struct rsp_option hist_opts[] = {
 	{"base-to", true, OPT_BASE_TO},
 	{"save", true, OPT_SAVE},
 	{"resolution", true, OPT_RESOLUTION},
+	{"min-share", true, OPT_MIN_SHARE},
 	{NULL, false, 0},
 };
 
@@ -103,6 +107,7 @@ static void hist_init(void *p)
 	struct hist_opts *o = p;
 
 	o->tid = -1;
+	o->min_share = 1.0;
 }
 
 /* ---- parsing ----------------------------------------------------------------- */
@@ -179,6 +184,32 @@ static int add_op(struct hist_opts *o, const char *v, struct rsp_buf *err)
 	return 0;
 }
 
+/* --min-share PCT: a decimal percentage, 0 to 100 ("0.5", "2%"). */
+static int parse_share(struct hist_opts *o, const char *v, struct rsp_buf *err)
+{
+	size_t n = strlen(v);
+	char num[32], *end;
+	double d;
+
+	if (n && v[n - 1] == '%')
+		n--;
+	/* digits and a point only: strtod() would also take hex, "inf" and "nan" */
+	if (!n || n >= sizeof(num) || strspn(v, "0123456789.") != n)
+		goto bad;
+	memcpy(num, v, n);
+	num[n] = 0;
+	errno = 0;
+	d = strtod(num, &end);
+	if (*end || errno || d < 0 || d > 100)
+		goto bad;
+	o->min_share = d;
+	o->min_share_set = true;
+	return 0;
+bad:
+	rsp_buf__printf(err, "hist: --min-share wants a percentage from 0 to 100, not '%s'", v);
+	return -EINVAL;
+}
+
 static int hist_opt(struct rsp_request *req, int id, const char *v, struct rsp_buf *err)
 {
 	struct hist_opts *o = req->opts;
@@ -226,6 +257,8 @@ static int hist_opt(struct rsp_request *req, int id, const char *v, struct rsp_b
 	case OPT_SLICES:
 		o->slices = true;
 		return 0;
+	case OPT_MIN_SHARE:
+		return parse_share(o, v, err);
 	case OPT_DIFF:
 		return copy_path(o->diff, "--diff", v, err);
 	case OPT_SAVE:
@@ -260,6 +293,8 @@ static int hist_check(struct rsp_request *req, struct rsp_buf *err)
 		msg = "--diff FILE and --base-from both give the baseline; use one";
 	else if (o->slices && (o->diff[0] || o->base_from.set))
 		msg = "--slices does not combine with a diff";
+	else if (o->min_share_set && !o->diff[0] && !o->base_from.set)
+		msg = "--min-share goes with a diff (--diff FILE or --base-from)";
 	else if (o->threads && o->subject && o->subject != OPT_PID_SUBJECT)
 		msg = "--threads goes with --pid PID (its threads) or alone (every thread)";
 	if (msg) {
@@ -539,6 +574,7 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 {
 	const struct hist_opts *o = req->opts;
 	struct rsp_hist_set *s, *rows;
+	uint64_t keep = o->top;
 	int ret = exclude_others(src, &p->red, &p->q, &p->exclude, err);
 
 	if (ret)
@@ -549,8 +585,11 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 		return ret;
 	if (p->implicit_range)
 		s->clipped = false;
-	rsp_hist_set__sort(s,
-			   o->slices && (!o->top || o->top > MAX_HEATMAPS) ? MAX_HEATMAPS : o->top);
+	if (o->base_from.set)
+		keep = 0; /* a diff pairs the whole selection, then shows its top N pairs */
+	else if (o->slices && (!o->top || o->top > MAX_HEATMAPS))
+		keep = MAX_HEATMAPS;
+	rsp_hist_set__sort(s, keep);
 	if (o->slices && s->n) {
 		struct rsp_hist_query q = p->q;
 
@@ -592,6 +631,7 @@ static int render_diff(const struct rsp_request *req, struct rsp_hist_set *base,
 		       struct rsp_buf *err)
 {
 	const struct hist_opts *o = req->opts;
+	struct rsp_hist_cmp_config cfg;
 	struct rsp_hist_diff *d;
 	char bw[PATH_MAX + 64], cw[96];
 	int ret;
@@ -600,7 +640,9 @@ static int render_diff(const struct rsp_request *req, struct rsp_hist_set *base,
 		rsp_hist_set__fold(base);
 		rsp_hist_set__fold(cur);
 	}
-	ret = rsp_hist__compare(base, cur, NULL, &d);
+	rsp_hist_cmp_config__init(&cfg);
+	cfg.min_latency_share = o->min_share / 100.0;
+	ret = rsp_hist__compare(base, cur, &cfg, &d);
 	if (ret) {
 		rsp_buf__puts(err, "hist: out of memory comparing profiles");
 		return ret;
@@ -845,7 +887,7 @@ const struct rsp_command rsp_cmd_hist = {
 	.summary = "latency profiles: log2 histograms per operation and subject",
 	.usage = "usage: rspctl hist [SUBJECT] [--op OP]... [RANGE] [--top N] [--slices]\n"
 		 "                   [--diff FILE | --base-from T [--base-to T]]\n"
-		 "                   [--save FILE] [--resolution 1|2] [--json]\n"
+		 "                   [--min-share PCT] [--save FILE] [--resolution 1|2] [--json]\n"
 		 "\n"
 		 "Latency histograms rspd keeps from its start (OSprof): a log2 bucket\n"
 		 "table per operation and subject, with count, mean, p50, p99, max,\n"
@@ -881,7 +923,10 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  --slices         a heat map per profile, a row per time slice\n"
 		 "  --save FILE      also write the profiles to FILE, a baseline\n"
 		 "  --diff FILE      compare with a baseline: OSprof's three phases\n"
-		 "  --base-from T [--base-to T]  compare with another range\n"
+		 "  --base-from T [--base-to T]  compare with another range; a diff pairs\n"
+		 "                   every profile first, then shows the --top N pairs\n"
+		 "  --min-share PCT  in a diff, a pair under PCT% (default 1) of its\n"
+		 "                   subject's total latency is set aside as tiny\n"
 		 "  --resolution R   1 (log2) or 2 (half octaves, rspd\n"
 		 "                   --hist-resolution 2)\n"
 		 "  --json           JSON output (the --save format)\n"

@@ -69,6 +69,11 @@ static void test_parse(void **state)
 		{ARGS("hist", "--from", "yesterday"), "--from wants a time"},
 		{ARGS("hist", "--from", "-"), "--from wants a time"},
 		{ARGS("hist", "--top", "0"), "--top wants"},
+		{ARGS("hist", "--diff", "a", "--min-share", "0.5%"), NULL},
+		{ARGS("hist", "--min-share", "2"), "--min-share goes with a diff"},
+		{ARGS("hist", "--diff", "a", "--min-share", "101"), "percentage from 0 to 100"},
+		{ARGS("hist", "--diff", "a", "--min-share", "0x1"), "percentage from 0 to 100"},
+		{ARGS("hist", "--diff", "a", "--min-share", "nan"), "percentage from 0 to 100"},
 		{ARGS("hist", "--resolution", "3"), "1 or 2"},
 		{ARGS("hist", "--comm", "a-name-longer-than-15"), "1 to 15 bytes"},
 		{ARGS("hist", "--tid", "x"), "--tid wants"},
@@ -260,6 +265,28 @@ static void test_range_diff(void **state)
 	assert_string_equal(json_string_value(json_object_get(pair, "op")), "blk_service:254:0");
 	assert_string_equal(json_string_value(json_object_get(pair, "verdict")), "selected");
 	assert_true(json_real_value(json_object_get(pair, "emd")) > 2.0);
+	json_decref(j);
+	/*
+	 * A diff pairs before it cuts to --top: the sleeps shrank to 20 short
+	 * ones in second 104, below its top profile; they are a pair that
+	 * shrank, not one that vanished.
+	 */
+	for (unsigned i = 0; i < 20; i++)
+		rsp_hist_shard__add(
+			sh, RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SR_SLEEP), 104 * S + 1000 + i, 100 * US,
+			&(struct rsp_hist_who){
+				.tgid = 40, .tid = 41, .comm = "sleeper", .comm_len = 7});
+	j = run_json(st, ARGS("hist", "--from", "104", "--to", "104.5", "--base-from", "102",
+			      "--base-to", "102.5", "--top", "1", "--json"));
+	pair = NULL;
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "pairs")); i++) {
+		json_t *q = json_array_get(json_object_get(j, "pairs"), i);
+
+		if (!strcmp(json_string_value(json_object_get(q, "op")), "offcpu:sleep"))
+			pair = q;
+	}
+	assert_non_null(pair);
+	assert_int_equal(json_integer_value(json_object_get(pair, "count_cur")), 20);
 	json_decref(j);
 	rsp_hist_store__delete(st);
 }

@@ -734,6 +734,58 @@ static void test_three_phase(void **state)
 	rsp_hist_set__delete(cur);
 }
 
+static struct rsp_hist_profile *add_proc(struct rsp_hist_set *s, uint32_t pid, const char *op,
+					 unsigned bucket, uint64_t count, uint64_t per)
+{
+	struct rsp_hist_subject p = {.kind = RSP_HSUBJ_PROCESS, .pid = pid};
+	struct rsp_hist_profile *v = rsp_hist_set__get(s, &p, op);
+
+	assert_non_null(v);
+	v->buckets[bucket] += count;
+	v->count += count;
+	v->sum += count * per;
+	v->min = v->max = per;
+	return v;
+}
+
+/*
+ * Phase 1's "tiny" is a share of the pair's own subject: with per-process
+ * profiles, a process whose lock waits appeared (4747 waits, 0.76 s) is
+ * selected though the machine's idle sleeps (an idle pool, 1000 s) dwarf
+ * it; a process's own small op beside its big one stays tiny; the share is
+ * settable.
+ */
+static void test_three_phase_by_subject(void **state)
+{
+	struct rsp_hist_set *base = rsp_hist_set__new(1), *cur = rsp_hist_set__new(1);
+	struct rsp_hist_cmp_config c;
+	struct rsp_hist_diff *d;
+
+	add_proc(base, 10, "offcpu:poll", 30, 1000, 1000000000);
+	add_proc(cur, 10, "offcpu:poll", 30, 1000, 1000000000);
+	add_proc(cur, 20, "offcpu:lock", 17, 4747, 160000);
+	add_proc(base, 20, "runq", 20, 1000, 1000000);
+	add_proc(cur, 20, "runq", 20, 1000, 1000000);
+	add_proc(base, 20, "blk_service:254:0", 10, 100, 1000);
+	add_proc(cur, 20, "blk_service:254:0", 12, 100, 4000);
+	assert_int_equal(rsp_hist__compare(base, cur, NULL, &d), 0);
+	assert_int_equal(d->n, 4);
+	assert_int_equal(d->selected, 1);
+	assert_string_equal(d->v[0].cur->op_name, "offcpu:lock");
+	assert_int_equal(d->v[0].verdict, RSP_HV_SELECTED);
+	assert_int_equal(d->similar, 2);
+	assert_int_equal(d->tiny, 1); /* 20's disk: 0.4 ms of its 1.76 s */
+	rsp_hist_diff__delete(d);
+	rsp_hist_cmp_config__init(&c);
+	c.min_latency_share = 0;
+	assert_int_equal(rsp_hist__compare(base, cur, &c, &d), 0);
+	assert_int_equal(d->selected, 2);
+	assert_int_equal(d->tiny, 0);
+	rsp_hist_diff__delete(d);
+	rsp_hist_set__delete(base);
+	rsp_hist_set__delete(cur);
+}
+
 static void test_fold_and_sort(void **state)
 {
 	struct rsp_hist_set *s = rsp_hist_set__new(2);
@@ -1042,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_percentiles),
 		cmocka_unit_test(test_peaks),
 		cmocka_unit_test(test_three_phase),
+		cmocka_unit_test(test_three_phase_by_subject),
 		cmocka_unit_test(test_fold_and_sort),
 		cmocka_unit_test(test_baseline_roundtrip),
 		cmocka_unit_test(test_baseline_corrupt),

@@ -502,7 +502,8 @@ struct rsp_hist_cmp_config {
 	double similar_total;	  /* phase 1: |dTotal| / max total below this: similar (0.10) */
 	uint64_t min_count;	  /* phase 1: fewer ops than this on both sides: tiny (10) */
 	double min_latency_share; /* phase 1: a pair's larger total below this share of
-				     the sum of all pairs' larger totals: tiny (0.01) */
+				     the sum of its subject's pairs' larger totals: tiny
+				     (0.01; rspctl hist --min-share) */
 	struct rsp_hist_peak_config peaks; /* phase 2 */
 };
 
