@@ -81,7 +81,10 @@ void rsp_snapshot_opts__init(struct rsp_snapshot_opts *o)
 struct tinfo {
 	const struct rsp_tlthread *t; /* NULL: not in the store */
 	uint32_t tid;
-	bool base;     /* a thread of the process of interest */
+	bool base;		/* a thread of the process of interest */
+	bool started;		/* forked in the range by PID or a thread it started, not of PID */
+	struct rsp_span *cover; /* started: the spans explain() walked, in call order */
+	size_t nr_cover, cap_cover;
 	bool involved; /* explained somewhere */
 	uint32_t base_root, other_root;
 	/* the burst (run from wakeup to sleep, preemptions included) last looked at */
@@ -99,6 +102,10 @@ struct tinfo {
 	const struct rsp_wake *wk;
 	size_t wk_n;
 	bool wk_found;
+};
+
+struct rsp_span {
+	uint64_t a, b;
 };
 
 /* Unknown time, by cause. */
@@ -287,6 +294,35 @@ static struct tinfo *ti_at(const struct rsp_snapshot *s, size_t i)
 	return &s->ti[i / TI_BLOCK][i % TI_BLOCK];
 }
 
+static bool of_pid(const struct rsp_snapshot *s, const struct rsp_tlthread *t)
+{
+	return s->o.pid > 0 &&
+	       (t->tgid == (uint32_t)s->o.pid || (!t->tgid && t->tid == (uint32_t)s->o.pid));
+}
+
+#define DESCENT_MAX 32 /* forks followed back from a thread to PID, at most */
+
+/*
+ * Was @t forked in the range by a thread of PID, or by a thread forked so
+ * (in another process: PID's own threads are roots already)? Each fork
+ * back must fall in its parent's life (a tid reused is another thread).
+ */
+static bool started_by_pid(const struct rsp_snapshot *s, const struct rsp_tlthread *t)
+{
+	if (of_pid(s, t) || t->forked < s->from || t->forked >= s->to)
+		return false;
+	for (unsigned d = 0; d < DESCENT_MAX && t->parent && t->forked; d++) {
+		const struct rsp_tlthread *p = rsp_tlstore__find_thread(s->store, t->parent);
+
+		if (!p || max64(p->first, p->forked) > t->forked)
+			return false;
+		if (of_pid(s, p))
+			return true;
+		t = p;
+	}
+	return false;
+}
+
 static struct tinfo *tinfo(struct rsp_snapshot *s, uint32_t tid)
 {
 	struct tinfo *t;
@@ -311,8 +347,8 @@ static struct tinfo *tinfo(struct rsp_snapshot *s, uint32_t tid)
 	t->tid = tid;
 	t->t = rsp_tlstore__find_thread(s->store, tid);
 	t->base_root = t->other_root = RSP_SNODE_NONE;
-	t->base = t->t && s->o.pid > 0 &&
-		  (t->t->tgid == (uint32_t)s->o.pid || (!t->t->tgid && tid == (uint32_t)s->o.pid));
+	t->base = t->t && of_pid(s, t->t);
+	t->started = t->t && started_by_pid(s, t->t);
 	return t;
 }
 
@@ -1034,6 +1070,13 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 	if (b <= a)
 		return;
 	ti->involved = true;
+	if (ti->started) {
+		if (rsp_vec__reserve((void **)&ti->cover, &ti->cap_cover, ti->nr_cover + 1,
+				     sizeof(*ti->cover)))
+			s->failed = true;
+		else
+			ti->cover[ti->nr_cover++] = (struct rsp_span){a, b};
+	}
 	if (!ti->t || !ti->t->nr_segs) {
 		unknown(s, node, b - a, UNK_PLAIN);
 		return;
@@ -1099,8 +1142,7 @@ static int base_roots(struct rsp_snapshot *s)
 	for (size_t i = 0; i < nt; i++) {
 		const struct rsp_tlthread *t = rsp_tlstore__thread(s->store, i);
 
-		if (t->nr_segs && life_start(t) < s->to && t->last > s->from &&
-		    (t->tgid == (uint32_t)s->o.pid || (!t->tgid && t->tid == (uint32_t)s->o.pid)))
+		if (t->nr_segs && life_start(t) < s->to && t->last > s->from && of_pid(s, t))
 			tids[n++] = t->tid;
 	}
 	qsort(tids, n, sizeof(*tids), cmp_u32);
@@ -1144,6 +1186,94 @@ static void explain_roots(struct rsp_snapshot *s)
 		explain(s, s->roots[i], r->tid, a, b);
 	}
 	s->tot.wall_ns = s->tot.end > s->tot.start ? s->tot.end - s->tot.start : 0;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct rsp_span *x = a, *y = b;
+
+	return x->a < y->a ? -1 : x->a > y->a;
+}
+
+static int cmp_forked(const void *a, const void *b, void *ctx)
+{
+	const struct rsp_snapshot *s = ctx;
+	const struct tinfo *x = ti_at(s, *(const uint32_t *)a), *y = ti_at(s, *(const uint32_t *)b);
+
+	if (x->t->forked != y->t->forked)
+		return x->t->forked < y->t->forked ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * The time of @ti (a thread PID started) over [a, b] that no explain()
+ * has walked: each uncovered stretch explained under @ti's own root.
+ */
+static void explain_uncovered(struct rsp_snapshot *s, struct tinfo *ti, uint64_t a, uint64_t b)
+{
+	size_t n = ti->nr_cover;
+	struct rsp_span *v = malloc((n ? n : 1) * sizeof(*v));
+	uint64_t cur = a;
+
+	if (!v) {
+		s->failed = true;
+		return;
+	}
+	/* a copy: explaining a stretch appends to ti->cover */
+	memcpy(v, ti->cover, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_span);
+	for (size_t k = 0; k <= n && cur < b; k++) {
+		uint64_t end = k < n ? min64(v[k].a, b) : b;
+
+		if (end > cur) {
+			uint32_t root = other_root(s, ti);
+
+			if (root == RSP_SNODE_NONE)
+				break;
+			s->depth = 0;
+			explain(s, root, ti->tid, cur, end);
+		}
+		if (k < n)
+			cur = max64(cur, v[k].b);
+	}
+	free(v);
+}
+
+/*
+ * The threads PID started in the range (make's compilers): what the chain
+ * did not explain of their lives, explained as parallel paths, parents
+ * before the threads they forked (whose stretches their parents' waits may
+ * have explained already).
+ */
+static void explain_started(struct rsp_snapshot *s)
+{
+	size_t nt = rsp_tlstore__nr_threads(s->store), n = 0;
+	uint32_t *idx = malloc((nt ? nt : 1) * sizeof(*idx));
+
+	if (!idx) {
+		s->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		const struct rsp_tlthread *t = rsp_tlstore__thread(s->store, i);
+		uint32_t k;
+
+		if (!t->nr_segs || !started_by_pid(s, t))
+			continue;
+		if (!tinfo(s, t->tid) || rsp_u64map__get(&s->tmap, t->tid, &k)) {
+			s->failed = true;
+			break;
+		}
+		idx[n++] = k;
+	}
+	qsort_r(idx, n, sizeof(*idx), cmp_forked, s);
+	for (size_t i = 0; i < n; i++) {
+		struct tinfo *ti = ti_at(s, idx[i]);
+
+		explain_uncovered(s, ti, max64(life_start(ti->t), s->from),
+				  min64(ti->t->last, s->to));
+	}
+	free(idx);
 }
 
 /* Totals bottom-up: a node's index is always above its parent's. */
@@ -1266,6 +1396,7 @@ static int build(struct rsp_snapshot *s, struct rsp_buf *err)
 		return -ESRCH;
 	}
 	explain_roots(s);
+	explain_started(s);
 	sum_up(s);
 	if (s->failed || sort_tree(s) || collect(s)) {
 		rsp_buf__puts(err, "snapshot: out of memory following the chain; ask for a "
@@ -1337,8 +1468,10 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 	free(s->nodes);
 	free(s->nkey);
 	free(s->roots);
-	for (size_t i = 0; i < s->nr_ti; i++)
+	for (size_t i = 0; i < s->nr_ti; i++) {
 		free(ti_at(s, i)->rq_reach);
+		free(ti_at(s, i)->cover);
+	}
 	for (size_t i = 0; i < s->nr_blocks; i++)
 		free(s->ti[i]);
 	free(s->ti);

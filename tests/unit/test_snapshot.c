@@ -435,6 +435,59 @@ static void test_forked_child(void **state)
 			   .start = a,                                                             \
 			   .end = z})
 
+static void fork_link(struct b *b, uint32_t parent, uint32_t child, uint64_t t)
+{
+	struct rsp_link l = {.kind = RSP_LINK_FORK, .tid = child, .tgid = child, .time = t * US};
+
+	l.from.kind = RSP_WAKER_THREAD;
+	l.from.id = parent;
+	b->ops.link(b->st, &l);
+}
+
+/*
+ * make -j2: the parent forks C1 and C2 at 100 and waits; C2 exits at 600
+ * and wakes it, C1 exits at 1100 and wakes it. C1's running beside C2,
+ * before the parent's second wait began (100-610), is work the parent
+ * started: it counts, under C1's own path. G, forked by C1, runs after C1's
+ * exit without waking anyone: counted too, from its fork. X, forked by a
+ * thread the parent did not start, is not.
+ */
+static void test_started_in_parallel(void **state)
+{
+	struct b bb, *b = &bb;
+	const struct rsp_snapshot_totals *t;
+	uint64_t c1 = 0, g = 0;
+
+	b_init(b);
+	fork_link(b, 1, 10, 100);
+	fork_link(b, 1, 20, 100);
+	fork_link(b, 10, 30, 900);
+	fork_link(b, 99, 40, 100);
+	RUN(1, 1, 0, 100);
+	SLEEP(1, 1, 100, 600, RSP_SR_UNKNOWN, RSP_WAKER_THREAD, 20);
+	RUN(1, 1, 600, 610);
+	SLEEP(1, 1, 610, 1100, RSP_SR_UNKNOWN, RSP_WAKER_THREAD, 10);
+	RUN(1, 1, 1100, 1200);
+	seg(b, (struct sg){.tid = 20, .tgid = 20, .kind = RSP_SEG_RUN, .start = 100, .end = 600});
+	seg(b, (struct sg){.tid = 10, .tgid = 10, .kind = RSP_SEG_RUN, .start = 100, .end = 1100});
+	seg(b, (struct sg){.tid = 30, .tgid = 30, .kind = RSP_SEG_RUN, .start = 900, .end = 1150});
+	seg(b, (struct sg){.tid = 40, .tgid = 40, .kind = RSP_SEG_RUN, .start = 100, .end = 1200});
+	t = snap(b, 1, 1200);
+	for (size_t i = 0; i < rsp_snapshot__nr_roots(b->snap); i++) {
+		const struct rsp_snode *r = root(b, i);
+
+		assert_int_not_equal(r->tid, 40);
+		if (r->tid == 10)
+			c1 += r->total_ns;
+		if (r->tid == 30)
+			g += r->total_ns;
+	}
+	assert_int_equal(c1, 510 * US);
+	assert_int_equal(g, 250 * US);
+	assert_int_equal(t->total_ns, (1200 + 510 + 250) * US);
+	b_exit(b);
+}
+
 /*
  * pass on one CPU: the child (2) the parent (1) wakes at 100 preempts it
  * and does its turn; at 350 an unrelated thread (9) preempts the parent.
@@ -834,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_triangle),
 		cmocka_unit_test(test_poll_loop_merged),
 		cmocka_unit_test(test_forked_child),
+		cmocka_unit_test(test_started_in_parallel),
 		cmocka_unit_test(test_sibling_threads),
 		cmocka_unit_test(test_block_io),
 		cmocka_unit_test(test_io_old_request),

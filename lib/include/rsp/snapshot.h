@@ -44,6 +44,14 @@
  * another thread of PID is waiting on that thread's own path (a root
  * already).
  *
+ * Work PID started is done on its behalf (the paper's total time "with
+ * parallelism"): of a thread forked in the range by a thread of PID, or by
+ * one of those, and not of PID itself (make's compilers, a shell's
+ * pipeline), the time no sleep of the chain explained is explained under
+ * a root of its own, from its fork (or the range's start) to its exit (or
+ * the range's end). make -j2's second compiler, running beside the first
+ * while make waits for the first, counts so.
+ *
  * A preemption is involuntary, except while the thread that took the CPU
  * is one the preempted thread woke (or forked) itself: that thread is doing
  * its work (pass on a busy machine: the child woken by the parent's write
