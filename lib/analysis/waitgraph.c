@@ -69,6 +69,8 @@ struct rsp_waitgraph {
 	const struct rsp_tlstore *s;
 	struct rsp_waitgraph_opts o;
 	uint64_t start, end;
+	uint64_t ref_start,
+		ref_end; /* what weights are judged against: the window, or --pid's span */
 	struct vtx *vs;
 	size_t nr_vs, cap_vs;
 	struct rsp_u64map vkeys;  /* pseudo-vertex and merge keys -> vertex */
@@ -76,7 +78,7 @@ struct rsp_waitgraph {
 	uint32_t *thread_vertex;  /* per store thread */
 	struct entity *ents;	  /* store threads, then devices */
 	size_t nr_ents, cap_ents;
-	struct rsp_u64map devents; /* dev -> entity */
+	struct rsp_u64map devents; /* dev << 32 | requester vertex -> entity */
 	struct edge_x *es;
 	size_t nr_es, cap_es;
 	struct rsp_u64map emap; /* from << 32 | to -> edge */
@@ -117,6 +119,7 @@ static uint32_t new_vertex(struct rsp_waitgraph *g, uint8_t kind, uint32_t id, c
 	x->v.kind = kind;
 	x->v.id = id;
 	x->timer = UINT32_MAX;
+	x->v.owner = UINT32_MAX;
 	snprintf(x->v.name, sizeof(x->v.name), "%s", name);
 	return (uint32_t)g->nr_vs++;
 }
@@ -291,21 +294,34 @@ static long thread_index(const struct rsp_waitgraph *g, uint32_t tid)
 
 /* ---- entities and their waits ------------------------------------------- */
 
-static uint32_t device_entity(struct rsp_waitgraph *g, uint32_t dev)
+/*
+ * Device @dev as it serves vertex @owner's requests: one vertex per device
+ * and requester. A disk is shared by everything on the machine (kworkers,
+ * jbd2, a shell, rspd itself); as one vertex, every thread that used it
+ * joined the component of the thread that waits on it, and a knot
+ * {thread, disk} was never closed. Per requester, the disk waits (idle)
+ * only for the thread whose requests end its idleness, and that thread
+ * waits only for the disk serving it: the knot is its own.
+ */
+static uint32_t device_entity(struct rsp_waitgraph *g, uint32_t dev, uint32_t owner)
 {
+	uint64_t key = (uint64_t)dev << 32 | owner;
 	char name[64];
 	uint32_t e, v;
 
-	if (!rsp_u64map__get(&g->devents, dev, &e))
+	if (!rsp_u64map__get(&g->devents, key, &e))
 		return e;
 	if (dev)
-		snprintf(name, sizeof(name), "disk %u:%u", dev >> 20, dev & 0xfffff);
+		snprintf(name, sizeof(name), "disk %u:%u for %.40s", dev >> 20, dev & 0xfffff,
+			 g->vs[owner].v.name);
 	else
-		snprintf(name, sizeof(name), "disk ?");
-	v = pseudo_vertex(g, RSP_WV_DISK, dev, name);
+		snprintf(name, sizeof(name), "disk ? for %.50s", g->vs[owner].v.name);
+	v = new_vertex(g, RSP_WV_DISK, dev, name);
+	if (v != UINT32_MAX)
+		g->vs[v].v.owner = owner;
 	if (v == UINT32_MAX ||
 	    rsp_vec__reserve((void **)&g->ents, &g->cap_ents, g->nr_ents + 1, sizeof(*g->ents)) ||
-	    rsp_u64map__put(&g->devents, dev, (uint32_t)g->nr_ents)) {
+	    rsp_u64map__put(&g->devents, key, (uint32_t)g->nr_ents)) {
 		g->failed = true;
 		return NO_ENT;
 	}
@@ -347,7 +363,7 @@ static uint32_t waker_target(struct rsp_waitgraph *g, const struct rsp_waker *w,
 		snprintf(name, sizeof(name), "?[%u]", w->id);
 		return pseudo_vertex(g, RSP_WV_THREAD, w->id, name);
 	case RSP_WAKER_DEVICE:
-		*ent = device_entity(g, w->id);
+		*ent = device_entity(g, w->id, owner);
 		return *ent == NO_ENT ? UINT32_MAX : g->ents[*ent].vertex;
 	case RSP_WAKER_TIMER:
 		return timer_vertex(g, owner);
@@ -357,7 +373,7 @@ static uint32_t waker_target(struct rsp_waitgraph *g, const struct rsp_waker *w,
 		if (w->id == RSP_SOFTIRQ_TIMER || w->id == RSP_SOFTIRQ_HRTIMER)
 			return timer_vertex(g, owner);
 		if (w->id == RSP_SOFTIRQ_BLOCK) {
-			*ent = device_entity(g, 0);
+			*ent = device_entity(g, 0, owner);
 			return *ent == NO_ENT ? UINT32_MAX : g->ents[*ent].vertex;
 		}
 		snprintf(name, sizeof(name), "softirq %s", rsp_softirq__name(w->id));
@@ -418,8 +434,11 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 	return 0;
 }
 
-/* One idle interval of a device, split over the batch of requests that ends it. */
-static int idle_interval(struct rsp_waitgraph *g, uint32_t dent, const struct rsp_block_req **rs,
+/*
+ * One idle interval of a device, split over the batch of requests that
+ * ends it: each issuer's share is waited by the device serving it.
+ */
+static int idle_interval(struct rsp_waitgraph *g, uint32_t dev, const struct rsp_block_req **rs,
 			 size_t n, size_t i, uint64_t from)
 {
 	uint64_t total = 0, to = rs[i]->issue;
@@ -429,10 +448,14 @@ static int idle_interval(struct rsp_waitgraph *g, uint32_t dent, const struct rs
 		total += rs[j]->bytes ? rs[j]->bytes : 1;
 	for (size_t k = i; k < j; k++) {
 		long ti = rs[k]->tid ? thread_index(g, rs[k]->tid) : -1;
+		uint32_t dent;
 		struct wait w;
 
 		if (ti < 0)
 			continue;
+		dent = device_entity(g, dev, g->thread_vertex[ti]);
+		if (dent == NO_ENT)
+			return -ENOMEM;
 		memset(&w, 0, sizeof(w));
 		w.start = from;
 		w.end = to;
@@ -449,16 +472,13 @@ static int idle_interval(struct rsp_waitgraph *g, uint32_t dent, const struct rs
 static int device_waits(struct rsp_waitgraph *g, uint32_t dev, const struct rsp_block_req **rs,
 			size_t n)
 {
-	uint32_t dent = device_entity(g, dev);
 	uint64_t busy_until = 0;
 	bool known = false;
 
-	if (dent == NO_ENT)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct rsp_block_req *r = rs[i];
 
-		if (known && r->issue > busy_until && idle_interval(g, dent, rs, n, i, busy_until))
+		if (known && r->issue > busy_until && idle_interval(g, dev, rs, n, i, busy_until))
 			return -ENOMEM;
 		if (r->flags & RSP_BLKF_COMPLETE_NOT_SEEN) {
 			known = false; /* when it ended is unknown: so is the idle time after */
@@ -761,9 +781,21 @@ static bool edge_active(const struct rsp_waitgraph *g, size_t i)
 }
 
 /* Keep only what the threads of process @pid reach. */
+static uint64_t noise_floor(const struct rsp_waitgraph *g)
+{
+	return (uint64_t)(g->o.noise * (double)(g->ref_end - g->ref_start));
+}
+
+/*
+ * Keep only what the threads of process @pid reach, through edges over the
+ * noise floor, and judge weights against the span of its threads in the
+ * window, not the whole window: a process that lived 0.2 s of a 10 s
+ * window had no edge heavy enough to hold a knot.
+ */
 static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 {
 	bool *reach = calloc(g->nr_vs ? g->nr_vs : 1, sizeof(*reach)), changed = true, any = false;
+	uint64_t lo = UINT64_MAX, hi = 0, floor;
 
 	if (!reach)
 		return -ENOMEM;
@@ -772,16 +804,27 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 			const struct rsp_tlthread *t =
 				rsp_tlstore__find_thread(g->s, g->vs[v].tids[k]);
 
-			if (t && (t->tgid == (uint32_t)g->o.pid || t->tid == (uint32_t)g->o.pid))
-				reach[v] = any = true;
+			if (!t || (t->tgid != (uint32_t)g->o.pid && t->tid != (uint32_t)g->o.pid))
+				continue;
+			reach[v] = any = true;
+			if ((t->first > g->start ? t->first : g->start) < lo)
+				lo = t->first > g->start ? t->first : g->start;
+			if ((t->last < g->end ? t->last : g->end) > hi)
+				hi = t->last < g->end ? t->last : g->end;
 		}
 	}
+	if (any && hi > lo) {
+		g->ref_start = lo;
+		g->ref_end = hi;
+	}
+	floor = noise_floor(g);
 	while (changed) {
 		changed = false;
 		for (size_t i = 0; i < g->nr_es; i++) {
 			const struct rsp_wedge *e = &g->es[i].e;
 
-			if (reach[e->from] && !reach[e->to])
+			if (reach[e->from] && !reach[e->to] &&
+			    (e->weight_ns >= floor || g->es[i].structural))
 				reach[e->to] = changed = true;
 		}
 	}
@@ -1021,8 +1064,8 @@ static int sort_sinks(struct rsp_waitgraph *g)
 
 static int analyse(struct rsp_waitgraph *g)
 {
-	uint64_t limit = (uint64_t)(g->o.threshold * (double)(g->end - g->start));
-	uint64_t floor = (uint64_t)(g->o.noise * (double)(g->end - g->start));
+	uint64_t limit = (uint64_t)(g->o.threshold * (double)(g->ref_end - g->ref_start));
+	uint64_t floor = noise_floor(g);
 	bool refined = false;
 	int ret;
 
@@ -1114,6 +1157,8 @@ struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
 	rsp_tlstore__span(s, &g->start, &g->end);
 	if (g->end <= g->start)
 		g->end = g->start + 1;
+	g->ref_start = g->start;
+	g->ref_end = g->end;
 	rsp_u64map__init(&g->vkeys);
 	rsp_u64map__init(&g->tidmap);
 	rsp_u64map__init(&g->devents);
@@ -1226,4 +1271,10 @@ void rsp_waitgraph__window(const struct rsp_waitgraph *g, uint64_t *start, uint6
 {
 	*start = g->start;
 	*end = g->end;
+}
+
+void rsp_waitgraph__reference(const struct rsp_waitgraph *g, uint64_t *start, uint64_t *end)
+{
+	*start = g->ref_start;
+	*end = g->ref_end;
 }

@@ -110,13 +110,16 @@ struct ctx {
 	const struct rsp_timeline_stats *tst;
 	uint64_t start, end;
 	double window;
+	uint64_t ref_start, ref_end; /* what percentages are of: the window, or --pid's span */
+	double ref;
+	long pid;
 	/*
 	 * Access (lib/include/rsp/query.h): per vertex, whether its process is
 	 * another user's. Such a vertex is named "pid N (other user)" and its
 	 * stacks (the waits it made, the wakings it did) are not shown.
 	 */
 	bool *other;
-	char (*label)[48];
+	char (*label)[64];
 	struct rsp_redact red;
 	struct rsp_tlstore_repair repair;
 };
@@ -128,7 +131,7 @@ static double secs(uint64_t ns)
 
 static double pct(const struct ctx *c, uint64_t ns)
 {
-	return c->window > 0 ? 100.0 * (double)ns / c->window : 0;
+	return c->ref > 0 ? 100.0 * (double)ns / c->ref : 0;
 }
 
 static const char *vname(const struct ctx *c, uint32_t v)
@@ -167,7 +170,20 @@ static int decide_access(struct ctx *c)
 		owner[sizeof(owner) - 1] = '\0';
 		snprintf(c->label[v], sizeof(c->label[v]), "timer:%s", owner);
 	}
-	/* Devices, the network, irqs and softirqs are nobody's: always shown. */
+	/* A device as it serves a requester names the requester: as visible as it. */
+	for (size_t v = 0; v < n; v++) {
+		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
+		char owner[32];
+
+		if (x->kind != RSP_WV_DISK || x->owner >= n || !c->other[x->owner])
+			continue;
+		c->other[v] = true;
+		memcpy(owner, c->label[x->owner], sizeof(owner) - 1);
+		owner[sizeof(owner) - 1] = '\0';
+		snprintf(c->label[v], sizeof(c->label[v]), "disk %u:%u for %s", x->id >> 20,
+			 x->id & 0xfffff, owner);
+	}
+	/* The network, irqs and softirqs are nobody's: always shown. */
 	return 0;
 }
 
@@ -334,6 +350,11 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 	rsp_buf__printf(out, "wait-for graph of %.3f s (%.3f .. %.3f): %zu vertices, %zu edges\n",
 			c->window / 1e9, secs(c->start), secs(c->end),
 			rsp_waitgraph__nr_vertices(c->g), rsp_waitgraph__nr_edges(c->g));
+	if (c->pid > 0)
+		rsp_buf__printf(out,
+				"percentages are of the span of process %ld's threads, %.3f s\n"
+				"  (%.3f .. %.3f); shown: its threads and what they wait for\n",
+				c->pid, c->ref / 1e9, secs(c->ref_start), secs(c->ref_end));
 	if (s->wakings_not_seen)
 		rsp_buf__printf(out,
 				"%llu sleeps ended with no waking seen (this kernel drops wakeups "
@@ -487,6 +508,11 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "start", json_real(secs(c->start)));
 	json_object_set_new(o, "end", json_real(secs(c->end)));
 	json_object_set_new(o, "seconds", json_real(c->window / 1e9));
+	/* what weight_pct, --threshold and --noise are of */
+	json_object_set_new(o, "reference_of", json_string(c->pid > 0 ? "process" : "window"));
+	json_object_set_new(o, "reference_start", json_real(secs(c->ref_start)));
+	json_object_set_new(o, "reference_end", json_real(secs(c->ref_end)));
+	json_object_set_new(o, "reference_seconds", json_real(c->ref / 1e9));
 	json_object_set_new(o, "records", json_integer((json_int_t)s->records));
 	json_object_set_new(o, "gaps", json_integer((json_int_t)s->gaps));
 	json_object_set_new(o, "wakings_not_seen", json_integer((json_int_t)s->wakings_not_seen));
@@ -698,7 +724,10 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .start = from,
 			 .end = to,
 			 .window = (double)(to - from),
+			 .pid = req->pid,
 			 .repair = rep};
+	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
+	c.ref = (double)(c.ref_end - c.ref_start);
 	rsp_redact__init(&c.red, src);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
@@ -733,7 +762,8 @@ const struct rsp_command rsp_cmd_graph = {
 		 "                    [--threshold PCT] [--noise PCT] [--no-merge]\n"
 		 "                    [--format text|json|dot]\n"
 		 "\n"
-		 "  --pid PID        only what PID's threads wait for, directly or not\n"
+		 "  --pid PID        only what PID's threads wait for, directly or not;\n"
+		 "                   percentages are then of the span of its threads\n"
 		 "  --all            the whole system (the default)\n"
 		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
@@ -749,7 +779,9 @@ const struct rsp_command rsp_cmd_graph = {
 		 "\n"
 		 "A knot is a set of threads and devices that wait only for each other:\n"
 		 "each knot holds a bottleneck. Edge A -> B weighs how long A waited for B,\n"
-		 "plus (cascaded) what B waited for meanwhile.\n"
+		 "plus (cascaded) what B waited for meanwhile. A disk is a vertex per\n"
+		 "requester ('disk 254:0 for app[12]'): a thread waits for the disk serving\n"
+		 "it, which waits, idle, for that thread.\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl graph --last 10s\n"

@@ -374,14 +374,32 @@ static void test_short_lived(void **state)
 	rsp_tlstore__delete(b.st);
 }
 
-/* A device waits, while idle, for the issuers of what ends its idleness, by bytes. */
+/* The vertex of device DEV serving thread @tid's requests, or -1. */
+static long disk_for(const struct rsp_waitgraph *g, uint32_t tid)
+{
+	long owner = rsp_waitgraph__vertex_of(g, tid);
+
+	for (size_t v = 0; v < rsp_waitgraph__nr_vertices(g); v++) {
+		const struct rsp_wvertex *x = rsp_waitgraph__vertex(g, v);
+
+		if (x->kind == RSP_WV_DISK && x->id == DEV && (long)x->owner == owner)
+			return (long)v;
+	}
+	return -1;
+}
+
+/*
+ * A device is a vertex per requester: it waits, while idle, for the issuer
+ * of what ends its idleness (a batch split by bytes), and a thread waits
+ * for the device serving it.
+ */
 static void test_device(void **state)
 {
 	static const uint64_t bb[][4] = {{10 * MS, 30 * MS, RSP_WAKER_DEVICE, DEV}};
 	struct rsp_block_req r;
 	struct b b;
 	struct rsp_waitgraph *g;
-	long disk;
+	long d60, d61, v60, v61;
 	const struct rsp_wedge *e;
 
 	b_init(&b);
@@ -404,17 +422,69 @@ static void test_device(void **state)
 	b.ops.block(b.st, &r);
 	g = graph(&b, 100 * MS, 0.2, true, -1);
 	assert_int_equal(weight(g, 60, 60), 0);
-	for (disk = 0; disk < (long)rsp_waitgraph__nr_vertices(g); disk++)
-		if (rsp_waitgraph__vertex(g, (size_t)disk)->kind == RSP_WV_DISK)
-			break;
-	assert_string_equal(rsp_waitgraph__vertex(g, (size_t)disk)->name, "disk 8:16");
-	e = rsp_waitgraph__find_edge(g, (uint32_t)rsp_waitgraph__vertex_of(g, 60), (uint32_t)disk);
+	v60 = rsp_waitgraph__vertex_of(g, 60);
+	v61 = rsp_waitgraph__vertex_of(g, 61);
+	d60 = disk_for(g, 60);
+	d61 = disk_for(g, 61);
+	assert_true(d60 >= 0 && d61 >= 0 && d60 != d61);
+	assert_string_equal(rsp_waitgraph__vertex(g, (size_t)d60)->name, "disk 8:16 for b[60]");
+	e = rsp_waitgraph__find_edge(g, (uint32_t)v60, (uint32_t)d60);
 	assert_int_equal(e->weight_ns, 20 * MS);
 	/* idle [30, 50] split 1:3; idle [70, 80] to a alone; after request 4: unknown */
-	e = rsp_waitgraph__find_edge(g, (uint32_t)disk, (uint32_t)rsp_waitgraph__vertex_of(g, 60));
+	e = rsp_waitgraph__find_edge(g, (uint32_t)d60, (uint32_t)v60);
 	assert_int_equal(e->weight_ns, 5 * MS);
-	e = rsp_waitgraph__find_edge(g, (uint32_t)disk, (uint32_t)rsp_waitgraph__vertex_of(g, 61));
+	e = rsp_waitgraph__find_edge(g, (uint32_t)d61, (uint32_t)v61);
 	assert_int_equal(e->weight_ns, (15 + 10) * MS);
+	/* each serves its own requester only */
+	assert_null(rsp_waitgraph__find_edge(g, (uint32_t)d60, (uint32_t)v61));
+	assert_null(rsp_waitgraph__find_edge(g, (uint32_t)d61, (uint32_t)v60));
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
+/*
+ * The knot of a thread that waits on the disk while another process uses
+ * the same disk is {A, disk for A}. With one vertex for the disk, B (whose
+ * request ended 25 ms of the disk's idleness, over the 20% threshold that
+ * stops refinement) was in A's component, and A's knot was never found.
+ */
+static void test_device_shared(void **state)
+{
+	static const uint64_t aw[][4] = {{10 * MS, 20 * MS, RSP_WAKER_DEVICE, DEV},
+					 {50 * MS, 60 * MS, RSP_WAKER_DEVICE, DEV}};
+	static const uint64_t bw[][4] = {{0, 45 * MS, RSP_WAKER_TIMER, 0},
+					 {45 * MS, 48 * MS, RSP_WAKER_DEVICE, DEV},
+					 {48 * MS, 100 * MS, RSP_WAKER_TIMER, 0}};
+	struct rsp_block_req r;
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wknot *k = NULL;
+	long va, da;
+
+	b_init(&b);
+	life(&b, 70, 70, "a", 100 * MS, aw, 2);
+	life(&b, 80, 80, "b", 100 * MS, bw, 3);
+	memset(&r, 0, sizeof(r));
+	r.dev = DEV, r.bytes = 4096;
+	r.id = 1, r.tid = 70, r.insert = r.issue = 10 * MS, r.complete = 20 * MS;
+	b.ops.block(b.st, &r);
+	r.id = 2, r.tid = 80, r.insert = r.issue = 45 * MS, r.complete = 48 * MS;
+	b.ops.block(b.st, &r);
+	r.id = 3, r.tid = 70, r.insert = r.issue = 50 * MS, r.complete = 60 * MS;
+	b.ops.block(b.st, &r);
+	g = graph(&b, 100 * MS, 0.2, true, -1);
+	va = rsp_waitgraph__vertex_of(g, 70);
+	da = disk_for(g, 70);
+	assert_true(da >= 0);
+	for (size_t i = 0; i < rsp_waitgraph__nr_knots(g); i++)
+		for (size_t j = 0; j < rsp_waitgraph__knot(g, i)->nr_vertices; j++)
+			if (rsp_waitgraph__knot(g, i)->vertices[j] == (uint32_t)va)
+				k = rsp_waitgraph__knot(g, i);
+	assert_non_null(k);
+	assert_false(k->background);
+	assert_int_equal(k->nr_vertices, 2);
+	assert_true((k->vertices[0] == (uint32_t)va && k->vertices[1] == (uint32_t)da) ||
+		    (k->vertices[0] == (uint32_t)da && k->vertices[1] == (uint32_t)va));
 	rsp_waitgraph__delete(g);
 	rsp_tlstore__delete(b.st);
 }
@@ -455,7 +525,7 @@ int main(void)
 		cmocka_unit_test(test_knot_and_sink), cmocka_unit_test(test_refinement),
 		cmocka_unit_test(test_background),    cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_short_lived),   cmocka_unit_test(test_device),
-		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_device_shared), cmocka_unit_test(test_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,10 +22,14 @@
  * B's edges, recursively (along paths of distinct threads).
  *
  * Pseudo-threads wait too:
- *   - a block device waits, during its idle time, for the threads that
- *     issue to it: each idle interval (from a known completion to the next
- *     issue) goes to the issuers of the requests that end it, split by
- *     bytes (wPerf 4.1, applied per interval);
+ *   - a block device is one vertex per device and requester ("disk 254:0
+ *     for fs-sync[812]": a thread waits for the disk serving its requests)
+ *     and waits, during its idle time, for that requester: each idle
+ *     interval (from a known completion to the next issue) goes to the
+ *     issuers of the requests that end it, split by bytes (wPerf 4.1,
+ *     applied per interval). One vertex per device made every thread that
+ *     used the disk (kworkers, jbd2, a shell) one component with the thread
+ *     waiting on it, and a knot {thread, disk} never closed;
  *   - a thread's timer waits for the thread whenever it is not counting
  *     down for it (the thread's span minus its timer-ended sleeps);
  *   - the short-lived threads of one parent, merged into one virtual
@@ -64,6 +68,7 @@ struct rsp_wvertex {
 	char name[64]; /* "comm[tid]", "worker*[tgid]", "disk 254:0", "timer:comm[tid]", ... */
 	uint32_t tgid;
 	uint32_t id; /* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
+	uint32_t owner; /* DISK: the vertex whose requests it serves; else UINT32_MAX */
 	uint32_t nr_threads;
 	const uint32_t *tids;		       /* member threads, nr_threads of them */
 	uint64_t run_ns, runnable_ns, wait_ns; /* summed over members */
@@ -112,7 +117,8 @@ struct rsp_waitgraph_opts {
 	 * together (0.01); they are still listed */
 	double noise;
 	bool merge; /* merge threads by comm stem and short-lived threads (true) */
-	long pid;   /* keep only what this process's threads reach; -1 for all */
+	long pid; /* keep only what this process's threads reach (through edges over the noise
+		     floor), with weights judged against their span; -1 for all */
 };
 
 /** rsp_waitgraph_opts__init() - the defaults. */
@@ -153,5 +159,11 @@ RSP_API uint32_t rsp_waitgraph__sink(const struct rsp_waitgraph *g, size_t i);
 RSP_API bool rsp_waitgraph__in_knot(const struct rsp_waitgraph *g, size_t edge);
 /** rsp_waitgraph__window() - the window the graph covers, ns. */
 RSP_API void rsp_waitgraph__window(const struct rsp_waitgraph *g, uint64_t *start, uint64_t *end);
+/**
+ * rsp_waitgraph__reference() - what the threshold and the noise floor are
+ * fractions of: the window, or with a pid the span of its threads in it.
+ */
+RSP_API void rsp_waitgraph__reference(const struct rsp_waitgraph *g, uint64_t *start,
+				      uint64_t *end);
 
 #endif /* RSP_WAITGRAPH_H */

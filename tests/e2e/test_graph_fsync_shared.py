@@ -1,0 +1,73 @@
+"""wPerf's Figure 1 (fsync_pair: thread A hands requests to thread B, which
+writes and fdatasyncs a file per request) on a disk that another process
+uses at the same time, asked about as a user would, with a range much
+longer than the workload's run.
+
+Known answer: a knot {B, the disk serving B}, A outside it, the other
+writer in no knot with B. With the disk as one vertex, every thread that
+used it (the writer, kworkers, jbd2) joined B's component and the knot was
+never reported; with the weights judged against the whole range, a workload
+that ran 3 s of a 10 s range had no edge heavy enough to hold one."""
+import os
+import subprocess
+import sys
+import time
+
+import graphtest as gt
+import rsptest as t
+
+t.need_root()
+DIR = os.environ.get("RSP_TEST_DIR", "/var/tmp")
+
+WRITER = r"""
+import os, sys, time
+path, stop = sys.argv[1], time.time() + float(sys.argv[2])
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+block = b"w" * (256 << 10)
+try:
+    while time.time() < stop:
+        os.pwrite(fd, block, 0)
+        os.fsync(fd)
+        time.sleep(0.005)
+finally:
+    os.close(fd)
+    os.unlink(path)
+"""
+
+with t.Rspd() as d:
+    d.settle(1)
+    t0 = time.time()
+    writer = subprocess.Popen([sys.executable, "-c", WRITER,
+                               os.path.join(DIR, "rsp-bg-writer.%d" % os.getpid()), "30"])
+    try:
+        time.sleep(1)
+        w = gt.workload("fsync_pair", 800, DIR, 1024)
+        print("   workload: %s" % w)
+        time.sleep(1)
+        last = max(10.0, time.time() - t0 + 1)
+        g = d.json("graph", "--pid", str(w["pid"]), "--last", "%dms" % int(last * 1000))
+    finally:
+        writer.kill()
+        writer.wait()
+    print("   window %.3f s, percentages of %.3f s (%s)" %
+          (g["window"]["seconds"], g["window"]["reference_seconds"],
+           g["window"]["reference_of"]))
+    gt.show(g)
+    t.check(g["window"]["reference_of"] == "process" and
+            g["window"]["reference_seconds"] < 0.8 * g["window"]["seconds"],
+            "weights are judged against the process's span, not the whole range")
+    writer_disk = [e for e in g["edges"] if e["from"].startswith("disk ") and
+                   e["to"].startswith("python")]
+    k = gt.knot_of(g, w["tid_b"])
+    t.check(k is not None and not k["background"], "B (fs-sync) is in a knot")
+    tids = [tid for v in k["vertices"] for tid in v["tids"]]
+    t.check(w["tid_a"] not in tids, "A (fs-prod) is outside the knot")
+    disks = [v for v in k["vertices"] if v["kind"] == "disk"]
+    t.check(len(disks) == 1 and disks[0]["dev"] != "0:0", "the knot holds one disk")
+    t.check(str(w["tid_b"]) in disks[0]["name"], "it is the disk serving B: %s" %
+            disks[0]["name"])
+    others = [v["name"] for v in k["vertices"] if v["kind"] != "disk" and
+              w["tid_b"] not in v["tids"]]
+    t.check(not others, "the knot is {B, disk for B} (others: %s)" % others)
+    t.check(writer.pid not in tids and all(v.get("tgid") != writer.pid for v in k["vertices"]),
+            "the other writer is not in B's knot")
