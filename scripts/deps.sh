@@ -9,14 +9,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # Build: compiler, cmake, pkg-config, the libraries librsp links against.
 # Test: cmocka, perf (validation of dumps), clang (libFuzzer targets),
 # systemd (systemd-analyze verify), iproute2 and procps for workloads,
-# graphviz (rspctl graph --format dot must render with dot -Tsvg).
+# graphviz (rspctl graph --format dot must render with dot -Tsvg),
+# postgresql (a real database for tests/e2e/test_real_pgbench.py and bench/).
 # BPF capture: clang (-target bpf), llvm (llvm-strip), bpftool (vmlinux.h,
 # skeletons), libbpf-dev (the loader).
 PACKAGES="gcc make cmake pkg-config xz-utils tar
 libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
-graphviz llvm bpftool libbpf-dev"
+graphviz llvm bpftool libbpf-dev postgresql"
 
 missing=""
 for p in $PACKAGES; do
