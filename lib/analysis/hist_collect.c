@@ -100,6 +100,7 @@ static const char *collect_op_name(struct collect *c, unsigned opidx)
 
 struct counts {
 	uint64_t key, count, sum, min, max;
+	double sq;
 	uint32_t tgid;
 	char comm[RSP_HIST_COMM_LEN];
 	uint64_t b[RSP_HIST_MAX_BUCKETS];
@@ -117,6 +118,7 @@ static void read_slot(const struct rsp_hist_shard *sh, struct slot *s, struct co
 		load_comm(s->comm, c->comm);
 		c->count = LD(s->count);
 		c->sum = LD(s->sum);
+		c->sq = sq_get(LD(s->sq));
 		c->min = LD(s->min);
 		c->max = LD(s->max);
 		for (unsigned i = 0; i < sh->nb; i++)
@@ -136,6 +138,7 @@ static void read_entry(const struct rsp_hist_shard *sh, struct sentry *e, struct
 		load_comm(e->comm, c->comm);
 		c->count = LD(e->count);
 		c->sum = LD(e->sum);
+		c->sq = sq_get(LD(e->sq));
 		c->min = LD(e->min);
 		c->max = LD(e->max);
 		for (unsigned i = 0; i < sh->nb; i++)
@@ -190,6 +193,7 @@ static int collect_one(struct collect *c, const struct counts *k, uint64_t no)
 		p->max = k->max;
 	p->count += k->count;
 	p->sum += k->sum;
+	p->sumsq += k->sq;
 	for (unsigned i = 0; i < nb; i++)
 		p->buckets[i] += k->b[i];
 	if (c->q->rows && no != NONE) {

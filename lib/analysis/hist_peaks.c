@@ -223,3 +223,15 @@ int rsp_hist__peaks(const uint64_t *buckets, unsigned r, const struct rsp_hist_p
 		add_tails(buckets, nb, r, total, thresh, out, n);
 	return n;
 }
+
+double rsp_hist_profile__stddev(const struct rsp_hist_profile *p)
+{
+	double n = (double)p->count, mean, var;
+
+	if (p->count < 2)
+		return 0;
+	mean = (double)p->sum / n;
+	var = p->sumsq / n - mean * mean;
+	/* rounding can take an all-equal profile a hair under zero */
+	return var > 0 ? sqrt(var) : 0;
+}

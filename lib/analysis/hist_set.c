@@ -168,6 +168,7 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 		dst->max = src->max;
 	dst->count += src->count;
 	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
 	dst->incomplete += src->incomplete;
 	dst->open += src->open;
 	dst->inferred += src->inferred;

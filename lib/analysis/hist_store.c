@@ -359,6 +359,7 @@ static void slot_init(struct rsp_hist_shard *sh, struct slot *s, uint64_t key, u
 	store_comm(s->comm, comm, comm_len);
 	ST(s->count, 0);
 	ST(s->sum, 0);
+	ST(s->sq, sq_bits(0));
 	ST(s->min, UINT64_MAX);
 	ST(s->max, 0);
 	for (unsigned i = 0; i < sh->nb; i++)
@@ -395,6 +396,7 @@ static uint32_t evict(struct rsp_hist_shard *sh)
 	seq_begin(&o->seq);
 	ST(o->count, LD(o->count) + LD(v->count));
 	ST(o->sum, LD(o->sum) + LD(v->sum));
+	ST(o->sq, sq_bits(sq_get(LD(o->sq)) + sq_get(LD(v->sq))));
 	vmin = LD(v->min);
 	vmax = LD(v->max);
 	if (vmin < LD(o->min))
@@ -468,6 +470,7 @@ static void slot_add(struct rsp_hist_shard *sh, struct slot *s, unsigned b, uint
 	rename_comm(s->comm, cw);
 	ST(s->count, LD(s->count) + 1);
 	ST(s->sum, LD(s->sum) + v);
+	ST(s->sq, sq_bits(sq_get(LD(s->sq)) + (double)v * (double)v));
 	if (v < LD(s->min))
 		ST(s->min, v);
 	if (v > LD(s->max))
@@ -539,6 +542,7 @@ static struct sentry *entry_new(struct rsp_hist_shard *sh, struct slice *s, cons
 	ST(e->comm[1], LD(src->comm[1]));
 	ST(e->count, 0);
 	ST(e->sum, 0);
+	ST(e->sq, sq_bits(0));
 	ST(e->min, UINT64_MAX);
 	ST(e->max, 0);
 	for (unsigned i = 0; i < sh->nb; i++)
@@ -557,6 +561,7 @@ static void entry_add(struct sentry *e, unsigned b, uint64_t v, const uint64_t *
 	rename_comm(e->comm, cw);
 	ST(e->count, LD(e->count) + 1);
 	ST(e->sum, LD(e->sum) + v);
+	ST(e->sq, sq_bits(sq_get(LD(e->sq)) + (double)v * (double)v));
 	if (v < LD(e->min))
 		ST(e->min, v);
 	if (v > LD(e->max))

@@ -119,6 +119,7 @@ static json_t *json_profile(const struct rsp_hist_profile *p, unsigned flags)
 	json_object_set_new(o, "max_ns", rsp_hist_json__u64(p->max));
 	json_object_set_new(o, "mean_ns",
 			    json_real(p->count ? (double)p->sum / (double)p->count : 0.0));
+	json_object_set_new(o, "stddev_ns", json_real(rsp_hist_profile__stddev(p)));
 	json_object_set_new(o, "p50_ns",
 			    rsp_hist_json__u64(rsp_hist__percentile(p->buckets, r, p->count, p->min,
 								    p->max, 0.5)));
@@ -224,6 +225,27 @@ static int field_u64(struct loader *l, json_t *o, const char *key, uint64_t *out
 		return bad(l, "'%s' is missing", key);
 	if (get_u64(v, out))
 		return bad(l, "'%s' is not a non-negative integer", key);
+	return 0;
+}
+
+/*
+ * "stddev_ns" (optional: files saved before it existed have none, and
+ * their stddev reads 0): the sum of squares it stands for, which must be
+ * a finite number no smaller than the mean's part of it.
+ */
+static int load_stddev(struct loader *l, json_t *o, struct rsp_hist_profile *p)
+{
+	json_t *v = json_object_get(o, "stddev_ns");
+	double sd, n = (double)p->count, mean;
+
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !isfinite(sd = json_number_value(v)) || sd < 0)
+		return bad(l, "'stddev_ns' is not a non-negative number");
+	if (p->count && sd > (double)(p->max - p->min))
+		return bad(l, "'stddev_ns' is larger than max_ns - min_ns");
+	mean = p->count ? (double)p->sum / n : 0;
+	p->sumsq = n * (sd * sd + mean * mean);
 	return 0;
 }
 
@@ -428,6 +450,8 @@ static int load_profile(struct loader *l, json_t *o, struct rsp_hist_set *set)
 			  !tmp.buckets[rsp_hist__bucket(tmp.min, l->r)] ||
 			  !tmp.buckets[rsp_hist__bucket(tmp.max, l->r)]))
 		return bad(l, "min_ns and max_ns do not fall in its first and last buckets");
+	if (load_stddev(l, o, &tmp))
+		return -EINVAL;
 	if (json_object_get(o, "incomplete") && field_u64(l, o, "incomplete", &tmp.incomplete))
 		return -EINVAL;
 	if (json_object_get(o, "open") && field_u64(l, o, "open", &tmp.open))

@@ -162,7 +162,7 @@ static void incomplete_text(const struct rsp_hist_profile *p, struct rsp_buf *ou
 
 int rsp_hist_profile__render(const struct rsp_hist_profile *p, struct rsp_buf *out)
 {
-	char subj[64], a[24], b[24], c[24], d[24], e[24];
+	char subj[64], a[24], b[24], c[24], d[24], e[24], f[24], g[24];
 	unsigned r = p->resolution;
 
 	rsp_buf__printf(out, "%s  %s\n", p->op_label,
@@ -172,17 +172,19 @@ int rsp_hist_profile__render(const struct rsp_hist_profile *p, struct rsp_buf *o
 		incomplete_text(p, out);
 		return 0;
 	}
-	rsp_buf__printf(out, "count %llu, mean %s, p50 %s, p99 %s, max %s, total %s\n",
-			(unsigned long long)p->count,
+	rsp_buf__printf(out, "count %llu, max %s, total %s\n", (unsigned long long)p->count,
+			rsp_hist__fmt_ns((double)p->max, d, sizeof(d)),
+			rsp_hist__fmt_ns((double)p->sum, e, sizeof(e)));
+	rsp_buf__printf(out, "min %s, mean %s, stddev %s, p50 %s, p99 %s\n",
+			rsp_hist__fmt_ns((double)p->min, f, sizeof(f)),
 			rsp_hist__fmt_ns((double)p->sum / (double)p->count, a, sizeof(a)),
+			rsp_hist__fmt_ns(rsp_hist_profile__stddev(p), g, sizeof(g)),
 			rsp_hist__fmt_ns((double)rsp_hist__percentile(p->buckets, r, p->count,
 								      p->min, p->max, 0.5),
 					 b, sizeof(b)),
 			rsp_hist__fmt_ns((double)rsp_hist__percentile(p->buckets, r, p->count,
 								      p->min, p->max, 0.99),
-					 c, sizeof(c)),
-			rsp_hist__fmt_ns((double)p->max, d, sizeof(d)),
-			rsp_hist__fmt_ns((double)p->sum, e, sizeof(e)));
+					 c, sizeof(c)));
 	log2_table(p, out);
 	peaks_text(p, out);
 	incomplete_text(p, out);

@@ -889,6 +889,48 @@ static void roundtrip(unsigned r)
 	rsp_hist_store__delete(st);
 }
 
+/*
+ * min and stddev: exact from the sums, whatever slices and shards the
+ * values went to; a saved baseline keeps the stddev.
+ */
+static void test_stddev(void **state)
+{
+	struct rsp_hist_store *st = store(1, 16, 10, 16, 2);
+	struct rsp_buf json = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_hist_who w = {.tgid = 7, .tid = 7, .comm = "x", .comm_len = 1};
+	const struct rsp_hist_profile *p, *q;
+	struct rsp_hist_set *set, *back;
+
+	/* 1000, 2000, 3000, 4000 ns over two shards and two slices: sd = sqrt(1.25e6) */
+	for (unsigned i = 0; i < 4; i++)
+		rsp_hist_shard__add(rsp_hist_store__shard(st, i % 2), OP_LOCK, (i / 2) * S,
+				    1000 * (i + 1), &w);
+	set = collect(st, 1u << RSP_HSUBJ_SYSTEM, true, 0, 5 * S);
+	p = find(set, RSP_HSUBJ_SYSTEM, 0, "offcpu:lock");
+	assert_non_null(p);
+	assert_int_equal(p->min, 1000);
+	assert_true(fabs(rsp_hist_profile__stddev(p) - sqrt(1.25e6)) < 1e-6);
+	assert_int_equal(rsp_hist_set__render_text(set, 0, &json), 0);
+	assert_non_null(strstr(json.data, "min 1 us, mean 2.5 us, stddev 1.12 us"));
+	rsp_buf__reset(&json);
+	assert_int_equal(rsp_hist_set__render_json(set, 0, &json), 0);
+	assert_int_equal(rsp_hist_set__load_json(json.data, json.len, "x", &back, &err), 0);
+	q = find(back, RSP_HSUBJ_SYSTEM, 0, "offcpu:lock");
+	assert_true(fabs(rsp_hist_profile__stddev(q) - sqrt(1.25e6)) < 1e-6);
+	/* one value: no spread */
+	rsp_hist_set__delete(set);
+	set = collect(st, 1u << RSP_HSUBJ_SYSTEM, true, 0, 1 * S - 1);
+	p = find(set, RSP_HSUBJ_SYSTEM, 0, "offcpu:lock");
+	assert_non_null(p);
+	assert_int_equal(p->count, 2);
+	assert_true(fabs(rsp_hist_profile__stddev(p) - 500.0) < 1e-6);
+	rsp_hist_set__delete(set);
+	rsp_hist_set__delete(back);
+	rsp_buf__exit(&json);
+	rsp_buf__exit(&err);
+	rsp_hist_store__delete(st);
+}
+
 static void test_baseline_roundtrip(void **state)
 {
 	roundtrip(1);
@@ -1096,6 +1138,7 @@ int main(void)
 		cmocka_unit_test(test_three_phase),
 		cmocka_unit_test(test_three_phase_by_subject),
 		cmocka_unit_test(test_fold_and_sort),
+		cmocka_unit_test(test_stddev),
 		cmocka_unit_test(test_baseline_roundtrip),
 		cmocka_unit_test(test_baseline_corrupt),
 		cmocka_unit_test(test_render),

@@ -44,6 +44,7 @@ struct slot {
 	_Atomic uint64_t key;
 	_Atomic uint64_t comm[2];
 	_Atomic uint64_t count, sum, min, max;
+	_Atomic uint64_t sq; /* sum of squared latencies: a double's bits (stddev) */
 	/* writer only */
 	uint32_t prev, next;  /* LRU list of evictable slots, most recent first */
 	uint64_t slice_no;    /* slice of the cached entry */
@@ -59,6 +60,7 @@ struct sentry {
 	_Atomic uint64_t key;
 	_Atomic uint64_t comm[2];
 	_Atomic uint64_t count, sum, min, max;
+	_Atomic uint64_t sq; /* as struct slot's */
 };
 
 struct page {
@@ -113,6 +115,23 @@ struct rsp_hist_store {
 
 #define LD(x)	 atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+
+/* A double kept in an _Atomic uint64_t (the sums of squares): its bits. */
+static inline double sq_get(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+static inline uint64_t sq_bits(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
 
 static inline _Atomic uint64_t *slot_b(struct slot *s)
 {

@@ -353,6 +353,7 @@ struct rsp_hist_profile {
 	char op_label[64]; /* for people: "blk_service:vda"; = op_name when unknown */
 	unsigned resolution;
 	uint64_t count, sum, min, max;
+	double sumsq; /* sum of squared latencies, ns^2: rsp_hist_profile__stddev() */
 	uint64_t buckets[RSP_HIST_MAX_BUCKETS];
 	uint64_t incomplete; /* ended unobserved (system subject only) */
 	uint64_t open;	     /* still open */
@@ -447,6 +448,12 @@ RSP_API int rsp_hist_store__collect(struct rsp_hist_store *st, const struct rsp_
  * @max (and raised to @min); so within a factor 2 (r=1) or sqrt2 (r=2) of the
  * true value. 0 for an empty profile.
  */
+/**
+ * rsp_hist_profile__stddev() - the standard deviation of @p's latencies, ns
+ * (population: sqrt(E[x^2] - mean^2) from the exact sums; 0 for under two).
+ */
+RSP_API double rsp_hist_profile__stddev(const struct rsp_hist_profile *p);
+
 RSP_API uint64_t rsp_hist__percentile(const uint64_t *buckets, unsigned r, uint64_t count,
 				      uint64_t min, uint64_t max, double p);
 
