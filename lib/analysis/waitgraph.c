@@ -180,7 +180,130 @@ static uint64_t merge_key(const struct rsp_tlthread *t)
 {
 	uint64_t h = rsp_hash__bytes(RSP_HASH_INIT, t->comm, comm_stem(t->comm));
 
-	return (h ^ ((uint64_t)t->tgid << 20)) & 0xffffffffffffffull; /* kind byte 0 */
+	return (h ^ ((uint64_t)t->tgid << 20)) & 0x7fffffffffffffull; /* kind byte 0 */
+}
+
+/* ---- merging by wait stacks (wPerf 3.3) ----------------------------------- */
+
+#define DIST_K	   8		/* a thread's heaviest wait stacks kept */
+#define ALIKE	   0.7		/* shared share of wait time that makes two threads alike */
+#define GROUPS_MAX 64		/* groups of one process compared against, at most */
+#define STACK_BIT  (1ull << 55) /* a key of a group by stacks, apart from name keys */
+
+/* Where a thread's wait time went: its heaviest sleep stacks, as shares. */
+struct dist {
+	uint64_t h[DIST_K];
+	double share[DIST_K];
+	unsigned n;
+};
+
+static void thread_dist(const struct rsp_tlthread *t, struct dist *d)
+{
+	uint64_t ns[DIST_K * 2] = {0}, h[DIST_K * 2], total = 0;
+	unsigned n = 0;
+
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < t->nr_segs; i++) {
+		const struct rsp_segment *g = &t->segs[i];
+		uint64_t k;
+		unsigned j;
+
+		if (g->kind != RSP_SEG_SLEEP || !g->stack)
+			continue;
+		k = stack_hash(g->stack, g->nr_stack);
+		for (j = 0; j < n && h[j] != k; j++)
+			;
+		if (j == n) {
+			if (n == DIST_K * 2)
+				continue; /* rare stacks past the table: left out of the shares */
+			h[n] = k, n++;
+		}
+		ns[j] += g->end - g->start;
+		total += g->end - g->start;
+	}
+	/* the DIST_K heaviest, by selection (n <= 16) */
+	for (unsigned k = 0; k < DIST_K && total; k++) {
+		unsigned best = UINT32_MAX;
+
+		for (unsigned j = 0; j < n; j++)
+			if (ns[j] && (best == UINT32_MAX || ns[j] > ns[best]))
+				best = j;
+		if (best == UINT32_MAX)
+			break;
+		d->h[d->n] = h[best];
+		d->share[d->n++] = (double)ns[best] / (double)total;
+		ns[best] = 0;
+	}
+}
+
+/* The share of wait time two threads spent at the same stacks (0..1). */
+static double alike(const struct dist *a, const struct dist *b)
+{
+	double s = 0;
+
+	for (unsigned i = 0; i < a->n; i++)
+		for (unsigned j = 0; j < b->n; j++)
+			if (a->h[i] == b->h[j])
+				s += a->share[i] < b->share[j] ? a->share[i] : b->share[j];
+	return s;
+}
+
+static int cmp_by_tgid(const void *x, const void *y, void *ctx)
+{
+	const struct rsp_tlstore *s = ctx;
+	const struct rsp_tlthread *a = rsp_tlstore__thread(s, *(const uint32_t *)x),
+				  *b = rsp_tlstore__thread(s, *(const uint32_t *)y);
+
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/*
+ * Each thread's group key, by what it waits on (wPerf merges threads with
+ * similar call-stack distributions): within a process, a thread joins the
+ * first group whose first member spent at least ALIKE of its wait time at
+ * the same stacks. Differently named workers of one pool merge; same-named
+ * threads doing different work stay apart. A thread that never waited
+ * with a stack groups by name.
+ */
+static int stack_keys(struct rsp_waitgraph *g, uint64_t *keys)
+{
+	size_t n = rsp_tlstore__nr_threads(g->s);
+	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
+	struct dist *d = malloc((n ? n : 1) * sizeof(*d));
+	uint32_t reps[GROUPS_MAX];
+
+	if (!ix || !d) {
+		free(ix);
+		free(d);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ix[i] = (uint32_t)i;
+		thread_dist(rsp_tlstore__thread(g->s, i), &d[i]);
+	}
+	qsort_r(ix, n, sizeof(*ix), cmp_by_tgid, (void *)g->s);
+	for (size_t i = 0, nr = 0; i < n; i++) {
+		const struct rsp_tlthread *t = rsp_tlstore__thread(g->s, ix[i]);
+		unsigned k;
+
+		if (i == 0 || rsp_tlstore__thread(g->s, ix[i - 1])->tgid != t->tgid)
+			nr = 0;
+		if (!d[ix[i]].n) {
+			keys[ix[i]] = merge_key(t);
+			continue;
+		}
+		for (k = 0; k < nr && alike(&d[reps[k]], &d[ix[i]]) < ALIKE; k++)
+			;
+		if (k == nr && nr < GROUPS_MAX)
+			reps[nr++] = ix[i];
+		keys[ix[i]] = (rsp_hash__mix((uint64_t)t->tgid << 8 | k) & 0x7fffffffffffffull) |
+			      STACK_BIT;
+	}
+	free(ix);
+	free(d);
+	return 0;
 }
 
 static bool short_lived(const struct rsp_waitgraph *g, const struct rsp_tlthread *t)
@@ -196,33 +319,38 @@ static void thread_name(char *buf, size_t n, const struct rsp_tlthread *t)
 	snprintf(buf, n, "%s[%u]", t->comm[0] ? t->comm : "?", t->tid);
 }
 
-/* How many threads share each merge key. */
-static int count_keys(struct rsp_waitgraph *g, struct rsp_u64map *counts)
+/* Each thread's merge key (by name or by stacks); how many threads share each. */
+static int count_keys(struct rsp_waitgraph *g, uint64_t *keys, struct rsp_u64map *counts)
 {
 	size_t n = rsp_tlstore__nr_threads(g->s);
 
+	if (g->o.merge_stacks && stack_keys(g, keys))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct rsp_tlthread *t = rsp_tlstore__thread(g->s, i);
 		uint32_t c = 0;
 
+		if (!g->o.merge_stacks)
+			keys[i] = merge_key(t);
 		if (!t->tgid || !t->comm[0] || short_lived(g, t))
 			continue;
-		rsp_u64map__get(counts, merge_key(t), &c);
-		if (rsp_u64map__put(counts, merge_key(t), c + 1))
+		rsp_u64map__get(counts, keys[i], &c);
+		if (rsp_u64map__put(counts, keys[i], c + 1))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static uint32_t merged_vertex(struct rsp_waitgraph *g, const struct rsp_tlthread *t)
+/* "worker*[12]": threads merged by name; "worker~[12]": by their wait stacks. */
+static uint32_t merged_vertex(struct rsp_waitgraph *g, const struct rsp_tlthread *t, uint64_t key)
 {
 	char name[64];
-	uint64_t key = merge_key(t);
 	uint32_t v;
 
 	if (!rsp_u64map__get(&g->vkeys, key, &v))
 		return v;
-	snprintf(name, sizeof(name), "%.*s*[%u]", (int)comm_stem(t->comm), t->comm, t->tgid);
+	snprintf(name, sizeof(name), "%.*s%c[%u]", (int)comm_stem(t->comm), t->comm,
+		 key & STACK_BIT ? '~' : '*', t->tgid);
 	v = new_vertex(g, RSP_WV_MERGED, t->tgid, name);
 	if (v != UINT32_MAX && rsp_u64map__put(&g->vkeys, key, v))
 		g->failed = true;
@@ -243,12 +371,13 @@ static int thread_vertices(struct rsp_waitgraph *g)
 {
 	size_t n = rsp_tlstore__nr_threads(g->s);
 	struct rsp_u64map counts;
+	uint64_t *keys = calloc(n ? n : 1, sizeof(*keys));
 	char name[64];
 	int ret = 0;
 
 	rsp_u64map__init(&counts);
 	g->thread_vertex = calloc(n ? n : 1, sizeof(*g->thread_vertex));
-	if (!g->thread_vertex || (g->o.merge && count_keys(g, &counts)))
+	if (!keys || !g->thread_vertex || (g->o.merge && count_keys(g, keys, &counts)))
 		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < n; i++) {
 		const struct rsp_tlthread *t = rsp_tlstore__thread(g->s, i);
@@ -261,8 +390,8 @@ static int thread_vertices(struct rsp_waitgraph *g)
 		if (g->o.merge && short_lived(g, t)) {
 			v = short_vertex(g, t);
 		} else if (g->o.merge && t->tgid && t->comm[0] &&
-			   !rsp_u64map__get(&counts, merge_key(t), &c) && c > 1) {
-			v = merged_vertex(g, t);
+			   !rsp_u64map__get(&counts, keys[i], &c) && c > 1) {
+			v = merged_vertex(g, t, keys[i]);
 		} else {
 			thread_name(name, sizeof(name), t);
 			v = new_vertex(g, RSP_WV_THREAD, t->tid, name);
@@ -275,6 +404,7 @@ static int thread_vertices(struct rsp_waitgraph *g)
 		add_member(g, v, t);
 	}
 	rsp_u64map__exit(&counts);
+	free(keys);
 	return ret ? ret : (g->failed ? -ENOMEM : 0);
 }
 

@@ -24,8 +24,9 @@
 struct graph_opts {
 	bool all;
 	bool no_merge;
-	double threshold; /* fraction */
-	double noise;	  /* fraction */
+	bool merge_stacks; /* --merge stacks: alike by wait stacks, not by name */
+	double threshold;  /* fraction */
+	double noise;	   /* fraction */
 };
 
 enum {
@@ -33,14 +34,13 @@ enum {
 	OPT_THRESHOLD,
 	OPT_NO_MERGE,
 	OPT_NOISE,
+	OPT_MERGE,
 };
 
 static const struct rsp_option graph_opts[] = {
-	{"all", false, OPT_ALL},
-	{"threshold", true, OPT_THRESHOLD},
-	{"no-merge", false, OPT_NO_MERGE},
-	{"noise", true, OPT_NOISE},
-	{NULL, false, 0},
+	{"all", false, OPT_ALL},	   {"threshold", true, OPT_THRESHOLD},
+	{"no-merge", false, OPT_NO_MERGE}, {"noise", true, OPT_NOISE},
+	{"merge", true, OPT_MERGE},	   {NULL, false, 0},
 };
 
 static void graph_init(void *p)
@@ -62,6 +62,13 @@ static int graph_opt(struct rsp_request *req, int id, const char *arg, struct rs
 		return 0;
 	case OPT_NO_MERGE:
 		o->no_merge = true;
+		return 0;
+	case OPT_MERGE:
+		if (strcmp(arg, "stacks") && strcmp(arg, "names")) {
+			rsp_buf__printf(err, "graph: --merge wants stacks or names, not '%s'", arg);
+			return -EINVAL;
+		}
+		o->merge_stacks = !strcmp(arg, "stacks");
 		return 0;
 	case OPT_THRESHOLD:
 		if (rsp_parse__u64(arg, 0, 100, &pct)) {
@@ -711,6 +718,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	wo.threshold = o->threshold;
 	wo.noise = o->noise;
 	wo.merge = !o->no_merge;
+	wo.merge_stacks = o->merge_stacks;
 	wo.pid = req->pid;
 	g = rsp_waitgraph__new(store, &wo, err);
 	if (!g) {
@@ -759,7 +767,8 @@ const struct rsp_command rsp_cmd_graph = {
 	.name = "graph",
 	.summary = "who waits for whom: the wait-for graph, its knots and sinks",
 	.usage = "usage: rspctl graph [--pid PID | --all] [--last DURATION | --from T --to T]\n"
-		 "                    [--threshold PCT] [--noise PCT] [--no-merge]\n"
+		 "                    [--threshold PCT] [--noise PCT]\n"
+		 "                    [--merge names|stacks | --no-merge]\n"
 		 "                    [--format text|json|dot]\n"
 		 "\n"
 		 "  --pid PID        only what PID's threads wait for, directly or not;\n"
@@ -773,8 +782,12 @@ const struct rsp_command rsp_cmd_graph = {
 		 "                   than PCT% of the window (20)\n"
 		 "  --noise PCT      edges under PCT% of the window do not hold knots\n"
 		 "                   together (1); they are still listed\n"
-		 "  --no-merge       one vertex per thread (default: threads of a process\n"
-		 "                   named alike, and short-lived threads, are merged)\n"
+		 "  --merge names    threads of a process named alike (worker-1 ..\n"
+		 "                   worker-8) are one vertex, 'worker*' (the default);\n"
+		 "                   --merge stacks: those that spend most of their wait\n"
+		 "                   time at the same stacks, 'name~' (wPerf)\n"
+		 "  --no-merge       one vertex per thread (by default alike threads, and\n"
+		 "                   short-lived threads of a parent, are merged)\n"
 		 "  --format F       text, json or dot (dot -Tsvg renders it)\n"
 		 "\n"
 		 "A knot is a set of threads and devices that wait only for each other:\n"

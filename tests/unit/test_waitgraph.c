@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <linux/perf_event.h>
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
 
@@ -331,6 +332,74 @@ static void test_merge(void **state)
 	rsp_tlstore__delete(b.st);
 }
 
+static const uint64_t stack_a[] = {PERF_CONTEXT_KERNEL, 0xffffffff81001000ull, PERF_CONTEXT_USER,
+				   0x401000ull};
+static const uint64_t stack_b[] = {PERF_CONTEXT_KERNEL, 0xffffffff81002000ull, PERF_CONTEXT_USER,
+				   0x402000ull};
+
+/* A run, then a sleep at @stack over [a, z] woken by @waker, then a run to @end. */
+static void sleeper(struct b *b, uint32_t tid, uint32_t tgid, const char *comm, uint64_t a,
+		    uint64_t z, const uint64_t *stack, uint32_t waker, uint64_t end)
+{
+	struct rsp_segment s;
+
+	seg(b, tid, tgid, comm, RSP_SEG_RUN, 0, a, 0, 0);
+	memset(&s, 0, sizeof(s));
+	s.tid = tid, s.tgid = tgid, s.kind = RSP_SEG_SLEEP, s.start = a, s.end = z;
+	s.stack = stack, s.nr_stack = 4;
+	s.waker.kind = RSP_WAKER_THREAD, s.waker.id = waker, s.waker.time = z;
+	b->ops.segment(b->st, &s, comm);
+	seg(b, tid, tgid, comm, RSP_SEG_RUN, z, end, 0, 0);
+}
+
+/*
+ * Merging by wait stacks (wPerf): pool-1 and other-2 wait at the same
+ * stack and merge, whatever their names; pool-3 waits elsewhere and stays
+ * apart. By names, pool-1 and pool-3 merge instead.
+ */
+static void test_merge_stacks(void **state)
+{
+	struct rsp_waitgraph_opts o;
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_waitgraph *g;
+	struct b b;
+
+	for (int by_names = 0; by_names < 2; by_names++) {
+		b_init(&b);
+		sleeper(&b, 21, 20, "pool-1", 10, 80, stack_a, 24, 100);
+		sleeper(&b, 22, 20, "other-2", 20, 90, stack_a, 24, 100);
+		sleeper(&b, 23, 20, "pool-3", 10, 60, stack_b, 24, 100);
+		life(&b, 24, 24, "feeder", 100, NULL, 0);
+		assert_int_equal(rsp_tlstore__seal(b.st, 0, 100), 0);
+		rsp_waitgraph_opts__init(&o);
+		o.merge_stacks = !by_names;
+		g = rsp_waitgraph__new(b.st, &o, &err);
+		assert_non_null(g);
+		if (!by_names) {
+			assert_int_equal(rsp_waitgraph__vertex_of(g, 21),
+					 rsp_waitgraph__vertex_of(g, 22));
+			assert_int_not_equal(rsp_waitgraph__vertex_of(g, 21),
+					     rsp_waitgraph__vertex_of(g, 23));
+			assert_string_equal(
+				rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 21))
+					->name,
+				"pool~[20]");
+		} else {
+			assert_int_equal(rsp_waitgraph__vertex_of(g, 21),
+					 rsp_waitgraph__vertex_of(g, 23));
+			assert_int_not_equal(rsp_waitgraph__vertex_of(g, 21),
+					     rsp_waitgraph__vertex_of(g, 22));
+			assert_string_equal(
+				rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 21))
+					->name,
+				"pool*[20]");
+		}
+		rsp_waitgraph__delete(g);
+		rsp_tlstore__delete(b.st);
+	}
+	rsp_buf__exit(&err);
+}
+
 /* Short-lived children of one parent: one virtual thread waiting for the parent when idle. */
 static void test_short_lived(void **state)
 {
@@ -524,8 +593,9 @@ int main(void)
 		cmocka_unit_test(test_cascade),	      cmocka_unit_test(test_cascade_cycle),
 		cmocka_unit_test(test_knot_and_sink), cmocka_unit_test(test_refinement),
 		cmocka_unit_test(test_background),    cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_short_lived),   cmocka_unit_test(test_device),
-		cmocka_unit_test(test_device_shared), cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_merge_stacks),  cmocka_unit_test(test_short_lived),
+		cmocka_unit_test(test_device),	      cmocka_unit_test(test_device_shared),
+		cmocka_unit_test(test_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

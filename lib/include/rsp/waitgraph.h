@@ -53,7 +53,7 @@
  */
 enum rsp_wv_kind {
 	RSP_WV_THREAD,	/* one thread */
-	RSP_WV_MERGED,	/* threads of one process with the same comm stem */
+	RSP_WV_MERGED,	/* threads of one process alike ("w~": by wait stacks; "w*": by name) */
 	RSP_WV_SHORT,	/* short-lived threads of one parent */
 	RSP_WV_DISK,	/* a block device (dev 0: a device rsp could not name) */
 	RSP_WV_NET,	/* the NIC: the network beyond this machine */
@@ -67,7 +67,7 @@ struct rsp_wvertex {
 	bool removed;  /* in a background knot, or outside --pid's reach */
 	char name[64]; /* "comm[tid]", "worker*[tgid]", "disk 254:0", "timer:comm[tid]", ... */
 	uint32_t tgid;
-	uint32_t id; /* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
+	uint32_t id;	/* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
 	uint32_t owner; /* DISK: the vertex whose requests it serves; else UINT32_MAX */
 	uint32_t nr_threads;
 	const uint32_t *tids;		       /* member threads, nr_threads of them */
@@ -116,7 +116,11 @@ struct rsp_waitgraph_opts {
 	/* edges lighter than this fraction of the window do not hold components
 	 * together (0.01); they are still listed */
 	double noise;
-	bool merge; /* merge threads by comm stem and short-lived threads (true) */
+	bool merge; /* merge a process's alike threads, and short-lived threads (true) */
+	/* with merge: threads are alike when they spend most of their wait time at
+	 * the same stacks (wPerf), else (false, the default) when their names
+	 * differ only by a number (worker-1 .. worker-8) */
+	bool merge_stacks;
 	long pid; /* keep only what this process's threads reach (through edges over the noise
 		     floor), with weights judged against their span; -1 for all */
 };
