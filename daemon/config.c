@@ -151,20 +151,16 @@ static void show_stacks(const struct rspd_config *c, char *buf, size_t n)
 /* A percentage of one CPU: a decimal number from 0 to 100, "%" optional. */
 static int set_budget(struct rspd_config *c, const char *v, char *why, size_t n)
 {
-	char *end;
-	double p;
+	char buf[32];
+	size_t len = strlen(v);
 
-	errno = 0;
-	p = strtod(v, &end);
-	if (*end == '%')
-		end++;
-	if (end == v || *end || errno || !(p >= 0 && p <= 100)) {
-		(void)why;
-		(void)n;
+	if (len && v[len - 1] == '%')
+		len--;
+	if (len >= sizeof(buf))
 		return -1;
-	}
-	c->overhead_budget_pct = p;
-	return 0;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return rsp_parse__decimal(buf, 0, 100, &c->overhead_budget_pct) ? -1 : 0;
 }
 
 static void show_budget(const struct rspd_config *c, char *buf, size_t n)
