@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <ini.h>
 #include <rsp/parse.h>
 #include "config.h"
@@ -620,31 +622,165 @@ static void config_defaults(struct rspd_config *c)
 
 /* --- the file ------------------------------------------------------------- */
 
+/*
+ * The file is read whole before it is parsed, and only a regular file of at
+ * most RSPD_CONFIG_MAX_BYTES: a directory read as an empty file (every key
+ * at its default), opening a FIFO blocks until a writer comes and /dev/zero
+ * never ends. The type is checked before the open (opening some devices
+ * acts on them) and again on the open file (it may have been replaced):
+ * O_NONBLOCK|O_NOCTTY make that open harmless whatever it found.
+ */
+static const char *file_type(mode_t mode)
+{
+	return S_ISDIR(mode)	? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
+	       : S_ISSOCK(mode) ? "a socket"
+				: "not a regular file";
+}
+
+static int check_file(const char *path, const struct stat *st, char *err, size_t errlen)
+{
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen,
+			 "the configuration file %s is %s — give a regular file with --config FILE",
+			 path, file_type(st->st_mode));
+		return -1;
+	}
+	if (st->st_size > RSPD_CONFIG_MAX_BYTES) {
+		snprintf(err, errlen,
+			 "the configuration file %s has %lld bytes, more than the %d a "
+			 "configuration "
+			 "may have — is it the right file?",
+			 path, (long long)st->st_size, RSPD_CONFIG_MAX_BYTES);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_error(const char *path, int fd, char *buf, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read the configuration file %s: %s%s", path, strerror(errno),
+		 errno == EAGAIN ? " (reading it would block: it is not a plain file)" : "");
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return -1;
+}
+
+/* At most RSPD_CONFIG_MAX_BYTES, NUL-terminated into @buf (that size + 2). */
+static int read_bounded(const char *path, int fd, char *buf, size_t *len, char *err, size_t errlen)
+{
+	ssize_t n = 1;
+
+	*len = 0;
+	while (n > 0 && *len <= RSPD_CONFIG_MAX_BYTES) {
+		n = read(fd, buf + *len, RSPD_CONFIG_MAX_BYTES + 1 - *len);
+		if (n < 0 && errno == EINTR)
+			n = 1;
+		else if (n < 0)
+			return read_error(path, -1, NULL, err, errlen);
+		else
+			*len += (size_t)n;
+	}
+	buf[*len] = '\0';
+	if (*len <= RSPD_CONFIG_MAX_BYTES)
+		return 0;
+	snprintf(err, errlen,
+		 "the configuration file %s has more than the %d bytes a configuration may have — "
+		 "is it the right file?",
+		 path, RSPD_CONFIG_MAX_BYTES);
+	return -1;
+}
+
+/*
+ * The file's bytes in *@out (the caller frees), or *@out NULL when it is
+ * absent and @may_be_absent. 0, or -1 with the sentence in @err.
+ */
+static int read_file(const char *path, bool may_be_absent, char **out, size_t *len, char *err,
+		     size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	int fd;
+
+	*out = NULL;
+	if (stat(path, &st)) {
+		if (errno == ENOENT && may_be_absent)
+			return 0; /* no file at the default place: the defaults */
+		snprintf(err, errlen, "cannot read the configuration file %s: %s%s", path,
+			 strerror(errno),
+			 errno == ENOENT ? " — give an existing file with --config FILE" : "");
+		return -1;
+	}
+	if (check_file(path, &st, err, errlen))
+		return -1;
+	buf = malloc(RSPD_CONFIG_MAX_BYTES + 2);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (!buf || fd < 0 || fstat(fd, &st))
+		return read_error(path, fd, buf, err, errlen);
+	if (check_file(path, &st, err, errlen) || read_bounded(path, fd, buf, len, err, errlen)) {
+		close(fd);
+		free(buf);
+		return -1;
+	}
+	close(fd);
+	*out = buf;
+	return 0;
+}
+
+/* A configuration is text: a NUL byte is an error at its line. */
+static int check_text(const char *path, const char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *nul = memchr(buf, '\0', len), *bol = buf;
+	int line = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *p = buf; p < nul; p++) {
+		if (*p == '\n') {
+			line++;
+			bol = p + 1;
+		}
+	}
+	snprintf(err, errlen,
+		 "%s:%d: a NUL byte at column %d; a configuration file is text — is it the right "
+		 "file?",
+		 path, line, (int)(nul - bol) + 1);
+	return -1;
+}
+
 struct file_ctx {
 	struct rspd_config *c;
-	FILE *f;
+	const char *p, *end; /* what is left of the file's bytes */
 	int line;
 	char msg[1024]; /* the first error; ini_parse() tells its line */
 };
 
 /*
- * inih's reader, fgets-like. inih would cut a line longer than its buffer
- * and go on with the cut line: instead, such a line becomes an error.
+ * inih's reader, fgets-like over the bytes read. inih would cut a line
+ * longer than its buffer and go on with the cut line: instead, such a line
+ * becomes an error.
  */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct file_ctx *x = stream;
+	const char *nl;
 	size_t len;
-	int ch;
 
-	if (!fgets(str, num, x->f))
+	if (x->p >= x->end)
 		return NULL;
+	nl = memchr(x->p, '\n', (size_t)(x->end - x->p));
+	len = nl ? (size_t)(nl - x->p) + 1 : (size_t)(x->end - x->p);
 	x->line++;
-	len = strlen(str);
-	if (len == 0 || str[len - 1] == '\n' || feof(x->f))
+	if (len < (size_t)num) {
+		memcpy(str, x->p, len);
+		str[len] = '\0';
+		x->p += len;
 		return str;
-	while ((ch = fgetc(x->f)) != EOF && ch != '\n')
-		;
+	}
+	x->p += len;
 	if (!x->msg[0])
 		snprintf(x->msg, sizeof(x->msg), "the line is longer than %d bytes", num - 2);
 	snprintf(str, (size_t)num, "[\n"); /* a syntax error, at this line */
@@ -735,21 +871,14 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	return 1;
 }
 
-static int load_file(struct rspd_config *c, char *err, size_t errlen)
+static int parse_file(struct rspd_config *c, const char *buf, size_t len, char *err, size_t errlen)
 {
-	struct file_ctx x = {.c = c, .f = fopen(c->config_path, "re")};
+	struct file_ctx x = {.c = c, .p = buf, .end = buf + len};
 	int line;
 
-	if (!x.f) {
-		if (errno == ENOENT && !c->config_given)
-			return 0; /* no file at the default place: the defaults */
-		snprintf(err, errlen, "cannot read the configuration file %s: %s%s", c->config_path,
-			 strerror(errno),
-			 errno == ENOENT ? " — give an existing file with --config FILE" : "");
+	if (check_text(c->config_path, buf, len, err, errlen))
 		return -1;
-	}
 	line = ini_parse_stream(read_line, &x, on_key, &x);
-	fclose(x.f);
 	if (line == 0)
 		return 0;
 	if (line < 0) {
@@ -760,6 +889,21 @@ static int load_file(struct rspd_config *c, char *err, size_t errlen)
 		snprintf(x.msg, sizeof(x.msg), "not a '[section]' or 'key = value' line");
 	snprintf(err, errlen, "%s:%d: %s", c->config_path, line, x.msg);
 	return -1;
+}
+
+static int load_file(struct rspd_config *c, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (read_file(c->config_path, !c->config_given, &buf, &len, err, errlen))
+		return -1;
+	if (!buf)
+		return 0;
+	ret = parse_file(c, buf, len, err, errlen);
+	free(buf);
+	return ret;
 }
 
 /* --- the command line ----------------------------------------------------- */
@@ -776,11 +920,6 @@ struct cli_arg {
 /* The command line, kept to apply it again over a reloaded file. */
 static struct cli_arg *cli;
 static int nr_cli;
-
-static void free_cli(void)
-{
-	free(cli);
-}
 
 static void help_left(const struct rspd_opt *o, const struct rspd_config *def, char *buf, size_t n)
 {
@@ -910,7 +1049,10 @@ static int collect_args(int argc, char **argv)
 		fprintf(stderr, "rspd: out of memory\n");
 		return -1;
 	}
-	atexit(free_cli);
+	/*
+	 * Never freed: a reload thread still reading a hung file when rspd
+	 * exits may use it (reload.c); a static pointer keeps it reachable.
+	 */
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "c:fs:hV", lo, NULL)) != -1) {
 		const struct rspd_opt *o = NULL;
@@ -1007,18 +1149,22 @@ enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char 
 	return RSPD_CONFIG_RUN;
 }
 
-int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
+int rspd_config__read(struct rspd_config *next, char *err, size_t errlen)
 {
-	static struct rspd_config next; /* large: not on the stack; main thread only */
-	char a[PATH_MAX], b[PATH_MAX];
-
-	config_defaults(&next);
-	if (apply_args(&next, false, true) || load_file(&next, err, errlen))
+	config_defaults(next);
+	if (apply_args(next, false, true) || load_file(next, err, errlen))
 		return -1;
-	if (apply_args(&next, true, true)) {
+	if (apply_args(next, true, true)) {
 		snprintf(err, errlen, "the command line no longer applies (a bug)");
 		return -1;
 	}
+	return 0;
+}
+
+void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
 	for (size_t i = 0; i < NR_OPTS; i++) {
 		const struct rspd_opt *o = &opts[i];
 
@@ -1026,11 +1172,11 @@ int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
 			continue;
 		if (o->flags & OPTF_RELOAD) {
 			/* Only the capture thread reads these fields: no lock. */
-			memcpy(field(cfg, o), cfield(&next, o), o->size);
+			memcpy(field(cfg, o), cfield(next, o), o->size);
 			continue;
 		}
 		opt_show(o, cfg, a, sizeof(a));
-		opt_show(o, &next, b, sizeof(b));
+		opt_show(o, next, b, sizeof(b));
 		if (strcmp(a, b))
 			rspd_log__write(
 				RSP_LOG_WARN,
@@ -1038,7 +1184,6 @@ int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
 				"when rspd restarts",
 				o->name, a, b);
 	}
-	return 0;
 }
 
 static void print_help_comment(FILE *f, const struct rspd_opt *o)

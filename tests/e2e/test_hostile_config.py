@@ -1,0 +1,124 @@
+"""A careless or hostile configuration (issue 15): every value that passes
+--check-config also starts rspd, and a file that is not a text file of
+sensible size is refused with one sentence, never read forever.
+
+  - a directory, a FIFO, /dev/zero, a file of NUL bytes, a NUL inside a
+    line, a file over the size limit: --check-config refuses each at once
+    (it used to call a directory valid and hang on the FIFO and /dev/zero);
+  - the same files put in place of the configuration of a running rspd and
+    SIGHUP: the reload is refused, the configuration in force is kept,
+    capture goes on and SIGTERM still stops rspd;
+  - numbers are decimal (--freq 010 is 10 Hz, not octal 8)."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import rsptest as t
+
+t.need_root()
+tmp = tempfile.mkdtemp(prefix="rsptest.hostile.")
+
+
+def check_config(path, timeout=10):
+    try:
+        return t.run([t.RSPD, "--check-config", "--config", path], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        t.fail("rspd --check-config --config %s did not return within %d s" % (path, timeout))
+
+
+def conf(name, data):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+fifo = os.path.join(tmp, "fifo")
+os.mkfifo(fifo)
+refused = [  # what it is, the file, what the one sentence says after the path
+    ("a directory", tmp, " is a directory"),
+    ("a FIFO", fifo, " is a FIFO"),
+    ("/dev/zero", "/dev/zero", " is a character device"),
+    ("NUL bytes", conf("zeros.conf", b"\0" * 4096), ":1: a NUL byte at column 1;"),
+    ("a NUL in a line", conf("nul.conf", b"[capture]\n# a comment\nfreq = 1\0 0\n"),
+     ":3: a NUL byte at column 9;"),
+    ("1.1 MB", conf("big.conf", b"# padding\n" * 110000),
+     " has 1100000 bytes, more than the 1048576 a configuration may have"),
+]
+for label, path, what in refused:
+    p = check_config(path)
+    err = p.stderr.strip()
+    t.check(p.returncode == 1 and (path + what) in err and err.count("\n") == 0,
+            "--check-config refuses %s: %s" % (label, err.replace(tmp + "/", "")))
+p = check_config(conf("ok.conf", b"[capture]\nfreq = 50\n"))
+t.check(p.returncode == 0, "a text file still passes: " + p.stdout.strip())
+
+
+def wait_more(d, text, n, timeout=5):
+    """Wait until the log has more than n lines with text; returns the last one."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        lines = [l for l in d.read_log().splitlines() if text in l]
+        if len(lines) > n:
+            return lines[-1]
+        time.sleep(0.05)
+    t.fail("no new %r in rspd's log after %d s: %s" % (text, timeout, d.read_log()[-2000:]))
+
+
+def count(d, text):
+    return d.read_log().count(text)
+
+
+def records(d):
+    return d.json("status")["records"]
+
+
+def capturing(d, what):
+    """Capture goes on: the record count grows."""
+    before = records(d)
+    deadline = time.time() + 10
+    while time.time() < deadline and records(d) <= before:
+        time.sleep(0.2)
+    t.check(records(d) > before, "capture goes on after the reload of %s" % what)
+
+
+# A running rspd whose file becomes each of these, then SIGHUP.
+with t.Rspd("--freq", "010", config="[daemon]\nlog-level = debug\n") as d:
+    t.check(d.json("status")["config"]["sample_freq_hz"] == 10,
+            "--freq 010 is 10 Hz (decimal, not octal)")
+    for label, src, what in refused:
+        os.unlink(d.config)
+        if os.path.isdir(src):
+            os.mkdir(d.config)
+        elif src == fifo:
+            os.mkfifo(d.config)
+        else:
+            os.symlink(src, d.config)
+        n = count(d, "keeping the configuration in force")
+        d.signal(signal.SIGHUP)
+        line = wait_more(d, "keeping the configuration in force", n)
+        t.check((d.config + what) in line, "reload refused: " + line.split("error: ")[-1].replace(tmp + "/", ""))
+        capturing(d, label)
+        n = count(d, "client pid")
+        d.ctl("status")
+        t.check("client pid" in wait_more(d, "client pid", n),
+                "log-level = debug is still in force (not reset to the default)")
+        if os.path.isdir(d.config):
+            os.rmdir(d.config)
+        else:
+            os.unlink(d.config)
+        d.write_config("[daemon]\nlog-level = debug\n")
+    # SIGTERM still stops it, with the FIFO in place.
+    os.unlink(d.config)
+    os.mkfifo(d.config)
+    n = count(d, "keeping the configuration in force")
+    d.signal(signal.SIGHUP)
+    wait_more(d, "keeping the configuration in force", n)
+    d.signal(signal.SIGTERM)
+    try:
+        d.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        t.fail("rspd ignored SIGTERM after a reload of a FIFO: " + d.read_log())
+    t.check(d.proc.returncode == 0, "SIGTERM stops rspd after a reload of a FIFO")
+    d.proc = None
