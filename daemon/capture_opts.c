@@ -185,7 +185,7 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 				   size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;
-	bool on[RSP_FAM__NR] = {false};
+	bool on[RSP_FAM__NR] = {false}, any = false;
 
 	if (!strcmp(list, "all")) {
 		for (int f = 0; f < RSP_FAM__NR; f++)
@@ -206,6 +206,12 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 			return -EINVAL;
 		}
 		on[f] = true;
+		any = true;
+	}
+	if (!any) {
+		/* no event: libperf would map no ring, and rspd die at start */
+		snprintf(err, errlen, "the list names no family");
+		return -EINVAL;
 	}
 	memcpy(o->families, on, sizeof(on));
 	return 0;

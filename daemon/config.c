@@ -127,7 +127,7 @@ static int set_ring_pages(struct rspd_config *c, const char *v, char *why, size_
 {
 	uint64_t p;
 
-	if (rsp_parse__u64(v, 1, 1u << 20, &p) || (p & (p - 1)))
+	if (rsp_parse__u64(v, 1, RSPD_RING_PAGES_MAX, &p) || (p & (p - 1)))
 		return -1;
 	c->capture.ring_pages = (unsigned)p;
 	return 0;
@@ -392,7 +392,7 @@ static const struct rspd_opt opts[] = {
 	 .allowed = "a size up to 65528 bytes, a multiple of 8, e.g. 4K, 8K"},
 	{.section = "capture", .name = "ring-pages", .arg = "N", .def = "256", CUSTOM(ring_pages),
 	 .help = "data pages per CPU ring",
-	 .allowed = "a power of two from 1 to 1048576, e.g. 64, 256, 1024"},
+	 .allowed = "a power of two from 1 to 262144 (1 GiB per CPU), e.g. 64, 256, 1024"},
 	{.section = "capture", .name = "wakeup-percent", .arg = "P", .def = "25", .type = T_UINT,
 	 F(capture.wakeup_percent), .min = 1, .max = 90, .help = "wake the drain when a ring is P% full"},
 	{.section = "capture", .name = "flush-interval", .arg = "DURATION", .def = "100ms",
@@ -1117,6 +1117,64 @@ static int apply_args(struct rspd_config *c, bool file_opts, bool quiet)
 	return 0;
 }
 
+static void show_gib(uint64_t bytes, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.1f GiB", (double)bytes / (1ull << 30));
+}
+
+/*
+ * What the options ask for must fit in this machine: the window and the
+ * rings are memory rspd will hold (a window of 1024G on a 24 GiB machine
+ * was taken without a word, and failed only when it filled).
+ */
+static int check_fits(const struct rspd_config *c, char *err, size_t errlen)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	uint64_t rings = (uint64_t)c->capture.ring_pages * 4096 * (uint64_t)(cpus > 0 ? cpus : 1);
+	char a[32], b[32], m[32];
+
+	if (!phys || c->window_budget + rings <= phys)
+		return 0;
+	show_size(c->window_budget, a, sizeof(a));
+	show_size(rings, b, sizeof(b));
+	show_gib(phys, m, sizeof(m));
+	snprintf(err, errlen,
+		 "the window (%s) and the perf rings (%u pages on each of %ld CPUs: %s) need more "
+		 "than this machine's memory (%s) — lower --window or --ring-pages",
+		 a, c->capture.ring_pages, cpus, b, m);
+	return -1;
+}
+
+/*
+ * At least one event: families whose every event another option turns off
+ * (sample with --freq 0, libc with --uprobes none) record nothing, and
+ * libperf then maps no ring: rspd passed --check-config and died at start.
+ */
+static int check_events(const struct rspd_config *c, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &c->capture;
+	char fams[256];
+
+	for (int f = 0; f < RSP_FAM__NR; f++)
+		if (o->families[f] && !(f == RSP_FAM_SAMPLE && !o->sample_freq) &&
+		    !(f == RSP_FAM_LIBC && !o->uprobes[0]))
+			return 0;
+	show_families(c, fams, sizeof(fams));
+	snprintf(err, errlen,
+		 "families %s record no event (sample needs --freq above 0, libc needs "
+		 "--uprobes) — add a family, e.g. --families sched,%s",
+		 fams, fams);
+	return -1;
+}
+
+/* What a start would refuse, refused by --check-config and a reload too. */
+static int check_all(const struct rspd_config *c, char *err, size_t errlen)
+{
+	return check_events(c, err, errlen) || check_fits(c, err, errlen) ? -1 : 0;
+}
+
 enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char **argv, char *err,
 					  size_t errlen)
 {
@@ -1141,6 +1199,8 @@ enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char 
 		return RSPD_CONFIG_BAD;
 	if (apply_args(c, true, false))
 		return RSPD_CONFIG_USAGE;
+	if (check_all(c, err, errlen))
+		return RSPD_CONFIG_BAD;
 	if (c->check_only) {
 		printf("rspd: the configuration is valid (%s%s)\n", c->config_path,
 		       access(c->config_path, F_OK) ? ", absent: the defaults" : "");
@@ -1158,7 +1218,7 @@ int rspd_config__read(struct rspd_config *next, char *err, size_t errlen)
 		snprintf(err, errlen, "the command line no longer applies (a bug)");
 		return -1;
 	}
-	return 0;
+	return check_all(next, err, errlen);
 }
 
 void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next)

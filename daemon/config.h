@@ -23,6 +23,11 @@
 #include "dump.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
+/*
+ * The largest --ring-pages: 1 GiB per CPU. The kernel took 1048576 pages
+ * and its rings then delivered nothing; 524288 failed with ENOMEM.
+ */
+#define RSPD_RING_PAGES_MAX (1u << 18)
 /* The largest configuration file read (the commented default file is ~6 KiB). */
 #define RSPD_CONFIG_MAX_BYTES (1 << 20)
 #ifndef RSPD_DEFAULT_CONFIG

@@ -8,7 +8,12 @@ sensible size is refused with one sentence, never read forever.
   - the same files put in place of the configuration of a running rspd and
     SIGHUP: the reload is refused, the configuration in force is kept,
     capture goes on and SIGTERM still stops rspd;
-  - numbers are decimal (--freq 010 is 10 Hz, not octal 8)."""
+  - numbers are decimal (--freq 010 is 10 Hz, not octal 8);
+  - options that passed --check-config and then failed at start, or did
+    nothing: families that record no event (libperf: "Miscounted
+    nr_mmaps"), a window larger than the machine's memory, rings larger
+    than the kernel delivers into; a uprobe list libc defines none of is
+    named in the warning (it was "uprobe: " and nothing)."""
 import os
 import signal
 import subprocess
@@ -53,6 +58,36 @@ for label, path, what in refused:
             "--check-config refuses %s: %s" % (label, err.replace(tmp + "/", "")))
 p = check_config(conf("ok.conf", b"[capture]\nfreq = 50\n"))
 t.check(p.returncode == 0, "a text file still passes: " + p.stdout.strip())
+
+
+# Values that --check-config took and a start then refused, or worse.
+with open("/proc/meminfo") as f:
+    mem_g = int(f.readline().split()[1]) >> 20  # MemTotal, kB -> GiB
+for args, what in (
+        (["--families", "libc", "--uprobes", "none"],
+         "families libc record no event (sample needs --freq above 0, libc needs --uprobes)"),
+        (["--families", "sample", "--freq", "0"], "families sample record no event"),
+        (["--window", "%dG" % (2 * mem_g + 2)], "need more than this machine's memory"),
+        (["--ring-pages", "1048576"], "want a power of two from 1 to 262144"),
+        (["--families", ","], "the list names no family")):
+    p = t.run([t.RSPD, "--check-config", "--config", conf("empty.conf", b"")] + args)
+    err = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+    t.check(p.returncode in (1, 2) and what in err,
+            "--check-config %s is refused: %s" % (" ".join(args), err))
+
+# An event set left empty at start (no function of the list in libc): one
+# sentence that says why, not libperf's "Miscounted nr_mmaps 0 vs 1".
+p = t.run([t.RSPD, "--foreground", "--config", conf("empty.conf", b""), "--socket",
+           os.path.join(tmp, "never.sock"), "--families", "libc", "--uprobes", "rsp_no_such_fn"]
+          + t.backend_args([], ""), timeout=60)
+t.check(p.returncode == 1 and "none of the events of --families could be opened (uprobe: no "
+        "function of --uprobes is in " in p.stderr and "rsp_no_such_fn" in p.stderr
+        and "Miscounted" not in p.stderr, "an empty event set at start: " +
+        ([l for l in p.stderr.splitlines() if "error:" in l] or [p.stderr])[-1].split("error: ")[-1])
+with t.Rspd("--families", "sched,libc", "--uprobes", "rsp_no_such_fn") as d:
+    line = [l for l in d.read_log().splitlines() if "warning: uprobe:" in l]
+    t.check(line and "no function of --uprobes is in" in line[0] and "rsp_no_such_fn" in line[0],
+            "the uprobe warning says why: %s" % (line[0] if line else d.read_log()))
 
 
 def wait_more(d, text, n, timeout=5):
