@@ -216,3 +216,22 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 	memcpy(o->families, on, sizeof(on));
 	return 0;
 }
+
+size_t rsp_capture_opts__dwarf_bytes(const struct rsp_capture_opts *o)
+{
+	/* The stack copy, the registers, a callchain, the fixed words. */
+	return o->dwarf_stack + 17 * 8 + ((size_t)o->max_stack + 3) * 8 + 128;
+}
+
+bool rsp_capture_opts__may_dwarf(const struct rsp_capture_opts *o)
+{
+	bool on = false;
+
+	if (!o->dwarf_stack)
+		return false;
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		on = on || (o->dwarf[ev] && o->families[rsp_catalogue__event(ev)->family] &&
+			    !(ev == RSP_EV_cpu_clock && !o->sample_freq) &&
+			    !(ev == RSP_EV_uprobe && !o->uprobes[0]));
+	return on;
+}

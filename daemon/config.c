@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <ini.h>
 #include <rsp/parse.h>
+#include <rsp/window.h>
 #include "config.h"
 #include "log.h"
 
@@ -1148,6 +1149,47 @@ static int check_fits(const struct rspd_config *c, char *err, size_t errlen)
 }
 
 /*
+ * The window the start will make (setup() in main.c), made and freed here
+ * by the same rules: a window too small for two chunks per CPU, or chunks
+ * too small for a sample with its user stack, passed --check-config and
+ * failed at start. Every CPU the machine may have, and two streams per CPU
+ * where the BPF backend may be chosen (evset.c's choose_backend()).
+ */
+static int check_window(const struct rspd_config *c, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &c->capture;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	bool perf = o->backend == RSP_CAPTURE_PERF || !o->families[RSP_FAM_SCHED] ||
+		    o->dwarf[RSP_EV_sched_switch] || o->dwarf[RSP_EV_sched_waking];
+	struct rsp_window_config wc = {.budget = c->window_budget,
+				       .nr_cpus = cpus > 0 ? (unsigned)cpus : 1,
+				       .chunk_size = c->chunk_size,
+				       .streams_per_cpu = perf ? 1 : 2};
+	struct rsp_window *w = rsp_window__new(&wc);
+	struct rsp_window_stats ws;
+	char a[32];
+
+	show_size(c->window_budget, a, sizeof(a));
+	if (!w) {
+		snprintf(err, errlen,
+			 "a window of %s cannot hold two chunks for each of this machine's %u "
+			 "CPUs — raise --window",
+			 a, wc.nr_cpus);
+		return -1;
+	}
+	rsp_window__stats(w, &ws);
+	rsp_window__delete(w);
+	if (!rsp_capture_opts__may_dwarf(o) || ws.chunk_size >= rsp_capture_opts__dwarf_bytes(o))
+		return 0;
+	snprintf(err, errlen,
+		 "the window's chunks (%zu bytes with --window %s on %u CPUs) cannot hold a "
+		 "sample with a %u-byte user stack — raise --window or --chunk-size, lower "
+		 "--dwarf-stack, or turn it off with --dwarf none",
+		 ws.chunk_size, a, wc.nr_cpus, o->dwarf_stack);
+	return -1;
+}
+
+/*
  * At least one event: families whose every event another option turns off
  * (sample with --freq 0, libc with --uprobes none) record nothing, and
  * libperf then maps no ring: rspd passed --check-config and died at start.
@@ -1172,7 +1214,9 @@ static int check_events(const struct rspd_config *c, char *err, size_t errlen)
 /* What a start would refuse, refused by --check-config and a reload too. */
 static int check_all(const struct rspd_config *c, char *err, size_t errlen)
 {
-	return check_events(c, err, errlen) || check_fits(c, err, errlen) ? -1 : 0;
+	if (check_events(c, err, errlen) || check_fits(c, err, errlen))
+		return -1;
+	return check_window(c, err, errlen);
 }
 
 enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char **argv, char *err,

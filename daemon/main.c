@@ -84,8 +84,7 @@ static int check_chunks(struct rspd *d, char *err, size_t errlen)
 		dwarf = dwarf || (o->dwarf[ev] && d->es.status[ev].open);
 	if (!dwarf || !o->dwarf_stack)
 		return 0;
-	/* The stack copy, the registers, a callchain, the fixed words. */
-	need = o->dwarf_stack + 17 * 8 + (o->max_stack + 3) * 8 + 128;
+	need = rsp_capture_opts__dwarf_bytes(o);
 	rsp_window__stats(d->window, &ws);
 	if (ws.chunk_size >= need)
 		return 0;

@@ -11,8 +11,9 @@ sensible size is refused with one sentence, never read forever.
   - numbers are decimal (--freq 010 is 10 Hz, not octal 8);
   - options that passed --check-config and then failed at start, or did
     nothing: families that record no event (libperf: "Miscounted
-    nr_mmaps"), a window larger than the machine's memory, rings larger
-    than the kernel delivers into; a uprobe list libc defines none of is
+    nr_mmaps"), a window larger than the machine's memory or with chunks
+    too small for --dwarf-stack, rings larger than the kernel delivers
+    into; a uprobe list libc defines none of is
     named in the warning (it was "uprobe: " and nothing)."""
 import os
 import signal
@@ -69,7 +70,9 @@ for args, what in (
         (["--families", "sample", "--freq", "0"], "families sample record no event"),
         (["--window", "%dG" % (2 * mem_g + 2)], "need more than this machine's memory"),
         (["--ring-pages", "1048576"], "want a power of two from 1 to 262144"),
-        (["--families", ","], "the list names no family")):
+        (["--families", ","], "the list names no family"),
+        (["--window", "1M", "--dwarf-stack", "65528", "--families", "all"],
+         "cannot hold a sample with a 65528-byte user stack")):
     p = t.run([t.RSPD, "--check-config", "--config", conf("empty.conf", b"")] + args)
     err = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
     t.check(p.returncode in (1, 2) and what in err,
