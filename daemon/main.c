@@ -341,6 +341,37 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
  */
 #define DRAIN_SLACK_NS 5000000ull
 
+/*
+ * A start that records nothing must say so: the kernel took --ring-pages
+ * 1048576, logged nothing, and its rings never delivered a record. Once,
+ * SILENT_AFTER_NS after start: no record on any ring while the kernel
+ * counted events, or while sched_switch is open (rspd's own capture thread
+ * switches at least once a second), is an error in the log and in status.
+ */
+#define SILENT_AFTER_NS 5000000000ull
+
+static void check_silent(struct rspd *d, uint64_t now)
+{
+	uint64_t records = 0, fired = 0;
+
+	if (d->silent_checked || now - d->start_ns < SILENT_AFTER_NS)
+		return;
+	d->silent_checked = true;
+	for (unsigned c = 0; c < d->es.max_cpu; c++)
+		records += atomic_load_explicit(&d->drain.cpu[c].records, memory_order_relaxed);
+	for (int i = 0; i < d->es.nr && i < RSP_EVSET_MAX; i++)
+		fired += atomic_load_explicit(&d->drain.checked_fired[i], memory_order_relaxed);
+	if (records || (!fired && !d->es.status[RSP_EV_sched_switch].open))
+		return;
+	atomic_store_explicit(&d->silent_ns, now - d->start_ns, memory_order_relaxed);
+	rspd_log__write(RSP_LOG_ERR,
+			"no record reached the rings in the %.1f s since start although %s: rspd "
+			"records nothing — restart it, and if that does not help, with the "
+			"default --ring-pages and --capture perf",
+			(double)(now - d->start_ns) / 1e9,
+			fired ? "the kernel counted events" : "sched_switch is open");
+}
+
 static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 {
 	uint64_t ticks, now, start = rspd_clock__now_ns();
@@ -356,6 +387,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 	now = rspd_clock__now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
+		check_silent(d, now);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
 		rsp_drain__refresh(&d->drain, now);
 		rspd_budget__tick(&d->budget, now);

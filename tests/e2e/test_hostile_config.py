@@ -147,6 +147,13 @@ with t.Rspd("--freq", "010", config="[daemon]\nlog-level = debug\n") as d:
         else:
             os.unlink(d.config)
         d.write_config("[daemon]\nlog-level = debug\n")
+    # A start that records is not reported as one that records nothing (the
+    # check runs once, 5 s after start: a ring that never delivers says so).
+    while d.json("status")["uptime_s"] < 6.5:
+        time.sleep(0.2)
+    st = d.json("status")
+    t.check(st["capture_problem"] is None and "no record reached the rings" not in d.read_log(),
+            "after %.1f s of %d records, no capture problem is reported" % (st["uptime_s"], st["records"]))
     # SIGTERM still stops it, with the FIFO in place.
     os.unlink(d.config)
     os.mkfifo(d.config)
