@@ -81,7 +81,7 @@ int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, ch
 				size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;
-	bool on[RSP_EV__NR] = {false};
+	bool on[RSP_EV__NR] = {false}, any = false;
 
 	if (strcmp(list, "none")) {
 		snprintf(buf, sizeof(buf), "%s", list);
@@ -97,6 +97,12 @@ int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, ch
 				return -EINVAL;
 			}
 			on[ev] = true;
+			any = true;
+		}
+		if (!any) {
+			/* "" and "," meant none without a word: say none */
+			snprintf(err, errlen, "none, or some of cpu_clock, uprobe, sched_switch");
+			return -EINVAL;
 		}
 	}
 	memcpy(o->dwarf, on, sizeof(on));

@@ -60,6 +60,7 @@ cases = [
     ("[capture]\nfamilies = sched,nope\n", ":2: families", "unknown family 'nope'"),
     ("[capture]\nfamilies =\n", ":2: families: invalid value ''", "the list names no family"),
     ("[capture]\nfamilies = ,\n", ":2: families: invalid value ','", "the list names no family"),
+    ("[capture]\ndwarf =\n", ":2: dwarf: invalid value ''", "none, or some of cpu_clock"),
     ("[daemon]\nlog-level = loud\n", ":2: log-level", "error, warning, info or debug"),
     ("[capture]\nstacks = all" + " " * 300 + "x\n", ":2: the line is longer than", ""),
 ]
