@@ -8,6 +8,9 @@ sensible size is refused with one sentence, never read forever.
   - the same files put in place of the configuration of a running rspd and
     SIGHUP: the reload is refused, the configuration in force is kept,
     capture goes on and SIGTERM still stops rspd;
+  - a configuration on a file system that never answers a read (a FUSE
+    server written here): the reload waits on its own thread, capture goes
+    on, a second SIGHUP and a read over 10 s are logged, SIGTERM stops rspd;
   - numbers are decimal (--freq 010 is 10 Hz, not octal 8);
   - options that passed --check-config and then failed at start, or did
     nothing: families that record no event (libperf: "Miscounted
@@ -15,10 +18,14 @@ sensible size is refused with one sentence, never read forever.
     too small for --dwarf-stack, rings larger than the kernel delivers
     into; a uprobe list libc defines none of is
     named in the warning (it was "uprobe: " and nothing)."""
+import ctypes
+import errno
 import os
 import signal
+import struct
 import subprocess
 import tempfile
+import threading
 import time
 import rsptest as t
 
@@ -167,3 +174,91 @@ with t.Rspd("--freq", "010", config="[daemon]\nlog-level = debug\n") as d:
         t.fail("rspd ignored SIGTERM after a reload of a FIFO: " + d.read_log())
     t.check(d.proc.returncode == 0, "SIGTERM stops rspd after a reload of a FIFO")
     d.proc = None
+
+# A configuration on a file system that does not answer (a FUSE server that
+# never replies to READ): the reload thread waits, capture and SIGTERM do not.
+FUSE_LOOKUP, FUSE_GETATTR, FUSE_OPEN, FUSE_READ = 1, 3, 14, 15
+FUSE_INIT, FUSE_INTERRUPT = 26, 36
+NO_REPLY = (2, 36, 38, 42)  # FORGET, INTERRUPT, DESTROY, BATCH_FORGET
+
+
+class HungFs:
+    """/dev/fuse served by hand: one file, rspd.conf, whose reads never end
+    (unless interrupted, as FUSE servers must allow)."""
+
+    def __init__(self):
+        self.mnt = tempfile.mkdtemp(prefix="rsptest.fuse.")
+        self.path = os.path.join(self.mnt, "rspd.conf")
+        self.fd = os.open("/dev/fuse", os.O_RDWR)
+        libc = ctypes.CDLL(None, use_errno=True)
+        opts = "fd=%d,rootmode=40000,user_id=0,group_id=0" % self.fd
+        if libc.mount(b"rsptest", self.mnt.encode(), b"fuse", 6, opts.encode()):  # nosuid,nodev
+            raise OSError(ctypes.get_errno(), "mount fuse")
+        self.reads = 0
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def reply(self, unique, err=0, body=b""):
+        os.write(self.fd, struct.pack("<IiQ", 16 + len(body), err, unique) + body)
+
+    @staticmethod
+    def attr(ino):
+        mode = 0o40755 if ino == 1 else 0o100644
+        return struct.pack("<QQQQQQIIIIIIIIII", ino, 64, 1, 0, 0, 0, 0, 0, 0, mode, 1, 0, 0, 0,
+                           4096, 0)
+
+    def serve(self):
+        while True:
+            try:
+                msg = os.read(self.fd, 1 << 17)
+            except OSError:
+                return  # unmounted
+            _, op, unique, node = struct.unpack_from("<IIQQ", msg)
+            body = msg[40:]
+            if op == FUSE_INIT:
+                self.reply(unique, body=struct.pack("<IIIIHHIIHHII", 7, 31, 0, 0, 0, 0, 4096, 1,
+                                                    0, 0, 0, 0) + b"\0" * 24)
+            elif op == FUSE_LOOKUP and body.rstrip(b"\0") == b"rspd.conf":
+                self.reply(unique, body=struct.pack("<QQQQII", 2, 0, 0, 0, 0, 0) + self.attr(2))
+            elif op == FUSE_GETATTR:
+                self.reply(unique, body=struct.pack("<QII", 0, 0, 0) + self.attr(node))
+            elif op == FUSE_OPEN:
+                self.reply(unique, body=struct.pack("<QII", 1, 1, 0))  # FOPEN_DIRECT_IO
+            elif op == FUSE_READ:
+                self.reads += 1  # never answered
+            elif op == FUSE_INTERRUPT:
+                self.reply(struct.unpack_from("<Q", body)[0], -errno.EINTR)
+            elif op not in NO_REPLY:
+                self.reply(unique, -errno.ENOSYS)
+
+    def close(self):
+        subprocess.run(["umount", "-l", self.mnt], capture_output=True)
+        os.close(self.fd)  # aborts the connection: a read still waiting fails
+
+
+fs = HungFs()
+try:
+    with t.Rspd(config="[daemon]\nlog-level = debug\n") as d:
+        os.unlink(d.config)
+        os.symlink(fs.path, d.config)
+        d.signal(signal.SIGHUP)
+        deadline = time.time() + 5
+        while fs.reads == 0 and time.time() < deadline:
+            time.sleep(0.05)
+        t.check(fs.reads > 0, "the reload reads a file that never answers")
+        capturing(d, "a file that never answers")
+        n = count(d, "the previous reload has been reading the file")
+        d.signal(signal.SIGHUP)
+        t.check("is read again once it ends" in wait_more(d, "the previous reload has been", n),
+                "a second SIGHUP says the first is still reading")
+        line = wait_more(d, "(a file system that does not answer?)", 0, timeout=15)
+        t.check("has taken more than 10 s" in line, "a reload reading for over 10 s is logged")
+        d.signal(signal.SIGTERM)
+        try:
+            d.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            t.fail("rspd ignored SIGTERM while a reload waits for its file: " + d.read_log())
+        t.check(d.proc.returncode == 0,
+                "SIGTERM stops rspd while a reload waits for its file (exit %d)" % d.proc.returncode)
+        d.proc = None
+finally:
+    fs.close()
