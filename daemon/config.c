@@ -1219,6 +1219,32 @@ static int check_all(const struct rspd_config *c, char *err, size_t errlen)
 	return check_window(c, err, errlen);
 }
 
+/*
+ * A relative --config is made absolute on the kept command line: rspd
+ * detaches into / (main.c), and a SIGHUP would then read another file, or
+ * none.
+ */
+static int absolute_config(char *err, size_t errlen)
+{
+	static char path[PATH_MAX];
+	char cwd[PATH_MAX];
+
+	for (int i = 0; i < nr_cli; i++) {
+		if (strcmp(cli[i].o->name, "config") || cli[i].val[0] == '/')
+			continue;
+		if (!getcwd(cwd, sizeof(cwd)) || (size_t)snprintf(path, sizeof(path), "%s/%s", cwd,
+								  cli[i].val) >= sizeof(path)) {
+			snprintf(err, errlen,
+				 "cannot make the configuration file %s an absolute path — give "
+				 "--config /PATH",
+				 cli[i].val);
+			return -1;
+		}
+		cli[i].val = path;
+	}
+	return 0;
+}
+
 enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char **argv, char *err,
 					  size_t errlen)
 {
@@ -1237,6 +1263,8 @@ enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char 
 		rspd_config__print_default(stdout);
 		return RSPD_CONFIG_EXIT;
 	}
+	if (absolute_config(err, errlen))
+		return RSPD_CONFIG_BAD;
 	if (apply_args(c, false, false))
 		return RSPD_CONFIG_USAGE;
 	if (load_file(c, err, errlen))

@@ -66,6 +66,11 @@ for label, path, what in refused:
             "--check-config refuses %s: %s" % (label, err.replace(tmp + "/", "")))
 p = check_config(conf("ok.conf", b"[capture]\nfreq = 50\n"))
 t.check(p.returncode == 0, "a text file still passes: " + p.stdout.strip())
+# A relative --config is made absolute: rspd detaches into /, where a
+# SIGHUP would otherwise read another file.
+p = t.run([t.RSPD, "--check-config", "--config", "ok.conf"], cwd=tmp)
+t.check(p.returncode == 0 and "valid (%s/ok.conf)" % tmp in p.stdout,
+        "a relative --config is kept as an absolute path: " + p.stdout.strip())
 
 
 # Values that --check-config took and a start then refused, or worse.
