@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/parse.h>
 #include "capture_opts.h"
 
 void rsp_capture_opts__init(struct rsp_capture_opts *o)
@@ -146,8 +147,7 @@ int rsp_capture_opts__set_uprobes(struct rsp_capture_opts *o, const char *list, 
 
 int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
 {
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	if (!strcmp(s, "cached"))
 		o->stacks = RSP_STACKS_CACHED;
@@ -158,9 +158,7 @@ int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
 	else if (!strcmp(s, "none"))
 		o->stacks = RSP_STACKS_NONE;
 	else if (!strncmp(s, "sampled:", 8)) {
-		errno = 0;
-		n = strtoul(s + 8, &end, 10);
-		if (s[8] < '1' || s[8] > '9' || *end || errno || n < 2 || n > 1000000)
+		if (rsp_parse__u64(s + 8, 2, 1000000, &n))
 			return -EINVAL;
 		o->stacks = RSP_STACKS_SAMPLED;
 		o->stack_every = (unsigned)n;

@@ -134,9 +134,10 @@ def capturing(d, what):
 
 
 # A running rspd whose file becomes each of these, then SIGHUP.
-with t.Rspd("--freq", "010", config="[daemon]\nlog-level = debug\n") as d:
-    t.check(d.json("status")["config"]["sample_freq_hz"] == 10,
-            "--freq 010 is 10 Hz (decimal, not octal)")
+with t.Rspd("--freq", "010", "--stacks", "sampled:010", config="[daemon]\nlog-level = debug\n") as d:
+    cfg = d.json("status")["config"]
+    t.check(cfg["sample_freq_hz"] == 10, "--freq 010 is 10 Hz (decimal, not octal)")
+    t.check(cfg["stacks"] == "sampled:10", "--stacks sampled:010 is one in 10: " + cfg["stacks"])
     for label, src, what in refused:
         os.unlink(d.config)
         if os.path.isdir(src):
