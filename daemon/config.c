@@ -652,8 +652,7 @@ static int check_file(const char *path, const struct stat *st, char *err, size_t
 	if (st->st_size > RSPD_CONFIG_MAX_BYTES) {
 		snprintf(err, errlen,
 			 "the configuration file %s has %lld bytes, more than the %d a "
-			 "configuration "
-			 "may have — is it the right file?",
+			 "configuration may have — is it the right file?",
 			 path, (long long)st->st_size, RSPD_CONFIG_MAX_BYTES);
 		return -1;
 	}
