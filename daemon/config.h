@@ -76,14 +76,15 @@ enum rspd_config_result {
 	RSPD_CONFIG_RUN = 0,   /* start the daemon */
 	RSPD_CONFIG_EXIT = 1,  /* done (--help, --version, --check-config ...): exit 0 */
 	RSPD_CONFIG_USAGE = 2, /* a command-line error, already printed: exit 2 */
-	RSPD_CONFIG_BAD = 3,   /* a bad file, the sentence is in @err: exit 1 */
+	RSPD_CONFIG_BAD = 3,   /* a bad file or options that cannot work, said in @err: exit 1 */
 };
 
 /**
  * rspd_config__load() - defaults, then the file, then the command line
  * @argv: kept (not copied) for rspd_config__read(); it lives as long as
  *        the process
- * @err:  on RSPD_CONFIG_BAD, "FILE:LINE: what is wrong; what is allowed"
+ * @err:  on RSPD_CONFIG_BAD, "FILE:LINE: what is wrong; what is allowed", or
+ *        why the options cannot work together on this machine
  *
  * Command-line errors and --help go to stderr/stdout directly.
  */
