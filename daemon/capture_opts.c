@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/parse.h>
 #include "capture_opts.h"
 
 void rsp_capture_opts__init(struct rsp_capture_opts *o)
@@ -81,7 +82,7 @@ int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, ch
 				size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;
-	bool on[RSP_EV__NR] = {false};
+	bool on[RSP_EV__NR] = {false}, any = false;
 
 	if (strcmp(list, "none")) {
 		snprintf(buf, sizeof(buf), "%s", list);
@@ -97,6 +98,12 @@ int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, ch
 				return -EINVAL;
 			}
 			on[ev] = true;
+			any = true;
+		}
+		if (!any) {
+			/* "" and "," meant none without a word: say none */
+			snprintf(err, errlen, "none, or some of cpu_clock, uprobe, sched_switch");
+			return -EINVAL;
 		}
 	}
 	memcpy(o->dwarf, on, sizeof(on));
@@ -140,8 +147,7 @@ int rsp_capture_opts__set_uprobes(struct rsp_capture_opts *o, const char *list, 
 
 int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
 {
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	if (!strcmp(s, "cached"))
 		o->stacks = RSP_STACKS_CACHED;
@@ -152,9 +158,7 @@ int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s)
 	else if (!strcmp(s, "none"))
 		o->stacks = RSP_STACKS_NONE;
 	else if (!strncmp(s, "sampled:", 8)) {
-		errno = 0;
-		n = strtoul(s + 8, &end, 10);
-		if (s[8] < '1' || s[8] > '9' || *end || errno || n < 2 || n > 1000000)
+		if (rsp_parse__u64(s + 8, 2, 1000000, &n))
 			return -EINVAL;
 		o->stacks = RSP_STACKS_SAMPLED;
 		o->stack_every = (unsigned)n;
@@ -185,7 +189,7 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 				   size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;
-	bool on[RSP_FAM__NR] = {false};
+	bool on[RSP_FAM__NR] = {false}, any = false;
 
 	if (!strcmp(list, "all")) {
 		for (int f = 0; f < RSP_FAM__NR; f++)
@@ -206,7 +210,32 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 			return -EINVAL;
 		}
 		on[f] = true;
+		any = true;
+	}
+	if (!any) {
+		/* no event: libperf would map no ring, and rspd die at start */
+		snprintf(err, errlen, "the list names no family");
+		return -EINVAL;
 	}
 	memcpy(o->families, on, sizeof(on));
 	return 0;
+}
+
+size_t rsp_capture_opts__dwarf_bytes(const struct rsp_capture_opts *o)
+{
+	/* The stack copy, the registers, a callchain, the fixed words. */
+	return o->dwarf_stack + 17 * 8 + ((size_t)o->max_stack + 3) * 8 + 128;
+}
+
+bool rsp_capture_opts__may_dwarf(const struct rsp_capture_opts *o)
+{
+	bool on = false;
+
+	if (!o->dwarf_stack)
+		return false;
+	for (int ev = 0; ev < RSP_EV__NR; ev++)
+		on = on || (o->dwarf[ev] && o->families[rsp_catalogue__event(ev)->family] &&
+			    !(ev == RSP_EV_cpu_clock && !o->sample_freq) &&
+			    !(ev == RSP_EV_uprobe && !o->uprobes[0]));
+	return on;
 }

@@ -76,6 +76,13 @@ const char *rsp_capture_opts__backend_name(const struct rsp_capture_opts *o);
 int rsp_capture_opts__set_dwarf(struct rsp_capture_opts *o, const char *list, char *err,
 				size_t errlen);
 void rsp_capture_opts__dwarf_name(const struct rsp_capture_opts *o, char *buf, size_t n);
+/** rsp_capture_opts__dwarf_bytes() - the size of a sample that copies the user stack. */
+size_t rsp_capture_opts__dwarf_bytes(const struct rsp_capture_opts *o);
+/**
+ * rsp_capture_opts__may_dwarf() - whether an event that copies the user
+ * stack may be opened (its family on, the other options leave it events).
+ */
+bool rsp_capture_opts__may_dwarf(const struct rsp_capture_opts *o);
 /** rsp_capture_opts__set_uprobes() - "none" or function names; 0 or -EINVAL. */
 int rsp_capture_opts__set_uprobes(struct rsp_capture_opts *o, const char *list, char *err,
 				  size_t errlen);

@@ -17,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <ini.h>
 #include <rsp/parse.h>
+#include <rsp/window.h>
 #include "config.h"
 #include "log.h"
 
@@ -125,7 +128,7 @@ static int set_ring_pages(struct rspd_config *c, const char *v, char *why, size_
 {
 	uint64_t p;
 
-	if (rsp_parse__u64(v, 1, 1u << 20, &p) || (p & (p - 1)))
+	if (rsp_parse__u64(v, 1, RSPD_RING_PAGES_MAX, &p) || (p & (p - 1)))
 		return -1;
 	c->capture.ring_pages = (unsigned)p;
 	return 0;
@@ -151,20 +154,16 @@ static void show_stacks(const struct rspd_config *c, char *buf, size_t n)
 /* A percentage of one CPU: a decimal number from 0 to 100, "%" optional. */
 static int set_budget(struct rspd_config *c, const char *v, char *why, size_t n)
 {
-	char *end;
-	double p;
+	char buf[32];
+	size_t len = strlen(v);
 
-	errno = 0;
-	p = strtod(v, &end);
-	if (*end == '%')
-		end++;
-	if (end == v || *end || errno || !(p >= 0 && p <= 100)) {
-		(void)why;
-		(void)n;
+	if (len && v[len - 1] == '%')
+		len--;
+	if (len >= sizeof(buf))
 		return -1;
-	}
-	c->overhead_budget_pct = p;
-	return 0;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return rsp_parse__decimal(buf, 0, 100, &c->overhead_budget_pct) ? -1 : 0;
 }
 
 static void show_budget(const struct rspd_config *c, char *buf, size_t n)
@@ -394,7 +393,7 @@ static const struct rspd_opt opts[] = {
 	 .allowed = "a size up to 65528 bytes, a multiple of 8, e.g. 4K, 8K"},
 	{.section = "capture", .name = "ring-pages", .arg = "N", .def = "256", CUSTOM(ring_pages),
 	 .help = "data pages per CPU ring",
-	 .allowed = "a power of two from 1 to 1048576, e.g. 64, 256, 1024"},
+	 .allowed = "a power of two from 1 to 262144 (1 GiB per CPU), e.g. 64, 256, 1024"},
 	{.section = "capture", .name = "wakeup-percent", .arg = "P", .def = "25", .type = T_UINT,
 	 F(capture.wakeup_percent), .min = 1, .max = 90, .help = "wake the drain when a ring is P% full"},
 	{.section = "capture", .name = "flush-interval", .arg = "DURATION", .def = "100ms",
@@ -624,31 +623,164 @@ static void config_defaults(struct rspd_config *c)
 
 /* --- the file ------------------------------------------------------------- */
 
+/*
+ * The file is read whole before it is parsed, and only a regular file of at
+ * most RSPD_CONFIG_MAX_BYTES: a directory read as an empty file (every key
+ * at its default), opening a FIFO blocks until a writer comes and /dev/zero
+ * never ends. The type is checked before the open (opening some devices
+ * acts on them) and again on the open file (it may have been replaced):
+ * O_NONBLOCK|O_NOCTTY make that open harmless whatever it found.
+ */
+static const char *file_type(mode_t mode)
+{
+	return S_ISDIR(mode)	? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
+	       : S_ISSOCK(mode) ? "a socket"
+				: "not a regular file";
+}
+
+static int check_file(const char *path, const struct stat *st, char *err, size_t errlen)
+{
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen,
+			 "the configuration file %s is %s — give a regular file with --config FILE",
+			 path, file_type(st->st_mode));
+		return -1;
+	}
+	if (st->st_size > RSPD_CONFIG_MAX_BYTES) {
+		snprintf(err, errlen,
+			 "the configuration file %s has %lld bytes, more than the %d a "
+			 "configuration may have — is it the right file?",
+			 path, (long long)st->st_size, RSPD_CONFIG_MAX_BYTES);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_error(const char *path, int fd, char *buf, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read the configuration file %s: %s%s", path, strerror(errno),
+		 errno == EAGAIN ? " (reading it would block: it is not a plain file)" : "");
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return -1;
+}
+
+/* At most RSPD_CONFIG_MAX_BYTES, NUL-terminated into @buf (that size + 2). */
+static int read_bounded(const char *path, int fd, char *buf, size_t *len, char *err, size_t errlen)
+{
+	ssize_t n = 1;
+
+	*len = 0;
+	while (n > 0 && *len <= RSPD_CONFIG_MAX_BYTES) {
+		n = read(fd, buf + *len, RSPD_CONFIG_MAX_BYTES + 1 - *len);
+		if (n < 0 && errno == EINTR)
+			n = 1;
+		else if (n < 0)
+			return read_error(path, -1, NULL, err, errlen);
+		else
+			*len += (size_t)n;
+	}
+	buf[*len] = '\0';
+	if (*len <= RSPD_CONFIG_MAX_BYTES)
+		return 0;
+	snprintf(err, errlen,
+		 "the configuration file %s has more than the %d bytes a configuration may have — "
+		 "is it the right file?",
+		 path, RSPD_CONFIG_MAX_BYTES);
+	return -1;
+}
+
+/*
+ * The file's bytes in *@out (the caller frees), or *@out NULL when it is
+ * absent and @may_be_absent. 0, or -1 with the sentence in @err.
+ */
+static int read_file(const char *path, bool may_be_absent, char **out, size_t *len, char *err,
+		     size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	int fd;
+
+	*out = NULL;
+	if (stat(path, &st)) {
+		if (errno == ENOENT && may_be_absent)
+			return 0; /* no file at the default place: the defaults */
+		snprintf(err, errlen, "cannot read the configuration file %s: %s%s", path,
+			 strerror(errno),
+			 errno == ENOENT ? " — give an existing file with --config FILE" : "");
+		return -1;
+	}
+	if (check_file(path, &st, err, errlen))
+		return -1;
+	buf = malloc(RSPD_CONFIG_MAX_BYTES + 2);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (!buf || fd < 0 || fstat(fd, &st))
+		return read_error(path, fd, buf, err, errlen);
+	if (check_file(path, &st, err, errlen) || read_bounded(path, fd, buf, len, err, errlen)) {
+		close(fd);
+		free(buf);
+		return -1;
+	}
+	close(fd);
+	*out = buf;
+	return 0;
+}
+
+/* A configuration is text: a NUL byte is an error at its line. */
+static int check_text(const char *path, const char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *nul = memchr(buf, '\0', len), *bol = buf;
+	int line = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *p = buf; p < nul; p++) {
+		if (*p == '\n') {
+			line++;
+			bol = p + 1;
+		}
+	}
+	snprintf(err, errlen,
+		 "%s:%d: a NUL byte at column %d; a configuration file is text — is it the right "
+		 "file?",
+		 path, line, (int)(nul - bol) + 1);
+	return -1;
+}
+
 struct file_ctx {
 	struct rspd_config *c;
-	FILE *f;
+	const char *p, *end; /* what is left of the file's bytes */
 	int line;
 	char msg[1024]; /* the first error; ini_parse() tells its line */
 };
 
 /*
- * inih's reader, fgets-like. inih would cut a line longer than its buffer
- * and go on with the cut line: instead, such a line becomes an error.
+ * inih's reader, fgets-like over the bytes read. inih would cut a line
+ * longer than its buffer and go on with the cut line: instead, such a line
+ * becomes an error.
  */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct file_ctx *x = stream;
+	const char *nl;
 	size_t len;
-	int ch;
 
-	if (!fgets(str, num, x->f))
+	if (x->p >= x->end)
 		return NULL;
+	nl = memchr(x->p, '\n', (size_t)(x->end - x->p));
+	len = nl ? (size_t)(nl - x->p) + 1 : (size_t)(x->end - x->p);
 	x->line++;
-	len = strlen(str);
-	if (len == 0 || str[len - 1] == '\n' || feof(x->f))
+	if (len < (size_t)num) {
+		memcpy(str, x->p, len);
+		str[len] = '\0';
+		x->p += len;
 		return str;
-	while ((ch = fgetc(x->f)) != EOF && ch != '\n')
-		;
+	}
+	x->p += len;
 	if (!x->msg[0])
 		snprintf(x->msg, sizeof(x->msg), "the line is longer than %d bytes", num - 2);
 	snprintf(str, (size_t)num, "[\n"); /* a syntax error, at this line */
@@ -739,21 +871,14 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	return 1;
 }
 
-static int load_file(struct rspd_config *c, char *err, size_t errlen)
+static int parse_file(struct rspd_config *c, const char *buf, size_t len, char *err, size_t errlen)
 {
-	struct file_ctx x = {.c = c, .f = fopen(c->config_path, "re")};
+	struct file_ctx x = {.c = c, .p = buf, .end = buf + len};
 	int line;
 
-	if (!x.f) {
-		if (errno == ENOENT && !c->config_given)
-			return 0; /* no file at the default place: the defaults */
-		snprintf(err, errlen, "cannot read the configuration file %s: %s%s", c->config_path,
-			 strerror(errno),
-			 errno == ENOENT ? " — give an existing file with --config FILE" : "");
+	if (check_text(c->config_path, buf, len, err, errlen))
 		return -1;
-	}
 	line = ini_parse_stream(read_line, &x, on_key, &x);
-	fclose(x.f);
 	if (line == 0)
 		return 0;
 	if (line < 0) {
@@ -764,6 +889,21 @@ static int load_file(struct rspd_config *c, char *err, size_t errlen)
 		snprintf(x.msg, sizeof(x.msg), "not a '[section]' or 'key = value' line");
 	snprintf(err, errlen, "%s:%d: %s", c->config_path, line, x.msg);
 	return -1;
+}
+
+static int load_file(struct rspd_config *c, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (read_file(c->config_path, !c->config_given, &buf, &len, err, errlen))
+		return -1;
+	if (!buf)
+		return 0;
+	ret = parse_file(c, buf, len, err, errlen);
+	free(buf);
+	return ret;
 }
 
 /* --- the command line ----------------------------------------------------- */
@@ -780,11 +920,6 @@ struct cli_arg {
 /* The command line, kept to apply it again over a reloaded file. */
 static struct cli_arg *cli;
 static int nr_cli;
-
-static void free_cli(void)
-{
-	free(cli);
-}
 
 static void help_left(const struct rspd_opt *o, const struct rspd_config *def, char *buf, size_t n)
 {
@@ -914,7 +1049,10 @@ static int collect_args(int argc, char **argv)
 		fprintf(stderr, "rspd: out of memory\n");
 		return -1;
 	}
-	atexit(free_cli);
+	/*
+	 * Never freed: a reload thread still reading a hung file when rspd
+	 * exits may use it (reload.c); a static pointer keeps it reachable.
+	 */
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "c:fs:hV", lo, NULL)) != -1) {
 		const struct rspd_opt *o = NULL;
@@ -979,6 +1117,133 @@ static int apply_args(struct rspd_config *c, bool file_opts, bool quiet)
 	return 0;
 }
 
+static void show_gib(uint64_t bytes, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.1f GiB", (double)bytes / (1ull << 30));
+}
+
+/*
+ * What the options ask for must fit in this machine: the window and the
+ * rings are memory rspd will hold (a window of 1024G on a 24 GiB machine
+ * was taken without a word, and failed only when it filled).
+ */
+static int check_fits(const struct rspd_config *c, char *err, size_t errlen)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	uint64_t rings = (uint64_t)c->capture.ring_pages * 4096 * (uint64_t)(cpus > 0 ? cpus : 1);
+	char a[32], b[32], m[32];
+
+	if (!phys || c->window_budget + rings <= phys)
+		return 0;
+	show_size(c->window_budget, a, sizeof(a));
+	show_size(rings, b, sizeof(b));
+	show_gib(phys, m, sizeof(m));
+	snprintf(err, errlen,
+		 "the window (%s) and the perf rings (%u pages on each of %ld CPUs: %s) need more "
+		 "than this machine's memory (%s) — lower --window or --ring-pages",
+		 a, c->capture.ring_pages, cpus, b, m);
+	return -1;
+}
+
+/*
+ * The window the start will make (setup() in main.c), made and freed here
+ * by the same rules: a window too small for two chunks per CPU, or chunks
+ * too small for a sample with its user stack, passed --check-config and
+ * failed at start. Every CPU the machine may have, and two streams per CPU
+ * where the BPF backend may be chosen (evset.c's choose_backend()).
+ */
+static int check_window(const struct rspd_config *c, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &c->capture;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	bool perf = o->backend == RSP_CAPTURE_PERF || !o->families[RSP_FAM_SCHED] ||
+		    o->dwarf[RSP_EV_sched_switch] || o->dwarf[RSP_EV_sched_waking];
+	struct rsp_window_config wc = {.budget = c->window_budget,
+				       .nr_cpus = cpus > 0 ? (unsigned)cpus : 1,
+				       .chunk_size = c->chunk_size,
+				       .streams_per_cpu = perf ? 1 : 2};
+	struct rsp_window *w = rsp_window__new(&wc);
+	struct rsp_window_stats ws;
+	char a[32];
+
+	show_size(c->window_budget, a, sizeof(a));
+	if (!w) {
+		snprintf(err, errlen,
+			 "a window of %s cannot hold two chunks for each of this machine's %u "
+			 "CPUs — raise --window",
+			 a, wc.nr_cpus);
+		return -1;
+	}
+	rsp_window__stats(w, &ws);
+	rsp_window__delete(w);
+	if (!rsp_capture_opts__may_dwarf(o) || ws.chunk_size >= rsp_capture_opts__dwarf_bytes(o))
+		return 0;
+	snprintf(err, errlen,
+		 "the window's chunks (%zu bytes with --window %s on %u CPUs) cannot hold a "
+		 "sample with a %u-byte user stack — raise --window or --chunk-size, lower "
+		 "--dwarf-stack, or turn it off with --dwarf none",
+		 ws.chunk_size, a, wc.nr_cpus, o->dwarf_stack);
+	return -1;
+}
+
+/*
+ * At least one event: families whose every event another option turns off
+ * (sample with --freq 0, libc with --uprobes none) record nothing, and
+ * libperf then maps no ring: rspd passed --check-config and died at start.
+ */
+static int check_events(const struct rspd_config *c, char *err, size_t errlen)
+{
+	const struct rsp_capture_opts *o = &c->capture;
+	char fams[256];
+
+	for (int f = 0; f < RSP_FAM__NR; f++)
+		if (o->families[f] && !(f == RSP_FAM_SAMPLE && !o->sample_freq) &&
+		    !(f == RSP_FAM_LIBC && !o->uprobes[0]))
+			return 0;
+	show_families(c, fams, sizeof(fams));
+	snprintf(err, errlen,
+		 "families %s record no event (sample needs --freq above 0, libc needs "
+		 "--uprobes) — add a family, e.g. --families sched,%s",
+		 fams, fams);
+	return -1;
+}
+
+/* What a start would refuse, refused by --check-config and a reload too. */
+static int check_all(const struct rspd_config *c, char *err, size_t errlen)
+{
+	if (check_events(c, err, errlen) || check_fits(c, err, errlen))
+		return -1;
+	return check_window(c, err, errlen);
+}
+
+/*
+ * A relative --config is made absolute on the kept command line: rspd
+ * detaches into / (main.c), and a SIGHUP would then read another file, or
+ * none.
+ */
+static int absolute_config(char *err, size_t errlen)
+{
+	static char path[PATH_MAX];
+	char cwd[PATH_MAX];
+
+	for (int i = 0; i < nr_cli; i++) {
+		if (strcmp(cli[i].o->name, "config") || cli[i].val[0] == '/')
+			continue;
+		if (!getcwd(cwd, sizeof(cwd)) || (size_t)snprintf(path, sizeof(path), "%s/%s", cwd,
+								  cli[i].val) >= sizeof(path)) {
+			snprintf(err, errlen,
+				 "cannot make the configuration file %s an absolute path — give "
+				 "--config /PATH",
+				 cli[i].val);
+			return -1;
+		}
+		cli[i].val = path;
+	}
+	return 0;
+}
+
 enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char **argv, char *err,
 					  size_t errlen)
 {
@@ -997,12 +1262,16 @@ enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char 
 		rspd_config__print_default(stdout);
 		return RSPD_CONFIG_EXIT;
 	}
+	if (absolute_config(err, errlen))
+		return RSPD_CONFIG_BAD;
 	if (apply_args(c, false, false))
 		return RSPD_CONFIG_USAGE;
 	if (load_file(c, err, errlen))
 		return RSPD_CONFIG_BAD;
 	if (apply_args(c, true, false))
 		return RSPD_CONFIG_USAGE;
+	if (check_all(c, err, errlen))
+		return RSPD_CONFIG_BAD;
 	if (c->check_only) {
 		printf("rspd: the configuration is valid (%s%s)\n", c->config_path,
 		       access(c->config_path, F_OK) ? ", absent: the defaults" : "");
@@ -1011,18 +1280,22 @@ enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char 
 	return RSPD_CONFIG_RUN;
 }
 
-int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
+int rspd_config__read(struct rspd_config *next, char *err, size_t errlen)
 {
-	static struct rspd_config next; /* large: not on the stack; main thread only */
-	char a[PATH_MAX], b[PATH_MAX];
-
-	config_defaults(&next);
-	if (apply_args(&next, false, true) || load_file(&next, err, errlen))
+	config_defaults(next);
+	if (apply_args(next, false, true) || load_file(next, err, errlen))
 		return -1;
-	if (apply_args(&next, true, true)) {
+	if (apply_args(next, true, true)) {
 		snprintf(err, errlen, "the command line no longer applies (a bug)");
 		return -1;
 	}
+	return check_all(next, err, errlen);
+}
+
+void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
 	for (size_t i = 0; i < NR_OPTS; i++) {
 		const struct rspd_opt *o = &opts[i];
 
@@ -1030,11 +1303,11 @@ int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
 			continue;
 		if (o->flags & OPTF_RELOAD) {
 			/* Only the capture thread reads these fields: no lock. */
-			memcpy(field(cfg, o), cfield(&next, o), o->size);
+			memcpy(field(cfg, o), cfield(next, o), o->size);
 			continue;
 		}
 		opt_show(o, cfg, a, sizeof(a));
-		opt_show(o, &next, b, sizeof(b));
+		opt_show(o, next, b, sizeof(b));
 		if (strcmp(a, b))
 			rspd_log__write(
 				RSP_LOG_WARN,
@@ -1042,7 +1315,6 @@ int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen)
 				"when rspd restarts",
 				o->name, a, b);
 	}
-	return 0;
 }
 
 static void print_help_comment(FILE *f, const struct rspd_opt *o)

@@ -23,6 +23,13 @@
 #include "dump.h"
 
 #define RSPD_DEFAULT_SOCKET "/run/rspd/rspd.sock"
+/*
+ * The largest --ring-pages: 1 GiB per CPU. The kernel took 1048576 pages
+ * and its rings then delivered nothing; 524288 failed with ENOMEM.
+ */
+#define RSPD_RING_PAGES_MAX (1u << 18)
+/* The largest configuration file read (the commented default file is ~6 KiB). */
+#define RSPD_CONFIG_MAX_BYTES (1 << 20)
 #ifndef RSPD_DEFAULT_CONFIG
 #define RSPD_DEFAULT_CONFIG "/etc/rspd.conf"
 #endif
@@ -69,14 +76,15 @@ enum rspd_config_result {
 	RSPD_CONFIG_RUN = 0,   /* start the daemon */
 	RSPD_CONFIG_EXIT = 1,  /* done (--help, --version, --check-config ...): exit 0 */
 	RSPD_CONFIG_USAGE = 2, /* a command-line error, already printed: exit 2 */
-	RSPD_CONFIG_BAD = 3,   /* a bad file, the sentence is in @err: exit 1 */
+	RSPD_CONFIG_BAD = 3,   /* a bad file or options that cannot work, said in @err: exit 1 */
 };
 
 /**
  * rspd_config__load() - defaults, then the file, then the command line
- * @argv: kept (not copied) for rspd_config__reload(); it lives as long as
+ * @argv: kept (not copied) for rspd_config__read(); it lives as long as
  *        the process
- * @err:  on RSPD_CONFIG_BAD, "FILE:LINE: what is wrong; what is allowed"
+ * @err:  on RSPD_CONFIG_BAD, "FILE:LINE: what is wrong; what is allowed", or
+ *        why the options cannot work together on this machine
  *
  * Command-line errors and --help go to stderr/stdout directly.
  */
@@ -84,18 +92,29 @@ enum rspd_config_result rspd_config__load(struct rspd_config *c, int argc, char 
 					  size_t errlen);
 
 /**
- * rspd_config__reload() - read the file again (SIGHUP)
- * @cfg: the configuration in force; on success, the options marked
- *       reloadable in the table take their new values in it. The others
- *       keep theirs, with a warning in the log when the file changed them
- *       (they take effect at restart).
+ * rspd_config__read() - what a reload (SIGHUP) would bring: the defaults,
+ * the file, then the command line again
+ * @next: filled in (large: not on a small stack)
  *
- * The command line still overrides the file. Other threads must read only
- * options that are not reloadable from @cfg (the server keeps its own copy
- * of its options, updated by rspd_server__configure()).
- * Return: 0, or -1 with "FILE:LINE: why" in @err and @cfg unchanged.
+ * Safe on any thread: it reads only the kept command line and the file.
+ * It may wait for the file system, so the capture loop calls it through
+ * reload.c's thread.
+ * Return: 0, or -1 with "FILE:LINE: why" in @err.
  */
-int rspd_config__reload(struct rspd_config *cfg, char *err, size_t errlen);
+int rspd_config__read(struct rspd_config *next, char *err, size_t errlen);
+
+/**
+ * rspd_config__apply() - apply a configuration read by rspd_config__read()
+ * @cfg: the configuration in force: the options marked reloadable in the
+ *       table take their values from @next. The others keep theirs, with a
+ *       warning in the log when the file changed them (they take effect at
+ *       restart).
+ *
+ * Other threads must read only options that are not reloadable from @cfg
+ * (the server keeps its own copy of its options, updated by
+ * rspd_server__configure()).
+ */
+void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next);
 
 /** rspd_config__print_default() - the commented default configuration file. */
 void rspd_config__print_default(FILE *f);

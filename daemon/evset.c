@@ -373,6 +373,11 @@ static int build_uprobes(struct rsp_evset *es)
 	snprintf(es->family_note[RSP_FAM_LIBC], sizeof(es->family_note[0]),
 		 "%d probes in %.40s:%.256s%s%.96s", count, es->uprobe_lib[0], placed,
 		 nm ? "; not defined there:" : "", nm ? missing : "");
+	if (!count)
+		snprintf(st->problem, sizeof(st->problem),
+			 "no function of --uprobes is in %.48s or libpthread:%.48s — give libc "
+			 "functions, e.g. poll,read",
+			 es->uprobe_lib[0], missing);
 	return 0;
 }
 
@@ -712,6 +717,22 @@ static int check_layout(struct rsp_evset *es, char *err, size_t errlen)
 	return 0;
 }
 
+/* Nothing to open: libperf would map no ring ("Miscounted nr_mmaps"). */
+static int no_event(const struct rsp_evset *es, char *err, size_t errlen)
+{
+	char why[sizeof(es->status[0].problem) + 64] = "";
+
+	for (int ev = 0; ev < RSP_EV__NR && !why[0]; ev++)
+		if (es->status[ev].wanted && es->status[ev].problem[0])
+			snprintf(why, sizeof(why), " (%s: %s)", rsp_catalogue__event(ev)->name,
+				 es->status[ev].problem);
+	snprintf(err, errlen,
+		 "none of the events of --families could be opened%s — add a family, e.g. "
+		 "--families sched",
+		 why);
+	return -ENOENT;
+}
+
 int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
 		    struct tep_handle *tep, char *err, size_t errlen)
 {
@@ -740,6 +761,8 @@ int rsp_evset__open(struct rsp_evset *es, const struct rsp_capture_opts *opts,
 	ret = check_layout(es, err, errlen);
 	if (!ret)
 		ret = open_all(es, err, errlen);
+	if (!ret && !es->nr)
+		return no_event(es, err, errlen);
 	if (!ret)
 		ret = map_rings(es, err, errlen);
 	if (!ret && (ret = register_ids(es)))

@@ -27,16 +27,18 @@
 #include "livemodel.h"
 #include "log.h"
 #include "notify.h"
+#include "reload.h"
 #include "rspd.h"
 #include "server.h"
 #include "rsp_tracefs.h"
 
 /* The capture loop's own fds. */
 struct loop_fds {
-	int sfd;       /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGUSR1 */
-	int tfd;       /* timerfd: drain every ring (--flush-interval) */
-	int hfd;       /* timerfd: housekeeping (systemd status, watchdog) */
-	bool watchdog; /* the unit has WatchdogSec */
+	int sfd;		    /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGUSR1 */
+	int tfd;		    /* timerfd: drain every ring (--flush-interval) */
+	int hfd;		    /* timerfd: housekeeping (systemd status, watchdog) */
+	bool watchdog;		    /* the unit has WatchdogSec */
+	struct rspd_reload *reload; /* SIGHUP reads the file on its own thread */
 };
 
 /* Classic daemon: detach unless told not to or run by a supervisor. */
@@ -82,8 +84,7 @@ static int check_chunks(struct rspd *d, char *err, size_t errlen)
 		dwarf = dwarf || (o->dwarf[ev] && d->es.status[ev].open);
 	if (!dwarf || !o->dwarf_stack)
 		return 0;
-	/* The stack copy, the registers, a callchain, the fixed words. */
-	need = o->dwarf_stack + 17 * 8 + (o->max_stack + 3) * 8 + 128;
+	need = rsp_capture_opts__dwarf_bytes(o);
 	rsp_window__stats(d->window, &ws);
 	if (ws.chunk_size >= need)
 		return 0;
@@ -223,13 +224,16 @@ static int make_fds(struct rspd *d, struct loop_fds *f)
 	if (f->sfd < 0 || f->tfd < 0 || f->hfd < 0)
 		return -1;
 	f->watchdog = rspd_notify__watchdog_usec() != 0;
-	if (set_interval(f->hfd, house_interval()))
+	f->reload = rspd_reload__new();
+	if (!f->reload || set_interval(f->hfd, house_interval()))
 		return -1;
 	return set_interval(f->tfd, d->cfg.flush_interval_ns);
 }
 
 static void close_fds(struct loop_fds *f)
 {
+	rspd_reload__delete(f->reload);
+	f->reload = NULL;
 	if (f->sfd >= 0)
 		close(f->sfd);
 	if (f->tfd >= 0)
@@ -242,18 +246,42 @@ static void close_fds(struct loop_fds *f)
 #define KEY_TIMER  0xfffffff1u
 #define KEY_HOUSE  0xfffffff2u
 #define KEY_BPF	   0xfffffff3u
+#define KEY_RELOAD 0xfffffff4u
+
+/* A reload still reading its file after this is logged (a hung file system). */
+#define RELOAD_OVERDUE_NS 10000000000ull
 
 /*
- * SIGHUP: read the file again. A bad file changes nothing (the error, with
- * FILE:LINE, goes to the log); a good one applies the options that can
- * change at run time and warns about those that need a restart.
+ * SIGHUP: read the file again, on the reload thread (reload.c): the file
+ * may be on a file system that does not answer, and capture and SIGTERM
+ * must not wait for it. finish_reload() applies what it read.
  */
-static void reload(struct rspd *d, struct loop_fds *f)
+static void request_reload(struct loop_fds *f)
 {
-	char err[1024];
+	uint64_t busy_ns;
 
 	rspd_notify__send("RELOADING=1");
-	if (rspd_config__reload(&d->cfg, err, sizeof(err))) {
+	rspd_reload__request(f->reload, &busy_ns);
+	if (busy_ns)
+		rspd_log__write(RSP_LOG_WARN,
+				"reload: the previous reload has been reading the file for %.1f s; "
+				"the file is read again once it ends",
+				(double)busy_ns / 1e9);
+}
+
+/*
+ * A bad file changes nothing (the error, with FILE:LINE, goes to the log);
+ * a good one applies the options that can change at run time and warns
+ * about those that need a restart.
+ */
+static void finish_reload(struct rspd *d, struct loop_fds *f)
+{
+	char err[1024];
+	int ret = rspd_reload__take(f->reload, &d->cfg, err, sizeof(err));
+
+	if (!ret)
+		return;
+	if (ret < 0) {
 		rspd_log__write(RSP_LOG_ERR, "reload: %s; keeping the configuration in force", err);
 		rspd_notify__send("READY=1");
 		return;
@@ -295,7 +323,7 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
 			d->stop = 1;
 			break;
 		case SIGHUP:
-			reload(d, f);
+			request_reload(f);
 			break;
 		case SIGUSR1:
 			on_usr1(d);
@@ -313,6 +341,37 @@ static void on_signal(struct rspd *d, struct loop_fds *f)
  */
 #define DRAIN_SLACK_NS 5000000ull
 
+/*
+ * A start that records nothing must say so: the kernel took --ring-pages
+ * 1048576, logged nothing, and its rings never delivered a record. Once,
+ * SILENT_AFTER_NS after start: no record on any ring while the kernel
+ * counted events, or while sched_switch is open (rspd's own capture thread
+ * switches at least once a second), is an error in the log and in status.
+ */
+#define SILENT_AFTER_NS 5000000000ull
+
+static void check_silent(struct rspd *d, uint64_t now)
+{
+	uint64_t records = 0, fired = 0;
+
+	if (d->silent_checked || now - d->start_ns < SILENT_AFTER_NS)
+		return;
+	d->silent_checked = true;
+	for (unsigned c = 0; c < d->es.max_cpu; c++)
+		records += atomic_load_explicit(&d->drain.cpu[c].records, memory_order_relaxed);
+	for (int i = 0; i < d->es.nr && i < RSP_EVSET_MAX; i++)
+		fired += atomic_load_explicit(&d->drain.checked_fired[i], memory_order_relaxed);
+	if (records || (!fired && !d->es.status[RSP_EV_sched_switch].open))
+		return;
+	atomic_store_explicit(&d->silent_ns, now - d->start_ns, memory_order_relaxed);
+	rspd_log__write(RSP_LOG_ERR,
+			"no record reached the rings in the %.1f s since start although %s: rspd "
+			"records nothing — restart it, and if that does not help, with the "
+			"default --ring-pages and --capture perf",
+			(double)(now - d->start_ns) / 1e9,
+			fired ? "the kernel counted events" : "sched_switch is open");
+}
+
 static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 {
 	uint64_t ticks, now, start = rspd_clock__now_ns();
@@ -328,6 +387,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 	now = rspd_clock__now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);
+		check_silent(d, now);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
 		rsp_drain__refresh(&d->drain, now);
 		rspd_budget__tick(&d->budget, now);
@@ -343,6 +403,12 @@ static void on_house(struct rspd *d, struct loop_fds *f, uint64_t *last_status)
 		return;
 	if (f->watchdog)
 		rspd_notify__send("WATCHDOG=1");
+	if (rspd_reload__overdue(f->reload, RELOAD_OVERDUE_NS))
+		rspd_log__write(
+			RSP_LOG_WARN,
+			"reload: reading %s has taken more than %llu s (a file system that "
+			"does not answer?); capture goes on with the configuration in force",
+			d->cfg.config_path, RELOAD_OVERDUE_NS / 1000000000ull);
 	if (now - *last_status >= 999000000ull) {
 		rspd_notify__status(d);
 		*last_status = now;
@@ -363,7 +429,7 @@ static int capture_loop(struct rspd *d, struct loop_fds *f)
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
 
 	if (epfd < 0 || add_fd(epfd, f->sfd, KEY_SIGNAL) || add_fd(epfd, f->tfd, KEY_TIMER) ||
-	    add_fd(epfd, f->hfd, KEY_HOUSE))
+	    add_fd(epfd, f->hfd, KEY_HOUSE) || add_fd(epfd, rspd_reload__fd(f->reload), KEY_RELOAD))
 		return -1;
 	for (int i = 0; i < d->es.nr_rings; i++)
 		if (add_fd(epfd, d->es.rings[i].fd, (uint32_t)i))
@@ -384,6 +450,8 @@ static int capture_loop(struct rspd *d, struct loop_fds *f)
 				on_timer(d, f->tfd, &last_rates);
 			else if (key == KEY_HOUSE)
 				on_house(d, f, &last_status);
+			else if (key == KEY_RELOAD)
+				finish_reload(d, f);
 			else if (key == KEY_BPF)
 				rsp_drain__bpf(&d->drain);
 			else if (evs[i].events & EPOLLIN)
@@ -445,7 +513,7 @@ static void dump_on_exit(struct rspd *d)
 int main(int argc, char **argv)
 {
 	static struct rspd d;
-	struct loop_fds f = {-1, -1, -1, false};
+	struct loop_fds f = {-1, -1, -1, false, NULL};
 	char err[1024] = "";
 	int ret;
 
@@ -483,6 +551,7 @@ int main(int argc, char **argv)
 		rspd_log__write(RSP_LOG_ERR, "%s", err);
 		rsp_evset__disable(&d.es);
 		teardown(&d);
+		close_fds(&f);
 		return 1;
 	}
 	log_started(&d);

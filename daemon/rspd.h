@@ -8,6 +8,8 @@
  * analysis.h, status.h, dump.h, dumpmeta.h, notify.h).
  */
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <rsp/ksyms.h>
 #include <rsp/socktab.h>
@@ -37,6 +39,9 @@ struct rspd {
 	struct rspd_dumper *dumper;	/* the dump thread */
 	struct rspd_budget budget;	/* --overhead-budget */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	/* no record reached the rings in this long after start (0: they do; main.c) */
+	_Atomic uint64_t silent_ns;
+	bool silent_checked; /* capture thread only */
 	volatile sig_atomic_t stop;
 };
 

@@ -143,5 +143,10 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	memcpy(ci->events, d->es.status, sizeof(ci->events));
 	fill_cpus(d, ci);
 	fill_delivery(d, ci);
+	if (atomic_load_explicit(&d->silent_ns, memory_order_relaxed))
+		snprintf(ci->capture_problem, sizeof(ci->capture_problem),
+			 "no record reached the rings in the %.1f s after start: rspd records "
+			 "nothing (the log says more)",
+			 (double)atomic_load_explicit(&d->silent_ns, memory_order_relaxed) / 1e9);
 	return 0;
 }

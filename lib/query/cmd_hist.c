@@ -115,9 +115,6 @@ static void hist_init(void *p)
 /* "1687.5" (CLOCK_MONOTONIC seconds), "-30s" (before now), or "now". */
 static int parse_time(const char *opt, const char *v, struct timearg *t, struct rsp_buf *err)
 {
-	char *end;
-	double d;
-
 	t->set = true;
 	if (!strcmp(v, "now")) {
 		t->relative = true;
@@ -128,11 +125,8 @@ static int parse_time(const char *opt, const char *v, struct timearg *t, struct 
 		t->relative = true;
 		return 0;
 	}
-	errno = 0;
-	d = strtod(v, &end);
-	if (v[0] >= '0' && v[0] <= '9' && !*end && !errno && d >= 0 && d < 1.8e10) {
+	if (!rsp_parse__seconds(v, &t->ns)) {
 		t->relative = false;
-		t->ns = (uint64_t)(d * 1e9 + 0.5);
 		return 0;
 	}
 	rsp_buf__printf(err,

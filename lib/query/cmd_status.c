@@ -404,6 +404,9 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 	if (ci->stacks_note[0])
 		json_object_set_new(json_object_get(o, "config"), "stacks_note",
 				    json_string(ci->stacks_note));
+	json_object_set_new(o, "capture_problem",
+			    ci->capture_problem[0] ? json_string(ci->capture_problem)
+						   : json_null());
 	json_object_set_new(o, "stack_cache", json_stack(&ci->stack));
 	json_object_set_new(o, "overhead", json_budget(&ci->budget));
 	json_object_set_new(o, "families", json_families(ci));
@@ -605,6 +608,8 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	rsp_buf__printf(out, "capture %s, stacks %s (%s), cpu-clock %u Hz, ring %u pages per CPU\n",
 			ci->backend[0] ? ci->backend : "perf", ci->stacks, ci->callchain,
 			ci->sample_freq, ci->ring_pages);
+	if (ci->capture_problem[0])
+		rsp_buf__printf(out, "  ! %s\n", ci->capture_problem);
 	if (ci->backend_note[0])
 		text_note(ci->backend_note, out);
 	if (ci->stacks_note[0])

@@ -329,7 +329,7 @@ static void set_header(const struct rsp_hist_set *s, struct rsp_buf *out)
 	if (s->overflow)
 		rsp_buf__printf(out,
 				"! %llu updates in these slices went to 'other' (more subjects "
-				"per slice than --hist-profiles allows)\n",
+				"per slice than --hist-slice-cap allows)\n",
 				(unsigned long long)s->overflow);
 }
 

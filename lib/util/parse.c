@@ -2,22 +2,49 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/parse.h>
+
+/*
+ * Decimal only: strtoull's base 0 would read "010" as 8 and refuse "08", and
+ * strtod would take "0x10", "1e3" and leading blanks. Returns the length of
+ * the decimal number at @s ("12", "1.5"; a fraction only if @frac), 0 if none.
+ */
+static size_t decimal_len(const char *s, bool frac)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (n && frac && s[n] == '.' && isdigit((unsigned char)s[n + 1]))
+		n += 1 + strspn(s + n + 1, "0123456789");
+	return n;
+}
 
 int rsp_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	if (!s || !*s || s[decimal_len(s, false)])
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (*end)
-		return -EINVAL;
+	v = strtoull(s, &end, 10);
 	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rsp_parse__decimal(const char *s, double min, double max, double *out)
+{
+	double v;
+
+	if (!s || !*s || s[decimal_len(s, true)])
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, NULL);
+	if (errno == ERANGE || !isfinite(v) || v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;
@@ -36,11 +63,11 @@ int rsp_parse__duration(const char *s, uint64_t *ns)
 	char *end;
 	double v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	if (!s || !decimal_len(s, true))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno == ERANGE || !isfinite(v) || v < 0)
+	if (end != s + decimal_len(s, true) || errno == ERANGE || !isfinite(v))
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].suffix))

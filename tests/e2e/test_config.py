@@ -58,6 +58,9 @@ cases = [
     ("[capture]\nsample-stacks = maybe\n", ":2: sample-stacks: invalid value 'maybe'", "yes or no"),
     ("[control]\nrequest-timeout = 5 parsecs\n", ":2: request-timeout", "a duration from 10ms"),
     ("[capture]\nfamilies = sched,nope\n", ":2: families", "unknown family 'nope'"),
+    ("[capture]\nfamilies =\n", ":2: families: invalid value ''", "the list names no family"),
+    ("[capture]\nfamilies = ,\n", ":2: families: invalid value ','", "the list names no family"),
+    ("[capture]\ndwarf =\n", ":2: dwarf: invalid value ''", "none, or some of cpu_clock"),
     ("[daemon]\nlog-level = loud\n", ":2: log-level", "error, warning, info or debug"),
     ("[capture]\nstacks = all" + " " * 300 + "x\n", ":2: the line is longer than", ""),
 ]

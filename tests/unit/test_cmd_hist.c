@@ -391,12 +391,42 @@ static void test_offline_files(void **state)
 	rsp_hist_store__delete(st);
 }
 
+/* Updates past --hist-slice-cap go to 'other': the answer names that option. */
+static void test_slice_cap_overflow(void **state)
+{
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_hist_config c;
+	struct rsp_hist_store *st;
+	struct rsp_hist_shard *sh;
+
+	rsp_hist_config__init(&c);
+	c.nr_slices = 30;
+	c.slice_cap = 1;
+	st = rsp_hist_store__new(&c);
+	assert_non_null(st);
+	sh = rsp_hist_store__shard(st, 0);
+	for (int pid = 40; pid < 44; pid++) {
+		struct rsp_hist_who w = {.tgid = pid, .tid = pid, .comm = "many", .comm_len = 4};
+
+		rsp_hist_shard__add(sh, RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SR_SLEEP), 100 * S + 1000,
+				    1000 * US, &w);
+	}
+	rsp_hist_store__set_progress(st, 104 * S);
+	assert_int_equal(run(st, false, ARGS("hist", "--from", "100", "--to", "101"), &out, &err),
+			 0);
+	if (!strstr(out.data, "than --hist-slice-cap allows") || strstr(out.data, "hist-profiles"))
+		fail_msg("the overflow does not name --hist-slice-cap: %s", out.data);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	rsp_hist_store__delete(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),	      cmocka_unit_test(test_text_and_json),
 		cmocka_unit_test(test_range_diff),    cmocka_unit_test(test_local_part),
-		cmocka_unit_test(test_offline_files),
+		cmocka_unit_test(test_offline_files), cmocka_unit_test(test_slice_cap_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,15 +20,18 @@ static void test_parse_u64(void **state)
 
 	assert_int_equal(rsp_parse__u64("42", 0, 100, &v), 0);
 	assert_int_equal(v, 42);
-	assert_int_equal(rsp_parse__u64("0x10", 0, 100, &v), 0);
-	assert_int_equal(v, 16);
+	/* Decimal only: a leading zero is not octal, 0x is not hex. */
+	assert_int_equal(rsp_parse__u64("010", 0, 100, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(rsp_parse__u64("08", 0, 100, &v), 0);
+	assert_int_equal(v, 8);
 	assert_int_equal(rsp_parse__u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, UINT64_MAX);
 	assert_int_equal(rsp_parse__u64("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
 	assert_int_equal(rsp_parse__u64("101", 0, 100, &v), -ERANGE);
 	assert_int_equal(rsp_parse__u64("0", 1, 100, &v), -ERANGE);
-	for (const char *const *bad =
-		     (const char *const[]){"", "-1", "+1", " 1", "1 ", "1x", "x", NULL};
+	for (const char *const *bad = (const char *const[]){"", "-1", "+1", " 1", "\t1", "1 ", "1x",
+							    "x", "0x10", "1e2", "1.0", NULL};
 	     *bad; bad++)
 		assert_int_equal(rsp_parse__u64(*bad, 0, 100, &v), -EINVAL);
 	assert_int_equal(rsp_parse__u64(NULL, 0, 100, &v), -EINVAL);
@@ -39,19 +42,38 @@ static void test_parse_duration(void **state)
 	static const struct {
 		const char *s;
 		uint64_t ns;
-	} ok[] = {{"10s", 10000000000ull}, {"250ms", 250000000ull},   {"1.5", 1500000000ull},
-		  {"2m", 120000000000ull}, {"1h", 3600000000000ull},  {"500us", 500000ull},
-		  {"100ns", 100},	   {"3min", 180000000000ull}, {"0", 0}};
+	} ok[] = {{"10s", 10000000000ull},  {"250ms", 250000000ull},   {"1.5", 1500000000ull},
+		  {"2m", 120000000000ull},  {"1h", 3600000000000ull},  {"500us", 500000ull},
+		  {"100ns", 100},	    {"3min", 180000000000ull}, {"0", 0},
+		  {"010s", 10000000000ull}, {"08ms", 8000000ull}};
 	uint64_t v;
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		assert_int_equal(rsp_parse__duration(ok[i].s, &v), 0);
 		assert_int_equal(v, ok[i].ns);
 	}
-	for (const char *const *bad = (const char *const[]){"", "-1s", "s", "10 s", "10q", "inf",
-							    "nan", "1e30h", NULL};
+	for (const char *const *bad =
+		     (const char *const[]){"", "-1s", "s", "10 s", "10q", "inf", "nan", "1e30h",
+					   "0x10s", "1e3ms", " 5s", "\t5s", ".5s", "5.s", NULL};
 	     *bad; bad++)
 		assert_int_not_equal(rsp_parse__duration(*bad, &v), 0);
+}
+
+static void test_parse_decimal(void **state)
+{
+	double v;
+
+	assert_int_equal(rsp_parse__decimal("25", 0, 100, &v), 0);
+	assert_true(v == 25);
+	assert_int_equal(rsp_parse__decimal("2.5", 0, 100, &v), 0);
+	assert_true(v == 2.5);
+	assert_int_equal(rsp_parse__decimal("010", 0, 100, &v), 0);
+	assert_true(v == 10);
+	assert_int_equal(rsp_parse__decimal("101", 0, 100, &v), -ERANGE);
+	for (const char *const *bad = (const char *const[]){"", "0x10", "1e1", " 5", "5 ", "-1",
+							    "+1", "nan", "inf", ".5", "5.", NULL};
+	     *bad; bad++)
+		assert_int_equal(rsp_parse__decimal(*bad, 0, 100, &v), -EINVAL);
 }
 
 static void test_parse_seconds(void **state)
@@ -214,9 +236,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),     cmocka_unit_test(test_parse_duration),
-		cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_buf),	      cmocka_unit_test(test_u64map),
-		cmocka_unit_test(test_fmt_bytes),     cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_parse_decimal), cmocka_unit_test(test_parse_seconds),
+		cmocka_unit_test(test_parse_size),    cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_u64map),	      cmocka_unit_test(test_fmt_bytes),
+		cmocka_unit_test(test_catalogue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

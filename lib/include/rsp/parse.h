@@ -11,8 +11,19 @@
  * configuration alike.
  */
 
-/** rsp_parse__u64() - decimal (or 0x hex) integer in [min, max]. 0 or -EINVAL/-ERANGE. */
+/*
+ * Numbers are decimal only: "010" is ten (not octal eight), "08" is eight,
+ * "0x10", "1e3", signs and blanks are refused.
+ */
+
+/** rsp_parse__u64() - decimal integer in [min, max]. 0 or -EINVAL/-ERANGE. */
 RSP_API int rsp_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/**
+ * rsp_parse__decimal() - a decimal number with an optional fraction ("25",
+ * "2.5") in [min, max]. 0 or -EINVAL/-ERANGE.
+ */
+RSP_API int rsp_parse__decimal(const char *s, double min, double max, double *out);
 
 /**
  * rsp_parse__duration() - "250ms", "10s", "2m", "1h", "500us", "100ns";

@@ -95,11 +95,12 @@ struct rsp_capture_info {
 	pid_t pid;
 	double uptime_s;
 	uint64_t rss_bytes;
-	uint64_t now_ns;	/* CLOCK_MONOTONIC at the time of the report */
-	char backend[8];	/* the capture backend in use: "perf" or "bpf" ("" unknown) */
-	char backend_note[512]; /* why BPF was refused for perf (--capture auto), "" if not */
-	char stacks[32];	/* stack policy in effect */
-	char stacks_note[128];	/* why it is not the one asked for, "" if it is */
+	uint64_t now_ns;	   /* CLOCK_MONOTONIC at the time of the report */
+	char backend[8];	   /* the capture backend in use: "perf" or "bpf" ("" unknown) */
+	char backend_note[512];	   /* why BPF was refused for perf (--capture auto), "" if not */
+	char stacks[32];	   /* stack policy in effect */
+	char stacks_note[128];	   /* why it is not the one asked for, "" if it is */
+	char capture_problem[160]; /* capture is broken (no record reached the rings), "" if not */
 	struct rsp_stack_status stack;
 	struct rsp_budget_status budget;
 	char callchain[16];   /* "kernel+user", "kernel", "user" */
