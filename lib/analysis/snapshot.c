@@ -1220,8 +1220,10 @@ static void explain_uncovered(struct rsp_snapshot *s, struct tinfo *ti, uint64_t
 		return;
 	}
 	/* a copy: explaining a stretch appends to ti->cover */
-	memcpy(v, ti->cover, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_span);
+	if (n) {
+		memcpy(v, ti->cover, n * sizeof(*v));
+		qsort(v, n, sizeof(*v), cmp_span);
+	}
 	for (size_t k = 0; k <= n && cur < b; k++) {
 		uint64_t end = k < n ? min64(v[k].a, b) : b;
 

@@ -99,6 +99,7 @@ void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o)
 	o->threshold = 0.20;
 	o->noise = 0.01;
 	o->merge = true;
+	o->merge_stacks = false;
 	o->pid = -1;
 }
 
