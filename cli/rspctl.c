@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <rsp/answer.h>
 #include <rsp/buf.h>
+#include <rsp/file.h>
 #include <rsp/log.h>
 #include <rsp/perfdata.h>
 #include <rsp/proto.h>
@@ -218,20 +219,22 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-/* Write @len bytes to @path; one sentence on stderr when it fails. */
+/*
+ * Write @len bytes to @path: a new file or a regular one replaced whole,
+ * never through a link, a device or a FIFO (rsp/file.h); one sentence on
+ * stderr when it fails.
+ */
 static int write_file(const char *path, const char *data, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	bool ok = f && fwrite(data, 1, len, f) == len;
+	struct rsp_buf err = RSP_BUF_INIT;
+	int ret = rsp_file__write(path, data, len, 0, &err);
 
-	if (f && fclose(f))
-		ok = false;
-	if (!ok) {
-		fprintf(stderr, "rspctl: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
-	return 0;
+	if (ret)
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : strerror(-ret));
+	else
+		fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
+	rsp_buf__exit(&err);
+	return ret ? -1 : 0;
 }
 
 /*
@@ -284,8 +287,16 @@ static int check_outputs(const struct rsp_request *req)
 
 	for (size_t i = 0; (path = rsp_request__output_at(req, i, &name)); i++) {
 		char dir[PATH_MAX];
+		struct stat st;
 		int ok;
 
+		if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+			fprintf(stderr,
+				"rspctl: %s (--%s) is %s, not a regular file: rspctl writes only a "
+				"new file or replaces a regular one — choose another path\n",
+				path, name, rsp_file__type(st.st_mode));
+			return -1;
+		}
 		snprintf(dir, sizeof(dir), "%s", path);
 		ok = !access(path, F_OK) ? !access(path, W_OK) : !access(dirname(dir), W_OK | X_OK);
 		if (!ok) {

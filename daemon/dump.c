@@ -24,10 +24,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <jansson.h>
+#include <rsp/file.h>
 #include "clock.h"
 #include "dump.h"
 #include "dumpmeta.h"
@@ -131,19 +133,6 @@ static int dump_name(const struct rspd *d, const char *dir, char *path, size_t n
 	return -EEXIST;
 }
 
-static void split_dir(const char *path, char *dir, size_t n, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash) {
-		snprintf(dir, n, ".");
-		*base = path;
-		return;
-	}
-	snprintf(dir, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	*base = slash + 1;
-}
-
 struct dump_result {
 	struct rsp_pd_stats st;
 	struct rspd_dumpprocs_stats ps;
@@ -171,18 +160,6 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 		err = rsp_pdwriter__finish(w);
 	rsp_pdwriter__stats(w, &r->st);
 	rsp_pdwriter__delete(w);
-	return err;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
 	return err;
 }
 
@@ -226,37 +203,26 @@ static void restore(struct ident *sv)
 	sv->changed = false;
 }
 
-/* Temp file, records, fsync, rename. On failure nothing is left behind. */
-static int write_file(struct rspd *d, const char *path, uint64_t from, uint64_t to,
+/*
+ * Temp file, records, fsync, rename (rsp/file.h: only a new file or a
+ * regular one is ever replaced). On failure nothing is left behind.
+ */
+static int write_file(struct rspd *d, const char *path, unsigned flags, uint64_t from, uint64_t to,
 		      struct dump_result *r, struct rsp_buf *why)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 256];
-	const char *base;
-	int fd, err;
+	struct rsp_outfile f;
+	int err = rsp_outfile__open(&f, path, flags, why);
 
-	split_dir(path, dir, sizeof(dir), &base);
-	snprintf(tmp, sizeof(tmp), "%s/.%.200s.XXXXXX", dir, base);
-	fd = mkstemp(tmp); /* mode 0600 */
-	if (fd < 0) {
-		err = -errno;
-		rsp_buf__printf(why, "cannot create a file in %s: %s", dir, strerror(-err));
+	if (err)
 		return err;
-	}
-	err = write_records(d, fd, from, to, r, why);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	err = write_records(d, f.fd, from, to, r, why);
 	if (err) {
-		unlink(tmp);
+		rsp_outfile__abort(&f);
 		if (!why->len)
 			rsp_buf__printf(why, "writing %s: %s", path, strerror(-err));
 		return err;
 	}
-	fsync_dir(dir);
-	return 0;
+	return rsp_outfile__commit(&f, why);
 }
 
 /* --- retention ----------------------------------------------------------------- */
@@ -432,14 +398,18 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 					strerror(-err));
 	}
 	if (!err)
-		err = write_file(d, path, r.from, r.to, &r, &why);
+		err = write_file(d, path, spec->output ? 0 : RSP_FILE_NOREPLACE, r.from, r.to, &r,
+				 &why);
 	restore(&id);
 	r.ms = ms_since(&t0);
 	if (err) {
+		/* -EEXIST: the path's own sentence says what to do. */
 		rsp_buf__printf(out,
 				"dump failed: %s — the dump was not written (rspd keeps "
-				"capturing); free space or choose another dump-dir or -o",
-				why.data ? why.data : strerror(-err));
+				"capturing)%s",
+				why.data ? why.data : strerror(-err),
+				err == -EEXIST ? ""
+					       : "; free space or choose another dump-dir or -o");
 		rspd_log__write(RSP_LOG_ERR, "%s", out->data);
 	} else {
 		if (!spec->output)

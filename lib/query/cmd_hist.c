@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <rsp/file.h>
 #include <rsp/hist.h>
 #include <rsp/histfeed.h>
 #include <rsp/parse.h>
@@ -662,16 +663,22 @@ static int render_set(const struct rsp_request *req, const struct rsp_hist_set *
 	return rsp_hist_set__render_text(s, flags, out);
 }
 
-/* The file, whole; one sentence on failure. */
+/* The file, whole; one sentence on failure. Never blocks: a regular file only. */
 static int read_file(const char *path, const char *what, struct rsp_buf *data, struct rsp_buf *err)
 {
 	char chunk[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	struct rsp_buf why = RSP_BUF_INIT;
+	int fd = rsp_file__open_regular(path, &why), ret = 0;
 
 	if (fd < 0) {
-		rsp_buf__printf(err, "hist: cannot read %s %s: %s", what, path, strerror(errno));
-		return -errno;
+		if (fd == -EINVAL) /* not a regular file: its own sentence */
+			rsp_buf__printf(err, "hist: %s %s", what, why.data ? why.data : path);
+		else
+			rsp_buf__printf(err, "hist: cannot read %s %s: %s", what, path,
+					strerror(-fd));
+		rsp_buf__exit(&why);
+		return fd;
 	}
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
 		if (data->len + (size_t)n > MAX_BASELINE) {
@@ -693,38 +700,15 @@ static int read_file(const char *path, const char *what, struct rsp_buf *data, s
 	return ret;
 }
 
-/* Write @len bytes to @path atomically: a temporary file, then rename. 0600. */
+/* Write @len bytes to @path whole (rsp/file.h: 0600, a new or a regular file). */
 static int write_file(const char *path, const char *data, size_t len, struct rsp_buf *err)
 {
-	char tmp[PATH_MAX + 16];
-	int fd, ret = 0;
+	struct rsp_buf why = RSP_BUF_INIT;
+	int ret = rsp_file__write(path, data, len, 0, &why);
 
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rsp_buf__printf(err, "hist: cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (len && !ret) {
-		ssize_t w = write(fd, data, len);
-
-		if (w < 0) {
-			ret = -errno;
-			break;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		rsp_buf__printf(err, "hist: cannot write %s: %s", path, strerror(-ret));
-		unlink(tmp);
-	}
+	if (ret)
+		rsp_buf__printf(err, "hist: --save: %s", why.data ? why.data : strerror(-ret));
+	rsp_buf__exit(&why);
 	return ret;
 }
 
