@@ -79,4 +79,32 @@ def files(d):
 
 with t.Rspd() as d:
     save = files(d)
+
+# --- rspd --socket: only a socket nobody answers on is ever removed ----------------
+empty_conf = os.path.join(work, "empty.conf")
+open(empty_conf, "w").close()
+for name, make, what in (("reg", lambda p: open(p, "w").write("precious\n"), "a regular file"),
+                         ("dir", lambda p: os.mkdir(p), "a directory")):
+    path = os.path.join(work, "sock-" + name)
+    make(path)
+    p = t.run([t.RSPD, "--foreground", "--socket", path, "--config", empty_conf], timeout=QUICK)
+    t.check(p.returncode == 1 and ("%s is %s, not a socket" % (path, what)) in p.stderr,
+            "rspd --socket on %s refuses it: %s" % (what, p.stderr.strip().splitlines()[-1]
+                                                    if p.stderr.strip() else ""))
+    t.check(kind(path) == name and (name != "reg" or open(path).read() == "precious\n"),
+            "the %s at the socket path is left as it was" % what)
+
+# A stale socket (bound, nobody listening) is still taken over.
+stale = t.Rspd()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(stale.socket)
+s.close()
+with stale as d:
+    t.check(d.ctl("status")[0] == 0, "a stale socket nobody answers on is replaced")
+    sock_path = d.socket
+    # Replaced by a file while rspd runs: rspd does not remove that file at exit.
+    os.rename(sock_path, sock_path + ".moved")
+    open(sock_path, "w").write("precious\n")
+t.check(kind(sock_path) == "reg", "at exit rspd removes only its own socket, not a file "
+        "put at its path")
 shutil.rmtree(work)
