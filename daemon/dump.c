@@ -267,8 +267,8 @@ static int list_dumps(const char *dir, struct kept **out, size_t *nr)
 		if (!is_dump_name(de->d_name) || strlen(de->d_name) >= sizeof((*out)->name))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &st) || !S_ISREG(st.st_mode))
-			continue;
+		if (lstat(p, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue; /* only rspd's own dumps are ever removed */
 		if (*nr == cap) {
 			struct kept *k = realloc(*out, (cap ? 2 * cap : 32) * sizeof(*k));
 
@@ -287,13 +287,76 @@ static int list_dumps(const char *dir, struct kept **out, size_t *nr)
 	return 0;
 }
 
-/* Remove the oldest dumps beyond the limits; the newest one always stays. */
+/*
+ * One temp file of a dump: a dump being written holds its flock (rsp/file.h),
+ * one whose writer was killed does not. 1: removed; 0: in progress (its
+ * size added to @busy); -1: not ours to touch.
+ */
+static int stale_temp(int dfd, const char *dir, const char *name, uint64_t *busy)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ret = -1;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		goto out;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		*busy += (uint64_t)st.st_size;
+		ret = 0;
+		goto out;
+	}
+	if (unlinkat(dfd, name, 0)) {
+		rspd_log__errno(RSP_LOG_WARN,
+				"dump: cannot remove %s/%s, left by a dump that "
+				"did not finish",
+				dir, name);
+		goto out;
+	}
+	rspd_log__write(RSP_LOG_INFO,
+			"dump: removed %s/%s (%llu bytes), left by a dump that did not finish", dir,
+			name, (unsigned long long)st.st_size);
+	ret = 1;
+out:
+	close(fd);
+	return ret;
+}
+
+/*
+ * Remove what killed dumps left in @dir (".rsp-...perf.data.XXXXXX", regular
+ * files of ours that no writer holds); the bytes of dumps still being
+ * written, which retention counts.
+ */
+static uint64_t clean_temps(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	uint64_t busy = 0;
+
+	if (!dh) {
+		if (errno != ENOENT)
+			rspd_log__errno(RSP_LOG_WARN, "dump: cannot read the dump directory %s",
+					dir);
+		return 0;
+	}
+	while ((de = readdir(dh)))
+		if (rsp_file__is_temp(de->d_name, is_dump_name))
+			stale_temp(dirfd(dh), dir, de->d_name, &busy);
+	closedir(dh);
+	return busy;
+}
+
+/*
+ * Remove the oldest dumps beyond the limits; the newest one always stays.
+ * Dumps still being written (by another rspd on the same directory) count
+ * towards --dump-max-bytes.
+ */
 static void retain(const struct rspd_dump_config *c, const char *newest, json_t *removed,
 		   struct rsp_buf *text)
 {
 	struct kept *k;
 	size_t n;
-	uint64_t total = 0;
+	uint64_t total = clean_temps(c->dir);
 
 	if (list_dumps(c->dir, &k, &n))
 		return;
@@ -501,6 +564,7 @@ int rspd_dumper__start(struct rspd *d, char *err, size_t errlen)
 	}
 	d->dumper = dm;
 	rspd_dumper__configure(d);
+	clean_temps(d->cfg.dump.dir); /* what a killed rspd's dump left */
 	return 0;
 }
 

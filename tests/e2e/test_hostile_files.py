@@ -107,4 +107,48 @@ with stale as d:
     open(sock_path, "w").write("precious\n")
 t.check(kind(sock_path) == "reg", "at exit rspd removes only its own socket, not a file "
         "put at its path")
+
+# --- what a killed dump left: removed by the next rspd; retention counts dumps being written --
+ddir = os.path.join(work, "dumps")
+os.mkdir(ddir, 0o700)
+host = os.uname().nodename
+stale_tmp = ".rsp-%s-20250101T000000.000Z.perf.data.Ab12Cd" % host
+others = {
+    stale_tmp: "stale",                                                # a killed dump's: removed
+    ".rsp-%s-20250101T000001.000Z.perf.data.Ef34Gh" % host: "dir",     # not a file: kept
+    ".rsp-%s-20250101T000002.000Z.perf.data.Ij56Kl" % host: "nobody",  # not rspd's: kept
+    ".rsp-%s-20250101T000003.000Z.perf.data.Mn78Op" % host: "locked",  # being written: kept
+    ".notes.Qr90St": "other",                                          # not the pattern: kept
+}
+held = None
+for n, how in others.items():
+    p = os.path.join(ddir, n)
+    if how == "dir":
+        os.mkdir(p)
+        continue
+    with open(p, "w") as f:
+        f.write("x" * 100)
+    if how == "nobody":
+        os.chown(p, 65534, 65534)
+    if how == "locked":
+        # A dump another writer holds, of 1 GiB (apparent size).
+        os.truncate(p, 1 << 30)
+        held = open(p, "r")
+        fcntl.flock(held, fcntl.LOCK_EX)
+
+with t.Rspd("--dump-dir", ddir, "--dump-keep", "10", "--dump-max-bytes", "1G") as d:
+    log = d.wait_log("left by a dump that did not finish")
+    t.check(not os.path.exists(os.path.join(ddir, stale_tmp)) and
+            "removed %s/%s" % (ddir, stale_tmp) in log,
+            "rspd removes a stale temp file a killed dump left, and logs it")
+    t.check(all(os.path.lexists(os.path.join(ddir, n)) for n, how in others.items()
+                if how != "stale"),
+            "it keeps what is not its own stale temp file (a directory, another user's file, "
+            "a file being written, another name)")
+    # The 1 GiB being written counts against --dump-max-bytes 1G.
+    first = json.loads(d.ctl("dump", "--json")[1])["path"]
+    second = json.loads(d.ctl("dump", "--json")[1])["path"]
+    t.check(os.path.exists(second) and not os.path.exists(first),
+            "retention counts a dump still being written: the older dump went")
+held.close()
 shutil.rmtree(work)
