@@ -151,4 +151,21 @@ with t.Rspd("--dump-dir", ddir, "--dump-keep", "10", "--dump-max-bytes", "1G") a
     t.check(os.path.exists(second) and not os.path.exists(first),
             "retention counts a dump still being written: the older dump went")
 held.close()
+
+# --- rspctl and a server that accepts and never answers ---------------------------------------
+mute = os.path.join(work, "mute.sock")
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(mute)
+srv.listen(8)
+conns = []
+threading.Thread(target=lambda: [conns.append(srv.accept()) for _ in range(4)],
+                 daemon=True).start()
+t0 = time.time()
+p = t.run([t.RSPCTL, "--socket", mute, "--timeout", "1s", "status"], timeout=QUICK)
+t.check(p.returncode == 1 and "within 1s" in p.stderr and "--timeout" in p.stderr
+        and time.time() - t0 < 10, "rspctl gives up on a mute server after --timeout: "
+        + p.stderr.strip())
+p = t.run([t.RSPCTL, "--socket", mute, "--timeout", "soon", "status"], timeout=QUICK)
+t.check(p.returncode == 2 and "--timeout wants a duration" in p.stderr, "a bad --timeout is named")
+srv.close()
 shutil.rmtree(work)
