@@ -544,6 +544,30 @@ static void redact(struct rsp_hist_set *s, struct rsp_redact *red)
 	}
 }
 
+/*
+ * A named process or thread of which nothing matches: an error, as for
+ * every command that takes --pid (rsp_source__check_seen()), so that a
+ * mistyped pid fails instead of answering "no profiles match".
+ */
+static int check_any(const struct rsp_request *req, struct rsp_buf *err)
+{
+	const struct hist_opts *o = req->opts;
+
+	if (o->subject == OPT_PID_SUBJECT)
+		rsp_buf__printf(err,
+				"hist: rspd holds no profile of process %ld%s; check the pid, or "
+				"widen the range",
+				req->pid, o->nr_ops ? " for the operations asked" : "");
+	else if (o->subject == OPT_TID)
+		rsp_buf__printf(err,
+				"hist: rspd holds no profile of thread %ld%s; check the tid, or "
+				"widen the range",
+				o->tid, o->nr_ops ? " for the operations asked" : "");
+	else
+		return 0;
+	return -ESRCH;
+}
+
 /* A named process or thread: only one's own, for a restricted requester. */
 static int check_named(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *err)
@@ -799,7 +823,10 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 	ret = make_plan(req, src, &p, err);
 	if (!ret)
 		ret = collect(req, src, &p, &cur, err);
+	if (!ret && !cur->n)
+		ret = check_any(req, err);
 	if (ret) {
+		rsp_hist_set__delete(cur);
 		free(p.exclude);
 		rsp_redact__exit(&p.red);
 		return ret;

@@ -734,6 +734,7 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	struct rsp_census *threads = NULL, *events = NULL;
 	struct rsp_window_stats ws;
 	struct rsp_redact r;
+	size_t n = 0;
 	int ret = 0;
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
@@ -744,6 +745,10 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	    (o->events && !(events = take_census(src, -1)))) {
 		rsp_buf__puts(err, "status: out of memory while counting the window");
 		ret = -ENOMEM;
+		goto out;
+	}
+	if (threads && (rsp_census__threads(threads, &n), !n)) {
+		ret = rsp_source__not_seen("status", req->pid, err);
 		goto out;
 	}
 	if (req->format == RSP_FMT_JSON) {

@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <rsp/census.h>
 #include <rsp/query.h>
+#include <rsp/window.h>
 
 bool rsp_source__may_see(const struct rsp_source *src, long pid)
 {
@@ -44,6 +46,33 @@ int rsp_source__check_pid(const struct rsp_source *src, const char *cmd, long pi
 				"own processes (root and rspd's admin group may query any)",
 				cmd, pid);
 	return -EACCES;
+}
+
+int rsp_source__check_seen(const struct rsp_source *src, const char *cmd, long pid, uint64_t from,
+			   uint64_t to, struct rsp_buf *err)
+{
+	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, to);
+	struct rsp_census *cs = snap ? rsp_census__new(src->schema, snap, from, to, pid) : NULL;
+	size_t n = 0;
+
+	rsp_wsnap__unpin(snap);
+	if (!cs) {
+		rsp_buf__printf(err, "%s: out of memory looking for process %ld in the window", cmd,
+				pid);
+		return -ENOMEM;
+	}
+	rsp_census__threads(cs, &n);
+	rsp_census__delete(cs);
+	return n ? 0 : rsp_source__not_seen(cmd, pid, err);
+}
+
+int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err)
+{
+	rsp_buf__printf(err,
+			"%s: process %ld has no thread in the window; check the pid, or widen "
+			"--last",
+			cmd, pid);
+	return -ESRCH;
 }
 
 char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,

@@ -79,6 +79,17 @@ def files(d):
 
 with t.Rspd() as d:
     save = files(d)
+    # A pid that does not exist: every command fails the same way.
+    gone = 4194000
+    while os.path.exists("/proc/%d" % gone):
+        gone -= 1
+    for cmd in (["status", "--pid"], ["top", "--pid"], ["net", "--pid"], ["graph", "--pid"],
+                ["snapshot"], ["hist", "--pid"]):
+        rc, out, err = d.ctl(*(cmd + [str(gone)]), check_rc=False)
+        t.check(rc == 1 and str(gone) in err and ("no thread in the window" in err or
+                                                   "no profile of process" in err
+                                                   or "did nothing" in err),
+                "%s of a pid that does not exist: exit %d, %s" % (cmd[0], rc, err.strip()))
 
 # --- rspd --socket: only a socket nobody answers on is ever removed ----------------
 empty_conf = os.path.join(work, "empty.conf")
