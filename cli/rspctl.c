@@ -458,7 +458,10 @@ static int ask_local(struct env *env, const struct rsp_request *req, int argc, c
 	}
 	ret = ask(env, rargc, rargv, &body);
 	if (!ret && rsp_request__finish(req, body.data, body.len, &out, &err)) {
-		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "failed");
+		fprintf(stderr, "rspctl: %s\n",
+			err.data ? err.data
+				 : "the answer could not be finished here, and librsp did not say "
+				   "why (a bug: please report the command line)");
 		ret = 1;
 	} else if (!ret && out.len) {
 		fwrite(out.data, 1, out.len, stdout);

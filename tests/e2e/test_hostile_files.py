@@ -79,6 +79,23 @@ def files(d):
 
 with t.Rspd() as d:
     save = files(d)
+    # A damaged baseline: one sentence naming the file and what is wrong.
+    # (Profiles with buckets first: a fresh rspd may have none yet.)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        d.ctl("hist", "--save", save)
+        base = json.load(open(save))
+        if any(p["buckets"] for p in base["profiles"]):
+            break
+        time.sleep(0.5)
+    t.check(any(p["buckets"] for p in base["profiles"]), "rspd has profiles to save")
+    for prof in base["profiles"]:
+        prof["buckets"] = [b["count"] for b in prof["buckets"]]
+    bad = os.path.join(work, "bad.json")
+    json.dump(base, open(bad, "w"))
+    rc, _, err = d.ctl("hist", "--diff", bad, check_rc=False)
+    t.check(rc == 1 and bad in err and "bucket entry 1 is not an object" in err,
+            "hist --diff on buckets that are not objects names the file: " + err.strip())
     # A pid that does not exist: every command fails the same way.
     gone = 4194000
     while os.path.exists("/proc/%d" % gone):
