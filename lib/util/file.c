@@ -52,6 +52,8 @@ static int open_dir(struct rsp_outfile *f, const char *path, struct rsp_buf *err
 	else
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	f->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f->dirfd < 0 && errno == EACCES) /* write-only directory: no fsync of it then */
+		f->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (f->dirfd < 0) {
 		int e = errno;
 
@@ -211,8 +213,8 @@ int rsp_outfile__commit(struct rsp_outfile *f, struct rsp_buf *err)
 				f->path);
 	else if (ret)
 		rsp_buf__printf(err, "cannot write %s: %s", f->path, strerror(-ret));
-	if (!ret && fsync(f->dirfd))
-		ret = 0;       /* the file is whole; only its name may not survive a crash */
+	if (!ret) /* best effort: the file is whole; only its new name may not survive a crash */
+		(void)fsync(f->dirfd);
 	rsp_outfile__abort(f); /* the temp name: nothing, or the replaced file */
 	return ret;
 }
