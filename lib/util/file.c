@@ -57,7 +57,7 @@ static int open_dir(struct rsp_outfile *f, const char *path, struct rsp_buf *err
 	if (f->dirfd < 0) {
 		int e = errno;
 
-		rsp_buf__printf(err, "cannot open the directory %s: %s", dir, strerror(e));
+		rsp_buf__printf(err, "cannot create a file in %s: %s", dir, strerror(e));
 		return -e;
 	}
 	return 0;
