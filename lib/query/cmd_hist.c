@@ -798,6 +798,35 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 	return ret;
 }
 
+static bool store_reached(const struct rsp_source *src, uint64_t until)
+{
+	struct rsp_hist_stats st;
+
+	rsp_hist_store__stats(src->hist, &st);
+	return st.progress >= until;
+}
+
+/*
+ * Nothing of the named subject: live, wait until the profiles hold what was
+ * recorded before the query began (a process that just began or ended),
+ * collect again, and only then call it absent.
+ */
+static int recollect(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
+		     struct rsp_hist_set **cur, struct rsp_buf *err)
+{
+	int ret;
+
+	if (!src->capture)
+		return check_any(req, err);
+	rsp_source__settle(src, store_reached);
+	rsp_hist_set__delete(*cur);
+	*cur = NULL;
+	ret = collect(req, src, p, cur, err);
+	if (!ret && !(*cur)->n)
+		ret = check_any(req, err);
+	return ret;
+}
+
 static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -823,8 +852,8 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 	ret = make_plan(req, src, &p, err);
 	if (!ret)
 		ret = collect(req, src, &p, &cur, err);
-	if (!ret && !cur->n)
-		ret = check_any(req, err);
+	if (!ret && !cur->n && (o->subject == OPT_PID_SUBJECT || o->subject == OPT_TID))
+		ret = recollect(req, src, &p, &cur, err);
 	if (ret) {
 		rsp_hist_set__delete(cur);
 		free(p.exclude);

@@ -747,9 +747,18 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* None of its threads: absent, or just begun and not drained yet (live). */
 	if (threads && (rsp_census__threads(threads, &n), !n)) {
-		ret = rsp_source__not_seen("status", req->pid, err);
-		goto out;
+		ret = rsp_source__check_seen(src, "status", req->pid, 0, UINT64_MAX, err);
+		if (ret)
+			goto out;
+		rsp_census__delete(threads);
+		rsp_window__stats(src->window, &ws);
+		if (!(threads = take_census(src, req->pid))) {
+			rsp_buf__puts(err, "status: out of memory while counting the window");
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	if (req->format == RSP_FMT_JSON) {
 		ret = render_json(src, &ws, &r, threads, req->pid, events, out);

@@ -6,9 +6,15 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <rsp/census.h>
 #include <rsp/query.h>
 #include <rsp/window.h>
+#include "internal/query.h"
+
+#define SETTLE_MARGIN_NS 50000000ull /* past one drain pass over every CPU */
+#define SETTLE_STEP_NS	 10000000l
+#define SETTLE_STEPS	 100 /* 1 s */
 
 bool rsp_source__may_see(const struct rsp_source *src, long pid)
 {
@@ -48,21 +54,54 @@ int rsp_source__check_pid(const struct rsp_source *src, const char *cmd, long pi
 	return -EACCES;
 }
 
-int rsp_source__check_seen(const struct rsp_source *src, const char *cmd, long pid, uint64_t from,
-			   uint64_t to, struct rsp_buf *err)
+void rsp_source__settle(const struct rsp_source *src,
+			bool (*reached)(const struct rsp_source *src, uint64_t until))
+{
+	struct timespec step = {0, SETTLE_STEP_NS};
+
+	if (!src->capture || src->offline || !src->now)
+		return;
+	for (int i = 0; i < SETTLE_STEPS && !reached(src, src->now + SETTLE_MARGIN_NS); i++)
+		nanosleep(&step, NULL);
+}
+
+static bool window_reached(const struct rsp_source *src, uint64_t until)
+{
+	struct rsp_window_stats ws;
+
+	rsp_window__stats(src->window, &ws);
+	return ws.newest >= until;
+}
+
+/* Threads of @pid in [@from, @to]; -ENOMEM. */
+static long count_threads(const struct rsp_source *src, long pid, uint64_t from, uint64_t to)
 {
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, from, to);
 	struct rsp_census *cs = snap ? rsp_census__new(src->schema, snap, from, to, pid) : NULL;
 	size_t n = 0;
 
 	rsp_wsnap__unpin(snap);
-	if (!cs) {
+	if (!cs)
+		return -ENOMEM;
+	rsp_census__threads(cs, &n);
+	rsp_census__delete(cs);
+	return (long)n;
+}
+
+int rsp_source__check_seen(const struct rsp_source *src, const char *cmd, long pid, uint64_t from,
+			   uint64_t to, struct rsp_buf *err)
+{
+	long n = count_threads(src, pid, from, to);
+
+	if (!n && src->capture && !window_reached(src, src->now + SETTLE_MARGIN_NS)) {
+		rsp_source__settle(src, window_reached);
+		n = count_threads(src, pid, from, to);
+	}
+	if (n < 0) {
 		rsp_buf__printf(err, "%s: out of memory looking for process %ld in the window", cmd,
 				pid);
 		return -ENOMEM;
 	}
-	rsp_census__threads(cs, &n);
-	rsp_census__delete(cs);
 	return n ? 0 : rsp_source__not_seen(cmd, pid, err);
 }
 
