@@ -48,6 +48,11 @@ with t.Rspd() as d:
                              stdout=subprocess.DEVNULL)
         pids.append(p.pid)
         p.wait()
+    # Enough queries to count (a query of a pid whose records are not drained
+    # yet waits for them: under ASan the 30 workloads may end first).
+    deadline = time.time() + 60
+    while len(results) < 10 and time.time() < deadline:
+        time.sleep(0.1)
     stop.set()
     for q in qs:
         q.join()

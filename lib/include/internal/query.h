@@ -79,8 +79,11 @@ const char *rsp_request__option_at(const struct rsp_command *c, size_t i);
  * for: all of it from its oldest complete time to now (live) or its newest
  * record (a file), narrowed by --to, --last and --from, in that order.
  */
-/*
- * rsp_source__settle() - live only (src->capture set): wait, at most 1 s,
+void rsp_request__window_range(const struct rsp_request *req, const struct rsp_source *src,
+			       uint64_t *from, uint64_t *to);
+
+/**
+ * rsp_source__settle() - live only (src->capture set): wait, at most 5 s,
  * until @reached(@src, until) says that what was recorded before the
  * query began (src->now), plus a margin, has reached what the query reads
  * (the window: the capture thread drains the rings every flush interval;
@@ -90,8 +93,5 @@ const char *rsp_request__option_at(const struct rsp_command *c, size_t i);
  */
 void rsp_source__settle(const struct rsp_source *src,
 			bool (*reached)(const struct rsp_source *src, uint64_t until));
-
-void rsp_request__window_range(const struct rsp_request *req, const struct rsp_source *src,
-			       uint64_t *from, uint64_t *to);
 
 #endif
