@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -23,16 +25,26 @@
 #include <stdbool.h>
 #include <rsp/answer.h>
 #include <rsp/buf.h>
+#include <rsp/file.h>
 #include <rsp/log.h>
+#include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
 
-#define DEFAULT_SOCKET	   "/run/rspd/rspd.sock"
-#define RESPONSE_TIMEOUT_S 120
+#define DEFAULT_SOCKET "/run/rspd/rspd.sock"
+/*
+ * How long rspctl waits for rspd's whole answer. A queued query waits its
+ * turn behind others (rspd sets it no deadline); a dump of a large window
+ * to a slow disk takes tens of seconds: two minutes covers both.
+ */
+#define DEFAULT_TIMEOUT "2m"
 
 struct env {
 	const char *socket;
+	const char *timeout_arg;
+	uint64_t timeout_ns; /* 0: wait without limit */
+	uint64_t deadline_ns;
 };
 
 static void usage(FILE *f)
@@ -41,7 +53,7 @@ static void usage(FILE *f)
 
 	rsp_query__usage(&b, NULL);
 	fprintf(f,
-		"usage: rspctl [--socket PATH] COMMAND [OPTIONS]\n"
+		"usage: rspctl [--socket PATH] [--timeout DURATION] COMMAND [OPTIONS]\n"
 		"\n"
 		"Ask rspd, the rsp daemon, what it has seen.\n"
 		"\n"
@@ -52,6 +64,8 @@ static void usage(FILE *f)
 		"\n"
 		"Global options:\n"
 		"  -s, --socket PATH   rspd's control socket (default %s)\n"
+		"  -t, --timeout D     wait at most D for rspd's answer (default " DEFAULT_TIMEOUT
+		"; 0: no limit)\n"
 		"  -h, --help          this text; 'rspctl help COMMAND' for one command\n"
 		"  -V, --version       print the version\n"
 		"\n"
@@ -155,10 +169,28 @@ static void denied(const char *path)
 			path);
 }
 
-static int connect_socket(const char *path)
+static uint64_t now_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void no_answer(const struct env *env)
+{
+	fprintf(stderr,
+		"rspctl: no answer from rspd at %s within %s — it is busy or hung; wait longer "
+		"with --timeout DURATION (0: no limit), or see rspd's log\n",
+		env->socket, env->timeout_arg);
+}
+
+static int connect_socket(const struct env *env)
+{
+	const char *path = env->socket;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct timeval tv = {.tv_sec = RESPONSE_TIMEOUT_S};
+	struct timeval tv = {.tv_sec = (time_t)(env->timeout_ns / 1000000000ull),
+			     .tv_usec = (suseconds_t)(env->timeout_ns % 1000000000ull / 1000)};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -171,11 +203,13 @@ static int connect_socket(const char *path)
 		perror("rspctl: socket");
 		return -1;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	/* Bounds connect() (a full backlog) and each send(); reads poll the deadline. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return fd;
-	if (errno == ENOENT || errno == ECONNREFUSED)
+	if (errno == EAGAIN || errno == EINPROGRESS)
+		no_answer(env);
+	else if (errno == ENOENT || errno == ECONNREFUSED)
 		fprintf(stderr,
 			"rspctl: no rspd at %s — start it with 'systemctl start rspd' or "
 			"'rspd --foreground', or point rspctl at it with --socket PATH\n",
@@ -203,12 +237,39 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static int read_all(int fd, void *p, size_t n)
+/* Wait for something to read until @deadline_ns (0: no limit); -ETIMEDOUT past it. */
+static int wait_readable(int fd, uint64_t deadline_ns)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	uint64_t now;
+	int r;
+
+	do {
+		int ms = -1;
+
+		if (deadline_ns) {
+			now = now_ns();
+			if (now >= deadline_ns)
+				return -ETIMEDOUT;
+			ms = (int)((deadline_ns - now + 999999) / 1000000);
+		}
+		r = poll(&p, 1, ms);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r ? 0 : -ETIMEDOUT;
+}
+
+static int read_all(int fd, void *p, size_t n, uint64_t deadline_ns)
 {
 	while (n) {
-		ssize_t r = read(fd, p, n);
+		int err = wait_readable(fd, deadline_ns);
+		ssize_t r;
 
-		if (r < 0 && errno == EINTR)
+		if (err)
+			return err;
+		r = read(fd, p, n);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			return r == 0 ? -EPIPE : -errno;
@@ -218,20 +279,22 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-/* Write @len bytes to @path; one sentence on stderr when it fails. */
+/*
+ * Write @len bytes to @path: a new file or a regular one replaced whole,
+ * never through a link, a device or a FIFO (rsp/file.h); one sentence on
+ * stderr when it fails.
+ */
 static int write_file(const char *path, const char *data, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	bool ok = f && fwrite(data, 1, len, f) == len;
+	struct rsp_buf err = RSP_BUF_INIT;
+	int ret = rsp_file__write(path, data, len, 0, &err);
 
-	if (f && fclose(f))
-		ok = false;
-	if (!ok) {
-		fprintf(stderr, "rspctl: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
-	return 0;
+	if (ret)
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : strerror(-ret));
+	else
+		fprintf(stderr, "rspctl: wrote %s (%zu bytes)\n", path, len);
+	rsp_buf__exit(&err);
+	return ret ? -1 : 0;
 }
 
 /*
@@ -284,8 +347,16 @@ static int check_outputs(const struct rsp_request *req)
 
 	for (size_t i = 0; (path = rsp_request__output_at(req, i, &name)); i++) {
 		char dir[PATH_MAX];
+		struct stat st;
 		int ok;
 
+		if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+			fprintf(stderr,
+				"rspctl: %s (--%s) is %s, not a regular file: rspctl writes only a "
+				"new file or replaces a regular one — choose another path\n",
+				path, name, rsp_file__type(st.st_mode));
+			return -1;
+		}
 		snprintf(dir, sizeof(dir), "%s", path);
 		ok = !access(path, F_OK) ? !access(path, W_OK) : !access(dirname(dir), W_OK | X_OK);
 		if (!ok) {
@@ -299,18 +370,30 @@ static int check_outputs(const struct rsp_request *req)
 }
 
 /* Read rspd's answer: 0 and its body in @body, 1 after printing why not. */
-static int read_answer(int fd, const char *path, struct rsp_buf *body)
+static int read_answer(int fd, const struct env *env, struct rsp_buf *body)
 {
+	const char *path = env->socket;
 	unsigned char hdr[RSP_PROTO_RESP_HEADER];
 	uint32_t len;
-	int status, err = read_all(fd, hdr, sizeof(hdr));
+	int status, err = read_all(fd, hdr, sizeof(hdr), env->deadline_ns);
 
-	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
-		fprintf(stderr, "rspctl: %s from rspd at %s\n",
-			err == -EAGAIN ? "no answer within the timeout" : "a broken answer", path);
+	if (err == -ETIMEDOUT) {
+		no_answer(env);
 		return 1;
 	}
-	if (rsp_buf__reserve(body, (size_t)len + 1) || read_all(fd, body->data, len)) {
+	if (err || rsp_proto__decode_response_header(hdr, &status, &len)) {
+		fprintf(stderr, "rspctl: a broken answer from rspd at %s\n", path);
+		return 1;
+	}
+	if (!rsp_buf__reserve(body, (size_t)len + 1))
+		err = read_all(fd, body->data, len, env->deadline_ns);
+	else
+		err = -ENOMEM;
+	if (err == -ETIMEDOUT) {
+		no_answer(env);
+		return 1;
+	}
+	if (err) {
 		fprintf(stderr, "rspctl: the answer from %s was cut short\n", path);
 		return 1;
 	}
@@ -324,7 +407,7 @@ static int read_answer(int fd, const char *path, struct rsp_buf *body)
 }
 
 /* Send @argv to rspd; 0 and the answer in @body, or 1 after printing why not. */
-static int ask(const struct env *env, int argc, const char *const *argv, struct rsp_buf *body)
+static int ask(struct env *env, int argc, const char *const *argv, struct rsp_buf *body)
 {
 	struct rsp_buf req = RSP_BUF_INIT;
 	int fd, ret;
@@ -333,7 +416,8 @@ static int ask(const struct env *env, int argc, const char *const *argv, struct 
 		fprintf(stderr, "rspctl: the command line is too long to send\n");
 		return 2;
 	}
-	fd = connect_socket(env->socket);
+	env->deadline_ns = env->timeout_ns ? now_ns() + env->timeout_ns : 0;
+	fd = connect_socket(env);
 	if (fd < 0) {
 		rsp_buf__exit(&req);
 		return 1;
@@ -344,11 +428,14 @@ static int ask(const struct env *env, int argc, const char *const *argv, struct 
 	 * the broken pipe.
 	 */
 	if (write_all(fd, req.data, req.len) && errno != EPIPE && errno != ECONNRESET) {
-		fprintf(stderr, "rspctl: could not send the request to %s: %s\n", env->socket,
-			strerror(errno));
+		if (errno == EAGAIN)
+			no_answer(env);
+		else
+			fprintf(stderr, "rspctl: could not send the request to %s: %s\n",
+				env->socket, strerror(errno));
 		ret = 1;
 	} else {
-		ret = read_answer(fd, env->socket, body);
+		ret = read_answer(fd, env, body);
 	}
 	close(fd);
 	rsp_buf__exit(&req);
@@ -359,7 +446,7 @@ static int ask(const struct env *env, int argc, const char *const *argv, struct 
  * A query with a local part (it names the user's files): rspd answers the
  * selection in JSON, librsp finishes here, as the user who runs rspctl.
  */
-static int ask_local(const struct env *env, const struct rsp_request *req, int argc, char **argv)
+static int ask_local(struct env *env, const struct rsp_request *req, int argc, char **argv)
 {
 	struct rsp_buf body = RSP_BUF_INIT, out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	int rargc, ret;
@@ -371,7 +458,10 @@ static int ask_local(const struct env *env, const struct rsp_request *req, int a
 	}
 	ret = ask(env, rargc, rargv, &body);
 	if (!ret && rsp_request__finish(req, body.data, body.len, &out, &err)) {
-		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "failed");
+		fprintf(stderr, "rspctl: %s\n",
+			err.data ? err.data
+				 : "the answer could not be finished here, and librsp did not say "
+				   "why (a bug: please report the command line)");
 		ret = 1;
 	} else if (!ret && out.len) {
 		fwrite(out.data, 1, out.len, stdout);
@@ -487,7 +577,7 @@ static int absolute_output(int argc, char **argv, char *abs, size_t n)
 }
 
 /* A query for rspd: checked here first; one with a local part is finished here. */
-static int run_query(const struct env *env, int argc, char **argv, char *abs, size_t n)
+static int run_query(struct env *env, int argc, char **argv, char *abs, size_t n)
 {
 	struct rsp_buf body = RSP_BUF_INIT;
 	struct rsp_request req;
@@ -509,6 +599,18 @@ static int run_query(const struct env *env, int argc, char **argv, char *abs, si
 	rsp_request__exit(&req);
 	rsp_buf__exit(&body);
 	return ret;
+}
+
+static void set_timeout(struct env *env, const char *v)
+{
+	if (rsp_parse__duration(v, &env->timeout_ns)) {
+		fprintf(stderr,
+			"rspctl: --timeout wants a duration such as 30s or 5m (0: no limit), not "
+			"'%s'\n",
+			v);
+		exit(2);
+	}
+	env->timeout_arg = v;
 }
 
 /* Global options come before the command; returns the command's index. */
@@ -533,6 +635,14 @@ static int parse_global(struct env *env, int argc, char **argv)
 			env->socket = argv[++i];
 		} else if (!strncmp(a, "--socket=", 9)) {
 			env->socket = a + 9;
+		} else if (!strcmp(a, "-t") || !strcmp(a, "--timeout")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "rspctl: %s needs a duration, e.g. 30s\n", a);
+				exit(2);
+			}
+			set_timeout(env, argv[++i]);
+		} else if (!strncmp(a, "--timeout=", 10)) {
+			set_timeout(env, a + 10);
 		} else {
 			fprintf(stderr, "rspctl: unknown option '%s'\n\n", a);
 			usage(stderr);
@@ -547,7 +657,10 @@ int main(int argc, char **argv)
 {
 	struct env env = {.socket = DEFAULT_SOCKET};
 	static char abs[PATH_MAX];
-	int cmd = parse_global(&env, argc, argv);
+	int cmd;
+
+	set_timeout(&env, DEFAULT_TIMEOUT);
+	cmd = parse_global(&env, argc, argv);
 
 	if (cmd >= argc) {
 		usage(stderr);

@@ -24,10 +24,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <jansson.h>
+#include <rsp/file.h>
 #include "clock.h"
 #include "dump.h"
 #include "dumpmeta.h"
@@ -131,19 +133,6 @@ static int dump_name(const struct rspd *d, const char *dir, char *path, size_t n
 	return -EEXIST;
 }
 
-static void split_dir(const char *path, char *dir, size_t n, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash) {
-		snprintf(dir, n, ".");
-		*base = path;
-		return;
-	}
-	snprintf(dir, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	*base = slash + 1;
-}
-
 struct dump_result {
 	struct rsp_pd_stats st;
 	struct rspd_dumpprocs_stats ps;
@@ -171,18 +160,6 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 		err = rsp_pdwriter__finish(w);
 	rsp_pdwriter__stats(w, &r->st);
 	rsp_pdwriter__delete(w);
-	return err;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
 	return err;
 }
 
@@ -226,37 +203,26 @@ static void restore(struct ident *sv)
 	sv->changed = false;
 }
 
-/* Temp file, records, fsync, rename. On failure nothing is left behind. */
-static int write_file(struct rspd *d, const char *path, uint64_t from, uint64_t to,
+/*
+ * Temp file, records, fsync, rename (rsp/file.h: only a new file or a
+ * regular one is ever replaced). On failure nothing is left behind.
+ */
+static int write_file(struct rspd *d, const char *path, unsigned flags, uint64_t from, uint64_t to,
 		      struct dump_result *r, struct rsp_buf *why)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 256];
-	const char *base;
-	int fd, err;
+	struct rsp_outfile f;
+	int err = rsp_outfile__open(&f, path, flags, why);
 
-	split_dir(path, dir, sizeof(dir), &base);
-	snprintf(tmp, sizeof(tmp), "%s/.%.200s.XXXXXX", dir, base);
-	fd = mkstemp(tmp); /* mode 0600 */
-	if (fd < 0) {
-		err = -errno;
-		rsp_buf__printf(why, "cannot create a file in %s: %s", dir, strerror(-err));
+	if (err)
 		return err;
-	}
-	err = write_records(d, fd, from, to, r, why);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	err = write_records(d, f.fd, from, to, r, why);
 	if (err) {
-		unlink(tmp);
+		rsp_outfile__abort(&f);
 		if (!why->len)
 			rsp_buf__printf(why, "writing %s: %s", path, strerror(-err));
 		return err;
 	}
-	fsync_dir(dir);
-	return 0;
+	return rsp_outfile__commit(&f, why);
 }
 
 /* --- retention ----------------------------------------------------------------- */
@@ -301,8 +267,8 @@ static int list_dumps(const char *dir, struct kept **out, size_t *nr)
 		if (!is_dump_name(de->d_name) || strlen(de->d_name) >= sizeof((*out)->name))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &st) || !S_ISREG(st.st_mode))
-			continue;
+		if (lstat(p, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue; /* only rspd's own dumps are ever removed */
 		if (*nr == cap) {
 			struct kept *k = realloc(*out, (cap ? 2 * cap : 32) * sizeof(*k));
 
@@ -321,13 +287,76 @@ static int list_dumps(const char *dir, struct kept **out, size_t *nr)
 	return 0;
 }
 
-/* Remove the oldest dumps beyond the limits; the newest one always stays. */
+/*
+ * One temp file of a dump: a dump being written holds its flock (rsp/file.h),
+ * one whose writer was killed does not. 1: removed; 0: in progress (its
+ * size added to @busy); -1: not ours to touch.
+ */
+static int stale_temp(int dfd, const char *dir, const char *name, uint64_t *busy)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ret = -1;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		goto out;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		*busy += (uint64_t)st.st_size;
+		ret = 0;
+		goto out;
+	}
+	if (unlinkat(dfd, name, 0)) {
+		rspd_log__errno(RSP_LOG_WARN,
+				"dump: cannot remove %s/%s, left by a dump that "
+				"did not finish",
+				dir, name);
+		goto out;
+	}
+	rspd_log__write(RSP_LOG_INFO,
+			"dump: removed %s/%s (%llu bytes), left by a dump that did not finish", dir,
+			name, (unsigned long long)st.st_size);
+	ret = 1;
+out:
+	close(fd);
+	return ret;
+}
+
+/*
+ * Remove what killed dumps left in @dir (".rsp-...perf.data.XXXXXX", regular
+ * files of ours that no writer holds); the bytes of dumps still being
+ * written, which retention counts.
+ */
+static uint64_t clean_temps(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	uint64_t busy = 0;
+
+	if (!dh) {
+		if (errno != ENOENT)
+			rspd_log__errno(RSP_LOG_WARN, "dump: cannot read the dump directory %s",
+					dir);
+		return 0;
+	}
+	while ((de = readdir(dh)))
+		if (rsp_file__is_temp(de->d_name, is_dump_name))
+			stale_temp(dirfd(dh), dir, de->d_name, &busy);
+	closedir(dh);
+	return busy;
+}
+
+/*
+ * Remove the oldest dumps beyond the limits; the newest one always stays.
+ * Dumps still being written (by another rspd on the same directory) count
+ * towards --dump-max-bytes.
+ */
 static void retain(const struct rspd_dump_config *c, const char *newest, json_t *removed,
 		   struct rsp_buf *text)
 {
 	struct kept *k;
 	size_t n;
-	uint64_t total = 0;
+	uint64_t total = clean_temps(c->dir);
 
 	if (list_dumps(c->dir, &k, &n))
 		return;
@@ -432,14 +461,18 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 					strerror(-err));
 	}
 	if (!err)
-		err = write_file(d, path, r.from, r.to, &r, &why);
+		err = write_file(d, path, spec->output ? 0 : RSP_FILE_NOREPLACE, r.from, r.to, &r,
+				 &why);
 	restore(&id);
 	r.ms = ms_since(&t0);
 	if (err) {
+		/* -EEXIST: the path's own sentence says what to do. */
 		rsp_buf__printf(out,
 				"dump failed: %s — the dump was not written (rspd keeps "
-				"capturing); free space or choose another dump-dir or -o",
-				why.data ? why.data : strerror(-err));
+				"capturing)%s",
+				why.data ? why.data : strerror(-err),
+				err == -EEXIST ? ""
+					       : "; free space or choose another dump-dir or -o");
 		rspd_log__write(RSP_LOG_ERR, "%s", out->data);
 	} else {
 		if (!spec->output)
@@ -531,6 +564,7 @@ int rspd_dumper__start(struct rspd *d, char *err, size_t errlen)
 	}
 	d->dumper = dm;
 	rspd_dumper__configure(d);
+	clean_temps(d->cfg.dump.dir); /* what a killed rspd's dump left */
 	return 0;
 }
 

@@ -52,6 +52,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <rsp/file.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
 #include "analysis.h"
@@ -114,6 +115,8 @@ struct server_settings {
 struct rspd_server {
 	struct rspd *d;
 	int lfd;
+	dev_t sock_dev; /* the socket file bind() made: the only one to remove */
+	ino_t sock_ino;
 	int wake[2]; /* a job is done, or stop */
 	pthread_t io;
 	pthread_t *workers;
@@ -668,13 +671,26 @@ static void *io_main(void *arg)
 
 /* --- the socket ------------------------------------------------------------ */
 
-/* Refuse to take over a socket another rspd is serving; remove a stale one. */
+/*
+ * Refuse to take over a socket another rspd is serving; remove a stale one.
+ * Only a socket nobody answers on is ever removed: whatever else is at
+ * @path (a file, a directory, a link) is the user's, and refused.
+ */
 static int check_stale(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int ret;
+	struct stat st;
+	int fd, ret;
 
+	if (lstat(path, &st))
+		return 0; /* nothing there; or bind() says what is wrong with the path */
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen,
+			 "%s is %s, not a socket — remove it or give rspd another --socket PATH",
+			 path, rsp_file__type(st.st_mode));
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
@@ -687,8 +703,12 @@ static int check_stale(const char *path, char *err, size_t errlen)
 			 path);
 		return -EADDRINUSE;
 	}
-	if (errno == ECONNREFUSED)
-		unlink(path);
+	if (errno == ECONNREFUSED && unlink(path) && errno != ENOENT) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot remove the stale socket %s: %s", path,
+			 strerror(-ret));
+		return ret;
+	}
 	return 0;
 }
 
@@ -740,6 +760,27 @@ static int listen_on(const char *path, char *err, size_t errlen)
 		return ret;
 	}
 	return fd;
+}
+
+/* Remember the socket file bind() made, so that only it is ever removed. */
+static void note_socket(struct rspd_server *s, const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode)) {
+		s->sock_dev = st.st_dev;
+		s->sock_ino = st.st_ino;
+	}
+}
+
+/* Remove our socket file; not whatever replaced it meanwhile. */
+static void unlink_socket(const struct rspd_server *s, const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode) && st.st_dev == s->sock_dev &&
+	    st.st_ino == s->sock_ino)
+		unlink(path);
 }
 
 static bool find_group(const char *name, gid_t *gid)
@@ -901,10 +942,11 @@ int rspd_server__start(struct rspd *d, char *err, size_t errlen)
 		server_free(s);
 		return ret;
 	}
+	note_socket(s, d->cfg.socket_path);
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		unlink(d->cfg.socket_path);
+		unlink_socket(s, d->cfg.socket_path);
 		server_free(s);
 		return ret;
 	}
@@ -913,7 +955,7 @@ int rspd_server__start(struct rspd *d, char *err, size_t errlen)
 	ret = start_threads(s, err, errlen);
 	if (ret) {
 		d->server = NULL;
-		unlink(d->cfg.socket_path);
+		unlink_socket(s, d->cfg.socket_path);
 		server_free(s);
 	}
 	return ret;
@@ -926,7 +968,7 @@ void rspd_server__stop(struct rspd *d)
 	if (!s)
 		return;
 	stop_threads(s, true);
-	unlink(d->cfg.socket_path);
+	unlink_socket(s, d->cfg.socket_path);
 	server_free(s);
 	d->server = NULL;
 }

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <traceevent/event-parse.h>
+#include <rsp/file.h>
 #include <rsp/maps.h>
 #include <rsp/perfdata.h>
 #include <rsp/record.h>
@@ -693,13 +694,11 @@ struct rsp_perfdata *rsp_perfdata__open(const char *path, struct rsp_buf *err)
 
 	if (!pd)
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never blocks: a FIFO or a device is refused before any read. */
+	fd = rsp_file__open_regular(path, err);
 	if (fd < 0 || fstat(fd, &st)) {
-		rsp_buf__printf(err, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rsp_buf__printf(err, "%s: not a regular file", path);
+		if (fd >= 0)
+			rsp_buf__printf(err, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (st.st_size > 0) {

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <rsp/file.h>
 #include <rsp/hist.h>
 #include <rsp/histfeed.h>
 #include <rsp/parse.h>
@@ -543,6 +544,30 @@ static void redact(struct rsp_hist_set *s, struct rsp_redact *red)
 	}
 }
 
+/*
+ * A named process or thread of which nothing matches: an error, as for
+ * every command that takes --pid (rsp_source__check_seen()), so that a
+ * mistyped pid fails instead of answering "no profiles match".
+ */
+static int check_any(const struct rsp_request *req, struct rsp_buf *err)
+{
+	const struct hist_opts *o = req->opts;
+
+	if (o->subject == OPT_PID_SUBJECT)
+		rsp_buf__printf(err,
+				"hist: rspd holds no profile of process %ld%s; check the pid, or "
+				"widen the range",
+				req->pid, o->nr_ops ? " for the operations asked" : "");
+	else if (o->subject == OPT_TID)
+		rsp_buf__printf(err,
+				"hist: rspd holds no profile of thread %ld%s; check the tid, or "
+				"widen the range",
+				o->tid, o->nr_ops ? " for the operations asked" : "");
+	else
+		return 0;
+	return -ESRCH;
+}
+
 /* A named process or thread: only one's own, for a restricted requester. */
 static int check_named(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *err)
@@ -662,16 +687,22 @@ static int render_set(const struct rsp_request *req, const struct rsp_hist_set *
 	return rsp_hist_set__render_text(s, flags, out);
 }
 
-/* The file, whole; one sentence on failure. */
+/* The file, whole; one sentence on failure. Never blocks: a regular file only. */
 static int read_file(const char *path, const char *what, struct rsp_buf *data, struct rsp_buf *err)
 {
 	char chunk[65536];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	struct rsp_buf why = RSP_BUF_INIT;
+	int fd = rsp_file__open_regular(path, &why), ret = 0;
 
 	if (fd < 0) {
-		rsp_buf__printf(err, "hist: cannot read %s %s: %s", what, path, strerror(errno));
-		return -errno;
+		if (fd == -EINVAL) /* not a regular file: its own sentence */
+			rsp_buf__printf(err, "hist: %s %s", what, why.data ? why.data : path);
+		else
+			rsp_buf__printf(err, "hist: cannot read %s %s: %s", what, path,
+					strerror(-fd));
+		rsp_buf__exit(&why);
+		return fd;
 	}
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
 		if (data->len + (size_t)n > MAX_BASELINE) {
@@ -693,38 +724,15 @@ static int read_file(const char *path, const char *what, struct rsp_buf *data, s
 	return ret;
 }
 
-/* Write @len bytes to @path atomically: a temporary file, then rename. 0600. */
+/* Write @len bytes to @path whole (rsp/file.h: 0600, a new or a regular file). */
 static int write_file(const char *path, const char *data, size_t len, struct rsp_buf *err)
 {
-	char tmp[PATH_MAX + 16];
-	int fd, ret = 0;
+	struct rsp_buf why = RSP_BUF_INIT;
+	int ret = rsp_file__write(path, data, len, 0, &why);
 
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rsp_buf__printf(err, "hist: cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (len && !ret) {
-		ssize_t w = write(fd, data, len);
-
-		if (w < 0) {
-			ret = -errno;
-			break;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		rsp_buf__printf(err, "hist: cannot write %s: %s", path, strerror(-ret));
-		unlink(tmp);
-	}
+	if (ret)
+		rsp_buf__printf(err, "hist: --save: %s", why.data ? why.data : strerror(-ret));
+	rsp_buf__exit(&why);
 	return ret;
 }
 
@@ -790,6 +798,35 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 	return ret;
 }
 
+static bool store_reached(const struct rsp_source *src, uint64_t until)
+{
+	struct rsp_hist_stats st;
+
+	rsp_hist_store__stats(src->hist, &st);
+	return st.progress >= until;
+}
+
+/*
+ * Nothing of the named subject: live, wait until the profiles hold what was
+ * recorded before the query began (a process that just began or ended),
+ * collect again, and only then call it absent.
+ */
+static int recollect(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
+		     struct rsp_hist_set **cur, struct rsp_buf *err)
+{
+	int ret;
+
+	if (!src->capture)
+		return check_any(req, err);
+	rsp_source__settle(src, store_reached);
+	rsp_hist_set__delete(*cur);
+	*cur = NULL;
+	ret = collect(req, src, p, cur, err);
+	if (!ret && !(*cur)->n)
+		ret = check_any(req, err);
+	return ret;
+}
+
 static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -815,7 +852,10 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 	ret = make_plan(req, src, &p, err);
 	if (!ret)
 		ret = collect(req, src, &p, &cur, err);
+	if (!ret && !cur->n && (o->subject == OPT_PID_SUBJECT || o->subject == OPT_TID))
+		ret = recollect(req, src, &p, &cur, err);
 	if (ret) {
+		rsp_hist_set__delete(cur);
 		free(p.exclude);
 		rsp_redact__exit(&p.red);
 		return ret;

@@ -290,6 +290,9 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "net", req->pid, err)))
 		return ret;
 	rsp_request__window_range(req, src, &c.from, &c.to);
+	if (req->pid >= 0 &&
+	    (ret = rsp_source__check_seen(src, "net", req->pid, c.from, c.to, err)))
+		return ret;
 	snap = rsp_window__pin(src->window, c.from, c.to);
 	if (!snap) {
 		rsp_buf__puts(err, "net: out of memory pinning the window");

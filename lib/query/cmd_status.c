@@ -734,6 +734,7 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	struct rsp_census *threads = NULL, *events = NULL;
 	struct rsp_window_stats ws;
 	struct rsp_redact r;
+	size_t n = 0;
 	int ret = 0;
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
@@ -745,6 +746,19 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 		rsp_buf__puts(err, "status: out of memory while counting the window");
 		ret = -ENOMEM;
 		goto out;
+	}
+	/* None of its threads: absent, or just begun and not drained yet (live). */
+	if (threads && (rsp_census__threads(threads, &n), !n)) {
+		ret = rsp_source__check_seen(src, "status", req->pid, 0, UINT64_MAX, err);
+		if (ret)
+			goto out;
+		rsp_census__delete(threads);
+		rsp_window__stats(src->window, &ws);
+		if (!(threads = take_census(src, req->pid))) {
+			rsp_buf__puts(err, "status: out of memory while counting the window");
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	if (req->format == RSP_FMT_JSON) {
 		ret = render_json(src, &ws, &r, threads, req->pid, events, out);

@@ -472,6 +472,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 {
 	struct top_ctx c = {.req = req, .src = src};
 	struct rsp_redact r;
+	uint64_t from, to;
 	int ret;
 
 	if (!src->symbols) {
@@ -479,6 +480,9 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		return -EOPNOTSUPP;
 	}
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))
+		return ret;
+	rsp_request__window_range(req, src, &from, &to);
+	if (req->pid >= 0 && (ret = rsp_source__check_seen(src, "top", req->pid, from, to, err)))
 		return ret;
 	rsp_redact__init(&r, src);
 	ret = profile(&c, &r);

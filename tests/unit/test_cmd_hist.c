@@ -421,12 +421,28 @@ static void test_slice_cap_overflow(void **state)
 	rsp_hist_store__delete(st);
 }
 
+/* A named process or thread of which the store holds nothing: an error naming it. */
+static void test_unknown_subject(void **state)
+{
+	struct rsp_hist_store *st = make_store();
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+
+	assert_int_equal(run(st, false, ARGS("hist", "--pid", "424242"), &out, &err), -ESRCH);
+	assert_non_null(strstr(err.data, "hist: rspd holds no profile of process 424242"));
+	assert_int_equal(run(st, false, ARGS("hist", "--tid", "424242"), &out, &err), -ESRCH);
+	assert_non_null(strstr(err.data, "no profile of thread 424242"));
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	rsp_hist_store__delete(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),	      cmocka_unit_test(test_text_and_json),
-		cmocka_unit_test(test_range_diff),    cmocka_unit_test(test_local_part),
-		cmocka_unit_test(test_offline_files), cmocka_unit_test(test_slice_cap_overflow),
+		cmocka_unit_test(test_parse),		cmocka_unit_test(test_text_and_json),
+		cmocka_unit_test(test_range_diff),	cmocka_unit_test(test_local_part),
+		cmocka_unit_test(test_offline_files),	cmocka_unit_test(test_slice_cap_overflow),
+		cmocka_unit_test(test_unknown_subject),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -206,12 +206,42 @@ static void test_status_text(void **state)
 	synth__delete(s);
 }
 
+/* One rule for --pid: a process with no thread in the window is an error, not an empty answer. */
+static void test_pid_not_seen(void **state)
+{
+	static const char *const cmds[] = {"status", "net"};
+	struct synth *s = stream();
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_source src = {.window = s->window, .schema = s->schema, .now = 8000};
+	struct rsp_request req;
+	char want[96];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(parse(&req, &err, ARGS(cmds[i], "--pid", "300")), 0);
+		assert_int_equal(rsp_query__run(&req, &src, &out, &err), -ESRCH);
+		snprintf(want, sizeof(want), "%s: process 300 has no thread in the window",
+			 cmds[i]);
+		assert_non_null(strstr(err.data, want));
+		/* The stream's gap: it may have been among the lost records. */
+		assert_non_null(strstr(err.data, "which lost 3 records"));
+		rsp_request__exit(&req);
+		rsp_buf__reset(&out);
+	}
+	assert_int_equal(parse(&req, &err, ARGS("net", "--pid", "100")), 0);
+	assert_int_equal(rsp_query__run(&req, &src, &out, &err), 0);
+	rsp_request__exit(&req);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	synth__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_status_threads),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_pid_not_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,4 +82,16 @@ const char *rsp_request__option_at(const struct rsp_command *c, size_t i);
 void rsp_request__window_range(const struct rsp_request *req, const struct rsp_source *src,
 			       uint64_t *from, uint64_t *to);
 
+/**
+ * rsp_source__settle() - live only (src->capture set): wait, at most 5 s,
+ * until @reached(@src, until) says that what was recorded before the
+ * query began (src->now), plus a margin, has reached what the query reads
+ * (the window: the capture thread drains the rings every flush interval;
+ * the latency profiles: the analysis thread feeds them after that). A
+ * process that began or ended just before the query is then not called
+ * absent for want of records still in a ring. Offline: returns at once.
+ */
+void rsp_source__settle(const struct rsp_source *src,
+			bool (*reached)(const struct rsp_source *src, uint64_t until));
+
 #endif

@@ -113,6 +113,20 @@ RSP_API int rsp_source__check_pid(const struct rsp_source *src, const char *cmd,
 				  struct rsp_buf *err);
 
 /**
+ * rsp_source__check_seen() - does the window's [@from, @to] hold a thread of @pid?
+ * @cmd: the command, for the message
+ *
+ * The one rule of every command that takes --pid (graph and snapshot apply
+ * it through their own passes): a process with no thread in the time asked
+ * for is an error, not an empty answer, so that a mistyped pid fails.
+ * Return: 0, -ESRCH with one sentence in @err, or -ENOMEM.
+ */
+RSP_API int rsp_source__check_seen(const struct rsp_source *src, const char *cmd, long pid,
+				   uint64_t from, uint64_t to, struct rsp_buf *err);
+/** rsp_source__not_seen() - that sentence in @err for @pid; returns -ESRCH. */
+RSP_API int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err);
+
+/**
  * rsp_source__label() - "pid N comm" or, redacted, "pid N (other user)"
  * @comm: the process's name as the window knows it, or NULL/""
  * Writes at most @n bytes into @buf (NUL-terminated) and returns @buf.
