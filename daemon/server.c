@@ -24,7 +24,9 @@
  * one more query thread takes the others (status, hist, dump: counters,
  * the histogram store, a hand-off), so that a burst of graphs queued
  * behind the pool never holds up a status. The I/O thread parses a request
- * once to choose its lane (a parse reads only the request).
+ * once to choose its lane (a parse reads only the request). Those requests
+ * resolve no addresses either, so they do not wait for the process
+ * model's lock, which a query that does holds throughout (livemodel.c).
  *
  * Memory. Each query counts its heap against --query-memory
  * (membudget.h, malloc.c): one over it fails, and its answer says which
@@ -332,6 +334,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	struct rsp_source src = {0};
 	struct rsp_dump_spec spec;
 	struct uid_cache uc = {0};
+	bool symbols;
 	int ret;
 
 	ret = rsp_request__parse(args->argc, args->argv, &req, err);
@@ -347,6 +350,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 		rsp_buf__puts(err, "rspd is out of memory");
 		return -ENOMEM;
 	}
+	symbols = rsp_request__uses_symbols(&req);
 	src.window = d->window;
 	src.hist = rspd_analysis__store(d);
 	src.schema = d->es.schema;
@@ -358,9 +362,16 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.ctx = &uc;
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
-	src.symbols = rspd_livemodel__acquire(d);
+	/*
+	 * The model's lock is held for a whole query: only for those that
+	 * resolve addresses, else a status on the light lane would wait for
+	 * the graph that holds it.
+	 */
+	if (symbols)
+		src.symbols = rspd_livemodel__acquire(d);
 	ret = rsp_query__run(&req, &src, &j->answer, err);
-	rspd_livemodel__release(d);
+	if (symbols)
+		rspd_livemodel__release(d);
 	free(ci.cpus);
 	rsp_request__exit(&req);
 	return ret;

@@ -910,6 +910,7 @@ const struct rsp_command rsp_cmd_hist = {
 	.run = hist_run,
 	/* Live, the profiles are rspd's store; only a dump is read into one (hist_run). */
 	.reads_window = rsp_query__never_reads_window,
+	.no_symbols = true,
 	.local = hist_local,
 	.keep = hist_keep,
 	.finish = hist_finish,

@@ -794,4 +794,5 @@ const struct rsp_command rsp_cmd_status = {
 	.opt = status_opt,
 	.run = status_run,
 	.reads_window = status_reads_window,
+	.no_symbols = true,
 };
