@@ -32,9 +32,10 @@
  * (membudget.h, malloc.c): one over it fails, and its answer says which
  * option to raise, whatever error the failed allocation turned into. So
  * queries hold at most query-memory x (query-threads + 1) at once. After
- * each query the thread hands freed memory back to the system
- * (malloc_trim): glibc keeps a thread's freed heap for reuse, which made
- * rspd's RSS the peak of its largest query ever, not of the current ones.
+ * each query that held TRIM_AFTER or more the thread hands freed memory
+ * back to the system (malloc_trim): glibc keeps a thread's freed heap for
+ * reuse, which made rspd's RSS the peak of its largest query ever, not of
+ * the current ones.
  *
  * Access: each connection's SO_PEERCRED (and SO_PEERGROUPS) is read once at
  * accept; root and members of the admin group are unrestricted, anyone
@@ -83,6 +84,7 @@
 #include "status.h"
 
 #define QUERY_NICE	10
+#define TRIM_AFTER	(1u << 20) /* a query that held this much heap trims after */
 #define MAX_PEER_GROUPS 1024
 #define NR_FIXED_FDS	3 /* wake, listen, dumps done: before the clients' */
 
@@ -410,11 +412,12 @@ static void log_query(const struct job *j, const struct rsp_proto_args *args, in
 				ret ? err->data : "ok", (unsigned long long)(b->peak >> 10));
 }
 
-static void run_job(struct rspd_server *s, struct job *j)
+/* Return: the most heap the query held at once. */
+static uint64_t run_job(struct rspd_server *s, struct job *j)
 {
 	struct rsp_proto_args args;
 	struct rsp_buf err = RSP_BUF_INIT;
-	struct rspd_membudget b;
+	struct rspd_membudget b = {0};
 	uint64_t limit = settings(s).query_memory;
 	int ret = rsp_proto__decode_request(j->payload, j->len, &args);
 
@@ -439,6 +442,7 @@ static void run_job(struct rspd_server *s, struct job *j)
 	} else {
 		rsp_buf__exit(&err);
 	}
+	return b.peak;
 }
 
 /* The next job of @l, NULL once the server stops. Called and returns with s->lock held. */
@@ -489,17 +493,23 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		struct job *j = lane_take(s, w->lane);
+		uint64_t peak;
 
 		if (!j)
 			break;
 		pthread_mutex_unlock(&s->lock);
-		run_job(s, j);
+		peak = run_job(s, j);
 		if (j->handed_off)
 			job_free(j); /* the dump thread answers (dumps_done()) */
 		else
 			post_done(s, j);
-		/* What the query freed goes back to the system (top of this file). */
-		malloc_trim(0);
+		/*
+		 * What the query freed goes back to the system (top of this
+		 * file); not after the small ones (a status): a trim walks every
+		 * thread's heap.
+		 */
+		if (peak >= TRIM_AFTER)
+			malloc_trim(0);
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
