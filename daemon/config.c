@@ -116,6 +116,42 @@ static void show_size(uint64_t v, char *buf, size_t n)
 	snprintf(buf, n, "%llu", (unsigned long long)v);
 }
 
+static int set_query_memory(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	uint64_t sz;
+
+	if (!strcmp(v, "auto")) {
+		c->query_memory = 0;
+		return 0;
+	}
+	if (rsp_parse__size(v, &sz) || sz < (1u << 20) || sz > (1ull << 40))
+		return -1;
+	c->query_memory = sz;
+	return 0;
+}
+
+static void show_query_memory(const struct rspd_config *c, char *buf, size_t n)
+{
+	if (!c->query_memory)
+		snprintf(buf, n, "auto");
+	else
+		show_size(c->query_memory, buf, n);
+}
+
+uint64_t rspd_config__query_memory(const struct rspd_config *c)
+{
+	uint64_t auto_bytes = RSPD_QUERY_MEMORY_WINDOWS * c->window_budget;
+
+	if (c->query_memory)
+		return c->query_memory;
+	return auto_bytes > RSPD_QUERY_MEMORY_MIN ? auto_bytes : RSPD_QUERY_MEMORY_MIN;
+}
+
+void rspd_config__show_size(uint64_t v, char *buf, size_t n)
+{
+	show_size(v, buf, n);
+}
+
 static void show_chunk(const struct rspd_config *c, char *buf, size_t n)
 {
 	if (!c->chunk_size)
@@ -323,7 +359,18 @@ static const struct rspd_opt opts[] = {
 	{.section = "control", .name = "max-clients", .arg = "N", .def = "256", .type = T_UINT,
 	 F(max_clients), .min = 1, .max = 4096, .help = "control connections served at once"},
 	{.section = "control", .name = "query-threads", .arg = "N", .def = "2", .type = T_UINT,
-	 F(query_threads), .min = 1, .max = 64, .help = "queries answered in parallel"},
+	 F(query_threads), .min = 1, .max = 64,
+	 .help = "queries that read the window answered in parallel (status, hist and dump "
+		 "requests have a lane of their own)"},
+	/*
+	 * auto: 4 windows, at least 64M. A graph of a full 64M window needed
+	 * ~150 MiB here, a graph --no-merge --json ~700 MiB (its JSON tree).
+	 */
+	{.section = "control", .name = "query-memory", .arg = "SIZE", .def = "auto",
+	 CUSTOM(query_memory), F(query_memory), RELOAD,
+	 .help = "heap one query may hold (its store, graph, snapshot, symbols, answer); over "
+		 "it the query fails and says so; auto: 4 x window, at least 64M",
+	 .allowed = "auto, or a size from 1M to 1024G"},
 	{.section = "control", .name = "request-timeout", .arg = "DURATION", .def = "5s", .type = T_DUR,
 	 F(request_timeout_ns), .min = 10000000, .max = 3600000000000ull, RELOAD,
 	 .help = "a client must send its request within this"},

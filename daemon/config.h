@@ -52,6 +52,7 @@ struct rspd_config {
 	char admin_group[64];  /* members may query every process */
 	unsigned max_clients;
 	unsigned query_threads;
+	uint64_t query_memory;	     /* bytes one query may hold; 0: auto */
 	uint64_t request_timeout_ns; /* to send a whole request */
 	uint64_t reply_timeout_ns;   /* to read the whole answer */
 	/* [window] */
@@ -115,6 +116,19 @@ int rspd_config__read(struct rspd_config *next, char *err, size_t errlen);
  * rspd_server__configure()).
  */
 void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next);
+
+/*
+ * --query-memory auto: RSPD_QUERY_MEMORY_WINDOWS times the window's budget,
+ * at least RSPD_QUERY_MEMORY_MIN.
+ */
+#define RSPD_QUERY_MEMORY_WINDOWS 4
+#define RSPD_QUERY_MEMORY_MIN	  (64ull << 20)
+
+/** rspd_config__query_memory() - the bytes one query may hold (auto resolved). */
+uint64_t rspd_config__query_memory(const struct rspd_config *c);
+
+/** rspd_config__show_size() - @v bytes as the options write it ("64M", "1536K"). */
+void rspd_config__show_size(uint64_t v, char *buf, size_t n);
 
 /** rspd_config__print_default() - the commented default configuration file. */
 void rspd_config__print_default(FILE *f);

@@ -19,6 +19,24 @@
  * (nice 0) wins. A queued request waits without a deadline: it is rspd's
  * turn, not the client's.
  *
+ * Two lanes. The pool takes the requests that pass over the window (graph,
+ * snapshot, top, net, status --pid/--events: rsp_request__reads_window());
+ * one more query thread takes the others (status, hist, dump: counters,
+ * the histogram store, a hand-off), so that a burst of graphs queued
+ * behind the pool never holds up a status. The I/O thread parses a request
+ * once to choose its lane (a parse reads only the request). Those requests
+ * resolve no addresses either, so they do not wait for the process
+ * model's lock, which a query that does holds throughout (livemodel.c).
+ *
+ * Memory. Each query counts its heap against --query-memory
+ * (membudget.h, malloc.c): one over it fails, and its answer says which
+ * option to raise, whatever error the failed allocation turned into. So
+ * queries hold at most query-memory x (query-threads + 1) at once. After
+ * each query that held TRIM_AFTER or more the thread hands freed memory
+ * back to the system (malloc_trim): glibc keeps a thread's freed heap for
+ * reuse, which made rspd's RSS the peak of its largest query ever, not of
+ * the current ones.
+ *
  * Access: each connection's SO_PEERCRED (and SO_PEERGROUPS) is read once at
  * accept; root and members of the admin group are unrestricted, anyone
  * else is restricted to their own processes (the rule is in
@@ -42,6 +60,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -60,11 +79,13 @@
 #include "dump.h"
 #include "livemodel.h"
 #include "log.h"
+#include "membudget.h"
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
 
 #define QUERY_NICE	10
+#define TRIM_AFTER	(1u << 20) /* a query that held this much heap trims after */
 #define MAX_PEER_GROUPS 1024
 #define NR_FIXED_FDS	3 /* wake, listen, dumps done: before the clients' */
 
@@ -93,6 +114,7 @@ struct client {
 /* A request on its way to a query thread and back. */
 struct job {
 	bool handed_off; /* a dump: the dump thread answers, not this job */
+	bool light;	 /* does not read the window: the light lane */
 	struct job *next;
 	int slot;
 	uint32_t gen;
@@ -110,6 +132,21 @@ struct server_settings {
 	gid_t admin_gid;
 	uint64_t request_timeout_ns;
 	uint64_t reply_timeout_ns;
+	uint64_t query_memory; /* bytes one query may hold */
+};
+
+/* A queue of jobs and the threads that take from it. */
+struct lane {
+	struct job *queue, *tail;
+	pthread_cond_t cond;
+};
+
+enum { LANE_HEAVY, LANE_LIGHT, NR_LANES };
+
+struct worker {
+	struct rspd_server *s;
+	struct lane *lane;
+	pthread_t thread;
 };
 
 struct rspd_server {
@@ -119,11 +156,11 @@ struct rspd_server {
 	ino_t sock_ino;
 	int wake[2]; /* a job is done, or stop */
 	pthread_t io;
-	pthread_t *workers;
+	struct worker *workers; /* query-threads on the heavy lane, then one light */
 	unsigned nworkers;
-	pthread_mutex_t lock; /* the queues, stopping, settings */
-	pthread_cond_t cond;
-	struct job *queue, *queue_tail, *done;
+	pthread_mutex_t lock; /* the lanes, done, stopping, settings */
+	struct lane lanes[NR_LANES];
+	struct job *done;
 	bool stopping;
 	struct server_settings set;
 	/* I/O thread only */
@@ -302,6 +339,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	struct rsp_source src = {0};
 	struct rsp_dump_spec spec;
 	struct uid_cache uc = {0};
+	bool symbols;
 	int ret;
 
 	ret = rsp_request__parse(args->argc, args->argv, &req, err);
@@ -317,6 +355,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 		rsp_buf__puts(err, "rspd is out of memory");
 		return -ENOMEM;
 	}
+	symbols = rsp_request__uses_symbols(&req);
 	src.window = d->window;
 	src.hist = rspd_analysis__store(d);
 	src.schema = d->es.schema;
@@ -328,33 +367,74 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.ctx = &uc;
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
-	src.symbols = rspd_livemodel__acquire(d);
+	/*
+	 * The model's lock is held for a whole query: only for those that
+	 * resolve addresses, else a status on the light lane would wait for
+	 * the graph that holds it.
+	 */
+	if (symbols)
+		src.symbols = rspd_livemodel__acquire(d);
 	ret = rsp_query__run(&req, &src, &j->answer, err);
-	rspd_livemodel__release(d);
+	if (symbols)
+		rspd_livemodel__release(d);
 	free(ci.cpus);
 	rsp_request__exit(&req);
 	return ret;
 }
 
-static void run_job(struct rspd *d, struct job *j)
+/*
+ * A query that went over --query-memory: whatever its failed allocation
+ * became (an error, or a lost line), the answer names the option.
+ */
+static void over_budget(const struct rspd_membudget *b, struct rsp_buf *err)
+{
+	char limit[32];
+
+	rspd_config__show_size(b->limit, limit, sizeof(limit));
+	rsp_buf__reset(err);
+	rsp_buf__printf(err,
+			"the query needs more memory than --query-memory %s; raise it "
+			"(query-memory in rspd's configuration) or ask for a shorter range "
+			"(--last, --from/--to)",
+			limit);
+}
+
+static void log_query(const struct job *j, const struct rsp_proto_args *args, int ret,
+		      const struct rsp_buf *err, const struct rspd_membudget *b)
+{
+	char what[256];
+
+	describe(args, what, sizeof(what));
+	if (ret == -EACCES)
+		rspd_log__write(RSP_LOG_INFO, "denied to uid %u (pid %d): %s: %s",
+				(unsigned)j->cred.uid, (int)j->cred.pid, what, err->data);
+	else
+		rspd_log__write(b->exceeded ? RSP_LOG_INFO : RSP_LOG_DEBUG,
+				"uid %u (pid %d): %s: %s (heap: peak %llu KiB)",
+				(unsigned)j->cred.uid, (int)j->cred.pid, what,
+				ret ? err->data : "ok", (unsigned long long)(b->peak >> 10));
+}
+
+/* Return: the most heap the query held at once. */
+static uint64_t run_job(struct rspd_server *s, struct job *j)
 {
 	struct rsp_proto_args args;
 	struct rsp_buf err = RSP_BUF_INIT;
-	char what[256];
+	struct rspd_membudget b = {0};
+	uint64_t limit = settings(s).query_memory;
 	int ret = rsp_proto__decode_request(j->payload, j->len, &args);
 
 	if (ret) {
 		rsp_buf__puts(&err, rsp_proto__strerror(ret));
 	} else {
-		ret = run_query(d, j, &args, &err);
-		describe(&args, what, sizeof(what));
-		if (ret == -EACCES)
-			rspd_log__write(RSP_LOG_INFO, "denied to uid %u (pid %d): %s: %s",
-					(unsigned)j->cred.uid, (int)j->cred.pid, what, err.data);
-		else
-			rspd_log__write(RSP_LOG_DEBUG, "uid %u (pid %d): %s: %s",
-					(unsigned)j->cred.uid, (int)j->cred.pid, what,
-					ret ? err.data : "ok");
+		rspd_membudget__begin(&b, limit);
+		ret = run_query(s->d, j, &args, &err);
+		rspd_membudget__end();
+		if (b.exceeded && !j->handed_off) {
+			ret = -ENOMEM;
+			over_budget(&b, &err);
+		}
+		log_query(j, &args, ret, &err, &b);
 	}
 	if (ret && !err.len)
 		rsp_buf__printf(&err, "query failed: %s", strerror(-ret));
@@ -365,46 +445,101 @@ static void run_job(struct rspd *d, struct job *j)
 	} else {
 		rsp_buf__exit(&err);
 	}
+	return b.peak;
+}
+
+/* The next job of @l, NULL once the server stops. Called and returns with s->lock held. */
+static struct job *lane_take(struct rspd_server *s, struct lane *l)
+{
+	struct job *j;
+
+	while (!l->queue && !s->stopping)
+		pthread_cond_wait(&l->cond, &s->lock);
+	if (s->stopping)
+		return NULL;
+	j = l->queue;
+	l->queue = j->next;
+	if (!l->queue)
+		l->tail = NULL;
+	return j;
+}
+
+static void lane_put(struct lane *l, struct job *j)
+{
+	if (l->tail)
+		l->tail->next = j;
+	else
+		l->queue = j;
+	l->tail = j;
+	pthread_cond_signal(&l->cond);
+}
+
+static void post_done(struct rspd_server *s, struct job *j)
+{
+	pthread_mutex_lock(&s->lock);
+	j->next = s->done;
+	s->done = j;
+	/* The pipe is non-blocking: if it is full, a wakeup is pending. */
+	if (write(s->wake[1], "j", 1) < 0 && errno != EAGAIN)
+		rspd_log__errno(RSP_LOG_WARN, "waking the control thread");
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void *worker_main(void *arg)
 {
-	struct rspd_server *s = arg;
+	struct worker *w = arg;
+	struct rspd_server *s = w->s;
 
 	/* Lower priority than the capture thread: see the top of this file. */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), QUERY_NICE))
 		rspd_log__errno(RSP_LOG_DEBUG, "setpriority of a query thread");
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		struct job *j;
+		struct job *j = lane_take(s, w->lane);
+		uint64_t peak;
 
-		while (!s->queue && !s->stopping)
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (s->stopping)
+		if (!j)
 			break;
-		j = s->queue;
-		s->queue = j->next;
-		if (!s->queue)
-			s->queue_tail = NULL;
 		pthread_mutex_unlock(&s->lock);
-		run_job(s->d, j);
-		if (j->handed_off) {
+		peak = run_job(s, j);
+		if (j->handed_off)
 			job_free(j); /* the dump thread answers (dumps_done()) */
-			pthread_mutex_lock(&s->lock);
-			continue;
-		}
+		else
+			post_done(s, j);
+		/*
+		 * What the query freed goes back to the system (top of this
+		 * file); not after the small ones (a status): a trim walks every
+		 * thread's heap.
+		 */
+		if (peak >= TRIM_AFTER)
+			malloc_trim(0);
 		pthread_mutex_lock(&s->lock);
-		j->next = s->done;
-		s->done = j;
-		/* The pipe is non-blocking: if it is full, a wakeup is pending. */
-		if (write(s->wake[1], "j", 1) < 0 && errno != EAGAIN)
-			rspd_log__errno(RSP_LOG_WARN, "waking the control thread");
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
 /* --- the I/O thread ------------------------------------------------------- */
+
+/*
+ * Whether a request goes to the light lane: it does not pass over the
+ * window, or it does not parse (its answer is the parser's sentence).
+ */
+static bool is_light(const char *payload, size_t len)
+{
+	struct rsp_proto_args args;
+	struct rsp_request req;
+	struct rsp_buf err = RSP_BUF_INIT;
+	bool light = true;
+
+	if (!rsp_proto__decode_request(payload, len, &args) &&
+	    !rsp_request__parse(args.argc, args.argv, &req, &err)) {
+		light = !rsp_request__reads_window(&req);
+		rsp_request__exit(&req);
+	}
+	rsp_buf__exit(&err);
+	return light;
+}
 
 static void client_queue(struct rspd_server *s, struct client *c)
 {
@@ -420,16 +555,12 @@ static void client_queue(struct rspd_server *s, struct client *c)
 	j->len = c->len;
 	j->cred = c->cred;
 	j->admin = c->admin;
+	j->light = is_light(j->payload, j->len);
 	c->payload = NULL;
 	c->state = C_QUEUED;
 	c->deadline = UINT64_MAX;
 	pthread_mutex_lock(&s->lock);
-	if (s->queue_tail)
-		s->queue_tail->next = j;
-	else
-		s->queue = j;
-	s->queue_tail = j;
-	pthread_cond_signal(&s->cond);
+	lane_put(&s->lanes[j->light ? LANE_LIGHT : LANE_HEAVY], j);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -830,6 +961,7 @@ void rspd_server__configure(struct rspd *d)
 				d->cfg.admin_group);
 	set.request_timeout_ns = d->cfg.request_timeout_ns;
 	set.reply_timeout_ns = d->cfg.reply_timeout_ns;
+	set.query_memory = rspd_config__query_memory(&d->cfg);
 	pthread_mutex_lock(&s->lock);
 	s->set = set;
 	pthread_mutex_unlock(&s->lock);
@@ -841,9 +973,12 @@ static void server_free(struct rspd_server *s)
 {
 	struct job *j, *next;
 
-	for (j = s->queue; j; j = next) {
-		next = j->next;
-		job_free(j);
+	for (int l = 0; l < NR_LANES; l++) {
+		for (j = s->lanes[l].queue; j; j = next) {
+			next = j->next;
+			job_free(j);
+		}
+		pthread_cond_destroy(&s->lanes[l].cond);
 	}
 	for (j = s->done; j; j = next) {
 		next = j->next;
@@ -860,7 +995,6 @@ static void server_free(struct rspd_server *s)
 	if (s->lfd >= 0)
 		close(s->lfd);
 	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->cond);
 	free(s->workers);
 	free(s->c);
 	free(s->p);
@@ -877,12 +1011,13 @@ static struct rspd_server *server_new(struct rspd *d)
 	s->d = d;
 	s->lfd = s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	for (int l = 0; l < NR_LANES; l++)
+		pthread_cond_init(&s->lanes[l].cond, NULL);
 	s->max_clients = d->cfg.max_clients;
 	s->c = calloc(s->max_clients, sizeof(*s->c));
 	s->p = calloc(s->max_clients + NR_FIXED_FDS, sizeof(*s->p));
 	s->map = calloc(s->max_clients + NR_FIXED_FDS, sizeof(*s->map));
-	s->workers = calloc(d->cfg.query_threads, sizeof(*s->workers));
+	s->workers = calloc(d->cfg.query_threads + 1, sizeof(*s->workers));
 	if (!s->c || !s->p || !s->map || !s->workers) {
 		server_free(s);
 		return NULL;
@@ -896,7 +1031,8 @@ static void stop_threads(struct rspd_server *s, bool io)
 {
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
-	pthread_cond_broadcast(&s->cond);
+	for (int l = 0; l < NR_LANES; l++)
+		pthread_cond_broadcast(&s->lanes[l].cond);
 	pthread_mutex_unlock(&s->lock);
 	if (io) {
 		if (write(s->wake[1], "x", 1) < 0)
@@ -904,15 +1040,20 @@ static void stop_threads(struct rspd_server *s, bool io)
 		pthread_join(s->io, NULL);
 	}
 	for (unsigned i = 0; i < s->nworkers; i++)
-		pthread_join(s->workers[i], NULL);
+		pthread_join(s->workers[i].thread, NULL);
 }
 
 static int start_threads(struct rspd_server *s, char *err, size_t errlen)
 {
 	int ret;
 
-	for (unsigned i = 0; i < s->d->cfg.query_threads; i++) {
-		ret = pthread_create(&s->workers[i], NULL, worker_main, s);
+	/* query-threads on the heavy lane, one on the light lane. */
+	for (unsigned i = 0; i <= s->d->cfg.query_threads; i++) {
+		struct worker *w = &s->workers[i];
+
+		w->s = s;
+		w->lane = &s->lanes[i < s->d->cfg.query_threads ? LANE_HEAVY : LANE_LIGHT];
+		ret = pthread_create(&w->thread, NULL, worker_main, w);
 		if (ret)
 			goto fail;
 		s->nworkers++;
@@ -928,9 +1069,19 @@ fail:
 
 int rspd_server__start(struct rspd *d, char *err, size_t errlen)
 {
-	struct rspd_server *s = server_new(d);
+	struct rspd_server *s;
 	int ret;
 
+	/*
+	 * A fixed threshold: blocks of 256 KiB and more (a query's vectors,
+	 * maps and answer) are mappings of their own, unmapped when freed by
+	 * any thread. glibc's default raises the threshold to the largest
+	 * block freed so far, after which such blocks stay in the heap until a
+	 * trim.
+	 */
+	if (!mallopt(M_MMAP_THRESHOLD, 256 << 10))
+		rspd_log__write(RSP_LOG_DEBUG, "mallopt(M_MMAP_THRESHOLD) refused");
+	s = server_new(d);
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -372,6 +372,18 @@ static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, void *
 	return -UNW_ENOINFO;
 }
 
+/*
+ * Whether the word at @addr lies in the @size bytes at @base. Written with
+ * differences, never addr + 8: the addresses come from the sampled
+ * registers and stack, and a word at the top of the address space would
+ * wrap past the bound and be read far outside the copy.
+ */
+static bool word_in(uint64_t addr, uint64_t base, uint64_t size)
+{
+	return addr >= base && size >= sizeof(unw_word_t) &&
+	       addr - base <= size - sizeof(unw_word_t);
+}
+
 /* A word of the CFI of an object this unwind has touched. */
 static int read_cfi(const struct uctx *x, uint64_t addr, unw_word_t *val)
 {
@@ -379,11 +391,11 @@ static int read_cfi(const struct uctx *x, uint64_t addr, unw_word_t *val)
 		const struct cfi *c = x->objs[i].cfi;
 		uint64_t v = addr - x->objs[i].bias;
 
-		if (v >= c->eh_vaddr && v + sizeof(*val) <= c->eh_vaddr + c->eh_size) {
+		if (word_in(v, c->eh_vaddr, c->eh_size)) {
 			memcpy(val, c->eh + (v - c->eh_vaddr), sizeof(*val));
 			return 0;
 		}
-		if (v >= c->hdr_vaddr && v + sizeof(*val) <= c->hdr_vaddr + c->hdr_size) {
+		if (word_in(v, c->hdr_vaddr, c->hdr_size)) {
 			memcpy(val, c->hdr + (v - c->hdr_vaddr), sizeof(*val));
 			return 0;
 		}
@@ -397,7 +409,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 
 	if (write)
 		return -UNW_EINVAL;
-	if (addr >= x->sp && addr + sizeof(*val) <= x->sp + x->stack_size) {
+	if (word_in(addr, x->sp, x->stack_size)) {
 		memcpy(val, x->stack + (addr - x->sp), sizeof(*val));
 		return 0;
 	}

@@ -120,4 +120,6 @@ const struct rsp_command rsp_cmd_dump = {
 	.opt = dump_opt,
 	.check = dump_check,
 	.run = dump_run,
+	.reads_window = rsp_query__never_reads_window, /* rspd's dump thread does */
+	.no_symbols = true,
 };

@@ -987,6 +987,9 @@ const struct rsp_command rsp_cmd_hist = {
 	.opt = hist_opt,
 	.check = hist_check,
 	.run = hist_run,
+	/* Live, the profiles are rspd's store; only a dump is read into one (hist_run). */
+	.reads_window = rsp_query__never_reads_window,
+	.no_symbols = true,
 	.local = hist_local,
 	.keep = hist_keep,
 	.finish = hist_finish,

@@ -727,6 +727,14 @@ static void text_dump(const struct rsp_dump_info *di, struct rsp_buf *out)
 	text_wrapped(out, "missing:", di, false);
 }
 
+/* Plain status reads counters; --pid and --events take a census of the window. */
+static bool status_reads_window(const struct rsp_request *req)
+{
+	const struct status_opts *o = req->opts;
+
+	return req->pid >= 0 || o->events;
+}
+
 static int status_run(const struct rsp_request *req, const struct rsp_source *src,
 		      struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -804,4 +812,6 @@ const struct rsp_command rsp_cmd_status = {
 	.opts_size = sizeof(struct status_opts),
 	.opt = status_opt,
 	.run = status_run,
+	.reads_window = status_reads_window,
+	.no_symbols = true,
 };

@@ -26,6 +26,16 @@ bool rsp_request__uses_symbols(const struct rsp_request *req)
 	return !req->cmd || !req->cmd->no_symbols;
 }
 
+bool rsp_request__reads_window(const struct rsp_request *req)
+{
+	return !req->cmd || !req->cmd->reads_window || req->cmd->reads_window(req);
+}
+
+bool rsp_query__never_reads_window(const struct rsp_request *req)
+{
+	return false;
+}
+
 enum {
 	COPT_JSON = -1,
 	COPT_FORMAT = -2,

@@ -270,3 +270,26 @@ def wait_fed(d, t, timeout=30):
             return h
         time.sleep(0.05)
     fail("rspd's histograms were not fed up to %.3f within %ds" % (t, timeout))
+
+
+def fill_window(d, timeout=120):
+    """Run pipe_pingpong on each CPU until rspd's window is full (it has
+    evicted chunks); returns the pid of one ping-pong parent, killed by then
+    (its records stay in the window)."""
+    # A session each, to kill the ping-pong's child with it (it would keep the
+    # test's output open, and ctest waiting).
+    load = [subprocess.Popen([os.path.join(WORKLOADS, "pipe_pingpong"), "100000000", str(c)],
+                             stdout=subprocess.DEVNULL, start_new_session=True)
+            for c in range(min(os.cpu_count(), 2))]
+    try:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            w = d.json("status")["window"]
+            if w["evicted_chunks"] > 0 and w["bytes"] > w["budget_bytes"] * 0.8:
+                return load[0].pid
+            time.sleep(0.5)
+        fail("the window did not fill in %d s: %s" % (timeout, w))
+    finally:
+        for p in load:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()

@@ -136,6 +136,57 @@ static int64_t num(json_t *o, const char *key)
 	return json_integer_value(json_object_get(o, key));
 }
 
+/* Which requests pass over the window: rspd's heavy lane takes those. */
+static bool reads_window(const char *const *argv)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_request req;
+	bool r;
+
+	assert_int_equal(parse(&req, &err, argv), 0);
+	r = rsp_request__reads_window(&req);
+	rsp_request__exit(&req);
+	rsp_buf__exit(&err);
+	return r;
+}
+
+static void test_reads_window(void **state)
+{
+	assert_false(reads_window(ARGS("status")));
+	assert_false(reads_window(ARGS("status", "--json")));
+	assert_true(reads_window(ARGS("status", "--pid", "42")));
+	assert_true(reads_window(ARGS("status", "--events")));
+	assert_false(reads_window(ARGS("hist")));
+	assert_false(reads_window(ARGS("dump")));
+	assert_true(reads_window(ARGS("graph")));
+	assert_true(reads_window(ARGS("top")));
+	assert_true(reads_window(ARGS("net")));
+	assert_true(reads_window(ARGS("snapshot", "42")));
+}
+
+/* status, hist and dump never resolve addresses: rspd does not lock its process model for them. */
+static void test_uses_symbols(void **state)
+{
+	const char *const *const none[] = {ARGS("status"), ARGS("status", "--pid", "42"),
+					   ARGS("hist"), ARGS("dump")};
+	const char *const *const some[] = {ARGS("graph"), ARGS("top"), ARGS("net"),
+					   ARGS("snapshot", "42")};
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_request req;
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		assert_int_equal(parse(&req, &err, none[i]), 0);
+		assert_false(rsp_request__uses_symbols(&req));
+		rsp_request__exit(&req);
+	}
+	for (size_t i = 0; i < sizeof(some) / sizeof(some[0]); i++) {
+		assert_int_equal(parse(&req, &err, some[i]), 0);
+		assert_true(rsp_request__uses_symbols(&req));
+		rsp_request__exit(&req);
+	}
+	rsp_buf__exit(&err);
+}
+
 static void test_status_threads(void **state)
 {
 	struct synth *s = stream();
@@ -238,8 +289,8 @@ static void test_pid_not_seen(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_status_threads),
+		cmocka_unit_test(test_parse),	     cmocka_unit_test(test_reads_window),
+		cmocka_unit_test(test_uses_symbols), cmocka_unit_test(test_status_threads),
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_pid_not_seen),
 	};

@@ -209,6 +209,40 @@ static void test_self_unwind(void **state)
 	rsp_symbolizer__delete(sym);
 }
 
+/*
+ * A frame pointer at the top of the address space: the CFA (BP + 16 in a
+ * function with frame pointers) and the words libunwind reads around it
+ * wrap past 2^64. Reading them must stay inside the sample's stack copy
+ * (addr + 8 wrapped to a small number once passed the bounds check).
+ */
+static void test_wrapping_addresses(void **state)
+{
+	static const uint64_t bps[] = {UINT64_MAX - 3, UINT64_MAX - 15, UINT64_MAX - 19,
+				       UINT64_MAX};
+	struct rsp_symbolizer_config cfg = {.kallsyms = "", .live = true};
+	struct rsp_symbolizer *sym = rsp_symbolizer__new(&cfg);
+	struct rsp_schema *s = schema();
+	struct rsp_sample smp;
+	uint64_t ips[32], *bp_slot;
+
+	assert_non_null(sym);
+	assert_int_equal(
+		rsp_procfs__load_pid(rsp_symbolizer__maps(sym), "/proc", (uint32_t)getpid(), 1), 0);
+	assert_int_equal(level1(1), 7);
+	/* BP is the 7th register of the sample (header, id, ip, pid/tid, time, period, abi). */
+	bp_slot = record + 1 + 6 + 6;
+	for (size_t i = 0; i < sizeof(bps) / sizeof(bps[0]); i++) {
+		*bp_slot = bps[i];
+		assert_int_equal(
+			rsp_record__parse_sample(s, (const struct perf_event_header *)record, &smp),
+			0);
+		assert_true(rsp_unwinder__unwind(rsp_symbolizer__unwinder(sym), s, &smp, ips, 32) >=
+			    1);
+	}
+	rsp_schema__delete(s);
+	rsp_symbolizer__delete(sym);
+}
+
 static void test_no_user_data(void **state)
 {
 	struct rsp_symbolizer *sym = rsp_symbolizer__new(NULL);
@@ -231,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self_unwind),
 		cmocka_unit_test(test_no_user_data),
+		cmocka_unit_test(test_wrapping_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,13 @@ struct rsp_command {
 	 */
 	bool no_symbols;
 	/*
+	 * Whether answering @req passes over the window's records (a store,
+	 * a census, a profile of samples). NULL: it does, the safe default.
+	 * rspd answers the requests that do not on a lane of their own
+	 * (rsp_request__reads_window()).
+	 */
+	bool (*reads_window)(const struct rsp_request *req);
+	/*
 	 * Optional: a part that runs in rspctl, for options that name the
 	 * user's own files (rspd must not open paths a client names). When
 	 * @local says so, rspctl sends the arguments minus the options @keep
@@ -63,6 +70,9 @@ extern const struct rsp_command rsp_cmd_graph;
 extern const struct rsp_command rsp_cmd_top;
 extern const struct rsp_command rsp_cmd_net;
 extern const struct rsp_command rsp_cmd_snapshot;
+
+/** rsp_query__never_reads_window() - a command's reads_window when it never does. */
+bool rsp_query__never_reads_window(const struct rsp_request *req);
 
 /** rsp_query__find() - the command named @name, NULL if none. */
 const struct rsp_command *rsp_query__find(const char *name);

@@ -198,6 +198,16 @@ RSP_API const char *rsp_request__command(const struct rsp_request *req);
  */
 RSP_API bool rsp_request__uses_symbols(const struct rsp_request *req);
 
+/**
+ * rsp_request__reads_window() - whether answering @req passes over the
+ * window's records (status --pid or --events, top, graph, net, snapshot):
+ * the queries that take time and memory in proportion to the window.
+ * status, hist (the histogram store) and dump (handed to rspd's dump
+ * thread) do not: rspd answers them on a lane of their own, so that they
+ * never wait behind those that do.
+ */
+RSP_API bool rsp_request__reads_window(const struct rsp_request *req);
+
 /** rsp_query__usage() - usage text of every command (@cmd NULL) or one. */
 RSP_API void rsp_query__usage(struct rsp_buf *out, const char *cmd);
 
