@@ -116,7 +116,7 @@ struct ctx {
 	 * stacks (the waits it made, the wakings it did) are not shown.
 	 */
 	bool *other;
-	char (*label)[48];
+	char (*label)[64];
 	struct rsp_redact red;
 	struct rsp_tlstore_repair repair;
 };
@@ -136,6 +136,28 @@ static const char *vname(const struct ctx *c, uint32_t v)
 	return c->other[v] ? c->label[v] : rsp_waitgraph__vertex(c->g, v)->name;
 }
 
+/*
+ * A vertex of threads is hidden when one of them is (another user's, or
+ * whose owner cannot be told: rsp_redact__hidden()); short-lived children
+ * also when their parent is, which names the vertex. Its label names the
+ * first hidden thread's process, or the parent's.
+ */
+static bool vertex_hidden(struct ctx *c, const struct rsp_wvertex *x, char *label, size_t n)
+{
+	const struct rsp_tlthread *t;
+
+	if (x->kind == RSP_WV_SHORT && rsp_redact__label(&c->red, x->id, 0, label + 24, n - 24)) {
+		memcpy(label, "short-lived children of ", 24);
+		return true;
+	}
+	for (uint32_t i = 0; i < x->nr_threads; i++) {
+		t = rsp_tlstore__find_thread(c->store, x->tids[i]);
+		if (rsp_redact__label(&c->red, x->tids[i], t ? t->tgid : 0, label, n))
+			return true;
+	}
+	return false;
+}
+
 /* Decide access once per vertex (the rule reads /proc once per process). */
 static int decide_access(struct ctx *c)
 {
@@ -149,16 +171,14 @@ static int decide_access(struct ctx *c)
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
-		if (x->kind == RSP_WV_TIMER ||
-		    !rsp_redact__label(&c->red, x->tgid, c->label[v], sizeof(c->label[v])))
-			continue;
-		c->other[v] = true;
+		if (x->kind == RSP_WV_THREAD || x->kind == RSP_WV_MERGED || x->kind == RSP_WV_SHORT)
+			c->other[v] = vertex_hidden(c, x, c->label[v], sizeof(c->label[v]));
 	}
 	/* A thread's timer is as visible as the thread (id: the owner vertex). */
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
-		char owner[32]; /* "pid N (other user)" */
+		char owner[48]; /* "pid N (other user)" */
 
 		if (x->kind != RSP_WV_TIMER || x->id >= n || !c->other[x->id])
 			continue;
@@ -700,6 +720,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .window = (double)(to - from),
 			 .repair = rep};
 	rsp_redact__init(&c.red, src);
+	rsp_redact__use_store(&c.red, store);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
 		ret = -ENOMEM;

@@ -429,7 +429,7 @@ static double ms_since(const struct timespec *t0)
 /* Another user's process: its user frames are not named (the access rule). */
 static bool hidden(void *ctx, uint32_t pid)
 {
-	return rsp_redact__hidden(ctx, pid);
+	return rsp_redact__hidden(ctx, pid, pid);
 }
 
 /* The profile of the asked range, and the symbolizer's work for it. */

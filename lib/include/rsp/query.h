@@ -45,7 +45,11 @@ enum rsp_format {
  *  4. pid 0 (the idle task, whose context interrupts on an idle CPU run
  *     in) is nobody's process and is always shown.
  * Decide per process (tgid), never per thread name; call may_see() once
- * per process in the answer, not per record (it may read /proc).
+ * per process in the answer, not per record (it may read /proc). The
+ * commands decide rule 3 through one function, rsp_redact__hidden()
+ * (lib/include/internal/redact.h), which also settles a thread whose
+ * process the window never said: by the thread itself, hidden when its
+ * owner cannot be told; never as if it were pid 0.
  * Known gap: ownership is read at query time, so if a pid was reused, the
  * window's records of its earlier holder are attributed to the current one
  * (a fix needs each process's start time; not done yet).
