@@ -227,13 +227,15 @@ static void user_frame(const struct ctx *c, const struct rsp_wstack *st, uint64_
 
 /*
  * Call @fn for the frames worth showing: kernel frames by name (after the
- * scheduler's own), user frames by name when the process model has them,
- * else as addresses.
+ * scheduler's own; one "[kernel]" for a requester who may not see kernel
+ * symbols, rsp_source__kernel_symbols()), user frames by name when the
+ * process model has them, else as addresses.
  */
 static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 		   void (*fn)(void *arg, const char *frame), void *arg)
 {
-	bool kernel = false, top = true, first_user = false;
+	bool kernel = false, top = true, first_user = false,
+	     ksyms = rsp_source__kernel_symbols(c->src);
 	char buf[96];
 	int n = 0;
 
@@ -244,8 +246,14 @@ static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == PERF_CONTEXT_KERNEL;
 			first_user = a == PERF_CONTEXT_USER;
+			if (kernel && !ksyms) {
+				fn(arg, "[kernel]");
+				n++;
+			}
 			continue;
 		}
+		if (kernel && !ksyms)
+			continue;
 		if (kernel) {
 			sym = rsp_ksyms__find(c->src->ksyms, a - 1, NULL);
 			if (sym && top && boring(sym->name))

@@ -102,7 +102,7 @@ static bool boring(const char *name)
 static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, struct snap_frame *out,
 		      int max)
 {
-	bool kernel = false, top = true;
+	bool kernel = false, top = true, ksyms = rsp_source__kernel_symbols(n->src);
 	int k = 0;
 
 	for (uint32_t i = 0; i < nr && k < max; i++) {
@@ -111,8 +111,14 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			if (kernel && !ksyms) {
+				snprintf(out[k].name, SNAP_FRAME_LEN, "[kernel]");
+				out[k++].kernel = true;
+			}
 			continue;
 		}
+		if (kernel && !ksyms)
+			continue;
 		if (kernel) {
 			sym = n->src->ksyms ? rsp_ksyms__find(n->src->ksyms, a - 1, NULL) : NULL;
 			if (sym && top && boring(sym->name))
@@ -142,8 +148,9 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint
 		return 0;
 	if (!n->src->symbols)
 		return raw_frames(n, ips, nr, out, max);
-	got = rsp_symbolizer__callchain(n->src->symbols, rsp_redact__owner(&n->red, tid, tgid),
-					time, ips, nr, 0, raw, MAX_RAW_FRAMES);
+	got = rsp_symbolizer__callchain(
+		n->src->symbols, rsp_redact__owner(&n->red, tid, tgid), time, ips, nr,
+		rsp_source__kernel_symbols(n->src) ? 0 : RSP_SYM_HIDE_KERNEL, raw, MAX_RAW_FRAMES);
 	for (int i = 0; i < got && k < max; i++) {
 		const struct rsp_sym *s = &raw[i].sym;
 		bool kernel = s->kind == RSP_SYM_KERNEL;
@@ -152,7 +159,9 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint
 			continue;
 		top = top && kernel;
 		out[k].kernel = kernel;
-		if (s->name)
+		if (s->hidden)
+			snprintf(out[k].name, SNAP_FRAME_LEN, kernel ? "[kernel]" : "[hidden]");
+		else if (s->name)
 			snprintf(out[k].name, SNAP_FRAME_LEN, "%s", s->name);
 		else
 			snprintf(out[k].name, SNAP_FRAME_LEN, "[unknown]");

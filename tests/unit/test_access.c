@@ -6,7 +6,9 @@
  * task of a switch and as the target of a waking, so no record in its own
  * context says its tgid) is decided by its own owner, and hidden when that
  * is another user or cannot be told; never shown as if it were the idle
- * task.
+ * task. And top as perf_event_paranoid would let the requester profile
+ * the machine: other users' samples only at <= 0, kernel functions only
+ * at <= 1.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,7 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <linux/perf_event.h>
+#include <jansson.h>
 #include <rsp/query.h>
+#include <rsp/symbols.h>
+#include "kallsyms_fake.h"
 #include "support/synth.h"
 
 #define US	  1000ull
@@ -66,23 +72,34 @@ static int uid_of(void *ctx, long pid, uint32_t *uid)
 	return -ESRCH;
 }
 
-static int run(struct synth *s, bool restricted, const char *const *argv, struct rsp_buf *out,
-	       struct rsp_buf *err)
+#define UNRESTRICTED 99
+
+/* @paranoid: the requester's perf_event_paranoid; UNRESTRICTED: root's query. */
+static int run_as(struct synth *s, int paranoid, struct rsp_symbolizer *sym,
+		  const char *const *argv, struct rsp_buf *out, struct rsp_buf *err)
 {
-	struct rsp_source src = {.window = s->window, .schema = s->schema, .now = 5000 * US};
+	struct rsp_source src = {
+		.window = s->window, .schema = s->schema, .now = 5000 * US, .symbols = sym};
 	struct rsp_request req;
 	int argc = 0, ret;
 
 	while (argv[argc])
 		argc++;
-	if (restricted)
-		src.access = (struct rsp_access){.restricted = true, .uid = 1000, .uid_of = uid_of};
+	if (paranoid != UNRESTRICTED)
+		src.access = (struct rsp_access){
+			.restricted = true, .uid = 1000, .uid_of = uid_of, .paranoid = paranoid};
 	rsp_buf__reset(out);
 	rsp_buf__reset(err);
 	assert_int_equal(rsp_request__parse(argc, argv, &req, err), 0);
 	ret = rsp_query__run(&req, &src, out, err);
 	rsp_request__exit(&req);
 	return ret;
+}
+
+static int run(struct synth *s, bool restricted, const char *const *argv, struct rsp_buf *out,
+	       struct rsp_buf *err)
+{
+	return run_as(s, restricted ? 0 : UNRESTRICTED, NULL, argv, out, err);
 }
 
 static bool has(const struct rsp_buf *b, const char *s)
@@ -133,11 +150,129 @@ static void test_status_waker(void **state)
 	synth__delete(s);
 }
 
+/*
+ * cpu-clock samples: the requester's 100 in anon_pipe_read and in user
+ * space, root's 300 in tcp_recvmsg and in user space, the idle task in
+ * do_nanosleep.
+ */
+static struct synth *samples(void)
+{
+	struct synth *s = synth__new(2, 1u << 20);
+
+	synth__cpu_sample(s, .cpu = 0, .t = 1000 * US, .tid = 100, .ip = K_PIPE_READ + 0x10,
+			  .cpumode = PERF_RECORD_MISC_KERNEL);
+	synth__cpu_sample(s, .cpu = 0, .t = 1100 * US, .tid = 100, .ip = 0x401000);
+	synth__cpu_sample(s, .cpu = 1, .t = 1200 * US, .tid = 300, .ip = K_TCP_RECV + 0x10,
+			  .cpumode = PERF_RECORD_MISC_KERNEL);
+	synth__cpu_sample(s, .cpu = 1, .t = 1300 * US, .tid = 300, .ip = 0x402000);
+	synth__cpu_sample(s, .cpu = 1, .t = 1400 * US, .tid = 0, .ip = K_NANOSLEEP + 0x10,
+			  .cpumode = PERF_RECORD_MISC_KERNEL);
+	return s;
+}
+
+static json_t *top_json(struct synth *s, struct rsp_symbolizer *sym, int paranoid)
+{
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	json_t *j;
+
+	assert_int_equal(
+		run_as(s, paranoid, sym, ARGS("top", "--json", "--limit", "0"), &out, &err), 0);
+	j = json_loads(out.data, 0, NULL);
+	assert_non_null(j);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	return j;
+}
+
+static bool has_pid(json_t *j, int pid)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach (json_object_get(j, "processes"), i, p)
+		if (json_integer_value(json_object_get(p, "pid")) == pid)
+			return true;
+	return false;
+}
+
+static bool has_fn(json_t *j, const char *name)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach (json_object_get(j, "symbols"), i, r) {
+		const char *n = json_string_value(json_object_get(r, "name"));
+
+		if (n && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+static int64_t num(json_t *j, const char *key)
+{
+	return json_integer_value(json_object_get(j, key));
+}
+
+/* top without --pid, at each perf_event_paranoid level, and for root. */
+static void test_top_paranoid(void **state)
+{
+	struct rsp_symbolizer_config sc = {.kallsyms = "", .jit_dir = "", .debug_dir = ""};
+	struct rsp_symbolizer *sym = rsp_symbolizer__new(&sc);
+	struct synth *s = samples();
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(
+		rsp_symbolizer__set_kallsyms(sym, fake_kallsyms, strlen(fake_kallsyms), &err), 0);
+	for (int level = -1; level <= 0; level++) {
+		/* everyone's samples: root's unnamed, with its kernel function */
+		j = top_json(s, sym, level);
+		assert_true(has_pid(j, 100) && has_pid(j, 300) && has_pid(j, 0));
+		assert_true(has_fn(j, "tcp_recvmsg") && has_fn(j, "anon_pipe_read"));
+		assert_int_equal(num(j, "samples"), 5);
+		json_decref(j);
+	}
+	/* 1: only the requester's own processes, their kernel functions named */
+	j = top_json(s, sym, 1);
+	assert_true(has_pid(j, 100) && !has_pid(j, 300) && !has_pid(j, 0));
+	assert_true(has_fn(j, "anon_pipe_read") && !has_fn(j, "tcp_recvmsg") &&
+		    !has_fn(j, "do_nanosleep"));
+	assert_int_equal(num(j, "samples"), 2);
+	assert_int_equal(num(j, "samples_kernel"), 1);
+	assert_true(json_is_false(json_object_get(j, "other_users")));
+	json_decref(j);
+	/* 2 and more: and no kernel function names, nor addresses */
+	for (int level = 2; level <= 3; level++) {
+		j = top_json(s, sym, level);
+		assert_true(has_pid(j, 100) && !has_pid(j, 300) && !has_pid(j, 0));
+		assert_false(has_fn(j, "anon_pipe_read"));
+		assert_int_equal(num(j, "samples"), 2);
+		assert_int_equal(num(j, "samples_kernel"), 1);
+		assert_true(json_is_false(json_object_get(j, "kernel_symbols")));
+		assert_int_equal(num(j, "perf_event_paranoid"), level);
+		json_decref(j);
+		assert_int_equal(run_as(s, level, sym, ARGS("top", "--limit", "0"), &out, &err), 0);
+		assert_false(has(&out, "anon_pipe_read") || has(&out, "ffffffff81"));
+		assert_true(has(&out, "your processes") && has(&out, "[kernel]"));
+	}
+	/* root sees all of it */
+	j = top_json(s, sym, UNRESTRICTED);
+	assert_true(has_pid(j, 300) && has_fn(j, "tcp_recvmsg") && has_fn(j, "do_nanosleep"));
+	json_decref(j);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	rsp_symbolizer__delete(sym);
+	synth__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_graph_unknown_tgid),
 		cmocka_unit_test(test_status_waker),
+		cmocka_unit_test(test_top_paranoid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

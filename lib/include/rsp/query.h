@@ -63,6 +63,19 @@ struct rsp_access {
 	 */
 	int (*uid_of)(void *ctx, long pid, uint32_t *uid);
 	void *ctx;
+	/*
+	 * perf_event_paranoid as the owner read it for this query (rspd reads
+	 * /proc/sys/kernel/perf_event_paranoid for each restricted one): what
+	 * a restricted requester may see of the cpu-clock samples, as perf
+	 * would let them profile the machine themselves:
+	 *   <= 0  every process's samples (other users' as rule 3 says);
+	 *   1     only those of their own processes: no other user's, not
+	 *         the idle task (perf: no system-wide events);
+	 *   >= 2  as 1, and no kernel symbols or addresses: kernel frames
+	 *         are counted but not named (perf: no kernel profiling).
+	 * The kernel-symbol part holds wherever an answer shows frames.
+	 */
+	int paranoid;
 };
 
 struct rsp_symbolizer;
@@ -123,6 +136,18 @@ RSP_API int rsp_source__check_pid(const struct rsp_source *src, const char *cmd,
  */
 RSP_API char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
 				size_t n);
+
+/**
+ * rsp_source__system_wide() - may the requester see the samples of
+ * processes not theirs (perf_event_paranoid <= 0, or unrestricted)?
+ */
+RSP_API bool rsp_source__system_wide(const struct rsp_source *src);
+
+/**
+ * rsp_source__kernel_symbols() - may the requester see kernel function
+ * names and addresses (perf_event_paranoid <= 1, or unrestricted)?
+ */
+RSP_API bool rsp_source__kernel_symbols(const struct rsp_source *src);
 
 #define RSP_OTHER_USER "(other user)"
 
