@@ -331,6 +331,11 @@ static void text_vertex(const struct ctx *c, uint32_t v, struct rsp_buf *out)
 	}
 	rsp_buf__printf(out, "    %-28.28s cpu %6.3f s  runnable %6.3f s  wait %6.3f s\n",
 			vname(c, v), secs(x->run_ns), secs(x->runnable_ns), secs(x->wait_ns));
+	if (x->run_inferred_ns >= 1000000)
+		rsp_buf__printf(out,
+				"      + running (inferred) %.3f s: its switch-out was not "
+				"delivered, nothing showed it on its CPU\n",
+				secs(x->run_inferred_ns));
 }
 
 static void text_knot(const struct ctx *c, size_t k, struct rsp_buf *out)
@@ -458,6 +463,7 @@ static json_t *json_vertex(const struct ctx *c, uint32_t v)
 		json_object_set_new(o, "tgid", json_integer(x->tgid));
 	json_object_set_new(o, "tids", json_tids(x));
 	json_object_set_new(o, "cpu_s", json_real(secs(x->run_ns)));
+	json_object_set_new(o, "running_inferred_s", json_real(secs(x->run_inferred_ns)));
 	json_object_set_new(o, "runnable_s", json_real(secs(x->runnable_ns)));
 	json_object_set_new(o, "wait_s", json_real(secs(x->wait_ns)));
 	json_object_set_new(o, "cpu_util", json_real(x->cpu_util));
@@ -552,6 +558,8 @@ static json_t *json_threads(const struct ctx *c)
 			json_object_set_new(o, "vertex_name", json_string(vname(c, v)));
 			if (t) {
 				json_object_set_new(o, "cpu_s", json_real(secs(t->run_ns)));
+				json_object_set_new(o, "running_inferred_s",
+						    json_real(secs(t->run_inferred_ns)));
 				json_object_set_new(o, "runnable_s",
 						    json_real(secs(t->runnable_ns)));
 				json_object_set_new(o, "wait_s", json_real(secs(t->sleep_ns)));

@@ -573,8 +573,8 @@ static void text_node(const struct ctx *c, uint32_t i, int depth, struct rsp_buf
 		text_hot(c, n, ind, out);
 		if (n->inferred_ns >= 500000)
 			rsp_buf__printf(out,
-					"%*s  %.3f s of it inferred (switch from idle not "
-					"delivered)\n",
+					"%*s  %.3f s of it inferred (a switch not delivered: "
+					"running (inferred))\n",
 					ind, "", secs(n->inferred_ns));
 	}
 	text_children(c, n, depth, out);

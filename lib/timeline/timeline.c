@@ -317,6 +317,35 @@ void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16
 	t->seg_flags = 0;
 }
 
+/*
+ * @t is running and its switch-out never came: its CPU's ring shows it
+ * there until its last record (last_ev), and it is only inferred to have
+ * run from there to @bound (a later record of another task on that CPU,
+ * its own record elsewhere, the range's end). The RUN up to the evidence,
+ * then the rest flagged RSP_SEGF_RUN_INFERRED, with @flags.
+ */
+void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, uint16_t flags)
+{
+	uint64_t ev = t->last_ev < t->since ? t->since : t->last_ev;
+	struct rsp_segment s;
+
+	if (ev >= bound) {
+		tl__close_open(tl, t, bound, flags);
+		return;
+	}
+	tl__emit_held(tl, t);
+	if (ev > t->since) {
+		tl__seg_init(&s, t, RSP_SEG_RUN, t->since, ev);
+		tl__emit_seg(tl, t, &s);
+		t->seg_flags = 0;
+	}
+	tl__seg_init(&s, t, RSP_SEG_RUN, ev, bound);
+	s.flags |= RSP_SEGF_RUN_INFERRED | flags;
+	tl__emit_seg(tl, t, &s);
+	t->seg_flags = 0;
+	tl->st.runs_inferred++;
+}
+
 /* ---- cpus --------------------------------------------------------------- */
 
 static struct cpu_state *get_cpu(struct rsp_timeline *tl, uint32_t cpu)
@@ -466,24 +495,48 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
  * the switch-in's (the real one lies between the CPU's previous record and
  * this one; rsp takes the end it has evidence for).
  */
+/*
+ * A record of another task than the one rsp believes current on this CPU:
+ * that one's switch-out was not delivered, and it is not running here any
+ * more. Its run ends, inferred after its last record; it is UNKNOWN from
+ * this record until its next one.
+ */
+static void observe_other(struct rsp_timeline *tl, struct cpu_state *c,
+			  const struct rsp_sample *smp)
+{
+	struct thr *o = c->curr && c->curr != smp->tid ? tl__find_thr(tl, c->curr) : NULL;
+
+	c->curr = smp->tid;
+	if (!o || o->state != T_RUNNING || o->cpu != smp->cpu)
+		return;
+	tl__end_run_unseen(tl, o, tl__clamp(tl, o, smp->time), 0);
+	o->state = T_GAP;
+	o->since = tl__clamp(tl, o, smp->time);
+}
+
 static int observe_running(struct rsp_timeline *tl, struct cpu_state *c,
 			   const struct rsp_sample *smp)
 {
 	struct thr *t;
 
+	observe_other(tl, c, smp);
 	if (!smp->tid)
 		return 0;
 	t = tl__get_thr(tl, smp->tid);
 	if (!t) /* past set_max_threads(): untracked; else the record is dropped */
 		return tl->refused ? 0 : -ENOMEM;
 	tl__learn_tgid(tl, t, smp->pid, smp->time);
-	if (t->state == T_RUNNING)
+	if (t->state == T_RUNNING && t->cpu == smp->cpu) {
+		if (smp->time > t->last_ev)
+			t->last_ev = smp->time;
 		return 0;
+	}
 	if (t->state == T_NEW) {
 		t->state = T_RUNNING;
 		t->since = c->seen ? smp->time : tl->start;
 		t->seg_flags = c->seen ? 0 : RSP_SEGF_TRUNCATED;
 		t->run_start = t->since;
+		t->last_ev = smp->time;
 		t->cpu = smp->cpu;
 		return 0;
 	}
@@ -653,7 +706,10 @@ void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 			continue;
 		if (t->state == T_NEW)
 			continue;
-		tl__close_open(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
+		if (t->state == T_RUNNING)
+			tl__end_run_unseen(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
+		else
+			tl__close_open(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
 	}
 	for (uint32_t i = 0; i < tl->nr_socks; i++)
 		if (tl->socks[i].used)

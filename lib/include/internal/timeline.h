@@ -65,6 +65,7 @@ struct thr {
 	bool held; /* held_sleep waits for a late waking or the run's end */
 	struct rsp_segment held_sleep;
 	uint64_t run_start; /* start of its current or last run */
+	uint64_t last_ev;   /* RUNNING: its last record on its CPU (or its switch-in) */
 	uint32_t inflight;  /* block requests it issued, not seen completing */
 	uint32_t last_dev;
 	uint64_t last_issue;
@@ -282,6 +283,7 @@ static inline void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct r
 }
 uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time);
 void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16_t flags);
+void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, uint16_t flags);
 void tl__emit_held(struct rsp_timeline *tl, struct thr *t);
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from);
