@@ -57,11 +57,18 @@ static struct synth *stream(void)
 	return s;
 }
 
-/* 100 and 400 are uid 1000's (the requester), 300 root's; 500 has exited. */
+/*
+ * 100 and 400 are uid 1000's (the requester), 300 root's; 500 has exited.
+ * 600 is root's shell, 601 its child that runs as the requester.
+ */
 static int uid_of(void *ctx, long pid, uint32_t *uid)
 {
 	(void)ctx;
-	if (pid == 100 || pid == 400) {
+	if (pid == 600) {
+		*uid = 0;
+		return 0;
+	}
+	if (pid == 100 || pid == 400 || pid == 601) {
 		*uid = 1000;
 		return 0;
 	}
@@ -129,6 +136,43 @@ static void test_graph_unknown_tgid(void **state)
 	assert_int_equal(run(s, true, ARGS("graph", "--json", "--no-merge"), &out, &err), 0);
 	assert_true(has(&out, "pid 300 (other user)"));
 	assert_true(has(&out, "minetoo")); /* the requester's own, though its tgid is unknown */
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	synth__delete(s);
+}
+
+/*
+ * graph: short-lived children are one vertex named by their parent: a
+ * parent of another user's hides it, though the child is the requester's.
+ */
+static void test_graph_short_lived(void **state)
+{
+	struct synth *s = synth__new(2, 1u << 20);
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+
+	(void)state;
+	synth__switch(s, .cpu = 0, .t = 1000 * US, .prev = 0, .next = 600,
+		      .next_comm = "rootshell");
+	synth__process_fork(s, .cpu = 0, .t = 2000 * US, .parent = 600, .child = 601,
+			    .comm = "rootshell");
+	synth__wakeup_new(s, .cpu = 0, .t = 2010 * US, .tid = 600, .child = 601, .comm = "bash");
+	synth__switch(s, .cpu = 0, .t = 2020 * US, .prev = 600, .prev_comm = "rootshell",
+		      .state = 1, .next = 601, .next_comm = "bash");
+	synth__waking(s, .cpu = 0, .t = 2030 * US, .tid = 601, .target = 100,
+		      .target_comm = "client");
+	synth__switch(s, .cpu = 0, .t = 2040 * US, .prev = 601, .prev_comm = "bash", .state = 0x10,
+		      .next = 100, .next_comm = "client");
+	synth__waking(s, .cpu = 0, .t = 3000 * US, .tid = 100, .target = 600,
+		      .target_comm = "rootshell");
+	synth__switch(s, .cpu = 0, .t = 3000 * US, .prev = 100, .prev_comm = "client", .state = 1,
+		      .next = 600, .next_comm = "rootshell");
+	synth__switch(s, .cpu = 0, .t = 4000 * US, .prev = 600, .prev_comm = "rootshell",
+		      .state = 1, .next = 0);
+	assert_int_equal(run(s, false, ARGS("graph", "--json", "--threshold", "0"), &out, &err), 0);
+	assert_true(has(&out, "short-lived children of rootshell[600]"));
+	assert_int_equal(run(s, true, ARGS("graph", "--json", "--threshold", "0"), &out, &err), 0);
+	assert_false(has(&out, "rootshell"));
+	assert_true(has(&out, "short-lived children of pid 600 (other user)"));
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 	synth__delete(s);
@@ -271,6 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_graph_unknown_tgid),
+		cmocka_unit_test(test_graph_short_lived),
 		cmocka_unit_test(test_status_waker),
 		cmocka_unit_test(test_top_paranoid),
 	};
