@@ -374,6 +374,11 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 				"the rest\n",
 				(unsigned long long)s->wakings_not_seen,
 				(unsigned long long)s->wakers_inferred);
+	if (s->runs_inferred)
+		rsp_buf__printf(out,
+				"%llu runs whose switch-out was not seen: running (inferred) after "
+				"their last record, not counted as CPU\n",
+				(unsigned long long)s->runs_inferred);
 	if (s->gaps)
 		rsp_buf__printf(out, "%llu gaps (lost records): threads are unknown across them\n",
 				(unsigned long long)s->gaps);
@@ -525,6 +530,7 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "gaps", json_integer((json_int_t)s->gaps));
 	json_object_set_new(o, "wakings_not_seen", json_integer((json_int_t)s->wakings_not_seen));
 	json_object_set_new(o, "wakers_inferred", json_integer((json_int_t)s->wakers_inferred));
+	json_object_set_new(o, "runs_inferred", json_integer((json_int_t)s->runs_inferred));
 	json_object_set_new(o, "kernel_symbols", json_boolean(c->src->ksyms != NULL));
 	json_object_set_new(o, "stacks_probed", json_integer((json_int_t)c->repair.candidates));
 	json_object_set_new(o, "stacks_stitched", json_integer((json_int_t)c->repair.stitched));

@@ -343,7 +343,6 @@ void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, 
 	s.flags |= RSP_SEGF_RUN_INFERRED | flags;
 	tl__emit_seg(tl, t, &s);
 	t->seg_flags = 0;
-	tl->st.runs_inferred++;
 }
 
 /* ---- cpus --------------------------------------------------------------- */
@@ -509,6 +508,7 @@ static void observe_other(struct rsp_timeline *tl, struct cpu_state *c,
 	c->curr = smp->tid;
 	if (!o || o->state != T_RUNNING || o->cpu != smp->cpu)
 		return;
+	tl->st.runs_inferred++;
 	tl__end_run_unseen(tl, o, tl__clamp(tl, o, smp->time), 0);
 	o->state = T_GAP;
 	o->since = tl__clamp(tl, o, smp->time);

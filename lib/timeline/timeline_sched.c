@@ -327,6 +327,7 @@ void tl__switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_
 		/* Its switch-out (and this switch-in's) not delivered: seen until its last record.
 		 */
 		tl->st.inversions++;
+		tl->st.runs_inferred++;
 		tl__end_run_unseen(tl, t, time, 0);
 		break;
 	default:

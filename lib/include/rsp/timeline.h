@@ -408,7 +408,7 @@ struct rsp_timeline_stats {
 	uint64_t inversions;	    /* events stamped before the state they change (clamped) */
 	uint64_t wakings_not_seen;  /* sleeps that ended with no waking observed */
 	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
-	uint64_t runs_inferred;	    /* runs whose switch-out was not seen: RSP_SEGF_RUN_INFERRED */
+	uint64_t runs_inferred;	    /* runs ended by another task's record: switch-out not seen */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;
 	uint64_t threads;	     /* distinct threads seen */
