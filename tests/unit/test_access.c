@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 #include <jansson.h>
+#include <rsp/ksyms.h>
 #include <rsp/query.h>
 #include <rsp/symbols.h>
 #include "kallsyms_fake.h"
@@ -81,12 +82,17 @@ static int uid_of(void *ctx, long pid, uint32_t *uid)
 
 #define UNRESTRICTED 99
 
+static const struct rsp_ksyms *ksyms; /* the source's kernel symbols; NULL: none */
+
 /* @paranoid: the requester's perf_event_paranoid; UNRESTRICTED: root's query. */
 static int run_as(struct synth *s, int paranoid, struct rsp_symbolizer *sym,
 		  const char *const *argv, struct rsp_buf *out, struct rsp_buf *err)
 {
-	struct rsp_source src = {
-		.window = s->window, .schema = s->schema, .now = 5000 * US, .symbols = sym};
+	struct rsp_source src = {.window = s->window,
+				 .schema = s->schema,
+				 .now = 5000 * US,
+				 .symbols = sym,
+				 .ksyms = ksyms};
 	struct rsp_request req;
 	int argc = 0, ret;
 
@@ -311,13 +317,57 @@ static void test_top_paranoid(void **state)
 	synth__delete(s);
 }
 
+/*
+ * The requester's own 100 sleeps on a futex, its own 400 wakes it: the
+ * sleep's kernel frames are named in graph and snapshot up to paranoid 1,
+ * one [kernel] frame at 2 and more.
+ */
+static void test_kernel_frames(void **state)
+{
+	static const uint64_t futex_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20,
+					       K_FUTEX_WAIT + 0x10, PERF_CONTEXT_USER,
+					       0x7f0000001000ull};
+	struct synth *s = synth__new(2, 1u << 20);
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
+
+	(void)state;
+	assert_non_null(ks);
+	ksyms = ks;
+	synth__switch(s, .cpu = 1, .t = 500 * US, .prev = 0, .next = 400, .next_comm = "minetoo");
+	synth__switch(s, .cpu = 0, .t = 1000 * US, .prev = 100, .prev_comm = "client", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 3000 * US, .tid = 400, .target = 100,
+		      .target_comm = "client");
+	synth__switch(s, .cpu = 0, .t = 3100 * US, .prev = 0, .next = 100, .next_comm = "client");
+	synth__switch(s, .cpu = 0, .t = 4000 * US, .prev = 100, .prev_comm = "client", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	for (int level = 1; level <= 2; level++) {
+		assert_int_equal(run_as(s, level, NULL,
+					ARGS("graph", "--json", "--no-merge", "--threshold", "0"),
+					&out, &err),
+				 0);
+		assert_true(has(&out, "futex_wait") == (level == 1));
+		assert_true(has(&out, "[kernel]") == (level == 2));
+		assert_false(has(&out, "0xffffffff"));
+		assert_int_equal(
+			run_as(s, level, NULL, ARGS("snapshot", "100", "--json"), &out, &err), 0);
+		assert_true(has(&out, "futex_wait") == (level == 1));
+		assert_false(has(&out, "0xffffffff"));
+	}
+	ksyms = NULL;
+	rsp_ksyms__delete(ks);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	synth__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_graph_unknown_tgid),
-		cmocka_unit_test(test_graph_short_lived),
-		cmocka_unit_test(test_status_waker),
-		cmocka_unit_test(test_top_paranoid),
+		cmocka_unit_test(test_graph_unknown_tgid), cmocka_unit_test(test_graph_short_lived),
+		cmocka_unit_test(test_status_waker),	   cmocka_unit_test(test_top_paranoid),
+		cmocka_unit_test(test_kernel_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
