@@ -487,6 +487,55 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
 /* ---- implicit switch-ins ------------------------------------------------ */
 
 /*
+ * A record of another task than the one rsp believes current on this CPU
+ * (c->curr, running there): that one's switch-out was not delivered, and
+ * it is not running here any more. Records of one CPU may come a few
+ * hundred ns out of order, so the next task's first record can precede
+ * the switch that brought it: the verdict waits until a record after
+ * INVERSION_NS, or another task's (commit), or the old task's own record
+ * in that time, its switch-out (an inversion: nothing lost).
+ */
+static void commit_other(struct rsp_timeline *tl, struct cpu_state *c, uint32_t cpu)
+{
+	struct thr *o = c->curr ? tl__find_thr(tl, c->curr) : NULL;
+
+	c->pend = false;
+	c->curr = c->pend_tid;
+	if (!o || o->state != T_RUNNING || o->cpu != cpu)
+		return;
+	tl->st.runs_inferred++;
+	tl__end_run_unseen(tl, o, tl__clamp(tl, o, c->pend_time), 0);
+	o->state = T_GAP;
+	o->since = tl__clamp(tl, o, c->pend_time);
+}
+
+static void observe_other(struct rsp_timeline *tl, struct cpu_state *c,
+			  const struct rsp_sample *smp)
+{
+	const struct thr *o;
+
+	if (c->pend) {
+		if (smp->tid == c->curr && smp->time <= c->pend_time + INVERSION_NS) {
+			c->pend = false; /* its own record: still there, an inversion */
+			return;
+		}
+		if (smp->tid == c->pend_tid && smp->time <= c->pend_time + INVERSION_NS)
+			return;
+		commit_other(tl, c, smp->cpu);
+	}
+	if (smp->tid == c->curr)
+		return;
+	o = c->curr ? tl__find_thr(tl, c->curr) : NULL;
+	if (!o || o->state != T_RUNNING || o->cpu != smp->cpu) {
+		c->curr = smp->tid;
+		return;
+	}
+	c->pend = true;
+	c->pend_tid = smp->tid;
+	c->pend_time = smp->time;
+}
+
+/*
  * Every sample names the task current on its CPU. On this kernel a switch
  * away from the idle task is never delivered (it fires in the idle task's
  * context), so a thread woken onto an idle CPU shows up running with no
@@ -494,26 +543,6 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
  * the switch-in's (the real one lies between the CPU's previous record and
  * this one; rsp takes the end it has evidence for).
  */
-/*
- * A record of another task than the one rsp believes current on this CPU:
- * that one's switch-out was not delivered, and it is not running here any
- * more. Its run ends, inferred after its last record; it is UNKNOWN from
- * this record until its next one.
- */
-static void observe_other(struct rsp_timeline *tl, struct cpu_state *c,
-			  const struct rsp_sample *smp)
-{
-	struct thr *o = c->curr && c->curr != smp->tid ? tl__find_thr(tl, c->curr) : NULL;
-
-	c->curr = smp->tid;
-	if (!o || o->state != T_RUNNING || o->cpu != smp->cpu)
-		return;
-	tl->st.runs_inferred++;
-	tl__end_run_unseen(tl, o, tl__clamp(tl, o, smp->time), 0);
-	o->state = T_GAP;
-	o->since = tl__clamp(tl, o, smp->time);
-}
-
 static int observe_running(struct rsp_timeline *tl, struct cpu_state *c,
 			   const struct rsp_sample *smp)
 {
@@ -698,6 +727,9 @@ void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 	if (tl->finished)
 		return;
 	tl->finished = true;
+	for (uint32_t i = 0; i < tl->nr_cpus; i++)
+		if (tl->cpus[i].pend)
+			commit_other(tl, &tl->cpus[i], i);
 	for (uint32_t i = 0; i < tl->nr_slots; i++) {
 		struct thr *t = tl->slots[i];
 		uint32_t idx;

@@ -327,6 +327,10 @@ void tl__switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_
 		/* Its switch-out (and this switch-in's) not delivered: seen until its last record.
 		 */
 		tl->st.inversions++;
+		if (time <= t->last_ev + INVERSION_NS) {
+			tl__close_open(tl, t, time, 0); /* written out of order: nothing lost */
+			break;
+		}
 		tl->st.runs_inferred++;
 		tl__end_run_unseen(tl, t, time, 0);
 		break;

@@ -612,35 +612,64 @@ static void test_switch_out_not_seen(void **state)
 {
 	struct fix *f = *state;
 	struct synth *s = &f->s;
-	const struct rsp_segment *a[16], *b[16];
+	const struct rsp_segment *a[16], *b[16], *c[16];
 
-	synth__switch(s, .cpu = 0, .t = 1000, .prev = C, .prev_comm = "other", .state = 1,
+	synth__switch(s, .cpu = 0, .t = 10000, .prev = C, .prev_comm = "other", .state = 1,
 		      .next = A, .next_comm = "app");
-	synth__cpu_sample(s, .cpu = 0, .t = 1500, .tid = A, .ip = 0x401000);
-	synth__switch(s, .cpu = 1, .t = 2000, .prev = 0, .next = B, .next_comm = "helper");
-	synth__cpu_sample(s, .cpu = 1, .t = 2500, .tid = B, .ip = 0x401000);
-	synth__cpu_sample(s, .cpu = 0, .t = 4000, .tid = B, .ip = 0x401000);
-	synth__cpu_sample(s, .cpu = 0, .t = 8000, .tid = C, .ip = 0x401000);
-	synth__switch(s, .cpu = 0, .t = 9000, .prev = C, .prev_comm = "other", .state = 1,
+	synth__cpu_sample(s, .cpu = 0, .t = 15000, .tid = A, .ip = 0x401000);
+	synth__switch(s, .cpu = 1, .t = 20000, .prev = 0, .next = B, .next_comm = "helper");
+	synth__cpu_sample(s, .cpu = 1, .t = 25000, .tid = B, .ip = 0x401000);
+	synth__cpu_sample(s, .cpu = 0, .t = 40000, .tid = B, .ip = 0x401000);
+	synth__cpu_sample(s, .cpu = 0, .t = 80000, .tid = C, .ip = 0x401000);
+	synth__switch(s, .cpu = 0, .t = 90000, .prev = C, .prev_comm = "other", .state = 1,
 		      .next = 0);
-	run(f, 0, 100000, 0);
+	run(f, 0, 1000000, 0);
 
 	assert_int_equal(segs_of(f, A, a, 16), 3);
-	check_seg(a[0], RSP_SEG_RUN, 1000, 1500);
+	check_seg(a[0], RSP_SEG_RUN, 10000, 15000);
 	assert_int_equal(a[0]->flags & RSP_SEGF_RUN_INFERRED, 0);
-	check_seg(a[1], RSP_SEG_RUN, 1500, 4000); /* B's record on CPU 0 ends it */
+	check_seg(a[1], RSP_SEG_RUN, 15000, 40000); /* B's record on CPU 0 ends it */
 	assert_true(a[1]->flags & RSP_SEGF_RUN_INFERRED);
-	check_seg(a[2], RSP_SEG_UNKNOWN, 4000, 100000);
+	check_seg(a[2], RSP_SEG_UNKNOWN, 40000, 1000000);
 	assert_int_equal(segs_of(f, B, b, 16), 4);
-	check_seg(b[0], RSP_SEG_RUN, 2000, 2500);
-	check_seg(b[1], RSP_SEG_RUN, 2500, 4000);
+	check_seg(b[0], RSP_SEG_RUN, 20000, 25000);
+	check_seg(b[1], RSP_SEG_RUN, 25000, 40000);
 	assert_true(b[1]->flags & RSP_SEGF_RUN_INFERRED);
-	/* on CPU 0, seen once at 4000: inferred until C's sample at 8000 there */
-	check_seg(b[2], RSP_SEG_RUN, 4000, 8000);
+	/* on CPU 0, seen once at 40000: inferred until C's sample at 80000 there */
+	check_seg(b[2], RSP_SEG_RUN, 40000, 80000);
 	assert_true(b[2]->flags & RSP_SEGF_RUN_INFERRED);
 	assert_int_equal(b[2]->cpu, 0);
-	check_seg(b[3], RSP_SEG_UNKNOWN, 8000, 100000);
+	check_seg(b[3], RSP_SEG_UNKNOWN, 80000, 1000000);
 	assert_int_equal(f->st.runs_inferred, 3);
+	/* C ran from its record at 80000 to its switch-out: seen, nothing inferred */
+	assert_int_equal(segs_of(f, C, c, 16), 4);
+	check_seg(c[2], RSP_SEG_RUN, 80000, 90000);
+	assert_int_equal(c[2]->flags & RSP_SEGF_RUN_INFERRED, 0);
+}
+
+/*
+ * Records of one CPU a few hundred ns out of order: the next task's first
+ * record before the switch that brings it ends nothing early.
+ */
+static void test_inversion_not_inferred(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth__switch(s, .cpu = 0, .t = 10000, .prev = 0, .next = A, .next_comm = "app");
+	synth__cpu_sample(s, .cpu = 0, .t = 15000, .tid = A, .ip = 0x401000);
+	synth__waking(s, .cpu = 0, .t = 29700, .tid = B, .target = C, .target_comm = "other");
+	synth__switch(s, .cpu = 0, .t = 30000, .prev = A, .prev_comm = "app", .state = 1, .next = B,
+		      .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 50000, .prev = B, .prev_comm = "helper", .state = 1,
+		      .next = 0);
+	run(f, 0, 60000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 2);
+	check_seg(a[0], RSP_SEG_RUN, 10000, 30000);
+	assert_int_equal(a[0]->flags & RSP_SEGF_RUN_INFERRED, 0);
+	assert_int_equal(f->st.runs_inferred, 0);
 }
 
 /* Without RSP_TL_RECORDS_STABLE, stacks are copies that outlive the record. */
@@ -933,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_switch_from_idle_not_seen),
 		cmocka_unit_test(test_switch_out_not_seen),
+		cmocka_unit_test(test_inversion_not_inferred),
 		cmocka_unit_test(test_forever),
 		cmocka_unit_test(test_copy_outlives_record),
 		cmocka_unit_test(test_copy_pairing),

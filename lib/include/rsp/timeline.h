@@ -98,7 +98,9 @@
  * later record of another task on that CPU ends its run; the time from its
  * last record to that one (or to its own record on another CPU, or to the
  * range's end) is a RUN flagged RSP_SEGF_RUN_INFERRED, and it is UNKNOWN
- * after it, until its next record.
+ * after it, until its next record. A record of the next task up to 2 us
+ * before the switch that brings it is an inversion (see Feeding), not
+ * evidence.
  *
  * Gaps. A PERF_RECORD_LOST (from the kernel or the window) on CPU c means
  * records of c between its previous record and the LOST are missing. Every
