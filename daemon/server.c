@@ -287,6 +287,26 @@ static int uid_of(void *ctx, long pid, uint32_t *uid)
 	return ret;
 }
 
+/*
+ * perf_event_paranoid now (a sysctl may change it at any time): what a
+ * restricted requester may see of the samples (struct rsp_access). When it
+ * cannot be read, the strictest level perf knows, and the log says so.
+ */
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v, n = f ? fscanf(f, "%d", &v) : 0;
+
+	if (f)
+		fclose(f);
+	if (n == 1)
+		return v;
+	rspd_log__write(RSP_LOG_WARN,
+			"cannot read /proc/sys/kernel/perf_event_paranoid: restricted users are "
+			"shown only their own processes' samples, without kernel symbols");
+	return 3;
+}
+
 static void describe(const struct rsp_proto_args *args, char *buf, size_t n)
 {
 	size_t len = 0;
@@ -365,6 +385,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.uid = j->cred.uid;
 	src.access.uid_of = uid_of;
 	src.access.ctx = &uc;
+	src.access.paranoid = j->admin ? -1 : read_paranoid();
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
 	/*

@@ -64,6 +64,20 @@ static struct rsp_flatprof_proc *proc_row(struct rsp_flatprof *p, uint32_t pid)
 	return pr;
 }
 
+/*
+ * A sample the requester may not see at all (perf_event_paranoid >= 1:
+ * only their own processes): another user's, or the idle task's.
+ */
+static bool left_out(const struct rsp_flatprof *p, uint32_t pid)
+{
+	return p->o.own_only && (!pid || (p->o.hidden && p->o.hidden(p->o.hidden_ctx, pid)));
+}
+
+static unsigned sym_flags(const struct rsp_flatprof *p, bool hidden)
+{
+	return (hidden ? RSP_SYM_HIDE_USER : 0) | (p->o.hide_kernel ? RSP_SYM_HIDE_KERNEL : 0);
+}
+
 /* The kernel part of the callchain (with its markers), then the best user part. */
 static uint32_t whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool hidden,
 			    uint64_t *ips, enum rsp_unwind_method *m)
@@ -103,7 +117,7 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 	enum rsp_unwind_method m;
 	uint32_t nr = whole_stack(p, smp, hidden, ips, &m);
 	int n = rsp_symbolizer__callchain(p->o.sym, smp->pid, smp->time, ips, nr,
-					  hidden ? RSP_SYM_HIDE_USER : 0, f, RSP_FLATPROF_FRAMES);
+					  sym_flags(p, hidden), f, RSP_FLATPROF_FRAMES);
 	uint64_t h = frames_hash(f, n);
 	bool added;
 	struct rsp_flatprof_stack *r = rsp_kvec__get(&p->stacks, h, &added);
@@ -126,10 +140,13 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 		      const struct rsp_sample *smp)
 {
 	bool kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	struct rsp_flatprof_proc *pr = proc_row(p, smp->pid);
+	struct rsp_flatprof_proc *pr;
 	struct rsp_flatprof_row key;
 	struct rsp_sym sym;
 
+	if (left_out(p, smp->pid))
+		return 0;
+	pr = proc_row(p, smp->pid);
 	if (!pr)
 		return -ENOMEM;
 	pr->samples++;
@@ -146,8 +163,8 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 	if (!p->tot.first)
 		p->tot.first = smp->time;
 	p->tot.last = smp->time;
-	rsp_symbolizer__resolve(p->o.sym, smp->pid, smp->time, smp->ip,
-				pr->hidden ? RSP_SYM_HIDE_USER : 0, &sym);
+	rsp_symbolizer__resolve(p->o.sym, smp->pid, smp->time, smp->ip, sym_flags(p, pr->hidden),
+				&sym);
 	key = (struct rsp_flatprof_row){.name = sym.name,
 					.object = sym.object,
 					.why = sym.name ? NULL : sym.why,

@@ -1091,7 +1091,8 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 			unknown(s, node, x - cur, UNK_PLAIN);
 		switch (g->kind) {
 		case RSP_SEG_RUN:
-			run_piece(s, node, ti, i, x, y, false);
+			/* a run after its last record, switch-out not seen: inferred */
+			run_piece(s, node, ti, i, x, y, g->flags & RSP_SEGF_RUN_INFERRED);
 			break;
 		case RSP_SEG_RUNNABLE:
 			runnable(s, node, ti, i, x, y);

@@ -158,6 +158,7 @@ static void add_member(struct rsp_waitgraph *g, uint32_t v, const struct rsp_tlt
 	if (t->tgid)
 		x->v.tgid = t->tgid;
 	x->v.run_ns += t->run_ns;
+	x->v.run_inferred_ns += t->run_inferred_ns;
 	x->v.runnable_ns += t->runnable_ns;
 	x->v.wait_ns += t->sleep_ns;
 	x->v.span_ns += span;

@@ -64,7 +64,7 @@ static void emit(struct fold *f, const char *marker, uint64_t ns)
 static void push_stack(struct fold *f, const struct rsp_snode *x)
 {
 	struct snap_frame fr[STACK_FRAMES];
-	int k = rsp_snapnames__frames(f->n, x->tgid, x->first, x->stack, x->nr_stack, fr,
+	int k = rsp_snapnames__frames(f->n, x->tid, x->tgid, x->first, x->stack, x->nr_stack, fr,
 				      STACK_FRAMES);
 
 	for (int i = k; i-- > 0;)
@@ -214,9 +214,7 @@ static bool begin_event(struct trace *t)
 
 static uint32_t pid_of(const struct snapnames *n, uint32_t tid)
 {
-	const struct rsp_tlthread *th = rsp_tlstore__find_thread(n->store, tid);
-
-	return th && th->tgid ? th->tgid : tid;
+	return rsp_redact__owner(&n->red, tid, 0);
 }
 
 static void names(struct trace *t, const uint32_t *tids, size_t nt)
@@ -225,7 +223,7 @@ static void names(struct trace *t, const uint32_t *tids, size_t nt)
 
 	for (size_t i = 0; i < nt; i++) {
 		uint32_t pid = pid_of(t->n, tids[i]);
-		bool hidden = rsp_snapnames__hidden(t->n, pid);
+		bool hidden = rsp_snapnames__hidden(t->n, tids[i], pid);
 		const char *comm = rsp_snapnames__comm(t->n, tids[i]);
 
 		if (begin_event(t)) {
@@ -269,7 +267,8 @@ static void slice_name(struct trace *t, const struct rsp_segment *g, uint32_t pi
 		break;
 	case RSP_SEG_SLEEP:
 		*cat = "sleep";
-		rsp_snapnames__user_fn(t->n, pid, g->start, g->stack, g->nr_stack, fn, sizeof(fn));
+		rsp_snapnames__user_fn(t->n, g->tid, pid, g->start, g->stack, g->nr_stack, fn,
+				       sizeof(fn));
 		snprintf(buf, size, "sleep %s%s%s",
 			 rsp_sleep_reason__name((enum rsp_sleep_reason)g->reason),
 			 fn[0] ? ": " : "", fn);

@@ -676,6 +676,12 @@ int rsp_symbolizer__resolve(struct rsp_symbolizer *s, uint32_t pid, uint64_t tim
 
 	memset(out, 0, sizeof(*out));
 	s->st.resolves++;
+	if (a >= KERNEL_HALF && (flags & RSP_SYM_HIDE_KERNEL)) {
+		out->kind = RSP_SYM_KERNEL;
+		out->hidden = true;
+		out->why = "kernel symbols are not shown to this user";
+		return -ENOENT;
+	}
 	if (a >= KERNEL_HALF)
 		return resolve_kernel(s, a, out);
 	if (flags & RSP_SYM_HIDE_USER) {
@@ -690,6 +696,17 @@ int rsp_symbolizer__resolve(struct rsp_symbolizer *s, uint32_t pid, uint64_t tim
 #define CONTEXT_NONE   0
 #define CONTEXT_KERNEL 1
 #define CONTEXT_USER   2
+
+/* One hidden frame stands for all the frames of its kind (kernel or user) that follow it. */
+static bool collapsed(const struct rsp_frame *prev, uint64_t ip, int ctx, unsigned flags)
+{
+	if (!prev || !prev->sym.hidden)
+		return false;
+	if (ip >= KERNEL_HALF)
+		return (flags & RSP_SYM_HIDE_KERNEL) && prev->sym.kind == RSP_SYM_KERNEL;
+	return ctx != CONTEXT_KERNEL && (flags & RSP_SYM_HIDE_USER) &&
+	       prev->sym.kind != RSP_SYM_KERNEL;
+}
 
 int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, uint64_t time,
 			      const uint64_t *ips, uint64_t nr, unsigned flags,
@@ -709,9 +726,8 @@ int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, uint64_t t
 			first = true;
 			continue;
 		}
-		if (ctx != CONTEXT_KERNEL && ip < KERNEL_HALF && (flags & RSP_SYM_HIDE_USER) && n &&
-		    out[n - 1].sym.hidden)
-			continue; /* one hidden frame stands for the whole user stack */
+		if (collapsed(n ? &out[n - 1] : NULL, ip, ctx, flags))
+			continue;
 		out[n].addr = ip;
 		rsp_symbolizer__resolve(s, pid, time, ip, flags | (first ? 0 : RSP_SYM_RETADDR),
 					&out[n].sym);

@@ -146,6 +146,28 @@ static const char *vname(const struct ctx *c, uint32_t v)
 	return c->other[v] ? c->label[v] : rsp_waitgraph__vertex(c->g, v)->name;
 }
 
+/*
+ * A vertex of threads is hidden when one of them is (another user's, or
+ * whose owner cannot be told: rsp_redact__hidden()); short-lived children
+ * also when their parent is, which names the vertex. Its label names the
+ * first hidden thread's process, or the parent's.
+ */
+static bool vertex_hidden(struct ctx *c, const struct rsp_wvertex *x, char *label, size_t n)
+{
+	const struct rsp_tlthread *t;
+
+	if (x->kind == RSP_WV_SHORT && rsp_redact__label(&c->red, x->id, 0, label + 24, n - 24)) {
+		memcpy(label, "short-lived children of ", 24);
+		return true;
+	}
+	for (uint32_t i = 0; i < x->nr_threads; i++) {
+		t = rsp_tlstore__find_thread(c->store, x->tids[i]);
+		if (rsp_redact__label(&c->red, x->tids[i], t ? t->tgid : 0, label, n))
+			return true;
+	}
+	return false;
+}
+
 /* Decide access once per vertex (the rule reads /proc once per process). */
 static int decide_access(struct ctx *c)
 {
@@ -159,16 +181,14 @@ static int decide_access(struct ctx *c)
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
-		if (x->kind == RSP_WV_TIMER ||
-		    !rsp_redact__label(&c->red, x->tgid, c->label[v], sizeof(c->label[v])))
-			continue;
-		c->other[v] = true;
+		if (x->kind == RSP_WV_THREAD || x->kind == RSP_WV_MERGED || x->kind == RSP_WV_SHORT)
+			c->other[v] = vertex_hidden(c, x, c->label[v], sizeof(c->label[v]));
 	}
 	/* A thread's timer is as visible as the thread (id: the owner vertex). */
 	for (size_t v = 0; v < n; v++) {
 		const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
 
-		char owner[32]; /* "pid N (other user)" */
+		char owner[48]; /* "pid N (other user)" */
 
 		if (x->kind != RSP_WV_TIMER || x->id >= n || !c->other[x->id])
 			continue;
@@ -230,13 +250,15 @@ static void user_frame(const struct ctx *c, const struct rsp_wstack *st, uint64_
 
 /*
  * Call @fn for the frames worth showing: kernel frames by name (after the
- * scheduler's own), user frames by name when the process model has them,
- * else as addresses.
+ * scheduler's own; one "[kernel]" for a requester who may not see kernel
+ * symbols, rsp_source__kernel_symbols()), user frames by name when the
+ * process model has them, else as addresses.
  */
 static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 		   void (*fn)(void *arg, const char *frame), void *arg)
 {
-	bool kernel = false, top = true, first_user = false;
+	bool kernel = false, top = true, first_user = false,
+	     ksyms = rsp_source__kernel_symbols(c->src);
 	char buf[96];
 	int n = 0;
 
@@ -247,8 +269,14 @@ static void frames(const struct ctx *c, const struct rsp_wstack *st, int max,
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == PERF_CONTEXT_KERNEL;
 			first_user = a == PERF_CONTEXT_USER;
+			if (kernel && !ksyms) {
+				fn(arg, "[kernel]");
+				n++;
+			}
 			continue;
 		}
+		if (kernel && !ksyms)
+			continue;
 		if (kernel) {
 			sym = rsp_ksyms__find(c->src->ksyms, a - 1, NULL);
 			if (sym && top && boring(sym->name))
@@ -326,6 +354,11 @@ static void text_vertex(const struct ctx *c, uint32_t v, struct rsp_buf *out)
 	}
 	rsp_buf__printf(out, "    %-28.28s cpu %6.3f s  runnable %6.3f s  wait %6.3f s\n",
 			vname(c, v), secs(x->run_ns), secs(x->runnable_ns), secs(x->wait_ns));
+	if (x->run_inferred_ns >= 1000000)
+		rsp_buf__printf(out,
+				"      + running (inferred) %.3f s: its switch-out was not "
+				"delivered, nothing showed it on its CPU\n",
+				secs(x->run_inferred_ns));
 }
 
 static void text_knot(const struct ctx *c, size_t k, struct rsp_buf *out)
@@ -369,6 +402,11 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 				"the rest\n",
 				(unsigned long long)s->wakings_not_seen,
 				(unsigned long long)s->wakers_inferred);
+	if (s->runs_inferred)
+		rsp_buf__printf(out,
+				"%llu runs whose switch-out was not seen: running (inferred) after "
+				"their last record, not counted as CPU\n",
+				(unsigned long long)s->runs_inferred);
 	if (s->gaps)
 		rsp_buf__printf(out, "%llu gaps (lost records): threads are unknown across them\n",
 				(unsigned long long)s->gaps);
@@ -458,6 +496,7 @@ static json_t *json_vertex(const struct ctx *c, uint32_t v)
 		json_object_set_new(o, "tgid", json_integer(x->tgid));
 	json_object_set_new(o, "tids", json_tids(x));
 	json_object_set_new(o, "cpu_s", json_real(secs(x->run_ns)));
+	json_object_set_new(o, "running_inferred_s", json_real(secs(x->run_inferred_ns)));
 	json_object_set_new(o, "runnable_s", json_real(secs(x->runnable_ns)));
 	json_object_set_new(o, "wait_s", json_real(secs(x->wait_ns)));
 	json_object_set_new(o, "cpu_util", json_real(x->cpu_util));
@@ -524,6 +563,7 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "gaps", json_integer((json_int_t)s->gaps));
 	json_object_set_new(o, "wakings_not_seen", json_integer((json_int_t)s->wakings_not_seen));
 	json_object_set_new(o, "wakers_inferred", json_integer((json_int_t)s->wakers_inferred));
+	json_object_set_new(o, "runs_inferred", json_integer((json_int_t)s->runs_inferred));
 	json_object_set_new(o, "kernel_symbols", json_boolean(c->src->ksyms != NULL));
 	json_object_set_new(o, "stacks_probed", json_integer((json_int_t)c->repair.candidates));
 	json_object_set_new(o, "stacks_stitched", json_integer((json_int_t)c->repair.stitched));
@@ -557,6 +597,8 @@ static json_t *json_threads(const struct ctx *c)
 			json_object_set_new(o, "vertex_name", json_string(vname(c, v)));
 			if (t) {
 				json_object_set_new(o, "cpu_s", json_real(secs(t->run_ns)));
+				json_object_set_new(o, "running_inferred_s",
+						    json_real(secs(t->run_inferred_ns)));
 				json_object_set_new(o, "runnable_s",
 						    json_real(secs(t->runnable_ns)));
 				json_object_set_new(o, "wait_s", json_real(secs(t->sleep_ns)));
@@ -737,6 +779,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
 	c.ref = (double)(c.ref_end - c.ref_start);
 	rsp_redact__init(&c.red, src);
+	rsp_redact__use_store(&c.red, store);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");
 		ret = -ENOMEM;

@@ -520,7 +520,7 @@ static int exclude_others(const struct rsp_source *src, struct rsp_redact *red,
 	for (size_t i = 0; i < s->n; i++) {
 		uint32_t pid = s->v[i].subject.pid;
 
-		if ((!n || (*list)[n - 1] != pid) && rsp_redact__hidden(red, pid))
+		if ((!n || (*list)[n - 1] != pid) && rsp_redact__hidden(red, pid, pid))
 			(*list)[n++] = pid;
 	}
 	rsp_hist_set__delete(s);
@@ -537,7 +537,7 @@ static void redact(struct rsp_hist_set *s, struct rsp_redact *red)
 		struct rsp_hist_subject *subj = &s->v[i].subject;
 
 		if ((subj->kind != RSP_HSUBJ_PROCESS && subj->kind != RSP_HSUBJ_THREAD) ||
-		    !rsp_redact__hidden(red, subj->pid))
+		    !rsp_redact__hidden(red, subj->tid, subj->pid))
 			continue;
 		subj->other_user = true;
 		memset(subj->comm, 0, sizeof(subj->comm));

@@ -77,7 +77,7 @@ static const char *comm_of(const struct ctx *c, uint32_t tid)
 /* "comm[tid]", or "pid N (other user)". */
 static char *thread_label(const struct ctx *c, uint32_t tid, uint32_t tgid, char *buf, size_t n)
 {
-	if (!rsp_redact__label(c->red, tgid, buf, n))
+	if (!rsp_redact__label(c->red, tid, tgid, buf, n))
 		snprintf(buf, n, "%s[%u]", comm_of(c, tid), tid);
 	return buf;
 }
@@ -149,7 +149,7 @@ static void text_row(const struct ctx *c, const struct rsp_netsum_row *r, struct
 {
 	char l[64], rem[64], label[64];
 
-	if (rsp_redact__hidden(c->red, r->tgid)) {
+	if (rsp_redact__hidden(c->red, r->tid, r->tgid)) {
 		rsp_buf__printf(out, "  %s %s\n", rsp_net__proto_name(r->op->proto),
 				thread_label(c, r->tid, r->tgid, label, sizeof(label)));
 	} else {
@@ -187,7 +187,7 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid)
 {
 	json_object_set_new(o, "pid", json_integer(tgid));
-	if (rsp_redact__hidden(c->red, tgid)) {
+	if (rsp_redact__hidden(c->red, tid, tgid)) {
 		json_object_set_new(o, "other_user", json_true());
 		return;
 	}
@@ -236,7 +236,7 @@ static json_t *json_row(const struct ctx *c, const struct rsp_netsum_row *r)
 	char sk[32];
 
 	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(r->op->proto)));
-	if (!rsp_redact__hidden(c->red, r->tgid)) {
+	if (!rsp_redact__hidden(c->red, r->tid, r->tgid)) {
 		snprintf(sk, sizeof(sk), "0x%" PRIx64, r->op->sk);
 		json_object_set_new(o, "sk", json_string(sk));
 		json_endpoint(o, "local", &r->op->local);
@@ -305,6 +305,7 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 	if (!store)
 		goto out;
 	c.store = store;
+	rsp_redact__use_store(&red, store);
 	ret = rsp_netsum__collect(&t, store, req->pid);
 	if (ret) {
 		rsp_buf__puts(err, "net: out of memory");

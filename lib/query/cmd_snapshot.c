@@ -425,7 +425,7 @@ static void text_hot(const struct ctx *c, const struct rsp_snode *run, int ind, 
 	for (uint32_t k = run->first_child; k != RSP_SNODE_NONE; k = node(c, k)->next_sibling) {
 		const struct rsp_snode *sm = node(c, k);
 		struct snap_frame f[32];
-		int nf = rsp_snapnames__frames(c->names, sm->tgid, sm->first, sm->stack,
+		int nf = rsp_snapnames__frames(c->names, sm->tid, sm->tgid, sm->first, sm->stack,
 					       sm->nr_stack, f, 32),
 		    u = 0, i;
 
@@ -466,8 +466,8 @@ static void text_stack(const struct ctx *c, const struct rsp_snode *sl, int ind,
 		       struct rsp_buf *out)
 {
 	struct snap_frame f[32];
-	int n = rsp_snapnames__frames(c->names, sl->tgid, sl->first, sl->stack, sl->nr_stack, f,
-				      32);
+	int n = rsp_snapnames__frames(c->names, sl->tid, sl->tgid, sl->first, sl->stack,
+				      sl->nr_stack, f, 32);
 	struct rsp_buf line = RSP_BUF_INIT;
 	int nu = 0, nk = 0;
 
@@ -492,7 +492,7 @@ static void text_net(const struct ctx *c, const struct rsp_snode *n, int ind, st
 	const struct rsp_net_op *op = n->net;
 	char l[64] = "?", r[64] = "?";
 
-	if (!rsp_snapnames__hidden(c->names, n->tgid) && op->local.family) {
+	if (!rsp_snapnames__hidden(c->names, n->tid, n->tgid) && op->local.family) {
 		rsp_sockaddr__format(&op->local, l, sizeof(l));
 		rsp_sockaddr__format(&op->remote, r, sizeof(r));
 	}
@@ -573,8 +573,8 @@ static void text_node(const struct ctx *c, uint32_t i, int depth, struct rsp_buf
 		text_hot(c, n, ind, out);
 		if (n->inferred_ns >= 500000)
 			rsp_buf__printf(out,
-					"%*s  %.3f s of it inferred (switch from idle not "
-					"delivered)\n",
+					"%*s  %.3f s of it inferred (a switch not delivered: "
+					"running (inferred))\n",
 					ind, "", secs(n->inferred_ns));
 	}
 	text_children(c, n, depth, out);
@@ -590,8 +590,8 @@ struct rest {
 /* A root too light to show: counted, by name, in the summary line. */
 static void rest_add(const struct ctx *c, struct rest *r, const struct rsp_snode *n)
 {
-	const char *comm =
-		rsp_redact__comm(&c->names->red, n->tgid, rsp_snapnames__comm(c->names, n->tid));
+	const char *comm = rsp_redact__comm(&c->names->red, n->tid, n->tgid,
+					    rsp_snapnames__comm(c->names, n->tid));
 
 	r->n++;
 	r->ns += n->total_ns;
@@ -653,11 +653,11 @@ static json_t *json_cats(const uint64_t *ns)
 	return o;
 }
 
-static json_t *json_frames(const struct ctx *c, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			   uint32_t nr)
+static json_t *json_frames(const struct ctx *c, const struct rsp_snode *x)
 {
 	struct snap_frame f[64];
-	int n = rsp_snapnames__frames(c->names, tgid, time, ips, nr, f, 64);
+	int n = rsp_snapnames__frames(c->names, x->tid, x->tgid, x->first, x->stack, x->nr_stack, f,
+				      64);
 	json_t *a = json_array();
 
 	for (int i = 0; i < n; i++)
@@ -669,11 +669,10 @@ static json_t *json_frames(const struct ctx *c, uint32_t tgid, uint64_t time, co
 /* {"tid", "pid", "comm"} or {"pid", "other_user": true}. */
 static void json_who(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid)
 {
-	const struct rsp_tlthread *t = rsp_tlstore__find_thread(rsp_snapshot__store(c->s), tid);
-	uint32_t pid = tgid ? tgid : t && t->tgid ? t->tgid : tid;
+	uint32_t pid = rsp_redact__owner(&c->names->red, tid, tgid);
 
 	json_object_set_new(o, "pid", json_integer(pid));
-	if (rsp_snapnames__hidden(c->names, pid)) {
+	if (rsp_snapnames__hidden(c->names, tid, tgid)) {
 		json_object_set_new(o, "other_user", json_true());
 		return;
 	}
@@ -741,7 +740,7 @@ static json_t *json_net(const struct ctx *c, const struct rsp_snode *n)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "proto", json_string(rsp_net__proto_name(op->proto)));
-	if (!rsp_snapnames__hidden(c->names, n->tgid)) {
+	if (!rsp_snapnames__hidden(c->names, n->tid, n->tgid)) {
 		json_endpoint(o, "local", &op->local);
 		json_endpoint(o, "remote", &op->remote);
 	}
@@ -774,8 +773,7 @@ static json_t *json_node(const struct ctx *c, uint32_t i)
 		json_object_set_new(o, "samples", json_integer(n->samples));
 		break;
 	case RSP_SN_SAMPLE:
-		json_object_set_new(o, "stack",
-				    json_frames(c, n->tgid, n->first, n->stack, n->nr_stack));
+		json_object_set_new(o, "stack", json_frames(c, n));
 		break;
 	case RSP_SN_RUNNABLE:
 		json_object_set_new(o, "preempted", json_boolean(n->reason == RSP_SR_PREEMPT));
@@ -785,12 +783,11 @@ static json_t *json_node(const struct ctx *c, uint32_t i)
 			o, "reason",
 			json_string(rsp_sleep_reason__name((enum rsp_sleep_reason)n->reason)));
 		json_object_set_new(o, "waker", json_waker(c, n));
-		rsp_snapnames__user_fn(c->names, n->tgid, n->first, n->stack, n->nr_stack, fn,
-				       sizeof(fn));
+		rsp_snapnames__user_fn(c->names, n->tid, n->tgid, n->first, n->stack, n->nr_stack,
+				       fn, sizeof(fn));
 		if (fn[0])
 			json_object_set_new(o, "function", json_string(fn));
-		json_object_set_new(o, "stack",
-				    json_frames(c, n->tgid, n->first, n->stack, n->nr_stack));
+		json_object_set_new(o, "stack", json_frames(c, n));
 		if (n->net)
 			json_object_set_new(o, "network", json_net(c, n));
 		if (n->other != RSP_SNODE_NONE)
@@ -830,7 +827,7 @@ static json_t *json_snapshot(const struct ctx *c)
 	size_t nt;
 
 	json_object_set_new(o, "pid", json_integer(c->o->pid));
-	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid))
+	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		json_object_set_new(
 			o, "comm", json_string(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
 	json_object_set_new(o, "start_s", json_real(secs(t->start)));

@@ -203,10 +203,10 @@ static json_t *json_window(const struct rsp_window_stats *ws)
 			 "lost_marked", (json_int_t)ws->lost_marked);
 }
 
-/* A process in an answer: its name only if the requester may see it. */
-static json_t *json_process(struct rsp_redact *r, long pid, const char *comm)
+/* A thread or process in an answer: its name only if the requester may see it. */
+static json_t *json_process(struct rsp_redact *r, uint32_t tid, uint32_t pid, const char *comm)
 {
-	if (rsp_redact__hidden(r, (uint32_t)pid))
+	if (rsp_redact__hidden(r, tid, pid))
 		return json_pack("{s:I, s:b}", "pid", (json_int_t)pid, "other_user", 1);
 	return json_pack("{s:I, s:s}", "pid", (json_int_t)pid, "comm", comm);
 }
@@ -220,7 +220,7 @@ static json_t *json_threads(struct rsp_redact *r, const struct rsp_census *cs)
 	for (size_t i = 0; i < n; i++) {
 		const struct rsp_census_thread *t = &v[i];
 		json_t *o = json_pack("{s:i}", "tid", (int)t->tid);
-		json_t *p = json_process(r, t->pid, t->comm);
+		json_t *p = json_process(r, t->tid, t->pid == UINT32_MAX ? 0 : t->pid, t->comm);
 
 		json_object_update(o, p);
 		json_decref(p);
@@ -241,7 +241,7 @@ static json_t *json_wakers(struct rsp_redact *r, const struct rsp_census *cs)
 	const struct rsp_census_waker *v = rsp_census__wakers(cs, &n);
 
 	for (size_t i = 0; i < n; i++) {
-		json_t *o = json_process(r, v[i].pid, v[i].comm);
+		json_t *o = json_process(r, v[i].pid, v[i].pid, v[i].comm);
 
 		rsp_json__set_u64(o, "wakings", v[i].wakings);
 		json_array_append_new(arr, o);
@@ -659,7 +659,8 @@ static void text_threads(struct rsp_redact *r, const struct rsp_census *cs, long
 		      "     tid comm          switch-out switch-in  wakeups  samples    run s\n");
 	for (size_t i = 0; i < n; i++)
 		rsp_buf__printf(out, "%8u %-16.16s %7llu %9llu %8llu %8llu %8.3f\n", v[i].tid,
-				rsp_redact__comm(r, v[i].pid, v[i].comm),
+				rsp_redact__comm(r, v[i].tid, v[i].pid == UINT32_MAX ? 0 : v[i].pid,
+						 v[i].comm),
 				(unsigned long long)v[i].switches_out,
 				(unsigned long long)v[i].switches_in,
 				(unsigned long long)v[i].wakeups, (unsigned long long)v[i].samples,
@@ -668,7 +669,7 @@ static void text_threads(struct rsp_redact *r, const struct rsp_census *cs, long
 		return;
 	rsp_buf__puts(out, "\nwoken by (the task running when sched_waking fired)\n");
 	for (size_t i = 0; i < nw; i++) {
-		const char *hidden = rsp_redact__label(r, w[i].pid, label, sizeof(label));
+		const char *hidden = rsp_redact__label(r, w[i].pid, w[i].pid, label, sizeof(label));
 
 		if (!hidden)
 			snprintf(label, sizeof(label), w[i].comm[0] ? "pid %u %s" : "pid %u",

@@ -255,6 +255,11 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "samples_user", json_integer((json_int_t)(p->samples - p->kernel)));
 	json_object_set_new(o, "cpu_s", json_real((double)p->period / 1e9));
 	json_object_set_new(o, "processes", json_procs(c));
+	json_object_set_new(o, "other_users", json_boolean(rsp_source__system_wide(c->src)));
+	json_object_set_new(o, "kernel_symbols", json_boolean(rsp_source__kernel_symbols(c->src)));
+	if (c->src->access.restricted)
+		json_object_set_new(o, "perf_event_paranoid",
+				    json_integer(c->src->access.paranoid));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
 	if (opts->stacks) {
 		json_object_set_new(o, "stacks", json_stacks(c));
@@ -266,6 +271,18 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	}
 	json_object_set_new(o, "statistics", json_stats(c));
 	return rsp_json__emit(o, out);
+}
+
+/* What perf_event_paranoid keeps from a restricted requester (rsp/query.h). */
+static void text_paranoid(const struct rsp_source *src, struct rsp_buf *out)
+{
+	bool all = rsp_source__system_wide(src), kernel = rsp_source__kernel_symbols(src);
+
+	if (all && kernel)
+		return;
+	rsp_buf__printf(out, "  perf_event_paranoid %d: %s%s%s are not shown to you\n",
+			src->access.paranoid, all ? "" : "other users' processes",
+			!all && !kernel ? " and " : "", kernel ? "" : "kernel functions");
 }
 
 static void text_header(const struct top_ctx *c, struct rsp_buf *out)
@@ -284,7 +301,8 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 
 		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid, comm ? comm : "?");
 	} else {
-		rsp_buf__puts(out, "all processes: ");
+		rsp_buf__puts(out, rsp_source__system_wide(c->src) ? "all processes: "
+								   : "your processes: ");
 	}
 	rsp_buf__printf(out, "%llu cpu-clock samples over %.1f s\n", (unsigned long long)p->samples,
 			span);
@@ -294,6 +312,7 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 		rsp_buf__puts(out, "  ");
 	rsp_buf__printf(out, "%.2f s of CPU; %.0f%% in the kernel\n", (double)p->period / 1e9,
 			pct(p->kernel, p->samples));
+	text_paranoid(c->src, out);
 }
 
 static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
@@ -317,6 +336,15 @@ static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
 	}
 }
 
+/* A row's object column: none for another user's hidden frames, "[kernel]" for hidden kernel ones.
+ */
+static const char *object_of(const struct rsp_flatprof_row *r)
+{
+	if (!r->hidden)
+		return basename_of(r->object);
+	return r->kind == RSP_SYM_KERNEL ? "[kernel]" : "";
+}
+
 static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
@@ -336,7 +364,7 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 		else
 			rsp_buf__printf(out, "%8llu %5.1f%%  %-37s %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
-					label, r->hidden ? "" : basename_of(r->object));
+					label, object_of(r));
 	}
 	if (opts->limit && c->nr_rows > opts->limit)
 		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", c->nr_rows - opts->limit);
@@ -429,7 +457,7 @@ static double ms_since(const struct timespec *t0)
 /* Another user's process: its user frames are not named (the access rule). */
 static bool hidden(void *ctx, uint32_t pid)
 {
-	return rsp_redact__hidden(ctx, pid);
+	return rsp_redact__hidden(ctx, pid, pid);
 }
 
 /* The profile of the asked range, and the symbolizer's work for it. */
@@ -446,7 +474,9 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 				      .stacks = ((const struct top_opts *)req->opts)->stacks > 0,
 				      .sym = src->symbols,
 				      .hidden = hidden,
-				      .hidden_ctx = r};
+				      .hidden_ctx = r,
+				      .own_only = !rsp_source__system_wide(src),
+				      .hide_kernel = !rsp_source__kernel_symbols(src)};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
@@ -507,7 +537,10 @@ const struct rsp_command rsp_cmd_top = {
 		 "query time (processes that have exited too). A stripped library shows\n"
 		 "'a->b': the sample lies between its exported functions a and b.\n"
 		 "\n"
-		 "  --pid PID        only this process (default: all, with a summary)\n"
+		 "  --pid PID        only this process (default: all, with a summary; a\n"
+		 "                   user outside rspd's admin group sees what\n"
+		 "                   perf_event_paranoid allows: at 1 only their own\n"
+		 "                   processes, at 2 and more also no kernel functions)\n"
 		 "  --last DURATION  only the last DURATION of the window, e.g. 10s\n"
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
 		 "                   status' shows it\n"

@@ -2,6 +2,7 @@
 /* The access rule's redaction: see internal/redact.h. */
 #include <stdio.h>
 #include <rsp/symbols.h>
+#include <rsp/tlstore.h>
 #include "internal/redact.h"
 
 #define VISIBLE 1u
@@ -10,6 +11,7 @@
 void rsp_redact__init(struct rsp_redact *r, const struct rsp_source *src)
 {
 	r->src = src;
+	r->store = NULL;
 	rsp_u64map__init(&r->seen);
 }
 
@@ -18,12 +20,30 @@ void rsp_redact__exit(struct rsp_redact *r)
 	rsp_u64map__exit(&r->seen);
 }
 
-bool rsp_redact__hidden(struct rsp_redact *r, uint32_t pid)
+void rsp_redact__use_store(struct rsp_redact *r, const struct rsp_tlstore *store)
 {
-	uint32_t v;
+	r->store = store;
+}
 
-	if (!r->src->access.restricted || !pid)
+uint32_t rsp_redact__owner(const struct rsp_redact *r, uint32_t tid, uint32_t tgid)
+{
+	const struct rsp_tlthread *t;
+
+	if (tgid)
+		return tgid;
+	t = r->store && tid ? rsp_tlstore__find_thread(r->store, tid) : NULL;
+	return t && t->tgid ? t->tgid : tid;
+}
+
+bool rsp_redact__hidden(struct rsp_redact *r, uint32_t tid, uint32_t tgid)
+{
+	uint32_t pid, v;
+
+	if (!r->src->access.restricted)
 		return false;
+	pid = rsp_redact__owner(r, tid, tgid);
+	if (!pid)
+		return false; /* the idle task */
 	if (!rsp_u64map__get(&r->seen, pid, &v))
 		return v == HIDDEN;
 	v = rsp_source__may_see(r->src, pid) ? VISIBLE : HIDDEN;
@@ -32,20 +52,21 @@ bool rsp_redact__hidden(struct rsp_redact *r, uint32_t pid)
 	return v == HIDDEN;
 }
 
-const char *rsp_redact__label(struct rsp_redact *r, uint32_t pid, char *buf, size_t n)
+const char *rsp_redact__label(struct rsp_redact *r, uint32_t tid, uint32_t tgid, char *buf,
+			      size_t n)
 {
-	if (!rsp_redact__hidden(r, pid))
+	if (!rsp_redact__hidden(r, tid, tgid))
 		return NULL;
-	snprintf(buf, n, "pid %u " RSP_OTHER_USER, pid);
+	snprintf(buf, n, "pid %u " RSP_OTHER_USER, rsp_redact__owner(r, tid, tgid));
 	return buf;
 }
 
-const char *rsp_redact__comm(struct rsp_redact *r, uint32_t pid, const char *comm)
+const char *rsp_redact__comm(struct rsp_redact *r, uint32_t tid, uint32_t tgid, const char *comm)
 {
-	return rsp_redact__hidden(r, pid) ? RSP_OTHER_USER : comm;
+	return rsp_redact__hidden(r, tid, tgid) ? RSP_OTHER_USER : comm;
 }
 
-unsigned rsp_redact__sym_flags(struct rsp_redact *r, uint32_t pid)
+unsigned rsp_redact__sym_flags(struct rsp_redact *r, uint32_t tid, uint32_t tgid)
 {
-	return rsp_redact__hidden(r, pid) ? RSP_SYM_HIDE_USER : 0;
+	return rsp_redact__hidden(r, tid, tgid) ? RSP_SYM_HIDE_USER : 0;
 }

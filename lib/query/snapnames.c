@@ -17,6 +17,7 @@ int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
 	n->snap = snap;
 	n->store = rsp_snapshot__store(snap);
 	rsp_redact__init(&n->red, src);
+	rsp_redact__use_store(&n->red, n->store);
 	return 0;
 }
 
@@ -25,9 +26,9 @@ void rsp_snapnames__exit(struct snapnames *n)
 	rsp_redact__exit(&n->red);
 }
 
-bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tgid)
+bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tid, uint32_t tgid)
 {
-	return rsp_redact__hidden(&n->red, tgid);
+	return rsp_redact__hidden(&n->red, tid, tgid);
 }
 
 const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid)
@@ -37,24 +38,13 @@ const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid)
 	return t ? t->comm : "";
 }
 
-/* The process a thread's details belong to, for access: its tgid, or itself. */
-static uint32_t owner(const struct snapnames *n, uint32_t tid, uint32_t tgid)
-{
-	const struct rsp_tlthread *t;
-
-	if (tgid)
-		return tgid;
-	t = rsp_tlstore__find_thread(n->store, tid);
-	return t && t->tgid ? t->tgid : tid;
-}
-
 char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf,
 			    size_t size)
 {
-	uint32_t p = owner(n, tid, tgid);
+	uint32_t p = rsp_redact__owner(&n->red, tid, tgid);
 	const char *comm = rsp_snapnames__comm(n, tid);
 
-	if (rsp_redact__label(&n->red, p, buf, size))
+	if (rsp_redact__label(&n->red, tid, tgid, buf, size))
 		return buf;
 	if (!comm[0])
 		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
@@ -112,7 +102,7 @@ static bool boring(const char *name)
 static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, struct snap_frame *out,
 		      int max)
 {
-	bool kernel = false, top = true;
+	bool kernel = false, top = true, ksyms = rsp_source__kernel_symbols(n->src);
 	int k = 0;
 
 	for (uint32_t i = 0; i < nr && k < max; i++) {
@@ -121,8 +111,14 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			if (kernel && !ksyms) {
+				snprintf(out[k].name, SNAP_FRAME_LEN, "[kernel]");
+				out[k++].kernel = true;
+			}
 			continue;
 		}
+		if (kernel && !ksyms)
+			continue;
 		if (kernel) {
 			sym = n->src->ksyms ? rsp_ksyms__find(n->src->ksyms, a - 1, NULL) : NULL;
 			if (sym && top && boring(sym->name))
@@ -141,19 +137,20 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 	return k;
 }
 
-int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			  uint32_t nr, struct snap_frame *out, int max)
+int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint64_t time,
+			  const uint64_t *ips, uint32_t nr, struct snap_frame *out, int max)
 {
 	struct rsp_frame raw[MAX_RAW_FRAMES];
 	bool top = true;
 	int got, k = 0;
 
-	if (!ips || !nr || rsp_snapnames__hidden(n, tgid))
+	if (!ips || !nr || rsp_snapnames__hidden(n, tid, tgid))
 		return 0;
 	if (!n->src->symbols)
 		return raw_frames(n, ips, nr, out, max);
-	got = rsp_symbolizer__callchain(n->src->symbols, tgid, time, ips, nr, 0, raw,
-					MAX_RAW_FRAMES);
+	got = rsp_symbolizer__callchain(
+		n->src->symbols, rsp_redact__owner(&n->red, tid, tgid), time, ips, nr,
+		rsp_source__kernel_symbols(n->src) ? 0 : RSP_SYM_HIDE_KERNEL, raw, MAX_RAW_FRAMES);
 	for (int i = 0; i < got && k < max; i++) {
 		const struct rsp_sym *s = &raw[i].sym;
 		bool kernel = s->kind == RSP_SYM_KERNEL;
@@ -162,7 +159,9 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, con
 			continue;
 		top = top && kernel;
 		out[k].kernel = kernel;
-		if (s->name)
+		if (s->hidden)
+			snprintf(out[k].name, SNAP_FRAME_LEN, kernel ? "[kernel]" : "[hidden]");
+		else if (s->name)
 			snprintf(out[k].name, SNAP_FRAME_LEN, "%s", s->name);
 		else
 			snprintf(out[k].name, SNAP_FRAME_LEN, "[unknown]");
@@ -171,13 +170,14 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, con
 	return k;
 }
 
-char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			     uint32_t nr, char *buf, size_t size)
+char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tid, uint32_t tgid, uint64_t time,
+			     const uint64_t *ips, uint32_t nr, char *buf, size_t size)
 {
+	uint32_t pid = rsp_redact__owner(&n->red, tid, tgid);
 	bool user = false;
 
 	buf[0] = '\0';
-	if (!ips || rsp_snapnames__hidden(n, tgid))
+	if (!ips || rsp_snapnames__hidden(n, tid, tgid))
 		return buf;
 	for (uint32_t i = 0; i < nr; i++) {
 		struct rsp_sym s;
@@ -190,7 +190,7 @@ char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, 
 			continue;
 		if (!n->src->symbols)
 			snprintf(buf, size, "0x%llx", (unsigned long long)ips[i]);
-		else if (!rsp_symbolizer__resolve(n->src->symbols, tgid, time, ips[i], 0, &s))
+		else if (!rsp_symbolizer__resolve(n->src->symbols, pid, time, ips[i], 0, &s))
 			snprintf(buf, size, "%s", s.name);
 		else
 			snprintf(buf, size, "[unknown]");

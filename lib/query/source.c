@@ -29,6 +29,16 @@ bool rsp_source__may_see(const struct rsp_source *src, long pid)
 	return uid == a->uid;
 }
 
+bool rsp_source__system_wide(const struct rsp_source *src)
+{
+	return !src->access.restricted || src->access.paranoid <= 0;
+}
+
+bool rsp_source__kernel_symbols(const struct rsp_source *src)
+{
+	return !src->access.restricted || src->access.paranoid <= 1;
+}
+
 int rsp_source__check_pid(const struct rsp_source *src, const char *cmd, long pid,
 			  struct rsp_buf *err)
 {

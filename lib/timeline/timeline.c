@@ -317,6 +317,34 @@ void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16
 	t->seg_flags = 0;
 }
 
+/*
+ * @t is running and its switch-out never came: its CPU's ring shows it
+ * there until its last record (last_ev), and it is only inferred to have
+ * run from there to @bound (a later record of another task on that CPU,
+ * its own record elsewhere, the range's end). The RUN up to the evidence,
+ * then the rest flagged RSP_SEGF_RUN_INFERRED, with @flags.
+ */
+void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, uint16_t flags)
+{
+	uint64_t ev = t->last_ev < t->since ? t->since : t->last_ev;
+	struct rsp_segment s;
+
+	if (ev >= bound) {
+		tl__close_open(tl, t, bound, flags);
+		return;
+	}
+	tl__emit_held(tl, t);
+	if (ev > t->since) {
+		tl__seg_init(&s, t, RSP_SEG_RUN, t->since, ev);
+		tl__emit_seg(tl, t, &s);
+		t->seg_flags = 0;
+	}
+	tl__seg_init(&s, t, RSP_SEG_RUN, ev, bound);
+	s.flags |= RSP_SEGF_RUN_INFERRED | flags;
+	tl__emit_seg(tl, t, &s);
+	t->seg_flags = 0;
+}
+
 /* ---- cpus --------------------------------------------------------------- */
 
 static struct cpu_state *get_cpu(struct rsp_timeline *tl, uint32_t cpu)
@@ -459,6 +487,55 @@ void rsp_timeline__expire(struct rsp_timeline *tl, uint64_t before)
 /* ---- implicit switch-ins ------------------------------------------------ */
 
 /*
+ * A record of another task than the one rsp believes current on this CPU
+ * (c->curr, running there): that one's switch-out was not delivered, and
+ * it is not running here any more. Records of one CPU may come a few
+ * hundred ns out of order, so the next task's first record can precede
+ * the switch that brought it: the verdict waits until a record after
+ * INVERSION_NS, or another task's (commit), or the old task's own record
+ * in that time, its switch-out (an inversion: nothing lost).
+ */
+static void commit_other(struct rsp_timeline *tl, struct cpu_state *c, uint32_t cpu)
+{
+	struct thr *o = c->curr ? tl__find_thr(tl, c->curr) : NULL;
+
+	c->pend = false;
+	c->curr = c->pend_tid;
+	if (!o || o->state != T_RUNNING || o->cpu != cpu)
+		return;
+	tl->st.runs_inferred++;
+	tl__end_run_unseen(tl, o, tl__clamp(tl, o, c->pend_time), 0);
+	o->state = T_GAP;
+	o->since = tl__clamp(tl, o, c->pend_time);
+}
+
+static void observe_other(struct rsp_timeline *tl, struct cpu_state *c,
+			  const struct rsp_sample *smp)
+{
+	const struct thr *o;
+
+	if (c->pend) {
+		if (smp->tid == c->curr && smp->time <= c->pend_time + INVERSION_NS) {
+			c->pend = false; /* its own record: still there, an inversion */
+			return;
+		}
+		if (smp->tid == c->pend_tid && smp->time <= c->pend_time + INVERSION_NS)
+			return;
+		commit_other(tl, c, smp->cpu);
+	}
+	if (smp->tid == c->curr)
+		return;
+	o = c->curr ? tl__find_thr(tl, c->curr) : NULL;
+	if (!o || o->state != T_RUNNING || o->cpu != smp->cpu) {
+		c->curr = smp->tid;
+		return;
+	}
+	c->pend = true;
+	c->pend_tid = smp->tid;
+	c->pend_time = smp->time;
+}
+
+/*
  * Every sample names the task current on its CPU. On this kernel a switch
  * away from the idle task is never delivered (it fires in the idle task's
  * context), so a thread woken onto an idle CPU shows up running with no
@@ -471,19 +548,24 @@ static int observe_running(struct rsp_timeline *tl, struct cpu_state *c,
 {
 	struct thr *t;
 
+	observe_other(tl, c, smp);
 	if (!smp->tid)
 		return 0;
 	t = tl__get_thr(tl, smp->tid);
 	if (!t) /* past set_max_threads(): untracked; else the record is dropped */
 		return tl->refused ? 0 : -ENOMEM;
 	tl__learn_tgid(tl, t, smp->pid, smp->time);
-	if (t->state == T_RUNNING)
+	if (t->state == T_RUNNING && t->cpu == smp->cpu) {
+		if (smp->time > t->last_ev)
+			t->last_ev = smp->time;
 		return 0;
+	}
 	if (t->state == T_NEW) {
 		t->state = T_RUNNING;
 		t->since = c->seen ? smp->time : tl->start;
 		t->seg_flags = c->seen ? 0 : RSP_SEGF_TRUNCATED;
 		t->run_start = t->since;
+		t->last_ev = smp->time;
 		t->cpu = smp->cpu;
 		return 0;
 	}
@@ -645,6 +727,9 @@ void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 	if (tl->finished)
 		return;
 	tl->finished = true;
+	for (uint32_t i = 0; i < tl->nr_cpus; i++)
+		if (tl->cpus[i].pend)
+			commit_other(tl, &tl->cpus[i], i);
 	for (uint32_t i = 0; i < tl->nr_slots; i++) {
 		struct thr *t = tl->slots[i];
 		uint32_t idx;
@@ -653,7 +738,10 @@ void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 			continue;
 		if (t->state == T_NEW)
 			continue;
-		tl__close_open(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
+		if (t->state == T_RUNNING)
+			tl__end_run_unseen(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
+		else
+			tl__close_open(tl, t, end < t->since ? t->since : end, RSP_SEGF_OPEN);
 	}
 	for (uint32_t i = 0; i < tl->nr_socks; i++)
 		if (tl->socks[i].used)

@@ -324,8 +324,15 @@ void tl__switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_
 		tl__close_open(tl, t, time, flags);
 		break;
 	case T_RUNNING:
+		/* Its switch-out (and this switch-in's) not delivered: seen until its last record.
+		 */
 		tl->st.inversions++;
-		tl__close_open(tl, t, time, 0);
+		if (time <= t->last_ev + INVERSION_NS) {
+			tl__close_open(tl, t, time, 0); /* written out of order: nothing lost */
+			break;
+		}
+		tl->st.runs_inferred++;
+		tl__end_run_unseen(tl, t, time, 0);
 		break;
 	default:
 		break;
@@ -333,6 +340,7 @@ void tl__switch_in(struct rsp_timeline *tl, struct thr *t, uint32_t cpu, uint64_
 	t->state = T_RUNNING;
 	t->since = time;
 	t->run_start = time;
+	t->last_ev = time;
 	t->cpu = cpu;
 	t->seg_flags = 0;
 }

@@ -129,7 +129,10 @@ static void add_time(struct rsp_tlthread *p, const struct rsp_segment *seg)
 
 	switch (seg->kind) {
 	case RSP_SEG_RUN:
-		p->run_ns += d;
+		if (seg->flags & RSP_SEGF_RUN_INFERRED)
+			p->run_inferred_ns += d;
+		else
+			p->run_ns += d;
 		if (seg->flags & RSP_SEGF_EXITED)
 			p->exited = seg->end;
 		break;

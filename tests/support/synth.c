@@ -386,6 +386,12 @@ void synth__add_block(struct synth *s, const struct synth_block *a)
 
 void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name)
 {
+	synth__irq_in(s, entry, cpu, t, irq, name, 0);
+}
+
+void synth__irq_in(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name,
+		   uint32_t tid)
+{
 	struct synth_raw r;
 	int ev = entry ? RSP_EV_irq_handler_entry : RSP_EV_irq_handler_exit;
 
@@ -397,7 +403,7 @@ void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, 
 		synth__raw_u(s, &r, RSP_F_irq_handler_exit__irq, (uint64_t)irq);
 		synth__raw_u(s, &r, RSP_F_irq_handler_exit__ret, 1);
 	}
-	synth__sample(s, .ev = ev, .cpu = cpu, .t = t, .raw = &r);
+	synth__sample(s, .ev = ev, .cpu = cpu, .t = t, .tid = tid, .raw = &r);
 }
 
 void synth__add_softirq(struct synth *s, const struct synth_softirq *a)

@@ -179,6 +179,9 @@ void synth__add_block(struct synth *s, const struct synth_block *a);
 
 /* irq_handler_entry (@entry) or _exit; the exit's name is not recorded. */
 void synth__irq(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name);
+/* The same in the context of @tid, the task it interrupted (synth__irq: the idle task). */
+void synth__irq_in(struct synth *s, bool entry, uint32_t cpu, uint64_t t, int irq, const char *name,
+		   uint32_t tid);
 
 /* softirq_entry (@entry) or _exit of @vec, in the context of @tgid/@tid. */
 struct SYNTH_ARGS synth_softirq {

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <cmocka.h>
+#include <linux/perf_event.h>
 #include <jansson.h>
 #include <rsp/query.h>
 #include <rsp/symbols.h>
@@ -184,6 +185,28 @@ static void test_pie_nopie(void **state)
 	assert_int_equal(rsp_symbolizer__resolve(s, 11, 2, nopie + 2, RSP_SYM_HIDE_USER, &r),
 			 -ENOENT);
 	assert_true(r.hidden && !r.name && !r.object);
+	/* kernel frames hidden from a requester perf_event_paranoid keeps out: one frame, no
+	 * address */
+	{
+		const uint64_t ips[] = {PERF_CONTEXT_KERNEL,
+					0xffffffff81000010ull,
+					0xffffffff81000020ull,
+					PERF_CONTEXT_USER,
+					nopie + 2,
+					nopie + 3};
+		struct rsp_frame f[8];
+		int n = rsp_symbolizer__callchain(s, 11, 2, ips, 6, RSP_SYM_HIDE_KERNEL, f, 8);
+
+		assert_int_equal(n, 3);
+		assert_true(f[0].sym.hidden && f[0].sym.kind == RSP_SYM_KERNEL && !f[0].sym.name &&
+			    !f[0].sym.object && !f[0].sym.file_addr);
+		assert_string_equal(f[1].sym.name, "exe_beta");
+		n = rsp_symbolizer__callchain(s, 11, 2, ips, 6,
+					      RSP_SYM_HIDE_KERNEL | RSP_SYM_HIDE_USER, f, 8);
+		assert_int_equal(n, 2);
+		assert_true(f[0].sym.hidden && f[0].sym.kind == RSP_SYM_KERNEL);
+		assert_true(f[1].sym.hidden && f[1].sym.kind == RSP_SYM_USER);
+	}
 	rsp_symbolizer__delete(s);
 }
 

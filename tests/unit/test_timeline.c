@@ -207,10 +207,15 @@ static void test_wakeup_by_thread(void **state)
 	check_seg(a[4], RSP_SEG_RUNNABLE, 9000, 10000);
 	assert_int_equal(a[4]->reason, RSP_SR_PREEMPT);
 	assert_true(a[4]->flags & RSP_SEGF_OPEN);
-	assert_int_equal(segs_of(f, B, b, 16), 1);
-	check_seg(b[0], RSP_SEG_RUN, 1000, 10000);
+	/* B's CPU shows it running until its waking; after it, to the end, it is only inferred */
+	assert_int_equal(segs_of(f, B, b, 16), 2);
+	check_seg(b[0], RSP_SEG_RUN, 1000, 5000);
+	assert_int_equal(b[0]->flags & RSP_SEGF_RUN_INFERRED, 0);
+	check_seg(b[1], RSP_SEG_RUN, 5000, 10000);
+	assert_true(b[1]->flags & RSP_SEGF_RUN_INFERRED && b[1]->flags & RSP_SEGF_OPEN);
 	assert_int_equal(segs_of(f, C, c, 16), 1);
 	check_seg(c[0], RSP_SEG_RUN, 9000, 10000);
+	assert_true(c[0]->flags & RSP_SEGF_RUN_INFERRED);
 	assert_int_equal(f->r.nlinks, 1);
 	assert_int_equal(f->r.links[0].kind, RSP_LINK_WAKEUP);
 	assert_int_equal(f->r.links[0].tid, A);
@@ -330,7 +335,9 @@ static void test_block_requests(void **state)
 	assert_int_equal(f->r.reqs[0].flags, RSP_BLKF_WRITE | RSP_BLKF_SYNC);
 	assert_int_equal(f->r.reqs[1].issue, 4000);
 	assert_int_equal(f->r.reqs[1].flags, RSP_BLKF_ISSUE_ASSUMED);
-	assert_int_equal(segs_of(f, A, a, 16), 4);
+	/* RUN up to its last record (the insert at 4000), then only inferred */
+	assert_int_equal(segs_of(f, A, a, 16), 5);
+	assert_true(a[4]->flags & RSP_SEGF_RUN_INFERRED);
 	check_seg(a[1], RSP_SEG_SLEEP, 1200, 3020);
 	assert_int_equal(a[1]->reason, RSP_SR_BLOCK_IO);
 	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
@@ -479,8 +486,8 @@ static void test_gap(void **state)
 	synth__switch(s, .cpu = 0, .t = 1000, .prev = 0, .next = A, .next_comm = "app");
 	synth__switch(s, .cpu = 1, .t = 1500, .prev = B, .prev_comm = "helper", .state = 1,
 		      .next = C, .next_comm = "other", .chain = futex_stack, .nr = 5);
-	synth__irq(s, true, 0, 2000, 5, "timer");
-	synth__irq(s, false, 0, 2010, 5, NULL);
+	synth__irq_in(s, true, 0, 2000, 5, "timer", A); /* it interrupts A */
+	synth__irq_in(s, false, 0, 2010, 5, NULL, A);
 	synth__lost(s, 0, 3000, 42);
 	synth__switch(s, .cpu = 0, .t = 4000, .prev = A, .prev_comm = "app", .state = 1, .next = 0,
 		      .chain = futex_stack, .nr = 5);
@@ -590,6 +597,79 @@ static void test_switch_from_idle_not_seen(void **state)
 	check_seg(a[5], RSP_SEG_RUN, 4000, 4000);
 	check_seg(a[6], RSP_SEG_SLEEP, 4000, 5000);
 	assert_int_equal(f->st.switches_not_seen, 2);
+}
+
+/*
+ * A switch into A is delivered, then nothing from A's context (its
+ * switch-out lost, its CPU idle and the ring silent): A is not running for
+ * the 99% of the range that follows. Its run ends at its last record (the
+ * switch-in); up to the next record of another task on that CPU (C's
+ * sample at 8000) it is only inferred to have run, UNKNOWN after it. B,
+ * switched in the same way, shows up next on the other CPU: its run on
+ * CPU 1 ends at its last record there, inferred up to its record on CPU 0.
+ */
+static void test_switch_out_not_seen(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16], *b[16], *c[16];
+
+	synth__switch(s, .cpu = 0, .t = 10000, .prev = C, .prev_comm = "other", .state = 1,
+		      .next = A, .next_comm = "app");
+	synth__cpu_sample(s, .cpu = 0, .t = 15000, .tid = A, .ip = 0x401000);
+	synth__switch(s, .cpu = 1, .t = 20000, .prev = 0, .next = B, .next_comm = "helper");
+	synth__cpu_sample(s, .cpu = 1, .t = 25000, .tid = B, .ip = 0x401000);
+	synth__cpu_sample(s, .cpu = 0, .t = 40000, .tid = B, .ip = 0x401000);
+	synth__cpu_sample(s, .cpu = 0, .t = 80000, .tid = C, .ip = 0x401000);
+	synth__switch(s, .cpu = 0, .t = 90000, .prev = C, .prev_comm = "other", .state = 1,
+		      .next = 0);
+	run(f, 0, 1000000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 3);
+	check_seg(a[0], RSP_SEG_RUN, 10000, 15000);
+	assert_int_equal(a[0]->flags & RSP_SEGF_RUN_INFERRED, 0);
+	check_seg(a[1], RSP_SEG_RUN, 15000, 40000); /* B's record on CPU 0 ends it */
+	assert_true(a[1]->flags & RSP_SEGF_RUN_INFERRED);
+	check_seg(a[2], RSP_SEG_UNKNOWN, 40000, 1000000);
+	assert_int_equal(segs_of(f, B, b, 16), 4);
+	check_seg(b[0], RSP_SEG_RUN, 20000, 25000);
+	check_seg(b[1], RSP_SEG_RUN, 25000, 40000);
+	assert_true(b[1]->flags & RSP_SEGF_RUN_INFERRED);
+	/* on CPU 0, seen once at 40000: inferred until C's sample at 80000 there */
+	check_seg(b[2], RSP_SEG_RUN, 40000, 80000);
+	assert_true(b[2]->flags & RSP_SEGF_RUN_INFERRED);
+	assert_int_equal(b[2]->cpu, 0);
+	check_seg(b[3], RSP_SEG_UNKNOWN, 80000, 1000000);
+	assert_int_equal(f->st.runs_inferred, 3);
+	/* C ran from its record at 80000 to its switch-out: seen, nothing inferred */
+	assert_int_equal(segs_of(f, C, c, 16), 4);
+	check_seg(c[2], RSP_SEG_RUN, 80000, 90000);
+	assert_int_equal(c[2]->flags & RSP_SEGF_RUN_INFERRED, 0);
+}
+
+/*
+ * Records of one CPU a few hundred ns out of order: the next task's first
+ * record before the switch that brings it ends nothing early.
+ */
+static void test_inversion_not_inferred(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth__switch(s, .cpu = 0, .t = 10000, .prev = 0, .next = A, .next_comm = "app");
+	synth__cpu_sample(s, .cpu = 0, .t = 15000, .tid = A, .ip = 0x401000);
+	synth__waking(s, .cpu = 0, .t = 29700, .tid = B, .target = C, .target_comm = "other");
+	synth__switch(s, .cpu = 0, .t = 30000, .prev = A, .prev_comm = "app", .state = 1, .next = B,
+		      .next_comm = "helper");
+	synth__switch(s, .cpu = 0, .t = 50000, .prev = B, .prev_comm = "helper", .state = 1,
+		      .next = 0);
+	run(f, 0, 60000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 2);
+	check_seg(a[0], RSP_SEG_RUN, 10000, 30000);
+	assert_int_equal(a[0]->flags & RSP_SEGF_RUN_INFERRED, 0);
+	assert_int_equal(f->st.runs_inferred, 0);
 }
 
 /* Without RSP_TL_RECORDS_STABLE, stacks are copies that outlive the record. */
@@ -837,7 +917,9 @@ static void test_store(void **state)
 	assert_non_null(t);
 	assert_string_equal(t->comm, "app");
 	assert_int_equal(t->tgid, A);
-	assert_int_equal(t->run_ns, 2000 + 4500);
+	/* its CPU shows it from 5500 to its insert at 6000; to the end only inferred */
+	assert_int_equal(t->run_ns, 2000 + 500);
+	assert_int_equal(t->run_inferred_ns, 4000);
 	assert_int_equal(t->sleep_ns, 3000);
 	assert_int_equal(t->runnable_ns, 500);
 	assert_int_equal(t->first, 0);
@@ -916,6 +998,8 @@ int main(void)
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_store_reqs_of),
 		cmocka_unit_test(test_switch_from_idle_not_seen),
+		cmocka_unit_test(test_switch_out_not_seen),
+		cmocka_unit_test(test_inversion_not_inferred),
 		cmocka_unit_test(test_forever),
 		cmocka_unit_test(test_copy_outlives_record),
 		cmocka_unit_test(test_copy_pairing),

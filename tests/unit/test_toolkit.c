@@ -160,13 +160,13 @@ static void test_json(void **state)
 	rsp_buf__exit(&out);
 }
 
-/* Processes 100 and 101 are uid 1000's, 200 is root's, 300 is gone. */
+/* Processes 100 and 101 are uid 1000's, 200 is root's, 300 and 400 are gone. */
 static int uid_of(void *ctx, long pid, uint32_t *uid)
 {
 	int *calls = ctx;
 
 	(*calls)++;
-	if (pid == 300)
+	if (pid >= 300)
 		return -ESRCH;
 	*uid = pid < 200 ? 1000 : 0;
 	return 0;
@@ -181,24 +181,35 @@ static void test_redact(void **state)
 	char buf[64];
 
 	rsp_redact__init(&r, &src);
-	assert_false(rsp_redact__hidden(&r, 100));
-	assert_true(rsp_redact__hidden(&r, 200));
-	assert_true(rsp_redact__hidden(&r, 300)); /* unknown owner: hidden */
-	assert_false(rsp_redact__hidden(&r, 0));  /* the idle task, the kernel */
-	assert_true(rsp_redact__hidden(&r, 200));
+	assert_false(rsp_redact__hidden(&r, 100, 100));
+	assert_true(rsp_redact__hidden(&r, 200, 200));
+	assert_true(rsp_redact__hidden(&r, 300, 300)); /* unknown owner: hidden */
+	assert_false(rsp_redact__hidden(&r, 0, 0));    /* the idle task, the kernel */
+	assert_true(rsp_redact__hidden(&r, 200, 200));
 	assert_int_equal(calls, 3); /* once per process */
-	assert_null(rsp_redact__label(&r, 101, buf, sizeof(buf)));
-	assert_string_equal(rsp_redact__label(&r, 200, buf, sizeof(buf)), "pid 200 (other user)");
-	assert_string_equal(rsp_redact__comm(&r, 200, "secret"), RSP_OTHER_USER);
-	assert_string_equal(rsp_redact__comm(&r, 100, "mine"), "mine");
-	assert_int_not_equal(rsp_redact__sym_flags(&r, 200), 0);
-	assert_int_equal(rsp_redact__sym_flags(&r, 100), 0);
+	/* A thread's details are its process's: 101's thread 201 is visible. */
+	assert_false(rsp_redact__hidden(&r, 201, 101));
+	/* A thread whose process was never learnt is decided by itself, not as the idle task. */
+	assert_true(rsp_redact__hidden(&r, 400, 0));
+	assert_false(rsp_redact__hidden(&r, 150, 0));
+	assert_true(rsp_redact__hidden(&r, 250, 0));
+	assert_string_equal(rsp_redact__label(&r, 400, 0, buf, sizeof(buf)),
+			    "pid 400 (other user)");
+	assert_null(rsp_redact__label(&r, 101, 101, buf, sizeof(buf)));
+	assert_string_equal(rsp_redact__label(&r, 200, 200, buf, sizeof(buf)),
+			    "pid 200 (other user)");
+	assert_string_equal(rsp_redact__comm(&r, 200, 200, "secret"), RSP_OTHER_USER);
+	assert_string_equal(rsp_redact__comm(&r, 100, 100, "mine"), "mine");
+	assert_int_not_equal(rsp_redact__sym_flags(&r, 200, 200), 0);
+	assert_int_equal(rsp_redact__sym_flags(&r, 100, 100), 0);
+	assert_int_equal(rsp_redact__owner(&r, 400, 0), 400);
 	rsp_redact__exit(&r);
 	/* unrestricted: nothing hidden, nothing asked */
 	src.access.restricted = false;
 	rsp_redact__init(&r, &src);
 	calls = 0;
-	assert_false(rsp_redact__hidden(&r, 200));
+	assert_false(rsp_redact__hidden(&r, 200, 200));
+	assert_false(rsp_redact__hidden(&r, 400, 0));
 	assert_int_equal(calls, 0);
 	rsp_redact__exit(&r);
 }

@@ -33,8 +33,11 @@ int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
 			const struct rsp_snapshot *snap);
 void rsp_snapnames__exit(struct snapnames *n);
 
-/** The process @tgid is another user's (hide its names and stacks). */
-bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tgid);
+/**
+ * Thread @tid (of process @tgid, 0: not known) is another user's, or its
+ * owner cannot be told: hide its names and stacks (rsp_redact__hidden()).
+ */
+bool rsp_snapnames__hidden(struct snapnames *n, uint32_t tid, uint32_t tgid);
 
 /** The thread's comm as the window knows it ("" if never seen). */
 const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid);
@@ -50,15 +53,16 @@ char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, ch
 char *rsp_snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size);
 
 /**
- * The frames worth showing of callchain @ips of @tgid at @time, innermost
- * first: the scheduler's own frames at the top of the kernel part are
- * skipped; another user's process gets no user frames. Return: how many.
+ * The frames worth showing of callchain @ips of thread @tid (of @tgid, 0:
+ * not known) at @time, innermost first: the scheduler's own frames at the
+ * top of the kernel part are skipped; a hidden thread (another user's)
+ * gets none. Return: how many.
  */
-int rsp_snapnames__frames(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			  uint32_t nr, struct snap_frame *out, int max);
+int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint64_t time,
+			  const uint64_t *ips, uint32_t nr, struct snap_frame *out, int max);
 
 /** The innermost user function of @ips ("" if none or hidden): into @buf. */
-char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tgid, uint64_t time, const uint64_t *ips,
-			     uint32_t nr, char *buf, size_t size);
+char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tid, uint32_t tgid, uint64_t time,
+			     const uint64_t *ips, uint32_t nr, char *buf, size_t size);
 
 #endif

@@ -65,6 +65,7 @@ struct thr {
 	bool held; /* held_sleep waits for a late waking or the run's end */
 	struct rsp_segment held_sleep;
 	uint64_t run_start; /* start of its current or last run */
+	uint64_t last_ev;   /* RUNNING: its last record on its CPU (or its switch-in) */
 	uint32_t inflight;  /* block requests it issued, not seen completing */
 	uint32_t last_dev;
 	uint64_t last_issue;
@@ -98,7 +99,11 @@ struct handler {
 struct cpu_state {
 	bool seen;     /* any record */
 	bool switched; /* a sched_switch was seen: curr is known */
-	uint32_t curr;
+	uint32_t curr; /* the task believed current (last switched in, or seen) */
+	/* a record of another task while curr was running: its verdict waits (observe_other()) */
+	bool pend;
+	uint32_t pend_tid;
+	uint64_t pend_time;
 	uint64_t last_time;
 	int depth;
 	struct handler h[NEST_MAX];
@@ -282,6 +287,10 @@ static inline void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct r
 }
 uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time);
 void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16_t flags);
+void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, uint16_t flags);
+
+/* Records of one CPU may be written this much out of order (see rsp/timeline.h). */
+#define INVERSION_NS 2000u
 void tl__emit_held(struct rsp_timeline *tl, struct thr *t);
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from);

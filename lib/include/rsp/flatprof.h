@@ -64,6 +64,8 @@ struct rsp_flatprof_opts {
 	/* whether a process is another user's (its user frames are then hidden) */
 	bool (*hidden)(void *ctx, uint32_t pid);
 	void *hidden_ctx;
+	bool own_only;	  /* leave out the samples of hidden processes and the idle task */
+	bool hide_kernel; /* kernel frames counted, not named (RSP_SYM_HIDE_KERNEL) */
 };
 
 struct rsp_flatprof;

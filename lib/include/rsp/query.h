@@ -45,7 +45,11 @@ enum rsp_format {
  *  4. pid 0 (the idle task, whose context interrupts on an idle CPU run
  *     in) is nobody's process and is always shown.
  * Decide per process (tgid), never per thread name; call may_see() once
- * per process in the answer, not per record (it may read /proc).
+ * per process in the answer, not per record (it may read /proc). The
+ * commands decide rule 3 through one function, rsp_redact__hidden()
+ * (lib/include/internal/redact.h), which also settles a thread whose
+ * process the window never said: by the thread itself, hidden when its
+ * owner cannot be told; never as if it were pid 0.
  * Known gap: ownership is read at query time, so if a pid was reused, the
  * window's records of its earlier holder are attributed to the current one
  * (a fix needs each process's start time; not done yet).
@@ -59,6 +63,19 @@ struct rsp_access {
 	 */
 	int (*uid_of)(void *ctx, long pid, uint32_t *uid);
 	void *ctx;
+	/*
+	 * perf_event_paranoid as the owner read it for this query (rspd reads
+	 * /proc/sys/kernel/perf_event_paranoid for each restricted one): what
+	 * a restricted requester may see of the cpu-clock samples, as perf
+	 * would let them profile the machine themselves:
+	 *   <= 0  every process's samples (other users' as rule 3 says);
+	 *   1     only those of their own processes: no other user's, not
+	 *         the idle task (perf: no system-wide events);
+	 *   >= 2  as 1, and no kernel symbols or addresses: kernel frames
+	 *         are counted but not named (perf: no kernel profiling).
+	 * The kernel-symbol part holds wherever an answer shows frames.
+	 */
+	int paranoid;
 };
 
 struct rsp_symbolizer;
@@ -133,6 +150,18 @@ RSP_API int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err)
  */
 RSP_API char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
 				size_t n);
+
+/**
+ * rsp_source__system_wide() - may the requester see the samples of
+ * processes not theirs (perf_event_paranoid <= 0, or unrestricted)?
+ */
+RSP_API bool rsp_source__system_wide(const struct rsp_source *src);
+
+/**
+ * rsp_source__kernel_symbols() - may the requester see kernel function
+ * names and addresses (perf_event_paranoid <= 1, or unrestricted)?
+ */
+RSP_API bool rsp_source__kernel_symbols(const struct rsp_source *src);
 
 #define RSP_OTHER_USER "(other user)"
 

@@ -71,6 +71,8 @@ enum rsp_sym_match {
 /* Flags of resolve and callchain. */
 #define RSP_SYM_HIDE_USER 0x1u /* user frames: no name, no path (another user's process) */
 #define RSP_SYM_RETADDR	  0x2u /* @addr is a return address: look up addr - 1 */
+/* kernel frames: no name, no address (a requester perf_event_paranoid denies kernel profiling) */
+#define RSP_SYM_HIDE_KERNEL 0x4u
 
 struct rsp_sym {
 	enum rsp_sym_kind kind;
@@ -150,7 +152,7 @@ RSP_API void rsp_symbolizer__begin(struct rsp_symbolizer *s);
 
 /**
  * rsp_symbolizer__resolve() - the function at @addr in @pid at @time
- * @flags: RSP_SYM_HIDE_USER, RSP_SYM_RETADDR
+ * @flags: RSP_SYM_HIDE_USER, RSP_SYM_HIDE_KERNEL, RSP_SYM_RETADDR
  * @out:   always filled; strings owned by @s (see Lifetimes above)
  *
  * Kernel or user is decided by the address (the kernel owns the upper
@@ -168,7 +170,8 @@ RSP_API int rsp_symbolizer__resolve(struct rsp_symbolizer *s, uint32_t pid, uint
  *
  * Every frame but the first of each context is a return address, looked up
  * at addr - 1 so that a call at the end of a function names that function.
- * With RSP_SYM_HIDE_USER the user frames collapse into one hidden frame.
+ * With RSP_SYM_HIDE_USER the user frames collapse into one hidden frame,
+ * with RSP_SYM_HIDE_KERNEL the kernel frames into another.
  * Return: the number of frames written.
  */
 RSP_API int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, uint64_t time,

@@ -91,6 +91,17 @@
  * sleep or runnable time before it) can be late by the part of the run
  * before its first record.
  *
+ * The same thread keeps every CPU's ring in its context: a record on a CPU
+ * names the task current there. A thread seen switching in whose
+ * switch-out never comes (lost, or its CPU went idle and its ring silent)
+ * is running only as far as the ring shows it: its last record there. A
+ * later record of another task on that CPU ends its run; the time from its
+ * last record to that one (or to its own record on another CPU, or to the
+ * range's end) is a RUN flagged RSP_SEGF_RUN_INFERRED, and it is UNKNOWN
+ * after it, until its next record. A record of the next task up to 2 us
+ * before the switch that brings it is an inversion (see Feeding), not
+ * evidence.
+ *
  * Gaps. A PERF_RECORD_LOST (from the kernel or the window) on CPU c means
  * records of c between its previous record and the LOST are missing. Every
  * thread that could have changed state there (all but those running on
@@ -191,6 +202,14 @@ struct rsp_waker {
 #define RSP_SEGF_STACK_CHECKED	0x1000u
 #define RSP_SEGF_STACK_DIFFERS	0x2000u
 #define RSP_SEGF_REASON_DIFFERS 0x4000u
+/*
+ * RUN: only inferred. The thread's switch-out was never delivered and no
+ * record showed it on its CPU in this time: it ran at most from its last
+ * record there until a record of another task on that CPU, its own record
+ * elsewhere, or the range's end ("running (inferred)"; it may as well have
+ * slept). Not run time: tlstore counts it apart (run_inferred_ns).
+ */
+#define RSP_SEGF_RUN_INFERRED 0x8000u
 
 struct rsp_segment {
 	uint64_t start, end;   /* ns, CLOCK_MONOTONIC; end >= start */
@@ -391,6 +410,7 @@ struct rsp_timeline_stats {
 	uint64_t inversions;	    /* events stamped before the state they change (clamped) */
 	uint64_t wakings_not_seen;  /* sleeps that ended with no waking observed */
 	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
+	uint64_t runs_inferred;	    /* runs ended by another task's record: switch-out not seen */
 	uint64_t wakers_inferred;
 	uint64_t segments, links, block_reqs, handler_spans;
 	uint64_t threads;	     /* distinct threads seen */

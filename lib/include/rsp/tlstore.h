@@ -43,6 +43,7 @@ struct rsp_tlthread {
 	uint64_t exited;      /* end of its last run if it exited, else 0 */
 	uint64_t first, last; /* the span its segments cover */
 	uint64_t run_ns, runnable_ns, sleep_ns, unknown_ns;
+	uint64_t run_inferred_ns;	/* RUN flagged RSP_SEGF_RUN_INFERRED: not in run_ns */
 	const struct rsp_segment *segs; /* time order */
 	size_t nr_segs;
 };

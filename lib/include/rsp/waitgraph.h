@@ -72,6 +72,7 @@ struct rsp_wvertex {
 	uint32_t nr_threads;
 	const uint32_t *tids;		       /* member threads, nr_threads of them */
 	uint64_t run_ns, runnable_ns, wait_ns; /* summed over members */
+	uint64_t run_inferred_ns;	       /* summed: runs only inferred, not in run_ns */
 	uint64_t span_ns;		       /* summed over members: each one's observed span */
 	double cpu_util;		       /* sum over members of (run + runnable) / span */
 };
