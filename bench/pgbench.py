@@ -104,8 +104,10 @@ class Rspd:
     def start(self):
         self.dir = tempfile.mkdtemp(prefix="rsp-pgbench-rspd.")
         self.sock = os.path.join(self.dir, "s.sock")
+        conf = os.path.join(self.dir, "rspd.conf")  # empty: a regular file, as rspd wants
+        open(conf, "w").close()
         self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
-                                   "--config", "/dev/null", "--socket", self.sock,
+                                   "--config", conf, "--socket", self.sock,
                                    "--capture", self.backend, "--stacks", self.policy]
                                   + self.extra,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

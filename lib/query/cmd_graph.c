@@ -403,10 +403,11 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 				(unsigned long long)s->wakings_not_seen,
 				(unsigned long long)s->wakers_inferred);
 	if (s->runs_inferred)
-		rsp_buf__printf(out,
-				"%llu runs whose switch-out was not seen: running (inferred) after "
-				"their last record, not counted as CPU\n",
-				(unsigned long long)s->runs_inferred);
+		rsp_buf__printf(
+			out,
+			"%llu runs whose switch-out was not seen: running (inferred) after\n"
+			"  their last record, not counted as CPU\n",
+			(unsigned long long)s->runs_inferred);
 	if (s->gaps)
 		rsp_buf__printf(out, "%llu gaps (lost records): threads are unknown across them\n",
 				(unsigned long long)s->gaps);

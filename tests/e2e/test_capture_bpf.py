@@ -12,14 +12,16 @@ program, on demand: RSP_TEST_BPF_REFUSE) falls back to perf and status says
 why; `--capture bpf` refused does not start, with one sentence."""
 import json
 import os
+import tempfile
 
 import rsptest as t
 
 t.need_root()
 N = 3000
 
-p = t.run([t.RSPD, "--foreground", "--socket", "/tmp/rsptest-bpf-refused.sock", "--config",
-           "/dev/null", "--capture", "bpf"], env=dict(os.environ, RSP_TEST_BPF_REFUSE="1"))
+with tempfile.NamedTemporaryFile(prefix="rsptest-empty.", suffix=".conf") as conf:
+    p = t.run([t.RSPD, "--foreground", "--socket", "/tmp/rsptest-bpf-refused.sock", "--config",
+               conf.name, "--capture", "bpf"], env=dict(os.environ, RSP_TEST_BPF_REFUSE="1"))
 if "built without the BPF backend" in p.stderr + p.stdout:
     print("SKIP: this rspd was built without the BPF backend")
     raise SystemExit(t.SKIP)
