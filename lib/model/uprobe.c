@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <rsp/file.h>
 #include <rsp/uprobe.h>
 
 /* A defined function named @name ("read", or "read@@GLIBC_2.2.5") in one table. */
@@ -73,16 +74,19 @@ static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
 int rsp_uprobe__resolve(const char *path, const char *name, struct rsp_uprobe_target *out,
 			struct rsp_buf *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	struct rsp_buf why = RSP_BUF_INIT;
+	/* a regular file, opened without blocking: a FIFO named in the config must not hang */
+	int fd = rsp_file__open_regular(path, &why), ret;
 	GElf_Sym sym;
 	Elf *elf;
 
 	memset(out, 0, sizeof(*out));
 	if (fd < 0) {
-		ret = -errno;
-		rsp_buf__printf(err, "cannot open %s to place uprobes: %s", path, strerror(errno));
-		return ret;
+		rsp_buf__printf(err, "uprobes: %s", why.data ? why.data : strerror(-fd));
+		rsp_buf__exit(&why);
+		return fd;
 	}
+	rsp_buf__exit(&why);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

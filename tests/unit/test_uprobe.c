@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <rsp/uprobe.h>
@@ -101,6 +102,12 @@ static void test_absent(void **state)
 	assert_int_equal(rsp_uprobe__resolve(path, "poll", &t, &err), -EINVAL);
 	assert_non_null(err.data);
 	assert_non_null(strstr(err.data, "not an ELF object"));
+	unlink(path);
+	/* a FIFO where a library should be: refused at once, not waited on */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	rsp_buf__reset(&err);
+	assert_int_equal(rsp_uprobe__resolve(path, "poll", &t, &err), -EINVAL);
+	assert_non_null(strstr(err.data, "a FIFO"));
 	unlink(path);
 	rsp_buf__exit(&err);
 }
