@@ -27,6 +27,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import cproject  # noqa: E402  (tests/e2e: the same project the test builds)
 from pgbench import Cluster, need_postgres, write_section  # noqa: E402
 
 BUILD = os.environ.get("RSP_BUILD", os.path.join(ROOT, "build", "release"))
@@ -66,25 +67,9 @@ class Rspd:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def make_project(d, units=6, funcs=100):
-    for i in range(units):
-        with open(os.path.join(d, "u%d.c" % i), "w") as f:
-            for k in range(funcs):
-                f.write("int f%d_%d(int *v, int n)\n{\n\tint s = %d;\n"
-                        "\tfor (int i = 0; i < n; i++) {\n\t\ts += v[i] * %d ^ (s >> %d);\n"
-                        "\t\tif (s & %d)\n\t\t\ts -= v[(i * %d) %% n];\n\t}\n\treturn s;\n}\n"
-                        % (i, k, k, k + 3, k % 7 + 1, k + 1, k + 5))
-    with open(os.path.join(d, "main.c"), "w") as f:
-        f.write("int main(void)\n{\n\treturn 0;\n}\n")
-    objs = " ".join(["main.o"] + ["u%d.o" % i for i in range(units)])
-    with open(os.path.join(d, "Makefile"), "w") as f:
-        f.write("prog: %s\n\t$(CC) -o $@ %s\n%%.o: %%.c\n\t$(CC) -O2 -c -o $@ $<\n" %
-                (objs, objs))
-
-
 def record_make(out):
     src = tempfile.mkdtemp(prefix="rsp-realwin-make.")
-    make_project(src)
+    cproject.write(src)
     d = Rspd()
     try:
         time.sleep(1)

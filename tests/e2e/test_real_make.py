@@ -14,38 +14,18 @@ import subprocess
 import tempfile
 import time
 
+import cproject
 import rsptest as t
 import snaptest as st
 
 t.need_root()
-
-UNITS = 6
-FUNCS = 100
-
-
-def write_project(d):
-    for i in range(UNITS):
-        with open(os.path.join(d, "u%d.c" % i), "w") as f:
-            for k in range(FUNCS):
-                f.write("int f%d_%d(int *v, int n)\n{\n\tint s = %d;\n"
-                        "\tfor (int i = 0; i < n; i++) {\n"
-                        "\t\ts += v[i] * %d ^ (s >> %d);\n"
-                        "\t\tif (s & %d)\n\t\t\ts -= v[(i * %d) %% n];\n\t}\n"
-                        "\treturn s;\n}\n" % (i, k, k, k + 3, k % 7 + 1, k + 1, k + 5))
-    with open(os.path.join(d, "main.c"), "w") as f:
-        f.write("int main(void)\n{\n\treturn 0;\n}\n")
-    objs = " ".join(["main.o"] + ["u%d.o" % i for i in range(UNITS)])
-    with open(os.path.join(d, "Makefile"), "w") as f:
-        f.write("prog: %s\n\t$(CC) -o $@ %s\n%%.o: %%.c\n\t$(CC) -O2 -c -o $@ $<\n" %
-                (objs, objs))
-
 
 def comm_of(n):
     return n.get("comm", "")
 
 
 with tempfile.TemporaryDirectory(prefix="rsp-make-") as src, t.Rspd() as d:
-    write_project(src)
+    cproject.write(src)
     d.settle(1)
     t0 = time.time()
     p = subprocess.Popen(["make", "-s", "-j2", "-C", src], stdout=subprocess.DEVNULL)
@@ -64,7 +44,7 @@ with tempfile.TemporaryDirectory(prefix="rsp-make-") as src, t.Rspd() as d:
             "total time with parallelism %.3f s >= 90%% of the CPU make and its children "
             "used (%.3f s)" % (s["total_s"], cpu))
     cc1 = [n for n, _ in st.nodes(s) if n["kind"] == "thread" and comm_of(n) == "cc1"]
-    t.check(len({n["tid"] for n in cc1}) == UNITS + 1,
+    t.check(len({n["tid"] for n in cc1}) == cproject.UNITS + 1,
             "every compiler is in the snapshot: %d cc1 of %d" %
-            (len({n["tid"] for n in cc1}), UNITS + 1))
+            (len({n["tid"] for n in cc1}), cproject.UNITS + 1))
     t.check(s["percent_accounted"] >= 90.0, "%.1f%% accounted" % s["percent_accounted"])

@@ -291,8 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),	     cmocka_unit_test(test_reads_window),
 		cmocka_unit_test(test_uses_symbols), cmocka_unit_test(test_status_threads),
-		cmocka_unit_test(test_status_text),
-		cmocka_unit_test(test_pid_not_seen),
+		cmocka_unit_test(test_status_text),  cmocka_unit_test(test_pid_not_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
