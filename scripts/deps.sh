@@ -10,14 +10,17 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # Test: cmocka, perf (validation of dumps), clang (libFuzzer targets),
 # systemd (systemd-analyze verify), iproute2 and procps for workloads,
 # graphviz (rspctl graph --format dot must render with dot -Tsvg),
-# postgresql (a real database for tests/e2e/test_real_pgbench.py and bench/).
+# postgresql (a real database for tests/e2e/test_real_pgbench.py and bench/),
+# redis-server and redis-tools (a key-value server that fsyncs every write,
+# and its load generator: tests/e2e/test_real_redis.py).
 # BPF capture: clang (-target bpf), llvm (llvm-strip), bpftool (vmlinux.h,
 # skeletons), libbpf-dev (the loader).
 PACKAGES="gcc make cmake pkg-config xz-utils tar
 libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
-graphviz llvm bpftool libbpf-dev postgresql"
+graphviz llvm bpftool libbpf-dev postgresql
+redis-server redis-tools"
 
 missing=""
 for p in $PACKAGES; do

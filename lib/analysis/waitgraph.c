@@ -21,7 +21,8 @@
 #define NO_ENT	   UINT32_MAX
 #define MAX_DEPTH  8
 #define CANDIDATES 8
-#define BATCH_NS   50000ull /* requests issued this close together end one idle interval */
+#define BATCH_NS   50000ull    /* requests issued this close together end one idle interval */
+#define RELAY_NS   50000000ull /* relays of a disk (relayed_disk()): runnable for long under load */
 
 struct wait {
 	uint64_t start, end;
@@ -90,7 +91,8 @@ struct rsp_waitgraph {
 	size_t nr_knots, cap_knots;
 	uint32_t *sinks;
 	size_t nr_sinks, cap_sinks;
-	bool *in_knot; /* per edge */
+	bool *in_knot;	  /* per edge */
+	uint64_t relayed; /* waits on a thread that relayed the waiter's own disk request */
 	bool failed;
 };
 
@@ -528,6 +530,48 @@ static int add_wait(struct rsp_waitgraph *g, uint32_t ent, const struct wait *w)
 	return 0;
 }
 
+/*
+ * Whether @sg, a wait for block I/O (its stack says so: io_schedule,
+ * folio_wait_writeback...), was ended by a thread that only relayed a
+ * disk's completion: one the disk had woken just before (ext4's
+ * end-of-I/O work or the flusher in a kworker finishing the writeback
+ * that fsync() waits for). Then the sleeper waited for the disk serving
+ * it, not for the relay: as an edge to the kworker, its component was
+ * never closed and the knot {thread, disk} vanished (Redis with
+ * appendfsync always). A wait of another kind (a backend waiting on the
+ * WAL writer's latch) keeps its thread. Sets *@dev to the disk.
+ */
+static bool relayed_disk(struct rsp_waitgraph *g, const struct rsp_segment *sg, uint32_t tid,
+			 uint32_t *dev)
+{
+	const struct rsp_tlthread *b;
+	const struct rsp_segment *prev;
+	uint64_t t = sg->waker.time ? sg->waker.time : sg->end;
+	size_t lo = 0, hi;
+
+	if (sg->waker.kind != RSP_WAKER_THREAD || sg->reason != RSP_SR_BLOCK_IO ||
+	    sg->waker.id == tid || !(b = rsp_tlstore__find_thread(g->s, sg->waker.id)))
+		return false;
+	/* the waker's last sleep that ended by the waking */
+	hi = b->nr_segs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->segs[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	prev = &b->segs[lo - 1];
+	if (prev->kind != RSP_SEG_SLEEP || prev->waker.kind != RSP_WAKER_DEVICE ||
+	    t - prev->end > RELAY_NS)
+		return false;
+	*dev = prev->waker.id;
+	return true;
+}
+
 static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__thread(g->s, ti);
@@ -536,6 +580,7 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 	for (size_t i = 0; i < t->nr_segs; i++) {
 		const struct rsp_segment *sg = &t->segs[i];
 		struct wait w;
+		uint32_t dev;
 
 		if (sg->kind != RSP_SEG_SLEEP || sg->waker.kind == RSP_WAKER_NONE)
 			continue;
@@ -553,7 +598,14 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		w.wpid = sg->waker.tgid;
 		w.hash = w.stack ? stack_hash(w.stack, w.nr_stack) : 0;
 		w.whash = w.wstack ? stack_hash(w.wstack, w.nr_wstack) : 0;
-		w.target_v = waker_target(g, &sg->waker, owner, &w.target_ent);
+		if (relayed_disk(g, sg, t->tid, &dev)) {
+			w.target_ent = device_entity(g, dev, owner);
+			w.target_v =
+				w.target_ent == NO_ENT ? UINT32_MAX : g->ents[w.target_ent].vertex;
+			g->relayed++;
+		} else {
+			w.target_v = waker_target(g, &sg->waker, owner, &w.target_ent);
+		}
 		if (w.target_v == UINT32_MAX)
 			return -ENOMEM;
 		if (sg->waker.kind == RSP_WAKER_TIMER ||
@@ -1409,4 +1461,9 @@ void rsp_waitgraph__reference(const struct rsp_waitgraph *g, uint64_t *start, ui
 {
 	*start = g->ref_start;
 	*end = g->ref_end;
+}
+
+uint64_t rsp_waitgraph__relayed(const struct rsp_waitgraph *g)
+{
+	return g->relayed;
 }

@@ -411,6 +411,12 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 	if (s->gaps)
 		rsp_buf__printf(out, "%llu gaps (lost records): threads are unknown across them\n",
 				(unsigned long long)s->gaps);
+	if (rsp_waitgraph__relayed(c->g))
+		rsp_buf__printf(
+			out,
+			"%llu block I/O waits ended by a thread the disk had just woken (a\n"
+			"  kworker ending writeback): counted as waits for that disk\n",
+			(unsigned long long)rsp_waitgraph__relayed(c->g));
 	if (!c->src->ksyms)
 		rsp_buf__puts(out,
 			      "no kernel symbols: sleep reasons unknown, stacks as addresses\n");
@@ -565,6 +571,8 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "wakings_not_seen", json_integer((json_int_t)s->wakings_not_seen));
 	json_object_set_new(o, "wakers_inferred", json_integer((json_int_t)s->wakers_inferred));
 	json_object_set_new(o, "runs_inferred", json_integer((json_int_t)s->runs_inferred));
+	json_object_set_new(o, "relayed_disk_waits",
+			    json_integer((json_int_t)rsp_waitgraph__relayed(c->g)));
 	json_object_set_new(o, "kernel_symbols", json_boolean(c->src->ksyms != NULL));
 	json_object_set_new(o, "stacks_probed", json_integer((json_int_t)c->repair.candidates));
 	json_object_set_new(o, "stacks_stitched", json_integer((json_int_t)c->repair.stitched));

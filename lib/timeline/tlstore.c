@@ -538,13 +538,23 @@ const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
 		else
 			hi = mid;
 	}
+	/*
+	 * Of the operations on that socket around the waking, the one that
+	 * started last: a socket's memory is reused at once for the next one
+	 * (a client's new connection gets the address of the server's side of
+	 * the connection it just closed), and the older socket's last
+	 * operation, which ends at its FIN, is still in the window.
+	 */
+	const struct rsp_net_op *best = NULL;
+
 	for (size_t i = lo; i < s->nr_ops && s->ops[i].first <= t; i++) {
 		const struct rsp_net_op *op = &s->ops[i];
 
-		if (op->sk == sleep->waker.sk && op->start <= t)
-			return op;
+		if (op->sk == sleep->waker.sk && op->start <= t &&
+		    (!best || op->start > best->start))
+			best = op;
 	}
-	return NULL;
+	return best;
 }
 
 int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t time,

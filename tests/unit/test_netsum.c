@@ -114,11 +114,45 @@ static void test_peers(void **state)
 	rsp_tlstore__delete(st);
 }
 
+/*
+ * A socket's kernel address reused at once: the server's side of a closed
+ * connection (its last operation ends at the FIN) and the client's next
+ * connection. The client's sleep woken by an arrival on that address
+ * belongs to the client's operation, the one that started last (seen with
+ * redis-benchmark: its first connection asks for the configuration).
+ */
+static void test_op_of_reused_socket(void **state)
+{
+	const struct rsp_net_op ops[] = {
+		op(SK_A, 20, 100000, 990000, 10, 6379),	   /* server, old connection */
+		op(SK_A, 10, 1000000, 1200000, 20, 40000), /* client, new connection */
+	};
+	struct rsp_tlstore *st = store_of(ops, 2);
+	struct rsp_segment sleep = {.tid = 10,
+				    .kind = RSP_SEG_SLEEP,
+				    .start = 1000500,
+				    .end = 1200100,
+				    .waker = {.kind = RSP_WAKER_THREAD,
+					      .id = 20,
+					      .flags = RSP_WAKERF_NET | RSP_WAKERF_LOOPBACK,
+					      .sk = SK_A,
+					      .time = 1200000}};
+	const struct rsp_net_op *o;
+
+	(void)state;
+	o = rsp_tlstore__net_op_of(st, &sleep);
+	assert_non_null(o);
+	assert_int_equal(o->tid, 10);
+	assert_int_equal(o->local.port, 40000);
+	rsp_tlstore__delete(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_peers),
+		cmocka_unit_test(test_op_of_reused_socket),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

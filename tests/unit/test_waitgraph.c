@@ -558,6 +558,72 @@ static void test_device_shared(void **state)
 	rsp_tlstore__delete(b.st);
 }
 
+/* A sleep of @tid with a reason, ended by @waker (kind, id) at its end. */
+static void sleep_why(struct b *b, uint32_t tid, const char *comm, uint64_t start, uint64_t end,
+		      uint8_t reason, uint8_t wkind, uint32_t wid)
+{
+	struct rsp_segment s;
+
+	memset(&s, 0, sizeof(s));
+	s.tid = s.tgid = tid;
+	s.kind = RSP_SEG_SLEEP;
+	s.start = start;
+	s.end = end;
+	s.reason = reason;
+	s.waker.kind = wkind;
+	s.waker.id = wid;
+	s.waker.time = end;
+	b->ops.segment(b->st, &s, comm);
+}
+
+/*
+ * A kworker relays the disk: woken by the disk at 19 ms (the writeback it
+ * issued for A's file), it wakes A, waiting in fsync's writeback wait,
+ * at 20 ms. A waited for the disk serving it, not for the kworker. A's
+ * lock wait ended by the same kworker just after another completion stays
+ * a wait for the kworker (only block I/O waits are relayed).
+ */
+static void test_disk_relay(void **state)
+{
+	struct rsp_block_req r;
+	struct b b;
+	struct rsp_waitgraph *g;
+	long va, vk, da;
+	const struct rsp_wedge *e;
+
+	b_init(&b);
+	seg(&b, 90, 90, "a", RSP_SEG_RUN, 0, 10 * MS, 0, 0);
+	sleep_why(&b, 90, "a", 10 * MS, 20 * MS, RSP_SR_BLOCK_IO, RSP_WAKER_THREAD, 91);
+	seg(&b, 90, 90, "a", RSP_SEG_RUN, 20 * MS, 30 * MS, 0, 0);
+	sleep_why(&b, 90, "a", 30 * MS, 40 * MS, RSP_SR_LOCK, RSP_WAKER_THREAD, 91);
+	seg(&b, 90, 90, "a", RSP_SEG_RUN, 40 * MS, 100 * MS, 0, 0);
+	sleep_why(&b, 91, "kworker/u8:1", 0, 19 * MS, RSP_SR_UNKNOWN, RSP_WAKER_DEVICE, DEV);
+	seg(&b, 91, 91, "kworker/u8:1", RSP_SEG_RUN, 19 * MS, 21 * MS, 0, 0);
+	sleep_why(&b, 91, "kworker/u8:1", 21 * MS, 39 * MS, RSP_SR_UNKNOWN, RSP_WAKER_DEVICE, DEV);
+	seg(&b, 91, 91, "kworker/u8:1", RSP_SEG_RUN, 39 * MS, 41 * MS, 0, 0);
+	sleep_why(&b, 91, "kworker/u8:1", 41 * MS, 100 * MS, RSP_SR_UNKNOWN, RSP_WAKER_TIMER, 0);
+	memset(&r, 0, sizeof(r));
+	r.dev = DEV, r.bytes = 4096;
+	r.id = 1, r.tid = 91, r.insert = r.issue = 10 * MS, r.complete = 19 * MS;
+	b.ops.block(b.st, &r);
+	r.id = 2, r.tid = 91, r.insert = r.issue = 30 * MS, r.complete = 39 * MS;
+	b.ops.block(b.st, &r);
+	g = graph(&b, 100 * MS, 0.2, true, -1);
+	va = rsp_waitgraph__vertex_of(g, 90);
+	vk = rsp_waitgraph__vertex_of(g, 91);
+	da = disk_for(g, 90);
+	assert_true(va >= 0 && vk >= 0 && da >= 0);
+	e = rsp_waitgraph__find_edge(g, (uint32_t)va, (uint32_t)da);
+	assert_non_null(e);
+	assert_int_equal(e->direct_ns, 10 * MS);
+	e = rsp_waitgraph__find_edge(g, (uint32_t)va, (uint32_t)vk);
+	assert_non_null(e);
+	assert_int_equal(e->direct_ns, 10 * MS);
+	assert_int_equal(rsp_waitgraph__relayed(g), 1);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
 /* --pid keeps what the process's threads reach; an absent pid is an error. */
 static void test_pid(void **state)
 {
@@ -595,7 +661,7 @@ int main(void)
 		cmocka_unit_test(test_background),    cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_stacks),  cmocka_unit_test(test_short_lived),
 		cmocka_unit_test(test_device),	      cmocka_unit_test(test_device_shared),
-		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_disk_relay),    cmocka_unit_test(test_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

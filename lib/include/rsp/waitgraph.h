@@ -171,4 +171,11 @@ RSP_API void rsp_waitgraph__window(const struct rsp_waitgraph *g, uint64_t *star
 RSP_API void rsp_waitgraph__reference(const struct rsp_waitgraph *g, uint64_t *start,
 				      uint64_t *end);
 
+/**
+ * rsp_waitgraph__relayed() - block I/O waits ended by a thread that the
+ * disk had just woken (a kworker finishing writeback): counted as waits
+ * for the disk serving the sleeper, not for the relay.
+ */
+RSP_API uint64_t rsp_waitgraph__relayed(const struct rsp_waitgraph *g);
+
 #endif /* RSP_WAITGRAPH_H */

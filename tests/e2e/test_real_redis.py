@@ -1,0 +1,172 @@
+"""A real key-value server that fsyncs every write, and its client over TCP
+on loopback: Redis from Debian with appendonly yes and appendfsync always,
+under redis-benchmark (one client, SET), while other processes use the
+disk (a writer that fsyncs a file of its own) and a CPU (a busy loop).
+
+Known answers:
+- `rspctl graph --pid REDIS`: redis-server's main thread writes each SET to
+  its append-only file and fdatasync()s it before answering, so it waits
+  for the disk serving it, and the disk for its requests: a knot {the main
+  thread, the disk for redis-server} (wPerf's bottleneck); neither the
+  background writer nor the busy loop is in it, and the main thread's edge
+  to the disk carries the fsync's writeback wait on its stack.
+- `rspctl net --pid BENCH`: one TCP socket carries the requests, to
+  127.0.0.1:PORT, answered by the main thread over loopback.
+- `rspctl snapshot BENCH`: the client waits for the server (in its chain,
+  over the socket), and the server's disk waits show in that chain (the
+  client's time is mostly the server's fsync)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import graphtest as gt
+import rsptest as t
+import snaptest as st
+
+t.need_root()
+if not shutil.which("redis-server") or not shutil.which("redis-benchmark"):
+    print("SKIP: Redis is not installed (scripts/deps.sh installs redis-server and redis-tools)")
+    raise SystemExit(t.SKIP)
+
+DIR = os.environ.get("RSP_TEST_DIR", "/var/tmp")
+PORT = 46379
+REQUESTS = 4000
+
+WRITER = r"""
+import os, sys, time
+path, stop = sys.argv[1], time.time() + float(sys.argv[2])
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+block = b"w" * (256 << 10)
+try:
+    while time.time() < stop:
+        os.pwrite(fd, block, 0)
+        os.fsync(fd)
+        time.sleep(0.01)
+finally:
+    os.close(fd)
+    os.unlink(path)
+"""
+BURNER = "import time\nstop = time.time() + 60\nwhile time.time() < stop: pass\n"
+
+
+def stack_has(frames, names):
+    return any(any(x in f for x in names) for f in frames)
+
+
+top = tempfile.mkdtemp(prefix="rsp-redis.", dir=DIR)
+background = []
+server = None
+try:
+    server = subprocess.Popen(["redis-server", "--port", str(PORT), "--bind", "127.0.0.1",
+                               "--dir", top, "--appendonly", "yes", "--appendfsync", "always",
+                               "--save", "", "--daemonize", "no", "--io-threads", "1",
+                               "--logfile", os.path.join(top, "log")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if subprocess.run(["redis-cli", "-p", str(PORT), "ping"], capture_output=True,
+                          text=True).stdout.strip() == "PONG":
+            break
+        time.sleep(0.1)
+    else:
+        t.fail("redis-server did not answer on 127.0.0.1:%d: %s" %
+               (PORT, open(os.path.join(top, "log")).read()[-2000:]))
+    with t.Rspd() as d:
+        d.settle(1)
+        background.append(subprocess.Popen([sys.executable, "-c", WRITER,
+                                            os.path.join(top, "bg-writer"), "60"]))
+        background.append(subprocess.Popen([sys.executable, "-c", BURNER]))
+        time.sleep(0.5)
+        t0 = time.time()
+        bench = subprocess.Popen(["redis-benchmark", "-p", str(PORT), "-t", "set", "-n",
+                                  str(REQUESTS), "-c", "1", "-q"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, errs = bench.communicate(timeout=240)
+        elapsed = time.time() - t0
+        if bench.returncode:
+            t.fail("redis-benchmark: " + errs)
+        print("   redis-benchmark: %s (%.1f s); server %d, client %d" %
+              (out.strip().splitlines()[-1] if out.strip() else "?", elapsed, server.pid,
+               bench.pid))
+        d.settle()
+        last = st.last(time.time() - t0)
+
+        # The wait-for graph of the server: the knot {main thread, its disk}
+        g = d.json("graph", "--pid", str(server.pid), "--last", last)
+        gt.show(g)
+        k = gt.knot_of(g, server.pid)
+        t.check(k is not None and not k["background"],
+                "redis-server's main thread is in a knot")
+        disks = [v for v in k["vertices"] if v["kind"] == "disk"]
+        t.check(len(disks) == 1 and str(server.pid) in disks[0]["name"],
+                "the knot holds the disk serving redis-server (%s)" %
+                [v["name"] for v in k["vertices"]])
+        tids = [tid for v in k["vertices"] for tid in v["tids"]]
+        t.check(not any(p.pid in tids or any(v.get("tgid") == p.pid for v in k["vertices"])
+                        for p in background),
+                "neither the other disk writer nor the busy loop is in the knot")
+        main = gt.vertex_id(k, server.pid)
+        edge = gt.find_edge(g, main, disks[0]["id"])
+        t.check(edge is not None, "the main thread waits for its disk")
+        frames = [f for s in edge["wait_stacks"] for f in s["frames"]]
+        t.check(stack_has(frames, ("file_write_and_wait_range", "fdatasync", "fsync")),
+                "the wait is the fsync's (its stack: %s)" % frames[:6])
+
+        # The client's socket: to 127.0.0.1:PORT, answered by the main thread
+        n = d.json("net", "--pid", str(bench.pid), "--last", last)
+        rows = [s for s in n["sockets"] if s["proto"] == "tcp" and s["ops"] >= REQUESTS // 2]
+        for s in rows:
+            print("   net: %s -> %s: %d ops, %.3f s, peers %s" %
+                  (s.get("local"), s.get("remote"), s["ops"], s["total_s"],
+                   [(p.get("tid"), p["ops"]) for p in s["peers"]]))
+        t.check(len(rows) == 1, "one TCP socket of the client carries the requests")
+        s = rows[0]
+        t.check(abs(s["ops"] - REQUESTS) <= REQUESTS // 50,
+                "%d operations for %d requests" % (s["ops"], REQUESTS))
+        t.check(s.get("remote_addr") == "127.0.0.1" and s.get("remote_port") == PORT,
+                "to 127.0.0.1:%d (%s)" % (PORT, s.get("remote")))
+        peer = max(s["peers"], key=lambda p: p["ops"])
+        t.check(peer.get("tid") == server.pid and peer.get("loopback") and
+                peer["ops"] >= 0.9 * s["ops"],
+                "answered by redis-server's main thread over loopback (%d of %d ops)" %
+                (peer["ops"], s["ops"]))
+
+        # The client's chain: the server, and under it the server's disk
+        snap = d.json("snapshot", str(bench.pid), "--last", last)
+        st.skip_if_gaps(snap)
+        nodes = [x for x, _ in st.nodes(snap)]
+        t.check(any(x["kind"] == "thread" and x.get("tid") == server.pid for x in nodes),
+                "redis-server's main thread is in the client's chain")
+        waits = [x for x in nodes if x["kind"] == "sleep" and
+                 x.get("waker", {}).get("tid") == server.pid]
+        wait_s = sum(x["total_s"] for x in waits)
+        net = [x for x in waits if x.get("network")]
+        on_port = sum(x["total_s"] for x in net
+                      if x["network"].get("remote") == "127.0.0.1:%d" % PORT)
+        print("   the client's sleeps woken by the server: %s" %
+              sorted(((x.get("reason"), (x.get("network") or {}).get("remote"),
+                       round(x["total_s"], 3)) for x in waits), key=lambda r: -r[2])[:6])
+        t.check(on_port >= 0.8 * wait_s,
+                "the client's waits for the server are on its socket to 127.0.0.1:%d "
+                "(%.3f of %.3f s)" % (PORT, on_port, wait_s))
+        under = st.subtree_categories(snap, server.pid)
+        disk_s = under.get("blocking_io", 0.0) + under.get("io_queue", 0.0)
+        print("   client waited %.3f s for the server; under the server: %s" %
+              (wait_s, {k2: round(v, 3) for k2, v in under.items() if v}))
+        t.check(wait_s > 0 and disk_s >= 0.3 * wait_s,
+                "the server's disk waits explain a large part of the client's waits "
+                "(%.3f of %.3f s)" % (disk_s, wait_s))
+finally:
+    for p in background:
+        p.kill()
+        p.wait()
+    if server:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    shutil.rmtree(top, ignore_errors=True)
