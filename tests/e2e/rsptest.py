@@ -190,6 +190,58 @@ def run(cmd, **kw):
                           timeout=kw.pop("timeout", 60), **kw)
 
 
+class Background:
+    """Other processes using the disk and a CPU while a test's real program
+    runs (issue 14: answers must hold on a machine others use): a writer
+    that pwrite()s 256 KiB and fsync()s a file of its own in @directory
+    every @interval seconds, and a busy loop. A context manager; .writer
+    and .burner are the Popen objects."""
+
+    WRITER = r"""
+import os, sys, time
+path, stop, pause = sys.argv[1], time.time() + float(sys.argv[2]), float(sys.argv[3])
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+block = b"w" * (256 << 10)
+try:
+    while time.time() < stop:
+        os.pwrite(fd, block, 0)
+        os.fsync(fd)
+        time.sleep(pause)
+finally:
+    os.close(fd)
+    os.unlink(path)
+"""
+    BURNER = "import time\nstop = time.time() + float(__import__('sys').argv[1])\n" \
+             "while time.time() < stop: pass\n"
+
+    def __init__(self, directory, seconds=120, interval=0.01, burn=True):
+        self.path = os.path.join(directory, "rsp-bg-writer.%d" % os.getpid())
+        self.args = (seconds, interval, burn)
+        self.writer = self.burner = None
+
+    def __enter__(self):
+        seconds, interval, burn = self.args
+        self.writer = subprocess.Popen([sys.executable, "-c", self.WRITER, self.path,
+                                        str(seconds), str(interval)])
+        if burn:
+            self.burner = subprocess.Popen([sys.executable, "-c", self.BURNER, str(seconds)])
+        return self
+
+    def pids(self):
+        return [p.pid for p in (self.writer, self.burner) if p]
+
+    def __exit__(self, *exc):
+        for p in (self.writer, self.burner):
+            if p:
+                p.kill()
+                p.wait()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        return False
+
+
 def add_group(name):
     """Create a group for a test (remove it with del_group)."""
     p = run(["groupadd", name])

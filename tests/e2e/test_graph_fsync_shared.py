@@ -9,8 +9,6 @@ used it (the writer, kworkers, jbd2) joined B's component and the knot was
 never reported; with the weights judged against the whole range, a workload
 that ran 3 s of a 10 s range had no edge heavy enough to hold one."""
 import os
-import subprocess
-import sys
 import time
 
 import graphtest as gt
@@ -19,36 +17,17 @@ import rsptest as t
 t.need_root()
 DIR = os.environ.get("RSP_TEST_DIR", "/var/tmp")
 
-WRITER = r"""
-import os, sys, time
-path, stop = sys.argv[1], time.time() + float(sys.argv[2])
-fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-block = b"w" * (256 << 10)
-try:
-    while time.time() < stop:
-        os.pwrite(fd, block, 0)
-        os.fsync(fd)
-        time.sleep(0.005)
-finally:
-    os.close(fd)
-    os.unlink(path)
-"""
-
 with t.Rspd() as d:
     d.settle(1)
     t0 = time.time()
-    writer = subprocess.Popen([sys.executable, "-c", WRITER,
-                               os.path.join(DIR, "rsp-bg-writer.%d" % os.getpid()), "30"])
-    try:
+    with t.Background(DIR, seconds=30, interval=0.005, burn=False) as bg:
         time.sleep(3)  # the range asked for is much longer than the workload's run
         w = gt.workload("fsync_pair", 800, DIR, 1024)
         print("   workload: %s" % w)
         time.sleep(1)
         last = max(10.0, time.time() - t0 + 1)
         g = d.json("graph", "--pid", str(w["pid"]), "--last", "%dms" % int(last * 1000))
-    finally:
-        writer.kill()
-        writer.wait()
+    writer = bg.writer
     print("   window %.3f s, percentages of %.3f s (%s)" %
           (g["window"]["seconds"], g["window"]["reference_seconds"],
            g["window"]["reference_of"]))

@@ -7,7 +7,8 @@ make is woken by the one that ends first. RSP counts all work done on the
 pid's behalf, so the total time (with parallelism) covers the CPU time of
 everything make ran (the kernel's rusage of make's children, which includes
 every descendant they waited for), within 10%; and the compilers (cc1) are
-in the snapshot, with their time."""
+in the snapshot, with their time. Another process writes to the disk and
+a busy loop takes a CPU meanwhile."""
 import os
 import resource
 import subprocess
@@ -24,7 +25,8 @@ def comm_of(n):
     return n.get("comm", "")
 
 
-with tempfile.TemporaryDirectory(prefix="rsp-make-") as src, t.Rspd() as d:
+with tempfile.TemporaryDirectory(prefix="rsp-make-") as src, t.Rspd() as d, \
+        t.Background(os.environ.get("RSP_TEST_DIR", "/var/tmp")):
     cproject.write(src)
     d.settle(1)
     t0 = time.time()

@@ -8,7 +8,8 @@ commit that waits until the WAL is on disk (fdatasync, by the backend or
 by another backend or the WAL writer flushing for it). So the backend's
 chain reaches its client (sleeps in epoll_wait() on the socket ended by
 pgbench, which is in the chain) and the disk (blocking I/O: a sleep in fdatasync's writeback
-wait, its own or under the thread that flushed for it)."""
+wait, its own or under the thread that flushed for it). Another process
+writes to the disk and a busy loop takes a CPU meanwhile."""
 import glob
 import os
 import re
@@ -64,7 +65,7 @@ try:
     p = as_pg(pgbench + ["-i", "-s", "1", "-q", "postgres"])
     if p.returncode:
         t.fail("pgbench -i: " + p.stderr)
-    with t.Rspd() as d:
+    with t.Rspd() as d, t.Background(top):
         d.settle(1)
         t0 = time.time()
         run = subprocess.Popen(["runuser", "-u", "postgres", "--"] + pgbench +
