@@ -19,6 +19,14 @@ libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
 graphviz llvm bpftool libbpf-dev postgresql"
 
+# rspctl report: Graphviz's library (lays out the page's wait-for graph),
+# Chromium (its tests load the page headless), npm (d3 and d3-flame-graph
+# at build time, scripts/report-assets.sh) unless a node install has it.
+PACKAGES="$PACKAGES libgraphviz-dev chromium"
+if ! command -v npm >/dev/null 2>&1; then
+	PACKAGES="$PACKAGES nodejs npm"
+fi
+
 missing=""
 for p in $PACKAGES; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

@@ -36,9 +36,11 @@ struct line {
 };
 
 static const char *const kind_names[RSP_FK__NR] = {
-	[RSP_FK_RUNNING] = "running", [RSP_FK_RUNNABLE] = "runnable", [RSP_FK_BLOCK_IO] = "block_io",
-	[RSP_FK_NETWORK] = "network", [RSP_FK_LOCK] = "lock",	      [RSP_FK_TIMER] = "timer",
-	[RSP_FK_OTHER] = "other",     [RSP_FK_UNKNOWN] = "unknown",   [RSP_FK_LEFT_OUT] = "left_out",
+	[RSP_FK_RUNNING] = "running",	[RSP_FK_RUNNABLE] = "runnable",
+	[RSP_FK_BLOCK_IO] = "block_io", [RSP_FK_NETWORK] = "network",
+	[RSP_FK_LOCK] = "lock",		[RSP_FK_TIMER] = "timer",
+	[RSP_FK_OTHER] = "other",	[RSP_FK_UNKNOWN] = "unknown",
+	[RSP_FK_LEFT_OUT] = "left_out",
 };
 
 const char *rsp_flame_kind__name(enum rsp_flame_kind k)
@@ -272,7 +274,8 @@ static int read_lines(const char *text, size_t len, struct line **out, size_t *n
 		lineno++;
 		if (end > pos) {
 			if (n == cap) {
-				struct line *g = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+				struct line *g =
+					realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*v));
 
 				if (!g) {
 					free(v);
@@ -379,8 +382,8 @@ int rsp_flametree__render_json(const struct rsp_flametree *t, struct rsp_buf *ou
 
 		snprintf(name, sizeof(name), "[%zu lighter stacks left out]",
 			 t->st.stacks_left_out);
-		json_array_append_new(kids, jframe(json_string(name), t->st.left_out,
-						   RSP_FK_LEFT_OUT));
+		json_array_append_new(kids,
+				      jframe(json_string(name), t->st.left_out, RSP_FK_LEFT_OUT));
 		json_object_set_new(root, "value",
 				    json_integer((json_int_t)(t->nodes[0].total + t->st.left_out)));
 	}

@@ -37,7 +37,7 @@ static json_t *child(json_t *n, const char *name)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(json_object_get(n, "children"), i, c)
+	json_array_foreach (json_object_get(n, "children"), i, c)
 		if (!strcmp(json_string_value(json_object_get(c, "name")), name))
 			return c;
 	fail_msg("no frame %s", name);
