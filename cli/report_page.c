@@ -298,8 +298,8 @@ static void explanation_section(struct page *p)
 
 static void legend(struct rsp_buf *out)
 {
-	static const char *const kinds[] = {"running", "runnable", "block_io", "network",
-					    "lock",    "timer",	   "other",    "unknown"};
+	static const char *const kinds[] = {"running", "runnable", "block_io", "network", "lock",
+					    "timer",   "other",	   "unknown",  "mixed"};
 
 	rsp_buf__puts(out, "<div class=\"legend\">");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)

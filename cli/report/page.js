@@ -5,7 +5,7 @@
   var COLORS = {
     running: '#e4572e', runnable: '#f3a712', block_io: '#4c72b0', network: '#29a19c',
     lock: '#8e44ad', timer: '#76b041', other: '#a0a0a0', unknown: '#d0d0d0',
-    left_out: '#ececec'
+    left_out: '#ececec', mixed: '#e8d8c0'
   };
 
   function data(id) {

@@ -40,7 +40,7 @@ static const char *const kind_names[RSP_FK__NR] = {
 	[RSP_FK_BLOCK_IO] = "block_io", [RSP_FK_NETWORK] = "network",
 	[RSP_FK_LOCK] = "lock",		[RSP_FK_TIMER] = "timer",
 	[RSP_FK_OTHER] = "other",	[RSP_FK_UNKNOWN] = "unknown",
-	[RSP_FK_LEFT_OUT] = "left_out",
+	[RSP_FK_LEFT_OUT] = "left_out", [RSP_FK_MIXED] = "mixed",
 };
 
 const char *rsp_flame_kind__name(enum rsp_flame_kind k)
@@ -337,13 +337,16 @@ static json_t *jname(const char *s, size_t len)
 	return j;
 }
 
-static enum rsp_flame_kind main_kind(const uint64_t *kinds)
+/* The kind of two thirds of a frame's time or more; "mixed" when none holds that much. */
+static enum rsp_flame_kind main_kind(const uint64_t *kinds, uint64_t total)
 {
 	int best = RSP_FK_UNKNOWN;
 
 	for (int k = 0; k < RSP_FK__NR; k++)
 		if (kinds[k] > kinds[best])
 			best = k;
+	if (total && kinds[best] < total - total / 3)
+		return RSP_FK_MIXED;
 	return (enum rsp_flame_kind)best;
 }
 
@@ -361,7 +364,7 @@ static json_t *jnode(const struct rsp_flametree *t, uint32_t i)
 {
 	const struct fnode *n = &t->nodes[i];
 	json_t *o = jframe(jname(t->names.data + n->name, n->name_len), n->total,
-			   main_kind(n->kinds)),
+			   main_kind(n->kinds, n->total)),
 	       *kids = json_array();
 
 	for (uint32_t c = n->first_child; c != NONE; c = t->nodes[c].next_sibling)

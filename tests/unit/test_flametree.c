@@ -67,6 +67,7 @@ static void test_tree(void **state)
 	json_t *app = child(r, "app 42"), *main_ = child(app, "main"), *work = child(main_, "work");
 
 	assert_int_equal(value(r), 1000);
+	assert_string_equal(kind(app), "running"); /* 70% */
 	assert_int_equal(value(app), 1000);
 	assert_int_equal(value(main_), 950);
 	assert_int_equal(value(child(main_, "burn")), 700);
@@ -77,10 +78,22 @@ static void test_tree(void **state)
 			    "block_io");
 	assert_string_equal(kind(child(app, "[runnable]")), "runnable");
 	assert_string_equal(kind(child(app, "[unknown]")), "unknown");
+
 	assert_int_equal(st.stacks, 5);
 	assert_int_equal(st.stacks_left_out, 0);
 	assert_int_equal(st.total, 1000);
 	assert_int_equal(st.frames, 11);
+	json_decref(r);
+}
+
+/* 60% running, 40% timer: neither two thirds, the frame is mixed. */
+static void test_mixed(void **state)
+{
+	struct rsp_flametree_stats st;
+	json_t *r = tree_of("p;a;f 60\np;a;[sleep:sleep];[timer] 40\n", 100, &st);
+
+	assert_string_equal(kind(child(child(r, "p"), "a")), "mixed");
+	assert_string_equal(kind(child(child(child(r, "p"), "a"), "f")), "running");
 	json_decref(r);
 }
 
@@ -154,6 +167,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_input),

@@ -13,7 +13,9 @@
  * flame graph renderers draw (d3-flame-graph: {"name", "value",
  * "children"}), each frame with the kind of time it holds: running,
  * runnable, block_io, network, lock, timer, other or unknown, read from
- * the snapshot's markers ([running], [runnable], [sleep:REASON] ...).
+ * the snapshot's markers ([running], [runnable], [sleep:REASON] ...); a
+ * frame whose time is of several kinds, none of them two thirds, is
+ * "mixed".
  *
  * Bounded: at most max_frames frames. Stacks are taken heaviest first; a
  * stack that would need a frame past the budget is left out whole and
@@ -32,6 +34,7 @@ enum rsp_flame_kind {
 	RSP_FK_OTHER,
 	RSP_FK_UNKNOWN,
 	RSP_FK_LEFT_OUT, /* the frame of the stacks the budget left out */
+	RSP_FK_MIXED,	 /* a frame whose time no one kind holds two thirds of */
 	RSP_FK__NR,
 };
 
