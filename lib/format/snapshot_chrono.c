@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal/snapexport.h"
+#include "internal/speedscope.h"
+#include "internal/vec.h"
 
 const char *rsp_chrono_kind__name(enum rsp_chrono_kind k)
 {
@@ -215,4 +217,158 @@ int rsp_snapexport__chrono(struct snapnames *n, size_t max_slices, struct rsp_bu
 	rsp_buf__puts(out, "\n]}\n");
 	free(keep);
 	return out->error;
+}
+
+/* ---- speedscope ------------------------------------------------------------ */
+
+struct open_frame {
+	int frame;
+	uint64_t end;
+};
+
+uint32_t *rsp_chrono__root_tids(const struct rsp_spiece *v, size_t nv)
+{
+	uint32_t *r = malloc((nv ? nv : 1) * sizeof(*r));
+
+	/* a parent's index is below its children's (walk order) */
+	for (size_t i = 0; r && i < nv; i++)
+		r[i] = v[i].parent == RSP_SNODE_NONE ? v[i].tid : r[v[i].parent];
+	return r;
+}
+
+/* Thread @tid's nest as one evented profile: open and close events, LIFO. */
+static void evented(struct snapnames *n, struct rsp_sscope *w, uint32_t tid,
+		    const struct rsp_spiece *v, const uint32_t *keep, size_t nk,
+		    const uint32_t *root, struct open_frame *stk, uint64_t base, uint64_t len)
+{
+	char name[SNAP_FRAME_LEN + 256];
+	size_t d = 0;
+
+	rsp_sscope__evented(w, rsp_snapnames__thread(n, tid, 0, name, sizeof(name)), "nanoseconds",
+			    0, len);
+	for (size_t i = 0; i < nk; i++) {
+		const struct rsp_spiece *p = &v[keep[i]];
+		uint64_t a = p->start - base, b = p->end - base;
+
+		if (root[keep[i]] != tid)
+			continue;
+		while (d && stk[d - 1].end <= a) {
+			d--;
+			rsp_sscope__event(w, 'C', stk[d].frame, stk[d].end);
+		}
+		if (d && b > stk[d - 1].end)
+			b = stk[d - 1].end; /* a child lies in its parent: never more */
+		stk[d].frame = rsp_sscope__frame(w, rsp_chrono__name(n, p, name, sizeof(name)));
+		stk[d].end = b;
+		rsp_sscope__event(w, 'O', stk[d].frame, a);
+		d++;
+	}
+	while (d--)
+		rsp_sscope__event(w, 'C', stk[d].frame, stk[d].end);
+}
+
+/* The folded stacks (the consolidated view) as one sampled profile, in us. */
+static int consolidated(struct snapnames *n, struct rsp_sscope *w, const char *who)
+{
+	struct rsp_buf f = RSP_BUF_INIT;
+	uint64_t total = 0;
+	int *fr = NULL;
+	size_t cap = 0;
+	char name[256], *end;
+	int ret = rsp_snapexport__folded(n, &f);
+
+	/* "a;b;c 123\n" lines: cut into NUL-terminated lines, summing the weights */
+	for (size_t i = 0; !ret && i < f.len; i++)
+		if (f.data[i] == '\n')
+			f.data[i] = '\0';
+	end = f.data + f.len;
+	for (char *l = f.data; !ret && l && l < end; l += strlen(l) + 1) {
+		char *sp = strrchr(l, ' ');
+
+		total += sp ? strtoull(sp + 1, NULL, 10) : 0;
+	}
+	snprintf(name, sizeof(name), "consolidated: %s", who);
+	rsp_sscope__sampled(w, name, "microseconds", 0, total);
+	for (char *l = f.data, *next; !ret && l && l < end; l = next) {
+		char *sp = strrchr(l, ' ');
+		size_t k = 0;
+
+		next = l + strlen(l) + 1;
+		if (!sp)
+			continue;
+		*sp = '\0';
+		for (char *s = l, *semi; s; s = semi ? semi + 1 : NULL) {
+			semi = strchr(s, ';');
+			if (semi)
+				*semi = '\0';
+			if (rsp_vec__reserve((void **)&fr, &cap, k + 1, sizeof(*fr))) {
+				ret = -ENOMEM;
+				break;
+			}
+			fr[k++] = rsp_sscope__frame(w, s);
+		}
+		rsp_sscope__sample(w, fr, k, strtoull(sp + 1, NULL, 10));
+	}
+	free(fr);
+	rsp_buf__exit(&f);
+	return ret;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t rsp_chrono__nest_tids(const struct rsp_spiece *v, const uint32_t *keep, size_t nk,
+			     uint32_t *out)
+{
+	size_t k = 0, u = 0;
+
+	for (size_t i = 0; i < nk; i++)
+		if (v[keep[i]].parent == RSP_SNODE_NONE)
+			out[k++] = v[keep[i]].tid;
+	qsort(out, k, sizeof(*out), cmp_tid);
+	for (size_t i = 0; i < k; i++)
+		if (!u || out[u - 1] != out[i])
+			out[u++] = out[i];
+	return u;
+}
+
+int rsp_snapexport__speedscope(struct snapnames *n, size_t max_slices, struct rsp_buf *out)
+{
+	const struct rsp_snapshot_totals *tot = rsp_snapshot__totals(n->snap);
+	size_t nv, nk = 0, nt;
+	const struct rsp_spiece *v = rsp_snapshot__pieces(n->snap, &nv, NULL);
+	uint32_t *keep = NULL, *root = rsp_chrono__root_tids(v, nv),
+		 *tids = malloc((nv ? nv : 1) * 4);
+	struct open_frame *stk = malloc((nv ? nv : 1) * sizeof(*stk));
+	const struct rsp_snode *r0 =
+		rsp_snapshot__nr_roots(n->snap)
+			? rsp_snapshot__node(n->snap, rsp_snapshot__root(n->snap, 0))
+			: NULL;
+	char who[160], title[200];
+	struct rsp_sscope w;
+	int ret = root && stk && tids ? rsp_chrono__select(v, nv, max_slices, &keep, &nk) : -ENOMEM;
+
+	rsp_sscope__init(&w);
+	who[0] = '\0';
+	if (r0)
+		rsp_snapnames__thread(n, r0->tgid ? r0->tgid : r0->tid, r0->tgid, who, sizeof(who));
+	nt = ret ? 0 : rsp_chrono__nest_tids(v, keep, nk, tids);
+	for (size_t t = 0; t < nt; t++)
+		evented(n, &w, tids[t], v, keep, nk, root, stk, tot->start, tot->end - tot->start);
+	if (!ret)
+		ret = consolidated(n, &w, who);
+	snprintf(title, sizeof(title), "rsp snapshot of %s", who);
+	if (ret)
+		rsp_sscope__exit(&w);
+	else
+		ret = rsp_sscope__finish(&w, title, out);
+	free(keep);
+	free(root);
+	free(tids);
+	free(stk);
+	return ret;
 }

@@ -257,11 +257,128 @@ static void test_truncated(void **state)
 	b_exit(b);
 }
 
+static json_t *export(struct b *b, int (*fn)(struct snapnames *, struct rsp_buf *))
+{
+	struct rsp_buf out = RSP_BUF_INIT;
+	json_error_t e;
+	json_t *j;
+
+	assert_int_equal(fn(&b->names, &out), 0);
+	j = json_loads(out.data, 0, &e);
+	if (!j)
+		fail_msg("not JSON (%s): %s", e.text, out.data);
+	rsp_buf__exit(&out);
+	return j;
+}
+
+static int speedscope_9(struct snapnames *n, struct rsp_buf *out)
+{
+	return rsp_snapexport__speedscope(n, 9, out);
+}
+
+static int speedscope_all(struct snapnames *n, struct rsp_buf *out)
+{
+	return rsp_snapexport__speedscope(n, 1000, out);
+}
+
+/*
+ * speedscope: thread 1's nest as open/close events, LIFO, at the slices'
+ * times; the consolidated view as samples weighing the whole 800 us.
+ */
+static void test_speedscope(void **state)
+{
+	struct b bb, *b = &bb;
+	json_t *j, *frames, *ev, *sm, *e;
+	size_t i, opens = 0, depth = 0, maxd = 0;
+	json_int_t stk[16], last = 0, total = 0;
+
+	build(b, 0);
+	j = export(b, speedscope_all);
+	frames = json_object_get(json_object_get(j, "shared"), "frames");
+	assert_int_equal(json_array_size(json_object_get(j, "profiles")), 2);
+	ev = json_array_get(json_object_get(j, "profiles"), 0);
+	assert_string_equal(json_string_value(json_object_get(ev, "type")), "evented");
+	assert_string_equal(json_string_value(json_object_get(ev, "name")), "t (pid 1)");
+	assert_int_equal(json_integer_value(json_object_get(ev, "endValue")), 800 * US);
+	json_array_foreach (json_object_get(ev, "events"), i, e) {
+		const char *type = json_string_value(json_object_get(e, "type"));
+		json_int_t f = json_integer_value(json_object_get(e, "frame"));
+		json_int_t at = json_integer_value(json_object_get(e, "at"));
+
+		assert_true(f >= 0 && (size_t)f < json_array_size(frames));
+		assert_true(at >= last);
+		last = at;
+		if (!strcmp(type, "O")) {
+			assert_true(depth < 16);
+			stk[depth++] = f;
+			opens++;
+			maxd = depth > maxd ? depth : maxd;
+		} else {
+			assert_string_equal(type, "C");
+			assert_true(depth > 0);
+			assert_int_equal(stk[--depth], f);
+		}
+	}
+	assert_int_equal(depth, 0);
+	assert_int_equal(opens, 14);
+	assert_int_equal(maxd, 3);
+	assert_int_equal(last, 800 * US);
+	sm = json_array_get(json_object_get(j, "profiles"), 1);
+	assert_string_equal(json_string_value(json_object_get(sm, "type")), "sampled");
+	assert_int_equal(json_array_size(json_object_get(sm, "samples")),
+			 json_array_size(json_object_get(sm, "weights")));
+	json_array_foreach (json_object_get(sm, "weights"), i, e)
+		total += json_integer_value(e);
+	assert_int_equal(total, 800);
+	assert_int_equal(json_integer_value(json_object_get(sm, "endValue")), 800);
+	json_decref(j);
+	j = export(b, speedscope_9);
+	ev = json_array_get(json_object_get(j, "profiles"), 0);
+	assert_int_equal(json_array_size(json_object_get(ev, "events")), 18);
+	json_decref(j);
+	b_exit(b);
+}
+
+/* The Chrome trace: today's tracks, and the nest as "X" slices on a track of its own. */
+static void test_chrome(void **state)
+{
+	struct b bb, *b = &bb;
+	json_t *j, *e;
+	size_t i, chrono = 0, named = 0;
+
+	build(b, 0);
+	j = export(b, rsp_snapexport__chrome);
+	json_array_foreach (json_object_get(j, "traceEvents"), i, e) {
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+		json_int_t tid = json_integer_value(json_object_get(e, "tid"));
+
+		if (cat && !strcmp(cat, "chrono")) {
+			assert_int_equal(tid, RSP_CHRONO_TRACK + 1);
+			assert_string_equal(json_string_value(json_object_get(e, "ph")), "X");
+			if (!chrono++)
+				assert_int_equal(json_real_value(json_object_get(e, "dur")), 100.0);
+		}
+		if (tid == RSP_CHRONO_TRACK + 1 &&
+		    !strcmp(json_string_value(json_object_get(e, "ph")), "M")) {
+			named++;
+			assert_non_null(strstr(json_string_value(json_object_get(
+						       json_object_get(e, "args"), "name")),
+					       "pseudostacks of t (pid 1)"));
+		}
+	}
+	assert_int_equal(chrono, 14);
+	assert_int_equal(named, 1);
+	json_decref(j);
+	b_exit(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_speedscope),
+		cmocka_unit_test(test_chrome),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

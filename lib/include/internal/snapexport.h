@@ -24,7 +24,13 @@
  *         slice per run, runnable stretch and sleep, "M" names for
  *         processes and threads, "s"/"f" flow arrows for the wakeups the
  *         chain followed. Times in microseconds from the snapshot's start.
+ *         Beside them, per thread of PID, a track "pseudostacks of THREAD"
+ *         (tid RSP_CHRONO_TRACK + the thread's tid) with the chrono slices
+ *         below as nested "X" slices (cat "chrono"; args: kind, tid, depth):
+ *         the chronological flame view, at most RSP_CHRONO_TRACE_SLICES.
  */
+#define RSP_CHRONO_TRACK	0x40000000u /* above any tid (pid_max is at most 2^22) */
+#define RSP_CHRONO_TRACE_SLICES 100000
 int rsp_snapexport__folded(struct snapnames *n, struct rsp_buf *out);
 
 /*
@@ -62,6 +68,16 @@ int rsp_snapexport__folded(struct snapnames *n, struct rsp_buf *out);
  */
 int rsp_snapexport__chrono(struct snapnames *n, size_t max_slices, struct rsp_buf *out);
 
+/*
+ * speedscope  speedscope's file format (internal/speedscope.h): one
+ *         "evented" profile per thread of PID, its chronological nest (the
+ *         chrono slices above, at most @max_slices in all, chosen the same
+ *         way; times in ns from the snapshot's start), then one "sampled"
+ *         profile of the consolidated view (the folded stacks, weights in
+ *         microseconds). Returns 0 or a negative errno.
+ */
+int rsp_snapexport__speedscope(struct snapnames *n, size_t max_slices, struct rsp_buf *out);
+
 enum rsp_chrono_kind {
 	RSP_CK_RUNNING,
 	RSP_CK_RUNNABLE,
@@ -86,6 +102,18 @@ char *rsp_chrono__name(struct snapnames *n, const struct rsp_spiece *p, char *bu
  */
 int rsp_chrono__select(const struct rsp_spiece *v, size_t nv, size_t max, uint32_t **out,
 		       size_t *nout);
+/*
+ * Per piece of @v, the thread of PID whose nest it is in (a piece of
+ * depth 0: its own): malloc'ed, the caller frees it; NULL on ENOMEM.
+ */
+uint32_t *rsp_chrono__root_tids(const struct rsp_spiece *v, size_t nv);
+/*
+ * The threads of PID whose nests have pieces among @keep (@nk of them,
+ * indexes into @v): ascending, unique, into @out (room for @nk). Returns
+ * how many.
+ */
+size_t rsp_chrono__nest_tids(const struct rsp_spiece *v, const uint32_t *keep, size_t nk,
+			     uint32_t *out);
 /* @s as a JSON string, quoted and escaped (errors stay in out->error). */
 void rsp_snapexport__jstr(struct rsp_buf *out, const char *s);
 int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out);
