@@ -25,12 +25,14 @@
 
 #define DEFAULT_MAX_FRAMES 20000
 #define DEFAULT_MAX_EDGES  200
+#define DEFAULT_MAX_SLICES 10000
 #define MAX_CHAIN_NODES	   3000
 
 struct report_opts {
 	long pid;
 	const char *last, *from, *to, *output;
-	uint64_t max_frames, max_edges;
+	uint64_t max_frames, max_edges, max_slices;
+	char max_slices_arg[24];
 	char range[160];
 };
 
@@ -38,12 +40,13 @@ const char report_usage[] =
 	"rspctl report — one HTML page about a process: where its time went\n"
 	"\n"
 	"usage: rspctl report [PID] [--last DURATION | --from T --to T] -o FILE.html\n"
-	"                     [--max-frames N] [--max-edges N]\n"
+	"                     [--max-frames N] [--max-edges N] [--max-slices N]\n"
 	"\n"
 	"Writes one self-contained HTML file (no network needed to open it, e.g.\n"
 	"from a mail): the snapshot's table of explanation and its chain, an\n"
 	"interactive flame graph of PID's time (on-CPU and off-CPU, coloured by\n"
-	"kind, with search and zoom), the wait-for graph of the range (laid out\n"
+	"kind, with search and zoom), its chronological view (PID's pseudostacks\n"
+	"on a time axis, zoomable), the wait-for graph of the range (laid out\n"
 	"by Graphviz, knots in red), PID's latency profiles as bar charts with\n"
 	"their peaks, and what the window held (losses, gaps, inferred shares,\n"
 	"the capture backend). Without PID: the graph, the profiles and the window.\n"
@@ -58,6 +61,8 @@ const char report_usage[] =
 	"                     stacks first; the rest is one frame, said so (20000)\n"
 	"  --max-edges N      the wait-for graph shows at most N edges, knots'\n"
 	"                     first, then the heaviest (200)\n"
+	"  --max-slices N     the chronological view holds at most N slices, the\n"
+	"                     shallowest and longest, said so (10000)\n"
 	"\n"
 	"The page is assembled by rspctl from rspd's answers to status, snapshot,\n"
 	"graph and hist; 'rspctl analyze DUMP report ...' makes the same page\n"
@@ -97,7 +102,8 @@ static int parse_opt(struct report_opts *o, int argc, char **argv, int *i)
 	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
 	if (strcmp(name, "-o") && strcmp(name, "--output") && strcmp(name, "--last") &&
 	    strcmp(name, "--from") && strcmp(name, "--to") && strcmp(name, "--pid") &&
-	    strcmp(name, "--max-frames") && strcmp(name, "--max-edges"))
+	    strcmp(name, "--max-frames") && strcmp(name, "--max-edges") &&
+	    strcmp(name, "--max-slices"))
 		return bad("unknown option '%s'; see 'rspctl help report'", a);
 	v = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
 	if (!v || !v[0])
@@ -120,6 +126,8 @@ static int parse_opt(struct report_opts *o, int argc, char **argv, int *i)
 			return bad("--pid wants one process id, not '%s'", v);
 		o->pid = (long)n;
 	} else {
+		if (!strcmp(name, "--max-slices"))
+			return parse_count(name, v, 100, &o->max_slices);
 		return parse_count(name, v, !strcmp(name, "--max-frames") ? 100 : 10,
 				   !strcmp(name, "--max-frames") ? &o->max_frames : &o->max_edges);
 	}
@@ -130,8 +138,10 @@ static int parse_opts(struct report_opts *o, int argc, char **argv)
 {
 	uint64_t n;
 
-	*o = (struct report_opts){
-		.pid = -1, .max_frames = DEFAULT_MAX_FRAMES, .max_edges = DEFAULT_MAX_EDGES};
+	*o = (struct report_opts){.pid = -1,
+				  .max_frames = DEFAULT_MAX_FRAMES,
+				  .max_edges = DEFAULT_MAX_EDGES,
+				  .max_slices = DEFAULT_MAX_SLICES};
 	for (int i = 1; i < argc; i++) {
 		int ret;
 
@@ -147,6 +157,8 @@ static int parse_opts(struct report_opts *o, int argc, char **argv)
 			o->pid = (long)n;
 		}
 	}
+	snprintf(o->max_slices_arg, sizeof(o->max_slices_arg), "%llu",
+		 (unsigned long long)o->max_slices);
 	if (!o->output)
 		return bad("%swhich file? give -o FILE.html", "");
 	if (o->last && (o->from || o->to))
@@ -228,14 +240,40 @@ static char *pid_str(const struct report_opts *o, char *buf, size_t n)
 	return buf;
 }
 
-/* The snapshot: its JSON, and its folded stacks made a flame tree. */
+/*
+ * The chronological view's slices (rsp_snapexport__chrono()), written
+ * again with '/' escaped: the JSON sits in a <script> element.
+ */
+static int chrono_part(const struct report_opts *o, const struct rsp_part *p,
+		       struct report_chrono *c)
+{
+	json_t *j = json_loadb(p->data, p->len, 0, NULL);
+	char *text =
+		j ? json_dumps(j, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_PRESERVE_ORDER) : NULL;
+	int ret = text ? rsp_buf__puts(&c->json, text) : -EINVAL;
+
+	if (!ret && json_is_true(json_object_get(j, "truncated")))
+		rsp_buf__printf(&c->note,
+				"The chronological view holds %zu slices: the shallowest and "
+				"longest were kept, shorter and deeper ones left out "
+				"(--max-slices %llu).",
+				json_array_size(json_object_get(j, "slices")),
+				(unsigned long long)o->max_slices);
+	free(text);
+	json_decref(j);
+	return ret;
+}
+
+/* The snapshot: its JSON, its folded stacks made a flame tree, its chrono slices. */
 static int ask_snapshot(const struct report_asker *a, const struct report_opts *o, json_t **snap,
-			struct rsp_buf *flame, struct rsp_buf *note)
+			struct rsp_buf *flame, struct rsp_buf *note, struct report_chrono *chrono)
 {
 	char pid[24];
-	const char *head[] = {"snapshot",      pid_str(o, pid, sizeof(pid)),
-			      "--json",	       "--folded",
-			      "report.folded", NULL};
+	const char *head[] = {"snapshot",	 pid_str(o, pid, sizeof(pid)),
+			      "--json",		 "--folded",
+			      "report.folded",	 "--chrono",
+			      "report.chrono",	 "--max-slices",
+			      o->max_slices_arg, NULL};
 	const char *v[16];
 	struct rsp_buf ans = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_flametree *t = NULL;
@@ -260,7 +298,12 @@ static int ask_snapshot(const struct report_asker *a, const struct report_opts *
 		else if (p.name_len == 6 && !memcmp(p.name, "folded", 6) &&
 			 rsp_flametree__add_folded(t, p.data, p.len, &err))
 			goto out;
+		else if (p.name_len == 6 && !memcmp(p.name, "chrono", 6) &&
+			 chrono_part(o, &p, chrono))
+			rsp_buf__puts(&err, "snapshot's chronological view does not parse");
 	}
+	if (err.len)
+		goto out;
 	if (!*snap || rsp_flametree__render_json(t, flame)) {
 		fprintf(stderr, "rspctl: report: %s\n",
 			*snap ? "out of memory" : "snapshot's JSON answer does not parse");
@@ -331,6 +374,7 @@ static int gather(const struct report_asker *a, const struct report_opts *o, str
 	const char *hist_argv[] = {"hist", "--json", o->pid >= 0 ? "--pid" : NULL, pid, NULL};
 	struct rsp_buf flame = RSP_BUF_INIT, svg = RSP_BUF_INIT, fnote = RSP_BUF_INIT,
 		       gnote = RSP_BUF_INIT;
+	struct report_chrono chrono = {RSP_BUF_INIT, RSP_BUF_INIT};
 	struct report_data d = {.pid = o->pid,
 				.range = o->range,
 				.source = a->source,
@@ -339,7 +383,7 @@ static int gather(const struct report_asker *a, const struct report_opts *o, str
 
 	if (!(d.status = ask_json(a, o, status_argv, false)))
 		goto out;
-	if (o->pid >= 0 && ask_snapshot(a, o, &d.snapshot, &flame, &fnote))
+	if (o->pid >= 0 && ask_snapshot(a, o, &d.snapshot, &flame, &fnote, &chrono))
 		goto out;
 	if (ask_graph(a, o, &svg, &gnote))
 		goto out;
@@ -347,6 +391,8 @@ static int gather(const struct report_asker *a, const struct report_opts *o, str
 		goto out;
 	d.flame_json = flame.data;
 	d.flame_note = fnote.len ? fnote.data : NULL;
+	d.chrono_json = chrono.json.data;
+	d.chrono_note = chrono.note.len ? chrono.note.data : NULL;
 	d.graph_svg = svg.data;
 	d.graph_note = gnote.len ? gnote.data : NULL;
 	if (report_page__render(&d, page)) {
@@ -354,6 +400,7 @@ static int gather(const struct report_asker *a, const struct report_opts *o, str
 		goto out;
 	}
 	say_note(&fnote);
+	say_note(&chrono.note);
 	say_note(&gnote);
 	if (report_libs_missing)
 		fprintf(stderr,
@@ -369,6 +416,8 @@ out:
 	rsp_buf__exit(&svg);
 	rsp_buf__exit(&fnote);
 	rsp_buf__exit(&gnote);
+	rsp_buf__exit(&chrono.json);
+	rsp_buf__exit(&chrono.note);
 	return ret;
 }
 

@@ -30,11 +30,18 @@ struct report_data {
 	const char *range;  /* the range as the user gave it ("the whole window", "--last 5s") */
 	const char *source; /* report_asker.source */
 	json_t *status, *snapshot, *hist;
-	const char *flame_json; /* rsp_flametree__render_json() */
-	const char *flame_note; /* the frame budget's sentence, or NULL */
-	const char *graph_svg;	/* Graphviz's rendering */
-	const char *graph_note; /* the edge budget's sentence, or NULL */
+	const char *flame_json;	 /* rsp_flametree__render_json() */
+	const char *flame_note;	 /* the frame budget's sentence, or NULL */
+	const char *chrono_json; /* rsp_snapexport__chrono(), '/' escaped; NULL: none */
+	const char *chrono_note; /* the slice budget's sentence, or NULL */
+	const char *graph_svg;	 /* Graphviz's rendering */
+	const char *graph_note;	 /* the edge budget's sentence, or NULL */
 	size_t max_chain_nodes;
+};
+
+/* The chronological view's data and what its budget left out. */
+struct report_chrono {
+	struct rsp_buf json, note;
 };
 
 /* rspctl report's usage text. */

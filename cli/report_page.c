@@ -105,7 +105,8 @@ static void head(struct page *p)
 	rsp_buf__puts(p->out, "</p>\n<nav><a href=\"#window\">window</a> ");
 	if (s)
 		rsp_buf__puts(p->out, "<a href=\"#explanation\">explanation</a> "
-				      "<a href=\"#flame\">flame graph</a> ");
+				      "<a href=\"#flame\">flame graph</a> "
+				      "<a href=\"#chrono\">chronological view</a> ");
 	rsp_buf__puts(p->out, "<a href=\"#graph\">wait-for graph</a> "
 			      "<a href=\"#profiles\">latency profiles</a></nav>\n</header>\n");
 }
@@ -340,6 +341,37 @@ static void flame_section(struct page *p)
 	rsp_buf__puts(p->out, "</script>\n</section>\n");
 }
 
+/* ---- chronological view -------------------------------------------------- */
+
+static void chrono_section(struct page *p)
+{
+	const struct report_data *d = p->d;
+
+	if (!d->snapshot || !d->chrono_json)
+		return;
+	rsp_buf__puts(p->out,
+		      "<section id=\"chrono\">\n<h2>Chronological view: the process's "
+		      "pseudostacks in time</h2>\n<p>RSP's flame view: per thread of the process, "
+		      "what it did when (running, runnable, sleeping by reason), and under a sleep "
+		      "what the thread that ended it did meanwhile. Wheel to zoom the time axis, "
+		      "drag to pan; hover a slice for its name and length.</p>\n");
+	if (d->chrono_note)
+		rsp_buf__puts(p->out, "<p class=\"cap\">"), esc(p->out, d->chrono_note),
+			rsp_buf__puts(p->out, "</p>\n");
+	if (report_libs_missing) {
+		rsp_buf__puts(p->out, "<p class=\"warn\">No chronological view: this rspctl was "
+				      "built without ");
+		esc(p->out, report_libs_missing);
+		rsp_buf__puts(p->out, ".</p>\n</section>\n");
+		return;
+	}
+	legend(p->out);
+	rsp_buf__puts(p->out, "<div id=\"chrono-chart\"></div>\n<script "
+			      "type=\"application/json\" id=\"rsp-chrono\">");
+	rsp_buf__puts(p->out, d->chrono_json);
+	rsp_buf__puts(p->out, "</script>\n</section>\n");
+}
+
 /* ---- wait-for graph ------------------------------------------------------ */
 
 static void graph_section(struct page *p)
@@ -516,6 +548,7 @@ int report_page__render(const struct report_data *d, struct rsp_buf *out)
 	window_section(&p);
 	explanation_section(&p);
 	flame_section(&p);
+	chrono_section(&p);
 	graph_section(&p);
 	profiles_section(&p);
 	scripts(&p);

@@ -34,7 +34,8 @@ struct snap_opts {
 	char folded[PATH_LEN];
 	char chrome[PATH_LEN];
 	char speedscope[PATH_LEN];
-	size_t max_slices; /* chronological slices in the files (speedscope, Chrome trace) */
+	size_t max_slices;     /* chronological slices in the files (speedscope, Chrome trace) */
+	char chrono[PATH_LEN]; /* rsp_snapexport__chrono()'s JSON (rspctl report) */
 };
 
 #define MAX_SLICES_DEFAULT 100000
@@ -49,6 +50,7 @@ enum {
 	OPT_MIN,
 	OPT_SPEEDSCOPE,
 	OPT_MAX_SLICES,
+	OPT_CHRONO,
 };
 
 static const struct rsp_option snap_options[] = {
@@ -61,6 +63,7 @@ static const struct rsp_option snap_options[] = {
 	{"min", true, OPT_MIN},
 	{"speedscope", true, OPT_SPEEDSCOPE},
 	{"max-slices", true, OPT_MAX_SLICES},
+	{"chrono", true, OPT_CHRONO},
 	{NULL, false, 0},
 };
 
@@ -129,6 +132,8 @@ static int snap_opt(struct rsp_request *req, int id, const char *arg, struct rsp
 		return set_path(o->chrome, "chrome-trace", arg, err);
 	case OPT_SPEEDSCOPE:
 		return set_path(o->speedscope, "speedscope", arg, err);
+	case OPT_CHRONO:
+		return set_path(o->chrono, "chrono", arg, err);
 	case OPT_MAX_SLICES:
 		if (rsp_parse__u64(arg, 1, 10000000, &n)) {
 			rsp_buf__printf(err, "snapshot: --max-slices wants 1 to 10000000, not '%s'",
@@ -190,16 +195,22 @@ static int snap_check(struct rsp_request *req, struct rsp_buf *err)
 				   "--chrome-trace; give each its own");
 		return -EINVAL;
 	}
+	if (o->chrono[0] && (!strcmp(o->chrono, o->folded) || !strcmp(o->chrono, o->chrome) ||
+			     !strcmp(o->chrono, o->speedscope))) {
+		rsp_buf__puts(err, "snapshot: --chrono names the same file as another option; "
+				   "give each its own");
+		return -EINVAL;
+	}
 	return 0;
 }
 
 static const char *snap_output(const struct rsp_request *req, size_t i, const char **name)
 {
 	const struct snap_opts *o = req->opts;
-	const char *paths[3] = {o->folded, o->chrome, o->speedscope},
-		   *names[3] = {"folded", "chrome-trace", "speedscope"};
+	const char *paths[4] = {o->folded, o->chrome, o->speedscope, o->chrono},
+		   *names[4] = {"folded", "chrome-trace", "speedscope", "chrono"};
 
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < 4; k++) {
 		if (!paths[k][0])
 			continue;
 		if (i-- == 0) {
@@ -913,7 +924,7 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	struct rsp_buf main = RSP_BUF_INIT, file = RSP_BUF_INIT;
 	int ret;
 
-	if (!c->o->folded[0] && !c->o->chrome[0] && !c->o->speedscope[0]) {
+	if (!c->o->folded[0] && !c->o->chrome[0] && !c->o->speedscope[0] && !c->o->chrono[0]) {
 		if (c->req->format == RSP_FMT_JSON)
 			return render_json(c, out);
 		render_text(c, out);
@@ -936,6 +947,10 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	if (!ret && c->o->speedscope[0] &&
 	    !(ret = rsp_snapexport__speedscope(c->names, c->o->max_slices, &file)))
 		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
+	rsp_buf__reset(&file);
+	if (!ret && c->o->chrono[0] &&
+	    !(ret = rsp_snapexport__chrono(c->names, c->o->max_slices, &file)))
+		ret = rsp_answer__add(out, "chrono", file.data, file.len);
 	rsp_buf__exit(&main);
 	rsp_buf__exit(&file);
 	return ret;
@@ -994,7 +1009,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 	.usage = "usage: rspctl snapshot PID [--last DURATION | --from T --to T]\n"
 		 "                       [--format text|json]\n"
 		 "                       [--folded FILE] [--chrome-trace FILE]\n"
-		 "                       [--speedscope FILE] [--max-slices N]\n"
+		 "                       [--speedscope FILE] [--max-slices N] [--chrono FILE]\n"
 		 "                       [--fit DURATION] [--merge DURATION]\n"
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
 		 "\n"
@@ -1017,6 +1032,9 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                     and the consolidated flame view (sampled)\n"
 		 "  --max-slices N     at most N chronological slices in the files: beyond,\n"
 		 "                     the shallowest and longest are kept (100000)\n"
+		 "  --chrono FILE      also write the chronological flame view as JSON:\n"
+		 "                     PID's pseudostacks as nested slices on a time axis\n"
+		 "                     (what rspctl report draws)\n"
 		 "  --fit DURATION     a waker's run is a child of a sleep if it starts at\n"
 		 "                     most this long before the sleep and ends at most\n"
 		 "                     this long after it (100us)\n"
