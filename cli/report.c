@@ -127,8 +127,8 @@ static int parse_opt(struct report_opts *o, int argc, char **argv, int *i)
 		o->pid = (long)n;
 	} else {
 		if (!strcmp(name, "--max-slices"))
-			return parse_count(name, v, 100, &o->max_slices);
-		return parse_count(name, v, !strcmp(name, "--max-frames") ? 100 : 10,
+			return parse_count(name, v, 10, &o->max_slices);
+		return parse_count(name, v, 10,
 				   !strcmp(name, "--max-frames") ? &o->max_frames : &o->max_edges);
 	}
 	return 0;

@@ -170,4 +170,21 @@ t.check(between(opage, '<div class="graph">', "</div>") ==
         between(page, '<div class="graph">', "</div>"), "... and the wait-for graph")
 t.check(script_json(opage, "rsp-chrono") == script_json(page, "rsp-chrono"),
         "... and the chronological view")
+
+# The size cap: beyond its budgets the page keeps the heaviest part and says
+# so, in the page and on stderr, with the total still whole.
+capped = os.path.join(work, "capped.html")
+p = t.run([t.RSPCTL, "analyze", dump, "report", str(w["pid"]), *rng, "--max-frames", "10",
+           "--max-slices", "10", "-o", capped])
+cpage = read(capped) if p.returncode == 0 else ""
+tree = script_json(cpage, "rsp-flame") or {}
+left = [n for n in tree.get("children", []) if n["kind"] == "left_out"]
+t.check(p.returncode == 0 and "lighter stacks left out" in p.stderr and left and
+        "heaviest of" in cpage and tree["value"] == script_json(page, "rsp-flame")["value"],
+        "--max-frames 10: the heaviest stacks, the rest one frame, the total kept, said: "
+        + p.stderr.strip())
+chrono = script_json(cpage, "rsp-chrono") or {}
+t.check(len(chrono.get("slices", [])) <= 10 and chrono.get("truncated") and
+        "--max-slices 10" in p.stderr and "--max-slices 10" in cpage,
+        "--max-slices 10: at most 10 slices, said in the page and on stderr")
 shutil.rmtree(work, ignore_errors=True)
