@@ -14,6 +14,23 @@
 #include <graphviz/gvc.h>
 #include "report.h"
 
+/*
+ * Graphviz's dot layout and its core renderers (SVG), linked in rather
+ * than loaded through Graphviz's plugin configuration: gvContext() would
+ * also load the pango text layout, which brings fontconfig, and reads the
+ * configuration file into memory it never frees (2.42), so that every run
+ * of rspctl report would leak under the sanitizers. Text widths are then
+ * Graphviz's own estimates, the same on every machine.
+ */
+extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
+extern gvplugin_library_t gvplugin_core_LTX_library;
+
+static lt_symlist_t builtins[] = {
+	{"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+	{"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
+	{NULL, NULL},
+};
+
 #define KNOT_EDGE   "#c0392b"
 #define KNOT_FILL   "#fbe3e0"
 #define BGKNOT_EDGE "#7f8c8d"
@@ -127,7 +144,7 @@ static int inline_svg(const char *svg, size_t len, struct rsp_buf *out)
 int report_graph__svg(const char *dot, size_t max_edges, struct rsp_buf *out, size_t *cut,
 		      struct rsp_buf *err)
 {
-	GVC_t *gvc = gvContext();
+	GVC_t *gvc = gvContextPlugins(builtins, 0);
 	Agraph_t *g = gvc ? agmemread(dot) : NULL;
 	char *svg = NULL;
 	unsigned int len = 0; /* Graphviz 2.42's type; later ones take size_t */
@@ -138,7 +155,7 @@ int report_graph__svg(const char *dot, size_t max_edges, struct rsp_buf *out, si
 			      gvc ? "Graphviz could not read rspctl graph's DOT answer (a bug: "
 				    "please report it with the answer of 'rspctl graph --format "
 				    "dot')"
-				  : "Graphviz could not start (gvContext failed)");
+				  : "Graphviz could not start (gvContextPlugins failed)");
 		goto out;
 	}
 	if ((ret = trim(g, max_edges, cut))) {

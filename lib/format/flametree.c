@@ -309,7 +309,8 @@ int rsp_flametree__add_folded(struct rsp_flametree *t, const char *text, size_t 
 
 	if (ret)
 		return ret;
-	qsort(v, n, sizeof(*v), by_weight);
+	if (n)
+		qsort(v, n, sizeof(*v), by_weight);
 	for (size_t i = 0; i < n && !ret; i++) {
 		t->st.stacks++;
 		t->st.total += v[i].w;
