@@ -40,6 +40,6 @@ else
 	: >"$out/d3-flamegraph.css"
 	printf '#define RSP_REPORT_LIBS_MISSING "d3 and d3-flame-graph: %s"\n' "$missing" \
 		>"$out/report_libs.h.new"
-	echo "report-assets: WARNING: rspctl report will lack its flame graph: $missing" >&2
+	echo "report-assets: WARNING: rspctl report will lack its flame graph: $missing; delete $out/report_libs.h to try again" >&2
 fi
 mv "$out/report_libs.h.new" "$out/report_libs.h"

@@ -13,6 +13,8 @@
 #include <rsp/flametree.h>
 
 #define NONE UINT32_MAX
+/* A weight JavaScript reads exactly (2^53): the tree is drawn by a browser. */
+#define MAX_WEIGHT (1ull << 53)
 
 struct fnode {
 	size_t name; /* offset in names */
@@ -194,10 +196,18 @@ static size_t new_frames(const struct rsp_flametree *t, const struct line *l)
 	return need;
 }
 
+/* Sums saturate at JSON's largest integer: no input wraps a total around. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	const uint64_t max = (uint64_t)INT64_MAX;
+
+	return a > max || b > max - a ? max : a + b;
+}
+
 static void credit(struct fnode *n, enum rsp_flame_kind k, uint64_t w)
 {
-	n->total += w;
-	n->kinds[k] += w;
+	n->total = add_sat(n->total, w);
+	n->kinds[k] = add_sat(n->kinds[k], w);
 }
 
 static int insert(struct rsp_flametree *t, const struct line *l)
@@ -209,7 +219,7 @@ static int insert(struct rsp_flametree *t, const struct line *l)
 	/* one frame stays free for what the budget leaves out */
 	if (t->nr + new_frames(t, l) >= t->max) {
 		t->st.stacks_left_out++;
-		t->st.left_out += l->w;
+		t->st.left_out = add_sat(t->st.left_out, l->w);
 		return 0;
 	}
 	credit(&t->nodes[0], k, l->w);
@@ -240,10 +250,12 @@ static int parse_line(const char *s, size_t len, struct line *l)
 	if (!sp || sp == len)
 		return -EINVAL;
 	for (size_t i = sp; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9' || w > (UINT64_MAX - 9) / 10)
+		if (s[i] < '0' || s[i] > '9' || w > MAX_WEIGHT / 10)
 			return -EINVAL;
 		w = w * 10 + (uint64_t)(s[i] - '0');
 	}
+	if (w > MAX_WEIGHT)
+		return -EINVAL;
 	*l = (struct line){s, sp - 1, w};
 	return 0;
 }
@@ -285,8 +297,9 @@ static int read_lines(const char *text, size_t len, struct line **out, size_t *n
 			}
 			if (parse_line(text + pos, end - pos, &v[n])) {
 				rsp_buf__printf(err,
-						"folded stacks: line %zu has no weight at its end "
-						"('frame;frame COUNT' expected)",
+						"folded stacks: line %zu has no weight at its "
+						"end ('frame;frame COUNT' expected, COUNT up to "
+						"2^53)",
 						lineno);
 				free(v);
 				return -EINVAL;
@@ -313,7 +326,7 @@ int rsp_flametree__add_folded(struct rsp_flametree *t, const char *text, size_t 
 		qsort(v, n, sizeof(*v), by_weight);
 	for (size_t i = 0; i < n && !ret; i++) {
 		t->st.stacks++;
-		t->st.total += v[i].w;
+		t->st.total = add_sat(t->st.total, v[i].w);
 		ret = insert(t, &v[i]);
 	}
 	free(v);
@@ -388,8 +401,9 @@ int rsp_flametree__render_json(const struct rsp_flametree *t, struct rsp_buf *ou
 			 t->st.stacks_left_out);
 		json_array_append_new(kids,
 				      jframe(json_string(name), t->st.left_out, RSP_FK_LEFT_OUT));
-		json_object_set_new(root, "value",
-				    json_integer((json_int_t)(t->nodes[0].total + t->st.left_out)));
+		json_object_set_new(
+			root, "value",
+			json_integer((json_int_t)add_sat(t->nodes[0].total, t->st.left_out)));
 	}
 	text = root ? json_dumps(root, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_PRESERVE_ORDER)
 		    : NULL;

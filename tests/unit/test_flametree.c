@@ -157,8 +157,33 @@ static void test_input(void **state)
 	assert_non_null(strstr(out.data, "<\\/script>"));
 	assert_non_null(strstr(out.data, "\"??\""));
 	assert_int_equal(rsp_flametree__add_folded(t, "", 0, &err), 0);
+	rsp_buf__reset(&err); /* a weight past 2^53 (JavaScript's exact integers) */
+	assert_int_equal(rsp_flametree__add_folded(t, "a 9007199254740993\n", 19, &err), -EINVAL);
+	assert_non_null(strstr(err.data, "line 1"));
 	rsp_flametree__delete(t);
 	rsp_flametree__delete(NULL);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+}
+
+/* 100000 distinct stacks, a budget of 1000 frames: the tree stays in it, the total whole. */
+static void test_many(void **state)
+{
+	struct rsp_flametree *t = rsp_flametree__new("r", 1000);
+	struct rsp_buf in = RSP_BUF_INIT, out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_flametree_stats st;
+
+	for (int i = 0; i < 100000; i++)
+		rsp_buf__printf(&in, "p;t%d;f%d %d\n", i % 50, i, 1 + i % 7);
+	assert_int_equal(rsp_flametree__add_folded(t, in.data, in.len, &err), 0);
+	assert_int_equal(rsp_flametree__render_json(t, &out), 0);
+	rsp_flametree__stats(t, &st);
+	assert_true(st.frames <= 1000);
+	assert_int_equal(st.stacks, 100000);
+	assert_true(st.stacks_left_out > 99000);
+	assert_int_equal(st.total, 100000 / 7 * 28 + 1 + 2 + 3 + 4 + 5);
+	rsp_flametree__delete(t);
+	rsp_buf__exit(&in);
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 }
@@ -166,11 +191,9 @@ static void test_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tree),
-		cmocka_unit_test(test_mixed),
-		cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_budget),
-		cmocka_unit_test(test_input),
+		cmocka_unit_test(test_tree),  cmocka_unit_test(test_mixed),
+		cmocka_unit_test(test_kinds), cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_input), cmocka_unit_test(test_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
