@@ -151,7 +151,8 @@ static void window_section(struct page *p)
 	else
 		rsp_buf__puts(out, "<span class=\"unknown\">unknown</span>");
 	rsp_buf__puts(out, "</td></tr>\n");
-	row_num(out, "records in the window", st, "records", "");
+	/* live: status's own count; offline: the window the dump was loaded into */
+	row_num(out, "records in the window", has(st, "records") ? st : w, "records", "");
 	row_num(out, "records lost (ring overruns)", st, "lost", "");
 	row_num(out, "window span", w, "span_s", " s");
 	row_num(out, "chunks evicted (oldest first)", w, "evicted_chunks", "");
