@@ -28,8 +28,9 @@
 #define TOP_PROCS	  10
 
 struct top_opts {
-	unsigned limit;	       /* rows; 0: all */
-	unsigned stacks;       /* heaviest whole stacks to show; 0: none */
+	unsigned limit;	 /* rows; 0: all */
+	unsigned stacks; /* heaviest whole stacks to show; 0: none */
+
 	char speedscope[4096]; /* also this file: the samples per thread, speedscope's format */
 };
 
@@ -490,23 +491,23 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 {
 	const struct rsp_request *req = c->req;
 	const struct rsp_source *src = c->src;
-	struct rsp_flatprof_opts o = {
-		.from = req->last_ns && src->now > req->last_ns ? src->now - req->last_ns
-								: req->from_ns,
-		.to = req->to_ns,
-		.pid = req->pid,
-		.self_pid = src->capture ? (uint32_t)src->capture->pid : 0,
-		.stacks = ((const struct top_opts *)req->opts)->stacks > 0 ||
-			  ((const struct top_opts *)req->opts)->speedscope[0],
-		.stacks_by_thread = ((const struct top_opts *)req->opts)->speedscope[0],
-		.sym = src->symbols,
-		.hidden = hidden,
-		.hidden_ctx = r,
-		.own_only = !rsp_source__system_wide(src),
-		.hide_kernel = !rsp_source__kernel_symbols(src)};
+	struct rsp_flatprof_opts o = {.from = req->last_ns && src->now > req->last_ns
+						      ? src->now - req->last_ns
+						      : req->from_ns,
+				      .to = req->to_ns,
+				      .pid = req->pid,
+				      .self_pid = src->capture ? (uint32_t)src->capture->pid : 0,
+				      .stacks = ((const struct top_opts *)req->opts)->stacks > 0,
+				      .sym = src->symbols,
+				      .hidden = hidden,
+				      .hidden_ctx = r,
+				      .own_only = !rsp_source__system_wide(src),
+				      .hide_kernel = !rsp_source__kernel_symbols(src)};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
+	if (((const struct top_opts *)req->opts)->speedscope[0])
+		o.stacks = o.stacks_by_thread = true; /* rsp_top__speedscope() */
 	c->from = o.from;
 	rsp_window__stats(src->window, &c->ws);
 	rsp_symbolizer__stats(src->symbols, &c->before);
