@@ -539,7 +539,7 @@ static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct
 	if (c->req->format == RSP_FMT_JSON)
 		ret = render_json(c, &main);
 	else
-		render_text(c, &main);
+		render_text(c, &main), ret = main.error; /* a line lost for memory fails it */
 	if (c->req->pid >= 0)
 		snprintf(title, sizeof(title), "rsp top of pid %ld", c->req->pid);
 	else
