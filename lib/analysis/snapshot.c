@@ -306,12 +306,14 @@ static uint32_t piece(struct rsp_snapshot *s, uint32_t node, const struct tinfo 
 	uint16_t depth = nested ? (uint16_t)(s->pieces[s->cur_piece].depth + 1) : 0;
 	size_t i = s->nr_pieces;
 
-	if (y <= x || node == RSP_SNODE_NONE || s->nodes[node].path)
+	if (y <= x || node == RSP_SNODE_NONE || s->nodes[node].path || !s->o.max_pieces)
 		return RSP_SNODE_NONE;
-	if (i >= s->o.max_pieces ||
-	    rsp_vec__reserve((void **)&s->pieces, &s->cap_pieces, i + 1, sizeof(*s->pieces))) {
-		/* memory is bounded by max_pieces; failing to grow is the same cut */
-		s->pieces_truncated = true;
+	if (i >= s->o.max_pieces) {
+		s->pieces_truncated = true; /* the bound: said in every file that shows them */
+		return RSP_SNODE_NONE;
+	}
+	if (rsp_vec__reserve((void **)&s->pieces, &s->cap_pieces, i + 1, sizeof(*s->pieces))) {
+		s->failed = true;
 		return RSP_SNODE_NONE;
 	}
 	s->pieces[i] = (struct rsp_spiece){.start = x,

@@ -340,7 +340,8 @@ int rsp_snapexport__speedscope(struct snapnames *n, size_t max_slices, struct rs
 {
 	const struct rsp_snapshot_totals *tot = rsp_snapshot__totals(n->snap);
 	size_t nv, nk = 0, nt;
-	const struct rsp_spiece *v = rsp_snapshot__pieces(n->snap, &nv, NULL);
+	bool cut;
+	const struct rsp_spiece *v = rsp_snapshot__pieces(n->snap, &nv, &cut);
 	uint32_t *keep = NULL, *root = rsp_chrono__root_tids(v, nv),
 		 *tids = malloc((nv ? nv : 1) * 4);
 	struct open_frame *stk = malloc((nv ? nv : 1) * sizeof(*stk));
@@ -348,7 +349,7 @@ int rsp_snapexport__speedscope(struct snapnames *n, size_t max_slices, struct rs
 		rsp_snapshot__nr_roots(n->snap)
 			? rsp_snapshot__node(n->snap, rsp_snapshot__root(n->snap, 0))
 			: NULL;
-	char who[160], title[200];
+	char who[160], title[300];
 	struct rsp_sscope w;
 	int ret = root && stk && tids ? rsp_chrono__select(v, nv, max_slices, &keep, &nk) : -ENOMEM;
 
@@ -361,7 +362,12 @@ int rsp_snapexport__speedscope(struct snapnames *n, size_t max_slices, struct rs
 		evented(n, &w, tids[t], v, keep, nk, root, stk, tot->start, tot->end - tot->start);
 	if (!ret)
 		ret = consolidated(n, &w, who);
-	snprintf(title, sizeof(title), "rsp snapshot of %s", who);
+	if (cut || nk < nv)
+		snprintf(title, sizeof(title),
+			 "rsp snapshot of %s (chronological view truncated: %zu of %zu%s slices)",
+			 who, nk, nv, cut ? "+" : "");
+	else
+		snprintf(title, sizeof(title), "rsp snapshot of %s", who);
 	if (ret)
 		rsp_sscope__exit(&w);
 	else

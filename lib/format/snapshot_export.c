@@ -180,6 +180,7 @@ struct trace {
 	struct rsp_buf *out;
 	uint64_t base, start, end;
 	size_t events;
+	bool chrono_cut; /* the pseudostack tracks do not hold every piece */
 	int err;
 };
 
@@ -374,7 +375,7 @@ static void chrono_track_name(struct trace *t, uint32_t tid)
 static void chrono_tracks(struct trace *t)
 {
 	size_t nv, nk = 0;
-	const struct rsp_spiece *v = rsp_snapshot__pieces(t->n->snap, &nv, NULL);
+	const struct rsp_spiece *v = rsp_snapshot__pieces(t->n->snap, &nv, &t->chrono_cut);
 	uint32_t *keep = NULL, *root = rsp_chrono__root_tids(v, nv);
 	char name[SNAP_FRAME_LEN + 256];
 
@@ -405,6 +406,7 @@ static void chrono_tracks(struct trace *t)
 				pid_of(t->n, root[keep[i]]), RSP_CHRONO_TRACK + root[keep[i]],
 				rsp_chrono_kind__name(rsp_chrono__kind(p)), p->tid, p->depth);
 	}
+	t->chrono_cut = t->chrono_cut || nk < nv;
 	free(keep);
 	free(root);
 }
@@ -431,6 +433,7 @@ int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
 			(unsigned)pid_of(
 				n,
 				rsp_snapshot__node(n->snap, rsp_snapshot__root(n->snap, 0))->tid),
-			(double)tot->start / 1e9, t.events >= MAX_TRACE_EVENTS ? "true" : "false");
-	return t.err;
+			(double)tot->start / 1e9,
+			t.events >= MAX_TRACE_EVENTS || t.chrono_cut ? "true" : "false");
+	return t.err ? t.err : out->error; /* some appends above are not checked one by one */
 }

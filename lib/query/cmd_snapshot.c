@@ -933,7 +933,7 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	if (c->req->format == RSP_FMT_JSON)
 		ret = render_json(c, &main);
 	else
-		render_text(c, &main), ret = 0;
+		render_text(c, &main), ret = main.error; /* a line lost for memory fails it */
 	if (!ret)
 		ret = rsp_answer__begin(out);
 	if (!ret)
@@ -976,6 +976,8 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.merge_ns = o->merge_ns;
 	so.sample_slack_ns = o->slack_ns;
 	so.max_depth = o->max_depth;
+	if (!o->speedscope[0] && !o->chrome[0] && !o->chrono[0])
+		so.max_pieces = 0; /* no file shows the chronological view: keep no pieces */
 	so.socks = src->socks;
 	so.sym = src->symbols;
 	rsp_request__window_range(req, src, &so.from, &so.to);

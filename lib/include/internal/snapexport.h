@@ -27,7 +27,8 @@
  *         Beside them, per thread of PID, a track "pseudostacks of THREAD"
  *         (tid RSP_CHRONO_TRACK + the thread's tid) with the chrono slices
  *         below as nested "X" slices (cat "chrono"; args: kind, tid, depth):
- *         the chronological flame view, at most RSP_CHRONO_TRACE_SLICES.
+ *         the chronological flame view, at most RSP_CHRONO_TRACE_SLICES
+ *         (otherData.truncated is true when they or the events were cut).
  */
 #define RSP_CHRONO_TRACK	0x40000000u /* above any tid (pid_max is at most 2^22) */
 #define RSP_CHRONO_TRACE_SLICES 100000
@@ -74,7 +75,9 @@ int rsp_snapexport__chrono(struct snapnames *n, size_t max_slices, struct rsp_bu
  *         chrono slices above, at most @max_slices in all, chosen the same
  *         way; times in ns from the snapshot's start), then one "sampled"
  *         profile of the consolidated view (the folded stacks, weights in
- *         microseconds). Returns 0 or a negative errno.
+ *         microseconds). When slices were cut, the file's name says
+ *         "(chronological view truncated: K of N slices)" ("N+" when the
+ *         snapshot kept no more pieces). Returns 0 or a negative errno.
  */
 int rsp_snapexport__speedscope(struct snapnames *n, size_t max_slices, struct rsp_buf *out);
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rsp/buf.h>
+#include <rsp/flatprof.h>
 #include "internal/u64map.h"
 
 /*
@@ -50,5 +51,13 @@ void rsp_sscope__sample(struct rsp_sscope *w, const int *frames, size_t n, uint6
 int rsp_sscope__finish(struct rsp_sscope *w, const char *name, struct rsp_buf *out);
 /** Free without writing (an error path). */
 void rsp_sscope__exit(struct rsp_sscope *w);
+
+/*
+ * rsp_top__speedscope() - @p's stacks (built with stacks_by_thread) as
+ * one "sampled" profile per thread, weights in samples (unit "none"), at
+ * most 100000 stacks written in all (a thread's others summed in one
+ * frame that says so). lib/query/top_speedscope.c. 0 or -ENOMEM.
+ */
+int rsp_top__speedscope(const struct rsp_flatprof *p, const char *title, struct rsp_buf *out);
 
 #endif

@@ -96,7 +96,7 @@ struct rsp_snapshot_opts {
 	uint64_t sample_slack_ns; /* 20 us: a sample this late still belongs to the run */
 	unsigned max_depth;	  /* 32 threads deep */
 	size_t max_nodes;	  /* 200000 */
-	size_t max_pieces;	  /* 500000 timed pieces for the chronological view */
+	size_t max_pieces;	  /* 500000 timed pieces for the chronological view; 0: none */
 	/* Inputs of rsp_snapshot__from_window() (NULL: none): sockets older than the
 	 * window (rspd's /proc/net table; must outlive the snapshot), and the
 	 * symbolizer that repairs sleep stacks (rsp_tlstore__repair_stacks():
