@@ -31,6 +31,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
+#include "report.h"
 
 #define DEFAULT_SOCKET "/run/rspd/rspd.sock"
 /*
@@ -61,6 +62,7 @@ static void usage(FILE *f)
 		"%s"
 		"  %-10s %s\n"
 		"  %-10s %s\n"
+		"  %-10s %s\n"
 		"\n"
 		"Global options:\n"
 		"  -s, --socket PATH   rspd's control socket (default %s)\n"
@@ -75,9 +77,12 @@ static void usage(FILE *f)
 		"  rspctl top --pid 1234 --last 10s\n"
 		"  rspctl --socket /tmp/rspd.sock status --pid 1234\n"
 		"  rspctl dump -o /tmp/now.perf.data\n"
-		"  rspctl analyze /tmp/now.perf.data top --pid 1234\n",
-		b.data ? b.data : "", "analyze", "FILE COMMAND ...: a command on a perf.data file",
-		"help", "usage of a command", DEFAULT_SOCKET);
+		"  rspctl analyze /tmp/now.perf.data top --pid 1234\n"
+		"  rspctl report 1234 --last 10s -o slow.html\n",
+		b.data ? b.data : "", "report",
+		"one HTML page about a process (flame graph, graph...)", "analyze",
+		"FILE COMMAND ...: a command on a perf.data file", "help", "usage of a command",
+		DEFAULT_SOCKET);
 	rsp_buf__exit(&b);
 }
 
@@ -88,7 +93,7 @@ static const char analyze_usage[] =
 	"\n"
 	"FILE is a dump (rspctl dump, SIGUSR1 to rspd) or a file perf record\n"
 	"wrote. COMMAND is a query command with its options: status, top,\n"
-	"graph, snapshot or hist. On a dump the answer is the one rspd gave\n"
+	"graph, snapshot, hist or report. On a dump the answer is the one rspd gave\n"
 	"live on the same window; capture-only facts (rates, rspd's own cost)\n"
 	"are left out. Files a command writes (snapshot --folded) are written\n"
 	"here. hist recomputes the latency profiles from the file's records, as\n"
@@ -133,6 +138,10 @@ static int help(const char *cmd)
 	}
 	if (!strcmp(cmd, "analyze")) {
 		fputs(analyze_usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "report")) {
+		fputs(report_usage, stdout);
 		return 0;
 	}
 	if (!rsp_query__exists(cmd)) {
@@ -520,6 +529,36 @@ static int analyze_file(const char *path, const struct rsp_request *req, struct 
 	return ret ? 1 : 0;
 }
 
+/* rspctl report's questions, asked of rspd (report.h). */
+static int report_ask_live(void *ctx, int argc, const char **argv, struct rsp_buf *answer)
+{
+	return ask(ctx, argc, argv, answer);
+}
+
+/* rspctl report's questions, run on a file: each query as analyze runs it. */
+static int report_ask_file(void *ctx, int argc, const char **argv, struct rsp_buf *answer)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_request req;
+	int ret = rsp_request__parse(argc, argv, &req, &err);
+
+	if (!ret) {
+		ret = analyze_file(ctx, &req, answer, &err);
+		rsp_request__exit(&req);
+	}
+	if (ret)
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "analyze failed");
+	rsp_buf__exit(&err);
+	return ret ? 1 : 0;
+}
+
+static int report_offline(const char *file, int argc, char **argv)
+{
+	struct report_asker a = {report_ask_file, (void *)file, file};
+
+	return report__main(argc, argv, &a);
+}
+
 /* The same query as rspd would answer, on a dump; files it asks for written here too. */
 static int analyze(int argc, char **argv)
 {
@@ -533,6 +572,8 @@ static int analyze(int argc, char **argv)
 		return 2;
 	}
 	rsp_log__set(log_stderr, NULL);
+	if (!strcmp(argv[2], "report"))
+		return report_offline(argv[1], argc - 2, argv + 2);
 	if (check_query(argc - 2, argv + 2, &req))
 		return 2;
 	ret = analyze_file(argv[1], &req, &out, &err);
@@ -670,5 +711,10 @@ int main(int argc, char **argv)
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
 	if (!strcmp(argv[cmd], "analyze"))
 		return analyze(argc - cmd, argv + cmd);
+	if (!strcmp(argv[cmd], "report")) {
+		struct report_asker a = {report_ask_live, &env, env.socket};
+
+		return report__main(argc - cmd, argv + cmd, &a);
+	}
 	return run_query(&env, argc - cmd, argv + cmd, abs, sizeof(abs));
 }

@@ -20,7 +20,15 @@ libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
 graphviz llvm bpftool libbpf-dev postgresql
-redis-server redis-tools"
+redis-server redis-tools python3-jsonschema"
+
+# rspctl report: Graphviz's library (lays out the page's wait-for graph),
+# Chromium (its tests load the page headless), npm (d3 and d3-flame-graph
+# at build time, scripts/report-assets.sh) unless a node install has it.
+PACKAGES="$PACKAGES libgraphviz-dev chromium"
+if ! command -v npm >/dev/null 2>&1; then
+	PACKAGES="$PACKAGES nodejs npm"
+fi
 
 missing=""
 for p in $PACKAGES; do
@@ -42,5 +50,16 @@ if [ -n "$missing" ]; then
 else
 	echo "deps: all Debian packages present"
 fi
+
+# speedscope's file-format schema (tests of --speedscope, validated with
+# python3-jsonschema above): npm fetches the package `speedscope`. Debian's
+# npm only where no npm is installed: a NodeSource nodejs ships its own,
+# which Debian's npm package conflicts with.
+if ! command -v npm >/dev/null 2>&1; then
+	echo "deps: installing npm"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm >/dev/null
+fi
+"$ROOT/scripts/speedscope-schema.sh" >/dev/null ||
+	echo "deps: no speedscope schema; the tests of --speedscope will skip" >&2
 
 "$ROOT/scripts/build-libperf.sh" "$ROOT/build/deps"

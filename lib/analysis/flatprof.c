@@ -120,6 +120,10 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 					  sym_flags(p, hidden), f, RSP_FLATPROF_FRAMES);
 	uint64_t h = frames_hash(f, n);
 	bool added;
+
+	if (p->o.stacks_by_thread)
+		h = rsp_hash__key(
+			rsp_hash__mix(rsp_hash__u64(h, (uint64_t)smp->pid << 32 | smp->tid)));
 	struct rsp_flatprof_stack *r = rsp_kvec__get(&p->stacks, h, &added);
 
 	p->tot.by[m]++;
@@ -128,6 +132,10 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 	if (added) {
 		r->hash = h;
 		r->nr = (uint32_t)n;
+		if (p->o.stacks_by_thread) {
+			r->pid = smp->pid;
+			r->tid = smp->tid;
+		}
 		memcpy(r->frames, f, (size_t)n * sizeof(f[0]));
 	}
 	r->samples++;

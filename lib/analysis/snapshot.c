@@ -75,6 +75,7 @@ void rsp_snapshot_opts__init(struct rsp_snapshot_opts *o)
 	o->sample_slack_ns = 20000;
 	o->max_depth = 32;
 	o->max_nodes = 200000;
+	o->max_pieces = 500000;
 }
 
 /* What the walk knows of one thread. */
@@ -137,6 +138,11 @@ struct rsp_snapshot {
 	/* followed wakeups */
 	struct rsp_slink *links;
 	size_t nr_links, cap_links;
+	/* the chronological pieces of path 0; cur_piece: the one being explained */
+	struct rsp_spiece *pieces;
+	size_t nr_pieces, cap_pieces;
+	uint32_t cur_piece;
+	bool pieces_truncated;
 	struct rsp_snapshot_totals tot;
 	bool failed;
 };
@@ -283,6 +289,44 @@ static void unknown(struct rsp_snapshot *s, uint32_t node, uint64_t ns, int why)
 		s->tot.unknown_not_delivered_ns += ns;
 	else if (why == UNK_GAP)
 		s->tot.unknown_gap_ns += ns;
+}
+
+/* ---- the chronological pieces -------------------------------------------- */
+
+/*
+ * Record [x, y] of thread @ti explained under @node as a piece (only PID's
+ * own path, path 0, is nested in PID's time). Return its index, to be the
+ * parent of what explains it, or RSP_SNODE_NONE.
+ */
+static uint32_t piece(struct rsp_snapshot *s, uint32_t node, const struct tinfo *ti,
+		      const struct rsp_segment *g, uint8_t kind, uint64_t x, uint64_t y,
+		      bool inferred)
+{
+	bool nested = s->cur_piece != RSP_SNODE_NONE;
+	uint16_t depth = nested ? (uint16_t)(s->pieces[s->cur_piece].depth + 1) : 0;
+	size_t i = s->nr_pieces;
+
+	if (y <= x || node == RSP_SNODE_NONE || s->nodes[node].path || !s->o.max_pieces)
+		return RSP_SNODE_NONE;
+	if (i >= s->o.max_pieces) {
+		s->pieces_truncated = true; /* the bound: said in every file that shows them */
+		return RSP_SNODE_NONE;
+	}
+	if (rsp_vec__reserve((void **)&s->pieces, &s->cap_pieces, i + 1, sizeof(*s->pieces))) {
+		s->failed = true;
+		return RSP_SNODE_NONE;
+	}
+	s->pieces[i] = (struct rsp_spiece){.start = x,
+					   .end = y,
+					   .seg = g,
+					   .tid = ti->tid,
+					   .tgid = ti->t ? ti->t->tgid : 0,
+					   .parent = nested ? s->cur_piece : RSP_SNODE_NONE,
+					   .depth = depth,
+					   .kind = kind,
+					   .inferred = inferred};
+	s->nr_pieces++;
+	return (uint32_t)i;
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -449,6 +493,7 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 			s->nodes[run].first = x;
 	}
 	ti->burst_node = run;
+	piece(s, node, ti, g, RSP_SN_RUN, x, y, inferred);
 	if (!ti->bn || run == RSP_SNODE_NONE) {
 		add(s, run, node, ti->bn ? RSP_CAT_UNDERSTOOD : RSP_CAT_NOT_SAMPLED, y - x,
 		    inferred);
@@ -520,10 +565,15 @@ static void wait_cpu(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, si
 {
 	bool preempt = ti->t->segs[i].reason == RSP_SR_PREEMPT;
 	uint32_t n = leaf(s, node, RSP_SN_RUNNABLE, preempt ? RSP_SR_PREEMPT : 0);
+	uint32_t pc = piece(s, node, ti, &ti->t->segs[i], RSP_SN_RUNNABLE, x, y, false);
+	uint32_t up = s->cur_piece;
 	uint64_t followed = 0;
 
-	if (preempt && n != RSP_SNODE_NONE)
+	if (preempt && n != RSP_SNODE_NONE) {
+		s->cur_piece = pc; /* NONE (dropped, or another path): not nested */
 		followed = follow_preemptors(s, n, ti, i, x, y);
+		s->cur_piece = up;
+	}
 	add(s, n, node, preempt ? RSP_CAT_INVOLUNTARY : RSP_CAT_SCHEDULER, y - x - followed, false);
 	if (n != RSP_SNODE_NONE)
 		s->nodes[n].count++;
@@ -992,6 +1042,7 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 				       : g->waker.id,
 			 .hash = h};
 	uint32_t sn = get_node(s, &k, ti->tid, tgid_of(ti));
+	uint32_t pc = piece(s, node, ti, g, RSP_SN_SLEEP, x, y, false), up = s->cur_piece;
 	uint64_t q, act;
 
 	if (sn == RSP_SNODE_NONE) {
@@ -1008,7 +1059,9 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 	}
 	switch (g->waker.kind) {
 	case RSP_WAKER_THREAD:
+		s->cur_piece = pc;
 		follow(s, sn, ti, i, h, x, y);
+		s->cur_piece = up;
 		return;
 	case RSP_WAKER_DEVICE:
 		io_times(s, ti, x, y, &act, &q);
@@ -1078,6 +1131,7 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 			ti->cover[ti->nr_cover++] = (struct rsp_span){a, b};
 	}
 	if (!ti->t || !ti->t->nr_segs) {
+		piece(s, node, ti, NULL, RSP_SN_UNKNOWN, a, b, false);
 		unknown(s, node, b - a, UNK_PLAIN);
 		return;
 	}
@@ -1087,8 +1141,10 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 
 		if (y <= x)
 			continue;
-		if (x > cur)
+		if (x > cur) {
+			piece(s, node, ti, NULL, RSP_SN_UNKNOWN, cur, x, false);
 			unknown(s, node, x - cur, UNK_PLAIN);
+		}
 		switch (g->kind) {
 		case RSP_SEG_RUN:
 			/* a run after its last record, switch-out not seen: inferred */
@@ -1102,13 +1158,16 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 			sleep_seg(s, node, ti, i, x, y);
 			break;
 		default:
+			piece(s, node, ti, g, RSP_SN_UNKNOWN, x, y, false);
 			unknown(s, node, y - x, UNK_GAP);
 			break;
 		}
 		cur = y;
 	}
-	if (cur < b)
+	if (cur < b) {
+		piece(s, node, ti, NULL, RSP_SN_UNKNOWN, cur, b, false);
 		unknown(s, node, b - cur, UNK_PLAIN);
+	}
 }
 
 /* ---- the whole ------------------------------------------------------------ */
@@ -1184,6 +1243,7 @@ static void explain_roots(struct rsp_snapshot *s)
 		if (b > s->tot.end)
 			s->tot.end = b;
 		s->depth = 0;
+		s->cur_piece = RSP_SNODE_NONE;
 		explain(s, s->roots[i], r->tid, a, b);
 	}
 	s->tot.wall_ns = s->tot.end > s->tot.start ? s->tot.end - s->tot.start : 0;
@@ -1234,6 +1294,7 @@ static void explain_uncovered(struct rsp_snapshot *s, struct tinfo *ti, uint64_t
 			if (root == RSP_SNODE_NONE)
 				break;
 			s->depth = 0;
+			s->cur_piece = RSP_SNODE_NONE;
 			explain(s, root, ti->tid, cur, end);
 		}
 		if (k < n)
@@ -1423,6 +1484,7 @@ static struct rsp_snapshot *snap_alloc(const struct rsp_snapshot_opts *o)
 		s->o.max_depth = MAX_DEPTH_LIMIT;
 	rsp_u64map__init(&s->nmap);
 	rsp_u64map__init(&s->tmap);
+	s->cur_piece = RSP_SNODE_NONE;
 	return s;
 }
 
@@ -1480,6 +1542,7 @@ void rsp_snapshot__delete(struct rsp_snapshot *s)
 	free(s->ti);
 	free(s->threads);
 	free(s->links);
+	free(s->pieces);
 	rsp_u64map__exit(&s->nmap);
 	rsp_u64map__exit(&s->tmap);
 	rsp_tlstore__delete(s->own_store);
@@ -1550,6 +1613,15 @@ const struct rsp_slink *rsp_snapshot__links(const struct rsp_snapshot *s, size_t
 {
 	*n = s->nr_links;
 	return s->links;
+}
+
+const struct rsp_spiece *rsp_snapshot__pieces(const struct rsp_snapshot *s, size_t *n,
+					      bool *truncated)
+{
+	*n = s->nr_pieces;
+	if (truncated)
+		*truncated = s->pieces_truncated;
+	return s->pieces;
 }
 
 const uint32_t *rsp_snapshot__threads(const struct rsp_snapshot *s, size_t *n)

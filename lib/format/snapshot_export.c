@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal/snapexport.h"
 
@@ -179,6 +180,7 @@ struct trace {
 	struct rsp_buf *out;
 	uint64_t base, start, end;
 	size_t events;
+	bool chrono_cut; /* the pseudostack tracks do not hold every piece */
 	int err;
 };
 
@@ -348,6 +350,67 @@ static void flows(struct trace *t)
 	}
 }
 
+/* One thread's track of chronological slices: its name. */
+static void chrono_track_name(struct trace *t, uint32_t tid)
+{
+	char who[128], buf[160];
+
+	if (!begin_event(t))
+		return;
+	rsp_buf__printf(t->out,
+			"\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+			"\"args\":{\"name\":",
+			pid_of(t->n, tid), RSP_CHRONO_TRACK + tid);
+	snprintf(buf, sizeof(buf), "pseudostacks of %s",
+		 rsp_snapnames__thread(t->n, tid, 0, who, sizeof(who)));
+	jstr(t, buf);
+	rsp_buf__puts(t->out, "}}");
+}
+
+/*
+ * The chronological flame view: each thread of PID's nest on a track of
+ * its own, the pieces as "X" slices that nest by time (Perfetto draws a
+ * slice inside the one that encloses it on its track).
+ */
+static void chrono_tracks(struct trace *t)
+{
+	size_t nv, nk = 0;
+	const struct rsp_spiece *v = rsp_snapshot__pieces(t->n->snap, &nv, &t->chrono_cut);
+	uint32_t *keep = NULL, *root = rsp_chrono__root_tids(v, nv);
+	char name[SNAP_FRAME_LEN + 256];
+
+	if (!root || rsp_chrono__select(v, nv, RSP_CHRONO_TRACE_SLICES, &keep, &nk)) {
+		t->err = t->err ? t->err : -ENOMEM;
+		free(root);
+		return;
+	}
+	for (size_t i = 0, nt = rsp_chrono__nest_tids(v, keep, nk, root); i < nt; i++)
+		chrono_track_name(t, root[i]); /* root[] reused for the tids */
+	free(root);
+	root = rsp_chrono__root_tids(v, nv);
+	if (!root) {
+		t->err = t->err ? t->err : -ENOMEM;
+		free(keep);
+		return;
+	}
+	for (size_t i = 0; i < nk && begin_event(t); i++) {
+		const struct rsp_spiece *p = &v[keep[i]];
+
+		rsp_buf__puts(t->out, "\"name\":");
+		jstr(t, rsp_chrono__name(t->n, p, name, sizeof(name)));
+		rsp_buf__printf(t->out,
+				",\"cat\":\"chrono\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+				"\"pid\":%u,\"tid\":%u,\"args\":{\"kind\":\"%s\",\"tid\":%u,"
+				"\"depth\":%u}}",
+				us(t, p->start), (double)(p->end - p->start) / 1e3,
+				pid_of(t->n, root[keep[i]]), RSP_CHRONO_TRACK + root[keep[i]],
+				rsp_chrono_kind__name(rsp_chrono__kind(p)), p->tid, p->depth);
+	}
+	t->chrono_cut = t->chrono_cut || nk < nv;
+	free(keep);
+	free(root);
+}
+
 int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
 {
 	const struct rsp_snapshot_totals *tot = rsp_snapshot__totals(n->snap);
@@ -360,6 +423,7 @@ int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
 	names(&t, tids, nt);
 	for (size_t i = 0; i < nt && !t.err; i++)
 		slices(&t, tids[i]);
+	chrono_tracks(&t);
 	flows(&t);
 	if (!t.err)
 		t.err = rsp_buf__printf(
@@ -369,6 +433,7 @@ int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out)
 			(unsigned)pid_of(
 				n,
 				rsp_snapshot__node(n->snap, rsp_snapshot__root(n->snap, 0))->tid),
-			(double)tot->start / 1e9, t.events >= MAX_TRACE_EVENTS ? "true" : "false");
-	return t.err;
+			(double)tot->start / 1e9,
+			t.events >= MAX_TRACE_EVENTS || t.chrono_cut ? "true" : "false");
+	return t.err ? t.err : out->error; /* some appends above are not checked one by one */
 }

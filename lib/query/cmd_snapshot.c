@@ -33,7 +33,12 @@ struct snap_opts {
 	double min_pct; /* text: children under this % of the total are summed up */
 	char folded[PATH_LEN];
 	char chrome[PATH_LEN];
+	char speedscope[PATH_LEN];
+	size_t max_slices;     /* chronological slices in the files (speedscope, Chrome trace) */
+	char chrono[PATH_LEN]; /* rsp_snapexport__chrono()'s JSON (rspctl report) */
 };
+
+#define MAX_SLICES_DEFAULT 100000
 
 enum {
 	OPT_FOLDED = 1,
@@ -43,6 +48,9 @@ enum {
 	OPT_SLACK,
 	OPT_DEPTH,
 	OPT_MIN,
+	OPT_SPEEDSCOPE,
+	OPT_MAX_SLICES,
+	OPT_CHRONO,
 };
 
 static const struct rsp_option snap_options[] = {
@@ -53,6 +61,9 @@ static const struct rsp_option snap_options[] = {
 	{"sample-slack", true, OPT_SLACK},
 	{"max-depth", true, OPT_DEPTH},
 	{"min", true, OPT_MIN},
+	{"speedscope", true, OPT_SPEEDSCOPE},
+	{"max-slices", true, OPT_MAX_SLICES},
+	{"chrono", true, OPT_CHRONO},
 	{NULL, false, 0},
 };
 
@@ -68,6 +79,7 @@ static void snap_init(void *p)
 	o->slack_ns = d.sample_slack_ns;
 	o->max_depth = d.max_depth;
 	o->min_pct = 1.0;
+	o->max_slices = MAX_SLICES_DEFAULT;
 }
 
 static int set_path(char *dst, const char *opt, const char *arg, struct rsp_buf *err)
@@ -118,6 +130,18 @@ static int snap_opt(struct rsp_request *req, int id, const char *arg, struct rsp
 		return set_path(o->folded, "folded", arg, err);
 	case OPT_CHROME:
 		return set_path(o->chrome, "chrome-trace", arg, err);
+	case OPT_SPEEDSCOPE:
+		return set_path(o->speedscope, "speedscope", arg, err);
+	case OPT_CHRONO:
+		return set_path(o->chrono, "chrono", arg, err);
+	case OPT_MAX_SLICES:
+		if (rsp_parse__u64(arg, 1, 10000000, &n)) {
+			rsp_buf__printf(err, "snapshot: --max-slices wants 1 to 10000000, not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		o->max_slices = (size_t)n;
+		return 0;
 	case OPT_FIT:
 		return set_tolerance(&o->fit_ns, "fit", arg, err);
 	case OPT_MERGE:
@@ -165,15 +189,28 @@ static int snap_check(struct rsp_request *req, struct rsp_buf *err)
 		rsp_buf__puts(err, "snapshot: --folded and --chrome-trace name the same file");
 		return -EINVAL;
 	}
+	if (o->speedscope[0] &&
+	    (!strcmp(o->speedscope, o->folded) || !strcmp(o->speedscope, o->chrome))) {
+		rsp_buf__puts(err, "snapshot: --speedscope names the same file as --folded or "
+				   "--chrome-trace; give each its own");
+		return -EINVAL;
+	}
+	if (o->chrono[0] && (!strcmp(o->chrono, o->folded) || !strcmp(o->chrono, o->chrome) ||
+			     !strcmp(o->chrono, o->speedscope))) {
+		rsp_buf__puts(err, "snapshot: --chrono names the same file as another option; "
+				   "give each its own");
+		return -EINVAL;
+	}
 	return 0;
 }
 
 static const char *snap_output(const struct rsp_request *req, size_t i, const char **name)
 {
 	const struct snap_opts *o = req->opts;
-	const char *paths[2] = {o->folded, o->chrome}, *names[2] = {"folded", "chrome-trace"};
+	const char *paths[4] = {o->folded, o->chrome, o->speedscope, o->chrono},
+		   *names[4] = {"folded", "chrome-trace", "speedscope", "chrono"};
 
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < 4; k++) {
 		if (!paths[k][0])
 			continue;
 		if (i-- == 0) {
@@ -887,7 +924,7 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	struct rsp_buf main = RSP_BUF_INIT, file = RSP_BUF_INIT;
 	int ret;
 
-	if (!c->o->folded[0] && !c->o->chrome[0]) {
+	if (!c->o->folded[0] && !c->o->chrome[0] && !c->o->speedscope[0] && !c->o->chrono[0]) {
 		if (c->req->format == RSP_FMT_JSON)
 			return render_json(c, out);
 		render_text(c, out);
@@ -896,7 +933,7 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	if (c->req->format == RSP_FMT_JSON)
 		ret = render_json(c, &main);
 	else
-		render_text(c, &main), ret = 0;
+		render_text(c, &main), ret = main.error; /* a line lost for memory fails it */
 	if (!ret)
 		ret = rsp_answer__begin(out);
 	if (!ret)
@@ -906,6 +943,14 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	rsp_buf__reset(&file);
 	if (!ret && c->o->chrome[0] && !(ret = rsp_snapexport__chrome(c->names, &file)))
 		ret = rsp_answer__add(out, "chrome-trace", file.data, file.len);
+	rsp_buf__reset(&file);
+	if (!ret && c->o->speedscope[0] &&
+	    !(ret = rsp_snapexport__speedscope(c->names, c->o->max_slices, &file)))
+		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
+	rsp_buf__reset(&file);
+	if (!ret && c->o->chrono[0] &&
+	    !(ret = rsp_snapexport__chrono(c->names, c->o->max_slices, &file)))
+		ret = rsp_answer__add(out, "chrono", file.data, file.len);
 	rsp_buf__exit(&main);
 	rsp_buf__exit(&file);
 	return ret;
@@ -931,6 +976,8 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.merge_ns = o->merge_ns;
 	so.sample_slack_ns = o->slack_ns;
 	so.max_depth = o->max_depth;
+	if (!o->speedscope[0] && !o->chrome[0] && !o->chrono[0])
+		so.max_pieces = 0; /* no file shows the chronological view: keep no pieces */
 	so.socks = src->socks;
 	so.sym = src->symbols;
 	rsp_request__window_range(req, src, &so.from, &so.to);
@@ -964,6 +1011,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 	.usage = "usage: rspctl snapshot PID [--last DURATION | --from T --to T]\n"
 		 "                       [--format text|json]\n"
 		 "                       [--folded FILE] [--chrome-trace FILE]\n"
+		 "                       [--speedscope FILE] [--max-slices N] [--chrono FILE]\n"
 		 "                       [--fit DURATION] [--merge DURATION]\n"
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
 		 "\n"
@@ -981,6 +1029,14 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                     stacks (FlameGraph, speedscope), in microseconds\n"
 		 "  --chrome-trace FILE  also write the process running view as a Chrome\n"
 		 "                     trace (open it in ui.perfetto.dev)\n"
+		 "  --speedscope FILE  also write speedscope's format (www.speedscope.app):\n"
+		 "                     per thread the chronological flame view (evented),\n"
+		 "                     and the consolidated flame view (sampled)\n"
+		 "  --max-slices N     at most N chronological slices in the files: beyond,\n"
+		 "                     the shallowest and longest are kept (100000)\n"
+		 "  --chrono FILE      also write the chronological flame view as JSON:\n"
+		 "                     PID's pseudostacks as nested slices on a time axis\n"
+		 "                     (what rspctl report draws)\n"
 		 "  --fit DURATION     a waker's run is a child of a sleep if it starts at\n"
 		 "                     most this long before the sleep and ends at most\n"
 		 "                     this long after it (100us)\n"
@@ -996,7 +1052,8 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  rspctl snapshot 1234 --last 5s\n"
 		 "  rspctl snapshot 1234 --json\n"
 		 "  rspctl snapshot 1234 --folded out.folded && flamegraph.pl out.folded >f.svg\n"
-		 "  rspctl snapshot 1234 --chrome-trace trace.json\n",
+		 "  rspctl snapshot 1234 --chrome-trace trace.json\n"
+		 "  rspctl snapshot 1234 --last 2s --speedscope 1234.speedscope.json\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = snap_options,
 	.opts_size = sizeof(struct snap_opts),

@@ -21,6 +21,8 @@
 #include "internal/json.h"
 #include "internal/query.h"
 #include "internal/redact.h"
+#include "internal/speedscope.h"
+#include <rsp/answer.h>
 
 #define TOP_DEFAULT_LIMIT 20
 #define TOP_PROCS	  10
@@ -28,16 +30,20 @@
 struct top_opts {
 	unsigned limit;	 /* rows; 0: all */
 	unsigned stacks; /* heaviest whole stacks to show; 0: none */
+
+	char speedscope[4096]; /* also this file: the samples per thread, speedscope's format */
 };
 
 enum {
 	OPT_LIMIT = 1,
 	OPT_STACKS,
+	OPT_SPEEDSCOPE,
 };
 
 static const struct rsp_option top_opts[] = {
 	{"limit", true, OPT_LIMIT},
 	{"stacks", true, OPT_STACKS},
+	{"speedscope", true, OPT_SPEEDSCOPE},
 	{NULL, false, 0},
 };
 
@@ -70,8 +76,28 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 		o->stacks = (unsigned)n;
 		return 0;
 	}
+	if (id == OPT_SPEEDSCOPE) {
+		if (!arg[0] || strlen(arg) >= sizeof(o->speedscope)) {
+			rsp_buf__printf(
+				err, "top: --speedscope wants a file name (shorter than %zu bytes)",
+				sizeof(o->speedscope));
+			return -EINVAL;
+		}
+		memcpy(o->speedscope, arg, strlen(arg) + 1);
+		return 0;
+	}
 	rsp_buf__printf(err, "top: unexpected argument '%s'; see 'rspctl help top'", arg);
 	return -EINVAL;
+}
+
+static const char *top_output(const struct rsp_request *req, size_t i, const char **name)
+{
+	const struct top_opts *o = req->opts;
+
+	if (i || !o->speedscope[0])
+		return NULL;
+	*name = "speedscope";
+	return o->speedscope;
 }
 
 /* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */
@@ -480,6 +506,8 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
+	if (((const struct top_opts *)req->opts)->speedscope[0])
+		o.stacks = o.stacks_by_thread = true; /* rsp_top__speedscope() */
 	c->from = o.from;
 	rsp_window__stats(src->window, &c->ws);
 	rsp_symbolizer__stats(src->symbols, &c->before);
@@ -495,6 +523,40 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	c->procs = rsp_flatprof__procs(c->prof, &c->nr_procs);
 	c->stacks = rsp_flatprof__stacks(c->prof, &c->nr_stacks);
 	return 0;
+}
+
+/*
+ * The answer with the speedscope file as a part (rsp/answer.h). The
+ * profile was built by thread (stacks_by_thread), so --stacks beside
+ * --speedscope lists a stack once per thread that ran it.
+ */
+static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct rsp_buf main = RSP_BUF_INIT, file = RSP_BUF_INIT;
+	char title[64];
+	int ret = 0;
+
+	if (c->req->format == RSP_FMT_JSON)
+		ret = render_json(c, &main);
+	else
+		render_text(c, &main), ret = main.error; /* a line lost for memory fails it */
+	if (c->req->pid >= 0)
+		snprintf(title, sizeof(title), "rsp top of pid %ld", c->req->pid);
+	else
+		snprintf(title, sizeof(title), "rsp top");
+	if (!ret)
+		ret = rsp_top__speedscope(c->prof, title, &file);
+	if (!ret)
+		ret = rsp_answer__begin(out);
+	if (!ret)
+		ret = rsp_answer__add(out, RSP_ANSWER_STDOUT, main.data, main.len);
+	if (!ret)
+		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
+	if (ret)
+		rsp_buf__puts(err, "top: out of memory writing the speedscope file");
+	rsp_buf__exit(&main);
+	rsp_buf__exit(&file);
+	return ret;
 }
 
 static int top_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
@@ -518,6 +580,8 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	ret = profile(&c, &r);
 	if (ret)
 		rsp_buf__puts(err, "top: out of memory building the profile");
+	else if (((const struct top_opts *)req->opts)->speedscope[0])
+		ret = render_with_speedscope(&c, out, err);
 	else if (req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else
@@ -532,6 +596,7 @@ const struct rsp_command rsp_cmd_top = {
 	.summary = "flat profile of the cpu-clock samples, by function",
 	.usage = "usage: rspctl top [--pid PID] [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
+		 "                  [--speedscope FILE]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
@@ -549,16 +614,21 @@ const struct rsp_command rsp_cmd_top = {
 		 "                   with DWARF where the sample copied its stack (rspd\n"
 		 "                   --dwarf), else by frame pointers; each says which\n"
 		 "  --json           JSON output (same as --format json)\n"
+		 "  --speedscope FILE  also write the samples in speedscope's format\n"
+		 "                   (www.speedscope.app): per thread its stacks, each\n"
+		 "                   weighing its samples; written by rspctl\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl top\n"
 		 "  rspctl top --pid 1234 --last 5s\n"
 		 "  rspctl top --json --limit 0\n"
-		 "  rspctl top --pid 1234 --stacks 5\n",
+		 "  rspctl top --pid 1234 --stacks 5\n"
+		 "  rspctl top --pid 1234 --last 5s --speedscope 1234.speedscope.json\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,
 	.opt = top_opt,
 	.run = top_run,
+	.output = top_output,
 };

@@ -38,6 +38,7 @@ struct rsp_flatprof_stack {
 	uint64_t samples;
 	uint64_t by[3]; /* samples per enum rsp_unwind_method */
 	uint32_t nr;
+	uint32_t pid, tid; /* opts.stacks_by_thread: its thread's (one stack per thread); else 0 */
 	struct rsp_frame frames[RSP_FLATPROF_FRAMES];
 };
 
@@ -60,6 +61,7 @@ struct rsp_flatprof_opts {
 	long pid;		    /* the process profiled; -1: all */
 	uint32_t self_pid;	    /* a process to count apart (rspd itself); 0: none */
 	bool stacks;		    /* also by whole stack */
+	bool stacks_by_thread;	    /* ... and by thread: a stack per (thread, frames) */
 	struct rsp_symbolizer *sym; /* names; required */
 	/* whether a process is another user's (its user frames are then hidden) */
 	bool (*hidden)(void *ctx, uint32_t pid);

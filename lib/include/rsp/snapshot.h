@@ -96,6 +96,7 @@ struct rsp_snapshot_opts {
 	uint64_t sample_slack_ns; /* 20 us: a sample this late still belongs to the run */
 	unsigned max_depth;	  /* 32 threads deep */
 	size_t max_nodes;	  /* 200000 */
+	size_t max_pieces;	  /* 500000 timed pieces for the chronological view; 0: none */
 	/* Inputs of rsp_snapshot__from_window() (NULL: none): sockets older than the
 	 * window (rspd's /proc/net table; must outlive the snapshot), and the
 	 * symbolizer that repairs sleep stacks (rsp_tlstore__repair_stacks():
@@ -159,6 +160,28 @@ struct rsp_slink {
 	uint64_t time;	   /* the waking */
 	uint64_t to_time;  /* the wakee runs again */
 	bool other_path;   /* the waker is another control path */
+};
+
+/*
+ * A timed piece of PID's own control path (path 0), as the walk explained
+ * it: one stretch of one thread, the chronological view's slice (RSP's
+ * flame view). PID's threads' stretches have no parent; the stretches of a
+ * waker that explained a sleep have that sleep's piece as parent, those of
+ * a thread that did a preempted thread's work its RUNNABLE piece; a child
+ * lies inside its parent's [start, end]. Other control paths' time is not
+ * nested in PID's and has no pieces. Kept in walk order (a parent before
+ * its children), at most opts.max_pieces (then the rest are dropped and
+ * __pieces() says so).
+ */
+struct rsp_spiece {
+	uint64_t start, end;
+	const struct rsp_segment *seg; /* the store's segment; NULL for time with no data */
+	uint32_t tid, tgid;	       /* tgid 0 unknown */
+	uint32_t parent;	       /* a piece's index, or RSP_SNODE_NONE */
+	uint16_t depth;		       /* 0: a thread of PID */
+	uint8_t kind;		       /* enum rsp_snode_kind: RUN, RUNNABLE, SLEEP or UNKNOWN */
+	uint8_t inferred;	       /* RUN: running only inferred (RSP_SEGF_RUN_INFERRED, or
+					* a switch from idle not delivered) */
 };
 
 struct rsp_snapshot_totals {
@@ -232,6 +255,15 @@ RSP_API uint32_t rsp_snapshot__root(const struct rsp_snapshot *s, size_t i);
 
 /** rsp_snapshot__links() - the wakeups the chain followed, in time order. */
 RSP_API const struct rsp_slink *rsp_snapshot__links(const struct rsp_snapshot *s, size_t *n);
+
+/**
+ * rsp_snapshot__pieces() - PID's path as timed pieces (struct rsp_spiece), in walk order
+ * @truncated: set when opts.max_pieces dropped some (may be NULL)
+ *
+ * The array lives with the snapshot.
+ */
+RSP_API const struct rsp_spiece *rsp_snapshot__pieces(const struct rsp_snapshot *s, size_t *n,
+						      bool *truncated);
 
 /** rsp_snapshot__threads() - the tids in the chain, ascending. */
 RSP_API const uint32_t *rsp_snapshot__threads(const struct rsp_snapshot *s, size_t *n);
