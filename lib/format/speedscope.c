@@ -55,18 +55,16 @@ int rsp_sscope__frame(struct rsp_sscope *w, const char *name)
 		free(copy);
 		return w->err = -ENOMEM;
 	}
-	w->names[w->nr_frames] = copy;
-	if (rsp_u64map__get(&w->byname, h, &(uint32_t){0}) &&
-	    rsp_u64map__put(&w->byname, h, (uint32_t)w->nr_frames)) {
-		free(copy);
+	i = (uint32_t)w->nr_frames++;
+	w->names[i] = copy; /* the writer owns it from here, whatever fails next */
+	if (rsp_u64map__get(&w->byname, h, &(uint32_t){0}) && rsp_u64map__put(&w->byname, h, i))
 		return w->err = -ENOMEM;
-	}
-	rsp_buf__puts(&w->frames, w->nr_frames ? ",\n{\"name\":" : "\n{\"name\":");
+	rsp_buf__puts(&w->frames, i ? ",\n{\"name\":" : "\n{\"name\":");
 	rsp_snapexport__jstr(&w->frames, name);
 	rsp_buf__puts(&w->frames, "}");
 	if (check(w, &w->frames))
 		return w->err;
-	return (int)w->nr_frames++;
+	return (int)i;
 }
 
 /* End the open profile, if any. */
