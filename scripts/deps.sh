@@ -24,7 +24,9 @@ redis-server redis-tools python3-jsonschema"
 
 # rspctl report: Graphviz's library (lays out the page's wait-for graph),
 # Chromium (its tests load the page headless), npm (d3 and d3-flame-graph
-# at build time, scripts/report-assets.sh) unless a node install has it.
+# at build time, scripts/report-assets.sh) unless a node install has it: a
+# NodeSource nodejs ships its own npm, which Debian's npm package conflicts
+# with.
 PACKAGES="$PACKAGES libgraphviz-dev chromium"
 if ! command -v npm >/dev/null 2>&1; then
 	PACKAGES="$PACKAGES nodejs npm"
@@ -52,13 +54,8 @@ else
 fi
 
 # speedscope's file-format schema (tests of --speedscope, validated with
-# python3-jsonschema above): npm fetches the package `speedscope`. Debian's
-# npm only where no npm is installed: a NodeSource nodejs ships its own,
-# which Debian's npm package conflicts with.
-if ! command -v npm >/dev/null 2>&1; then
-	echo "deps: installing npm"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm >/dev/null
-fi
+# python3-jsonschema above): npm (installed above where none is) fetches
+# the package `speedscope`.
 "$ROOT/scripts/speedscope-schema.sh" >/dev/null ||
 	echo "deps: no speedscope schema; the tests of --speedscope will skip" >&2
 
