@@ -28,22 +28,66 @@
 struct top_opts {
 	unsigned limit;	 /* rows; 0: all */
 	unsigned stacks; /* heaviest whole stacks to show; 0: none */
+	long tid;	 /* --tid; -1: all */
+	char comm[16];	 /* --comm; "": all */
+	unsigned mode;	 /* --kernel, --user: RSP_FLATPROF_*_ONLY */
 };
 
 enum {
 	OPT_LIMIT = 1,
 	OPT_STACKS,
+	OPT_TID,
+	OPT_COMM,
+	OPT_KERNEL,
+	OPT_USER,
 };
 
 static const struct rsp_option top_opts[] = {
-	{"limit", true, OPT_LIMIT},
-	{"stacks", true, OPT_STACKS},
+	{"limit", true, OPT_LIMIT}, {"stacks", true, OPT_STACKS},  {"tid", true, OPT_TID},
+	{"comm", true, OPT_COMM},   {"kernel", false, OPT_KERNEL}, {"user", false, OPT_USER},
 	{NULL, false, 0},
 };
 
 static void top_init(void *opts)
 {
 	((struct top_opts *)opts)->limit = TOP_DEFAULT_LIMIT;
+	((struct top_opts *)opts)->tid = -1;
+}
+
+/* --tid, --comm, --kernel, --user: which samples are profiled. */
+static int filter_opt(struct top_opts *o, int id, const char *arg, struct rsp_buf *err)
+{
+	uint64_t n;
+
+	if (id == OPT_TID) {
+		if (rsp_parse__u64(arg, 0, 4194304, &n)) {
+			rsp_buf__printf(err,
+					"top: --tid wants a thread id (0: the idle task), not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		o->tid = (long)n;
+		return 0;
+	}
+	if (id == OPT_COMM) {
+		/* the kernel keeps 15 bytes of a name: a longer one could never match */
+		if (!*arg || strlen(arg) > 15) {
+			rsp_buf__printf(err,
+					"top: --comm wants a command name of 1 to 15 bytes as the "
+					"kernel keeps it (see 'rspctl top'), not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		strcpy(o->comm, arg);
+		return 0;
+	}
+	o->mode |= id == OPT_KERNEL ? RSP_FLATPROF_KERNEL_ONLY : RSP_FLATPROF_USER_ONLY;
+	if (o->mode == (RSP_FLATPROF_KERNEL_ONLY | RSP_FLATPROF_USER_ONLY)) {
+		rsp_buf__puts(err, "top: --kernel and --user exclude each other; give one, or "
+				   "neither for both");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err)
@@ -70,6 +114,8 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 		o->stacks = (unsigned)n;
 		return 0;
 	}
+	if (id == OPT_TID || id == OPT_COMM || id == OPT_KERNEL || id == OPT_USER)
+		return filter_opt(o, id, arg, err);
 	rsp_buf__printf(err, "top: unexpected argument '%s'; see 'rspctl help top'", arg);
 	return -EINVAL;
 }
@@ -124,7 +170,10 @@ struct top_ctx {
 	const struct rsp_flatprof_row *rows;
 	const struct rsp_flatprof_proc *procs;
 	const struct rsp_flatprof_stack *stacks;
-	size_t nr_rows, nr_procs, nr_stacks;
+	const struct rsp_flatprof_thread *threads;
+	const struct rsp_flatprof_comm *comms;
+	const struct rsp_flatprof_image *images;
+	size_t nr_rows, nr_procs, nr_stacks, nr_threads, nr_comms, nr_images;
 	struct rsp_flatprof *prof;
 	struct rsp_window_stats ws;
 	struct rsp_symbolizer_stats before, after;
@@ -183,6 +232,69 @@ static json_t *json_procs(const struct top_ctx *c)
 	return arr;
 }
 
+static const char *comm_label(bool hidden, const char *comm)
+{
+	return hidden ? "(other user)" : comm ? comm : "?";
+}
+
+static json_t *json_threads(const struct top_ctx *c, unsigned limit)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->nr_threads && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_thread *t = &c->threads[i];
+		json_t *o = json_pack("{s:i, s:i, s:I, s:I, s:f, s:f}", "tid", (int)t->tid, "pid",
+				      (int)t->pid, "samples", (json_int_t)t->samples, "kernel",
+				      (json_int_t)t->kernel, "percent",
+				      pct(t->samples, c->tot->samples), "cpu_s",
+				      (double)t->period / 1e9);
+
+		if (t->hidden)
+			json_object_set_new(o, "other_user", json_true());
+		else
+			json_object_set_new(o, "comm",
+					    t->comm ? json_string(t->comm) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_comms(const struct top_ctx *c, unsigned limit)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->nr_comms && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_comm *m = &c->comms[i];
+		json_t *o = json_pack("{s:I, s:I, s:f, s:f}", "samples", (json_int_t)m->samples,
+				      "kernel", (json_int_t)m->kernel, "percent",
+				      pct(m->samples, c->tot->samples), "cpu_s",
+				      (double)m->period / 1e9);
+
+		if (m->hidden)
+			json_object_set_new(o, "other_user", json_true());
+		json_object_set_new(o, "comm", m->comm ? json_string(m->comm) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_images(const struct top_ctx *c, unsigned limit)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->nr_images && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_image *im = &c->images[i];
+
+		json_array_append_new(arr, json_pack("{s:s?, s:s, s:I, s:f, s:f}", "object",
+						     im->hidden ? NULL : im->object, "kind",
+						     kind_name(im->kind), "samples",
+						     (json_int_t)im->samples, "percent",
+						     pct(im->samples, c->tot->samples), "cpu_s",
+						     (double)im->period / 1e9));
+	}
+	return arr;
+}
+
 static json_t *json_stacks(const struct top_ctx *c)
 {
 	const struct top_opts *opts = c->req->opts;
@@ -212,6 +324,39 @@ static json_t *json_stacks(const struct top_ctx *c)
 	return arr;
 }
 
+/*
+ * The rest of Prospect's "statistics of run": the range and what it held
+ * before the filters, the sampling period, the gaps, the threads and
+ * processes seen, and rspd's own CPU time in the range (its samples times
+ * their period: sampled, so as exact as any other row; null when the
+ * source does not say which process rspd was, as in a dump).
+ */
+static void json_stats_run(const struct top_ctx *c, json_t *o)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct rsp_capture_info *ci = c->src->capture;
+
+	json_object_set_new(o, "range_from_s",
+			    json_real((double)(p->all_first ? p->all_first : c->from) / 1e9));
+	json_object_set_new(o, "range_to_s", json_real((double)p->all_last / 1e9));
+	json_object_set_new(o, "range_samples", json_integer((json_int_t)p->all_samples));
+	json_object_set_new(o, "range_samples_kernel", json_integer((json_int_t)p->all_kernel));
+	json_object_set_new(o, "range_samples_user",
+			    json_integer((json_int_t)(p->all_samples - p->all_kernel)));
+	json_object_set_new(o, "range_samples_idle", json_integer((json_int_t)p->idle));
+	json_object_set_new(o, "sample_period_ns",
+			    p->samples ? json_real((double)p->period / (double)p->samples)
+				       : json_null());
+	json_object_set_new(o, "sample_freq_hz",
+			    ci ? json_integer((json_int_t)ci->sample_freq) : json_null());
+	json_object_set_new(o, "lost_records_in_range", json_integer((json_int_t)p->lost_records));
+	json_object_set_new(o, "lost_in_range", json_integer((json_int_t)p->lost));
+	json_object_set_new(o, "threads_seen", json_integer((json_int_t)p->threads));
+	json_object_set_new(o, "processes_seen", json_integer((json_int_t)p->procs));
+	json_object_set_new(o, "rspd_cpu_s_in_range",
+			    ci ? json_real((double)p->self_period / 1e9) : json_null());
+}
+
 static json_t *json_stats(const struct top_ctx *c)
 {
 	const struct rsp_capture_info *ci = c->src->capture;
@@ -229,6 +374,7 @@ static json_t *json_stats(const struct top_ctx *c)
 	for (size_t i = 0; i < c->nr_procs; i++)
 		all += c->procs[i].samples;
 	json_object_set_new(o, "samples_all", json_integer((json_int_t)all));
+	json_stats_run(c, o);
 	if (ci) {
 		json_object_set_new(o, "rspd_cpu_s", json_real(ci->cpu_seconds));
 		json_object_set_new(o, "rspd_uptime_s", json_real(ci->uptime_s));
@@ -238,6 +384,20 @@ static json_t *json_stats(const struct top_ctx *c)
 		json_object_set_new(o, "lost_total", json_integer((json_int_t)ci->lost_total));
 	}
 	return o;
+}
+
+static void json_filters(const struct top_ctx *c, json_t *o)
+{
+	const struct top_opts *opts = c->req->opts;
+
+	if (opts->tid >= 0)
+		json_object_set_new(o, "query_tid", json_integer(opts->tid));
+	if (opts->comm[0])
+		json_object_set_new(o, "query_comm", json_string(opts->comm));
+	json_object_set_new(o, "frames",
+			    json_string(opts->mode == RSP_FLATPROF_KERNEL_ONLY ? "kernel"
+					: opts->mode == RSP_FLATPROF_USER_ONLY ? "user"
+									       : "all"));
 }
 
 static int render_json(const struct top_ctx *c, struct rsp_buf *out)
@@ -261,6 +421,10 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 		json_object_set_new(o, "perf_event_paranoid",
 				    json_integer(c->src->access.paranoid));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
+	json_object_set_new(o, "threads", json_threads(c, opts->limit));
+	json_object_set_new(o, "comms", json_comms(c, opts->limit));
+	json_object_set_new(o, "images", json_images(c, opts->limit));
+	json_filters(c, o);
 	if (opts->stacks) {
 		json_object_set_new(o, "stacks", json_stacks(c));
 		json_object_set_new(o, "user_stacks",
@@ -283,6 +447,24 @@ static void text_paranoid(const struct rsp_source *src, struct rsp_buf *out)
 	rsp_buf__printf(out, "  perf_event_paranoid %d: %s%s%s are not shown to you\n",
 			src->access.paranoid, all ? "" : "other users' processes",
 			!all && !kernel ? " and " : "", kernel ? "" : "kernel functions");
+}
+
+/* What --tid, --comm, --kernel, --user left out, in one line. */
+static void text_filters(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct top_opts *o = c->req->opts;
+
+	if (o->tid < 0 && !o->comm[0] && !o->mode)
+		return;
+	rsp_buf__puts(out, "  only");
+	if (o->tid >= 0)
+		rsp_buf__printf(out, " thread %ld", o->tid);
+	if (o->comm[0])
+		rsp_buf__printf(out, "%s command %s", o->tid >= 0 ? "," : "", o->comm);
+	if (o->mode)
+		rsp_buf__printf(out, "%s %s frames", o->tid >= 0 || o->comm[0] ? "," : "",
+				o->mode == RSP_FLATPROF_KERNEL_ONLY ? "kernel" : "user");
+	rsp_buf__puts(out, "\n");
 }
 
 static void text_header(const struct top_ctx *c, struct rsp_buf *out)
@@ -312,6 +494,7 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 		rsp_buf__puts(out, "  ");
 	rsp_buf__printf(out, "%.2f s of CPU; %.0f%% in the kernel\n", (double)p->period / 1e9,
 			pct(p->kernel, p->samples));
+	text_filters(c, out);
 	text_paranoid(c->src, out);
 }
 
@@ -370,6 +553,64 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", c->nr_rows - opts->limit);
 }
 
+/* Rows of a breakdown: --limit, at most TOP_PROCS. */
+static size_t breakdown_rows(const struct top_ctx *c, size_t n)
+{
+	unsigned limit = ((const struct top_opts *)c->req->opts)->limit;
+	size_t max = limit && limit < TOP_PROCS ? limit : TOP_PROCS;
+
+	return n < max ? n : max;
+}
+
+static void text_more(size_t shown, size_t n, struct rsp_buf *out)
+{
+	if (n > shown)
+		rsp_buf__printf(out, "(%zu more; --json --limit 0 lists all)\n", n - shown);
+}
+
+/* Per thread, per command, per image: samples and the seconds they stand for. */
+static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	size_t n = breakdown_rows(c, c->nr_threads);
+
+	rsp_buf__puts(out, "\nby thread\n     tid      pid comm              samples      %  "
+			   " seconds   kernel\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_flatprof_thread *t = &c->threads[i];
+
+		rsp_buf__printf(out, "%8u %8u %-16.16s %8llu %5.1f%% %8.2f %8llu\n", t->tid, t->pid,
+				comm_label(t->hidden, t->comm), (unsigned long long)t->samples,
+				pct(t->samples, p->samples), (double)t->period / 1e9,
+				(unsigned long long)t->kernel);
+	}
+	text_more(n, c->nr_threads, out);
+	n = breakdown_rows(c, c->nr_comms);
+	rsp_buf__puts(out, "\nby command\ncomm               samples      %   seconds   kernel\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_flatprof_comm *m = &c->comms[i];
+
+		rsp_buf__printf(out, "%-16.16s %9llu %5.1f%% %9.2f %8llu\n",
+				comm_label(m->hidden, m->comm), (unsigned long long)m->samples,
+				pct(m->samples, p->samples), (double)m->period / 1e9,
+				(unsigned long long)m->kernel);
+	}
+	text_more(n, c->nr_comms, out);
+	n = breakdown_rows(c, c->nr_images);
+	rsp_buf__puts(out, "\nby image\n samples      %   seconds  image\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_flatprof_image *im = &c->images[i];
+
+		rsp_buf__printf(out, "%8llu %5.1f%% %9.2f  %.50s\n",
+				(unsigned long long)im->samples, pct(im->samples, p->samples),
+				(double)im->period / 1e9,
+				im->hidden   ? "(other user)"
+				: im->object ? basename_of(im->object)
+					     : "[unknown]");
+	}
+	text_more(n, c->nr_images, out);
+}
+
 static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
@@ -396,14 +637,56 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 	}
 }
 
+/*
+ * The range and what it held before the filters (Prospect's "statistics of
+ * run"). Seconds are the samples' periods added up: a cpu-clock sample's
+ * period is the CPU time in nanoseconds since the previous one (about
+ * 1/freq s). rspd's cost in the range is its own samples: unknown in a
+ * dump, which does not say which process rspd was.
+ */
+static void text_stats_run(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct rsp_capture_info *ci = c->src->capture;
+	uint64_t from = p->all_first ? p->all_first : c->from;
+	double span = p->all_last > from ? (double)(p->all_last - from) / 1e9 : 0.0;
+
+	rsp_buf__printf(out, "  range: %.3f .. %.3f s (%.1f s of samples)\n", (double)from / 1e9,
+			(double)p->all_last / 1e9, span);
+	rsp_buf__printf(out, "  samples: %llu (user %llu, kernel %llu, of which idle %llu)\n",
+			(unsigned long long)p->all_samples,
+			(unsigned long long)(p->all_samples - p->all_kernel),
+			(unsigned long long)p->all_kernel, (unsigned long long)p->idle);
+	if (ci && ci->sample_freq)
+		rsp_buf__printf(out, "  sampling: cpu-clock %u Hz per CPU", ci->sample_freq);
+	else
+		rsp_buf__puts(out, "  sampling: cpu-clock, frequency unknown");
+	if (p->samples)
+		rsp_buf__printf(out, ", mean period %.2f ms\n",
+				(double)p->period / (double)p->samples / 1e6);
+	else
+		rsp_buf__puts(out, "\n");
+	rsp_buf__printf(out, "  seen: %llu processes, %llu threads sampled\n",
+			(unsigned long long)p->procs, (unsigned long long)p->threads);
+	rsp_buf__printf(out, "  gaps in the range: %llu, %llu records lost\n",
+			(unsigned long long)p->lost_records, (unsigned long long)p->lost);
+	if (ci)
+		rsp_buf__printf(out, "  rspd in the range: %.2f s of CPU (%.2f%% of one CPU)\n",
+				(double)p->self_period / 1e9,
+				span > 0 ? 100.0 * (double)p->self_period / 1e9 / span : 0.0);
+	else
+		rsp_buf__puts(out, "  rspd in the range: unknown (the source does not say which "
+				   "process rspd was)\n");
+}
+
 static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_capture_info *ci = c->src->capture;
 	char rss[32];
 
-	rsp_buf__printf(out,
-			"\nstatistics of run\n  samples of rspd itself: %llu; records in the "
-			"window: %llu\n",
+	rsp_buf__puts(out, "\nstatistics of run\n");
+	text_stats_run(c, out);
+	rsp_buf__printf(out, "  samples of rspd itself: %llu; records in the window: %llu\n",
 			(unsigned long long)c->tot->self_samples,
 			(unsigned long long)c->ws.records);
 	if (ci) {
@@ -440,6 +723,7 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 					: "");
 	} else {
 		text_rows(c, out);
+		text_breakdowns(c, out);
 		if (((const struct top_opts *)c->req->opts)->stacks)
 			text_stacks(c, out);
 	}
@@ -465,6 +749,7 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 {
 	const struct rsp_request *req = c->req;
 	const struct rsp_source *src = c->src;
+	const struct top_opts *topts = req->opts;
 	struct rsp_flatprof_opts o = {.from = req->last_ns && src->now > req->last_ns
 						      ? src->now - req->last_ns
 						      : req->from_ns,
@@ -476,7 +761,10 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 				      .hidden = hidden,
 				      .hidden_ctx = r,
 				      .own_only = !rsp_source__system_wide(src),
-				      .hide_kernel = !rsp_source__kernel_symbols(src)};
+				      .hide_kernel = !rsp_source__kernel_symbols(src),
+				      .tid = topts->tid,
+				      .comm = topts->comm[0] ? topts->comm : NULL,
+				      .mode = topts->mode};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
@@ -494,6 +782,9 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	c->rows = rsp_flatprof__rows(c->prof, &c->nr_rows);
 	c->procs = rsp_flatprof__procs(c->prof, &c->nr_procs);
 	c->stacks = rsp_flatprof__stacks(c->prof, &c->nr_stacks);
+	c->threads = rsp_flatprof__threads(c->prof, &c->nr_threads);
+	c->comms = rsp_flatprof__comms(c->prof, &c->nr_comms);
+	c->images = rsp_flatprof__images(c->prof, &c->nr_images);
 	return 0;
 }
 
@@ -530,12 +821,16 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 const struct rsp_command rsp_cmd_top = {
 	.name = "top",
 	.summary = "flat profile of the cpu-clock samples, by function",
-	.usage = "usage: rspctl top [--pid PID] [--last DURATION | --from T --to T]\n"
+	.usage = "usage: rspctl top [--pid PID] [--tid TID] [--comm NAME] [--kernel | --user]\n"
+		 "                  [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
-		 "'a->b': the sample lies between its exported functions a and b.\n"
+		 "'a->b': the sample lies between its exported functions a and b. Then\n"
+		 "the same samples by thread, by command and by image (the executable or\n"
+		 "library sampled), in samples and seconds (each cpu-clock sample stands\n"
+		 "for its period of CPU time), and the statistics of the run.\n"
 		 "\n"
 		 "  --pid PID        only this process (default: all, with a summary; a\n"
 		 "                   user outside rspd's admin group sees what\n"
@@ -544,7 +839,14 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --last DURATION  only the last DURATION of the window, e.g. 10s\n"
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
 		 "                   status' shows it\n"
-		 "  --limit N        rows to show (20; 0: all)\n"
+		 "  --tid TID        only this thread (0: the idle task)\n"
+		 "  --comm NAME      only processes of this command name (as 'ps -o comm'\n"
+		 "                   shows it, at most 15 bytes)\n"
+		 "  --kernel         only samples taken in the kernel: with no --pid, the\n"
+		 "                   global kernel profile of all processes\n"
+		 "  --user           only samples taken in user mode\n"
+		 "  --limit N        rows to show (20; 0: all); the breakdowns by thread,\n"
+		 "                   command and image show at most 10 in text\n"
 		 "  --stacks N       also the N heaviest whole stacks, user frames unwound\n"
 		 "                   with DWARF where the sample copied its stack (rspd\n"
 		 "                   --dwarf), else by frame pointers; each says which\n"
@@ -554,7 +856,9 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top\n"
 		 "  rspctl top --pid 1234 --last 5s\n"
 		 "  rspctl top --json --limit 0\n"
-		 "  rspctl top --pid 1234 --stacks 5\n",
+		 "  rspctl top --pid 1234 --stacks 5\n"
+		 "  rspctl top --kernel --last 10s\n"
+		 "  rspctl top --comm postgres --user\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),
