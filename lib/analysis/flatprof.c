@@ -13,14 +13,16 @@
 struct rsp_flatprof {
 	struct rsp_flatprof_opts o;
 	const struct rsp_schema *schema;
-	struct rsp_kvec rows;	 /* row key hash -> struct rsp_flatprof_row */
-	struct rsp_kvec procs;	 /* pid -> struct rsp_flatprof_proc */
-	struct rsp_kvec stacks;	 /* frames hash -> struct rsp_flatprof_stack */
-	struct rsp_kvec threads; /* tid -> struct rsp_flatprof_thread */
-	struct rsp_kvec comms;	 /* hash of the name -> struct rsp_flatprof_comm */
-	struct rsp_kvec images;	 /* hash of the object -> struct rsp_flatprof_image */
-	struct rsp_kvec addrs;	 /* file address -> struct rsp_flatprof_addr (opts.annotate) */
-	struct rsp_kvec seen;	 /* tid -> nothing: the threads of the whole range */
+	struct rsp_kvec rows;	  /* row key hash -> struct rsp_flatprof_row */
+	struct rsp_kvec procs;	  /* pid -> struct rsp_flatprof_proc */
+	struct rsp_kvec stacks;	  /* frames hash -> struct rsp_flatprof_stack */
+	struct rsp_kvec threads;  /* tid -> struct rsp_flatprof_thread */
+	struct rsp_kvec comms;	  /* hash of the name -> struct rsp_flatprof_comm */
+	struct rsp_kvec images;	  /* hash of the object -> struct rsp_flatprof_image */
+	struct rsp_kvec addrs;	  /* file address -> struct rsp_flatprof_addr (opts.annotate) */
+	struct rsp_kvec seen;	  /* tid -> nothing: the threads of the whole range */
+	struct rsp_kvec rowaddrs; /* hash of (row key, address) -> struct rowaddr (opts.lines) */
+	struct rsp_flatprof_addr *row_addrs; /* rowaddrs' addresses, in their sorted order */
 	struct rsp_flatprof_totals tot;
 	bool failed;
 };
@@ -42,15 +44,48 @@ static uint64_t row_key(const struct rsp_flatprof_row *r)
 	return rsp_hash__key(rsp_hash__mix(h));
 }
 
-static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, uint64_t period)
+/* A sampled address of a row (opts.lines). */
+struct rowaddr {
+	uint64_t row; /* the row's key */
+	struct rsp_flatprof_addr a;
+};
+
+static int add_rowaddr(struct rsp_flatprof *p, uint64_t row, const struct rsp_sym *sym)
+{
+	size_t max = p->o.max_addrs ? p->o.max_addrs : 65536;
+	uint64_t k = rsp_hash__key(rsp_hash__mix(rsp_hash__u64(row, sym->file_addr)));
+	struct rowaddr *ra;
+	bool added;
+
+	if (!rsp_kvec__find(&p->rowaddrs, k) && p->rowaddrs.n >= max) {
+		p->tot.lines_dropped++;
+		return 0;
+	}
+	ra = rsp_kvec__get(&p->rowaddrs, k, &added);
+	if (!ra)
+		return -ENOMEM;
+	ra->row = row;
+	ra->a.file_addr = sym->file_addr;
+	ra->a.samples++;
+	return 0;
+}
+
+static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, uint64_t period,
+		   const struct rsp_sym *sym)
 {
 	bool added;
-	struct rsp_flatprof_row *r = rsp_kvec__get(&p->rows, row_key(key), &added);
+	uint64_t k = row_key(key);
+	struct rsp_flatprof_row *r = rsp_kvec__get(&p->rows, k, &added);
 
 	if (!r)
 		return -ENOMEM;
-	if (added)
+	if (added) {
 		*r = *key;
+		r->key = k;
+	}
+	if (p->o.lines && sym->kind == RSP_SYM_USER && sym->name && !sym->hidden &&
+	    add_rowaddr(p, k, sym))
+		return -ENOMEM;
 	r->samples++;
 	r->period += period;
 	return 0;
@@ -315,7 +350,7 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 		return -ENOMEM;
 	if (add_image(p, &sym, smp->period) || (p->o.annotate && add_addr(p, &sym)))
 		return -ENOMEM;
-	return add_row(p, &key, smp->period);
+	return add_row(p, &key, smp->period, &sym);
 }
 
 static void on_sample(void *ctx, const struct rsp_sample *smp, const struct perf_event_header *rec)
@@ -389,6 +424,15 @@ static int cmp_addrs(const void *a, const void *b)
 	return x->file_addr < y->file_addr ? -1 : x->file_addr > y->file_addr;
 }
 
+static int cmp_rowaddrs(const void *a, const void *b)
+{
+	const struct rowaddr *x = a, *y = b;
+
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return x->a.file_addr < y->a.file_addr ? -1 : x->a.file_addr > y->a.file_addr;
+}
+
 static void sort_kvec(struct rsp_kvec *kv, int (*cmp)(const void *, const void *))
 {
 	if (kv->n > 1)
@@ -425,7 +469,7 @@ static int cmp_stacks(const void *a, const void *b)
  * between its fork and its exec still had the parent's name then). The
  * vectors' maps are not used after this: sorting moves the items.
  */
-static void finish(struct rsp_flatprof *p)
+static int finish(struct rsp_flatprof *p)
 {
 	struct rsp_maps *maps = rsp_symbolizer__maps(p->o.sym);
 
@@ -450,6 +494,15 @@ static void finish(struct rsp_flatprof *p)
 	sort_kvec(&p->comms, cmp_comms);
 	sort_kvec(&p->images, cmp_images);
 	sort_kvec(&p->addrs, cmp_addrs);
+	sort_kvec(&p->rowaddrs, cmp_rowaddrs);
+	if (!p->rowaddrs.n)
+		return 0;
+	p->row_addrs = calloc(p->rowaddrs.n, sizeof(*p->row_addrs));
+	if (!p->row_addrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->rowaddrs.n; i++)
+		p->row_addrs[i] = ((const struct rowaddr *)rsp_kvec__at(&p->rowaddrs, i))->a;
+	return 0;
 }
 
 struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
@@ -474,6 +527,7 @@ struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
 	rsp_kvec__init(&p->images, sizeof(struct rsp_flatprof_image));
 	rsp_kvec__init(&p->addrs, sizeof(struct rsp_flatprof_addr));
 	rsp_kvec__init(&p->seen, 1);
+	rsp_kvec__init(&p->rowaddrs, sizeof(struct rowaddr));
 	po.ctx = p;
 	if (rsp_pass__run(schema, snap, &po, &st) || p->failed) {
 		rsp_flatprof__delete(p);
@@ -482,7 +536,11 @@ struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
 	}
 	p->tot.lost_records = st.lost_records;
 	p->tot.lost = st.lost;
-	finish(p);
+	if (finish(p)) {
+		rsp_flatprof__delete(p);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return p;
 }
 
@@ -498,6 +556,8 @@ void rsp_flatprof__delete(struct rsp_flatprof *p)
 	rsp_kvec__exit(&p->images);
 	rsp_kvec__exit(&p->addrs);
 	rsp_kvec__exit(&p->seen);
+	rsp_kvec__exit(&p->rowaddrs);
+	free(p->row_addrs);
 	free(p);
 }
 
@@ -546,6 +606,27 @@ const struct rsp_flatprof_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p
 {
 	*n = p->addrs.n;
 	return p->addrs.items;
+}
+
+const struct rsp_flatprof_addr *rsp_flatprof__row_addrs(const struct rsp_flatprof *p,
+							const struct rsp_flatprof_row *r, size_t *n)
+{
+	const struct rowaddr *v = p->rowaddrs.items;
+	size_t lo = 0, hi = p->rowaddrs.n, first;
+
+	while (lo < hi) { /* the first item of the row: the items are sorted by row */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].row < r->key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < p->rowaddrs.n && v[lo].row == r->key)
+		lo++;
+	*n = lo - first;
+	return *n ? &p->row_addrs[first] : NULL;
 }
 
 const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p, uint32_t pid)

@@ -17,20 +17,24 @@
 #include <rsp/flatprof.h>
 #include <rsp/maps.h>
 #include <rsp/parse.h>
+#include "internal/annotate.h"
 #include "internal/fmt.h"
 #include "internal/json.h"
 #include "internal/query.h"
 #include "internal/redact.h"
+#include "internal/srcline.h"
 
 #define TOP_DEFAULT_LIMIT 20
 #define TOP_PROCS	  10
 
 struct top_opts {
-	unsigned limit;	 /* rows; 0: all */
-	unsigned stacks; /* heaviest whole stacks to show; 0: none */
-	long tid;	 /* --tid; -1: all */
-	char comm[16];	 /* --comm; "": all */
-	unsigned mode;	 /* --kernel, --user: RSP_FLATPROF_*_ONLY */
+	unsigned limit;	    /* rows; 0: all */
+	unsigned stacks;    /* heaviest whole stacks to show; 0: none */
+	long tid;	    /* --tid; -1: all */
+	char comm[16];	    /* --comm; "": all */
+	unsigned mode;	    /* --kernel, --user: RSP_FLATPROF_*_ONLY */
+	bool lines;	    /* --lines */
+	char annotate[256]; /* --annotate SYMBOL; "": none */
 };
 
 enum {
@@ -40,12 +44,14 @@ enum {
 	OPT_COMM,
 	OPT_KERNEL,
 	OPT_USER,
+	OPT_LINES,
+	OPT_ANNOTATE,
 };
 
 static const struct rsp_option top_opts[] = {
-	{"limit", true, OPT_LIMIT}, {"stacks", true, OPT_STACKS},  {"tid", true, OPT_TID},
-	{"comm", true, OPT_COMM},   {"kernel", false, OPT_KERNEL}, {"user", false, OPT_USER},
-	{NULL, false, 0},
+	{"limit", true, OPT_LIMIT},  {"stacks", true, OPT_STACKS},     {"tid", true, OPT_TID},
+	{"comm", true, OPT_COMM},    {"kernel", false, OPT_KERNEL},    {"user", false, OPT_USER},
+	{"lines", false, OPT_LINES}, {"annotate", true, OPT_ANNOTATE}, {NULL, false, 0},
 };
 
 static void top_init(void *opts)
@@ -116,6 +122,21 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	}
 	if (id == OPT_TID || id == OPT_COMM || id == OPT_KERNEL || id == OPT_USER)
 		return filter_opt(o, id, arg, err);
+	if (id == OPT_LINES) {
+		o->lines = true;
+		return 0;
+	}
+	if (id == OPT_ANNOTATE) {
+		if (!*arg || strlen(arg) >= sizeof(o->annotate)) {
+			rsp_buf__printf(err,
+					"top: --annotate wants a function's name as top shows it "
+					"(1 to %zu bytes), not '%.40s'",
+					sizeof(o->annotate) - 1, arg);
+			return -EINVAL;
+		}
+		strcpy(o->annotate, arg);
+		return 0;
+	}
 	rsp_buf__printf(err, "top: unexpected argument '%s'; see 'rspctl help top'", arg);
 	return -EINVAL;
 }
@@ -177,6 +198,8 @@ struct top_ctx {
 	struct rsp_flatprof *prof;
 	struct rsp_window_stats ws;
 	struct rsp_symbolizer_stats before, after;
+	struct rsp_srclines *sl;  /* --lines, --annotate */
+	struct rsp_annotate *ann; /* --annotate */
 	double resolve_ms;
 	uint64_t from;
 };
@@ -186,6 +209,93 @@ static const char *row_label(const struct rsp_flatprof_row *r, char *buf, size_t
 	struct rsp_sym s = {.name = r->name, .hidden = r->hidden};
 
 	return rsp_sym__format(&s, false, buf, n);
+}
+
+/* The source line that holds most of a row's samples (--lines), or false when unknown. */
+struct row_src {
+	char file[512];
+	int line;
+	uint64_t samples;
+};
+
+static bool row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
+		       struct row_src *best)
+{
+	struct row_src cand[16];
+	size_t n = 0, nr;
+	const struct rsp_flatprof_addr *a =
+		c->sl && r->object ? rsp_flatprof__row_addrs(c->prof, r, &nr) : NULL;
+
+	/* addresses come in order, so one line's addresses are mostly together: the
+	 * last 16 lines seen are enough to add them up */
+	for (size_t i = 0; a && i < nr; i++) {
+		struct row_src s;
+		size_t k;
+
+		if (rsp_srclines__find(c->sl, r->object, a[i].file_addr, s.file, sizeof(s.file),
+				       &s.line))
+			continue;
+		for (k = 0; k < n; k++)
+			if (cand[k].line == s.line && !strcmp(cand[k].file, s.file))
+				break;
+		if (k == n) {
+			k = n < 16 ? n++ : (size_t)(i % 16);
+			cand[k] = s;
+			cand[k].samples = 0;
+		}
+		cand[k].samples += a[i].samples;
+	}
+	if (!n)
+		return false;
+	*best = cand[0];
+	for (size_t k = 1; k < n; k++)
+		if (cand[k].samples > best->samples)
+			*best = cand[k];
+	return true;
+}
+
+static json_t *json_annotate(const struct top_ctx *c)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_annotate *a = c->ann;
+	json_t *o = json_pack("{s:s, s:s?, s:I, s:I, s:I}", "function", opts->annotate, "object",
+			      p->annotate_object, "samples", (json_int_t)p->annotate_samples,
+			      "samples_other_objects", (json_int_t)p->annotate_other_objects,
+			      "samples_dropped", (json_int_t)p->annotate_dropped);
+	json_t *arr;
+
+	if (!a)
+		return o;
+	json_object_set_new(o, "start", json_integer((json_int_t)a->start));
+	json_object_set_new(o, "size", json_integer((json_int_t)a->size));
+	json_object_set_new(o, "truncated", json_boolean(a->truncated));
+	json_object_set_new(o, "samples_on_instructions", json_integer((json_int_t)a->samples));
+	json_object_set_new(o, "samples_off_instruction", json_integer((json_int_t)a->off_insn));
+	arr = json_array();
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rsp_annotate_insn *d = &a->insns[i];
+		json_t *in = json_pack("{s:I, s:i, s:s, s:I, s:f}", "address", (json_int_t)d->addr,
+				       "size", (int)d->size, "text", d->text, "samples",
+				       (json_int_t)d->samples, "percent",
+				       pct(d->samples, p->annotate_samples));
+
+		json_object_set_new(in, "file", d->file ? json_string(d->file) : json_null());
+		json_object_set_new(in, "line", d->line ? json_integer(d->line) : json_null());
+		json_array_append_new(arr, in);
+	}
+	json_object_set_new(o, "instructions", arr);
+	return o;
+}
+
+static json_t *json_row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r)
+{
+	struct row_src s;
+
+	if (!row_source(c, r, &s))
+		return json_null();
+	return json_pack("{s:s, s:i, s:I}", "file", s.file, "line", s.line, "samples",
+			 (json_int_t)s.samples);
 }
 
 static json_t *json_rows(const struct top_ctx *c, unsigned limit)
@@ -202,6 +312,8 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
+		if (c->sl)
+			json_object_set_new(o, "source", json_row_source(c, r));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -425,6 +537,8 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "comms", json_comms(c, opts->limit));
 	json_object_set_new(o, "images", json_images(c, opts->limit));
 	json_filters(c, o);
+	if (opts->annotate[0])
+		json_object_set_new(o, "annotate", json_annotate(c));
 	if (opts->stacks) {
 		json_object_set_new(o, "stacks", json_stacks(c));
 		json_object_set_new(o, "user_stacks",
@@ -528,6 +642,20 @@ static const char *object_of(const struct rsp_flatprof_row *r)
 	return r->kind == RSP_SYM_KERNEL ? "[kernel]" : "";
 }
 
+static void text_row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
+			    struct rsp_buf *out)
+{
+	struct row_src s;
+
+	if (r->kind != RSP_SYM_USER || r->hidden || !r->name)
+		return;
+	if (row_source(c, r, &s))
+		rsp_buf__printf(out, "                 at %.40s:%d (%.0f%% of its samples)\n",
+				basename_of(s.file), s.line, pct(s.samples, r->samples));
+	else
+		rsp_buf__puts(out, "                 at an unknown line (no DWARF line table)\n");
+}
+
 static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
@@ -548,6 +676,8 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 			rsp_buf__printf(out, "%8llu %5.1f%%  %-37s %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
 					label, object_of(r));
+		if (opts->lines)
+			text_row_source(c, r, out);
 	}
 	if (opts->limit && c->nr_rows > opts->limit)
 		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", c->nr_rows - opts->limit);
@@ -710,6 +840,49 @@ static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 			(unsigned long long)(c->after.maps.maps_live + c->after.maps.maps_dead));
 }
 
+/* --annotate: each instruction of the function with its samples and source line. */
+static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_annotate *a = c->ann;
+	char src[64];
+
+	if (!a) {
+		rsp_buf__printf(out,
+				"\nno samples in a function named %s (names as top shows "
+				"them, exact matches only)\n",
+				opts->annotate);
+		return;
+	}
+	rsp_buf__printf(out, "\n%s in %s: %llu samples, 0x%llx, %llu bytes%s\n", opts->annotate,
+			basename_of(p->annotate_object), (unsigned long long)p->annotate_samples,
+			(unsigned long long)a->start, (unsigned long long)a->size,
+			a->truncated ? " (only the first part shown)" : "");
+	rsp_buf__puts(out, "  code read from the file on disk (capstone), lines from its DWARF "
+			   "(libdw)\n");
+	if (p->annotate_other_objects || a->off_insn || p->annotate_dropped)
+		rsp_buf__printf(out,
+				"  not placed: %llu samples in another object, %llu off "
+				"instructions, %llu past the limit\n",
+				(unsigned long long)p->annotate_other_objects,
+				(unsigned long long)a->off_insn,
+				(unsigned long long)p->annotate_dropped);
+	rsp_buf__puts(out, "\n samples      %   address  instruction                    source\n");
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rsp_annotate_insn *d = &a->insns[i];
+
+		if (d->file)
+			snprintf(src, sizeof(src), "%.40s:%d", basename_of(d->file), d->line);
+		else
+			snprintf(src, sizeof(src), "?");
+		rsp_buf__printf(out, "%8llu %5.1f%% %9llx  %-30.30s %.20s\n",
+				(unsigned long long)d->samples,
+				pct(d->samples, p->annotate_samples), (unsigned long long)d->addr,
+				d->text, src);
+	}
+}
+
 static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 {
 	text_header(c, out);
@@ -721,6 +894,8 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 				c->src->capture && !c->src->capture->sample_freq
 					? " (sampling is off: rspd --freq 0)"
 					: "");
+	} else if (((const struct top_opts *)c->req->opts)->annotate[0]) {
+		text_annotate(c, out);
 	} else {
 		text_rows(c, out);
 		text_breakdowns(c, out);
@@ -764,7 +939,9 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 				      .hide_kernel = !rsp_source__kernel_symbols(src),
 				      .tid = topts->tid,
 				      .comm = topts->comm[0] ? topts->comm : NULL,
-				      .mode = topts->mode};
+				      .mode = topts->mode,
+				      .annotate = topts->annotate[0] ? topts->annotate : NULL,
+				      .lines = topts->lines};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
@@ -788,6 +965,43 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	return 0;
 }
 
+/*
+ * --lines and --annotate: a cache of source lines for this query (at most
+ * TOP_SRC_FILES files open), and the annotated function. Kernel functions
+ * are not annotated: their code is not in a file rsp reads.
+ */
+#define TOP_SRC_FILES 16
+
+static int sources(struct top_ctx *c, struct rsp_buf *err)
+{
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct rsp_flatprof_addr *addrs;
+	size_t n;
+
+	if (!opts->lines && !opts->annotate[0])
+		return 0;
+	c->sl = rsp_srclines__new(NULL, TOP_SRC_FILES);
+	if (!c->sl) {
+		rsp_buf__puts(err, "top: out of memory for the source lines");
+		return -ENOMEM;
+	}
+	if (!opts->annotate[0] || !p->annotate_samples)
+		return 0;
+	if (!p->annotate_object || p->annotate_object[0] != '/') {
+		rsp_buf__printf(err,
+				"top: %s is in %s: --annotate reads the code of executables and "
+				"libraries from their files, not the kernel's or JIT code",
+				opts->annotate,
+				p->annotate_object ? p->annotate_object : "no file");
+		return -EINVAL;
+	}
+	addrs = rsp_flatprof__addrs(c->prof, &n);
+	c->ann = rsp_annotate__new(p->annotate_object, opts->annotate, NULL, addrs, n, c->sl, 0,
+				   err);
+	return c->ann ? 0 : -EINVAL;
+}
+
 static int top_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
@@ -809,10 +1023,14 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	ret = profile(&c, &r);
 	if (ret)
 		rsp_buf__puts(err, "top: out of memory building the profile");
-	else if (req->format == RSP_FMT_JSON)
-		ret = render_json(&c, out);
 	else
+		ret = sources(&c, err);
+	if (!ret && req->format == RSP_FMT_JSON)
+		ret = render_json(&c, out);
+	else if (!ret)
 		render_text(&c, out);
+	rsp_annotate__delete(c.ann);
+	rsp_srclines__delete(c.sl);
 	rsp_flatprof__delete(c.prof);
 	rsp_redact__exit(&r);
 	return ret;
@@ -822,6 +1040,7 @@ const struct rsp_command rsp_cmd_top = {
 	.name = "top",
 	.summary = "flat profile of the cpu-clock samples, by function",
 	.usage = "usage: rspctl top [--pid PID] [--tid TID] [--comm NAME] [--kernel | --user]\n"
+		 "                  [--lines] [--annotate FUNCTION]\n"
 		 "                  [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "\n"
@@ -845,6 +1064,11 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --kernel         only samples taken in the kernel: with no --pid, the\n"
 		 "                   global kernel profile of all processes\n"
 		 "  --user           only samples taken in user mode\n"
+		 "  --lines          each user function's hottest source line (DWARF of\n"
+		 "                   the file or of its debug file, through libdw)\n"
+		 "  --annotate FUNC  the instructions of FUNC (a user function, exact name)\n"
+		 "                   with their samples and source lines, its code read\n"
+		 "                   from the file on disk; with --pid, of that process\n"
 		 "  --limit N        rows to show (20; 0: all); the breakdowns by thread,\n"
 		 "                   command and image show at most 10 in text\n"
 		 "  --stacks N       also the N heaviest whole stacks, user frames unwound\n"
@@ -858,7 +1082,9 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --json --limit 0\n"
 		 "  rspctl top --pid 1234 --stacks 5\n"
 		 "  rspctl top --kernel --last 10s\n"
-		 "  rspctl top --comm postgres --user\n",
+		 "  rspctl top --comm postgres --user\n"
+		 "  rspctl top --pid 1234 --lines\n"
+		 "  rspctl top --pid 1234 --annotate burn_hot\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),

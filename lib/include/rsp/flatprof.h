@@ -30,6 +30,7 @@ struct rsp_flatprof_row {
 	enum rsp_sym_match match;
 	bool hidden; /* another user's process (user frames not named) */
 	uint64_t samples, period;
+	uint64_t key; /* identity of the row (rsp_flatprof__row_addrs()) */
 };
 
 /* A whole stack as resolved frames, with how its user part was had. */
@@ -95,6 +96,7 @@ struct rsp_flatprof_totals {
 	uint64_t lost_records, lost;	 /* PERF_RECORD_LOST in the range, records they lost */
 	uint64_t annotate_samples;	 /* samples in the function asked for */
 	uint64_t annotate_other_objects; /* of them, in another object than the first */
+	uint64_t lines_dropped;		 /* samples of addresses beyond opts.max_addrs */
 	uint64_t annotate_dropped;	 /* of them, at addresses beyond opts.max_addrs */
 	const char *annotate_object;	 /* the object of the function asked for */
 };
@@ -115,7 +117,8 @@ struct rsp_flatprof_opts {
 	unsigned mode;	  /* RSP_FLATPROF_KERNEL_ONLY, RSP_FLATPROF_USER_ONLY, or 0: both */
 	/* the function whose sampled addresses to keep (rsp_flatprof__addrs()); NULL: none */
 	const char *annotate;
-	size_t max_addrs; /* distinct addresses kept for it; 0: 65536 */
+	size_t max_addrs; /* distinct addresses kept for it, and for lines; 0: 65536 */
+	bool lines;	  /* keep each user row's sampled addresses (rsp_flatprof__row_addrs()) */
 };
 
 #define RSP_FLATPROF_KERNEL_ONLY 1u /* samples taken in the kernel, all processes */
@@ -151,6 +154,12 @@ RSP_API const struct rsp_flatprof_image *rsp_flatprof__images(const struct rsp_f
 /** Sampled addresses of opts.annotate in its object, by address (ascending). */
 RSP_API const struct rsp_flatprof_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p,
 							    size_t *n);
+/**
+ * rsp_flatprof__row_addrs() - the sampled link-time addresses of row @r
+ * (opts.lines; user rows only), by address; NULL and *@n 0 if none kept.
+ */
+RSP_API const struct rsp_flatprof_addr *
+rsp_flatprof__row_addrs(const struct rsp_flatprof *p, const struct rsp_flatprof_row *r, size_t *n);
 /** rsp_flatprof__proc() - the row of process @pid, or NULL. */
 RSP_API const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p,
 							   uint32_t pid);
