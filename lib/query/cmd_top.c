@@ -885,8 +885,11 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 
 static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 {
+	const struct top_opts *o = c->req->opts;
+
 	text_header(c, out);
-	if (c->req->pid < 0)
+	/* --tid, --comm: the breakdowns by thread and command say where the samples went */
+	if (c->req->pid < 0 && o->tid < 0 && !o->comm[0])
 		text_procs(c, out);
 	if (!c->tot->samples) {
 		rsp_buf__printf(out, "\nno cpu-clock samples%s in the window%s\n",

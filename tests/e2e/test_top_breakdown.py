@@ -107,12 +107,20 @@ with t.Rspd("--freq", str(HZ)) as d:
             "the reader's profile is kernel-heavy (%d of %d)" % (zall["samples_kernel"],
                                                                 zall["samples"]))
 
-    # --comm: both processes of that name.
+    # --comm: both processes of that name, whole (and any other process of
+    # that name: under ASan, LeakSanitizer's stop-the-world task is one).
     both = d.json("top", "--comm", "burn_split", "--limit", "0")
     one = d.json("top", "--pid", str(w["pid"]))
-    t.check(both["samples"] == one["samples"] + zall["samples"],
-            "--comm burn_split: %d = %d + %d" % (both["samples"], one["samples"],
-                                                zall["samples"]))
+
+    def of_pid(pid):
+        return sum(r["samples"] for r in both["threads"] if r["pid"] == pid)
+
+    t.check(all(r["comm"] == "burn_split" for r in both["threads"])
+            and sum(r["samples"] for r in both["threads"]) == both["samples"],
+            "--comm burn_split: only threads of that name (%d samples)" % both["samples"])
+    t.check(of_pid(w["pid"]) == one["samples"] and of_pid(z["pid"]) == zall["samples"],
+            "--comm burn_split: both processes whole (%d = %d, %d = %d)" % (
+                of_pid(w["pid"]), one["samples"], of_pid(z["pid"]), zall["samples"]))
 
     # Text: every section, 80 columns; bad combinations are one sentence.
     _, text, _ = d.ctl("top", "--pid", str(w["pid"]))
