@@ -19,10 +19,12 @@
 #include <rsp/parse.h>
 #include "internal/annotate.h"
 #include "internal/fmt.h"
+#include "internal/hash.h"
 #include "internal/json.h"
 #include "internal/query.h"
 #include "internal/redact.h"
 #include "internal/srcline.h"
+#include "internal/vec.h"
 
 #define TOP_DEFAULT_LIMIT 20
 #define TOP_PROCS	  10
@@ -211,47 +213,69 @@ static const char *row_label(const struct rsp_flatprof_row *r, char *buf, size_t
 	return rsp_sym__format(&s, false, buf, n);
 }
 
-/* The source line that holds most of a row's samples (--lines), or false when unknown. */
+/* The source line that holds most of a row's samples (--lines). */
 struct row_src {
 	char file[512];
 	int line;
 	uint64_t samples;
 };
 
-static bool row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
-		       struct row_src *best)
+/* A line of a row while its samples are added up: the file by its name's hash. */
+struct line_count {
+	uint64_t samples;
+	uint64_t addr; /* one address of the line: its file's name is looked up again */
+};
+
+/*
+ * Every sampled address of the row is looked up and the samples are added
+ * up per (file, line), exactly: a table of at most as many lines as the
+ * row has addresses (bounded by opts.max_addrs). Return: 1 with @best set,
+ * 0 when no address has a line, -ENOMEM.
+ */
+static int row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
+		      struct row_src *best)
 {
-	struct row_src cand[16];
-	size_t n = 0, nr;
+	size_t nr = 0;
 	const struct rsp_flatprof_addr *a =
 		c->sl && r->object ? rsp_flatprof__row_addrs(c->prof, r, &nr) : NULL;
+	struct rsp_kvec lines;
+	const struct line_count *top = NULL;
+	int ret = 0;
 
-	/* addresses come in order, so one line's addresses are mostly together: the
-	 * last 16 lines seen are enough to add them up */
-	for (size_t i = 0; a && i < nr; i++) {
+	rsp_kvec__init(&lines, sizeof(struct line_count));
+	for (size_t i = 0; a && i < nr && !ret; i++) {
 		struct row_src s;
-		size_t k;
+		struct line_count *lc;
+		uint64_t h;
+		bool added;
 
 		if (rsp_srclines__find(c->sl, r->object, a[i].file_addr, s.file, sizeof(s.file),
 				       &s.line))
 			continue;
-		for (k = 0; k < n; k++)
-			if (cand[k].line == s.line && !strcmp(cand[k].file, s.file))
-				break;
-		if (k == n) {
-			k = n < 16 ? n++ : (size_t)(i % 16);
-			cand[k] = s;
-			cand[k].samples = 0;
+		h = rsp_hash__bytes(RSP_HASH_INIT, s.file, strlen(s.file));
+		lc = rsp_kvec__get(&lines, rsp_hash__key(rsp_hash__u64(h, (uint64_t)s.line)),
+				   &added);
+		if (!lc) {
+			ret = -ENOMEM;
+			break;
 		}
-		cand[k].samples += a[i].samples;
+		if (added)
+			lc->addr = a[i].file_addr;
+		lc->samples += a[i].samples;
 	}
-	if (!n)
-		return false;
-	*best = cand[0];
-	for (size_t k = 1; k < n; k++)
-		if (cand[k].samples > best->samples)
-			*best = cand[k];
-	return true;
+	for (size_t i = 0; !ret && i < rsp_kvec__len(&lines); i++) {
+		const struct line_count *lc = rsp_kvec__at(&lines, i);
+
+		if (!top || lc->samples > top->samples)
+			top = lc;
+	}
+	if (top && !rsp_srclines__find(c->sl, r->object, top->addr, best->file, sizeof(best->file),
+				       &best->line)) {
+		best->samples = top->samples;
+		ret = 1;
+	}
+	rsp_kvec__exit(&lines);
+	return ret;
 }
 
 static json_t *json_annotate(const struct top_ctx *c)
@@ -292,7 +316,7 @@ static json_t *json_row_source(const struct top_ctx *c, const struct rsp_flatpro
 {
 	struct row_src s;
 
-	if (!row_source(c, r, &s))
+	if (row_source(c, r, &s) <= 0)
 		return json_null();
 	return json_pack("{s:s, s:i, s:I}", "file", s.file, "line", s.line, "samples",
 			 (json_int_t)s.samples);
@@ -486,6 +510,8 @@ static json_t *json_stats(const struct top_ctx *c)
 	for (size_t i = 0; i < c->nr_procs; i++)
 		all += c->procs[i].samples;
 	json_object_set_new(o, "samples_all", json_integer((json_int_t)all));
+	if (!ci) /* a dump does not say which process rspd was */
+		json_object_set_new(o, "rspd_samples", json_null());
 	json_stats_run(c, o);
 	if (ci) {
 		json_object_set_new(o, "rspd_cpu_s", json_real(ci->cpu_seconds));
@@ -649,7 +675,7 @@ static void text_row_source(const struct top_ctx *c, const struct rsp_flatprof_r
 
 	if (r->kind != RSP_SYM_USER || r->hidden || !r->name)
 		return;
-	if (row_source(c, r, &s))
+	if (row_source(c, r, &s) > 0)
 		rsp_buf__printf(out, "                 at %.40s:%d (%.0f%% of its samples)\n",
 				basename_of(s.file), s.line, pct(s.samples, r->samples));
 	else
@@ -816,9 +842,12 @@ static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 
 	rsp_buf__puts(out, "\nstatistics of run\n");
 	text_stats_run(c, out);
-	rsp_buf__printf(out, "  samples of rspd itself: %llu; records in the window: %llu\n",
-			(unsigned long long)c->tot->self_samples,
-			(unsigned long long)c->ws.records);
+	if (ci)
+		rsp_buf__printf(out, "  samples of rspd itself: %llu; ",
+				(unsigned long long)c->tot->self_samples);
+	else
+		rsp_buf__puts(out, "  samples of rspd itself: unknown; ");
+	rsp_buf__printf(out, "records in the window: %llu\n", (unsigned long long)c->ws.records);
 	if (ci) {
 		rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 		rsp_buf__printf(

@@ -890,6 +890,7 @@ static void test_top_breakdowns(void **state)
 	assert_int_equal(ival(r, "processes_seen"), 2);
 	/* a source with no capture information (a dump): rspd's cost is unknown */
 	assert_true(json_is_null(json_object_get(r, "rspd_cpu_s_in_range")));
+	assert_true(json_is_null(json_object_get(r, "rspd_samples")));
 	json_decref(j);
 
 	j = top_json(syn, s, (const char *const[]){"top", "--tid", "701", "--json"}, 4);
