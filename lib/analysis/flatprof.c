@@ -242,7 +242,7 @@ static int add_image(struct rsp_flatprof *p, const struct rsp_sym *sym, uint64_t
  * object that function was found in (a name in two objects is two
  * functions: the others are counted, not mixed in). Bounded by max_addrs.
  */
-static int add_addr(struct rsp_flatprof *p, const struct rsp_sym *sym)
+static int add_addr(struct rsp_flatprof *p, const struct rsp_sym *sym, const struct rsp_sample *smp)
 {
 	size_t max = p->o.max_addrs ? p->o.max_addrs : 65536;
 	struct rsp_flatprof_addr *a;
@@ -251,8 +251,12 @@ static int add_addr(struct rsp_flatprof *p, const struct rsp_sym *sym)
 	if (sym->match != RSP_SYM_EXACT || !sym->name || strcmp(sym->name, p->o.annotate))
 		return 0;
 	p->tot.annotate_samples++;
-	if (!p->tot.annotate_object)
+	if (!p->tot.annotate_object) {
 		p->tot.annotate_object = sym->object;
+		p->tot.annotate_pid = smp->pid;
+		p->tot.annotate_time = smp->time;
+		p->tot.annotate_ip = smp->ip;
+	}
 	if (sym->object != p->tot.annotate_object || sym->file_addr == UINT64_MAX) {
 		p->tot.annotate_other_objects++;
 		return 0;
@@ -348,7 +352,7 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 					.hidden = sym.hidden};
 	if (p->o.stacks && add_stack(p, smp, pr->hidden))
 		return -ENOMEM;
-	if (add_image(p, &sym, smp->period) || (p->o.annotate && add_addr(p, &sym)))
+	if (add_image(p, &sym, smp->period) || (p->o.annotate && add_addr(p, &sym, smp)))
 		return -ENOMEM;
 	return add_row(p, &key, smp->period, &sym);
 }

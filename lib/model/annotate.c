@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <capstone/capstone.h>
 #include <gelf.h>
 #include "internal/annotate.h"
@@ -182,25 +183,43 @@ static void lines(struct rsp_annotate *a, const char *path, struct rsp_srclines 
 			a->insns[i].line = 0;
 }
 
+/* A regular file only, opened without blocking (see srcline.c: paths come from records). */
+static int open_regular(const char *path, struct rsp_buf *err)
+{
+	struct stat st;
+	int fd = -1;
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode))
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	else if (!stat(path, &st))
+		errno = EINVAL;
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	if (fd < 0)
+		rsp_buf__printf(err,
+				"annotate: cannot open %s: %s (the function's code is read "
+				"from the file on disk, a regular file)",
+				path, errno == EINVAL ? "not a regular file" : strerror(errno));
+	return fd;
+}
+
 struct rsp_annotate *rsp_annotate__new(const char *path, const char *name, const char *debug_dir,
 				       const struct rsp_flatprof_addr *addrs, size_t nr,
 				       struct rsp_srclines *sl, size_t max_bytes,
 				       struct rsp_buf *err)
 {
 	struct rsp_annotate *a = calloc(1, sizeof(*a));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = a ? open_regular(path, err) : -1;
 	uint8_t *bytes = NULL;
 	size_t len = 0;
 	int ret;
 
 	elf_version(EV_CURRENT);
 	if (!a || fd < 0) {
-		if (fd < 0)
-			rsp_buf__printf(err,
-					"annotate: cannot open %s: %s (the function's code is "
-					"read from the file on disk)",
-					path, strerror(errno));
-		else
+		if (!a)
 			rsp_buf__puts(err, "annotate: out of memory");
 		ret = -EINVAL;
 		goto out;

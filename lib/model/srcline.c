@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include "internal/elfsyms.h"
@@ -72,6 +73,26 @@ void rsp_srclines__delete(struct rsp_srclines *sl)
 	free(sl);
 }
 
+/*
+ * Paths come from records (offline, from a file anyone may have written):
+ * only regular files are opened (opening a device or a FIFO can block, or
+ * do something), without blocking, and checked again once open.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* DWARF of the ELF file open on @fd; on success @f owns @fd. */
 static int try_dwarf(struct srcfile *f, int fd)
 {
@@ -105,12 +126,12 @@ static int debug_fd(const struct rsp_srclines *sl, int fd)
 	if (len + 7 >= sizeof(path))
 		return -1;
 	strcat(path, ".debug");
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return open_regular(path);
 }
 
 static int file_open(struct rsp_srclines *sl, struct srcfile *f, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), dfd;
+	int fd = open_regular(path), dfd;
 
 	f->fd = -1;
 	f->path = strdup(path);

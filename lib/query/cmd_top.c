@@ -10,14 +10,19 @@
  * at the sample's time, so processes that have exited are named too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <jansson.h>
 #include <rsp/flatprof.h>
 #include <rsp/maps.h>
 #include <rsp/parse.h>
 #include "internal/annotate.h"
+#include "internal/elfsyms.h"
 #include "internal/fmt.h"
 #include "internal/hash.h"
 #include "internal/json.h"
@@ -202,6 +207,7 @@ struct top_ctx {
 	struct rsp_symbolizer_stats before, after;
 	struct rsp_srclines *sl;  /* --lines, --annotate */
 	struct rsp_annotate *ann; /* --annotate */
+	char ann_path[4096];	  /* the file its code was read from */
 	double resolve_ms;
 	uint64_t from;
 };
@@ -284,9 +290,10 @@ static json_t *json_annotate(const struct top_ctx *c)
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_annotate *a = c->ann;
 	json_t *o = json_pack("{s:s, s:s?, s:I, s:I, s:I}", "function", opts->annotate, "object",
-			      p->annotate_object, "samples", (json_int_t)p->annotate_samples,
-			      "samples_other_objects", (json_int_t)p->annotate_other_objects,
-			      "samples_dropped", (json_int_t)p->annotate_dropped);
+			      c->ann ? c->ann_path : p->annotate_object, "samples",
+			      (json_int_t)p->annotate_samples, "samples_other_objects",
+			      (json_int_t)p->annotate_other_objects, "samples_dropped",
+			      (json_int_t)p->annotate_dropped);
 	json_t *arr;
 
 	if (!a)
@@ -885,7 +892,7 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 		return;
 	}
 	rsp_buf__printf(out, "\n%s in %s: %llu samples, 0x%llx, %llu bytes%s\n", opts->annotate,
-			basename_of(p->annotate_object), (unsigned long long)p->annotate_samples,
+			basename_of(c->ann_path), (unsigned long long)p->annotate_samples,
 			(unsigned long long)a->start, (unsigned long long)a->size,
 			a->truncated ? " (only the first part shown)" : "");
 	rsp_buf__puts(out, "  code read from the file on disk (capstone), lines from its DWARF "
@@ -1004,11 +1011,65 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
  */
 #define TOP_SRC_FILES 16
 
+/*
+ * Is the file at @path the one the sample's mapping @v held? By build-id
+ * when the mapping carried one (a copy of the same build is the same code),
+ * else only the mapped path itself, by device and inode, not deleted since.
+ */
+static bool same_as_mapped(const char *path, const struct rsp_map_view *v)
+{
+	struct stat st;
+	uint8_t id[20];
+	int fd, n = 0;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	if (v->build_id_size) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd >= 0) {
+			n = rsp_elfsyms__build_id_fd(fd, id);
+			close(fd);
+		}
+		return n == v->build_id_size && !memcmp(id, v->build_id, (size_t)n);
+	}
+	return !v->deleted && !strcmp(path, v->path) && v->ino && (uint64_t)st.st_ino == v->ino &&
+	       major(st.st_dev) == v->maj && minor(st.st_dev) == v->min;
+}
+
+/*
+ * The file whose code to annotate: the one the first sample's process had
+ * mapped (its path as mapped), or the symbolizer's object (the file the
+ * symbols were read from: a copy of the same build) when that one is the
+ * same build. A file replaced since is refused: its code is not what ran.
+ */
+static const char *annotate_path(const struct top_ctx *c, struct rsp_buf *err)
+{
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_flatprof_totals *p = c->tot;
+	struct rsp_map_view v;
+
+	if (rsp_maps__find(rsp_symbolizer__maps(c->src->symbols), p->annotate_pid, p->annotate_time,
+			   p->annotate_ip, &v) ||
+	    !v.path || !v.path[0])
+		return p->annotate_object; /* nothing to compare with: as the symbols */
+	if (same_as_mapped(v.path, &v))
+		return v.path;
+	if (same_as_mapped(p->annotate_object, &v))
+		return p->annotate_object;
+	rsp_buf__printf(err,
+			"top: %s is not the file that was mapped when %s was sampled (%s): its "
+			"code now is not the code that ran, so it is not annotated",
+			v.path, opts->annotate,
+			v.build_id_size ? "another build-id" : "replaced or deleted since");
+	return NULL;
+}
+
 static int sources(struct top_ctx *c, struct rsp_buf *err)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
 	const struct rsp_flatprof_addr *addrs;
+	const char *path;
 	size_t n;
 
 	if (!opts->lines && !opts->annotate[0])
@@ -1028,9 +1089,12 @@ static int sources(struct top_ctx *c, struct rsp_buf *err)
 				p->annotate_object ? p->annotate_object : "no file");
 		return -EINVAL;
 	}
+	path = annotate_path(c, err);
+	if (!path)
+		return -ESTALE;
+	snprintf(c->ann_path, sizeof(c->ann_path), "%s", path);
 	addrs = rsp_flatprof__addrs(c->prof, &n);
-	c->ann = rsp_annotate__new(p->annotate_object, opts->annotate, NULL, addrs, n, c->sl, 0,
-				   err);
+	c->ann = rsp_annotate__new(c->ann_path, opts->annotate, NULL, addrs, n, c->sl, 0, err);
 	return c->ann ? 0 : -EINVAL;
 }
 

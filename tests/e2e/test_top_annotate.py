@@ -16,9 +16,14 @@ Known answers:
   conditional branch (the loop's test) to that branch; >= 80% of its samples are on instructions of hot_line
   a kernel function: refused with one sentence (its code is not in a
   file); a name with no sample: an answer that says so
+  a copy of burn_split replaced on disk (by another program) after it ran
+  and was named: refused in one sentence (the code now is not what ran)
 """
+import json
+import os
 import re
 import shutil
+import tempfile
 
 import rsptest as t
 
@@ -100,6 +105,26 @@ with t.Rspd("--freq", str(HZ)) as d:
     rc, _, err = d.ctl("top", "--pid", str(z["pid"]), "--annotate", named[0], check_rc=False)
     t.check(rc != 0 and "not the kernel's" in err and err.count("\n") <= 1,
             "a kernel function is refused in one sentence (%s)" % err.strip())
+    # A file replaced since it was mapped: named from the cache, not annotated.
+    tmp = tempfile.mkdtemp(prefix="rsptest.")
+    copy = os.path.join(tmp, "burn_split")
+    shutil.copy2(os.path.join(t.WORKLOADS, "burn_split"), copy)
+    p = t.run([copy, "split", "0.3"])
+    c = json.loads(p.stdout.strip().splitlines()[-1])
+    d.settle(0.8)
+    named = d.json("top", "--pid", str(c["pid"]), "--limit", "0")
+    t.check(any(r["name"] == "burn_hot" for r in named["symbols"]), "the copy is named")
+    # Before the replacement: the copy is annotated, from the file it ran from.
+    ca = d.json("top", "--pid", str(c["pid"]), "--annotate", "burn_hot")["annotate"]
+    t.check(ca["object"] in (copy, exe) and ca["samples_on_instructions"] == ca["samples"] > 0,
+            "the copy is annotated (%s, %d samples)" % (ca["object"], ca["samples"]))
+    other = os.path.join(tmp, "other")
+    shutil.copy2(os.path.join(t.WORKLOADS, "cpu_nofp"), other)
+    os.rename(other, copy)
+    rc, _, err = d.ctl("top", "--pid", str(c["pid"]), "--annotate", "burn_hot", check_rc=False)
+    t.check(rc != 0 and "not the file that was mapped" in err and err.count("\n") <= 1,
+            "a replaced file is not annotated (%s)" % err.strip())
+    shutil.rmtree(tmp)
     rc, out, _ = d.ctl("top", "--pid", pid, "--annotate", "no_such_function")
     t.check("no samples in a function named no_such_function" in out,
             "a function with no sample: said so")

@@ -112,6 +112,8 @@ static void test_srclines(void **state)
 		-ENOENT);
 	assert_int_equal(rsp_srclines__find(sl, "/etc/hostname", 0x1000, file, sizeof(file), &line),
 			 -ENOENT);
+	assert_int_equal(rsp_srclines__find(sl, "/dev/null", 0x1000, file, sizeof(file), &line),
+			 -ENOENT);
 	rsp_annotate__delete(an);
 	rsp_srclines__delete(sl);
 }
@@ -205,6 +207,10 @@ static void test_annotate_errors(void **state)
 	rsp_buf__reset(&err);
 	assert_null(rsp_annotate__new("/etc/hostname", "f", "", NULL, 0, NULL, 0, &err));
 	assert_non_null(strstr(err.data, "/etc/hostname"));
+	rsp_buf__reset(&err);
+	/* a device is not opened (opening one can block, or do something) */
+	assert_null(rsp_annotate__new("/dev/null", "f", "", NULL, 0, NULL, 0, &err));
+	assert_non_null(strstr(err.data, "not a regular file"));
 	rsp_buf__exit(&err);
 }
 

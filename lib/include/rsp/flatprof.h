@@ -99,6 +99,9 @@ struct rsp_flatprof_totals {
 	uint64_t lines_dropped;		 /* samples of addresses beyond opts.max_addrs */
 	uint64_t annotate_dropped;	 /* of them, at addresses beyond opts.max_addrs */
 	const char *annotate_object;	 /* the object of the function asked for */
+	/* its first sample there: which mapping it was (the file's identity then) */
+	uint32_t annotate_pid;
+	uint64_t annotate_time, annotate_ip;
 };
 
 struct rsp_flatprof_opts {
