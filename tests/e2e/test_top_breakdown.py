@@ -103,7 +103,9 @@ with t.Rspd("--freq", str(HZ)) as d:
     t.check(not wk or wk[0]["samples"] <= 0.05 * SPLIT_S * HZ,
             "the user-mode burner hardly appears (%s)" % wk)
     zall = d.json("top", "--pid", str(z["pid"]))
-    t.check(zall["samples_kernel"] >= 0.7 * zall["samples"],
+    # Most of it: ~99% in release; under ASan its read() interceptor checks
+    # the 1 MiB buffer in user mode (~30% of the reader's time there).
+    t.check(zall["samples_kernel"] >= 0.55 * zall["samples"],
             "the reader's profile is kernel-heavy (%d of %d)" % (zall["samples_kernel"],
                                                                 zall["samples"]))
 
