@@ -909,6 +909,40 @@ static void test_top_breakdowns(void **state)
 	assert_int_equal(ival(j, "samples"), 8);
 	assert_int_equal(ival(j, "samples_kernel"), 0);
 	json_decref(j);
+	/* --annotate: fix_a's 8 samples (at a+1, a+2), its instructions from the file */
+	j = top_json(syn, s, (const char *const[]){"top", "--annotate", "fix_a", "--json"}, 4);
+	r = json_object_get(j, "annotate");
+	assert_int_equal(ival(r, "samples"), 8);
+	assert_string_equal(json_string_value(json_object_get(r, "object")), LIB);
+	assert_int_equal(ival(r, "start"), (int)sym_addr(LIB, "fix_a"));
+	arr = json_object_get(r, "instructions");
+	assert_true(json_array_size(arr) >= 4);
+	assert_int_equal(ival(json_array_get(arr, 0), "address"), (int)sym_addr(LIB, "fix_a"));
+	assert_int_equal(ival(r, "samples_on_instructions") + ival(r, "samples_off_instruction"),
+			 8);
+	json_decref(j);
+	/* --lines: the row's line is in the fixture's source */
+	j = top_json(syn, s, (const char *const[]){"top", "--lines", "--json"}, 3);
+	r = json_object_get(row_named(json_object_get(j, "symbols"), "fix_a"), "source");
+	assert_true(json_is_object(r));
+	assert_non_null(strstr(json_string_value(json_object_get(r, "file")), "symfix.c"));
+	assert_int_equal(ival(r, "samples"), 8);
+	json_decref(j);
+	/* a kernel function is refused in one sentence */
+	{
+		struct rsp_source src = {
+			.window = syn->window, .schema = syn->schema, .symbols = s};
+		const char *argv[] = {"top", "--annotate", "do_one"};
+		struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+		struct rsp_request req;
+
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), 0);
+		assert_int_equal(rsp_query__run(&req, &src, &out, &err), -EINVAL);
+		assert_non_null(strstr(err.data, "not the kernel's"));
+		rsp_request__exit(&req);
+		rsp_buf__exit(&out);
+		rsp_buf__exit(&err);
+	}
 	/* bad filters: one sentence each */
 	{
 		struct rsp_buf err = RSP_BUF_INIT;
