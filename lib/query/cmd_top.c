@@ -572,6 +572,9 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_filters(c, o);
 	if (opts->annotate[0])
 		json_object_set_new(o, "annotate", json_annotate(c));
+	if (opts->lines) /* samples at addresses past the bound: in no row's lines */
+		json_object_set_new(o, "lines_samples_dropped",
+				    json_integer((json_int_t)c->tot->lines_dropped));
 	if (opts->stacks) {
 		json_object_set_new(o, "stacks", json_stacks(c));
 		json_object_set_new(o, "user_stacks",
@@ -714,6 +717,9 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 	}
 	if (opts->limit && c->nr_rows > opts->limit)
 		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", c->nr_rows - opts->limit);
+	if (opts->lines && p->lines_dropped)
+		rsp_buf__printf(out, "(%llu samples at addresses past the bound have no line)\n",
+				(unsigned long long)p->lines_dropped);
 }
 
 /* Rows of a breakdown: --limit, at most TOP_PROCS. */
