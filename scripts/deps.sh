@@ -15,12 +15,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # and its load generator: tests/e2e/test_real_redis.py).
 # BPF capture: clang (-target bpf), llvm (llvm-strip), bpftool (vmlinux.h,
 # skeletons), libbpf-dev (the loader).
+# rspctl top --annotate: libdw-dev (source lines), libcapstone-dev (disassembly).
 PACKAGES="gcc make cmake pkg-config xz-utils tar
 libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
 graphviz llvm bpftool libbpf-dev postgresql
-redis-server redis-tools python3-jsonschema"
+redis-server redis-tools python3-jsonschema libdw-dev libcapstone-dev"
 
 # rspctl report: Graphviz's library (lays out the page's wait-for graph),
 # Chromium (its tests load the page headless), npm (d3 and d3-flame-graph

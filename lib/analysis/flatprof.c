@@ -13,9 +13,16 @@
 struct rsp_flatprof {
 	struct rsp_flatprof_opts o;
 	const struct rsp_schema *schema;
-	struct rsp_kvec rows;	/* row key hash -> struct rsp_flatprof_row */
-	struct rsp_kvec procs;	/* pid -> struct rsp_flatprof_proc */
-	struct rsp_kvec stacks; /* frames hash -> struct rsp_flatprof_stack */
+	struct rsp_kvec rows;	  /* row key hash -> struct rsp_flatprof_row */
+	struct rsp_kvec procs;	  /* pid -> struct rsp_flatprof_proc */
+	struct rsp_kvec stacks;	  /* frames hash -> struct rsp_flatprof_stack */
+	struct rsp_kvec threads;  /* tid -> struct rsp_flatprof_thread */
+	struct rsp_kvec comms;	  /* hash of the name -> struct rsp_flatprof_comm */
+	struct rsp_kvec images;	  /* hash of the object -> struct rsp_flatprof_image */
+	struct rsp_kvec addrs;	  /* file address -> struct rsp_flatprof_addr (opts.annotate) */
+	struct rsp_kvec seen;	  /* tid -> nothing: the threads of the whole range */
+	struct rsp_kvec rowaddrs; /* hash of (row key, address) -> struct rowaddr (opts.lines) */
+	struct rsp_flatprof_addr *row_addrs; /* rowaddrs' addresses, in their sorted order */
 	struct rsp_flatprof_totals tot;
 	bool failed;
 };
@@ -37,15 +44,48 @@ static uint64_t row_key(const struct rsp_flatprof_row *r)
 	return rsp_hash__key(rsp_hash__mix(h));
 }
 
-static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, uint64_t period)
+/* A sampled address of a row (opts.lines). */
+struct rowaddr {
+	uint64_t row; /* the row's key */
+	struct rsp_flatprof_addr a;
+};
+
+static int add_rowaddr(struct rsp_flatprof *p, uint64_t row, const struct rsp_sym *sym)
+{
+	size_t max = p->o.max_addrs ? p->o.max_addrs : 65536;
+	uint64_t k = rsp_hash__key(rsp_hash__mix(rsp_hash__u64(row, sym->file_addr)));
+	struct rowaddr *ra;
+	bool added;
+
+	if (!rsp_kvec__find(&p->rowaddrs, k) && p->rowaddrs.n >= max) {
+		p->tot.lines_dropped++;
+		return 0;
+	}
+	ra = rsp_kvec__get(&p->rowaddrs, k, &added);
+	if (!ra)
+		return -ENOMEM;
+	ra->row = row;
+	ra->a.file_addr = sym->file_addr;
+	ra->a.samples++;
+	return 0;
+}
+
+static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, uint64_t period,
+		   const struct rsp_sym *sym)
 {
 	bool added;
-	struct rsp_flatprof_row *r = rsp_kvec__get(&p->rows, row_key(key), &added);
+	uint64_t k = row_key(key);
+	struct rsp_flatprof_row *r = rsp_kvec__get(&p->rows, k, &added);
 
 	if (!r)
 		return -ENOMEM;
-	if (added)
+	if (added) {
 		*r = *key;
+		r->key = k;
+	}
+	if (p->o.lines && sym->kind == RSP_SYM_USER && sym->name && !sym->hidden &&
+	    add_rowaddr(p, k, sym))
+		return -ENOMEM;
 	r->samples++;
 	r->period += period;
 	return 0;
@@ -143,7 +183,140 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 	return 0;
 }
 
-/* One cpu-clock sample: count it for its process, and its function. */
+static int add_thread(struct rsp_flatprof *p, const struct rsp_sample *smp, bool hidden,
+		      bool kernel)
+{
+	bool added;
+	struct rsp_flatprof_thread *t = rsp_kvec__get(&p->threads, smp->tid, &added);
+
+	if (!t)
+		return -ENOMEM;
+	if (added) {
+		t->tid = smp->tid;
+		t->pid = smp->pid;
+		t->hidden = hidden;
+	}
+	t->samples++;
+	t->kernel += kernel;
+	t->period += smp->period;
+	if (smp->time >= t->last)
+		t->last = smp->time;
+	return 0;
+}
+
+/* Command names are keyed by their text: two processes of one name are one row. */
+static int add_comm(struct rsp_flatprof *p, const char *comm, bool hidden, bool kernel,
+		    uint64_t period)
+{
+	uint64_t h = hidden ? 1 : comm ? rsp_hash__bytes(RSP_HASH_INIT, comm, strlen(comm)) : 2;
+	bool added;
+	struct rsp_flatprof_comm *c = rsp_kvec__get(&p->comms, rsp_hash__key(h), &added);
+
+	if (!c)
+		return -ENOMEM;
+	if (added) {
+		c->comm = hidden ? NULL : comm;
+		c->hidden = hidden;
+	}
+	c->samples++;
+	c->kernel += kernel;
+	c->period += period;
+	return 0;
+}
+
+/* Images are keyed by the symbolizer's interned object pointer, kind and hidden. */
+static int add_image(struct rsp_flatprof *p, const struct rsp_sym *sym, uint64_t period)
+{
+	uint64_t h = rsp_hash__u64(RSP_HASH_INIT, (uintptr_t)sym->object);
+	bool added;
+	struct rsp_flatprof_image *im;
+
+	h = rsp_hash__u64(h, (uint64_t)sym->kind << 1 | sym->hidden);
+	im = rsp_kvec__get(&p->images, rsp_hash__key(rsp_hash__mix(h)), &added);
+	if (!im)
+		return -ENOMEM;
+	if (added) {
+		im->object = sym->object;
+		im->kind = sym->kind;
+		im->hidden = sym->hidden;
+	}
+	im->samples++;
+	im->period += period;
+	return 0;
+}
+
+/*
+ * A sample in the function asked for: its link-time address, in the first
+ * object that function was found in (a name in two objects is two
+ * functions: the others are counted, not mixed in). Bounded by max_addrs.
+ */
+static int add_addr(struct rsp_flatprof *p, const struct rsp_sym *sym, const struct rsp_sample *smp)
+{
+	size_t max = p->o.max_addrs ? p->o.max_addrs : 65536;
+	struct rsp_flatprof_addr *a;
+	bool added;
+
+	if (sym->match != RSP_SYM_EXACT || !sym->name || strcmp(sym->name, p->o.annotate))
+		return 0;
+	p->tot.annotate_samples++;
+	if (!p->tot.annotate_object) {
+		p->tot.annotate_object = sym->object;
+		p->tot.annotate_pid = smp->pid;
+		p->tot.annotate_time = smp->time;
+		p->tot.annotate_ip = smp->ip;
+	}
+	if (sym->object != p->tot.annotate_object || sym->file_addr == UINT64_MAX) {
+		p->tot.annotate_other_objects++;
+		return 0;
+	}
+	if (!rsp_kvec__find(&p->addrs, sym->file_addr) && p->addrs.n >= max) {
+		p->tot.annotate_dropped++;
+		return 0;
+	}
+	a = rsp_kvec__get(&p->addrs, sym->file_addr, &added);
+	if (!a)
+		return -ENOMEM;
+	a->file_addr = sym->file_addr;
+	a->samples++;
+	return 0;
+}
+
+/* Whether the sample passes --tid, --comm, --kernel/--user (--pid is checked before). */
+static bool wanted(const struct rsp_flatprof *p, const struct rsp_sample *smp, const char *comm,
+		   bool hidden, bool kernel)
+{
+	if (p->o.tid >= 0 && smp->tid != (uint32_t)p->o.tid)
+		return false;
+	if (p->o.comm && (hidden || !comm || strcmp(comm, p->o.comm)))
+		return false;
+	if ((p->o.mode & RSP_FLATPROF_KERNEL_ONLY) && !kernel)
+		return false;
+	if ((p->o.mode & RSP_FLATPROF_USER_ONLY) && kernel)
+		return false;
+	return true;
+}
+
+/* What the whole range held, before the filters: the statistics of run. */
+static int count_all(struct rsp_flatprof *p, const struct rsp_sample *smp, bool kernel)
+{
+	bool added;
+
+	p->tot.all_samples++;
+	p->tot.all_kernel += kernel;
+	p->tot.idle += !smp->pid;
+	if (!p->tot.all_first)
+		p->tot.all_first = smp->time;
+	p->tot.all_last = smp->time;
+	if (p->o.self_pid && smp->pid == p->o.self_pid) {
+		p->tot.self_samples++;
+		p->tot.self_period += smp->period;
+	}
+	if (smp->tid && !rsp_kvec__get(&p->seen, smp->tid, &added))
+		return -ENOMEM;
+	return 0;
+}
+
+/* One cpu-clock sample: count it for its process, thread, command, image and function. */
 static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 		      const struct rsp_sample *smp)
 {
@@ -151,20 +324,26 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 	struct rsp_flatprof_proc *pr;
 	struct rsp_flatprof_row key;
 	struct rsp_sym sym;
+	const char *comm;
 
 	if (left_out(p, smp->pid))
 		return 0;
 	pr = proc_row(p, smp->pid);
-	if (!pr)
+	if (!pr || count_all(p, smp, kernel))
 		return -ENOMEM;
 	pr->samples++;
 	pr->kernel += kernel;
 	if (smp->time >= pr->last)
 		pr->last = smp->time;
-	if (p->o.self_pid && smp->pid == p->o.self_pid)
-		p->tot.self_samples++;
 	if (p->o.pid >= 0 && smp->pid != (uint32_t)p->o.pid)
 		return 0;
+	comm = smp->pid ? rsp_maps__comm_at(rsp_symbolizer__maps(p->o.sym), smp->pid, smp->time)
+			: "[idle]";
+	if (!wanted(p, smp, comm, pr->hidden, kernel))
+		return 0;
+	if (add_thread(p, smp, pr->hidden, kernel) ||
+	    add_comm(p, comm, pr->hidden, kernel, smp->period))
+		return -ENOMEM;
 	p->tot.samples++;
 	p->tot.kernel += kernel;
 	p->tot.period += smp->period;
@@ -181,7 +360,9 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 					.hidden = sym.hidden};
 	if (p->o.stacks && add_stack(p, smp, pr->hidden))
 		return -ENOMEM;
-	return add_row(p, &key, smp->period);
+	if (add_image(p, &sym, smp->period) || (p->o.annotate && add_addr(p, &sym, smp)))
+		return -ENOMEM;
+	return add_row(p, &key, smp->period, &sym);
 }
 
 static void on_sample(void *ctx, const struct rsp_sample *smp, const struct perf_event_header *rec)
@@ -217,6 +398,60 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
+static int cmp_threads(const void *a, const void *b)
+{
+	const struct rsp_flatprof_thread *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_comms(const void *a, const void *b)
+{
+	const struct rsp_flatprof_comm *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->hidden != y->hidden)
+		return x->hidden - y->hidden;
+	return cmp_str(x->comm, y->comm);
+}
+
+static int cmp_images(const void *a, const void *b)
+{
+	const struct rsp_flatprof_image *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return cmp_str(x->object, y->object);
+}
+
+static int cmp_addrs(const void *a, const void *b)
+{
+	const struct rsp_flatprof_addr *x = a, *y = b;
+
+	return x->file_addr < y->file_addr ? -1 : x->file_addr > y->file_addr;
+}
+
+static int cmp_rowaddrs(const void *a, const void *b)
+{
+	const struct rowaddr *x = a, *y = b;
+
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return x->a.file_addr < y->a.file_addr ? -1 : x->a.file_addr > y->a.file_addr;
+}
+
+static void sort_kvec(struct rsp_kvec *kv, int (*cmp)(const void *, const void *))
+{
+	if (kv->n > 1)
+		qsort(kv->items, kv->n, kv->size, cmp);
+	rsp_u64map__exit(&kv->map);
+}
+
 /*
  * Heaviest first; ties by their frames' names, objects, then addresses, so
  * that the order is the same live and offline (the hash is of pointers).
@@ -246,7 +481,7 @@ static int cmp_stacks(const void *a, const void *b)
  * between its fork and its exec still had the parent's name then). The
  * vectors' maps are not used after this: sorting moves the items.
  */
-static void finish(struct rsp_flatprof *p)
+static int finish(struct rsp_flatprof *p)
 {
 	struct rsp_maps *maps = rsp_symbolizer__maps(p->o.sym);
 
@@ -255,16 +490,31 @@ static void finish(struct rsp_flatprof *p)
 
 		if (!pr->hidden)
 			pr->comm = rsp_maps__comm_at(maps, pr->pid, pr->last);
+		p->tot.procs += pr->pid != 0;
 	}
-	if (p->rows.n > 1)
-		qsort(p->rows.items, p->rows.n, p->rows.size, cmp_rows);
-	if (p->procs.n > 1)
-		qsort(p->procs.items, p->procs.n, p->procs.size, cmp_procs);
-	if (p->stacks.n > 1)
-		qsort(p->stacks.items, p->stacks.n, p->stacks.size, cmp_stacks);
-	rsp_u64map__exit(&p->rows.map);
-	rsp_u64map__exit(&p->procs.map);
-	rsp_u64map__exit(&p->stacks.map);
+	for (size_t i = 0; i < rsp_kvec__len(&p->threads); i++) {
+		struct rsp_flatprof_thread *t = rsp_kvec__at(&p->threads, i);
+
+		if (!t->hidden)
+			t->comm = t->pid ? rsp_maps__comm_at(maps, t->pid, t->last) : "[idle]";
+	}
+	p->tot.threads = p->seen.n;
+	sort_kvec(&p->rows, cmp_rows);
+	sort_kvec(&p->procs, cmp_procs);
+	sort_kvec(&p->stacks, cmp_stacks);
+	sort_kvec(&p->threads, cmp_threads);
+	sort_kvec(&p->comms, cmp_comms);
+	sort_kvec(&p->images, cmp_images);
+	sort_kvec(&p->addrs, cmp_addrs);
+	sort_kvec(&p->rowaddrs, cmp_rowaddrs);
+	if (!p->rowaddrs.n)
+		return 0;
+	p->row_addrs = calloc(p->rowaddrs.n, sizeof(*p->row_addrs));
+	if (!p->row_addrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->rowaddrs.n; i++)
+		p->row_addrs[i] = ((const struct rowaddr *)rsp_kvec__at(&p->rowaddrs, i))->a;
+	return 0;
 }
 
 struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
@@ -275,6 +525,7 @@ struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
 	struct rsp_timeline_ops ops = {.sample = on_sample};
 	struct rsp_pass_opts po = {
 		.from = o->from, .to = o->to, .flags = RSP_PASS_SAMPLES_ONLY, .ops = &ops};
+	struct rsp_timeline_stats st;
 
 	if (!p)
 		return NULL;
@@ -283,13 +534,25 @@ struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
 	rsp_kvec__init(&p->rows, sizeof(struct rsp_flatprof_row));
 	rsp_kvec__init(&p->procs, sizeof(struct rsp_flatprof_proc));
 	rsp_kvec__init(&p->stacks, sizeof(struct rsp_flatprof_stack));
+	rsp_kvec__init(&p->threads, sizeof(struct rsp_flatprof_thread));
+	rsp_kvec__init(&p->comms, sizeof(struct rsp_flatprof_comm));
+	rsp_kvec__init(&p->images, sizeof(struct rsp_flatprof_image));
+	rsp_kvec__init(&p->addrs, sizeof(struct rsp_flatprof_addr));
+	rsp_kvec__init(&p->seen, 1);
+	rsp_kvec__init(&p->rowaddrs, sizeof(struct rowaddr));
 	po.ctx = p;
-	if (rsp_pass__run(schema, snap, &po, NULL) || p->failed) {
+	if (rsp_pass__run(schema, snap, &po, &st) || p->failed) {
 		rsp_flatprof__delete(p);
 		errno = ENOMEM;
 		return NULL;
 	}
-	finish(p);
+	p->tot.lost_records = st.lost_records;
+	p->tot.lost = st.lost;
+	if (finish(p)) {
+		rsp_flatprof__delete(p);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return p;
 }
 
@@ -300,6 +563,13 @@ void rsp_flatprof__delete(struct rsp_flatprof *p)
 	rsp_kvec__exit(&p->rows);
 	rsp_kvec__exit(&p->procs);
 	rsp_kvec__exit(&p->stacks);
+	rsp_kvec__exit(&p->threads);
+	rsp_kvec__exit(&p->comms);
+	rsp_kvec__exit(&p->images);
+	rsp_kvec__exit(&p->addrs);
+	rsp_kvec__exit(&p->seen);
+	rsp_kvec__exit(&p->rowaddrs);
+	free(p->row_addrs);
 	free(p);
 }
 
@@ -324,6 +594,51 @@ const struct rsp_flatprof_stack *rsp_flatprof__stacks(const struct rsp_flatprof 
 {
 	*n = p->stacks.n;
 	return p->stacks.items;
+}
+
+const struct rsp_flatprof_thread *rsp_flatprof__threads(const struct rsp_flatprof *p, size_t *n)
+{
+	*n = p->threads.n;
+	return p->threads.items;
+}
+
+const struct rsp_flatprof_comm *rsp_flatprof__comms(const struct rsp_flatprof *p, size_t *n)
+{
+	*n = p->comms.n;
+	return p->comms.items;
+}
+
+const struct rsp_flatprof_image *rsp_flatprof__images(const struct rsp_flatprof *p, size_t *n)
+{
+	*n = p->images.n;
+	return p->images.items;
+}
+
+const struct rsp_flatprof_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p, size_t *n)
+{
+	*n = p->addrs.n;
+	return p->addrs.items;
+}
+
+const struct rsp_flatprof_addr *rsp_flatprof__row_addrs(const struct rsp_flatprof *p,
+							const struct rsp_flatprof_row *r, size_t *n)
+{
+	const struct rowaddr *v = p->rowaddrs.items;
+	size_t lo = 0, hi = p->rowaddrs.n, first;
+
+	while (lo < hi) { /* the first item of the row: the items are sorted by row */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].row < r->key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < p->rowaddrs.n && v[lo].row == r->key)
+		lo++;
+	*n = lo - first;
+	return *n ? &p->row_addrs[first] : NULL;
 }
 
 const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p, uint32_t pid)

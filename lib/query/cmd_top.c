@@ -10,39 +10,64 @@
  * at the sample's time, so processes that have exited are named too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <jansson.h>
 #include <rsp/flatprof.h>
 #include <rsp/maps.h>
 #include <rsp/parse.h>
+#include "internal/annotate.h"
+#include "internal/elfsyms.h"
 #include "internal/fmt.h"
+#include "internal/hash.h"
 #include "internal/json.h"
 #include "internal/query.h"
 #include "internal/redact.h"
 #include "internal/speedscope.h"
 #include <rsp/answer.h>
+#include "internal/srcline.h"
+#include "internal/vec.h"
 
 #define TOP_DEFAULT_LIMIT 20
 #define TOP_PROCS	  10
 
 struct top_opts {
-	unsigned limit;	 /* rows; 0: all */
-	unsigned stacks; /* heaviest whole stacks to show; 0: none */
-
+	unsigned limit;	       /* rows; 0: all */
+	unsigned stacks;       /* heaviest whole stacks to show; 0: none */
+	long tid;	       /* --tid; -1: all */
+	char comm[16];	       /* --comm; "": all */
+	unsigned mode;	       /* --kernel, --user: RSP_FLATPROF_*_ONLY */
+	bool lines;	       /* --lines */
+	char annotate[256];    /* --annotate SYMBOL; "": none */
 	char speedscope[4096]; /* also this file: the samples per thread, speedscope's format */
 };
 
 enum {
 	OPT_LIMIT = 1,
 	OPT_STACKS,
+	OPT_TID,
+	OPT_COMM,
+	OPT_KERNEL,
+	OPT_USER,
+	OPT_LINES,
+	OPT_ANNOTATE,
 	OPT_SPEEDSCOPE,
 };
 
 static const struct rsp_option top_opts[] = {
 	{"limit", true, OPT_LIMIT},
 	{"stacks", true, OPT_STACKS},
+	{"tid", true, OPT_TID},
+	{"comm", true, OPT_COMM},
+	{"kernel", false, OPT_KERNEL},
+	{"user", false, OPT_USER},
+	{"lines", false, OPT_LINES},
+	{"annotate", true, OPT_ANNOTATE},
 	{"speedscope", true, OPT_SPEEDSCOPE},
 	{NULL, false, 0},
 };
@@ -50,6 +75,43 @@ static const struct rsp_option top_opts[] = {
 static void top_init(void *opts)
 {
 	((struct top_opts *)opts)->limit = TOP_DEFAULT_LIMIT;
+	((struct top_opts *)opts)->tid = -1;
+}
+
+/* --tid, --comm, --kernel, --user: which samples are profiled. */
+static int filter_opt(struct top_opts *o, int id, const char *arg, struct rsp_buf *err)
+{
+	uint64_t n;
+
+	if (id == OPT_TID) {
+		if (rsp_parse__u64(arg, 0, 4194304, &n)) {
+			rsp_buf__printf(err,
+					"top: --tid wants a thread id (0: the idle task), not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		o->tid = (long)n;
+		return 0;
+	}
+	if (id == OPT_COMM) {
+		/* the kernel keeps 15 bytes of a name: a longer one could never match */
+		if (!*arg || strlen(arg) > 15) {
+			rsp_buf__printf(err,
+					"top: --comm wants a command name of 1 to 15 bytes as the "
+					"kernel keeps it (see 'rspctl top'), not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		strcpy(o->comm, arg);
+		return 0;
+	}
+	o->mode |= id == OPT_KERNEL ? RSP_FLATPROF_KERNEL_ONLY : RSP_FLATPROF_USER_ONLY;
+	if (o->mode == (RSP_FLATPROF_KERNEL_ONLY | RSP_FLATPROF_USER_ONLY)) {
+		rsp_buf__puts(err, "top: --kernel and --user exclude each other; give one, or "
+				   "neither for both");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_buf *err)
@@ -84,6 +146,23 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 			return -EINVAL;
 		}
 		memcpy(o->speedscope, arg, strlen(arg) + 1);
+		return 0;
+	}
+	if (id == OPT_TID || id == OPT_COMM || id == OPT_KERNEL || id == OPT_USER)
+		return filter_opt(o, id, arg, err);
+	if (id == OPT_LINES) {
+		o->lines = true;
+		return 0;
+	}
+	if (id == OPT_ANNOTATE) {
+		if (!*arg || strlen(arg) >= sizeof(o->annotate)) {
+			rsp_buf__printf(err,
+					"top: --annotate wants a function's name as top shows it "
+					"(1 to %zu bytes), not '%.40s'",
+					sizeof(o->annotate) - 1, arg);
+			return -EINVAL;
+		}
+		strcpy(o->annotate, arg);
 		return 0;
 	}
 	rsp_buf__printf(err, "top: unexpected argument '%s'; see 'rspctl help top'", arg);
@@ -150,10 +229,16 @@ struct top_ctx {
 	const struct rsp_flatprof_row *rows;
 	const struct rsp_flatprof_proc *procs;
 	const struct rsp_flatprof_stack *stacks;
-	size_t nr_rows, nr_procs, nr_stacks;
+	const struct rsp_flatprof_thread *threads;
+	const struct rsp_flatprof_comm *comms;
+	const struct rsp_flatprof_image *images;
+	size_t nr_rows, nr_procs, nr_stacks, nr_threads, nr_comms, nr_images;
 	struct rsp_flatprof *prof;
 	struct rsp_window_stats ws;
 	struct rsp_symbolizer_stats before, after;
+	struct rsp_srclines *sl;  /* --lines, --annotate */
+	struct rsp_annotate *ann; /* --annotate */
+	char ann_path[4096];	  /* the file its code was read from */
 	double resolve_ms;
 	uint64_t from;
 };
@@ -163,6 +248,116 @@ static const char *row_label(const struct rsp_flatprof_row *r, char *buf, size_t
 	struct rsp_sym s = {.name = r->name, .hidden = r->hidden};
 
 	return rsp_sym__format(&s, false, buf, n);
+}
+
+/* The source line that holds most of a row's samples (--lines). */
+struct row_src {
+	char file[512];
+	int line;
+	uint64_t samples;
+};
+
+/* A line of a row while its samples are added up: the file by its name's hash. */
+struct line_count {
+	uint64_t samples;
+	uint64_t addr; /* one address of the line: its file's name is looked up again */
+};
+
+/*
+ * Every sampled address of the row is looked up and the samples are added
+ * up per (file, line), exactly: a table of at most as many lines as the
+ * row has addresses (bounded by opts.max_addrs). Return: 1 with @best set,
+ * 0 when no address has a line, -ENOMEM.
+ */
+static int row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
+		      struct row_src *best)
+{
+	size_t nr = 0;
+	const struct rsp_flatprof_addr *a =
+		c->sl && r->object ? rsp_flatprof__row_addrs(c->prof, r, &nr) : NULL;
+	struct rsp_kvec lines;
+	const struct line_count *top = NULL;
+	int ret = 0;
+
+	rsp_kvec__init(&lines, sizeof(struct line_count));
+	for (size_t i = 0; a && i < nr && !ret; i++) {
+		struct row_src s;
+		struct line_count *lc;
+		uint64_t h;
+		bool added;
+
+		if (rsp_srclines__find(c->sl, r->object, a[i].file_addr, s.file, sizeof(s.file),
+				       &s.line))
+			continue;
+		h = rsp_hash__bytes(RSP_HASH_INIT, s.file, strlen(s.file));
+		lc = rsp_kvec__get(&lines, rsp_hash__key(rsp_hash__u64(h, (uint64_t)s.line)),
+				   &added);
+		if (!lc) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (added)
+			lc->addr = a[i].file_addr;
+		lc->samples += a[i].samples;
+	}
+	for (size_t i = 0; !ret && i < rsp_kvec__len(&lines); i++) {
+		const struct line_count *lc = rsp_kvec__at(&lines, i);
+
+		if (!top || lc->samples > top->samples)
+			top = lc;
+	}
+	if (top && !rsp_srclines__find(c->sl, r->object, top->addr, best->file, sizeof(best->file),
+				       &best->line)) {
+		best->samples = top->samples;
+		ret = 1;
+	}
+	rsp_kvec__exit(&lines);
+	return ret;
+}
+
+static json_t *json_annotate(const struct top_ctx *c)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_annotate *a = c->ann;
+	json_t *o = json_pack("{s:s, s:s?, s:I, s:I, s:I}", "function", opts->annotate, "object",
+			      c->ann ? c->ann_path : p->annotate_object, "samples",
+			      (json_int_t)p->annotate_samples, "samples_other_objects",
+			      (json_int_t)p->annotate_other_objects, "samples_dropped",
+			      (json_int_t)p->annotate_dropped);
+	json_t *arr;
+
+	if (!a)
+		return o;
+	json_object_set_new(o, "start", json_integer((json_int_t)a->start));
+	json_object_set_new(o, "size", json_integer((json_int_t)a->size));
+	json_object_set_new(o, "truncated", json_boolean(a->truncated));
+	json_object_set_new(o, "samples_on_instructions", json_integer((json_int_t)a->samples));
+	json_object_set_new(o, "samples_off_instruction", json_integer((json_int_t)a->off_insn));
+	arr = json_array();
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rsp_annotate_insn *d = &a->insns[i];
+		json_t *in = json_pack("{s:I, s:i, s:s, s:I, s:f}", "address", (json_int_t)d->addr,
+				       "size", (int)d->size, "text", d->text, "samples",
+				       (json_int_t)d->samples, "percent",
+				       pct(d->samples, p->annotate_samples));
+
+		json_object_set_new(in, "file", d->file ? json_string(d->file) : json_null());
+		json_object_set_new(in, "line", d->line ? json_integer(d->line) : json_null());
+		json_array_append_new(arr, in);
+	}
+	json_object_set_new(o, "instructions", arr);
+	return o;
+}
+
+static json_t *json_row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r)
+{
+	struct row_src s;
+
+	if (row_source(c, r, &s) <= 0)
+		return json_null();
+	return json_pack("{s:s, s:i, s:I}", "file", s.file, "line", s.line, "samples",
+			 (json_int_t)s.samples);
 }
 
 static json_t *json_rows(const struct top_ctx *c, unsigned limit)
@@ -179,6 +374,8 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
+		if (c->sl)
+			json_object_set_new(o, "source", json_row_source(c, r));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -205,6 +402,69 @@ static json_t *json_procs(const struct top_ctx *c)
 			json_object_set_new(o, "comm", json_string(pr->comm));
 		json_array_append_new(arr, o);
 		shown++;
+	}
+	return arr;
+}
+
+static const char *comm_label(bool hidden, const char *comm)
+{
+	return hidden ? "(other user)" : comm ? comm : "?";
+}
+
+static json_t *json_threads(const struct top_ctx *c, unsigned limit)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->nr_threads && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_thread *t = &c->threads[i];
+		json_t *o = json_pack("{s:i, s:i, s:I, s:I, s:f, s:f}", "tid", (int)t->tid, "pid",
+				      (int)t->pid, "samples", (json_int_t)t->samples, "kernel",
+				      (json_int_t)t->kernel, "percent",
+				      pct(t->samples, c->tot->samples), "cpu_s",
+				      (double)t->period / 1e9);
+
+		if (t->hidden)
+			json_object_set_new(o, "other_user", json_true());
+		else
+			json_object_set_new(o, "comm",
+					    t->comm ? json_string(t->comm) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_comms(const struct top_ctx *c, unsigned limit)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->nr_comms && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_comm *m = &c->comms[i];
+		json_t *o = json_pack("{s:I, s:I, s:f, s:f}", "samples", (json_int_t)m->samples,
+				      "kernel", (json_int_t)m->kernel, "percent",
+				      pct(m->samples, c->tot->samples), "cpu_s",
+				      (double)m->period / 1e9);
+
+		if (m->hidden)
+			json_object_set_new(o, "other_user", json_true());
+		json_object_set_new(o, "comm", m->comm ? json_string(m->comm) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_images(const struct top_ctx *c, unsigned limit)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->nr_images && (!limit || i < limit); i++) {
+		const struct rsp_flatprof_image *im = &c->images[i];
+
+		json_array_append_new(arr, json_pack("{s:s?, s:s, s:I, s:f, s:f}", "object",
+						     im->hidden ? NULL : im->object, "kind",
+						     kind_name(im->kind), "samples",
+						     (json_int_t)im->samples, "percent",
+						     pct(im->samples, c->tot->samples), "cpu_s",
+						     (double)im->period / 1e9));
 	}
 	return arr;
 }
@@ -238,6 +498,39 @@ static json_t *json_stacks(const struct top_ctx *c)
 	return arr;
 }
 
+/*
+ * The rest of Prospect's "statistics of run": the range and what it held
+ * before the filters, the sampling period, the gaps, the threads and
+ * processes seen, and rspd's own CPU time in the range (its samples times
+ * their period: sampled, so as exact as any other row; null when the
+ * source does not say which process rspd was, as in a dump).
+ */
+static void json_stats_run(const struct top_ctx *c, json_t *o)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct rsp_capture_info *ci = c->src->capture;
+
+	json_object_set_new(o, "range_from_s",
+			    json_real((double)(p->all_first ? p->all_first : c->from) / 1e9));
+	json_object_set_new(o, "range_to_s", json_real((double)p->all_last / 1e9));
+	json_object_set_new(o, "range_samples", json_integer((json_int_t)p->all_samples));
+	json_object_set_new(o, "range_samples_kernel", json_integer((json_int_t)p->all_kernel));
+	json_object_set_new(o, "range_samples_user",
+			    json_integer((json_int_t)(p->all_samples - p->all_kernel)));
+	json_object_set_new(o, "range_samples_idle", json_integer((json_int_t)p->idle));
+	json_object_set_new(o, "sample_period_ns",
+			    p->samples ? json_real((double)p->period / (double)p->samples)
+				       : json_null());
+	json_object_set_new(o, "sample_freq_hz",
+			    ci ? json_integer((json_int_t)ci->sample_freq) : json_null());
+	json_object_set_new(o, "lost_records_in_range", json_integer((json_int_t)p->lost_records));
+	json_object_set_new(o, "lost_in_range", json_integer((json_int_t)p->lost));
+	json_object_set_new(o, "threads_seen", json_integer((json_int_t)p->threads));
+	json_object_set_new(o, "processes_seen", json_integer((json_int_t)p->procs));
+	json_object_set_new(o, "rspd_cpu_s_in_range",
+			    ci ? json_real((double)p->self_period / 1e9) : json_null());
+}
+
 static json_t *json_stats(const struct top_ctx *c)
 {
 	const struct rsp_capture_info *ci = c->src->capture;
@@ -255,6 +548,9 @@ static json_t *json_stats(const struct top_ctx *c)
 	for (size_t i = 0; i < c->nr_procs; i++)
 		all += c->procs[i].samples;
 	json_object_set_new(o, "samples_all", json_integer((json_int_t)all));
+	if (!ci) /* a dump does not say which process rspd was */
+		json_object_set_new(o, "rspd_samples", json_null());
+	json_stats_run(c, o);
 	if (ci) {
 		json_object_set_new(o, "rspd_cpu_s", json_real(ci->cpu_seconds));
 		json_object_set_new(o, "rspd_uptime_s", json_real(ci->uptime_s));
@@ -264,6 +560,20 @@ static json_t *json_stats(const struct top_ctx *c)
 		json_object_set_new(o, "lost_total", json_integer((json_int_t)ci->lost_total));
 	}
 	return o;
+}
+
+static void json_filters(const struct top_ctx *c, json_t *o)
+{
+	const struct top_opts *opts = c->req->opts;
+
+	if (opts->tid >= 0)
+		json_object_set_new(o, "query_tid", json_integer(opts->tid));
+	if (opts->comm[0])
+		json_object_set_new(o, "query_comm", json_string(opts->comm));
+	json_object_set_new(o, "frames",
+			    json_string(opts->mode == RSP_FLATPROF_KERNEL_ONLY ? "kernel"
+					: opts->mode == RSP_FLATPROF_USER_ONLY ? "user"
+									       : "all"));
 }
 
 static int render_json(const struct top_ctx *c, struct rsp_buf *out)
@@ -287,6 +597,15 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 		json_object_set_new(o, "perf_event_paranoid",
 				    json_integer(c->src->access.paranoid));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
+	json_object_set_new(o, "threads", json_threads(c, opts->limit));
+	json_object_set_new(o, "comms", json_comms(c, opts->limit));
+	json_object_set_new(o, "images", json_images(c, opts->limit));
+	json_filters(c, o);
+	if (opts->annotate[0])
+		json_object_set_new(o, "annotate", json_annotate(c));
+	if (opts->lines) /* samples at addresses past the bound: in no row's lines */
+		json_object_set_new(o, "lines_samples_dropped",
+				    json_integer((json_int_t)c->tot->lines_dropped));
 	if (opts->stacks) {
 		json_object_set_new(o, "stacks", json_stacks(c));
 		json_object_set_new(o, "user_stacks",
@@ -309,6 +628,24 @@ static void text_paranoid(const struct rsp_source *src, struct rsp_buf *out)
 	rsp_buf__printf(out, "  perf_event_paranoid %d: %s%s%s are not shown to you\n",
 			src->access.paranoid, all ? "" : "other users' processes",
 			!all && !kernel ? " and " : "", kernel ? "" : "kernel functions");
+}
+
+/* What --tid, --comm, --kernel, --user left out, in one line. */
+static void text_filters(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct top_opts *o = c->req->opts;
+
+	if (o->tid < 0 && !o->comm[0] && !o->mode)
+		return;
+	rsp_buf__puts(out, "  only");
+	if (o->tid >= 0)
+		rsp_buf__printf(out, " thread %ld", o->tid);
+	if (o->comm[0])
+		rsp_buf__printf(out, "%s command %s", o->tid >= 0 ? "," : "", o->comm);
+	if (o->mode)
+		rsp_buf__printf(out, "%s %s frames", o->tid >= 0 || o->comm[0] ? "," : "",
+				o->mode == RSP_FLATPROF_KERNEL_ONLY ? "kernel" : "user");
+	rsp_buf__puts(out, "\n");
 }
 
 static void text_header(const struct top_ctx *c, struct rsp_buf *out)
@@ -338,6 +675,7 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 		rsp_buf__puts(out, "  ");
 	rsp_buf__printf(out, "%.2f s of CPU; %.0f%% in the kernel\n", (double)p->period / 1e9,
 			pct(p->kernel, p->samples));
+	text_filters(c, out);
 	text_paranoid(c->src, out);
 }
 
@@ -371,6 +709,20 @@ static const char *object_of(const struct rsp_flatprof_row *r)
 	return r->kind == RSP_SYM_KERNEL ? "[kernel]" : "";
 }
 
+static void text_row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
+			    struct rsp_buf *out)
+{
+	struct row_src s;
+
+	if (r->kind != RSP_SYM_USER || r->hidden || !r->name)
+		return;
+	if (row_source(c, r, &s) > 0)
+		rsp_buf__printf(out, "                 at %.40s:%d (%.0f%% of its samples)\n",
+				basename_of(s.file), s.line, pct(s.samples, r->samples));
+	else
+		rsp_buf__puts(out, "                 at an unknown line (no DWARF line table)\n");
+}
+
 static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
@@ -391,9 +743,72 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 			rsp_buf__printf(out, "%8llu %5.1f%%  %-37s %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
 					label, object_of(r));
+		if (opts->lines)
+			text_row_source(c, r, out);
 	}
 	if (opts->limit && c->nr_rows > opts->limit)
 		rsp_buf__printf(out, "(%zu more; --limit 0 shows all)\n", c->nr_rows - opts->limit);
+	if (opts->lines && p->lines_dropped)
+		rsp_buf__printf(out, "(%llu samples at addresses past the bound have no line)\n",
+				(unsigned long long)p->lines_dropped);
+}
+
+/* Rows of a breakdown: --limit, at most TOP_PROCS. */
+static size_t breakdown_rows(const struct top_ctx *c, size_t n)
+{
+	unsigned limit = ((const struct top_opts *)c->req->opts)->limit;
+	size_t max = limit && limit < TOP_PROCS ? limit : TOP_PROCS;
+
+	return n < max ? n : max;
+}
+
+static void text_more(size_t shown, size_t n, struct rsp_buf *out)
+{
+	if (n > shown)
+		rsp_buf__printf(out, "(%zu more; --json --limit 0 lists all)\n", n - shown);
+}
+
+/* Per thread, per command, per image: samples and the seconds they stand for. */
+static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	size_t n = breakdown_rows(c, c->nr_threads);
+
+	rsp_buf__puts(out, "\nby thread\n     tid      pid comm              samples      %  "
+			   " seconds   kernel\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_flatprof_thread *t = &c->threads[i];
+
+		rsp_buf__printf(out, "%8u %8u %-16.16s %8llu %5.1f%% %8.2f %8llu\n", t->tid, t->pid,
+				comm_label(t->hidden, t->comm), (unsigned long long)t->samples,
+				pct(t->samples, p->samples), (double)t->period / 1e9,
+				(unsigned long long)t->kernel);
+	}
+	text_more(n, c->nr_threads, out);
+	n = breakdown_rows(c, c->nr_comms);
+	rsp_buf__puts(out, "\nby command\ncomm               samples      %   seconds   kernel\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_flatprof_comm *m = &c->comms[i];
+
+		rsp_buf__printf(out, "%-16.16s %9llu %5.1f%% %9.2f %8llu\n",
+				comm_label(m->hidden, m->comm), (unsigned long long)m->samples,
+				pct(m->samples, p->samples), (double)m->period / 1e9,
+				(unsigned long long)m->kernel);
+	}
+	text_more(n, c->nr_comms, out);
+	n = breakdown_rows(c, c->nr_images);
+	rsp_buf__puts(out, "\nby image\n samples      %   seconds  image\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_flatprof_image *im = &c->images[i];
+
+		rsp_buf__printf(out, "%8llu %5.1f%% %9.2f  %.50s\n",
+				(unsigned long long)im->samples, pct(im->samples, p->samples),
+				(double)im->period / 1e9,
+				im->hidden   ? "(other user)"
+				: im->object ? basename_of(im->object)
+					     : "[unknown]");
+	}
+	text_more(n, c->nr_images, out);
 }
 
 static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
@@ -422,16 +837,61 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 	}
 }
 
+/*
+ * The range and what it held before the filters (Prospect's "statistics of
+ * run"). Seconds are the samples' periods added up: a cpu-clock sample's
+ * period is the CPU time in nanoseconds since the previous one (about
+ * 1/freq s). rspd's cost in the range is its own samples: unknown in a
+ * dump, which does not say which process rspd was.
+ */
+static void text_stats_run(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct rsp_capture_info *ci = c->src->capture;
+	uint64_t from = p->all_first ? p->all_first : c->from;
+	double span = p->all_last > from ? (double)(p->all_last - from) / 1e9 : 0.0;
+
+	rsp_buf__printf(out, "  range: %.3f .. %.3f s (%.1f s of samples)\n", (double)from / 1e9,
+			(double)p->all_last / 1e9, span);
+	rsp_buf__printf(out, "  samples: %llu (user %llu, kernel %llu, of which idle %llu)\n",
+			(unsigned long long)p->all_samples,
+			(unsigned long long)(p->all_samples - p->all_kernel),
+			(unsigned long long)p->all_kernel, (unsigned long long)p->idle);
+	if (ci && ci->sample_freq)
+		rsp_buf__printf(out, "  sampling: cpu-clock %u Hz per CPU", ci->sample_freq);
+	else
+		rsp_buf__puts(out, "  sampling: cpu-clock, frequency unknown");
+	if (p->samples)
+		rsp_buf__printf(out, ", mean period %.2f ms\n",
+				(double)p->period / (double)p->samples / 1e6);
+	else
+		rsp_buf__puts(out, "\n");
+	rsp_buf__printf(out, "  seen: %llu processes, %llu threads sampled\n",
+			(unsigned long long)p->procs, (unsigned long long)p->threads);
+	rsp_buf__printf(out, "  gaps in the range: %llu, %llu records lost\n",
+			(unsigned long long)p->lost_records, (unsigned long long)p->lost);
+	if (ci)
+		rsp_buf__printf(out, "  rspd in the range: %.2f s of CPU (%.2f%% of one CPU)\n",
+				(double)p->self_period / 1e9,
+				span > 0 ? 100.0 * (double)p->self_period / 1e9 / span : 0.0);
+	else
+		rsp_buf__puts(out, "  rspd in the range: unknown (the source does not say which "
+				   "process rspd was)\n");
+}
+
 static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_capture_info *ci = c->src->capture;
 	char rss[32];
 
-	rsp_buf__printf(out,
-			"\nstatistics of run\n  samples of rspd itself: %llu; records in the "
-			"window: %llu\n",
-			(unsigned long long)c->tot->self_samples,
-			(unsigned long long)c->ws.records);
+	rsp_buf__puts(out, "\nstatistics of run\n");
+	text_stats_run(c, out);
+	if (ci)
+		rsp_buf__printf(out, "  samples of rspd itself: %llu; ",
+				(unsigned long long)c->tot->self_samples);
+	else
+		rsp_buf__puts(out, "  samples of rspd itself: unknown; ");
+	rsp_buf__printf(out, "records in the window: %llu\n", (unsigned long long)c->ws.records);
 	if (ci) {
 		rsp_fmt__bytes(rss, sizeof(rss), ci->rss_bytes);
 		rsp_buf__printf(
@@ -453,10 +913,56 @@ static void text_stats(const struct top_ctx *c, struct rsp_buf *out)
 			(unsigned long long)(c->after.maps.maps_live + c->after.maps.maps_dead));
 }
 
+/* --annotate: each instruction of the function with its samples and source line. */
+static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
+{
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_annotate *a = c->ann;
+	char src[64];
+
+	if (!a) {
+		rsp_buf__printf(out,
+				"\nno samples in a function named %s (names as top shows "
+				"them, exact matches only)\n",
+				opts->annotate);
+		return;
+	}
+	rsp_buf__printf(out, "\n%s in %s: %llu samples, 0x%llx, %llu bytes%s\n", opts->annotate,
+			basename_of(c->ann_path), (unsigned long long)p->annotate_samples,
+			(unsigned long long)a->start, (unsigned long long)a->size,
+			a->truncated ? " (only the first part shown)" : "");
+	rsp_buf__puts(out, "  code read from the file on disk (capstone), lines from its DWARF "
+			   "(libdw)\n");
+	if (p->annotate_other_objects || a->off_insn || p->annotate_dropped)
+		rsp_buf__printf(out,
+				"  not placed: %llu samples in another object, %llu off "
+				"instructions, %llu past the limit\n",
+				(unsigned long long)p->annotate_other_objects,
+				(unsigned long long)a->off_insn,
+				(unsigned long long)p->annotate_dropped);
+	rsp_buf__puts(out, "\n samples      %   address  instruction                    source\n");
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rsp_annotate_insn *d = &a->insns[i];
+
+		if (d->file)
+			snprintf(src, sizeof(src), "%.40s:%d", basename_of(d->file), d->line);
+		else
+			snprintf(src, sizeof(src), "?");
+		rsp_buf__printf(out, "%8llu %5.1f%% %9llx  %-30.30s %.20s\n",
+				(unsigned long long)d->samples,
+				pct(d->samples, p->annotate_samples), (unsigned long long)d->addr,
+				d->text, src);
+	}
+}
+
 static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 {
+	const struct top_opts *o = c->req->opts;
+
 	text_header(c, out);
-	if (c->req->pid < 0)
+	/* --tid, --comm: the breakdowns by thread and command say where the samples went */
+	if (c->req->pid < 0 && o->tid < 0 && !o->comm[0])
 		text_procs(c, out);
 	if (!c->tot->samples) {
 		rsp_buf__printf(out, "\nno cpu-clock samples%s in the window%s\n",
@@ -464,8 +970,11 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 				c->src->capture && !c->src->capture->sample_freq
 					? " (sampling is off: rspd --freq 0)"
 					: "");
+	} else if (((const struct top_opts *)c->req->opts)->annotate[0]) {
+		text_annotate(c, out);
 	} else {
 		text_rows(c, out);
+		text_breakdowns(c, out);
 		if (((const struct top_opts *)c->req->opts)->stacks)
 			text_stacks(c, out);
 	}
@@ -491,6 +1000,7 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 {
 	const struct rsp_request *req = c->req;
 	const struct rsp_source *src = c->src;
+	const struct top_opts *topts = req->opts;
 	struct rsp_flatprof_opts o = {.from = req->last_ns && src->now > req->last_ns
 						      ? src->now - req->last_ns
 						      : req->from_ns,
@@ -502,7 +1012,12 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 				      .hidden = hidden,
 				      .hidden_ctx = r,
 				      .own_only = !rsp_source__system_wide(src),
-				      .hide_kernel = !rsp_source__kernel_symbols(src)};
+				      .hide_kernel = !rsp_source__kernel_symbols(src),
+				      .tid = topts->tid,
+				      .comm = topts->comm[0] ? topts->comm : NULL,
+				      .mode = topts->mode,
+				      .annotate = topts->annotate[0] ? topts->annotate : NULL,
+				      .lines = topts->lines};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
@@ -522,6 +1037,9 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	c->rows = rsp_flatprof__rows(c->prof, &c->nr_rows);
 	c->procs = rsp_flatprof__procs(c->prof, &c->nr_procs);
 	c->stacks = rsp_flatprof__stacks(c->prof, &c->nr_stacks);
+	c->threads = rsp_flatprof__threads(c->prof, &c->nr_threads);
+	c->comms = rsp_flatprof__comms(c->prof, &c->nr_comms);
+	c->images = rsp_flatprof__images(c->prof, &c->nr_images);
 	return 0;
 }
 
@@ -559,6 +1077,100 @@ static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct
 	return ret;
 }
 
+/*
+ * --lines and --annotate: a cache of source lines for this query (at most
+ * TOP_SRC_FILES files open), and the annotated function. Kernel functions
+ * are not annotated: their code is not in a file rsp reads.
+ */
+#define TOP_SRC_FILES 16
+
+/*
+ * Is the file at @path the one the sample's mapping @v held? By build-id
+ * when the mapping carried one (a copy of the same build is the same code),
+ * else only the mapped path itself, by device and inode, not deleted since.
+ */
+static bool same_as_mapped(const char *path, const struct rsp_map_view *v)
+{
+	struct stat st;
+	uint8_t id[20];
+	int fd, n = 0;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	if (v->build_id_size) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd >= 0) {
+			n = rsp_elfsyms__build_id_fd(fd, id);
+			close(fd);
+		}
+		return n == v->build_id_size && !memcmp(id, v->build_id, (size_t)n);
+	}
+	return !v->deleted && !strcmp(path, v->path) && v->ino && (uint64_t)st.st_ino == v->ino &&
+	       major(st.st_dev) == v->maj && minor(st.st_dev) == v->min;
+}
+
+/*
+ * The file whose code to annotate: the one the first sample's process had
+ * mapped (its path as mapped), or the symbolizer's object (the file the
+ * symbols were read from: a copy of the same build) when that one is the
+ * same build. A file replaced since is refused: its code is not what ran.
+ */
+static const char *annotate_path(const struct top_ctx *c, struct rsp_buf *err)
+{
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_flatprof_totals *p = c->tot;
+	struct rsp_map_view v;
+
+	if (rsp_maps__find(rsp_symbolizer__maps(c->src->symbols), p->annotate_pid, p->annotate_time,
+			   p->annotate_ip, &v) ||
+	    !v.path || !v.path[0])
+		return p->annotate_object; /* nothing to compare with: as the symbols */
+	if (same_as_mapped(v.path, &v))
+		return v.path;
+	if (same_as_mapped(p->annotate_object, &v))
+		return p->annotate_object;
+	rsp_buf__printf(err,
+			"top: %s is not the file that was mapped when %s was sampled (%s): its "
+			"code now is not the code that ran, so it is not annotated",
+			v.path, opts->annotate,
+			v.build_id_size ? "another build-id" : "replaced or deleted since");
+	return NULL;
+}
+
+static int sources(struct top_ctx *c, struct rsp_buf *err)
+{
+	const struct top_opts *opts = c->req->opts;
+	const struct rsp_flatprof_totals *p = c->tot;
+	const struct rsp_flatprof_addr *addrs;
+	const char *path;
+	size_t n;
+
+	if (!opts->lines && !opts->annotate[0])
+		return 0;
+	c->sl = rsp_srclines__new(NULL, TOP_SRC_FILES);
+	if (!c->sl) {
+		rsp_buf__puts(err, "top: out of memory for the source lines");
+		return -ENOMEM;
+	}
+	if (!opts->annotate[0] || !p->annotate_samples)
+		return 0;
+	if (!p->annotate_object || p->annotate_object[0] != '/') {
+		rsp_buf__printf(err,
+				"top: %s is in %s: --annotate reads the code of executables and "
+				"libraries from their files, not the kernel's or JIT code",
+				opts->annotate,
+				p->annotate_object ? p->annotate_object : "no file");
+		return -EINVAL;
+	}
+	path = annotate_path(c, err);
+	if (!path)
+		return -ESTALE;
+	snprintf(c->ann_path, sizeof(c->ann_path), "%s", path);
+	addrs = rsp_flatprof__addrs(c->prof, &n);
+	c->ann = rsp_annotate__new(c->ann_path, opts->annotate, NULL, addrs, n, c->sl, 0, err);
+	return c->ann ? 0 : -EINVAL;
+}
+
 static int top_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
 {
@@ -580,12 +1192,16 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	ret = profile(&c, &r);
 	if (ret)
 		rsp_buf__puts(err, "top: out of memory building the profile");
-	else if (((const struct top_opts *)req->opts)->speedscope[0])
-		ret = render_with_speedscope(&c, out, err);
-	else if (req->format == RSP_FMT_JSON)
-		ret = render_json(&c, out);
 	else
+		ret = sources(&c, err);
+	if (!ret && ((const struct top_opts *)req->opts)->speedscope[0])
+		ret = render_with_speedscope(&c, out, err);
+	else if (!ret && req->format == RSP_FMT_JSON)
+		ret = render_json(&c, out);
+	else if (!ret)
 		render_text(&c, out);
+	rsp_annotate__delete(c.ann);
+	rsp_srclines__delete(c.sl);
 	rsp_flatprof__delete(c.prof);
 	rsp_redact__exit(&r);
 	return ret;
@@ -594,13 +1210,18 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 const struct rsp_command rsp_cmd_top = {
 	.name = "top",
 	.summary = "flat profile of the cpu-clock samples, by function",
-	.usage = "usage: rspctl top [--pid PID] [--last DURATION | --from T --to T]\n"
+	.usage = "usage: rspctl top [--pid PID] [--tid TID] [--comm NAME] [--kernel | --user]\n"
+		 "                  [--lines] [--annotate FUNCTION]\n"
+		 "                  [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "                  [--speedscope FILE]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
-		 "'a->b': the sample lies between its exported functions a and b.\n"
+		 "'a->b': the sample lies between its exported functions a and b. Then\n"
+		 "the same samples by thread, by command and by image (the executable or\n"
+		 "library sampled), in samples and seconds (each cpu-clock sample stands\n"
+		 "for its period of CPU time), and the statistics of the run.\n"
 		 "\n"
 		 "  --pid PID        only this process (default: all, with a summary; a\n"
 		 "                   user outside rspd's admin group sees what\n"
@@ -609,7 +1230,19 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --last DURATION  only the last DURATION of the window, e.g. 10s\n"
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
 		 "                   status' shows it\n"
-		 "  --limit N        rows to show (20; 0: all)\n"
+		 "  --tid TID        only this thread (0: the idle task)\n"
+		 "  --comm NAME      only processes of this command name (as 'ps -o comm'\n"
+		 "                   shows it, at most 15 bytes)\n"
+		 "  --kernel         only samples taken in the kernel: with no --pid, the\n"
+		 "                   global kernel profile of all processes\n"
+		 "  --user           only samples taken in user mode\n"
+		 "  --lines          each user function's hottest source line (DWARF of\n"
+		 "                   the file or of its debug file, through libdw)\n"
+		 "  --annotate FUNC  the instructions of FUNC (a user function, exact name)\n"
+		 "                   with their samples and source lines, its code read\n"
+		 "                   from the file on disk; with --pid, of that process\n"
+		 "  --limit N        rows to show (20; 0: all); the breakdowns by thread,\n"
+		 "                   command and image show at most 10 in text\n"
 		 "  --stacks N       also the N heaviest whole stacks, user frames unwound\n"
 		 "                   with DWARF where the sample copied its stack (rspd\n"
 		 "                   --dwarf), else by frame pointers; each says which\n"
@@ -623,7 +1256,11 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --pid 1234 --last 5s\n"
 		 "  rspctl top --json --limit 0\n"
 		 "  rspctl top --pid 1234 --stacks 5\n"
-		 "  rspctl top --pid 1234 --last 5s --speedscope 1234.speedscope.json\n",
+		 "  rspctl top --pid 1234 --last 5s --speedscope 1234.speedscope.json\n"
+		 "  rspctl top --kernel --last 10s\n"
+		 "  rspctl top --comm postgres --user\n"
+		 "  rspctl top --pid 1234 --lines\n"
+		 "  rspctl top --pid 1234 --annotate burn_hot\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),

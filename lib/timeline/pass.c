@@ -53,6 +53,13 @@ static int samples_only(const struct rsp_schema *schema, struct rsp_witer *it,
 	while (rsp_witer__next(it, &e)) {
 		if (st)
 			st->records++;
+		/* the gaps of the range, counted as the timeline counts them */
+		if (st && e.rec->type == PERF_RECORD_LOST) {
+			st->lost_records++;
+			if (e.rec->size >= sizeof(*e.rec) + 16)
+				st->lost += ((const uint64_t *)(e.rec + 1))[1];
+			continue;
+		}
 		if (!is_cpu_clock(schema, e.rec, &ic) ||
 		    rsp_record__parse_sample(schema, e.rec, &smp) ||
 		    smp.event != RSP_EV_cpu_clock || smp.role != RSP_ROLE_PRIMARY)

@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -799,14 +800,191 @@ static void test_top(void **state)
 	synth__delete(syn);
 }
 
+static json_t *first_with(json_t *arr, const char *key, json_int_t v)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach (arr, i, r)
+		if (json_integer_value(json_object_get(r, key)) == v)
+			return r;
+	return NULL;
+}
+
+static int ival(json_t *o, const char *key)
+{
+	return (int)json_integer_value(json_object_get(o, key));
+}
+
+/*
+ * `rspctl top`'s breakdowns on a synthetic stream: threads, commands,
+ * images (a sample's object: the library, "[kernel]", unknown), the
+ * filters --tid, --comm, --kernel, --user, and the statistics of run
+ * (a gap of 7 lost records, the idle task, threads and processes seen).
+ */
+static void test_top_breakdowns(void **state)
+{
+	struct synth *syn = synth__new(2, 1 << 20);
+	struct rsp_symbolizer *s = fixture_symbolizer();
+	struct rsp_maps *m = rsp_symbolizer__maps(s);
+	const uint64_t base = 0x7f0000000000ull, kip = 0xffffffff81000150ull;
+	uint64_t a = base + sym_addr(LIB, "fix_a");
+	json_t *j, *arr, *r;
+	uint64_t t = 1000;
+
+	(void)state;
+	map_file(m, 700, 1, LIB, base);
+	map_file(m, 710, 1, LIB, base);
+	assert_int_equal(rsp_maps__comm(m, 700, 700, 1, "alpha", 5, false), 0);
+	assert_int_equal(rsp_maps__comm(m, 710, 710, 1, "beta", 4, false), 0);
+	/* alpha: thread 700 5 user samples, thread 701 3 user + 2 kernel; beta: 4 user */
+	for (int i = 0; i < 5; i++)
+		synth__cpu_sample(syn, .cpu = 0, .t = t++, .tgid = 700, .tid = 700, .ip = a + 1,
+				  .period = 1000000);
+	for (int i = 0; i < 3; i++)
+		synth__cpu_sample(syn, .cpu = 1, .t = t++, .tgid = 700, .tid = 701, .ip = a + 2,
+				  .period = 1000000);
+	synth__lost(syn, 0, t++, 7);
+	for (int i = 0; i < 2; i++)
+		synth__cpu_sample(syn, .cpu = 1, .t = t++, .tgid = 700, .tid = 701, .ip = kip,
+				  .cpumode = PERF_RECORD_MISC_KERNEL, .period = 1000000);
+	for (int i = 0; i < 4; i++)
+		synth__cpu_sample(syn, .cpu = 0, .t = t++, .tgid = 710, .tid = 710, .ip = 0x1234,
+				  .period = 1000000);
+	synth__cpu_sample(syn, .cpu = 0, .t = t++, .tgid = 0, .tid = 0, .ip = kip,
+			  .cpumode = PERF_RECORD_MISC_KERNEL, .period = 1000000);
+
+	j = top_json(syn, s, (const char *const[]){"top", "--json", "--limit", "0"}, 4);
+	assert_int_equal(ival(j, "samples"), 15);
+	arr = json_object_get(j, "threads");
+	assert_int_equal((int)json_array_size(arr), 4);
+	r = first_with(arr, "tid", 701);
+	assert_int_equal(ival(r, "samples"), 5);
+	assert_int_equal(ival(r, "kernel"), 2);
+	assert_int_equal(ival(r, "pid"), 700);
+	assert_string_equal(json_string_value(json_object_get(r, "comm")), "alpha");
+	assert_true(fabs(json_real_value(json_object_get(r, "cpu_s")) - 0.005) < 1e-9);
+	arr = json_object_get(j, "comms");
+	assert_int_equal((int)json_array_size(arr), 3); /* alpha, beta, [idle] */
+	r = json_array_get(arr, 0);
+	assert_string_equal(json_string_value(json_object_get(r, "comm")), "alpha");
+	assert_int_equal(ival(r, "samples"), 10);
+	arr = json_object_get(j, "images");
+	assert_int_equal((int)json_array_size(arr), 3); /* the library, [kernel], unknown */
+	r = json_array_get(arr, 0);
+	assert_string_equal(json_string_value(json_object_get(r, "object")), LIB);
+	assert_int_equal(ival(r, "samples"), 8);
+	r = json_array_get(arr, 1);
+	assert_true(json_is_null(json_object_get(r, "object")));
+	assert_int_equal(ival(r, "samples"), 4);
+	r = json_array_get(arr, 2);
+	assert_string_equal(json_string_value(json_object_get(r, "object")), "[kernel]");
+	assert_int_equal(ival(r, "samples"), 3);
+	r = json_object_get(j, "statistics");
+	assert_int_equal(ival(r, "range_samples"), 15);
+	assert_int_equal(ival(r, "range_samples_idle"), 1);
+	assert_int_equal(ival(r, "range_samples_kernel"), 3);
+	assert_int_equal(ival(r, "lost_records_in_range"), 1);
+	assert_int_equal(ival(r, "lost_in_range"), 7);
+	assert_int_equal(ival(r, "threads_seen"), 3);
+	assert_int_equal(ival(r, "processes_seen"), 2);
+	/* a source with no capture information (a dump): rspd's cost is unknown */
+	assert_true(json_is_null(json_object_get(r, "rspd_cpu_s_in_range")));
+	assert_true(json_is_null(json_object_get(r, "rspd_samples")));
+	json_decref(j);
+
+	j = top_json(syn, s, (const char *const[]){"top", "--tid", "701", "--json"}, 4);
+	assert_int_equal(ival(j, "samples"), 5);
+	assert_int_equal((int)json_array_size(json_object_get(j, "threads")), 1);
+	json_decref(j);
+	j = top_json(syn, s, (const char *const[]){"top", "--comm", "beta", "--json"}, 4);
+	assert_int_equal(ival(j, "samples"), 4);
+	json_decref(j);
+	j = top_json(syn, s, (const char *const[]){"top", "--kernel", "--json"}, 3);
+	assert_int_equal(ival(j, "samples"), 3);
+	assert_int_equal(ival(j, "samples_kernel"), 3);
+	assert_int_equal((int)json_array_size(json_object_get(j, "images")), 1);
+	json_decref(j);
+	j = top_json(syn, s, (const char *const[]){"top", "--user", "--pid", "700", "--json"}, 5);
+	assert_int_equal(ival(j, "samples"), 8);
+	assert_int_equal(ival(j, "samples_kernel"), 0);
+	json_decref(j);
+	/* --annotate: fix_a's 8 samples (at a+1, a+2), its instructions from the file */
+	j = top_json(syn, s, (const char *const[]){"top", "--annotate", "fix_a", "--json"}, 4);
+	r = json_object_get(j, "annotate");
+	assert_int_equal(ival(r, "samples"), 8);
+	assert_string_equal(json_string_value(json_object_get(r, "object")), LIB);
+	assert_int_equal(ival(r, "start"), (int)sym_addr(LIB, "fix_a"));
+	arr = json_object_get(r, "instructions");
+	assert_true(json_array_size(arr) >= 4);
+	assert_int_equal(ival(json_array_get(arr, 0), "address"), (int)sym_addr(LIB, "fix_a"));
+	assert_int_equal(ival(r, "samples_on_instructions") + ival(r, "samples_off_instruction"),
+			 8);
+	json_decref(j);
+	/* --lines: the row's line is in the fixture's source */
+	j = top_json(syn, s, (const char *const[]){"top", "--lines", "--json"}, 3);
+	r = json_object_get(row_named(json_object_get(j, "symbols"), "fix_a"), "source");
+	assert_true(json_is_object(r));
+	assert_non_null(strstr(json_string_value(json_object_get(r, "file")), "symfix.c"));
+	assert_int_equal(ival(r, "samples"), 8);
+	json_decref(j);
+	/* a kernel function is refused in one sentence */
+	{
+		struct rsp_source src = {
+			.window = syn->window, .schema = syn->schema, .symbols = s};
+		const char *argv[] = {"top", "--annotate", "do_one"};
+		struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+		struct rsp_request req;
+
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), 0);
+		assert_int_equal(rsp_query__run(&req, &src, &out, &err), -EINVAL);
+		assert_non_null(strstr(err.data, "not the kernel's"));
+		rsp_request__exit(&req);
+		rsp_buf__exit(&out);
+		rsp_buf__exit(&err);
+	}
+	/* bad filters: one sentence each */
+	{
+		struct rsp_buf err = RSP_BUF_INIT;
+		struct rsp_request req;
+
+		assert_int_equal(
+			rsp_request__parse(3, (const char *const[]){"top", "--kernel", "--user"},
+					   &req, &err),
+			-EINVAL);
+		assert_non_null(strstr(err.data, "exclude each other"));
+		rsp_buf__reset(&err);
+		assert_int_equal(rsp_request__parse(3, (const char *const[]){"top", "--tid", "x"},
+						    &req, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.data, "--tid"));
+		rsp_buf__reset(&err);
+		assert_int_equal(rsp_request__parse(
+					 3,
+					 (const char *const[]){"top", "--comm", "sixteen_bytes_xx"},
+					 &req, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.data, "15 bytes"));
+		rsp_buf__exit(&err);
+	}
+	rsp_symbolizer__delete(s);
+	synth__delete(syn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_elf_tables),   cmocka_unit_test(test_pie_nopie),
-		cmocka_unit_test(test_live_process), cmocka_unit_test(test_cache),
-		cmocka_unit_test(test_build_id_key), cmocka_unit_test(test_kallsyms),
-		cmocka_unit_test(test_jitmap),	     cmocka_unit_test(test_callchain),
-		cmocka_unit_test(test_top),	     cmocka_unit_test(test_parsers_garbage),
+		cmocka_unit_test(test_elf_tables),
+		cmocka_unit_test(test_pie_nopie),
+		cmocka_unit_test(test_live_process),
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_build_id_key),
+		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_jitmap),
+		cmocka_unit_test(test_callchain),
+		cmocka_unit_test(test_top),
+		cmocka_unit_test(test_top_breakdowns),
+		cmocka_unit_test(test_parsers_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

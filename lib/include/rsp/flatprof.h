@@ -30,6 +30,7 @@ struct rsp_flatprof_row {
 	enum rsp_sym_match match;
 	bool hidden; /* another user's process (user frames not named) */
 	uint64_t samples, period;
+	uint64_t key; /* identity of the row (rsp_flatprof__row_addrs()) */
 };
 
 /* A whole stack as resolved frames, with how its user part was had. */
@@ -49,11 +50,59 @@ struct rsp_flatprof_proc {
 	uint64_t samples, kernel, last;
 };
 
+/*
+ * Breakdowns of the samples counted (after every filter): by thread, by
+ * command name (the process's, as the model knows it at the sample's
+ * time), by image (the object the sampled ip falls in: an executable, a
+ * shared library, "[kernel]", a module, "[vdso]", "[jit]"; NULL unknown).
+ * Seconds are periods: a cpu-clock sample's period is the CPU time, in
+ * nanoseconds, that it stands for.
+ */
+struct rsp_flatprof_thread {
+	uint32_t tid, pid;
+	bool hidden;
+	const char *comm; /* the process's name at the thread's latest sample; NULL unknown */
+	uint64_t samples, kernel, period, last;
+};
+
+struct rsp_flatprof_comm {
+	const char *comm; /* NULL: unknown, or another user's process */
+	bool hidden;
+	uint64_t samples, kernel, period;
+};
+
+struct rsp_flatprof_image {
+	const char *object; /* the symbolizer's (interned); NULL: unknown */
+	enum rsp_sym_kind kind;
+	bool hidden;
+	uint64_t samples, period;
+};
+
+/* One sampled address of the function asked for (opts.annotate). */
+struct rsp_flatprof_addr {
+	uint64_t file_addr; /* link-time address in the object */
+	uint64_t samples;
+};
+
 struct rsp_flatprof_totals {
 	uint64_t samples, kernel, period; /* of the profiled process (or all) */
 	uint64_t self_samples;		  /* of opts.self_pid (rspd), among all */
+	uint64_t self_period;		  /* their CPU time, ns */
 	uint64_t first, last;		  /* times of the samples counted */
 	uint64_t by[3];			  /* stacks: samples per enum rsp_unwind_method */
+	/* the whole range, before the filters */
+	uint64_t all_samples, all_kernel, idle; /* idle: samples of the idle task */
+	uint64_t all_first, all_last;
+	uint64_t threads, procs;	 /* distinct (non-idle) threads, processes sampled */
+	uint64_t lost_records, lost;	 /* PERF_RECORD_LOST in the range, records they lost */
+	uint64_t annotate_samples;	 /* samples in the function asked for */
+	uint64_t annotate_other_objects; /* of them, in another object than the first */
+	uint64_t lines_dropped;		 /* samples of addresses beyond opts.max_addrs */
+	uint64_t annotate_dropped;	 /* of them, at addresses beyond opts.max_addrs */
+	const char *annotate_object;	 /* the object of the function asked for */
+	/* its first sample there: which mapping it was (the file's identity then) */
+	uint32_t annotate_pid;
+	uint64_t annotate_time, annotate_ip;
 };
 
 struct rsp_flatprof_opts {
@@ -68,7 +117,17 @@ struct rsp_flatprof_opts {
 	void *hidden_ctx;
 	bool own_only;	  /* leave out the samples of hidden processes and the idle task */
 	bool hide_kernel; /* kernel frames counted, not named (RSP_SYM_HIDE_KERNEL) */
+	long tid;	  /* only this thread; -1: all (tid 0 is the idle task) */
+	const char *comm; /* only processes of this name (exact, 15 bytes as the kernel keeps) */
+	unsigned mode;	  /* RSP_FLATPROF_KERNEL_ONLY, RSP_FLATPROF_USER_ONLY, or 0: both */
+	/* the function whose sampled addresses to keep (rsp_flatprof__addrs()); NULL: none */
+	const char *annotate;
+	size_t max_addrs; /* distinct addresses kept for it, and for lines; 0: 65536 */
+	bool lines;	  /* keep each user row's sampled addresses (rsp_flatprof__row_addrs()) */
 };
+
+#define RSP_FLATPROF_KERNEL_ONLY 1u /* samples taken in the kernel, all processes */
+#define RSP_FLATPROF_USER_ONLY	 2u /* samples taken in user mode */
 
 struct rsp_flatprof;
 
@@ -91,6 +150,21 @@ RSP_API const struct rsp_flatprof_proc *rsp_flatprof__procs(const struct rsp_fla
 							    size_t *n);
 RSP_API const struct rsp_flatprof_stack *rsp_flatprof__stacks(const struct rsp_flatprof *p,
 							      size_t *n);
+RSP_API const struct rsp_flatprof_thread *rsp_flatprof__threads(const struct rsp_flatprof *p,
+								size_t *n);
+RSP_API const struct rsp_flatprof_comm *rsp_flatprof__comms(const struct rsp_flatprof *p,
+							    size_t *n);
+RSP_API const struct rsp_flatprof_image *rsp_flatprof__images(const struct rsp_flatprof *p,
+							      size_t *n);
+/** Sampled addresses of opts.annotate in its object, by address (ascending). */
+RSP_API const struct rsp_flatprof_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p,
+							    size_t *n);
+/**
+ * rsp_flatprof__row_addrs() - the sampled link-time addresses of row @r
+ * (opts.lines; user rows only), by address; NULL and *@n 0 if none kept.
+ */
+RSP_API const struct rsp_flatprof_addr *
+rsp_flatprof__row_addrs(const struct rsp_flatprof *p, const struct rsp_flatprof_row *r, size_t *n);
 /** rsp_flatprof__proc() - the row of process @pid, or NULL. */
 RSP_API const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p,
 							   uint32_t pid);

@@ -44,7 +44,7 @@ struct rsp_pass_opts {
 /**
  * rsp_pass__run() - read [@o->from, @o->to] of @snap through the timeline
  * @st: if not NULL, the timeline's counters at the end (zeroed with
- *      RSP_PASS_SAMPLES_ONLY but for records)
+ *      RSP_PASS_SAMPLES_ONLY but for records and lost records)
  *
  * The timeline is finished at @o->to (UINT64_MAX when 0), so the subscriber
  * also gets what is still open then (RSP_SEGF_OPEN ...).
