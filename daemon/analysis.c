@@ -48,6 +48,7 @@
 #include "analysis.h"
 #include "log.h"
 #include "rspd.h"
+#include "syscalls.h"
 
 #define MARGIN_NS 20000000ull /* 20 ms: records being written when a drain starts */
 
@@ -110,6 +111,12 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 	}
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
+	/*
+	 * Syscall profiles, counted in the kernel: stamped with the watermark,
+	 * not the clock, so the store's slices keep moving forward with the
+	 * records (a call lands up to the margin plus a read interval early).
+	 */
+	rspd_syscalls__read(a->d, rsp_hist_store__shard(a->store, 0), until);
 	atomic_fetch_add_explicit(&a->records, n, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->passes, 1, memory_order_relaxed);
 }
