@@ -108,6 +108,11 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 }
 #endif
 
+bool rspd_syscalls__wanted(const struct rspd *d)
+{
+	return d->cfg.capture.families[RSP_FAM_SYSCALL] && !strcmp(d->es.backend, "bpf");
+}
+
 void rspd_syscalls__open(struct rspd *d)
 {
 	struct rspd_syscalls *s = calloc(1, sizeof(*s));

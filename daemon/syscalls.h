@@ -8,6 +8,7 @@
  * its passes (at most every RSPD_SYSCALLS_READ_NS) and added to the
  * profile store as ops syscall:NAME per system, process and thread.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,8 @@ struct rsp_hist_shard;
  * rsp_evset__open() and rspd_analysis__start().
  */
 void rspd_syscalls__open(struct rspd *d);
+/** rspd_syscalls__wanted() - the family is on and the BPF backend runs (a shard for it). */
+bool rspd_syscalls__wanted(const struct rspd *d);
 /** rspd_syscalls__read() - add what the kernel counted since the last read (analysis thread). */
 void rspd_syscalls__read(struct rspd *d, struct rsp_hist_shard *sh, uint64_t now);
 /** rspd_syscalls__close() - detach and free. */
