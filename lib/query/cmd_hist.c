@@ -782,6 +782,24 @@ static int finish_set(const struct rsp_request *req, struct rsp_hist_set *s, str
 static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *out, struct rsp_buf *err);
 
+/*
+ * Syscall profiles are counted in the kernel (the syscall family): a dump
+ * holds no record of each call, so a file cannot give them back.
+ */
+static int syscall_ops_offline(const struct hist_opts *o, struct rsp_buf *err)
+{
+	for (size_t i = 0; i < o->nr_ops; i++)
+		if (!strncmp(o->ops[i], "syscall", 7) && (!o->ops[i][7] || o->ops[i][7] == ':')) {
+			rsp_buf__printf(err,
+					"hist: --op %s: syscall profiles are counted in the kernel "
+					"and kept only by a running rspd, not in dumps; ask rspd "
+					"(rspctl hist --op %s)",
+					o->ops[i], o->ops[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 		    struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -790,6 +808,8 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 
 	if (src->hist || !src->offline)
 		return hist_answer(req, src, out, err);
+	if (syscall_ops_offline(req->opts, err))
+		return -EINVAL;
 	file = *src;
 	ret = rsp_histfeed__window_store(src->window, src->schema, src->ksyms, &file.hist, err);
 	if (!ret)

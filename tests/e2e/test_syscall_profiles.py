@@ -21,6 +21,7 @@ run with clean sleeps can fail it, and a machine that never gives one
 skips the test (never passes it). The counts are checked on every run.
 """
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -82,7 +83,8 @@ def wait_counts(d, w, timeout=20):
 
 tid_pid = {}
 # Slices: a busy machine has thousands of (thread, syscall) subjects a second.
-with t.Rspd("--hist-slice-cap", "8192") as d:
+work = tempfile.mkdtemp(prefix="rsptest-syscalls.")
+with t.Rspd("--hist-slice-cap", "8192", "--dump-dir", work) as d:
     fam = syscall_family(d)
     if not fam["enabled"]:
         print("SKIP: the syscall family is off: %s" % fam.get("note"))
@@ -136,3 +138,10 @@ with t.Rspd("--hist-slice-cap", "8192") as d:
     # a name that is no syscall: one sentence
     rc, _, err = d.ctl("hist", "--op", "syscall:nosuchcall", check_rc=False)
     t.check(rc != 0 and "not a system call" in err, "unknown syscall refused: %s" % err.strip())
+    # a dump does not carry them: analyze says so in one sentence
+    path = t.json.loads(d.ctl("dump", "--json")[1])["path"]
+    p = t.run([t.RSPCTL, "analyze", path, "hist", "--op", "syscall:nanosleep"], timeout=120)
+    t.check(p.returncode != 0 and "kept only by a running rspd" in p.stderr
+            and len(p.stderr.strip().splitlines()) == 1,
+            "analyze refuses syscall ops in one sentence: %s" % p.stderr.strip())
+shutil.rmtree(work, ignore_errors=True)
