@@ -103,47 +103,6 @@ static __always_inline void count(u32 c)
 		(*n)++;
 }
 
-/* floor(log2(v)) for v > 0: BPF has no count-leading-zeros instruction. */
-static __always_inline u32 ilog2(u64 v)
-{
-	u32 k = 0;
-
-	if (v >> 32) {
-		v >>= 32;
-		k += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		k += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		k += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		k += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		k += 2;
-	}
-	if (v >> 1)
-		k += 1;
-	return k;
-}
-
-/* rsp_hist__bucket(v, 2) of lib/include/rsp/hist.h: the same arithmetic. */
-static __always_inline u32 bucket_r2(u64 v)
-{
-	u32 k;
-
-	if (!v)
-		return 0;
-	k = ilog2(v);
-	return 1 + 2 * k + ((v << (63 - k)) > 0xb504f333f9de6484ull);
-}
-
 SEC("tp_btf/sys_enter")
 int BPF_PROG(rsp_sc_enter, struct pt_regs *regs, long id)
 {
@@ -242,7 +201,7 @@ int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
 		count(RSP_SC_NO_STATE);
 		return 0;
 	}
-	b = bucket_r2(lat);
+	b = rsp_sc__bucket(lat);
 	q = (lat + 8) >> RSP_SC_SQ_SHIFT;
 	if (q > 0xffffffffull)
 		q = 0xffffffffull; /* calls over 68 s: their square is capped */

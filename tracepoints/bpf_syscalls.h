@@ -58,4 +58,46 @@ enum rsp_sc_counter {
 /* Exited threads that made syscalls, queued for rspd to delete their keys. */
 #define RSP_SC_EXIT_QUEUE 8192
 
+/* floor(log2(v)) for v > 0: BPF has no count-leading-zeros instruction. */
+static inline rsp_sc_u32 rsp_sc__ilog2(rsp_sc_u64 v)
+{
+	rsp_sc_u32 k = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		k += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		k += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		k += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		k += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		k += 2;
+	}
+	return k + (rsp_sc_u32)(v >> 1);
+}
+
+/*
+ * rsp_hist__bucket(v, 2) of rsp/hist.h, without clz: the bucket the BPF
+ * side adds a latency to (unit-tested against the library's).
+ */
+static inline rsp_sc_u32 rsp_sc__bucket(rsp_sc_u64 v)
+{
+	rsp_sc_u32 k;
+
+	if (!v)
+		return 0;
+	k = rsp_sc__ilog2(v);
+	return 1 + 2 * k + ((v << (63 - k)) > 0xb504f333f9de6484ull);
+}
+
 #endif /* RSP_BPF_SYSCALLS_H */
