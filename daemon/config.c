@@ -392,7 +392,7 @@ static const struct rspd_opt opts[] = {
 	{.section = "capture", .name = "families", .arg = "LIST", CUSTOM(families),
 	 .help = "event families to record, or all",
 	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, net, libc, "
-		    "sideband"},
+		    "sideband, syscall"},
 	{.section = "capture", .name = "stacks", .arg = "POLICY", .def = "cached", CUSTOM(stacks),
 	 .help = "callchains on sleeps and wakings, from the BPF stack cache (cached) or "
 		 "walked (sleeps); all switches; sampled:N; none",

@@ -967,6 +967,10 @@ const struct rsp_command rsp_cmd_hist = {
 		 "                   an irq number\n"
 		 "  softirq[:VEC]    HI TIMER NET_TX NET_RX BLOCK IRQ_POLL TASKLET SCHED\n"
 		 "                   HRTIMER RCU\n"
+		 "  syscall[:NAME]   system call entry -> exit and its off-CPU part;\n"
+		 "                   NAME is read, write, fsync, nanosleep, futex, ...\n"
+		 "                   (this architecture's names) or a number; counted\n"
+		 "                   in the kernel (BPF backend): live only\n"
 		 "RANGE (default: cumulative, everything since rspd started)\n"
 		 "  --last D         the last D (30s, 5m), from per-second slices\n"
 		 "  --from T [--to T] T is CLOCK_MONOTONIC seconds as 'rspctl status'\n"
@@ -998,6 +1002,7 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  rspctl hist --all --top 10 --last 30s\n"
 		 "  rspctl hist --pid 1234 --threads --op offcpu --last 1m\n"
 		 "  rspctl hist --op softirq:NET_RX --last 2m --slices\n"
+		 "  rspctl hist --op syscall:read --pid 1234 --last 1m\n"
 		 "  rspctl hist --save before.json; ...; rspctl hist --diff before.json\n"
 		 "  rspctl hist --last 30s --base-from -60s --base-to -30s\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
