@@ -51,8 +51,8 @@ struct rspd_syscalls {
 #ifdef RSP_HAVE_BPF
 	struct rsp_syscalls *skel;
 	struct rsp_sysprof *sp;
-	unsigned nr_cpus;
-	size_t stride; /* one CPU's value in a per-CPU lookup */
+	unsigned nr_cpus, max_keys; /* --syscall-keys */
+	size_t stride;		    /* one CPU's value in a per-CPU lookup */
 	unsigned char *vals;
 	struct rsp_sc_key *gone; /* keys to delete after a walk */
 	unsigned nr_gone;
@@ -82,17 +82,17 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 	s->nr_cpus = (unsigned)nr;
 	s->stride = (sizeof(struct rsp_sc_val) + 7) & ~(size_t)7;
 	s->vals = calloc(s->nr_cpus, s->stride);
-	s->gone = calloc(RSPD_SYSCALLS_KEYS, sizeof(*s->gone));
+	s->gone = calloc(s->max_keys, sizeof(*s->gone));
 	s->exited = calloc(RSP_SC_EXIT_QUEUE, sizeof(*s->exited));
 	/* the threads' keys and the per-number overflow keys */
-	s->sp = rsp_sysprof__new(RSPD_SYSCALLS_KEYS + RSP_SC_MAX_NR);
+	s->sp = rsp_sysprof__new(s->max_keys + RSP_SC_MAX_NR);
 	s->skel = rsp_syscalls__open();
 	if (!s->vals || !s->gone || !s->exited || !s->sp || !s->skel) {
 		snprintf(why, n, "cannot open the syscall programs: %s", strerror(errno));
 		return -1;
 	}
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
-	bpf_map__set_max_entries(s->skel->maps.sc_hist, RSPD_SYSCALLS_KEYS);
+	bpf_map__set_max_entries(s->skel->maps.sc_hist, s->max_keys);
 	ret = rsp_syscalls__load(s->skel);
 	if (!ret)
 		ret = rsp_syscalls__attach(s->skel);
@@ -135,6 +135,7 @@ void rspd_syscalls__open(struct rspd *d)
 		       "turns off");
 		return;
 	}
+	s->max_keys = d->cfg.syscall_keys ? d->cfg.syscall_keys : RSPD_SYSCALLS_KEYS;
 	if (load(s, s->why_off, sizeof(s->why_off))) {
 		rspd_log__write(RSP_LOG_WARN, "syscall profiles are off: %s", s->why_off);
 		rsp_syscalls__destroy(s->skel);
@@ -142,7 +143,7 @@ void rspd_syscalls__open(struct rspd *d)
 		return;
 	}
 	atomic_store(&s->on, true);
-	rspd_log__write(RSP_LOG_INFO, "syscall profiles: on (%u keys)", RSPD_SYSCALLS_KEYS);
+	rspd_log__write(RSP_LOG_INFO, "syscall profiles: on (%u keys)", s->max_keys);
 #else
 	snprintf(s->why_off, sizeof(s->why_off),
 		 "off: this rspd was built without BPF, and syscall profiles need it (the perf "
@@ -203,7 +204,7 @@ static void read_key(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigne
 		atomic_fetch_add(&s->refused, 1);
 		return;
 	}
-	if (!other && s->nr_gone < RSPD_SYSCALLS_KEYS &&
+	if (!other && s->nr_gone < s->max_keys &&
 	    (exited(s, k->tid) || (!ret && sweep && thread_gone(k->tgid, k->tid))))
 		s->gone[s->nr_gone++] = *k; /* read for the last time: delete after the walk */
 	if (!ret)
@@ -340,7 +341,7 @@ int rspd_syscalls__status(struct rspd *d, char *note, size_t n)
 		 "(system profile only); not timed: %llu unmatched exits, %llu of the ia32/x32 "
 		 "ABIs, %llu without state; %llu keys of exited threads freed (%llu exits not "
 		 "queued), %llu refused, %llu read errors",
-		 (unsigned long long)atomic_load(&s->keys), RSPD_SYSCALLS_KEYS,
+		 (unsigned long long)atomic_load(&s->keys), s->max_keys,
 		 (unsigned long long)atomic_load(&s->reads),
 		 (unsigned long long)counter(s, RSP_SC_OVERFLOW),
 		 (unsigned long long)counter(s, RSP_SC_UNMATCHED),

@@ -15,7 +15,7 @@
 struct rspd;
 struct rsp_hist_shard;
 
-#define RSPD_SYSCALLS_KEYS     4096	     /* (thread, syscall) keys in the kernel's table */
+#define RSPD_SYSCALLS_KEYS     4096	     /* default of --syscall-keys */
 #define RSPD_SYSCALLS_READ_NS  250000000ull  /* read the table at most this often */
 #define RSPD_SYSCALLS_SWEEP_NS 5000000000ull /* forget the keys of exited threads */
 
