@@ -135,6 +135,16 @@ with t.Rspd("--hist-slice-cap", "8192", "--dump-dir", work) as d:
     top = d.json("hist", "--op", "syscall", "--top", "5")
     t.check(top["profiles"] and all(p["op"].startswith("syscall:") for p in top["profiles"]),
             "--top over syscall ops")
+    # --save and --diff (rspctl's side) take syscall profiles like the others
+    base = os.path.join(work, "base.json")
+    rc, _, err = d.ctl("hist", "--op", "syscall:nanosleep", "--tid", str(w["tid"]), "--save",
+                       base, check_rc=False)
+    rc2, out, err2 = d.ctl("hist", "--op", "syscall:nanosleep", "--tid", str(w["tid"]),
+                           "--diff", base, "--json", check_rc=False)
+    pairs = t.json.loads(out)["pairs"] if rc2 == 0 else []
+    t.check(rc == 0 and len(pairs) == 1 and pairs[0]["op"] == "syscall:nanosleep",
+            "--save then --diff of a syscall profile: %s%s%s" %
+            (pairs, err.strip(), err2.strip()))
     # a name that is no syscall: one sentence
     rc, _, err = d.ctl("hist", "--op", "syscall:nosuchcall", check_rc=False)
     t.check(rc != 0 and "not a system call" in err, "unknown syscall refused: %s" % err.strip())
