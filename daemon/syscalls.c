@@ -200,14 +200,13 @@ static void read_key(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigne
 	cur.tid = other ? RSP_SYSPROF_OTHER_ID : k->tid;
 	cur.nr = k->nr;
 	ret = rsp_sysprof__delta(s->sp, &cur, &dl);
-	if (ret < 0) {
+	if (ret < 0)
 		atomic_fetch_add(&s->refused, 1);
-		return;
-	}
+	/* read for the last time (or unreadable): deleted after the walk */
 	if (!other && s->nr_gone < s->max_keys &&
-	    (exited(s, k->tid) || (!ret && sweep && thread_gone(k->tgid, k->tid))))
-		s->gone[s->nr_gone++] = *k; /* read for the last time: delete after the walk */
-	if (!ret)
+	    (exited(s, k->tid) || (ret <= 0 && sweep && thread_gone(k->tgid, k->tid))))
+		s->gone[s->nr_gone++] = *k;
+	if (ret <= 0)
 		return;
 	rsp_sysprof_delta__batch(&dl, r, b, &bt);
 	who = (struct rsp_hist_who){
