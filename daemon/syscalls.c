@@ -20,8 +20,9 @@
  * RSPD_SYSCALLS_SWEEP_NS a key that gained nothing and whose thread is gone
  * (no /proc/TGID/task/TID) is deleted too.
  *
- * Cost: a read is two bpf() calls per key (next key, lookup of its per-CPU
- * value) and ~600 bytes copied per key and CPU; the kernel side costs a
+ * Cost: a read is one bpf() call per BATCH keys (a batch lookup; two per
+ * key where the kernel refuses batches) and ~600 bytes copied per key and
+ * CPU; the kernel side costs a
  * task-storage lookup at each entry and exit and a hash lookup and ~10
  * adds at exit (bench/syscalls.py measures it).
  */
@@ -54,6 +55,9 @@ struct rspd_syscalls {
 	unsigned nr_cpus, max_keys; /* --syscall-keys */
 	size_t stride;		    /* one CPU's value in a per-CPU lookup */
 	unsigned char *vals;
+	struct rsp_sc_key *bkeys; /* a batch: BATCH keys and their per-CPU values */
+	unsigned char *bvals;
+	bool no_batch;		 /* the kernel refused a batch lookup: key by key */
 	struct rsp_sc_key *gone; /* keys to delete after a walk */
 	unsigned nr_gone;
 	uint32_t *exited; /* tids popped from sc_exited, sorted */
@@ -65,6 +69,8 @@ struct rspd_syscalls {
 };
 
 #ifdef RSP_HAVE_BPF
+#define BATCH 256 /* keys per batch lookup */
+
 static void off(struct rspd_syscalls *s, const char *why)
 {
 	snprintf(s->why_off, sizeof(s->why_off), "%s", why);
@@ -82,12 +88,14 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 	s->nr_cpus = (unsigned)nr;
 	s->stride = (sizeof(struct rsp_sc_val) + 7) & ~(size_t)7;
 	s->vals = calloc(s->nr_cpus, s->stride);
+	s->bkeys = calloc(BATCH, sizeof(*s->bkeys));
+	s->bvals = calloc((size_t)BATCH * s->nr_cpus, s->stride);
 	s->gone = calloc(s->max_keys, sizeof(*s->gone));
 	s->exited = calloc(RSP_SC_EXIT_QUEUE, sizeof(*s->exited));
 	/* the threads' keys and the per-number overflow keys */
 	s->sp = rsp_sysprof__new(s->max_keys + RSP_SC_MAX_NR);
 	s->skel = rsp_syscalls__open();
-	if (!s->vals || !s->gone || !s->exited || !s->sp || !s->skel) {
+	if (!s->vals || !s->bkeys || !s->bvals || !s->gone || !s->exited || !s->sp || !s->skel) {
 		snprintf(why, n, "cannot open the syscall programs: %s", strerror(errno));
 		return -1;
 	}
@@ -186,7 +194,7 @@ static bool exited(const struct rspd_syscalls *s, uint32_t tid)
 
 /* One key: its delta into the store. */
 static void read_key(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r, uint64_t now,
-		     const struct rsp_sc_key *k, bool other, bool sweep)
+		     const struct rsp_sc_key *k, const void *vals, bool other, bool sweep)
 {
 	struct rsp_sysprof_sum cur;
 	struct rsp_sysprof_delta dl;
@@ -195,7 +203,7 @@ static void read_key(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigne
 	struct rsp_hist_who who;
 	int ret;
 
-	rsp_sysprof__merge_cpus(s->vals, s->nr_cpus, s->stride, &cur);
+	rsp_sysprof__merge_cpus(vals, s->nr_cpus, s->stride, &cur);
 	cur.tgid = other ? RSP_SYSPROF_OTHER_ID : k->tgid;
 	cur.tid = other ? RSP_SYSPROF_OTHER_ID : k->tid;
 	cur.nr = k->nr;
@@ -216,8 +224,9 @@ static void read_key(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigne
 				  other ? NULL : &who);
 }
 
-static void walk_threads(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r,
-			 uint64_t now, bool sweep)
+/* Key by key: where batch lookups fail (two bpf() calls per key). */
+static uint64_t walk_keys(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r,
+			  uint64_t now, bool sweep)
 {
 	int fd = bpf_map__fd(s->skel->maps.sc_hist);
 	struct rsp_sc_key k, next;
@@ -231,10 +240,51 @@ static void walk_threads(struct rspd_syscalls *s, struct rsp_hist_shard *sh, uns
 			atomic_fetch_add(&s->errors, 1);
 			continue;
 		}
-		read_key(s, sh, r, now, &k, false, sweep);
+		read_key(s, sh, r, now, &k, s->vals, false, sweep);
 		n++;
 	}
-	atomic_store(&s->keys, n);
+	return n;
+}
+
+/*
+ * In batches of BATCH keys (one bpf() call each, the kernel copies keys and
+ * per-CPU values out); -1 when the kernel refuses batches, to walk key by key.
+ */
+static int64_t walk_batches(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r,
+			    uint64_t now, bool sweep)
+{
+	int fd = bpf_map__fd(s->skel->maps.sc_hist);
+	uint64_t in[2], out[2], n = 0; /* the batch token: a u32 for hash maps */
+	bool first = true;
+
+	for (;;) {
+		uint32_t count = BATCH;
+		int ret = bpf_map_lookup_batch(fd, first ? NULL : in, out, s->bkeys, s->bvals,
+					       &count, NULL);
+
+		if (ret && ret != -ENOENT)
+			return n ? (int64_t)n : -1; /* after a partial walk: the next read */
+		for (uint32_t i = 0; i < count; i++)
+			read_key(s, sh, r, now, &s->bkeys[i],
+				 s->bvals + (size_t)i * s->nr_cpus * s->stride, false, sweep);
+		n += count;
+		if (ret == -ENOENT)
+			return (int64_t)n;
+		memcpy(in, out, sizeof(in));
+		first = false;
+	}
+}
+
+static void walk_threads(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r,
+			 uint64_t now, bool sweep)
+{
+	int64_t n = s->no_batch ? -1 : walk_batches(s, sh, r, now, sweep);
+
+	if (n < 0) {
+		s->no_batch = true;
+		n = (int64_t)walk_keys(s, sh, r, now, sweep);
+	}
+	atomic_store(&s->keys, (uint64_t)n);
 }
 
 static void walk_other(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r, uint64_t now)
@@ -251,7 +301,7 @@ static void walk_other(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsig
 			atomic_fetch_add(&s->errors, 1);
 			continue;
 		}
-		read_key(s, sh, r, now, &k, true, false);
+		read_key(s, sh, r, now, &k, s->vals, true, false);
 	}
 }
 
@@ -304,6 +354,8 @@ void rspd_syscalls__close(struct rspd *d)
 	rsp_syscalls__destroy(s->skel);
 	rsp_sysprof__delete(s->sp);
 	free(s->vals);
+	free(s->bkeys);
+	free(s->bvals);
 	free(s->gone);
 	free(s->exited);
 #endif
