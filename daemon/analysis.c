@@ -48,6 +48,7 @@
 #include "analysis.h"
 #include "log.h"
 #include "rspd.h"
+#include "syscalls.h"
 
 #define MARGIN_NS 20000000ull /* 20 ms: records being written when a drain starts */
 
@@ -110,6 +111,13 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 	}
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
+	/*
+	 * Syscall profiles, counted in the kernel: stamped with the watermark,
+	 * not the clock, so the store's slices keep moving forward with the
+	 * records (a call lands up to the margin plus a read interval early).
+	 */
+	if (a->d->cfg.hist.nr_shards > 1)
+		rspd_syscalls__read(a->d, rsp_hist_store__shard(a->store, 1), until);
 	atomic_fetch_add_explicit(&a->records, n, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->passes, 1, memory_order_relaxed);
 }
@@ -172,7 +180,13 @@ int rspd_analysis__start(struct rspd *d, char *err, size_t errlen)
 	a->d = d;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
-	d->cfg.hist.nr_shards = 1; /* one writer: this thread */
+	/*
+	 * One writer, this thread; a second shard of its own for the syscall
+	 * family's profiles, so that their many (thread, syscall) subjects have
+	 * their own --hist-profiles and --hist-slice-cap and do not crowd the
+	 * timeline's profiles out of the table or the slices.
+	 */
+	d->cfg.hist.nr_shards = rspd_syscalls__wanted(d) ? 2 : 1;
 	a->store = rsp_hist_store__new(&d->cfg.hist);
 	a->feed = a->store ? rsp_histfeed__new(a->store, &fc) : NULL;
 	if (!a->feed) {

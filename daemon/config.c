@@ -392,7 +392,7 @@ static const struct rspd_opt opts[] = {
 	{.section = "capture", .name = "families", .arg = "LIST", CUSTOM(families),
 	 .help = "event families to record, or all",
 	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, net, libc, "
-		    "sideband"},
+		    "sideband, syscall"},
 	{.section = "capture", .name = "stacks", .arg = "POLICY", .def = "cached", CUSTOM(stacks),
 	 .help = "callchains on sleeps and wakings, from the BPF stack cache (cached) or "
 		 "walked (sleeps); all switches; sampled:N; none",
@@ -486,6 +486,10 @@ static const struct rspd_opt opts[] = {
 	{.section = "hist", .name = "hist-io-timeout", .arg = "DURATION", .def = "10s", .type = T_DUR,
 	 F(hist_io_timeout_ns), .min = 100000000, .max = 3600000000000ull,
 	 .help = "a block request still without a completion after this counts as unobserved"},
+	{.section = "hist", .name = "syscall-keys", .arg = "N", .def = "4096", .type = T_UINT,
+	 F(syscall_keys), .min = 64, .max = 1u << 20,
+	 .help = "(thread, syscall) keys the syscall family counts in the kernel; calls of "
+		 "threads past them go to the system's profile only"},
 };
 // clang-format on
 

@@ -69,6 +69,7 @@ struct rspd_config {
 	struct rsp_hist_config hist;
 	uint64_t hist_io_timeout_ns;
 	unsigned hist_max_threads; /* threads the off-CPU/run-queue feed follows */
+	unsigned syscall_keys;	   /* the syscall family's kernel table (syscalls.h) */
 	/* [capture] overhead-budget: % of one CPU capture may cost (0: off) */
 	double overhead_budget_pct;
 };

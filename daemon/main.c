@@ -30,6 +30,7 @@
 #include "reload.h"
 #include "rspd.h"
 #include "server.h"
+#include "syscalls.h"
 #include "rsp_tracefs.h"
 
 /* The capture loop's own fds. */
@@ -162,7 +163,11 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
 	if (!ret)
 		ret = rspd_dumper__start(d, err, errlen);
-	return ret ? ret : rspd_analysis__start(d, err, errlen);
+	if (!ret)
+		ret = rspd_analysis__start(d, err, errlen);
+	if (!ret)
+		rspd_syscalls__open(d); /* never fatal: off with a sentence in status */
+	return ret;
 }
 
 static void teardown(struct rspd *d)
@@ -170,6 +175,7 @@ static void teardown(struct rspd *d)
 	/* The server first: its query threads may still hand dumps over. */
 	rspd_server__stop(d);
 	rspd_analysis__stop(d);
+	rspd_syscalls__close(d);
 	rspd_dumper__stop(d);
 	rspd_dumpmeta__exit(&d->meta);
 	rspd_livemodel__stop(d);

@@ -23,6 +23,7 @@
 struct rspd_server;
 struct rspd_livemodel;
 struct rspd_analysis;
+struct rspd_syscalls;
 struct rsp_symbolizer;
 
 struct rspd {
@@ -33,6 +34,7 @@ struct rspd {
 	struct rspd_server *server;
 	struct rspd_livemodel *livemodel;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
+	struct rspd_syscalls *syscalls; /* the syscall family (syscalls.h) */
 	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
 	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */
 	struct rspd_dumpmeta meta;	/* what dumps need of the live system */

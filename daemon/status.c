@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "rspd.h"
 #include "status.h"
+#include "syscalls.h"
 #include "analysis.h"
 #include <rsp/histfeed.h>
 #ifdef RSP_HAVE_BPF
@@ -138,6 +139,9 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	ci->ring_pages = o->ring_pages;
 	memcpy(ci->families_on, o->families, sizeof(ci->families_on));
 	memcpy(ci->family_note, d->es.family_note, sizeof(ci->family_note));
+	/* the syscall family: on only where its BPF programs run (syscalls.h) */
+	ci->families_on[RSP_FAM_SYSCALL] = rspd_syscalls__status(
+		d, ci->family_note[RSP_FAM_SYSCALL], sizeof(ci->family_note[RSP_FAM_SYSCALL]));
 	rsp_capture_opts__dwarf_name(o, ci->dwarf, sizeof(ci->dwarf));
 	ci->dwarf_stack = o->dwarf_stack;
 	memcpy(ci->events, d->es.status, sizeof(ci->events));

@@ -32,6 +32,8 @@ PACKAGES="$PACKAGES libgraphviz-dev chromium"
 if ! command -v npm >/dev/null 2>&1; then
 	PACKAGES="$PACKAGES nodejs npm"
 fi
+# Syscall profiles (issue 16): the kernel's syscall table, asm/unistd_64.h.
+PACKAGES="$PACKAGES linux-libc-dev"
 
 missing=""
 for p in $PACKAGES; do

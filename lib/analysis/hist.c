@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/hist.h>
+#include <rsp/sysprof.h>
 #include <rsp/parse.h>
 #include "internal/hist.h"
 
@@ -46,7 +47,7 @@ uint64_t rsp_hist__bucket_high(unsigned b, unsigned r)
 }
 
 static const char *const op_kinds[RSP_HOP__NR] = {
-	"offcpu", "runq", "blk_queue", "blk_service", "irq", "softirq",
+	"offcpu", "runq", "blk_queue", "blk_service", "irq", "softirq", "syscall",
 };
 
 static const char *const softirqs[RSP_HIST_NR_SOFTIRQS] = {
@@ -217,6 +218,9 @@ void rsp_hist__op_name(unsigned kind, uint32_t arg, const char *irq_name, char *
 		else
 			snprintf(buf, n, "softirq:%u", arg);
 		break;
+	case RSP_HOP_SYSCALL:
+		rsp_syscall__op_name(arg, buf, n);
+		break;
 	default:
 		snprintf(buf, n, "op%u:%u", kind, arg);
 		break;
@@ -236,7 +240,8 @@ static int bad_op(const char *s, struct rsp_buf *err)
 	rsp_buf__printf(
 		err,
 		"unknown operation '%s'; use offcpu[:REASON], runq, blk_queue[:DEV], "
-		"blk_service[:DEV], irq[:NAME] or softirq[:VECTOR] (see 'rspctl help hist')",
+		"blk_service[:DEV], irq[:NAME], softirq[:VECTOR] or syscall[:NAME] (see 'rspctl "
+		"help hist')",
 		s);
 	return -EINVAL;
 }
@@ -279,6 +284,16 @@ static int parse_op_arg(unsigned kind, const char *s, const char *arg, uint32_t 
 			return -EINVAL;
 		}
 		*num = (uint32_t)i;
+		*has_num = true;
+		return 0;
+	case RSP_HOP_SYSCALL:
+		if (rsp_syscall__parse(arg, num)) {
+			rsp_buf__printf(err,
+					"operation '%s': '%s' is not a system call of this "
+					"architecture; give its name (read, fsync) or number",
+					s, arg);
+			return -EINVAL;
+		}
 		*has_num = true;
 		return 0;
 	default:

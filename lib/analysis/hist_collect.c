@@ -99,7 +99,7 @@ static const char *collect_op_name(struct collect *c, unsigned opidx)
 }
 
 struct counts {
-	uint64_t key, count, sum, min, max;
+	uint64_t key, count, sum, min, max, offcpu;
 	double sq;
 	uint32_t tgid;
 	char comm[RSP_HIST_COMM_LEN];
@@ -119,6 +119,7 @@ static void read_slot(const struct rsp_hist_shard *sh, struct slot *s, struct co
 		c->count = LD(s->count);
 		c->sum = LD(s->sum);
 		c->sq = sq_get(LD(s->sq));
+		c->offcpu = LD(s->offcpu);
 		c->min = LD(s->min);
 		c->max = LD(s->max);
 		for (unsigned i = 0; i < sh->nb; i++)
@@ -139,6 +140,7 @@ static void read_entry(const struct rsp_hist_shard *sh, struct sentry *e, struct
 		c->count = LD(e->count);
 		c->sum = LD(e->sum);
 		c->sq = sq_get(LD(e->sq));
+		c->offcpu = LD(e->offcpu);
 		c->min = LD(e->min);
 		c->max = LD(e->max);
 		for (unsigned i = 0; i < sh->nb; i++)
@@ -194,6 +196,7 @@ static int collect_one(struct collect *c, const struct counts *k, uint64_t no)
 	p->count += k->count;
 	p->sum += k->sum;
 	p->sumsq += k->sq;
+	p->offcpu += k->offcpu;
 	for (unsigned i = 0; i < nb; i++)
 		p->buckets[i] += k->b[i];
 	if (c->q->rows && no != NONE) {

@@ -169,6 +169,7 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 	dst->count += src->count;
 	dst->sum += src->sum;
 	dst->sumsq += src->sumsq;
+	dst->offcpu += src->offcpu;
 	dst->incomplete += src->incomplete;
 	dst->open += src->open;
 	dst->inferred += src->inferred;

@@ -360,6 +360,7 @@ static void slot_init(struct rsp_hist_shard *sh, struct slot *s, uint64_t key, u
 	ST(s->count, 0);
 	ST(s->sum, 0);
 	ST(s->sq, sq_bits(0));
+	ST(s->offcpu, 0);
 	ST(s->min, UINT64_MAX);
 	ST(s->max, 0);
 	for (unsigned i = 0; i < sh->nb; i++)
@@ -397,6 +398,7 @@ static uint32_t evict(struct rsp_hist_shard *sh)
 	ST(o->count, LD(o->count) + LD(v->count));
 	ST(o->sum, LD(o->sum) + LD(v->sum));
 	ST(o->sq, sq_bits(sq_get(LD(o->sq)) + sq_get(LD(v->sq))));
+	ST(o->offcpu, LD(o->offcpu) + LD(v->offcpu));
 	vmin = LD(v->min);
 	vmax = LD(v->max);
 	if (vmin < LD(o->min))
@@ -543,6 +545,7 @@ static struct sentry *entry_new(struct rsp_hist_shard *sh, struct slice *s, cons
 	ST(e->count, 0);
 	ST(e->sum, 0);
 	ST(e->sq, sq_bits(0));
+	ST(e->offcpu, 0);
 	ST(e->min, UINT64_MAX);
 	ST(e->max, 0);
 	for (unsigned i = 0; i < sh->nb; i++)
@@ -628,8 +631,8 @@ static struct sentry *entry_current(struct rsp_hist_shard *sh, struct slice *s, 
 	return entry_at(sh, s, sl->slice_entry);
 }
 
-static void slice_add(struct rsp_hist_shard *sh, struct slot *sl, uint64_t time, unsigned b,
-		      uint64_t v, const uint64_t *cw)
+/* The entry of @sl in the slice of @time, or NULL (counted: too old, or no memory). */
+static struct sentry *slice_entry(struct rsp_hist_shard *sh, struct slot *sl, uint64_t time)
 {
 	unsigned nr = sh->st->cfg.nr_slices;
 	uint64_t no = time / sh->st->cfg.slice_ns;
@@ -645,33 +648,47 @@ static void slice_add(struct rsp_hist_shard *sh, struct slot *sl, uint64_t time,
 		e = entry_find(sh, s, sl);
 	} else {
 		ST(sh->late, LD(sh->late) + 1);
-		return;
+		return NULL;
 	}
-	if (!e) {
+	if (!e)
 		ST(sh->dropped, LD(sh->dropped) + 1);
-		return;
-	}
+	return e;
+}
+
+static void slice_add(struct rsp_hist_shard *sh, struct slot *sl, uint64_t time, unsigned b,
+		      uint64_t v, const uint64_t *cw)
+{
+	struct sentry *e = slice_entry(sh, sl, time);
+
 	/* An "other" entry (slice at its cap) keeps no name. */
-	entry_add(e, b, v, sl->redirected ? NULL : cw);
+	if (e)
+		entry_add(e, b, v, sl->redirected ? NULL : cw);
 }
 
 /* ---- the update entry points ------------------------------------------- */
 
+/* The profile of @key, made (or taken by eviction) if new; most recently used now. */
+static struct slot *profile_slot(struct rsp_hist_shard *sh, uint64_t key, uint32_t tgid,
+				 const char *comm, size_t comm_len)
+{
+	uint32_t idx;
+	struct slot *s;
+
+	if (rsp_u64map__get(&sh->index, key, &idx))
+		return slot_new(sh, key, tgid, comm, comm_len);
+	s = slot_at(sh, idx);
+	if (!s->pinned && sh->lru_head != idx) {
+		lru_unlink(sh, s);
+		lru_push(sh, s, idx);
+	}
+	return s;
+}
+
 static void profile_add(struct rsp_hist_shard *sh, uint64_t key, uint32_t tgid, const char *comm,
 			size_t comm_len, const uint64_t *cw, uint64_t time, unsigned b, uint64_t v)
 {
-	struct slot *s;
-	uint32_t idx;
+	struct slot *s = profile_slot(sh, key, tgid, comm, comm_len);
 
-	if (!rsp_u64map__get(&sh->index, key, &idx)) {
-		s = slot_at(sh, idx);
-		if (!s->pinned && sh->lru_head != idx) {
-			lru_unlink(sh, s);
-			lru_push(sh, s, idx);
-		}
-	} else {
-		s = slot_new(sh, key, tgid, comm, comm_len);
-	}
 	slot_add(sh, s, b, v, cw);
 	slice_add(sh, s, time, b, v, cw);
 }
@@ -739,6 +756,80 @@ int rsp_hist_shard__add_one(struct rsp_hist_shard *sh, const struct rsp_hist_sub
 					       : subj->tid;
 	profile_add(sh, pkey(subj->kind, (unsigned)opidx, id), subj->pid, subj->comm,
 		    RSP_HIST_COMM_LEN, NULL, time, b, value);
+	return 0;
+}
+
+/* ---- batches: many latencies at once (aggregated elsewhere, e.g. in the kernel) ---- */
+
+/* Add @bt to one profile's counters and buckets (_Atomic u64 or u32 buckets). */
+#define BATCH_ADD(x, bk, bt, nb)                                                                   \
+	do {                                                                                       \
+		ST((x)->count, LD((x)->count) + (bt)->count);                                      \
+		ST((x)->sum, LD((x)->sum) + (bt)->sum);                                            \
+		ST((x)->sq, sq_bits(sq_get(LD((x)->sq)) + (bt)->sumsq));                           \
+		ST((x)->offcpu, LD((x)->offcpu) + (bt)->offcpu);                                   \
+		if ((bt)->min < LD((x)->min))                                                      \
+			ST((x)->min, (bt)->min);                                                   \
+		if ((bt)->max > LD((x)->max))                                                      \
+			ST((x)->max, (bt)->max);                                                   \
+		for (unsigned i_ = 0; i_ < (nb); i_++)                                             \
+			if ((bt)->buckets[i_])                                                     \
+				ST((bk)[i_], LD((bk)[i_]) + (bt)->buckets[i_]);                    \
+	} while (0)
+
+static void profile_add_batch(struct rsp_hist_shard *sh, uint64_t key, uint32_t tgid,
+			      const char *comm, size_t comm_len, const uint64_t *cw, uint64_t time,
+			      const struct rsp_hist_batch *bt)
+{
+	struct slot *s = profile_slot(sh, key, tgid, comm, comm_len);
+	struct sentry *e;
+	_Atomic uint64_t *sb = slot_b(s);
+
+	seq_begin(&s->seq);
+	rename_comm(s->comm, cw);
+	BATCH_ADD(s, sb, bt, sh->nb);
+	seq_end(&s->seq);
+	e = slice_entry(sh, s, time);
+	if (e) {
+		_Atomic uint32_t *eb = entry_b(e);
+
+		seq_begin(&e->seq);
+		rename_comm(e->comm, s->redirected ? NULL : cw);
+		BATCH_ADD(e, eb, bt, sh->nb);
+		seq_end(&e->seq);
+	}
+}
+
+int rsp_hist_shard__add_batch(struct rsp_hist_shard *sh, uint64_t op, uint64_t time,
+			      const struct rsp_hist_batch *bt, const struct rsp_hist_who *who)
+{
+	int opidx;
+	uint64_t cw[2] = {0, 0};
+
+	if (!bt->count)
+		return 0;
+	opidx = op_index(sh, op);
+	if (opidx < 0) {
+		ST(sh->dropped, LD(sh->dropped) + bt->count);
+		return -ENOSPC;
+	}
+	note_update(sh, time);
+	ST(sh->updates, LD(sh->updates) + bt->count - 1); /* note_update counted one */
+	profile_add_batch(sh, pkey(RSP_HSUBJ_SYSTEM, (unsigned)opidx, 0), 0, NULL, 0, NULL, time,
+			  bt);
+	if (!who || (!who->tgid && !who->tid))
+		return 0;
+	if (who->comm) {
+		size_t len =
+			who->comm_len < RSP_HIST_COMM_LEN ? who->comm_len : RSP_HIST_COMM_LEN - 1;
+
+		memcpy(cw, who->comm, strnlen(who->comm, len));
+	}
+	profile_add_batch(sh, pkey(RSP_HSUBJ_PROCESS, (unsigned)opidx, who->tgid), who->tgid,
+			  who->comm, who->comm_len, cw[0] && who->tid == who->tgid ? cw : NULL,
+			  time, bt);
+	profile_add_batch(sh, pkey(RSP_HSUBJ_THREAD, (unsigned)opidx, who->tid), who->tgid,
+			  who->comm, who->comm_len, cw[0] ? cw : NULL, time, bt);
 	return 0;
 }
 

@@ -120,6 +120,12 @@ static json_t *json_profile(const struct rsp_hist_profile *p, unsigned flags)
 	json_object_set_new(o, "mean_ns",
 			    json_real(p->count ? (double)p->sum / (double)p->count : 0.0));
 	json_object_set_new(o, "stddev_ns", json_real(rsp_hist_profile__stddev(p)));
+	if (RSP_HIST_OP_KIND(p->op) == RSP_HOP_SYSCALL) {
+		/* the part of the latency spent switched out (asleep or runnable) */
+		json_object_set_new(o, "offcpu_ns", rsp_hist_json__u64(p->offcpu));
+		json_object_set_new(o, "offcpu_share",
+				    json_real(p->sum ? (double)p->offcpu / (double)p->sum : 0.0));
+	}
 	json_object_set_new(o, "p50_ns",
 			    rsp_hist_json__u64(rsp_hist__percentile(p->buckets, r, p->count, p->min,
 								    p->max, 0.5)));
@@ -458,6 +464,10 @@ static int load_profile(struct loader *l, json_t *o, struct rsp_hist_set *set)
 		return -EINVAL;
 	if (json_object_get(o, "inferred") && field_u64(l, o, "inferred", &tmp.inferred))
 		return -EINVAL;
+	if (json_object_get(o, "offcpu_ns") && field_u64(l, o, "offcpu_ns", &tmp.offcpu))
+		return -EINVAL;
+	if (tmp.offcpu > tmp.sum)
+		return bad(l, "'offcpu_ns' is larger than sum_ns");
 
 	ret = load_rows(l, json_object_get(o, "slices"), &tmp);
 	if (ret) {

@@ -782,6 +782,24 @@ static int finish_set(const struct rsp_request *req, struct rsp_hist_set *s, str
 static int hist_answer(const struct rsp_request *req, const struct rsp_source *src,
 		       struct rsp_buf *out, struct rsp_buf *err);
 
+/*
+ * Syscall profiles are counted in the kernel (the syscall family): a dump
+ * holds no record of each call, so a file cannot give them back.
+ */
+static int syscall_ops_offline(const struct hist_opts *o, struct rsp_buf *err)
+{
+	for (size_t i = 0; i < o->nr_ops; i++)
+		if (!strncmp(o->ops[i], "syscall", 7) && (!o->ops[i][7] || o->ops[i][7] == ':')) {
+			rsp_buf__printf(err,
+					"hist: --op %s: syscall profiles are counted in the kernel "
+					"and kept only by a running rspd, not in dumps; ask rspd "
+					"(rspctl hist --op %s)",
+					o->ops[i], o->ops[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 		    struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -790,6 +808,8 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 
 	if (src->hist || !src->offline)
 		return hist_answer(req, src, out, err);
+	if (syscall_ops_offline(req->opts, err))
+		return -EINVAL;
 	file = *src;
 	ret = rsp_histfeed__window_store(src->window, src->schema, src->ksyms, &file.hist, err);
 	if (!ret)
@@ -947,6 +967,10 @@ const struct rsp_command rsp_cmd_hist = {
 		 "                   an irq number\n"
 		 "  softirq[:VEC]    HI TIMER NET_TX NET_RX BLOCK IRQ_POLL TASKLET SCHED\n"
 		 "                   HRTIMER RCU\n"
+		 "  syscall[:NAME]   system call entry -> exit and its off-CPU part;\n"
+		 "                   NAME is read, write, fsync, nanosleep, futex, ...\n"
+		 "                   (this architecture's names) or a number; counted\n"
+		 "                   in the kernel (BPF backend): live only\n"
 		 "RANGE (default: cumulative, everything since rspd started)\n"
 		 "  --last D         the last D (30s, 5m), from per-second slices\n"
 		 "  --from T [--to T] T is CLOCK_MONOTONIC seconds as 'rspctl status'\n"
@@ -978,6 +1002,7 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  rspctl hist --all --top 10 --last 30s\n"
 		 "  rspctl hist --pid 1234 --threads --op offcpu --last 1m\n"
 		 "  rspctl hist --op softirq:NET_RX --last 2m --slices\n"
+		 "  rspctl hist --op syscall:read --pid 1234 --last 1m\n"
 		 "  rspctl hist --save before.json; ...; rspctl hist --diff before.json\n"
 		 "  rspctl hist --last 30s --base-from -60s --base-to -30s\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,

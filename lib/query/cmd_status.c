@@ -124,6 +124,8 @@ static const char *family_source(const struct rsp_capture_info *ci, int fam, int
 	}
 	if (!ci->families_on[fam])
 		return "off";
+	if (fam == RSP_FAM_SYSCALL)
+		return "bpf"; /* no records: raw_syscalls aggregated in the kernel */
 	return src;
 }
 
@@ -544,7 +546,7 @@ static void text_families(const struct rsp_capture_info *ci, struct rsp_buf *out
 
 		rsp_buf__printf(out, "%-9s %-11s %d/%d\n", rsp_catalogue__family(fam)->name, src,
 				open, wanted);
-		if (ci->family_note[fam][0] && ci->families_on[fam])
+		if (ci->family_note[fam][0] && (ci->families_on[fam] || fam == RSP_FAM_SYSCALL))
 			text_note(ci->family_note[fam], out);
 		for (int ev = 0; ev < RSP_EV__NR; ev++) {
 			const struct rsp_event_status *es = &ci->events[ev];

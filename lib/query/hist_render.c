@@ -185,6 +185,11 @@ int rsp_hist_profile__render(const struct rsp_hist_profile *p, struct rsp_buf *o
 			rsp_hist__fmt_ns((double)rsp_hist__percentile(p->buckets, r, p->count,
 								      p->min, p->max, 0.99),
 					 c, sizeof(c)));
+	if (RSP_HIST_OP_KIND(p->op) == RSP_HOP_SYSCALL && p->sum)
+		rsp_buf__printf(out,
+				"off-CPU %.0f%% (%s of the total: switched out inside the call)\n",
+				100.0 * (double)p->offcpu / (double)p->sum,
+				rsp_hist__fmt_ns((double)p->offcpu, a, sizeof(a)));
 	log2_table(p, out);
 	peaks_text(p, out);
 	incomplete_text(p, out);

@@ -44,7 +44,8 @@ struct slot {
 	_Atomic uint64_t key;
 	_Atomic uint64_t comm[2];
 	_Atomic uint64_t count, sum, min, max;
-	_Atomic uint64_t sq; /* sum of squared latencies: a double's bits (stddev) */
+	_Atomic uint64_t sq;	 /* sum of squared latencies: a double's bits (stddev) */
+	_Atomic uint64_t offcpu; /* ns of the latencies spent off CPU (syscall ops) */
 	/* writer only */
 	uint32_t prev, next;  /* LRU list of evictable slots, most recent first */
 	uint64_t slice_no;    /* slice of the cached entry */
@@ -60,7 +61,8 @@ struct sentry {
 	_Atomic uint64_t key;
 	_Atomic uint64_t comm[2];
 	_Atomic uint64_t count, sum, min, max;
-	_Atomic uint64_t sq; /* as struct slot's */
+	_Atomic uint64_t sq;	 /* as struct slot's */
+	_Atomic uint64_t offcpu; /* as struct slot's */
 };
 
 struct page {

@@ -33,6 +33,7 @@
  *   BLK_SERVICE  kernel dev_t             blk_service:254:0, blk_service:vda
  *   IRQ          irq name id (store's)    irq:virtio1-req.0 (handler name)
  *   SOFTIRQ      vector 0..9              softirq:NET_RX, softirq:TIMER, ...
+ *   SYSCALL      syscall number           syscall:read, syscall:fsync, syscall:335
  *
  * A kernel dev_t is (major << 20) | minor, as the block tracepoints give it.
  * irq handlers are keyed by name, not number: a shared line runs several
@@ -130,6 +131,7 @@ enum rsp_hist_op_kind {
 	RSP_HOP_BLK_SERVICE,
 	RSP_HOP_IRQ,
 	RSP_HOP_SOFTIRQ,
+	RSP_HOP_SYSCALL, /* arg: syscall number (rsp/sysprof.h) */
 	RSP_HOP__NR
 };
 
@@ -265,6 +267,30 @@ RSP_API int rsp_hist_shard__add_one(struct rsp_hist_shard *sh, const struct rsp_
 				    uint64_t op, uint64_t time, uint64_t value);
 
 /**
+ * struct rsp_hist_batch - many latencies of one op, aggregated elsewhere
+ * @buckets: at the store's resolution (rsp_hist_store__config()), @count in all
+ * @min, @max: of these latencies (bounds within their buckets are fine)
+ * @sumsq: their sum of squares, ns^2
+ * @offcpu: ns of their total (@sum) spent off CPU (syscall ops; 0 otherwise)
+ */
+struct rsp_hist_batch {
+	uint64_t count, sum, min, max, offcpu;
+	double sumsq;
+	const uint64_t *buckets;
+};
+
+/**
+ * rsp_hist_shard__add_batch() - record a batch of latencies (writer only)
+ * As rsp_hist_shard__add(), for @bt->count latencies at once, all in the
+ * slice of @time: the system profile and those of @who. Used for profiles
+ * aggregated in the kernel (syscalls), read as deltas.
+ * Return: 0, or -ENOSPC (op table full: @bt->count counted in stats.dropped).
+ */
+RSP_API int rsp_hist_shard__add_batch(struct rsp_hist_shard *sh, uint64_t op, uint64_t time,
+				      const struct rsp_hist_batch *bt,
+				      const struct rsp_hist_who *who);
+
+/**
  * rsp_hist_store__irq_name_id() - the id of an irq handler name (interned)
  * @name: @len bytes, not NUL-terminated; names are cut at 31 bytes
  * Thread-safe (takes the store's lock): writers cache the answer.
@@ -353,7 +379,8 @@ struct rsp_hist_profile {
 	char op_label[64]; /* for people: "blk_service:vda"; = op_name when unknown */
 	unsigned resolution;
 	uint64_t count, sum, min, max;
-	double sumsq; /* sum of squared latencies, ns^2: rsp_hist_profile__stddev() */
+	double sumsq;	 /* sum of squared latencies, ns^2: rsp_hist_profile__stddev() */
+	uint64_t offcpu; /* ns of @sum spent off CPU (syscall ops; 0 for others) */
 	uint64_t buckets[RSP_HIST_MAX_BUCKETS];
 	uint64_t incomplete; /* ended unobserved (system subject only) */
 	uint64_t open;	     /* still open */

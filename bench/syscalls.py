@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""What the syscall family (per-syscall latency profiles counted in the
+kernel, issue 16) costs: PostgreSQL's pgbench (bench/pgbench.py's cluster,
+4 clients) bare, under rspd --capture bpf with the family off, and with it
+on; and a tight getppid() loop (bench/getppid_loop.c) in the same three
+modes, reported in ns per system call. Modes alternate within each
+repetition; figures are medians; ratios to bare from the same run.
+
+Target (issue 16): the family on costs pgbench at most 2 points of TPS
+more than rspd without it.
+
+usage: sudo bench/syscalls.py [--reps N] [--seconds S] [--calls N] [--build DIR] [--out FILE]
+Writes its section of BENCHMARKS.md (replacing an older one of the same title).
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from capture import Bare  # noqa: E402
+from pgbench import Cluster, Rspd, need_postgres, write_section  # noqa: E402
+
+TITLE = "## Syscall profiles: what the syscall family costs (issue 16)"
+# rspd's default families without syscall (libc is off by default too)
+NO_SYSCALL = "sched,block,irq,timer,sample,net,sideband"
+
+
+class Family(Rspd):
+    """rspd --capture bpf with the syscall family on or off; checks which it got."""
+
+    def __init__(self, build, on):
+        super().__init__(build, "bpf", "cached", [] if on else ["--families", NO_SYSCALL])
+        self.on = on
+        self.name = "rspd bpf, syscall family %s" % ("on" if on else "off")
+
+    def start(self):
+        super().start()
+        fam = [f for f in self.ctl("status")["families"] if f["name"] == "syscall"][0]
+        if fam["enabled"] != self.on:
+            self.stop()
+            sys.exit("bench/syscalls.py: the syscall family is %s, wanted %s: %s"
+                     % ("on" if fam["enabled"] else "off", "on" if self.on else "off",
+                        fam.get("note", "")))
+
+
+def getppid(build, calls):
+    p = subprocess.run([os.path.join(build, "bench", "rsp-bench-getppid"), str(calls)],
+                       capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)["ns_per_call"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=15)
+    ap.add_argument("--calls", type=int, default=5000000)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    a = ap.parse_args()
+    if os.geteuid():
+        sys.exit("bench/syscalls.py: run as root (rspd loads BPF programs)")
+    cluster = Cluster(need_postgres())
+    modes = [Bare(), Family(a.build, False), Family(a.build, True)]
+    tps = {m.name: [] for m in modes}
+    ns = {m.name: [] for m in modes}
+    try:
+        cluster.start()
+        cluster.run(min(5, a.seconds))  # warm the cache
+        for rep in range(a.reps):
+            for m in modes:
+                m.start()
+                t = cluster.run(a.seconds)
+                c = getppid(a.build, a.calls)
+                m.stop()
+                tps[m.name].append(t)
+                ns[m.name].append(c)
+                print("rep %d %-32s %8.1f tps %8.1f ns/getppid" % (rep + 1, m.name, t, c),
+                      flush=True)
+    finally:
+        cluster.stop()
+    med = {m.name: (statistics.median(tps[m.name]), statistics.median(ns[m.name]))
+           for m in modes}
+    bare_tps, bare_ns = med["bare"]
+    off_tps, off_ns = med[modes[1].name]
+    on_tps, on_ns = med[modes[2].name]
+    lines = [TITLE, "",
+             "Command: `sudo bench/syscalls.py --reps %d --seconds %d --calls %d` (%s). "
+             "Machine: %s, %d CPUs, kernel %s. pgbench -c 4 -j 2 -T %d, scale 10, "
+             "synchronous_commit on; then %d getppid() calls in a tight loop; modes "
+             "alternate within each repetition, figures are medians, ratios to bare from "
+             "the same run."
+             % (a.reps, a.seconds, a.calls, time.strftime("%Y-%m-%d"), platform.node(),
+                os.cpu_count(), platform.release(), a.seconds, a.calls), "",
+             "| mode | pgbench tps | ratio to bare | ns per getppid |", "|---|---|---|---|"]
+    for m in modes:
+        t, c = med[m.name]
+        lines.append("| %s | %.1f | %.3f | %.1f |" % (m.name, t, t / bare_tps, c))
+    pts = 100 * (off_tps - on_tps) / bare_tps
+    lines += ["",
+              "The family on costs pgbench %.1f points of TPS beyond rspd without it "
+              "(target: at most 2): %s. Each system call costs %.0f ns more with it on "
+              "(%.0f ns bare)."
+              % (pts, "met" if pts <= 2 else "NOT met", on_ns - off_ns, bare_ns), ""]
+    write_section(a.out, "\n".join(lines) + "\n", TITLE)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

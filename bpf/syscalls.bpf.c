@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Always-on per-syscall latency profiles (OSprof's operations at the
+ * system-call layer), aggregated in the kernel: no record per syscall.
+ *
+ * sys_enter keeps the entry time and number in the task's local storage
+ * (no hash table for per-thread state, and it is freed with the task, so
+ * it is bounded by the tasks that exist); sched_switch adds the time the
+ * task spends switched out while inside a syscall; sys_exit adds the
+ * call's latency and its off-CPU part into the per-CPU value of the key
+ * (tgid, tid, nr) in a bounded PERCPU_HASH, as libbpf-tools' funclatency
+ * and runqlat do with their log2 slots. rspd reads the map periodically and
+ * takes deltas (daemon/syscalls.c).
+ *
+ * Why switch-out accounting and not the task's se.sum_exec_runtime at
+ * entry and exit: sum_exec_runtime is brought up to date only at ticks
+ * and at scheduling points, so it lags by up to a tick (4 ms at HZ=250)
+ * when read on entry, an error larger than the calls it would split. A
+ * switch-out/switch-in pair inside the call is exact: off-CPU is the time
+ * from switch-out to switch-in (asleep or waiting in a run queue).
+ *
+ * Exits: sched_process_exit queues the tid of a thread that made syscalls
+ * (sc_exited); rspd reads that thread's keys one last time and deletes them,
+ * so the table holds the keys of live threads (a full queue is counted and
+ * left to rspd's slower sweep of /proc).
+ *
+ * Bounds: the key table has max_entries set by rspd; the calls of a new
+ * key that does not fit go to sc_other (one key per syscall number, so the
+ * system's profile stays exact) and are counted (RSP_SC_OVERFLOW). Numbers
+ * at or above RSP_SC_MAX_NR are not timed (counted as another ABI's).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "tracepoints/bpf_syscalls.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TS_COMPAT_BIT 0x0002 /* arch/x86/include/asm/thread_info.h */
+#define X32_BIT	      0x40000000
+
+/* Set by the loader: rspd's own process is not profiled (its reads would be). */
+const volatile unsigned int self_tgid = 0;
+
+struct sc_state {
+	u64 entry;  /* entry time, 0: not in a syscall we timed */
+	u64 out_at; /* switched out at, 0: on a CPU */
+	u64 offcpu; /* ns switched out since entry */
+	u32 nr;
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sc_state);
+} sc_task SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096); /* rspd sets it */
+	__type(key, struct rsp_sc_key);
+	__type(value, struct rsp_sc_val);
+} sc_hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RSP_SC__NR);
+	__type(key, u32);
+	__type(value, u64);
+} sc_counters SEC(".maps");
+
+/* Per syscall number: the calls of threads that found sc_hist full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, RSP_SC_MAX_NR);
+	__type(key, u32);
+	__type(value, struct rsp_sc_val);
+} sc_other SEC(".maps");
+
+/* Threads that exited after a syscall: rspd deletes their keys (after reading them). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, RSP_SC_EXIT_QUEUE);
+	__type(value, u32);
+} sc_exited SEC(".maps");
+
+/* A fresh value to insert: too large for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct rsp_sc_val);
+} sc_zero SEC(".maps");
+
+static __always_inline void count(u32 c)
+{
+	u64 *n = bpf_map_lookup_elem(&sc_counters, &c);
+
+	if (n)
+		(*n)++;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(rsp_sc_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sc_state *s;
+
+	if (t->tgid == self_tgid)
+		return 0;
+	if ((t->thread_info.status & TS_COMPAT_BIT) || (id & X32_BIT) || id < 0 ||
+	    id >= RSP_SC_MAX_NR) {
+		count(RSP_SC_OTHER_ABI);
+		return 0;
+	}
+	s = bpf_task_storage_get(&sc_task, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(RSP_SC_NO_STATE);
+		return 0;
+	}
+	s->nr = (u32)id;
+	s->offcpu = 0;
+	s->out_at = 0;
+	s->entry = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(rsp_sc_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	u64 now = bpf_ktime_get_ns();
+	struct sc_state *s;
+
+	s = bpf_task_storage_get(&sc_task, prev, 0, 0);
+	if (s && s->entry)
+		s->out_at = now;
+	s = bpf_task_storage_get(&sc_task, next, 0, 0);
+	if (s && s->entry && s->out_at) {
+		s->offcpu += now - s->out_at;
+		s->out_at = 0;
+	}
+	return 0;
+}
+
+static __always_inline struct rsp_sc_val *value_of(struct rsp_sc_key *k)
+{
+	struct rsp_sc_val *v = bpf_map_lookup_elem(&sc_hist, k);
+	u32 zero = 0, nr = k->nr;
+
+	if (v)
+		return v;
+	v = bpf_map_lookup_elem(&sc_zero, &zero);
+	if (!v)
+		return NULL;
+	bpf_get_current_comm(v->comm, sizeof(v->comm));
+	if (!bpf_map_update_elem(&sc_hist, k, v, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&sc_hist, k);
+	v = bpf_map_lookup_elem(&sc_hist, k); /* another CPU inserted it meanwhile */
+	if (v)
+		return v;
+	/* The thread table is full: the system's profile of this number stays exact. */
+	count(RSP_SC_OVERFLOW);
+	v = bpf_map_lookup_elem(&sc_other, &nr);
+	if (v)
+		return v;
+	v = bpf_map_lookup_elem(&sc_zero, &zero);
+	if (v && !bpf_map_update_elem(&sc_other, &nr, v, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&sc_other, &nr);
+	return bpf_map_lookup_elem(&sc_other, &nr);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct rsp_sc_key k = {};
+	struct rsp_sc_val *v;
+	struct sc_state *s;
+	u64 now, lat, off, q;
+	u32 b;
+
+	if (t->tgid == self_tgid)
+		return 0;
+	s = bpf_task_storage_get(&sc_task, t, 0, 0);
+	if (!s || !s->entry) {
+		count(RSP_SC_UNMATCHED);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	lat = now - s->entry;
+	off = s->offcpu < lat ? s->offcpu : lat;
+	k.tgid = t->tgid;
+	k.tid = t->pid;
+	k.nr = s->nr;
+	s->entry = 0;
+	v = value_of(&k);
+	if (!v) {
+		count(RSP_SC_NO_STATE);
+		return 0;
+	}
+	b = rsp_sc__bucket(lat);
+	q = (lat + 8) >> RSP_SC_SQ_SHIFT;
+	if (q > 0xffffffffull)
+		q = 0xffffffffull; /* calls over 68 s: their square is capped */
+	if (!v->count || lat < v->min)
+		v->min = lat;
+	if (lat > v->max)
+		v->max = lat;
+	v->count++;
+	v->sum += lat;
+	v->offcpu += off;
+	v->sq += q * q;
+	if (b < RSP_SC_NR_BUCKETS)
+		v->b[b]++;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(rsp_sc_task_exit, struct task_struct *p)
+{
+	u32 tid = p->pid;
+
+	/* Only threads that made a syscall since attach have keys. */
+	if (!bpf_task_storage_get(&sc_task, p, 0, 0))
+		return 0;
+	if (bpf_map_push_elem(&sc_exited, &tid, 0))
+		count(RSP_SC_EXIT_LOST);
+	return 0;
+}
