@@ -21,6 +21,7 @@
 #include "evset.h"
 
 struct rspd_server;
+struct rspd_metrics;
 struct rspd_livemodel;
 struct rspd_analysis;
 struct rsp_symbolizer;
@@ -31,6 +32,7 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
+	struct rspd_metrics *metrics; /* NULL: no --metrics-listen, --metrics-textfile */
 	struct rspd_livemodel *livemodel;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
 	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */

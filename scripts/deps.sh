@@ -13,11 +13,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # postgresql (a real database for tests/e2e/test_real_pgbench.py and bench/).
 # BPF capture: clang (-target bpf), llvm (llvm-strip), bpftool (vmlinux.h,
 # skeletons), libbpf-dev (the loader).
+# Metrics: libmicrohttpd-dev (rspd --metrics-listen), prometheus (a real
+# server scrapes rspd in tests/e2e/test_metrics.py).
 PACKAGES="gcc make cmake pkg-config xz-utils tar
 libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
-graphviz llvm bpftool libbpf-dev postgresql"
+graphviz llvm bpftool libbpf-dev postgresql
+libmicrohttpd-dev prometheus"
 
 missing=""
 for p in $PACKAGES; do
