@@ -388,8 +388,9 @@ static void capture_health(struct rsp_buf *out, enum rsp_prom_format fmt,
 	rsp_buf__puts(out, "rsp_info{version=\"");
 	rsp_prom__escape(out, ci->version, strlen(ci->version));
 	rsp_buf__puts(out, "\",backend=\"");
-	rsp_prom__escape(out, ci->backend[0] ? ci->backend : "unknown",
-			 strlen(ci->backend[0] ? ci->backend : "unknown"));
+	/* as rspctl status shows it: no backend named is perf's */
+	rsp_prom__escape(out, ci->backend[0] ? ci->backend : "perf",
+			 strlen(ci->backend[0] ? ci->backend : "perf"));
 	rsp_buf__puts(out, "\"} 1\n");
 	for (int w = 0; w < 3; w++)
 		per_cpu(out, fmt, ci, w);
