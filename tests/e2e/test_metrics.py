@@ -125,7 +125,11 @@ with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
 prom = None
 try:
     with t.Rspd("--metrics-listen", "127.0.0.1:%d" % port, "--metrics-textfile", textfile,
-                "--metrics-interval", "1s", "--metrics-top-processes", "1000") as d:
+                "--metrics-interval", "1s", "--metrics-top-processes", "1000",
+                # room for every profile: builds on this shared machine start
+                # processes by the thousand, and the least recently updated
+                # profile, the exited workload's, would be merged into "other"
+                "--hist-profiles", "65536") as d:
         prom = subprocess.Popen([PROMETHEUS, "--config.file", os.path.join(tmp, "prometheus.yml"),
                                  "--storage.tsdb.path", os.path.join(tmp, "data"),
                                  "--web.listen-address", "127.0.0.1:%d" % pport],
@@ -159,6 +163,13 @@ try:
             if got == prof["count"]:
                 break
             time.sleep(0.5)
+        if got != prof["count"]:
+            try:
+                print("   targets: %s" % get(api + "targets")[1][:1500])
+            except OSError as e:
+                print("   Prometheus does not answer: %s" % e)
+            with open(os.path.join(tmp, "log")) as f:
+                print("   Prometheus log: %s" % f.read()[-3000:])
         t.check(got == prof["count"], "Prometheus scraped the workload's %s sleeps (got %s)"
                 % (prof["count"], got))
         q = promql("histogram_quantile(0.99, rsp_process_latency_seconds_bucket{%s})" % sel)
