@@ -108,37 +108,46 @@ static int by_sum_desc(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* Each process's total latency over its ops, largest first. Return: entries or -ENOMEM. */
+static int by_pid(const void *a, const void *b)
+{
+	const struct proc_total *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * Each process's total latency over its ops, largest first: one entry per
+ * profile, sorted by pid and summed, then sorted by total (n log n: a
+ * render may see thousands of processes). Return: entries or -ENOMEM.
+ */
 static long proc_totals(const struct rsp_hist_set *in, struct proc_total **out)
 {
 	struct proc_total *v = calloc(in->n ? in->n : 1, sizeof(*v));
-	size_t n = 0;
+	size_t n = 0, m = 0;
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < in->n; i++) {
-		const struct rsp_hist_profile *p = &in->v[i];
-		size_t j;
-
-		if (p->subject.kind != RSP_HSUBJ_PROCESS)
-			continue;
-		for (j = 0; j < n && v[j].pid != p->subject.pid; j++)
-			;
-		if (j == n)
-			v[n++].pid = p->subject.pid;
-		v[j].sum += p->sum;
+	for (size_t i = 0; i < in->n; i++)
+		if (in->v[i].subject.kind == RSP_HSUBJ_PROCESS)
+			v[n++] = (struct proc_total){in->v[i].subject.pid, in->v[i].sum};
+	qsort(v, n, sizeof(*v), by_pid);
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[m - 1].pid == v[i].pid)
+			v[m - 1].sum += v[i].sum;
+		else
+			v[m++] = v[i];
 	}
-	qsort(v, n, sizeof(*v), by_sum_desc);
+	qsort(v, m, sizeof(*v), by_sum_desc);
 	*out = v;
-	return (long)n;
+	return (long)m;
 }
 
+/* Whether @pid is one of the @top first of @v, which are sorted by pid. */
 static bool in_top(const struct proc_total *v, size_t top, uint32_t pid)
 {
-	for (size_t i = 0; i < top; i++)
-		if (v[i].pid == pid)
-			return true;
-	return false;
+	struct proc_total key = {.pid = pid};
+
+	return bsearch(&key, v, top, sizeof(*v), by_pid) != NULL;
 }
 
 static int keep(struct rsp_hist_set *s, const struct rsp_hist_subject *subj,
@@ -168,6 +177,7 @@ int rsp_prom__cut(const struct rsp_hist_set *in, unsigned top, struct rsp_hist_s
 	}
 	if ((size_t)n > top)
 		n = top;
+	qsort(tot, (size_t)n, sizeof(*tot), by_pid); /* the top, for in_top() */
 	for (size_t i = 0; i < in->n && !ret; i++) {
 		const struct rsp_hist_profile *p = &in->v[i];
 
@@ -209,19 +219,21 @@ static int by_op_subject(const void *a, const void *b)
 	return x->subject.pid < y->subject.pid ? -1 : x->subject.pid > y->subject.pid;
 }
 
-/* The highest non-empty bucket of the op's SYSTEM profile (every latency of the op). */
-static unsigned top_bucket(const struct rsp_hist_profile *v, size_t n, const char *op)
+/*
+ * The highest non-empty bucket of the op's profiles v[0..n) (sorted by op:
+ * one pass over the run), so that every series of the op has the same le.
+ */
+static unsigned top_bucket(const struct rsp_hist_profile *v, size_t n)
 {
 	unsigned top = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		unsigned nb = rsp_hist__nr_buckets(v[i].resolution);
+		unsigned b = rsp_hist__nr_buckets(v[i].resolution);
 
-		if (strcmp(v[i].op_name, op))
-			continue;
-		for (unsigned b = 0; b < nb; b++)
-			if (v[i].buckets[b] && b > top)
-				top = b;
+		while (b-- > top + 1 && !v[i].buckets[b])
+			;
+		if (b > top && v[i].buckets[b])
+			top = b;
 	}
 	return top;
 }
@@ -292,11 +304,15 @@ static void hist_family(const struct rsp_hist_profile *v, size_t n, enum rsp_pro
 	       proc ? "Latency of each operation of the processes with the most latency "
 		      "(--metrics-top-processes; comm other: the rest), log2 buckets"
 		    : "Latency of each operation, whole system, log2 buckets (rspctl hist)");
-	for (size_t i = 0; i < n; i++) {
-		bool is_proc = v[i].subject.kind != RSP_HSUBJ_SYSTEM;
+	for (size_t i = 0, j; i < n; i = j) {
+		unsigned top;
 
-		if (is_proc == proc)
-			series(out, name, &v[i], proc, top_bucket(v, n, v[i].op_name));
+		for (j = i + 1; j < n && !strcmp(v[j].op_name, v[i].op_name); j++)
+			;
+		top = top_bucket(v + i, j - i);
+		for (size_t k = i; k < j; k++)
+			if ((v[k].subject.kind != RSP_HSUBJ_SYSTEM) == proc)
+				series(out, name, &v[k], proc, top);
 	}
 }
 

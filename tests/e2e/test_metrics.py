@@ -7,7 +7,9 @@ Prometheus server (Debian's package; started here on loopback with a temp
 configuration and storage, scrape interval 1 s) scrapes rspd, and PromQL's
 histogram_quantile(0.99, ...) over the workload's series must land in the
 same log2 bucket as `rspctl hist`'s p99 of the same profile; its _count must
-be the profile's count. The textfile must pass promtool's check and hold the
+be the profile's count. Prometheus runs with native histograms on, so it
+asks for protobuf first: rspd serves no protobuf (README, "Not built: native
+histograms") and the scrape must still work, in OpenMetrics. The textfile must pass promtool's check and hold the
 same series as a scrape; the cut to --metrics-top-processes must hold; and
 a non-loopback address, a port in use and a bad textfile path must each stop
 rspd with one sentence.
@@ -43,7 +45,7 @@ def free_port():
     return port
 
 
-def get(url, accept=None, timeout=10):
+def get(url, accept=None, timeout=60):
     req = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.headers.get("Content-Type"), r.read().decode()
@@ -132,7 +134,11 @@ try:
                 "--hist-profiles", "65536") as d:
         prom = subprocess.Popen([PROMETHEUS, "--config.file", os.path.join(tmp, "prometheus.yml"),
                                  "--storage.tsdb.path", os.path.join(tmp, "data"),
-                                 "--web.listen-address", "127.0.0.1:%d" % pport],
+                                 "--web.listen-address", "127.0.0.1:%d" % pport,
+                                 # it then asks for protobuf first: rspd answers
+                                 # OpenMetrics, which Prometheus takes (README:
+                                 # why no native histograms)
+                                 "--enable-feature=native-histograms"],
                                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "log"), "w"))
         api = "http://127.0.0.1:%d/api/v1/" % pport
 
