@@ -304,10 +304,13 @@ static int listen_metrics(struct rspd_metrics *m, char *err, size_t errlen)
 	    listen(m->lfd, 64)) {
 		int e = errno;
 
-		snprintf(err, errlen,
-			 "cannot listen on %s for metrics: %s; choose another address or port "
-			 "with --metrics-listen (metrics-listen in [metrics])",
-			 cfg->metrics_listen, strerror(e));
+		snprintf(err, errlen, "cannot listen on %s for metrics: %s; %s",
+			 cfg->metrics_listen, strerror(e),
+			 e == EAFNOSUPPORT
+				 ? "allow AF_INET and AF_INET6 (RestrictAddressFamilies= of "
+				   "rspd.service) or turn the metrics off"
+				 : "choose another address or port with --metrics-listen "
+				   "(metrics-listen in [metrics])");
 		return -e;
 	}
 	return 0;
