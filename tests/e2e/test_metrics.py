@@ -9,7 +9,7 @@ histogram_quantile(0.99, ...) over the workload's series must land in the
 same log2 bucket as `rspctl hist`'s p99 of the same profile; its _count must
 be the profile's count. Prometheus runs with native histograms on, so it
 asks for protobuf first: rspd serves no protobuf (README, "Not built: native
-histograms") and the scrape must still work, in OpenMetrics. The textfile must pass promtool's check and hold the
+histograms") and the scrape must still work, in a text format. The textfile must pass promtool's check and hold the
 same series as a scrape; the cut to --metrics-top-processes must hold; and
 a non-loopback address, a port in use and a bad textfile path must each stop
 rspd with one sentence.
@@ -136,8 +136,8 @@ try:
                                  "--storage.tsdb.path", os.path.join(tmp, "data"),
                                  "--web.listen-address", "127.0.0.1:%d" % pport,
                                  # it then asks for protobuf first: rspd answers
-                                 # OpenMetrics, which Prometheus takes (README:
-                                 # why no native histograms)
+                                 # in a text format it also accepts (README: why
+                                 # no native histograms)
                                  "--enable-feature=native-histograms"],
                                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "log"), "w"))
         api = "http://127.0.0.1:%d/api/v1/" % pport
