@@ -25,6 +25,7 @@
 #include <rsp/window.h>
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 
 enum opt_type {
 	T_ACTION, /* command line only, no value (--foreground, --help) */
@@ -323,6 +324,21 @@ static void show_dump_dir(const struct rspd_config *c, char *buf, size_t n)
 	snprintf(buf, n, "%s", c->dump.dir);
 }
 
+static int set_metrics_listen(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	struct sockaddr_storage ss;
+
+	if (v[0] && rspd_metrics__parse_addr(v, &ss))
+		return -1;
+	snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s", v);
+	return 0;
+}
+
+static void show_metrics_listen(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", c->metrics_listen);
+}
+
 /* --- the table ------------------------------------------------------------ */
 
 #define F(field)                                                                                   \
@@ -490,13 +506,42 @@ static const struct rspd_opt opts[] = {
 	 F(syscall_keys), .min = 64, .max = 1u << 20,
 	 .help = "(thread, syscall) keys the syscall family counts in the kernel; calls of "
 		 "threads past them go to the system's profile only"},
+
+	/* Prometheus metrics (metrics.c): off unless listen or textfile is set. */
+	{.section = "metrics", .name = "metrics-listen", .arg = "ADDR:PORT", .def = "",
+	 CUSTOM(metrics_listen),
+	 .help = "serve Prometheus metrics over HTTP here (loopback unless metrics-remote); "
+		 "empty: off",
+	 .allowed = "IPV4:PORT or [IPV6]:PORT (a numeric address, port 1..65535), or nothing"},
+	{.section = "metrics", .name = "metrics-remote", .def = "no", .type = T_BOOL,
+	 F(metrics_remote),
+	 .help = "let metrics-listen be an address other than loopback (anyone who reaches it "
+		 "sees every process's name and latencies)"},
+	{.section = "metrics", .name = "metrics-textfile", .arg = "PATH", .def = "", .type = T_STR,
+	 F(metrics_textfile),
+	 .help = "write the metrics to this *.prom file every metrics-interval "
+		 "(node_exporter's textfile collector); empty: off",
+	 .allowed = "a path of at most 4095 bytes, or nothing"},
+	{.section = "metrics", .name = "metrics-interval", .arg = "DURATION", .def = "15s",
+	 .type = T_DUR, F(metrics_interval_ns), .min = 100000000, .max = 3600000000000ull,
+	 .help = "how often metrics-textfile is written"},
+	{.section = "metrics", .name = "metrics-top-processes", .arg = "N", .def = "20",
+	 .type = T_UINT, F(metrics_top_processes), .min = 0, .max = 1000,
+	 .help = "processes with series of their own (most total latency); the rest are "
+		 "comm other"},
+	{.section = "metrics", .name = "metrics-connections", .arg = "N", .def = "8", .type = T_UINT,
+	 F(metrics_connections), .min = 1, .max = 256,
+	 .help = "HTTP connections served at once; more are refused"},
+	{.section = "metrics", .name = "metrics-timeout", .arg = "DURATION", .def = "10s",
+	 .type = T_DUR, F(metrics_timeout_ns), .min = 1000000000, .max = 3600000000000ull,
+	 .help = "an HTTP connection idle this long is closed"},
 };
 // clang-format on
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
 static const char *const sections[] = {"daemon",   "control", "window", "capture",
-				       "analysis", "dump",    "hist"};
+				       "analysis", "dump",    "hist",	"metrics"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */

@@ -72,6 +72,14 @@ struct rspd_config {
 	unsigned syscall_keys;	   /* the syscall family's kernel table (syscalls.h) */
 	/* [capture] overhead-budget: % of one CPU capture may cost (0: off) */
 	double overhead_budget_pct;
+	/* [metrics]: Prometheus metrics (metrics.c); "" listen and textfile: off */
+	char metrics_listen[64];	 /* "127.0.0.1:9464", "[::1]:9464" */
+	bool metrics_remote;		 /* listen may be other than loopback */
+	char metrics_textfile[PATH_MAX]; /* node_exporter's textfile collector */
+	uint64_t metrics_interval_ns;	 /* textfile written this often */
+	unsigned metrics_top_processes;	 /* per-process series: the top N */
+	unsigned metrics_connections;	 /* HTTP connections served at once */
+	uint64_t metrics_timeout_ns;	 /* an idle HTTP connection is closed after this */
 };
 
 enum rspd_config_result {

@@ -31,6 +31,7 @@
 #include "rspd.h"
 #include "server.h"
 #include "syscalls.h"
+#include "metrics.h"
 #include "rsp_tracefs.h"
 
 /* The capture loop's own fds. */
@@ -172,6 +173,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 
 static void teardown(struct rspd *d)
 {
+	/* The metrics read the server's counters: before it. */
+	rspd_metrics__stop(d);
 	/* The server first: its query threads may still hand dumps over. */
 	rspd_server__stop(d);
 	rspd_analysis__stop(d);
@@ -510,6 +513,7 @@ static void dump_on_exit(struct rspd *d)
 
 	if (!d->cfg.dump.on_exit)
 		return;
+	rspd_metrics__stop(d);
 	rspd_server__stop(d);
 	rspd_dumper__stop(d);
 	rspd_dump__write(d, &d->cfg.dump, &spec, NULL, &out); /* logs its outcome */
@@ -545,7 +549,8 @@ int main(int argc, char **argv)
 		close_fds(&f);
 		return 1;
 	}
-	if (setup(&d, argc, argv, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err))) {
+	if (setup(&d, argc, argv, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err)) ||
+	    rspd_metrics__start(&d, err, sizeof(err))) {
 		rspd_log__write(RSP_LOG_ERR, "%s", err);
 		teardown(&d);
 		close_fds(&f);

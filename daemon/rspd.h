@@ -21,6 +21,7 @@
 #include "evset.h"
 
 struct rspd_server;
+struct rspd_metrics;
 struct rspd_livemodel;
 struct rspd_analysis;
 struct rspd_syscalls;
@@ -32,6 +33,7 @@ struct rspd {
 	struct rsp_window *window;
 	struct rsp_drain drain;
 	struct rspd_server *server;
+	struct rspd_metrics *metrics; /* NULL: no --metrics-listen, --metrics-textfile */
 	struct rspd_livemodel *livemodel;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
 	struct rspd_syscalls *syscalls; /* the syscall family (syscalls.h) */

@@ -163,6 +163,8 @@ struct rspd_server {
 	struct job *done;
 	bool stopping;
 	struct server_settings set;
+	/* queries run, and their time on a query thread (metrics.c reads them) */
+	_Atomic uint64_t queries, query_ns;
 	/* I/O thread only */
 	unsigned max_clients;
 	struct client *c;
@@ -517,12 +519,16 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		struct job *j = lane_take(s, w->lane);
-		uint64_t peak;
+		uint64_t peak, t0;
 
 		if (!j)
 			break;
 		pthread_mutex_unlock(&s->lock);
+		t0 = rspd_clock__now_ns();
 		peak = run_job(s, j);
+		atomic_fetch_add_explicit(&s->query_ns, rspd_clock__now_ns() - t0,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->queries, 1, memory_order_relaxed);
 		if (j->handed_off)
 			job_free(j); /* the dump thread answers (dumps_done()) */
 		else
@@ -1143,4 +1149,12 @@ void rspd_server__stop(struct rspd *d)
 	unlink_socket(s, d->cfg.socket_path);
 	server_free(s);
 	d->server = NULL;
+}
+
+void rspd_server__query_stats(struct rspd *d, uint64_t *queries, uint64_t *ns)
+{
+	struct rspd_server *s = d->server;
+
+	*queries = s ? atomic_load_explicit(&s->queries, memory_order_relaxed) : 0;
+	*ns = s ? atomic_load_explicit(&s->query_ns, memory_order_relaxed) : 0;
 }

@@ -4,6 +4,7 @@
 
 /* The control socket: listens, reads requests, answers them from a pool of query threads. */
 #include <stddef.h>
+#include <stdint.h>
 
 struct rspd;
 
@@ -18,5 +19,10 @@ void rspd_server__stop(struct rspd *d);
  * change (socket group and mode, admin group, timeouts); capture thread.
  */
 void rspd_server__configure(struct rspd *d);
+/**
+ * rspd_server__query_stats() - queries answered since start and the time
+ * they took on their query threads (any thread may ask; 0 without a server).
+ */
+void rspd_server__query_stats(struct rspd *d, uint64_t *queries, uint64_t *ns);
 
 #endif

@@ -16,12 +16,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # BPF capture: clang (-target bpf), llvm (llvm-strip), bpftool (vmlinux.h,
 # skeletons), libbpf-dev (the loader).
 # rspctl top --annotate: libdw-dev (source lines), libcapstone-dev (disassembly).
+# Metrics: libmicrohttpd-dev (rspd --metrics-listen), prometheus (a real
+# server scrapes rspd in tests/e2e/test_metrics.py).
 PACKAGES="gcc make cmake pkg-config xz-utils tar
 libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
 graphviz llvm bpftool libbpf-dev postgresql
-redis-server redis-tools python3-jsonschema libdw-dev libcapstone-dev"
+redis-server redis-tools python3-jsonschema libdw-dev libcapstone-dev
+libmicrohttpd-dev prometheus"
 
 # rspctl report: Graphviz's library (lays out the page's wait-for graph),
 # Chromium (its tests load the page headless), npm (d3 and d3-flame-graph
