@@ -18,6 +18,8 @@ libtraceevent-dev libtracefs-dev libunwind-dev libelf-dev libjansson-dev
 libinih-dev libsystemd-dev libcmocka-dev linux-source-6.1
 linux-perf clang libclang-rt-14-dev systemd procps util-linux passwd groff-base
 graphviz llvm bpftool libbpf-dev postgresql"
+# Stopwatches: libseccomp-dev (system call names to numbers, rspctl stopwatch add syscall:NAME).
+PACKAGES="$PACKAGES libseccomp-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stopwatches (rspctl stopwatch): the time from a user function's entry to
+ * its return (a uprobe and a uretprobe per function, the stopwatch's index
+ * as the BPF cookie of both links), or from a system call's entry to its
+ * exit, aggregated here in the kernel: per CPU exact sums and log2 buckets
+ * (struct rsp_sw_stat), which rspd reads every second. Nothing per call
+ * crosses to userspace. Matching and the statistics are bpf/stopwatch.h,
+ * shared with the unit tests.
+ *
+ * The per-thread table (map "frames") holds only threads that are inside
+ * a probed call: its entry is deleted when its last open entry returns,
+ * and by the exit handler when the thread exits inside one. Its size is
+ * --stopwatch-threads; an entry that finds it full is counted in overflow.
+ *
+ * Epochs: each stopwatch has two stat slots; rspd flips "epoch" every
+ * second, waits a grace period, then reads and clears the slot it left,
+ * which gives it each second's exact counts, minimum and maximum (minima
+ * and maxima cannot be subtracted between cumulative readings).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "bpf/stopwatch.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+unsigned int epoch = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096); /* --stopwatch-threads, set before load */
+	__type(key, struct rsp_sw_key);
+	__type(value, struct rsp_sw_frames);
+} frames SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RSP_SW_MAX * 2);
+	__type(key, __u32);
+	__type(value, struct rsp_sw_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RSP_SW_MAX);
+	__type(key, __u32);
+	__type(value, struct rsp_sw_filter);
+} filters SEC(".maps");
+
+/* Per system call number: a bit per stopwatch that times it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RSP_SW_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u64);
+} syscalls SEC(".maps");
+
+static const struct rsp_sw_frames zero_frames;
+
+static __always_inline struct rsp_sw_stat *stat_of(__u32 sw)
+{
+	__u32 k = sw * 2 + (epoch & 1);
+
+	return bpf_map_lookup_elem(&stats, &k);
+}
+
+static __always_inline bool wanted(__u32 sw)
+{
+	struct rsp_sw_filter *f = bpf_map_lookup_elem(&filters, &sw);
+	char comm[16];
+
+	if (!f || !f->active)
+		return false;
+	if (f->tgid && f->tgid != (__u32)(bpf_get_current_pid_tgid() >> 32))
+		return false;
+	if (!f->comm[0])
+		return true;
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < 16; i++) {
+		if (comm[i] != f->comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline void enter(__u32 sw, __u64 sp)
+{
+	struct rsp_sw_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .sw = sw};
+	__u64 now = bpf_ktime_get_ns(), unmatched = 0, overflow = 0;
+	struct rsp_sw_frames *f;
+	struct rsp_sw_stat *s;
+
+	if (sw >= RSP_SW_MAX || !wanted(sw))
+		return;
+	f = bpf_map_lookup_elem(&frames, &key);
+	if (!f) {
+		if (bpf_map_update_elem(&frames, &key, &zero_frames, BPF_NOEXIST) == 0)
+			f = bpf_map_lookup_elem(&frames, &key);
+	}
+	if (f)
+		rsp_sw__push(f, sp, now, &unmatched, &overflow);
+	else
+		overflow = 1;
+	s = stat_of(sw);
+	if (s) {
+		s->unmatched += unmatched;
+		s->overflow += overflow;
+	}
+}
+
+static __always_inline void leave(__u32 sw, __u64 entry_sp)
+{
+	struct rsp_sw_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .sw = sw};
+	__u64 now = bpf_ktime_get_ns(), unmatched = 0, dur = 0;
+	struct rsp_sw_frames *f;
+	struct rsp_sw_stat *s;
+	bool matched;
+
+	if (sw >= RSP_SW_MAX)
+		return;
+	f = bpf_map_lookup_elem(&frames, &key);
+	if (!f)
+		return; /* no entry seen: began inside the call, or not wanted */
+	matched = rsp_sw__pop(f, entry_sp, now, &dur, &unmatched);
+	if (!f->depth)
+		bpf_map_delete_elem(&frames, &key);
+	s = stat_of(sw);
+	if (!s)
+		return;
+	s->unmatched += unmatched;
+	if (matched)
+		rsp_sw__record(s, dur);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(sw_entry)
+{
+	enter((__u32)bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(sw_return)
+{
+	leave((__u32)bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx) - RSP_SW_RET_SP);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sw_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 nr = (__u32)id;
+	__u64 *mask = bpf_map_lookup_elem(&syscalls, &nr);
+	__u64 m;
+
+	if (!mask || !(m = *mask))
+		return 0;
+	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++)
+		if (m & (1ull << sw))
+			enter(sw, 0);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sw_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 nr = (__u32)BPF_CORE_READ(regs, orig_ax);
+	__u64 *mask = bpf_map_lookup_elem(&syscalls, &nr);
+	__u64 m;
+
+	if (!mask || !(m = *mask))
+		return 0;
+	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++)
+		if (m & (1ull << sw))
+			leave(sw, 0);
+	return 0;
+}
+
+/* A thread that exits inside probed calls: its open entries never return. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sw_exit, struct task_struct *p)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++) {
+		struct rsp_sw_key key = {.tid = tid, .sw = sw};
+		struct rsp_sw_frames *f = bpf_map_lookup_elem(&frames, &key);
+		struct rsp_sw_stat *s;
+
+		if (!f)
+			continue;
+		s = stat_of(sw);
+		if (s)
+			s->unmatched += f->depth;
+		bpf_map_delete_elem(&frames, &key);
+	}
+	return 0;
+}
