@@ -79,7 +79,8 @@ static void as_profile(const struct rsp_sw_view *v, struct rsp_hist_profile *p)
 	}
 	snprintf(p->subject.comm, sizeof(p->subject.comm), "%s", v->comm);
 	snprintf(p->op_name, sizeof(p->op_name), "stopwatch:%s", v->name);
-	snprintf(p->op_label, sizeof(p->op_label), "stopwatch %s", v->name);
+	snprintf(p->op_label, sizeof(p->op_label), "%s",
+		 strncmp(v->spec, "syscall:", 8) ? "entry to return" : "entry to exit");
 	p->resolution = 1;
 	p->count = v->total.count;
 	p->sum = v->total.sum;

@@ -9,6 +9,8 @@
  *                                      then returns normally M times
  *   stopwatch_work nanosleep N         N nanosleep(1 ms) system calls (not
  *                                      clock_nanosleep, which glibc uses)
+ *   stopwatch_work loop N              tiny() N times, and getppid N times
+ *                                      (bench/stopwatch.py: cost per call)
  *
  * Prints one JSON line: what it did, and work()'s own mean duration as
  * the program measured it around each call.
@@ -23,6 +25,7 @@
 void work(void);
 int rec(int depth);
 void jumper(int jump);
+void tiny(void);
 
 static jmp_buf env;
 static volatile int sink;
@@ -50,6 +53,28 @@ __attribute__((noinline)) void jumper(int jump)
 		longjmp(env, 1);
 	sink++;
 	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void tiny(void)
+{
+	sink++;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* ns per call of tiny(), then of the getppid system call. */
+static int do_loop(int n)
+{
+	uint64_t t0 = wl_now(), t1, t2;
+
+	for (int i = 0; i < n; i++)
+		tiny();
+	t1 = wl_now();
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	t2 = wl_now();
+	printf("{\"calls\": %d, \"tiny_ns\": %.1f, \"getppid_ns\": %.1f}\n", n,
+	       (double)(t1 - t0) / n, (double)(t2 - t1) / n);
+	return 0;
 }
 
 struct arg {
@@ -119,6 +144,8 @@ int main(int argc, char **argv)
 		printf("{\"jumps\": %d, \"returns\": %d}\n", (int)jumps, m);
 		return 0;
 	}
+	if (!strcmp(mode, "loop") && argc == 3)
+		return do_loop(n);
 	if (!strcmp(mode, "nanosleep") && argc == 3) {
 		struct timespec ts = {0, 1000000};
 
@@ -128,6 +155,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: stopwatch_work work THREADS CALLS | recurse K | longjmp N M | "
-			"nanosleep N\n");
+			"nanosleep N | loop N\n");
 	return 2;
 }
