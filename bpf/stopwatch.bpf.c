@@ -36,6 +36,13 @@ struct {
 } frames SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096); /* --stopwatch-threads, set before load */
+	__type(key, __u32);
+	__type(value, struct rsp_sw_thread);
+} threads SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, RSP_SW_MAX * 2);
 	__type(key, __u32);
@@ -58,6 +65,17 @@ struct {
 } syscalls SEC(".maps");
 
 static const struct rsp_sw_frames zero_frames;
+static const struct rsp_sw_thread zero_thread;
+
+static __always_inline struct rsp_sw_thread *thread_of(__u32 tid, bool create)
+{
+	struct rsp_sw_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+	if (t || !create)
+		return t;
+	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&threads, &tid);
+}
 
 static __always_inline struct rsp_sw_stat *stat_of(__u32 sw)
 {
@@ -101,10 +119,21 @@ static __always_inline void enter(__u32 sw, __u64 sp)
 		if (bpf_map_update_elem(&frames, &key, &zero_frames, BPF_NOEXIST) == 0)
 			f = bpf_map_lookup_elem(&frames, &key);
 	}
-	if (f)
+	if (f) {
+		struct rsp_sw_thread *th;
+
 		rsp_sw__push(f, sp, now, &unmatched, &overflow);
-	else
+		th = thread_of(key.tid, true);
+		if (!overflow && f->depth > 0) {
+			__u32 k = (f->depth - 1) & (RSP_SW_DEPTH - 1);
+
+			/* ~0: the thread record could not be made; its off-CPU time unknown */
+			f->off[k] = th ? th->off_ns : ~0ull;
+			f->slp[k] = th ? th->sleep_ns : 0;
+		}
+	} else {
 		overflow = 1;
+	}
 	s = stat_of(sw);
 	if (s) {
 		s->unmatched += unmatched;
@@ -115,7 +144,8 @@ static __always_inline void enter(__u32 sw, __u64 sp)
 static __always_inline void leave(__u32 sw, __u64 entry_sp)
 {
 	struct rsp_sw_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .sw = sw};
-	__u64 now = bpf_ktime_get_ns(), unmatched = 0, dur = 0;
+	__u64 now = bpf_ktime_get_ns(), unmatched = 0, dur = 0, off0 = 0, slp0 = 0;
+	struct rsp_sw_thread *th;
 	struct rsp_sw_frames *f;
 	struct rsp_sw_stat *s;
 	bool matched;
@@ -126,14 +156,28 @@ static __always_inline void leave(__u32 sw, __u64 entry_sp)
 	if (!f)
 		return; /* no entry seen: began inside the call, or not wanted */
 	matched = rsp_sw__pop(f, entry_sp, now, &dur, &unmatched);
+	if (matched) {
+		__u32 k = f->depth & (RSP_SW_DEPTH - 1);
+
+		off0 = f->off[k];
+		slp0 = f->slp[k];
+	}
 	if (!f->depth)
 		bpf_map_delete_elem(&frames, &key);
 	s = stat_of(sw);
 	if (!s)
 		return;
 	s->unmatched += unmatched;
-	if (matched)
-		rsp_sw__record(s, dur);
+	if (!matched)
+		return;
+	rsp_sw__record(s, dur);
+	th = thread_of(key.tid, false);
+	if (th && off0 != ~0ull && th->off_ns >= off0 && th->off_ns - off0 <= dur) {
+		s->offcpu += th->off_ns - off0;
+		s->asleep += th->sleep_ns - slp0;
+	} else {
+		s->off_unknown++;
+	}
 }
 
 SEC("uprobe")
@@ -180,6 +224,32 @@ int BPF_PROG(sw_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/*
+ * Off-CPU time of the threads that entered a timed call: a thread leaving
+ * the CPU notes when, and whether it slept (not runnable: its own wait) or
+ * was preempted; coming back it adds the interval. Two lookups per switch,
+ * only while stopwatches are loaded.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct rsp_sw_thread *t = thread_of((__u32)prev->pid, false);
+
+	if (t) {
+		t->out_at = now;
+		t->slept = !preempt && prev->__state != 0;
+	}
+	t = thread_of((__u32)next->pid, false);
+	if (t && t->out_at) {
+		t->off_ns += now - t->out_at;
+		if (t->slept)
+			t->sleep_ns += now - t->out_at;
+		t->out_at = 0;
+	}
+	return 0;
+}
+
 /* A thread that exits inside probed calls: its open entries never return. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sw_exit, struct task_struct *p)
@@ -198,5 +268,6 @@ int BPF_PROG(sw_exit, struct task_struct *p)
 			s->unmatched += f->depth;
 		bpf_map_delete_elem(&frames, &key);
 	}
+	bpf_map_delete_elem(&threads, &tid);
 	return 0;
 }

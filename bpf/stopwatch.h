@@ -52,6 +52,22 @@ struct rsp_sw_frames {
 	sw_u32 pad;
 	sw_u64 sp[RSP_SW_DEPTH];
 	sw_u64 t[RSP_SW_DEPTH];
+	/* the thread's off-CPU and asleep clocks (struct rsp_sw_thread) at entry */
+	sw_u64 off[RSP_SW_DEPTH];
+	sw_u64 slp[RSP_SW_DEPTH];
+};
+
+/*
+ * Per thread that has entered a timed call: how long it has been off CPU,
+ * and of that asleep (switched out not runnable), since first seen; the
+ * sched_switch program keeps it. An LRU of --stopwatch-threads: a thread
+ * evicted inside a call has its call's off-CPU time counted unknown.
+ */
+struct rsp_sw_thread {
+	sw_u64 off_ns, sleep_ns;
+	sw_u64 out_at; /* switched out at (0: on CPU) */
+	sw_u32 slept;  /* it left the CPU asleep, not preempted */
+	sw_u32 pad;
 };
 
 /*
@@ -60,8 +76,11 @@ struct rsp_sw_frames {
  */
 struct rsp_sw_stat {
 	sw_u64 count, sum, sumsq_lo, sumsq_hi, min, max;
-	sw_u64 unmatched; /* entries left without a return (longjmp, exit) */
-	sw_u64 overflow;  /* entries not kept: the thread table full, or too deep */
+	sw_u64 unmatched;   /* entries left without a return (longjmp, exit) */
+	sw_u64 overflow;    /* entries not kept: the thread table full, or too deep */
+	sw_u64 offcpu;	    /* of sum: off CPU inside the calls, ns */
+	sw_u64 asleep;	    /* of offcpu: asleep (not runnable) */
+	sw_u64 off_unknown; /* calls (of count) whose off-CPU time was lost */
 	sw_u64 buckets[RSP_SW_BUCKETS];
 };
 

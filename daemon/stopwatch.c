@@ -55,7 +55,7 @@ struct rspd_stopwatches {
 	bool poller_on, stopping;
 	unsigned max, threads;
 	struct rsp_sw *skel;
-	struct bpf_link *sys_enter, *sys_exit, *exit_link;
+	struct bpf_link *sys_enter, *sys_exit, *exit_link, *switch_link;
 	int ncpus;
 	struct rsp_sw_stat *cpus; /* one lookup's values: ncpus */
 	unsigned next_id;
@@ -98,6 +98,7 @@ void rspd_stopwatches__delete(struct rspd_stopwatches *s)
 	bpf_link__destroy(s->sys_enter);
 	bpf_link__destroy(s->sys_exit);
 	bpf_link__destroy(s->exit_link);
+	bpf_link__destroy(s->switch_link);
 	rsp_sw__destroy(s->skel);
 	free(s->cpus);
 	pthread_cond_destroy(&s->wake);
@@ -180,11 +181,14 @@ static int load(struct rspd_stopwatches *s, struct rsp_buf *err)
 		return -ENOMEM;
 	}
 	bpf_map__set_max_entries(s->skel->maps.frames, s->threads);
+	bpf_map__set_max_entries(s->skel->maps.threads, s->threads);
 	bpf_program__set_autoattach(s->skel->progs.sw_entry, false);
 	ret = rsp_sw__load(s->skel);
 	if (!ret) {
 		s->exit_link = bpf_program__attach(s->skel->progs.sw_exit);
-		ret = s->exit_link ? 0 : -errno;
+		s->switch_link =
+			s->exit_link ? bpf_program__attach(s->skel->progs.sw_switch) : NULL;
+		ret = s->switch_link ? 0 : -errno;
 	}
 	if (!ret)
 		ret = -pthread_create(&s->poller, NULL, poll_main, s);
@@ -195,7 +199,8 @@ static int load(struct rspd_stopwatches *s, struct rsp_buf *err)
 				"root (rspd's log has the verifier's words)",
 				strerror(-ret));
 		bpf_link__destroy(s->exit_link);
-		s->exit_link = NULL;
+		bpf_link__destroy(s->switch_link);
+		s->exit_link = s->switch_link = NULL;
 		rsp_sw__destroy(s->skel);
 		s->skel = NULL;
 		return ret;

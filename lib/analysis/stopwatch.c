@@ -31,6 +31,9 @@ void rsp_sw_total__add_stat(struct rsp_sw_total *t, const struct rsp_sw_stat *s)
 	t->sumsq += ((unsigned __int128)s->sumsq_hi << 64) | s->sumsq_lo;
 	t->unmatched += s->unmatched;
 	t->overflow += s->overflow;
+	t->offcpu += s->offcpu;
+	t->asleep += s->asleep;
+	t->off_unknown += s->off_unknown;
 	for (int i = 0; i < RSP_SW_NR_BUCKETS; i++)
 		t->buckets[i] += s->buckets[i];
 }
@@ -48,6 +51,9 @@ void rsp_sw_total__merge(struct rsp_sw_total *dst, const struct rsp_sw_total *sr
 	dst->sumsq += src->sumsq;
 	dst->unmatched += src->unmatched;
 	dst->overflow += src->overflow;
+	dst->offcpu += src->offcpu;
+	dst->asleep += src->asleep;
+	dst->off_unknown += src->off_unknown;
 	for (int i = 0; i < RSP_SW_NR_BUCKETS; i++)
 		dst->buckets[i] += src->buckets[i];
 }
@@ -144,6 +150,39 @@ int rsp_sw__render_list(const struct rsp_sw_view *v, size_t n, unsigned max, boo
 	return out->error;
 }
 
+/* The sum of the calls whose off-CPU time is known: sum minus the others' share. */
+static double known_sum(const struct rsp_sw_total *t)
+{
+	uint64_t known = t->count - t->off_unknown;
+
+	return t->count ? (double)t->sum * (double)known / (double)t->count : 0;
+}
+
+/* The join with the scheduler: how much of the time inside was off CPU. */
+static void offcpu_text(const struct rsp_sw_total *t, struct rsp_buf *out)
+{
+	double sum = known_sum(t);
+	uint64_t known = t->count - t->off_unknown;
+	char a[24], b[24];
+
+	if (!known || sum <= 0) {
+		if (t->count)
+			rsp_buf__puts(out,
+				      "off CPU inside: unknown (no call's thread was followed)\n");
+		return;
+	}
+	rsp_buf__printf(out,
+			"off CPU inside: %.1f%% (asleep %.1f%%, preempted %.1f%%); "
+			"per call %s off, %s on CPU\n",
+			100.0 * (double)t->offcpu / sum, 100.0 * (double)t->asleep / sum,
+			100.0 * (double)(t->offcpu - t->asleep) / sum,
+			rsp_hist__fmt_ns((double)t->offcpu / (double)known, a, sizeof(a)),
+			rsp_hist__fmt_ns((sum - (double)t->offcpu) / (double)known, b, sizeof(b)));
+	if (t->off_unknown)
+		rsp_buf__printf(out, "  (%llu calls left out: their thread's record was evicted)\n",
+				(unsigned long long)t->off_unknown);
+}
+
 static void show_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 {
 	struct rsp_hist_profile p;
@@ -155,6 +194,7 @@ static void show_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 			(double)v->span_ns / 1e9, v->clipped ? " (all rspd keeps per second)" : "");
 	rsp_buf__printf(out, "probed: %s\n", v->where);
 	rsp_hist_profile__render(&p, out);
+	offcpu_text(&v->total, out);
 	rsp_buf__printf(out,
 			"unmatched %llu (entries that never returned: longjmp, exception, "
 			"thread exit)\n",
@@ -191,6 +231,16 @@ static json_t *show_json(const struct rsp_sw_view *v)
 			  rsp_hist__percentile(t->buckets, 1, t->count, t->min, t->max, 0.5));
 	rsp_json__set_u64(o, "p99_ns",
 			  rsp_hist__percentile(t->buckets, 1, t->count, t->min, t->max, 0.99));
+	rsp_json__set_u64(o, "offcpu_ns", t->offcpu);
+	rsp_json__set_u64(o, "asleep_ns", t->asleep);
+	rsp_json__set_u64(o, "offcpu_unknown", t->off_unknown);
+	if (known_sum(t) > 0) {
+		rsp_json__set_real(o, "offcpu_share", (double)t->offcpu / known_sum(t));
+		rsp_json__set_real(o, "asleep_share", (double)t->asleep / known_sum(t));
+	} else {
+		json_object_set_new(o, "offcpu_share", json_null());
+		json_object_set_new(o, "asleep_share", json_null());
+	}
 	rsp_json__set_u64(o, "unmatched", t->unmatched);
 	rsp_json__set_u64(o, "overflow", t->overflow);
 	for (unsigned i = 0; i < RSP_SW_NR_BUCKETS; i++) {

@@ -4,7 +4,8 @@ The workload tests/workloads/stopwatch_work.c:
   - work(): 2 ms asleep then ~1 ms of CPU, 200 calls from each of 2
     threads: 400 calls, min >= 2 ms, mean that of the program's own clock
     around each call (within 10%; 3 ms on an idle machine, more when
-    loaded);
+    loaded); 2 ms of each call asleep and ~1 ms on CPU (the off-CPU share:
+    2/3 on an idle machine);
   - rec(5) called 100 times: rec is entered exactly 500 times, none left
     open;
   - jumper() left by longjmp 7 times, then returning 11 times: 11 calls,
@@ -80,6 +81,15 @@ def known_answers(d):
             % (w["mean_ns"], wl["mean_ns"]))
     t.check(w["stddev_ns"] >= 0 and w["unmatched"] == 0 and w["overflow"] == 0,
             "work: nothing unmatched or overflowed")
+    # The join with the scheduler: 2 ms of each call asleep, ~1 ms on CPU
+    # (the spin counts CPU time; waiting for a CPU is off CPU, not asleep).
+    asleep, on = w["asleep_ns"] / 400, (w["sum_ns"] - w["offcpu_ns"]) / 400
+    # asleep runs to the thread's next switch-in: a loaded machine's wait
+    # for a CPU after the wakeup is in it, as in the workload's own mean
+    t.check(w["offcpu_unknown"] == 0
+            and 2000000 <= asleep <= 2300000 + max(0, wl["mean_ns"] - 3000000),
+            "work: asleep %.0f ns per call (2 ms), share %.3f" % (asleep, w["asleep_share"]))
+    t.check(950000 <= on <= 1300000, "work: on CPU %.0f ns per call (1 ms)" % on)
     r = s["rec"]
     t.check(r["count"] == 500 and r["unmatched"] == 0,
             "rec: 5 deep x 100 = 500 calls (%d), none unmatched (%d)"
@@ -91,6 +101,7 @@ def known_answers(d):
     n = s["ns"]
     ms_bucket = sum(b["count"] for b in n["buckets"] if b["low_ns"] == 1048576)
     t.check(n["count"] == 50, "syscall:nanosleep: exactly 50 (%d)" % n["count"])
+    t.check(n["asleep_share"] >= 0.8, "nanosleep: asleep %.3f of its time" % n["asleep_share"])
     t.check(ms_bucket >= 40 and n["min_ns"] >= 1000000,
             "nanosleep(1 ms): %d of 50 in the 1 ms bucket, min %d ns" % (ms_bucket, n["min_ns"]))
     _, out, _ = d.ctl("stopwatch", "show", "work")

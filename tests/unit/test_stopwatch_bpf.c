@@ -9,7 +9,8 @@
  * - the thread table's bound: with room for 2 threads, 3 threads inside
  *   the function at once time 2 calls and count 1 overflow;
  * - a thread that exits inside the function leaves no entry behind: its
- *   entry is counted unmatched and the table is empty afterwards.
+ *   entry is counted unmatched and the table is empty afterwards;
+ * - calls that sleep 5 ms have at least that much asleep (off CPU).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,7 +37,7 @@ void probed(int mode);
 
 static pthread_barrier_t inside;
 
-enum { MODE_MIGRATE, MODE_WAIT, MODE_EXIT };
+enum { MODE_MIGRATE, MODE_WAIT, MODE_EXIT, MODE_SLEEP };
 
 __attribute__((noinline)) void probed(int mode)
 {
@@ -54,13 +55,16 @@ __attribute__((noinline)) void probed(int mode)
 		break;
 	case MODE_EXIT:
 		pthread_exit(NULL);
+	case MODE_SLEEP:
+		usleep(5000);
+		break;
 	}
 	__asm__ volatile("" ::: "memory");
 }
 
 struct fix {
 	struct rsp_sw *skel;
-	struct bpf_link *entry, *ret, *exit;
+	struct bpf_link *entry, *ret, *exit, *sw;
 };
 
 static int setup(void **state)
@@ -93,6 +97,8 @@ static int setup(void **state)
 	f.ret = bpf_program__attach_uprobe_opts(f.skel->progs.sw_return, -1, "/proc/self/exe",
 						ut.offset, &o);
 	f.exit = bpf_program__attach(f.skel->progs.sw_exit);
+	f.sw = bpf_program__attach(f.skel->progs.sw_switch);
+	assert_non_null(f.sw);
 	assert_non_null(f.entry);
 	assert_non_null(f.ret);
 	assert_non_null(f.exit);
@@ -107,6 +113,7 @@ static int teardown(void **state)
 	bpf_link__destroy(f->entry);
 	bpf_link__destroy(f->ret);
 	bpf_link__destroy(f->exit);
+	bpf_link__destroy(f->sw);
 	rsp_sw__destroy(f->skel);
 	return 0;
 }
@@ -223,12 +230,28 @@ static void test_thread_exit(void **state)
 	assert_int_equal(frames_left(f), 0);
 }
 
+/* Three calls that sleep 5 ms: at least 15 ms asleep, all of it off CPU. */
+static void test_offcpu(void **state)
+{
+	struct fix *f = need(state);
+	struct rsp_sw_total t;
+
+	for (int i = 0; i < 3; i++)
+		probed(MODE_SLEEP);
+	t = take(f);
+	assert_int_equal(t.count, 3);
+	assert_int_equal(t.off_unknown, 0);
+	assert_true(t.asleep >= 15000000);
+	assert_true(t.asleep <= t.offcpu && t.offcpu <= t.sum);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cross_cpu),
 		cmocka_unit_test(test_table_bound),
 		cmocka_unit_test(test_thread_exit),
+		cmocka_unit_test(test_offcpu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

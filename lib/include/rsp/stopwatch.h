@@ -60,6 +60,8 @@ struct rsp_sw_total {
 	uint64_t count, sum, min, max;
 	unsigned __int128 sumsq; /* ns^2 */
 	uint64_t unmatched, overflow;
+	uint64_t offcpu, asleep; /* of sum: off CPU inside the calls, and of that asleep */
+	uint64_t off_unknown;	 /* calls whose off-CPU time was lost (not in offcpu) */
 	uint64_t buckets[RSP_SW_NR_BUCKETS];
 };
 
