@@ -59,6 +59,7 @@ struct rspd_stopwatches {
 	int ncpus;
 	struct rsp_sw_stat *cpus; /* one lookup's values: ncpus */
 	unsigned next_id;
+	unsigned next_slot; /* where the search for a free index begins */
 	struct sw sw[RSP_SW_MAX];
 };
 
@@ -428,8 +429,16 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	ret = check_add(s, r, name, err);
 	if (ret || (ret = load(s, err)))
 		return ret;
-	for (i = 0; i < RSP_SW_MAX && s->sw[i].used; i++)
-		;
+	/*
+	 * Round robin: a removed stopwatch's index is reused last, so that a
+	 * program that was still running when it was removed has long finished.
+	 */
+	for (unsigned k = 0; k < RSP_SW_MAX; k++) {
+		i = (s->next_slot + k) % RSP_SW_MAX;
+		if (!s->sw[i].used)
+			break;
+	}
+	s->next_slot = (i + 1) % RSP_SW_MAX;
 	w = &s->sw[i];
 	memset(w, 0, sizeof(*w));
 	w->sys_nr = -1;
