@@ -56,6 +56,21 @@ struct {
 	__type(value, struct rsp_sw_filter);
 } filters SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RSP_SW_MAX);
+	__type(key, __u32);
+	__type(value, struct rsp_sw_pair);
+} pairs SEC(".maps");
+
+/* Keyed pairs' items in flight: start time; rspd expires the old ones. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096); /* --stopwatch-threads, set before load */
+	__type(key, struct rsp_sw_item);
+	__type(value, __u64);
+} items SEC(".maps");
+
 /* Per system call number: a bit per stopwatch that times it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -222,6 +237,102 @@ int BPF_PROG(sw_sys_exit, struct pt_regs *regs, long ret)
 		if (m & (1ull << sw))
 			leave(sw, 0);
 	return 0;
+}
+
+/* Field @f of the pair's @side event, read from the tracepoint's record. */
+static __always_inline __u64 field(void *ctx, struct rsp_sw_pair *p, int side, int f)
+{
+	__u32 off = p->off[side & 1][f & 1], size = p->size[side & 1][f & 1];
+	__u64 v = 0;
+
+	if (size > 8)
+		size = 8;
+	if (size)
+		bpf_probe_read_kernel(&v, size, (char *)ctx + (off & 0xffff));
+	return v; /* little-endian: the low @size bytes */
+}
+
+static __always_inline struct rsp_sw_pair *item_of(void *ctx, __u32 sw, int side,
+						   struct rsp_sw_item *it)
+{
+	struct rsp_sw_pair *p;
+
+	if (sw >= RSP_SW_MAX)
+		return NULL;
+	p = bpf_map_lookup_elem(&pairs, &sw);
+	if (!p || !p->nfields)
+		return NULL;
+	it->sw = sw;
+	it->k[0] = field(ctx, p, side, 0);
+	if (p->nfields > 1)
+		it->k[1] = field(ctx, p, side, 1);
+	return p;
+}
+
+/*
+ * A tracepoint program's return value decides whether the tracepoint's perf
+ * samples are kept, for every perf event of that tracepoint on the CPU
+ * (perf_trace_run_bpf_submit()): 0 would take the records from rspd's own
+ * capture (found by test_stopwatch_pair: the blk_service profile went
+ * empty). Both return 1.
+ */
+#define KEEP_PERF_SAMPLE 1
+
+SEC("tracepoint")
+int sw_tp_start(void *ctx)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+	struct rsp_sw_pair *p = item_of(ctx, sw, 0, &it);
+	__u64 now = bpf_ktime_get_ns();
+	struct rsp_sw_stat *s;
+	long ret;
+
+	if (!p || !wanted(sw))
+		return KEEP_PERF_SAMPLE;
+	if (p->has_where) {
+		__u64 v = 0;
+		__u32 size = p->where_size > 8 ? 8 : p->where_size;
+
+		if (size)
+			bpf_probe_read_kernel(&v, size, (char *)ctx + (p->where_off & 0xffff));
+		if (v != p->where_value)
+			return KEEP_PERF_SAMPLE;
+	}
+	s = stat_of(sw);
+	ret = bpf_map_update_elem(&items, &it, &now, BPF_NOEXIST);
+	if (ret == -17 /* EEXIST: the same key started again; the first never ended */) {
+		bpf_map_update_elem(&items, &it, &now, BPF_ANY);
+		if (s)
+			s->unmatched++;
+	} else if (ret && s) {
+		s->overflow++;
+	}
+	return KEEP_PERF_SAMPLE;
+}
+
+SEC("tracepoint")
+int sw_tp_end(void *ctx)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+	__u64 now = bpf_ktime_get_ns(), *t0, t;
+	struct rsp_sw_stat *s;
+
+	if (!item_of(ctx, sw, 1, &it))
+		return KEEP_PERF_SAMPLE;
+	t0 = bpf_map_lookup_elem(&items, &it);
+	if (!t0)
+		return KEEP_PERF_SAMPLE; /* its start was not seen (or filtered out) */
+	t = *t0;
+	if (bpf_map_delete_elem(&items, &it))
+		return KEEP_PERF_SAMPLE; /* another CPU ended it first */
+	s = stat_of(sw);
+	if (s) {
+		rsp_sw__record(s, now > t ? now - t : 0);
+		s->off_unknown++; /* an item, not a thread's call: no off-CPU time */
+	}
+	return KEEP_PERF_SAMPLE;
 }
 
 /*

@@ -84,6 +84,26 @@ struct rsp_sw_stat {
 	sw_u64 buckets[RSP_SW_BUCKETS];
 };
 
+/*
+ * A keyed pair: the key's fields in the start event's record ([0]) and in
+ * the end event's ([1]), at their tracefs format offsets; and an optional
+ * filter on a field of the start record.
+ */
+struct rsp_sw_pair {
+	sw_u32 nfields;
+	sw_u32 has_where;
+	sw_u32 off[2][2], size[2][2];
+	sw_u32 where_off, where_size;
+	sw_u64 where_value;
+};
+
+/* An item between its start and its end (map "items"). */
+struct rsp_sw_item {
+	sw_u32 sw;
+	sw_u32 pad;
+	sw_u64 k[2];
+};
+
 /* What one stopwatch watches; active = 0 when the slot is free. */
 struct rsp_sw_filter {
 	sw_u32 active;

@@ -27,6 +27,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <tracefs.h>
+#include <traceevent/event-parse.h>
+#include <rsp/parse.h>
 #include <rsp/uprobe.h>
 #include "bpf/stopwatch.h"
 #include "clock.h"
@@ -36,7 +39,9 @@
 #include "stopwatch.skel.h"
 
 #define SECONDS_KEPT 300
-#define GRACE_NS     5000000 /* a program runs for microseconds; it is not preempted for 5 ms */
+/* A keyed pair's item with no end after this long is expired, unmatched. */
+#define ITEM_TIMEOUT_NS 10000000000ull
+#define GRACE_NS	5000000 /* a program runs for microseconds; it is not preempted for 5 ms */
 
 struct sw {
 	bool used;
@@ -122,14 +127,22 @@ static int read_slot(struct rspd_stopwatches *s, unsigned key, struct rsp_sw_tot
 	return bpf_map_update_elem(fd, &key, s->cpus, BPF_ANY) ? -errno : 0;
 }
 
+static void expire_items(struct rspd_stopwatches *s, unsigned only, uint64_t before,
+			 uint64_t *expired);
+
 /* One second: flip the epoch, let the old slot settle, harvest it. Lock held. */
 static void harvest(struct rspd_stopwatches *s)
 {
 	unsigned old = s->skel->bss->epoch & 1;
 	struct timespec grace = {0, GRACE_NS};
 
+	uint64_t expired[RSP_SW_MAX] = {0}, now;
+
 	__atomic_store_n(&s->skel->bss->epoch, old ^ 1, __ATOMIC_SEQ_CST);
 	nanosleep(&grace, NULL);
+	now = rspd_clock__now_ns();
+	if (now > ITEM_TIMEOUT_NS)
+		expire_items(s, RSP_SW_MAX, now - ITEM_TIMEOUT_NS, expired);
 	for (unsigned i = 0; i < RSP_SW_MAX; i++) {
 		struct sw *w = &s->sw[i];
 		struct rsp_sw_total sec = {0};
@@ -141,6 +154,7 @@ static void harvest(struct rspd_stopwatches *s)
 					w->v.name);
 			continue;
 		}
+		sec.unmatched += expired[i];
 		rsp_sw_total__merge(&w->total, &sec);
 		w->secs[w->head] = sec;
 		w->head = (w->head + 1) % SECONDS_KEPT;
@@ -183,6 +197,7 @@ static int load(struct rspd_stopwatches *s, struct rsp_buf *err)
 	}
 	bpf_map__set_max_entries(s->skel->maps.frames, s->threads);
 	bpf_map__set_max_entries(s->skel->maps.threads, s->threads);
+	bpf_map__set_max_entries(s->skel->maps.items, s->threads);
 	bpf_program__set_autoattach(s->skel->progs.sw_entry, false);
 	ret = rsp_sw__load(s->skel);
 	if (!ret) {
@@ -227,6 +242,33 @@ static unsigned count(const struct rspd_stopwatches *s)
 	return n;
 }
 
+/*
+ * Delete the keyed pairs' items that started before @before (0: all of
+ * stopwatch @only's; @only RSP_SW_MAX: every stopwatch's), counting them
+ * per stopwatch into @expired (may be NULL).
+ */
+static void expire_items(struct rspd_stopwatches *s, unsigned only, uint64_t before,
+			 uint64_t *expired)
+{
+	int fd = bpf_map__fd(s->skel->maps.items);
+	struct rsp_sw_item k, next, *prev = NULL;
+	uint64_t t0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		bool drop = only < RSP_SW_MAX ? next.sw == only
+					      : !bpf_map_lookup_elem(fd, &next, &t0) && t0 < before;
+
+		if (drop && !bpf_map_delete_elem(fd, &next)) {
+			if (expired && next.sw < RSP_SW_MAX)
+				expired[next.sw]++;
+			prev = NULL; /* the walk restarts: deleting moved it */
+			continue;
+		}
+		k = next;
+		prev = &k;
+	}
+}
+
 /* Clear slot @i's counts and any thread entries left under its index. */
 static void clear_index(struct rspd_stopwatches *s, unsigned i)
 {
@@ -234,8 +276,12 @@ static void clear_index(struct rspd_stopwatches *s, unsigned i)
 	struct rsp_sw_key k, next, *prev = NULL;
 	struct rsp_sw_total ignore = {0};
 
+	struct rsp_sw_pair nopair = {0};
+
 	read_slot(s, i * 2, &ignore, true);
 	read_slot(s, i * 2 + 1, &ignore, true);
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &nopair, BPF_ANY);
+	expire_items(s, i, 0, NULL);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		if (next.sw == i) {
 			bpf_map_delete_elem(fd, &next);
@@ -343,6 +389,161 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	return 0;
 }
 
+/* Event "sys:name" of this kernel, its formats read with libtracefs. */
+struct tp {
+	char sys[64], name[128];
+	struct tep_handle *tep;
+	struct tep_event *ev;
+};
+
+static int tp_open(const char *spec, const char *opt, struct tp *t, struct rsp_buf *err)
+{
+	const char *colon = strchr(spec, ':');
+	const char *systems[2] = {t->sys, NULL};
+
+	memset(t, 0, sizeof(*t));
+	if (!colon || (size_t)(colon - spec) >= sizeof(t->sys) ||
+	    strlen(colon + 1) >= sizeof(t->name)) {
+		rsp_buf__printf(err, "stopwatch add: %s wants SYSTEM:EVENT, not '%s'", opt, spec);
+		return -EINVAL;
+	}
+	memcpy(t->sys, spec, (size_t)(colon - spec));
+	snprintf(t->name, sizeof(t->name), "%s", colon + 1);
+	t->tep = tracefs_local_events_system(NULL, systems);
+	t->ev = t->tep ? tep_find_event_by_name(t->tep, t->sys, t->name) : NULL;
+	if (!t->ev) {
+		rsp_buf__printf(err,
+				"stopwatch add: %s: no tracepoint %s:%s on this kernel (see %s "
+				"under /sys/kernel/tracing/events)",
+				opt, t->sys, t->name, t->sys);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void tp_close(struct tp *t)
+{
+	if (t->tep)
+		tep_free(t->tep);
+	t->tep = NULL;
+}
+
+/* Field @name of @t: a number of 1 to 8 bytes. */
+static int tp_field(const struct tp *t, const char *name, uint32_t *off, uint32_t *size,
+		    struct rsp_buf *err)
+{
+	struct tep_format_field *f = tep_find_field(t->ev, name);
+
+	if (!f) {
+		rsp_buf__printf(err,
+				"stopwatch add: %s:%s has no field '%s' (its fields are in "
+				"/sys/kernel/tracing/events/%s/%s/format)",
+				t->sys, t->name, name, t->sys, t->name);
+		return -ENOENT;
+	}
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)) ||
+	    f->size < 1 || f->size > 8) {
+		rsp_buf__printf(err,
+				"stopwatch add: field '%s' of %s:%s is not a number of 1 to 8 "
+				"bytes; a key field must be",
+				name, t->sys, t->name);
+		return -EINVAL;
+	}
+	*off = (uint32_t)f->offset;
+	*size = (uint32_t)f->size;
+	return 0;
+}
+
+/* --key FIELD[,FIELD] in both events, same sizes; --where FIELD=N of the start. */
+static int pair_fields(const struct tp *tp, const struct rsp_sw_request *r, struct rsp_sw_pair *p,
+		       struct rsp_buf *err)
+{
+	char keys[128], *save = NULL;
+	int ret;
+
+	snprintf(keys, sizeof(keys), "%s", r->key);
+	for (char *k = strtok_r(keys, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (p->nfields == 2) {
+			rsp_buf__puts(err, "stopwatch add: --key takes one or two fields");
+			return -EINVAL;
+		}
+		for (int side = 0; side < 2; side++) {
+			ret = tp_field(&tp[side], k, &p->off[side][p->nfields],
+				       &p->size[side][p->nfields], err);
+			if (ret)
+				return ret;
+		}
+		if (p->size[0][p->nfields] != p->size[1][p->nfields]) {
+			rsp_buf__printf(err,
+					"stopwatch add: key field '%s' has different sizes "
+					"in the two events",
+					k);
+			return -EINVAL;
+		}
+		p->nfields++;
+	}
+	if (!p->nfields) {
+		rsp_buf__puts(err, "stopwatch add: --key names no field");
+		return -EINVAL;
+	}
+	if (r->where) {
+		const char *eq = strchr(r->where, '=');
+		char name[64];
+		uint64_t v;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - r->where), r->where);
+		if (rsp_parse__u64(eq + 1, 0, UINT64_MAX, &v)) {
+			rsp_buf__printf(err, "stopwatch add: --where wants FIELD=NUMBER, not '%s'",
+					r->where);
+			return -EINVAL;
+		}
+		ret = tp_field(&tp[0], name, &p->where_off, &p->where_size, err);
+		if (ret)
+			return ret;
+		p->has_where = 1;
+		p->where_value = v;
+	}
+	return 0;
+}
+
+static int attach_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+		       const struct rsp_sw_request *r, struct rsp_buf *err)
+{
+	struct rsp_sw_pair p = {0};
+	struct tp tp[2];
+	int ret;
+
+	memset(tp, 0, sizeof(tp));
+	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
+	ret = tp_open(r->start, "--start", &tp[0], err);
+	if (!ret)
+		ret = tp_open(r->end, "--end", &tp[1], err);
+	if (!ret)
+		ret = pair_fields(tp, r, &p, err);
+	if (!ret && bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &p, BPF_ANY))
+		ret = -errno;
+	if (!ret) {
+		w->entry = bpf_program__attach_tracepoint_opts(s->skel->progs.sw_tp_start,
+							       tp[0].sys, tp[0].name, &o);
+		w->ret = w->entry ? bpf_program__attach_tracepoint_opts(s->skel->progs.sw_tp_end,
+									tp[1].sys, tp[1].name, &o)
+				  : NULL;
+		if (!w->ret) {
+			ret = -errno;
+			rsp_buf__printf(err, "stopwatch add: cannot attach to %s and %s: %s",
+					r->start, r->end, strerror(-ret));
+		}
+	}
+	if (!ret)
+		snprintf(w->v.where, sizeof(w->v.where),
+			 "%s -> %s by %s%s%s (offsets %u, %u in each record)", r->start, r->end,
+			 r->key, r->where ? " where " : "", r->where ? r->where : "", p.off[0][0],
+			 p.off[1][0]);
+	tp_close(&tp[0]);
+	tp_close(&tp[1]);
+	return ret;
+}
+
 static int set_filter(struct rspd_stopwatches *s, unsigned i, const struct rsp_sw_request *r)
 {
 	struct rsp_sw_filter f = {.active = 1, .tgid = r->pid > 0 ? (__u32)r->pid : 0};
@@ -424,7 +625,7 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	struct sw *w;
 	int ret;
 
-	if (rsp_sw_target__parse(r->spec, &t, err))
+	if (!r->start && rsp_sw_target__parse(r->spec, &t, err))
 		return -EINVAL;
 	ret = check_add(s, r, name, err);
 	if (ret || (ret = load(s, err)))
@@ -450,8 +651,9 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	clear_index(s, i);
 	ret = set_filter(s, i, r);
 	if (!ret)
-		ret = t.kind == RSP_SW_SYSCALL ? attach_syscall(s, w, i, &t, err)
-					       : attach_func(s, w, i, &t, r->pid, err);
+		ret = r->start			 ? attach_pair(s, w, i, r, err)
+		      : t.kind == RSP_SW_SYSCALL ? attach_syscall(s, w, i, &t, err)
+						 : attach_func(s, w, i, &t, r->pid, err);
 	if (ret) {
 		if (!err->len)
 			rsp_buf__printf(err, "stopwatch add: %s", strerror(-ret));
@@ -461,7 +663,10 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	}
 	w->used = true;
 	snprintf(w->v.name, sizeof(w->v.name), "%s", name);
-	snprintf(w->v.spec, sizeof(w->v.spec), "%s", r->spec);
+	if (r->start)
+		snprintf(w->v.spec, sizeof(w->v.spec), "%s -> %s by %s", r->start, r->end, r->key);
+	else
+		snprintf(w->v.spec, sizeof(w->v.spec), "%s", r->spec);
 	describe_scope(w, r);
 	w->v.added_ns = rspd_clock__now_ns();
 	rspd_log__write(RSP_LOG_INFO, "stopwatch %s added: %s", name, w->v.where);

@@ -73,6 +73,11 @@ double rsp_sw_total__stddev(const struct rsp_sw_total *t)
 	return m2 > 0 ? (double)sqrtl(m2 / n) : 0;
 }
 
+static bool is_pair(const struct rsp_sw_view *v)
+{
+	return strstr(v->spec, " -> ") != NULL;
+}
+
 /* The hist family's profile of @v, to render and analyse its buckets. */
 static void as_profile(const struct rsp_sw_view *v, struct rsp_hist_profile *p)
 {
@@ -86,7 +91,9 @@ static void as_profile(const struct rsp_sw_view *v, struct rsp_hist_profile *p)
 	snprintf(p->subject.comm, sizeof(p->subject.comm), "%s", v->comm);
 	snprintf(p->op_name, sizeof(p->op_name), "stopwatch:%s", v->name);
 	snprintf(p->op_label, sizeof(p->op_label), "%s",
-		 strncmp(v->spec, "syscall:", 8) ? "entry to return" : "entry to exit");
+		 is_pair(v)			   ? "start to end"
+		 : strncmp(v->spec, "syscall:", 8) ? "entry to return"
+						   : "entry to exit");
 	p->resolution = 1;
 	p->count = v->total.count;
 	p->sum = v->total.sum;
@@ -159,16 +166,20 @@ static double known_sum(const struct rsp_sw_total *t)
 }
 
 /* The join with the scheduler: how much of the time inside was off CPU. */
-static void offcpu_text(const struct rsp_sw_total *t, struct rsp_buf *out)
+static void offcpu_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 {
+	const struct rsp_sw_total *t = &v->total;
 	double sum = known_sum(t);
 	uint64_t known = t->count - t->off_unknown;
 	char a[24], b[24];
 
 	if (!known || sum <= 0) {
 		if (t->count)
-			rsp_buf__puts(out,
-				      "off CPU inside: unknown (no call's thread was followed)\n");
+			rsp_buf__puts(out, is_pair(v)
+						   ? "off CPU inside: not measured (a keyed pair "
+						     "times items, not a thread's calls)\n"
+						   : "off CPU inside: unknown (no call's thread "
+						     "was followed)\n");
 		return;
 	}
 	rsp_buf__printf(out,
@@ -194,7 +205,7 @@ static void show_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 			(double)v->span_ns / 1e9, v->clipped ? " (all rspd keeps per second)" : "");
 	rsp_buf__printf(out, "probed: %s\n", v->where);
 	rsp_hist_profile__render(&p, out);
-	offcpu_text(&v->total, out);
+	offcpu_text(v, out);
 	rsp_buf__printf(out,
 			"unmatched %llu (entries that never returned: longjmp, exception, "
 			"thread exit)\n",

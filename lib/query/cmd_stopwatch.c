@@ -17,16 +17,21 @@ struct sw_opts {
 	enum rsp_sw_op op;
 	const char *arg; /* SPEC (add) or NAME (rm, show) */
 	const char *name, *comm;
+	const char *start, *end, *key, *where; /* a keyed pair */
 };
 
 enum {
 	OPT_NAME = 1,
 	OPT_COMM = 2,
+	OPT_START = 3,
+	OPT_END = 4,
+	OPT_KEY = 5,
+	OPT_WHERE = 6,
 };
 
 static const struct rsp_option sw_opts[] = {
-	{"name", true, OPT_NAME},
-	{"comm", true, OPT_COMM},
+	{"name", true, OPT_NAME}, {"comm", true, OPT_COMM}, {"start", true, OPT_START},
+	{"end", true, OPT_END},	  {"key", true, OPT_KEY},   {"where", true, OPT_WHERE},
 	{NULL, false, 0},
 };
 
@@ -87,6 +92,31 @@ static int sw_opt(struct rsp_request *req, int id, const char *arg, struct rsp_b
 		}
 		o->name = arg;
 		return 0;
+	case OPT_START:
+	case OPT_END:
+		if (!strchr(arg, ':') || arg[0] == ':' || !strchr(arg, ':')[1]) {
+			rsp_buf__printf(err,
+					"stopwatch: --%s wants a tracepoint as SYSTEM:EVENT (e.g. "
+					"block:block_rq_issue), not '%s'",
+					id == OPT_START ? "start" : "end", arg);
+			return -EINVAL;
+		}
+		*(id == OPT_START ? &o->start : &o->end) = arg;
+		return 0;
+	case OPT_KEY:
+		o->key = arg;
+		return 0;
+	case OPT_WHERE:
+		if (!strchr(arg, '=') || arg[0] == '=') {
+			rsp_buf__printf(
+				err,
+				"stopwatch: --where wants FIELD=NUMBER (a field of the start "
+				"event), not '%s'",
+				arg);
+			return -EINVAL;
+		}
+		o->where = arg;
+		return 0;
 	case OPT_COMM:
 		if (!arg[0] || strlen(arg) > 15) {
 			rsp_buf__printf(err,
@@ -112,6 +142,19 @@ static int sw_check(struct rsp_request *req, struct rsp_buf *err)
 				   "'rspctl help stopwatch'");
 		return -EINVAL;
 	}
+	if (add && (o->start || o->end || o->key)) {
+		if (o->arg || !o->start || !o->end || !o->key) {
+			rsp_buf__puts(err, "stopwatch add: a keyed pair is --start SYS:EVENT --end "
+					   "SYS:EVENT --key FIELD[,FIELD], without a SPEC");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (o->where) {
+		rsp_buf__puts(err, "stopwatch add: --where goes with a keyed pair (--start, --end, "
+				   "--key)");
+		return -EINVAL;
+	}
 	if (add && !o->arg) {
 		rsp_buf__puts(err, "stopwatch add: give a SPEC: BINARY:SYMBOL or syscall:NAME");
 		return -EINVAL;
@@ -121,8 +164,10 @@ static int sw_check(struct rsp_request *req, struct rsp_buf *err)
 				   "(rspctl stopwatch list)");
 		return -EINVAL;
 	}
-	if (!add && (o->name || o->comm || req->pid > 0)) {
-		rsp_buf__puts(err, "stopwatch: --name, --comm and --pid go with add only");
+	if (!add &&
+	    (o->name || o->comm || req->pid > 0 || o->start || o->end || o->key || o->where)) {
+		rsp_buf__puts(err, "stopwatch: --name, --comm, --pid, --start, --end, --key and "
+				   "--where go with add only");
 		return -EINVAL;
 	}
 	if (add && o->comm && req->pid > 0) {
@@ -192,6 +237,10 @@ int rsp_request__stopwatch(const struct rsp_request *req, struct rsp_sw_request 
 	out->comm = o->comm;
 	out->last_ns = req->last_ns;
 	out->json = req->format == RSP_FMT_JSON;
+	out->start = o->start;
+	out->end = o->end;
+	out->key = o->key;
+	out->where = o->where;
 	return 0;
 }
 
@@ -199,6 +248,8 @@ const struct rsp_command rsp_cmd_stopwatch = {
 	.name = "stopwatch",
 	.summary = "time a function or system call, entry to return, live",
 	.usage = "usage: rspctl stopwatch add SPEC [--pid PID | --comm COMM] [--name NAME]\n"
+		 "       rspctl stopwatch add --start SYS:EVENT --end SYS:EVENT\n"
+		 "                            --key FIELD[,FIELD] [--where FIELD=N] [...]\n"
 		 "       rspctl stopwatch list [--json]\n"
 		 "       rspctl stopwatch rm NAME\n"
 		 "       rspctl stopwatch show [NAME] [--last DURATION] [--json]\n"
@@ -210,6 +261,10 @@ const struct rsp_command rsp_cmd_stopwatch = {
 		 "  --pid PID        only calls made by process PID\n"
 		 "  --comm COMM      only calls made by threads named COMM\n"
 		 "  --name NAME      the stopwatch's name (default: sw1, sw2, ...)\n"
+		 "  --start, --end   a keyed pair: from a tracepoint to another whose\n"
+		 "                   --key fields (1 or 2, of both events) are equal:\n"
+		 "                   an item through a queue (systemtap's model)\n"
+		 "  --where F=N      pair: only items whose start has field F = N\n"
 		 "  --last DURATION  show: only the calls that ended in the last DURATION\n"
 		 "                   (rspd keeps 300 one-second slots; default: all since\n"
 		 "                   the stopwatch was added)\n"
@@ -227,6 +282,8 @@ const struct rsp_command rsp_cmd_stopwatch = {
 		 "  rspctl stopwatch add /usr/bin/myprog:work --name work\n"
 		 "  rspctl stopwatch add syscall:fsync --pid 1234\n"
 		 "  rspctl stopwatch add libc.so.6:malloc --comm postgres\n"
+		 "  rspctl stopwatch add --start block:block_rq_issue\n"
+		 "      --end block:block_rq_complete --key dev,sector --name io\n"
 		 "  rspctl stopwatch show work --last 10s\n"
 		 "  rspctl stopwatch rm work\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,

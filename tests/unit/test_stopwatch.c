@@ -265,6 +265,22 @@ static void test_request(void **state)
 	assert_int_equal(parse("stopwatch add /bin/x:f --name a/b", &req, &err), -EINVAL);
 	assert_int_equal(parse("stopwatch frob", &req, &err), -EINVAL);
 	assert_int_equal(parse("stopwatch list --last 5s", &req, &err), -EINVAL);
+	assert_int_equal(parse("stopwatch add --start block:a --end block:b --key dev,sector "
+			       "--where dev=3",
+			       &req, &err),
+			 0);
+	assert_int_equal(rsp_request__stopwatch(&req, &sw), 0);
+	assert_string_equal(sw.start, "block:a");
+	assert_string_equal(sw.key, "dev,sector");
+	assert_string_equal(sw.where, "dev=3");
+	assert_null(sw.spec);
+	rsp_request__exit(&req);
+	assert_int_equal(parse("stopwatch add /bin/x:f --start a:b --end a:c --key k", &req, &err),
+			 -EINVAL); /* a SPEC and a pair */
+	assert_int_equal(parse("stopwatch add --start a:b --key k", &req, &err), -EINVAL);
+	assert_int_equal(parse("stopwatch add /bin/x:f --where dev=1", &req, &err), -EINVAL);
+	assert_int_equal(parse("stopwatch add --start nocolon --end a:b --key k", &req, &err),
+			 -EINVAL);
 	assert_int_equal(rsp_sw_target__parse("syscall:read", &t, &err), 0);
 	assert_int_equal(t.kind, RSP_SW_SYSCALL);
 	assert_int_equal(rsp_sw_target__parse("/a:b:c", &t, &err), 0);

@@ -32,6 +32,9 @@ struct rsp_sw_request {
 	const char *comm; /* ADD: --comm, NULL: any */
 	uint64_t last_ns; /* SHOW: --last, 0: since it was added */
 	bool json;
+	/* ADD, a keyed pair instead of SPEC: --start SYS:EVENT --end SYS:EVENT
+	 * --key FIELD[,FIELD] [--where FIELD=VALUE] */
+	const char *start, *end, *key, *where;
 };
 
 /** rsp_request__stopwatch() - @req's stopwatch request; -EINVAL if @req is not one. */
