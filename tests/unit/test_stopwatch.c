@@ -228,8 +228,9 @@ static void test_merge_empty(void **state)
 
 static int parse(const char *line, struct rsp_request *req, struct rsp_buf *err)
 {
+	static char buf[512]; /* the request's strings point into it */
 	const char *argv[16];
-	char buf[512], *save = NULL;
+	char *save = NULL;
 	int argc = 0;
 
 	snprintf(buf, sizeof(buf), "%s", line);
