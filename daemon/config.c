@@ -480,6 +480,14 @@ static const struct rspd_opt opts[] = {
 	{.section = "dump", .name = "dump-on-exit", .def = "no", .type = T_BOOL, F(dump.on_exit),
 	 RELOAD, .help = "dump the window when stopped (SIGTERM, SIGINT)"},
 
+	/* Stopwatches (stopwatch.c): rspctl stopwatch. */
+	{.section = "stopwatch", .name = "stopwatch-max", .arg = "N", .def = "16", .type = T_UINT,
+	 F(stopwatch.max), .min = 1, .max = 64,
+	 .help = "stopwatches at once (rspctl stopwatch add)"},
+	{.section = "stopwatch", .name = "stopwatch-threads", .arg = "N", .def = "4096",
+	 .type = T_UINT, F(stopwatch.threads), .min = 1, .max = 1u << 20,
+	 .help = "threads inside stopwatched calls at once; beyond, calls are counted as overflow"},
+
 	{.section = "hist", .name = "hist", .def = "yes", .type = T_BOOL, F(hist_on),
 	 .help = "keep the latency profiles (rspctl hist) from the start"},
 	{.section = "hist", .name = "hist-resolution", .arg = "R", .def = "1", .type = T_UINT,

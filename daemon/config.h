@@ -64,6 +64,11 @@ struct rspd_config {
 	struct rsp_capture_opts capture;
 	/* [dump] */
 	struct rspd_dump_config dump;
+	/* [stopwatch]: rspctl stopwatch (stopwatch.c) */
+	struct {
+		unsigned max;	  /* stopwatches at once */
+		unsigned threads; /* threads inside probed calls at once (the key table) */
+	} stopwatch;
 	/* [hist]: the latency profiles (rspctl hist) */
 	bool hist_on;
 	struct rsp_hist_config hist;

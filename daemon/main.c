@@ -28,6 +28,9 @@
 #include "log.h"
 #include "notify.h"
 #include "reload.h"
+#ifdef RSP_HAVE_BPF
+#include "stopwatch.h"
+#endif
 #include "rspd.h"
 #include "server.h"
 #include "syscalls.h"
@@ -190,6 +193,10 @@ static void teardown(struct rspd *d)
 	d->ksyms = NULL;
 	rsp_socktab__delete(d->socks);
 	d->socks = NULL;
+#ifdef RSP_HAVE_BPF
+	rspd_stopwatches__delete(d->stopwatches); /* after the server: no query uses them */
+	d->stopwatches = NULL;
+#endif
 }
 
 static int set_interval(int tfd, uint64_t ns)
@@ -549,6 +556,9 @@ int main(int argc, char **argv)
 		close_fds(&f);
 		return 1;
 	}
+#ifdef RSP_HAVE_BPF
+	d.stopwatches = rspd_stopwatches__new(&d); /* NULL: add says rspd is out of memory */
+#endif
 	if (setup(&d, argc, argv, err, sizeof(err)) || rspd_server__start(&d, err, sizeof(err)) ||
 	    rspd_metrics__start(&d, err, sizeof(err))) {
 		rspd_log__write(RSP_LOG_ERR, "%s", err);

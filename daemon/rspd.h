@@ -47,6 +47,7 @@ struct rspd {
 	_Atomic uint64_t silent_ns;
 	bool silent_checked; /* capture thread only */
 	volatile sig_atomic_t stop;
+	struct rspd_stopwatches *stopwatches; /* rspctl stopwatch (stopwatch.c); NULL without BPF */
 };
 
 #endif

@@ -83,6 +83,11 @@
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
+#ifdef RSP_HAVE_BPF
+#include "stopwatch.h"
+#else
+#include <rsp/stopwatch.h>
+#endif
 
 #define QUERY_NICE	10
 #define TRIM_AFTER	(1u << 20) /* a query that held this much heap trims after */
@@ -353,6 +358,25 @@ static int queue_dump(struct rspd *d, struct job *j, const struct rsp_dump_spec 
 	return ret;
 }
 
+/* rspctl stopwatch: stopwatch.c, which says who may. */
+static int run_stopwatch(struct rspd *d, struct job *j, const struct rsp_sw_request *sw,
+			 struct rsp_buf *err)
+{
+#ifdef RSP_HAVE_BPF
+	if (d->stopwatches)
+		return rspd_stopwatches__request(d->stopwatches, sw, j->admin, &j->answer, err);
+	rsp_buf__puts(err, "stopwatch: rspd is out of memory");
+	return -ENOMEM;
+#else
+	(void)d;
+	(void)j;
+	(void)sw;
+	rsp_buf__puts(err, "stopwatch: this rspd was built without BPF (bpf/CMakeLists.txt says "
+			   "what was missing); stopwatches need it");
+	return -EOPNOTSUPP;
+#endif
+}
+
 static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
 		     struct rsp_buf *err)
 {
@@ -360,6 +384,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
 	struct rsp_dump_spec spec;
+	struct rsp_sw_request sw;
 	struct uid_cache uc = {0};
 	bool symbols;
 	int ret;
@@ -367,6 +392,11 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	ret = rsp_request__parse(args->argc, args->argv, &req, err);
 	if (ret)
 		return ret;
+	if (!rsp_request__stopwatch(&req, &sw)) {
+		ret = run_stopwatch(d, j, &sw, err);
+		rsp_request__exit(&req);
+		return ret;
+	}
 	if (!rsp_request__dump_spec(&req, &spec)) {
 		ret = queue_dump(d, j, &spec, err);
 		rsp_request__exit(&req);

@@ -37,6 +37,8 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # Syscall profiles (issue 16): the kernel's syscall table, asm/unistd_64.h.
 PACKAGES="$PACKAGES linux-libc-dev"
+# Stopwatches: libseccomp-dev (system call names to numbers, rspctl stopwatch add syscall:NAME).
+PACKAGES="$PACKAGES libseccomp-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stopwatches (rspctl stopwatch): the time from a user function's entry to
+ * its return (a uprobe and a uretprobe per function, the stopwatch's index
+ * as the BPF cookie of both links), or from a system call's entry to its
+ * exit, aggregated here in the kernel: per CPU exact sums and log2 buckets
+ * (struct rsp_sw_stat), which rspd reads every second. Nothing per call
+ * crosses to userspace. Matching and the statistics are bpf/stopwatch.h,
+ * shared with the unit tests.
+ *
+ * The per-thread table (map "frames") holds only threads that are inside
+ * a probed call: its entry is deleted when its last open entry returns,
+ * and by the exit handler when the thread exits inside one. Its size is
+ * --stopwatch-threads; an entry that finds it full is counted in overflow.
+ *
+ * Epochs: each stopwatch has two stat slots; rspd flips "epoch" every
+ * second, waits a grace period, then reads and clears the slot it left,
+ * which gives it each second's exact counts, minimum and maximum (minima
+ * and maxima cannot be subtracted between cumulative readings).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "bpf/stopwatch.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+unsigned int epoch = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096); /* --stopwatch-threads, set before load */
+	__type(key, struct rsp_sw_key);
+	__type(value, struct rsp_sw_frames);
+} frames SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096); /* --stopwatch-threads, set before load */
+	__type(key, __u32);
+	__type(value, struct rsp_sw_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RSP_SW_MAX * 2);
+	__type(key, __u32);
+	__type(value, struct rsp_sw_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RSP_SW_MAX);
+	__type(key, __u32);
+	__type(value, struct rsp_sw_filter);
+} filters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RSP_SW_MAX);
+	__type(key, __u32);
+	__type(value, struct rsp_sw_pair);
+} pairs SEC(".maps");
+
+/* Keyed pairs' items in flight: start time; rspd expires the old ones. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096); /* --stopwatch-threads, set before load */
+	__type(key, struct rsp_sw_item);
+	__type(value, __u64);
+} items SEC(".maps");
+
+/* Per system call number: a bit per stopwatch that times it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RSP_SW_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u64);
+} syscalls SEC(".maps");
+
+static const struct rsp_sw_frames zero_frames;
+static const struct rsp_sw_thread zero_thread;
+
+static __always_inline struct rsp_sw_thread *thread_of(__u32 tid, bool create)
+{
+	struct rsp_sw_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+	if (t || !create)
+		return t;
+	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline struct rsp_sw_stat *stat_of(__u32 sw)
+{
+	__u32 k = sw * 2 + (epoch & 1);
+
+	return bpf_map_lookup_elem(&stats, &k);
+}
+
+static __always_inline bool wanted(__u32 sw)
+{
+	struct rsp_sw_filter *f = bpf_map_lookup_elem(&filters, &sw);
+	char comm[16];
+
+	if (!f || !f->active)
+		return false;
+	if (f->tgid && f->tgid != (__u32)(bpf_get_current_pid_tgid() >> 32))
+		return false;
+	if (!f->comm[0])
+		return true;
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < 16; i++) {
+		if (comm[i] != f->comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline void enter(__u32 sw, __u64 sp)
+{
+	struct rsp_sw_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .sw = sw};
+	__u64 now = bpf_ktime_get_ns(), unmatched = 0, overflow = 0;
+	struct rsp_sw_frames *f;
+	struct rsp_sw_stat *s;
+
+	if (sw >= RSP_SW_MAX || !wanted(sw))
+		return;
+	f = bpf_map_lookup_elem(&frames, &key);
+	if (!f) {
+		if (bpf_map_update_elem(&frames, &key, &zero_frames, BPF_NOEXIST) == 0)
+			f = bpf_map_lookup_elem(&frames, &key);
+	}
+	if (f) {
+		struct rsp_sw_thread *th;
+
+		rsp_sw__push(f, sp, now, &unmatched, &overflow);
+		th = thread_of(key.tid, true);
+		if (!overflow && f->depth > 0) {
+			__u32 k = (f->depth - 1) & (RSP_SW_DEPTH - 1);
+
+			/* ~0: the thread record could not be made; its off-CPU time unknown */
+			f->off[k] = th ? th->off_ns : ~0ull;
+			f->slp[k] = th ? th->sleep_ns : 0;
+		}
+	} else {
+		overflow = 1;
+	}
+	s = stat_of(sw);
+	if (s) {
+		s->unmatched += unmatched;
+		s->overflow += overflow;
+	}
+}
+
+static __always_inline void leave(__u32 sw, __u64 entry_sp)
+{
+	struct rsp_sw_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .sw = sw};
+	__u64 now = bpf_ktime_get_ns(), unmatched = 0, dur = 0, off0 = 0, slp0 = 0;
+	struct rsp_sw_thread *th;
+	struct rsp_sw_frames *f;
+	struct rsp_sw_stat *s;
+	bool matched;
+
+	if (sw >= RSP_SW_MAX)
+		return;
+	f = bpf_map_lookup_elem(&frames, &key);
+	if (!f)
+		return; /* no entry seen: began inside the call, or not wanted */
+	matched = rsp_sw__pop(f, entry_sp, now, &dur, &unmatched);
+	if (matched) {
+		__u32 k = f->depth & (RSP_SW_DEPTH - 1);
+
+		off0 = f->off[k];
+		slp0 = f->slp[k];
+	}
+	if (!f->depth)
+		bpf_map_delete_elem(&frames, &key);
+	s = stat_of(sw);
+	if (!s)
+		return;
+	s->unmatched += unmatched;
+	if (!matched)
+		return;
+	rsp_sw__record(s, dur);
+	th = thread_of(key.tid, false);
+	if (th && off0 != ~0ull && th->off_ns >= off0 && th->off_ns - off0 <= dur) {
+		s->offcpu += th->off_ns - off0;
+		s->asleep += th->sleep_ns - slp0;
+	} else {
+		s->off_unknown++;
+	}
+}
+
+SEC("uprobe")
+int BPF_KPROBE(sw_entry)
+{
+	enter((__u32)bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx));
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(sw_return)
+{
+	leave((__u32)bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx) - RSP_SW_RET_SP);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sw_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 nr = (__u32)id;
+	__u64 *mask = bpf_map_lookup_elem(&syscalls, &nr);
+	__u64 m;
+
+	if (!mask || !(m = *mask))
+		return 0;
+	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++)
+		if (m & (1ull << sw))
+			enter(sw, 0);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sw_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 nr = (__u32)BPF_CORE_READ(regs, orig_ax);
+	__u64 *mask = bpf_map_lookup_elem(&syscalls, &nr);
+	__u64 m;
+
+	if (!mask || !(m = *mask))
+		return 0;
+	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++)
+		if (m & (1ull << sw))
+			leave(sw, 0);
+	return 0;
+}
+
+/* Field @f of the pair's @side event, read from the tracepoint's record. */
+static __always_inline __u64 field(void *ctx, struct rsp_sw_pair *p, int side, int f)
+{
+	__u32 off = p->off[side & 1][f & 1], size = p->size[side & 1][f & 1];
+	__u64 v = 0;
+
+	if (size > 8)
+		size = 8;
+	if (size)
+		bpf_probe_read_kernel(&v, size, (char *)ctx + (off & 0xffff));
+	return v; /* little-endian: the low @size bytes */
+}
+
+static __always_inline struct rsp_sw_pair *item_of(void *ctx, __u32 sw, int side,
+						   struct rsp_sw_item *it)
+{
+	struct rsp_sw_pair *p;
+
+	if (sw >= RSP_SW_MAX)
+		return NULL;
+	p = bpf_map_lookup_elem(&pairs, &sw);
+	if (!p || !p->nfields)
+		return NULL;
+	it->sw = sw;
+	it->k[0] = field(ctx, p, side, 0);
+	if (p->nfields > 1)
+		it->k[1] = field(ctx, p, side, 1);
+	return p;
+}
+
+/*
+ * A tracepoint program's return value decides whether the tracepoint's perf
+ * samples are kept, for every perf event of that tracepoint on the CPU
+ * (perf_trace_run_bpf_submit()): 0 would take the records from rspd's own
+ * capture (found by test_stopwatch_pair: the blk_service profile went
+ * empty). Both return 1.
+ */
+#define KEEP_PERF_SAMPLE 1
+
+SEC("tracepoint")
+int sw_tp_start(void *ctx)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+	struct rsp_sw_pair *p = item_of(ctx, sw, 0, &it);
+	__u64 now = bpf_ktime_get_ns();
+	struct rsp_sw_stat *s;
+	long ret;
+
+	if (!p || !wanted(sw))
+		return KEEP_PERF_SAMPLE;
+	if (p->has_where) {
+		__u64 v = 0;
+		__u32 size = p->where_size > 8 ? 8 : p->where_size;
+
+		if (size)
+			bpf_probe_read_kernel(&v, size, (char *)ctx + (p->where_off & 0xffff));
+		if (v != p->where_value)
+			return KEEP_PERF_SAMPLE;
+	}
+	s = stat_of(sw);
+	ret = bpf_map_update_elem(&items, &it, &now, BPF_NOEXIST);
+	if (ret == -17 /* EEXIST: the same key started again; the first never ended */) {
+		bpf_map_update_elem(&items, &it, &now, BPF_ANY);
+		if (s)
+			s->unmatched++;
+	} else if (ret && s) {
+		s->overflow++;
+	}
+	return KEEP_PERF_SAMPLE;
+}
+
+SEC("tracepoint")
+int sw_tp_end(void *ctx)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+	__u64 now = bpf_ktime_get_ns(), *t0, t;
+	struct rsp_sw_stat *s;
+
+	if (!item_of(ctx, sw, 1, &it))
+		return KEEP_PERF_SAMPLE;
+	t0 = bpf_map_lookup_elem(&items, &it);
+	if (!t0)
+		return KEEP_PERF_SAMPLE; /* its start was not seen (or filtered out) */
+	t = *t0;
+	if (bpf_map_delete_elem(&items, &it))
+		return KEEP_PERF_SAMPLE; /* another CPU ended it first */
+	s = stat_of(sw);
+	if (s) {
+		rsp_sw__record(s, now > t ? now - t : 0);
+		s->off_unknown++; /* an item, not a thread's call: no off-CPU time */
+	}
+	return KEEP_PERF_SAMPLE;
+}
+
+/*
+ * Off-CPU time of the threads that entered a timed call: a thread leaving
+ * the CPU notes when, and whether it slept (not runnable: its own wait) or
+ * was preempted; coming back it adds the interval. Two lookups per switch,
+ * only while stopwatches are loaded.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct rsp_sw_thread *t = thread_of((__u32)prev->pid, false);
+
+	if (t) {
+		t->out_at = now;
+		t->slept = !preempt && prev->__state != 0;
+	}
+	t = thread_of((__u32)next->pid, false);
+	if (t && t->out_at) {
+		t->off_ns += now - t->out_at;
+		if (t->slept)
+			t->sleep_ns += now - t->out_at;
+		t->out_at = 0;
+	}
+	return 0;
+}
+
+/* A thread that exits inside probed calls: its open entries never return. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sw_exit, struct task_struct *p)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++) {
+		struct rsp_sw_key key = {.tid = tid, .sw = sw};
+		struct rsp_sw_frames *f = bpf_map_lookup_elem(&frames, &key);
+		struct rsp_sw_stat *s;
+
+		if (!f)
+			continue;
+		s = stat_of(sw);
+		if (s)
+			s->unmatched += f->depth;
+		bpf_map_delete_elem(&frames, &key);
+	}
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stopwatches (`rspctl stopwatch`): the BPF programs of bpf/stopwatch.bpf.c,
+ * their probes added and removed live, and their counts read every second.
+ *
+ * Why BPF and not perf uprobe events into the rings matched here: on this
+ * kernel BPF programs attach to uprobes and uretprobes (checked with
+ * bpf_program__attach_uprobe_opts()), so each call is timed and added to
+ * per-CPU buckets in the kernel, and nothing per call is written, copied
+ * or decoded (a perf uprobe record with its sample header would be, twice
+ * per call). bench/stopwatch.py measures the cost per probed call.
+ *
+ * Each stopwatch owns one of RSP_SW_MAX kernel slots (its index, the BPF
+ * cookie of its links, its filter and its two stat slots). Once a second
+ * the poller flips the kernel's epoch, waits a grace period for programs
+ * still writing the old slot, then adds that slot into the stopwatch's
+ * total and its ring of one-second totals (300 kept: --last) and clears
+ * it. `show` adds the live slot to those.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <tracefs.h>
+#include <traceevent/event-parse.h>
+#include <rsp/parse.h>
+#include <rsp/uprobe.h>
+#include "bpf/stopwatch.h"
+#include "clock.h"
+#include "log.h"
+#include "rspd.h"
+#include "stopwatch.h"
+#include "stopwatch.skel.h"
+
+#define SECONDS_KEPT 300
+/* A keyed pair's item with no end after this long is expired, unmatched. */
+#define ITEM_TIMEOUT_NS 10000000000ull
+#define GRACE_NS	5000000 /* a program runs for microseconds; it is not preempted for 5 ms */
+
+struct sw {
+	bool used;
+	struct rsp_sw_view v; /* name, spec, where, scope, added_ns */
+	int sys_nr;	      /* -1: a function */
+	struct bpf_link *entry, *ret;
+	struct rsp_sw_total total; /* completed seconds since added */
+	struct rsp_sw_total *secs; /* ring of SECONDS_KEPT */
+	unsigned head, nsecs;	   /* next slot to write, slots filled */
+};
+
+struct rspd_stopwatches {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t poller;
+	bool poller_on, stopping;
+	unsigned max, threads;
+	struct rsp_sw *skel;
+	struct bpf_link *sys_enter, *sys_exit, *exit_link, *switch_link;
+	int ncpus;
+	struct rsp_sw_stat *cpus; /* one lookup's values: ncpus */
+	unsigned next_id;
+	unsigned next_slot; /* where the search for a free index begins */
+	struct sw sw[RSP_SW_MAX];
+};
+
+struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d)
+{
+	struct rspd_stopwatches *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	s->max = d->cfg.stopwatch.max;
+	s->threads = d->cfg.stopwatch.threads;
+	return s;
+}
+
+static void sw_free(struct sw *w)
+{
+	bpf_link__destroy(w->entry);
+	bpf_link__destroy(w->ret);
+	free(w->secs);
+	memset(w, 0, sizeof(*w));
+}
+
+void rspd_stopwatches__delete(struct rspd_stopwatches *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	if (s->poller_on)
+		pthread_join(s->poller, NULL);
+	for (int i = 0; i < RSP_SW_MAX; i++)
+		sw_free(&s->sw[i]);
+	bpf_link__destroy(s->sys_enter);
+	bpf_link__destroy(s->sys_exit);
+	bpf_link__destroy(s->exit_link);
+	bpf_link__destroy(s->switch_link);
+	rsp_sw__destroy(s->skel);
+	free(s->cpus);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* Stat slot @key summed over the CPUs into @t; cleared after when @clear. */
+static int read_slot(struct rspd_stopwatches *s, unsigned key, struct rsp_sw_total *t, bool clear)
+{
+	int fd = bpf_map__fd(s->skel->maps.stats);
+
+	if (bpf_map_lookup_elem(fd, &key, s->cpus))
+		return -errno;
+	for (int c = 0; c < s->ncpus; c++)
+		rsp_sw_total__add_stat(t, &s->cpus[c]);
+	if (!clear)
+		return 0;
+	memset(s->cpus, 0, sizeof(*s->cpus) * (size_t)s->ncpus);
+	return bpf_map_update_elem(fd, &key, s->cpus, BPF_ANY) ? -errno : 0;
+}
+
+static void expire_items(struct rspd_stopwatches *s, unsigned only, uint64_t before,
+			 uint64_t *expired);
+
+/* One second: flip the epoch, let the old slot settle, harvest it. Lock held. */
+static void harvest(struct rspd_stopwatches *s)
+{
+	unsigned old = s->skel->bss->epoch & 1;
+	struct timespec grace = {0, GRACE_NS};
+
+	uint64_t expired[RSP_SW_MAX] = {0}, now;
+
+	__atomic_store_n(&s->skel->bss->epoch, old ^ 1, __ATOMIC_SEQ_CST);
+	nanosleep(&grace, NULL);
+	now = rspd_clock__now_ns();
+	if (now > ITEM_TIMEOUT_NS)
+		expire_items(s, RSP_SW_MAX, now - ITEM_TIMEOUT_NS, expired);
+	for (unsigned i = 0; i < RSP_SW_MAX; i++) {
+		struct sw *w = &s->sw[i];
+		struct rsp_sw_total sec = {0};
+
+		if (!w->used)
+			continue;
+		if (read_slot(s, i * 2 + old, &sec, true)) {
+			rspd_log__errno(RSP_LOG_WARN, "stopwatch %s: cannot read its counts",
+					w->v.name);
+			continue;
+		}
+		sec.unmatched += expired[i];
+		rsp_sw_total__merge(&w->total, &sec);
+		w->secs[w->head] = sec;
+		w->head = (w->head + 1) % SECONDS_KEPT;
+		if (w->nsecs < SECONDS_KEPT)
+			w->nsecs++;
+	}
+}
+
+static void *poll_main(void *arg)
+{
+	struct rspd_stopwatches *s = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&s->lock);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	while (!s->stopping) {
+		ts.tv_sec++;
+		while (!s->stopping && pthread_cond_timedwait(&s->wake, &s->lock, &ts) != ETIMEDOUT)
+			;
+		if (!s->stopping)
+			harvest(s);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The programs, loaded at the first add. Lock held. */
+static int load(struct rspd_stopwatches *s, struct rsp_buf *err)
+{
+	int ret;
+
+	if (s->skel)
+		return 0;
+	s->ncpus = libbpf_num_possible_cpus();
+	s->cpus = s->ncpus > 0 ? calloc((size_t)s->ncpus, sizeof(*s->cpus)) : NULL;
+	s->skel = s->cpus ? rsp_sw__open() : NULL;
+	if (!s->skel) {
+		rsp_buf__puts(err, "stopwatch add: out of memory loading the BPF programs");
+		return -ENOMEM;
+	}
+	bpf_map__set_max_entries(s->skel->maps.frames, s->threads);
+	bpf_map__set_max_entries(s->skel->maps.threads, s->threads);
+	bpf_map__set_max_entries(s->skel->maps.items, s->threads);
+	bpf_program__set_autoattach(s->skel->progs.sw_entry, false);
+	ret = rsp_sw__load(s->skel);
+	if (!ret) {
+		s->exit_link = bpf_program__attach(s->skel->progs.sw_exit);
+		s->switch_link =
+			s->exit_link ? bpf_program__attach(s->skel->progs.sw_switch) : NULL;
+		ret = s->switch_link ? 0 : -errno;
+	}
+	if (!ret)
+		ret = -pthread_create(&s->poller, NULL, poll_main, s);
+	if (ret) {
+		rsp_buf__printf(err,
+				"stopwatch add: rspd cannot load its stopwatch BPF programs: %s; "
+				"stopwatches need a kernel with BTF and BPF, and rspd run as "
+				"root (rspd's log has the verifier's words)",
+				strerror(-ret));
+		bpf_link__destroy(s->exit_link);
+		bpf_link__destroy(s->switch_link);
+		s->exit_link = s->switch_link = NULL;
+		rsp_sw__destroy(s->skel);
+		s->skel = NULL;
+		return ret;
+	}
+	s->poller_on = true;
+	return 0;
+}
+
+static struct sw *find(struct rspd_stopwatches *s, const char *name)
+{
+	for (int i = 0; i < RSP_SW_MAX; i++)
+		if (s->sw[i].used && !strcmp(s->sw[i].v.name, name))
+			return &s->sw[i];
+	return NULL;
+}
+
+static unsigned count(const struct rspd_stopwatches *s)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < RSP_SW_MAX; i++)
+		n += s->sw[i].used;
+	return n;
+}
+
+/*
+ * Delete the keyed pairs' items that started before @before (0: all of
+ * stopwatch @only's; @only RSP_SW_MAX: every stopwatch's), counting them
+ * per stopwatch into @expired (may be NULL).
+ */
+static void expire_items(struct rspd_stopwatches *s, unsigned only, uint64_t before,
+			 uint64_t *expired)
+{
+	int fd = bpf_map__fd(s->skel->maps.items);
+	struct rsp_sw_item k, next, *prev = NULL;
+	uint64_t t0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		bool drop = only < RSP_SW_MAX ? next.sw == only
+					      : !bpf_map_lookup_elem(fd, &next, &t0) && t0 < before;
+
+		if (drop && !bpf_map_delete_elem(fd, &next)) {
+			if (expired && next.sw < RSP_SW_MAX)
+				expired[next.sw]++;
+			prev = NULL; /* the walk restarts: deleting moved it */
+			continue;
+		}
+		k = next;
+		prev = &k;
+	}
+}
+
+/* Clear slot @i's counts and any thread entries left under its index. */
+static void clear_index(struct rspd_stopwatches *s, unsigned i)
+{
+	int fd = bpf_map__fd(s->skel->maps.frames);
+	struct rsp_sw_key k, next, *prev = NULL;
+	struct rsp_sw_total ignore = {0};
+
+	struct rsp_sw_pair nopair = {0};
+
+	read_slot(s, i * 2, &ignore, true);
+	read_slot(s, i * 2 + 1, &ignore, true);
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &nopair, BPF_ANY);
+	expire_items(s, i, 0, NULL);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (next.sw == i) {
+			bpf_map_delete_elem(fd, &next);
+			prev = NULL; /* the walk restarts: deleting moved it */
+			continue;
+		}
+		k = next;
+		prev = &k;
+	}
+}
+
+static int set_syscall_bit(struct rspd_stopwatches *s, int nr, unsigned i, bool on)
+{
+	int fd = bpf_map__fd(s->skel->maps.syscalls);
+	__u32 key = (__u32)nr;
+	__u64 mask = 0;
+
+	if (bpf_map_lookup_elem(fd, &key, &mask))
+		return -errno;
+	mask = on ? mask | (1ull << i) : mask & ~(1ull << i);
+	return bpf_map_update_elem(fd, &key, &mask, BPF_ANY) ? -errno : 0;
+}
+
+static int attach_syscall(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+			  const struct rsp_sw_target *t, struct rsp_buf *err)
+{
+	int nr = seccomp_syscall_resolve_name(t->symbol);
+
+	if (nr == __NR_SCMP_ERROR || nr < 0 || nr >= RSP_SW_NR_SYSCALLS) {
+		rsp_buf__printf(err,
+				"stopwatch add: '%s' is not a system call of this machine "
+				"(names as in man 2 syscalls, e.g. read, nanosleep, fsync)",
+				t->symbol);
+		return -ENOENT;
+	}
+	if (!s->sys_enter) {
+		s->sys_enter = bpf_program__attach(s->skel->progs.sw_sys_enter);
+		s->sys_exit = s->sys_enter ? bpf_program__attach(s->skel->progs.sw_sys_exit) : NULL;
+		if (!s->sys_exit) {
+			int ret = -errno;
+
+			bpf_link__destroy(s->sys_enter);
+			s->sys_enter = NULL;
+			rsp_buf__printf(err,
+					"stopwatch add: cannot attach to sys_enter/sys_exit: %s",
+					strerror(-ret));
+			return ret;
+		}
+	}
+	w->sys_nr = nr;
+	snprintf(w->v.where, sizeof(w->v.where), "system call %s (number %d)", t->symbol, nr);
+	return set_syscall_bit(s, nr, i, true);
+}
+
+static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+		       const struct rsp_sw_target *t, long pid, struct rsp_buf *err)
+{
+	struct rsp_uprobe_target ut;
+	char path[4096];
+	int ret;
+
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
+	if (strchr(t->object, '/'))
+		snprintf(path, sizeof(path), "%s", t->object);
+	else if (rsp_uprobe__loaded_path(t->object, path, sizeof(path))) {
+		rsp_buf__printf(err,
+				"stopwatch add: no such binary '%s': give a path, or the soname "
+				"of a library rspd has loaded (e.g. libc.so.6)",
+				t->object);
+		return -ENOENT;
+	}
+	if (access(path, F_OK)) {
+		rsp_buf__printf(err, "stopwatch add: no such binary '%s' (%s)", path,
+				strerror(errno));
+		return -ENOENT;
+	}
+	ret = rsp_uprobe__resolve(path, t->symbol, &ut, err);
+	if (ret == -ENOENT) {
+		rsp_buf__printf(err,
+				"stopwatch add: %s defines no function '%s' (nm -D or nm "
+				"lists its symbols)",
+				path, t->symbol);
+		return ret;
+	}
+	if (ret) {
+		if (!err->len)
+			rsp_buf__printf(err, "stopwatch add: cannot read %s", path);
+		return ret;
+	}
+	w->entry = bpf_program__attach_uprobe_opts(s->skel->progs.sw_entry, pid > 0 ? (int)pid : -1,
+						   path, ut.offset, &o);
+	o.retprobe = true;
+	w->ret = w->entry ? bpf_program__attach_uprobe_opts(s->skel->progs.sw_return,
+							    pid > 0 ? (int)pid : -1, path,
+							    ut.offset, &o)
+			  : NULL;
+	if (!w->ret) {
+		ret = -errno;
+		rsp_buf__printf(err, "stopwatch add: cannot place a uprobe on %s:%s: %s", path,
+				t->symbol, strerror(-ret));
+		return ret;
+	}
+	snprintf(w->v.where, sizeof(w->v.where), "%s:%s at file offset 0x%llx", path, t->symbol,
+		 (unsigned long long)ut.offset);
+	return 0;
+}
+
+/* Event "sys:name" of this kernel, its formats read with libtracefs. */
+struct tp {
+	char sys[64], name[128];
+	struct tep_handle *tep;
+	struct tep_event *ev;
+};
+
+static int tp_open(const char *spec, const char *opt, struct tp *t, struct rsp_buf *err)
+{
+	const char *colon = strchr(spec, ':');
+	const char *systems[2] = {t->sys, NULL};
+
+	memset(t, 0, sizeof(*t));
+	if (!colon || (size_t)(colon - spec) >= sizeof(t->sys) ||
+	    strlen(colon + 1) >= sizeof(t->name)) {
+		rsp_buf__printf(err, "stopwatch add: %s wants SYSTEM:EVENT, not '%s'", opt, spec);
+		return -EINVAL;
+	}
+	memcpy(t->sys, spec, (size_t)(colon - spec));
+	snprintf(t->name, sizeof(t->name), "%s", colon + 1);
+	t->tep = tracefs_local_events_system(NULL, systems);
+	t->ev = t->tep ? tep_find_event_by_name(t->tep, t->sys, t->name) : NULL;
+	if (!t->ev) {
+		rsp_buf__printf(err,
+				"stopwatch add: %s: no tracepoint %s:%s on this kernel (see %s "
+				"under /sys/kernel/tracing/events)",
+				opt, t->sys, t->name, t->sys);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void tp_close(struct tp *t)
+{
+	if (t->tep)
+		tep_free(t->tep);
+	t->tep = NULL;
+}
+
+/* Field @name of @t: a number of 1 to 8 bytes. */
+static int tp_field(const struct tp *t, const char *name, uint32_t *off, uint32_t *size,
+		    struct rsp_buf *err)
+{
+	struct tep_format_field *f = tep_find_field(t->ev, name);
+
+	if (!f) {
+		rsp_buf__printf(err,
+				"stopwatch add: %s:%s has no field '%s' (its fields are in "
+				"/sys/kernel/tracing/events/%s/%s/format)",
+				t->sys, t->name, name, t->sys, t->name);
+		return -ENOENT;
+	}
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)) ||
+	    f->size < 1 || f->size > 8) {
+		rsp_buf__printf(err,
+				"stopwatch add: field '%s' of %s:%s is not a number of 1 to 8 "
+				"bytes; a key field must be",
+				name, t->sys, t->name);
+		return -EINVAL;
+	}
+	*off = (uint32_t)f->offset;
+	*size = (uint32_t)f->size;
+	return 0;
+}
+
+/* --key FIELD[,FIELD] in both events, same sizes; --where FIELD=N of the start. */
+static int pair_fields(const struct tp *tp, const struct rsp_sw_request *r, struct rsp_sw_pair *p,
+		       struct rsp_buf *err)
+{
+	char keys[128], *save = NULL;
+	int ret;
+
+	snprintf(keys, sizeof(keys), "%s", r->key);
+	for (char *k = strtok_r(keys, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (p->nfields == 2) {
+			rsp_buf__puts(err, "stopwatch add: --key takes one or two fields");
+			return -EINVAL;
+		}
+		for (int side = 0; side < 2; side++) {
+			ret = tp_field(&tp[side], k, &p->off[side][p->nfields],
+				       &p->size[side][p->nfields], err);
+			if (ret)
+				return ret;
+		}
+		if (p->size[0][p->nfields] != p->size[1][p->nfields]) {
+			rsp_buf__printf(err,
+					"stopwatch add: key field '%s' has different sizes "
+					"in the two events",
+					k);
+			return -EINVAL;
+		}
+		p->nfields++;
+	}
+	if (!p->nfields) {
+		rsp_buf__puts(err, "stopwatch add: --key names no field");
+		return -EINVAL;
+	}
+	if (r->where) {
+		const char *eq = strchr(r->where, '=');
+		char name[64];
+		uint64_t v;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - r->where), r->where);
+		if (rsp_parse__u64(eq + 1, 0, UINT64_MAX, &v)) {
+			rsp_buf__printf(err, "stopwatch add: --where wants FIELD=NUMBER, not '%s'",
+					r->where);
+			return -EINVAL;
+		}
+		ret = tp_field(&tp[0], name, &p->where_off, &p->where_size, err);
+		if (ret)
+			return ret;
+		p->has_where = 1;
+		p->where_value = v;
+	}
+	return 0;
+}
+
+static int attach_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+		       const struct rsp_sw_request *r, struct rsp_buf *err)
+{
+	struct rsp_sw_pair p = {0};
+	struct tp tp[2];
+	int ret;
+
+	memset(tp, 0, sizeof(tp));
+	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
+	ret = tp_open(r->start, "--start", &tp[0], err);
+	if (!ret)
+		ret = tp_open(r->end, "--end", &tp[1], err);
+	if (!ret)
+		ret = pair_fields(tp, r, &p, err);
+	if (!ret && bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &p, BPF_ANY))
+		ret = -errno;
+	if (!ret) {
+		w->entry = bpf_program__attach_tracepoint_opts(s->skel->progs.sw_tp_start,
+							       tp[0].sys, tp[0].name, &o);
+		w->ret = w->entry ? bpf_program__attach_tracepoint_opts(s->skel->progs.sw_tp_end,
+									tp[1].sys, tp[1].name, &o)
+				  : NULL;
+		if (!w->ret) {
+			ret = -errno;
+			rsp_buf__printf(err, "stopwatch add: cannot attach to %s and %s: %s",
+					r->start, r->end, strerror(-ret));
+		}
+	}
+	if (!ret)
+		snprintf(w->v.where, sizeof(w->v.where),
+			 "%s -> %s by %s%s%s (offsets %u, %u in each record)", r->start, r->end,
+			 r->key, r->where ? " where " : "", r->where ? r->where : "", p.off[0][0],
+			 p.off[1][0]);
+	tp_close(&tp[0]);
+	tp_close(&tp[1]);
+	return ret;
+}
+
+static int set_filter(struct rspd_stopwatches *s, unsigned i, const struct rsp_sw_request *r)
+{
+	struct rsp_sw_filter f = {.active = 1, .tgid = r->pid > 0 ? (__u32)r->pid : 0};
+
+	if (r->comm)
+		snprintf(f.comm, sizeof(f.comm), "%s", r->comm);
+	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.filters), &i, &f, BPF_ANY) ? -errno
+											: 0;
+}
+
+static void describe_scope(struct sw *w, const struct rsp_sw_request *r)
+{
+	w->v.pid = r->pid > 0 ? r->pid : -1;
+	if (r->comm) {
+		w->v.by_comm = true;
+		snprintf(w->v.comm, sizeof(w->v.comm), "%s", r->comm);
+	} else if (r->pid > 0) {
+		char p[64];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "/proc/%ld/comm", r->pid);
+		f = fopen(p, "re");
+		if (f && fgets(w->v.comm, sizeof(w->v.comm), f))
+			w->v.comm[strcspn(w->v.comm, "\n")] = '\0';
+		if (f)
+			fclose(f);
+	}
+}
+
+static void remove_sw(struct rspd_stopwatches *s, struct sw *w)
+{
+	unsigned i = (unsigned)(w - s->sw);
+	struct rsp_sw_filter off = {0};
+
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.filters), &i, &off, BPF_ANY);
+	if (w->sys_nr >= 0)
+		set_syscall_bit(s, w->sys_nr, i, false);
+	sw_free(w);
+	clear_index(s, i);
+}
+
+static int check_add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, char *name,
+		     struct rsp_buf *err)
+{
+	if (count(s) >= s->max) {
+		rsp_buf__printf(err,
+				"stopwatch add: %u stopwatches are running, the most rspd's "
+				"--stopwatch-max allows; remove one (rspctl stopwatch rm NAME) "
+				"or raise stopwatch-max in rspd's configuration",
+				s->max);
+		return -ENOSPC;
+	}
+	if (r->name)
+		snprintf(name, RSP_SW_NAME_LEN, "%s", r->name);
+	else
+		do
+			snprintf(name, RSP_SW_NAME_LEN, "sw%u", ++s->next_id);
+		while (find(s, name));
+	if (find(s, name)) {
+		rsp_buf__printf(err,
+				"stopwatch add: a stopwatch named '%s' exists; give another "
+				"--name or remove it first",
+				name);
+		return -EEXIST;
+	}
+	if (r->pid > 0 && kill((pid_t)r->pid, 0) && errno == ESRCH) {
+		rsp_buf__printf(err, "stopwatch add: no process %ld", r->pid);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struct rsp_buf *out,
+	       struct rsp_buf *err)
+{
+	struct rsp_sw_target t;
+	char name[RSP_SW_NAME_LEN];
+	unsigned i;
+	struct sw *w;
+	int ret;
+
+	if (!r->start && rsp_sw_target__parse(r->spec, &t, err))
+		return -EINVAL;
+	ret = check_add(s, r, name, err);
+	if (ret || (ret = load(s, err)))
+		return ret;
+	/*
+	 * Round robin: a removed stopwatch's index is reused last, so that a
+	 * program that was still running when it was removed has long finished.
+	 */
+	for (unsigned k = 0; k < RSP_SW_MAX; k++) {
+		i = (s->next_slot + k) % RSP_SW_MAX;
+		if (!s->sw[i].used)
+			break;
+	}
+	s->next_slot = (i + 1) % RSP_SW_MAX;
+	w = &s->sw[i];
+	memset(w, 0, sizeof(*w));
+	w->sys_nr = -1;
+	w->secs = calloc(SECONDS_KEPT, sizeof(*w->secs));
+	if (!w->secs) {
+		rsp_buf__puts(err, "stopwatch add: rspd is out of memory");
+		return -ENOMEM;
+	}
+	clear_index(s, i);
+	ret = set_filter(s, i, r);
+	if (!ret)
+		ret = r->start			 ? attach_pair(s, w, i, r, err)
+		      : t.kind == RSP_SW_SYSCALL ? attach_syscall(s, w, i, &t, err)
+						 : attach_func(s, w, i, &t, r->pid, err);
+	if (ret) {
+		if (!err->len)
+			rsp_buf__printf(err, "stopwatch add: %s", strerror(-ret));
+		w->used = true;
+		remove_sw(s, w);
+		return ret;
+	}
+	w->used = true;
+	snprintf(w->v.name, sizeof(w->v.name), "%s", name);
+	if (r->start)
+		snprintf(w->v.spec, sizeof(w->v.spec), "%s -> %s by %s", r->start, r->end, r->key);
+	else
+		snprintf(w->v.spec, sizeof(w->v.spec), "%s", r->spec);
+	describe_scope(w, r);
+	w->v.added_ns = rspd_clock__now_ns();
+	rspd_log__write(RSP_LOG_INFO, "stopwatch %s added: %s", name, w->v.where);
+	if (r->json)
+		rsp_buf__printf(out, "{\"added\": \"%s\"}\n", name);
+	else
+		rsp_buf__printf(out, "stopwatch %s: %s\n", name, w->v.where);
+	return out->error;
+}
+
+/* @w's view now: the total since added, or its last @last_ns, plus the live slot. */
+static void view_of(struct rspd_stopwatches *s, struct sw *w, uint64_t last_ns,
+		    struct rsp_sw_view *v)
+{
+	unsigned i = (unsigned)(w - s->sw), secs;
+	uint64_t now = rspd_clock__now_ns();
+
+	*v = w->v;
+	memset(&v->total, 0, sizeof(v->total));
+	v->span_ns = now - w->v.added_ns;
+	if (!last_ns) {
+		v->total = w->total;
+		v->since_added = true;
+	} else {
+		secs = (unsigned)((last_ns + 999999999ull) / 1000000000ull);
+		if (secs > w->nsecs) {
+			/* all its life, unless more has been forgotten */
+			v->clipped = w->nsecs == SECONDS_KEPT;
+			v->since_added = !v->clipped;
+			secs = w->nsecs;
+		} else {
+			v->span_ns = last_ns;
+		}
+		for (unsigned k = 1; k <= secs; k++)
+			rsp_sw_total__merge(&v->total,
+					    &w->secs[(w->head + SECONDS_KEPT - k) % SECONDS_KEPT]);
+	}
+	read_slot(s, i * 2 + (s->skel->bss->epoch & 1), &v->total, false);
+}
+
+static int list_or_show(struct rspd_stopwatches *s, const struct rsp_sw_request *r,
+			struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct rsp_sw_view *v = calloc(RSP_SW_MAX, sizeof(*v));
+	size_t n = 0;
+	int ret;
+
+	if (!v) {
+		rsp_buf__puts(err, "stopwatch: rspd is out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < RSP_SW_MAX; i++) {
+		struct sw *w = &s->sw[i];
+
+		if (!w->used || (r->op == RSP_SW_SHOW && r->name && strcmp(r->name, w->v.name)))
+			continue;
+		view_of(s, w, r->op == RSP_SW_SHOW ? r->last_ns : 0, &v[n++]);
+	}
+	if (r->op == RSP_SW_SHOW && r->name && !n) {
+		rsp_buf__printf(err,
+				"stopwatch show: no stopwatch named '%s' (rspctl stopwatch list)",
+				r->name);
+		free(v);
+		return -ENOENT;
+	}
+	ret = r->op == RSP_SW_LIST ? rsp_sw__render_list(v, n, s->max, r->json, out)
+				   : rsp_sw__render_show(v, n, r->json, out);
+	free(v);
+	return ret;
+}
+
+static int rm(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struct rsp_buf *out,
+	      struct rsp_buf *err)
+{
+	struct sw *w = find(s, r->name);
+
+	if (!w) {
+		rsp_buf__printf(err,
+				"stopwatch rm: no stopwatch named '%s' (rspctl stopwatch list)",
+				r->name);
+		return -ENOENT;
+	}
+	remove_sw(s, w);
+	rspd_log__write(RSP_LOG_INFO, "stopwatch %s removed", r->name);
+	if (r->json)
+		rsp_buf__printf(out, "{\"removed\": \"%s\"}\n", r->name);
+	else
+		rsp_buf__printf(out, "stopwatch %s removed\n", r->name);
+	return out->error;
+}
+
+int rspd_stopwatches__request(struct rspd_stopwatches *s, const struct rsp_sw_request *r,
+			      bool admin, struct rsp_buf *out, struct rsp_buf *err)
+{
+	int ret;
+
+	if (!admin) {
+		rsp_buf__puts(err, "stopwatch: only root and members of rspd's admin group may use "
+				   "stopwatches: a probe times every process's calls");
+		return -EACCES;
+	}
+	pthread_mutex_lock(&s->lock);
+	switch (r->op) {
+	case RSP_SW_ADD:
+		ret = add(s, r, out, err);
+		break;
+	case RSP_SW_RM:
+		ret = rm(s, r, out, err);
+		break;
+	default:
+		if (!s->skel && r->op == RSP_SW_SHOW && r->name) {
+			rsp_buf__printf(err, "stopwatch show: no stopwatch named '%s'", r->name);
+			ret = -ENOENT;
+		} else if (!s->skel) {
+			ret = r->op == RSP_SW_LIST
+				      ? rsp_sw__render_list(NULL, 0, s->max, r->json, out)
+				      : rsp_sw__render_show(NULL, 0, r->json, out);
+		} else {
+			ret = list_or_show(s, r, out, err);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Known answers for `rspctl stopwatch` (tests/e2e/test_stopwatch*.py):
+ *
+ *   stopwatch_work work THREADS CALLS  each thread calls work() CALLS times:
+ *                                      2 ms asleep, then ~1 ms of CPU
+ *   stopwatch_work recurse K           rec(5) K times: rec() is entered 5K times
+ *   stopwatch_work longjmp N M         jumper() leaves by longjmp N times,
+ *                                      then returns normally M times
+ *   stopwatch_work nanosleep N         N nanosleep(1 ms) system calls (not
+ *                                      clock_nanosleep, which glibc uses)
+ *   stopwatch_work loop N              tiny() N times, and getppid N times
+ *                                      (bench/stopwatch.py: cost per call)
+ *
+ * Prints one JSON line: what it did, and work()'s own mean duration as
+ * the program measured it around each call.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "wl.h"
+
+/* The probed functions: global, so that their symbols are plain to find. */
+void work(void);
+int rec(int depth);
+void jumper(int jump);
+void tiny(void);
+
+static jmp_buf env;
+static volatile int sink;
+
+__attribute__((noinline)) void work(void)
+{
+	struct timespec ts = {0, 2000000};
+
+	nanosleep(&ts, NULL);
+	wl_spin_ns(1000000);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) int rec(int depth)
+{
+	int r = depth > 1 ? rec(depth - 1) : 0;
+
+	__asm__ volatile("" ::: "memory");
+	return r + 1; /* work after the call: no tail call */
+}
+
+__attribute__((noinline)) void jumper(int jump)
+{
+	if (jump)
+		longjmp(env, 1);
+	sink++;
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void tiny(void)
+{
+	sink++;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* ns per call of tiny(), then of the getppid system call. */
+static int do_loop(int n)
+{
+	uint64_t t0 = wl_now(), t1, t2;
+
+	for (int i = 0; i < n; i++)
+		tiny();
+	t1 = wl_now();
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	t2 = wl_now();
+	printf("{\"calls\": %d, \"tiny_ns\": %.1f, \"getppid_ns\": %.1f}\n", n,
+	       (double)(t1 - t0) / n, (double)(t2 - t1) / n);
+	return 0;
+}
+
+struct arg {
+	int calls;
+	uint64_t total;
+};
+
+static void *work_thread(void *p)
+{
+	struct arg *a = p;
+
+	for (int i = 0; i < a->calls; i++) {
+		uint64_t t0 = wl_now();
+
+		work();
+		a->total += wl_now() - t0;
+	}
+	return NULL;
+}
+
+static int do_work(int threads, int calls)
+{
+	struct arg *a = calloc((size_t)threads, sizeof(*a));
+	pthread_t *t = calloc((size_t)threads, sizeof(*t));
+	uint64_t total = 0;
+
+	if (!a || !t)
+		return 1;
+	for (int i = 0; i < threads; i++) {
+		a[i].calls = calls;
+		if (pthread_create(&t[i], NULL, work_thread, &a[i]))
+			return 1;
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		total += a[i].total;
+	}
+	printf("{\"calls\": %d, \"mean_ns\": %.0f}\n", threads * calls,
+	       (double)total / (threads * calls));
+	free(a);
+	free(t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int n = argc > 2 ? atoi(argv[2]) : 0, m = argc > 3 ? atoi(argv[3]) : 0;
+
+	if (!strcmp(mode, "work") && argc == 4)
+		return do_work(n, m);
+	if (!strcmp(mode, "recurse") && argc == 3) {
+		for (int i = 0; i < n; i++)
+			sink += rec(5);
+		printf("{\"entries\": %d}\n", 5 * n);
+		return 0;
+	}
+	if (!strcmp(mode, "longjmp") && argc == 4) {
+		volatile int jumps = 0;
+
+		if (setjmp(env))
+			jumps++;
+		if (jumps < n)
+			jumper(1);
+		for (int i = 0; i < m; i++)
+			jumper(0);
+		printf("{\"jumps\": %d, \"returns\": %d}\n", (int)jumps, m);
+		return 0;
+	}
+	if (!strcmp(mode, "loop") && argc == 3)
+		return do_loop(n);
+	if (!strcmp(mode, "nanosleep") && argc == 3) {
+		struct timespec ts = {0, 1000000};
+
+		for (int i = 0; i < n; i++)
+			syscall(SYS_nanosleep, &ts, NULL);
+		printf("{\"nanosleeps\": %d}\n", n);
+		return 0;
+	}
+	fprintf(stderr, "usage: stopwatch_work work THREADS CALLS | recurse K | longjmp N M | "
+			"nanosleep N | loop N\n");
+	return 2;
+}
