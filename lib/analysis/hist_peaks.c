@@ -226,12 +226,22 @@ int rsp_hist__peaks(const uint64_t *buckets, unsigned r, const struct rsp_hist_p
 
 double rsp_hist_profile__stddev(const struct rsp_hist_profile *p)
 {
-	double n = (double)p->count, mean, var;
+	double n = (double)p->count, mean, var, sd;
 
 	if (p->count < 2)
 		return 0;
 	mean = (double)p->sum / n;
 	var = p->sumsq / n - mean * mean;
 	/* rounding can take an all-equal profile a hair under zero */
-	return var > 0 ? sqrt(var) : 0;
+	sd = var > 0 ? sqrt(var) : 0;
+	/*
+	 * A standard deviation is never more than half the spread; rounding
+	 * takes it past that when the latencies are large and close (two
+	 * clock_nanosleep()s of a second, 3 ns apart: the sum of squares,
+	 * 2e18, has a unit of 256 and the variance is 2.25), and a baseline
+	 * saved with it did not load back.
+	 */
+	if (p->max >= p->min && sd > (double)(p->max - p->min) / 2)
+		sd = (double)(p->max - p->min) / 2;
+	return sd;
 }

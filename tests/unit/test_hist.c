@@ -931,6 +931,39 @@ static void test_stddev(void **state)
 	rsp_hist_store__delete(st);
 }
 
+/*
+ * Two latencies of about a second, 3 ns apart: the sum of squares (2e18)
+ * leaves the variance (2.25) to rounding, which gave a stddev of 11 ns,
+ * more than the spread; a baseline saved from it did not load back (seen
+ * with clock_nanosleep's syscall profile). A stddev is at most half the
+ * spread, and the JSON round trip loads.
+ */
+static void test_stddev_rounding(void **state)
+{
+	struct rsp_hist_store *st = store(1, 16, 10, 16, 1);
+	struct rsp_buf json = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct rsp_hist_who w = {.tgid = 7, .tid = 7, .comm = "x", .comm_len = 1};
+	const struct rsp_hist_profile *p;
+	struct rsp_hist_set *set, *back;
+
+	(void)state;
+	rsp_hist_shard__add(rsp_hist_store__shard(st, 0), OP_LOCK, 0, 1000000011ull, &w);
+	rsp_hist_shard__add(rsp_hist_store__shard(st, 0), OP_LOCK, 0, 1000000014ull, &w);
+	set = collect(st, 1u << RSP_HSUBJ_SYSTEM, true, 0, 5 * S);
+	p = find(set, RSP_HSUBJ_SYSTEM, 0, "offcpu:lock");
+	assert_non_null(p);
+	assert_true(rsp_hist_profile__stddev(p) <= 1.5);
+	assert_int_equal(rsp_hist_set__render_json(set, 0, &json), 0);
+	assert_int_equal(rsp_hist_set__load_json(json.data, json.len, "x", &back, &err), 0);
+	p = find(back, RSP_HSUBJ_SYSTEM, 0, "offcpu:lock");
+	assert_true(rsp_hist_profile__stddev(p) <= 1.5);
+	rsp_hist_set__delete(set);
+	rsp_hist_set__delete(back);
+	rsp_buf__exit(&json);
+	rsp_buf__exit(&err);
+	rsp_hist_store__delete(st);
+}
+
 static void test_baseline_roundtrip(void **state)
 {
 	roundtrip(1);
@@ -1139,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_three_phase_by_subject),
 		cmocka_unit_test(test_fold_and_sort),
 		cmocka_unit_test(test_stddev),
+		cmocka_unit_test(test_stddev_rounding),
 		cmocka_unit_test(test_baseline_roundtrip),
 		cmocka_unit_test(test_baseline_corrupt),
 		cmocka_unit_test(test_render),
