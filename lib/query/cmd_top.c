@@ -446,7 +446,9 @@ static json_t *json_comms(const struct top_ctx *c, unsigned limit)
 
 		if (m->hidden)
 			json_object_set_new(o, "other_user", json_true());
-		json_object_set_new(o, "comm", m->comm ? json_string(m->comm) : json_null());
+		else
+			json_object_set_new(o, "comm",
+					    m->comm ? json_string(m->comm) : json_null());
 		json_array_append_new(arr, o);
 	}
 	return arr;
