@@ -53,7 +53,11 @@ def heavy(d, pid):
     answered = 0
     for q in queries:
         rc, _, err = d.ctl(*q, check_rc=False)
-        if rc != 0 and "--query-memory 64M" not in err:
+        # (on the BPF backend, rspd's own threads can be without a record in
+        # a 16 MiB window the load fills: an answer in one sentence, not a
+        # memory failure)
+        if rc != 0 and "--query-memory 64M" not in err and \
+                "did nothing in the time asked for" not in err:
             t.fail("rspctl %s failed otherwise than by the budget: %s" % (" ".join(q), err))
         answered += rc == 0
     return answered
