@@ -56,28 +56,38 @@ try:
                (PORT, open(os.path.join(top, "log")).read()[-2000:]))
     with t.Rspd() as d, t.Background(top) as bg:
         d.settle(1)
-        t0 = time.time()
-        from_s = t.now_s() - 0.2
-        bench = subprocess.Popen(["redis-benchmark", "-p", str(PORT), "-t", "set", "-n",
-                                  str(REQUESTS), "-c", "1", "-q"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out, errs = bench.communicate(timeout=240)
-        elapsed = time.time() - t0
-        if bench.returncode:
-            t.fail("redis-benchmark: " + errs)
-        print("   redis-benchmark: %s (%.1f s); server %d, client %d" %
-              (out.strip().splitlines()[-1] if out.strip() else "?", elapsed, server.pid,
-               bench.pid))
-        d.settle()
-        # One fixed range for every question: under the sanitizers each
-        # query takes seconds, and a --last taken before them slides off
-        # the client's run by the time the last is asked.
-        rng = ["--from", "%.6f" % from_s, "--to", "%.6f" % (t.now_s())]
+        # Two attempts at most: in one fresh-clone CI run of ~20 release runs
+        # the knot was missed once (not reproduced since); a miss prints the
+        # heaviest edges, and the second run must find it.
+        for attempt in (1, 2):
+            t0 = time.time()
+            from_s = t.now_s() - 0.2
+            bench = subprocess.Popen(["redis-benchmark", "-p", str(PORT), "-t", "set", "-n",
+                                      str(REQUESTS), "-c", "1", "-q"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            out, errs = bench.communicate(timeout=240)
+            elapsed = time.time() - t0
+            if bench.returncode:
+                t.fail("redis-benchmark: " + errs)
+            print("   redis-benchmark: %s (%.1f s); server %d, client %d" %
+                  (out.strip().splitlines()[-1] if out.strip() else "?", elapsed, server.pid,
+                   bench.pid))
+            d.settle()
+            # One fixed range for every question: under the sanitizers each
+            # query takes seconds, and a --last taken before them slides off
+            # the client's run by the time the last is asked.
+            rng = ["--from", "%.6f" % from_s, "--to", "%.6f" % (t.now_s())]
 
-        # The wait-for graph of the server: the knot {main thread, its disk}
-        g = d.json("graph", "--pid", str(server.pid), *rng)
-        gt.show(g)
-        k = gt.knot_of(g, server.pid)
+            # The wait-for graph of the server: the knot {main thread, its disk}
+            g = d.json("graph", "--pid", str(server.pid), *rng)
+            gt.show(g)
+            k = gt.knot_of(g, server.pid)
+            if k is not None:
+                break
+            print("   attempt %d: no knot holds redis-server; its heaviest edges:" % attempt)
+            for e in sorted(g["edges"], key=lambda e: -e["weight_s"])[:12]:
+                print("      %s -> %s: %.4f s (direct %.4f, %d waits)" %
+                      (e["from"], e["to"], e["weight_s"], e["direct_s"], e["count"]))
         t.check(k is not None and not k["background"],
                 "redis-server's main thread is in a knot")
         disks = [v for v in k["vertices"] if v["kind"] == "disk"]
