@@ -60,8 +60,19 @@ def check_top(d, plain, admin, level, dd):
     # Names of processes only: the user's dd and cat were this python before
     # their exec, and a sample there names python's objects (ownership is
     # read at query time: the known gap in rsp/query.h).
-    t.check('"comm": "python' not in raw and '"comm": "rspd"' not in raw,
-            "top at paranoid %d: no other user's process name" % level)
+    # The breakdowns by thread and by command also name what the user's own
+    # processes were called before their exec (python3): a name is a leak
+    # when its row is another user's, by the row's pid as /proc says now.
+    def owner(pid):
+        try:
+            return os.stat("/proc/%d" % pid).st_uid
+        except OSError:
+            return None
+    rows = [r for key in ("processes", "threads") for r in ans.get(key, [])]
+    leaked = [r for r in rows if r.get("comm") and owner(r["pid"]) not in (None, plain.uid)]
+    leaked += [r for r in ans.get("comms", []) if r.get("other_user") and r.get("comm")]
+    t.check('"comm": "rspd"' not in raw and not leaked,
+            "top at paranoid %d: no other user's process name (%s)" % (level, leaked[:3]))
     t.check(all("comm" not in p for p in others),
             "top at paranoid %d: other users' processes have no name" % level)
     if level <= 0:
