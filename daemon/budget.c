@@ -35,13 +35,68 @@ static uint64_t bpf_ns(struct rspd_budget *b)
 	uint64_t ns = 0, runs;
 
 #ifdef RSP_HAVE_BPF
-	if (b->bpf && b->stats_fd >= 0 && rsp_bpfcap__run_time(b->bpf, &ns, &runs))
+	if (b->bpf && rsp_bpfcap__run_time(b->bpf, &ns, &runs))
 		ns = 0;
 #else
 	(void)b;
 	(void)runs;
 #endif
 	return ns;
+}
+
+/*
+ * The BPF programs' run time, sampled: the kernel counts it only while
+ * somebody holds BPF_STATS_RUN_TIME, and counting costs two clock reads
+ * around every program run, so rspd holds it for SAMPLE_NS of each
+ * SAMPLE_EVERY_NS (at the next flush after; a flush interval longer than
+ * that makes the sample as long as the interval) and takes the share of the
+ * sample for the share of the second.
+ */
+#define SAMPLE_NS	100000000ull
+#define SAMPLE_EVERY_NS 1000000000ull
+
+static void sample(struct rspd_budget *b, uint64_t now_ns)
+{
+#ifdef RSP_HAVE_BPF
+	uint64_t ns;
+
+	if (!b->bpf || b->stats_refused)
+		return;
+	if (b->stats_fd < 0) {
+		if (now_ns < b->next_sample_ns)
+			return;
+		b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (b->stats_fd < 0) {
+			b->stats_refused = true;
+			pthread_mutex_lock(&b->lock);
+			snprintf(b->st.note, sizeof(b->st.note),
+				 "enforced on rspd's CPU time only: the kernel refused BPF "
+				 "run-time statistics (%s)",
+				 strerror(errno));
+			pthread_mutex_unlock(&b->lock);
+			rspd_log__write(RSP_LOG_WARN, "overhead budget: %s", b->st.note);
+			return;
+		}
+		b->sample_from_ns = now_ns;
+		b->sample_bpf_ns = bpf_ns(b);
+		b->next_sample_ns = now_ns + SAMPLE_EVERY_NS;
+		return;
+	}
+	if (now_ns - b->sample_from_ns < SAMPLE_NS)
+		return;
+	ns = bpf_ns(b);
+	close(b->stats_fd);
+	b->stats_fd = -1;
+	pthread_mutex_lock(&b->lock);
+	b->st.bpf_pct = ns < b->sample_bpf_ns ? 0
+					      : 100.0 * (double)(ns - b->sample_bpf_ns) /
+							(double)(now_ns - b->sample_from_ns);
+	pthread_mutex_unlock(&b->lock);
+	b->bpf_fresh = true;
+#else
+	(void)b;
+	(void)now_ns;
+#endif
 }
 
 void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf, uint64_t now_ns)
@@ -53,6 +108,7 @@ void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf
 	b->st.budget_pct = pct;
 	b->st.since_ns = now_ns;
 	b->bpf = bpf;
+	b->bpf_fresh = !bpf;
 	if (pct <= 0) {
 		snprintf(b->st.note, sizeof(b->st.note), "off (--overhead-budget 0)");
 		b->bpf = NULL;
@@ -60,24 +116,11 @@ void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf
 		snprintf(b->st.note, sizeof(b->st.note),
 			 "measured, not enforced: the perf backend cannot be degraded at run time");
 	}
-#ifdef RSP_HAVE_BPF
-	if (b->bpf) {
-		b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		if (b->stats_fd < 0) {
-			snprintf(
-				b->st.note, sizeof(b->st.note),
-				"enforced on rspd's CPU time only: the kernel refused BPF run-time "
-				"statistics (%s)",
-				strerror(errno));
-			rspd_log__write(RSP_LOG_WARN, "overhead budget: %s", b->st.note);
-		}
-	}
-#endif
 	b->st.enabled = b->bpf != NULL;
 	b->hold = HOLD_S + 1; /* the first seconds measure rspd's own start */
 	b->last_ns = now_ns;
 	b->last_cpu_ns = self_cpu_ns();
-	b->last_bpf_ns = bpf_ns(b);
+	b->next_sample_ns = now_ns;
 }
 
 static void tick(struct rspd_budget *b, uint64_t now_ns);
@@ -111,12 +154,14 @@ static void change(struct rspd_budget *b, unsigned to, uint64_t now_ns)
 	st->since_ns = now_ns;
 	b->over = b->under = 0;
 	b->hold = HOLD_S;
+	b->bpf_fresh = !b->bpf || b->stats_refused; /* wait for a sample at the new level */
 }
 
 void rspd_budget__tick(struct rspd_budget *b, uint64_t now_ns)
 {
 	if (!b->inited)
 		return;
+	sample(b, now_ns);
 	tick(b, now_ns);
 }
 
@@ -133,24 +178,22 @@ void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out)
 
 static void tick(struct rspd_budget *b, uint64_t now_ns)
 {
-	uint64_t cpu = self_cpu_ns(), bns = bpf_ns(b), dt = now_ns - b->last_ns;
-	double cost, rspd, prog;
+	uint64_t cpu, dt = now_ns - b->last_ns;
+	double cost, rspd;
 
-	if (now_ns <= b->last_ns || dt < 500000000ull)
+	if (now_ns <= b->last_ns || dt < 1000000000ull)
 		return;
+	cpu = self_cpu_ns();
 	rspd = 100.0 * (double)(cpu - b->last_cpu_ns) / (double)dt;
-	prog = 100.0 * (double)(bns - b->last_bpf_ns) / (double)dt;
-	cost = rspd + prog;
 	b->last_ns = now_ns;
 	b->last_cpu_ns = cpu;
-	b->last_bpf_ns = bns;
 	pthread_mutex_lock(&b->lock);
+	cost = rspd + b->st.bpf_pct;
 	b->st.cost_pct = cost;
 	b->st.rspd_pct = rspd;
-	b->st.bpf_pct = prog;
 	if (cost > b->st.cost_max_pct)
 		b->st.cost_max_pct = cost;
-	if (b->st.enabled) {
+	if (b->st.enabled && b->bpf_fresh) {
 		if (b->hold) {
 			b->hold--;
 		} else if (cost > b->st.budget_pct) {

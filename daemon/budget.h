@@ -7,7 +7,11 @@
  * budget"). Once a second rspd adds what capture cost over it: its own CPU
  * time (all its threads: drain, histograms, queries) and the BPF programs'
  * run time, which the kernel counts while rspd holds BPF_STATS_RUN_TIME
- * enabled; as a share of one CPU. Over the budget for OVER_S seconds in a
+ * enabled; as a share of one CPU. The run time is sampled: the statistics
+ * are on for SAMPLE_NS of each second only, because they are not free
+ * (two clock reads around every program run: ~130 ns per run on the
+ * project's VM, 40% of what the syscall family costs a system call), and
+ * the share of the sample stands for the second. Over the budget for OVER_S seconds in a
  * row, the BPF programs degrade one level (enum rsp_degrade: fewer stack
  * checks, no waker stacks, stacks on some sleeps, no stacks); under half
  * of it for UNDER_S seconds, they recover one. Every change is logged and
@@ -27,8 +31,12 @@ struct rspd_budget {
 	pthread_mutex_t lock; /* st: the server thread reads it */
 	struct rsp_budget_status st;
 	struct rsp_bpfcap *bpf; /* NULL: measured only */
-	int stats_fd;		/* BPF_STATS_RUN_TIME held enabled, -1 if refused */
-	uint64_t last_ns, last_cpu_ns, last_bpf_ns;
+	int stats_fd;		/* BPF_STATS_RUN_TIME enabled while sampling, else -1 */
+	bool stats_refused;	/* the kernel said no: rspd's CPU time only */
+	uint64_t sample_from_ns, sample_bpf_ns; /* the sample under way: its start */
+	uint64_t next_sample_ns;		/* when the next one starts */
+	bool bpf_fresh; /* bpf_pct was sampled after the last change of level */
+	uint64_t last_ns, last_cpu_ns;
 	unsigned over, under; /* seconds in a row over, under half */
 	unsigned hold;	      /* seconds to wait after a change before the next */
 };
@@ -38,7 +46,10 @@ struct rspd_budget {
  * degrade, NULL under the perf backend (measured, not enforced).
  */
 void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf, uint64_t now_ns);
-/** rspd_budget__tick() - once a second or so: measure, and degrade or recover. */
+/**
+ * rspd_budget__tick() - at every flush of the rings: start or end a sample
+ * of the BPF run time; once a second, measure, and degrade or recover.
+ */
 void rspd_budget__tick(struct rspd_budget *b, uint64_t now_ns);
 /** rspd_budget__status() - a copy for status (another thread). */
 void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out);

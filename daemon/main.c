@@ -406,9 +406,9 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 		check_silent(d, now);
 		rsp_drain__rates(&d->drain, (double)(now - *last_rates) / 1e9);
 		rsp_drain__refresh(&d->drain, now);
-		rspd_budget__tick(&d->budget, now);
 		*last_rates = now;
 	}
+	rspd_budget__tick(&d->budget, now); /* samples the BPF run time between seconds */
 }
 
 static void on_house(struct rspd *d, struct loop_fds *f, uint64_t *last_status)
