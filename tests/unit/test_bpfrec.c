@@ -10,7 +10,9 @@
  * as a dump holds them (raw data of bpf-output samples). Also: each compact
  * record decodes as its event with the tracepoint's fields (golden values),
  * malformed ones are refused, and a stack never sent is counted, not
- * invented.
+ * invented; a stack check (SWITCH_CHECK) whose cached kernel stack gives
+ * another sleep reason than the walked one marks the sleep REASON_DIFFERS,
+ * one that differs only in frames STACK_DIFFERS alone.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -25,6 +27,7 @@
 #include <rsp/timeline.h>
 #include <rsp/tp.h>
 #include "internal/schema.h"
+#include "kallsyms_fake.h"
 #include "support/synth.h"
 #include "tracepoints/bpf_records.h"
 
@@ -358,6 +361,95 @@ static void test_missing_stack(void **state)
 	free(r);
 }
 
+/*
+ * A check: the cache had a kernel stack in anon_pipe_read (reason: pipe),
+ * the walk found tcp_recvmsg (network): the sleep keeps the walked stack
+ * and reason, and is flagged CHECKED | DIFFERS | REASON_DIFFERS. A second
+ * check whose cached stack differs in a frame but not in reason (another
+ * pipe stack) is CHECKED | DIFFERS without REASON_DIFFERS; a third that
+ * agrees is CHECKED only.
+ */
+static void check_sw(struct synth *s, int ev, uint64_t t, uint64_t kh, uint64_t kc)
+{
+	struct rsp_brec_switch_check r = {
+		.ss = {.sw = {.next_tid = 0, .prev_state = 1, .prev_prio = 120, .next_prio = 120},
+		       .kstack = kh},
+		.kcached = kc};
+
+	hdr(&r.ss.sw.h, RSP_BREC_SWITCH_CHECK, sizeof(r));
+	put(s, ev, 0, t, A, &r, sizeof(r));
+}
+
+static void test_reason_differs(void **state)
+{
+	static const uint64_t tcp[] = {K_SCHEDULE + 8, K_TCP_RECV + 8, K_KSYS_READ + 8},
+			      pipe1[] = {K_SCHEDULE + 8, K_PIPE_READ + 8, K_KSYS_READ + 8},
+			      pipe2[] = {K_SCHEDULE + 16, K_PIPE_READ + 16, K_KSYS_READ + 8};
+	struct rsp_ksyms *ks;
+	struct rsp_timeline_ops ops = {.segment = on_seg, .link = on_link};
+	struct rsp_timeline *tl;
+	struct seen *r = calloc(1, sizeof(*r));
+	struct synth s;
+	struct rsp_buf err = RSP_BUF_INIT;
+	unsigned flags[3], n = 0;
+	uint8_t reasons[3];
+	int ev;
+
+	(void)state;
+	assert_non_null(r);
+	ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
+	rsp_buf__exit(&err);
+	assert_non_null(ks);
+	as_window = true;
+	synth__init(&s);
+	ev = bpf_evsel(&s);
+	comm(&s, ev, 0, 999, A, "app");
+	bswitch(&s, ev, 0, 1000, 0, 0, A, 0, 0);
+	stack(&s, ev, 0, 1100, A, 0x10, RSP_BSTACK_KERNEL, tcp, 3);
+	stack(&s, ev, 0, 1100, A, 0x20, RSP_BSTACK_KERNEL, pipe1, 3);
+	stack(&s, ev, 0, 1100, A, 0x30, RSP_BSTACK_KERNEL, pipe2, 3);
+	check_sw(&s, ev, 2000, 0x10, 0x20); /* walked: network; cached: pipe */
+	bswitch(&s, ev, 0, 3000, 0, 0, A, 0, 0);
+	check_sw(&s, ev, 4000, 0x30, 0x20); /* another pipe stack: same reason */
+	bswitch(&s, ev, 0, 5000, 0, 0, A, 0, 0);
+	check_sw(&s, ev, 6000, 0x20, 0x20); /* agrees */
+	bswitch(&s, ev, 0, 7000, 0, 0, A, 0, 0);
+
+	tl = rsp_timeline__new(s.schema, &ops, r);
+	assert_non_null(tl);
+	assert_int_equal(rsp_timeline__set_ksyms(tl, ks), 0);
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < s.n; i++) {
+		struct rsp_wentry e = synth__entry(&s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	rsp_timeline__finish(tl, 10000);
+	rsp_timeline__delete(tl);
+	for (size_t i = 0; i < r->nsegs; i++)
+		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP) {
+			assert_true(n < 3);
+			flags[n] = r->segs[i].flags;
+			reasons[n++] = r->segs[i].reason;
+		}
+	assert_int_equal(n, 3);
+	assert_int_equal(reasons[0], RSP_SR_NETWORK); /* the walked stack's, not the cache's */
+	assert_int_equal(reasons[1], RSP_SR_PIPE);
+	assert_int_equal(reasons[2], RSP_SR_PIPE);
+	assert_int_equal(flags[0] & (RSP_SEGF_STACK_CHECKED | RSP_SEGF_STACK_DIFFERS |
+				     RSP_SEGF_REASON_DIFFERS),
+			 RSP_SEGF_STACK_CHECKED | RSP_SEGF_STACK_DIFFERS | RSP_SEGF_REASON_DIFFERS);
+	assert_int_equal(flags[1] & (RSP_SEGF_STACK_CHECKED | RSP_SEGF_STACK_DIFFERS |
+				     RSP_SEGF_REASON_DIFFERS),
+			 RSP_SEGF_STACK_CHECKED | RSP_SEGF_STACK_DIFFERS);
+	assert_int_equal(flags[2] & (RSP_SEGF_STACK_CHECKED | RSP_SEGF_STACK_DIFFERS |
+				     RSP_SEGF_REASON_DIFFERS),
+			 RSP_SEGF_STACK_CHECKED);
+	synth__exit(&s);
+	rsp_ksyms__delete(ks);
+	free(r);
+}
+
 /* Golden decode: a compact switch is sched_switch with the tracepoint's fields. */
 static void test_decode(void **state)
 {
@@ -470,7 +562,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learn_before),	cmocka_unit_test(test_same_story_window),
 		cmocka_unit_test(test_same_story_dump), cmocka_unit_test(test_missing_stack),
-		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_decode),		cmocka_unit_test(test_reason_differs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
