@@ -33,6 +33,8 @@
 #include <unistd.h>
 #include <rsp/catalogue.h>
 #include <rsp/hist.h>
+#include <rsp/perfdata.h>
+#include <rsp/sysdump.h>
 #include <rsp/sysprof.h>
 #include "analysis.h"
 #include "log.h"
@@ -361,6 +363,26 @@ void rspd_syscalls__close(struct rspd *d)
 #endif
 	free(s);
 	d->syscalls = NULL;
+}
+
+/*
+ * Into a dump: the profiles of the slices covering its records (read from
+ * the store, as a query would; the dump thread may do this while the
+ * analysis thread writes). Nothing when the family is off.
+ */
+int rspd_syscalls__dump(struct rspd *d, struct rsp_pdwriter *w, uint64_t from, uint64_t to)
+{
+	struct rspd_syscalls *s = d->syscalls;
+	struct rsp_buf b = RSP_BUF_INIT;
+	int err;
+
+	if (!s || !atomic_load(&s->on) || !d->analysis || from > to)
+		return 0;
+	err = rsp_sysdump__write(rspd_analysis__store(d), from, to, &b, NULL);
+	if (!err && b.len)
+		err = rsp_pdwriter__rsp_syscalls(w, b.data, b.len);
+	rsp_buf__exit(&b);
+	return err;
 }
 
 #ifdef RSP_HAVE_BPF
