@@ -11,6 +11,9 @@
 #include <sys/resource.h>
 #include "budget.h"
 #include "log.h"
+#include "rspd.h"
+#include "stopwatch.h"
+#include "syscalls.h"
 #ifdef RSP_HAVE_BPF
 #include <bpf/bpf.h>
 #include "bpfcap.h"
@@ -131,23 +134,65 @@ void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* The syscall family's and the stopwatches' programs: run time so far, ns. */
+static void more_ns(struct rspd_budget *b, uint64_t *sc, uint64_t *sw)
+{
+	*sc = *sw = 0;
+	if (!b->d || b->stats_fd < 0)
+		return;
+	*sc = rspd_syscalls__run_time(b->d);
+#ifdef RSP_HAVE_BPF
+	*sw = b->d->stopwatches ? rspd_stopwatches__run_time(b->d->stopwatches) : 0;
+#endif
+}
+
+void rspd_budget__watch(struct rspd_budget *b, struct rspd *d)
+{
+	if (!b->inited || b->st.budget_pct <= 0)
+		return;
+#ifdef RSP_HAVE_BPF
+	if (b->stats_fd < 0 && !b->bpf) /* the perf backend: stopwatches may still run */
+		b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+#endif
+	b->d = d;
+	more_ns(b, &b->last_sc_ns, &b->last_sw_ns);
+}
+
+/* The programs' run time between two reads: a program unloaded in between
+ * (a stopwatch removed) takes its time with it, counted as none. */
+static uint64_t gained(uint64_t now, uint64_t before)
+{
+	return now > before ? now - before : 0;
+}
+
 static void tick(struct rspd_budget *b, uint64_t now_ns)
 {
-	uint64_t cpu = self_cpu_ns(), bns = bpf_ns(b), dt = now_ns - b->last_ns;
-	double cost, rspd, prog;
+	uint64_t cpu = self_cpu_ns(), bns = bpf_ns(b), dt = now_ns - b->last_ns, sc, sw, dsc, dsw;
+	double cost, rspd, prog, scp, swp;
 
 	if (now_ns <= b->last_ns || dt < 500000000ull)
 		return;
+	more_ns(b, &sc, &sw);
+	dsc = gained(sc, b->last_sc_ns);
+	dsw = gained(sw, b->last_sw_ns);
 	rspd = 100.0 * (double)(cpu - b->last_cpu_ns) / (double)dt;
-	prog = 100.0 * (double)(bns - b->last_bpf_ns) / (double)dt;
+	scp = 100.0 * (double)dsc / (double)dt;
+	swp = 100.0 * (double)dsw / (double)dt;
+	prog = 100.0 * (double)(bns - b->last_bpf_ns) / (double)dt + scp + swp;
 	cost = rspd + prog;
 	b->last_ns = now_ns;
 	b->last_cpu_ns = cpu;
 	b->last_bpf_ns = bns;
+	b->last_sc_ns = sc;
+	b->last_sw_ns = sw;
 	pthread_mutex_lock(&b->lock);
 	b->st.cost_pct = cost;
 	b->st.rspd_pct = rspd;
 	b->st.bpf_pct = prog;
+	b->st.syscall_pct = scp;
+	b->st.stopwatch_pct = swp;
+	b->st.syscall_ns += dsc;
+	b->st.stopwatch_ns += dsw;
 	if (cost > b->st.cost_max_pct)
 		b->st.cost_max_pct = cost;
 	if (b->st.enabled) {

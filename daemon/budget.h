@@ -29,6 +29,9 @@ struct rspd_budget {
 	struct rsp_bpfcap *bpf; /* NULL: measured only */
 	int stats_fd;		/* BPF_STATS_RUN_TIME held enabled, -1 if refused */
 	uint64_t last_ns, last_cpu_ns, last_bpf_ns;
+	/* the syscall family's and the stopwatches' programs (rspd_budget__watch()) */
+	struct rspd *d;
+	uint64_t last_sc_ns, last_sw_ns;
 	unsigned over, under; /* seconds in a row over, under half */
 	unsigned hold;	      /* seconds to wait after a change before the next */
 };
@@ -43,5 +46,12 @@ void rspd_budget__tick(struct rspd_budget *b, uint64_t now_ns);
 /** rspd_budget__status() - a copy for status (another thread). */
 void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out);
 void rspd_budget__exit(struct rspd_budget *b);
+struct rspd;
+/**
+ * rspd_budget__watch() - count the run time of the syscall family's and the
+ * stopwatches' BPF programs too (after rspd_budget__init(); @d outlives the
+ * ticks). BPF run-time statistics are then held on whatever the backend.
+ */
+void rspd_budget__watch(struct rspd_budget *b, struct rspd *d);
 
 #endif /* RSPD_BUDGET_H */

@@ -37,6 +37,7 @@
 #include "rspd.h"
 #include "stopwatch.h"
 #include "stopwatch.skel.h"
+#include "syscalls.h"
 
 #define SECONDS_KEPT 300
 /* A keyed pair's item with no end after this long is expired, unmatched. */
@@ -66,6 +67,7 @@ struct rspd_stopwatches {
 	unsigned next_id;
 	unsigned next_slot; /* where the search for a free index begins */
 	struct sw sw[RSP_SW_MAX];
+	uint64_t run_ns; /* the last rspd_stopwatches__run_time() (capture loop only) */
 };
 
 struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d)
@@ -110,6 +112,16 @@ void rspd_stopwatches__delete(struct rspd_stopwatches *s)
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+uint64_t rspd_stopwatches__run_time(struct rspd_stopwatches *s)
+{
+	/* The capture loop asks: it never waits for an add or a show. */
+	if (pthread_mutex_trylock(&s->lock))
+		return s->run_ns;
+	s->run_ns = s->skel ? rspd_bpf__run_time(s->skel->obj) : 0;
+	pthread_mutex_unlock(&s->lock);
+	return s->run_ns;
 }
 
 /* Stat slot @key summed over the CPUs into @t; cleared after when @clear. */

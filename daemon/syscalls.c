@@ -365,6 +365,39 @@ void rspd_syscalls__close(struct rspd *d)
 	d->syscalls = NULL;
 }
 
+#ifdef RSP_HAVE_BPF
+/* The run time of @obj's loaded programs (BPF_STATS_RUN_TIME held), ns. */
+uint64_t rspd_bpf__run_time(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	uint64_t ns = 0;
+
+	bpf_object__for_each_program(p, obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			ns += info.run_time_ns;
+	}
+	return ns;
+}
+#endif
+
+uint64_t rspd_syscalls__run_time(struct rspd *d)
+{
+#ifdef RSP_HAVE_BPF
+	struct rspd_syscalls *s = d->syscalls;
+
+	return s && atomic_load(&s->on) && s->skel ? rspd_bpf__run_time(s->skel->obj) : 0;
+#else
+	(void)d;
+	return 0;
+#endif
+}
+
 /*
  * Into a dump: the profiles of the slices covering its records (read from
  * the store, as a query would; the dump thread may do this while the
