@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
 #include <rsp/parse.h>
+#include <rsp/sysprof.h>
 #include <rsp/uprobe.h>
 #include "bpf/stopwatch.h"
 #include "clock.h"
@@ -320,9 +320,9 @@ static int set_syscall_bit(struct rspd_stopwatches *s, int nr, unsigned i, bool 
 static int attach_syscall(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 			  const struct rsp_sw_target *t, struct rsp_buf *err)
 {
-	int nr = seccomp_syscall_resolve_name(t->symbol);
+	uint32_t nr;
 
-	if (nr == __NR_SCMP_ERROR || nr < 0 || nr >= RSP_SW_NR_SYSCALLS) {
+	if (rsp_syscall__parse(t->symbol, &nr) || nr >= RSP_SW_NR_SYSCALLS) {
 		rsp_buf__printf(err,
 				"stopwatch add: '%s' is not a system call of this machine "
 				"(names as in man 2 syscalls, e.g. read, nanosleep, fsync)",
