@@ -27,40 +27,31 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from pgbench import Rspd as PgRspd, sh, write_section  # noqa: E402  (one runner for the benches)
 TITLE = "## Stopwatches: cost per probed call (issue 16)"
 PIN = ["taskset", "-c", "0"]
 
 
-class Rspd:
+class Rspd(PgRspd):
+    """pgbench.py's rspd (private socket, --capture bpf), as a context, with
+    rspctl commands that answer in text (stopwatch add, rm)."""
+
     def __init__(self, build):
-        self.build = build
+        super().__init__(build, "bpf", "cached", ["--log-level", "warning"])
 
     def __enter__(self):
-        self.dir = tempfile.mkdtemp(prefix="rspbench.")
-        self.sock = os.path.join(self.dir, "s.sock")
-        conf = os.path.join(self.dir, "c.conf")
-        open(conf, "w").close()
-        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
-                                   "--socket", self.sock, "--config", conf,
-                                   "--log-level", "warning"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if os.path.exists(self.sock) and self.ctl("status", check=False) == 0:
-                return self
-            time.sleep(0.1)
-        sys.exit("bench/stopwatch.py: rspd did not start")
-
-    def ctl(self, *args, check=True):
-        p = subprocess.run([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
-                           + list(args), capture_output=True, text=True)
-        if check and p.returncode:
-            sys.exit("bench/stopwatch.py: rspctl %s: %s" % (" ".join(args), p.stderr.strip()))
-        return p.returncode if not check else p.stdout
+        self.start()
+        return self
 
     def __exit__(self, *exc):
-        self.p.terminate()
-        self.p.wait()
+        self.stop()
+
+    def cmd(self, *args):
+        p = sh([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock] + list(args))
+        if p.returncode:
+            sys.exit("bench/stopwatch.py: rspctl %s: %s" % (" ".join(args), p.stderr.strip()))
+        return p.stdout
 
 
 def loop(wl, calls):
@@ -93,18 +84,6 @@ def perf_probe(wl, calls):
             os.unlink(out)
 
 
-def write_section(out, text):
-    doc = open(out).read() if os.path.exists(out) else ""
-    if TITLE in doc:
-        start = doc.index(TITLE)
-        nxt = doc.find("\n## ", start + len(TITLE))
-        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    with open(out, "w") as f:
-        f.write(doc)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
@@ -120,15 +99,15 @@ def main():
     with Rspd(a.build) as d:
         for _ in range(a.reps):
             bare.append(loop(wl, a.calls))
-            d.ctl("stopwatch", "add", wl + ":tiny", "--name", "tiny")
-            d.ctl("stopwatch", "add", "syscall:getppid", "--name", "getppid")
+            d.cmd("stopwatch", "add", wl + ":tiny", "--name", "tiny")
+            d.cmd("stopwatch", "add", "syscall:getppid", "--name", "getppid")
             sw.append(loop(wl, a.calls))
-            shown = json.loads(d.ctl("stopwatch", "show", "--json"))["stopwatches"]
+            shown = d.ctl("stopwatch", "show")["stopwatches"]
             counts = {s["name"]: s["count"] for s in shown}
             if counts.get("tiny", 0) < a.calls or counts.get("getppid", 0) < a.calls:
                 sys.exit("bench/stopwatch.py: the stopwatches missed calls: %s" % counts)
-            d.ctl("stopwatch", "rm", "tiny")
-            d.ctl("stopwatch", "rm", "getppid")
+            d.cmd("stopwatch", "rm", "tiny")
+            d.cmd("stopwatch", "rm", "getppid")
             r, perf_note = perf_probe(wl, a.calls)
             if r:
                 perf.append(r)
@@ -158,7 +137,7 @@ def main():
         lines.append("The perf-event path was not measured: %s" % perf_note)
     text = "\n".join(lines) + "\n"
     print(text)
-    write_section(a.out, text)
+    write_section(a.out, text, TITLE)
 
 
 if __name__ == "__main__":

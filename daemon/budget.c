@@ -11,6 +11,9 @@
 #include <sys/resource.h>
 #include "budget.h"
 #include "log.h"
+#include "rspd.h"
+#include "stopwatch.h"
+#include "syscalls.h"
 #ifdef RSP_HAVE_BPF
 #include <bpf/bpf.h>
 #include "bpfcap.h"
@@ -44,6 +47,25 @@ static uint64_t bpf_ns(struct rspd_budget *b)
 	return ns;
 }
 
+/* The syscall family's and the stopwatches' programs: run time so far, ns. */
+static void more_ns(struct rspd_budget *b, uint64_t *sc, uint64_t *sw)
+{
+	*sc = *sw = 0;
+	if (!b->d)
+		return;
+	*sc = rspd_syscalls__run_time(b->d);
+#ifdef RSP_HAVE_BPF
+	*sw = b->d->stopwatches ? rspd_stopwatches__run_time(b->d->stopwatches) : 0;
+#endif
+}
+
+/* The programs' run time between two reads: a program unloaded in between
+ * (a stopwatch removed) takes its time with it, counted as none. */
+static uint64_t gained(uint64_t now, uint64_t before)
+{
+	return now > before ? now - before : 0;
+}
+
 /*
  * The BPF programs' run time, sampled: the kernel counts it only while
  * somebody holds BPF_STATS_RUN_TIME, and counting costs two clock reads
@@ -58,9 +80,9 @@ static uint64_t bpf_ns(struct rspd_budget *b)
 static void sample(struct rspd_budget *b, uint64_t now_ns)
 {
 #ifdef RSP_HAVE_BPF
-	uint64_t ns;
+	uint64_t ns, sc, sw, dur;
 
-	if (!b->bpf || b->stats_refused)
+	if ((!b->bpf && !b->d) || b->stats_refused)
 		return;
 	if (b->stats_fd < 0) {
 		if (now_ns < b->next_sample_ns)
@@ -79,18 +101,26 @@ static void sample(struct rspd_budget *b, uint64_t now_ns)
 		}
 		b->sample_from_ns = now_ns;
 		b->sample_bpf_ns = bpf_ns(b);
+		more_ns(b, &b->sample_sc_ns, &b->sample_sw_ns);
 		b->next_sample_ns = now_ns + SAMPLE_EVERY_NS;
 		return;
 	}
 	if (now_ns - b->sample_from_ns < SAMPLE_NS)
 		return;
-	ns = bpf_ns(b);
+	dur = now_ns - b->sample_from_ns;
+	ns = gained(bpf_ns(b), b->sample_bpf_ns);
+	more_ns(b, &sc, &sw);
+	sc = gained(sc, b->sample_sc_ns);
+	sw = gained(sw, b->sample_sw_ns);
 	close(b->stats_fd);
 	b->stats_fd = -1;
 	pthread_mutex_lock(&b->lock);
-	b->st.bpf_pct = ns < b->sample_bpf_ns ? 0
-					      : 100.0 * (double)(ns - b->sample_bpf_ns) /
-							(double)(now_ns - b->sample_from_ns);
+	b->st.syscall_pct = 100.0 * (double)sc / (double)dur;
+	b->st.stopwatch_pct = 100.0 * (double)sw / (double)dur;
+	b->st.bpf_pct = 100.0 * (double)ns / (double)dur + b->st.syscall_pct + b->st.stopwatch_pct;
+	/* estimated: the sample's run time stands for the stretch until the next one */
+	b->st.syscall_ns += (uint64_t)((double)sc * (double)SAMPLE_EVERY_NS / (double)dur);
+	b->st.stopwatch_ns += (uint64_t)((double)sw * (double)SAMPLE_EVERY_NS / (double)dur);
 	pthread_mutex_unlock(&b->lock);
 	b->bpf_fresh = true;
 #else
@@ -124,6 +154,13 @@ void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf
 }
 
 static void tick(struct rspd_budget *b, uint64_t now_ns);
+
+void rspd_budget__watch(struct rspd_budget *b, struct rspd *d)
+{
+	if (!b->inited || b->st.budget_pct <= 0)
+		return;
+	b->d = d; /* the perf backend too: stopwatches may run there */
+}
 
 /* Move to @to (under the lock): set the programs, log, keep the change. */
 static void change(struct rspd_budget *b, unsigned to, uint64_t now_ns)
@@ -188,11 +225,12 @@ static void tick(struct rspd_budget *b, uint64_t now_ns)
 	b->last_ns = now_ns;
 	b->last_cpu_ns = cpu;
 	pthread_mutex_lock(&b->lock);
-	cost = rspd + b->st.bpf_pct;
-	b->st.cost_pct = cost;
+	b->st.cost_pct = rspd + b->st.bpf_pct;
 	b->st.rspd_pct = rspd;
-	if (cost > b->st.cost_max_pct)
-		b->st.cost_max_pct = cost;
+	if (b->st.cost_pct > b->st.cost_max_pct)
+		b->st.cost_max_pct = b->st.cost_pct;
+	/* what a level can shed: not the syscall family's or the stopwatches' programs */
+	cost = b->st.cost_pct - b->st.syscall_pct - b->st.stopwatch_pct;
 	if (b->st.enabled && b->bpf_fresh) {
 		if (b->hold) {
 			b->hold--;

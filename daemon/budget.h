@@ -34,9 +34,12 @@ struct rspd_budget {
 	int stats_fd;		/* BPF_STATS_RUN_TIME enabled while sampling, else -1 */
 	bool stats_refused;	/* the kernel said no: rspd's CPU time only */
 	uint64_t sample_from_ns, sample_bpf_ns; /* the sample under way: its start */
+	uint64_t sample_sc_ns, sample_sw_ns;	/* ... the syscall and stopwatch programs' */
 	uint64_t next_sample_ns;		/* when the next one starts */
 	bool bpf_fresh; /* bpf_pct was sampled after the last change of level */
 	uint64_t last_ns, last_cpu_ns;
+	/* the syscall family's and the stopwatches' programs (rspd_budget__watch()) */
+	struct rspd *d;
 	unsigned over, under; /* seconds in a row over, under half */
 	unsigned hold;	      /* seconds to wait after a change before the next */
 };
@@ -54,5 +57,13 @@ void rspd_budget__tick(struct rspd_budget *b, uint64_t now_ns);
 /** rspd_budget__status() - a copy for status (another thread). */
 void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out);
 void rspd_budget__exit(struct rspd_budget *b);
+struct rspd;
+/**
+ * rspd_budget__watch() - count the run time of the syscall family's and the
+ * stopwatches' BPF programs too (after rspd_budget__init(); @d outlives the
+ * ticks), on either backend. They are shown, and not enforced: no level
+ * sheds them (the family is turned off with --families, a stopwatch removed).
+ */
+void rspd_budget__watch(struct rspd_budget *b, struct rspd *d);
 
 #endif /* RSPD_BUDGET_H */

@@ -36,6 +36,7 @@
 #include "dumpprocs.h"
 #include "log.h"
 #include "rspd.h"
+#include "syscalls.h"
 
 #define MAX_QUEUED  4
 #define DUMP_PREFIX "rsp-"
@@ -156,6 +157,11 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 	err = rspd_dumpprocs__write(w, &d->meta, &r->ps);
 	if (!err)
 		err = rsp_pdwriter__window(w, d->window, from, to);
+	if (!err) {
+		rsp_pdwriter__stats(w, &r->st);
+		if (r->st.records)
+			err = rspd_syscalls__dump(d, w, r->st.first_time, r->st.last_time);
+	}
 	if (!err)
 		err = rsp_pdwriter__finish(w);
 	rsp_pdwriter__stats(w, &r->st);

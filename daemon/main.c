@@ -171,6 +171,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		ret = rspd_analysis__start(d, err, errlen);
 	if (!ret)
 		rspd_syscalls__open(d); /* never fatal: off with a sentence in status */
+	if (!ret) /* the syscall family's and the stopwatches' programs count too */
+		rspd_budget__watch(&d->budget, d);
 	return ret;
 }
 

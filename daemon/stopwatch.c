@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
 #include <rsp/parse.h>
+#include <rsp/sysprof.h>
 #include <rsp/uprobe.h>
 #include "bpf/stopwatch.h"
 #include "clock.h"
@@ -37,6 +37,7 @@
 #include "rspd.h"
 #include "stopwatch.h"
 #include "stopwatch.skel.h"
+#include "syscalls.h"
 
 #define SECONDS_KEPT 300
 /* A keyed pair's item with no end after this long is expired, unmatched. */
@@ -66,6 +67,7 @@ struct rspd_stopwatches {
 	unsigned next_id;
 	unsigned next_slot; /* where the search for a free index begins */
 	struct sw sw[RSP_SW_MAX];
+	uint64_t run_ns; /* the last rspd_stopwatches__run_time() (capture loop only) */
 };
 
 struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d)
@@ -110,6 +112,16 @@ void rspd_stopwatches__delete(struct rspd_stopwatches *s)
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+uint64_t rspd_stopwatches__run_time(struct rspd_stopwatches *s)
+{
+	/* The capture loop asks: it never waits for an add or a show. */
+	if (pthread_mutex_trylock(&s->lock))
+		return s->run_ns;
+	s->run_ns = s->skel ? rspd_bpf__run_time(s->skel->obj) : 0;
+	pthread_mutex_unlock(&s->lock);
+	return s->run_ns;
 }
 
 /* Stat slot @key summed over the CPUs into @t; cleared after when @clear. */
@@ -308,9 +320,9 @@ static int set_syscall_bit(struct rspd_stopwatches *s, int nr, unsigned i, bool 
 static int attach_syscall(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 			  const struct rsp_sw_target *t, struct rsp_buf *err)
 {
-	int nr = seccomp_syscall_resolve_name(t->symbol);
+	uint32_t nr;
 
-	if (nr == __NR_SCMP_ERROR || nr < 0 || nr >= RSP_SW_NR_SYSCALLS) {
+	if (rsp_syscall__parse(t->symbol, &nr) || nr >= RSP_SW_NR_SYSCALLS) {
 		rsp_buf__printf(err,
 				"stopwatch add: '%s' is not a system call of this machine "
 				"(names as in man 2 syscalls, e.g. read, nanosleep, fsync)",

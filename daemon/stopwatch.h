@@ -17,6 +17,12 @@ struct rspd_stopwatches;
  */
 struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d);
 void rspd_stopwatches__delete(struct rspd_stopwatches *s);
+/**
+ * rspd_stopwatches__run_time() - the stopwatch programs' run time so far, ns
+ * (BPF_STATS_RUN_TIME held; it starts again at 0 when their last stopwatch
+ * is removed and the programs are unloaded).
+ */
+uint64_t rspd_stopwatches__run_time(struct rspd_stopwatches *s);
 
 /**
  * rspd_stopwatches__request() - carry out `rspctl stopwatch ...` for a

@@ -33,6 +33,8 @@
 #include <unistd.h>
 #include <rsp/catalogue.h>
 #include <rsp/hist.h>
+#include <rsp/perfdata.h>
+#include <rsp/sysdump.h>
 #include <rsp/sysprof.h>
 #include "analysis.h"
 #include "log.h"
@@ -361,6 +363,59 @@ void rspd_syscalls__close(struct rspd *d)
 #endif
 	free(s);
 	d->syscalls = NULL;
+}
+
+#ifdef RSP_HAVE_BPF
+/* The run time of @obj's loaded programs (BPF_STATS_RUN_TIME held), ns. */
+uint64_t rspd_bpf__run_time(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	uint64_t ns = 0;
+
+	bpf_object__for_each_program(p, obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			ns += info.run_time_ns;
+	}
+	return ns;
+}
+#endif
+
+uint64_t rspd_syscalls__run_time(struct rspd *d)
+{
+#ifdef RSP_HAVE_BPF
+	struct rspd_syscalls *s = d->syscalls;
+
+	return s && atomic_load(&s->on) && s->skel ? rspd_bpf__run_time(s->skel->obj) : 0;
+#else
+	(void)d;
+	return 0;
+#endif
+}
+
+/*
+ * Into a dump: the profiles of the slices covering its records (read from
+ * the store, as a query would; the dump thread may do this while the
+ * analysis thread writes). Nothing when the family is off.
+ */
+int rspd_syscalls__dump(struct rspd *d, struct rsp_pdwriter *w, uint64_t from, uint64_t to)
+{
+	struct rspd_syscalls *s = d->syscalls;
+	struct rsp_buf b = RSP_BUF_INIT;
+	int err;
+
+	if (!s || !atomic_load(&s->on) || !d->analysis || from > to)
+		return 0;
+	err = rsp_sysdump__write(rspd_analysis__store(d), from, to, &b, NULL);
+	if (!err && b.len)
+		err = rsp_pdwriter__rsp_syscalls(w, b.data, b.len);
+	rsp_buf__exit(&b);
+	return err;
 }
 
 #ifdef RSP_HAVE_BPF

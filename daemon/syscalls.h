@@ -34,5 +34,19 @@ void rspd_syscalls__read(struct rspd *d, struct rsp_hist_shard *sh, uint64_t now
 void rspd_syscalls__close(struct rspd *d);
 /** rspd_syscalls__status() - whether the family is on; its note (why off, or its counters). */
 int rspd_syscalls__status(struct rspd *d, char *note, size_t n);
+/** rspd_syscalls__run_time() - the family's programs' run time so far, ns (0: off). */
+uint64_t rspd_syscalls__run_time(struct rspd *d);
+#ifdef RSP_HAVE_BPF
+struct bpf_object;
+/** rspd_bpf__run_time() - @obj's loaded programs' run time (BPF_STATS_RUN_TIME held), ns. */
+uint64_t rspd_bpf__run_time(struct bpf_object *obj);
+#endif
+struct rsp_pdwriter;
+/**
+ * rspd_syscalls__dump() - put the profiles of the slices covering [@from,
+ * @to] into @w's syscall section (rsp/sysdump.h); nothing when the family
+ * is off. Return: 0 or -ENOMEM.
+ */
+int rspd_syscalls__dump(struct rspd *d, struct rsp_pdwriter *w, uint64_t from, uint64_t to);
 
 #endif

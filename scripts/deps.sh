@@ -37,7 +37,7 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # Syscall profiles (issue 16): the kernel's syscall table, asm/unistd_64.h.
 PACKAGES="$PACKAGES linux-libc-dev"
-# Stopwatches: libseccomp-dev (system call names to numbers, rspctl stopwatch add syscall:NAME).
+# Syscall names both ways, for syscall:NAME profiles and stopwatches: libseccomp-dev (librsp links it).
 PACKAGES="$PACKAGES libseccomp-dev"
 
 missing=""

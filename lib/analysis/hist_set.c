@@ -162,10 +162,8 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 	memcpy(b, src->buckets, sizeof(b));
 	if (src->resolution != dst->resolution)
 		fold_buckets(b);
-	if (src->count && (!dst->count || src->min < dst->min))
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
+	rsp_hist__merge_extremes(dst->count, &dst->min, &dst->max, dst->buckets, src->count,
+				 src->min, src->max, b, nb);
 	dst->count += src->count;
 	dst->sum += src->sum;
 	dst->sumsq += src->sumsq;
@@ -173,8 +171,6 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 	dst->incomplete += src->incomplete;
 	dst->open += src->open;
 	dst->inferred += src->inferred;
-	for (unsigned i = 0; i < nb; i++)
-		dst->buckets[i] += b[i];
 	return 0;
 }
 

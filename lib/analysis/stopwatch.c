@@ -14,6 +14,7 @@
 #include <rsp/hist.h>
 #include <rsp/stopwatch.h>
 #include "bpf/stopwatch.h"
+#include "internal/hist.h"
 #include "internal/json.h"
 
 _Static_assert(RSP_SW_NR_BUCKETS == RSP_SW_BUCKETS, "one bucket layout");
@@ -40,12 +41,8 @@ void rsp_sw_total__add_stat(struct rsp_sw_total *t, const struct rsp_sw_stat *s)
 
 void rsp_sw_total__merge(struct rsp_sw_total *dst, const struct rsp_sw_total *src)
 {
-	if (src->count) {
-		if (!dst->count || src->min < dst->min)
-			dst->min = src->min;
-		if (src->max > dst->max)
-			dst->max = src->max;
-	}
+	rsp_hist__merge_extremes(dst->count, &dst->min, &dst->max, dst->buckets, src->count,
+				 src->min, src->max, src->buckets, RSP_SW_NR_BUCKETS);
 	dst->count += src->count;
 	dst->sum += src->sum;
 	dst->sumsq += src->sumsq;
@@ -54,8 +51,6 @@ void rsp_sw_total__merge(struct rsp_sw_total *dst, const struct rsp_sw_total *sr
 	dst->offcpu += src->offcpu;
 	dst->asleep += src->asleep;
 	dst->off_unknown += src->off_unknown;
-	for (int i = 0; i < RSP_SW_NR_BUCKETS; i++)
-		dst->buckets[i] += src->buckets[i];
 }
 
 double rsp_sw_total__mean(const struct rsp_sw_total *t)

@@ -466,6 +466,13 @@ static int read_features(struct rsp_perfdata *pd)
 	if (!err)
 		err = read_event_desc(pd);
 	in->written_by_rsp = !strncmp(in->version, "rsp ", 4);
+	if (pd->has_feat[RSP_PD_FEAT_RSP_SYSCALLS]) {
+		/* checked where it is used (rsp_sysdump__load()) */
+		in->rsp_syscalls =
+			(const unsigned char *)pd->p + pd->feat_off[RSP_PD_FEAT_RSP_SYSCALLS];
+		in->rsp_syscalls_size = pd->feat_size[RSP_PD_FEAT_RSP_SYSCALLS];
+		in->rsp_syscalls_offset = pd->feat_off[RSP_PD_FEAT_RSP_SYSCALLS];
+	}
 	return err;
 }
 

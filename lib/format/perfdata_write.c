@@ -77,7 +77,8 @@ struct rsp_pdwriter {
 	void *tracing;
 	size_t tracing_size;
 	struct rsp_perfdata_meta m;
-	struct rsp_buf build_ids; /* HEADER_BUILD_ID records, ready to write */
+	struct rsp_buf build_ids;    /* HEADER_BUILD_ID records, ready to write */
+	struct rsp_buf rsp_syscalls; /* RSP_PD_FEAT_RSP_SYSCALLS, ready to write */
 	int nr_build_ids;
 	/* Kernel symbols the records need (meta.ksyms), marked as they go. */
 	uint8_t *kmarks;
@@ -437,6 +438,7 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	free(w->kmarks);
 	free(w->kcache);
 	rsp_buf__exit(&w->build_ids);
+	rsp_buf__exit(&w->rsp_syscalls);
 	free(w->buf);
 	free(w);
 }
@@ -976,6 +978,10 @@ static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 		return w->m.clockid_res_ns ? f_u64s(b, w->m.clockid_res_ns, 0, 1) : 1;
 	case RSP_PD_FEAT_CLOCK_DATA:
 		return w->m.wall_clock_ns ? f_clock_data(w, b) : 1;
+	case RSP_PD_FEAT_RSP_SYSCALLS:
+		return w->rsp_syscalls.len
+			       ? rsp_buf__add(b, w->rsp_syscalls.data, w->rsp_syscalls.len)
+			       : 1;
 	default:
 		return 1;
 	}
@@ -987,6 +993,7 @@ static const int features[] = {
 	RSP_PD_FEAT_NRCPUS,	  RSP_PD_FEAT_CPUDESC,	RSP_PD_FEAT_CPUID,
 	RSP_PD_FEAT_TOTAL_MEM,	  RSP_PD_FEAT_CMDLINE,	RSP_PD_FEAT_EVENT_DESC,
 	RSP_PD_FEAT_SAMPLE_TIME,  RSP_PD_FEAT_CLOCKID,	RSP_PD_FEAT_CLOCK_DATA,
+	RSP_PD_FEAT_RSP_SYSCALLS,
 };
 #define NR_FEATURES (int)(sizeof(features) / sizeof(features[0]))
 
@@ -1023,6 +1030,12 @@ static int write_features(struct rsp_pdwriter *w, uint64_t flags[4])
 	for (int i = 0; i < NR_FEATURES; i++)
 		rsp_buf__exit(&bodies[i]);
 	return err ? err : w->error;
+}
+
+int rsp_pdwriter__rsp_syscalls(struct rsp_pdwriter *w, const void *buf, size_t len)
+{
+	rsp_buf__reset(&w->rsp_syscalls);
+	return rsp_buf__add(&w->rsp_syscalls, buf, len);
 }
 
 int rsp_pdwriter__finish(struct rsp_pdwriter *w)

@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <rsp/file.h>
 #include <rsp/hist.h>
+#include <rsp/perfdata.h>
+#include <rsp/sysdump.h>
 #include <rsp/histfeed.h>
 #include <rsp/parse.h>
 #include "internal/hist.h"
@@ -784,20 +786,42 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 
 /*
  * Syscall profiles are counted in the kernel (the syscall family): a dump
- * holds no record of each call, so a file cannot give them back.
+ * holds no record of each call, but rspd writes the profiles of the dumped
+ * slices into a section of its own (rsp/sysdump.h), added here to the
+ * file's store. A file without it (perf record's, or rspd's without the
+ * family) cannot give them back.
  */
-static int syscall_ops_offline(const struct hist_opts *o, struct rsp_buf *err)
+static bool syscall_ops_asked(const struct hist_opts *o, const char **which)
 {
 	for (size_t i = 0; i < o->nr_ops; i++)
 		if (!strncmp(o->ops[i], "syscall", 7) && (!o->ops[i][7] || o->ops[i][7] == ':')) {
-			rsp_buf__printf(err,
-					"hist: --op %s: syscall profiles are counted in the kernel "
-					"and kept only by a running rspd, not in dumps; ask rspd "
-					"(rspctl hist --op %s)",
-					o->ops[i], o->ops[i]);
-			return -EINVAL;
+			*which = o->ops[i];
+			return true;
 		}
-	return 0;
+	return false;
+}
+
+static int syscall_ops_offline(const struct rsp_source *src, const struct hist_opts *o,
+			       struct rsp_hist_store *st, struct rsp_buf *err)
+{
+	const struct rsp_dump_info *di = src->dump;
+	const char *which = NULL;
+	bool asked = syscall_ops_asked(o, &which);
+
+	if (!di || !di->rsp_syscalls) {
+		if (!asked)
+			return 0;
+		rsp_buf__printf(
+			err,
+			"hist: --op %s: this file has no syscall profiles (they are counted "
+			"in the kernel, and only rspd's dumps with the syscall family on the "
+			"BPF backend carry them); ask rspd (rspctl hist --op %s)",
+			which, which);
+		return -EINVAL;
+	}
+	/* a corrupt section fails every hist of the file: no silent gap */
+	return rsp_sysdump__load(di->rsp_syscalls, di->rsp_syscalls_size, di->rsp_syscalls_offset,
+				 st, NULL, err);
 }
 
 static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
@@ -808,10 +832,10 @@ static int hist_run(const struct rsp_request *req, const struct rsp_source *src,
 
 	if (src->hist || !src->offline)
 		return hist_answer(req, src, out, err);
-	if (syscall_ops_offline(req->opts, err))
-		return -EINVAL;
 	file = *src;
 	ret = rsp_histfeed__window_store(src->window, src->schema, src->ksyms, &file.hist, err);
+	if (!ret)
+		ret = syscall_ops_offline(src, req->opts, file.hist, err);
 	if (!ret)
 		ret = hist_answer(req, &file, out, err);
 	rsp_hist_store__delete(file.hist);

@@ -326,6 +326,13 @@ static json_t *json_budget(const struct rsp_budget_status *b)
 		      "changes", ch ? ch : json_array());
 	if (o && b->note[0])
 		json_object_set_new(o, "note", json_string(b->note));
+	if (o) { /* of bpf_pct: the syscall family's and the stopwatches' programs */
+		json_object_set_new(o, "syscall_bpf_pct", json_real(b->syscall_pct));
+		json_object_set_new(o, "stopwatch_bpf_pct", json_real(b->stopwatch_pct));
+		json_object_set_new(o, "syscall_bpf_ns", json_integer((json_int_t)b->syscall_ns));
+		json_object_set_new(o, "stopwatch_bpf_ns",
+				    json_integer((json_int_t)b->stopwatch_ns));
+	}
 	return o;
 }
 
@@ -345,6 +352,12 @@ static void text_budget(const struct rsp_budget_status *b, uint64_t now, struct 
 		rsp_buf__printf(out, " since %.1f s ago",
 				now > b->since_ns ? (double)(now - b->since_ns) / 1e9 : 0.0);
 	rsp_buf__printf(out, ", %llu changes\n", (unsigned long long)b->changes_total);
+	if (b->syscall_ns || b->stopwatch_ns)
+		rsp_buf__printf(out,
+				"  of BPF: syscall profiles %.2f%%, stopwatches %.2f%% (run time "
+				"since start %.3f s, %.3f s)\n",
+				b->syscall_pct, b->stopwatch_pct, (double)b->syscall_ns / 1e9,
+				(double)b->stopwatch_ns / 1e9);
 	if (b->note[0])
 		text_note(b->note, out);
 }

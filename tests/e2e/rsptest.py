@@ -309,6 +309,32 @@ def block_stat(name):
     return done, v[8], v
 
 
+def quiet_stat(name, timeout=10):
+    """The device's request count once nothing is in flight and it stays the
+    same for 0.3 s: a new loop device is probed (partition scan, udev's
+    blkid) just after losetup, and a probe read that straddles the baseline
+    would be counted by the kernel but seen by rspd only half."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        done, inflight, _ = block_stat(name)
+        if inflight == 0 and done == last:
+            return done
+        last = done
+        time.sleep(0.3)
+    fail("%s did not go quiet within %ds" % (name, timeout))
+
+
+def blk_counts(d, majmin):
+    """(observed, without completion, open, the answer) of the system
+    blk_service profile of device @majmin ("7:0")."""
+    h = d.json("hist", "--op", "blk_service:" + majmin)
+    for p in h["profiles"]:
+        if p["subject"]["kind"] == "system":
+            return p["count"], p["incomplete"], p["open"], h
+    return 0, 0, 0, h
+
+
 def now_s():
     return time.clock_gettime(time.CLOCK_MONOTONIC)
 

@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import rsptest as t
 
 t.need_root()
@@ -19,31 +18,6 @@ if not shutil.which("losetup"):
     raise SystemExit(t.SKIP)
 
 WRITES = 400
-
-
-def quiet_stat(name, timeout=10):
-    """The device's request count once nothing is in flight and it stays the
-    same for 0.3 s: a new loop device is probed (partition scan, udev's
-    blkid) just after losetup, and a probe read that straddles the baseline
-    would be counted by the kernel but seen by rspd only half."""
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        done, inflight, _ = t.block_stat(name)
-        if inflight == 0 and done == last:
-            return done
-        last = done
-        time.sleep(0.3)
-    t.fail("%s did not go quiet within %ds" % (name, timeout))
-
-
-def blk_counts(d, majmin):
-    """(observed, without completion, open) of the system blk_service profile."""
-    h = d.json("hist", "--op", "blk_service:" + majmin)
-    for p in h["profiles"]:
-        if p["subject"]["kind"] == "system":
-            return p["count"], p["incomplete"], p["open"], h
-    return 0, 0, 0, h
 
 
 fd, backing = tempfile.mkstemp(prefix="rsp-hist-loop.", dir="/dev/shm")
@@ -62,15 +36,15 @@ try:
     if shutil.which("udevadm"):
         subprocess.run(["udevadm", "settle", "--timeout=10"], capture_output=True)
     with t.Rspd("--hist-io-timeout", "1s") as d:
-        done0 = quiet_stat(name)
+        done0 = t.quiet_stat(name)
         t.wait_fed(d, t.now_s())
-        obs0, inc0, open0, _ = blk_counts(d, majmin)
+        obs0, inc0, open0, _ = t.blk_counts(d, majmin)
         w = t.workload("direct_write", loop, WRITES, "--sync-every", 16)
         done1, inflight, _ = t.block_stat(name)
         t.check(inflight == 0, "nothing in flight on %s after the workload" % name)
         # Past the io timeout: anything issued and not seen completing has expired.
         t.wait_fed(d, t.now_s() + 1.5)
-        obs1, inc1, open1, h = blk_counts(d, majmin)
+        obs1, inc1, open1, h = t.blk_counts(d, majmin)
         kernel = done1 - done0
         mine = (obs1 - obs0) + (inc1 - inc0)
         print("   kernel: %d requests; rspd: %d observed, %d without completion, %d open"

@@ -34,7 +34,7 @@ def profiles(h):
     out = {}
     for p in h["profiles"]:
         if p["op"].startswith("syscall:"):
-            continue  # counted in the kernel, live only (test_syscall_profiles)
+            continue  # counted in the kernel; a dump carries them (test_syscall_profiles)
         s = p["subject"]
         out[(s["kind"], s.get("pid"), s.get("tid"), p["op"])] = {k: p[k] for k in KEYS}
     return out

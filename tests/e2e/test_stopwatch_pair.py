@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import rsptest as t
 
 t.need_root()
@@ -29,24 +28,10 @@ if not shutil.which("losetup"):
 WRITES = 200
 
 
-def quiet_stat(name, timeout=10):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        done, inflight, _ = t.block_stat(name)
-        if inflight == 0 and done == last:
-            return done
-        last = done
-        time.sleep(0.3)
-    t.fail("%s did not go quiet within %ds" % (name, timeout))
-
-
 def blk_count(d, majmin):
-    h = d.json("hist", "--op", "blk_service:" + majmin)
-    for p in h["profiles"]:
-        if p["subject"]["kind"] == "system":
-            return p["count"] + p["incomplete"]
-    return 0
+    """Requests rspd saw reach the device: observed and without completion."""
+    obs, inc, _, _ = t.blk_counts(d, majmin)
+    return obs + inc
 
 
 def one_sentence(err):
@@ -75,7 +60,7 @@ try:
         d.ctl("stopwatch", "add", "--start", "block:block_rq_issue", "--end",
               "block:block_rq_complete", "--key", "dev,sector", "--where", "dev=%d" % kdev,
               "--name", "io")
-        done0 = quiet_stat(name)
+        done0 = t.quiet_stat(name)
         t.wait_fed(d, t.now_s())
         prof0 = blk_count(d, majmin)
         sw0 = d.json("stopwatch", "show", "io")["stopwatches"][0]["count"]

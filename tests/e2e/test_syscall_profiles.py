@@ -11,7 +11,11 @@ main thread makes neither. So:
   - nanosleep is asleep nearly all the time: off-CPU share >= 90%; fsync's
     off-CPU share is reported (between 0 and 1);
   - --slices rows add up to the same counts, and --top ranks syscall ops
-    like any other.
+    like any other;
+  - a dump carries them (rspd's own feature section, which perf skips):
+    `rspctl analyze DUMP hist --op syscall:X` over the workload's range
+    equals the live answer (counts, sums, buckets, off-CPU, slices), and a
+    corrupt section is refused in one sentence.
 On the perf backend the family is off and `rspctl status` says why in one
 sentence; that is what the e2e.* run checks.
 
@@ -68,6 +72,13 @@ def profiles(d, op, tid):
     return out
 
 
+def comparable(h):
+    """(subject, tid) -> what must be equal live and offline."""
+    keys = ("count", "sum_ns", "min_ns", "max_ns", "buckets", "offcpu_ns", "slices")
+    return {(p["subject"]["kind"], p["subject"].get("tid")): {k: p.get(k) for k in keys}
+            for p in h["profiles"]}
+
+
 def wait_counts(d, w, timeout=20):
     """Until rspd read the worker's last calls (it reads every 250 ms)."""
     deadline = time.time() + timeout
@@ -93,6 +104,7 @@ with t.Rspd("--hist-slice-cap", "8192", "--dump-dir", work) as d:
     d.settle()
     clean = False
     for attempt in range(ATTEMPTS):
+        t0 = t.now_s()
         with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
             w = t.workload("syscall_mix", N, M, tmp)
         print("   workload: %s" % w)
@@ -148,10 +160,47 @@ with t.Rspd("--hist-slice-cap", "8192", "--dump-dir", work) as d:
     # a name that is no syscall: one sentence
     rc, _, err = d.ctl("hist", "--op", "syscall:nosuchcall", check_rc=False)
     t.check(rc != 0 and "not a system call" in err, "unknown syscall refused: %s" % err.strip())
-    # a dump does not carry them: analyze says so in one sentence
+    # A dump carries them (rspd's own feature section): offline == live, same range.
+    t1 = t.now_s()
+    rng = ["--from", "%.3f" % int(t0), "--to", "%.3f" % t1]
+    sels = (["--tid", str(w["tid"])], ["--pid", str(w["pid"])],
+            ["--tid", str(w["tid"]), "--slices"])
+    live = {}
+    for op in ("syscall:nanosleep", "syscall:fsync"):
+        for sel in sels:
+            live[(op,) + tuple(sel)] = comparable(d.json("hist", "--op", op, *(sel + rng)))
     path = t.json.loads(d.ctl("dump", "--json")[1])["path"]
-    p = t.run([t.RSPCTL, "analyze", path, "hist", "--op", "syscall:nanosleep"], timeout=120)
-    t.check(p.returncode != 0 and "kept only by a running rspd" in p.stderr
+    for key, a in live.items():
+        p = t.run([t.RSPCTL, "analyze", path, "hist", "--op"] + list(key) + rng + ["--json"],
+                  timeout=120)
+        b = comparable(t.json.loads(p.stdout)) if p.returncode == 0 else p.stderr.strip()
+        t.check(a and a == b, "analyze hist --op %s: offline == live (%s)%s"
+                % (" ".join(key), ", ".join("%s %d" % (k[0], v["count"]) for k, v in a.items()),
+                   "" if a == b else ": live %s offline %s" % (a, b)))
+    want = {"syscall:nanosleep": M, "syscall:fsync": N}
+    for key, a in live.items():
+        t.check([v["count"] for v in a.values()] == [want[key[0]]],
+                "%s: %d calls, as the workload made" % (" ".join(key), want[key[0]]))
+    if shutil.which("perf"):  # perf still reads the file (it skips feature bits it lacks)
+        for cmd in (["script", "-i", path], ["report", "-i", path, "--stdio"]):
+            p = t.run(["perf"] + cmd + ["-f"], timeout=120)
+            t.check(p.returncode == 0 and p.stdout, "perf %s reads the dump (rc %d)%s"
+                    % (cmd[0], p.returncode, p.stderr.strip()[-300:]))
+    # a corrupt section: one sentence, no crash
+    raw = bytearray(open(path, "rb").read())
+    at = raw.find(b"RSPSYSC1")
+    t.check(at > 0, "the dump has rspd's syscall section")
+    raw[at + 24:at + 32] = (1 << 40).to_bytes(8, "little")  # nr_entries
+    bad = os.path.join(work, "corrupt.perf.data")
+    open(bad, "wb").write(raw)
+    p = t.run([t.RSPCTL, "analyze", bad, "hist", "--op", "syscall:nanosleep"], timeout=120)
+    t.check(p.returncode not in (0,) and p.returncode > 0 and "corrupt" in p.stderr
             and len(p.stderr.strip().splitlines()) == 1,
-            "analyze refuses syscall ops in one sentence: %s" % p.stderr.strip())
+            "a corrupt section: one sentence (rc %d): %s" % (p.returncode, p.stderr.strip()))
+    # a file without the section (perf record's): one sentence
+    raw[at:at + 8] = b"XXXXXXXX"
+    open(bad, "wb").write(raw)
+    p = t.run([t.RSPCTL, "analyze", bad, "hist", "--op", "syscall:nanosleep"], timeout=120)
+    t.check(p.returncode > 0 and len(p.stderr.strip().splitlines()) == 1
+            and "RSPSYSC1" in p.stderr, "a wrong magic: one sentence: %s" % p.stderr.strip())
 shutil.rmtree(work, ignore_errors=True)

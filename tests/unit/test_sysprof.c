@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the syscall profiles' library side (rsp/sysprof.h) and of
- * the store's batches: syscall names from the generated table, the BPF
+ * the store's batches: syscall names both ways (libseccomp), the BPF
  * side's bucket function against the library's, the merge of per-CPU
  * values (as bpf_map_lookup_elem() lays them out), deltas (wrapping 32-bit
  * buckets, exact and bounded extremes), the reader's bound, the fold to
@@ -46,6 +46,19 @@ static void test_names(void **state)
 	assert_int_equal(rsp_syscall__parse("nosuchcall", &nr), -ENOENT);
 	assert_int_equal(rsp_syscall__parse("4096", &nr), -ENOENT);
 	assert_int_equal(rsp_syscall__parse("", &nr), -ENOENT);
+	/* both directions from the one source (libseccomp), x86-64's numbers */
+	static const struct {
+		const char *name;
+		uint32_t nr;
+	} known[] = {{"read", 0}, {"fsync", 74}, {"nanosleep", 35}, {"clock_nanosleep", 230}};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		assert_int_equal(rsp_syscall__parse(known[i].name, &nr), 0);
+		assert_int_equal(nr, known[i].nr);
+		assert_string_equal(rsp_syscall__name(known[i].nr), known[i].name);
+	}
+	/* a name of another ABI only (i386's socketcall): not one of this machine */
+	assert_int_equal(rsp_syscall__parse("socketcall", &nr), -ENOENT);
+	assert_int_equal(rsp_syscall__parse("clock_nanosleep2", &nr), -ENOENT);
 }
 
 static void test_op_parse(void **state)

@@ -10,6 +10,27 @@
  */
 
 /**
+ * rsp_hist__merge_extremes() - the part of a merge every aggregate shares
+ * (profiles, rsp_hist_profile__merge(); stopwatch totals,
+ * rsp_sw_total__merge()): min of the non-empty sides' mins, max of maxes,
+ * @nb buckets added. Call before adding the counts (@dst_count is the
+ * destination's count so far); counts and sums are the caller's, their
+ * types differ.
+ */
+static inline void rsp_hist__merge_extremes(uint64_t dst_count, uint64_t *dst_min,
+					    uint64_t *dst_max, uint64_t *dst_b, uint64_t src_count,
+					    uint64_t src_min, uint64_t src_max,
+					    const uint64_t *src_b, unsigned nb)
+{
+	if (src_count && (!dst_count || src_min < *dst_min))
+		*dst_min = src_min;
+	if (src_count && src_max > *dst_max)
+		*dst_max = src_max;
+	for (unsigned i = 0; i < nb; i++)
+		dst_b[i] += src_b[i];
+}
+
+/**
  * rsp_hist__parse_op() - split "kind[:arg]" into a kind and its argument
  * @arg: set to the text after the first ':' (NULL when there is none)
  * Checks the kind, and the argument of offcpu (a reason) and softirq (a

@@ -54,6 +54,8 @@ enum rsp_pd_feature {
 	RSP_PD_FEAT_SAMPLE_TIME = 21,
 	RSP_PD_FEAT_CLOCKID = 23,
 	RSP_PD_FEAT_CLOCK_DATA = 29,
+	/* rsp's own: syscall profiles (rsp/sysdump.h); perf skips bits it does not know */
+	RSP_PD_FEAT_RSP_SYSCALLS = 240,
 };
 
 /* perf's own record types that rsp writes or must recognise. */
@@ -230,6 +232,13 @@ RSP_API int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win,
  * partial file. The fd is not synced: that is the caller's choice.
  */
 RSP_API int rsp_pdwriter__finish(struct rsp_pdwriter *w);
+
+/**
+ * rsp_pdwriter__rsp_syscalls() - the syscall profiles section (rsp/sysdump.h),
+ * copied, written by rsp_pdwriter__finish() as feature RSP_PD_FEAT_RSP_SYSCALLS.
+ * Return: 0 or -ENOMEM.
+ */
+RSP_API int rsp_pdwriter__rsp_syscalls(struct rsp_pdwriter *w, const void *buf, size_t len);
 RSP_API void rsp_pdwriter__stats(const struct rsp_pdwriter *w, struct rsp_pd_stats *st);
 
 /* --- rsp_perfdata: reading a perf.data file -------------------------------- */
@@ -261,6 +270,9 @@ struct rsp_dump_info {
 	uint64_t perf_records;	  /* perf's own bookkeeping records, skipped */
 	uint64_t first_time, last_time;
 	bool event_present[RSP_EV__NR]; /* an attr of the event, usable */
+	/* rsp's syscall profiles section (rsp/sysdump.h), in the mapped file; NULL: none */
+	const void *rsp_syscalls;
+	uint64_t rsp_syscalls_size, rsp_syscalls_offset;
 };
 
 struct rsp_perfdata;

@@ -85,6 +85,11 @@ struct rsp_budget_status {
 	unsigned nr_changes;
 	uint64_t changes_total; /* ever (the list keeps the last RSP_BUDGET_HISTORY) */
 	struct rsp_budget_change changes[RSP_BUDGET_HISTORY];
+	/* of bpf_pct: the syscall family's and the stopwatches' programs (the
+	 * rest is capture's; not enforced: no level sheds them); their run time
+	 * since rspd started, ns, estimated from the samples (daemon/budget.c) */
+	double syscall_pct, stopwatch_pct;
+	uint64_t syscall_ns, stopwatch_ns;
 };
 
 /** rsp_degrade__name() - what a degradation level drops, in a few words. */
