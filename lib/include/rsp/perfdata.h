@@ -55,7 +55,7 @@ enum rsp_pd_feature {
 	RSP_PD_FEAT_CLOCKID = 23,
 	RSP_PD_FEAT_CLOCK_DATA = 29,
 	/* rsp's own: syscall profiles (rsp/sysdump.h); perf skips bits it does not know */
-	RSP_PD_FEAT_RSP_SYSCALLS = 240,
+	RSP_PD_FEAT_RSP_SYSCALLS = 241,
 };
 
 /* perf's own record types that rsp writes or must recognise. */
