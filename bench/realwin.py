@@ -10,8 +10,14 @@ I/O-heavy one where there is one), `hist --top 10`, and `perf script -i DUMP`
 (the analyze target: >= 20x faster), best of REPS, in ms and ms per million
 records (the target: graph and snapshot <= 250 ms per 1M records).
 
-usage: sudo bench/realwin.py [--reps N] [--out BENCHMARKS.md]
+usage: sudo bench/realwin.py [--reps N] [--out BENCHMARKS.md] [--windows pgbench,make,rpc_fsync]
 Run on a quiet machine: it reports wall times.
+
+--callgrind: instead of wall times, each query's instructions (the whole
+rspctl process, valgrind --tool=callgrind) and instructions per record, in a
+section of its own: numbers a loaded or shared machine does not change
+(valgrind must be installed: apt-get install valgrind). About a minute per
+query on the pgbench window.
 """
 import argparse
 import glob
@@ -35,6 +41,7 @@ RSPD = os.path.join(BUILD, "daemon", "rspd")
 RSPCTL = os.path.join(BUILD, "cli", "rspctl")
 WORKLOADS = os.path.join(BUILD, "workloads")
 TITLE = "## Analyses on real programs' windows (issue 14)"
+TITLE_CG = "## Analyses on real programs' windows: instructions per record (issue 14)"
 
 
 class Rspd:
@@ -136,6 +143,43 @@ def best_ms(cmd, reps):
     return best, ""
 
 
+def callgrind_ir(cmd):
+    """Instructions of one run of @cmd under callgrind: (count, "") or (None, error)."""
+    fd, out = tempfile.mkstemp(prefix="rsp-realwin.", suffix=".callgrind", dir="/var/tmp")
+    os.close(fd)
+    try:
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode:
+            return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "failed"
+        with open(out) as f:
+            for line in f:
+                if line.startswith("summary:"):
+                    return int(line.split()[1]), ""
+        return None, "callgrind wrote no summary"
+    finally:
+        os.unlink(out)
+
+
+def callgrind_section(a, rows):
+    lines = [TITLE_CG, "",
+             "`sudo bench/realwin.py --callgrind` on %s, kernel %s, %s: each query's "
+             "instructions (valgrind --tool=callgrind, the whole `rspctl analyze DUMP ...` "
+             "process: loading the dump, symbols, the analysis, the text output), and per "
+             "record of the window." % (platform.node(), platform.release(),
+                                        time.strftime("%Y-%m-%d")), "",
+             "| window | records | query | instructions | per record |",
+             "|---|---:|---|---:|---:|"]
+    for name, n, _size, what, ir, err, _perf in rows:
+        if ir is None:
+            lines.append("| %s | %d | %s | failed: %s | |" % (name, n, what, err[:80]))
+        else:
+            lines.append("| %s | %d | %s | %d | %.0f |" % (name, n, what, ir,
+                                                          ir / n if n else 0))
+    write_section(a.out, "\n".join(lines) + "\n", TITLE_CG)
+    print("\n".join(lines))
+
+
 def records_of(dump):
     p = subprocess.run([RSPCTL, "analyze", dump, "status", "--json"], capture_output=True,
                        text=True)
@@ -149,28 +193,53 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--callgrind", action="store_true",
+                    help="instructions per record (callgrind) instead of wall times")
+    ap.add_argument("--windows", default="pgbench,make,rpc_fsync",
+                    help="which windows to record, comma-separated")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/realwin.py: run as root (rspd records system-wide)")
+    if a.callgrind and not shutil.which("valgrind"):
+        sys.exit("bench/realwin.py --callgrind: valgrind is not installed "
+                 "(apt-get install valgrind)")
+    recorders = (("pgbench", record_pgbench), ("make -j2", record_make),
+                 ("rpc_fsync", record_rpc))
+    wanted = a.windows.split(",")
+    unknown = [w for w in wanted if w not in [r[0].split()[0] for r in recorders]]
+    if unknown:
+        sys.exit("bench/realwin.py: no window named %s (pgbench, make, rpc_fsync)" %
+                 ", ".join(unknown))
     tmp = tempfile.mkdtemp(prefix="rsp-realwin-dumps.", dir="/var/tmp")
     rows = []
     try:
-        for name, rec in (("pgbench", record_pgbench), ("make -j2", record_make),
-                          ("rpc_fsync", record_rpc)):
+        for name, rec in recorders:
+            if name.split()[0] not in wanted:
+                continue
             dump = os.path.join(tmp, name.split()[0] + ".perf.data")
             pids = rec(dump)
             n = records_of(dump)
             size = os.path.getsize(dump)
-            perf, _ = best_ms(["perf", "script", "-i", dump], a.reps)
+            perf = None if a.callgrind else best_ms(["perf", "script", "-i", dump], a.reps)[0]
             cmds = [("graph", ["graph"]), ("hist --top 10", ["hist", "--top", "10"])]
             cmds += [("snapshot %s" % who, ["snapshot", str(pid)]) for who, pid in pids.items()]
             for what, args in cmds:
+                if a.callgrind:
+                    ir, err = callgrind_ir([RSPCTL, "analyze", dump] + args)
+                    rows.append((name, n, size, what, ir, err, None))
+                    print("%-9s %8d records: %-40s %s" % (
+                        name, n, what, "%d instructions, %.0f per record" %
+                        (ir, ir / n if n else 0) if ir else err))
+                    continue
                 ms, err = best_ms([RSPCTL, "analyze", dump] + args, a.reps)
                 rows.append((name, n, size, what, ms, err, perf))
                 print("%-9s %8d records: %-40s %s" % (name, n, what,
                                                       "%.0f ms" % ms if ms else err))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if a.callgrind:
+        callgrind_section(a, rows)
+        return
     lines = [TITLE, "",
              "`sudo bench/realwin.py --reps %d` on %s, %d CPUs, kernel %s, %s; load before: %s." %
              (a.reps, platform.node(), os.cpu_count(), platform.release(),

@@ -41,6 +41,7 @@ struct entity {
 	uint32_t vertex;
 	struct wait *waits;
 	size_t nr, cap;
+	size_t hint; /* first_after()'s last answer: the next question is mostly near it */
 };
 
 struct cand {
@@ -761,11 +762,12 @@ static struct edge_x *get_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t 
 	return x;
 }
 
-static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait *w, uint64_t len,
-		       bool direct)
+/* @frac: w->frac scaled by the cascade (the wait itself is not copied for it). */
+static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait *w, double frac,
+		       uint64_t len, bool direct)
 {
 	struct edge_x *x = get_edge(g, from, w->target_v);
-	uint64_t wt = (uint64_t)((double)len * w->frac + 0.5);
+	uint64_t wt = (uint64_t)((double)len * frac + 0.5);
 
 	if (!x)
 		return;
@@ -784,11 +786,20 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait
 		  w->end);
 }
 
-/* First wait of @e that ends after @t (waits of one entity are in time order). */
-static size_t first_after(const struct entity *e, uint64_t t)
+/*
+ * First wait of @e that ends after @t (waits of one entity are in time
+ * order, so that index is unique): a few steps on from the last answer when
+ * it lies just before (a thread's successive waits ask about one waker at
+ * increasing times), else a binary search.
+ */
+static size_t first_after(struct entity *e, uint64_t t)
 {
-	size_t lo = 0, hi = e->nr;
+	size_t lo = 0, hi = e->nr, h = e->hint;
 
+	if (h <= e->nr && (h == 0 || e->waits[h - 1].end <= t))
+		for (int k = 0; k < 4; k++, h++)
+			if (h == e->nr || e->waits[h].end > t)
+				return e->hint = h;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -797,18 +808,17 @@ static size_t first_after(const struct entity *e, uint64_t t)
 		else
 			hi = mid;
 	}
-	return lo;
+	return e->hint = lo;
 }
 
 /* wPerf Figure 4: weigh [s, e) of @w, then what its waker waited on inside it. */
 static void cascade(struct rsp_waitgraph *g, uint32_t *path, int depth, const struct wait *w,
 		    uint64_t s, uint64_t e, double frac)
 {
-	const struct entity *b;
-	struct wait scaled = *w;
+	struct entity *b;
+	double scaled = w->frac * frac;
 
-	scaled.frac = w->frac * frac;
-	add_weight(g, g->ents[path[depth]].vertex, &scaled, e - s, depth == 0);
+	add_weight(g, g->ents[path[depth]].vertex, w, scaled, e - s, depth == 0);
 	if (w->target_ent == NO_ENT || depth + 1 >= MAX_DEPTH)
 		return;
 	for (int i = 0; i <= depth; i++)
@@ -821,7 +831,7 @@ static void cascade(struct rsp_waitgraph *g, uint32_t *path, int depth, const st
 		uint64_t s2 = x->start > s ? x->start : s, e2 = x->end < e ? x->end : e;
 
 		if (e2 > s2)
-			cascade(g, path, depth + 1, x, s2, e2, scaled.frac);
+			cascade(g, path, depth + 1, x, s2, e2, scaled);
 	}
 }
 

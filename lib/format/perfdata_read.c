@@ -739,6 +739,7 @@ void rsp_perfdata__delete(struct rsp_perfdata *pd)
 		return;
 	rsp_symbolizer__delete(pd->symbols);
 	rsp_ksyms__delete(pd->ksyms);
+	rsp_window__delete(pd->side);
 	rsp_window__delete(pd->window);
 	rsp_schema__delete(pd->schema);
 	if (pd->map)

@@ -80,7 +80,7 @@ static int make_symbols(struct rsp_perfdata *pd, struct rsp_buf *err)
 		rsp_symbolizer__use_ksyms(pd->symbols, pd->ksyms);
 	ret = rsp_perfdata__process_model(pd, feed_model, pd);
 	if (!ret)
-		ret = rsp_maps__ingest(rsp_symbolizer__maps(pd->symbols), pd->schema, pd->window, 0,
+		ret = rsp_maps__ingest(rsp_symbolizer__maps(pd->symbols), pd->schema, pd->side, 0,
 				       UINT64_MAX, &res);
 	if (ret)
 		goto nomem;

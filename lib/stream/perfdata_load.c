@@ -219,6 +219,38 @@ static struct rsp_window *make_window(const struct rsp_perfdata *pd, uint32_t nr
 	return rsp_window__new(&wc);
 }
 
+/*
+ * The side-band window (pd->side): the same bound as the window's, in
+ * smaller chunks (side-band records are few; chunks are allocated as they
+ * fill, so the bound is never reached).
+ */
+static struct rsp_window *make_side(const struct rsp_perfdata *pd, uint32_t nr_cpus)
+{
+	struct rsp_window_config wc = {.nr_cpus = nr_cpus, .chunk_size = PD_SIDE_CHUNK};
+	uint64_t size = pd->data_end - pd->data_off;
+
+	wc.budget = ((size_t)(size / 16 / (PD_SIDE_CHUNK / 16)) + 2 * (size_t)nr_cpus + 2) *
+		    PD_SIDE_CHUNK;
+	return rsp_window__new(&wc);
+}
+
+static void drop_windows(struct rsp_perfdata *pd)
+{
+	rsp_window__delete(pd->side);
+	rsp_window__delete(pd->window);
+	pd->side = pd->window = NULL;
+}
+
+static int make_windows(struct rsp_perfdata *pd, uint32_t nr_cpus)
+{
+	pd->window = make_window(pd, nr_cpus);
+	pd->side = pd->window ? make_side(pd, nr_cpus) : NULL;
+	if (pd->side)
+		return 0;
+	drop_windows(pd);
+	return rsp_perfdata__fail(pd, pd->data_off, "no memory for a window of the file's records");
+}
+
 static int note_model(struct rsp_perfdata *pd, uint64_t off)
 {
 	if (pd->nr_model % 1024 == 0) {
@@ -250,6 +282,10 @@ static int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_pla
 		int err = rsp_window__append_ref(pd->window, pl->cpu, pl->time,
 						 (const void *)(pd->p + off));
 
+		if (!err &&
+		    ((const struct perf_event_header *)(pd->p + off))->type != PERF_RECORD_SAMPLE)
+			err = rsp_window__append_ref(pd->side, pl->cpu, pl->time,
+						     (const void *)(pd->p + off));
 		if (err)
 			return rsp_perfdata__fail(pd, off, "the record could not be stored: %s",
 						  strerror(-err));
@@ -306,24 +342,21 @@ static int fill(struct rsp_perfdata *pd)
 	int ret = -ERANGE;
 
 	if (nr_cpus) {
-		pd->window = make_window(pd, nr_cpus);
-		if (!pd->window)
-			return rsp_perfdata__fail(pd, pd->data_off,
-						  "no memory for a window of the file's records");
+		ret = make_windows(pd, nr_cpus);
+		if (ret)
+			return ret;
 		ret = scan(pd, &nr_cpus);
 	}
 	if (ret != -ERANGE)
 		return ret;
-	rsp_window__delete(pd->window);
-	pd->window = NULL;
+	drop_windows(pd);
 	nr_cpus = 0;
 	ret = scan(pd, &nr_cpus);
 	if (ret)
 		return ret;
-	pd->window = make_window(pd, nr_cpus ? nr_cpus : 1);
-	if (!pd->window)
-		return rsp_perfdata__fail(pd, pd->data_off,
-					  "no memory for a window of the file's records");
+	ret = make_windows(pd, nr_cpus ? nr_cpus : 1);
+	if (ret)
+		return ret;
 	return scan(pd, &nr_cpus);
 }
 
@@ -357,10 +390,8 @@ int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err)
 		ret = check_kept(pd);
 	if (ret == -ENOMEM && !err->len)
 		rsp_buf__printf(err, "%s: out of memory while loading it", pd->info.path);
-	if (ret) {
-		rsp_window__delete(pd->window);
-		pd->window = NULL;
-	}
+	if (ret)
+		drop_windows(pd);
 	pd->loaded = !ret;
 	return ret;
 }

@@ -77,7 +77,8 @@ int rsp_schema__evsel_by_id(const struct rsp_schema *s, uint64_t id)
 {
 	uint32_t idx;
 
-	return id && !rsp_u64map__get(&s->ids, id, &idx) ? (int)idx : -1;
+	/* UINT64_MAX is the map's empty key: no evsel has it (add_id refuses it) */
+	return id && id != UINT64_MAX && !rsp_u64map__get(&s->ids, id, &idx) ? (int)idx : -1;
 }
 
 static void set_problem(struct rsp_schema *s, int ev, const char *fmt, const char *a, const char *b)

@@ -12,6 +12,7 @@
 #include <rsp/sleepclass.h>
 #include <rsp/tp.h>
 #include "internal/callchain.h"
+#include "internal/hash.h"
 #include "internal/u64map.h"
 
 enum match_kind {
@@ -65,10 +66,28 @@ const char *rsp_sleep_reason__name(enum rsp_sleep_reason r)
 	return (unsigned)r < RSP_SR__NR ? reason_names[r] : "unknown";
 }
 
+/*
+ * The reasons of whole kernel stacks, by their words up to the user marker:
+ * a thread sleeps again and again at the same few places, and the reason is
+ * a function of those words alone (the rules are fixed, so are the ksyms).
+ * Direct-mapped, compared word for word (no hash is trusted): MEMO_SLOTS x
+ * (MEMO_WORDS + 1) words, 66 KiB a timeline, allocated at the first stack.
+ */
+#define MEMO_SLOTS 256
+#define MEMO_WORDS 31
+
+struct memo {
+	uint32_t len; /* 0: empty (an empty chain is not remembered) */
+	uint32_t reason;
+	uint64_t w[MEMO_WORDS];
+};
+
 struct rsp_sleepclass {
 	const struct rsp_ksyms *ks;
 	struct rsp_u64map cache;     /* return address -> rule index or NO_RULE */
 	struct rsp_u64map ctx_cache; /* return address -> enum ctx_kind or 0 */
+	struct memo *memo;	     /* MEMO_SLOTS, or NULL (none yet, or no memory) */
+	bool memo_failed;
 };
 
 static int match_rule(const char *name)
@@ -109,6 +128,7 @@ void rsp_sleepclass__delete(struct rsp_sleepclass *sc)
 		return;
 	rsp_u64map__exit(&sc->cache);
 	rsp_u64map__exit(&sc->ctx_cache);
+	free(sc->memo);
 	free(sc);
 }
 
@@ -140,20 +160,39 @@ enum rsp_sleep_reason rsp_sleepclass__classify(struct rsp_sleepclass *sc, int64_
 	uint32_t best = NO_RULE;
 	struct rsp_chain_iter it;
 	struct rsp_chain_frame f;
+	struct memo *m = NULL;
+	uint64_t n;
+	enum rsp_sleep_reason reason;
 
 	if (is_runnable(prev_state))
 		return RSP_SR_PREEMPT;
 	if (!sc->ks || !chain)
 		return RSP_SR_UNKNOWN;
 	/* The kernel frames; the user's (which follow them) say nothing of the reason. */
-	rsp_chain__init(&it, chain, rsp_chain__user_mark(chain, nr));
+	n = rsp_chain__user_mark(chain, nr);
+	if (!sc->memo && !sc->memo_failed) {
+		sc->memo = calloc(MEMO_SLOTS, sizeof(*sc->memo));
+		sc->memo_failed = !sc->memo; /* only slower */
+	}
+	if (sc->memo && n && n <= MEMO_WORDS) {
+		m = &sc->memo[rsp_hash__mix(rsp_hash__u64s(RSP_HASH_INIT, chain, n)) % MEMO_SLOTS];
+		if (m->len == n && !memcmp(m->w, chain, n * sizeof(*chain)))
+			return (enum rsp_sleep_reason)m->reason;
+	}
+	rsp_chain__init(&it, chain, n);
 	while (best && rsp_chain__next(&it, &f)) {
 		uint32_t r = f.ctx == RSP_CHAIN_KERNEL ? rule_of(sc, f.addr) : NO_RULE;
 
 		if (r < best)
 			best = r;
 	}
-	return best == NO_RULE ? RSP_SR_UNKNOWN : rules[best].reason;
+	reason = best == NO_RULE ? RSP_SR_UNKNOWN : rules[best].reason;
+	if (m) {
+		m->len = (uint32_t)n;
+		m->reason = (uint32_t)reason;
+		memcpy(m->w, chain, n * sizeof(*chain));
+	}
+	return reason;
 }
 
 /* The context kind of one kernel return address, cached like rule_of(). */

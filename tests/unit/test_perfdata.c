@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <rsp/query.h>
 #include <rsp/tp.h>
+#include "internal/perfdata.h"
 #include "internal/query.h"
 #include "pd_fixture.h"
 
@@ -149,6 +150,38 @@ static int count_model(const struct perf_event_header *h, void *ctx)
 	return 0;
 }
 
+/*
+ * The side-band window (what the process model is ingested from) holds the
+ * window's records but samples, the same ones in the same merged order.
+ * Returns how many.
+ */
+static int same_side(const struct rsp_perfdata *pd)
+{
+	struct rsp_wsnap *wsnap = rsp_window__pin(pd->window, 0, UINT64_MAX);
+	struct rsp_wsnap *ssnap = rsp_window__pin(pd->side, 0, UINT64_MAX);
+	struct rsp_witer *wi = rsp_witer__new(wsnap, 0, UINT64_MAX);
+	struct rsp_witer *si = rsp_witer__new(ssnap, 0, UINT64_MAX);
+	struct rsp_wentry a, b;
+	int n = 0;
+
+	assert_non_null(si);
+	while (rsp_witer__next(wi, &a)) {
+		if (a.rec->type == PERF_RECORD_SAMPLE)
+			continue;
+		assert_int_equal(rsp_witer__next(si, &b), 1);
+		assert_int_equal(a.time, b.time);
+		assert_int_equal(a.cpu, b.cpu);
+		assert_ptr_equal(a.rec, b.rec);
+		n++;
+	}
+	assert_int_equal(rsp_witer__next(si, &b), 0);
+	rsp_witer__delete(wi);
+	rsp_witer__delete(si);
+	rsp_wsnap__unpin(wsnap);
+	rsp_wsnap__unpin(ssnap);
+	return n;
+}
+
 static void test_roundtrip_sleeps(void **state)
 {
 	struct fx f;
@@ -199,6 +232,7 @@ static void test_roundtrip_sleeps(void **state)
 
 		assert_int_equal(rsp_perfdata__source(pd, &src, &err), 0);
 		same_records(f.w, f.s, src.window, os);
+		assert_true(same_side(pd) >= 1);
 		rsp_buf__exit(&err);
 	}
 	rsp_perfdata__delete(pd);

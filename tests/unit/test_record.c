@@ -269,6 +269,10 @@ static void test_schema_api(void **state)
 	for (uint64_t id = 1; id <= 5000; id++)
 		assert_int_equal(rsp_schema__evsel_by_id(s, id), (int)(id % RSP_SCHEMA_MAX_EVSELS));
 	assert_int_equal(rsp_schema__add_id(s, 0, 0), -EINVAL);
+	/* the map's empty key, as a dump's sample may carry it: no evsel */
+	assert_int_equal(rsp_schema__add_id(s, 0, UINT64_MAX), -EINVAL);
+	assert_int_equal(rsp_schema__evsel_by_id(s, UINT64_MAX), -1);
+	assert_int_equal(rsp_schema__evsel_by_id(s, 0), -1);
 	assert_int_equal(rsp_schema__add_id(s, 999, 7), -EINVAL);
 	assert_int_equal(rsp_schema__nr_evsels(s), RSP_SCHEMA_MAX_EVSELS);
 	assert_string_equal(rsp_schema__evsel_name(s, 3), "sw");

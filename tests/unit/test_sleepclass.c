@@ -123,14 +123,54 @@ static void test_classify(void **state)
 	rsp_buf__exit(&err);
 }
 
+/*
+ * Whole stacks are remembered (a small direct-mapped table): 600 distinct
+ * stacks, more than it holds and some longer than it keeps, each asked
+ * twice, in two rounds, with the reason each one's frames give.
+ */
+static void test_classify_memo(void **state)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
+	struct rsp_sleepclass *sc = rsp_sleepclass__new(ks);
+	static const uint64_t reason_frame[3] = {K_IO_SCHEDULE + 0x10, K_MM_FAULT + 4,
+						 K_KSYS_READ + 1};
+	static const enum rsp_sleep_reason want[3] = {RSP_SR_BLOCK_IO, RSP_SR_PAGE_FAULT,
+						      RSP_SR_UNKNOWN};
+	uint64_t c[64];
+
+	assert_non_null(ks);
+	for (int round = 0; round < 2; round++)
+		for (unsigned j = 0; j < 600; j++) {
+			unsigned n = 0;
+
+			c[n++] = PERF_CONTEXT_KERNEL;
+			c[n++] = K_SCHEDULE + 1 + j; /* inside schedule(): matches nothing */
+			for (unsigned k = 0; k < j % 40; k++)
+				c[n++] = K_SCHEDULE + 0x20;
+			c[n++] = reason_frame[j % 3];
+			c[n++] = PERF_CONTEXT_USER;
+			c[n++] = K_IO_SCHEDULE + 0x10; /* a user frame: never matches */
+			assert_int_equal(classify(sc, 2, c, n), want[j % 3]);
+			assert_int_equal(classify(sc, 2, c, n), want[j % 3]);
+			assert_int_equal(classify(sc, 0x100, c, n), RSP_SR_PREEMPT);
+		}
+	rsp_sleepclass__delete(sc);
+	rsp_ksyms__delete(ks);
+	rsp_buf__exit(&err);
+}
+
 int main(void)
 {
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_names_stable),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_classify_memo),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #define PD_MAX_IDS     (1u << 20)
 #define PD_MAX_CPUS    4096
 #define PD_CHUNK       (256u * 1024)
+#define PD_SIDE_CHUNK  (16u * 1024)
 #define PD_FEAT_BITS   256
 
 struct fattr {
@@ -42,6 +43,12 @@ struct rsp_perfdata {
 	bool has_feat[PD_FEAT_BITS];
 	uint64_t data_off, data_end;
 	struct rsp_window *window;
+	/*
+	 * The window's side-band records (every record but samples) referred
+	 * to again, in the same per-CPU order: the process model is built from
+	 * them without merging the samples (most of the records) in time order.
+	 */
+	struct rsp_window *side;
 	bool loaded;
 	uint64_t *model; /* offsets of the process-model records */
 	size_t nr_model;
