@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * `rspctl merge DUMP DUMP [...] net`: N hosts' dumps joined by their TCP
+ * connections. Every socket end with a known 4-tuple (the window's state
+ * and receive records, and the socket table the dump carries) goes into
+ * one index (rsp/xhost.h); each matched connection's network operations on
+ * both hosts give NTP-style request/response pairs that bound the hosts'
+ * clock offset. The answer: the hosts, each pair's offset with its
+ * uncertainty, and the connections across hosts with their threads.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <rsp/merge.h>
+#include <rsp/net.h>
+#include <rsp/parse.h>
+#include <rsp/perfdata.h>
+#include <rsp/query.h>
+#include <rsp/socktab.h>
+#include <rsp/timeline.h>
+#include <rsp/tlstore.h>
+#include <rsp/xhost.h>
+#include "internal/json.h"
+#include "internal/vec.h"
+
+#define MAX_HOSTS 64
+/* Alignments of two sides' operations tried around the wall-clock guess. */
+#define ALIGN_SPAN 3
+
+struct mhost {
+	const char *path;
+	struct rsp_perfdata *pd;
+	const struct rsp_dump_info *di;
+	struct rsp_socktab *socks;
+	struct rsp_wsnap *snap;
+	struct rsp_tlstore *store;
+	const struct rsp_net_op **ops; /* TCP, with a 4-tuple, by socket then time */
+	size_t nr_ops;
+	int64_t shift; /* --test-clock-shift: added to every time of this dump */
+	bool shifted;
+};
+
+/* One socket end: a run of ops[] of one host with the same socket and tuple. */
+struct mconn {
+	uint32_t host;
+	size_t at, n; /* in its host's ops[] */
+};
+
+struct merge {
+	struct mhost h[MAX_HOSTS];
+	int nr;
+	bool json;
+	struct mconn *conns; /* conns[i] is the index's end i */
+	size_t nr_conns, cap_conns;
+	struct rsp_xmatch *xm;
+	struct rsp_clockoff *off; /* [a * nr + b], a < b: theta = clock_b - clock_a */
+	unsigned *conns_between;  /* likewise: matched connections */
+	size_t matched;
+	size_t state[4]; /* ends per enum rsp_xend_state */
+};
+
+/* ---- arguments ------------------------------------------------------------ */
+
+static int parse_shift(struct merge *m, const char *arg, struct rsp_buf *err)
+{
+	char *end;
+	long idx = strtol(arg, &end, 10);
+	long long ns;
+
+	if (end == arg || *end != '=' || idx < 0 || idx >= m->nr)
+		goto bad;
+	ns = strtoll(end + 1, &end, 10);
+	if (*end || ns < -3600000000000ll || ns > 3600000000000ll)
+		goto bad;
+	m->h[idx].shift = ns;
+	m->h[idx].shifted = true;
+	return 0;
+bad:
+	rsp_buf__printf(err,
+			"merge: --test-clock-shift wants INDEX=NS (a dump's position from 0, a "
+			"shift of at most an hour in nanoseconds), not '%s'",
+			arg);
+	return -EINVAL;
+}
+
+static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *err)
+{
+	int i = 0;
+
+	for (; i < argc && strcmp(argv[i], "net") && strcmp(argv[i], "graph") &&
+	       strcmp(argv[i], "snapshot");
+	     i++) {
+		if (m->nr == MAX_HOSTS) {
+			rsp_buf__printf(err, "merge: at most %d dumps at once", MAX_HOSTS);
+			return -E2BIG;
+		}
+		m->h[m->nr++].path = argv[i];
+	}
+	if (i == argc) {
+		rsp_buf__puts(err,
+			      "merge: no command after the dumps: add 'net', e.g. 'rspctl merge "
+			      "A.perf.data B.perf.data net'");
+		return -EINVAL;
+	}
+	if (strcmp(argv[i], "net")) {
+		rsp_buf__printf(err,
+				"merge: '%s' across hosts is not built yet (only 'net' is): run "
+				"'rspctl analyze DUMP %s' on each dump",
+				argv[i], argv[i]);
+		return -ENOTSUP;
+	}
+	if (m->nr < 2) {
+		rsp_buf__puts(err, "merge: needs at least two dumps, one per host");
+		return -EINVAL;
+	}
+	for (i++; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--format=json")) {
+			m->json = true;
+		} else if (!strcmp(argv[i], "--test-clock-shift") && i + 1 < argc) {
+			if (parse_shift(m, argv[++i], err))
+				return -EINVAL;
+		} else {
+			rsp_buf__printf(
+				err, "merge net: unexpected argument '%s'; see 'rspctl help merge'",
+				argv[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- loading ---------------------------------------------------------------- */
+
+static int check_host(const struct merge *m, int k, struct rsp_buf *err)
+{
+	const struct mhost *h = &m->h[k];
+
+	if (!h->di->written_by_rsp || !h->di->has_host || !h->di->clock_data) {
+		rsp_buf__printf(
+			err,
+			"merge: %s was written by %s older than this one (or by perf); merge "
+			"needs the host's boot id, clock pair and socket table: take a new "
+			"dump with this rspd",
+			h->path, h->di->written_by_rsp ? "an rspd" : "a program");
+		return -EINVAL;
+	}
+	for (int j = 0; j < k; j++) {
+		const struct mhost *o = &m->h[j];
+		bool same_boot = h->di->boot_id[0] && !strcmp(h->di->boot_id, o->di->boot_id);
+
+		/* The same host twice is only the tests' shifted copy (--test-clock-shift). */
+		if ((same_boot || !strcmp(h->di->hostname, o->di->hostname)) &&
+		    !(h->shifted || o->shifted)) {
+			rsp_buf__printf(
+				err,
+				"merge: %s and %s are both from host %s%s: merge joins dumps "
+				"of different hosts, give one dump per host",
+				o->path, h->path, h->di->hostname,
+				same_boot ? " (the same boot id)" : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int sock_table(struct mhost *h)
+{
+	const struct rsp_sock_info *v = rsp_perfdata__sockets(h->pd);
+
+	h->socks = rsp_socktab__new();
+	if (!h->socks)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h->di->nr_sockets; i++)
+		if (rsp_socktab__add(h->socks, &v[i], 0))
+			return -ENOMEM;
+	return 0;
+}
+
+/* One socket end: the same socket with the same 4-tuple. */
+static int end_cmp(const struct rsp_net_op *a, const struct rsp_net_op *b)
+{
+	int c;
+
+	if (a->sk != b->sk)
+		return a->sk < b->sk ? -1 : 1;
+	if ((c = memcmp(&a->local, &b->local, sizeof(a->local))))
+		return c;
+	return memcmp(&a->remote, &b->remote, sizeof(a->remote));
+}
+
+static int op_cmp(const void *pa, const void *pb)
+{
+	const struct rsp_net_op *a = *(const struct rsp_net_op *const *)pa;
+	const struct rsp_net_op *b = *(const struct rsp_net_op *const *)pb;
+	int c = end_cmp(a, b);
+
+	if (c)
+		return c;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The TCP operations whose 4-tuple is known, grouped by socket end. */
+static int collect_ops(struct mhost *h)
+{
+	size_t n;
+	const struct rsp_net_op *v = rsp_tlstore__net_ops(h->store, &n);
+
+	h->ops = calloc(n ? n : 1, sizeof(*h->ops));
+	if (!h->ops)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].proto == RSP_IPPROTO_TCP && (v[i].flags & RSP_NETF_TUPLE))
+			h->ops[h->nr_ops++] = &v[i];
+	qsort(h->ops, h->nr_ops, sizeof(*h->ops), op_cmp);
+	return 0;
+}
+
+static int load_host(struct merge *m, int k, struct rsp_buf *err)
+{
+	struct mhost *h = &m->h[k];
+	struct rsp_tlstore_opts so = {0};
+	struct rsp_source src;
+	int ret;
+
+	h->pd = rsp_perfdata__open(h->path, err);
+	if (!h->pd)
+		return -EINVAL;
+	h->di = rsp_perfdata__info(h->pd);
+	if ((ret = check_host(m, k, err)))
+		return ret;
+	if ((ret = rsp_perfdata__source(h->pd, &src, err)))
+		return ret;
+	if (sock_table(h))
+		goto nomem;
+	h->snap = rsp_window__pin(src.window, 0, UINT64_MAX);
+	if (!h->snap)
+		goto nomem;
+	so.ksyms = src.ksyms;
+	so.socks = h->socks;
+	/* Every segment: a send's earliest start is the start of its run (see send_start()). */
+	h->store = rsp_tlstore__from_window(0, src.schema, h->snap, &so, NULL, err);
+	if (!h->store)
+		return -EINVAL;
+	if (collect_ops(h))
+		goto nomem;
+	return 0;
+nomem:
+	rsp_buf__printf(err, "merge: out of memory loading %s", h->path);
+	return -ENOMEM;
+}
+
+/* ---- matching ------------------------------------------------------------------ */
+
+/* A time of host @h's records in its (test-shifted) monotonic clock. */
+static int64_t mono(const struct mhost *h, uint64_t t)
+{
+	return (int64_t)t + h->shift;
+}
+
+/* The same time in the host's realtime: the common clock lifetimes are compared in. */
+static int64_t wall(const struct mhost *h, uint64_t t)
+{
+	return (int64_t)(t - h->di->clockid_time_ns + h->di->wall_clock_ns);
+}
+
+static int add_end(struct merge *m, uint32_t host, size_t at, size_t n)
+{
+	const struct mhost *h = &m->h[host];
+	const struct rsp_net_op *o = h->ops[at], *last = h->ops[at + n - 1];
+	struct rsp_xend e = {.host = host,
+			     .sk = o->sk,
+			     .local = o->local,
+			     .remote = o->remote,
+			     .first = wall(h, o->start),
+			     .last = wall(h, last->end)};
+
+	if (rsp_vec__reserve((void **)&m->conns, &m->cap_conns, m->nr_conns + 1,
+			     sizeof(*m->conns)) ||
+	    rsp_xmatch__add(m->xm, &e) < 0)
+		return -ENOMEM;
+	m->conns[m->nr_conns++] = (struct mconn){host, at, n};
+	return 0;
+}
+
+static int index_ends(struct merge *m)
+{
+	for (int k = 0; k < m->nr; k++) {
+		const struct mhost *h = &m->h[k];
+
+		for (size_t i = 0, j; i < h->nr_ops; i = j) {
+			for (j = i + 1; j < h->nr_ops && !end_cmp(h->ops[i], h->ops[j]); j++)
+				;
+			if (add_end(m, (uint32_t)k, i, j - i))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* ---- clock offsets ---------------------------------------------------------------- */
+
+/*
+ * When the send that began @o started, at the earliest: the send records
+ * (sock_send_length) come at the end of the send, after the peer may
+ * already have the data (over a veth the receive runs inside the send).
+ * The sending thread ran without a break from the start of the run that
+ * holds the record, so the send began no earlier than that. -1: no run
+ * known (the pair is not used).
+ */
+static int64_t send_start(const struct mhost *h, const struct rsp_net_op *o)
+{
+	const struct rsp_segment *run = rsp_tlstore__segment_at(h->store, o->tid, o->start);
+
+	if (run && run->kind != RSP_SEG_RUN && o->start)
+		run = rsp_tlstore__segment_at(h->store, o->tid, o->start - 1);
+	return run && run->kind == RSP_SEG_RUN ? mono(h, run->start) : -1;
+}
+
+/*
+ * Side a's operation i (its send s_i, the last arrival of the answer f_i)
+ * and side b's operation j (its send S_j, its answer's arrival F_j): a's
+ * message sent at s_i arrives at b by F_{j-1} (the last arrival before
+ * b's next send S_j), and b's answer sent at S_j arrives at a by f_i:
+ * (t1, t2, t3, t4) = (s_i, F_{j-1}, S_j, f_i) with j = i + k, each send
+ * time taken as its earliest start (send_start()). The last send and the
+ * last arrival of a message keep both bounds true when a message takes
+ * several sends or packets. The same for either side initiating: the
+ * pairs are symmetric.
+ */
+static void add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b, long k,
+		      struct rsp_clockoff *c)
+{
+	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
+
+	for (size_t i = 0; i < a->n; i++) {
+		long j = (long)i + k;
+		const struct rsp_net_op *oa, *ob, *prev;
+		int64_t t1, t3;
+
+		if (j < 1 || j >= (long)b->n)
+			continue;
+		oa = ha->ops[a->at + i];
+		ob = hb->ops[b->at + (size_t)j];
+		prev = hb->ops[b->at + (size_t)j - 1];
+		t1 = send_start(ha, oa);
+		t3 = send_start(hb, ob);
+		if (t1 >= 0 && t3 >= 0)
+			rsp_clockoff__add(c, t1, mono(hb, prev->end), t3, mono(ha, oa->end));
+	}
+}
+
+/* What the hosts' clock pairs say theta is, assuming their realtime clocks agree. */
+static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
+{
+	int64_t da = mono(ha, ha->di->clockid_time_ns) - (int64_t)ha->di->wall_clock_ns;
+	int64_t db = mono(hb, hb->di->clockid_time_ns) - (int64_t)hb->di->wall_clock_ns;
+
+	return db - da;
+}
+
+/*
+ * The alignment k of the two sides' operations: where b's arrivals meet
+ * a's first send by the wall-clock guess, then the consistent k nearest to
+ * it (a wrong k of a request/response exchange gives bounds that do not
+ * intersect).
+ */
+static void connection_offset(const struct merge *m, const struct mconn *a, const struct mconn *b,
+			      struct rsp_clockoff *best)
+{
+	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
+	int64_t guess = wall_guess(ha, hb), t = mono(ha, ha->ops[a->at]->start) + guess;
+	int64_t best_dist = INT64_MAX;
+	long k0 = 1;
+
+	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
+		k0++;
+	for (long k = k0 - ALIGN_SPAN; k <= k0 + ALIGN_SPAN; k++) {
+		struct rsp_clockoff c;
+		int64_t est, unc, dist;
+
+		rsp_clockoff__init(&c);
+		add_pairs(m, a, b, k, &c);
+		if (rsp_clockoff__result(&c, &est, &unc))
+			continue;
+		dist = est > guess ? est - guess : guess - est;
+		if (dist < best_dist) {
+			best_dist = dist;
+			*best = c;
+		}
+	}
+	if (best_dist == INT64_MAX) {
+		/* None fits: keep k0's bounds, which say so (too few, or inconsistent). */
+		rsp_clockoff__init(best);
+		add_pairs(m, a, b, k0, best);
+	}
+}
+
+static int match(struct merge *m)
+{
+	int64_t pairs;
+	size_t nn = (size_t)m->nr * (size_t)m->nr;
+
+	m->xm = rsp_xmatch__new();
+	m->off = calloc(nn, sizeof(*m->off));
+	m->conns_between = calloc(nn, sizeof(*m->conns_between));
+	if (!m->xm || !m->off || !m->conns_between || index_ends(m))
+		return -ENOMEM;
+	for (size_t i = 0; i < nn; i++)
+		rsp_clockoff__init(&m->off[i]);
+	pairs = rsp_xmatch__run(m->xm);
+	if (pairs < 0)
+		return -ENOMEM;
+	m->matched = (size_t)pairs;
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		enum rsp_xend_state st;
+		int64_t p = rsp_xmatch__peer(m->xm, i, &st);
+		const struct mconn *a = &m->conns[i], *b;
+		struct rsp_clockoff c;
+		struct rsp_clockoff *pair;
+
+		m->state[st]++;
+		if (p < 0 || m->conns[p].host < a->host)
+			continue;
+		b = &m->conns[p];
+		pair = &m->off[a->host * (size_t)m->nr + b->host];
+		m->conns_between[a->host * (size_t)m->nr + b->host]++;
+		connection_offset(m, a, b, &c);
+		/* Every connection's pairs bound the same offset: intersect them. */
+		if (c.lo > pair->lo)
+			pair->lo = c.lo;
+		if (c.hi < pair->hi)
+			pair->hi = c.hi;
+		pair->nr_pairs += c.nr_pairs;
+	}
+	return 0;
+}
+
+/* Every pair of hosts joined by a connection has a bounded offset; else one sentence. */
+static int check_offsets(const struct merge *m, struct rsp_buf *err)
+{
+	if (!m->matched) {
+		rsp_buf__printf(err,
+				"merge: no TCP connection of one dump has its other end in another "
+				"(%zu loopback, %zu without a peer, %zu without a known 4-tuple): "
+				"give dumps of hosts that talked to each other in the same time",
+				m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER],
+				m->state[RSP_XEND_UNKNOWN]);
+		return -ENOENT;
+	}
+	for (int a = 0; a < m->nr; a++)
+		for (int b = a + 1; b < m->nr; b++) {
+			const struct rsp_clockoff *c = &m->off[a * m->nr + b];
+			int64_t est, unc;
+			int r;
+
+			if (!m->conns_between[a * m->nr + b])
+				continue;
+			r = rsp_clockoff__result(c, &est, &unc);
+			if (r == -ENODATA) {
+				rsp_buf__printf(
+					err,
+					"merge: only %u request/response pairs between %s and %s "
+					"(%d needed) bound their clock offset: take dumps over a "
+					"longer time in which the hosts exchange more",
+					c->nr_pairs, m->h[a].path, m->h[b].path,
+					RSP_CLOCKOFF_MIN_PAIRS);
+				return r;
+			}
+			if (r) {
+				rsp_buf__printf(
+					err,
+					"merge: the request/response pairs between %s and %s give "
+					"inconsistent clock offsets (no offset fits them all: a "
+					"clock stepped, or the exchanges are not request/response)",
+					m->h[a].path, m->h[b].path);
+				return r;
+			}
+		}
+	return 0;
+}
+
+/* ---- the answer ------------------------------------------------------------------- */
+
+static const char *comm_of(const struct mhost *h, uint32_t tid)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, tid);
+
+	return t && t->comm[0] ? t->comm : "?";
+}
+
+/* Operations of an end: how many and their total time (the thread's network wait). */
+static uint64_t end_wait(const struct merge *m, const struct mconn *c)
+{
+	const struct mhost *h = &m->h[c->host];
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		sum += h->ops[c->at + i]->end - h->ops[c->at + i]->start;
+	return sum;
+}
+
+static json_t *json_end(const struct merge *m, const struct mconn *c)
+{
+	const struct mhost *h = &m->h[c->host];
+	const struct rsp_net_op *o = h->ops[c->at];
+	char l[64], r[64];
+	json_t *e = json_object();
+
+	rsp_json__set_u64(e, "host", c->host);
+	rsp_json__set_str(e, "hostname", h->di->hostname);
+	rsp_json__set_u64(e, "pid", o->tgid);
+	rsp_json__set_u64(e, "tid", o->tid);
+	rsp_json__set_str(e, "comm", comm_of(h, o->tid));
+	rsp_json__set_str(e, "local", rsp_sockaddr__format(&o->local, l, sizeof(l)));
+	rsp_json__set_str(e, "remote", rsp_sockaddr__format(&o->remote, r, sizeof(r)));
+	rsp_json__set_u64(e, "operations", c->n);
+	rsp_json__set_secs(e, "wait_s", end_wait(m, c));
+	return e;
+}
+
+static json_t *json_offsets(const struct merge *m)
+{
+	json_t *arr = json_array();
+
+	for (int a = 0; a < m->nr; a++)
+		for (int b = a + 1; b < m->nr; b++) {
+			const struct rsp_clockoff *c = &m->off[a * m->nr + b];
+			int64_t est = 0, unc = 0;
+			json_t *o;
+
+			if (!m->conns_between[a * m->nr + b] || rsp_clockoff__result(c, &est, &unc))
+				continue;
+			o = json_pack("{s:i, s:i, s:I, s:I, s:f, s:f, s:i, s:i}", "host_a", a,
+				      "host_b", b, "offset_ns", (json_int_t)est, "uncertainty_ns",
+				      (json_int_t)unc, "offset_s", (double)est / 1e9,
+				      "uncertainty_s", (double)unc / 1e9, "pairs", (int)c->nr_pairs,
+				      "connections", (int)m->conns_between[a * m->nr + b]);
+			json_array_append_new(arr, o);
+		}
+	return arr;
+}
+
+static int render_json(const struct merge *m, struct rsp_buf *out)
+{
+	json_t *root = json_object(), *hosts = json_array(), *conns = json_array();
+
+	for (int k = 0; k < m->nr; k++) {
+		const struct mhost *h = &m->h[k];
+		json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I}", "host", k, "hostname",
+				      h->di->hostname, "boot_id", h->di->boot_id, "path", h->path,
+				      "tcp_operations", (json_int_t)h->nr_ops);
+
+		if (h->shifted)
+			rsp_json__set_real(o, "test_clock_shift_s", (double)h->shift / 1e9);
+		json_array_append_new(hosts, o);
+	}
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		int64_t p = rsp_xmatch__peer(m->xm, i, NULL);
+
+		if (p < 0 || m->conns[p].host < m->conns[i].host)
+			continue;
+		json_array_append_new(conns, json_pack("{s:o, s:o}", "a", json_end(m, &m->conns[i]),
+						       "b", json_end(m, &m->conns[p])));
+	}
+	json_object_set_new(root, "hosts", hosts);
+	json_object_set_new(root, "clock_offsets", json_offsets(m));
+	json_object_set_new(root, "connections", conns);
+	json_object_set_new(root, "unmatched",
+			    json_pack("{s:I, s:I, s:I}", "loopback",
+				      (json_int_t)m->state[RSP_XEND_LOOPBACK], "no_peer",
+				      (json_int_t)m->state[RSP_XEND_NO_PEER], "unknown_tuple",
+				      (json_int_t)m->state[RSP_XEND_UNKNOWN]));
+	return rsp_json__emit(root, out);
+}
+
+static void text_end(const struct merge *m, const struct mconn *c, bool first, struct rsp_buf *out)
+{
+	const struct mhost *h = &m->h[c->host];
+	const struct rsp_net_op *o = h->ops[c->at];
+	char l[64];
+
+	rsp_buf__printf(out, "  %s %-21s host %u pid %u tid %u (%s): %zu ops, %.3f s\n",
+			first ? "  " : "<>", rsp_sockaddr__format(&o->local, l, sizeof(l)), c->host,
+			o->tgid, o->tid, comm_of(h, o->tid), c->n, (double)end_wait(m, c) / 1e9);
+}
+
+static void render_text(const struct merge *m, struct rsp_buf *out)
+{
+	rsp_buf__printf(out, "merge: %d hosts\n", m->nr);
+	for (int k = 0; k < m->nr; k++)
+		rsp_buf__printf(out, "  host %d  %s  boot %.8s  %s%s\n", k, m->h[k].di->hostname,
+				m->h[k].di->boot_id, m->h[k].path,
+				m->h[k].shifted ? "  (clock shifted for a test)" : "");
+	rsp_buf__puts(out, "clock offsets (NTP-style, from request/response pairs):\n");
+	for (int a = 0; a < m->nr; a++)
+		for (int b = a + 1; b < m->nr; b++) {
+			int64_t est, unc;
+
+			if (!m->conns_between[a * m->nr + b] ||
+			    rsp_clockoff__result(&m->off[a * m->nr + b], &est, &unc))
+				continue;
+			rsp_buf__printf(out,
+					"  host %d = host %d %+.6f s +- %.6f s  (%u pairs, %u "
+					"connections)\n",
+					b, a, (double)est / 1e9, (double)unc / 1e9,
+					m->off[a * m->nr + b].nr_pairs,
+					m->conns_between[a * m->nr + b]);
+		}
+	rsp_buf__printf(out,
+			"TCP connections across hosts: %zu (per end: operations, time waited "
+			"for answers)\n",
+			m->matched);
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		int64_t p = rsp_xmatch__peer(m->xm, i, NULL);
+
+		if (p < 0 || m->conns[p].host < m->conns[i].host)
+			continue;
+		text_end(m, &m->conns[i], true, out);
+		text_end(m, &m->conns[p], false, out);
+	}
+	rsp_buf__printf(out,
+			"not matched: %zu loopback socket ends (never across hosts),\n"
+			"  %zu with no peer in these dumps (a host not dumped, or behind a NAT:\n"
+			"  rsp does not undo address translation), %zu with no known 4-tuple\n",
+			m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER],
+			m->state[RSP_XEND_UNKNOWN]);
+}
+
+static void merge_exit(struct merge *m)
+{
+	for (int k = 0; k < m->nr; k++) {
+		struct mhost *h = &m->h[k];
+
+		free(h->ops);
+		rsp_tlstore__delete(h->store);
+		rsp_wsnap__unpin(h->snap);
+		rsp_socktab__delete(h->socks);
+		rsp_perfdata__delete(h->pd);
+	}
+	rsp_xmatch__delete(m->xm);
+	free(m->conns);
+	free(m->off);
+	free(m->conns_between);
+}
+
+int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct merge *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m) {
+		rsp_buf__puts(err, "merge: out of memory");
+		return -ENOMEM;
+	}
+	ret = parse_args(m, argc, argv, err);
+	for (int k = 0; !ret && k < m->nr; k++)
+		ret = load_host(m, k, err);
+	if (!ret && (ret = match(m)))
+		rsp_buf__puts(err, "merge: out of memory matching the connections");
+	if (!ret)
+		ret = check_offsets(m, err);
+	if (!ret && m->json && (ret = render_json(m, out)))
+		rsp_buf__puts(err, "merge: out of memory rendering the answer");
+	else if (!ret && !m->json)
+		render_text(m, out);
+	merge_exit(m);
+	free(m);
+	return ret;
+}
