@@ -84,7 +84,7 @@ static void usage(FILE *f)
 		b.data ? b.data : "", "report",
 		"one HTML page about a process (flame graph, graph...)", "analyze",
 		"FILE COMMAND ...: a command on a perf.data file", "merge",
-		"DUMP DUMP ... net: several hosts' dumps joined by TCP", "help",
+		"DUMP DUMP ... net|snapshot: hosts' dumps joined by TCP", "help",
 		"usage of a command", DEFAULT_SOCKET);
 	rsp_buf__exit(&b);
 }
@@ -135,6 +135,7 @@ static const char merge_usage[] =
 	"rspctl merge — one answer from several hosts' dumps, joined by TCP\n"
 	"\n"
 	"usage: rspctl merge DUMP DUMP [DUMP...] net [--json]\n"
+	"       rspctl merge DUMP DUMP [DUMP...] snapshot PID@HOST [--json]\n"
 	"\n"
 	"Each DUMP is one host's (rspctl dump on each host, at about the same\n"
 	"time). Their TCP connections are matched by 4-tuple (one host's local\n"
@@ -143,13 +144,19 @@ static const char merge_usage[] =
 	"request/response pairs of their connections, and shown with its\n"
 	"uncertainty; too few pairs, or pairs no offset fits, are refused.\n"
 	"net shows the connections across hosts with the thread at each end.\n"
+	"snapshot PID@HOST (HOST: a dump's position from 0, or its host name):\n"
+	"PID's network wait, and what the answering threads on the other hosts\n"
+	"did from each request's arrival to the answer (running, runnable,\n"
+	"asleep by reason: block_io is their disk), inferred via the network.\n"
+	"One hop: the remote threads' own waits are named, not followed.\n"
 	"Loopback sockets never match across hosts; addresses rewritten by a NAT\n"
 	"do not match (rsp does not undo address translation): both are counted.\n"
 	"Dumps from rspd versions without a boot id and socket table are refused.\n"
 	"\n"
 	"EXAMPLES\n"
 	"  rspctl merge web1.perf.data db1.perf.data net\n"
-	"  rspctl merge a.perf.data b.perf.data c.perf.data net --json\n";
+	"  rspctl merge a.perf.data b.perf.data c.perf.data net --json\n"
+	"  rspctl merge web1.perf.data db1.perf.data snapshot 1234@web1\n";
 
 static int help(const char *cmd)
 {

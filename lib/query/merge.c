@@ -19,6 +19,7 @@
 #include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/query.h>
+#include <rsp/sleepclass.h>
 #include <rsp/socktab.h>
 #include <rsp/timeline.h>
 #include <rsp/tlstore.h>
@@ -60,6 +61,12 @@ struct merge {
 	unsigned *conns_between;  /* likewise: matched connections */
 	size_t matched;
 	size_t state[4]; /* ends per enum rsp_xend_state */
+	long *conn_k;	 /* per end on the lower host of a match: the alignment used */
+	/* snapshot PID@HOST */
+	bool snapshot;
+	long pid;
+	const char *at;
+	int target;
 };
 
 /* ---- arguments ------------------------------------------------------------ */
@@ -86,6 +93,25 @@ bad:
 	return -EINVAL;
 }
 
+/* snapshot PID@HOST: HOST is a dump's position (from 0) or its host name. */
+static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
+{
+	const char *at = strchr(arg, '@');
+	char *end;
+
+	m->snapshot = true;
+	m->pid = at ? strtol(arg, &end, 10) : -1;
+	if (!at || end != at || m->pid <= 0 || !at[1]) {
+		rsp_buf__printf(err,
+				"merge snapshot: wants PID@HOST (HOST: a dump's position from 0, "
+				"or its host name), not '%s'",
+				arg);
+		return -EINVAL;
+	}
+	m->at = at + 1;
+	return 0;
+}
+
 static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *err)
 {
 	int i = 0;
@@ -105,13 +131,13 @@ static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *er
 			      "A.perf.data B.perf.data net'");
 		return -EINVAL;
 	}
-	if (strcmp(argv[i], "net")) {
-		rsp_buf__printf(err,
-				"merge: '%s' across hosts is not built yet (only 'net' is): run "
-				"'rspctl analyze DUMP %s' on each dump",
-				argv[i], argv[i]);
+	if (!strcmp(argv[i], "graph")) {
+		rsp_buf__puts(err, "merge: 'graph' across hosts is not built yet (net and snapshot "
+				   "are): run 'rspctl analyze DUMP graph' on each dump");
 		return -ENOTSUP;
 	}
+	if (!strcmp(argv[i], "snapshot") && parse_target(m, i + 1 < argc ? argv[++i] : "", err))
+		return -EINVAL;
 	if (m->nr < 2) {
 		rsp_buf__puts(err, "merge: needs at least two dumps, one per host");
 		return -EINVAL;
@@ -367,13 +393,13 @@ static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
  * it (a wrong k of a request/response exchange gives bounds that do not
  * intersect).
  */
-static void connection_offset(const struct merge *m, const struct mconn *a, const struct mconn *b,
+static long connection_offset(const struct merge *m, const struct mconn *a, const struct mconn *b,
 			      struct rsp_clockoff *best)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
 	int64_t guess = wall_guess(ha, hb), t = mono(ha, ha->ops[a->at]->start) + guess;
 	int64_t best_dist = INT64_MAX;
-	long k0 = 1;
+	long k0 = 1, best_k = 0;
 
 	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
 		k0++;
@@ -388,6 +414,7 @@ static void connection_offset(const struct merge *m, const struct mconn *a, cons
 		dist = est > guess ? est - guess : guess - est;
 		if (dist < best_dist) {
 			best_dist = dist;
+			best_k = k;
 			*best = c;
 		}
 	}
@@ -395,7 +422,9 @@ static void connection_offset(const struct merge *m, const struct mconn *a, cons
 		/* None fits: keep k0's bounds, which say so (too few, or inconsistent). */
 		rsp_clockoff__init(best);
 		add_pairs(m, a, b, k0, best);
+		best_k = k0;
 	}
+	return best_k;
 }
 
 static int match(struct merge *m)
@@ -407,6 +436,9 @@ static int match(struct merge *m)
 	m->off = calloc(nn, sizeof(*m->off));
 	m->conns_between = calloc(nn, sizeof(*m->conns_between));
 	if (!m->xm || !m->off || !m->conns_between || index_ends(m))
+		return -ENOMEM;
+	m->conn_k = calloc(m->nr_conns ? m->nr_conns : 1, sizeof(*m->conn_k));
+	if (!m->conn_k)
 		return -ENOMEM;
 	for (size_t i = 0; i < nn; i++)
 		rsp_clockoff__init(&m->off[i]);
@@ -427,7 +459,7 @@ static int match(struct merge *m)
 		b = &m->conns[p];
 		pair = &m->off[a->host * (size_t)m->nr + b->host];
 		m->conns_between[a->host * (size_t)m->nr + b->host]++;
-		connection_offset(m, a, b, &c);
+		m->conn_k[i] = connection_offset(m, a, b, &c);
 		/* Every connection's pairs bound the same offset: intersect them. */
 		if (c.lo > pair->lo)
 			pair->lo = c.lo;
@@ -587,7 +619,7 @@ static void text_end(const struct merge *m, const struct mconn *c, bool first, s
 			o->tgid, o->tid, comm_of(h, o->tid), c->n, (double)end_wait(m, c) / 1e9);
 }
 
-static void render_text(const struct merge *m, struct rsp_buf *out)
+static void render_offsets_text(const struct merge *m, struct rsp_buf *out)
 {
 	rsp_buf__printf(out, "merge: %d hosts\n", m->nr);
 	for (int k = 0; k < m->nr; k++)
@@ -609,6 +641,11 @@ static void render_text(const struct merge *m, struct rsp_buf *out)
 					m->off[a * m->nr + b].nr_pairs,
 					m->conns_between[a * m->nr + b]);
 		}
+}
+
+static void render_text(const struct merge *m, struct rsp_buf *out)
+{
+	render_offsets_text(m, out);
 	rsp_buf__printf(out,
 			"TCP connections across hosts: %zu (per end: operations, time waited "
 			"for answers)\n",
@@ -629,6 +666,296 @@ static void render_text(const struct merge *m, struct rsp_buf *out)
 			m->state[RSP_XEND_UNKNOWN]);
 }
 
+/* ---- snapshot PID@HOST: one hop across hosts ------------------------------------------ */
+
+/*
+ * What the answering threads on the other hosts did while PID waited for
+ * their answers: for each of PID's operations on a matched connection, the
+ * peer's interval from the request's arrival to the answer's send (both in
+ * the peer host's own records: no clock offset needed inside it), and the
+ * peer thread's segments in it by kind and sleep reason. One hop: the
+ * peer's own waits are named (block_io: its disk), not followed further.
+ */
+#define MAX_HOPS     32
+#define CAT_RUN	     0
+#define CAT_RUNNABLE 1
+#define CAT_UNKNOWN  2 /* no segment of the thread (lost records, not seen) */
+#define CAT_SLEEP    3 /* + enum rsp_sleep_reason */
+#define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
+
+struct hop {
+	uint32_t host, pid, tid;
+	size_t ops;
+	uint64_t service; /* request arrival to answer send, summed */
+	uint64_t cat[NR_CATS];
+};
+
+struct msnap {
+	size_t ops, matched_ops;
+	uint64_t wait, matched_wait; /* PID's network operations, all and matched */
+	struct hop hops[MAX_HOPS];
+	int nr_hops;
+	size_t other_ops; /* answered by threads beyond MAX_HOPS */
+};
+
+static int find_target(struct merge *m, struct rsp_buf *err)
+{
+	char *end;
+	long idx = strtol(m->at, &end, 10);
+	int found = 0;
+
+	if (end != m->at && !*end) {
+		if (idx < 0 || idx >= m->nr) {
+			rsp_buf__printf(err,
+					"merge snapshot: host %ld is not one of the %d dumps "
+					"(positions from 0)",
+					idx, m->nr);
+			return -EINVAL;
+		}
+		m->target = (int)idx;
+		found = 1;
+	}
+	for (int k = 0; !found && k < m->nr; k++)
+		if (!strcmp(m->h[k].di->hostname, m->at)) {
+			m->target = k;
+			found = k + 1 < m->nr && !strcmp(m->h[k + 1].di->hostname, m->at) ? -1 : 1;
+		}
+	if (found != 1) {
+		rsp_buf__printf(err,
+				found ? "merge snapshot: several dumps are of host %s: name it by "
+					"its position (PID@0, PID@1, ...)"
+				      : "merge snapshot: no dump is of host %s; the hosts are the "
+					"dumps' host names or positions from 0",
+				m->at);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < rsp_tlstore__nr_threads(m->h[m->target].store); i++)
+		if (rsp_tlstore__thread(m->h[m->target].store, i)->tgid == (uint32_t)m->pid)
+			return 0;
+	rsp_buf__printf(err, "merge snapshot: process %ld has no thread in %s; check the pid",
+			m->pid, m->h[m->target].path);
+	return -ENOENT;
+}
+
+static struct hop *hop_of(struct msnap *sn, uint32_t host, const struct rsp_net_op *o)
+{
+	for (int i = 0; i < sn->nr_hops; i++)
+		if (sn->hops[i].host == host && sn->hops[i].tid == o->tid)
+			return &sn->hops[i];
+	if (sn->nr_hops == MAX_HOPS)
+		return NULL;
+	sn->hops[sn->nr_hops] = (struct hop){.host = host, .pid = o->tgid, .tid = o->tid};
+	return &sn->hops[sn->nr_hops++];
+}
+
+/* @tid's segments in [lo, hi) of its host's store, by category. */
+static void thread_time(const struct mhost *h, uint32_t tid, uint64_t lo, uint64_t hi,
+			struct hop *hp)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, tid);
+	uint64_t covered = 0;
+	size_t a = 0, b = t ? t->nr_segs : 0;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (t->segs[mid].end <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (size_t i = a; t && i < t->nr_segs && t->segs[i].start < hi; i++) {
+		const struct rsp_segment *g = &t->segs[i];
+		uint64_t from = g->start > lo ? g->start : lo, to = g->end < hi ? g->end : hi;
+		int c = g->kind == RSP_SEG_RUN				     ? CAT_RUN
+			: g->kind == RSP_SEG_RUNNABLE			     ? CAT_RUNNABLE
+			: g->kind == RSP_SEG_SLEEP && g->reason < RSP_SR__NR ? CAT_SLEEP + g->reason
+									     : CAT_UNKNOWN;
+
+		if (to <= from)
+			continue;
+		hp->cat[c] += to - from;
+		covered += to - from;
+	}
+	hp->cat[CAT_UNKNOWN] += (hi - lo) - covered;
+}
+
+/* End @x (PID's) and its peer @y: each of @x's operations and the peer's service for it. */
+static void snap_conn(const struct merge *m, size_t xi, size_t yi, struct msnap *sn)
+{
+	const struct mconn *x = &m->conns[xi], *y = &m->conns[yi];
+	const struct mhost *hx = &m->h[x->host], *hy = &m->h[y->host];
+	/* See add_pairs(): the peer's operation j answers ours i, j = i + k on side b. */
+	bool x_is_a = x->host < y->host;
+	long k = x_is_a ? m->conn_k[xi] : m->conn_k[yi];
+
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rsp_net_op *o = hx->ops[x->at + i];
+		long j = x_is_a ? (long)i + k : (long)i - k + 1;
+		uint64_t lo, hi;
+		struct hop *hp;
+
+		sn->ops++;
+		sn->wait += o->end - o->start;
+		if (j < 1 || j >= (long)y->n)
+			continue;
+		lo = hy->ops[y->at + (size_t)j - 1]->end;
+		hi = hy->ops[y->at + (size_t)j]->start;
+		if (hi <= lo)
+			continue;
+		hp = hop_of(sn, y->host, hy->ops[y->at + (size_t)j]);
+		sn->matched_ops++;
+		sn->matched_wait += o->end - o->start;
+		if (!hp) {
+			sn->other_ops++;
+			continue;
+		}
+		hp->ops++;
+		hp->service += hi - lo;
+		thread_time(hy, hy->ops[y->at + (size_t)j]->tid, lo, hi, hp);
+	}
+}
+
+static void snap_collect(const struct merge *m, struct msnap *sn)
+{
+	memset(sn, 0, sizeof(*sn));
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		const struct mconn *c = &m->conns[i];
+		int64_t p;
+
+		if ((int)c->host != m->target || m->h[c->host].ops[c->at]->tgid != (uint32_t)m->pid)
+			continue;
+		p = rsp_xmatch__peer(m->xm, i, NULL);
+		if (p >= 0) {
+			snap_conn(m, i, (size_t)p, sn);
+			continue;
+		}
+		for (size_t j = 0; j < c->n; j++) {
+			sn->ops++;
+			sn->wait += m->h[c->host].ops[c->at + j]->end -
+				    m->h[c->host].ops[c->at + j]->start;
+		}
+	}
+}
+
+static const char *cat_name(int c, char *buf, size_t n)
+{
+	if (c == CAT_RUN)
+		return "running";
+	if (c == CAT_RUNNABLE)
+		return "runnable";
+	if (c == CAT_UNKNOWN)
+		return "unknown";
+	snprintf(buf, n, "asleep: %s",
+		 rsp_sleep_reason__name((enum rsp_sleep_reason)(c - CAT_SLEEP)));
+	return buf;
+}
+
+static const char *cat_key(int c, char *buf, size_t n)
+{
+	if (c < CAT_SLEEP)
+		return c == CAT_RUN ? "run" : c == CAT_RUNNABLE ? "runnable" : "unknown";
+	snprintf(buf, n, "sleep_%s",
+		 rsp_sleep_reason__name((enum rsp_sleep_reason)(c - CAT_SLEEP)));
+	return buf;
+}
+
+static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
+{
+	const struct mhost *h = &m->h[m->target];
+	uint64_t service = 0;
+
+	rsp_buf__printf(out, "process %ld on host %d (%s): %.6f s of network wait, %zu TCP ops\n",
+			m->pid, m->target, h->di->hostname, (double)sn->wait / 1e9, sn->ops);
+	rsp_buf__printf(out,
+			"%zu ops (%.6f s) answered across hosts; the answering threads' time\n"
+			"from request to answer, inferred via the network (not kernel wakeups):\n",
+			sn->matched_ops, (double)sn->matched_wait / 1e9);
+	for (int i = 0; i < sn->nr_hops; i++) {
+		const struct hop *hp = &sn->hops[i];
+		char buf[64];
+
+		service += hp->service;
+		rsp_buf__printf(out, "  pid %u tid %u (%s) on host %u (%s): %zu answers, %.6f s\n",
+				hp->pid, hp->tid, comm_of(&m->h[hp->host], hp->tid), hp->host,
+				m->h[hp->host].di->hostname, hp->ops, (double)hp->service / 1e9);
+		for (int c = 0; c < NR_CATS; c++)
+			if (hp->cat[c])
+				rsp_buf__printf(out, "    %10.6f s %5.1f%%  %s\n",
+						(double)hp->cat[c] / 1e9,
+						100.0 * (double)hp->cat[c] / (double)hp->service,
+						cat_name(c, buf, sizeof(buf)));
+	}
+	rsp_buf__printf(out, "  %10.6f s of the wait outside the answering threads (network)\n",
+			sn->matched_wait > service ? (double)(sn->matched_wait - service) / 1e9
+						   : 0.0);
+	if (sn->other_ops)
+		rsp_buf__printf(out, "  %zu ops answered by more threads than shown\n",
+				sn->other_ops);
+}
+
+static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
+{
+	json_t *root = json_object(), *hops = json_array();
+	uint64_t service = 0;
+
+	for (int i = 0; i < sn->nr_hops; i++) {
+		const struct hop *hp = &sn->hops[i];
+		json_t *o = json_object(), *cats = json_object();
+		char buf[64];
+
+		service += hp->service;
+		rsp_json__set_u64(o, "host", hp->host);
+		rsp_json__set_str(o, "hostname", m->h[hp->host].di->hostname);
+		rsp_json__set_u64(o, "pid", hp->pid);
+		rsp_json__set_u64(o, "tid", hp->tid);
+		rsp_json__set_str(o, "comm", comm_of(&m->h[hp->host], hp->tid));
+		rsp_json__set_u64(o, "answers", hp->ops);
+		rsp_json__set_secs(o, "service_s", hp->service);
+		for (int c = 0; c < NR_CATS; c++)
+			rsp_json__set_secs(cats, cat_key(c, buf, sizeof(buf)), hp->cat[c]);
+		json_object_set_new(o, "categories", cats);
+		json_array_append_new(hops, o);
+	}
+	rsp_json__set_u64(root, "pid", (uint64_t)m->pid);
+	rsp_json__set_u64(root, "host", (uint64_t)m->target);
+	rsp_json__set_u64(root, "operations", sn->ops);
+	rsp_json__set_secs(root, "network_wait_s", sn->wait);
+	rsp_json__set_u64(root, "matched_operations", sn->matched_ops);
+	rsp_json__set_secs(root, "matched_wait_s", sn->matched_wait);
+	rsp_json__set_secs(root, "outside_s",
+			   sn->matched_wait > service ? sn->matched_wait - service : 0);
+	rsp_json__set_u64(root, "other_operations", sn->other_ops);
+	json_object_set_new(root, "answered_by", hops);
+	json_object_set_new(root, "clock_offsets", json_offsets(m));
+	return rsp_json__emit(root, out);
+}
+
+static int snapshot_answer(struct merge *m, struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct msnap *sn;
+	int ret = find_target(m, err);
+
+	if (ret)
+		return ret;
+	sn = malloc(sizeof(*sn));
+	if (!sn) {
+		rsp_buf__puts(err, "merge: out of memory");
+		return -ENOMEM;
+	}
+	snap_collect(m, sn);
+	if (m->json) {
+		ret = snap_json(m, sn, out);
+		if (ret)
+			rsp_buf__puts(err, "merge: out of memory rendering the answer");
+	} else {
+		render_offsets_text(m, out);
+		snap_text(m, sn, out);
+	}
+	free(sn);
+	return ret;
+}
+
 static void merge_exit(struct merge *m)
 {
 	for (int k = 0; k < m->nr; k++) {
@@ -644,6 +971,7 @@ static void merge_exit(struct merge *m)
 	free(m->conns);
 	free(m->off);
 	free(m->conns_between);
+	free(m->conn_k);
 }
 
 int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *err)
@@ -662,7 +990,9 @@ int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *e
 		rsp_buf__puts(err, "merge: out of memory matching the connections");
 	if (!ret)
 		ret = check_offsets(m, err);
-	if (!ret && m->json && (ret = render_json(m, out)))
+	if (!ret && m->snapshot)
+		ret = snapshot_answer(m, out, err);
+	else if (!ret && m->json && (ret = render_json(m, out)))
 		rsp_buf__puts(err, "merge: out of memory rendering the answer");
 	else if (!ret && !m->json)
 		render_text(m, out);

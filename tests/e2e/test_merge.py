@@ -5,7 +5,11 @@ fsyncs before each answer (tests/workloads/tcp_fsync). One rspd dumps the
 window; merging that dump with a copy of itself whose clock is shifted by
 a known 2.5 s (the test-only --test-clock-shift) must match the connection
 across the "hosts" (client on one, server on the other, both ways) and
-recover the offset within the uncertainty it reports (< 1 ms). Refusals:
+recover the offset within the uncertainty it reports (< 1 ms); the
+client's merged snapshot finds its network waits answered by the server on
+the other "host", whose time from request to answer is >= 90% of the
+client's wait and is its fsyncs (block_io sleeps, with the runs and run
+queue waits between them on a loaded machine). Refusals:
 the same host twice without the test shift, a dump without the RSP_HOST
 section (as an older rspd wrote), a truncated dump: one sentence, rc != 0."""
 import json
@@ -108,6 +112,40 @@ try:
                 t.check(e["operations"] >= N - 2 and e["wait_s"] <= wc["elapsed_s"],
                         "the client's end: %d operations, %.3f s waited of %.3f s" %
                         (e["operations"], e["wait_s"], wc["elapsed_s"]))
+
+    # The client's snapshot across the hop: its waits are the server's time on host 1.
+    p = merge(path, path, "snapshot", "%d@0" % wc["client"], "--json", "--test-clock-shift",
+              "1=%d" % SHIFT_NS)
+    t.check(p.returncode == 0, "merge snapshot answered: %s" % p.stderr)
+    sj = json.loads(p.stdout)
+    hops = sj["answered_by"]
+    print("   client: %.4f s of network wait, %d ops (%d matched, %.4f s); answered by %s" %
+          (sj["network_wait_s"], sj["operations"], sj["matched_operations"],
+           sj["matched_wait_s"], [(h["host"], h["pid"], h["service_s"],
+                                   {k: v for k, v in h["categories"].items() if v})
+                                  for h in hops]))
+    t.check(sj["operations"] >= N - 2 and sj["matched_operations"] >= N - 2,
+            "the client's operations are matched across hosts")
+    t.check(len(hops) == 1 and hops[0]["host"] == 1 and hops[0]["pid"] == ws["server"],
+            "answered by the server on host 1")
+    h = hops[0]
+    t.check(h["service_s"] >= 0.9 * sj["matched_wait_s"],
+            "the server's time from request to answer (%.4f s) is >= 90%% of the client's "
+            "matched network wait (%.4f s)" % (h["service_s"], sj["matched_wait_s"]))
+    cats = sum(h["categories"].values())
+    t.check(abs(cats - h["service_s"]) <= 0.01 * h["service_s"] + 1e-6,
+            "the server's categories (%.6f s) add up to its time (%.6f s)" %
+            (cats, h["service_s"]))
+    # Its disk: fsync's block_io sleeps and the runs and run-queue waits between them
+    # (the machine is shared: the server may wait for a CPU after the disk answers).
+    disk = h["categories"]["sleep_block_io"]
+    t.check(disk > 0 and disk + h["categories"]["runnable"] + h["categories"]["run"]
+            >= 0.9 * h["service_s"],
+            "the server's time is its fsyncs: block_io %.4f s, runnable %.4f s, run %.4f s "
+            "of %.4f s" % (disk, h["categories"]["runnable"], h["categories"]["run"],
+                           h["service_s"]))
+    refused(merge(path, path, "snapshot", "%d@7" % wc["client"], "--test-clock-shift", "1=1"),
+            "host 7", "a host that is no dump")
 
     p = merge(path, path, "net")
     refused(p, "both from host", "the same dump twice without the test shift")
