@@ -40,7 +40,8 @@ struct mhost {
 	struct rsp_tlstore *store;
 	const struct rsp_net_op **ops; /* TCP, with a 4-tuple, by socket then time */
 	size_t nr_ops;
-	int64_t shift; /* --test-clock-shift: added to every time of this dump */
+	size_t untupled; /* TCP operations on sockets whose 4-tuple is not known */
+	int64_t shift;	 /* --test-clock-shift: added to every time of this dump */
 	bool shifted;
 };
 
@@ -61,6 +62,7 @@ struct merge {
 	unsigned *conns_between;  /* likewise: matched connections */
 	size_t matched;
 	size_t state[4]; /* ends per enum rsp_xend_state */
+	size_t untupled; /* all hosts' */
 	long *conn_k;	 /* per end on the lower host of a match: the alignment used */
 	/* snapshot PID@HOST */
 	bool snapshot;
@@ -240,6 +242,8 @@ static int collect_ops(struct mhost *h)
 	for (size_t i = 0; i < n; i++)
 		if (v[i].proto == RSP_IPPROTO_TCP && (v[i].flags & RSP_NETF_TUPLE))
 			h->ops[h->nr_ops++] = &v[i];
+		else if (v[i].proto == RSP_IPPROTO_TCP)
+			h->untupled++;
 	qsort(h->ops, h->nr_ops, sizeof(*h->ops), op_cmp);
 	return 0;
 }
@@ -331,18 +335,37 @@ static int index_ends(struct merge *m)
 /*
  * When the send that began @o started, at the earliest: the send records
  * (sock_send_length) come at the end of the send, after the peer may
- * already have the data (over a veth the receive runs inside the send).
- * The sending thread ran without a break from the start of the run that
- * holds the record, so the send began no earlier than that. -1: no run
- * known (the pair is not used).
+ * already have the data (over a veth the receive runs inside the send),
+ * and a send may be preempted in its middle. The thread was awake from its
+ * last sleep on, and executed nothing before its first run after that
+ * sleep: the send began no earlier than that run's start. -1 when it is
+ * not known (the thread's records have a gap there): the pair is not used.
  */
 static int64_t send_start(const struct mhost *h, const struct rsp_net_op *o)
 {
-	const struct rsp_segment *run = rsp_tlstore__segment_at(h->store, o->tid, o->start);
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, o->tid);
+	size_t lo = 0, hi = t ? t->nr_segs : 0;
+	int64_t first_run = -1;
 
-	if (run && run->kind != RSP_SEG_RUN && o->start)
-		run = rsp_tlstore__segment_at(h->store, o->tid, o->start - 1);
-	return run && run->kind == RSP_SEG_RUN ? mono(h, run->start) : -1;
+	while (lo < hi) { /* the last segment starting at or before the record */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->segs[mid].start <= o->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct rsp_segment *g = &t->segs[i];
+
+		if (g->kind == RSP_SEG_RUN)
+			first_run = (int64_t)g->start;
+		else if (g->kind == RSP_SEG_SLEEP)
+			return first_run < 0 ? -1 : mono(h, (uint64_t)first_run);
+		else if (g->kind != RSP_SEG_RUNNABLE)
+			return -1;
+	}
+	return -1; /* awake since before its first record: the start is not known */
 }
 
 /*
@@ -442,6 +465,8 @@ static int match(struct merge *m)
 		return -ENOMEM;
 	for (size_t i = 0; i < nn; i++)
 		rsp_clockoff__init(&m->off[i]);
+	for (int k = 0; k < m->nr; k++)
+		m->untupled += m->h[k].untupled;
 	pairs = rsp_xmatch__run(m->xm);
 	if (pairs < 0)
 		return -ENOMEM;
@@ -476,10 +501,11 @@ static int check_offsets(const struct merge *m, struct rsp_buf *err)
 	if (!m->matched) {
 		rsp_buf__printf(err,
 				"merge: no TCP connection of one dump has its other end in another "
-				"(%zu loopback, %zu without a peer, %zu without a known 4-tuple): "
+				"(%zu loopback socket ends, %zu without a peer, %zu operations on "
+				"sockets without a known 4-tuple): "
 				"give dumps of hosts that talked to each other in the same time",
 				m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER],
-				m->state[RSP_XEND_UNKNOWN]);
+				m->untupled);
 		return -ENOENT;
 	}
 	for (int a = 0; a < m->nr; a++)
@@ -575,6 +601,28 @@ static json_t *json_offsets(const struct merge *m)
 	return arr;
 }
 
+#define MAX_UNMATCHED_SHOWN 50
+
+/* The ends that met no peer: which, and why (at most MAX_UNMATCHED_SHOWN). */
+static json_t *json_unmatched(const struct merge *m)
+{
+	json_t *arr = json_array();
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->nr_conns && shown < MAX_UNMATCHED_SHOWN; i++) {
+		enum rsp_xend_state st;
+		json_t *e;
+
+		if (rsp_xmatch__peer(m->xm, i, &st) >= 0)
+			continue;
+		e = json_end(m, &m->conns[i]);
+		rsp_json__set_str(e, "why", rsp_xend__state_name(st));
+		json_array_append_new(arr, e);
+		shown++;
+	}
+	return arr;
+}
+
 static int render_json(const struct merge *m, struct rsp_buf *out)
 {
 	json_t *root = json_object(), *hosts = json_array(), *conns = json_array();
@@ -601,10 +649,11 @@ static int render_json(const struct merge *m, struct rsp_buf *out)
 	json_object_set_new(root, "clock_offsets", json_offsets(m));
 	json_object_set_new(root, "connections", conns);
 	json_object_set_new(root, "unmatched",
-			    json_pack("{s:I, s:I, s:I}", "loopback",
+			    json_pack("{s:I, s:I, s:I, s:o}", "loopback",
 				      (json_int_t)m->state[RSP_XEND_LOOPBACK], "no_peer",
-				      (json_int_t)m->state[RSP_XEND_NO_PEER], "unknown_tuple",
-				      (json_int_t)m->state[RSP_XEND_UNKNOWN]));
+				      (json_int_t)m->state[RSP_XEND_NO_PEER],
+				      "unknown_tuple_operations", (json_int_t)m->untupled, "ends",
+				      json_unmatched(m)));
 	return rsp_json__emit(root, out);
 }
 
@@ -643,6 +692,35 @@ static void render_offsets_text(const struct merge *m, struct rsp_buf *out)
 		}
 }
 
+#define MAX_UNMATCHED_TEXT 5
+
+static void text_unmatched(const struct merge *m, struct rsp_buf *out)
+{
+	size_t shown = 0, left = 0;
+
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		const struct mconn *c = &m->conns[i];
+		const struct rsp_net_op *o = m->h[c->host].ops[c->at];
+		enum rsp_xend_state st;
+		char l[64], r[64];
+
+		if (rsp_xmatch__peer(m->xm, i, &st) >= 0)
+			continue;
+		if (shown == MAX_UNMATCHED_TEXT) {
+			left++;
+			continue;
+		}
+		rsp_buf__printf(out, "  host %u pid %u %s -> %s: %s\n", c->host, o->tgid,
+				rsp_sockaddr__format(&o->local, l, sizeof(l)),
+				rsp_sockaddr__format(&o->remote, r, sizeof(r)),
+				st == RSP_XEND_LOOPBACK ? "loopback" : "no peer in these dumps");
+		shown++;
+	}
+	if (left)
+		rsp_buf__printf(out, "  and %zu more (--json lists up to %d)\n", left,
+				MAX_UNMATCHED_SHOWN);
+}
+
 static void render_text(const struct merge *m, struct rsp_buf *out)
 {
 	render_offsets_text(m, out);
@@ -661,9 +739,10 @@ static void render_text(const struct merge *m, struct rsp_buf *out)
 	rsp_buf__printf(out,
 			"not matched: %zu loopback socket ends (never across hosts),\n"
 			"  %zu with no peer in these dumps (a host not dumped, or behind a NAT:\n"
-			"  rsp does not undo address translation), %zu with no known 4-tuple\n",
-			m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER],
-			m->state[RSP_XEND_UNKNOWN]);
+			"  rsp does not undo address translation); %zu TCP ops on sockets\n"
+			"  whose 4-tuple is not known\n",
+			m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER], m->untupled);
+	text_unmatched(m, out);
 }
 
 /* ---- snapshot PID@HOST: one hop across hosts ------------------------------------------ */

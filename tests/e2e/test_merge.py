@@ -82,6 +82,14 @@ try:
         t.check(client.returncode == 0 and server.returncode == 0,
                 "tcp_fsync ran: %r %r" % (client.stderr, sout))
         wc, ws = json.loads(client.stdout), json.loads(sout)
+        # A loopback connection inside one "host": never matched across hosts, counted.
+        lserver = subprocess.Popen(["ip", "netns", "exec", NS_C, exe, "server", "127.0.0.1",
+                                    "7708", os.environ.get("RSP_TEST_DIR", "/var/tmp"), "5"],
+                                   stdout=subprocess.DEVNULL)
+        lclient = subprocess.run(["ip", "netns", "exec", NS_C, exe, "client", "127.0.0.1",
+                                  "7708", "5"], capture_output=True, text=True, timeout=60)
+        t.check(lserver.wait(timeout=60) == 0 and lclient.returncode == 0,
+                "the loopback exchange ran: %r" % lclient.stderr)
         d.settle()
         _, out, _ = d.ctl("dump", "-o", os.path.join(work, "a.perf.data"), "--json")
     path = os.path.join(work, "a.perf.data")
@@ -105,6 +113,10 @@ try:
     for want in ((0, wc["client"], 1, ws["server"]), (0, ws["server"], 1, wc["client"])):
         t.check(want in ends, "connection host %d pid %d <-> host %d pid %d in %s" %
                 (want + (js["connections"],)))
+    un = js["unmatched"]
+    t.check(un["loopback"] >= 4 and all(e["why"] == "loopback" and e["local"].startswith("127.")
+                                        for e in un["ends"] if e["local"].startswith("127.")),
+            "the loopback connection's ends (2 per copy) are counted and named: %s" % un)
     for c in js["connections"]:
         for e in (c["a"], c["b"]):
             t.check(e["local"].startswith("10.77.0."), "an end's address is the veth's: %s" % e)
