@@ -216,27 +216,78 @@ const char *rsp_xend__state_name(enum rsp_xend_state s)
 
 void rsp_clockoff__init(struct rsp_clockoff *c)
 {
-	c->lo = INT64_MIN;
-	c->hi = INT64_MAX;
-	c->nr_pairs = 0;
+	memset(c, 0, sizeof(*c));
 }
 
-void rsp_clockoff__add(struct rsp_clockoff *c, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+void rsp_clockoff__exit(struct rsp_clockoff *c)
 {
-	int64_t lo = t3 - t4, hi = t2 - t1;
-
-	if (lo > c->lo)
-		c->lo = lo;
-	if (hi < c->hi)
-		c->hi = hi;
-	c->nr_pairs++;
+	free(c->iv);
+	memset(c, 0, sizeof(*c));
 }
 
-int rsp_clockoff__result(const struct rsp_clockoff *c, int64_t *estimate, int64_t *uncertainty)
+int rsp_clockoff__add(struct rsp_clockoff *c, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
 {
+	if (c->nr_pairs == UINT32_MAX ||
+	    rsp_vec__reserve((void **)&c->iv, &c->cap, c->nr_pairs + 1, sizeof(*c->iv)))
+		return -ENOMEM;
+	c->iv[c->nr_pairs++] = (struct rsp_clockoff_iv){t3 - t4, t2 - t1};
+	return 0;
+}
+
+struct edge {
+	int64_t at;
+	int delta; /* +1 a pair's lower bound, -1 its upper bound */
+};
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+	const struct edge *a = pa, *b = pb;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return b->delta - a->delta; /* closed bounds: a lower bound before an upper one */
+}
+
+/*
+ * Marzullo's algorithm: sweep the bounds in order; where the most pairs
+ * overlap is the estimate's interval, from the lower bound that reached
+ * the count to the next upper bound.
+ */
+static int marzullo(struct rsp_clockoff *c)
+{
+	struct edge *e = calloc(2 * (size_t)c->nr_pairs, sizeof(*e));
+	int n = 0, best = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->nr_pairs; i++) {
+		e[2 * i] = (struct edge){c->iv[i].lo, 1};
+		e[2 * i + 1] = (struct edge){c->iv[i].hi, -1};
+	}
+	qsort(e, 2 * (size_t)c->nr_pairs, sizeof(*e), edge_cmp);
+	for (size_t i = 0; i < 2 * (size_t)c->nr_pairs; i++) {
+		n += e[i].delta;
+		if (n > best) {
+			best = n;
+			c->lo = e[i].at;
+			c->hi = e[i + 1].at; /* an upper bound follows: n > 0 */
+		}
+	}
+	c->nr_agree = (unsigned)best;
+	free(e);
+	return 0;
+}
+
+int rsp_clockoff__result(struct rsp_clockoff *c, int64_t *estimate, int64_t *uncertainty)
+{
+	int err;
+
+	c->nr_agree = 0;
 	if (c->nr_pairs < RSP_CLOCKOFF_MIN_PAIRS)
 		return -ENODATA;
-	if (c->lo > c->hi)
+	if ((err = marzullo(c)))
+		return err;
+	if (c->nr_agree < RSP_CLOCKOFF_MIN_PAIRS)
 		return -ERANGE;
 	/* Halves first: lo + hi may overflow. */
 	*estimate = c->lo / 2 + c->hi / 2 + (c->lo % 2 + c->hi % 2) / 2;

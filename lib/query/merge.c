@@ -51,6 +51,14 @@ struct mconn {
 	size_t at, n; /* in its host's ops[] */
 };
 
+/* Two hosts' clock offset. */
+struct poff {
+	struct rsp_clockoff c;
+	unsigned conns;	   /* matched connections between them */
+	unsigned expected; /* exchanges those connections hold (one pair each) */
+	int64_t est, unc;  /* check_offsets() */
+};
+
 struct merge {
 	struct mhost h[MAX_HOSTS];
 	int nr;
@@ -58,12 +66,11 @@ struct merge {
 	struct mconn *conns; /* conns[i] is the index's end i */
 	size_t nr_conns, cap_conns;
 	struct rsp_xmatch *xm;
-	struct rsp_clockoff *off; /* [a * nr + b], a < b: theta = clock_b - clock_a */
-	unsigned *conns_between;  /* likewise: matched connections */
+	struct poff *off; /* [a * nr + b], a < b: theta = clock_b - clock_a */
 	size_t matched;
 	size_t state[4]; /* ends per enum rsp_xend_state */
 	size_t untupled; /* all hosts' */
-	long *conn_k;	 /* per end on the lower host of a match: the alignment used */
+	long *conn_k;	 /* per end on the lower host of a match: the alignment guessed */
 	/* snapshot PID@HOST */
 	bool snapshot;
 	long pid;
@@ -411,43 +418,25 @@ static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
 }
 
 /*
- * The alignment k of the two sides' operations: where b's arrivals meet
- * a's first send by the wall-clock guess, then the consistent k nearest to
- * it (a wrong k of a request/response exchange gives bounds that do not
- * intersect).
+ * The alignment of the two sides' operations (b's operation j answers a's
+ * i when j = i + k): guessed where b's arrivals meet a's first send by the
+ * hosts' realtime clocks; the pairs of every k near it go to the
+ * estimator, which keeps those that agree (an operation one side missed
+ * shifts k for the rest of the connection: both runs of pairs agree on
+ * the true offset, the misaligned ones do not). Returns the guess.
  */
-static long connection_offset(const struct merge *m, const struct mconn *a, const struct mconn *b,
-			      struct rsp_clockoff *best)
+static long connection_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
+			     struct rsp_clockoff *c)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
-	int64_t guess = wall_guess(ha, hb), t = mono(ha, ha->ops[a->at]->start) + guess;
-	int64_t best_dist = INT64_MAX;
-	long k0 = 1, best_k = 0;
+	int64_t t = mono(ha, ha->ops[a->at]->start) + wall_guess(ha, hb);
+	long k0 = 1;
 
 	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
 		k0++;
-	for (long k = k0 - ALIGN_SPAN; k <= k0 + ALIGN_SPAN; k++) {
-		struct rsp_clockoff c;
-		int64_t est, unc, dist;
-
-		rsp_clockoff__init(&c);
-		add_pairs(m, a, b, k, &c);
-		if (rsp_clockoff__result(&c, &est, &unc))
-			continue;
-		dist = est > guess ? est - guess : guess - est;
-		if (dist < best_dist) {
-			best_dist = dist;
-			best_k = k;
-			*best = c;
-		}
-	}
-	if (best_dist == INT64_MAX) {
-		/* None fits: keep k0's bounds, which say so (too few, or inconsistent). */
-		rsp_clockoff__init(best);
-		add_pairs(m, a, b, k0, best);
-		best_k = k0;
-	}
-	return best_k;
+	for (long k = k0 - ALIGN_SPAN; k <= k0 + ALIGN_SPAN; k++)
+		add_pairs(m, a, b, k, c);
+	return k0;
 }
 
 static int match(struct merge *m)
@@ -457,14 +446,13 @@ static int match(struct merge *m)
 
 	m->xm = rsp_xmatch__new();
 	m->off = calloc(nn, sizeof(*m->off));
-	m->conns_between = calloc(nn, sizeof(*m->conns_between));
-	if (!m->xm || !m->off || !m->conns_between || index_ends(m))
+	if (!m->xm || !m->off || index_ends(m))
 		return -ENOMEM;
 	m->conn_k = calloc(m->nr_conns ? m->nr_conns : 1, sizeof(*m->conn_k));
 	if (!m->conn_k)
 		return -ENOMEM;
 	for (size_t i = 0; i < nn; i++)
-		rsp_clockoff__init(&m->off[i]);
+		rsp_clockoff__init(&m->off[i].c);
 	for (int k = 0; k < m->nr; k++)
 		m->untupled += m->h[k].untupled;
 	pairs = rsp_xmatch__run(m->xm);
@@ -475,28 +463,25 @@ static int match(struct merge *m)
 		enum rsp_xend_state st;
 		int64_t p = rsp_xmatch__peer(m->xm, i, &st);
 		const struct mconn *a = &m->conns[i], *b;
-		struct rsp_clockoff c;
-		struct rsp_clockoff *pair;
+		struct poff *po;
 
 		m->state[st]++;
 		if (p < 0 || m->conns[p].host < a->host)
 			continue;
 		b = &m->conns[p];
-		pair = &m->off[a->host * (size_t)m->nr + b->host];
-		m->conns_between[a->host * (size_t)m->nr + b->host]++;
-		m->conn_k[i] = connection_offset(m, a, b, &c);
-		/* Every connection's pairs bound the same offset: intersect them. */
-		if (c.lo > pair->lo)
-			pair->lo = c.lo;
-		if (c.hi < pair->hi)
-			pair->hi = c.hi;
-		pair->nr_pairs += c.nr_pairs;
+		/* Every connection's pairs bound the same offset. */
+		po = &m->off[a->host * (size_t)m->nr + b->host];
+		po->conns++;
+		po->expected += (unsigned)((a->n < b->n ? a->n : b->n) - 1);
+		m->conn_k[i] = connection_pairs(m, a, b, &po->c);
+		if (po->c.nr_pairs && !po->c.iv)
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 /* Every pair of hosts joined by a connection has a bounded offset; else one sentence. */
-static int check_offsets(const struct merge *m, struct rsp_buf *err)
+static int check_offsets(struct merge *m, struct rsp_buf *err)
 {
 	if (!m->matched) {
 		rsp_buf__printf(err,
@@ -510,13 +495,21 @@ static int check_offsets(const struct merge *m, struct rsp_buf *err)
 	}
 	for (int a = 0; a < m->nr; a++)
 		for (int b = a + 1; b < m->nr; b++) {
-			const struct rsp_clockoff *c = &m->off[a * m->nr + b];
-			int64_t est, unc;
+			struct poff *po = &m->off[a * m->nr + b];
+			struct rsp_clockoff *c = &po->c;
 			int r;
 
-			if (!m->conns_between[a * m->nr + b])
+			if (!po->conns)
 				continue;
-			r = rsp_clockoff__result(c, &est, &unc);
+			r = rsp_clockoff__result(c, &po->est, &po->unc);
+			/* Most exchanges must agree: a few outliers are rejected, not a crowd. */
+			if (!r && 2 * c->nr_agree < po->expected)
+				r = -ERANGE;
+			if (r == -ENOMEM) {
+				rsp_buf__puts(err,
+					      "merge: out of memory estimating the clock offsets");
+				return r;
+			}
 			if (r == -ENODATA) {
 				rsp_buf__printf(
 					err,
@@ -531,9 +524,11 @@ static int check_offsets(const struct merge *m, struct rsp_buf *err)
 				rsp_buf__printf(
 					err,
 					"merge: the request/response pairs between %s and %s give "
-					"inconsistent clock offsets (no offset fits them all: a "
-					"clock stepped, or the exchanges are not request/response)",
-					m->h[a].path, m->h[b].path);
+					"inconsistent clock offsets (at most %u of about %u "
+					"exchanges "
+					"agree on one: a clock stepped, or the exchanges are not "
+					"request/response)",
+					m->h[a].path, m->h[b].path, c->nr_agree, po->expected);
 				return r;
 			}
 		}
@@ -585,17 +580,18 @@ static json_t *json_offsets(const struct merge *m)
 
 	for (int a = 0; a < m->nr; a++)
 		for (int b = a + 1; b < m->nr; b++) {
-			const struct rsp_clockoff *c = &m->off[a * m->nr + b];
-			int64_t est = 0, unc = 0;
+			const struct poff *po = &m->off[a * m->nr + b];
+			int64_t est = po->est, unc = po->unc;
 			json_t *o;
 
-			if (!m->conns_between[a * m->nr + b] || rsp_clockoff__result(c, &est, &unc))
+			if (!po->conns)
 				continue;
 			o = json_pack("{s:i, s:i, s:I, s:I, s:f, s:f, s:i, s:i}", "host_a", a,
 				      "host_b", b, "offset_ns", (json_int_t)est, "uncertainty_ns",
 				      (json_int_t)unc, "offset_s", (double)est / 1e9,
-				      "uncertainty_s", (double)unc / 1e9, "pairs", (int)c->nr_pairs,
-				      "connections", (int)m->conns_between[a * m->nr + b]);
+				      "uncertainty_s", (double)unc / 1e9, "pairs",
+				      (int)po->c.nr_agree, "connections", (int)po->conns);
+			rsp_json__set_u64(o, "pairs_rejected", po->c.nr_pairs - po->c.nr_agree);
 			json_array_append_new(arr, o);
 		}
 	return arr;
@@ -678,17 +674,16 @@ static void render_offsets_text(const struct merge *m, struct rsp_buf *out)
 	rsp_buf__puts(out, "clock offsets (NTP-style, from request/response pairs):\n");
 	for (int a = 0; a < m->nr; a++)
 		for (int b = a + 1; b < m->nr; b++) {
-			int64_t est, unc;
+			const struct poff *po = &m->off[a * m->nr + b];
 
-			if (!m->conns_between[a * m->nr + b] ||
-			    rsp_clockoff__result(&m->off[a * m->nr + b], &est, &unc))
+			if (!po->conns)
 				continue;
-			rsp_buf__printf(out,
-					"  host %d = host %d %+.6f s +- %.6f s  (%u pairs, %u "
-					"connections)\n",
-					b, a, (double)est / 1e9, (double)unc / 1e9,
-					m->off[a * m->nr + b].nr_pairs,
-					m->conns_between[a * m->nr + b]);
+			rsp_buf__printf(
+				out,
+				"  host %d = host %d %+.6f s +- %.6f s  (%u pairs agree, %u "
+				"rejected; %u connections)\n",
+				b, a, (double)po->est / 1e9, (double)po->unc / 1e9, po->c.nr_agree,
+				po->c.nr_pairs - po->c.nr_agree, po->conns);
 		}
 }
 
@@ -859,6 +854,32 @@ static void thread_time(const struct mhost *h, uint32_t tid, uint64_t lo, uint64
 	hp->cat[CAT_UNKNOWN] += (hi - lo) - covered;
 }
 
+/*
+ * The peer's operation that answers our operation @i: of those near the
+ * guess @jc, the one whose request/response pair is consistent with the
+ * offset @theta (clock_y - clock_x) the merge found. -1: none.
+ */
+static long answer_of(const struct merge *m, const struct mconn *x, const struct mconn *y, size_t i,
+		      long jc, int64_t theta)
+{
+	const struct mhost *hx = &m->h[x->host], *hy = &m->h[y->host];
+	const struct rsp_net_op *o = hx->ops[x->at + i];
+	int64_t t1 = send_start(hx, o);
+
+	for (long d = 0; t1 >= 0 && d <= 2 * ALIGN_SPAN; d++) {
+		long j = jc + (d % 2 ? (d + 1) / 2 : -(d / 2)); /* jc, jc+1, jc-1, ... */
+		int64_t t3;
+
+		if (j < 1 || j >= (long)y->n)
+			continue;
+		t3 = send_start(hy, hy->ops[y->at + (size_t)j]);
+		if (t3 >= 0 && t3 - mono(hx, o->end) <= theta &&
+		    theta <= mono(hy, hy->ops[y->at + (size_t)j - 1]->end) - t1)
+			return j;
+	}
+	return -1;
+}
+
 /* End @x (PID's) and its peer @y: each of @x's operations and the peer's service for it. */
 static void snap_conn(const struct merge *m, size_t xi, size_t yi, struct msnap *sn)
 {
@@ -867,16 +888,19 @@ static void snap_conn(const struct merge *m, size_t xi, size_t yi, struct msnap 
 	/* See add_pairs(): the peer's operation j answers ours i, j = i + k on side b. */
 	bool x_is_a = x->host < y->host;
 	long k = x_is_a ? m->conn_k[xi] : m->conn_k[yi];
+	const struct poff *po = &m->off[(x_is_a ? x->host : y->host) * (size_t)m->nr +
+					(x_is_a ? y->host : x->host)];
+	int64_t theta = x_is_a ? po->est : -po->est; /* clock_y - clock_x */
 
 	for (size_t i = 0; i < x->n; i++) {
 		const struct rsp_net_op *o = hx->ops[x->at + i];
-		long j = x_is_a ? (long)i + k : (long)i - k + 1;
+		long j = answer_of(m, x, y, i, x_is_a ? (long)i + k : (long)i - k + 1, theta);
 		uint64_t lo, hi;
 		struct hop *hp;
 
 		sn->ops++;
 		sn->wait += o->end - o->start;
-		if (j < 1 || j >= (long)y->n)
+		if (j < 1)
 			continue;
 		lo = hy->ops[y->at + (size_t)j - 1]->end;
 		hi = hy->ops[y->at + (size_t)j]->start;
@@ -1048,8 +1072,9 @@ static void merge_exit(struct merge *m)
 	}
 	rsp_xmatch__delete(m->xm);
 	free(m->conns);
+	for (int i = 0; m->off && i < m->nr * m->nr; i++)
+		rsp_clockoff__exit(&m->off[i].c);
 	free(m->off);
-	free(m->conns_between);
 	free(m->conn_k);
 }
 

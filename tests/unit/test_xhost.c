@@ -138,7 +138,7 @@ static void pairs(struct rsp_clockoff *c, int n, int64_t theta, int64_t max_dela
 		int64_t t3 = t2 + 3000000 + jitter(max_delay);	     /* the server's fsync */
 		int64_t t4 = t3 - theta + 20000 + jitter(max_delay);
 
-		rsp_clockoff__add(c, t1, t2, t3, t4);
+		assert_int_equal(rsp_clockoff__add(c, t1, t2, t3, t4), 0);
 	}
 }
 
@@ -156,7 +156,38 @@ static void test_offset_known_skew(void **state)
 		assert_true(est - unc <= thetas[k] && thetas[k] <= est + unc);
 		assert_true(unc < 1000000); /* minimal one-way delays 20 us + jitter */
 		assert_int_equal(c.nr_pairs, 100);
+		assert_int_equal(c.nr_agree, 100);
+		rsp_clockoff__exit(&c);
 	}
+}
+
+/*
+ * Pairs of misaligned exchanges (the answer to the next request taken for
+ * this one's) exclude the true offset: they are rejected, the estimate
+ * still holds it.
+ */
+static void test_offset_outliers(void **state)
+{
+	const int64_t theta = 2500000000ll;
+	struct rsp_clockoff c;
+	int64_t est, unc;
+
+	(void)state;
+	rsp_clockoff__init(&c);
+	pairs(&c, 60, theta, 100000);
+	for (int i = 0; i < 40; i++) {
+		int64_t t1 = (int64_t)i * 10000000 + 5 * S;
+		int64_t t2 = t1 + 10000000 + 20000 + theta; /* the next exchange's arrival */
+		int64_t t3 = t2 + 3000000;
+		int64_t t4 = t1 + 3100000; /* this exchange's answer */
+
+		assert_int_equal(rsp_clockoff__add(&c, t1, t2, t3, t4), 0);
+	}
+	assert_int_equal(rsp_clockoff__result(&c, &est, &unc), 0);
+	assert_int_equal(c.nr_agree, 60);
+	assert_true(est - unc <= theta && theta <= est + unc);
+	assert_true(unc < 1000000);
+	rsp_clockoff__exit(&c);
 }
 
 static void test_offset_refused(void **state)
@@ -172,17 +203,21 @@ static void test_offset_refused(void **state)
 	assert_int_equal(est, 7);
 	pairs(&c, 1, S, 1000);
 	assert_int_equal(rsp_clockoff__result(&c, &est, &unc), 0);
-	/* A pair from a wrongly matched exchange, 2 s off: inconsistent. */
-	rsp_clockoff__add(&c, 0, S - 2 * S, 10, 20);
+	rsp_clockoff__exit(&c);
+	/* Pairs that agree two by two at most (disjoint bounds): inconsistent. */
+	rsp_clockoff__init(&c);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(rsp_clockoff__add(&c, 0, (i / 2) * S + 10, (i / 2) * S, 0), 0);
 	assert_int_equal(rsp_clockoff__result(&c, &est, &unc), -ERANGE);
+	assert_int_equal(c.nr_agree, 2);
+	rsp_clockoff__exit(&c);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_match_v4_v6_mapped),
-		cmocka_unit_test(test_match_reused_port),
-		cmocka_unit_test(test_offset_known_skew),
+		cmocka_unit_test(test_match_v4_v6_mapped), cmocka_unit_test(test_match_reused_port),
+		cmocka_unit_test(test_offset_known_skew),  cmocka_unit_test(test_offset_outliers),
 		cmocka_unit_test(test_offset_refused),
 	};
 

@@ -29,7 +29,7 @@
  * request/response pairs as NTP does: A sends at t1 (A's clock), B
  * receives at t2 (B's), B answers at t3 (B's), A receives at t4 (A's).
  * Delays are never negative, so t3 - t4 <= theta <= t2 - t1; the bounds of
- * all pairs are intersected. The estimate is the midpoint, the
+ * the pairs that agree are intersected. The estimate is the midpoint, the
  * uncertainty the half-width: the true offset is inside by construction.
  */
 
@@ -84,28 +84,41 @@ RSP_API const char *rsp_xend__state_name(enum rsp_xend_state s);
 /** rsp_sockaddr__canon() - @a with a v4-mapped IPv6 address made IPv4. */
 RSP_API struct rsp_sockaddr rsp_sockaddr__canon(const struct rsp_sockaddr *a);
 
-struct rsp_clockoff {
-	int64_t lo, hi;	   /* theta's bounds so far, ns */
-	unsigned nr_pairs; /* request/response pairs added */
+struct rsp_clockoff_iv {
+	int64_t lo, hi;
 };
 
-/** rsp_clockoff__init() - no bound yet. */
-RSP_API void rsp_clockoff__init(struct rsp_clockoff *c);
+struct rsp_clockoff {
+	struct rsp_clockoff_iv *iv; /* every pair's bounds */
+	size_t cap;
+	unsigned nr_pairs; /* request/response pairs added */
+	unsigned nr_agree; /* after __result(): the pairs whose bounds hold the estimate */
+	int64_t lo, hi;	   /* after __result(): the intersection of those pairs' bounds */
+};
 
-/** rsp_clockoff__add() - one request/response pair (see above), ns. */
-RSP_API void rsp_clockoff__add(struct rsp_clockoff *c, int64_t t1, int64_t t2, int64_t t3,
-			       int64_t t4);
+/** rsp_clockoff__init() - no pair yet. */
+RSP_API void rsp_clockoff__init(struct rsp_clockoff *c);
+/** rsp_clockoff__exit() - free the pairs. */
+RSP_API void rsp_clockoff__exit(struct rsp_clockoff *c);
+
+/** rsp_clockoff__add() - one request/response pair (see above), ns. 0 or -ENOMEM. */
+RSP_API int rsp_clockoff__add(struct rsp_clockoff *c, int64_t t1, int64_t t2, int64_t t3,
+			      int64_t t4);
 
 #define RSP_CLOCKOFF_MIN_PAIRS 3
 
 /**
  * rsp_clockoff__result() - theta's estimate (midpoint) and uncertainty
  * (half-width), ns
- * Return: 0; -ENODATA with fewer than RSP_CLOCKOFF_MIN_PAIRS pairs;
- * -ERANGE when the bounds do not intersect (pairs wrongly matched, or a
- * clock that stepped during the window).
+ *
+ * A pair from a wrongly aligned exchange (an operation one side missed)
+ * gives bounds that exclude the true offset; as NTP combines its sources
+ * (Marzullo's algorithm), the estimate is the interval where the most
+ * pairs' bounds overlap, the intersection of those pairs' bounds; the
+ * others are rejected (nr_pairs - nr_agree). Return: 0; -ENODATA with
+ * fewer than RSP_CLOCKOFF_MIN_PAIRS pairs; -ERANGE when fewer than that
+ * many agree (pairs wrongly matched, or a clock that stepped).
  */
-RSP_API int rsp_clockoff__result(const struct rsp_clockoff *c, int64_t *estimate,
-				 int64_t *uncertainty);
+RSP_API int rsp_clockoff__result(struct rsp_clockoff *c, int64_t *estimate, int64_t *uncertainty);
 
 #endif /* RSP_XHOST_H */
