@@ -892,9 +892,16 @@ static void snap_conn(const struct merge *m, size_t xi, size_t yi, struct msnap 
 					(x_is_a ? y->host : x->host)];
 	int64_t theta = x_is_a ? po->est : -po->est; /* clock_y - clock_x */
 
+	long next = -1; /* after an answer found, the next one is likely the next operation */
+
 	for (size_t i = 0; i < x->n; i++) {
 		const struct rsp_net_op *o = hx->ops[x->at + i];
-		long j = answer_of(m, x, y, i, x_is_a ? (long)i + k : (long)i - k + 1, theta);
+		long guess = x_is_a ? (long)i + k : (long)i - k + 1;
+		long j = answer_of(m, x, y, i, next >= 0 ? next : guess, theta);
+
+		if (j < 0 && next >= 0)
+			j = answer_of(m, x, y, i, guess, theta);
+		next = j >= 0 ? j + 1 : -1;
 		uint64_t lo, hi;
 		struct hop *hp;
 

@@ -136,8 +136,9 @@ try:
            sj["matched_wait_s"], [(h["host"], h["pid"], h["service_s"],
                                    {k: v for k, v in h["categories"].items() if v})
                                   for h in hops]))
-    t.check(sj["operations"] >= N - 2 and sj["matched_operations"] >= N - 2,
-            "the client's operations are matched across hosts")
+    t.check(sj["operations"] >= N - 2 and sj["matched_operations"] >= 0.9 * N,
+            "the client's operations (%d of %d) are matched across hosts (%d)" %
+            (sj["operations"], N, sj["matched_operations"]))
     t.check(len(hops) == 1 and hops[0]["host"] == 1 and hops[0]["pid"] == ws["server"],
             "answered by the server on host 1")
     h = hops[0]
