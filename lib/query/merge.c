@@ -680,10 +680,9 @@ static void render_offsets_text(const struct merge *m, struct rsp_buf *out)
 				continue;
 			rsp_buf__printf(
 				out,
-				"  host %d = host %d %+.6f s +- %.6f s  (%u pairs agree, %u "
-				"rejected; %u connections)\n",
+				"  host %d = host %d %+.6f s +- %.6f s (%u pairs, %u rejected)\n",
 				b, a, (double)po->est / 1e9, (double)po->unc / 1e9, po->c.nr_agree,
-				po->c.nr_pairs - po->c.nr_agree, po->conns);
+				po->c.nr_pairs - po->c.nr_agree);
 		}
 }
 
