@@ -27,6 +27,7 @@
 #include <rsp/buf.h>
 #include <rsp/file.h>
 #include <rsp/log.h>
+#include <rsp/merge.h>
 #include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/proto.h>
@@ -63,6 +64,7 @@ static void usage(FILE *f)
 		"  %-10s %s\n"
 		"  %-10s %s\n"
 		"  %-10s %s\n"
+		"  %-10s %s\n"
 		"\n"
 		"Global options:\n"
 		"  -s, --socket PATH   rspd's control socket (default %s)\n"
@@ -81,8 +83,9 @@ static void usage(FILE *f)
 		"  rspctl report 1234 --last 10s -o slow.html\n",
 		b.data ? b.data : "", "report",
 		"one HTML page about a process (flame graph, graph...)", "analyze",
-		"FILE COMMAND ...: a command on a perf.data file", "help", "usage of a command",
-		DEFAULT_SOCKET);
+		"FILE COMMAND ...: a command on a perf.data file", "merge",
+		"DUMP DUMP ... net|snapshot: hosts' dumps joined by TCP", "help",
+		"usage of a command", DEFAULT_SOCKET);
 	rsp_buf__exit(&b);
 }
 
@@ -128,6 +131,33 @@ static const char analyze_usage[] =
 	"  rspctl analyze slow.perf.data snapshot 1234 --folded slow.folded\n"
 	"  rspctl analyze slow.perf.data hist --pid 1234 --op offcpu\n";
 
+static const char merge_usage[] =
+	"rspctl merge — one answer from several hosts' dumps, joined by TCP\n"
+	"\n"
+	"usage: rspctl merge DUMP DUMP [DUMP...] net [--json]\n"
+	"       rspctl merge DUMP DUMP [DUMP...] snapshot PID@HOST [--json]\n"
+	"\n"
+	"Each DUMP is one host's (rspctl dump on each host, at about the same\n"
+	"time). Their TCP connections are matched by 4-tuple (one host's local\n"
+	"address and port are the other's remote ones; IPv4, IPv6, v4-mapped).\n"
+	"Each pair of hosts' clock offset is bounded as NTP does, from the\n"
+	"request/response pairs of their connections, and shown with its\n"
+	"uncertainty; too few pairs, or pairs no offset fits, are refused.\n"
+	"net shows the connections across hosts with the thread at each end.\n"
+	"snapshot PID@HOST (HOST: a dump's position from 0, or its host name):\n"
+	"PID's network wait, and what the answering threads on the other hosts\n"
+	"did from each request's arrival to the answer (running, runnable,\n"
+	"asleep by reason: block_io is their disk), inferred via the network.\n"
+	"One hop: the remote threads' own waits are named, not followed.\n"
+	"Loopback sockets never match across hosts; addresses rewritten by a NAT\n"
+	"do not match (rsp does not undo address translation): both are counted.\n"
+	"Dumps from rspd versions without a boot id and socket table are refused.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  rspctl merge web1.perf.data db1.perf.data net\n"
+	"  rspctl merge a.perf.data b.perf.data c.perf.data net --json\n"
+	"  rspctl merge web1.perf.data db1.perf.data snapshot 1234@web1\n";
+
 static int help(const char *cmd)
 {
 	struct rsp_buf b = RSP_BUF_INIT;
@@ -142,6 +172,10 @@ static int help(const char *cmd)
 	}
 	if (!strcmp(cmd, "report")) {
 		fputs(report_usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "merge")) {
+		fputs(merge_usage, stdout);
 		return 0;
 	}
 	if (!rsp_query__exists(cmd)) {
@@ -587,6 +621,23 @@ static int analyze(int argc, char **argv)
 	return ret;
 }
 
+/* rspctl merge: several hosts' dumps, offline like analyze. */
+static int merge(int argc, char **argv)
+{
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	int ret;
+
+	rsp_log__set(log_stderr, NULL);
+	ret = rsp_merge__run(argc - 1, argv + 1, &out, &err);
+	if (ret)
+		fprintf(stderr, "rspctl: %s\n", err.data ? err.data : "merge failed");
+	else if (out.len)
+		fwrite(out.data, 1, out.len, stdout);
+	rsp_buf__exit(&out);
+	rsp_buf__exit(&err);
+	return ret ? 1 : 0;
+}
+
 /*
  * rspd writes `dump -o FILE` itself, from its own working directory: make a
  * relative FILE absolute here. @abs holds the rewritten argument.
@@ -711,6 +762,8 @@ int main(int argc, char **argv)
 		return help(cmd + 1 < argc ? argv[cmd + 1] : NULL);
 	if (!strcmp(argv[cmd], "analyze"))
 		return analyze(argc - cmd, argv + cmd);
+	if (!strcmp(argv[cmd], "merge"))
+		return merge(argc - cmd, argv + cmd);
 	if (!strcmp(argv[cmd], "report")) {
 		struct report_asker a = {report_ask_live, &env, env.socket};
 

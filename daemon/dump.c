@@ -141,6 +141,35 @@ struct dump_result {
 	double ms;
 };
 
+/*
+ * The socket table rspd read from /proc/net at start (read-only since), for
+ * rspctl merge: sockets older than rspd whose 4-tuple no record of the
+ * window may repeat. Freed by the caller.
+ */
+static int dump_sockets(const struct rspd *d, struct rsp_perfdata_meta *meta)
+{
+	struct rsp_sock_info si, *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; !rsp_socktab__version(d->socks, i, &si, NULL); i++) {
+		if (n == cap) {
+			struct rsp_sock_info *nv;
+
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = si;
+	}
+	meta->sockets = v;
+	meta->nr_sockets = n;
+	return 0;
+}
+
 /* The records: process model, then the window's [from, to]. */
 static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, struct dump_result *r,
 			 struct rsp_buf *why)
@@ -151,7 +180,11 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 
 	rspd_dumpmeta__describe(&d->meta, &meta);
 	meta.ksyms = d->ksyms; /* loaded at start, read-only: shared safely */
+	err = dump_sockets(d, &meta);
+	if (err)
+		return err;
 	w = rsp_pdwriter__new(fd, d->es.schema, &meta, why);
+	free((void *)meta.sockets);
 	if (!w)
 		return -errno;
 	err = rspd_dumpprocs__write(w, &d->meta, &r->ps);

@@ -200,6 +200,19 @@ static int copy_argv(struct rspd_dumpmeta *m, int argc, char **argv)
 	return m->argv[m->argc - 1] ? 0 : -ENOMEM;
 }
 
+/* The boot id tells two dumps of one boot of one host apart from two hosts (rspctl merge). */
+static void read_boot_id(struct rspd_dumpmeta *m)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (!f)
+		return;
+	if (!fgets(m->boot_id, sizeof(m->boot_id), f))
+		m->boot_id[0] = '\0';
+	m->boot_id[strcspn(m->boot_id, "\n")] = '\0';
+	fclose(f);
+}
+
 int rspd_dumpmeta__init(struct rspd_dumpmeta *m, const struct rsp_evset *es, int argc, char **argv,
 			char *err, size_t errlen)
 {
@@ -223,6 +236,7 @@ int rspd_dumpmeta__init(struct rspd_dumpmeta *m, const struct rsp_evset *es, int
 	describe_memory(m);
 	kernel_text(m);
 	kernel_build_id(m);
+	read_boot_id(m);
 	ret = copy_argv(m, argc, argv);
 	if (!ret)
 		ret = build_tracing(m, es);
@@ -261,6 +275,7 @@ void rspd_dumpmeta__describe(const struct rspd_dumpmeta *m, struct rsp_perfdata_
 	out->tracing_size = m->tracing.len;
 	out->tracing_kallsyms_at = m->kallsyms_at;
 	out->clockid = CLOCK_MONOTONIC;
+	out->boot_id = m->boot_id;
 	out->clockid_res_ns = m->clock_res_ns;
 	/* The pair that converts record times to wall-clock time. */
 	clock_gettime(CLOCK_REALTIME, &wall);

@@ -27,6 +27,7 @@ struct rspd_dumpmeta {
 	uint64_t ktext, ketext; /* kernel text, 0 when hidden */
 	struct rsp_pd_build_id kernel_bid;
 	bool has_kernel_bid;
+	char boot_id[40]; /* /proc/sys/kernel/random/boot_id, "" if unreadable */
 };
 
 int rspd_dumpmeta__init(struct rspd_dumpmeta *m, const struct rsp_evset *es, int argc, char **argv,

@@ -437,6 +437,61 @@ static int read_event_desc(struct rsp_perfdata *pd)
 	return 0;
 }
 
+/* The most sockets a dump's socket table may claim: memory stays bounded. */
+#define MAX_HOST_SOCKETS (1u << 22)
+
+static void rsp_host_socket(const unsigned char *e, struct rsp_sock_info *si)
+{
+	memset(si, 0, sizeof(*si));
+	memcpy(&si->sk, e, 8);
+	si->proto = e[8];
+	si->state = e[9];
+	si->source = RSP_SOCK_FROM_PROC;
+	memcpy(&si->inode, e + 12, 4);
+	memcpy(&si->local, e + 16, 20);
+	memcpy(&si->remote, e + 36, 20);
+}
+
+/* RSP_PD_FEAT_RSP_HOST (layout in rsp/perfdata.h). */
+static int read_rsp_host(struct rsp_perfdata *pd)
+{
+	struct fcur c = fcur(pd, RSP_PD_FEAT_RSP_HOST, "RSP_HOST");
+	uint32_t version, nr, size;
+	int err;
+
+	if (!pd->has_feat[RSP_PD_FEAT_RSP_HOST])
+		return 0;
+	err = fc_u32(&c, &version, "the version");
+	if (!err && version != 1)
+		return rsp_perfdata__fail(pd, c.off - 4,
+					  "RSP_HOST version %u is not 1: the dump is from a newer "
+					  "rsp, read it with that version",
+					  version);
+	if (!err)
+		err = fc_string(&c, pd->info.boot_id, sizeof(pd->info.boot_id));
+	if (!err)
+		err = fc_u32(&c, &nr, "the socket count");
+	if (!err)
+		err = fc_u32(&c, &size, "the socket entry size");
+	if (!err && (size != 56 || nr > MAX_HOST_SOCKETS))
+		return rsp_perfdata__fail(
+			pd, c.off - 8,
+			"RSP_HOST claims %u sockets of %u bytes (expected at most "
+			"%u of 56)",
+			nr, size, MAX_HOST_SOCKETS);
+	if (!err)
+		err = fc_need(&c, (uint64_t)nr * 56, "the socket table");
+	if (err)
+		return err;
+	if (nr && !(pd->socks = calloc(nr, sizeof(*pd->socks))))
+		return rsp_perfdata__fail(pd, c.off, "no memory for %u sockets", nr);
+	for (uint32_t i = 0; i < nr; i++)
+		rsp_host_socket(pd->p + c.off + 56ull * i, &pd->socks[i]);
+	pd->info.nr_sockets = nr;
+	pd->info.has_host = true;
+	return 0;
+}
+
 static int read_features(struct rsp_perfdata *pd)
 {
 	struct rsp_dump_info *in = &pd->info;
@@ -465,6 +520,8 @@ static int read_features(struct rsp_perfdata *pd)
 		err = read_build_ids(pd);
 	if (!err)
 		err = read_event_desc(pd);
+	if (!err)
+		err = read_rsp_host(pd);
 	in->written_by_rsp = !strncmp(in->version, "rsp ", 4);
 	if (pd->has_feat[RSP_PD_FEAT_RSP_SYSCALLS]) {
 		/* checked where it is used (rsp_sysdump__load()) */
@@ -745,6 +802,7 @@ void rsp_perfdata__delete(struct rsp_perfdata *pd)
 	if (pd->map)
 		munmap(pd->map, pd->map_len);
 	free(pd->model);
+	free(pd->socks);
 	free(pd);
 }
 
@@ -756,6 +814,11 @@ const struct rsp_schema *rsp_perfdata__schema(const struct rsp_perfdata *pd)
 const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd)
 {
 	return &pd->info;
+}
+
+const struct rsp_sock_info *rsp_perfdata__sockets(const struct rsp_perfdata *pd)
+{
+	return pd->socks;
 }
 
 int rsp_perfdata__process_model(const struct rsp_perfdata *pd,

@@ -76,6 +76,8 @@ struct rsp_pdwriter {
 	int argc;
 	void *tracing;
 	size_t tracing_size;
+	char *boot_id; /* NULL: no RSP_PD_FEAT_RSP_HOST */
+	struct rsp_sock_info *sockets;
 	struct rsp_perfdata_meta m;
 	struct rsp_buf build_ids;    /* HEADER_BUILD_ID records, ready to write */
 	struct rsp_buf rsp_syscalls; /* RSP_PD_FEAT_RSP_SYSCALLS, ready to write */
@@ -363,6 +365,14 @@ static int copy_meta(struct rsp_pdwriter *w, const struct rsp_perfdata_meta *m)
 			if (!(w->argv[w->argc] = dup_or_empty(m->argv[w->argc])))
 				return -ENOMEM;
 	}
+	if (m->boot_id && !(w->boot_id = strdup(m->boot_id)))
+		return -ENOMEM;
+	if (m->nr_sockets) {
+		w->sockets = calloc(m->nr_sockets, sizeof(*w->sockets));
+		if (!w->sockets)
+			return -ENOMEM;
+		memcpy(w->sockets, m->sockets, m->nr_sockets * sizeof(*w->sockets));
+	}
 	if (m->tracing_data && m->tracing_size) {
 		w->tracing = malloc(m->tracing_size);
 		if (!w->tracing)
@@ -434,6 +444,8 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	free(w->cpu_desc);
 	free(w->cpuid);
 	free(w->tracing);
+	free(w->boot_id);
+	free(w->sockets);
 	rsp_bpfconv__delete(w->conv);
 	free(w->kmarks);
 	free(w->kcache);
@@ -944,6 +956,31 @@ static int f_clock_data(struct rsp_pdwriter *w, struct rsp_buf *b)
 	return err ? err : f_u64s(b, w->m.wall_clock_ns, w->m.clockid_time_ns, 2);
 }
 
+/* RSP_PD_FEAT_RSP_HOST (layout in rsp/perfdata.h). */
+static int f_rsp_host(struct rsp_pdwriter *w, struct rsp_buf *b)
+{
+	uint32_t version = 1;
+	int err = rsp_buf__add(b, &version, 4);
+
+	if (!err)
+		err = f_string(b, w->boot_id);
+	if (!err)
+		err = f_u32s(b, (uint32_t)w->m.nr_sockets, 56);
+	for (size_t i = 0; !err && i < w->m.nr_sockets; i++) {
+		const struct rsp_sock_info *si = &w->sockets[i];
+		uint8_t e[56] = {0};
+
+		memcpy(e, &si->sk, 8);
+		e[8] = si->proto;
+		e[9] = si->state;
+		memcpy(e + 12, &si->inode, 4);
+		memcpy(e + 16, &si->local, 20);
+		memcpy(e + 36, &si->remote, 20);
+		err = rsp_buf__add(b, e, sizeof(e));
+	}
+	return err;
+}
+
 /* Render feature @feat into @b; 1 if the file has nothing for it. */
 static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 {
@@ -978,6 +1015,8 @@ static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 		return w->m.clockid_res_ns ? f_u64s(b, w->m.clockid_res_ns, 0, 1) : 1;
 	case RSP_PD_FEAT_CLOCK_DATA:
 		return w->m.wall_clock_ns ? f_clock_data(w, b) : 1;
+	case RSP_PD_FEAT_RSP_HOST:
+		return w->boot_id ? f_rsp_host(w, b) : 1;
 	case RSP_PD_FEAT_RSP_SYSCALLS:
 		return w->rsp_syscalls.len
 			       ? rsp_buf__add(b, w->rsp_syscalls.data, w->rsp_syscalls.len)
@@ -988,12 +1027,12 @@ static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 }
 
 static const int features[] = {
-	RSP_PD_FEAT_TRACING_DATA, RSP_PD_FEAT_BUILD_ID, RSP_PD_FEAT_HOSTNAME,
-	RSP_PD_FEAT_OSRELEASE,	  RSP_PD_FEAT_VERSION,	RSP_PD_FEAT_ARCH,
-	RSP_PD_FEAT_NRCPUS,	  RSP_PD_FEAT_CPUDESC,	RSP_PD_FEAT_CPUID,
-	RSP_PD_FEAT_TOTAL_MEM,	  RSP_PD_FEAT_CMDLINE,	RSP_PD_FEAT_EVENT_DESC,
-	RSP_PD_FEAT_SAMPLE_TIME,  RSP_PD_FEAT_CLOCKID,	RSP_PD_FEAT_CLOCK_DATA,
-	RSP_PD_FEAT_RSP_SYSCALLS,
+	RSP_PD_FEAT_TRACING_DATA, RSP_PD_FEAT_BUILD_ID,	    RSP_PD_FEAT_HOSTNAME,
+	RSP_PD_FEAT_OSRELEASE,	  RSP_PD_FEAT_VERSION,	    RSP_PD_FEAT_ARCH,
+	RSP_PD_FEAT_NRCPUS,	  RSP_PD_FEAT_CPUDESC,	    RSP_PD_FEAT_CPUID,
+	RSP_PD_FEAT_TOTAL_MEM,	  RSP_PD_FEAT_CMDLINE,	    RSP_PD_FEAT_EVENT_DESC,
+	RSP_PD_FEAT_SAMPLE_TIME,  RSP_PD_FEAT_CLOCKID,	    RSP_PD_FEAT_CLOCK_DATA,
+	RSP_PD_FEAT_RSP_HOST,	  RSP_PD_FEAT_RSP_SYSCALLS,
 };
 #define NR_FEATURES (int)(sizeof(features) / sizeof(features[0]))
 

@@ -293,6 +293,10 @@ static json_t *json_dump(const struct rsp_dump_info *di)
 	json_object_set_new(o, "last_utc", to[0] ? json_string(to) : json_null());
 	json_object_set_new(o, "events_present", json_event_list(di, true));
 	json_object_set_new(o, "events_missing", json_event_list(di, false));
+	/* RSP_PD_FEAT_RSP_HOST: what rspctl merge needs (null: an older dump) */
+	json_object_set_new(o, "boot_id", di->has_host ? json_string(di->boot_id) : json_null());
+	json_object_set_new(o, "host_sockets",
+			    di->has_host ? json_integer((json_int_t)di->nr_sockets) : json_null());
 	return o;
 }
 

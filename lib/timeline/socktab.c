@@ -263,3 +263,14 @@ int rsp_socktab__load_proc(struct rsp_socktab *t, const char *proc_dir,
 	}
 	return 0;
 }
+
+int rsp_socktab__version(const struct rsp_socktab *t, size_t i, struct rsp_sock_info *out,
+			 uint64_t *from)
+{
+	if (!t || i >= t->nr)
+		return -ENOENT;
+	*out = t->v[i].si;
+	if (from)
+		*from = t->v[i].from;
+	return 0;
+}

@@ -264,6 +264,23 @@ static FX_UNUSED const struct perf_event_header *fx_copy(const struct perf_event
 	return (const void *)buf;
 }
 
+/* RSP_PD_FEAT_RSP_HOST: two sockets of a known host (rspctl merge) */
+#define FX_BOOT_ID "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+static const struct rsp_sock_info fx_socks[2] = {
+	{.sk = 0xffff888100000100ull,
+	 .proto = 6,
+	 .state = 1,
+	 .source = RSP_SOCK_FROM_PROC,
+	 .inode = 77,
+	 .local = {.family = 2, .port = 40000, .addr = {10, 77, 0, 1}},
+	 .remote = {.family = 2, .port = 8080, .addr = {10, 77, 0, 2}}},
+	{.sk = 0xffff888100000200ull,
+	 .proto = 6,
+	 .state = 10,
+	 .source = RSP_SOCK_FROM_PROC,
+	 .local = {.family = 10, .port = 22, .addr = {0xfd, 0x77, [15] = 1}}},
+};
+
 static FX_UNUSED void fx_meta(struct rsp_perfdata_meta *m, const struct rsp_buf *tracing)
 {
 	static const char *const argv[] = {"/usr/sbin/rspd", "--foreground", "--stacks", "sleeps"};
@@ -286,6 +303,9 @@ static FX_UNUSED void fx_meta(struct rsp_perfdata_meta *m, const struct rsp_buf 
 	m->clockid_res_ns = 1;
 	m->wall_clock_ns = 1700000000000000000ull;
 	m->clockid_time_ns = 1000000000ull;
+	m->boot_id = FX_BOOT_ID;
+	m->sockets = fx_socks;
+	m->nr_sockets = 2;
 }
 
 /* Write @w's records (and a small process model) through a memfd. */

@@ -592,6 +592,47 @@ static void test_bad_features(void **state)
 	fx_teardown(&f);
 }
 
+/* rsp's own section: the boot id and socket table rspctl merge needs. */
+static void test_rsp_host(void **state)
+{
+	struct fx f;
+	struct rsp_perfdata *pd;
+	const struct rsp_dump_info *in;
+	const struct rsp_sock_info *so;
+	uint64_t table, flags[4], off;
+	int idx = 0;
+
+	(void)state;
+	fx_setup(&f, FX_SLEEPS);
+	pd = open_ok(&f);
+	in = rsp_perfdata__info(pd);
+	assert_true(in->has_host);
+	assert_string_equal(in->boot_id, FX_BOOT_ID);
+	assert_int_equal(in->nr_sockets, 2);
+	so = rsp_perfdata__sockets(pd);
+	assert_non_null(so);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(so[i].sk, fx_socks[i].sk);
+		assert_int_equal(so[i].proto, fx_socks[i].proto);
+		assert_int_equal(so[i].state, fx_socks[i].state);
+		assert_int_equal(so[i].inode, fx_socks[i].inode);
+		assert_memory_equal(&so[i].local, &fx_socks[i].local, sizeof(so[i].local));
+		assert_memory_equal(&so[i].remote, &fx_socks[i].remote, sizeof(so[i].remote));
+	}
+	rsp_perfdata__delete(pd);
+	/* The section is the table's last entry (highest bit): claim 2^30 sockets. */
+	table = get64(f.file, 40) + get64(f.file, 48);
+	memcpy(flags, f.file + 72, sizeof(flags));
+	assert_true((flags[RSP_PD_FEAT_RSP_HOST / 64] >> (RSP_PD_FEAT_RSP_HOST % 64)) & 1);
+	for (int w = 0; w < 4; w++)
+		idx += __builtin_popcountll(flags[w]);
+	off = get64(f.file, table + 16 * (uint64_t)(idx - 1));
+	off += 4 + 4 + 64; /* version, boot id string (36 + NUL, padded to 64) */
+	memcpy(f.file + off, &(uint32_t){1u << 30}, 4);
+	expect_error(f.file, f.len, "RSP_HOST claims 1073741824 sockets");
+	fx_teardown(&f);
+}
+
 /*
  * Probes through the dynamic PMUs (uprobes, kprobes) have the recording
  * machine's type numbers: the reader knows them by the names rsp's dumps
@@ -726,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_nrcpus_hint),
 		cmocka_unit_test(test_check_events),
 		cmocka_unit_test(test_probe_names),
+		cmocka_unit_test(test_rsp_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,6 +56,7 @@ struct rsp_perfdata {
 	size_t kallsyms_len;
 	struct rsp_ksyms *ksyms;	/* from kallsyms, made by __source() */
 	struct rsp_symbolizer *symbols; /* likewise */
+	struct rsp_sock_info *socks;	/* RSP_PD_FEAT_RSP_HOST, info.nr_sockets */
 };
 
 /* One sentence "PATH: offset 0xOFF: ..." in pd->err. Return: -EINVAL. */

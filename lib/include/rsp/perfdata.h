@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
+#include <rsp/socktab.h>
 #include <rsp/catalogue.h>
 #include <rsp/ksyms.h>
 #include <rsp/schema.h>
@@ -54,6 +55,16 @@ enum rsp_pd_feature {
 	RSP_PD_FEAT_SAMPLE_TIME = 21,
 	RSP_PD_FEAT_CLOCKID = 23,
 	RSP_PD_FEAT_CLOCK_DATA = 29,
+	/*
+	 * rsp's own section (not perf's): the host's boot id and the socket
+	 * table rspd read from /proc/net at start (sockets older than it), for
+	 * rspctl merge. A bit far above perf's HEADER_LAST_FEATURE: perf skips
+	 * such sections, and rsp's table entries come last (table in bit order).
+	 * Layout: u32 version (1), perf string boot id, u32 socket count, u32
+	 * entry size (56), then per socket u64 sk, u8 proto, u8 state, u16 0,
+	 * u32 inode, local and remote as struct rsp_sockaddr (20 bytes each).
+	 */
+	RSP_PD_FEAT_RSP_HOST = 240,
 	/* rsp's own: syscall profiles (rsp/sysdump.h); perf skips bits it does not know */
 	RSP_PD_FEAT_RSP_SYSCALLS = 241,
 };
@@ -147,6 +158,10 @@ struct rsp_perfdata_meta {
 	uint64_t clockid_res_ns; /* HEADER_CLOCKID */
 	uint64_t wall_clock_ns;	 /* HEADER_CLOCK_DATA pair taken together; 0: none */
 	uint64_t clockid_time_ns;
+	/* RSP_PD_FEAT_RSP_HOST: written when boot_id is not NULL (copied) */
+	const char *boot_id;
+	const struct rsp_sock_info *sockets; /* copied */
+	size_t nr_sockets;
 };
 
 /** A synthesized MMAP2 record (perf's layout, without the id trailer). */
@@ -273,6 +288,10 @@ struct rsp_dump_info {
 	/* rsp's syscall profiles section (rsp/sysdump.h), in the mapped file; NULL: none */
 	const void *rsp_syscalls;
 	uint64_t rsp_syscalls_size, rsp_syscalls_offset;
+	/* RSP_PD_FEAT_RSP_HOST (rspctl merge needs it) */
+	bool has_host;
+	char boot_id[40];
+	uint32_t nr_sockets; /* rsp_perfdata__sockets() */
 };
 
 struct rsp_perfdata;
@@ -304,6 +323,12 @@ RSP_API void rsp_perfdata__delete(struct rsp_perfdata *pd);
 RSP_API const struct rsp_schema *rsp_perfdata__schema(const struct rsp_perfdata *pd);
 /** What the file records; owned by @pd (counts are filled by the load). */
 RSP_API const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd);
+
+/**
+ * rsp_perfdata__sockets() - the socket table of RSP_PD_FEAT_RSP_HOST
+ * (info->nr_sockets entries, owned by @pd; NULL when it has none)
+ */
+RSP_API const struct rsp_sock_info *rsp_perfdata__sockets(const struct rsp_perfdata *pd);
 
 /**
  * rsp_perfdata__load() - check every record of the data section and put

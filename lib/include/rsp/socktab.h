@@ -65,6 +65,14 @@ RSP_API int rsp_socktab__find(const struct rsp_socktab *t, uint64_t sk, uint64_t
  */
 RSP_API size_t rsp_socktab__expire(struct rsp_socktab *t, uint64_t before);
 
+/**
+ * rsp_socktab__version() - version @i (0 ... in the order added) of any
+ * socket, and the time it holds from (@from may be NULL)
+ * Return: 0, or -ENOENT past the last version.
+ */
+RSP_API int rsp_socktab__version(const struct rsp_socktab *t, size_t i, struct rsp_sock_info *out,
+				 uint64_t *from);
+
 /** rsp_socktab__count() - sockets (not versions) in the table. */
 RSP_API size_t rsp_socktab__count(const struct rsp_socktab *t);
 

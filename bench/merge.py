@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""Time and peak memory of rspctl merge over HOSTS dumps of RECORDS records
+each (issue 19).
+
+One real dump stands for every host: two network namespaces joined by a
+veth pair (10.77.0.1 client, 10.77.0.2 server), tests/workloads/tcp_fsync
+asking REQUESTS times over one TCP connection, and pipe_pingpong filling
+rspd's window up to RECORDS records. `rspctl merge` then gets HOSTS copies
+of that dump, copy i with its clock shifted by i seconds (the test-only
+--test-clock-shift, which lets one host's dump stand for another): every
+copy is loaded, its timeline built, every TCP socket end indexed (each
+4-tuple is in every copy: 2 x HOSTS ends per chain of the index) and every
+matched connection's request/response pairs bound the offsets. Synthetic
+in that the hosts are copies; the records are real.
+
+Measured: the wall time of the merge (median of REPS, each a fresh
+process) and its peak resident memory (wait4's ru_maxrss).
+
+usage: sudo bench/merge.py [--hosts N] [--records N] [--requests N] [--reps N]
+                           [--build DIR] [--out FILE]
+Writes its section of BENCHMARKS.md (replacing an older one of the same title).
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TITLE = "## rspctl merge: N hosts' dumps (issue 19)"
+NS_C, NS_S = "rspb-c%d" % os.getpid(), "rspb-s%d" % os.getpid()
+VETH_C, VETH_S = "rspbc%d" % (os.getpid() % 100000), "rspbs%d" % (os.getpid() % 100000)
+
+
+def ip(*args, check=True):
+    p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
+    if check and p.returncode:
+        sys.exit("bench/merge.py: ip %s: %s" % (" ".join(args), p.stderr.strip()))
+
+
+def netns_up():
+    ip("netns", "add", NS_C)
+    ip("netns", "add", NS_S)
+    ip("link", "add", VETH_C, "type", "veth", "peer", "name", VETH_S)
+    ip("link", "set", VETH_C, "netns", NS_C)
+    ip("link", "set", VETH_S, "netns", NS_S)
+    ip("-n", NS_C, "addr", "add", "10.77.0.1/24", "dev", VETH_C)
+    ip("-n", NS_S, "addr", "add", "10.77.0.2/24", "dev", VETH_S)
+    for ns, dev in ((NS_C, VETH_C), (NS_S, VETH_S)):
+        ip("-n", ns, "link", "set", dev, "up")
+
+
+def netns_down():
+    ip("netns", "del", NS_C, check=False)
+    ip("netns", "del", NS_S, check=False)
+
+
+class Rspd:
+    def __init__(self, build, work):
+        self.build, self.work = build, work
+
+    def __enter__(self):
+        self.sock = os.path.join(self.work, "s.sock")
+        conf = os.path.join(self.work, "c.conf")
+        open(conf, "w").close()
+        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
+                                   "--socket", self.sock, "--config", conf, "--window", "1G",
+                                   "--log-level", "warning"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if os.path.exists(self.sock) and self.ctl("status", check=False) == 0:
+                return self
+            time.sleep(0.1)
+        sys.exit("bench/merge.py: rspd did not start")
+
+    def ctl(self, *args, check=True):
+        p = subprocess.run([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
+                           + list(args), capture_output=True, text=True)
+        if check and p.returncode:
+            sys.exit("bench/merge.py: rspctl %s: %s" % (" ".join(args), p.stderr.strip()))
+        return p.returncode if not check else p.stdout
+
+    def __exit__(self, *exc):
+        self.p.terminate()
+        self.p.wait()
+
+
+def make_dump(a, work):
+    wl = os.path.join(a.build, "workloads")
+    with Rspd(a.build, work) as d:
+        server = subprocess.Popen(["ip", "netns", "exec", NS_S, os.path.join(wl, "tcp_fsync"),
+                                   "server", "10.77.0.2", "7708", work, str(a.requests)],
+                                  stdout=subprocess.DEVNULL)
+        c = subprocess.run(["ip", "netns", "exec", NS_C, os.path.join(wl, "tcp_fsync"),
+                            "client", "10.77.0.2", "7708", str(a.requests)],
+                           capture_output=True, text=True)
+        if server.wait() or c.returncode:
+            sys.exit("bench/merge.py: tcp_fsync failed: %s" % c.stderr.strip())
+        deadline = time.time() + 600
+        while json.loads(d.ctl("status", "--json"))["window"]["records"] < a.records:
+            if time.time() > deadline:
+                sys.exit("bench/merge.py: the window did not reach %d records" % a.records)
+            subprocess.run([os.path.join(wl, "pipe_pingpong"), "20000"],
+                           stdout=subprocess.DEVNULL)
+        path = os.path.join(work, "host.perf.data")
+        d.ctl("dump", "-o", path)
+    return path
+
+
+def merge_measured(a, path):
+    """One merge in a fresh process: wall seconds, peak RSS in KiB, the answer."""
+    args = [os.path.join(a.build, "cli", "rspctl"), "merge"] + [path] * a.hosts + ["net",
+                                                                                   "--json"]
+    for i in range(1, a.hosts):
+        args += ["--test-clock-shift", "%d=%d" % (i, i * 1000000000)]
+    out = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    p = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    secs = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        sys.exit("bench/merge.py: rspctl merge failed: %s" % p.stderr.read().decode().strip())
+    out.seek(0)
+    return secs, ru.ru_maxrss, json.loads(out.read())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hosts", type=int, default=10)
+    ap.add_argument("--records", type=int, default=1000000)
+    ap.add_argument("--requests", type=int, default=1000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    a = ap.parse_args()
+    if os.geteuid():
+        sys.exit("bench/merge.py: run as root (rspd, network namespaces)")
+    if not shutil.which("ip"):
+        sys.exit("bench/merge.py: needs the ip command (iproute2: scripts/deps.sh)")
+    work = tempfile.mkdtemp(prefix="rspbench-merge.")
+    try:
+        netns_up()
+        path = make_dump(a, work)
+        info = json.loads(subprocess.run([os.path.join(a.build, "cli", "rspctl"), "analyze",
+                                          path, "status", "--json"], capture_output=True,
+                                         text=True).stdout)["dump"]
+        runs = [merge_measured(a, path) for _ in range(a.reps)]
+    finally:
+        netns_down()
+        shutil.rmtree(work, ignore_errors=True)
+    ans = runs[0][2]
+    pairs = sum(o["pairs"] for o in ans["clock_offsets"])
+    lines = [TITLE, "",
+             "`sudo bench/merge.py --hosts %d --records %d --requests %d --reps %d` on %s, "
+             "%s, kernel %s: %d copies of one real dump (%d records, %d bytes; the copies' "
+             "clocks shifted 1 s apart), each a fresh `rspctl merge ... net --json`." % (
+                 a.hosts, a.records, a.requests, a.reps, time.strftime("%Y-%m-%d"),
+                 platform.node(), platform.release(), a.hosts, info["records"],
+                 info["file_bytes"], ), "",
+             "| hosts | records per dump | merge wall s (median) | min | peak RSS MiB (max) "
+             "| connections matched | request/response pairs |",
+             "|---|---|---|---|---|---|---|",
+             "| %d | %d | %.2f | %.2f | %.0f | %d | %d |" % (
+                 a.hosts, info["records"], statistics.median(r[0] for r in runs),
+                 min(r[0] for r in runs), max(r[1] for r in runs) / 1024,
+                 len(ans["connections"]), pairs)]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    doc = open(a.out).read() if os.path.exists(a.out) else ""
+    if TITLE in doc:
+        start = doc.index(TITLE)
+        nxt = doc.find("\n## ", start + len(TITLE))
+        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    with open(a.out, "w") as f:
+        f.write(doc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1112 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * `rspctl merge DUMP DUMP [...] net`: N hosts' dumps joined by their TCP
+ * connections. Every socket end with a known 4-tuple (the window's state
+ * and receive records, and the socket table the dump carries) goes into
+ * one index (rsp/xhost.h); each matched connection's network operations on
+ * both hosts give NTP-style request/response pairs that bound the hosts'
+ * clock offset. The answer: the hosts, each pair's offset with its
+ * uncertainty, and the connections across hosts with their threads.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <rsp/merge.h>
+#include <rsp/net.h>
+#include <rsp/parse.h>
+#include <rsp/perfdata.h>
+#include <rsp/query.h>
+#include <rsp/sleepclass.h>
+#include <rsp/socktab.h>
+#include <rsp/timeline.h>
+#include <rsp/tlstore.h>
+#include <rsp/xhost.h>
+#include "internal/json.h"
+#include "internal/vec.h"
+
+#define MAX_HOSTS 64
+/* Alignments of two sides' operations tried around the wall-clock guess. */
+#define ALIGN_SPAN 3
+
+struct mhost {
+	const char *path;
+	struct rsp_perfdata *pd;
+	const struct rsp_dump_info *di;
+	struct rsp_socktab *socks;
+	struct rsp_wsnap *snap;
+	struct rsp_tlstore *store;
+	const struct rsp_net_op **ops; /* TCP, with a 4-tuple, by socket then time */
+	size_t nr_ops;
+	size_t untupled; /* TCP operations on sockets whose 4-tuple is not known */
+	int64_t shift;	 /* --test-clock-shift: added to every time of this dump */
+	bool shifted;
+};
+
+/* One socket end: a run of ops[] of one host with the same socket and tuple. */
+struct mconn {
+	uint32_t host;
+	size_t at, n; /* in its host's ops[] */
+};
+
+/* Two hosts' clock offset. */
+struct poff {
+	struct rsp_clockoff c;
+	unsigned conns;	   /* matched connections between them */
+	unsigned expected; /* exchanges those connections hold (one pair each) */
+	int64_t est, unc;  /* check_offsets() */
+};
+
+struct merge {
+	struct mhost h[MAX_HOSTS];
+	int nr;
+	bool json;
+	struct mconn *conns; /* conns[i] is the index's end i */
+	size_t nr_conns, cap_conns;
+	struct rsp_xmatch *xm;
+	struct poff *off; /* [a * nr + b], a < b: theta = clock_b - clock_a */
+	size_t matched;
+	size_t state[4]; /* ends per enum rsp_xend_state */
+	size_t untupled; /* all hosts' */
+	long *conn_k;	 /* per end on the lower host of a match: the alignment guessed */
+	/* snapshot PID@HOST */
+	bool snapshot;
+	long pid;
+	const char *at;
+	int target;
+};
+
+/* ---- arguments ------------------------------------------------------------ */
+
+static int parse_shift(struct merge *m, const char *arg, struct rsp_buf *err)
+{
+	char *end;
+	long idx = strtol(arg, &end, 10);
+	long long ns;
+
+	if (end == arg || *end != '=' || idx < 0 || idx >= m->nr)
+		goto bad;
+	ns = strtoll(end + 1, &end, 10);
+	if (*end || ns < -3600000000000ll || ns > 3600000000000ll)
+		goto bad;
+	m->h[idx].shift = ns;
+	m->h[idx].shifted = true;
+	return 0;
+bad:
+	rsp_buf__printf(err,
+			"merge: --test-clock-shift wants INDEX=NS (a dump's position from 0, a "
+			"shift of at most an hour in nanoseconds), not '%s'",
+			arg);
+	return -EINVAL;
+}
+
+/* snapshot PID@HOST: HOST is a dump's position (from 0) or its host name. */
+static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
+{
+	const char *at = strchr(arg, '@');
+	char *end;
+
+	m->snapshot = true;
+	m->pid = at ? strtol(arg, &end, 10) : -1;
+	if (!at || end != at || m->pid <= 0 || !at[1]) {
+		rsp_buf__printf(err,
+				"merge snapshot: wants PID@HOST (HOST: a dump's position from 0, "
+				"or its host name), not '%s'",
+				arg);
+		return -EINVAL;
+	}
+	m->at = at + 1;
+	return 0;
+}
+
+static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *err)
+{
+	int i = 0;
+
+	for (; i < argc && strcmp(argv[i], "net") && strcmp(argv[i], "graph") &&
+	       strcmp(argv[i], "snapshot");
+	     i++) {
+		if (m->nr == MAX_HOSTS) {
+			rsp_buf__printf(err, "merge: at most %d dumps at once", MAX_HOSTS);
+			return -E2BIG;
+		}
+		m->h[m->nr++].path = argv[i];
+	}
+	if (i == argc) {
+		rsp_buf__puts(err,
+			      "merge: no command after the dumps: add 'net', e.g. 'rspctl merge "
+			      "A.perf.data B.perf.data net'");
+		return -EINVAL;
+	}
+	if (!strcmp(argv[i], "graph")) {
+		rsp_buf__puts(err, "merge: 'graph' across hosts is not built yet (net and snapshot "
+				   "are): run 'rspctl analyze DUMP graph' on each dump");
+		return -ENOTSUP;
+	}
+	if (!strcmp(argv[i], "snapshot") && parse_target(m, i + 1 < argc ? argv[++i] : "", err))
+		return -EINVAL;
+	if (m->nr < 2) {
+		rsp_buf__puts(err, "merge: needs at least two dumps, one per host");
+		return -EINVAL;
+	}
+	for (i++; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--format=json")) {
+			m->json = true;
+		} else if (!strcmp(argv[i], "--test-clock-shift") && i + 1 < argc) {
+			if (parse_shift(m, argv[++i], err))
+				return -EINVAL;
+		} else {
+			rsp_buf__printf(
+				err, "merge net: unexpected argument '%s'; see 'rspctl help merge'",
+				argv[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- loading ---------------------------------------------------------------- */
+
+static int check_host(const struct merge *m, int k, struct rsp_buf *err)
+{
+	const struct mhost *h = &m->h[k];
+
+	if (!h->di->written_by_rsp || !h->di->has_host || !h->di->clock_data) {
+		rsp_buf__printf(
+			err,
+			"merge: %s was written by %s older than this one (or by perf); merge "
+			"needs the host's boot id, clock pair and socket table: take a new "
+			"dump with this rspd",
+			h->path, h->di->written_by_rsp ? "an rspd" : "a program");
+		return -EINVAL;
+	}
+	for (int j = 0; j < k; j++) {
+		const struct mhost *o = &m->h[j];
+		bool same_boot = h->di->boot_id[0] && !strcmp(h->di->boot_id, o->di->boot_id);
+
+		/* The same host twice is only the tests' shifted copy (--test-clock-shift). */
+		if ((same_boot || !strcmp(h->di->hostname, o->di->hostname)) &&
+		    !(h->shifted || o->shifted)) {
+			rsp_buf__printf(
+				err,
+				"merge: %s and %s are both from host %s%s: merge joins dumps "
+				"of different hosts, give one dump per host",
+				o->path, h->path, h->di->hostname,
+				same_boot ? " (the same boot id)" : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int sock_table(struct mhost *h)
+{
+	const struct rsp_sock_info *v = rsp_perfdata__sockets(h->pd);
+
+	h->socks = rsp_socktab__new();
+	if (!h->socks)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h->di->nr_sockets; i++)
+		if (rsp_socktab__add(h->socks, &v[i], 0))
+			return -ENOMEM;
+	return 0;
+}
+
+/* One socket end: the same socket with the same 4-tuple. */
+static int end_cmp(const struct rsp_net_op *a, const struct rsp_net_op *b)
+{
+	int c;
+
+	if (a->sk != b->sk)
+		return a->sk < b->sk ? -1 : 1;
+	if ((c = memcmp(&a->local, &b->local, sizeof(a->local))))
+		return c;
+	return memcmp(&a->remote, &b->remote, sizeof(a->remote));
+}
+
+static int op_cmp(const void *pa, const void *pb)
+{
+	const struct rsp_net_op *a = *(const struct rsp_net_op *const *)pa;
+	const struct rsp_net_op *b = *(const struct rsp_net_op *const *)pb;
+	int c = end_cmp(a, b);
+
+	if (c)
+		return c;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The TCP operations whose 4-tuple is known, grouped by socket end. */
+static int collect_ops(struct mhost *h)
+{
+	size_t n;
+	const struct rsp_net_op *v = rsp_tlstore__net_ops(h->store, &n);
+
+	h->ops = calloc(n ? n : 1, sizeof(*h->ops));
+	if (!h->ops)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].proto == RSP_IPPROTO_TCP && (v[i].flags & RSP_NETF_TUPLE))
+			h->ops[h->nr_ops++] = &v[i];
+		else if (v[i].proto == RSP_IPPROTO_TCP)
+			h->untupled++;
+	qsort(h->ops, h->nr_ops, sizeof(*h->ops), op_cmp);
+	return 0;
+}
+
+static int load_host(struct merge *m, int k, struct rsp_buf *err)
+{
+	struct mhost *h = &m->h[k];
+	struct rsp_tlstore_opts so = {0};
+	struct rsp_source src;
+	int ret;
+
+	h->pd = rsp_perfdata__open(h->path, err);
+	if (!h->pd)
+		return -EINVAL;
+	h->di = rsp_perfdata__info(h->pd);
+	if ((ret = check_host(m, k, err)))
+		return ret;
+	if ((ret = rsp_perfdata__source(h->pd, &src, err)))
+		return ret;
+	if (sock_table(h))
+		goto nomem;
+	h->snap = rsp_window__pin(src.window, 0, UINT64_MAX);
+	if (!h->snap)
+		goto nomem;
+	so.ksyms = src.ksyms;
+	so.socks = h->socks;
+	/* Every segment: a send's earliest start is the start of its run (see send_start()). */
+	h->store = rsp_tlstore__from_window(0, src.schema, h->snap, &so, NULL, err);
+	if (!h->store)
+		return -EINVAL;
+	if (collect_ops(h))
+		goto nomem;
+	return 0;
+nomem:
+	rsp_buf__printf(err, "merge: out of memory loading %s", h->path);
+	return -ENOMEM;
+}
+
+/* ---- matching ------------------------------------------------------------------ */
+
+/* A time of host @h's records in its (test-shifted) monotonic clock. */
+static int64_t mono(const struct mhost *h, uint64_t t)
+{
+	return (int64_t)t + h->shift;
+}
+
+/* The same time in the host's realtime: the common clock lifetimes are compared in. */
+static int64_t wall(const struct mhost *h, uint64_t t)
+{
+	return (int64_t)(t - h->di->clockid_time_ns + h->di->wall_clock_ns);
+}
+
+static int add_end(struct merge *m, uint32_t host, size_t at, size_t n)
+{
+	const struct mhost *h = &m->h[host];
+	const struct rsp_net_op *o = h->ops[at], *last = h->ops[at + n - 1];
+	struct rsp_xend e = {.host = host,
+			     .sk = o->sk,
+			     .local = o->local,
+			     .remote = o->remote,
+			     .first = wall(h, o->start),
+			     .last = wall(h, last->end)};
+
+	if (rsp_vec__reserve((void **)&m->conns, &m->cap_conns, m->nr_conns + 1,
+			     sizeof(*m->conns)) ||
+	    rsp_xmatch__add(m->xm, &e) < 0)
+		return -ENOMEM;
+	m->conns[m->nr_conns++] = (struct mconn){host, at, n};
+	return 0;
+}
+
+static int index_ends(struct merge *m)
+{
+	for (int k = 0; k < m->nr; k++) {
+		const struct mhost *h = &m->h[k];
+
+		for (size_t i = 0, j; i < h->nr_ops; i = j) {
+			for (j = i + 1; j < h->nr_ops && !end_cmp(h->ops[i], h->ops[j]); j++)
+				;
+			if (add_end(m, (uint32_t)k, i, j - i))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* ---- clock offsets ---------------------------------------------------------------- */
+
+/*
+ * When the send that began @o started, at the earliest: the send records
+ * (sock_send_length) come at the end of the send, after the peer may
+ * already have the data (over a veth the receive runs inside the send),
+ * and a send may be preempted in its middle. The thread was awake from its
+ * last sleep on, and executed nothing before its first run after that
+ * sleep: the send began no earlier than that run's start. -1 when it is
+ * not known (the thread's records have a gap there): the pair is not used.
+ */
+static int64_t send_start(const struct mhost *h, const struct rsp_net_op *o)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, o->tid);
+	size_t lo = 0, hi = t ? t->nr_segs : 0;
+	int64_t first_run = -1;
+
+	while (lo < hi) { /* the last segment starting at or before the record */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->segs[mid].start <= o->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct rsp_segment *g = &t->segs[i];
+
+		if (g->kind == RSP_SEG_RUN)
+			first_run = (int64_t)g->start;
+		else if (g->kind == RSP_SEG_SLEEP)
+			return first_run < 0 ? -1 : mono(h, (uint64_t)first_run);
+		else if (g->kind != RSP_SEG_RUNNABLE)
+			return -1;
+	}
+	return -1; /* awake since before its first record: the start is not known */
+}
+
+/*
+ * Side a's operation i (its send s_i, the last arrival of the answer f_i)
+ * and side b's operation j (its send S_j, its answer's arrival F_j): a's
+ * message sent at s_i arrives at b by F_{j-1} (the last arrival before
+ * b's next send S_j), and b's answer sent at S_j arrives at a by f_i:
+ * (t1, t2, t3, t4) = (s_i, F_{j-1}, S_j, f_i) with j = i + k, each send
+ * time taken as its earliest start (send_start()). The last send and the
+ * last arrival of a message keep both bounds true when a message takes
+ * several sends or packets. The same for either side initiating: the
+ * pairs are symmetric.
+ */
+static void add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b, long k,
+		      struct rsp_clockoff *c)
+{
+	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
+
+	for (size_t i = 0; i < a->n; i++) {
+		long j = (long)i + k;
+		const struct rsp_net_op *oa, *ob, *prev;
+		int64_t t1, t3;
+
+		if (j < 1 || j >= (long)b->n)
+			continue;
+		oa = ha->ops[a->at + i];
+		ob = hb->ops[b->at + (size_t)j];
+		prev = hb->ops[b->at + (size_t)j - 1];
+		t1 = send_start(ha, oa);
+		t3 = send_start(hb, ob);
+		if (t1 >= 0 && t3 >= 0)
+			rsp_clockoff__add(c, t1, mono(hb, prev->end), t3, mono(ha, oa->end));
+	}
+}
+
+/* What the hosts' clock pairs say theta is, assuming their realtime clocks agree. */
+static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
+{
+	int64_t da = mono(ha, ha->di->clockid_time_ns) - (int64_t)ha->di->wall_clock_ns;
+	int64_t db = mono(hb, hb->di->clockid_time_ns) - (int64_t)hb->di->wall_clock_ns;
+
+	return db - da;
+}
+
+/*
+ * The alignment of the two sides' operations (b's operation j answers a's
+ * i when j = i + k): guessed where b's arrivals meet a's first send by the
+ * hosts' realtime clocks; the pairs of every k near it go to the
+ * estimator, which keeps those that agree (an operation one side missed
+ * shifts k for the rest of the connection: both runs of pairs agree on
+ * the true offset, the misaligned ones do not). Returns the guess.
+ */
+static long connection_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
+			     struct rsp_clockoff *c)
+{
+	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
+	int64_t t = mono(ha, ha->ops[a->at]->start) + wall_guess(ha, hb);
+	long k0 = 1;
+
+	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
+		k0++;
+	for (long k = k0 - ALIGN_SPAN; k <= k0 + ALIGN_SPAN; k++)
+		add_pairs(m, a, b, k, c);
+	return k0;
+}
+
+static int match(struct merge *m)
+{
+	int64_t pairs;
+	size_t nn = (size_t)m->nr * (size_t)m->nr;
+
+	m->xm = rsp_xmatch__new();
+	m->off = calloc(nn, sizeof(*m->off));
+	if (!m->xm || !m->off || index_ends(m))
+		return -ENOMEM;
+	m->conn_k = calloc(m->nr_conns ? m->nr_conns : 1, sizeof(*m->conn_k));
+	if (!m->conn_k)
+		return -ENOMEM;
+	for (size_t i = 0; i < nn; i++)
+		rsp_clockoff__init(&m->off[i].c);
+	for (int k = 0; k < m->nr; k++)
+		m->untupled += m->h[k].untupled;
+	pairs = rsp_xmatch__run(m->xm);
+	if (pairs < 0)
+		return -ENOMEM;
+	m->matched = (size_t)pairs;
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		enum rsp_xend_state st;
+		int64_t p = rsp_xmatch__peer(m->xm, i, &st);
+		const struct mconn *a = &m->conns[i], *b;
+		struct poff *po;
+
+		m->state[st]++;
+		if (p < 0 || m->conns[p].host < a->host)
+			continue;
+		b = &m->conns[p];
+		/* Every connection's pairs bound the same offset. */
+		po = &m->off[a->host * (size_t)m->nr + b->host];
+		po->conns++;
+		po->expected += (unsigned)((a->n < b->n ? a->n : b->n) - 1);
+		m->conn_k[i] = connection_pairs(m, a, b, &po->c);
+		if (po->c.nr_pairs && !po->c.iv)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every pair of hosts joined by a connection has a bounded offset; else one sentence. */
+static int check_offsets(struct merge *m, struct rsp_buf *err)
+{
+	if (!m->matched) {
+		rsp_buf__printf(err,
+				"merge: no TCP connection of one dump has its other end in another "
+				"(%zu loopback socket ends, %zu without a peer, %zu operations on "
+				"sockets without a known 4-tuple): "
+				"give dumps of hosts that talked to each other in the same time",
+				m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER],
+				m->untupled);
+		return -ENOENT;
+	}
+	for (int a = 0; a < m->nr; a++)
+		for (int b = a + 1; b < m->nr; b++) {
+			struct poff *po = &m->off[a * m->nr + b];
+			struct rsp_clockoff *c = &po->c;
+			int r;
+
+			if (!po->conns)
+				continue;
+			r = rsp_clockoff__result(c, &po->est, &po->unc);
+			/* Most exchanges must agree: a few outliers are rejected, not a crowd. */
+			if (!r && 2 * c->nr_agree < po->expected)
+				r = -ERANGE;
+			if (r == -ENOMEM) {
+				rsp_buf__puts(err,
+					      "merge: out of memory estimating the clock offsets");
+				return r;
+			}
+			if (r == -ENODATA) {
+				rsp_buf__printf(
+					err,
+					"merge: only %u request/response pairs between %s and %s "
+					"(%d needed) bound their clock offset: take dumps over a "
+					"longer time in which the hosts exchange more",
+					c->nr_pairs, m->h[a].path, m->h[b].path,
+					RSP_CLOCKOFF_MIN_PAIRS);
+				return r;
+			}
+			if (r) {
+				rsp_buf__printf(
+					err,
+					"merge: the request/response pairs between %s and %s give "
+					"inconsistent clock offsets (at most %u of about %u "
+					"exchanges "
+					"agree on one: a clock stepped, or the exchanges are not "
+					"request/response)",
+					m->h[a].path, m->h[b].path, c->nr_agree, po->expected);
+				return r;
+			}
+		}
+	return 0;
+}
+
+/* ---- the answer ------------------------------------------------------------------- */
+
+static const char *comm_of(const struct mhost *h, uint32_t tid)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, tid);
+
+	return t && t->comm[0] ? t->comm : "?";
+}
+
+/* Operations of an end: how many and their total time (the thread's network wait). */
+static uint64_t end_wait(const struct merge *m, const struct mconn *c)
+{
+	const struct mhost *h = &m->h[c->host];
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		sum += h->ops[c->at + i]->end - h->ops[c->at + i]->start;
+	return sum;
+}
+
+static json_t *json_end(const struct merge *m, const struct mconn *c)
+{
+	const struct mhost *h = &m->h[c->host];
+	const struct rsp_net_op *o = h->ops[c->at];
+	char l[64], r[64];
+	json_t *e = json_object();
+
+	rsp_json__set_u64(e, "host", c->host);
+	rsp_json__set_str(e, "hostname", h->di->hostname);
+	rsp_json__set_u64(e, "pid", o->tgid);
+	rsp_json__set_u64(e, "tid", o->tid);
+	rsp_json__set_str(e, "comm", comm_of(h, o->tid));
+	rsp_json__set_str(e, "local", rsp_sockaddr__format(&o->local, l, sizeof(l)));
+	rsp_json__set_str(e, "remote", rsp_sockaddr__format(&o->remote, r, sizeof(r)));
+	rsp_json__set_u64(e, "operations", c->n);
+	rsp_json__set_secs(e, "wait_s", end_wait(m, c));
+	return e;
+}
+
+static json_t *json_offsets(const struct merge *m)
+{
+	json_t *arr = json_array();
+
+	for (int a = 0; a < m->nr; a++)
+		for (int b = a + 1; b < m->nr; b++) {
+			const struct poff *po = &m->off[a * m->nr + b];
+			int64_t est = po->est, unc = po->unc;
+			json_t *o;
+
+			if (!po->conns)
+				continue;
+			o = json_pack("{s:i, s:i, s:I, s:I, s:f, s:f, s:i, s:i}", "host_a", a,
+				      "host_b", b, "offset_ns", (json_int_t)est, "uncertainty_ns",
+				      (json_int_t)unc, "offset_s", (double)est / 1e9,
+				      "uncertainty_s", (double)unc / 1e9, "pairs",
+				      (int)po->c.nr_agree, "connections", (int)po->conns);
+			rsp_json__set_u64(o, "pairs_rejected", po->c.nr_pairs - po->c.nr_agree);
+			json_array_append_new(arr, o);
+		}
+	return arr;
+}
+
+#define MAX_UNMATCHED_SHOWN 50
+
+/* The ends that met no peer: which, and why (at most MAX_UNMATCHED_SHOWN). */
+static json_t *json_unmatched(const struct merge *m)
+{
+	json_t *arr = json_array();
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->nr_conns && shown < MAX_UNMATCHED_SHOWN; i++) {
+		enum rsp_xend_state st;
+		json_t *e;
+
+		if (rsp_xmatch__peer(m->xm, i, &st) >= 0)
+			continue;
+		e = json_end(m, &m->conns[i]);
+		rsp_json__set_str(e, "why", rsp_xend__state_name(st));
+		json_array_append_new(arr, e);
+		shown++;
+	}
+	return arr;
+}
+
+static int render_json(const struct merge *m, struct rsp_buf *out)
+{
+	json_t *root = json_object(), *hosts = json_array(), *conns = json_array();
+
+	for (int k = 0; k < m->nr; k++) {
+		const struct mhost *h = &m->h[k];
+		json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I}", "host", k, "hostname",
+				      h->di->hostname, "boot_id", h->di->boot_id, "path", h->path,
+				      "tcp_operations", (json_int_t)h->nr_ops);
+
+		if (h->shifted)
+			rsp_json__set_real(o, "test_clock_shift_s", (double)h->shift / 1e9);
+		json_array_append_new(hosts, o);
+	}
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		int64_t p = rsp_xmatch__peer(m->xm, i, NULL);
+
+		if (p < 0 || m->conns[p].host < m->conns[i].host)
+			continue;
+		json_array_append_new(conns, json_pack("{s:o, s:o}", "a", json_end(m, &m->conns[i]),
+						       "b", json_end(m, &m->conns[p])));
+	}
+	json_object_set_new(root, "hosts", hosts);
+	json_object_set_new(root, "clock_offsets", json_offsets(m));
+	json_object_set_new(root, "connections", conns);
+	json_object_set_new(root, "unmatched",
+			    json_pack("{s:I, s:I, s:I, s:o}", "loopback",
+				      (json_int_t)m->state[RSP_XEND_LOOPBACK], "no_peer",
+				      (json_int_t)m->state[RSP_XEND_NO_PEER],
+				      "unknown_tuple_operations", (json_int_t)m->untupled, "ends",
+				      json_unmatched(m)));
+	return rsp_json__emit(root, out);
+}
+
+static void text_end(const struct merge *m, const struct mconn *c, bool first, struct rsp_buf *out)
+{
+	const struct mhost *h = &m->h[c->host];
+	const struct rsp_net_op *o = h->ops[c->at];
+	char l[64];
+
+	rsp_buf__printf(out, "  %s %-21s host %u pid %u tid %u (%s): %zu ops, %.3f s\n",
+			first ? "  " : "<>", rsp_sockaddr__format(&o->local, l, sizeof(l)), c->host,
+			o->tgid, o->tid, comm_of(h, o->tid), c->n, (double)end_wait(m, c) / 1e9);
+}
+
+static void render_offsets_text(const struct merge *m, struct rsp_buf *out)
+{
+	rsp_buf__printf(out, "merge: %d hosts\n", m->nr);
+	for (int k = 0; k < m->nr; k++)
+		rsp_buf__printf(out, "  host %d  %s  boot %.8s  %s%s\n", k, m->h[k].di->hostname,
+				m->h[k].di->boot_id, m->h[k].path,
+				m->h[k].shifted ? "  (clock shifted for a test)" : "");
+	rsp_buf__puts(out, "clock offsets (NTP-style, from request/response pairs):\n");
+	for (int a = 0; a < m->nr; a++)
+		for (int b = a + 1; b < m->nr; b++) {
+			const struct poff *po = &m->off[a * m->nr + b];
+
+			if (!po->conns)
+				continue;
+			rsp_buf__printf(
+				out,
+				"  host %d = host %d %+.6f s +- %.6f s (%u pairs, %u rejected)\n",
+				b, a, (double)po->est / 1e9, (double)po->unc / 1e9, po->c.nr_agree,
+				po->c.nr_pairs - po->c.nr_agree);
+		}
+}
+
+#define MAX_UNMATCHED_TEXT 5
+
+static void text_unmatched(const struct merge *m, struct rsp_buf *out)
+{
+	size_t shown = 0, left = 0;
+
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		const struct mconn *c = &m->conns[i];
+		const struct rsp_net_op *o = m->h[c->host].ops[c->at];
+		enum rsp_xend_state st;
+		char l[64], r[64];
+
+		if (rsp_xmatch__peer(m->xm, i, &st) >= 0)
+			continue;
+		if (shown == MAX_UNMATCHED_TEXT) {
+			left++;
+			continue;
+		}
+		rsp_buf__printf(out, "  host %u pid %u %s -> %s: %s\n", c->host, o->tgid,
+				rsp_sockaddr__format(&o->local, l, sizeof(l)),
+				rsp_sockaddr__format(&o->remote, r, sizeof(r)),
+				st == RSP_XEND_LOOPBACK ? "loopback" : "no peer in these dumps");
+		shown++;
+	}
+	if (left)
+		rsp_buf__printf(out, "  and %zu more (--json lists up to %d)\n", left,
+				MAX_UNMATCHED_SHOWN);
+}
+
+static void render_text(const struct merge *m, struct rsp_buf *out)
+{
+	render_offsets_text(m, out);
+	rsp_buf__printf(out,
+			"TCP connections across hosts: %zu (per end: operations, time waited "
+			"for answers)\n",
+			m->matched);
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		int64_t p = rsp_xmatch__peer(m->xm, i, NULL);
+
+		if (p < 0 || m->conns[p].host < m->conns[i].host)
+			continue;
+		text_end(m, &m->conns[i], true, out);
+		text_end(m, &m->conns[p], false, out);
+	}
+	rsp_buf__printf(out,
+			"not matched: %zu loopback socket ends (never across hosts),\n"
+			"  %zu with no peer in these dumps (a host not dumped, or behind a NAT:\n"
+			"  rsp does not undo address translation); %zu TCP ops on sockets\n"
+			"  whose 4-tuple is not known\n",
+			m->state[RSP_XEND_LOOPBACK], m->state[RSP_XEND_NO_PEER], m->untupled);
+	text_unmatched(m, out);
+}
+
+/* ---- snapshot PID@HOST: one hop across hosts ------------------------------------------ */
+
+/*
+ * What the answering threads on the other hosts did while PID waited for
+ * their answers: for each of PID's operations on a matched connection, the
+ * peer's interval from the request's arrival to the answer's send (both in
+ * the peer host's own records: no clock offset needed inside it), and the
+ * peer thread's segments in it by kind and sleep reason. One hop: the
+ * peer's own waits are named (block_io: its disk), not followed further.
+ */
+#define MAX_HOPS     32
+#define CAT_RUN	     0
+#define CAT_RUNNABLE 1
+#define CAT_UNKNOWN  2 /* no segment of the thread (lost records, not seen) */
+#define CAT_SLEEP    3 /* + enum rsp_sleep_reason */
+#define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
+
+struct hop {
+	uint32_t host, pid, tid;
+	size_t ops;
+	uint64_t service; /* request arrival to answer send, summed */
+	uint64_t cat[NR_CATS];
+};
+
+struct msnap {
+	size_t ops, matched_ops;
+	uint64_t wait, matched_wait; /* PID's network operations, all and matched */
+	struct hop hops[MAX_HOPS];
+	int nr_hops;
+	size_t other_ops; /* answered by threads beyond MAX_HOPS */
+};
+
+static int find_target(struct merge *m, struct rsp_buf *err)
+{
+	char *end;
+	long idx = strtol(m->at, &end, 10);
+	int found = 0;
+
+	if (end != m->at && !*end) {
+		if (idx < 0 || idx >= m->nr) {
+			rsp_buf__printf(err,
+					"merge snapshot: host %ld is not one of the %d dumps "
+					"(positions from 0)",
+					idx, m->nr);
+			return -EINVAL;
+		}
+		m->target = (int)idx;
+		found = 1;
+	}
+	for (int k = 0; !found && k < m->nr; k++)
+		if (!strcmp(m->h[k].di->hostname, m->at)) {
+			m->target = k;
+			found = k + 1 < m->nr && !strcmp(m->h[k + 1].di->hostname, m->at) ? -1 : 1;
+		}
+	if (found != 1) {
+		rsp_buf__printf(err,
+				found ? "merge snapshot: several dumps are of host %s: name it by "
+					"its position (PID@0, PID@1, ...)"
+				      : "merge snapshot: no dump is of host %s; the hosts are the "
+					"dumps' host names or positions from 0",
+				m->at);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < rsp_tlstore__nr_threads(m->h[m->target].store); i++)
+		if (rsp_tlstore__thread(m->h[m->target].store, i)->tgid == (uint32_t)m->pid)
+			return 0;
+	rsp_buf__printf(err, "merge snapshot: process %ld has no thread in %s; check the pid",
+			m->pid, m->h[m->target].path);
+	return -ENOENT;
+}
+
+static struct hop *hop_of(struct msnap *sn, uint32_t host, const struct rsp_net_op *o)
+{
+	for (int i = 0; i < sn->nr_hops; i++)
+		if (sn->hops[i].host == host && sn->hops[i].tid == o->tid)
+			return &sn->hops[i];
+	if (sn->nr_hops == MAX_HOPS)
+		return NULL;
+	sn->hops[sn->nr_hops] = (struct hop){.host = host, .pid = o->tgid, .tid = o->tid};
+	return &sn->hops[sn->nr_hops++];
+}
+
+/* @tid's segments in [lo, hi) of its host's store, by category. */
+static void thread_time(const struct mhost *h, uint32_t tid, uint64_t lo, uint64_t hi,
+			struct hop *hp)
+{
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, tid);
+	uint64_t covered = 0;
+	size_t a = 0, b = t ? t->nr_segs : 0;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (t->segs[mid].end <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (size_t i = a; t && i < t->nr_segs && t->segs[i].start < hi; i++) {
+		const struct rsp_segment *g = &t->segs[i];
+		uint64_t from = g->start > lo ? g->start : lo, to = g->end < hi ? g->end : hi;
+		int c = g->kind == RSP_SEG_RUN				     ? CAT_RUN
+			: g->kind == RSP_SEG_RUNNABLE			     ? CAT_RUNNABLE
+			: g->kind == RSP_SEG_SLEEP && g->reason < RSP_SR__NR ? CAT_SLEEP + g->reason
+									     : CAT_UNKNOWN;
+
+		if (to <= from)
+			continue;
+		hp->cat[c] += to - from;
+		covered += to - from;
+	}
+	hp->cat[CAT_UNKNOWN] += (hi - lo) - covered;
+}
+
+/*
+ * The peer's operation that answers our operation @i: of those near the
+ * guess @jc, the one whose request/response pair is consistent with the
+ * offset @theta (clock_y - clock_x) the merge found. -1: none.
+ */
+static long answer_of(const struct merge *m, const struct mconn *x, const struct mconn *y, size_t i,
+		      long jc, int64_t theta)
+{
+	const struct mhost *hx = &m->h[x->host], *hy = &m->h[y->host];
+	const struct rsp_net_op *o = hx->ops[x->at + i];
+	int64_t t1 = send_start(hx, o);
+
+	for (long d = 0; t1 >= 0 && d <= 2 * ALIGN_SPAN; d++) {
+		long j = jc + (d % 2 ? (d + 1) / 2 : -(d / 2)); /* jc, jc+1, jc-1, ... */
+		int64_t t3;
+
+		if (j < 1 || j >= (long)y->n)
+			continue;
+		t3 = send_start(hy, hy->ops[y->at + (size_t)j]);
+		if (t3 >= 0 && t3 - mono(hx, o->end) <= theta &&
+		    theta <= mono(hy, hy->ops[y->at + (size_t)j - 1]->end) - t1)
+			return j;
+	}
+	return -1;
+}
+
+/* End @x (PID's) and its peer @y: each of @x's operations and the peer's service for it. */
+static void snap_conn(const struct merge *m, size_t xi, size_t yi, struct msnap *sn)
+{
+	const struct mconn *x = &m->conns[xi], *y = &m->conns[yi];
+	const struct mhost *hx = &m->h[x->host], *hy = &m->h[y->host];
+	/* See add_pairs(): the peer's operation j answers ours i, j = i + k on side b. */
+	bool x_is_a = x->host < y->host;
+	long k = x_is_a ? m->conn_k[xi] : m->conn_k[yi];
+	const struct poff *po = &m->off[(x_is_a ? x->host : y->host) * (size_t)m->nr +
+					(x_is_a ? y->host : x->host)];
+	int64_t theta = x_is_a ? po->est : -po->est; /* clock_y - clock_x */
+
+	long next = -1; /* after an answer found, the next one is likely the next operation */
+
+	for (size_t i = 0; i < x->n; i++) {
+		const struct rsp_net_op *o = hx->ops[x->at + i];
+		long guess = x_is_a ? (long)i + k : (long)i - k + 1;
+		long j = answer_of(m, x, y, i, next >= 0 ? next : guess, theta);
+
+		if (j < 0 && next >= 0)
+			j = answer_of(m, x, y, i, guess, theta);
+		next = j >= 0 ? j + 1 : -1;
+		uint64_t lo, hi;
+		struct hop *hp;
+
+		sn->ops++;
+		sn->wait += o->end - o->start;
+		if (j < 1)
+			continue;
+		lo = hy->ops[y->at + (size_t)j - 1]->end;
+		hi = hy->ops[y->at + (size_t)j]->start;
+		if (hi <= lo)
+			continue;
+		hp = hop_of(sn, y->host, hy->ops[y->at + (size_t)j]);
+		sn->matched_ops++;
+		sn->matched_wait += o->end - o->start;
+		if (!hp) {
+			sn->other_ops++;
+			continue;
+		}
+		hp->ops++;
+		hp->service += hi - lo;
+		thread_time(hy, hy->ops[y->at + (size_t)j]->tid, lo, hi, hp);
+	}
+}
+
+static void snap_collect(const struct merge *m, struct msnap *sn)
+{
+	memset(sn, 0, sizeof(*sn));
+	for (size_t i = 0; i < m->nr_conns; i++) {
+		const struct mconn *c = &m->conns[i];
+		int64_t p;
+
+		if ((int)c->host != m->target || m->h[c->host].ops[c->at]->tgid != (uint32_t)m->pid)
+			continue;
+		p = rsp_xmatch__peer(m->xm, i, NULL);
+		if (p >= 0) {
+			snap_conn(m, i, (size_t)p, sn);
+			continue;
+		}
+		for (size_t j = 0; j < c->n; j++) {
+			sn->ops++;
+			sn->wait += m->h[c->host].ops[c->at + j]->end -
+				    m->h[c->host].ops[c->at + j]->start;
+		}
+	}
+}
+
+static const char *cat_name(int c, char *buf, size_t n)
+{
+	if (c == CAT_RUN)
+		return "running";
+	if (c == CAT_RUNNABLE)
+		return "runnable";
+	if (c == CAT_UNKNOWN)
+		return "unknown";
+	snprintf(buf, n, "asleep: %s",
+		 rsp_sleep_reason__name((enum rsp_sleep_reason)(c - CAT_SLEEP)));
+	return buf;
+}
+
+static const char *cat_key(int c, char *buf, size_t n)
+{
+	if (c < CAT_SLEEP)
+		return c == CAT_RUN ? "run" : c == CAT_RUNNABLE ? "runnable" : "unknown";
+	snprintf(buf, n, "sleep_%s",
+		 rsp_sleep_reason__name((enum rsp_sleep_reason)(c - CAT_SLEEP)));
+	return buf;
+}
+
+static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
+{
+	const struct mhost *h = &m->h[m->target];
+	uint64_t service = 0;
+
+	rsp_buf__printf(out, "process %ld on host %d (%s): %.6f s of network wait, %zu TCP ops\n",
+			m->pid, m->target, h->di->hostname, (double)sn->wait / 1e9, sn->ops);
+	rsp_buf__printf(out,
+			"%zu ops (%.6f s) answered across hosts; the answering threads' time\n"
+			"from request to answer, inferred via the network (not kernel wakeups):\n",
+			sn->matched_ops, (double)sn->matched_wait / 1e9);
+	for (int i = 0; i < sn->nr_hops; i++) {
+		const struct hop *hp = &sn->hops[i];
+		char buf[64];
+
+		service += hp->service;
+		rsp_buf__printf(out, "  pid %u tid %u (%s) on host %u (%s): %zu answers, %.6f s\n",
+				hp->pid, hp->tid, comm_of(&m->h[hp->host], hp->tid), hp->host,
+				m->h[hp->host].di->hostname, hp->ops, (double)hp->service / 1e9);
+		for (int c = 0; c < NR_CATS; c++)
+			if (hp->cat[c])
+				rsp_buf__printf(out, "    %10.6f s %5.1f%%  %s\n",
+						(double)hp->cat[c] / 1e9,
+						100.0 * (double)hp->cat[c] / (double)hp->service,
+						cat_name(c, buf, sizeof(buf)));
+	}
+	rsp_buf__printf(out, "  %10.6f s of the wait outside the answering threads (network)\n",
+			sn->matched_wait > service ? (double)(sn->matched_wait - service) / 1e9
+						   : 0.0);
+	if (sn->other_ops)
+		rsp_buf__printf(out, "  %zu ops answered by more threads than shown\n",
+				sn->other_ops);
+}
+
+static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
+{
+	json_t *root = json_object(), *hops = json_array();
+	uint64_t service = 0;
+
+	for (int i = 0; i < sn->nr_hops; i++) {
+		const struct hop *hp = &sn->hops[i];
+		json_t *o = json_object(), *cats = json_object();
+		char buf[64];
+
+		service += hp->service;
+		rsp_json__set_u64(o, "host", hp->host);
+		rsp_json__set_str(o, "hostname", m->h[hp->host].di->hostname);
+		rsp_json__set_u64(o, "pid", hp->pid);
+		rsp_json__set_u64(o, "tid", hp->tid);
+		rsp_json__set_str(o, "comm", comm_of(&m->h[hp->host], hp->tid));
+		rsp_json__set_u64(o, "answers", hp->ops);
+		rsp_json__set_secs(o, "service_s", hp->service);
+		for (int c = 0; c < NR_CATS; c++)
+			rsp_json__set_secs(cats, cat_key(c, buf, sizeof(buf)), hp->cat[c]);
+		json_object_set_new(o, "categories", cats);
+		json_array_append_new(hops, o);
+	}
+	rsp_json__set_u64(root, "pid", (uint64_t)m->pid);
+	rsp_json__set_u64(root, "host", (uint64_t)m->target);
+	rsp_json__set_u64(root, "operations", sn->ops);
+	rsp_json__set_secs(root, "network_wait_s", sn->wait);
+	rsp_json__set_u64(root, "matched_operations", sn->matched_ops);
+	rsp_json__set_secs(root, "matched_wait_s", sn->matched_wait);
+	rsp_json__set_secs(root, "outside_s",
+			   sn->matched_wait > service ? sn->matched_wait - service : 0);
+	rsp_json__set_u64(root, "other_operations", sn->other_ops);
+	json_object_set_new(root, "answered_by", hops);
+	json_object_set_new(root, "clock_offsets", json_offsets(m));
+	return rsp_json__emit(root, out);
+}
+
+static int snapshot_answer(struct merge *m, struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct msnap *sn;
+	int ret = find_target(m, err);
+
+	if (ret)
+		return ret;
+	sn = malloc(sizeof(*sn));
+	if (!sn) {
+		rsp_buf__puts(err, "merge: out of memory");
+		return -ENOMEM;
+	}
+	snap_collect(m, sn);
+	if (m->json) {
+		ret = snap_json(m, sn, out);
+		if (ret)
+			rsp_buf__puts(err, "merge: out of memory rendering the answer");
+	} else {
+		render_offsets_text(m, out);
+		snap_text(m, sn, out);
+	}
+	free(sn);
+	return ret;
+}
+
+static void merge_exit(struct merge *m)
+{
+	for (int k = 0; k < m->nr; k++) {
+		struct mhost *h = &m->h[k];
+
+		free(h->ops);
+		rsp_tlstore__delete(h->store);
+		rsp_wsnap__unpin(h->snap);
+		rsp_socktab__delete(h->socks);
+		rsp_perfdata__delete(h->pd);
+	}
+	rsp_xmatch__delete(m->xm);
+	free(m->conns);
+	for (int i = 0; m->off && i < m->nr * m->nr; i++)
+		rsp_clockoff__exit(&m->off[i].c);
+	free(m->off);
+	free(m->conn_k);
+}
+
+int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct merge *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m) {
+		rsp_buf__puts(err, "merge: out of memory");
+		return -ENOMEM;
+	}
+	ret = parse_args(m, argc, argv, err);
+	for (int k = 0; !ret && k < m->nr; k++)
+		ret = load_host(m, k, err);
+	if (!ret && (ret = match(m)))
+		rsp_buf__puts(err, "merge: out of memory matching the connections");
+	if (!ret)
+		ret = check_offsets(m, err);
+	if (!ret && m->snapshot)
+		ret = snapshot_answer(m, out, err);
+	else if (!ret && m->json && (ret = render_json(m, out)))
+		rsp_buf__puts(err, "merge: out of memory rendering the answer");
+	else if (!ret && !m->json)
+		render_text(m, out);
+	merge_exit(m);
+	free(m);
+	return ret;
+}
