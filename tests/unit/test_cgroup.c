@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/model/cgroup.c: the container id in every runtime's
+ * cgroup form and in paths that look close but are not one, the /proc
+ * parsers, subtree and prefix matching, and the text shortening; and the
+ * process model's cgroup and namespaced pid (lib/model/maps.c).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <rsp/cgroup.h>
+#include <rsp/maps.h>
+
+#define ID  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define ID2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+static void expect_id(const char *path, const char *id, const char *runtime)
+{
+	char out[RSP_CONTAINER_ID_LEN + 1];
+	const char *rt = NULL;
+
+	if (!rsp_cgroup__container_id(path, out, &rt))
+		fail_msg("no container id found in %s", path);
+	assert_string_equal(out, id);
+	assert_string_equal(rt, runtime);
+}
+
+static void test_runtime_forms(void **state)
+{
+	(void)state;
+	expect_id("/system.slice/docker-" ID ".scope", ID, "docker");
+	expect_id("/docker/" ID, ID, "docker");
+	expect_id("/system.slice/containerd.service/cri-containerd-" ID ".scope", ID, "containerd");
+	expect_id("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234_5678.slice/"
+		  "cri-containerd-" ID ".scope",
+		  ID, "containerd");
+	expect_id("/kubepods.slice/kubepods-pod99.slice/crio-" ID ".scope", ID, "crio");
+	expect_id("/machine.slice/libpod-" ID ".scope", ID, "podman");
+	expect_id("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID
+		  ".scope/container",
+		  ID, "podman");
+	expect_id("/kubepods/burstable/pod0c1f5b0e-1111-2222-3333-444455556666/" ID, ID,
+		  "kubepods");
+	expect_id("/kubepods/besteffort/podabc/" ID "/", ID, "kubepods");
+	/* upper-case hex is reported in lower case */
+	expect_id("/docker/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", ID,
+		  "docker");
+	/* docker in docker: the innermost container */
+	expect_id("/docker/" ID "/docker/" ID2, ID2, "docker");
+}
+
+static void test_not_containers(void **state)
+{
+	static const char *const paths[] = {
+		"/",
+		"",
+		"/user.slice/user-1000.slice/session-3.scope",
+		"/system.slice/docker.service",
+		"/system.slice/docker-" ID ".service",	       /* not a scope */
+		"/system.slice/docker-" ID "0.scope",	       /* 65 digits */
+		"/system.slice/docker-0123456789abcdef.scope", /* short */
+		"/system.slice/docker-"
+		"0123456789abcdefg123456789abcdef0123456789abcdef0123456789abcdef"
+		".scope",				     /* not hex */
+		"/machine.slice/libpod-conmon-" ID ".scope", /* podman's monitor */
+		"/kubepods.slice/crio-conmon-" ID ".scope",  /* CRI-O's monitor */
+		"/" ID,					     /* a bare id, no runtime parent */
+		"/mydocker/" ID,			     /* not docker's parent */
+		"/docker/" ID "x",
+		"/system.slice/xdocker-" ID ".scope",
+	};
+	char out[RSP_CONTAINER_ID_LEN + 1];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (rsp_cgroup__container_id(paths[i], out, NULL))
+			fail_msg("'%s' taken for a container (%s)", paths[i], out);
+	assert_false(rsp_cgroup__container_id(NULL, out, NULL));
+}
+
+static void test_parse_proc(void **state)
+{
+	char path[64];
+	uint32_t ns = 0;
+
+	(void)state;
+	assert_int_equal(rsp_cgroup__parse_proc("0::/a/b\n", path, sizeof(path)), 0);
+	assert_string_equal(path, "/a/b");
+	/* hybrid hierarchy: v1 lines first */
+	assert_int_equal(rsp_cgroup__parse_proc("12:cpu,cpuacct:/x\n1:name=systemd:/y\n0::/z", path,
+						sizeof(path)),
+			 0);
+	assert_string_equal(path, "/z");
+	assert_int_equal(rsp_cgroup__parse_proc("12:cpu:/x\n", path, sizeof(path)), -ENOENT);
+	assert_string_equal(path, "");
+	assert_int_equal(rsp_cgroup__parse_proc("", path, sizeof(path)), -ENOENT);
+	assert_int_equal(rsp_cgroup__parse_proc("0::/0123456789\n", path, 8), -ENAMETOOLONG);
+
+	assert_int_equal(rsp_cgroup__parse_nspid("Name:\tx\nNSpid:\t4242\t7\t1\nPPid:\t1\n", &ns),
+			 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(rsp_cgroup__parse_nspid("NSpid:\t4242\n", &ns), 0);
+	assert_int_equal(ns, 4242);
+	assert_int_equal(rsp_cgroup__parse_nspid("Name:\tx\nPid:\t3\n", &ns), -ENOENT);
+	assert_int_equal(rsp_cgroup__parse_nspid("NSpid:\t\n", &ns), -ENOENT);
+	assert_int_equal(rsp_cgroup__parse_nspid("NSpid:\t99999999999\n", &ns), -ENOENT);
+}
+
+static void test_read_proc(void **state)
+{
+	char dir[] = "/tmp/rsp-cgroup-XXXXXX", name[128], path[64];
+	uint32_t ns;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(name, sizeof(name), "%s/77", dir);
+	assert_int_equal(mkdir(name, 0700), 0);
+	snprintf(name, sizeof(name), "%s/77/cgroup", dir);
+	f = fopen(name, "w");
+	fputs("0::/docker/" ID "\n", f);
+	fclose(f);
+	snprintf(name, sizeof(name), "%s/77/status", dir);
+	f = fopen(name, "w");
+	fputs("Name:\tw\nNSpid:\t77\t3\n", f);
+	fclose(f);
+	assert_int_equal(rsp_cgroup__read_proc(dir, 77, path, sizeof(path), &ns), 0);
+	/* the path does not fit 64 bytes: unknown, the pid still read */
+	assert_string_equal(path, "");
+	assert_int_equal(ns, 3);
+	{
+		char big[256];
+
+		assert_int_equal(rsp_cgroup__read_proc(dir, 77, big, sizeof(big), &ns), 0);
+		assert_string_equal(big, "/docker/" ID);
+	}
+	assert_int_equal(rsp_cgroup__read_proc(dir, 78, path, sizeof(path), &ns), -ENOENT);
+	assert_int_equal(ns, 0);
+	unlink(name);
+	snprintf(name, sizeof(name), "%s/77/cgroup", dir);
+	unlink(name);
+	snprintf(name, sizeof(name), "%s/77", dir);
+	rmdir(name);
+	rmdir(dir);
+}
+
+static void test_subtree_and_prefix(void **state)
+{
+	(void)state;
+	assert_true(rsp_cgroup__in_subtree("/a/b", "/a"));
+	assert_true(rsp_cgroup__in_subtree("/a", "/a"));
+	assert_true(rsp_cgroup__in_subtree("/a", "/a/"));
+	assert_true(rsp_cgroup__in_subtree("/a/b/c", "/a/b"));
+	assert_true(rsp_cgroup__in_subtree("/a/b", "/"));
+	assert_false(rsp_cgroup__in_subtree("/a/bc", "/a/b"));
+	assert_false(rsp_cgroup__in_subtree("/a", "/a/b"));
+	assert_false(rsp_cgroup__in_subtree("", "/"));
+	assert_false(rsp_cgroup__in_subtree(NULL, "/"));
+
+	assert_true(rsp_cgroup__check_container_arg("0123456789ab"));
+	assert_true(rsp_cgroup__check_container_arg(ID));
+	assert_false(rsp_cgroup__check_container_arg("0123456789a"));
+	assert_false(rsp_cgroup__check_container_arg(ID "0"));
+	assert_false(rsp_cgroup__check_container_arg("0123456789ax"));
+	assert_false(rsp_cgroup__check_container_arg(""));
+
+	assert_true(rsp_cgroup__container_matches("/docker/" ID, "0123456789AB"));
+	assert_true(rsp_cgroup__container_matches("/docker/" ID, ID));
+	assert_false(rsp_cgroup__container_matches("/docker/" ID, "0123456789ac"));
+	assert_false(rsp_cgroup__container_matches("/system.slice", "0123456789ab"));
+}
+
+static void test_short(void **state)
+{
+	char out[32];
+
+	(void)state;
+	assert_string_equal(rsp_cgroup__short("/a/b", 24, out, sizeof(out)), "/a/b");
+	assert_string_equal(
+		rsp_cgroup__short("/system.slice/docker-" ID ".scope", 24, out, sizeof(out)),
+		"docker:0123456789ab");
+	assert_string_equal(rsp_cgroup__short("/user.slice/user-1000.slice/session-3.scope", 20,
+					      out, sizeof(out)),
+			    "...e/session-3.scope");
+	assert_int_equal(strlen(out), 20);
+	/* a width beyond the buffer is cut to it */
+	rsp_cgroup__short("/user.slice/user-1000.slice/user@1000.service/app.slice", 100, out,
+			  sizeof(out));
+	assert_int_equal(strlen(out), sizeof(out) - 1);
+}
+
+/* The process model keeps each incarnation's cgroup; a fork inherits it. */
+static void test_maps_cgroup(void **state)
+{
+	struct rsp_maps *m = rsp_maps__new(NULL);
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(rsp_maps__snapshot_begin(m, 10, 100, "a", 0), 0);
+	rsp_maps__snapshot_end(m, 10);
+	assert_null(rsp_maps__cgroup(m, 10, 100));
+	assert_int_equal(rsp_maps__nspid(m, 10, 100), 0);
+	assert_int_equal(rsp_maps__set_cgroup(m, 10, 100, "/x/y", 1), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 10, 150), "/x/y");
+	assert_int_equal(rsp_maps__nspid(m, 10, 150), 1);
+	assert_int_equal(rsp_maps__fork(m, 11, 10, 200), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/y");
+	assert_int_equal(rsp_maps__nspid(m, 11, 250), 0); /* its own: not known yet */
+	assert_int_equal(rsp_maps__set_cgroup(m, 11, 210, "/x/z", 2), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	assert_string_equal(rsp_maps__cgroup(m, 10, 250), "/x/y");
+	/* an unknown process, and "" for an unreadable path */
+	assert_int_equal(rsp_maps__set_cgroup(m, 99, 210, "/q", 2), -ESRCH);
+	assert_int_equal(rsp_maps__set_cgroup(m, 11, 220, "", 0), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	/* pid reuse: the new incarnation starts unknown */
+	assert_int_equal(rsp_maps__exit(m, 11, 11, 300), 0);
+	assert_int_equal(rsp_maps__snapshot_begin(m, 11, 400, "b", 0), 0);
+	rsp_maps__snapshot_end(m, 11);
+	assert_null(rsp_maps__cgroup(m, 11, 450));
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	rsp_maps__delete(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runtime_forms),	   cmocka_unit_test(test_not_containers),
+		cmocka_unit_test(test_parse_proc),	   cmocka_unit_test(test_read_proc),
+		cmocka_unit_test(test_subtree_and_prefix), cmocka_unit_test(test_short),
+		cmocka_unit_test(test_maps_cgroup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
