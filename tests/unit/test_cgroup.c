@@ -18,6 +18,8 @@
 #include <cmocka.h>
 #include <rsp/cgroup.h>
 #include <rsp/maps.h>
+#include <rsp/query.h>
+#include "internal/query.h"
 
 #define ID  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define ID2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
@@ -230,13 +232,86 @@ static void test_maps_cgroup(void **state)
 	rsp_maps__delete(m);
 }
 
+static int parse(struct rsp_request *req, const char *a1, const char *a2, const char *a3,
+		 const char *a4, struct rsp_buf *err)
+{
+	const char *argv[] = {"top", a1, a2, a3, a4};
+	int argc = 1 + !!a1 + !!a2 + !!a3 + !!a4;
+
+	rsp_buf__reset(err);
+	return rsp_request__parse(argc, argv, req, err);
+}
+
+/* --cgroup and --container: parsed, checked, and which processes they keep. */
+static void test_request_filters(void **state)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_request req;
+	struct rsp_maps *m = rsp_maps__new(NULL);
+
+	(void)state;
+	assert_non_null(m);
+	for (uint32_t pid = 10; pid <= 13; pid++) {
+		assert_int_equal(rsp_maps__snapshot_begin(m, pid, 100, "w", 0), 0);
+		rsp_maps__snapshot_end(m, pid);
+	}
+	assert_int_equal(rsp_maps__set_cgroup(m, 10, 100, "/svc/a", 0), 0);
+	assert_int_equal(rsp_maps__set_cgroup(m, 11, 100, "/svc/ab", 0), 0);
+	assert_int_equal(rsp_maps__set_cgroup(m, 12, 100, "/svc/a/docker/" ID, 3), 0);
+	/* 13: unknown cgroup */
+
+	assert_int_equal(parse(&req, NULL, NULL, NULL, NULL, &err), 0);
+	assert_true(rsp_request__cgroup_keeps(&req, m, 13, 100)); /* no filter: all */
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, "--cgroup", "/svc/a/", NULL, NULL, &err), 0);
+	assert_true(rsp_request__cgroup_keeps(&req, m, 10, 100));
+	assert_false(rsp_request__cgroup_keeps(&req, m, 11, 100));
+	assert_true(rsp_request__cgroup_keeps(&req, m, 12, 100));
+	assert_false(rsp_request__cgroup_keeps(&req, m, 13, 100));
+	assert_false(rsp_request__cgroup_keeps(&req, m, 99, 100));
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, "--container", "0123456789AB", NULL, NULL, &err), 0);
+	assert_false(rsp_request__cgroup_keeps(&req, m, 10, 100));
+	assert_true(rsp_request__cgroup_keeps(&req, m, 12, 100));
+	rsp_request__exit(&req);
+
+	/* both: the container must be inside the subtree */
+	assert_int_equal(parse(&req, "--container", ID, "--cgroup", "/svc/ab", &err), 0);
+	assert_false(rsp_request__cgroup_keeps(&req, m, 12, 100));
+	rsp_request__exit(&req);
+	/* composable with --pid; given twice, the last one counts */
+	assert_int_equal(parse(&req, "--pid", "12", "--cgroup", "/svc", &err), 0);
+	assert_int_equal(req.pid, 12);
+	assert_string_equal(req.cgroup, "/svc");
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, "--cgroup", "svc/a", NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.data, "--cgroup wants a cgroup v2 path"));
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, "--container", "0123456789a", NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.data, "12 or more hex digits"));
+	rsp_request__exit(&req);
+	/* a command without the option refuses it */
+	{
+		const char *argv[] = {"dump", "--cgroup", "/svc"};
+
+		rsp_buf__reset(&err);
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), -EINVAL);
+		rsp_request__exit(&req);
+	}
+	rsp_buf__exit(&err);
+	rsp_maps__delete(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtime_forms),	   cmocka_unit_test(test_not_containers),
 		cmocka_unit_test(test_parse_proc),	   cmocka_unit_test(test_read_proc),
 		cmocka_unit_test(test_subtree_and_prefix), cmocka_unit_test(test_short),
-		cmocka_unit_test(test_maps_cgroup),
+		cmocka_unit_test(test_maps_cgroup),	   cmocka_unit_test(test_request_filters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,162 @@
+"""Containers and cgroups (issue 18): every process carries its cgroup v2
+path, the container id the path names, and its pid-namespace pid; top
+filters by --cgroup/--container and groups --by cgroup.
+
+Two "containers" made by the test as plain directories of the cgroup2
+mount (unique names, removed at the end even on failure), each workload
+moving itself in through cgroup.procs and then started under
+`unshare --pid --fork --mount-proc`:
+  A = /rsptest-cg-PID/docker/<64 hex>  (docker's cgroupfs form: a
+      container id): burn_split split 0.3 burns 300 ms of CPU
+  B = /rsptest-cg-PID/b: sleep 0.5, no CPU to speak of
+
+Known answers (by construction):
+  burn_split's process is in A, its container id is A's hex, and its
+  namespaced pid is 1 (the first process of a new pid namespace) beside a
+  host pid that is not 1;
+  --by cgroup: A's row about 0.3 s of CPU, B's a few samples at most
+  (sh and unshare's exec), nothing else in the subtree;
+  --cgroup B: no burn_split, at most a few samples; --cgroup of the parent
+  and --container (12-digit prefix) hold burn_split's samples;
+  bad --cgroup / --container values: one sentence, no answer.
+The same on both backends: the cgroup and namespaced pid are read from
+/proc at each process's fork and exec (the process model), not captured.
+"""
+import os
+import shutil
+import subprocess
+import time
+import rsptest as t
+
+t.need_root()
+HZ = 499
+BURN_S = 0.3
+HEX = "%016x" % (os.getpid() * 2654435761 % (1 << 64)) + "0123456789abcdef" * 3
+
+
+def cgroup2_mount():
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            dev, mnt, fstype = line.split()[:3]
+            if fstype == "cgroup2":
+                return mnt
+    print("SKIP: no cgroup2 file system is mounted")
+    raise SystemExit(t.SKIP)
+
+
+MNT = cgroup2_mount()
+with open("/proc/self/cgroup") as f:
+    OWN = [l[3:].strip() for l in f if l.startswith("0::")][0]
+BASE = (OWN.rstrip("/") + "/rsptest-cg-%d" % os.getpid())
+A = BASE + "/docker/" + HEX
+B = BASE + "/b"
+
+
+def in_container(path, *cmd):
+    """Run cmd in cgroup path, in a new pid namespace; returns its Popen."""
+    script = 'echo $$ > "%s/cgroup.procs" && exec unshare --pid --fork --mount-proc "$@"' % (
+        MNT + path)
+    return subprocess.Popen(["sh", "-c", script, "sh"] + list(cmd), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def remove_tree():
+    # deepest first; a cgroup with a process left in it cannot go: kill ours
+    for path in (A, BASE + "/docker", B, BASE):
+        full = MNT + path
+        if not os.path.isdir(full):
+            continue
+        try:
+            with open(full + "/cgroup.procs") as f:
+                for pid in f.read().split():
+                    os.kill(int(pid), 9)
+        except OSError:
+            pass
+        for _ in range(50):
+            try:
+                os.rmdir(full)
+                break
+            except OSError:
+                time.sleep(0.05)
+
+
+def rows_of(top, path):
+    return [r for r in top["by_cgroup"] if r["cgroup"] == path]
+
+
+def main():
+    os.makedirs(MNT + A)
+    os.makedirs(MNT + B)
+    with t.Rspd("--freq", str(HZ)) as d:
+        t0 = t.now_s()
+        burner = in_container(A, os.path.join(t.WORKLOADS, "burn_split"), "split", str(BURN_S))
+        sleeper = in_container(B, "sleep", "0.5")
+        out, err = burner.communicate(timeout=60)
+        t.check(burner.returncode == 0, "burn_split ran in A (%s)" % err.strip())
+        sleeper.communicate(timeout=60)
+        t.check(sleeper.returncode == 0, "sleep ran in B")
+        print("   burn_split said " + out.strip())
+        d.settle(0.8)
+        t1 = t.now_s()
+        t.wait_fed(d, t1)
+        rng = ["--from", "%.4f" % t0, "--to", "%.4f" % t1, "--limit", "0"]
+
+        top = d.json("top", "--by", "cgroup", *rng)
+        mine = [p for p in top["processes"] if p.get("comm") == "burn_split"]
+        t.check(len(mine) == 1, "one burn_split process in the answer (%s)" % mine)
+        p = mine[0]
+        t.check(p.get("cgroup") == A, "burn_split's cgroup is A (%s)" % p.get("cgroup"))
+        t.check(p.get("container") == HEX, "its container id is A's (%s)" % p.get("container"))
+        t.check(p.get("nspid") == 1 and p["pid"] != 1,
+                "its namespaced pid 1 beside host pid %d" % p["pid"])
+        worker = [r for r in top["threads"] if r["pid"] == p["pid"]]
+        t.check(worker and all(r.get("cgroup") == A for r in worker), "its threads carry A")
+
+        a = rows_of(top, A)
+        b = rows_of(top, B)
+        t.check(len(a) == 1 and abs(a[0]["cpu_s"] - BURN_S) <= 0.35 * BURN_S,
+                "--by cgroup: A has %.3f s of CPU (%.1f +- 35%%)" % (
+                    a[0]["cpu_s"] if a else 0, BURN_S))
+        t.check(not b or b[0]["samples"] <= 15,
+                "--by cgroup: B has %d samples (a sleeper: at most 15)" % (
+                    b[0]["samples"] if b else 0))
+        under = [r for r in top["by_cgroup"] if r["cgroup"].startswith(BASE + "/")]
+        t.check(all(r["cgroup"] in (A, B) for r in under), "no other cgroup under the test's")
+
+        tb = d.json("top", "--cgroup", B, "--by", "cgroup", *rng)
+        t.check(not any(p.get("comm") == "burn_split" for p in tb["processes"]) and
+                tb["samples"] <= 15, "--cgroup B: no burn_split, %d samples" % tb["samples"])
+        t.check(all(p.get("cgroup", "").startswith(B) for p in tb["processes"]),
+                "--cgroup B: every process listed is in B")
+        t.check(tb["query_cgroup"] == B, "the answer says which cgroup")
+
+        tp = d.json("top", "--cgroup", BASE, "--by", "cgroup", *rng)
+        t.check(abs(tp["samples"] - a[0]["samples"] - (b[0]["samples"] if b else 0)) == 0,
+                "--cgroup of the parent: A's and B's samples (%d)" % tp["samples"])
+        t.check(all(r["cgroup"] in (A, B) for r in tp["by_cgroup"]),
+                "--cgroup of the parent: only A and B")
+
+        tc = d.json("top", "--container", HEX[:12].upper(), *rng)
+        t.check(tc["samples"] == a[0]["samples"] and
+                all(p.get("container") == HEX for p in tc["processes"]),
+                "--container (12-digit prefix): A's %d samples" % tc["samples"])
+        tc2 = d.json("top", "--container", HEX[:11] + ("0" if HEX[11] != "0" else "1"), *rng)
+        t.check(tc2["samples"] == 0, "--container of another id: nothing")
+
+        _, text, _ = d.ctl("top", "--by", "cgroup", *rng)
+        print(text)
+        t.check("by cgroup" in text and "docker:" + HEX[:12] in text and " ns:1" in text,
+                "text: the container's short id and the namespaced pid")
+
+        for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
+                    ["--container", "xyz456789012"]):
+            rc, o, e = d.ctl("top", *bad, check_rc=False)
+            t.check(rc != 0 and not o and len(e.strip().splitlines()) == 1 and bad[0] in e,
+                    "%s %s refused in one sentence: %s" % (bad[0], bad[1], e.strip()))
+
+
+try:
+    main()
+finally:
+    remove_tree()
+print("PASS")
