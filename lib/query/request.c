@@ -25,7 +25,8 @@ const char *rsp_request__command(const struct rsp_request *req)
 
 bool rsp_request__uses_symbols(const struct rsp_request *req)
 {
-	return !req->cmd || !req->cmd->no_symbols;
+	/* --cgroup, --container: the process model knows each process's cgroup */
+	return !req->cmd || !req->cmd->no_symbols || req->cgroup || req->container;
 }
 
 bool rsp_request__reads_window(const struct rsp_request *req)

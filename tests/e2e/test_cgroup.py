@@ -18,6 +18,8 @@ Known answers (by construction):
   (sh and unshare's exec), nothing else in the subtree;
   --cgroup B: no burn_split, at most a few samples; --cgroup of the parent
   and --container (12-digit prefix) hold burn_split's samples;
+  hist --cgroup B: sleep's one offcpu:sleep of 0.5 s, no burn_split;
+  hist --container A: burn_split's profiles, not sleep's;
   bad --cgroup / --container values: one sentence, no answer.
 The same on both backends: the cgroup and namespaced pid are read from
 /proc at each process's fork and exec (the process model), not captured.
@@ -148,6 +150,22 @@ def main():
         t.check("by cgroup" in text and "docker:" + HEX[:12] in text and " ns:1" in text,
                 "text: the container's short id and the namespaced pid")
 
+        hb = d.json("hist", "--cgroup", B, "--op", "offcpu")
+        print("   hist --cgroup B: %s" % [(p["subject"], p["op"], p["count"], p["max_ns"])
+                                        for p in hb["profiles"]])
+        slept = [p for p in hb["profiles"] if p["subject"].get("comm") == "sleep" and
+                 p["op"] == "offcpu:sleep"]
+        t.check(len(slept) == 1 and slept[0]["count"] == 1 and
+                0.45e9 <= slept[0]["max_ns"] <= 0.8e9,
+                "hist --cgroup B: sleep's one 0.5 s sleep (%s)" % slept)
+        t.check(all(p["subject"]["kind"] == "process" and
+                    p["subject"].get("comm") != "burn_split" for p in hb["profiles"]),
+                "hist --cgroup B: process profiles only, none of burn_split")
+        ha = d.json("hist", "--container", HEX[:12], "--op", "offcpu")
+        t.check(ha["profiles"] and all(p["subject"].get("comm") not in ("sleep",)
+                                       for p in ha["profiles"]) and
+                any(p["subject"].get("comm") == "burn_split" for p in ha["profiles"]),
+                "hist --container A: burn_split's profiles, not sleep's")
         for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
                     ["--container", "xyz456789012"]):
             rc, o, e = d.ctl("top", *bad, check_rc=False)
