@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <rsp/cgroup.h>
 
 struct scope_form {
@@ -229,4 +230,42 @@ const char *rsp_cgroup__short(const char *path, unsigned width, char *out, size_
 		snprintf(out, size, "%.*s", (int)width, path + n - width);
 	}
 	return out;
+}
+
+int rsp_cgroup__find_mount(char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (ret == -ENOENT && getline(&line, &cap, f) > 0) {
+		char *dev = strtok(line, " "), *mnt = strtok(NULL, " "), *type = strtok(NULL, " ");
+
+		if (!dev || !mnt || !type || strcmp(type, "cgroup2"))
+			continue;
+		/* mount points with spaces are octal-escaped (\040): not ours to undo */
+		ret = strlen(mnt) < size ? 0 : -ENAMETOOLONG;
+		if (!ret)
+			memcpy(out, mnt, strlen(mnt) + 1);
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int rsp_cgroup__owner(const char *mount, const char *path, uint32_t *uid)
+{
+	char full[4096 + 256];
+	struct stat st;
+
+	if (path[0] != '/' || strstr(path, "/../") ||
+	    snprintf(full, sizeof(full), "%s%s", mount, path) >= (int)sizeof(full))
+		return -EINVAL;
+	if (stat(full, &st))
+		return -errno;
+	*uid = (uint32_t)st.st_uid;
+	return 0;
 }

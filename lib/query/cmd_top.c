@@ -595,7 +595,7 @@ static json_t *json_stats(const struct top_ctx *c)
 	uint64_t all = 0;
 
 	for (size_t i = 0; i < c->nr_procs; i++)
-		all += c->procs[i].samples;
+		all += c->procs[i].outside ? 0 : c->procs[i].samples;
 	json_object_set_new(o, "samples_all", json_integer((json_int_t)all));
 	if (!ci) /* a dump does not say which process rspd was */
 		json_object_set_new(o, "rspd_samples", json_null());
@@ -690,10 +690,10 @@ static void text_filters(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *o = c->req->opts;
 
-	if (c->req->cgroup || c->req->container)
-		rsp_buf__printf(out, "  only cgroup %s%s%s\n", c->req->cgroup ? c->req->cgroup : "",
-				c->req->cgroup && c->req->container ? ", container " : "",
-				c->req->container ? c->req->container : "");
+	if (c->req->cgroup)
+		rsp_buf__printf(out, "  only cgroup %s\n", c->req->cgroup);
+	if (c->req->container)
+		rsp_buf__printf(out, "  only container %s\n", c->req->container);
 	if (o->tid < 0 && !o->comm[0] && !o->mode)
 		return;
 	rsp_buf__puts(out, "  only");

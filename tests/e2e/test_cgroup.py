@@ -20,13 +20,16 @@ Known answers (by construction):
   and --container (12-digit prefix) hold burn_split's samples;
   hist --cgroup B: sleep's one offcpu:sleep of 0.5 s, no burn_split;
   hist --container A: burn_split's profiles, not sleep's;
-  bad --cgroup / --container values: one sentence, no answer.
+  bad --cgroup / --container values: one sentence, no answer;
+  access: a real unprivileged user who owns cgroup D (chown: a delegated
+  subtree) may query root's process in D, and not root's process in B.
 The same on both backends: the cgroup and namespaced pid are read from
 /proc at each process's fork and exec (the process model), not captured.
 """
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import rsptest as t
 
@@ -52,6 +55,7 @@ with open("/proc/self/cgroup") as f:
 BASE = (OWN.rstrip("/") + "/rsptest-cg-%d" % os.getpid())
 A = BASE + "/docker/" + HEX
 B = BASE + "/b"
+D = BASE + "/delegated"
 
 
 def in_container(path, *cmd):
@@ -64,7 +68,7 @@ def in_container(path, *cmd):
 
 def remove_tree():
     # deepest first; a cgroup with a process left in it cannot go: kill ours
-    for path in (A, BASE + "/docker", B, BASE):
+    for path in (A, BASE + "/docker", B, D, BASE):
         full = MNT + path
         if not os.path.isdir(full):
             continue
@@ -173,8 +177,53 @@ def main():
                     "%s %s refused in one sentence: %s" % (bad[0], bad[1], e.strip()))
 
 
+def access():
+    """A user may query the processes in a cgroup they own (a delegated
+    subtree), even root's; not root's elsewhere."""
+    if not shutil.which("useradd") or not shutil.which("setpriv"):
+        print("ok: (access part skipped: useradd and setpriv are needed)")
+        return
+    tag = "%d" % (os.getpid() % 100000)
+    group, user, procs = "rspcs" + tag, None, []
+    sockdir = tempfile.mkdtemp(prefix="rsptest.cgroup.")
+    os.chmod(sockdir, 0o755)
+    t.add_group(group)
+    try:
+        user = t.User("rspcu" + tag, [group])
+        os.makedirs(MNT + D)
+        for f in ("", "/cgroup.procs", "/cgroup.threads", "/cgroup.subtree_control"):
+            os.chown(MNT + D + f, user.uid, user.gid)
+        cfg = "[control]\nsocket-group = %s\n" % group
+        with t.Rspd(config=cfg, socket_dir=sockdir) as d:
+            inside = in_container(D, "sleep", "30")
+            outside = in_container(B, "sleep", "30")
+            procs = [inside, outside]
+            time.sleep(0.5)
+            with open(MNT + D + "/cgroup.procs") as f:
+                pin = [int(x) for x in f.read().split()]
+            with open(MNT + B + "/cgroup.procs") as f:
+                pout = [int(x) for x in f.read().split()]
+            t.check(pin and pout, "root's sleeps in D (%s) and in B (%s)" % (pin, pout))
+            rc, out, err = d.ctl("status", "--pid", str(pin[0]), check_rc=False, user=user)
+            t.check(rc == 0 and "other user" not in out.splitlines()[0],
+                    "the owner of D may query root's process %d in it: %s" % (
+                        pin[0], (out.splitlines() or [err])[0]))
+            rc, out, err = d.ctl("status", "--pid", str(pout[0]), check_rc=False, user=user)
+            t.check(rc != 0 and "belongs to another user" in err,
+                    "but not root's process %d in B: %s" % (pout[0], err.strip()))
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        if user:
+            user.remove()
+        t.del_group(group)
+        shutil.rmtree(sockdir, ignore_errors=True)
+
+
 try:
     main()
+    access()
 finally:
     remove_tree()
 print("PASS")

@@ -154,6 +154,32 @@ static void test_read_proc(void **state)
 	rmdir(dir);
 }
 
+/* The owner of a cgroup's directory, under a mount (a temp dir stands in for it). */
+static void test_owner(void **state)
+{
+	char dir[] = "/tmp/rsp-cgown-XXXXXX", sub[64], mnt[256];
+	uint32_t uid = 12345;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/svc", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(chown(sub, 4242, 4242) == 0 || geteuid() != 0, 1);
+	assert_int_equal(rsp_cgroup__owner(dir, "/svc", &uid), 0);
+	assert_int_equal(uid, geteuid() == 0 ? 4242 : geteuid());
+	assert_int_equal(rsp_cgroup__owner(dir, "/nope", &uid), -ENOENT);
+	assert_int_equal(rsp_cgroup__owner(dir, "svc", &uid), -EINVAL);
+	assert_int_equal(rsp_cgroup__owner(dir, "/svc/../svc/", &uid), -EINVAL);
+	rmdir(sub);
+	rmdir(dir);
+	/* this machine's cgroup2 mount, when there is one */
+	if (rsp_cgroup__find_mount(mnt, sizeof(mnt)) == 0)
+		assert_int_equal(rsp_cgroup__owner(mnt, "/", &uid), 0);
+	assert_int_equal(rsp_cgroup__find_mount(mnt, 1) == -ENAMETOOLONG ||
+				 rsp_cgroup__find_mount(mnt, 1) == -ENOENT,
+			 1);
+}
+
 static void test_subtree_and_prefix(void **state)
 {
 	(void)state;
@@ -308,10 +334,15 @@ static void test_request_filters(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_runtime_forms),	   cmocka_unit_test(test_not_containers),
-		cmocka_unit_test(test_parse_proc),	   cmocka_unit_test(test_read_proc),
-		cmocka_unit_test(test_subtree_and_prefix), cmocka_unit_test(test_short),
-		cmocka_unit_test(test_maps_cgroup),	   cmocka_unit_test(test_request_filters),
+		cmocka_unit_test(test_runtime_forms),
+		cmocka_unit_test(test_not_containers),
+		cmocka_unit_test(test_parse_proc),
+		cmocka_unit_test(test_read_proc),
+		cmocka_unit_test(test_subtree_and_prefix),
+		cmocka_unit_test(test_short),
+		cmocka_unit_test(test_maps_cgroup),
+		cmocka_unit_test(test_request_filters),
+		cmocka_unit_test(test_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,4 +88,18 @@ RSP_API bool rsp_cgroup__container_matches(const char *path, const char *prefix)
  */
 RSP_API const char *rsp_cgroup__short(const char *path, unsigned width, char *out, size_t size);
 
+/**
+ * rsp_cgroup__find_mount() - where the cgroup2 file system is mounted in
+ * this mount namespace (the first in /proc/self/mounts), into @out
+ * Return: 0, -ENOENT (none), -ENAMETOOLONG or -errno reading the table.
+ */
+RSP_API int rsp_cgroup__find_mount(char *out, size_t size);
+
+/**
+ * rsp_cgroup__owner() - the owner uid of cgroup @path's directory under
+ * @mount: a subtree delegated to a user is theirs (systemd's Delegate=, or
+ * a chown by the administrator). Return: 0 and *@uid, or -errno.
+ */
+RSP_API int rsp_cgroup__owner(const char *mount, const char *path, uint32_t *uid);
+
 #endif
