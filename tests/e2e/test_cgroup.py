@@ -21,6 +21,10 @@ Known answers (by construction):
   hist --cgroup B: sleep's one offcpu:sleep of 0.5 s, no burn_split;
   hist --container A: burn_split's profiles, not sleep's;
   bad --cgroup / --container values: one sentence, no answer;
+  --capture-cgroup (the parent of A), BPF backend: sleep in B, run after
+  A's last thread exited, has no off-CPU profile (none of its switches
+  was recorded: a switch is kept when either side is inside), burn_split
+  has; perf backend: rspd refuses the option in one sentence;
   access: a real unprivileged user who owns cgroup D (chown: a delegated
   subtree) may query root's process in D, and not root's process in B.
 The same on both backends: the cgroup and namespaced pid are read from
@@ -221,8 +225,45 @@ def access():
         shutil.rmtree(sockdir, ignore_errors=True)
 
 
+def capture():
+    """--capture-cgroup A: on the BPF backend no switch of B's sleep (nor a
+    profile of it) is recorded, burn_split's are; on perf, one sentence."""
+    backend = os.environ.get("RSP_TEST_CAPTURE", "perf")
+    if backend != "bpf":
+        conf = tempfile.NamedTemporaryFile("w", prefix="rsptest.cg.", suffix=".conf")
+        p = t.run([t.RSPD, "--foreground", "--socket", "/nonexistent/rspd.sock", "--config",
+                   conf.name, "--capture", "perf", "--capture-cgroup", A], timeout=60)
+        conf.close()
+        lines = (p.stdout + p.stderr).strip().splitlines()
+        t.check(p.returncode != 0 and any("--capture-cgroup" in l and "--capture bpf" in l
+                                          for l in lines),
+                "perf backend: --capture-cgroup refused in one sentence: %s" % lines[-1:])
+        return
+    with t.Rspd("--capture", "bpf", "--capture-cgroup", BASE + "/docker") as d:
+        _, st, _ = d.ctl("status")
+        t.check("scheduler events of cgroup %s/docker only" % BASE in st,
+                "status says what is captured")
+        t.check(d.json("status")["config"].get("capture_cgroup") == BASE + "/docker",
+                "status --json: config.capture_cgroup")
+        burner = in_container(A, os.path.join(t.WORKLOADS, "burn_split"), "split", str(BURN_S))
+        burner.communicate(timeout=60)
+        # B's sleep after A's last thread has gone: no switch of it has a side inside
+        sleeper = in_container(B, "sleep", "0.3")
+        sleeper.communicate(timeout=60)
+        d.settle(0.8)
+        t.wait_fed(d, t.now_s())
+        hb = d.json("hist", "--cgroup", B, "--op", "offcpu")
+        t.check(not any(p["subject"].get("comm") == "sleep" for p in hb["profiles"]),
+                "no off-CPU profile of B's sleep: its switches were not recorded (%s)" % [
+                    (p["subject"], p["op"]) for p in hb["profiles"]])
+        ha = d.json("hist", "--cgroup", A)
+        t.check(any(p["subject"].get("comm") == "burn_split" for p in ha["profiles"]),
+                "burn_split's profiles are (%d profiles in A)" % len(ha["profiles"]))
+
+
 try:
     main()
+    capture()
     access()
 finally:
     remove_tree()
