@@ -11,8 +11,8 @@ moving itself in through cgroup.procs and then started under
   B = /rsptest-cg-PID/b: sleep 0.5, no CPU to speak of
 
 Known answers (by construction):
-  burn_split's process is in A, its container id is A's hex, and its
-  namespaced pid is 1 (the first process of a new pid namespace) beside a
+  burn_split's process is in A (top, snapshot), its container id is A's
+  hex, and its namespaced pid is 1 (the first process of a new pid namespace) beside a
   host pid that is not 1;
   --by cgroup: A's row about 0.3 s of CPU, B's a few samples at most
   (sh and unshare's exec), nothing else in the subtree;
@@ -122,6 +122,14 @@ def main():
         worker = [r for r in top["threads"] if r["pid"] == p["pid"]]
         t.check(worker and all(r.get("cgroup") == A for r in worker), "its threads carry A")
 
+        span = ["--from", "%.4f" % t0, "--to", "%.4f" % t1]
+        sn = d.json("snapshot", str(p["pid"]), *span)
+        t.check(sn.get("cgroup") == A and sn.get("container") == HEX and sn.get("nspid") == 1,
+                "snapshot: the process's cgroup, container and namespaced pid")
+        _, stext, _ = d.ctl("snapshot", str(p["pid"]), *span)
+        t.check("cgroup %s, docker container %s, pid 1 in its pid namespace" % (A, HEX[:12])
+                in stext, "snapshot text: " +
+                [l for l in stext.splitlines() if l.startswith("cgroup")].__str__())
         a = rows_of(top, A)
         b = rows_of(top, B)
         t.check(len(a) == 1 and abs(a[0]["cpu_s"] - BURN_S) <= 0.35 * BURN_S,
