@@ -557,6 +557,10 @@ static const struct rspd_opt opts[] = {
 	 .type = T_UINT, F(metrics_top_processes), .min = 0, .max = 1000,
 	 .help = "processes with series of their own (most total latency); the rest are "
 		 "comm other"},
+	{.section = "metrics", .name = "metrics-top-cgroups", .arg = "N", .def = "20",
+	 .type = T_UINT, F(metrics_top_cgroups), .min = 0, .max = 1000,
+	 .help = "cgroups with series of their own (rsp_cgroup_latency_seconds, most total "
+		 "latency); the rest are cgroup other"},
 	{.section = "metrics", .name = "metrics-connections", .arg = "N", .def = "8", .type = T_UINT,
 	 F(metrics_connections), .min = 1, .max = 256,
 	 .help = "HTTP connections served at once; more are refused"},

@@ -311,6 +311,22 @@ struct rsp_symbolizer *rspd_livemodel__acquire(struct rspd *d)
 	return m->sym;
 }
 
+struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d)
+{
+	struct rspd_livemodel *m = d->livemodel;
+
+	if (!m)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	if (!m->loaded) {
+		pthread_mutex_unlock(&m->lock);
+		return NULL;
+	}
+	sync_model(m);
+	rsp_symbolizer__begin(m->sym);
+	return m->sym;
+}
+
 void rspd_livemodel__release(struct rspd *d)
 {
 	if (d->livemodel)

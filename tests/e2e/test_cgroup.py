@@ -20,6 +20,7 @@ Known answers (by construction):
   and --container (12-digit prefix) hold burn_split's samples;
   hist --cgroup B: sleep's one offcpu:sleep of 0.5 s, no burn_split;
   hist --container A: burn_split's profiles, not sleep's;
+  --metrics-textfile: rsp_cgroup_latency_seconds has B's one offcpu:sleep;
   bad --cgroup / --container values: one sentence, no answer;
   --capture-cgroup (the parent of A), BPF backend: sleep in B, run after
   A's last thread exited, has no off-CPU profile (none of its switches
@@ -97,7 +98,9 @@ def rows_of(top, path):
 def main():
     os.makedirs(MNT + A)
     os.makedirs(MNT + B)
-    with t.Rspd("--freq", str(HZ)) as d:
+    prom = os.path.join(tempfile.mkdtemp(prefix="rsptest.cgprom."), "rsp.prom")
+    with t.Rspd("--freq", str(HZ), "--metrics-textfile", prom, "--metrics-interval",
+                "200ms") as d:
         t0 = t.now_s()
         burner = in_container(A, os.path.join(t.WORKLOADS, "burn_split"), "split", str(BURN_S))
         sleeper = in_container(B, "sleep", "0.5")
@@ -182,6 +185,21 @@ def main():
                                        for p in ha["profiles"]) and
                 any(p["subject"].get("comm") == "burn_split" for p in ha["profiles"]),
                 "hist --container A: burn_split's profiles, not sleep's")
+        want = 'rsp_cgroup_latency_seconds_count{op="offcpu:sleep",cgroup="%s"} 1\n' % B
+        text = ""
+        for _ in range(100):
+            try:
+                with open(prom) as f:
+                    text = f.read()
+            except OSError:
+                pass
+            if want in text:
+                break
+            time.sleep(0.1)
+        t.check(want in text, "Prometheus by cgroup: " + want.strip())
+        t.check(not any('cgroup="%s"' % A in l and 'op="offcpu:sleep"' in l
+                        for l in text.splitlines()), "and no sleep in A")
+        shutil.rmtree(os.path.dirname(prom), ignore_errors=True)
         for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
                     ["--container", "xyz456789012"]):
             rc, o, e = d.ctl("top", *bad, check_rc=False)

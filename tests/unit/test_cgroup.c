@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include <rsp/cgroup.h>
+#include <rsp/hist.h>
 #include <rsp/maps.h>
+#include <rsp/prom.h>
 #include <rsp/query.h>
 #include "internal/query.h"
 
@@ -331,6 +333,64 @@ static void test_request_filters(void **state)
 	rsp_maps__delete(m);
 }
 
+static const char *fake_cgroup(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == 1 || pid == 2 ? "/big" : pid == 3 ? "/small" : pid == 4 ? "/tiny" : NULL;
+}
+
+static void add_profile(struct rsp_hist_set *s, enum rsp_hist_subject_kind kind, uint32_t pid,
+			uint64_t count, unsigned bucket)
+{
+	struct rsp_hist_subject subj = {.kind = kind, .pid = pid};
+	struct rsp_hist_profile *p = rsp_hist_set__get(s, &subj, "offcpu:sleep");
+
+	assert_non_null(p);
+	p->resolution = 1;
+	p->count = count;
+	p->buckets[bucket] = count;
+	p->sum = count * rsp_hist__bucket_low(bucket, 1);
+}
+
+/* Prometheus by cgroup: merged per cgroup, the top N by total latency, the rest "other". */
+static void test_prom_cgroups(void **state)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(1);
+	struct rsp_buf out = RSP_BUF_INIT;
+
+	(void)state;
+	assert_non_null(s);
+	add_profile(s, RSP_HSUBJ_SYSTEM, 0, 100, 20);
+	add_profile(s, RSP_HSUBJ_PROCESS, 1, 10, 20); /* /big: 10 + 5 at 2^20 ns */
+	add_profile(s, RSP_HSUBJ_PROCESS, 2, 5, 20);
+	add_profile(s, RSP_HSUBJ_PROCESS, 3, 7, 10);	   /* /small: less latency */
+	add_profile(s, RSP_HSUBJ_PROCESS, 4, 1, 11);	   /* /tiny */
+	add_profile(s, RSP_HSUBJ_PROCESS, 5, 2, 12);	   /* unknown */
+	add_profile(s, RSP_HSUBJ_OTHER_PROCESS, 0, 3, 12); /* evicted */
+	assert_int_equal(rsp_prom__render_cgroups(s, 2, fake_cgroup, NULL, RSP_PROM_TEXT, &out), 0);
+	assert_non_null(strstr(out.data, "# TYPE rsp_cgroup_latency_seconds histogram\n"));
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"/big\"} 15\n"));
+	/* the second by latency: unknown (2 x 2^12 ns) beats /small (7 x 2^10) and /tiny */
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"unknown\"} 2\n"));
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"other\"} 11\n"));
+	assert_null(strstr(out.data, "cgroup=\"/small\""));
+	assert_null(strstr(out.data, "cgroup=\"/tiny\""));
+	/* every operation of the cgroup under le=+Inf */
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_bucket{op=\"offcpu:sleep\","
+					 "cgroup=\"/big\",le=\"+Inf\"} 15\n"));
+	rsp_buf__reset(&out);
+	/* top 0: everything is other */
+	assert_int_equal(rsp_prom__render_cgroups(s, 0, fake_cgroup, NULL, RSP_PROM_TEXT, &out), 0);
+	assert_null(strstr(out.data, "cgroup=\"/big\""));
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"other\"} 28\n"));
+	rsp_buf__exit(&out);
+	rsp_hist_set__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_maps_cgroup),
 		cmocka_unit_test(test_request_filters),
 		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_prom_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
