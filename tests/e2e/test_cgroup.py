@@ -115,8 +115,12 @@ def main():
         rng = ["--from", "%.4f" % t0, "--to", "%.4f" % t1, "--limit", "0"]
 
         top = d.json("top", "--by", "cgroup", *rng)
-        mine = [p for p in top["processes"] if p.get("comm") == "burn_split"]
-        t.check(len(mine) == 1, "one burn_split process in the answer (%s)" % mine)
+        # (under the sanitizers LeakSanitizer's tracer is a process of its own, a
+        # clone of burn_split at its exit: the workload is the one with the samples)
+        mine = sorted([p for p in top["processes"] if p.get("comm") == "burn_split"],
+                      key=lambda p: -p["samples"])
+        t.check(mine and all(p.get("cgroup") == A for p in mine),
+                "burn_split's processes are all in A (%s)" % mine)
         p = mine[0]
         t.check(p.get("cgroup") == A, "burn_split's cgroup is A (%s)" % p.get("cgroup"))
         t.check(p.get("container") == HEX, "its container id is A's (%s)" % p.get("container"))
