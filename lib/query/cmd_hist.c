@@ -428,7 +428,7 @@ static int make_plan(const struct rsp_request *req, const struct rsp_source *src
 	query_subjects(req, o, &p->q);
 	if (req->cgroup || req->container) {
 		/* the whole system's and evicted profiles belong to no one cgroup */
-		if (!src->symbols) {
+		if (!src->symbols || src->offline) {
 			rsp_buf__puts(err, "hist: --cgroup and --container need rspd's process "
 					   "model (the cgroup of each process), which a file does "
 					   "not carry; ask rspd");

@@ -1294,6 +1294,12 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "top: this source has no process model to name functions with");
 		return -EOPNOTSUPP;
 	}
+	if ((req->cgroup || req->container) && src->offline) {
+		rsp_buf__puts(err,
+			      "top: --cgroup and --container need rspd's process model (the "
+			      "cgroup of each process), which a file does not carry; ask rspd");
+		return -EOPNOTSUPP;
+	}
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))
 		return ret;
 	rsp_request__window_range(req, src, &from, &to);

@@ -21,7 +21,8 @@ Known answers (by construction):
   hist --cgroup B: sleep's one offcpu:sleep of 0.5 s, no burn_split;
   hist --container A: burn_split's profiles, not sleep's;
   --metrics-textfile: rsp_cgroup_latency_seconds has B's one offcpu:sleep;
-  bad --cgroup / --container values: one sentence, no answer;
+  bad --cgroup / --container values, and --cgroup on a dump (which
+  carries no cgroups): one sentence, no answer;
   --capture-cgroup (the parent of A), BPF backend: sleep in B, run after
   A's last thread exited, has no off-CPU profile (none of its switches
   was recorded: a switch is kept when either side is inside), burn_split
@@ -203,6 +204,14 @@ def main():
         t.check(want in text, "Prometheus by cgroup: " + want.strip())
         t.check(not any('cgroup="%s"' % A in l and 'op="offcpu:sleep"' in l
                         for l in text.splitlines()), "and no sleep in A")
+        # a dump carries no cgroups: asked on a file, the filters say so
+        dump = os.path.join(os.path.dirname(prom), "cg.perf.data")
+        d.ctl("dump", "-o", dump, "--last", "2s")
+        for cmd in ("top", "hist"):
+            p2 = t.run([t.RSPCTL, "analyze", dump, cmd, "--cgroup", B])
+            t.check(p2.returncode != 0 and "a file does not carry" in p2.stderr and
+                    len(p2.stderr.strip().splitlines()) == 1,
+                    "analyze FILE %s --cgroup: %s" % (cmd, p2.stderr.strip()))
         shutil.rmtree(os.path.dirname(prom), ignore_errors=True)
         for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
                     ["--container", "xyz456789012"]):
