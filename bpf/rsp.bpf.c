@@ -49,6 +49,13 @@ const volatile bool know_interrupts = false;
 const volatile unsigned long long wake_bytes = 0;
 /* Tests: make one program invalid, to check the refusal's sentence and log. */
 const volatile bool force_verifier_failure = false;
+/*
+ * --capture-cgroup: the cgroup v2 subtree whose threads' scheduler events
+ * are kept: its id (the kernfs id, its directory's inode number) and its
+ * level (0: the root). 0: every thread.
+ */
+const volatile unsigned long long capture_cgroup_id = 0;
+const volatile int capture_cgroup_level = 0;
 
 #define TASK_RUNNING_STATE   0x0000
 #define TASK_UNINTERRUPTIBLE 0x0002
@@ -638,6 +645,28 @@ static __always_inline u32 report_state(bool preempt, unsigned int prev_state,
 	return 0;
 }
 
+/*
+ * Whether @t is inside the --capture-cgroup subtree: its default-hierarchy
+ * cgroup's ancestor at the subtree's level is the subtree (the kernel's
+ * cgroup_is_descendant(), read through CO-RE).
+ */
+static __always_inline bool inside(struct task_struct *t)
+{
+	struct cgroup *cg, *anc = NULL;
+	int lvl = capture_cgroup_level;
+	u64 off;
+
+	if (!capture_cgroup_id)
+		return true;
+	cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	if (!cg || lvl < 0 || lvl > 1024 || BPF_CORE_READ(cg, level) < lvl)
+		return false;
+	off = bpf_core_field_offset(struct cgroup, ancestors) + (u64)lvl * sizeof(anc);
+	if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)cg + off) || !anc)
+		return false;
+	return BPF_CORE_READ(anc, kn, id) == capture_cgroup_id;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -649,6 +678,9 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 		      ((stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_CACHED) &&
 		       state && state != TASK_REPORT_MAX);
 
+	/* a switch is kept when either side is inside: next's run starts, prev's sleep does */
+	if (!inside(prev) && !inside(next))
+		return 0;
 	if (stack_policy == RSP_BSTACKS_SAMPLED) {
 		u32 c = RSP_BC_SWITCHES;
 		u64 *n = bpf_map_lookup_elem(&counters, &c);
@@ -702,6 +734,9 @@ static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bo
 	struct rsp_brec_waking_stack r;
 	u64 kc, uc; /* a check's: counted, not sent (a waker's stack names no sleep) */
 
+	/* kept when the woken or the waker is inside: the wait-for edge has an end there */
+	if (!inside(p) && !inside(bpf_get_current_task_btf()))
+		return;
 	send_comm(ctx, p, now);
 	__builtin_memset(&r, 0, sizeof(r));
 	r.wk.tid = p->pid;
@@ -743,6 +778,8 @@ int BPF_PROG(rsp_sched_process_fork, struct task_struct *parent, struct task_str
 {
 	struct rsp_brec_fork r;
 
+	if (!inside(parent) && !inside(child))
+		return 0;
 	hdr(&r.h, RSP_BREC_FORK, sizeof(r)); /* the parent is current */
 	r.child_tid = child->pid;
 	r.child_pid = child->tgid;
@@ -756,6 +793,8 @@ int BPF_PROG(rsp_sched_process_exec, struct task_struct *p, pid_t old_pid,
 {
 	struct rsp_brec_exec r;
 
+	if (!inside(p))
+		return 0;
 	hdr(&r.h, RSP_BREC_EXEC, sizeof(r)); /* p is current */
 	r.old_pid = (u32)old_pid;
 	r.pad = 0;

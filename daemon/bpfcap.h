@@ -30,6 +30,9 @@ struct rsp_bpfcap_opts {
 	unsigned nr_cpus;    /* rings: one per CPU 0 .. nr_cpus-1 (0: every possible CPU) */
 	uint32_t ring_bytes; /* per ring: a power of 2, a multiple of the page size */
 	uint64_t wake_bytes; /* wake the consumer when a ring holds this much (0: never) */
+	/* --capture-cgroup: the subtree's cgroup id and level; id 0: every thread */
+	uint64_t cgroup_id;
+	int cgroup_level;
 	/* tests */
 	bool force_verifier_failure; /* the switch program is made invalid */
 };

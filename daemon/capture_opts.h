@@ -55,6 +55,7 @@ struct rsp_capture_opts {
 	char uprobes[512];	/* libc functions to probe, comma-separated */
 	bool dwarf[RSP_EV__NR]; /* events that capture user registers and stack */
 	unsigned dwarf_stack;	/* bytes of user stack they capture */
+	char cgroup[1024];	/* --capture-cgroup: a cgroup v2 path; "": every thread */
 };
 
 /** rsp_capture_opts__init() - the defaults. */

@@ -284,6 +284,22 @@ static void show_uprobes(const struct rspd_config *c, char *buf, size_t n)
 	snprintf(buf, n, "%s", c->capture.uprobes[0] ? c->capture.uprobes : "none");
 }
 
+static int set_capture_cgroup(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	if (v[0] && (v[0] != '/' || strlen(v) >= sizeof(c->capture.cgroup))) {
+		snprintf(why, n, "a cgroup v2 path starting with '/' and shorter than %zu bytes",
+			 sizeof(c->capture.cgroup));
+		return -1;
+	}
+	snprintf(c->capture.cgroup, sizeof(c->capture.cgroup), "%s", v);
+	return 0;
+}
+
+static void show_capture_cgroup(const struct rspd_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", c->capture.cgroup);
+}
+
 static int set_dwarf(struct rspd_config *c, const char *v, char *why, size_t n)
 {
 	return rsp_capture_opts__set_dwarf(&c->capture, v, why, n) ? -1 : 0;
@@ -462,6 +478,10 @@ static const struct rspd_opt opts[] = {
 	{.section = "capture", .name = "flush-interval", .arg = "DURATION", .def = "100ms",
 	 .type = T_DUR, F(flush_interval_ns), .min = 1000000, .max = 10000000000ull, RELOAD,
 	 .help = "drain every ring at least this often"},
+	{.section = "capture", .name = "capture-cgroup", .arg = "PATH", CUSTOM(capture_cgroup),
+	 .help = "record the scheduler's events of this cgroup v2 subtree only (in the BPF "
+		 "programs: BPF backend only); empty: every thread",
+	 .allowed = "a cgroup v2 path as /proc/PID/cgroup shows it, starting with '/'"},
 
 	{.section = "analysis", .name = "symbol-cache", .arg = "N", .def = "256", .type = T_UINT,
 	 F(symbol_cache), .min = 1, .max = 1000000,
@@ -537,6 +557,10 @@ static const struct rspd_opt opts[] = {
 	 .type = T_UINT, F(metrics_top_processes), .min = 0, .max = 1000,
 	 .help = "processes with series of their own (most total latency); the rest are "
 		 "comm other"},
+	{.section = "metrics", .name = "metrics-top-cgroups", .arg = "N", .def = "20",
+	 .type = T_UINT, F(metrics_top_cgroups), .min = 0, .max = 1000,
+	 .help = "cgroups with series of their own (rsp_cgroup_latency_seconds, most total "
+		 "latency); the rest are cgroup other"},
 	{.section = "metrics", .name = "metrics-connections", .arg = "N", .def = "8", .type = T_UINT,
 	 F(metrics_connections), .min = 1, .max = 256,
 	 .help = "HTTP connections served at once; more are refused"},

@@ -83,6 +83,7 @@ struct rspd_config {
 	char metrics_textfile[PATH_MAX]; /* node_exporter's textfile collector */
 	uint64_t metrics_interval_ns;	 /* textfile written this often */
 	unsigned metrics_top_processes;	 /* per-process series: the top N */
+	unsigned metrics_top_cgroups;	 /* per-cgroup series: the top N */
 	unsigned metrics_connections;	 /* HTTP connections served at once */
 	uint64_t metrics_timeout_ns;	 /* an idle HTTP connection is closed after this */
 };

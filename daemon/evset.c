@@ -20,6 +20,8 @@
 #ifdef RSP_HAVE_BPF
 #include "bpfcap.h"
 #endif
+#include <sys/stat.h>
+#include <rsp/cgroup.h>
 #include "log.h"
 #include "perf_internal.h"
 
@@ -413,6 +415,38 @@ static uint32_t bpf_ring_bytes(const struct rsp_capture_opts *o)
 
 #ifdef RSP_HAVE_BPF
 /* Load the BPF programs for these options: 0, or -1 with the reason in @why. */
+/*
+ * --capture-cgroup's subtree: the id the kernel gives its threads' cgroup
+ * (the kernfs id: the inode number of its directory in the cgroup2 mount)
+ * and its level (the number of components of its path).
+ */
+static int capture_cgroup(const char *path, struct rsp_bpfcap_opts *bo, char *why, size_t n)
+{
+	char mnt[256], full[1400];
+	struct stat st;
+	int level = 0;
+
+	if (rsp_cgroup__find_mount(mnt, sizeof(mnt))) {
+		snprintf(why, n,
+			 "--capture-cgroup %.200s: no cgroup2 file system is mounted; mount one "
+			 "(mount -t cgroup2 none /sys/fs/cgroup)",
+			 path);
+		return -1;
+	}
+	snprintf(full, sizeof(full), "%s%s", mnt, path);
+	if (path[0] != '/' || strstr(path, "/../") || stat(full, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, n,
+			 "--capture-cgroup %.100s: no such cgroup (no directory %.150s); give a "
+			 "path as /proc/PID/cgroup shows it",
+			 path, full);
+		return -1;
+	}
+	for (const char *c = path; *c; c++)
+		level += c[0] == '/' && c[1] && c[1] != '/';
+	bo->cgroup_id = st.st_ino;
+	bo->cgroup_level = level;
+	return 0;
+}
 static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 {
 	const struct rsp_capture_opts *o = &es->opts;
@@ -438,10 +472,25 @@ static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 	bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
 	/* tests: a refusal on demand (the verifier rejects a program) */
 	bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
+	if (o->cgroup[0] && capture_cgroup(o->cgroup, &bo, why, n))
+		return -1;
 	es->bpf = rsp_bpfcap__open(&bo, why, n);
 	return es->bpf ? 0 : -1;
 }
 #endif
+
+static int refuse_perf_cgroup(const struct rsp_evset *es, char *err, size_t errlen)
+{
+	if (!es->opts.cgroup[0] || strcmp(es->backend, "perf"))
+		return 0;
+	snprintf(
+		err, errlen,
+		"--capture-cgroup limits capture in rsp's BPF programs, and capture is on the perf "
+		"backend%s%s (libperf opens no cgroup events); run with --capture bpf, or without "
+		"--capture-cgroup",
+		es->backend_note[0] ? ": " : "", es->backend_note);
+	return -EPERM;
+}
 
 static int choose_backend(struct rsp_evset *es, char *err, size_t errlen)
 {
@@ -501,6 +550,8 @@ static int build(struct rsp_evset *es, struct tep_handle *tep, char *errbuf, siz
 
 	if (!err)
 		err = choose_backend(es, errbuf, errlen);
+	if (!err)
+		err = refuse_perf_cgroup(es, errbuf, errlen);
 	if (err)
 		return err;
 	if (!es->bpf && es->opts.stacks == RSP_STACKS_CACHED) {

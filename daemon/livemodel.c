@@ -99,6 +99,29 @@ static int cmp_pend(const void *a, const void *b)
 }
 
 /*
+ * A process's first sight (its fork) and its exec: read its cgroup and
+ * namespaced pid from /proc now (rsp_procfs__load_cgroup()). This is up to
+ * MODEL_PERIOD after the record: a process gone by then keeps its parent's
+ * cgroup (inherited at fork) and no namespaced pid. A process moved to
+ * another cgroup later is seen at its next exec or /proc pass. The same for
+ * both backends, and nothing added to the capture path.
+ */
+static int first_sight(const struct perf_event_header *h, uint64_t time, struct rsp_maps *maps)
+{
+	uint32_t ids[2];
+
+	if (h->size < sizeof(*h) + sizeof(ids))
+		return 0;
+	memcpy(ids, h + 1, sizeof(ids));
+	if (h->type == PERF_RECORD_FORK && ids[0] != ids[1])
+		return rsp_procfs__load_cgroup(maps, "/proc", ids[0], time);
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+	    ids[0] == ids[1])
+		return rsp_procfs__load_cgroup(maps, "/proc", ids[0], time);
+	return 0;
+}
+
+/*
  * Apply the queued records up to @to in time order; keep the later ones.
  * Return: whether a gap (lost records, a full queue) was seen.
  */
@@ -132,6 +155,8 @@ static bool apply_pending(struct rspd_livemodel *m, uint64_t to)
 		} else if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_LOST_SAMPLES) {
 			gap = true;
 		} else if (rsp_maps__feed(maps, m->d->es.schema, h) == -ENOMEM) {
+			gap = true;
+		} else if (first_sight(h, v[i].time, maps) == -ENOMEM) {
 			gap = true;
 		}
 	}
@@ -281,6 +306,22 @@ struct rsp_symbolizer *rspd_livemodel__acquire(struct rspd *d)
 	pthread_mutex_lock(&m->lock);
 	while (!m->loaded)
 		pthread_cond_wait(&m->cond, &m->lock);
+	sync_model(m);
+	rsp_symbolizer__begin(m->sym);
+	return m->sym;
+}
+
+struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d)
+{
+	struct rspd_livemodel *m = d->livemodel;
+
+	if (!m)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	if (!m->loaded) {
+		pthread_mutex_unlock(&m->lock);
+		return NULL;
+	}
 	sync_model(m);
 	rsp_symbolizer__begin(m->sym);
 	return m->sym;

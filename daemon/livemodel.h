@@ -27,5 +27,11 @@ void rspd_livemodel__stop(struct rspd *d);
  */
 struct rsp_symbolizer *rspd_livemodel__acquire(struct rspd *d);
 void rspd_livemodel__release(struct rspd *d);
+/*
+ * rspd_livemodel__try_acquire() - the same, but NULL at once (and nothing
+ * to release) while the model has not read /proc yet: for the metrics,
+ * which rspd renders once before it starts the model.
+ */
+struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d);
 
 #endif

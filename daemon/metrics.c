@@ -33,8 +33,12 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 #include <rsp/file.h>
+#include <rsp/maps.h>
 #include <rsp/prom.h>
+#include <rsp/symbols.h>
 #include "analysis.h"
+#include "clock.h"
+#include "livemodel.h"
 #include "log.h"
 #include "membudget.h"
 #include "metrics.h"
@@ -110,6 +114,37 @@ static bool is_loopback(const struct sockaddr_storage *ss)
 
 /* ---- one render ------------------------------------------------------------ */
 
+struct cg_ctx {
+	const struct rsp_maps *maps;
+	uint64_t now;
+};
+
+static const char *cgroup_of(void *ctx, uint32_t pid)
+{
+	const struct cg_ctx *c = ctx;
+
+	return rsp_maps__cgroup(c->maps, pid, c->now);
+}
+
+/*
+ * rsp_cgroup_latency_seconds: the process profiles by cgroup, as the
+ * process model knows each process's (under its lock, as a query).
+ */
+static int render_cgroups(struct rspd *d, const struct rsp_hist_set *all, enum rsp_prom_format fmt,
+			  struct rsp_buf *out)
+{
+	struct rsp_symbolizer *sym = rspd_livemodel__try_acquire(d);
+	struct cg_ctx c = {.now = rspd_clock__now_ns()};
+	int ret;
+
+	if (!sym)
+		return 0; /* the model has not read /proc yet: the family comes next time */
+	c.maps = rsp_symbolizer__maps(sym);
+	ret = rsp_prom__render_cgroups(all, d->cfg.metrics_top_cgroups, cgroup_of, &c, fmt, out);
+	rspd_livemodel__release(d);
+	return ret;
+}
+
 static int render_hist(struct rspd *d, unsigned top, enum rsp_prom_format fmt, struct rsp_buf *out,
 		       struct rsp_hist_stats *hs)
 {
@@ -132,6 +167,8 @@ static int render_hist(struct rspd *d, unsigned top, enum rsp_prom_format fmt, s
 		ret = rsp_prom__cut(all, top, &cut);
 	if (!ret)
 		ret = rsp_prom__render_hist(cut, fmt, out);
+	if (!ret)
+		ret = render_cgroups(d, all, fmt, out);
 	rsp_hist_set__delete(all);
 	rsp_hist_set__delete(cut);
 	rsp_buf__exit(&err);

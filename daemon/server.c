@@ -71,6 +71,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <rsp/cgroup.h>
 #include <rsp/file.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
@@ -251,7 +252,31 @@ struct uid_entry {
 struct uid_cache {
 	int n;
 	struct uid_entry e[64];
+	uint32_t requester; /* the restricted requester's uid */
+	int cg_ret;	    /* 1: not looked for yet; else rsp_cgroup__find_mount()'s */
+	char cg_mount[256]; /* the cgroup2 mount */
 };
+
+/*
+ * A process in a cgroup whose directory the requester owns (a subtree
+ * delegated to them: systemd's Delegate=, or chown by the administrator)
+ * counts as theirs, whoever runs it. Read at query time from /proc and the
+ * cgroup2 mount; a process gone by then is not.
+ */
+static bool delegated(struct uid_cache *uc, long pid)
+{
+	char path[4096];
+	uint32_t nspid, owner;
+
+	if (uc->cg_ret == 1)
+		uc->cg_ret = rsp_cgroup__find_mount(uc->cg_mount, sizeof(uc->cg_mount));
+	if (uc->cg_ret || pid <= 0 || pid > UINT32_MAX)
+		return false;
+	if (rsp_cgroup__read_proc("/proc", (uint32_t)pid, path, sizeof(path), &nspid) || !path[0] ||
+	    rsp_cgroup__owner(uc->cg_mount, path, &owner))
+		return false;
+	return owner == uc->requester;
+}
 
 static int read_proc_uid(long pid, uint32_t *uid)
 {
@@ -289,6 +314,8 @@ static int uid_of(void *ctx, long pid, uint32_t *uid)
 		}
 	}
 	ret = read_proc_uid(pid, uid);
+	if (!ret && *uid != uc->requester && delegated(uc, pid))
+		*uid = uc->requester;
 	if (uc->n < (int)(sizeof(uc->e) / sizeof(uc->e[0])))
 		uc->e[uc->n++] = (struct uid_entry){pid, ret ? 0 : *uid, ret};
 	return ret;
@@ -416,6 +443,8 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	src.access.restricted = !j->admin;
 	src.access.uid = j->cred.uid;
 	src.access.uid_of = uid_of;
+	uc.requester = j->cred.uid;
+	uc.cg_ret = 1;
 	src.access.ctx = &uc;
 	src.access.paranoid = j->admin ? -1 : read_paranoid();
 	src.ksyms = d->ksyms;

@@ -126,6 +126,7 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	ci->cpu_seconds = cpu_seconds();
 	snprintf(ci->backend, sizeof(ci->backend), "%s", d->es.backend);
 	snprintf(ci->backend_note, sizeof(ci->backend_note), "%s", d->es.backend_note);
+	snprintf(ci->capture_cgroup, sizeof(ci->capture_cgroup), "%s", d->es.opts.cgroup);
 	snprintf(ci->stacks, sizeof(ci->stacks), "%s",
 		 rsp_capture_opts__stacks_name(&d->es.opts, buf, sizeof(buf)));
 	snprintf(ci->stacks_note, sizeof(ci->stacks_note), "%s", d->es.stacks_note);

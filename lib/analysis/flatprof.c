@@ -92,7 +92,7 @@ static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, u
 }
 
 /* The row of @pid; access is decided once per process (it may read /proc). */
-static struct rsp_flatprof_proc *proc_row(struct rsp_flatprof *p, uint32_t pid)
+static struct rsp_flatprof_proc *proc_row(struct rsp_flatprof *p, uint32_t pid, uint64_t time)
 {
 	bool added;
 	struct rsp_flatprof_proc *pr = rsp_kvec__get(&p->procs, pid, &added);
@@ -100,6 +100,7 @@ static struct rsp_flatprof_proc *proc_row(struct rsp_flatprof *p, uint32_t pid)
 	if (pr && added) {
 		pr->pid = pid;
 		pr->hidden = p->o.hidden && p->o.hidden(p->o.hidden_ctx, pid);
+		pr->outside = p->o.keep && !p->o.keep(p->o.keep_ctx, pid, time);
 	}
 	return pr;
 }
@@ -328,14 +329,14 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 
 	if (left_out(p, smp->pid))
 		return 0;
-	pr = proc_row(p, smp->pid);
+	pr = proc_row(p, smp->pid, smp->time);
 	if (!pr || count_all(p, smp, kernel))
 		return -ENOMEM;
 	pr->samples++;
 	pr->kernel += kernel;
 	if (smp->time >= pr->last)
 		pr->last = smp->time;
-	if (p->o.pid >= 0 && smp->pid != (uint32_t)p->o.pid)
+	if ((p->o.pid >= 0 && smp->pid != (uint32_t)p->o.pid) || pr->outside)
 		return 0;
 	comm = smp->pid ? rsp_maps__comm_at(rsp_symbolizer__maps(p->o.sym), smp->pid, smp->time)
 			: "[idle]";

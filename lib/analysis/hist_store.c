@@ -702,6 +702,21 @@ static void note_update(struct rsp_hist_shard *sh, uint64_t time)
 	}
 }
 
+/*
+ * @who's name packed in 16 bytes (@cw, zeroed by the caller), once per
+ * call of the single and batch adds. Names follow renames (exec): a
+ * thread's is its own comm, a process's that of its main thread.
+ */
+static void pack_comm(const struct rsp_hist_who *who, uint64_t cw[2])
+{
+	size_t len;
+
+	if (!who->comm)
+		return;
+	len = who->comm_len < RSP_HIST_COMM_LEN ? who->comm_len : RSP_HIST_COMM_LEN - 1;
+	memcpy(cw, who->comm, strnlen(who->comm, len));
+}
+
 int rsp_hist_shard__add(struct rsp_hist_shard *sh, uint64_t op, uint64_t time, uint64_t value,
 			const struct rsp_hist_who *who)
 {
@@ -718,16 +733,7 @@ int rsp_hist_shard__add(struct rsp_hist_shard *sh, uint64_t op, uint64_t time, u
 		    value);
 	if (!who || (!who->tgid && !who->tid))
 		return 0;
-	/*
-	 * Names follow renames (exec): a thread's is its own comm, a process's
-	 * that of its main thread. 16 bytes, packed once per call.
-	 */
-	if (who->comm) {
-		size_t len =
-			who->comm_len < RSP_HIST_COMM_LEN ? who->comm_len : RSP_HIST_COMM_LEN - 1;
-
-		memcpy(cw, who->comm, strnlen(who->comm, len));
-	}
+	pack_comm(who, cw);
 	profile_add(sh, pkey(RSP_HSUBJ_PROCESS, (unsigned)opidx, who->tgid), who->tgid, who->comm,
 		    who->comm_len, cw[0] && who->tid == who->tgid ? cw : NULL, time, b, value);
 	profile_add(sh, pkey(RSP_HSUBJ_THREAD, (unsigned)opidx, who->tid), who->tgid, who->comm,
@@ -819,12 +825,7 @@ int rsp_hist_shard__add_batch(struct rsp_hist_shard *sh, uint64_t op, uint64_t t
 			  bt);
 	if (!who || (!who->tgid && !who->tid))
 		return 0;
-	if (who->comm) {
-		size_t len =
-			who->comm_len < RSP_HIST_COMM_LEN ? who->comm_len : RSP_HIST_COMM_LEN - 1;
-
-		memcpy(cw, who->comm, strnlen(who->comm, len));
-	}
+	pack_comm(who, cw);
 	profile_add_batch(sh, pkey(RSP_HSUBJ_PROCESS, (unsigned)opidx, who->tgid), who->tgid,
 			  who->comm, who->comm_len, cw[0] && who->tid == who->tgid ? cw : NULL,
 			  time, bt);

@@ -355,6 +355,156 @@ int rsp_prom__render_hist(const struct rsp_hist_set *s, enum rsp_prom_format fmt
 	return out->error;
 }
 
+/* ---- histograms by cgroup ---------------------------------------------- */
+
+struct cg_total {
+	const char *name;
+	uint64_t sum;
+	unsigned idx; /* its series: 0 .. top-1 by rank, top: "other" */
+};
+
+static int cg_by_sum_desc(const void *a, const void *b)
+{
+	const struct cg_total *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The distinct cgroups of @in's processes with their total latency; -ENOMEM or their number. */
+static long cg_totals(const struct rsp_hist_set *in, const char *(*cgroup_of)(void *, uint32_t),
+		      void *ctx, struct cg_total **out)
+{
+	struct cg_total *v = calloc(in->n ? in->n : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->n; i++) {
+		const char *name;
+		size_t k;
+
+		if (in->v[i].subject.kind != RSP_HSUBJ_PROCESS)
+			continue;
+		name = cgroup_of(ctx, in->v[i].subject.pid);
+		name = name ? name : "unknown";
+		/* linear: a host's cgroups are few beside its processes */
+		for (k = 0; k < n && strcmp(v[k].name, name); k++)
+			;
+		if (k == n)
+			v[n++] = (struct cg_total){.name = name};
+		v[k].sum += in->v[i].sum;
+	}
+	qsort(v, n, sizeof(*v), cg_by_sum_desc);
+	*out = v;
+	return (long)n;
+}
+
+static unsigned cg_index(const struct cg_total *v, size_t n, unsigned top, const char *name)
+{
+	for (size_t k = 0; k < n && k < top; k++)
+		if (!strcmp(v[k].name, name))
+			return (unsigned)k;
+	return top;
+}
+
+/* Merge @in's process profiles into @s by cgroup: subject.pid is the series' index. */
+static int cg_merge(const struct rsp_hist_set *in, unsigned top,
+		    const char *(*cgroup_of)(void *, uint32_t), void *ctx, const struct cg_total *v,
+		    size_t n, struct rsp_hist_set *s)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const struct rsp_hist_profile *p = &in->v[i];
+		struct rsp_hist_subject subj = {.kind = RSP_HSUBJ_PROCESS, .pid = top};
+		const char *name;
+		int ret;
+
+		if (p->subject.kind == RSP_HSUBJ_PROCESS) {
+			name = cgroup_of(ctx, p->subject.pid);
+			subj.pid = cg_index(v, n, top, name ? name : "unknown");
+		} else if (p->subject.kind != RSP_HSUBJ_OTHER_PROCESS) {
+			continue;
+		}
+		ret = keep(s, &subj, p);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void cg_series(struct rsp_buf *out, const struct rsp_hist_profile *p, const char *cgroup,
+		      unsigned top)
+{
+	static const char name[] = "rsp_cgroup_latency_seconds";
+	char le[32], sum[32];
+	uint64_t cum = 0;
+
+	for (unsigned b = 0; b <= top + 1; b++) {
+		bool inf = b == top + 1;
+		uint64_t hi = inf ? 0 : rsp_hist__bucket_high(b, p->resolution);
+
+		if (!inf) {
+			cum += p->buckets[b];
+			if (b && hi < rsp_hist__bucket_low(b, p->resolution))
+				continue; /* r=2's bucket 2 holds no whole number */
+		}
+		rsp_buf__printf(out, "%s_bucket{op=\"", name);
+		rsp_prom__escape(out, p->op_name, strlen(p->op_name));
+		rsp_buf__puts(out, "\",cgroup=\"");
+		rsp_prom__escape(out, cgroup, strlen(cgroup));
+		rsp_buf__printf(out, "\",le=\"%s\"} %" PRIu64 "\n",
+				inf ? "+Inf" : rsp_prom__seconds(hi, le, sizeof(le)),
+				inf ? p->count : cum);
+	}
+	for (int k = 0; k < 2; k++) {
+		rsp_buf__printf(out, "%s_%s{op=\"", name, k ? "count" : "sum");
+		rsp_prom__escape(out, p->op_name, strlen(p->op_name));
+		rsp_buf__puts(out, "\",cgroup=\"");
+		rsp_prom__escape(out, cgroup, strlen(cgroup));
+		if (k)
+			rsp_buf__printf(out, "\"} %" PRIu64 "\n", p->count);
+		else
+			rsp_buf__printf(out, "\"} %s\n",
+					rsp_prom__seconds(p->sum, sum, sizeof(sum)));
+	}
+}
+
+int rsp_prom__render_cgroups(const struct rsp_hist_set *in, unsigned top,
+			     const char *(*cgroup_of)(void *ctx, uint32_t pid), void *ctx,
+			     enum rsp_prom_format fmt, struct rsp_buf *out)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(in->resolution);
+	struct cg_total *v = NULL;
+	long n = s ? cg_totals(in, cgroup_of, ctx, &v) : -ENOMEM;
+	int ret = n < 0 ? (int)n : cg_merge(in, top, cgroup_of, ctx, v, (size_t)n, s);
+
+	if (!ret && s->n)
+		qsort(s->v, s->n, sizeof(*s->v), by_op_subject);
+	if (!ret) {
+		family(out, fmt, "rsp_cgroup_latency_seconds", "histogram", "seconds",
+		       "Latency of each operation of the processes of each cgroup v2 (the "
+		       "--metrics-top-cgroups with the most latency; cgroup other: the rest), log2 "
+		       "buckets");
+		for (size_t i = 0, j; i < s->n; i = j) {
+			unsigned tb;
+
+			for (j = i + 1; j < s->n && !strcmp(s->v[j].op_name, s->v[i].op_name); j++)
+				;
+			tb = top_bucket(s->v + i, j - i);
+			for (size_t k = i; k < j; k++) {
+				unsigned idx = s->v[k].subject.pid;
+
+				cg_series(out, &s->v[k], idx < top ? v[idx].name : "other", tb);
+			}
+		}
+		ret = out->error;
+	}
+	free(v);
+	rsp_hist_set__delete(s);
+	return ret;
+}
+
 /* ---- health ------------------------------------------------------------- */
 
 static void gauge(struct rsp_buf *out, enum rsp_prom_format fmt, const char *name, const char *unit,

@@ -71,6 +71,8 @@ struct rsp_proc {
 	struct map_vec live, dead;
 	struct comm_ent *comms;
 	uint32_t nr_comms, cap_comms;
+	char *cgroup; /* v2 path as last read from /proc (rsp_maps__set_cgroup()); NULL: unknown */
+	uint32_t nspid; /* pid in its innermost pid namespace; 0: unknown */
 };
 
 struct rsp_maps {
@@ -461,6 +463,7 @@ static void proc_free(struct rsp_maps *m, struct rsp_proc *p)
 	vec_free(m, &p->live);
 	vec_free(m, &p->dead);
 	free(p->comms);
+	free(p->cgroup);
 	free(p);
 }
 
@@ -662,6 +665,8 @@ int rsp_maps__fork(struct rsp_maps *m, uint32_t pid, uint32_t ppid, uint64_t tim
 	if (!parent)
 		return 0;
 	child->uid = parent->uid;
+	if (parent->cgroup && !(child->cgroup = strdup(parent->cgroup)))
+		return -ENOMEM; /* a child starts in its parent's cgroup */
 	comm = comm_at(parent, time);
 	if (comm && comm_set(child, time, comm, strlen(comm)))
 		return -ENOMEM;
@@ -804,6 +809,40 @@ uint32_t rsp_maps__uid(const struct rsp_maps *m, uint32_t pid, uint64_t time)
 	const struct rsp_proc *p = incarnation(m, pid, time);
 
 	return p ? p->uid : UINT32_MAX;
+}
+
+int rsp_maps__set_cgroup(struct rsp_maps *m, uint32_t pid, uint64_t time, const char *path,
+			 uint32_t nspid)
+{
+	struct rsp_proc *p = incarnation(m, pid, time);
+	char *dup;
+
+	if (!p)
+		return -ESRCH;
+	if (nspid)
+		p->nspid = nspid;
+	if (!path || !*path || (p->cgroup && !strcmp(p->cgroup, path)))
+		return 0;
+	dup = strdup(path);
+	if (!dup)
+		return -ENOMEM;
+	free(p->cgroup);
+	p->cgroup = dup;
+	return 0;
+}
+
+const char *rsp_maps__cgroup(const struct rsp_maps *m, uint32_t pid, uint64_t time)
+{
+	const struct rsp_proc *p = incarnation(m, pid, time);
+
+	return p ? p->cgroup : NULL;
+}
+
+uint32_t rsp_maps__nspid(const struct rsp_maps *m, uint32_t pid, uint64_t time)
+{
+	const struct rsp_proc *p = incarnation(m, pid, time);
+
+	return p ? p->nspid : 0;
 }
 
 bool rsp_maps__alive(const struct rsp_maps *m, uint32_t pid, uint64_t time)

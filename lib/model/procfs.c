@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <rsp/cgroup.h>
 #include <rsp/maps.h>
 
 static int parse_hex(const char **p, uint64_t *out)
@@ -114,6 +115,16 @@ static uint32_t read_uid(const char *proc_dir, uint32_t pid)
 	return stat(path, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
 }
 
+int rsp_procfs__load_cgroup(struct rsp_maps *m, const char *proc_dir, uint32_t pid, uint64_t time)
+{
+	char path[4096];
+	uint32_t nspid;
+
+	if (rsp_cgroup__read_proc(proc_dir, pid, path, sizeof(path), &nspid))
+		return -ENOENT;
+	return rsp_maps__set_cgroup(m, pid, time, path, nspid);
+}
+
 int rsp_procfs__load_pid(struct rsp_maps *m, const char *proc_dir, uint32_t pid, uint64_t time)
 {
 	char path[256], comm[64], *line = NULL;
@@ -135,6 +146,8 @@ int rsp_procfs__load_pid(struct rsp_maps *m, const char *proc_dir, uint32_t pid,
 			continue;
 		ret = rsp_maps__snapshot_map(m, pid, &mi);
 	}
+	if (!ret && rsp_procfs__load_cgroup(m, proc_dir, pid, time) == -ENOMEM)
+		ret = -ENOMEM;
 	free(line);
 	fclose(f);
 	rsp_maps__snapshot_end(m, pid);

@@ -30,6 +30,8 @@
 #include <rsp/sysdump.h>
 #include <rsp/histfeed.h>
 #include <rsp/parse.h>
+#include <rsp/maps.h>
+#include <rsp/symbols.h>
 #include "internal/hist.h"
 #include "internal/query.h"
 #include "internal/redact.h"
@@ -426,6 +428,19 @@ static int make_plan(const struct rsp_request *req, const struct rsp_source *src
 	memset(p, 0, sizeof(*p));
 	rsp_redact__init(&p->red, src);
 	query_subjects(req, o, &p->q);
+	if (req->cgroup || req->container) {
+		/* the whole system's and evicted profiles belong to no one cgroup */
+		if (!src->symbols || src->offline) {
+			rsp_buf__puts(err, "hist: --cgroup and --container need rspd's process "
+					   "model (the cgroup of each process), which a file does "
+					   "not carry; ask rspd");
+			return -EOPNOTSUPP;
+		}
+		p->q.subjects &= ~(1u << RSP_HSUBJ_SYSTEM | 1u << RSP_HSUBJ_OTHER_PROCESS |
+				   1u << RSP_HSUBJ_OTHER_THREAD);
+		if (!p->q.subjects)
+			p->q.subjects = 1u << RSP_HSUBJ_PROCESS;
+	}
 	for (size_t i = 0; i < o->nr_ops; i++)
 		if (resolve_op(src->hist, o->ops[i], p->sel, &n, err))
 			return -EINVAL;
@@ -491,12 +506,18 @@ static int cmp_u32(const void *a, const void *b)
 
 /*
  * --comm NAME merges processes: for a restricted requester, only those it
- * may see. Which those are is read first, by process (@q's range, no rows),
- * then the merge leaves the others out. May read /proc once per process.
+ * may see. --cgroup, --container: only the processes in them (by the
+ * process model's cgroup of each). Which those are is read first, by
+ * process (@q's range, no rows), then the collection leaves the others
+ * out. May read /proc once per process.
  */
-static int exclude_others(const struct rsp_source *src, struct rsp_redact *red,
-			  struct rsp_hist_query *q, uint32_t **list, struct rsp_buf *err)
+static int exclude_others(const struct rsp_request *req, const struct rsp_source *src,
+			  struct rsp_redact *red, struct rsp_hist_query *q, uint32_t **list,
+			  struct rsp_buf *err)
 {
+	bool access = src->access.restricted && (q->subjects & (1u << RSP_HSUBJ_COMM));
+	bool cgroup = req->cgroup || req->container;
+	const struct rsp_maps *maps = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL;
 	struct rsp_hist_query pq = *q;
 	struct rsp_hist_set *s;
 	size_t n = 0;
@@ -506,7 +527,7 @@ static int exclude_others(const struct rsp_source *src, struct rsp_redact *red,
 	*list = NULL;
 	q->exclude = NULL;
 	q->nr_exclude = 0;
-	if (!src->access.restricted || !(q->subjects & (1u << RSP_HSUBJ_COMM)))
+	if (!access && !cgroup)
 		return 0;
 	pq.subjects = 1u << RSP_HSUBJ_PROCESS;
 	pq.rows = false;
@@ -522,7 +543,9 @@ static int exclude_others(const struct rsp_source *src, struct rsp_redact *red,
 	for (size_t i = 0; i < s->n; i++) {
 		uint32_t pid = s->v[i].subject.pid;
 
-		if ((!n || (*list)[n - 1] != pid) && rsp_redact__hidden(red, pid, pid))
+		if ((!n || (*list)[n - 1] != pid) &&
+		    ((access && rsp_redact__hidden(red, pid, pid)) ||
+		     (cgroup && !rsp_request__cgroup_keeps(req, maps, pid, src->now))))
 			(*list)[n++] = pid;
 	}
 	rsp_hist_set__delete(s);
@@ -596,7 +619,7 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 	const struct hist_opts *o = req->opts;
 	struct rsp_hist_set *s, *rows;
 	uint64_t keep = o->top;
-	int ret = exclude_others(src, &p->red, &p->q, &p->exclude, err);
+	int ret = exclude_others(req, src, &p->red, &p->q, &p->exclude, err);
 
 	if (ret)
 		return ret;
@@ -909,7 +932,7 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 		p.q.to = o->base_to.set ? resolve_time(&o->base_to, src->now) : src->now;
 		p.q.ranged = true;
 		p.implicit_range = false;
-		ret = exclude_others(src, &p.red, &p.q, &p.exclude, err);
+		ret = exclude_others(req, src, &p.red, &p.q, &p.exclude, err);
 		if (!ret)
 			ret = rsp_hist_store__collect(src->hist, &p.q, &base, err);
 		if (!ret) {
@@ -979,6 +1002,10 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  --threads        every thread (or those of --pid PID)\n"
 		 "  --processes      every process, and 'other processes' (evicted)\n"
 		 "  --all            every subject\n"
+		 "  --cgroup PATH    with any of these: only processes in this cgroup v2\n"
+		 "                   subtree (their own profiles; the whole system's\n"
+		 "                   and evicted ones belong to no cgroup)\n"
+		 "  --container ID   the same for a container (12+ hex digits of its id)\n"
 		 "OP (repeatable; default every operation)\n"
 		 "  offcpu[:REASON]  off-CPU time: switch-out -> wakeup; REASON is\n"
 		 "                   block_io, network, lock, poll, pipe, timeout, sleep,\n"
@@ -1029,7 +1056,7 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  rspctl hist --op syscall:read --pid 1234 --last 1m\n"
 		 "  rspctl hist --save before.json; ...; rspctl hist --diff before.json\n"
 		 "  rspctl hist --last 30s --base-from -60s --base-to -30s\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_CGROUP,
 	.opts = hist_opts,
 	.opts_size = sizeof(struct hist_opts),
 	.init = hist_init,

@@ -15,7 +15,11 @@
 #include <rsp/answer.h>
 #include <rsp/parse.h>
 #include <rsp/net.h>
+#include <rsp/cgroup.h>
+#include <rsp/maps.h>
 #include <rsp/snapshot.h>
+#include <rsp/symbols.h>
+#include "internal/cgroupq.h"
 #include "internal/query.h"
 #include "internal/snapexport.h"
 #include "internal/snapnames.h"
@@ -410,6 +414,29 @@ static void text_degraded(const struct ctx *c, struct rsp_buf *out)
 				secs(ns), rsp_degrade__name(worst));
 }
 
+/* The process of interest's cgroup, container and namespaced pid, where the model knows them. */
+static void text_cgroup(const struct ctx *c, struct rsp_buf *out)
+{
+	uint32_t pid = (uint32_t)c->o->pid, ns;
+	const struct rsp_maps *m;
+	const char *path, *rt;
+	char id[RSP_CONTAINER_ID_LEN + 1];
+
+	if (!c->src->symbols || rsp_snapnames__hidden(c->names, pid, pid))
+		return;
+	m = rsp_symbolizer__maps(c->src->symbols);
+	path = rsp_maps__cgroup(m, pid, c->t->end);
+	ns = rsp_maps__nspid(m, pid, c->t->end);
+	if (path)
+		rsp_buf__printf(out, "cgroup %s", path);
+	if (path && rsp_cgroup__container_id(path, id, &rt))
+		rsp_buf__printf(out, ", %s container %.12s", rt, id);
+	if (ns && ns != pid)
+		rsp_buf__printf(out, "%spid %u in its pid namespace", path ? ", " : "", ns);
+	if (path || (ns && ns != pid))
+		rsp_buf__puts(out, "\n");
+}
+
 static void text_header(const struct ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_snapshot_totals *t = c->t;
@@ -418,6 +445,7 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 	rsp_snapnames__thread(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid, who, sizeof(who));
 	rsp_buf__printf(out, "snapshot of %s: %.3f s, from %.3f to %.3f\n", who, secs(t->wall_ns),
 			secs(t->start), secs(t->end));
+	text_cgroup(c, out);
 	rsp_buf__printf(out,
 			"%zu thread%s of its own, %zu in the chain, %zu control path%s; "
 			"%llu sleeps followed\n",
@@ -715,6 +743,8 @@ static void json_who(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
 	json_object_set_new(o, "comm", json_string(rsp_snapnames__comm(c->names, tid)));
+	if (c->src->symbols && pid)
+		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), pid, c->t->end);
 }
 
 static json_t *json_waker(const struct ctx *c, const struct rsp_snode *n)
@@ -867,6 +897,10 @@ static json_t *json_snapshot(const struct ctx *c)
 	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		json_object_set_new(
 			o, "comm", json_string(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
+	if (c->src->symbols &&
+	    !rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
+		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), (uint32_t)c->o->pid,
+				  t->end);
 	json_object_set_new(o, "start_s", json_real(secs(t->start)));
 	json_object_set_new(o, "end_s", json_real(secs(t->end)));
 	json_object_set_new(o, "wall_s", json_real(secs(t->wall_ns)));

@@ -420,6 +420,9 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 	if (ci->backend_note[0])
 		json_object_set_new(json_object_get(o, "config"), "capture_note",
 				    json_string(ci->backend_note));
+	if (ci->capture_cgroup[0])
+		json_object_set_new(json_object_get(o, "config"), "capture_cgroup",
+				    json_string(ci->capture_cgroup));
 	if (ci->stacks_note[0])
 		json_object_set_new(json_object_get(o, "config"), "stacks_note",
 				    json_string(ci->stacks_note));
@@ -631,6 +634,11 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 		rsp_buf__printf(out, "  ! %s\n", ci->capture_problem);
 	if (ci->backend_note[0])
 		text_note(ci->backend_note, out);
+	if (ci->capture_cgroup[0])
+		rsp_buf__printf(out,
+				"  scheduler events of cgroup %s only (--capture-cgroup; samples, "
+				"interrupts, block and side-band of every process)\n",
+				ci->capture_cgroup);
 	if (ci->stacks_note[0])
 		text_note(ci->stacks_note, out);
 	text_stack(&ci->stack, out);

@@ -22,6 +22,7 @@
 #include <rsp/maps.h>
 #include <rsp/parse.h>
 #include "internal/annotate.h"
+#include "internal/cgroupq.h"
 #include "internal/elfsyms.h"
 #include "internal/fmt.h"
 #include "internal/hash.h"
@@ -45,6 +46,7 @@ struct top_opts {
 	bool lines;	       /* --lines */
 	char annotate[256];    /* --annotate SYMBOL; "": none */
 	char speedscope[4096]; /* also this file: the samples per thread, speedscope's format */
+	bool by_cgroup;	       /* --by cgroup */
 };
 
 enum {
@@ -57,6 +59,7 @@ enum {
 	OPT_LINES,
 	OPT_ANNOTATE,
 	OPT_SPEEDSCOPE,
+	OPT_BY,
 };
 
 static const struct rsp_option top_opts[] = {
@@ -69,6 +72,7 @@ static const struct rsp_option top_opts[] = {
 	{"lines", false, OPT_LINES},
 	{"annotate", true, OPT_ANNOTATE},
 	{"speedscope", true, OPT_SPEEDSCOPE},
+	{"by", true, OPT_BY},
 	{NULL, false, 0},
 };
 
@@ -152,6 +156,14 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 		return filter_opt(o, id, arg, err);
 	if (id == OPT_LINES) {
 		o->lines = true;
+		return 0;
+	}
+	if (id == OPT_BY) {
+		if (strcmp(arg, "cgroup")) {
+			rsp_buf__printf(err, "top: --by groups by 'cgroup' only, not '%.40s'", arg);
+			return -EINVAL;
+		}
+		o->by_cgroup = true;
 		return 0;
 	}
 	if (id == OPT_ANNOTATE) {
@@ -241,7 +253,21 @@ struct top_ctx {
 	char ann_path[4096];	  /* the file its code was read from */
 	double resolve_ms;
 	uint64_t from;
+	struct rsp_cgroupq_by by; /* --by cgroup */
 };
+
+static const struct rsp_maps *model(const struct top_ctx *c)
+{
+	return rsp_symbolizer__maps(c->src->symbols);
+}
+
+/* A process's latest sample time: its cgroup then (the model is versioned by time). */
+static uint64_t proc_time(const struct top_ctx *c, uint32_t pid)
+{
+	const struct rsp_flatprof_proc *pr = rsp_flatprof__proc(c->prof, pid);
+
+	return pr && pr->last ? pr->last : c->src->now;
+}
 
 static const char *row_label(const struct rsp_flatprof_row *r, char *buf, size_t n)
 {
@@ -389,7 +415,7 @@ static json_t *json_procs(const struct top_ctx *c)
 	for (size_t i = 0; i < c->nr_procs && shown < TOP_PROCS; i++) {
 		const struct rsp_flatprof_proc *pr = &c->procs[i];
 
-		if (c->req->pid >= 0 && pr->pid != (uint32_t)c->req->pid)
+		if ((c->req->pid >= 0 && pr->pid != (uint32_t)c->req->pid) || pr->outside)
 			continue;
 		json_t *o = json_pack("{s:i, s:I, s:I, s:I}", "pid", (int)pr->pid, "samples",
 				      (json_int_t)pr->samples, "user",
@@ -400,6 +426,8 @@ static json_t *json_procs(const struct top_ctx *c)
 			json_object_set_new(o, "other_user", json_true());
 		else if (pr->comm)
 			json_object_set_new(o, "comm", json_string(pr->comm));
+		if (!pr->hidden)
+			rsp_cgroupq__json(o, model(c), pr->pid, pr->last);
 		json_array_append_new(arr, o);
 		shown++;
 	}
@@ -428,7 +456,26 @@ static json_t *json_threads(const struct top_ctx *c, unsigned limit)
 		else
 			json_object_set_new(o, "comm",
 					    t->comm ? json_string(t->comm) : json_null());
+		if (!t->hidden)
+			rsp_cgroupq__json(o, model(c), t->pid, proc_time(c, t->pid));
 		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_by_cgroup(const struct top_ctx *c)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < c->by.n; i++) {
+		const struct rsp_cgroupq_row *r = &c->by.rows[i];
+
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:f, s:f, s:I}", "cgroup",
+						     r->cgroup, "samples", (json_int_t)r->samples,
+						     "kernel", (json_int_t)r->kernel, "percent",
+						     pct(r->samples, c->tot->samples), "cpu_s",
+						     (double)r->period / 1e9, "threads",
+						     (json_int_t)r->threads));
 	}
 	return arr;
 }
@@ -548,7 +595,7 @@ static json_t *json_stats(const struct top_ctx *c)
 	uint64_t all = 0;
 
 	for (size_t i = 0; i < c->nr_procs; i++)
-		all += c->procs[i].samples;
+		all += c->procs[i].outside ? 0 : c->procs[i].samples;
 	json_object_set_new(o, "samples_all", json_integer((json_int_t)all));
 	if (!ci) /* a dump does not say which process rspd was */
 		json_object_set_new(o, "rspd_samples", json_null());
@@ -572,6 +619,10 @@ static void json_filters(const struct top_ctx *c, json_t *o)
 		json_object_set_new(o, "query_tid", json_integer(opts->tid));
 	if (opts->comm[0])
 		json_object_set_new(o, "query_comm", json_string(opts->comm));
+	if (c->req->cgroup)
+		json_object_set_new(o, "query_cgroup", json_string(c->req->cgroup));
+	if (c->req->container)
+		json_object_set_new(o, "query_container", json_string(c->req->container));
 	json_object_set_new(o, "frames",
 			    json_string(opts->mode == RSP_FLATPROF_KERNEL_ONLY ? "kernel"
 					: opts->mode == RSP_FLATPROF_USER_ONLY ? "user"
@@ -603,6 +654,8 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 	json_object_set_new(o, "comms", json_comms(c, opts->limit));
 	json_object_set_new(o, "images", json_images(c, opts->limit));
 	json_filters(c, o);
+	if (opts->by_cgroup)
+		json_object_set_new(o, "by_cgroup", json_by_cgroup(c));
 	if (opts->annotate[0])
 		json_object_set_new(o, "annotate", json_annotate(c));
 	if (opts->lines) /* samples at addresses past the bound: in no row's lines */
@@ -637,6 +690,10 @@ static void text_filters(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *o = c->req->opts;
 
+	if (c->req->cgroup)
+		rsp_buf__printf(out, "  only cgroup %s\n", c->req->cgroup);
+	if (c->req->container)
+		rsp_buf__printf(out, "  only container %s\n", c->req->container);
 	if (o->tid < 0 && !o->comm[0] && !o->mode)
 		return;
 	rsp_buf__puts(out, "  only");
@@ -687,18 +744,40 @@ static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
 
 	for (size_t i = 0; i < c->nr_procs; i++)
 		all += c->procs[i].samples;
-	rsp_buf__printf(out, "\n     pid comm              samples      %%     user   kernel\n");
-	for (size_t i = 0; i < c->nr_procs && i < TOP_PROCS; i++) {
+	rsp_buf__printf(out,
+			"\n     pid comm              samples      %%     user   kernel  cgroup\n");
+	for (size_t i = 0, shown = 0; i < c->nr_procs && shown < TOP_PROCS; i++) {
 		const struct rsp_flatprof_proc *pr = &c->procs[i];
+		char cg[128];
 
-		rsp_buf__printf(out, "%8u %-16.16s %8llu %5.1f%% %8llu %8llu\n", pr->pid,
+		if (pr->outside)
+			continue;
+		shown++;
+		rsp_buf__printf(out, "%8u %-16.16s %8llu %5.1f%% %8llu %8llu  %s\n", pr->pid,
 				!pr->pid     ? "[idle]"
 				: pr->hidden ? "(other user)"
 				: pr->comm   ? pr->comm
 					     : "?",
 				(unsigned long long)pr->samples, pct(pr->samples, all),
 				(unsigned long long)(pr->samples - pr->kernel),
-				(unsigned long long)pr->kernel);
+				(unsigned long long)pr->kernel,
+				pr->hidden ? ""
+					   : rsp_cgroupq__text(model(c), pr->pid, pr->last, 32, cg,
+							       sizeof(cg)));
+	}
+}
+
+/* --by cgroup: the samples counted, by the cgroup of their process. */
+static void text_by_cgroup(const struct top_ctx *c, struct rsp_buf *out)
+{
+	rsp_buf__puts(out, "\nby cgroup\n samples      %   seconds   kernel  threads  cgroup\n");
+	for (size_t i = 0; i < c->by.n; i++) {
+		const struct rsp_cgroupq_row *r = &c->by.rows[i];
+
+		rsp_buf__printf(out, "%8llu %5.1f%% %9.2f %8llu %8llu  %s\n",
+				(unsigned long long)r->samples, pct(r->samples, c->tot->samples),
+				(double)r->period / 1e9, (unsigned long long)r->kernel,
+				(unsigned long long)r->threads, r->cgroup);
 	}
 }
 
@@ -966,6 +1045,8 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 	/* --tid, --comm: the breakdowns by thread and command say where the samples went */
 	if (c->req->pid < 0 && o->tid < 0 && !o->comm[0])
 		text_procs(c, out);
+	if (o->by_cgroup && c->tot->samples)
+		text_by_cgroup(c, out);
 	if (!c->tot->samples) {
 		rsp_buf__printf(out, "\nno cpu-clock samples%s in the window%s\n",
 				c->req->pid >= 0 ? " of this process" : "",
@@ -997,6 +1078,32 @@ static bool hidden(void *ctx, uint32_t pid)
 	return rsp_redact__hidden(ctx, pid, pid);
 }
 
+/* --cgroup, --container: whether the process is profiled. */
+static bool keep(void *ctx, uint32_t pid, uint64_t time)
+{
+	const struct top_ctx *c = ctx;
+
+	return pid && rsp_request__cgroup_keeps(c->req, model(c), pid, time);
+}
+
+/* --by cgroup: the thread rows (after every filter) grouped by their process's cgroup. */
+static int group_by_cgroup(struct top_ctx *c)
+{
+	for (size_t i = 0; i < c->nr_threads; i++) {
+		const struct rsp_flatprof_thread *t = &c->threads[i];
+		const char *cg = t->hidden ? "(other user)"
+				 : !t->pid
+					 ? "(idle)"
+					 : rsp_maps__cgroup(model(c), t->pid, proc_time(c, t->pid));
+
+		if (rsp_cgroupq_by__add(&c->by, cg ? cg : "(unknown)", t->samples, t->kernel,
+					t->period, true))
+			return -ENOMEM;
+	}
+	rsp_cgroupq_by__sort(&c->by);
+	return 0;
+}
+
 /* The profile of the asked range, and the symbolizer's work for it. */
 static int profile(struct top_ctx *c, struct rsp_redact *r)
 {
@@ -1019,7 +1126,9 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 				      .comm = topts->comm[0] ? topts->comm : NULL,
 				      .mode = topts->mode,
 				      .annotate = topts->annotate[0] ? topts->annotate : NULL,
-				      .lines = topts->lines};
+				      .lines = topts->lines,
+				      .keep = req->cgroup || req->container ? keep : NULL,
+				      .keep_ctx = c};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
@@ -1042,7 +1151,7 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	c->threads = rsp_flatprof__threads(c->prof, &c->nr_threads);
 	c->comms = rsp_flatprof__comms(c->prof, &c->nr_comms);
 	c->images = rsp_flatprof__images(c->prof, &c->nr_images);
-	return 0;
+	return topts->by_cgroup ? group_by_cgroup(c) : 0;
 }
 
 /*
@@ -1185,6 +1294,12 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "top: this source has no process model to name functions with");
 		return -EOPNOTSUPP;
 	}
+	if ((req->cgroup || req->container) && src->offline) {
+		rsp_buf__puts(err,
+			      "top: --cgroup and --container need rspd's process model (the "
+			      "cgroup of each process), which a file does not carry; ask rspd");
+		return -EOPNOTSUPP;
+	}
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))
 		return ret;
 	rsp_request__window_range(req, src, &from, &to);
@@ -1205,6 +1320,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	rsp_annotate__delete(c.ann);
 	rsp_srclines__delete(c.sl);
 	rsp_flatprof__delete(c.prof);
+	rsp_cgroupq_by__exit(&c.by);
 	rsp_redact__exit(&r);
 	return ret;
 }
@@ -1217,6 +1333,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "                  [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "                  [--speedscope FILE]\n"
+		 "                  [--cgroup PATH] [--container ID] [--by cgroup]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
@@ -1252,6 +1369,12 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --speedscope FILE  also write the samples in speedscope's format\n"
 		 "                   (www.speedscope.app): per thread its stacks, each\n"
 		 "                   weighing its samples; written by rspctl\n"
+		 "  --cgroup PATH    only processes in this cgroup v2 subtree (the path\n"
+		 "                   /proc/PID/cgroup shows, read at each process's fork\n"
+		 "                   and exec)\n"
+		 "  --container ID   only processes of this container (its id or a prefix\n"
+		 "                   of 12 or more hex digits, as 'docker ps' shows it)\n"
+		 "  --by cgroup      also the samples by cgroup\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl top\n"
@@ -1262,8 +1385,9 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --kernel --last 10s\n"
 		 "  rspctl top --comm postgres --user\n"
 		 "  rspctl top --pid 1234 --lines\n"
-		 "  rspctl top --pid 1234 --annotate burn_hot\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
+		 "  rspctl top --pid 1234 --annotate burn_hot\n"
+		 "  rspctl top --cgroup /system.slice/nginx.service --by cgroup\n",
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE | RSP_COPT_CGROUP,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,

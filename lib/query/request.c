@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/cgroup.h>
+#include <rsp/maps.h>
 #include <rsp/parse.h>
 #include "internal/analyses.h"
 #include "internal/query.h"
@@ -23,7 +25,8 @@ const char *rsp_request__command(const struct rsp_request *req)
 
 bool rsp_request__uses_symbols(const struct rsp_request *req)
 {
-	return !req->cmd || !req->cmd->no_symbols;
+	/* --cgroup, --container: the process model knows each process's cgroup */
+	return !req->cmd || !req->cmd->no_symbols || req->cgroup || req->container;
 }
 
 bool rsp_request__reads_window(const struct rsp_request *req)
@@ -43,12 +46,14 @@ enum {
 	COPT_LAST = -4,
 	COPT_FROM = -5,
 	COPT_TO = -6,
+	COPT_CGROUP = -7,
+	COPT_CONTAINER = -8,
 };
 
 static const struct rsp_option common_opts[] = {
-	{"json", false, COPT_JSON}, {"format", true, COPT_FORMAT}, {"pid", true, COPT_PID},
-	{"last", true, COPT_LAST},  {"from", true, COPT_FROM},	   {"to", true, COPT_TO},
-	{NULL, false, 0},
+	{"json", false, COPT_JSON},    {"format", true, COPT_FORMAT},	    {"pid", true, COPT_PID},
+	{"last", true, COPT_LAST},     {"from", true, COPT_FROM},	    {"to", true, COPT_TO},
+	{"cgroup", true, COPT_CGROUP}, {"container", true, COPT_CONTAINER}, {NULL, false, 0},
 };
 
 static bool common_allowed(const struct rsp_command *c, int id)
@@ -64,6 +69,9 @@ static bool common_allowed(const struct rsp_command *c, int id)
 	case COPT_FROM:
 	case COPT_TO:
 		return c->common & RSP_COPT_RANGE;
+	case COPT_CGROUP:
+	case COPT_CONTAINER:
+		return c->common & RSP_COPT_CGROUP;
 	default:
 		return false;
 	}
@@ -84,6 +92,46 @@ static int set_format(struct rsp_request *req, const char *v, struct rsp_buf *er
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* --cgroup PATH, --container ID: kept as given (one of each). */
+static int cgroup_opt(struct rsp_request *req, int id, const char *v, struct rsp_buf *err)
+{
+	char **slot = id == COPT_CGROUP ? &req->cgroup : &req->container;
+
+	if (id == COPT_CGROUP && (v[0] != '/' || strlen(v) >= 4096)) {
+		rsp_buf__printf(
+			err,
+			"%s: --cgroup wants a cgroup v2 path as /proc/PID/cgroup shows it, "
+			"starting with '/' (such as /system.slice/nginx.service), not '%.60s'",
+			req->cmd->name, v);
+		return -EINVAL;
+	}
+	if (id == COPT_CONTAINER && !rsp_cgroup__check_container_arg(v)) {
+		rsp_buf__printf(err,
+				"%s: --container wants a container id or its first 12 or more "
+				"hex digits (as 'docker ps' shows it), not '%.70s'",
+				req->cmd->name, v);
+		return -EINVAL;
+	}
+	free(*slot);
+	*slot = strdup(v);
+	return *slot ? 0 : -ENOMEM;
+}
+
+bool rsp_request__cgroup_keeps(const struct rsp_request *req, const struct rsp_maps *m,
+			       uint32_t pid, uint64_t time)
+{
+	const char *path;
+
+	if (!req->cgroup && !req->container)
+		return true;
+	path = m ? rsp_maps__cgroup(m, pid, time) : NULL;
+	if (!path)
+		return false;
+	if (req->cgroup && !rsp_cgroup__in_subtree(path, req->cgroup))
+		return false;
+	return !req->container || rsp_cgroup__container_matches(path, req->container);
 }
 
 static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp_buf *err)
@@ -126,6 +174,9 @@ static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp
 		}
 		*(id == COPT_FROM ? &req->from_ns : &req->to_ns) = n;
 		return 0;
+	case COPT_CGROUP:
+	case COPT_CONTAINER:
+		return cgroup_opt(req, id, v, err);
 	default:
 		return -EINVAL;
 	}
@@ -239,6 +290,9 @@ void rsp_request__exit(struct rsp_request *req)
 {
 	free(req->opts);
 	req->opts = NULL;
+	free(req->cgroup);
+	free(req->container);
+	req->cgroup = req->container = NULL;
 }
 
 const char *rsp_request__option_at(const struct rsp_command *c, size_t i)

@@ -10,6 +10,7 @@
 #define RSP_COPT_PID	0x4u  /* --pid PID */
 #define RSP_COPT_LAST	0x8u  /* --last DURATION */
 #define RSP_COPT_RANGE	0x10u /* --from T --to T (seconds, as the window shows them) */
+#define RSP_COPT_CGROUP 0x20u /* --cgroup PATH, --container ID (rsp_request__cgroup_keeps()) */
 
 struct rsp_option {
 	const char *name; /* long name without "--" */
@@ -74,6 +75,15 @@ extern const struct rsp_command rsp_cmd_stopwatch;
 
 /** rsp_query__never_reads_window() - a command's reads_window when it never does. */
 bool rsp_query__never_reads_window(const struct rsp_request *req);
+
+struct rsp_maps;
+/**
+ * rsp_request__cgroup_keeps() - whether process @pid at @time passes the
+ * request's --cgroup and --container, by its cgroup in the process model
+ * @m (true when neither was given; false when its cgroup is unknown)
+ */
+bool rsp_request__cgroup_keeps(const struct rsp_request *req, const struct rsp_maps *m,
+			       uint32_t pid, uint64_t time);
 
 /** rsp_query__find() - the command named @name, NULL if none. */
 const struct rsp_command *rsp_query__find(const char *name);

@@ -48,6 +48,7 @@ struct rsp_flatprof_proc {
 	bool hidden;	  /* another user's process: no name, no user frames */
 	const char *comm; /* its name at its latest sample: after an exec, the new one */
 	uint64_t samples, kernel, last;
+	bool outside; /* not kept by opts.keep (--cgroup, --container): counted here only */
 };
 
 /*
@@ -124,6 +125,9 @@ struct rsp_flatprof_opts {
 	const char *annotate;
 	size_t max_addrs; /* distinct addresses kept for it, and for lines; 0: 65536 */
 	bool lines;	  /* keep each user row's sampled addresses (rsp_flatprof__row_addrs()) */
+	/* whether process @pid (at its first sample's @time) is profiled; NULL: all */
+	bool (*keep)(void *ctx, uint32_t pid, uint64_t time);
+	void *keep_ctx;
 };
 
 #define RSP_FLATPROF_KERNEL_ONLY 1u /* samples taken in the kernel, all processes */

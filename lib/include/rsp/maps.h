@@ -142,6 +142,21 @@ RSP_API int rsp_maps__find(const struct rsp_maps *m, uint32_t pid, uint64_t time
 /** rsp_maps__comm_at() - @pid's name at @time, or NULL. Owned by @m. */
 RSP_API const char *rsp_maps__comm_at(const struct rsp_maps *m, uint32_t pid, uint64_t time);
 
+/**
+ * rsp_maps__set_cgroup() - @pid's cgroup v2 @path and namespaced pid @nspid
+ * as read from /proc (rsp_cgroup__read_proc()) at @time; "" or NULL and 0
+ * leave what is known. A fork gives the child its parent's cgroup (the
+ * kernel does the same); the namespaced pid is each process's own.
+ * Return: 0, -ESRCH (no such process at @time) or -ENOMEM.
+ */
+RSP_API int rsp_maps__set_cgroup(struct rsp_maps *m, uint32_t pid, uint64_t time, const char *path,
+				 uint32_t nspid);
+/** rsp_maps__cgroup() - @pid's cgroup path at @time as last read, or NULL (unknown). Owned by @m.
+ */
+RSP_API const char *rsp_maps__cgroup(const struct rsp_maps *m, uint32_t pid, uint64_t time);
+/** rsp_maps__nspid() - @pid's pid in its innermost pid namespace, or 0 (unknown). */
+RSP_API uint32_t rsp_maps__nspid(const struct rsp_maps *m, uint32_t pid, uint64_t time);
+
 /** rsp_maps__uid() - the owner of @pid at @time as last known, or UINT32_MAX. */
 RSP_API uint32_t rsp_maps__uid(const struct rsp_maps *m, uint32_t pid, uint64_t time);
 
@@ -203,6 +218,14 @@ RSP_API int rsp_procfs__parse_maps_line(const char *line, struct rsp_map_info *m
  */
 RSP_API int rsp_procfs__load_pid(struct rsp_maps *m, const char *proc_dir, uint32_t pid,
 				 uint64_t time);
+
+/**
+ * rsp_procfs__load_cgroup() - read @pid's cgroup and namespaced pid from
+ * @proc_dir now and give them to its incarnation at @time
+ * (rsp_maps__set_cgroup()). Return: 0, -ENOENT (gone), -ESRCH, -ENOMEM.
+ */
+RSP_API int rsp_procfs__load_cgroup(struct rsp_maps *m, const char *proc_dir, uint32_t pid,
+				    uint64_t time);
 
 /**
  * rsp_procfs__load_all() - snapshot every process in @proc_dir, then sweep

@@ -90,6 +90,19 @@ struct rsp_prom_health {
 RSP_API int rsp_prom__render_health(const struct rsp_prom_health *h, enum rsp_prom_format fmt,
 				    struct rsp_buf *out);
 
+/**
+ * rsp_prom__render_cgroups() - the family rsp_cgroup_latency_seconds: the
+ * PROCESS profiles of @in merged per op by their process's cgroup
+ * (@cgroup_of(@ctx, pid); NULL: "unknown"), a series per cgroup for the
+ * @top cgroups with the most total latency and cgroup="other" for the rest
+ * and for the evicted processes (OTHER_PROCESS): bounded like the process
+ * series. The names @cgroup_of returns must live until this returns.
+ * Return: 0, -ENOMEM, or the buffer's -errno.
+ */
+RSP_API int rsp_prom__render_cgroups(const struct rsp_hist_set *in, unsigned top,
+				     const char *(*cgroup_of)(void *ctx, uint32_t pid), void *ctx,
+				     enum rsp_prom_format fmt, struct rsp_buf *out);
+
 /** rsp_prom__finish() - what ends an exposition ("# EOF" in OpenMetrics). */
 RSP_API int rsp_prom__finish(enum rsp_prom_format fmt, struct rsp_buf *out);
 

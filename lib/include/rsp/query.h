@@ -175,6 +175,8 @@ struct rsp_request {
 	uint64_t from_ns; /* --from, CLOCK_MONOTONIC ns; 0 if not given */
 	uint64_t to_ns;	  /* --to, CLOCK_MONOTONIC ns; 0 if not given */
 	void *opts;	  /* the command's own options, owned */
+	char *cgroup;	  /* --cgroup PATH (a subtree, as /proc/PID/cgroup shows it); NULL: all */
+	char *container;  /* --container ID (12 to 64 hex digits, a prefix); NULL: all */
 };
 
 /**

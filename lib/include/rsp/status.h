@@ -125,6 +125,8 @@ struct rsp_capture_info {
 	uint64_t lost_total;
 	double records_per_s;
 	double cpu_seconds; /* rspd's own user+sys CPU time */
+	/* --capture-cgroup: the subtree recorded (BPF backend); "": all */
+	char capture_cgroup[1024];
 };
 
 #endif /* RSP_STATUS_H */

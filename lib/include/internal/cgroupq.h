@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RSP_INTERNAL_CGROUPQ_H
+#define RSP_INTERNAL_CGROUPQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <rsp/maps.h>
+
+/*
+ * A process's cgroup, container and namespaced pid in answers
+ * (lib/query/cgroupq.c), as the process model knows them (rsp/cgroup.h).
+ */
+
+/** rsp_cgroupq__json() - add "cgroup", "container", "nspid" to @o where known. */
+void rsp_cgroupq__json(json_t *o, const struct rsp_maps *m, uint32_t pid, uint64_t time);
+
+/**
+ * rsp_cgroupq__text() - the text column: the cgroup shortened to @width, and
+ * "ns:N" when the namespaced pid differs from @pid; "" if nothing is known.
+ * Return: @buf.
+ */
+const char *rsp_cgroupq__text(const struct rsp_maps *m, uint32_t pid, uint64_t time, unsigned width,
+			      char *buf, size_t size);
+
+/* Rows grouped by cgroup (--by cgroup): bounded by the rows grouped. */
+struct rsp_cgroupq_row {
+	const char *cgroup; /* owned by the model, or "(other user)", "(unknown)" */
+	uint64_t samples, kernel, period, threads;
+};
+struct rsp_cgroupq_by {
+	struct rsp_cgroupq_row *rows;
+	size_t n, cap;
+};
+
+/** rsp_cgroupq_by__add() - count into @cgroup's row. Return: 0 or -ENOMEM. */
+int rsp_cgroupq_by__add(struct rsp_cgroupq_by *b, const char *cgroup, uint64_t samples,
+			uint64_t kernel, uint64_t period, bool new_thread);
+/** rsp_cgroupq_by__sort() - heaviest first (samples, then period). */
+void rsp_cgroupq_by__sort(struct rsp_cgroupq_by *b);
+void rsp_cgroupq_by__exit(struct rsp_cgroupq_by *b);
+
+#endif

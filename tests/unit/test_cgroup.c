@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/model/cgroup.c: the container id in every runtime's
+ * cgroup form and in paths that look close but are not one, the /proc
+ * parsers, subtree and prefix matching, and the text shortening; and the
+ * process model's cgroup and namespaced pid (lib/model/maps.c).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <rsp/cgroup.h>
+#include <rsp/hist.h>
+#include <rsp/maps.h>
+#include <rsp/prom.h>
+#include <rsp/query.h>
+#include "internal/query.h"
+
+#define ID  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define ID2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+static void expect_id(const char *path, const char *id, const char *runtime)
+{
+	char out[RSP_CONTAINER_ID_LEN + 1];
+	const char *rt = NULL;
+
+	if (!rsp_cgroup__container_id(path, out, &rt))
+		fail_msg("no container id found in %s", path);
+	assert_string_equal(out, id);
+	assert_string_equal(rt, runtime);
+}
+
+static void test_runtime_forms(void **state)
+{
+	(void)state;
+	expect_id("/system.slice/docker-" ID ".scope", ID, "docker");
+	expect_id("/docker/" ID, ID, "docker");
+	expect_id("/system.slice/containerd.service/cri-containerd-" ID ".scope", ID, "containerd");
+	expect_id("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234_5678.slice/"
+		  "cri-containerd-" ID ".scope",
+		  ID, "containerd");
+	expect_id("/kubepods.slice/kubepods-pod99.slice/crio-" ID ".scope", ID, "crio");
+	expect_id("/machine.slice/libpod-" ID ".scope", ID, "podman");
+	expect_id("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID
+		  ".scope/container",
+		  ID, "podman");
+	expect_id("/kubepods/burstable/pod0c1f5b0e-1111-2222-3333-444455556666/" ID, ID,
+		  "kubepods");
+	expect_id("/kubepods/besteffort/podabc/" ID "/", ID, "kubepods");
+	/* upper-case hex is reported in lower case */
+	expect_id("/docker/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", ID,
+		  "docker");
+	/* docker in docker: the innermost container */
+	expect_id("/docker/" ID "/docker/" ID2, ID2, "docker");
+}
+
+static void test_not_containers(void **state)
+{
+	static const char *const paths[] = {
+		"/",
+		"",
+		"/user.slice/user-1000.slice/session-3.scope",
+		"/system.slice/docker.service",
+		"/system.slice/docker-" ID ".service",	       /* not a scope */
+		"/system.slice/docker-" ID "0.scope",	       /* 65 digits */
+		"/system.slice/docker-0123456789abcdef.scope", /* short */
+		"/system.slice/docker-"
+		"0123456789abcdefg123456789abcdef0123456789abcdef0123456789abcdef"
+		".scope",				     /* not hex */
+		"/machine.slice/libpod-conmon-" ID ".scope", /* podman's monitor */
+		"/kubepods.slice/crio-conmon-" ID ".scope",  /* CRI-O's monitor */
+		"/" ID,					     /* a bare id, no runtime parent */
+		"/mydocker/" ID,			     /* not docker's parent */
+		"/docker/" ID "x",
+		"/system.slice/xdocker-" ID ".scope",
+	};
+	char out[RSP_CONTAINER_ID_LEN + 1];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (rsp_cgroup__container_id(paths[i], out, NULL))
+			fail_msg("'%s' taken for a container (%s)", paths[i], out);
+	assert_false(rsp_cgroup__container_id(NULL, out, NULL));
+}
+
+static void test_parse_proc(void **state)
+{
+	char path[64];
+	uint32_t ns = 0;
+
+	(void)state;
+	assert_int_equal(rsp_cgroup__parse_proc("0::/a/b\n", path, sizeof(path)), 0);
+	assert_string_equal(path, "/a/b");
+	/* hybrid hierarchy: v1 lines first */
+	assert_int_equal(rsp_cgroup__parse_proc("12:cpu,cpuacct:/x\n1:name=systemd:/y\n0::/z", path,
+						sizeof(path)),
+			 0);
+	assert_string_equal(path, "/z");
+	assert_int_equal(rsp_cgroup__parse_proc("12:cpu:/x\n", path, sizeof(path)), -ENOENT);
+	assert_string_equal(path, "");
+	assert_int_equal(rsp_cgroup__parse_proc("", path, sizeof(path)), -ENOENT);
+	assert_int_equal(rsp_cgroup__parse_proc("0::/0123456789\n", path, 8), -ENAMETOOLONG);
+
+	assert_int_equal(rsp_cgroup__parse_nspid("Name:\tx\nNSpid:\t4242\t7\t1\nPPid:\t1\n", &ns),
+			 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(rsp_cgroup__parse_nspid("NSpid:\t4242\n", &ns), 0);
+	assert_int_equal(ns, 4242);
+	assert_int_equal(rsp_cgroup__parse_nspid("Name:\tx\nPid:\t3\n", &ns), -ENOENT);
+	assert_int_equal(rsp_cgroup__parse_nspid("NSpid:\t\n", &ns), -ENOENT);
+	assert_int_equal(rsp_cgroup__parse_nspid("NSpid:\t99999999999\n", &ns), -ENOENT);
+}
+
+static void test_read_proc(void **state)
+{
+	char dir[] = "/tmp/rsp-cgroup-XXXXXX", name[128], path[64];
+	uint32_t ns;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(name, sizeof(name), "%s/77", dir);
+	assert_int_equal(mkdir(name, 0700), 0);
+	snprintf(name, sizeof(name), "%s/77/cgroup", dir);
+	f = fopen(name, "w");
+	fputs("0::/docker/" ID "\n", f);
+	fclose(f);
+	snprintf(name, sizeof(name), "%s/77/status", dir);
+	f = fopen(name, "w");
+	fputs("Name:\tw\nNSpid:\t77\t3\n", f);
+	fclose(f);
+	assert_int_equal(rsp_cgroup__read_proc(dir, 77, path, sizeof(path), &ns), 0);
+	/* the path does not fit 64 bytes: unknown, the pid still read */
+	assert_string_equal(path, "");
+	assert_int_equal(ns, 3);
+	{
+		char big[256];
+
+		assert_int_equal(rsp_cgroup__read_proc(dir, 77, big, sizeof(big), &ns), 0);
+		assert_string_equal(big, "/docker/" ID);
+	}
+	assert_int_equal(rsp_cgroup__read_proc(dir, 78, path, sizeof(path), &ns), -ENOENT);
+	assert_int_equal(ns, 0);
+	unlink(name);
+	snprintf(name, sizeof(name), "%s/77/cgroup", dir);
+	unlink(name);
+	snprintf(name, sizeof(name), "%s/77", dir);
+	rmdir(name);
+	rmdir(dir);
+}
+
+/* The owner of a cgroup's directory, under a mount (a temp dir stands in for it). */
+static void test_owner(void **state)
+{
+	char dir[] = "/tmp/rsp-cgown-XXXXXX", sub[64], mnt[256];
+	uint32_t uid = 12345;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/svc", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(chown(sub, 4242, 4242) == 0 || geteuid() != 0, 1);
+	assert_int_equal(rsp_cgroup__owner(dir, "/svc", &uid), 0);
+	assert_int_equal(uid, geteuid() == 0 ? 4242 : geteuid());
+	assert_int_equal(rsp_cgroup__owner(dir, "/nope", &uid), -ENOENT);
+	assert_int_equal(rsp_cgroup__owner(dir, "svc", &uid), -EINVAL);
+	assert_int_equal(rsp_cgroup__owner(dir, "/svc/../svc/", &uid), -EINVAL);
+	rmdir(sub);
+	rmdir(dir);
+	/* this machine's cgroup2 mount, when there is one */
+	if (rsp_cgroup__find_mount(mnt, sizeof(mnt)) == 0)
+		assert_int_equal(rsp_cgroup__owner(mnt, "/", &uid), 0);
+	assert_int_equal(rsp_cgroup__find_mount(mnt, 1) == -ENAMETOOLONG ||
+				 rsp_cgroup__find_mount(mnt, 1) == -ENOENT,
+			 1);
+}
+
+static void test_subtree_and_prefix(void **state)
+{
+	(void)state;
+	assert_true(rsp_cgroup__in_subtree("/a/b", "/a"));
+	assert_true(rsp_cgroup__in_subtree("/a", "/a"));
+	assert_true(rsp_cgroup__in_subtree("/a", "/a/"));
+	assert_true(rsp_cgroup__in_subtree("/a/b/c", "/a/b"));
+	assert_true(rsp_cgroup__in_subtree("/a/b", "/"));
+	assert_false(rsp_cgroup__in_subtree("/a/bc", "/a/b"));
+	assert_false(rsp_cgroup__in_subtree("/a", "/a/b"));
+	assert_false(rsp_cgroup__in_subtree("", "/"));
+	assert_false(rsp_cgroup__in_subtree(NULL, "/"));
+
+	assert_true(rsp_cgroup__check_container_arg("0123456789ab"));
+	assert_true(rsp_cgroup__check_container_arg(ID));
+	assert_false(rsp_cgroup__check_container_arg("0123456789a"));
+	assert_false(rsp_cgroup__check_container_arg(ID "0"));
+	assert_false(rsp_cgroup__check_container_arg("0123456789ax"));
+	assert_false(rsp_cgroup__check_container_arg(""));
+
+	assert_true(rsp_cgroup__container_matches("/docker/" ID, "0123456789AB"));
+	assert_true(rsp_cgroup__container_matches("/docker/" ID, ID));
+	assert_false(rsp_cgroup__container_matches("/docker/" ID, "0123456789ac"));
+	assert_false(rsp_cgroup__container_matches("/system.slice", "0123456789ab"));
+}
+
+static void test_short(void **state)
+{
+	char out[32];
+
+	(void)state;
+	assert_string_equal(rsp_cgroup__short("/a/b", 24, out, sizeof(out)), "/a/b");
+	assert_string_equal(
+		rsp_cgroup__short("/system.slice/docker-" ID ".scope", 24, out, sizeof(out)),
+		"docker:0123456789ab");
+	assert_string_equal(rsp_cgroup__short("/user.slice/user-1000.slice/session-3.scope", 20,
+					      out, sizeof(out)),
+			    "...e/session-3.scope");
+	assert_int_equal(strlen(out), 20);
+	/* a width beyond the buffer is cut to it */
+	rsp_cgroup__short("/user.slice/user-1000.slice/user@1000.service/app.slice", 100, out,
+			  sizeof(out));
+	assert_int_equal(strlen(out), sizeof(out) - 1);
+}
+
+/* The process model keeps each incarnation's cgroup; a fork inherits it. */
+static void test_maps_cgroup(void **state)
+{
+	struct rsp_maps *m = rsp_maps__new(NULL);
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(rsp_maps__snapshot_begin(m, 10, 100, "a", 0), 0);
+	rsp_maps__snapshot_end(m, 10);
+	assert_null(rsp_maps__cgroup(m, 10, 100));
+	assert_int_equal(rsp_maps__nspid(m, 10, 100), 0);
+	assert_int_equal(rsp_maps__set_cgroup(m, 10, 100, "/x/y", 1), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 10, 150), "/x/y");
+	assert_int_equal(rsp_maps__nspid(m, 10, 150), 1);
+	assert_int_equal(rsp_maps__fork(m, 11, 10, 200), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/y");
+	assert_int_equal(rsp_maps__nspid(m, 11, 250), 0); /* its own: not known yet */
+	assert_int_equal(rsp_maps__set_cgroup(m, 11, 210, "/x/z", 2), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	assert_string_equal(rsp_maps__cgroup(m, 10, 250), "/x/y");
+	/* an unknown process, and "" for an unreadable path */
+	assert_int_equal(rsp_maps__set_cgroup(m, 99, 210, "/q", 2), -ESRCH);
+	assert_int_equal(rsp_maps__set_cgroup(m, 11, 220, "", 0), 0);
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	/* pid reuse: the new incarnation starts unknown */
+	assert_int_equal(rsp_maps__exit(m, 11, 11, 300), 0);
+	assert_int_equal(rsp_maps__snapshot_begin(m, 11, 400, "b", 0), 0);
+	rsp_maps__snapshot_end(m, 11);
+	assert_null(rsp_maps__cgroup(m, 11, 450));
+	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	rsp_maps__delete(m);
+}
+
+static int parse(struct rsp_request *req, const char *a1, const char *a2, const char *a3,
+		 const char *a4, struct rsp_buf *err)
+{
+	const char *argv[] = {"top", a1, a2, a3, a4};
+	int argc = 1 + !!a1 + !!a2 + !!a3 + !!a4;
+
+	rsp_buf__reset(err);
+	return rsp_request__parse(argc, argv, req, err);
+}
+
+/* --cgroup and --container: parsed, checked, and which processes they keep. */
+static void test_request_filters(void **state)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_request req;
+	struct rsp_maps *m = rsp_maps__new(NULL);
+
+	(void)state;
+	assert_non_null(m);
+	for (uint32_t pid = 10; pid <= 13; pid++) {
+		assert_int_equal(rsp_maps__snapshot_begin(m, pid, 100, "w", 0), 0);
+		rsp_maps__snapshot_end(m, pid);
+	}
+	assert_int_equal(rsp_maps__set_cgroup(m, 10, 100, "/svc/a", 0), 0);
+	assert_int_equal(rsp_maps__set_cgroup(m, 11, 100, "/svc/ab", 0), 0);
+	assert_int_equal(rsp_maps__set_cgroup(m, 12, 100, "/svc/a/docker/" ID, 3), 0);
+	/* 13: unknown cgroup */
+
+	assert_int_equal(parse(&req, NULL, NULL, NULL, NULL, &err), 0);
+	assert_true(rsp_request__cgroup_keeps(&req, m, 13, 100)); /* no filter: all */
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, "--cgroup", "/svc/a/", NULL, NULL, &err), 0);
+	assert_true(rsp_request__cgroup_keeps(&req, m, 10, 100));
+	assert_false(rsp_request__cgroup_keeps(&req, m, 11, 100));
+	assert_true(rsp_request__cgroup_keeps(&req, m, 12, 100));
+	assert_false(rsp_request__cgroup_keeps(&req, m, 13, 100));
+	assert_false(rsp_request__cgroup_keeps(&req, m, 99, 100));
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, "--container", "0123456789AB", NULL, NULL, &err), 0);
+	assert_false(rsp_request__cgroup_keeps(&req, m, 10, 100));
+	assert_true(rsp_request__cgroup_keeps(&req, m, 12, 100));
+	rsp_request__exit(&req);
+
+	/* both: the container must be inside the subtree */
+	assert_int_equal(parse(&req, "--container", ID, "--cgroup", "/svc/ab", &err), 0);
+	assert_false(rsp_request__cgroup_keeps(&req, m, 12, 100));
+	rsp_request__exit(&req);
+	/* composable with --pid; given twice, the last one counts */
+	assert_int_equal(parse(&req, "--pid", "12", "--cgroup", "/svc", &err), 0);
+	assert_int_equal(req.pid, 12);
+	assert_string_equal(req.cgroup, "/svc");
+	rsp_request__exit(&req);
+
+	assert_int_equal(parse(&req, "--cgroup", "svc/a", NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.data, "--cgroup wants a cgroup v2 path"));
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, "--container", "0123456789a", NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.data, "12 or more hex digits"));
+	rsp_request__exit(&req);
+	/* a command without the option refuses it */
+	{
+		const char *argv[] = {"dump", "--cgroup", "/svc"};
+
+		rsp_buf__reset(&err);
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), -EINVAL);
+		rsp_request__exit(&req);
+	}
+	rsp_buf__exit(&err);
+	rsp_maps__delete(m);
+}
+
+static const char *fake_cgroup(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == 1 || pid == 2 ? "/big" : pid == 3 ? "/small" : pid == 4 ? "/tiny" : NULL;
+}
+
+static void add_profile(struct rsp_hist_set *s, enum rsp_hist_subject_kind kind, uint32_t pid,
+			uint64_t count, unsigned bucket)
+{
+	struct rsp_hist_subject subj = {.kind = kind, .pid = pid};
+	struct rsp_hist_profile *p = rsp_hist_set__get(s, &subj, "offcpu:sleep");
+
+	assert_non_null(p);
+	p->resolution = 1;
+	p->count = count;
+	p->buckets[bucket] = count;
+	p->sum = count * rsp_hist__bucket_low(bucket, 1);
+}
+
+/* Prometheus by cgroup: merged per cgroup, the top N by total latency, the rest "other". */
+static void test_prom_cgroups(void **state)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(1);
+	struct rsp_buf out = RSP_BUF_INIT;
+
+	(void)state;
+	assert_non_null(s);
+	add_profile(s, RSP_HSUBJ_SYSTEM, 0, 100, 20);
+	add_profile(s, RSP_HSUBJ_PROCESS, 1, 10, 20); /* /big: 10 + 5 at 2^20 ns */
+	add_profile(s, RSP_HSUBJ_PROCESS, 2, 5, 20);
+	add_profile(s, RSP_HSUBJ_PROCESS, 3, 7, 10);	   /* /small: less latency */
+	add_profile(s, RSP_HSUBJ_PROCESS, 4, 1, 11);	   /* /tiny */
+	add_profile(s, RSP_HSUBJ_PROCESS, 5, 2, 12);	   /* unknown */
+	add_profile(s, RSP_HSUBJ_OTHER_PROCESS, 0, 3, 12); /* evicted */
+	assert_int_equal(rsp_prom__render_cgroups(s, 2, fake_cgroup, NULL, RSP_PROM_TEXT, &out), 0);
+	assert_non_null(strstr(out.data, "# TYPE rsp_cgroup_latency_seconds histogram\n"));
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"/big\"} 15\n"));
+	/* the second by latency: unknown (2 x 2^12 ns) beats /small (7 x 2^10) and /tiny */
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"unknown\"} 2\n"));
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"other\"} 11\n"));
+	assert_null(strstr(out.data, "cgroup=\"/small\""));
+	assert_null(strstr(out.data, "cgroup=\"/tiny\""));
+	/* every operation of the cgroup under le=+Inf */
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_bucket{op=\"offcpu:sleep\","
+					 "cgroup=\"/big\",le=\"+Inf\"} 15\n"));
+	rsp_buf__reset(&out);
+	/* top 0: everything is other */
+	assert_int_equal(rsp_prom__render_cgroups(s, 0, fake_cgroup, NULL, RSP_PROM_TEXT, &out), 0);
+	assert_null(strstr(out.data, "cgroup=\"/big\""));
+	assert_non_null(strstr(out.data, "rsp_cgroup_latency_seconds_count{op=\"offcpu:sleep\","
+					 "cgroup=\"other\"} 28\n"));
+	rsp_buf__exit(&out);
+	rsp_hist_set__delete(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runtime_forms),
+		cmocka_unit_test(test_not_containers),
+		cmocka_unit_test(test_parse_proc),
+		cmocka_unit_test(test_read_proc),
+		cmocka_unit_test(test_subtree_and_prefix),
+		cmocka_unit_test(test_short),
+		cmocka_unit_test(test_maps_cgroup),
+		cmocka_unit_test(test_request_filters),
+		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_prom_cgroups),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
