@@ -351,6 +351,43 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	return 0;
 }
 
+int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
+			     uint64_t *time, uint32_t *cpu)
+{
+	const struct rsp_evsel_desc *d;
+	struct rsp_sample smp;
+	struct cursor c;
+	uint64_t id;
+	int evsel;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
+		goto full;
+	evsel = sample_evsel(s, rec, &id);
+	if (evsel < 0)
+		goto full;
+	d = &s->evsels[evsel];
+	if (!d->tail_simple || d->role == RSP_ROLE_BPF)
+		goto full;
+	/* the checks of rsp_record__parse_sample(), without its stores */
+	c.w = (const uint64_t *)(rec + 1);
+	c.n = (rec->size - sizeof(*rec)) / 8;
+	if (d->head_words > c.n)
+		goto full;
+	*time = d->at_time >= 0 ? c.w[d->at_time] : 0;
+	*cpu = d->at_cpu >= 0 ? (uint32_t)c.w[d->at_cpu] : 0;
+	c.w += d->head_words;
+	c.n -= d->head_words;
+	if (simple_tail(&c, d->attr.sample_type, &smp))
+		goto full;
+	return 0;
+full:
+	if (rsp_record__parse_sample(s, rec, &smp))
+		return -1;
+	*time = smp.time;
+	*cpu = smp.cpu;
+	return 0;
+}
+
 /* Which evsel a non-sample record's trailer belongs to. */
 static int trailer_evsel(const struct rsp_schema *s, const struct perf_event_header *rec,
 			 uint64_t *id)

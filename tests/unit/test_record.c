@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <rsp/record.h>
 #include <rsp/schema.h>
+#include "internal/schema.h"
 
 static struct rsp_schema *schema_with(uint64_t sample_type, int n, uint64_t regs_mask)
 {
@@ -415,6 +416,65 @@ static void test_head_layout(void **state)
 	rsp_schema__delete(s);
 }
 
+/*
+ * rsp_record__place_sample() accepts what rsp_record__parse_sample()
+ * accepts, with its time and CPU: @r, every truncation of it, and each
+ * word in turn set to a length far past the record, or to 3.
+ */
+static void place_as_parse(const struct rsp_schema *s, const struct rec *r)
+{
+	for (unsigned n = r->n; n >= 1; n--)
+		for (unsigned bad = 0; bad <= 2 * n; bad++) {
+			struct rec t = *r;
+			struct rsp_sample smp;
+			uint64_t time = 0;
+			uint32_t cpu = 0;
+			int want;
+
+			t.n = n;
+			if (bad >= 2 && bad / 2 < n)
+				t.w[bad / 2] = bad % 2 ? 3 : 1ull << 40;
+			want = rsp_record__parse_sample(s, finish(&t, PERF_RECORD_SAMPLE), &smp);
+			assert_int_equal(rsp_record__place_sample(s, finish(&t, PERF_RECORD_SAMPLE),
+								  &time, &cpu),
+					 want ? -1 : 0);
+			if (!want) {
+				assert_int_equal(time, smp.time);
+				assert_int_equal(cpu, smp.cpu);
+			}
+		}
+}
+
+static void test_place_as_parse(void **state)
+{
+	uint64_t simple = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	struct rsp_schema *s = schema_with(simple, 2, 0);
+	struct rsp_schema *regs = schema_with(simple | PERF_SAMPLE_REGS_USER, 1, 0x3);
+	struct rec r = {.n = 1};
+	uint32_t rawsz = 4;
+
+	put(&r, 101);		   /* identifier: evsel 1 */
+	put(&r, 0x11);		   /* ip */
+	put(&r, 5 | (6ull << 32)); /* pid 5, tid 6 */
+	put(&r, 777);		   /* time */
+	put(&r, 1);		   /* cpu */
+	put(&r, 2);		   /* callchain nr */
+	put(&r, 0xc1);
+	put(&r, 0xc2);
+	memcpy(&r.w[r.n], &rawsz, 4);
+	r.n++;
+	place_as_parse(s, &r); /* the short way */
+	r.w[1] = 100;
+	put(&r, PERF_SAMPLE_REGS_ABI_64);
+	put(&r, 1);
+	put(&r, 2);
+	place_as_parse(regs, &r); /* the full parse */
+	r.w[1] = 999;		  /* no attr declares it */
+	place_as_parse(s, &r);
+	rsp_schema__delete(regs);
+	rsp_schema__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_schema_api),
 		cmocka_unit_test(test_ids_in_runs_and_scattered),
 		cmocka_unit_test(test_head_layout),
+		cmocka_unit_test(test_place_as_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

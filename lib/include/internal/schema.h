@@ -100,6 +100,19 @@ static inline int rsp_schema__evsel_fast(const struct rsp_schema *s, uint64_t id
 	return rsp_schema__evsel_by_id(s, id);
 }
 
+/**
+ * rsp_record__place_sample() - a sample's time and CPU, and whether
+ * rsp_record__parse_sample() accepts it, without filling a struct
+ * rsp_sample: for placing a dump's samples in time order, which the
+ * timeline then parses in full. Samples whose tail holds more than a
+ * callchain and raw data, of BPF evsels, or refused, take the full parse.
+ *
+ * Return: 0, or -1 where rsp_record__parse_sample() refuses the record
+ * (call it for the reason).
+ */
+int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
+			     uint64_t *time, uint32_t *cpu);
+
 /*
  * An integer field at @l of a record of @size bytes at @raw, sign-extended
  * when the field is signed; 0 if absent. Return: 0, or -EINVAL if it runs
