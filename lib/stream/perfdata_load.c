@@ -95,8 +95,12 @@ static int sample_place(struct rsp_perfdata *pd, uint64_t off, const struct perf
 			struct rec_place *pl)
 {
 	struct rsp_sample smp;
-	int err = rsp_record__parse_sample(pd->schema, h, &smp);
+	int err;
 
+	/* the checks of the parse below, without filling smp (the timeline parses it again) */
+	if (!rsp_record__place_sample(pd->schema, h, &pl->time, &pl->cpu))
+		return 0;
+	err = rsp_record__parse_sample(pd->schema, h, &smp);
 	if (err == -ENOENT)
 		return rsp_perfdata__fail(
 			pd, off, "a sample carries sample id %llu, which no attr declares",

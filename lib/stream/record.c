@@ -58,7 +58,7 @@ static int skip_read(struct cursor *c, uint64_t rf)
 static int find_evsel(const struct rsp_schema *s, uint64_t id, bool have_id)
 {
 	if (have_id)
-		return rsp_schema__evsel_by_id(s, id);
+		return rsp_schema__evsel_fast(s, id);
 	return s->nr_evsels == 1 ? 0 : -1;
 }
 
@@ -202,6 +202,34 @@ static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct r
 	return 0;
 }
 
+/* The tail when it holds no field but CALLCHAIN and RAW (as parse_tail() reads them). */
+static inline int simple_tail(struct cursor *c, uint64_t st, struct rsp_sample *out)
+{
+	uint64_t v;
+
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (!c->n || (v = c->w[0]) >= c->n)
+			return -EINVAL;
+		out->nr_callchain = v;
+		out->callchain = c->w + 1;
+		c->w += v + 1;
+		c->n -= (uint32_t)v + 1;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		const uint8_t *b = (const uint8_t *)c->w;
+		uint32_t size;
+
+		if (c->n < 1)
+			return -EINVAL;
+		memcpy(&size, b, 4);
+		if ((uint64_t)size + 4 > (uint64_t)c->n * 8)
+			return -EINVAL;
+		out->raw_size = size;
+		out->raw = b + 4;
+	}
+	return 0;
+}
+
 /*
  * Field by field: a memset of the struct compiles to rep stos, whose start
  * costs more than the stores (twice per record when analysing a dump).
@@ -284,32 +312,32 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	c.w = (const uint64_t *)(rec + 1);
 	c.n = (rec->size - sizeof(*rec)) / 8;
 
-	if (st & PERF_SAMPLE_IDENTIFIER && take1(&c, &v))
+	/*
+	 * The head, IDENTIFIER .. PERIOD, one word per field: read at the
+	 * indexes add_evsel computed (schema.c: head_layout()) instead of
+	 * field by field, as every sample is parsed at least twice when a
+	 * dump is analysed (placed in time order, then interpreted).
+	 */
+	if (d->head_words > c.n)
 		return -EINVAL;
-	if (st & PERF_SAMPLE_IP && take1(&c, &out->ip))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_TID) {
-		if (take1(&c, &v))
-			return -EINVAL;
+	if (d->at_ip >= 0)
+		out->ip = c.w[d->at_ip];
+	if (d->at_tid >= 0) {
+		v = c.w[d->at_tid];
 		out->pid = (uint32_t)v;
 		out->tid = (uint32_t)(v >> 32);
 	}
-	if (st & PERF_SAMPLE_TIME && take1(&c, &out->time))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_ADDR && take1(&c, &out->addr))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_ID && take1(&c, &v))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_STREAM_ID && take1(&c, &v))
-		return -EINVAL;
-	if (st & PERF_SAMPLE_CPU) {
-		if (take1(&c, &v))
-			return -EINVAL;
-		out->cpu = (uint32_t)v;
-	}
-	if (st & PERF_SAMPLE_PERIOD && take1(&c, &out->period))
-		return -EINVAL;
-	if (parse_tail(&c, d, out))
+	if (d->at_time >= 0)
+		out->time = c.w[d->at_time];
+	if (d->at_addr >= 0)
+		out->addr = c.w[d->at_addr];
+	if (d->at_cpu >= 0)
+		out->cpu = (uint32_t)c.w[d->at_cpu];
+	if (d->at_period >= 0)
+		out->period = c.w[d->at_period];
+	c.w += d->head_words;
+	c.n -= d->head_words;
+	if (d->tail_simple ? simple_tail(&c, st, out) : parse_tail(&c, d, out))
 		return -EINVAL;
 	if (d->role == RSP_ROLE_BPF) {
 		/* a compact record: decoded as the event it stands for */
@@ -320,6 +348,43 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 		out->compact = (unsigned)kind;
 		out->role = RSP_ROLE_PRIMARY;
 	}
+	return 0;
+}
+
+int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
+			     uint64_t *time, uint32_t *cpu)
+{
+	const struct rsp_evsel_desc *d;
+	struct rsp_sample smp;
+	struct cursor c;
+	uint64_t id;
+	int evsel;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
+		goto full;
+	evsel = sample_evsel(s, rec, &id);
+	if (evsel < 0)
+		goto full;
+	d = &s->evsels[evsel];
+	if (!d->tail_simple || d->role == RSP_ROLE_BPF)
+		goto full;
+	/* the checks of rsp_record__parse_sample(), without its stores */
+	c.w = (const uint64_t *)(rec + 1);
+	c.n = (rec->size - sizeof(*rec)) / 8;
+	if (d->head_words > c.n)
+		goto full;
+	*time = d->at_time >= 0 ? c.w[d->at_time] : 0;
+	*cpu = d->at_cpu >= 0 ? (uint32_t)c.w[d->at_cpu] : 0;
+	c.w += d->head_words;
+	c.n -= d->head_words;
+	if (simple_tail(&c, d->attr.sample_type, &smp))
+		goto full;
+	return 0;
+full:
+	if (rsp_record__parse_sample(s, rec, &smp))
+		return -1;
+	*time = smp.time;
+	*cpu = smp.cpu;
 	return 0;
 }
 

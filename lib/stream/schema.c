@@ -29,6 +29,8 @@ void rsp_schema__delete(struct rsp_schema *s)
 	for (int i = 0; i < RSP_EV__NR; i++)
 		free(s->ev_problem[i]);
 	rsp_u64map__exit(&s->ids);
+	for (int r = 0; r < s->nr_dense; r++)
+		free(s->dense[r].t);
 	free(s);
 }
 
@@ -39,6 +41,28 @@ static uint16_t id_trailer_size(uint64_t st)
 			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 
 	return (uint16_t)(8 * __builtin_popcountll(st & bits));
+}
+
+/* The word index of each head field of a sample of @d (rsp_evsel_desc). */
+static void head_layout(struct rsp_evsel_desc *d)
+{
+	const uint64_t tail_bits =
+		PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+		PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |
+		PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR;
+	uint64_t st = d->attr.sample_type;
+	int8_t w = 0;
+
+	w += !!(st & PERF_SAMPLE_IDENTIFIER);
+	d->at_ip = st & PERF_SAMPLE_IP ? w++ : -1;
+	d->at_tid = st & PERF_SAMPLE_TID ? w++ : -1;
+	d->at_time = st & PERF_SAMPLE_TIME ? w++ : -1;
+	d->at_addr = st & PERF_SAMPLE_ADDR ? w++ : -1;
+	w += !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID);
+	d->at_cpu = st & PERF_SAMPLE_CPU ? w++ : -1;
+	d->at_period = st & PERF_SAMPLE_PERIOD ? w++ : -1;
+	d->head_words = (uint8_t)w;
+	d->tail_simple = !(st & tail_bits);
 }
 
 int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *attr, int event,
@@ -59,6 +83,7 @@ int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *at
 	d->nr_user_regs = (uint32_t)__builtin_popcountll(attr->sample_regs_user);
 	d->nr_intr_regs = (uint32_t)__builtin_popcountll(attr->sample_regs_intr);
 	d->id_trailer = attr->sample_id_all ? id_trailer_size(attr->sample_type) : 0;
+	head_layout(d);
 	if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
 		s->all_identifier = false;
 	if (role == RSP_ROLE_BPF && s->bpf_evsel < 0)
@@ -66,11 +91,70 @@ int rsp_schema__add_evsel(struct rsp_schema *s, const struct perf_event_attr *at
 	return s->nr_evsels++;
 }
 
+/*
+ * Grow range @r (rsp_schema.dense) to cover @id, doubling: false if it
+ * would pass RSP_SCHEMA_DENSE_MAX entries or there is no memory for it.
+ */
+static bool dense_grow(struct rsp_id_range *r, uint64_t id)
+{
+	uint64_t lo = id, hi = id + 1, cap = 64;
+	uint8_t *t;
+
+	if (r->t) {
+		lo = id < r->base ? id : r->base;
+		hi = id >= r->base + r->cap ? id + 1 : r->base + r->cap;
+	}
+	if (hi - lo > RSP_SCHEMA_DENSE_MAX)
+		return false;
+	while (cap < hi - lo)
+		cap *= 2;
+	if (cap > RSP_SCHEMA_DENSE_MAX)
+		cap = RSP_SCHEMA_DENSE_MAX;
+	if (lo > UINT64_MAX - cap) /* the table ends at UINT64_MAX at most */
+		lo = UINT64_MAX - cap;
+	t = calloc(cap, 1);
+	if (!t)
+		return false;
+	if (r->t)
+		memcpy(t + (r->base - lo), r->t, r->cap);
+	free(r->t);
+	r->t = t;
+	r->base = lo;
+	r->cap = (uint32_t)cap;
+	return true;
+}
+
+/*
+ * Also note @id in a direct table: the one that holds it, or one that can
+ * grow to hold it, or a new one. An id none can take (or no memory to
+ * grow) is left to the map alone, which every lookup falls back to.
+ */
+static void dense_put(struct rsp_schema *s, uint64_t id, int evsel)
+{
+	struct rsp_id_range *r = NULL;
+
+	for (int i = 0; i < s->nr_dense && !r; i++)
+		if (id - s->dense[i].base < s->dense[i].cap)
+			r = &s->dense[i];
+	for (int i = 0; i < s->nr_dense && !r; i++)
+		if (dense_grow(&s->dense[i], id))
+			r = &s->dense[i];
+	if (!r && s->nr_dense < RSP_SCHEMA_DENSE_RANGES && dense_grow(&s->dense[s->nr_dense], id))
+		r = &s->dense[s->nr_dense++];
+	if (r)
+		r->t[id - r->base] = (uint8_t)(evsel + 1);
+}
+
 int rsp_schema__add_id(struct rsp_schema *s, int evsel, uint64_t id)
 {
+	int err;
+
 	if (evsel < 0 || evsel >= s->nr_evsels || id == 0 || id == UINT64_MAX)
 		return -EINVAL;
-	return rsp_u64map__put(&s->ids, id, (uint32_t)evsel);
+	err = rsp_u64map__put(&s->ids, id, (uint32_t)evsel);
+	if (!err)
+		dense_put(s, id, evsel);
+	return err;
 }
 
 int rsp_schema__evsel_by_id(const struct rsp_schema *s, uint64_t id)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <rsp/record.h>
 #include <rsp/schema.h>
+#include "internal/schema.h"
 
 static struct rsp_schema *schema_with(uint64_t sample_type, int n, uint64_t regs_mask)
 {
@@ -285,6 +286,195 @@ static void test_schema_api(void **state)
 	rsp_schema__delete(NULL);
 }
 
+/* A sample of rsp's layout carrying @id, parsed: its evsel, or the error. */
+static int evsel_of(const struct rsp_schema *s, uint64_t id)
+{
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+	int err;
+
+	put(&r, id);
+	put(&r, 0x1000); /* ip */
+	put(&r, 1 | (2ull << 32));
+	put(&r, 42); /* time */
+	put(&r, 0);  /* cpu */
+	err = rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp);
+	return err ? err : smp.evsel;
+}
+
+/*
+ * Ids as streams have them, in runs (the kernel's, a dump's synthesized
+ * ones near 0x5253 << 48), and scattered: the sample's evsel is the same
+ * whether the id falls in one of the schema's direct tables (a few runs
+ * of at most 65536 ids) or only in its map.
+ */
+static void test_ids_in_runs_and_scattered(void **state)
+{
+	struct rsp_schema *s = rsp_schema__new();
+	struct perf_event_attr a = {
+		.size = sizeof(a), .sample_type = RSP_LAYOUT_SAMPLE_TYPE, .sample_id_all = 1};
+	const uint64_t runs[] = {258180,     0x5253000000000000ull, 7, 1ull << 40,
+				 1ull << 50, UINT64_MAX - 3};
+	uint64_t n = 0;
+
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(rsp_schema__add_evsel(s, &a, 0, RSP_ROLE_PRIMARY, "e"), i);
+	/* runs of 3 ids each, more runs than direct tables; one run grows downwards */
+	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++)
+		for (uint64_t k = 0; k < 3; k++)
+			assert_int_equal(rsp_schema__add_id(s, (int)((r + k) % 5), runs[r] + k), 0);
+	assert_int_equal(rsp_schema__add_id(s, 4, 258179), 0);
+	/* a run longer than a direct table */
+	for (uint64_t id = 1000000; id < 1000000 + 70000; id++)
+		assert_int_equal(rsp_schema__add_id(s, (int)(id % 5), id), 0);
+	/* an id seen again for another evsel: the last one is kept */
+	assert_int_equal(rsp_schema__add_id(s, 3, 258180), 0);
+	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++)
+		for (uint64_t k = 0; k < 3; k++) {
+			int want = r == 0 && k == 0 ? 3 : (int)((r + k) % 5);
+
+			assert_int_equal(evsel_of(s, runs[r] + k), want);
+			assert_int_equal(rsp_schema__evsel_by_id(s, runs[r] + k), want);
+			n++;
+		}
+	assert_int_equal(evsel_of(s, 258179), 4);
+	for (uint64_t id = 1000000; id < 1000000 + 70000; id++, n++)
+		assert_int_equal(evsel_of(s, id), (int)(id % 5));
+	assert_int_equal(n, 18 + 70000);
+	/* ids no attr declares, inside and outside the runs */
+	assert_int_equal(evsel_of(s, 258178), -ENOENT);
+	assert_int_equal(evsel_of(s, 258183), -ENOENT);
+	assert_int_equal(evsel_of(s, 10), -ENOENT);
+	assert_int_equal(evsel_of(s, 0), -ENOENT);
+	assert_int_equal(evsel_of(s, UINT64_MAX), -ENOENT);
+	assert_int_equal(evsel_of(s, 1000000 + 70000), -ENOENT);
+	rsp_schema__delete(s);
+}
+
+/*
+ * The head's fields at the places sample_type gives them (ADDR, ID and
+ * STREAM_ID between TIME and CPU), on a single evsel without IDENTIFIER,
+ * and a callchain and raw data after them; every truncation refused.
+ */
+static void test_head_layout(void **state)
+{
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		      PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	struct rsp_schema *s = rsp_schema__new();
+	struct perf_event_attr a = {.size = sizeof(a), .sample_type = st, .sample_id_all = 1};
+	struct rec r = {.n = 1};
+	struct rsp_sample smp;
+	uint32_t rawsz = 4;
+
+	assert_int_equal(rsp_schema__add_evsel(s, &a, 2, RSP_ROLE_PRIMARY, "one"), 0);
+	put(&r, 0x11);		   /* ip */
+	put(&r, 5 | (6ull << 32)); /* pid 5, tid 6 */
+	put(&r, 777);		   /* time */
+	put(&r, 0xadd);		   /* addr */
+	put(&r, 9);		   /* id */
+	put(&r, 10);		   /* stream id */
+	put(&r, 3);		   /* cpu */
+	put(&r, 4000);		   /* period */
+	put(&r, 2);		   /* callchain nr */
+	put(&r, 0xc1);
+	put(&r, 0xc2);
+	memcpy(&r.w[r.n], &rawsz, 4);
+	memcpy((char *)&r.w[r.n] + 4, "wxyz", 4);
+	r.n++;
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp), 0);
+	assert_int_equal(smp.evsel, 0);
+	assert_int_equal(smp.event, 2);
+	assert_int_equal(smp.ip, 0x11);
+	assert_int_equal(smp.pid, 5);
+	assert_int_equal(smp.tid, 6);
+	assert_int_equal(smp.time, 777);
+	assert_int_equal(smp.addr, 0xadd);
+	assert_int_equal(smp.cpu, 3);
+	assert_int_equal(smp.period, 4000);
+	assert_int_equal(smp.nr_callchain, 2);
+	assert_int_equal(smp.callchain[1], 0xc2);
+	assert_int_equal(smp.raw_size, 4);
+	assert_memory_equal(smp.raw, "wxyz", 4);
+	assert_null(smp.user_regs);
+	assert_null(smp.user_stack);
+	for (unsigned n = r.n - 1; n >= 1; n--) {
+		struct rec t = r;
+
+		t.n = n;
+		assert_int_equal(rsp_record__parse_sample(s, finish(&t, PERF_RECORD_SAMPLE), &smp),
+				 -EINVAL);
+	}
+	r.w[9] = 3; /* a callchain over the raw data's word: no raw data left */
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp),
+			 -EINVAL);
+	r.w[9] = 2;
+	rawsz = 5; /* raw data past the record */
+	memcpy(&r.w[12], &rawsz, 4);
+	assert_int_equal(rsp_record__parse_sample(s, finish(&r, PERF_RECORD_SAMPLE), &smp),
+			 -EINVAL);
+	rsp_schema__delete(s);
+}
+
+/*
+ * rsp_record__place_sample() accepts what rsp_record__parse_sample()
+ * accepts, with its time and CPU: @r, every truncation of it, and each
+ * word in turn set to a length far past the record, or to 3.
+ */
+static void place_as_parse(const struct rsp_schema *s, const struct rec *r)
+{
+	for (unsigned n = r->n; n >= 1; n--)
+		for (unsigned bad = 0; bad <= 2 * n; bad++) {
+			struct rec t = *r;
+			struct rsp_sample smp;
+			uint64_t time = 0;
+			uint32_t cpu = 0;
+			int want;
+
+			t.n = n;
+			if (bad >= 2 && bad / 2 < n)
+				t.w[bad / 2] = bad % 2 ? 3 : 1ull << 40;
+			want = rsp_record__parse_sample(s, finish(&t, PERF_RECORD_SAMPLE), &smp);
+			assert_int_equal(rsp_record__place_sample(s, finish(&t, PERF_RECORD_SAMPLE),
+								  &time, &cpu),
+					 want ? -1 : 0);
+			if (!want) {
+				assert_int_equal(time, smp.time);
+				assert_int_equal(cpu, smp.cpu);
+			}
+		}
+}
+
+static void test_place_as_parse(void **state)
+{
+	uint64_t simple = RSP_LAYOUT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	struct rsp_schema *s = schema_with(simple, 2, 0);
+	struct rsp_schema *regs = schema_with(simple | PERF_SAMPLE_REGS_USER, 1, 0x3);
+	struct rec r = {.n = 1};
+	uint32_t rawsz = 4;
+
+	put(&r, 101);		   /* identifier: evsel 1 */
+	put(&r, 0x11);		   /* ip */
+	put(&r, 5 | (6ull << 32)); /* pid 5, tid 6 */
+	put(&r, 777);		   /* time */
+	put(&r, 1);		   /* cpu */
+	put(&r, 2);		   /* callchain nr */
+	put(&r, 0xc1);
+	put(&r, 0xc2);
+	memcpy(&r.w[r.n], &rawsz, 4);
+	r.n++;
+	place_as_parse(s, &r); /* the short way */
+	r.w[1] = 100;
+	put(&r, PERF_SAMPLE_REGS_ABI_64);
+	put(&r, 1);
+	put(&r, 2);
+	place_as_parse(regs, &r); /* the full parse */
+	r.w[1] = 999;		  /* no attr declares it */
+	place_as_parse(s, &r);
+	rsp_schema__delete(regs);
+	rsp_schema__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +485,9 @@ int main(void)
 		cmocka_unit_test(test_id_without_identifier),
 		cmocka_unit_test(test_read_format_skipped),
 		cmocka_unit_test(test_schema_api),
+		cmocka_unit_test(test_ids_in_runs_and_scattered),
+		cmocka_unit_test(test_head_layout),
+		cmocka_unit_test(test_place_as_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,20 @@ struct rsp_evsel_desc {
 	uint32_t nr_user_regs; /* popcount of attr.sample_regs_user */
 	uint32_t nr_intr_regs; /* popcount of attr.sample_regs_intr */
 	uint16_t id_trailer;   /* bytes of the sample_id_all trailer */
+	/*
+	 * Where a sample's fixed head puts each field (rsp_record__parse_sample()
+	 * reads them at these word indexes after the header, -1 when absent):
+	 * the head (IDENTIFIER .. PERIOD) is one word per field, so its layout
+	 * is known from sample_type alone and computed once, at add_evsel.
+	 */
+	uint8_t head_words;
+	int8_t at_ip, at_tid, at_time, at_addr, at_cpu, at_period;
+	/* the tail has no field but CALLCHAIN and RAW (read inline) */
+	bool tail_simple;
 };
+
+#define RSP_SCHEMA_DENSE_MAX	65536u
+#define RSP_SCHEMA_DENSE_RANGES 4
 
 struct rsp_schema {
 	struct rsp_evsel_desc evsels[RSP_SCHEMA_MAX_EVSELS];
@@ -43,6 +56,21 @@ struct rsp_schema {
 	/* the first RSP_ROLE_BPF evsel: the BPF rings' records (rsp_brec_*) are its samples */
 	int bpf_evsel;
 	struct rsp_u64map ids; /* sample id -> evsel index */
+	/*
+	 * The same ids in direct tables while they lie close together (the
+	 * kernel numbers ids in order, and so do rsp's dumps for what they
+	 * synthesize, so a stream's fill a few small ranges): entry id - base
+	 * holds evsel + 1, or 0 when the id is not in it (the map answers for
+	 * it). At most RSP_SCHEMA_DENSE_RANGES tables of RSP_SCHEMA_DENSE_MAX
+	 * entries; other ids are in the map only. Read by
+	 * rsp_schema__evsel_fast().
+	 */
+	struct rsp_id_range {
+		uint64_t base;
+		uint32_t cap;
+		uint8_t *t;
+	} dense[RSP_SCHEMA_DENSE_RANGES];
+	int nr_dense;
 	/* catalogued tracepoints */
 	struct rsp_field_loc fields[RSP_F__NR];
 	/* the same fields in rsp's compact BPF records (lib/stream/bpfrec.c) */
@@ -56,6 +84,34 @@ struct rsp_schema {
 	bool ev_ok[RSP_EV__NR];
 	char *ev_problem[RSP_EV__NR];
 };
+
+_Static_assert(RSP_SCHEMA_MAX_EVSELS < 255, "evsel + 1 fits the dense id table's entries");
+
+/* rsp_schema__evsel_by_id() with the direct table tried first (per sample). */
+static inline int rsp_schema__evsel_fast(const struct rsp_schema *s, uint64_t id)
+{
+	for (int r = 0; r < s->nr_dense; r++) {
+		uint64_t i = id - s->dense[r].base;
+
+		if (i < s->dense[r].cap)
+			return s->dense[r].t[i] ? s->dense[r].t[i] - 1
+						: rsp_schema__evsel_by_id(s, id);
+	}
+	return rsp_schema__evsel_by_id(s, id);
+}
+
+/**
+ * rsp_record__place_sample() - a sample's time and CPU, and whether
+ * rsp_record__parse_sample() accepts it, without filling a struct
+ * rsp_sample: for placing a dump's samples in time order, which the
+ * timeline then parses in full. Samples whose tail holds more than a
+ * callchain and raw data, of BPF evsels, or refused, take the full parse.
+ *
+ * Return: 0, or -1 where rsp_record__parse_sample() refuses the record
+ * (call it for the reason).
+ */
+int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
+			     uint64_t *time, uint32_t *cpu);
 
 /*
  * An integer field at @l of a record of @size bytes at @raw, sign-extended
