@@ -11,6 +11,8 @@
  *                                      clock_nanosleep, which glibc uses)
  *   stopwatch_work loop N              tiny() N times, and getppid N times
  *                                      (bench/stopwatch.py: cost per call)
+ *   stopwatch_work callers A B         work() A times from caller_a(), then
+ *                                      B times from caller_b() (--callers)
  *
  * Prints one JSON line: what it did, and work()'s own mean duration as
  * the program measured it around each call.
@@ -26,6 +28,8 @@ void work(void);
 int rec(int depth);
 void jumper(int jump);
 void tiny(void);
+void caller_a(void);
+void caller_b(void);
 
 static jmp_buf env;
 static volatile int sink;
@@ -58,6 +62,19 @@ __attribute__((noinline)) void jumper(int jump)
 __attribute__((noinline)) void tiny(void)
 {
 	sink++;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Two call sites of work(), each in its own function; not tail calls. */
+__attribute__((noinline)) void caller_a(void)
+{
+	work();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void caller_b(void)
+{
+	work();
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -144,6 +161,14 @@ int main(int argc, char **argv)
 		printf("{\"jumps\": %d, \"returns\": %d}\n", (int)jumps, m);
 		return 0;
 	}
+	if (!strcmp(mode, "callers") && argc == 4) {
+		for (int i = 0; i < n; i++)
+			caller_a();
+		for (int i = 0; i < m; i++)
+			caller_b();
+		printf("{\"caller_a\": %d, \"caller_b\": %d}\n", n, m);
+		return 0;
+	}
 	if (!strcmp(mode, "loop") && argc == 3)
 		return do_loop(n);
 	if (!strcmp(mode, "nanosleep") && argc == 3) {
@@ -155,6 +180,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: stopwatch_work work THREADS CALLS | recurse K | longjmp N M | "
-			"nanosleep N | loop N\n");
+			"nanosleep N | loop N | callers A B\n");
 	return 2;
 }
