@@ -114,6 +114,8 @@ def two_callers(d):
     _, out, _ = d.ctl("stopwatch", "show", "plain", "--callers")
     t.check("added without --callers" in out, "text: a stopwatch without --callers says so")
 
+    _, out, _ = d.ctl("stopwatch", "show", "work", "--callers")
+    print(out)
     d.ctl("stopwatch", "rm", "work")
     d.ctl("stopwatch", "rm", "one")
     d.ctl("stopwatch", "add", W + ":work", "--callers", "--name", "again")
