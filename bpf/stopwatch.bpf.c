@@ -368,15 +368,47 @@ static __always_inline struct rsp_sw_pair *item_of(void *ctx, __u32 sw, int side
  */
 #define KEEP_PERF_SAMPLE 1
 
+/* An item starts: its time kept until its end (the same key started again counts unmatched). */
+static __always_inline void item_start(__u32 sw, struct rsp_sw_item *it)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct rsp_sw_stat *s = stat_of(sw);
+	long ret = bpf_map_update_elem(&items, it, &now, BPF_NOEXIST);
+
+	if (ret == -17 /* EEXIST: the same key started again; the first never ended */) {
+		bpf_map_update_elem(&items, it, &now, BPF_ANY);
+		if (s)
+			s->unmatched++;
+	} else if (ret && s) {
+		s->overflow++;
+	}
+}
+
+/* An item ends: timed from its start, if that was seen. */
+static __always_inline void item_end(__u32 sw, struct rsp_sw_item *it)
+{
+	__u64 now = bpf_ktime_get_ns(), *t0, t;
+	struct rsp_sw_stat *s;
+
+	t0 = bpf_map_lookup_elem(&items, it);
+	if (!t0)
+		return; /* its start was not seen (or filtered out) */
+	t = *t0;
+	if (bpf_map_delete_elem(&items, it))
+		return; /* another CPU ended it first */
+	s = stat_of(sw);
+	if (s) {
+		rsp_sw__record(s, now > t ? now - t : 0);
+		s->off_unknown++; /* an item, not a thread's call: no off-CPU time */
+	}
+}
+
 SEC("tracepoint")
 int sw_tp_start(void *ctx)
 {
 	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
 	struct rsp_sw_item it = {};
 	struct rsp_sw_pair *p = item_of(ctx, sw, 0, &it);
-	__u64 now = bpf_ktime_get_ns();
-	struct rsp_sw_stat *s;
-	long ret;
 
 	if (!p || !wanted(sw))
 		return KEEP_PERF_SAMPLE;
@@ -389,15 +421,7 @@ int sw_tp_start(void *ctx)
 		if (v != p->where_value)
 			return KEEP_PERF_SAMPLE;
 	}
-	s = stat_of(sw);
-	ret = bpf_map_update_elem(&items, &it, &now, BPF_NOEXIST);
-	if (ret == -17 /* EEXIST: the same key started again; the first never ended */) {
-		bpf_map_update_elem(&items, &it, &now, BPF_ANY);
-		if (s)
-			s->unmatched++;
-	} else if (ret && s) {
-		s->overflow++;
-	}
+	item_start(sw, &it);
 	return KEEP_PERF_SAMPLE;
 }
 
@@ -406,23 +430,69 @@ int sw_tp_end(void *ctx)
 {
 	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
 	struct rsp_sw_item it = {};
-	__u64 now = bpf_ktime_get_ns(), *t0, t;
-	struct rsp_sw_stat *s;
 
-	if (!item_of(ctx, sw, 1, &it))
-		return KEEP_PERF_SAMPLE;
-	t0 = bpf_map_lookup_elem(&items, &it);
-	if (!t0)
-		return KEEP_PERF_SAMPLE; /* its start was not seen (or filtered out) */
-	t = *t0;
-	if (bpf_map_delete_elem(&items, &it))
-		return KEEP_PERF_SAMPLE; /* another CPU ended it first */
-	s = stat_of(sw);
-	if (s) {
-		rsp_sw__record(s, now > t ? now - t : 0);
-		s->off_unknown++; /* an item, not a thread's call: no off-CPU time */
-	}
+	if (item_of(ctx, sw, 1, &it))
+		item_end(sw, &it);
 	return KEEP_PERF_SAMPLE;
+}
+
+/*
+ * Integer argument @n (1 to 6) at a function's entry, x86-64's calling
+ * convention. All six are read at their fixed offsets first (the verifier
+ * refuses a load from the context at a computed offset, which a switch
+ * compiles to), then one is picked from the stack.
+ */
+static __always_inline __u64 user_arg(struct pt_regs *ctx, __u32 n)
+{
+	volatile __u64 a[8] = {}; /* 8: the index masked, a bound the verifier sees */
+
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = PT_REGS_PARM4(ctx);
+	a[4] = PT_REGS_PARM5(ctx);
+	a[5] = ctx->r9;	       /* this libbpf has no PT_REGS_PARM6 */
+	return a[(n - 1) & 7]; /* n is 1 to 6 (rspd checks): a[6], a[7] stay 0 */
+}
+
+/* A user pair's item at side @side's entry: its argument and the process. */
+static __always_inline bool user_item(struct pt_regs *ctx, __u32 sw, int side,
+				      struct rsp_sw_item *it)
+{
+	struct rsp_sw_pair *p;
+
+	if (sw >= RSP_SW_MAX)
+		return false;
+	p = bpf_map_lookup_elem(&pairs, &sw);
+	if (!p || !p->uprobe)
+		return false;
+	it->sw = sw;
+	it->k[0] = user_arg(ctx, p->arg[side & 1]);
+	it->k[1] = bpf_get_current_pid_tgid() >> 32;
+	return true;
+}
+
+/* A keyed pair of user functions (e.g. enqueue(item) -> dequeue(item)): uprobes. */
+SEC("uprobe")
+int BPF_KPROBE(sw_up_start)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+
+	if (user_item(ctx, sw, 0, &it) && wanted(sw))
+		item_start(sw, &it);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(sw_up_end)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+
+	if (user_item(ctx, sw, 1, &it))
+		item_end(sw, &it);
+	return 0;
 }
 
 /*

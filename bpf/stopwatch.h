@@ -119,9 +119,16 @@ struct rsp_sw_pair {
 	sw_u32 off[2][2], size[2][2];
 	sw_u32 where_off, where_size;
 	sw_u64 where_value;
+	/* A pair of user functions instead (uprobes): the key is the function's
+	 * arg-th integer argument (1 to 6: rdi, rsi, rdx, rcx, r8, r9) at each
+	 * side's entry, with the process's id (an address means nothing in
+	 * another process). nfields is 1. */
+	sw_u32 uprobe;
+	sw_u32 arg[2];
+	sw_u32 pad;
 };
 
-/* An item between its start and its end (map "items"). */
+/* An item between its start and its end (map "items"); a user pair's k[1] is the tgid. */
 struct rsp_sw_item {
 	sw_u32 sw;
 	sw_u32 pad;

@@ -402,17 +402,15 @@ static int attach_syscall(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	return set_syscall_bit(s, nr, i, true);
 }
 
-static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
-		       const struct rsp_sw_target *t, long pid, struct rsp_buf *err)
+/* @t's binary and function: its path (a path, or a loaded library's soname) and offset. */
+static int resolve_func(const struct rsp_sw_target *t, char *path, size_t n,
+			struct rsp_uprobe_target *ut, struct rsp_buf *err)
 {
-	struct rsp_uprobe_target ut;
-	char path[4096];
 	int ret;
 
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
 	if (strchr(t->object, '/'))
-		snprintf(path, sizeof(path), "%s", t->object);
-	else if (rsp_uprobe__loaded_path(t->object, path, sizeof(path))) {
+		snprintf(path, n, "%s", t->object);
+	else if (rsp_uprobe__loaded_path(t->object, path, n)) {
 		rsp_buf__printf(err,
 				"stopwatch add: no such binary '%s': give a path, or the soname "
 				"of a library rspd has loaded (e.g. libc.so.6)",
@@ -424,7 +422,7 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 				strerror(errno));
 		return -ENOENT;
 	}
-	ret = rsp_uprobe__resolve(path, t->symbol, &ut, err);
+	ret = rsp_uprobe__resolve(path, t->symbol, ut, err);
 	if (ret == -ENOENT) {
 		rsp_buf__printf(err,
 				"stopwatch add: %s defines no function '%s' (nm -D or nm "
@@ -432,11 +430,22 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 				path, t->symbol);
 		return ret;
 	}
-	if (ret) {
-		if (!err->len)
-			rsp_buf__printf(err, "stopwatch add: cannot read %s", path);
+	if (ret && !err->len)
+		rsp_buf__printf(err, "stopwatch add: cannot read %s", path);
+	return ret;
+}
+
+static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+		       const struct rsp_sw_target *t, long pid, struct rsp_buf *err)
+{
+	struct rsp_uprobe_target ut;
+	char path[4096];
+	int ret;
+
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
+	ret = resolve_func(t, path, sizeof(path), &ut, err);
+	if (ret)
 		return ret;
-	}
 	w->entry = bpf_program__attach_uprobe_opts(s->skel->progs.sw_entry, pid > 0 ? (int)pid : -1,
 						   path, ut.offset, &o);
 	o.retprobe = true;
@@ -452,6 +461,51 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	}
 	snprintf(w->v.where, sizeof(w->v.where), "%s:%s at file offset 0x%llx", path, t->symbol,
 		 (unsigned long long)ut.offset);
+	return 0;
+}
+
+/*
+ * A keyed pair of user functions: a uprobe at each one's entry, the key
+ * their --key argN (systemtap's "timing items through queues": enqueue(item)
+ * -> dequeue(item), on any threads of one process).
+ */
+static int attach_user_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+			    const struct rsp_sw_request *r, struct rsp_buf *err)
+{
+	struct rsp_sw_pair p = {.nfields = 1, .uprobe = 1};
+	struct rsp_sw_target t[2];
+	struct rsp_uprobe_target ut[2];
+	char path[2][4096];
+	int pid = r->pid > 0 ? (int)r->pid : -1, ret = 0;
+
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
+	p.arg[0] = p.arg[1] = (uint32_t)atoi(r->key + 3); /* "argN", checked by rspctl's parser */
+	for (int k = 0; k < 2 && !ret; k++) {
+		ret = rsp_sw_target__parse(k ? r->end : r->start, &t[k], err);
+		if (!ret)
+			ret = resolve_func(&t[k], path[k], sizeof(path[k]), &ut[k], err);
+	}
+	if (!ret && bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &p, BPF_ANY))
+		ret = -errno;
+	if (ret)
+		return ret;
+	w->entry = bpf_program__attach_uprobe_opts(s->skel->progs.sw_up_start, pid, path[0],
+						   ut[0].offset, &o);
+	w->ret = w->entry ? bpf_program__attach_uprobe_opts(s->skel->progs.sw_up_end, pid, path[1],
+							    ut[1].offset, &o)
+			  : NULL;
+	if (!w->ret) {
+		ret = -errno;
+		rsp_buf__printf(err, "stopwatch add: cannot place uprobes on %s and %s: %s",
+				r->start, r->end, strerror(-ret));
+		return ret;
+	}
+	snprintf(
+		w->v.where, sizeof(w->v.where),
+		"%.1900s:%.200s (offset 0x%llx) -> %.1900s:%.200s (offset 0x%llx) by %.8s, in each "
+		"process",
+		path[0], t[0].symbol, (unsigned long long)ut[0].offset, path[1], t[1].symbol,
+		(unsigned long long)ut[1].offset, r->key);
 	return 0;
 }
 
@@ -731,9 +785,10 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	clear_index(s, i);
 	ret = set_filter(s, i, r);
 	if (!ret)
-		ret = r->start			 ? attach_pair(s, w, i, r, err)
-		      : t.kind == RSP_SW_SYSCALL ? attach_syscall(s, w, i, &t, err)
-						 : attach_func(s, w, i, &t, r->pid, err);
+		ret = r->start && rsp_sw__user_key(r->key) ? attach_user_pair(s, w, i, r, err)
+		      : r->start			   ? attach_pair(s, w, i, r, err)
+		      : t.kind == RSP_SW_SYSCALL	   ? attach_syscall(s, w, i, &t, err)
+							   : attach_func(s, w, i, &t, r->pid, err);
 	if (ret) {
 		if (!err->len)
 			rsp_buf__printf(err, "stopwatch add: %s", strerror(-ret));

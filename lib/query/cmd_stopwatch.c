@@ -57,6 +57,13 @@ static int set_op(struct sw_opts *o, const char *arg, struct rsp_buf *err)
 	return -EINVAL;
 }
 
+unsigned rsp_sw__user_key(const char *key)
+{
+	if (key && !strncmp(key, "arg", 3) && key[3] >= '1' && key[3] <= '6' && !key[4])
+		return (unsigned)(key[3] - '0');
+	return 0;
+}
+
 bool rsp_sw__valid_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -103,10 +110,12 @@ static int sw_opt(struct rsp_request *req, int id, const char *arg, struct rsp_b
 	case OPT_START:
 	case OPT_END:
 		if (!strchr(arg, ':') || arg[0] == ':' || !strchr(arg, ':')[1]) {
-			rsp_buf__printf(err,
-					"stopwatch: --%s wants a tracepoint as SYSTEM:EVENT (e.g. "
-					"block:block_rq_issue), not '%s'",
-					id == OPT_START ? "start" : "end", arg);
+			rsp_buf__printf(
+				err,
+				"stopwatch: --%s wants a tracepoint as SYSTEM:EVENT (e.g. "
+				"block:block_rq_issue) or a user function as BINARY:SYMBOL, "
+				"not '%s'",
+				id == OPT_START ? "start" : "end", arg);
 			return -EINVAL;
 		}
 		*(id == OPT_START ? &o->start : &o->end) = arg;
@@ -161,6 +170,46 @@ static int sw_opt(struct rsp_request *req, int id, const char *arg, struct rsp_b
 	}
 }
 
+/*
+ * A pair keyed by argN is of user functions: both sides BINARY:SYMBOL (not
+ * syscall:), no --where (it filters a tracepoint's field). An "argN"-like
+ * key with another N is refused rather than taken for a field's name.
+ */
+static int user_pair_check(const struct sw_opts *o, struct rsp_buf *err)
+{
+	struct rsp_sw_target t;
+
+	if (!rsp_sw__user_key(o->key)) {
+		if (!strncmp(o->key, "arg", 3) && o->key[3] >= '0' && o->key[3] <= '9') {
+			rsp_buf__printf(err,
+					"stopwatch add: --key %s: a user function's argument is "
+					"arg1 to arg6 (x86-64 passes six in registers)",
+					o->key);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (o->where) {
+		rsp_buf__puts(err, "stopwatch add: --where filters a tracepoint's field; a pair "
+				   "of user functions (--key argN) has none");
+		return -EINVAL;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *side = k ? o->end : o->start;
+
+		if (rsp_sw_target__parse(side, &t, err))
+			return -EINVAL;
+		if (t.kind != RSP_SW_FUNC) {
+			rsp_buf__printf(err,
+					"stopwatch add: --key %s pairs user functions: --%s wants "
+					"BINARY:SYMBOL, not '%s'",
+					o->key, k ? "end" : "start", side);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* --callers (add, show), --callers-max (add), --top (show --callers). */
 static int callers_check(const struct sw_opts *o, const struct rsp_request *req,
 			 struct rsp_buf *err)
@@ -212,7 +261,7 @@ static int sw_check(struct rsp_request *req, struct rsp_buf *err)
 					   "SYS:EVENT --key FIELD[,FIELD], without a SPEC");
 			return -EINVAL;
 		}
-		return 0;
+		return user_pair_check(o, err);
 	}
 	if (o->where) {
 		rsp_buf__puts(err, "stopwatch add: --where goes with a keyed pair (--start, --end, "
@@ -334,6 +383,11 @@ const struct rsp_command rsp_cmd_stopwatch = {
 		 "                   --key fields (1 or 2, of both events) are equal:\n"
 		 "                   an item through a queue (systemtap's model)\n"
 		 "  --where F=N      pair: only items whose start has field F = N\n"
+		 "  --start BINARY:SYMBOL --end BINARY:SYMBOL --key argN\n"
+		 "                   a keyed pair of user functions: from one's entry to\n"
+		 "                   the other's with the same Nth integer argument (1-6,\n"
+		 "                   x86-64 registers), in one process: enqueue(item) ->\n"
+		 "                   dequeue(item) across threads\n"
 		 "  --last DURATION  show: only the calls that ended in the last DURATION\n"
 		 "                   (rspd keeps 300 one-second slots; default: all since\n"
 		 "                   the stopwatch was added)\n"
@@ -360,6 +414,8 @@ const struct rsp_command rsp_cmd_stopwatch = {
 		 "  rspctl stopwatch add libc.so.6:malloc --comm postgres\n"
 		 "  rspctl stopwatch add --start block:block_rq_issue\n"
 		 "      --end block:block_rq_complete --key dev,sector --name io\n"
+		 "  rspctl stopwatch add --start /usr/bin/srv:enqueue\n"
+		 "      --end /usr/bin/srv:dequeue --key arg1 --name queue\n"
 		 "  rspctl stopwatch show work --last 10s\n"
 		 "  rspctl stopwatch add libc.so.6:malloc --pid 1234 --callers --name m\n"
 		 "  rspctl stopwatch show m --callers --top 5\n"

@@ -33,7 +33,8 @@ struct rsp_sw_request {
 	uint64_t last_ns; /* SHOW: --last, 0: since it was added */
 	bool json;
 	/* ADD, a keyed pair instead of SPEC: --start SYS:EVENT --end SYS:EVENT
-	 * --key FIELD[,FIELD] [--where FIELD=VALUE] */
+	 * --key FIELD[,FIELD] [--where FIELD=VALUE]; or of user functions:
+	 * --start BINARY:SYMBOL --end BINARY:SYMBOL --key argN */
 	const char *start, *end, *key, *where;
 	/* ADD: --callers [--callers-max N]; SHOW: --callers [--top N] */
 	bool callers;
@@ -58,6 +59,13 @@ struct rsp_sw_target {
  * (the last ':' separates). Return: 0, or -EINVAL with one sentence in @err.
  */
 RSP_API int rsp_sw_target__parse(const char *spec, struct rsp_sw_target *t, struct rsp_buf *err);
+
+/**
+ * rsp_sw__user_key() - N when @key is "argN" (1 to 6): a keyed pair of user
+ * functions (--start BINARY:SYMBOL --end BINARY:SYMBOL), timed from one's
+ * entry to the other's by their Nth integer argument; else 0 (tracepoints).
+ */
+RSP_API unsigned rsp_sw__user_key(const char *key);
 
 /** rsp_sw__valid_name() - letters, digits, '_', '-', '.', at most 31: a stopwatch's name. */
 RSP_API bool rsp_sw__valid_name(const char *name);
