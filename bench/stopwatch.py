@@ -8,6 +8,8 @@ each (pinned to CPU 0). Run, alternating within each repetition:
   - a stopwatch on tiny() and one on syscall:getppid (the BPF path rspd
     uses: a uprobe and a uretprobe, or sys_enter/sys_exit, each running a
     BPF program that matches and adds into per-CPU totals);
+  - the same two stopwatches added with --callers (a user stack walk and a
+    caller-table update per call, on top);
   - for comparison, the perf-event path's floor: perf record of a perf
     uprobe and uretprobe on tiny() (perf probe -x), each hit a ring record
     (what rspd would have to write, copy and decode before matching).
@@ -94,7 +96,7 @@ def main():
     if os.geteuid():
         sys.exit("bench/stopwatch.py: run as root (rspd loads BPF programs)")
     wl = os.path.join(a.build, "workloads", "stopwatch_work")
-    bare, sw, perf = [], [], []
+    bare, sw, swc, perf = [], [], [], []
     perf_note = None
     with Rspd(a.build) as d:
         for _ in range(a.reps):
@@ -106,6 +108,15 @@ def main():
             counts = {s["name"]: s["count"] for s in shown}
             if counts.get("tiny", 0) < a.calls or counts.get("getppid", 0) < a.calls:
                 sys.exit("bench/stopwatch.py: the stopwatches missed calls: %s" % counts)
+            d.cmd("stopwatch", "rm", "tiny")
+            d.cmd("stopwatch", "rm", "getppid")
+            d.cmd("stopwatch", "add", wl + ":tiny", "--name", "tiny", "--callers")
+            d.cmd("stopwatch", "add", "syscall:getppid", "--name", "getppid", "--callers")
+            swc.append(loop(wl, a.calls))
+            shown = d.ctl("stopwatch", "show", "--callers")["stopwatches"]
+            by_caller = {s["name"]: s["callers_calls"] for s in shown}
+            if by_caller.get("tiny", 0) < a.calls or by_caller.get("getppid", 0) < a.calls:
+                sys.exit("bench/stopwatch.py: --callers missed calls: %s" % by_caller)
             d.cmd("stopwatch", "rm", "tiny")
             d.cmd("stopwatch", "rm", "getppid")
             r, perf_note = perf_probe(wl, a.calls)
@@ -127,7 +138,10 @@ def main():
                  med(bare, "tiny_ns"), med(bare, "getppid_ns")),
              "| stopwatch, BPF (rspd's path) | %.1f | %.1f | %.1f | %.1f |" % (
                  med(sw, "tiny_ns"), med(sw, "tiny_ns") - med(bare, "tiny_ns"),
-                 med(sw, "getppid_ns"), med(sw, "getppid_ns") - med(bare, "getppid_ns"))]
+                 med(sw, "getppid_ns"), med(sw, "getppid_ns") - med(bare, "getppid_ns")),
+             "| stopwatch --callers, BPF (+ user stack per call) | %.1f | %.1f | %.1f | %.1f |" % (
+                 med(swc, "tiny_ns"), med(swc, "tiny_ns") - med(bare, "tiny_ns"),
+                 med(swc, "getppid_ns"), med(swc, "getppid_ns") - med(bare, "getppid_ns"))]
     if perf:
         lines.append("| perf uprobe+uretprobe records (perf record; the perf path's floor) "
                      "| %.1f | %.1f | | |" % (med(perf, "tiny_ns"),

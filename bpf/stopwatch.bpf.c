@@ -27,6 +27,8 @@
 char LICENSE[] SEC("license") = "GPL";
 
 unsigned int epoch = 0;
+/* A bit per stopwatch added with --callers (rspd sets it): sw_sys_exit takes the stack once. */
+__u64 callers_mask = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -70,6 +72,21 @@ struct {
 	__type(key, struct rsp_sw_item);
 	__type(value, __u64);
 } items SEC(".maps");
+
+/* --callers: user stacks (ids) and the calls per stack (bpf/stopwatch.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 2048); /* --stopwatch-callers, set before load */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, RSP_SW_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2048); /* --stopwatch-callers, set before load */
+	__type(key, struct rsp_sw_caller_key);
+	__type(value, struct rsp_sw_caller_val);
+} callers SEC(".maps");
 
 /* Per system call number: a bit per stopwatch that times it. */
 struct {
@@ -156,7 +173,69 @@ static __always_inline void enter(__u32 sw, __u64 sp)
 	}
 }
 
-static __always_inline void leave(__u32 sw, __u64 entry_sp)
+/*
+ * --callers: add the call of @dur ns to the row of its caller stack @id
+ * (bpf_get_stackid(): negative when it could not be taken). The stack is
+ * the user stack at the return (the uretprobe or sys_exit), whose first
+ * frame is the caller's return address: the call site itself.
+ */
+static __always_inline void by_caller(__u32 sw, __u64 dur, __u64 now, long id)
+{
+	struct rsp_sw_filter *f;
+	struct rsp_sw_caller_key k = {};
+	struct rsp_sw_caller_val *v, one = {.count = 1, .sum = dur, .first = now};
+	struct rsp_sw_stat *s;
+
+	if (sw >= RSP_SW_MAX)
+		return;
+	f = bpf_map_lookup_elem(&filters, &sw);
+	s = stat_of(sw);
+	if (!f || !s)
+		return;
+	if (id < 0) {
+		s->callers_lost++;
+		return;
+	}
+	k.sw = sw;
+	k.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	k.stack = (__u32)id;
+	v = bpf_map_lookup_elem(&callers, &k);
+	/* Read, then add: CPUs racing at the bound may pass it by one each (the
+	 * program is built for BPF v1, where an atomic add returns nothing). */
+	if (!v && f->callers_rows < f->callers_max) {
+		if (bpf_map_update_elem(&callers, &k, &one, BPF_NOEXIST) == 0) {
+			__sync_fetch_and_add(&f->callers_rows, 1);
+			return;
+		}
+		v = bpf_map_lookup_elem(&callers, &k); /* another CPU made it first? */
+	}
+	if (!v) {
+		s->callers_overflow++;
+		return;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->sum, dur);
+}
+
+/* Does @sw count its calls by caller (--callers)? */
+static __always_inline bool wants_callers(__u32 sw)
+{
+	struct rsp_sw_filter *f = bpf_map_lookup_elem(&filters, &sw);
+
+	return f && f->callers;
+}
+
+/*
+ * A return: @stack is its caller's stack id (taken by the program, which
+ * has the context) when a stopwatch wants callers, else SW_NO_STACK.
+ *
+ * A global function: the verifier checks it once, not once for each of the
+ * RSP_SW_MAX stopwatches sw_sys_exit loops over (inline, with --callers
+ * added, that loop was refused with E2BIG).
+ */
+#define SW_NO_STACK (-1000)
+
+__noinline int sw_leave(__u32 sw, __u64 entry_sp, long stack)
 {
 	struct rsp_sw_key key = {.tid = (__u32)bpf_get_current_pid_tgid(), .sw = sw};
 	__u64 now = bpf_ktime_get_ns(), unmatched = 0, dur = 0, off0 = 0, slp0 = 0;
@@ -166,10 +245,10 @@ static __always_inline void leave(__u32 sw, __u64 entry_sp)
 	bool matched;
 
 	if (sw >= RSP_SW_MAX)
-		return;
+		return 0;
 	f = bpf_map_lookup_elem(&frames, &key);
 	if (!f)
-		return; /* no entry seen: began inside the call, or not wanted */
+		return 0; /* no entry seen: began inside the call, or not wanted */
 	matched = rsp_sw__pop(f, entry_sp, now, &dur, &unmatched);
 	if (matched) {
 		__u32 k = f->depth & (RSP_SW_DEPTH - 1);
@@ -181,11 +260,13 @@ static __always_inline void leave(__u32 sw, __u64 entry_sp)
 		bpf_map_delete_elem(&frames, &key);
 	s = stat_of(sw);
 	if (!s)
-		return;
+		return 0;
 	s->unmatched += unmatched;
 	if (!matched)
-		return;
+		return 0;
 	rsp_sw__record(s, dur);
+	if (stack != SW_NO_STACK && wants_callers(sw))
+		by_caller(sw, dur, now, stack);
 	th = thread_of(key.tid, false);
 	if (th && off0 != ~0ull && th->off_ns >= off0 && th->off_ns - off0 <= dur) {
 		s->offcpu += th->off_ns - off0;
@@ -193,6 +274,7 @@ static __always_inline void leave(__u32 sw, __u64 entry_sp)
 	} else {
 		s->off_unknown++;
 	}
+	return 0;
 }
 
 SEC("uprobe")
@@ -205,7 +287,11 @@ int BPF_KPROBE(sw_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(sw_return)
 {
-	leave((__u32)bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx) - RSP_SW_RET_SP);
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	long stack =
+		wants_callers(sw) ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) : SW_NO_STACK;
+
+	sw_leave(sw, PT_REGS_SP(ctx) - RSP_SW_RET_SP, stack);
 	return 0;
 }
 
@@ -231,11 +317,15 @@ int BPF_PROG(sw_sys_exit, struct pt_regs *regs, long ret)
 	__u64 *mask = bpf_map_lookup_elem(&syscalls, &nr);
 	__u64 m;
 
+	long stack = SW_NO_STACK;
+
 	if (!mask || !(m = *mask))
 		return 0;
+	if (m & callers_mask) /* one walk of the stack for all that want it */
+		stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 	for (__u32 sw = 0; sw < RSP_SW_MAX; sw++)
 		if (m & (1ull << sw))
-			leave(sw, 0);
+			sw_leave(sw, 0, stack);
 	return 0;
 }
 
@@ -278,15 +368,47 @@ static __always_inline struct rsp_sw_pair *item_of(void *ctx, __u32 sw, int side
  */
 #define KEEP_PERF_SAMPLE 1
 
+/* An item starts: its time kept until its end (the same key started again counts unmatched). */
+static __always_inline void item_start(__u32 sw, struct rsp_sw_item *it)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct rsp_sw_stat *s = stat_of(sw);
+	long ret = bpf_map_update_elem(&items, it, &now, BPF_NOEXIST);
+
+	if (ret == -17 /* EEXIST: the same key started again; the first never ended */) {
+		bpf_map_update_elem(&items, it, &now, BPF_ANY);
+		if (s)
+			s->unmatched++;
+	} else if (ret && s) {
+		s->overflow++;
+	}
+}
+
+/* An item ends: timed from its start, if that was seen. */
+static __always_inline void item_end(__u32 sw, struct rsp_sw_item *it)
+{
+	__u64 now = bpf_ktime_get_ns(), *t0, t;
+	struct rsp_sw_stat *s;
+
+	t0 = bpf_map_lookup_elem(&items, it);
+	if (!t0)
+		return; /* its start was not seen (or filtered out) */
+	t = *t0;
+	if (bpf_map_delete_elem(&items, it))
+		return; /* another CPU ended it first */
+	s = stat_of(sw);
+	if (s) {
+		rsp_sw__record(s, now > t ? now - t : 0);
+		s->off_unknown++; /* an item, not a thread's call: no off-CPU time */
+	}
+}
+
 SEC("tracepoint")
 int sw_tp_start(void *ctx)
 {
 	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
 	struct rsp_sw_item it = {};
 	struct rsp_sw_pair *p = item_of(ctx, sw, 0, &it);
-	__u64 now = bpf_ktime_get_ns();
-	struct rsp_sw_stat *s;
-	long ret;
 
 	if (!p || !wanted(sw))
 		return KEEP_PERF_SAMPLE;
@@ -299,15 +421,7 @@ int sw_tp_start(void *ctx)
 		if (v != p->where_value)
 			return KEEP_PERF_SAMPLE;
 	}
-	s = stat_of(sw);
-	ret = bpf_map_update_elem(&items, &it, &now, BPF_NOEXIST);
-	if (ret == -17 /* EEXIST: the same key started again; the first never ended */) {
-		bpf_map_update_elem(&items, &it, &now, BPF_ANY);
-		if (s)
-			s->unmatched++;
-	} else if (ret && s) {
-		s->overflow++;
-	}
+	item_start(sw, &it);
 	return KEEP_PERF_SAMPLE;
 }
 
@@ -316,23 +430,69 @@ int sw_tp_end(void *ctx)
 {
 	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
 	struct rsp_sw_item it = {};
-	__u64 now = bpf_ktime_get_ns(), *t0, t;
-	struct rsp_sw_stat *s;
 
-	if (!item_of(ctx, sw, 1, &it))
-		return KEEP_PERF_SAMPLE;
-	t0 = bpf_map_lookup_elem(&items, &it);
-	if (!t0)
-		return KEEP_PERF_SAMPLE; /* its start was not seen (or filtered out) */
-	t = *t0;
-	if (bpf_map_delete_elem(&items, &it))
-		return KEEP_PERF_SAMPLE; /* another CPU ended it first */
-	s = stat_of(sw);
-	if (s) {
-		rsp_sw__record(s, now > t ? now - t : 0);
-		s->off_unknown++; /* an item, not a thread's call: no off-CPU time */
-	}
+	if (item_of(ctx, sw, 1, &it))
+		item_end(sw, &it);
 	return KEEP_PERF_SAMPLE;
+}
+
+/*
+ * Integer argument @n (1 to 6) at a function's entry, x86-64's calling
+ * convention. All six are read at their fixed offsets first (the verifier
+ * refuses a load from the context at a computed offset, which a switch
+ * compiles to), then one is picked from the stack.
+ */
+static __always_inline __u64 user_arg(struct pt_regs *ctx, __u32 n)
+{
+	volatile __u64 a[8] = {}; /* 8: the index masked, a bound the verifier sees */
+
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = PT_REGS_PARM4(ctx);
+	a[4] = PT_REGS_PARM5(ctx);
+	a[5] = ctx->r9;	       /* this libbpf has no PT_REGS_PARM6 */
+	return a[(n - 1) & 7]; /* n is 1 to 6 (rspd checks): a[6], a[7] stay 0 */
+}
+
+/* A user pair's item at side @side's entry: its argument and the process. */
+static __always_inline bool user_item(struct pt_regs *ctx, __u32 sw, int side,
+				      struct rsp_sw_item *it)
+{
+	struct rsp_sw_pair *p;
+
+	if (sw >= RSP_SW_MAX)
+		return false;
+	p = bpf_map_lookup_elem(&pairs, &sw);
+	if (!p || !p->uprobe)
+		return false;
+	it->sw = sw;
+	it->k[0] = user_arg(ctx, p->arg[side & 1]);
+	it->k[1] = bpf_get_current_pid_tgid() >> 32;
+	return true;
+}
+
+/* A keyed pair of user functions (e.g. enqueue(item) -> dequeue(item)): uprobes. */
+SEC("uprobe")
+int BPF_KPROBE(sw_up_start)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+
+	if (user_item(ctx, sw, 0, &it) && wanted(sw))
+		item_start(sw, &it);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(sw_up_end)
+{
+	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
+	struct rsp_sw_item it = {};
+
+	if (user_item(ctx, sw, 1, &it))
+		item_end(sw, &it);
+	return 0;
 }
 
 /*

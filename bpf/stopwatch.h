@@ -40,6 +40,7 @@ typedef __u64 sw_u64;
 #define RSP_SW_BUCKETS	   65 /* log2 buckets of ns, as the hist family's r=1 */
 #define RSP_SW_RET_SP	   8  /* a return's stack pointer minus its entry's */
 #define RSP_SW_NR_SYSCALLS 512
+#define RSP_SW_STACK_DEPTH 32 /* --callers: user frames kept per caller stack */
 
 /* Key of the per-thread table: one entry per thread inside a probed call. */
 struct rsp_sw_key {
@@ -81,7 +82,30 @@ struct rsp_sw_stat {
 	sw_u64 offcpu;	    /* of sum: off CPU inside the calls, ns */
 	sw_u64 asleep;	    /* of offcpu: asleep (not runnable) */
 	sw_u64 off_unknown; /* calls (of count) whose off-CPU time was lost */
+	/* --callers: calls whose user stack could not be taken (the stack map
+	 * full, or a different stack in its hash bucket), and calls whose stack
+	 * was taken but found the callers table full (--stopwatch-callers) */
+	sw_u64 callers_lost;
+	sw_u64 callers_overflow;
 	sw_u64 buckets[RSP_SW_BUCKETS];
+};
+
+/*
+ * --callers: per stopwatch, process and caller stack (an id of map
+ * "stacks", taken at the return, so its first frame is the caller's
+ * return address), the calls and their time: map "callers". Cumulative
+ * since the stopwatch was added; updated with atomic adds.
+ */
+struct rsp_sw_caller_key {
+	sw_u32 sw;
+	sw_u32 tgid;
+	sw_u32 stack; /* id in map "stacks" */
+	sw_u32 pad;
+};
+
+struct rsp_sw_caller_val {
+	sw_u64 count, sum;
+	sw_u64 first; /* CLOCK_MONOTONIC ns of its first return: its process was alive */
 };
 
 /*
@@ -95,9 +119,16 @@ struct rsp_sw_pair {
 	sw_u32 off[2][2], size[2][2];
 	sw_u32 where_off, where_size;
 	sw_u64 where_value;
+	/* A pair of user functions instead (uprobes): the key is the function's
+	 * arg-th integer argument (1 to 6: rdi, rsi, rdx, rcx, r8, r9) at each
+	 * side's entry, with the process's id (an address means nothing in
+	 * another process). nfields is 1. */
+	sw_u32 uprobe;
+	sw_u32 arg[2];
+	sw_u32 pad;
 };
 
-/* An item between its start and its end (map "items"). */
+/* An item between its start and its end (map "items"); a user pair's k[1] is the tgid. */
 struct rsp_sw_item {
 	sw_u32 sw;
 	sw_u32 pad;
@@ -107,8 +138,12 @@ struct rsp_sw_item {
 /* What one stopwatch watches; active = 0 when the slot is free. */
 struct rsp_sw_filter {
 	sw_u32 active;
-	sw_u32 tgid;   /* 0: any process */
-	char comm[16]; /* "": any */
+	sw_u32 tgid;	     /* 0: any process */
+	char comm[16];	     /* "": any */
+	sw_u32 callers;	     /* --callers: take the user stack at each return */
+	sw_u32 callers_max;  /* --callers-max: rows of map "callers" it may make */
+	sw_u32 callers_rows; /* rows it made (atomic adds) */
+	sw_u32 pad;
 };
 
 /* The r=1 bucket of @v ns: 0 for 0, else 1 + floor(log2 v) (lib/analysis/hist.c). */

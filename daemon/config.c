@@ -507,6 +507,10 @@ static const struct rspd_opt opts[] = {
 	{.section = "stopwatch", .name = "stopwatch-threads", .arg = "N", .def = "4096",
 	 .type = T_UINT, F(stopwatch.threads), .min = 1, .max = 1u << 20,
 	 .help = "threads inside stopwatched calls at once; beyond, calls are counted as overflow"},
+	{.section = "stopwatch", .name = "stopwatch-callers", .arg = "N", .def = "2048",
+	 .type = T_UINT, F(stopwatch.callers), .min = 16, .max = 1u << 18,
+	 .help = "caller stacks of all stopwatches at once (add --callers): the kernel's stack "
+		 "and caller tables; beyond, calls are counted as of unknown caller"},
 
 	{.section = "hist", .name = "hist", .def = "yes", .type = T_BOOL, F(hist_on),
 	 .help = "keep the latency profiles (rspctl hist) from the start"},

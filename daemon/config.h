@@ -68,6 +68,7 @@ struct rspd_config {
 	struct {
 		unsigned max;	  /* stopwatches at once */
 		unsigned threads; /* threads inside probed calls at once (the key table) */
+		unsigned callers; /* --callers: caller stacks of all stopwatches at once */
 	} stopwatch;
 	/* [hist]: the latency profiles (rspctl hist) */
 	bool hist_on;

@@ -29,10 +29,12 @@
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
 #include <rsp/parse.h>
+#include <rsp/symbols.h>
 #include <rsp/sysprof.h>
 #include <rsp/uprobe.h>
 #include "bpf/stopwatch.h"
 #include "clock.h"
+#include "livemodel.h"
 #include "log.h"
 #include "rspd.h"
 #include "stopwatch.h"
@@ -59,7 +61,8 @@ struct rspd_stopwatches {
 	pthread_cond_t wake;
 	pthread_t poller;
 	bool poller_on, stopping;
-	unsigned max, threads;
+	unsigned max, threads, callers;
+	struct rspd *d; /* its process model symbolizes show --callers */
 	struct rsp_sw *skel;
 	struct bpf_link *sys_enter, *sys_exit, *exit_link, *switch_link;
 	int ncpus;
@@ -70,7 +73,7 @@ struct rspd_stopwatches {
 	uint64_t run_ns; /* the last rspd_stopwatches__run_time() (capture loop only) */
 };
 
-struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d)
+struct rspd_stopwatches *rspd_stopwatches__new(struct rspd *d)
 {
 	struct rspd_stopwatches *s = calloc(1, sizeof(*s));
 
@@ -80,6 +83,8 @@ struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d)
 	pthread_cond_init(&s->wake, NULL);
 	s->max = d->cfg.stopwatch.max;
 	s->threads = d->cfg.stopwatch.threads;
+	s->callers = d->cfg.stopwatch.callers;
+	s->d = d;
 	return s;
 }
 
@@ -210,6 +215,8 @@ static int load(struct rspd_stopwatches *s, struct rsp_buf *err)
 	bpf_map__set_max_entries(s->skel->maps.frames, s->threads);
 	bpf_map__set_max_entries(s->skel->maps.threads, s->threads);
 	bpf_map__set_max_entries(s->skel->maps.items, s->threads);
+	bpf_map__set_max_entries(s->skel->maps.stacks, s->callers);
+	bpf_map__set_max_entries(s->skel->maps.callers, s->callers);
 	bpf_program__set_autoattach(s->skel->progs.sw_entry, false);
 	ret = rsp_sw__load(s->skel);
 	if (!ret) {
@@ -281,6 +288,52 @@ static void expire_items(struct rspd_stopwatches *s, unsigned only, uint64_t bef
 	}
 }
 
+/* Is stack id @id in @ids (@n, unsorted)? */
+static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ids[k] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Delete stopwatch @i's caller rows, then the stacks no other row uses
+ * (the stack table is shared: two stopwatches may have one caller). A
+ * program that adds a row while this runs may lose its stack: its calls
+ * are then shown as of unknown caller, never under another's name.
+ */
+static void clear_callers(struct rspd_stopwatches *s, unsigned i)
+{
+	int fd = bpf_map__fd(s->skel->maps.callers), sfd = bpf_map__fd(s->skel->maps.stacks);
+	struct rsp_sw_caller_key k, next, *prev = NULL;
+	uint32_t *ids = calloc(s->callers, sizeof(*ids)), id, nid, *pid = NULL;
+	size_t n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (next.sw == i) {
+			bpf_map_delete_elem(fd, &next);
+			prev = NULL; /* the walk restarts: deleting moved it */
+			continue;
+		}
+		if (ids && n < s->callers && !has_id(ids, n, next.stack))
+			ids[n++] = next.stack;
+		k = next;
+		prev = &k;
+	}
+	if (!ids)
+		return; /* out of memory: the stacks stay, bounded by the table */
+	while (!bpf_map_get_next_key(sfd, pid, &nid)) {
+		if (!has_id(ids, n, nid) && !bpf_map_delete_elem(sfd, &nid)) {
+			pid = NULL;
+			continue;
+		}
+		id = nid;
+		pid = &id;
+	}
+	free(ids);
+}
+
 /* Clear slot @i's counts and any thread entries left under its index. */
 static void clear_index(struct rspd_stopwatches *s, unsigned i)
 {
@@ -294,6 +347,7 @@ static void clear_index(struct rspd_stopwatches *s, unsigned i)
 	read_slot(s, i * 2 + 1, &ignore, true);
 	bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &nopair, BPF_ANY);
 	expire_items(s, i, 0, NULL);
+	clear_callers(s, i);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		if (next.sw == i) {
 			bpf_map_delete_elem(fd, &next);
@@ -348,17 +402,15 @@ static int attach_syscall(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	return set_syscall_bit(s, nr, i, true);
 }
 
-static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
-		       const struct rsp_sw_target *t, long pid, struct rsp_buf *err)
+/* @t's binary and function: its path (a path, or a loaded library's soname) and offset. */
+static int resolve_func(const struct rsp_sw_target *t, char *path, size_t n,
+			struct rsp_uprobe_target *ut, struct rsp_buf *err)
 {
-	struct rsp_uprobe_target ut;
-	char path[4096];
 	int ret;
 
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
 	if (strchr(t->object, '/'))
-		snprintf(path, sizeof(path), "%s", t->object);
-	else if (rsp_uprobe__loaded_path(t->object, path, sizeof(path))) {
+		snprintf(path, n, "%s", t->object);
+	else if (rsp_uprobe__loaded_path(t->object, path, n)) {
 		rsp_buf__printf(err,
 				"stopwatch add: no such binary '%s': give a path, or the soname "
 				"of a library rspd has loaded (e.g. libc.so.6)",
@@ -370,7 +422,7 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 				strerror(errno));
 		return -ENOENT;
 	}
-	ret = rsp_uprobe__resolve(path, t->symbol, &ut, err);
+	ret = rsp_uprobe__resolve(path, t->symbol, ut, err);
 	if (ret == -ENOENT) {
 		rsp_buf__printf(err,
 				"stopwatch add: %s defines no function '%s' (nm -D or nm "
@@ -378,11 +430,22 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 				path, t->symbol);
 		return ret;
 	}
-	if (ret) {
-		if (!err->len)
-			rsp_buf__printf(err, "stopwatch add: cannot read %s", path);
+	if (ret && !err->len)
+		rsp_buf__printf(err, "stopwatch add: cannot read %s", path);
+	return ret;
+}
+
+static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+		       const struct rsp_sw_target *t, long pid, struct rsp_buf *err)
+{
+	struct rsp_uprobe_target ut;
+	char path[4096];
+	int ret;
+
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
+	ret = resolve_func(t, path, sizeof(path), &ut, err);
+	if (ret)
 		return ret;
-	}
 	w->entry = bpf_program__attach_uprobe_opts(s->skel->progs.sw_entry, pid > 0 ? (int)pid : -1,
 						   path, ut.offset, &o);
 	o.retprobe = true;
@@ -398,6 +461,51 @@ static int attach_func(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	}
 	snprintf(w->v.where, sizeof(w->v.where), "%s:%s at file offset 0x%llx", path, t->symbol,
 		 (unsigned long long)ut.offset);
+	return 0;
+}
+
+/*
+ * A keyed pair of user functions: a uprobe at each one's entry, the key
+ * their --key argN (systemtap's "timing items through queues": enqueue(item)
+ * -> dequeue(item), on any threads of one process).
+ */
+static int attach_user_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
+			    const struct rsp_sw_request *r, struct rsp_buf *err)
+{
+	struct rsp_sw_pair p = {.nfields = 1, .uprobe = 1};
+	struct rsp_sw_target t[2];
+	struct rsp_uprobe_target ut[2];
+	char path[2][4096];
+	int pid = r->pid > 0 ? (int)r->pid : -1, ret = 0;
+
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = i);
+	p.arg[0] = p.arg[1] = (uint32_t)atoi(r->key + 3); /* "argN", checked by rspctl's parser */
+	for (int k = 0; k < 2 && !ret; k++) {
+		ret = rsp_sw_target__parse(k ? r->end : r->start, &t[k], err);
+		if (!ret)
+			ret = resolve_func(&t[k], path[k], sizeof(path[k]), &ut[k], err);
+	}
+	if (!ret && bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &p, BPF_ANY))
+		ret = -errno;
+	if (ret)
+		return ret;
+	w->entry = bpf_program__attach_uprobe_opts(s->skel->progs.sw_up_start, pid, path[0],
+						   ut[0].offset, &o);
+	w->ret = w->entry ? bpf_program__attach_uprobe_opts(s->skel->progs.sw_up_end, pid, path[1],
+							    ut[1].offset, &o)
+			  : NULL;
+	if (!w->ret) {
+		ret = -errno;
+		rsp_buf__printf(err, "stopwatch add: cannot place uprobes on %s and %s: %s",
+				r->start, r->end, strerror(-ret));
+		return ret;
+	}
+	snprintf(
+		w->v.where, sizeof(w->v.where),
+		"%.1900s:%.200s (offset 0x%llx) -> %.1900s:%.200s (offset 0x%llx) by %.8s, in each "
+		"process",
+		path[0], t[0].symbol, (unsigned long long)ut[0].offset, path[1], t[1].symbol,
+		(unsigned long long)ut[1].offset, r->key);
 	return 0;
 }
 
@@ -560,6 +668,11 @@ static int set_filter(struct rspd_stopwatches *s, unsigned i, const struct rsp_s
 {
 	struct rsp_sw_filter f = {.active = 1, .tgid = r->pid > 0 ? (__u32)r->pid : 0};
 
+	if (r->callers) {
+		f.callers = 1;
+		f.callers_max = r->callers_max ? r->callers_max : RSP_SW_CALLERS_MAX;
+	}
+
 	if (r->comm)
 		snprintf(f.comm, sizeof(f.comm), "%s", r->comm);
 	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.filters), &i, &f, BPF_ANY) ? -errno
@@ -591,6 +704,7 @@ static void remove_sw(struct rspd_stopwatches *s, struct sw *w)
 	struct rsp_sw_filter off = {0};
 
 	bpf_map_update_elem(bpf_map__fd(s->skel->maps.filters), &i, &off, BPF_ANY);
+	__atomic_and_fetch(&s->skel->bss->callers_mask, ~(1ull << i), __ATOMIC_SEQ_CST);
 	if (w->sys_nr >= 0)
 		set_syscall_bit(s, w->sys_nr, i, false);
 	sw_free(w);
@@ -620,6 +734,14 @@ static int check_add(struct rspd_stopwatches *s, const struct rsp_sw_request *r,
 				"--name or remove it first",
 				name);
 		return -EEXIST;
+	}
+	if (r->callers && r->callers_max > s->callers) {
+		rsp_buf__printf(err,
+				"stopwatch add: --callers-max %u is more than the %u caller stacks "
+				"rspd keeps for all stopwatches; give at most %u or raise "
+				"stopwatch-callers in rspd's configuration",
+				r->callers_max, s->callers, s->callers);
+		return -EINVAL;
 	}
 	if (r->pid > 0 && kill((pid_t)r->pid, 0) && errno == ESRCH) {
 		rsp_buf__printf(err, "stopwatch add: no process %ld", r->pid);
@@ -663,9 +785,10 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	clear_index(s, i);
 	ret = set_filter(s, i, r);
 	if (!ret)
-		ret = r->start			 ? attach_pair(s, w, i, r, err)
-		      : t.kind == RSP_SW_SYSCALL ? attach_syscall(s, w, i, &t, err)
-						 : attach_func(s, w, i, &t, r->pid, err);
+		ret = r->start && rsp_sw__user_key(r->key) ? attach_user_pair(s, w, i, r, err)
+		      : r->start			   ? attach_pair(s, w, i, r, err)
+		      : t.kind == RSP_SW_SYSCALL	   ? attach_syscall(s, w, i, &t, err)
+							   : attach_func(s, w, i, &t, r->pid, err);
 	if (ret) {
 		if (!err->len)
 			rsp_buf__printf(err, "stopwatch add: %s", strerror(-ret));
@@ -680,10 +803,17 @@ static int add(struct rspd_stopwatches *s, const struct rsp_sw_request *r, struc
 	else
 		snprintf(w->v.spec, sizeof(w->v.spec), "%s", r->spec);
 	describe_scope(w, r);
+	w->v.callers_on = r->callers;
+	if (r->callers) /* sw_sys_exit: take the stack for this one */
+		__atomic_or_fetch(&s->skel->bss->callers_mask, 1ull << i, __ATOMIC_SEQ_CST);
+	w->v.callers_max = r->callers ? (r->callers_max ? r->callers_max : RSP_SW_CALLERS_MAX) : 0;
 	w->v.added_ns = rspd_clock__now_ns();
 	rspd_log__write(RSP_LOG_INFO, "stopwatch %s added: %s", name, w->v.where);
 	if (r->json)
 		rsp_buf__printf(out, "{\"added\": \"%s\"}\n", name);
+	else if (w->v.callers_on)
+		rsp_buf__printf(out, "stopwatch %s: %s; callers: up to %u stacks\n", name,
+				w->v.where, w->v.callers_max);
 	else
 		rsp_buf__printf(out, "stopwatch %s: %s\n", name, w->v.where);
 	return out->error;
@@ -719,12 +849,108 @@ static void view_of(struct rspd_stopwatches *s, struct sw *w, uint64_t last_ns,
 	read_slot(s, i * 2 + (s->skel->bss->epoch & 1), &v->total, false);
 }
 
+/* A row of the kernel's callers table, read for show --callers. */
+struct raw_caller {
+	size_t view; /* index in the views shown */
+	uint32_t tgid;
+	struct rsp_sw_caller_val val;
+	uint64_t ips[RSP_SW_STACK_DEPTH];
+};
+
+/* The rows of the stopwatches shown (@slot[j]: view j's index), at most s->callers. */
+static size_t read_callers(struct rspd_stopwatches *s, const unsigned *slot, struct rsp_sw_view *v,
+			   size_t n, struct raw_caller *raw)
+{
+	int fd = bpf_map__fd(s->skel->maps.callers), sfd = bpf_map__fd(s->skel->maps.stacks);
+	struct rsp_sw_caller_key k, *prev = NULL;
+	size_t nraw = 0;
+
+	while (nraw < s->callers && !bpf_map_get_next_key(fd, prev, &k)) {
+		struct raw_caller *rc = &raw[nraw];
+		size_t j;
+
+		prev = &k;
+		for (j = 0; j < n && slot[j] != k.sw; j++)
+			;
+		if (j == n || !v[j].callers_on || bpf_map_lookup_elem(fd, &k, &rc->val))
+			continue;
+		memset(rc->ips, 0, sizeof(rc->ips));
+		if (bpf_map_lookup_elem(sfd, &k.stack, rc->ips)) {
+			/* its stack was dropped by a stopwatch's removal: unknown caller */
+			v[j].total.callers_lost += rc->val.count;
+			continue;
+		}
+		rc->view = j;
+		rc->tgid = k.tgid;
+		nraw++;
+	}
+	return nraw;
+}
+
+/*
+ * Name the frames of @rc with the live process model, at the time of its
+ * first call (its process was alive then, even if it has exited since), and
+ * add it to @c. Each frame is a return address (at the return, the first
+ * is the caller's). Livemodel lock held: the names live until its release.
+ */
+static void add_caller(struct rsp_symbolizer *sym, const struct raw_caller *rc,
+		       struct rsp_sw_callers *c)
+{
+	const char *names[RSP_SW_STACK_DEPTH], *objects[RSP_SW_STACK_DEPTH];
+	char buf[RSP_SW_STACK_DEPTH][160];
+	unsigned n = 0;
+
+	for (; n < RSP_SW_STACK_DEPTH && rc->ips[n]; n++) {
+		struct rsp_sym sy = {0};
+
+		if (sym)
+			rsp_symbolizer__resolve(sym, rc->tgid, rc->val.first, rc->ips[n],
+						RSP_SYM_RETADDR, &sy);
+		names[n] = rsp_sym__format(&sy, false, buf[n], sizeof(buf[n]));
+		objects[n] = sy.object;
+	}
+	rsp_sw_callers__add(c, names, objects, n, rc->val.count, rc->val.sum);
+}
+
+/* show --callers: each view's callers (a new object in @cs[j]) from the kernel's tables. */
+static int show_callers(struct rspd_stopwatches *s, const unsigned *slot, struct rsp_sw_view *v,
+			size_t n, unsigned top, struct rsp_sw_callers **cs)
+{
+	struct raw_caller *raw = calloc(s->callers, sizeof(*raw));
+	struct rsp_symbolizer *sym;
+	size_t nraw;
+
+	for (size_t j = 0; j < n; j++) {
+		cs[j] = rsp_sw_callers__new(s->callers);
+		if (!cs[j]) {
+			free(raw);
+			return -ENOMEM;
+		}
+		v[j].callers = cs[j];
+		v[j].callers_top = top ? top : RSP_SW_CALLERS_TOP;
+	}
+	if (!raw)
+		return -ENOMEM;
+	nraw = read_callers(s, slot, v, n, raw);
+	sym = rspd_livemodel__acquire(s->d); /* NULL: no model, every frame [unknown] */
+	for (size_t i = 0; i < nraw; i++)
+		add_caller(sym, &raw[i], cs[raw[i].view]);
+	if (sym)
+		rspd_livemodel__release(s->d);
+	for (size_t j = 0; j < n; j++)
+		rsp_sw_callers__sort(cs[j]);
+	free(raw);
+	return 0;
+}
+
 static int list_or_show(struct rspd_stopwatches *s, const struct rsp_sw_request *r,
 			struct rsp_buf *out, struct rsp_buf *err)
 {
 	struct rsp_sw_view *v = calloc(RSP_SW_MAX, sizeof(*v));
+	struct rsp_sw_callers *cs[RSP_SW_MAX] = {0};
+	unsigned slot[RSP_SW_MAX];
 	size_t n = 0;
-	int ret;
+	int ret = 0;
 
 	if (!v) {
 		rsp_buf__puts(err, "stopwatch: rspd is out of memory");
@@ -735,6 +961,7 @@ static int list_or_show(struct rspd_stopwatches *s, const struct rsp_sw_request 
 
 		if (!w->used || (r->op == RSP_SW_SHOW && r->name && strcmp(r->name, w->v.name)))
 			continue;
+		slot[n] = (unsigned)i;
 		view_of(s, w, r->op == RSP_SW_SHOW ? r->last_ns : 0, &v[n++]);
 	}
 	if (r->op == RSP_SW_SHOW && r->name && !n) {
@@ -744,8 +971,14 @@ static int list_or_show(struct rspd_stopwatches *s, const struct rsp_sw_request 
 		free(v);
 		return -ENOENT;
 	}
-	ret = r->op == RSP_SW_LIST ? rsp_sw__render_list(v, n, s->max, r->json, out)
-				   : rsp_sw__render_show(v, n, r->json, out);
+	if (r->op == RSP_SW_SHOW && r->callers &&
+	    (ret = show_callers(s, slot, v, n, r->top, cs)) < 0)
+		rsp_buf__puts(err, "stopwatch show: rspd is out of memory reading the callers");
+	if (!ret)
+		ret = r->op == RSP_SW_LIST ? rsp_sw__render_list(v, n, s->max, r->json, out)
+					   : rsp_sw__render_show(v, n, r->json, out);
+	for (size_t j = 0; j < n; j++)
+		rsp_sw_callers__delete(cs[j]);
 	free(v);
 	return ret;
 }

@@ -13,9 +13,10 @@ struct rspd_stopwatches;
  * rspd_stopwatches__new() - no stopwatch yet; the BPF programs are loaded
  * when the first is added. NULL on ENOMEM. Free with __delete(), which
  * removes every probe (the kernel also does when rspd dies: the links are
- * rspd's file descriptors).
+ * rspd's file descriptors). @d is kept: show --callers symbolizes with its
+ * process model.
  */
-struct rspd_stopwatches *rspd_stopwatches__new(const struct rspd *d);
+struct rspd_stopwatches *rspd_stopwatches__new(struct rspd *d);
 void rspd_stopwatches__delete(struct rspd_stopwatches *s);
 /**
  * rspd_stopwatches__run_time() - the stopwatch programs' run time so far, ns

@@ -35,6 +35,8 @@ void rsp_sw_total__add_stat(struct rsp_sw_total *t, const struct rsp_sw_stat *s)
 	t->offcpu += s->offcpu;
 	t->asleep += s->asleep;
 	t->off_unknown += s->off_unknown;
+	t->callers_lost += s->callers_lost;
+	t->callers_overflow += s->callers_overflow;
 	for (int i = 0; i < RSP_SW_NR_BUCKETS; i++)
 		t->buckets[i] += s->buckets[i];
 }
@@ -51,6 +53,8 @@ void rsp_sw_total__merge(struct rsp_sw_total *dst, const struct rsp_sw_total *sr
 	dst->offcpu += src->offcpu;
 	dst->asleep += src->asleep;
 	dst->off_unknown += src->off_unknown;
+	dst->callers_lost += src->callers_lost;
+	dst->callers_overflow += src->callers_overflow;
 }
 
 double rsp_sw_total__mean(const struct rsp_sw_total *t)
@@ -189,6 +193,67 @@ static void offcpu_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 				(unsigned long long)t->off_unknown);
 }
 
+static const char *base_of(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "";
+}
+
+/* The calls whose stack was taken but not counted by caller: the lost ones. */
+static void callers_lost_text(const struct rsp_sw_view *v, uint64_t dropped, struct rsp_buf *out)
+{
+	const struct rsp_sw_total *t = &v->total;
+
+	if (t->callers_lost)
+		rsp_buf__printf(out,
+				"  unknown caller: %llu calls (their user stack could not be "
+				"taken: the stack table full or a different stack in its slot; "
+				"raise stopwatch-callers)\n",
+				(unsigned long long)t->callers_lost);
+	if (t->callers_overflow + dropped)
+		rsp_buf__printf(out,
+				"  unknown caller: %llu calls (more caller stacks than "
+				"--callers-max %u or rspd's stopwatch-callers keep)\n",
+				(unsigned long long)(t->callers_overflow + dropped),
+				v->callers_max);
+}
+
+/* show --callers: the top caller stacks, call site first. */
+static void callers_text(const struct rsp_sw_view *v, struct rsp_buf *out)
+{
+	const struct rsp_sw_callers *c = v->callers;
+	size_t n = rsp_sw_callers__rows(c);
+	uint64_t all = rsp_sw_callers__calls(c) + rsp_sw_callers__dropped(c) +
+		       v->total.callers_lost + v->total.callers_overflow;
+	char a[24], b[24];
+
+	if (!v->callers_on) {
+		rsp_buf__printf(out, "callers: not taken (%s was added without --callers)\n",
+				v->name);
+		return;
+	}
+	rsp_buf__printf(out,
+			"callers (user stack at the return, call site first; top %zu of %zu "
+			"stacks, since added):\n",
+			n < v->callers_top ? n : (size_t)v->callers_top, n);
+	if (n)
+		rsp_buf__printf(out, "  %10s %6s %12s %12s\n", "CALLS", "SHARE", "TOTAL", "MEAN");
+	for (size_t i = 0; i < n && i < v->callers_top; i++) {
+		const struct rsp_sw_caller_row *r = rsp_sw_callers__row(c, i);
+
+		rsp_buf__printf(out, "  %10llu %5.1f%% %12s %12s\n", (unsigned long long)r->count,
+				all ? 100.0 * (double)r->count / (double)all : 0.0,
+				rsp_hist__fmt_ns((double)r->sum, a, sizeof(a)),
+				rsp_hist__fmt_ns(r->count ? (double)r->sum / (double)r->count : 0,
+						 b, sizeof(b)));
+		for (unsigned k = 0; k < r->nframes; k++)
+			rsp_buf__printf(out, "      %-40.60s %s\n", r->names[k],
+					base_of(r->objects[k]));
+	}
+	callers_lost_text(v, rsp_sw_callers__dropped(c), out);
+}
+
 static void show_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 {
 	struct rsp_hist_profile p;
@@ -210,6 +275,55 @@ static void show_text(const struct rsp_sw_view *v, struct rsp_buf *out)
 				"overflow %llu (calls not timed: the thread table was full "
 				"(--stopwatch-threads) or they nested over %d deep)\n",
 				(unsigned long long)v->total.overflow, RSP_SW_DEPTH);
+	if (v->callers)
+		callers_text(v, out);
+}
+
+static json_t *callers_json(const struct rsp_sw_view *v)
+{
+	const struct rsp_sw_callers *c = v->callers;
+	size_t n = rsp_sw_callers__rows(c);
+	uint64_t all = rsp_sw_callers__calls(c) + rsp_sw_callers__dropped(c) +
+		       v->total.callers_lost + v->total.callers_overflow;
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n && i < v->callers_top; i++) {
+		const struct rsp_sw_caller_row *r = rsp_sw_callers__row(c, i);
+		json_t *e = json_object(), *f = json_array();
+
+		rsp_json__set_u64(e, "count", r->count);
+		rsp_json__set_u64(e, "sum_ns", r->sum);
+		rsp_json__set_real(e, "mean_ns", r->count ? (double)r->sum / (double)r->count : 0);
+		rsp_json__set_real(e, "share", all ? (double)r->count / (double)all : 0);
+		for (unsigned k = 0; k < r->nframes; k++) {
+			json_t *fr = json_object();
+
+			rsp_json__set_str(fr, "function", r->names[k]);
+			if (r->objects[k])
+				rsp_json__set_str(fr, "object", r->objects[k]);
+			else
+				json_object_set_new(fr, "object", json_null());
+			json_array_append_new(f, fr);
+		}
+		json_object_set_new(e, "frames", f);
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
+/* show --callers, JSON: the rows, how many in all, and the calls of unknown caller. */
+static void callers_json_set(const struct rsp_sw_view *v, json_t *o)
+{
+	json_object_set_new(o, "callers_taken", json_boolean(v->callers_on));
+	if (!v->callers_on)
+		return;
+	json_object_set_new(o, "callers", callers_json(v));
+	rsp_json__set_u64(o, "callers_stacks", rsp_sw_callers__rows(v->callers));
+	rsp_json__set_u64(o, "callers_calls", rsp_sw_callers__calls(v->callers));
+	rsp_json__set_u64(o, "callers_lost", v->total.callers_lost);
+	rsp_json__set_u64(o, "callers_overflow",
+			  v->total.callers_overflow + rsp_sw_callers__dropped(v->callers));
+	rsp_json__set_u64(o, "callers_max", v->callers_max);
 }
 
 static json_t *show_json(const struct rsp_sw_view *v)
@@ -273,6 +387,8 @@ static json_t *show_json(const struct rsp_sw_view *v)
 		json_array_append_new(pa, e);
 	}
 	json_object_set_new(o, "peaks", pa);
+	if (v->callers)
+		callers_json_set(v, o);
 	return o;
 }
 

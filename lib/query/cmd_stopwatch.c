@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <rsp/parse.h>
 #include <rsp/stopwatch.h>
 #include "internal/query.h"
 
@@ -18,6 +19,8 @@ struct sw_opts {
 	const char *arg; /* SPEC (add) or NAME (rm, show) */
 	const char *name, *comm;
 	const char *start, *end, *key, *where; /* a keyed pair */
+	bool callers;			       /* --callers */
+	uint64_t callers_max, top;	       /* 0: not given */
 };
 
 enum {
@@ -27,12 +30,17 @@ enum {
 	OPT_END = 4,
 	OPT_KEY = 5,
 	OPT_WHERE = 6,
+	OPT_CALLERS = 7,
+	OPT_CALLERS_MAX = 8,
+	OPT_TOP = 9,
 };
 
 static const struct rsp_option sw_opts[] = {
-	{"name", true, OPT_NAME}, {"comm", true, OPT_COMM}, {"start", true, OPT_START},
-	{"end", true, OPT_END},	  {"key", true, OPT_KEY},   {"where", true, OPT_WHERE},
-	{NULL, false, 0},
+	{"name", true, OPT_NAME},	 {"comm", true, OPT_COMM},
+	{"start", true, OPT_START},	 {"end", true, OPT_END},
+	{"key", true, OPT_KEY},		 {"where", true, OPT_WHERE},
+	{"callers", false, OPT_CALLERS}, {"callers-max", true, OPT_CALLERS_MAX},
+	{"top", true, OPT_TOP},		 {NULL, false, 0},
 };
 
 static int set_op(struct sw_opts *o, const char *arg, struct rsp_buf *err)
@@ -47,6 +55,13 @@ static int set_op(struct sw_opts *o, const char *arg, struct rsp_buf *err)
 		}
 	rsp_buf__printf(err, "stopwatch: unknown subcommand '%s'; use add, list, rm or show", arg);
 	return -EINVAL;
+}
+
+unsigned rsp_sw__user_key(const char *key)
+{
+	if (key && !strncmp(key, "arg", 3) && key[3] >= '1' && key[3] <= '6' && !key[4])
+		return (unsigned)(key[3] - '0');
+	return 0;
 }
 
 bool rsp_sw__valid_name(const char *name)
@@ -95,10 +110,12 @@ static int sw_opt(struct rsp_request *req, int id, const char *arg, struct rsp_b
 	case OPT_START:
 	case OPT_END:
 		if (!strchr(arg, ':') || arg[0] == ':' || !strchr(arg, ':')[1]) {
-			rsp_buf__printf(err,
-					"stopwatch: --%s wants a tracepoint as SYSTEM:EVENT (e.g. "
-					"block:block_rq_issue), not '%s'",
-					id == OPT_START ? "start" : "end", arg);
+			rsp_buf__printf(
+				err,
+				"stopwatch: --%s wants a tracepoint as SYSTEM:EVENT (e.g. "
+				"block:block_rq_issue) or a user function as BINARY:SYMBOL, "
+				"not '%s'",
+				id == OPT_START ? "start" : "end", arg);
 			return -EINVAL;
 		}
 		*(id == OPT_START ? &o->start : &o->end) = arg;
@@ -117,6 +134,27 @@ static int sw_opt(struct rsp_request *req, int id, const char *arg, struct rsp_b
 		}
 		o->where = arg;
 		return 0;
+	case OPT_CALLERS:
+		o->callers = true;
+		return 0;
+	case OPT_CALLERS_MAX:
+		if (rsp_parse__u64(arg, 1, 1u << 20, &o->callers_max)) {
+			rsp_buf__printf(err,
+					"stopwatch: --callers-max wants a number of caller stacks "
+					"from 1 to %u, not '%s'",
+					1u << 20, arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_TOP:
+		if (rsp_parse__u64(arg, 1, 100000, &o->top)) {
+			rsp_buf__printf(err,
+					"stopwatch: --top wants a number of caller stacks from 1 "
+					"to 100000, not '%s'",
+					arg);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_COMM:
 		if (!arg[0] || strlen(arg) > 15) {
 			rsp_buf__printf(err,
@@ -132,23 +170,98 @@ static int sw_opt(struct rsp_request *req, int id, const char *arg, struct rsp_b
 	}
 }
 
+/*
+ * A pair keyed by argN is of user functions: both sides BINARY:SYMBOL (not
+ * syscall:), no --where (it filters a tracepoint's field). An "argN"-like
+ * key with another N is refused rather than taken for a field's name.
+ */
+static int user_pair_check(const struct sw_opts *o, struct rsp_buf *err)
+{
+	struct rsp_sw_target t;
+
+	if (!rsp_sw__user_key(o->key)) {
+		if (!strncmp(o->key, "arg", 3) && o->key[3] >= '0' && o->key[3] <= '9') {
+			rsp_buf__printf(err,
+					"stopwatch add: --key %s: a user function's argument is "
+					"arg1 to arg6 (x86-64 passes six in registers)",
+					o->key);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (o->where) {
+		rsp_buf__puts(err, "stopwatch add: --where filters a tracepoint's field; a pair "
+				   "of user functions (--key argN) has none");
+		return -EINVAL;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *side = k ? o->end : o->start;
+
+		if (rsp_sw_target__parse(side, &t, err))
+			return -EINVAL;
+		if (t.kind != RSP_SW_FUNC) {
+			rsp_buf__printf(err,
+					"stopwatch add: --key %s pairs user functions: --%s wants "
+					"BINARY:SYMBOL, not '%s'",
+					o->key, k ? "end" : "start", side);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* --callers (add, show), --callers-max (add), --top (show --callers). */
+static int callers_check(const struct sw_opts *o, const struct rsp_request *req,
+			 struct rsp_buf *err)
+{
+	bool add = o->op == RSP_SW_ADD, show = o->op == RSP_SW_SHOW;
+
+	if (o->callers && !add && !show) {
+		rsp_buf__puts(err, "stopwatch: --callers goes with add (take the callers' stacks) "
+				   "or show (print them)");
+		return -EINVAL;
+	}
+	if (o->callers_max && !(add && o->callers)) {
+		rsp_buf__puts(err, "stopwatch: --callers-max goes with add --callers");
+		return -EINVAL;
+	}
+	if (o->top && !(show && o->callers)) {
+		rsp_buf__puts(err, "stopwatch: --top goes with show --callers");
+		return -EINVAL;
+	}
+	if (add && o->callers && (o->start || o->end || o->key)) {
+		rsp_buf__puts(err, "stopwatch add: --callers times a function's or a system "
+				   "call's callers; a keyed pair's end is not called by anyone");
+		return -EINVAL;
+	}
+	if (show && o->callers && req->last_ns) {
+		rsp_buf__puts(err, "stopwatch show: --callers counts since the stopwatch was "
+				   "added; give --callers or --last, not both");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int sw_check(struct rsp_request *req, struct rsp_buf *err)
 {
 	struct sw_opts *o = req->opts;
 	bool add = o->op == RSP_SW_ADD;
+	int ret;
 
 	if (!o->has_op) {
 		rsp_buf__puts(err, "stopwatch: give a subcommand: add, list, rm or show; see "
 				   "'rspctl help stopwatch'");
 		return -EINVAL;
 	}
+	if ((ret = callers_check(o, req, err)))
+		return ret;
 	if (add && (o->start || o->end || o->key)) {
 		if (o->arg || !o->start || !o->end || !o->key) {
 			rsp_buf__puts(err, "stopwatch add: a keyed pair is --start SYS:EVENT --end "
 					   "SYS:EVENT --key FIELD[,FIELD], without a SPEC");
 			return -EINVAL;
 		}
-		return 0;
+		return user_pair_check(o, err);
 	}
 	if (o->where) {
 		rsp_buf__puts(err, "stopwatch add: --where goes with a keyed pair (--start, --end, "
@@ -241,6 +354,9 @@ int rsp_request__stopwatch(const struct rsp_request *req, struct rsp_sw_request 
 	out->end = o->end;
 	out->key = o->key;
 	out->where = o->where;
+	out->callers = o->callers;
+	out->callers_max = (unsigned)o->callers_max;
+	out->top = (unsigned)o->top;
 	return 0;
 }
 
@@ -250,9 +366,11 @@ const struct rsp_command rsp_cmd_stopwatch = {
 	.usage = "usage: rspctl stopwatch add SPEC [--pid PID | --comm COMM] [--name NAME]\n"
 		 "       rspctl stopwatch add --start SYS:EVENT --end SYS:EVENT\n"
 		 "                            --key FIELD[,FIELD] [--where FIELD=N] [...]\n"
+		 "       rspctl stopwatch add SPEC --callers [--callers-max N] [...]\n"
 		 "       rspctl stopwatch list [--json]\n"
 		 "       rspctl stopwatch rm NAME\n"
 		 "       rspctl stopwatch show [NAME] [--last DURATION] [--json]\n"
+		 "       rspctl stopwatch show [NAME] --callers [--top N] [--json]\n"
 		 "\n"
 		 "  SPEC             BINARY:SYMBOL  a user function, entry to return\n"
 		 "                                  (BINARY: a path, or a loaded library's\n"
@@ -265,9 +383,21 @@ const struct rsp_command rsp_cmd_stopwatch = {
 		 "                   --key fields (1 or 2, of both events) are equal:\n"
 		 "                   an item through a queue (systemtap's model)\n"
 		 "  --where F=N      pair: only items whose start has field F = N\n"
+		 "  --start BINARY:SYMBOL --end BINARY:SYMBOL --key argN\n"
+		 "                   a keyed pair of user functions: from one's entry to\n"
+		 "                   the other's with the same Nth integer argument (1-6,\n"
+		 "                   x86-64 registers), in one process: enqueue(item) ->\n"
+		 "                   dequeue(item) across threads\n"
 		 "  --last DURATION  show: only the calls that ended in the last DURATION\n"
 		 "                   (rspd keeps 300 one-second slots; default: all since\n"
 		 "                   the stopwatch was added)\n"
+		 "  --callers        add: also count the calls by caller: the user stack\n"
+		 "                   (frame pointers) at each return, one stack walk per\n"
+		 "                   call; show: print the top caller stacks with their\n"
+		 "                   calls, total, mean and share (since added)\n"
+		 "  --callers-max N  add --callers: at most N caller stacks (default 64);\n"
+		 "                   calls from more are counted as of unknown caller\n"
+		 "  --top N          show --callers: the N stacks with most calls (default 10)\n"
 		 "  --json           JSON answer (same as --format json)\n"
 		 "\n"
 		 "Each call is timed in the kernel (BPF programs on a uprobe and a\n"
@@ -284,7 +414,11 @@ const struct rsp_command rsp_cmd_stopwatch = {
 		 "  rspctl stopwatch add libc.so.6:malloc --comm postgres\n"
 		 "  rspctl stopwatch add --start block:block_rq_issue\n"
 		 "      --end block:block_rq_complete --key dev,sector --name io\n"
+		 "  rspctl stopwatch add --start /usr/bin/srv:enqueue\n"
+		 "      --end /usr/bin/srv:dequeue --key arg1 --name queue\n"
 		 "  rspctl stopwatch show work --last 10s\n"
+		 "  rspctl stopwatch add libc.so.6:malloc --pid 1234 --callers --name m\n"
+		 "  rspctl stopwatch show m --callers --top 5\n"
 		 "  rspctl stopwatch rm work\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST,
 	.opts = sw_opts,

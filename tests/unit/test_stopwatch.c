@@ -282,6 +282,28 @@ static void test_request(void **state)
 	assert_int_equal(parse("stopwatch add /bin/x:f --where dev=1", &req, &err), -EINVAL);
 	assert_int_equal(parse("stopwatch add --start nocolon --end a:b --key k", &req, &err),
 			 -EINVAL);
+	/* a pair of user functions: keyed by argN */
+	assert_int_equal(
+		parse("stopwatch add --start /bin/x:enq --end /bin/x:deq --key arg2", &req, &err),
+		0);
+	assert_int_equal(rsp_request__stopwatch(&req, &sw), 0);
+	assert_int_equal(rsp_sw__user_key(sw.key), 2);
+	rsp_request__exit(&req);
+	assert_int_equal(rsp_sw__user_key("arg1"), 1);
+	assert_int_equal(rsp_sw__user_key("arg6"), 6);
+	assert_int_equal(rsp_sw__user_key("arg0"), 0);
+	assert_int_equal(rsp_sw__user_key("arg12"), 0);
+	assert_int_equal(rsp_sw__user_key("dev"), 0);
+	assert_int_equal(
+		parse("stopwatch add --start /bin/x:enq --end /bin/x:deq --key arg7", &req, &err),
+		-EINVAL);
+	assert_int_equal(
+		parse("stopwatch add --start syscall:read --end /bin/x:deq --key arg1", &req, &err),
+		-EINVAL);
+	assert_int_equal(parse("stopwatch add --start /bin/x:enq --end /bin/x:deq --key arg1 "
+			       "--where a=1",
+			       &req, &err),
+			 -EINVAL);
 	assert_int_equal(rsp_sw_target__parse("syscall:read", &t, &err), 0);
 	assert_int_equal(t.kind, RSP_SW_SYSCALL);
 	assert_int_equal(rsp_sw_target__parse("/a:b:c", &t, &err), 0);

@@ -11,6 +11,12 @@
  *                                      clock_nanosleep, which glibc uses)
  *   stopwatch_work loop N              tiny() N times, and getppid N times
  *                                      (bench/stopwatch.py: cost per call)
+ *   stopwatch_work callers A B         work() A times from caller_a(), then
+ *                                      B times from caller_b() (--callers)
+ *   stopwatch_work queue N MS          a producer thread enqueue()s N items, one
+ *                                      per ms; a consumer thread dequeue()s each
+ *                                      MS ms after its enqueue (a keyed pair by
+ *                                      arg1); prints the program's own mean
  *
  * Prints one JSON line: what it did, and work()'s own mean duration as
  * the program measured it around each call.
@@ -26,6 +32,16 @@ void work(void);
 int rec(int depth);
 void jumper(int jump);
 void tiny(void);
+void caller_a(void);
+void caller_b(void);
+
+/* An item through a queue: enqueue(item) and dequeue(item), arg1 the item. */
+struct item {
+	uint64_t t0, t1; /* just before enqueue(), just after dequeue() was entered */
+	struct item *next;
+};
+void enqueue(struct item *it);
+void dequeue(struct item *it);
 
 static jmp_buf env;
 static volatile int sink;
@@ -59,6 +75,96 @@ __attribute__((noinline)) void tiny(void)
 {
 	sink++;
 	__asm__ volatile("" ::: "memory");
+}
+
+/* Two call sites of work(), each in its own function; not tail calls. */
+__attribute__((noinline)) void caller_a(void)
+{
+	work();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void caller_b(void)
+{
+	work();
+	__asm__ volatile("" ::: "memory");
+}
+
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
+static struct item *q_head, **q_tail = &q_head;
+
+__attribute__((noinline)) void enqueue(struct item *it)
+{
+	pthread_mutex_lock(&q_lock);
+	it->next = NULL;
+	*q_tail = it;
+	q_tail = &it->next;
+	pthread_cond_signal(&q_cond);
+	pthread_mutex_unlock(&q_lock);
+}
+
+__attribute__((noinline)) void dequeue(struct item *it)
+{
+	it->t1 = wl_now();
+	__asm__ volatile("" ::: "memory");
+}
+
+struct queue_arg {
+	int n;
+	uint64_t wait_ns;
+};
+
+/* Takes each item and hands it to dequeue() wait_ns after its enqueue. */
+static void *consumer(void *p)
+{
+	struct queue_arg *a = p;
+
+	for (int i = 0; i < a->n; i++) {
+		struct item *it;
+		uint64_t due;
+
+		pthread_mutex_lock(&q_lock);
+		while (!q_head)
+			pthread_cond_wait(&q_cond, &q_lock);
+		it = q_head;
+		q_head = it->next;
+		if (!q_head)
+			q_tail = &q_head;
+		pthread_mutex_unlock(&q_lock);
+		due = it->t0 + a->wait_ns;
+		while (wl_now() < due) {
+			uint64_t left = due - wl_now();
+			struct timespec ts = {0, (long)(left < 999999999 ? left : 999999999)};
+
+			nanosleep(&ts, NULL);
+		}
+		dequeue(it);
+	}
+	return NULL;
+}
+
+static int do_queue(int n, int ms)
+{
+	struct item *items = calloc((size_t)n, sizeof(*items));
+	struct queue_arg a = {n, (uint64_t)ms * 1000000};
+	struct timespec gap = {0, 1000000};
+	uint64_t total = 0;
+	pthread_t t;
+
+	if (!items || pthread_create(&t, NULL, consumer, &a))
+		return 1;
+	for (int i = 0; i < n; i++) {
+		items[i].t0 = wl_now();
+		enqueue(&items[i]);
+		nanosleep(&gap, NULL);
+	}
+	pthread_join(t, NULL);
+	for (int i = 0; i < n; i++)
+		total += items[i].t1 - items[i].t0;
+	printf("{\"items\": %d, \"mean_ns\": %.0f}\n", n, (double)total / n);
+	free(items);
+	return 0;
 }
 
 /* ns per call of tiny(), then of the getppid system call. */
@@ -144,6 +250,16 @@ int main(int argc, char **argv)
 		printf("{\"jumps\": %d, \"returns\": %d}\n", (int)jumps, m);
 		return 0;
 	}
+	if (!strcmp(mode, "callers") && argc == 4) {
+		for (int i = 0; i < n; i++)
+			caller_a();
+		for (int i = 0; i < m; i++)
+			caller_b();
+		printf("{\"caller_a\": %d, \"caller_b\": %d}\n", n, m);
+		return 0;
+	}
+	if (!strcmp(mode, "queue") && argc == 4)
+		return do_queue(n, m);
 	if (!strcmp(mode, "loop") && argc == 3)
 		return do_loop(n);
 	if (!strcmp(mode, "nanosleep") && argc == 3) {
@@ -155,6 +271,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: stopwatch_work work THREADS CALLS | recurse K | longjmp N M | "
-			"nanosleep N | loop N\n");
+			"nanosleep N | loop N | callers A B | queue N MS\n");
 	return 2;
 }

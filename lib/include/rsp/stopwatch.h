@@ -33,8 +33,13 @@ struct rsp_sw_request {
 	uint64_t last_ns; /* SHOW: --last, 0: since it was added */
 	bool json;
 	/* ADD, a keyed pair instead of SPEC: --start SYS:EVENT --end SYS:EVENT
-	 * --key FIELD[,FIELD] [--where FIELD=VALUE] */
+	 * --key FIELD[,FIELD] [--where FIELD=VALUE]; or of user functions:
+	 * --start BINARY:SYMBOL --end BINARY:SYMBOL --key argN */
 	const char *start, *end, *key, *where;
+	/* ADD: --callers [--callers-max N]; SHOW: --callers [--top N] */
+	bool callers;
+	unsigned callers_max; /* 0: the default */
+	unsigned top;	      /* 0: the default */
 };
 
 /** rsp_request__stopwatch() - @req's stopwatch request; -EINVAL if @req is not one. */
@@ -55,6 +60,13 @@ struct rsp_sw_target {
  */
 RSP_API int rsp_sw_target__parse(const char *spec, struct rsp_sw_target *t, struct rsp_buf *err);
 
+/**
+ * rsp_sw__user_key() - N when @key is "argN" (1 to 6): a keyed pair of user
+ * functions (--start BINARY:SYMBOL --end BINARY:SYMBOL), timed from one's
+ * entry to the other's by their Nth integer argument; else 0 (tracepoints).
+ */
+RSP_API unsigned rsp_sw__user_key(const char *key);
+
 /** rsp_sw__valid_name() - letters, digits, '_', '-', '.', at most 31: a stopwatch's name. */
 RSP_API bool rsp_sw__valid_name(const char *name);
 
@@ -65,6 +77,8 @@ struct rsp_sw_total {
 	uint64_t unmatched, overflow;
 	uint64_t offcpu, asleep; /* of sum: off CPU inside the calls, and of that asleep */
 	uint64_t off_unknown;	 /* calls whose off-CPU time was lost (not in offcpu) */
+	/* --callers: calls with no stack taken / no row left (bpf/stopwatch.h) */
+	uint64_t callers_lost, callers_overflow;
 	uint64_t buckets[RSP_SW_NR_BUCKETS];
 };
 
@@ -82,6 +96,46 @@ RSP_API double rsp_sw_total__mean(const struct rsp_sw_total *t);
  */
 RSP_API double rsp_sw_total__stddev(const struct rsp_sw_total *t);
 
+/*
+ * --callers: a stopwatch's calls by caller stack, symbolized, merged when
+ * their frames name the same functions (the kernel keys rows by process and
+ * stack id: two processes of one program, or two call sites in one
+ * function, are one row here), ranked by calls. Bounded by @max_rows.
+ */
+struct rsp_sw_callers;
+
+struct rsp_sw_caller_row {
+	uint64_t count, sum;	    /* calls, and their time in ns */
+	unsigned nframes;	    /* innermost (the call site) first */
+	const char *const *names;   /* "caller_a", "a->b", "[unknown]" */
+	const char *const *objects; /* the file, or NULL when unknown */
+};
+
+#define RSP_SW_CALLERS_TOP 10 /* show --callers: rows shown without --top */
+#define RSP_SW_CALLERS_MAX 64 /* add --callers: stacks kept without --callers-max */
+
+/** rsp_sw_callers__new() - empty, at most @max_rows rows; NULL on ENOMEM. Free with __delete(). */
+RSP_API struct rsp_sw_callers *rsp_sw_callers__new(size_t max_rows);
+RSP_API void rsp_sw_callers__delete(struct rsp_sw_callers *c);
+/**
+ * rsp_sw_callers__add() - @count calls taking @sum ns from the stack of
+ * @nframes frames (@names[i], @objects[i] may be NULL: copied). Added to the
+ * row of the same frames, else a new row. Return: 0; -ENOSPC (a new row
+ * beyond max_rows: its calls counted by __dropped()); -ENOMEM.
+ */
+RSP_API int rsp_sw_callers__add(struct rsp_sw_callers *c, const char *const *names,
+				const char *const *objects, unsigned nframes, uint64_t count,
+				uint64_t sum);
+/** rsp_sw_callers__sort() - rank the rows: most calls first (ties: most time, then frames). */
+RSP_API void rsp_sw_callers__sort(struct rsp_sw_callers *c);
+RSP_API size_t rsp_sw_callers__rows(const struct rsp_sw_callers *c);
+/** rsp_sw_callers__row() - row @i (owned by @c, valid until the next __add or __delete). */
+RSP_API const struct rsp_sw_caller_row *rsp_sw_callers__row(const struct rsp_sw_callers *c,
+							    size_t i);
+/** rsp_sw_callers__calls() - the calls of all rows, and (__dropped) of refused ones. */
+RSP_API uint64_t rsp_sw_callers__calls(const struct rsp_sw_callers *c);
+RSP_API uint64_t rsp_sw_callers__dropped(const struct rsp_sw_callers *c);
+
 /* One stopwatch as `list` and `show` describe it. */
 struct rsp_sw_view {
 	char name[RSP_SW_NAME_LEN];
@@ -95,6 +149,11 @@ struct rsp_sw_view {
 	bool clipped;	   /* --last asked for more than is kept per second */
 	bool since_added;  /* the totals cover all the stopwatch's life */
 	struct rsp_sw_total total;
+	bool callers_on;      /* added with --callers */
+	unsigned callers_max; /* its --callers-max */
+	/* show --callers: its callers since added (NULL: not asked), the top shown */
+	const struct rsp_sw_callers *callers;
+	unsigned callers_top;
 };
 
 /**
