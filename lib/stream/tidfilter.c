@@ -14,11 +14,35 @@
 #include "internal/u64map.h"
 #include "tracepoints/bpf_records.h"
 
+/*
+ * One life of a socket address: from its first record to its close (the
+ * kernel reuses a freed socket's address for the next one, maybe another
+ * namespace's). Kept when a kept thread called on it in that life.
+ */
+struct sklife {
+	uint64_t first;
+	uint32_t prev; /* the address's previous life, NO_LIFE: none */
+	bool open, kept;
+};
+
+#define NO_LIFE UINT32_MAX
+
 struct rsp_tidfilter {
 	const struct rsp_schema *s;
 	struct rsp_u64map tids;	   /* kept threads */
-	struct rsp_u64map sockets; /* sockets kept threads used */
-	struct rsp_u64map blocks;  /* requests of kept threads in flight: dev, sector */
+	struct rsp_u64map sockets; /* socket address -> its latest life */
+	struct sklife *lives;
+	uint32_t nr_lives, cap_lives;
+	struct rsp_u64map blocks; /* requests of kept threads in flight: dev, sector */
+	/*
+	 * Records kept for the records around them: the last one of a CPU
+	 * before its lost records (the gap starts at the CPU's last record: a
+	 * record left out would make it start earlier). By address: the
+	 * window's pinned chunks do not move between the scan and the writing.
+	 */
+	struct rsp_u64map must;
+	const struct perf_event_header **last; /* per CPU, during the scan */
+	uint32_t nr_last;
 	struct rsp_tidfilter_stats st;
 };
 
@@ -37,6 +61,7 @@ struct rsp_tidfilter *rsp_tidfilter__new(const struct rsp_schema *s)
 	rsp_u64map__init(&f->tids);
 	rsp_u64map__init(&f->sockets);
 	rsp_u64map__init(&f->blocks);
+	rsp_u64map__init(&f->must);
 	return f;
 }
 
@@ -47,6 +72,9 @@ void rsp_tidfilter__delete(struct rsp_tidfilter *f)
 	rsp_u64map__exit(&f->tids);
 	rsp_u64map__exit(&f->sockets);
 	rsp_u64map__exit(&f->blocks);
+	rsp_u64map__exit(&f->must);
+	free(f->last);
+	free(f->lives);
 	free(f);
 }
 
@@ -69,11 +97,39 @@ int rsp_tidfilter__add(struct rsp_tidfilter *f, uint32_t tid)
 	return err;
 }
 
-static bool has_sock(const struct rsp_tidfilter *f, uint64_t sk)
+/* The life of socket address @sk at time @t: kept or not (no life: not). */
+static bool has_sock(const struct rsp_tidfilter *f, uint64_t sk, uint64_t t)
 {
-	uint32_t v;
+	uint32_t i;
 
-	return sk && !rsp_u64map__get(&f->sockets, sk, &v);
+	if (!sk || rsp_u64map__get(&f->sockets, sk, &i))
+		return false;
+	while (i != NO_LIFE && f->lives[i].first > t)
+		i = f->lives[i].prev;
+	return i != NO_LIFE && f->lives[i].kept;
+}
+
+/* The current life of @sk, a new one from @t if it has none open. */
+static int life_of(struct rsp_tidfilter *f, uint64_t sk, uint64_t t, uint32_t *out)
+{
+	uint32_t i = NO_LIFE;
+
+	if (!rsp_u64map__get(&f->sockets, sk, &i) && f->lives[i].open) {
+		*out = i;
+		return 0;
+	}
+	if (f->nr_lives == f->cap_lives) {
+		uint32_t cap = f->cap_lives ? 2 * f->cap_lives : 64;
+		struct sklife *v = cap > f->cap_lives ? realloc(f->lives, cap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return -ENOMEM;
+		f->lives = v;
+		f->cap_lives = cap;
+	}
+	f->lives[f->nr_lives] = (struct sklife){.first = t, .prev = i, .open = true};
+	*out = f->nr_lives++;
+	return rsp_u64map__put(&f->sockets, sk, *out);
 }
 
 /* The socket a network record names, 0 if none (kprobe records: their registers). */
@@ -100,13 +156,39 @@ static uint64_t sock_of(const struct rsp_tidfilter *f, const struct rsp_sample *
 	return 0;
 }
 
+#define TCP_SYN_SENT_ 2
+#define TCP_CLOSE_    7
+
 static bool own_call(const struct rsp_tidfilter *f, const struct rsp_sample *smp)
 {
 	struct rsp_tp_inet_sock_set_state st;
 
 	if (smp->event == RSP_EV_sock_send_length || smp->event == RSP_EV_sock_recv_length)
 		return true;
-	return !rsp_tp__inet_sock_set_state(f->s, smp, &st) && st.newstate == 2; /* TCP_SYN_SENT */
+	return !rsp_tp__inet_sock_set_state(f->s, smp, &st) && st.newstate == TCP_SYN_SENT_;
+}
+
+/* A socket's records: its lives, and whether a kept thread called on it in each. */
+static int learn_sock(struct rsp_tidfilter *f, const struct rsp_sample *smp, uint64_t sk)
+{
+	struct rsp_tp_inet_sock_set_state st;
+	uint32_t i;
+	int err = life_of(f, sk, smp->time, &i);
+
+	if (err)
+		return err;
+	/*
+	 * Only a thread's own calls make a socket its: a send, a receive, a
+	 * connect (SYN_SENT). Arrivals and the other state changes come in
+	 * whatever context the softirq ran, over a veth the peer's.
+	 */
+	if (!f->lives[i].kept && rsp_tidfilter__has(f, smp->tid) && own_call(f, smp)) {
+		f->lives[i].kept = true;
+		f->st.sockets++;
+	}
+	if (!rsp_tp__inet_sock_set_state(f->s, smp, &st) && st.newstate == TCP_CLOSE_)
+		f->lives[i].open = false;
+	return 0;
 }
 
 /* What the scan learns from one sample: a kept thread's child, a kept thread's socket. */
@@ -124,19 +206,8 @@ static int learn(struct rsp_tidfilter *f, const struct rsp_sample *smp)
 		}
 		return err;
 	}
-	/*
-	 * Only a thread's own calls make a socket its: a send, a receive, a
-	 * connect (SYN_SENT). Arrivals and the other state changes come in
-	 * whatever context the softirq ran, over a veth the peer's.
-	 */
-	if (!rsp_tidfilter__has(f, smp->tid) || !own_call(f, smp))
-		return 0;
 	sk = sock_of(f, smp);
-	if (sk && !has_sock(f, sk)) {
-		err = rsp_u64map__put(&f->sockets, sk, 1);
-		f->st.sockets += !err;
-	}
-	return err;
+	return sk ? learn_sock(f, smp, sk) : 0;
 }
 
 /* A perf FORK record of a kept parent keeps its child too (side-band only windows). */
@@ -155,8 +226,33 @@ static int learn_fork(struct rsp_tidfilter *f, const struct perf_event_header *r
 	return err;
 }
 
-int rsp_tidfilter__scan(struct rsp_tidfilter *f, struct rsp_window *win, uint64_t from,
-			uint64_t to)
+/* The CPU's record before a lost-records one is kept (see struct rsp_tidfilter). */
+static int learn_cpu(struct rsp_tidfilter *f, const struct rsp_wentry *e)
+{
+	if (e->cpu >= f->nr_last) {
+		uint32_t n = e->cpu + 16;
+		const struct perf_event_header **v;
+
+		if (e->cpu > 65535)
+			return 0; /* not a CPU rsp records */
+		v = realloc(f->last, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + f->nr_last, 0, (n - f->nr_last) * sizeof(*v));
+		f->last = v;
+		f->nr_last = n;
+	}
+	if (e->rec->type == PERF_RECORD_LOST && f->last[e->cpu]) {
+		int err = rsp_u64map__put(&f->must, (uint64_t)(uintptr_t)f->last[e->cpu], 1);
+
+		if (err)
+			return err;
+	}
+	f->last[e->cpu] = e->rec;
+	return 0;
+}
+
+int rsp_tidfilter__scan(struct rsp_tidfilter *f, struct rsp_window *win, uint64_t from, uint64_t to)
 {
 	struct rsp_wsnap *snap = rsp_window__pin(win, from, to);
 	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, to) : NULL;
@@ -166,6 +262,9 @@ int rsp_tidfilter__scan(struct rsp_tidfilter *f, struct rsp_window *win, uint64_
 	while (!err && rsp_witer__next(it, &e)) {
 		struct rsp_sample smp;
 
+		err = learn_cpu(f, &e);
+		if (err)
+			break;
 		if (e.rec->type == PERF_RECORD_FORK)
 			err = learn_fork(f, e.rec);
 		else if (rsp_record__is_sample(e.rec) &&
@@ -203,16 +302,16 @@ static bool keep_block(struct rsp_tidfilter *f, const struct rsp_sample *smp, ui
 /* Records of no thread, or of CPUs: kept (see the header). */
 static bool cpu_record(int ev)
 {
-	return ev == RSP_EV_irq_handler_entry || ev == RSP_EV_irq_handler_exit ||
-	       ev == RSP_EV_softirq_entry || ev == RSP_EV_softirq_exit ||
-	       ev == RSP_EV_hrtimer_expire_entry || ev == RSP_EV_hrtimer_expire_exit;
+	return ev == RSP_EV_sched_switch || ev == RSP_EV_irq_handler_entry ||
+	       ev == RSP_EV_irq_handler_exit || ev == RSP_EV_softirq_entry ||
+	       ev == RSP_EV_softirq_exit || ev == RSP_EV_hrtimer_expire_entry ||
+	       ev == RSP_EV_hrtimer_expire_exit;
 }
 
 static bool keep_sample(struct rsp_tidfilter *f, const struct perf_event_header *rec,
 			const struct rsp_sample *smp)
 {
 	union {
-		struct rsp_tp_sched_switch sw;
 		struct rsp_tp_sched_waking wk;
 		struct rsp_tp_sched_wakeup_new wn;
 		struct rsp_tp_sched_process_fork fk;
@@ -235,7 +334,7 @@ static bool keep_sample(struct rsp_tidfilter *f, const struct perf_event_header 
 		return true;
 	sk = sock_of(f, smp);
 	if (sk)
-		return has_sock(f, sk); /* whoever's context it came in */
+		return has_sock(f, sk, smp->time); /* whoever's context it came in */
 	if (!rsp_tp__block_rq_insert(f->s, smp, &u.bi))
 		return keep_block(f, smp, u.bi.dev, u.bi.sector, false);
 	if (!rsp_tp__block_rq_issue(f->s, smp, &u.bs))
@@ -244,9 +343,6 @@ static bool keep_sample(struct rsp_tidfilter *f, const struct perf_event_header 
 		return keep_block(f, smp, u.bc.dev, u.bc.sector, true);
 	if (rsp_tidfilter__has(f, smp->tid))
 		return true;
-	if (!rsp_tp__sched_switch(f->s, smp, &u.sw))
-		return rsp_tidfilter__has(f, (uint32_t)u.sw.prev_pid) ||
-		       rsp_tidfilter__has(f, (uint32_t)u.sw.next_pid);
 	if (!rsp_tp__sched_waking(f->s, smp, &u.wk))
 		return rsp_tidfilter__has(f, (uint32_t)u.wk.pid);
 	if (!rsp_tp__sched_wakeup_new(f->s, smp, &u.wn))
@@ -276,9 +372,12 @@ static bool keep_other(struct rsp_tidfilter *f, const struct perf_event_header *
 bool rsp_tidfilter__keep(struct rsp_tidfilter *f, const struct perf_event_header *rec)
 {
 	struct rsp_sample smp;
+	uint32_t v;
 	bool keep;
 
-	if (!rsp_record__is_sample(rec))
+	if (!rsp_u64map__get(&f->must, (uint64_t)(uintptr_t)rec, &v))
+		keep = true;
+	else if (!rsp_record__is_sample(rec))
 		keep = keep_other(f, rec);
 	else if (rsp_record__parse_sample(f->s, rec, &smp))
 		keep = true; /* not the schema's: the writer leaves it out or keeps it as is */

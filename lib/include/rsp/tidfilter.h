@@ -12,9 +12,9 @@
 /*
  * rsp_tidfilter: which of a window's records belong to a set of threads
  * (rspctl dump --netns: the threads of one network namespace). A record is
- * kept when ANY thread it names is kept: a switch's prev or next, a
- * waking's waker or wakee, a fork's parent or child, an exec's or exit's
- * thread, the thread of a side-band record (COMM, FORK, EXIT, MMAP2).
+ * kept when ANY thread it names is kept: a waking's waker or wakee, a
+ * fork's parent or child, an exec's or exit's thread, the thread of a
+ * sample or of a side-band record (COMM, FORK, EXIT, MMAP2).
  * Besides:
  *  - a child forked by a kept thread is kept (it inherits the namespace
  *    unless it unshares or setns(2)es: the filter cannot see that);
@@ -23,16 +23,25 @@
  *    device and sector;
  *  - network records that name a socket (sock_send_length,
  *    sock_recv_length, sk_data_ready, inet_sock_set_state,
- *    tcp_rcv_space_adjust) are kept when a kept thread sent, received or
- *    changed the state of that socket anywhere in the window, whoever's
- *    context the record came in (data arrives in the sender's softirq);
- *    others by their thread;
- *  - records of no thread (lost records, compact stack records) and the
- *    handlers of interrupts, softirqs and timers on every CPU are kept:
- *    they say in whose context a kept thread's waking ran, and name the
- *    thread they interrupted without giving it records of its own.
- * Memory: the kept threads, the kept sockets and the block requests in
- * flight (all bounded by the window's records).
+ *    tcp_rcv_space_adjust) are kept when a kept thread sent or received on
+ *    that socket, or connected it (SYN_SENT), in the same life of the
+ *    socket's address (from its first record to its close: the kernel
+ *    reuses a freed socket's address), whoever's context the record came
+ *    in (data arrives in the sender's softirq, over a veth the peer's);
+ *    kprobe records (no socket field) by their thread;
+ *  - every CPU's records, whoever's context they came in: all context
+ *    switches (the timeline reads each CPU's sequence of switches: this
+ *    kernel does not deliver switches away from the idle task, a run is
+ *    inferred from the next record on the CPU, and a switch of another
+ *    thread left out made kept threads' runs end unseen and their waits
+ *    unknown), and the handlers of interrupts, softirqs and timers (in
+ *    whose context a kept thread's waking ran). Another thread named
+ *    there gets its runs, not its other records (samples, wakings of it
+ *    by threads not kept, its block requests, its sockets);
+ *  - records of no thread (lost records, compact stack records), and the
+ *    last record of a CPU before lost records (where the gap starts).
+ * Memory: the kept threads, the lives of the window's sockets and the
+ * block requests in flight (all bounded by the window's records).
  */
 struct rsp_tidfilter;
 
@@ -40,7 +49,7 @@ struct rsp_tidfilter_stats {
 	uint64_t kept, left_out; /* records rsp_tidfilter__keep() answered */
 	uint32_t threads;	 /* kept threads, inherited ones included */
 	uint32_t inherited;	 /* children of kept threads forked in the window */
-	uint32_t sockets;	 /* sockets of kept threads */
+	uint32_t sockets;	 /* socket lives of kept threads */
 };
 
 /**
