@@ -890,6 +890,11 @@ void rsp_pdwriter__filter(struct rsp_pdwriter *w, struct rsp_tidfilter *f)
 	w->filter = f;
 }
 
+bool rsp_pdwriter__keeps(const struct rsp_pdwriter *w, uint32_t tid)
+{
+	return !w->filter || rsp_tidfilter__has(w->filter, tid);
+}
+
 int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_t from, uint64_t to)
 {
 	/* From the window's start when BPF records name threads and stacks once */

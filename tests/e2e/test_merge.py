@@ -1,17 +1,23 @@
 """rspctl merge (issue 19): two "hosts" on one machine, two network
 namespaces joined by a veth pair (10.77.0.1 client, 10.77.0.2 server); the
 client asks the server 100 times over one TCP connection, the server
-fsyncs before each answer (tests/workloads/tcp_fsync). One rspd dumps the
-window; merging that dump with a copy of itself whose clock is shifted by
-a known 2.5 s (the test-only --test-clock-shift) must match the connection
-across the "hosts" (client on one, server on the other, both ways) and
-recover the offset within the uncertainty it reports (< 1 ms); the
+fsyncs before each answer (tests/workloads/tcp_fsync). Each workload is
+forked by a shell that stays in its namespace. One rspd writes a dump per
+namespace (rspctl dump --netns SHELL: the namespace's threads alive at the
+dump and those they forked, here the workloads, gone by then) and one of
+the whole window. Merging the two namespace dumps, the server's shifted by
+a known 2.5 s (the test-only --test-clock-shift), must match the one
+connection across the "hosts" (client on host 0, server on host 1),
+recover the offset within the uncertainty it reports (< 1 ms), and count
+the client namespace's loopback connection as loopback; neither dump holds
+the other namespace's workload (no samples of it, no TCP end). The
 client's merged snapshot finds its network waits answered by the server on
 the other "host", whose time from request to answer is >= 90% of the
 client's wait and is its fsyncs (block_io sleeps, with the runs and run
-queue waits between them on a loaded machine). Refusals:
-the same host twice without the test shift, a dump without the RSP_HOST
-section (as an older rspd wrote), a truncated dump: one sentence, rc != 0."""
+queue waits between them on a loaded machine). Refusals: --netns of no
+process; the same host twice without the test shift, a dump without the
+RSP_HOST section (as an older rspd wrote), a truncated dump: one sentence,
+rc != 0."""
 import json
 import os
 import shutil

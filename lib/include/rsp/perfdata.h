@@ -241,6 +241,8 @@ RSP_API int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event
  */
 struct rsp_tidfilter;
 RSP_API void rsp_pdwriter__filter(struct rsp_pdwriter *w, struct rsp_tidfilter *f);
+/** rsp_pdwriter__keeps() - @tid's records are written (no filter, or the filter keeps it). */
+RSP_API bool rsp_pdwriter__keeps(const struct rsp_pdwriter *w, uint32_t tid);
 
 /**
  * rsp_pdwriter__window() - add every record of @win in [from, to], in time
