@@ -152,6 +152,8 @@ static const char merge_usage[] =
 	"Loopback sockets never match across hosts; addresses rewritten by a NAT\n"
 	"do not match (rsp does not undo address translation): both are counted.\n"
 	"Dumps from rspd versions without a boot id and socket table are refused.\n"
+	"Network namespaces of one machine are hosts of their own: rspctl dump\n"
+	"--netns PID writes one namespace's threads, named HOST/netns:INODE.\n"
 	"\n"
 	"EXAMPLES\n"
 	"  rspctl merge web1.perf.data db1.perf.data net\n"

@@ -35,6 +35,7 @@
 #include "dumpmeta.h"
 #include "dumpprocs.h"
 #include "log.h"
+#include "netns.h"
 #include "rspd.h"
 #include "syscalls.h"
 
@@ -48,6 +49,7 @@ struct rspd_dump_job {
 	bool has_output;
 	uint64_t last_ns;
 	bool json;
+	int netns_pid;
 	bool has_owner;
 	struct rspd_dump_owner owner;
 	int client;
@@ -139,6 +141,10 @@ struct dump_result {
 	struct rspd_dumpprocs_stats ps;
 	uint64_t from, to;
 	double ms;
+	/* --netns: the namespace's threads (NULL: every record) */
+	struct rsp_tidfilter *filter;
+	uint64_t netns;
+	uint32_t netns_threads;
 };
 
 /*
@@ -178,15 +184,28 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 	struct rsp_pdwriter *w;
 	int err;
 
+	char host[320];
+
 	rspd_dumpmeta__describe(&d->meta, &meta);
 	meta.ksyms = d->ksyms; /* loaded at start, read-only: shared safely */
-	err = dump_sockets(d, &meta);
+	err = r->filter ? 0 : dump_sockets(d, &meta);
 	if (err)
 		return err;
+	if (r->filter) {
+		/*
+		 * One namespace stands for a host of its own: rspctl merge tells
+		 * hosts apart by name (the boot id is the machine's). The socket
+		 * table rspd read at start is its own namespace's: left out.
+		 */
+		snprintf(host, sizeof(host), "%s/netns:%llu", meta.hostname ? meta.hostname : "",
+			 (unsigned long long)r->netns);
+		meta.hostname = host;
+	}
 	w = rsp_pdwriter__new(fd, d->es.schema, &meta, why);
 	free((void *)meta.sockets);
 	if (!w)
 		return -errno;
+	rsp_pdwriter__filter(w, r->filter);
 	err = rspd_dumpprocs__write(w, &d->meta, &r->ps);
 	if (!err)
 		err = rsp_pdwriter__window(w, d->window, from, to);
@@ -422,6 +441,30 @@ static void retain(const struct rspd_dump_config *c, const char *newest, json_t 
 
 /* --- the answer ---------------------------------------------------------------- */
 
+/* --netns: which namespace, how many of its threads, what was left out. */
+static json_t *netns_json(const struct dump_result *r)
+{
+	struct rsp_tidfilter_stats fs;
+
+	rsp_tidfilter__stats(r->filter, &fs);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "inode", (json_int_t)r->netns,
+			 "threads_alive", (json_int_t)r->netns_threads, "threads_inherited",
+			 (json_int_t)fs.inherited, "sockets", (json_int_t)fs.sockets,
+			 "records_left_out", (json_int_t)fs.left_out);
+}
+
+static void netns_text(struct rsp_buf *out, const struct dump_result *r)
+{
+	struct rsp_tidfilter_stats fs;
+
+	rsp_tidfilter__stats(r->filter, &fs);
+	rsp_buf__printf(out,
+			"  network namespace %llu only: %u threads alive, %u forked by them, "
+			"%u sockets;\n  %llu records of other threads left out\n",
+			(unsigned long long)r->netns, r->netns_threads, fs.inherited, fs.sockets,
+			(unsigned long long)fs.left_out);
+}
+
 static void answer(struct rsp_buf *out, bool json, const char *path, const struct dump_result *r,
 		   json_t *removed, const char *removed_text)
 {
@@ -444,6 +487,8 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 		char *s;
 
 		json_object_set(o, "removed", removed);
+		if (r->filter)
+			json_object_set_new(o, "netns", netns_json(r));
 		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 		if (s) {
 			rsp_buf__puts(out, s);
@@ -464,6 +509,8 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 	rsp_buf__printf(out, "  %llu kernel symbols, %llu build ids\n",
 			(unsigned long long)r->st.kernel_symbols,
 			(unsigned long long)r->ps.build_ids);
+	if (r->filter)
+		netns_text(out, r);
 	rsp_buf__puts(out, removed_text);
 }
 
@@ -480,6 +527,21 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (spec->netns_pid) {
+		/* Before become(): reading other users' /proc/TID/ns needs rspd's rights. */
+		r.filter = rsp_tidfilter__new(d->es.schema);
+		if (!r.filter)
+			return rsp_buf__printf(out, "dump failed: out of memory"), -ENOMEM;
+		err = rspd_netns__threads(spec->netns_pid, r.filter, &r.netns, &r.netns_threads,
+					  &why);
+		if (err) {
+			rsp_buf__printf(out, "dump failed: %s", why.data);
+			rsp_tidfilter__delete(r.filter);
+			rsp_buf__exit(&why);
+			json_decref(removed);
+			return err;
+		}
+	}
 	r.to = UINT64_MAX;
 	r.from = spec->last_ns && rspd_clock__now_ns() > spec->last_ns
 			 ? rspd_clock__now_ns() - spec->last_ns
@@ -522,6 +584,7 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 			(unsigned long long)r.st.records, (unsigned long long)r.st.bytes, r.ms);
 	}
 	json_decref(removed);
+	rsp_tidfilter__delete(r.filter);
 	rsp_buf__exit(&why);
 	rsp_buf__exit(&rm_text);
 	return err;
@@ -535,6 +598,7 @@ static void job_run(struct rspd_dumper *dm, struct rspd_dump_job *j)
 		.output = j->has_output ? j->output : NULL,
 		.last_ns = j->last_ns,
 		.json = j->json,
+		.netns_pid = j->netns_pid,
 	};
 	struct rspd_dump_config c;
 
@@ -660,6 +724,7 @@ int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
 	}
 	j->last_ns = spec->last_ns;
 	j->json = spec->json;
+	j->netns_pid = spec->netns_pid;
 	if (owner) {
 		j->owner = *owner;
 		j->has_owner = true;

@@ -261,6 +261,8 @@ static int write_process(struct rsp_pdwriter *w, int pid, struct seen *seen,
 
 	if (read_status(pid, comm, &tgid, &ppid) || tgid != pid)
 		return 0; /* gone, or not a process */
+	if (!rsp_pdwriter__keeps(w, (uint32_t)pid))
+		return 0; /* dump --netns: another namespace's (by its main thread) */
 	err = rsp_pdwriter__fork(w, (uint32_t)pid, (uint32_t)(ppid > 0 ? ppid : 0), (uint32_t)pid,
 				 (uint32_t)(ppid > 0 ? ppid : 0));
 	if (!err)

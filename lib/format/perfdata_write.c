@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <rsp/perfdata.h>
 #include <rsp/record.h>
+#include <rsp/tidfilter.h>
 #include <rsp/tp.h>
 #include "internal/bpfconv.h"
 #include "internal/schema.h"
@@ -85,6 +86,7 @@ struct rsp_pdwriter {
 	/* Kernel symbols the records need (meta.ksyms), marked as they go. */
 	uint8_t *kmarks;
 	uint64_t *kcache;
+	struct rsp_tidfilter *filter; /* NULL: every record; not owned */
 };
 
 /* --- output -------------------------------------------------------------- */
@@ -525,10 +527,20 @@ static int synth(struct rsp_pdwriter *w, uint32_t type, uint16_t misc, const voi
 	return w->error;
 }
 
+/* A process record of threads the filter leaves out is not written (0). */
+static bool filtered_out(const struct rsp_pdwriter *w, uint32_t pid, uint32_t tid)
+{
+	return w->filter && !rsp_tidfilter__has(w->filter, pid) &&
+	       !rsp_tidfilter__has(w->filter, tid);
+}
+
 int rsp_pdwriter__comm(struct rsp_pdwriter *w, uint32_t pid, uint32_t tid, const char *comm)
 {
 	uint32_t body[2] = {pid, tid};
 	char c[16];
+
+	if (filtered_out(w, pid, tid))
+		return 0;
 
 	snprintf(c, sizeof(c), "%s", comm ? comm : "");
 	return synth(w, PERF_RECORD_COMM, 0, body, sizeof(body), c, pid, tid);
@@ -542,6 +554,8 @@ int rsp_pdwriter__fork(struct rsp_pdwriter *w, uint32_t pid, uint32_t ppid, uint
 		uint64_t time;
 	} body = {pid, ppid, tid, ptid, 0};
 
+	if (filtered_out(w, pid, tid))
+		return 0;
 	return synth(w, PERF_RECORD_FORK, 0, &body, sizeof(body), NULL, pid, tid);
 }
 
@@ -556,6 +570,8 @@ int rsp_pdwriter__mmap2(struct rsp_pdwriter *w, const struct rsp_pd_mmap2 *m)
 	} body = {m->pid, m->tid, m->start, m->len,  m->pgoff, m->maj,
 		  m->min, m->ino, 0,	    m->prot, m->flags};
 
+	if (filtered_out(w, m->pid, m->tid))
+		return 0;
 	return synth(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &body, sizeof(body),
 		     m->filename ? m->filename : "//anon", m->pid, m->tid);
 }
@@ -869,6 +885,16 @@ int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header 
 	return add_record(w, rec, t);
 }
 
+void rsp_pdwriter__filter(struct rsp_pdwriter *w, struct rsp_tidfilter *f)
+{
+	w->filter = f;
+}
+
+bool rsp_pdwriter__keeps(const struct rsp_pdwriter *w, uint32_t tid)
+{
+	return !w->filter || rsp_tidfilter__has(w->filter, tid);
+}
+
 int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_t from, uint64_t to)
 {
 	/* From the window's start when BPF records name threads and stacks once */
@@ -878,8 +904,11 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 	struct rsp_wentry e;
 	int err = it ? enter_data(w) : -ENOMEM;
 
+	/* The whole window: children forked before @from, sockets used before it. */
+	if (!err && w->filter)
+		err = rsp_tidfilter__scan(w->filter, win, 0, to);
 	while (!err && rsp_witer__next(it, &e)) {
-		if (e.time < from) {
+		if (e.time < from || (w->filter && !rsp_tidfilter__keep(w->filter, e.rec))) {
 			if (RSP_BREC_IS_TYPE(e.rec->type) && rsp_bpfconv__learn(w->conv, e.rec) < 0)
 				err = -ENOMEM;
 			continue;

@@ -12,19 +12,23 @@
 #include <stdio.h>
 #include <limits.h>
 #include <string.h>
+#include <rsp/parse.h>
 #include "internal/query.h"
 
 struct dump_opts {
 	char output[PATH_MAX];
 	bool expect_output; /* "-o" seen, its value comes next */
+	int netns_pid;	    /* --netns PID */
 };
 
 enum {
 	OPT_OUTPUT = 1,
+	OPT_NETNS,
 };
 
 static const struct rsp_option dump_opts[] = {
 	{"output", true, OPT_OUTPUT},
+	{"netns", true, OPT_NETNS},
 	{NULL, false, 0},
 };
 
@@ -45,6 +49,16 @@ static int dump_opt(struct rsp_request *req, int id, const char *arg, struct rsp
 
 	if (id == OPT_OUTPUT)
 		return set_output(o, arg, err);
+	if (id == OPT_NETNS) {
+		uint64_t pid;
+
+		if (rsp_parse__u64(arg, 1, INT32_MAX, &pid)) {
+			rsp_buf__printf(err, "dump: --netns takes a process id, not '%s'", arg);
+			return -EINVAL;
+		}
+		o->netns_pid = (int)pid;
+		return 0;
+	}
 	/* Positional: "-o FILE" (the query parser only knows long options). */
 	if (o->expect_output) {
 		o->expect_output = false;
@@ -88,18 +102,21 @@ int rsp_request__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *
 	spec->output = o->output[0] ? o->output : NULL;
 	spec->last_ns = req->last_ns;
 	spec->json = req->format == RSP_FMT_JSON;
+	spec->netns_pid = o->netns_pid;
 	return 0;
 }
 
 const struct rsp_command rsp_cmd_dump = {
 	.name = "dump",
 	.summary = "write the window as a perf.data file (also: SIGUSR1 to rspd)",
-	.usage = "usage: rspctl dump [-o FILE] [--last DURATION] [--json]\n"
+	.usage = "usage: rspctl dump [-o FILE] [--last DURATION] [--netns PID] [--json]\n"
 		 "\n"
 		 "  -o, --output FILE  write FILE instead of a new file in rspd's dump\n"
 		 "                     directory (relative names are taken from here);\n"
 		 "                     a new file, or a regular file it replaces\n"
 		 "  --last DURATION    only the last part of the window, e.g. 10s\n"
+		 "  --netns PID        only the records of the threads in PID's network\n"
+		 "                     namespace (one \"host\" for rspctl merge)\n"
 		 "  --json             JSON answer (same as --format json)\n"
 		 "\n"
 		 "The file is a perf.data file: perf script -i FILE and perf sched\n"
@@ -113,6 +130,7 @@ const struct rsp_command rsp_cmd_dump = {
 		 "EXAMPLES\n"
 		 "  rspctl dump\n"
 		 "  rspctl dump -o /tmp/slow.perf.data --last 10s\n"
+		 "  rspctl dump -o /tmp/ns.perf.data --netns $(pidof nginx)\n"
 		 "  kill -USR1 $(pidof rspd)\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_LAST,
 	.opts = dump_opts,

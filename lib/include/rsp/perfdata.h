@@ -234,6 +234,17 @@ RSP_API int rsp_pdwriter__build_id(struct rsp_pdwriter *w, const struct rsp_pd_b
 RSP_API int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec);
 
 /**
+ * rsp_pdwriter__filter() - write only the window records and process
+ * records @f keeps (rsp/tidfilter.h: rspctl dump --netns); rsp_pdwriter__window()
+ * scans the window with it first. @f stays the caller's and must live until
+ * the last record is written. NULL: every record.
+ */
+struct rsp_tidfilter;
+RSP_API void rsp_pdwriter__filter(struct rsp_pdwriter *w, struct rsp_tidfilter *f);
+/** rsp_pdwriter__keeps() - @tid's records are written (no filter, or the filter keeps it). */
+RSP_API bool rsp_pdwriter__keeps(const struct rsp_pdwriter *w, uint32_t tid);
+
+/**
  * rsp_pdwriter__window() - add every record of @win in [from, to], in time
  * order, from pinned chunks: the window's writer goes on appending.
  * Return: 0 or -errno (-ENOMEM, a write error).

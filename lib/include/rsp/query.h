@@ -275,6 +275,7 @@ struct rsp_dump_spec {
 	const char *output; /* -o FILE (absolute), NULL: a new file in the dump directory */
 	uint64_t last_ns;   /* --last, 0: the whole window */
 	bool json;
+	int netns_pid; /* --netns PID: only PID's network namespace's threads; 0: all */
 };
 
 /** rsp_request__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
