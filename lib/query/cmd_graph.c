@@ -14,6 +14,7 @@
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
+#include "internal/cgroupq.h"
 #include "internal/query.h"
 #include "internal/json.h"
 #include "internal/redact.h"
@@ -602,6 +603,9 @@ static json_t *json_threads(const struct ctx *c)
 				json_object_set_new(o, "other_user", json_true());
 			else
 				json_object_set_new(o, "comm", json_string(t ? t->comm : ""));
+			if (!c->other[v] && t && t->tgid && c->src->symbols)
+				rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), t->tgid,
+						  c->end);
 			json_object_set_new(o, "vertex", json_integer((json_int_t)v));
 			json_object_set_new(o, "vertex_name", json_string(vname(c, v)));
 			if (t) {

@@ -227,6 +227,11 @@ def main():
                 in stext, "snapshot text: " +
                 [l for l in stext.splitlines() if l.startswith("cgroup")].__str__())
         snap_filters(lambda *a: d.ctl(*a, check_rc=False), p["pid"], span, "live")
+        g = d.json("graph", *span)
+        gt = [r for r in g.get("threads", []) if r.get("tgid") == p["pid"]]
+        t.check(gt and all(r.get("cgroup") == A and r.get("container") == HEX and
+                           r.get("nspid") == 1 for r in gt),
+                "graph: burn_split's %d threads carry A, its container and nspid 1" % len(gt))
         a = rows_of(top, A)
         b = rows_of(top, B)
         t.check(len(a) == 1 and abs(a[0]["cpu_s"] - BURN_S) <= 0.35 * BURN_S,
