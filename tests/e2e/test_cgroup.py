@@ -114,6 +114,25 @@ def snap_filters(ctl, pid, span, where):
                 where, e.strip()))
 
 
+def graph_filters(ctl, pid, span, where):
+    """graph --cgroup A: burn_split's threads (and what they wait for), no
+    thread of B; with --pid: refused in one sentence."""
+    rc, o, e = ctl("graph", "--cgroup", A, "--json", *span)
+    g = json.loads(o) if rc == 0 else {}
+    th = g.get("threads", [])
+    t.check(rc == 0 and any(r.get("tgid") == pid for r in th) and
+            not any(r.get("cgroup", "").startswith(B) for r in th) and
+            g.get("window", {}).get("query_cgroup") == A,
+            "%s graph --cgroup A: burn_split's threads, none of B's (%s)" % (where, e.strip()))
+    rc, o, e = ctl("graph", "--container", HEX[:12], *span)
+    print("\n".join(o.splitlines()[:8]))
+    t.check(rc == 0 and "threads of container %s" % HEX[:12] in o,
+            "%s graph --container A: says so" % where)
+    rc, o, e = ctl("graph", "--cgroup", A, "--pid", str(pid), *span)
+    t.check(rc != 0 and not o and len(e.strip().splitlines()) == 1 and "--pid" in e,
+            "%s graph --cgroup with --pid refused: %s" % (where, e.strip()))
+
+
 def analyze(dump, *args):
     p = t.run([t.RSPCTL, "analyze", dump] + list(args) + ["--json"])
     t.check(p.returncode == 0, "analyze %s: %s" % (" ".join(args[:3]), p.stderr.strip()))
@@ -166,6 +185,7 @@ def offline(d, prom, t0, rng, top, burner):
         p2 = t.run([t.RSPCTL, "analyze", dump] + list(args))
         return p2.returncode, p2.stdout, p2.stderr
     snap_filters(off_ctl, burner, ["--from", rng[1], "--to", rng[3]], "offline")
+    graph_filters(off_ctl, burner, ["--from", rng[1], "--to", rng[3]], "offline")
     if shutil.which("perf"):
         ps = subprocess.run(["perf", "script", "-i", dump], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, errors="replace", timeout=120)
@@ -232,6 +252,7 @@ def main():
         t.check(gt and all(r.get("cgroup") == A and r.get("container") == HEX and
                            r.get("nspid") == 1 for r in gt),
                 "graph: burn_split's %d threads carry A, its container and nspid 1" % len(gt))
+        graph_filters(lambda *a: d.ctl(*a, check_rc=False), p["pid"], span, "live")
         a = rows_of(top, A)
         b = rows_of(top, B)
         t.check(len(a) == 1 and abs(a[0]["cpu_s"] - BURN_S) <= 0.35 * BURN_S,
