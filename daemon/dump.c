@@ -30,10 +30,14 @@
 #include <sys/syscall.h>
 #include <jansson.h>
 #include <rsp/file.h>
+#include <rsp/maps.h>
+#include <rsp/perfdata.h>
+#include <rsp/symbols.h>
 #include "clock.h"
 #include "dump.h"
 #include "dumpmeta.h"
 #include "dumpprocs.h"
+#include "livemodel.h"
 #include "log.h"
 #include "netns.h"
 #include "rspd.h"
@@ -176,6 +180,43 @@ static int dump_sockets(const struct rspd *d, struct rsp_perfdata_meta *meta)
 	return 0;
 }
 
+/*
+ * RSP_PD_FEAT_RSP_CGROUPS: each process's cgroup and namespaced pid as the
+ * live model knows them, for the processes alive at some time in [from,
+ * to] (the written records' span), each with a time it was alive then.
+ */
+struct cg_dump {
+	struct rsp_pdwriter *w;
+	uint64_t from, to;
+};
+
+static int dump_cgroup(uint32_t pid, uint64_t t_birth, uint64_t t_exit, const char *cgroup,
+		       uint32_t nspid, void *ctx)
+{
+	struct cg_dump *c = ctx;
+	uint64_t t = t_exit == UINT64_MAX ? c->to : t_exit - 1;
+
+	if (t_birth > c->to || (t_exit != UINT64_MAX && t_exit < c->from))
+		return 0;
+	if (t < t_birth)
+		t = t_birth;
+	/* the model holds what /proc gave (< PATH_MAX); a longer one is unknown */
+	return rsp_pdwriter__rsp_cgroup(c->w, pid, nspid, t, strlen(cgroup) < 4096 ? cgroup : "");
+}
+
+static int dump_cgroups(struct rspd *d, struct rsp_pdwriter *w, uint64_t from, uint64_t to)
+{
+	struct cg_dump c = {w, from, to};
+	struct rsp_symbolizer *sym = rspd_livemodel__acquire(d);
+	int err;
+
+	if (!sym)
+		return 0; /* no live model: the file says nothing of cgroups */
+	err = rsp_maps__each_cgroup(rsp_symbolizer__maps(sym), dump_cgroup, &c);
+	rspd_livemodel__release(d);
+	return err;
+}
+
 /* The records: process model, then the window's [from, to]. */
 static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, struct dump_result *r,
 			 struct rsp_buf *why)
@@ -213,6 +254,8 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 		rsp_pdwriter__stats(w, &r->st);
 		if (r->st.records)
 			err = rspd_syscalls__dump(d, w, r->st.first_time, r->st.last_time);
+		if (!err && r->st.records)
+			err = dump_cgroups(d, w, r->st.first_time, r->st.last_time);
 	}
 	if (!err)
 		err = rsp_pdwriter__finish(w);

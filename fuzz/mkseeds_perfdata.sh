@@ -32,6 +32,9 @@ seed sleeps.perf.data --families sched,sideband --freq 0
 seed sampled.perf.data --families sched,irq,timer --stacks sampled:2 --freq 0
 # rsp's RSP_HOST section (boot id, socket table) with sockets: rspctl merge's input
 seed rsp_host.perf.data --families sched,net --freq 0
+# rsp's RSP_CGROUPS section (each process's cgroup and namespaced pid); a dump
+# of a window with no records has none: --last must cover pipe_pingpong
+seed rsp_cgroups.perf.data --families sched,sideband --freq 0
 perf record -q -o "$T/perf.data" -e sched:sched_switch -e sched:sched_waking -- \
 	"$B/workloads/pipe_pingpong" 5 0 >/dev/null
 cp "$T/perf.data" "$OUT/perf-record.perf.data"

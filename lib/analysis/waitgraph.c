@@ -104,6 +104,8 @@ void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o)
 	o->merge = true;
 	o->merge_stacks = false;
 	o->pid = -1;
+	o->keep_tgid = NULL;
+	o->keep_ctx = NULL;
 }
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr);
@@ -998,7 +1000,12 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 			const struct rsp_tlthread *t =
 				rsp_tlstore__find_thread(g->s, g->vs[v].tids[k]);
 
-			if (!t || (t->tgid != (uint32_t)g->o.pid && t->tid != (uint32_t)g->o.pid))
+			if (!t)
+				continue;
+			if (g->o.pid > 0 && t->tgid != (uint32_t)g->o.pid &&
+			    t->tid != (uint32_t)g->o.pid)
+				continue;
+			if (g->o.pid <= 0 && (!t->tgid || !g->o.keep_tgid(t->tgid, g->o.keep_ctx)))
 				continue;
 			reach[v] = any = true;
 			if ((t->first > g->start ? t->first : g->start) < lo)
@@ -1025,6 +1032,11 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 	for (size_t v = 0; v < g->nr_vs; v++)
 		g->vs[v].v.removed = !reach[v];
 	free(reach);
+	if (!any && g->o.pid <= 0) {
+		rsp_buf__puts(err, "no process of the cgroup has a thread in the window; check "
+				   "the filter, or widen --last");
+		return -ESRCH;
+	}
 	if (!any) {
 		rsp_buf__printf(err,
 				"process %ld has no thread in the window; check the pid, or "
@@ -1360,7 +1372,7 @@ struct rsp_waitgraph *rsp_waitgraph__new(const struct rsp_tlstore *s,
 	ret = build(g);
 	if (!ret)
 		short_utils(g);
-	if (!ret && g->o.pid > 0)
+	if (!ret && (g->o.pid > 0 || g->o.keep_tgid))
 		ret = restrict_pid(g, err);
 	if (!ret)
 		ret = analyse(g);

@@ -492,6 +492,49 @@ static int read_rsp_host(struct rsp_perfdata *pd)
 	return 0;
 }
 
+/* RSP_PD_FEAT_RSP_CGROUPS (layout in rsp/perfdata.h): checked whole here. */
+static int read_rsp_cgroups(struct rsp_perfdata *pd)
+{
+	struct fcur c = fcur(pd, RSP_PD_FEAT_RSP_CGROUPS, "RSP_CGROUPS");
+	uint32_t version, nr, v;
+	uint64_t t;
+	int err;
+
+	if (!pd->has_feat[RSP_PD_FEAT_RSP_CGROUPS])
+		return 0;
+	err = fc_u32(&c, &version, "the version");
+	if (!err && version != 1)
+		return rsp_perfdata__fail(
+			pd, c.off - 4,
+			"RSP_CGROUPS version %u is not 1: the dump is from a newer "
+			"rsp, read it with that version",
+			version);
+	if (!err)
+		err = fc_u32(&c, &nr, "the process count");
+	if (err)
+		return err;
+	/* an entry takes at least 20 bytes: memory stays bounded by the file */
+	if (nr > (c.end - c.off) / 20)
+		return rsp_perfdata__fail(pd, c.off - 4,
+					  "RSP_CGROUPS claims %u processes in %llu bytes", nr,
+					  (unsigned long long)(c.end - c.off));
+	if (nr && !(pd->cgroups = calloc(nr, sizeof(*pd->cgroups))))
+		return rsp_perfdata__fail(pd, c.off, "no memory for %u processes' cgroups", nr);
+	for (uint32_t i = 0; i < nr; i++) {
+		pd->cgroups[i] = c.off;
+		if ((err = fc_u32(&c, &v, "a pid")) || (err = fc_u32(&c, &v, "a namespaced pid")) ||
+		    (err = fc_u64(&c, &t, "a time")) || (err = fc_string(&c, NULL, 0)))
+			return err;
+		if (pd->p[pd->cgroups[i] + 20] && pd->p[pd->cgroups[i] + 20] != '/')
+			return rsp_perfdata__fail(pd, pd->cgroups[i] + 20,
+						  "RSP_CGROUPS has a cgroup path that does not "
+						  "start with '/'");
+	}
+	pd->info.nr_cgroups = nr;
+	pd->info.has_cgroups = true;
+	return 0;
+}
+
 static int read_features(struct rsp_perfdata *pd)
 {
 	struct rsp_dump_info *in = &pd->info;
@@ -522,6 +565,8 @@ static int read_features(struct rsp_perfdata *pd)
 		err = read_event_desc(pd);
 	if (!err)
 		err = read_rsp_host(pd);
+	if (!err)
+		err = read_rsp_cgroups(pd);
 	in->written_by_rsp = !strncmp(in->version, "rsp ", 4);
 	if (pd->has_feat[RSP_PD_FEAT_RSP_SYSCALLS]) {
 		/* checked where it is used (rsp_sysdump__load()) */
@@ -803,6 +848,7 @@ void rsp_perfdata__delete(struct rsp_perfdata *pd)
 		munmap(pd->map, pd->map_len);
 	free(pd->model);
 	free(pd->socks);
+	free(pd->cgroups);
 	free(pd);
 }
 
@@ -819,6 +865,20 @@ const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata *pd)
 const struct rsp_sock_info *rsp_perfdata__sockets(const struct rsp_perfdata *pd)
 {
 	return pd->socks;
+}
+
+int rsp_perfdata__cgroup(const struct rsp_perfdata *pd, uint32_t i, struct rsp_pd_cgroup *out)
+{
+	uint64_t off;
+
+	if (i >= pd->info.nr_cgroups)
+		return -ENOENT;
+	off = pd->cgroups[i];
+	out->pid = rd32(pd, off);
+	out->nspid = rd32(pd, off + 4);
+	out->time = rd64(pd, off + 8);
+	out->path = (const char *)pd->p + off + 20;
+	return 0;
 }
 
 int rsp_perfdata__process_model(const struct rsp_perfdata *pd,

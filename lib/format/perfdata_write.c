@@ -82,6 +82,9 @@ struct rsp_pdwriter {
 	struct rsp_perfdata_meta m;
 	struct rsp_buf build_ids;    /* HEADER_BUILD_ID records, ready to write */
 	struct rsp_buf rsp_syscalls; /* RSP_PD_FEAT_RSP_SYSCALLS, ready to write */
+	struct rsp_buf rsp_cgroups;  /* RSP_PD_FEAT_RSP_CGROUPS entries, after the header */
+	uint32_t nr_cgroups;
+	bool has_cgroups;
 	int nr_build_ids;
 	/* Kernel symbols the records need (meta.ksyms), marked as they go. */
 	uint8_t *kmarks;
@@ -453,6 +456,7 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	free(w->kcache);
 	rsp_buf__exit(&w->build_ids);
 	rsp_buf__exit(&w->rsp_syscalls);
+	rsp_buf__exit(&w->rsp_cgroups);
 	free(w->buf);
 	free(w);
 }
@@ -1010,6 +1014,14 @@ static int f_rsp_host(struct rsp_pdwriter *w, struct rsp_buf *b)
 	return err;
 }
 
+/* RSP_PD_FEAT_RSP_CGROUPS (layout in rsp/perfdata.h). */
+static int f_rsp_cgroups(struct rsp_pdwriter *w, struct rsp_buf *b)
+{
+	int err = f_u32s(b, 1, w->nr_cgroups);
+
+	return err ? err : rsp_buf__add(b, w->rsp_cgroups.data, w->rsp_cgroups.len);
+}
+
 /* Render feature @feat into @b; 1 if the file has nothing for it. */
 static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 {
@@ -1050,6 +1062,8 @@ static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 		return w->rsp_syscalls.len
 			       ? rsp_buf__add(b, w->rsp_syscalls.data, w->rsp_syscalls.len)
 			       : 1;
+	case RSP_PD_FEAT_RSP_CGROUPS:
+		return w->has_cgroups ? f_rsp_cgroups(w, b) : 1;
 	default:
 		return 1;
 	}
@@ -1061,7 +1075,7 @@ static const int features[] = {
 	RSP_PD_FEAT_NRCPUS,	  RSP_PD_FEAT_CPUDESC,	    RSP_PD_FEAT_CPUID,
 	RSP_PD_FEAT_TOTAL_MEM,	  RSP_PD_FEAT_CMDLINE,	    RSP_PD_FEAT_EVENT_DESC,
 	RSP_PD_FEAT_SAMPLE_TIME,  RSP_PD_FEAT_CLOCKID,	    RSP_PD_FEAT_CLOCK_DATA,
-	RSP_PD_FEAT_RSP_HOST,	  RSP_PD_FEAT_RSP_SYSCALLS,
+	RSP_PD_FEAT_RSP_HOST,	  RSP_PD_FEAT_RSP_SYSCALLS, RSP_PD_FEAT_RSP_CGROUPS,
 };
 #define NR_FEATURES (int)(sizeof(features) / sizeof(features[0]))
 
@@ -1104,6 +1118,25 @@ int rsp_pdwriter__rsp_syscalls(struct rsp_pdwriter *w, const void *buf, size_t l
 {
 	rsp_buf__reset(&w->rsp_syscalls);
 	return rsp_buf__add(&w->rsp_syscalls, buf, len);
+}
+
+int rsp_pdwriter__rsp_cgroup(struct rsp_pdwriter *w, uint32_t pid, uint32_t nspid, uint64_t time,
+			     const char *path)
+{
+	uint32_t v[2] = {pid, nspid};
+	int err;
+
+	if (!path || strlen(path) >= 4096 || w->nr_cgroups == UINT32_MAX)
+		return -EINVAL;
+	w->has_cgroups = true;
+	err = rsp_buf__add(&w->rsp_cgroups, v, sizeof(v));
+	if (!err)
+		err = rsp_buf__add(&w->rsp_cgroups, &time, 8);
+	if (!err)
+		err = f_string(&w->rsp_cgroups, path);
+	if (!err)
+		w->nr_cgroups++;
+	return err;
 }
 
 int rsp_pdwriter__finish(struct rsp_pdwriter *w)

@@ -845,6 +845,26 @@ uint32_t rsp_maps__nspid(const struct rsp_maps *m, uint32_t pid, uint64_t time)
 	return p ? p->nspid : 0;
 }
 
+int rsp_maps__each_cgroup(const struct rsp_maps *m,
+			  int (*fn)(uint32_t pid, uint64_t t_birth, uint64_t t_exit,
+				    const char *cgroup, uint32_t nspid, void *ctx),
+			  void *ctx)
+{
+	for (uint32_t i = 0; i < m->nr_slots; i++) {
+		for (const struct rsp_proc *p = m->slots[i]; p; p = p->older) {
+			int r;
+
+			if (!p->cgroup && !p->nspid)
+				continue;
+			r = fn(p->pid, p->t_birth, p->t_exit, p->cgroup ? p->cgroup : "", p->nspid,
+			       ctx);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
 bool rsp_maps__alive(const struct rsp_maps *m, uint32_t pid, uint64_t time)
 {
 	const struct rsp_proc *p = latest(m, pid);

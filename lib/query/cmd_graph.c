@@ -11,9 +11,11 @@
 #include <jansson.h>
 #include <linux/perf_event.h>
 #include <rsp/parse.h>
+#include <rsp/perfdata.h>
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/waitgraph.h>
+#include "internal/cgroupq.h"
 #include "internal/query.h"
 #include "internal/json.h"
 #include "internal/redact.h"
@@ -120,6 +122,8 @@ struct ctx {
 	uint64_t ref_start, ref_end; /* what percentages are of: the window, or --pid's span */
 	double ref;
 	long pid;
+	const char *cgroup; /* --cgroup (or --container, by_container): where the graph starts */
+	bool by_container;
 	/*
 	 * Access (lib/include/rsp/query.h): per vertex, whether its process is
 	 * another user's. Such a vertex is named "pid N (other user)" and its
@@ -395,6 +399,12 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 				"percentages are of the span of process %ld's threads, %.3f s\n"
 				"  (%.3f .. %.3f); shown: its threads and what they wait for\n",
 				c->pid, c->ref / 1e9, secs(c->ref_start), secs(c->ref_end));
+	if (c->cgroup)
+		rsp_buf__printf(out,
+				"percentages are of the span of the threads of %s %s, %.3f s\n"
+				"  (%.3f .. %.3f); shown: its threads and what they wait for\n",
+				c->by_container ? "container" : "cgroup", c->cgroup, c->ref / 1e9,
+				secs(c->ref_start), secs(c->ref_end));
 	if (s->wakings_not_seen)
 		rsp_buf__printf(out,
 				"%llu sleeps ended with no waking seen (this kernel drops wakeups "
@@ -562,7 +572,13 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "end", json_real(secs(c->end)));
 	json_object_set_new(o, "seconds", json_real(c->window / 1e9));
 	/* what weight_pct, --threshold and --noise are of */
-	json_object_set_new(o, "reference_of", json_string(c->pid > 0 ? "process" : "window"));
+	json_object_set_new(o, "reference_of",
+			    json_string(c->pid > 0  ? "process"
+					: c->cgroup ? "cgroup"
+						    : "window"));
+	if (c->cgroup)
+		json_object_set_new(o, c->by_container ? "query_container" : "query_cgroup",
+				    json_string(c->cgroup));
 	json_object_set_new(o, "reference_start", json_real(secs(c->ref_start)));
 	json_object_set_new(o, "reference_end", json_real(secs(c->ref_end)));
 	json_object_set_new(o, "reference_seconds", json_real(c->ref / 1e9));
@@ -602,6 +618,9 @@ static json_t *json_threads(const struct ctx *c)
 				json_object_set_new(o, "other_user", json_true());
 			else
 				json_object_set_new(o, "comm", json_string(t ? t->comm : ""));
+			if (!c->other[v] && t && t->tgid && c->src->symbols)
+				rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), t->tgid,
+						  c->end);
 			json_object_set_new(o, "vertex", json_integer((json_int_t)v));
 			json_object_set_new(o, "vertex_name", json_string(vname(c, v)));
 			if (t) {
@@ -730,6 +749,20 @@ static int render_dot(const struct ctx *c, struct rsp_buf *out)
 
 /* ---- run ---------------------------------------------------------------- */
 
+/* --cgroup, --container: the processes inside, at the end of the range. */
+struct cg_keep {
+	const struct rsp_request *req;
+	const struct rsp_maps *maps;
+	uint64_t time;
+};
+
+static bool cg_keeps(uint32_t tgid, void *ctx)
+{
+	const struct cg_keep *k = ctx;
+
+	return rsp_request__cgroup_keeps(k->req, k->maps, tgid, k->time);
+}
+
 static int graph_run(const struct rsp_request *req, const struct rsp_source *src,
 		     struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -744,9 +777,26 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	uint64_t from, to;
 	int ret = -ENOMEM;
 
+	struct cg_keep keep = {req, NULL, 0};
+
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "graph", req->pid, err)))
 		return ret;
 	rsp_request__window_range(req, src, &from, &to);
+	if (req->cgroup || req->container) {
+		if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {
+			rsp_buf__puts(err, "graph: --cgroup and --container need the cgroup of "
+					   "each process, which this file does not carry (perf or "
+					   "an older rspd wrote it); ask rspd, or dump again");
+			return -EOPNOTSUPP;
+		}
+		if (req->pid >= 0) {
+			rsp_buf__puts(err, "graph: --pid and --cgroup/--container each choose "
+					   "where the graph starts; give one of them");
+			return -EINVAL;
+		}
+		keep.maps = rsp_symbolizer__maps(src->symbols);
+		keep.time = to;
+	}
 	snap = rsp_window__pin(src->window, from, to);
 	if (!snap) {
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
@@ -771,6 +821,10 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	wo.merge = !o->no_merge;
 	wo.merge_stacks = o->merge_stacks;
 	wo.pid = req->pid;
+	if (keep.maps) {
+		wo.keep_tgid = cg_keeps;
+		wo.keep_ctx = &keep;
+	}
 	g = rsp_waitgraph__new(store, &wo, err);
 	if (!g) {
 		ret = errno == ESRCH ? -ESRCH : -ENOMEM;
@@ -784,6 +838,8 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .end = to,
 			 .window = (double)(to - from),
 			 .pid = req->pid,
+			 .cgroup = req->cgroup ? req->cgroup : req->container,
+			 .by_container = !req->cgroup && req->container,
 			 .repair = rep};
 	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
 	c.ref = (double)(c.ref_end - c.ref_start);
@@ -822,9 +878,13 @@ const struct rsp_command rsp_cmd_graph = {
 		 "                    [--threshold PCT] [--noise PCT]\n"
 		 "                    [--merge names|stacks | --no-merge]\n"
 		 "                    [--format text|json|dot]\n"
+		 "                    [--cgroup PATH | --container ID]\n"
 		 "\n"
 		 "  --pid PID        only what PID's threads wait for, directly or not;\n"
 		 "                   percentages are then of the span of its threads\n"
+		 "  --cgroup PATH, --container ID  likewise for the threads of the\n"
+		 "                   processes in this cgroup v2 subtree or container:\n"
+		 "                   they and what they wait for, wherever it runs\n"
 		 "  --all            the whole system (the default)\n"
 		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
@@ -852,7 +912,8 @@ const struct rsp_command rsp_cmd_graph = {
 		 "  rspctl graph --last 10s\n"
 		 "  rspctl graph --pid 1234 --json\n"
 		 "  rspctl graph --format dot | dot -Tsvg > graph.svg\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_DOT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
+	.common = RSP_COPT_FORMAT | RSP_COPT_DOT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE |
+		  RSP_COPT_CGROUP,
 	.opts = graph_opts,
 	.opts_size = sizeof(struct graph_opts),
 	.init = graph_init,

@@ -430,10 +430,10 @@ static int make_plan(const struct rsp_request *req, const struct rsp_source *src
 	query_subjects(req, o, &p->q);
 	if (req->cgroup || req->container) {
 		/* the whole system's and evicted profiles belong to no one cgroup */
-		if (!src->symbols || src->offline) {
-			rsp_buf__puts(err, "hist: --cgroup and --container need rspd's process "
-					   "model (the cgroup of each process), which a file does "
-					   "not carry; ask rspd");
+		if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {
+			rsp_buf__puts(err, "hist: --cgroup and --container need the cgroup of each "
+					   "process, which this file does not carry (perf or an "
+					   "older rspd wrote it); ask rspd, or dump again");
 			return -EOPNOTSUPP;
 		}
 		p->q.subjects &= ~(1u << RSP_HSUBJ_SYSTEM | 1u << RSP_HSUBJ_OTHER_PROCESS |

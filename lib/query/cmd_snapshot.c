@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <rsp/answer.h>
 #include <rsp/parse.h>
+#include <rsp/perfdata.h>
 #include <rsp/net.h>
 #include <rsp/cgroup.h>
 #include <rsp/maps.h>
@@ -990,6 +991,44 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	return ret;
 }
 
+/*
+ * --cgroup, --container: the process of interest must be inside (a
+ * snapshot follows its chain wherever it leads, so the filter chooses the
+ * process, not the threads shown). One sentence when it is not, or when
+ * its cgroup is unknown.
+ */
+static int snap_cgroup(const struct rsp_request *req, const struct rsp_source *src, uint32_t pid,
+		       uint64_t time, struct rsp_buf *err)
+{
+	const struct rsp_maps *m;
+	const char *path;
+
+	if (!req->cgroup && !req->container)
+		return 0;
+	if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {
+		rsp_buf__puts(err, "snapshot: --cgroup and --container need the cgroup of each "
+				   "process, which this file does not carry (perf or an older "
+				   "rspd wrote it); ask rspd, or dump again");
+		return -EOPNOTSUPP;
+	}
+	m = rsp_symbolizer__maps(src->symbols);
+	if (rsp_request__cgroup_keeps(req, m, pid, time))
+		return 0;
+	path = rsp_maps__cgroup(m, pid, time);
+	if (!path)
+		rsp_buf__printf(err,
+				"snapshot: the cgroup of process %u is unknown, so it cannot be "
+				"shown under --%s; leave the filter out",
+				pid, req->cgroup ? "cgroup" : "container");
+	else
+		rsp_buf__printf(err,
+				"snapshot: process %u is in cgroup %.300s, outside %s %.300s; "
+				"leave the filter out or pick a process inside",
+				pid, path, req->cgroup ? "--cgroup" : "--container",
+				req->cgroup ? req->cgroup : req->container);
+	return -ESRCH;
+}
+
 static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 		    struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -1015,6 +1054,8 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.socks = src->socks;
 	so.sym = src->symbols;
 	rsp_request__window_range(req, src, &so.from, &so.to);
+	if ((ret = snap_cgroup(req, src, (uint32_t)o->pid, so.to, err)))
+		return ret;
 	snap = rsp_window__pin(src->window, so.from, so.to);
 	if (!snap) {
 		rsp_buf__puts(err, "snapshot: out of memory pinning the window");
@@ -1048,6 +1089,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                       [--speedscope FILE] [--max-slices N] [--chrono FILE]\n"
 		 "                       [--fit DURATION] [--merge DURATION]\n"
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
+		 "                       [--cgroup PATH] [--container ID]\n"
 		 "\n"
 		 "Starts from every run of PID's threads; for each sleep, follows what ended\n"
 		 "it (a thread, an irq, a disk, a timer) and, recursively, what that waker\n"
@@ -1079,6 +1121,9 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  --sample-slack DURATION  a sample this long after a run is its (20us)\n"
 		 "  --max-depth N      follow wakers at most N threads deep (32)\n"
 		 "  --min PCT          text: sum up what weighs under PCT% of the total (1)\n"
+		 "  --cgroup PATH, --container ID  refuse PID unless it is in this cgroup\n"
+		 "                     v2 subtree or container (the chain still follows\n"
+		 "                     its wakers wherever they run)\n"
 		 "\n"
 		 "Files are written by rspctl, where it runs, not by rspd.\n"
 		 "\n"
@@ -1088,7 +1133,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  rspctl snapshot 1234 --folded out.folded && flamegraph.pl out.folded >f.svg\n"
 		 "  rspctl snapshot 1234 --chrome-trace trace.json\n"
 		 "  rspctl snapshot 1234 --last 2s --speedscope 1234.speedscope.json\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE | RSP_COPT_CGROUP,
 	.opts = snap_options,
 	.opts_size = sizeof(struct snap_opts),
 	.init = snap_init,

@@ -31,6 +31,7 @@
 #include "internal/redact.h"
 #include "internal/speedscope.h"
 #include <rsp/answer.h>
+#include <rsp/perfdata.h>
 #include "internal/srcline.h"
 #include "internal/vec.h"
 
@@ -1294,10 +1295,11 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "top: this source has no process model to name functions with");
 		return -EOPNOTSUPP;
 	}
-	if ((req->cgroup || req->container) && src->offline) {
-		rsp_buf__puts(err,
-			      "top: --cgroup and --container need rspd's process model (the "
-			      "cgroup of each process), which a file does not carry; ask rspd");
+	if ((req->cgroup || req->container) && src->offline &&
+	    !(src->dump && src->dump->has_cgroups)) {
+		rsp_buf__puts(err, "top: --cgroup and --container need the cgroup of each process, "
+				   "which this file does not carry (perf or an older rspd wrote "
+				   "it); ask rspd, or dump again");
 		return -EOPNOTSUPP;
 	}
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "top", req->pid, err)))

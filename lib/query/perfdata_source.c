@@ -56,6 +56,22 @@ static int feed_model(const struct perf_event_header *rec, void *ctx)
 }
 
 /*
+ * The cgroups rspd's process model knew when it wrote the file
+ * (RSP_PD_FEAT_RSP_CGROUPS), each on the incarnation alive at the time
+ * written beside it. One the file's records never name is left out.
+ */
+static int apply_cgroups(struct rsp_perfdata *pd)
+{
+	struct rsp_maps *m = rsp_symbolizer__maps(pd->symbols);
+	struct rsp_pd_cgroup e;
+
+	for (uint32_t i = 0; !rsp_perfdata__cgroup(pd, i, &e); i++)
+		if (rsp_maps__set_cgroup(m, e.pid, e.time, e.path, e.nspid) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
+}
+
+/*
  * The process model and symbolizer of the file: its synthesized processes,
  * then the side-band records of its window, the same model rspd keeps
  * live. User symbols come from the files at the recorded paths when they
@@ -82,6 +98,8 @@ static int make_symbols(struct rsp_perfdata *pd, struct rsp_buf *err)
 	if (!ret)
 		ret = rsp_maps__ingest(rsp_symbolizer__maps(pd->symbols), pd->schema, pd->side, 0,
 				       UINT64_MAX, &res);
+	if (!ret)
+		ret = apply_cgroups(pd);
 	if (ret)
 		goto nomem;
 	rsp_symbolizer__begin(pd->symbols);

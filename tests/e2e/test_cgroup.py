@@ -21,8 +21,11 @@ Known answers (by construction):
   hist --cgroup B: sleep's one offcpu:sleep of 0.5 s, no burn_split;
   hist --container A: burn_split's profiles, not sleep's;
   --metrics-textfile: rsp_cgroup_latency_seconds has B's one offcpu:sleep;
-  bad --cgroup / --container values, and --cgroup on a dump (which
-  carries no cgroups): one sentence, no answer;
+  bad --cgroup / --container values: one sentence, no answer;
+  a dump carries the cgroups (rsp's RSP_CGROUPS section): analyze FILE
+  top/hist/snapshot give live's cgroup, container id, namespaced pid and
+  the same samples under each filter; perf script still reads the dump;
+  a file perf record wrote (no section) refuses --cgroup in one sentence;
   --capture-cgroup (the parent of A), BPF backend: sleep in B, run after
   A's last thread exited, has no off-CPU profile (none of its switches
   was recorded: a switch is kept when either side is inside), burn_split
@@ -32,6 +35,7 @@ Known answers (by construction):
 The same on both backends: the cgroup and namespaced pid are read from
 /proc at each process's fork and exec (the process model), not captured.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -96,6 +100,110 @@ def rows_of(top, path):
     return [r for r in top["by_cgroup"] if r["cgroup"] == path]
 
 
+def snap_filters(ctl, pid, span, where):
+    """snapshot --cgroup/--container: the process inside is shown, one
+    outside is refused in one sentence."""
+    rc, o, e = ctl("snapshot", str(pid), "--cgroup", BASE, "--json", *span)
+    t.check(rc == 0 and json.loads(o).get("cgroup") == A,
+            "%s snapshot --cgroup of A's parent: shown (%s)" % (where, e.strip()))
+    rc, o, e = ctl("snapshot", str(pid), "--container", HEX[:12], *span)
+    t.check(rc == 0 and "cgroup " + A in o, "%s snapshot --container A: shown" % where)
+    rc, o, e = ctl("snapshot", str(pid), "--cgroup", B, *span)
+    t.check(rc != 0 and not o and len(e.strip().splitlines()) == 1 and
+            "outside --cgroup " + B in e, "%s snapshot --cgroup B refused: %s" % (
+                where, e.strip()))
+
+
+def graph_filters(ctl, pid, span, where):
+    """graph --cgroup A: burn_split's threads (and what they wait for), no
+    thread of B; with --pid: refused in one sentence."""
+    rc, o, e = ctl("graph", "--cgroup", A, "--json", *span)
+    g = json.loads(o) if rc == 0 else {}
+    th = g.get("threads", [])
+    t.check(rc == 0 and any(r.get("tgid") == pid for r in th) and
+            not any(r.get("cgroup", "").startswith(B) for r in th) and
+            g.get("window", {}).get("query_cgroup") == A,
+            "%s graph --cgroup A: burn_split's threads, none of B's (%s)" % (where, e.strip()))
+    rc, o, e = ctl("graph", "--container", HEX[:12], *span)
+    print("\n".join(o.splitlines()[:8]))
+    t.check(rc == 0 and "threads of container %s" % HEX[:12] in o,
+            "%s graph --container A: says so" % where)
+    rc, o, e = ctl("graph", "--cgroup", A, "--pid", str(pid), *span)
+    t.check(rc != 0 and not o and len(e.strip().splitlines()) == 1 and "--pid" in e,
+            "%s graph --cgroup with --pid refused: %s" % (where, e.strip()))
+
+
+def analyze(dump, *args):
+    p = t.run([t.RSPCTL, "analyze", dump] + list(args) + ["--json"])
+    t.check(p.returncode == 0, "analyze %s: %s" % (" ".join(args[:3]), p.stderr.strip()))
+    return json.loads(p.stdout) if p.returncode == 0 else {}
+
+
+def offline(d, prom, t0, rng, top, burner):
+    """A dump carries each process's cgroup, container and namespaced pid
+    (rsp's RSP_CGROUPS section): analyze on it gives live's cgroup columns
+    and filters; perf script still reads it; a file without the section
+    (perf record's) refuses the filters in one sentence."""
+    dump = os.path.join(os.path.dirname(prom), "cg.perf.data")
+    d.ctl("dump", "-o", dump, "--last", "%.1fs" % (t.now_s() - t0 + 1.0))
+    ot = analyze(dump, "top", "--by", "cgroup", *rng)
+    live = {q["pid"]: q for q in top["processes"]}
+    mine = [q for q in ot.get("processes", []) if q["pid"] in live and
+            live[q["pid"]].get("cgroup", "").startswith(BASE + "/")]
+    t.check(mine and all(q.get(k) == live[q["pid"]].get(k) for q in mine
+                         for k in ("cgroup", "container", "nspid")),
+            "offline top: the test's %d processes carry live's cgroup, container and "
+            "namespaced pid" % len(mine))
+    bo = next((q for q in ot.get("processes", []) if q["pid"] == burner), {})
+    t.check(bo.get("cgroup") == A and bo.get("container") == HEX and bo.get("nspid") == 1,
+            "offline top: burn_split in A, namespaced pid 1 (%s)" % bo)
+    for path in (A, B):
+        lr, orow = rows_of(top, path), rows_of(ot, path)
+        t.check([r["samples"] for r in lr] == [r["samples"] for r in orow],
+                "offline --by cgroup: %s has live's samples (%s, %s)" % (
+                    path[-12:], [r["samples"] for r in lr], [r["samples"] for r in orow]))
+    for f in (["--cgroup", B], ["--cgroup", BASE], ["--container", HEX[:12]]):
+        lv = d.json("top", *f, *rng)
+        of = analyze(dump, "top", *f, *rng)
+        t.check(of.get("samples") == lv["samples"] and
+                sorted(q["pid"] for q in of.get("processes", [])) ==
+                sorted(q["pid"] for q in lv["processes"]),
+                "offline top %s: live's %d samples and processes" % (" ".join(f), lv["samples"]))
+    p = t.run([t.RSPCTL, "analyze", dump, "top", "--container", HEX[:12], "--limit", "3"] +
+              rng[:4])
+    print(p.stdout)
+    ho = analyze(dump, "hist", "--cgroup", B, "--op", "offcpu", *rng[:4])
+    slept = [q for q in ho.get("profiles", []) if q["subject"].get("comm") == "sleep" and
+             q["op"] == "offcpu:sleep"]
+    t.check(len(slept) == 1 and slept[0]["count"] == 1 and
+            all(q["subject"].get("comm") != "burn_split" for q in ho["profiles"]),
+            "offline hist --cgroup B: sleep's one sleep, no burn_split (%s)" % slept)
+    so = analyze(dump, "snapshot", str(burner), "--from", rng[1], "--to", rng[3])
+    t.check(so.get("cgroup") == A and so.get("container") == HEX and so.get("nspid") == 1,
+            "offline snapshot: burn_split's cgroup, container and namespaced pid")
+    def off_ctl(*args):
+        p2 = t.run([t.RSPCTL, "analyze", dump] + list(args))
+        return p2.returncode, p2.stdout, p2.stderr
+    snap_filters(off_ctl, burner, ["--from", rng[1], "--to", rng[3]], "offline")
+    graph_filters(off_ctl, burner, ["--from", rng[1], "--to", rng[3]], "offline")
+    if shutil.which("perf"):
+        ps = subprocess.run(["perf", "script", "-i", dump], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, errors="replace", timeout=120)
+        t.check(ps.returncode == 0, "perf script still reads the dump (%s)" %
+                ps.stderr.strip()[-200:])
+        pr = os.path.join(os.path.dirname(prom), "perf.data")
+        rec = t.run(["perf", "record", "-q", "-a", "-k", "mono", "-o", pr, "-e", "cpu-clock",
+                     "-e", "sched:sched_switch", "-e", "sched:sched_waking", "--", "sleep",
+                     "0.1"])
+        t.check(rec.returncode == 0, "perf record ran (%s)" % rec.stderr.strip()[-200:])
+        for cmd in ("top", "hist"):
+            p2 = t.run([t.RSPCTL, "analyze", pr, cmd, "--cgroup", B])
+            errs = [l for l in p2.stderr.splitlines() if l.startswith("rspctl:")]
+            t.check(p2.returncode != 0 and not p2.stdout and len(errs) == 1 and
+                    "does not carry" in errs[0],
+                    "analyze PERF-FILE %s --cgroup: %s" % (cmd, errs))
+
+
 def main():
     os.makedirs(MNT + A)
     os.makedirs(MNT + B)
@@ -138,6 +246,13 @@ def main():
         t.check("cgroup %s, docker container %s, pid 1 in its pid namespace" % (A, HEX[:12])
                 in stext, "snapshot text: " +
                 [l for l in stext.splitlines() if l.startswith("cgroup")].__str__())
+        snap_filters(lambda *a: d.ctl(*a, check_rc=False), p["pid"], span, "live")
+        g = d.json("graph", *span)
+        gt = [r for r in g.get("threads", []) if r.get("tgid") == p["pid"]]
+        t.check(gt and all(r.get("cgroup") == A and r.get("container") == HEX and
+                           r.get("nspid") == 1 for r in gt),
+                "graph: burn_split's %d threads carry A, its container and nspid 1" % len(gt))
+        graph_filters(lambda *a: d.ctl(*a, check_rc=False), p["pid"], span, "live")
         a = rows_of(top, A)
         b = rows_of(top, B)
         t.check(len(a) == 1 and abs(a[0]["cpu_s"] - BURN_S) <= 0.35 * BURN_S,
@@ -204,14 +319,7 @@ def main():
         t.check(want in text, "Prometheus by cgroup: " + want.strip())
         t.check(not any('cgroup="%s"' % A in l and 'op="offcpu:sleep"' in l
                         for l in text.splitlines()), "and no sleep in A")
-        # a dump carries no cgroups: asked on a file, the filters say so
-        dump = os.path.join(os.path.dirname(prom), "cg.perf.data")
-        d.ctl("dump", "-o", dump, "--last", "2s")
-        for cmd in ("top", "hist"):
-            p2 = t.run([t.RSPCTL, "analyze", dump, cmd, "--cgroup", B])
-            t.check(p2.returncode != 0 and "a file does not carry" in p2.stderr and
-                    len(p2.stderr.strip().splitlines()) == 1,
-                    "analyze FILE %s --cgroup: %s" % (cmd, p2.stderr.strip()))
+        offline(d, prom, t0, rng, top, p["pid"])
         shutil.rmtree(os.path.dirname(prom), ignore_errors=True)
         for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
                     ["--container", "xyz456789012"]):

@@ -215,6 +215,8 @@ try:
     with open(path, "rb") as f:
         data = bytearray(f.read())
     data[72 + 240 // 8] &= ~(1 << (240 % 8)) & 0xff  # the RSP_HOST feature bit
+    # and RSP_CGROUPS (242), newer still: the table's later entries then stay unread
+    data[72 + 242 // 8] &= ~(1 << (242 % 8)) & 0xff
     old = os.path.join(work, "old.perf.data")
     with open(old, "wb") as f:
         f.write(data)

@@ -308,6 +308,16 @@ static FX_UNUSED void fx_meta(struct rsp_perfdata_meta *m, const struct rsp_buf 
 	m->nr_sockets = 2;
 }
 
+/*
+ * When set, fx_write() adds an RSP_PD_FEAT_RSP_CGROUPS section: pid 42 in
+ * FX_CGROUP with namespaced pid 7 (at time 100), pid 100 with only a
+ * namespaced pid (3, at time 1000).
+ */
+#define FX_CGROUP                                                                                  \
+	"/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"    \
+	".scope"
+static bool fx_cgroups;
+
 /* Write @w's records (and a small process model) through a memfd. */
 static FX_UNUSED unsigned char *fx_write(const struct rsp_schema *s, struct rsp_window *w,
 					 size_t *len)
@@ -337,7 +347,12 @@ static FX_UNUSED unsigned char *fx_write(const struct rsp_schema *s, struct rsp_
 				      "[kernel.kallsyms]_text") ||
 	    rsp_pdwriter__fork(pw, 42, 1, 42, 1) || rsp_pdwriter__comm(pw, 42, 42, "true") ||
 	    rsp_pdwriter__mmap2(pw, &mm) || rsp_pdwriter__build_id(pw, &bid) ||
-	    rsp_pdwriter__window(pw, w, 0, UINT64_MAX) || rsp_pdwriter__finish(pw))
+	    rsp_pdwriter__window(pw, w, 0, UINT64_MAX))
+		abort();
+	if (fx_cgroups && (rsp_pdwriter__rsp_cgroup(pw, 42, 7, 100, FX_CGROUP) ||
+			   rsp_pdwriter__rsp_cgroup(pw, 100, 3, 1000, "")))
+		abort();
+	if (rsp_pdwriter__finish(pw))
 		abort();
 	rsp_pdwriter__delete(pw);
 	size = ftell(f);

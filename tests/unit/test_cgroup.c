@@ -227,6 +227,27 @@ static void test_short(void **state)
 	assert_int_equal(strlen(out), sizeof(out) - 1);
 }
 
+struct each_seen {
+	int n;
+	unsigned mask;
+	bool stop;
+};
+
+static int each_cb(uint32_t pid, uint64_t t_birth, uint64_t t_exit, const char *cgroup,
+		   uint32_t nspid, void *ctx)
+{
+	struct each_seen *s = ctx;
+
+	if (s->stop)
+		return 7;
+	s->n++;
+	if (pid == 10 && !strcmp(cgroup, "/x/y") && nspid == 1 && t_exit == UINT64_MAX)
+		s->mask |= 1;
+	if (pid == 11 && !strcmp(cgroup, "/x/z") && nspid == 2 && t_birth == 200 && t_exit == 300)
+		s->mask |= 2;
+	return 0;
+}
+
 /* The process model keeps each incarnation's cgroup; a fork inherits it. */
 static void test_maps_cgroup(void **state)
 {
@@ -257,6 +278,16 @@ static void test_maps_cgroup(void **state)
 	rsp_maps__snapshot_end(m, 11);
 	assert_null(rsp_maps__cgroup(m, 11, 450));
 	assert_string_equal(rsp_maps__cgroup(m, 11, 250), "/x/z");
+	/* every known incarnation, with its times (what a dump writes) */
+	{
+		struct each_seen seen = {0};
+
+		assert_int_equal(rsp_maps__each_cgroup(m, each_cb, &seen), 0);
+		assert_int_equal(seen.n, 2); /* 10, and 11's first life; not 11's second */
+		assert_int_equal(seen.mask, 3);
+		seen.stop = true;
+		assert_int_equal(rsp_maps__each_cgroup(m, each_cb, &seen), 7);
+	}
 	rsp_maps__delete(m);
 }
 

@@ -15,6 +15,8 @@
 #include <jansson.h>
 #include <rsp/query.h>
 #include <rsp/tp.h>
+#include <rsp/maps.h>
+#include <rsp/symbols.h>
 #include "internal/perfdata.h"
 #include "internal/query.h"
 #include "pd_fixture.h"
@@ -633,6 +635,73 @@ static void test_rsp_host(void **state)
 	fx_teardown(&f);
 }
 
+/* rsp's own section: each process's cgroup and namespaced pid, into the file's model. */
+static void test_rsp_cgroups(void **state)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_source src;
+	struct rsp_pd_cgroup e;
+	struct rsp_perfdata *pd;
+	const struct rsp_dump_info *in;
+	const struct rsp_maps *m;
+	uint64_t table, flags[4], off;
+	int idx = 0;
+	struct fx f;
+
+	(void)state;
+	fx_setup(&f, FX_SLEEPS); /* without the section: the file knows no cgroups */
+	pd = open_ok(&f);
+	assert_false(rsp_perfdata__info(pd)->has_cgroups);
+	assert_int_equal(rsp_perfdata__cgroup(pd, 0, &e), -ENOENT);
+	rsp_perfdata__delete(pd);
+	fx_teardown(&f);
+
+	fx_cgroups = true;
+	fx_setup(&f, FX_SLEEPS);
+	fx_cgroups = false;
+	pd = open_ok(&f);
+	in = rsp_perfdata__info(pd);
+	assert_true(in->has_cgroups);
+	assert_int_equal(in->nr_cgroups, 2);
+	assert_int_equal(rsp_perfdata__cgroup(pd, 0, &e), 0);
+	assert_int_equal(e.pid, 42);
+	assert_int_equal(e.nspid, 7);
+	assert_int_equal(e.time, 100);
+	assert_string_equal(e.path, FX_CGROUP);
+	assert_int_equal(rsp_perfdata__cgroup(pd, 1, &e), 0);
+	assert_int_equal(e.pid, 100);
+	assert_int_equal(e.nspid, 3);
+	assert_string_equal(e.path, "");
+	assert_int_equal(rsp_perfdata__cgroup(pd, 2, &e), -ENOENT);
+	/* the file's process model has them (pid 42 is in its synthesized processes) */
+	assert_int_equal(rsp_perfdata__source(pd, &src, &err), 0);
+	m = rsp_symbolizer__maps(src.symbols);
+	assert_string_equal(rsp_maps__cgroup(m, 42, in->last_time), FX_CGROUP);
+	assert_int_equal(rsp_maps__nspid(m, 42, in->last_time), 7);
+	rsp_perfdata__delete(pd);
+	rsp_buf__exit(&err);
+
+	/* The section is the table's last entry (highest bit): damage it. */
+	table = get64(f.file, 40) + get64(f.file, 48);
+	memcpy(flags, f.file + 72, sizeof(flags));
+	assert_true((flags[RSP_PD_FEAT_RSP_CGROUPS / 64] >> (RSP_PD_FEAT_RSP_CGROUPS % 64)) & 1);
+	for (int w = 0; w < 4; w++)
+		idx += __builtin_popcountll(flags[w]);
+	off = get64(f.file, table + 16 * (uint64_t)(idx - 1));
+	memcpy(f.file + off, &(uint32_t){2}, 4);
+	expect_error(f.file, f.len, "RSP_CGROUPS version 2 is not 1");
+	memcpy(f.file + off, &(uint32_t){1}, 4);
+	memcpy(f.file + off + 4, &(uint32_t){1u << 30}, 4);
+	expect_error(f.file, f.len, "RSP_CGROUPS claims 1073741824 processes");
+	memcpy(f.file + off + 4, &(uint32_t){2}, 4);
+	f.file[off + 8 + 20] = 'x'; /* the first path */
+	expect_error(f.file, f.len, "does not start with '/'");
+	f.file[off + 8 + 20] = '/';
+	memcpy(f.file + off + 8 + 16, &(uint32_t){1u << 20}, 4); /* its length */
+	expect_error(f.file, f.len, "a string of the RSP_CGROUPS feature claims");
+	fx_teardown(&f);
+}
+
 /*
  * Probes through the dynamic PMUs (uprobes, kprobes) have the recording
  * machine's type numbers: the reader knows them by the names rsp's dumps
@@ -768,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_check_events),
 		cmocka_unit_test(test_probe_names),
 		cmocka_unit_test(test_rsp_host),
+		cmocka_unit_test(test_rsp_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -625,6 +625,19 @@ static void test_disk_relay(void **state)
 }
 
 /* --pid keeps what the process's threads reach; an absent pid is an error. */
+static bool keep_20(uint32_t tgid, void *ctx)
+{
+	(void)ctx;
+	return tgid == 20;
+}
+
+static bool keep_none(uint32_t tgid, void *ctx)
+{
+	(void)ctx;
+	(void)tgid;
+	return false;
+}
+
 static void test_pid(void **state)
 {
 	static const uint64_t x[][4] = {{50, 98, RSP_WAKER_THREAD, 21}};
@@ -649,6 +662,19 @@ static void test_pid(void **state)
 	o.pid = 4242;
 	assert_null(rsp_waitgraph__new(b.st, &o, &err));
 	assert_non_null(strstr(err.data, "4242"));
+	rsp_buf__reset(&err);
+	/* keep_tgid (rspctl graph --cgroup): the same reach from the processes it accepts */
+	rsp_waitgraph_opts__init(&o);
+	o.keep_tgid = keep_20;
+	g = rsp_waitgraph__new(b.st, &o, &err);
+	assert_non_null(g);
+	assert_false(rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 20))->removed);
+	assert_false(rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 21))->removed);
+	assert_true(rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 22))->removed);
+	rsp_waitgraph__delete(g);
+	o.keep_tgid = keep_none;
+	assert_null(rsp_waitgraph__new(b.st, &o, &err));
+	assert_non_null(strstr(err.data, "no process of the cgroup"));
 	rsp_buf__exit(&err);
 	rsp_tlstore__delete(b.st);
 }

@@ -57,6 +57,7 @@ struct rsp_perfdata {
 	struct rsp_ksyms *ksyms;	/* from kallsyms, made by __source() */
 	struct rsp_symbolizer *symbols; /* likewise */
 	struct rsp_sock_info *socks;	/* RSP_PD_FEAT_RSP_HOST, info.nr_sockets */
+	uint64_t *cgroups; /* RSP_PD_FEAT_RSP_CGROUPS: offsets of its entries, info.nr_cgroups */
 };
 
 /* One sentence "PATH: offset 0xOFF: ..." in pd->err. Return: -EINVAL. */

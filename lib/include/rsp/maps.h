@@ -157,6 +157,17 @@ RSP_API const char *rsp_maps__cgroup(const struct rsp_maps *m, uint32_t pid, uin
 /** rsp_maps__nspid() - @pid's pid in its innermost pid namespace, or 0 (unknown). */
 RSP_API uint32_t rsp_maps__nspid(const struct rsp_maps *m, uint32_t pid, uint64_t time);
 
+/**
+ * rsp_maps__each_cgroup() - call @fn for every incarnation whose cgroup or
+ * namespaced pid is known (rsp_maps__set_cgroup()), with the times it
+ * lived (@t_exit UINT64_MAX while alive), until @fn returns non-zero.
+ * Return: what @fn returned, or 0.
+ */
+RSP_API int rsp_maps__each_cgroup(const struct rsp_maps *m,
+				  int (*fn)(uint32_t pid, uint64_t t_birth, uint64_t t_exit,
+					    const char *cgroup, uint32_t nspid, void *ctx),
+				  void *ctx);
+
 /** rsp_maps__uid() - the owner of @pid at @time as last known, or UINT32_MAX. */
 RSP_API uint32_t rsp_maps__uid(const struct rsp_maps *m, uint32_t pid, uint64_t time);
 

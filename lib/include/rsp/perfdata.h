@@ -67,6 +67,13 @@ enum rsp_pd_feature {
 	RSP_PD_FEAT_RSP_HOST = 240,
 	/* rsp's own: syscall profiles (rsp/sysdump.h); perf skips bits it does not know */
 	RSP_PD_FEAT_RSP_SYSCALLS = 241,
+	/*
+	 * rsp's own: each process's cgroup v2 path and namespaced pid as rspd's
+	 * process model knew them when it wrote the dump. Layout: u32 version
+	 * (1), u32 count, then per process u32 pid, u32 nspid (0: unknown), u64
+	 * a time it was alive (perf clock), perf string path ("": unknown).
+	 */
+	RSP_PD_FEAT_RSP_CGROUPS = 242,
 };
 
 /* perf's own record types that rsp writes or must recognise. */
@@ -267,6 +274,16 @@ RSP_API int rsp_pdwriter__finish(struct rsp_pdwriter *w);
 RSP_API int rsp_pdwriter__rsp_syscalls(struct rsp_pdwriter *w, const void *buf, size_t len);
 RSP_API void rsp_pdwriter__stats(const struct rsp_pdwriter *w, struct rsp_pd_stats *st);
 
+/**
+ * rsp_pdwriter__rsp_cgroup() - one process's cgroup @path ("" if unknown)
+ * and namespaced pid @nspid (0 if unknown) as of @time, a time it was
+ * alive; written by rsp_pdwriter__finish() as RSP_PD_FEAT_RSP_CGROUPS
+ * (present, possibly empty, once this was called). @path shorter than
+ * 4096 bytes. Return: 0, -EINVAL or -ENOMEM.
+ */
+RSP_API int rsp_pdwriter__rsp_cgroup(struct rsp_pdwriter *w, uint32_t pid, uint32_t nspid,
+				     uint64_t time, const char *path);
+
 /* --- rsp_perfdata: reading a perf.data file -------------------------------- */
 
 /** What a file records besides its events (the features), and its shape. */
@@ -303,6 +320,16 @@ struct rsp_dump_info {
 	bool has_host;
 	char boot_id[40];
 	uint32_t nr_sockets; /* rsp_perfdata__sockets() */
+	/* RSP_PD_FEAT_RSP_CGROUPS: the file knows its processes' cgroups */
+	bool has_cgroups;
+	uint32_t nr_cgroups; /* rsp_perfdata__cgroup() */
+};
+
+/** One entry of RSP_PD_FEAT_RSP_CGROUPS; @path in the file's memory. */
+struct rsp_pd_cgroup {
+	uint32_t pid, nspid;
+	uint64_t time;
+	const char *path; /* "" when unknown */
 };
 
 struct rsp_perfdata;
@@ -340,6 +367,14 @@ RSP_API const struct rsp_dump_info *rsp_perfdata__info(const struct rsp_perfdata
  * (info->nr_sockets entries, owned by @pd; NULL when it has none)
  */
 RSP_API const struct rsp_sock_info *rsp_perfdata__sockets(const struct rsp_perfdata *pd);
+
+/**
+ * rsp_perfdata__cgroup() - entry @i (< info->nr_cgroups) of the file's
+ * RSP_PD_FEAT_RSP_CGROUPS section (checked when the file was opened).
+ * Return: 0, or -ENOENT when there is no such entry.
+ */
+RSP_API int rsp_perfdata__cgroup(const struct rsp_perfdata *pd, uint32_t i,
+				 struct rsp_pd_cgroup *out);
 
 /**
  * rsp_perfdata__load() - check every record of the data section and put

@@ -124,6 +124,12 @@ struct rsp_waitgraph_opts {
 	bool merge_stacks;
 	long pid; /* keep only what this process's threads reach (through edges over the noise
 		     floor), with weights judged against their span; -1 for all */
+	/*
+	 * If not NULL (and pid is -1): keep only what the threads of the
+	 * processes it accepts reach, as for pid (rspctl graph --cgroup)
+	 */
+	bool (*keep_tgid)(uint32_t tgid, void *ctx);
+	void *keep_ctx;
 };
 
 /** rsp_waitgraph_opts__init() - the defaults. */
