@@ -321,6 +321,14 @@ static bool short_lived(const struct rsp_waitgraph *g, const struct rsp_tlthread
 	       t->exited - t->forked < window / 10;
 }
 
+/* With --pid or a cgroup filter: a thread the graph starts from. */
+static bool kept(const struct rsp_waitgraph *g, const struct rsp_tlthread *t)
+{
+	if (g->o.pid > 0)
+		return t->tgid == (uint32_t)g->o.pid || t->tid == (uint32_t)g->o.pid;
+	return g->o.keep_tgid && t->tgid && g->o.keep_tgid(t->tgid, g->o.keep_ctx);
+}
+
 static void thread_name(char *buf, size_t n, const struct rsp_tlthread *t)
 {
 	snprintf(buf, n, "%s[%u]", t->comm[0] ? t->comm : "?", t->tid);
@@ -394,7 +402,9 @@ static int thread_vertices(struct rsp_waitgraph *g)
 			ret = -ENOMEM;
 			break;
 		}
-		if (g->o.merge && short_lived(g, t)) {
+		/* a thread the graph starts from keeps its own vertex: the short-lived
+		 * children of one parent may be inside and outside the filter */
+		if (g->o.merge && short_lived(g, t) && !kept(g, t)) {
 			v = short_vertex(g, t);
 		} else if (g->o.merge && t->tgid && t->comm[0] &&
 			   !rsp_u64map__get(&counts, keys[i], &c) && c > 1) {
@@ -1000,12 +1010,7 @@ static int restrict_pid(struct rsp_waitgraph *g, struct rsp_buf *err)
 			const struct rsp_tlthread *t =
 				rsp_tlstore__find_thread(g->s, g->vs[v].tids[k]);
 
-			if (!t)
-				continue;
-			if (g->o.pid > 0 && t->tgid != (uint32_t)g->o.pid &&
-			    t->tid != (uint32_t)g->o.pid)
-				continue;
-			if (g->o.pid <= 0 && (!t->tgid || !g->o.keep_tgid(t->tgid, g->o.keep_ctx)))
+			if (!t || !kept(g, t))
 				continue;
 			reach[v] = any = true;
 			if ((t->first > g->start ? t->first : g->start) < lo)
