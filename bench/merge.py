@@ -32,32 +32,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+from vethpair import VethPair  # noqa: E402  (the test's namespaces)
 TITLE = "## rspctl merge: N hosts' dumps (issue 19)"
-NS_C, NS_S = "rspb-c%d" % os.getpid(), "rspb-s%d" % os.getpid()
-VETH_C, VETH_S = "rspbc%d" % (os.getpid() % 100000), "rspbs%d" % (os.getpid() % 100000)
-
-
-def ip(*args, check=True):
-    p = subprocess.run(["ip"] + list(args), capture_output=True, text=True)
-    if check and p.returncode:
-        sys.exit("bench/merge.py: ip %s: %s" % (" ".join(args), p.stderr.strip()))
-
-
-def netns_up():
-    ip("netns", "add", NS_C)
-    ip("netns", "add", NS_S)
-    ip("link", "add", VETH_C, "type", "veth", "peer", "name", VETH_S)
-    ip("link", "set", VETH_C, "netns", NS_C)
-    ip("link", "set", VETH_S, "netns", NS_S)
-    ip("-n", NS_C, "addr", "add", "10.77.0.1/24", "dev", VETH_C)
-    ip("-n", NS_S, "addr", "add", "10.77.0.2/24", "dev", VETH_S)
-    for ns, dev in ((NS_C, VETH_C), (NS_S, VETH_S)):
-        ip("-n", ns, "link", "set", dev, "up")
-
-
-def netns_down():
-    ip("netns", "del", NS_C, check=False)
-    ip("netns", "del", NS_S, check=False)
+PAIR = VethPair("rspb", lambda msg: sys.exit("bench/merge.py: " + msg))
+NS_C, NS_S = PAIR.ns_c, PAIR.ns_s
 
 
 class Rspd:
@@ -146,14 +125,14 @@ def main():
         sys.exit("bench/merge.py: needs the ip command (iproute2: scripts/deps.sh)")
     work = tempfile.mkdtemp(prefix="rspbench-merge.")
     try:
-        netns_up()
+        PAIR.up()
         path = make_dump(a, work)
         info = json.loads(subprocess.run([os.path.join(a.build, "cli", "rspctl"), "analyze",
                                           path, "status", "--json"], capture_output=True,
                                          text=True).stdout)["dump"]
         runs = [merge_measured(a, path) for _ in range(a.reps)]
     finally:
-        netns_down()
+        PAIR.down()
         shutil.rmtree(work, ignore_errors=True)
     ans = runs[0][2]
     pairs = sum(o["pairs"] for o in ans["clock_offsets"])

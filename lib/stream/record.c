@@ -148,6 +148,22 @@ static int parse_intr_regs(struct cursor *c, const struct rsp_evsel_desc *d, str
 	return 0;
 }
 
+/* RAW: u32 size, then size bytes, padded so that size + 4 is 8-aligned. */
+static inline int take_raw(const struct cursor *c, struct rsp_sample *out)
+{
+	const uint8_t *b = (const uint8_t *)c->w;
+	uint32_t size;
+
+	if (c->n < 1)
+		return -EINVAL;
+	memcpy(&size, b, 4);
+	if ((uint64_t)size + 4 > (uint64_t)c->n * 8)
+		return -EINVAL;
+	out->raw_size = size;
+	out->raw = b + 4;
+	return 0;
+}
+
 /*
  * Fields after the fixed head: READ, CALLCHAIN, RAW, BRANCH_STACK,
  * REGS_USER, STACK_USER, WEIGHT, DATA_SRC, TRANSACTION, REGS_INTR.
@@ -166,18 +182,9 @@ static int parse_tail(struct cursor *c, const struct rsp_evsel_desc *d, struct r
 		out->callchain = p;
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		/* u32 size, then size bytes, padded so that size + 4 is 8-aligned. */
-		const uint8_t *b = (const uint8_t *)c->w;
-		uint32_t size;
-
-		if (c->n < 1)
+		if (take_raw(c, out))
 			return -EINVAL;
-		memcpy(&size, b, 4);
-		if ((uint64_t)size + 4 > (uint64_t)c->n * 8)
-			return -EINVAL;
-		out->raw_size = size;
-		out->raw = b + 4;
-		v = ((uint64_t)size + 4 + 7) / 8;
+		v = ((uint64_t)out->raw_size + 4 + 7) / 8;
 		c->w += v;
 		c->n -= (uint32_t)v;
 	}
@@ -215,19 +222,7 @@ static inline int simple_tail(struct cursor *c, uint64_t st, struct rsp_sample *
 		c->w += v + 1;
 		c->n -= (uint32_t)v + 1;
 	}
-	if (st & PERF_SAMPLE_RAW) {
-		const uint8_t *b = (const uint8_t *)c->w;
-		uint32_t size;
-
-		if (c->n < 1)
-			return -EINVAL;
-		memcpy(&size, b, 4);
-		if ((uint64_t)size + 4 > (uint64_t)c->n * 8)
-			return -EINVAL;
-		out->raw_size = size;
-		out->raw = b + 4;
-	}
-	return 0;
+	return st & PERF_SAMPLE_RAW ? take_raw(c, out) : 0;
 }
 
 /*

@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 
 import rsptest as t
+from vethpair import VethPair
 
 t.need_root()
 if not shutil.which("ip"):
@@ -33,35 +34,9 @@ if not shutil.which("ip"):
 
 SHIFT_NS = 2500000000
 N = 100
-tag = "%d" % (os.getpid() % 100000)
-NS_C, NS_S = "rspm-c" + tag, "rspm-s" + tag
-VETH_C, VETH_S = "rspmc" + tag, "rspms" + tag
+PAIR = VethPair("rspm", t.fail)
+NS_C, NS_S = PAIR.ns_c, PAIR.ns_s
 work = tempfile.mkdtemp(prefix="rsptest-merge.")
-
-
-def ip(*args, check=True):
-    p = subprocess.run(["ip"] + list(args), capture_output=True, text=True, timeout=30)
-    if check and p.returncode != 0:
-        t.fail("ip %s failed: %s" % (" ".join(args), p.stderr.strip()))
-
-
-def netns_up():
-    ip("netns", "add", NS_C)
-    ip("netns", "add", NS_S)
-    ip("link", "add", VETH_C, "type", "veth", "peer", "name", VETH_S)
-    ip("link", "set", VETH_C, "netns", NS_C)
-    ip("link", "set", VETH_S, "netns", NS_S)
-    ip("-n", NS_C, "addr", "add", "10.77.0.1/24", "dev", VETH_C)
-    ip("-n", NS_S, "addr", "add", "10.77.0.2/24", "dev", VETH_S)
-    for ns, dev in ((NS_C, VETH_C), (NS_S, VETH_S)):
-        ip("-n", ns, "link", "set", dev, "up")
-        ip("-n", ns, "link", "set", "lo", "up")
-
-
-def netns_down():
-    # Deleting a namespace deletes the veth end in it, and so the pair.
-    ip("netns", "del", NS_C, check=False)
-    ip("netns", "del", NS_S, check=False)
 
 
 def merge(*args):
@@ -98,7 +73,7 @@ def status_threads(path, pid):
 
 holders = []
 try:
-    netns_up()
+    PAIR.up()
     exe = os.path.join(t.WORKLOADS, "tcp_fsync")
     tmp = os.environ.get("RSP_TEST_DIR", "/var/tmp")
     with t.Rspd("--window", "256M") as d:
@@ -231,6 +206,6 @@ finally:
     for h in holders:
         h.kill()
         h.wait()
-    netns_down()
+    PAIR.down()
     if not os.environ.get("RSP_TEST_KEEP"):
         shutil.rmtree(work, ignore_errors=True)
