@@ -219,11 +219,29 @@ int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
 	s = bpf_map_lookup_elem(&sc_cpu, &zero);
 	if (!s)
 		return 0;
-	if (!s->entry || s->tid != (u32)t->pid) {
-		count(RSP_SC_UNMATCHED);
-		return 0;
-	}
 	now = bpf_ktime_get_ns();
+	if (!s->entry || s->tid != (u32)t->pid) {
+		/*
+		 * The call may be in the task's storage: the switch-in that
+		 * should have brought it back found the storage busy
+		 * (bpf_task_storage_get() returns NULL while another storage
+		 * operation holds this CPU's lock). Its off-CPU part is then
+		 * known only up to the time since its switch-out: counted as
+		 * off CPU (an upper bound; the call itself is exact).
+		 */
+		struct sc_state *ts = bpf_task_storage_get(&sc_task, t, 0, 0);
+
+		if (!ts || !ts->entry || ts->entry > now) {
+			count(RSP_SC_UNMATCHED);
+			return 0;
+		}
+		count(RSP_SC_LATE);
+		s->entry = ts->entry;
+		s->nr = ts->nr;
+		s->tid = (u32)t->pid;
+		s->offcpu = ts->offcpu + (now - ts->out_at);
+		ts->entry = 0;
+	}
 	lat = now - s->entry;
 	off = s->offcpu < lat ? s->offcpu : lat;
 	k.tgid = t->tgid;

@@ -445,7 +445,9 @@ int rspd_syscalls__status(struct rspd *d, char *note, size_t n)
 		 "raw_syscalls sys_enter/sys_exit aggregated in the kernel: %llu of %u "
 		 "(thread, syscall) keys, %llu reads; %llu calls of threads past the keys "
 		 "(system profile only); not timed: %llu unmatched exits, %llu of the ia32/x32 "
-		 "ABIs, %llu without state; %llu keys of exited threads freed (%llu exits not "
+		 "ABIs, %llu without state; %llu found at exit in the task's storage (switch-in "
+		 "missed "
+		 "them; off-CPU an upper bound); %llu keys of exited threads freed (%llu exits not "
 		 "queued), %llu refused, %llu read errors",
 		 (unsigned long long)atomic_load(&s->keys), s->max_keys,
 		 (unsigned long long)atomic_load(&s->reads),
@@ -453,6 +455,7 @@ int rspd_syscalls__status(struct rspd *d, char *note, size_t n)
 		 (unsigned long long)counter(s, RSP_SC_UNMATCHED),
 		 (unsigned long long)counter(s, RSP_SC_OTHER_ABI),
 		 (unsigned long long)counter(s, RSP_SC_NO_STATE),
+		 (unsigned long long)counter(s, RSP_SC_LATE),
 		 (unsigned long long)atomic_load(&s->swept),
 		 (unsigned long long)counter(s, RSP_SC_EXIT_LOST),
 		 (unsigned long long)atomic_load(&s->refused),

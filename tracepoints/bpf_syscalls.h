@@ -52,6 +52,7 @@ enum rsp_sc_counter {
 	RSP_SC_UNMATCHED, /* exits without an entry seen (calls begun before attach, fork) */
 	RSP_SC_OTHER_ABI, /* calls of the ia32 or x32 ABI (other numbering), or nr >= MAX_NR */
 	RSP_SC_EXIT_LOST, /* exits not queued (sc_exited full): their keys wait for the sweep */
+	RSP_SC_LATE,	  /* calls found at exit in the task's storage: its switch-in missed it */
 	RSP_SC__NR
 };
 

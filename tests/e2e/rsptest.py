@@ -142,6 +142,10 @@ class Rspd:
     def stop(self, check_exit=True):
         if not self.proc:
             return
+        if not check_exit and self.proc.poll() is not None:
+            # a test failed and rspd was already gone: that is likely why
+            print("rspd had exited (%d) before the test failed: %s"
+                  % (self.proc.returncode, self.read_log()[-4000:]))
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:

@@ -94,13 +94,24 @@ def wait_counts(d, w, timeout=20):
                 s["thread"]["count"] >= M and f["thread"]["count"] >= N:
             return f, s
         time.sleep(0.2)
+    # what rspd says of the family and of the worker (why the counts are short)
+    print("   after %ds: %s; histograms %s" % (timeout, syscall_family(d).get("note"),
+                                              d.json("status")["hist"]))
+    for sel in (("--tid", str(w["tid"])), ("--pid", str(w["pid"]))):
+        rc, text, err = d.ctl("hist", "--op", "syscall:fsync", *sel, check_rc=False)
+        print("   hist %s: rc %d %s %s" % (" ".join(sel), rc, text[-1500:], err))
     return profiles(d, "syscall:fsync", w["tid"]), profiles(d, "syscall:nanosleep", w["tid"])
 
 
 tid_pid = {}
 # Slices: a busy machine has thousands of (thread, syscall) subjects a second.
+# Profiles: every short-lived process makes ~25 of them (one per thread and
+# syscall, one per process and syscall), the test's own rspctl polls too, and
+# the table evicts the least recently updated: with the default 4096 the
+# worker's profiles were evicted within seconds of its exit (seen in a
+# fresh-clone CI run and reproduced by polling for 8 s: 1727 evictions).
 work = tempfile.mkdtemp(prefix="rsptest-syscalls.")
-with t.Rspd("--hist-slice-cap", "8192", "--dump-dir", work) as d:
+with t.Rspd("--hist-slice-cap", "8192", "--hist-profiles", "65536", "--dump-dir", work) as d:
     fam = syscall_family(d)
     if not fam["enabled"]:
         print("SKIP: the syscall family is off: %s" % fam.get("note"))
