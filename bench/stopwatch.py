@@ -116,7 +116,8 @@ def main():
             shown = d.ctl("stopwatch", "show", "--callers")["stopwatches"]
             by_caller = {s["name"]: s["callers_calls"] for s in shown}
             if by_caller.get("tiny", 0) < a.calls or by_caller.get("getppid", 0) < a.calls:
-                sys.exit("bench/stopwatch.py: --callers missed calls: %s" % by_caller)
+                sys.exit("bench/stopwatch.py: --callers missed calls: %s; the stopwatches: %s"
+                         % (by_caller, json.dumps(shown)[:3000]))
             d.cmd("stopwatch", "rm", "tiny")
             d.cmd("stopwatch", "rm", "getppid")
             r, perf_note = perf_probe(wl, a.calls)
