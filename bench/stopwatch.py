@@ -117,7 +117,8 @@ def main():
             by_caller = {s["name"]: s["callers_calls"] for s in shown}
             if by_caller.get("tiny", 0) < a.calls or by_caller.get("getppid", 0) < a.calls:
                 sys.exit("bench/stopwatch.py: --callers missed calls: %s; the stopwatches: %s"
-                         % (by_caller, json.dumps(shown)[:3000]))
+                         % (by_caller, [{k: v for k, v in x.items() if k.startswith("callers_")
+                                         or k in ("name", "count")} for x in shown]))
             d.cmd("stopwatch", "rm", "tiny")
             d.cmd("stopwatch", "rm", "getppid")
             r, perf_note = perf_probe(wl, a.calls)

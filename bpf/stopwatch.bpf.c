@@ -29,6 +29,12 @@ char LICENSE[] SEC("license") = "GPL";
 unsigned int epoch = 0;
 /* A bit per stopwatch added with --callers (rspd sets it): sw_sys_exit takes the stack once. */
 __u64 callers_mask = 0;
+/*
+ * Per stopwatch, the caller rows rspd folded and deleted (rows of exited
+ * processes, daemon/stopwatch.c): the rows it may still make are
+ * callers_max - (callers_rows - callers_freed). Written by rspd only.
+ */
+__u32 callers_freed[RSP_SW_MAX] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -202,7 +208,8 @@ static __always_inline void by_caller(__u32 sw, __u64 dur, __u64 now, long id)
 	v = bpf_map_lookup_elem(&callers, &k);
 	/* Read, then add: CPUs racing at the bound may pass it by one each (the
 	 * program is built for BPF v1, where an atomic add returns nothing). */
-	if (!v && f->callers_rows < f->callers_max) {
+	if (!v && f->callers_rows - *(volatile __u32 *)&callers_freed[sw & (RSP_SW_MAX - 1)] <
+			  f->callers_max) {
 		if (bpf_map_update_elem(&callers, &k, &one, BPF_NOEXIST) == 0) {
 			__sync_fetch_and_add(&f->callers_rows, 1);
 			return;
