@@ -57,6 +57,8 @@ struct sw {
 	/* --callers: the rows of exited processes, folded here (fold_exited()) */
 	struct rsp_sw_callers *folded;
 	uint64_t folded_lost; /* their calls whose stack was gone: unknown caller */
+	/* a keyed pair of tracepoints: its two events, "sys:name" */
+	char tp_start[RSP_SW_SPEC_LEN], tp_end[RSP_SW_SPEC_LEN];
 };
 
 struct gone_row {
@@ -654,6 +656,30 @@ static int pair_fields(const struct tp *tp, const struct rsp_sw_request *r, stru
 	return 0;
 }
 
+/*
+ * One program per side: the kernel attaches a program to a tracepoint once
+ * (a second attach is EEXIST), so a tracepoint starts (or ends) one keyed
+ * pair at a time; it may start one and end another.
+ */
+static int check_pair_free(const struct rspd_stopwatches *s, unsigned i, const char *start,
+			   const char *end, struct rsp_buf *err)
+{
+	for (unsigned j = 0; j < RSP_SW_MAX; j++) {
+		const struct sw *o = &s->sw[j];
+		bool st = !strcmp(o->tp_start, start), en = !strcmp(o->tp_end, end);
+
+		if (j == i || !o->used || (!st && !en))
+			continue;
+		rsp_buf__printf(err,
+				"stopwatch add: %s already %s keyed pair %s, and a tracepoint "
+				"%s one pair at a time; remove %s first (rspctl stopwatch rm %s)",
+				st ? start : end, st ? "starts" : "ends", o->v.name,
+				st ? "starts" : "ends", o->v.name, o->v.name);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static int attach_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 		       const struct rsp_sw_request *r, struct rsp_buf *err)
 {
@@ -668,6 +694,11 @@ static int attach_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 		ret = tp_open(r->end, "--end", &tp[1], err);
 	if (!ret)
 		ret = pair_fields(tp, r, &p, err);
+	if (!ret) {
+		snprintf(w->tp_start, sizeof(w->tp_start), "%s:%s", tp[0].sys, tp[0].name);
+		snprintf(w->tp_end, sizeof(w->tp_end), "%s:%s", tp[1].sys, tp[1].name);
+		ret = check_pair_free(s, i, w->tp_start, w->tp_end, err);
+	}
 	if (!ret && bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &p, BPF_ANY))
 		ret = -errno;
 	if (!ret) {

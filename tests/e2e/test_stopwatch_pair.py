@@ -2,7 +2,8 @@
 from block:block_rq_issue to block:block_rq_complete of the same request,
 matched by dev and sector, on a private loop device (backed by a file in
 /dev/shm, so no one else's I/O is counted; --where dev=N keeps the other
-disks' requests out).
+disks' requests out); then the issue's pair, block_rq_insert ->
+block_rq_complete, on the same device switched to mq-deadline.
 
 Known answer: O_DIRECT writes + fdatasync, as test_hist_block_loop: every
 request the kernel counts for the device (/sys/block/loopN/stat delta) is
@@ -37,6 +38,49 @@ def blk_count(d, majmin):
 def one_sentence(err):
     err = err.strip()
     return err.startswith("rspctl:") and "\n" not in err
+
+
+def blk_queue_count(d, majmin):
+    h = d.json("hist", "--op", "blk_queue:" + majmin)
+    return sum(p["count"] for p in h["profiles"] if p["subject"]["kind"] == "system")
+
+
+def insert_to_complete(d, name, majmin, kdev):
+    """The issue's pair: block insert -> complete, which is queue + service.
+    A loop device has no I/O scheduler ("none": requests go to the driver
+    without an insert event); with mq-deadline each request is inserted.
+    Known answer: the stopwatch times as many requests as rspd's blk_queue
+    profile of the device (insert -> issue, from the window's records) over
+    the same writes, at least the writes, none unmatched."""
+    sched = "/sys/block/%s/queue/scheduler" % name
+    try:
+        with open(sched, "w") as f:
+            f.write("mq-deadline")
+    except OSError as e:
+        print("   (insert -> complete not tested: cannot set mq-deadline on %s: %s)" % (name, e))
+        return
+    pair = ["stopwatch", "add", "--start", "block:block_rq_insert", "--end",
+            "block:block_rq_complete", "--key", "dev,sector", "--where", "dev=%d" % kdev,
+            "--name", "queued"]
+    # the kernel attaches a program to a tracepoint once: io ends at complete too
+    rc, _, err = d.ctl(*pair, check_rc=False)
+    t.check(rc != 0 and one_sentence(err) and "ends keyed pair io" in err,
+            "a second pair ending at block_rq_complete: one sentence: %s" % err.strip())
+    d.ctl("stopwatch", "rm", "io")
+    d.ctl(*pair)
+    t.quiet_stat(name)
+    t.wait_fed(d, t.now_s())
+    q0 = blk_queue_count(d, majmin)
+    t.workload("direct_write", "/dev/" + name, WRITES, "--sync-every", 16)
+    t.wait_fed(d, t.now_s() + 1.5)
+    s = d.json("stopwatch", "show", "queued")["stopwatches"][0]
+    q = blk_queue_count(d, majmin) - q0
+    print("   insert -> complete: stopwatch %d, blk_queue profile %d" % (s["count"], q))
+    t.check(s["count"] >= WRITES and s["count"] == q,
+            "insert -> complete (mq-deadline): the stopwatch timed as many requests as "
+            "rspd's blk_queue profile, at least the writes (%d == %d)" % (s["count"], q))
+    t.check(s["unmatched"] == 0 and s["overflow"] == 0 and s["min_ns"] > 0,
+            "insert -> complete: none unmatched, every duration > 0")
 
 
 fd, backing = tempfile.mkstemp(prefix="rsp-sw-loop.", dir="/dev/shm")
@@ -92,6 +136,7 @@ try:
             rc, _, err = d.ctl("stopwatch", "add", *sum(base.items(), ()), check_rc=False)
             t.check(rc != 0 and one_sentence(err) and what in err,
                     "bad pair %s: one sentence: %s" % (" ".join(args), err.strip()))
+        insert_to_complete(d, name, majmin, kdev)
 finally:
     if loop:
         subprocess.run(["losetup", "--detach", loop])
