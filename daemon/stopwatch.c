@@ -18,6 +18,7 @@
  * it. `show` adds the live slot to those.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,29 +347,38 @@ static void drop_unused_stacks(struct rspd_stopwatches *s)
 	free(ids);
 }
 
-/* Delete stopwatch @i's caller rows, then the stacks no other row uses. */
-static void clear_callers(struct rspd_stopwatches *s, unsigned i)
+/* Delete the keys of hash @fd (@size bytes, the stopwatch's index at @sw_off) of index @i. */
+static void delete_keys_of(int fd, size_t size, size_t sw_off, unsigned i)
 {
-	int fd = bpf_map__fd(s->skel->maps.callers);
-	struct rsp_sw_caller_key k, next, *prev = NULL;
+	unsigned char k[32], next[32];
+	void *prev = NULL;
+	uint32_t sw;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (next.sw == i) {
-			bpf_map_delete_elem(fd, &next);
+	if (size > sizeof(k) || sw_off + sizeof(sw) > size)
+		return;
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(&sw, next + sw_off, sizeof(sw));
+		if (sw == i) {
+			bpf_map_delete_elem(fd, next);
 			prev = NULL; /* the walk restarts: deleting moved it */
 			continue;
 		}
-		k = next;
-		prev = &k;
+		memcpy(k, next, size);
+		prev = k;
 	}
+}
+
+/* Delete stopwatch @i's caller rows, then the stacks no other row uses. */
+static void clear_callers(struct rspd_stopwatches *s, unsigned i)
+{
+	delete_keys_of(bpf_map__fd(s->skel->maps.callers), sizeof(struct rsp_sw_caller_key),
+		       offsetof(struct rsp_sw_caller_key, sw), i);
 	drop_unused_stacks(s);
 }
 
 /* Clear slot @i's counts and any thread entries left under its index. */
 static void clear_index(struct rspd_stopwatches *s, unsigned i)
 {
-	int fd = bpf_map__fd(s->skel->maps.frames);
-	struct rsp_sw_key k, next, *prev = NULL;
 	struct rsp_sw_total ignore = {0};
 
 	struct rsp_sw_pair nopair = {0};
@@ -378,15 +388,8 @@ static void clear_index(struct rspd_stopwatches *s, unsigned i)
 	bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &nopair, BPF_ANY);
 	expire_items(s, i, 0, NULL);
 	clear_callers(s, i);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (next.sw == i) {
-			bpf_map_delete_elem(fd, &next);
-			prev = NULL; /* the walk restarts: deleting moved it */
-			continue;
-		}
-		k = next;
-		prev = &k;
-	}
+	delete_keys_of(bpf_map__fd(s->skel->maps.frames), sizeof(struct rsp_sw_key),
+		       offsetof(struct rsp_sw_key, sw), i);
 }
 
 static int set_syscall_bit(struct rspd_stopwatches *s, int nr, unsigned i, bool on)
