@@ -71,6 +71,19 @@ struct {
 	__type(value, struct rsp_sw_pair);
 } pairs SEC(".maps");
 
+/*
+ * Keyed pairs of tracepoints: one attachment per (tracepoint, side), its
+ * cookie an index here, its value the stopwatches it starts (side 0) or
+ * ends (side 1). The kernel attaches a program to a tracepoint once, so two
+ * pairs that share an event share its attachment.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * RSP_SW_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} tp_users SEC(".maps");
+
 /* Keyed pairs' items in flight: start time; rspd expires the old ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -410,36 +423,74 @@ static __always_inline void item_end(__u32 sw, struct rsp_sw_item *it)
 	}
 }
 
-SEC("tracepoint")
-int sw_tp_start(void *ctx)
-{
-	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
-	struct rsp_sw_item it = {};
-	struct rsp_sw_pair *p = item_of(ctx, sw, 0, &it);
+/*
+ * One stopwatch of an attachment's mask (a bpf_loop() callback: verified
+ * once, where an unrolled or bounded loop over RSP_SW_MAX stopwatches, each
+ * with its comm filter, passed the verifier's million instructions).
+ */
+struct tp_walk {
+	void *ctx;
+	__u64 m;
+	int side;
+};
 
-	if (!p || !wanted(sw))
-		return KEEP_PERF_SAMPLE;
+static long tp_one(__u32 sw, void *data)
+{
+	struct tp_walk *w = data;
+	struct rsp_sw_item it = {};
+	struct rsp_sw_pair *p;
+
+	if (!w->m)
+		return 1; /* no stopwatch left: stop */
+	if (sw >= RSP_SW_MAX || !(w->m & (1ull << sw)))
+		return 0;
+	w->m &= ~(1ull << sw);
+	p = item_of(w->ctx, sw, w->side, &it);
+	if (!p)
+		return 0;
+	if (w->side) {
+		item_end(sw, &it);
+		return 0;
+	}
+	if (!wanted(sw))
+		return 0;
 	if (p->has_where) {
 		__u64 v = 0;
 		__u32 size = p->where_size > 8 ? 8 : p->where_size;
 
 		if (size)
-			bpf_probe_read_kernel(&v, size, (char *)ctx + (p->where_off & 0xffff));
+			bpf_probe_read_kernel(&v, size, (char *)w->ctx + (p->where_off & 0xffff));
 		if (v != p->where_value)
-			return KEEP_PERF_SAMPLE;
+			return 0;
 	}
 	item_start(sw, &it);
+	return 0;
+}
+
+/* The stopwatches of the attachment the program runs for (its cookie), each in turn. */
+static __always_inline void tp_run(void *ctx, int side)
+{
+	__u32 t = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 *m = bpf_map_lookup_elem(&tp_users, &t);
+	struct tp_walk w = {.ctx = ctx, .side = side};
+
+	if (!m || !*m)
+		return;
+	w.m = *m;
+	bpf_loop(RSP_SW_MAX, tp_one, &w, 0);
+}
+
+SEC("tracepoint")
+int sw_tp_start(void *ctx)
+{
+	tp_run(ctx, 0);
 	return KEEP_PERF_SAMPLE;
 }
 
 SEC("tracepoint")
 int sw_tp_end(void *ctx)
 {
-	__u32 sw = (__u32)bpf_get_attach_cookie(ctx);
-	struct rsp_sw_item it = {};
-
-	if (item_of(ctx, sw, 1, &it))
-		item_end(sw, &it);
+	tp_run(ctx, 1);
 	return KEEP_PERF_SAMPLE;
 }
 

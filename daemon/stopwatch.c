@@ -58,8 +58,17 @@ struct sw {
 	/* --callers: the rows of exited processes, folded here (fold_exited()) */
 	struct rsp_sw_callers *folded;
 	uint64_t folded_lost; /* their calls whose stack was gone: unknown caller */
-	/* a keyed pair of tracepoints: its two events, "sys:name" */
-	char tp_start[RSP_SW_SPEC_LEN], tp_end[RSP_SW_SPEC_LEN];
+};
+
+/*
+ * A tracepoint's attachment for keyed pairs, on one side (start or end):
+ * the kernel attaches a program to a tracepoint once, so the pairs that
+ * share an event share this, each a bit of its mask (bpf map tp_users).
+ */
+struct tp_attach {
+	char tp[192]; /* "sys:name" */
+	struct bpf_link *link;
+	uint64_t mask;
 };
 
 struct gone_row {
@@ -85,6 +94,7 @@ struct rspd_stopwatches {
 	/* caller rows whose process was found gone, and when (fold_exited()) */
 	struct gone_row *gone;
 	size_t ngone;
+	struct tp_attach tps[2][RSP_SW_MAX]; /* [side][j]: the cookie is side * RSP_SW_MAX + j */
 };
 
 struct rspd_stopwatches *rspd_stopwatches__new(struct rspd *d)
@@ -123,6 +133,9 @@ void rspd_stopwatches__delete(struct rspd_stopwatches *s)
 		pthread_join(s->poller, NULL);
 	for (int i = 0; i < RSP_SW_MAX; i++)
 		sw_free(&s->sw[i]);
+	for (int side = 0; side < 2; side++)
+		for (int j = 0; j < RSP_SW_MAX; j++)
+			bpf_link__destroy(s->tps[side][j].link);
 	bpf_link__destroy(s->sys_enter);
 	bpf_link__destroy(s->sys_exit);
 	bpf_link__destroy(s->exit_link);
@@ -659,26 +672,77 @@ static int pair_fields(const struct tp *tp, const struct rsp_sw_request *r, stru
 	return 0;
 }
 
-/*
- * One program per side: the kernel attaches a program to a tracepoint once
- * (a second attach is EEXIST), so a tracepoint starts (or ends) one keyed
- * pair at a time; it may start one and end another.
- */
-static int check_pair_free(const struct rspd_stopwatches *s, unsigned i, const char *start,
-			   const char *end, struct rsp_buf *err)
+/* Stopwatch @i leaves the attachment of @side, @j: detached when no pair uses it. */
+static void tp_drop(struct rspd_stopwatches *s, int side, unsigned j, unsigned i)
 {
-	for (unsigned j = 0; j < RSP_SW_MAX; j++) {
-		const struct sw *o = &s->sw[j];
-		bool st = !strcmp(o->tp_start, start), en = !strcmp(o->tp_end, end);
+	struct tp_attach *a = &s->tps[side][j];
+	__u32 key = (__u32)(side * RSP_SW_MAX + j);
 
-		if (j == i || !o->used || (!st && !en))
-			continue;
-		rsp_buf__printf(err,
-				"stopwatch add: %s already %s keyed pair %s, and a tracepoint "
-				"%s one pair at a time; remove %s first (rspctl stopwatch rm %s)",
-				st ? start : end, st ? "starts" : "ends", o->v.name,
-				st ? "starts" : "ends", o->v.name, o->v.name);
-		return -EBUSY;
+	a->mask &= ~(1ull << i);
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_users), &key, &a->mask, BPF_ANY);
+	if (!a->mask) {
+		bpf_link__destroy(a->link);
+		memset(a, 0, sizeof(*a));
+	}
+}
+
+/* Stopwatch @i leaves every tracepoint it starts or ends at. */
+static void tp_unuse(struct rspd_stopwatches *s, unsigned i)
+{
+	for (int side = 0; side < 2; side++)
+		for (unsigned j = 0; j < RSP_SW_MAX; j++)
+			if (s->tps[side][j].mask & (1ull << i))
+				tp_drop(s, side, j, i);
+}
+
+/*
+ * Stopwatch @i starts (@side 0) or ends (1) at tracepoint @t: a bit in its
+ * attachment's mask, the attachment made if it is the first pair there
+ * (the mask written before the attach, so its first event finds it).
+ */
+static int tp_use(struct rspd_stopwatches *s, int side, const struct tp *t, unsigned i,
+		  struct rsp_buf *err)
+{
+	struct tp_attach *a = NULL;
+	char name[sizeof(a->tp)];
+	unsigned j, free_j = RSP_SW_MAX;
+	__u32 key;
+
+	snprintf(name, sizeof(name), "%s:%s", t->sys, t->name);
+	for (j = 0; j < RSP_SW_MAX; j++) {
+		if (s->tps[side][j].link && !strcmp(s->tps[side][j].tp, name))
+			break;
+		if (!s->tps[side][j].link && free_j == RSP_SW_MAX)
+			free_j = j;
+	}
+	if (j == RSP_SW_MAX)
+		j = free_j;
+	if (j == RSP_SW_MAX) /* RSP_SW_MAX pairs, each on its own events: not reached */
+		return -ENOSPC;
+	a = &s->tps[side][j];
+	key = (__u32)(side * RSP_SW_MAX + j);
+	a->mask |= 1ull << i;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_users), &key, &a->mask, BPF_ANY)) {
+		a->mask &= ~(1ull << i);
+		return -errno;
+	}
+	if (!a->link) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = key);
+
+		a->link = bpf_program__attach_tracepoint_opts(side ? s->skel->progs.sw_tp_end
+								   : s->skel->progs.sw_tp_start,
+							      t->sys, t->name, &o);
+		if (!a->link) {
+			int ret = -errno;
+
+			rsp_buf__printf(err, "stopwatch add: cannot attach to %s: %s", name,
+					strerror(-ret));
+			a->mask = 0;
+			bpf_map_update_elem(bpf_map__fd(s->skel->maps.tp_users), &key, &a->mask,
+					    BPF_ANY);
+			return ret;
+		}
+		snprintf(a->tp, sizeof(a->tp), "%s", name);
 	}
 	return 0;
 }
@@ -691,31 +755,19 @@ static int attach_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	int ret;
 
 	memset(tp, 0, sizeof(tp));
-	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
 	ret = tp_open(r->start, "--start", &tp[0], err);
 	if (!ret)
 		ret = tp_open(r->end, "--end", &tp[1], err);
 	if (!ret)
 		ret = pair_fields(tp, r, &p, err);
-	if (!ret) {
-		snprintf(w->tp_start, sizeof(w->tp_start), "%s:%s", tp[0].sys, tp[0].name);
-		snprintf(w->tp_end, sizeof(w->tp_end), "%s:%s", tp[1].sys, tp[1].name);
-		ret = check_pair_free(s, i, w->tp_start, w->tp_end, err);
-	}
 	if (!ret && bpf_map_update_elem(bpf_map__fd(s->skel->maps.pairs), &i, &p, BPF_ANY))
 		ret = -errno;
-	if (!ret) {
-		w->entry = bpf_program__attach_tracepoint_opts(s->skel->progs.sw_tp_start,
-							       tp[0].sys, tp[0].name, &o);
-		w->ret = w->entry ? bpf_program__attach_tracepoint_opts(s->skel->progs.sw_tp_end,
-									tp[1].sys, tp[1].name, &o)
-				  : NULL;
-		if (!w->ret) {
-			ret = -errno;
-			rsp_buf__printf(err, "stopwatch add: cannot attach to %s and %s: %s",
-					r->start, r->end, strerror(-ret));
-		}
-	}
+	if (!ret)
+		ret = tp_use(s, 0, &tp[0], i, err);
+	if (!ret)
+		ret = tp_use(s, 1, &tp[1], i, err);
+	if (ret)
+		tp_unuse(s, i);
 	if (!ret)
 		snprintf(w->v.where, sizeof(w->v.where),
 			 "%s -> %s by %s%s%s (offsets %u, %u in each record)", r->start, r->end,
@@ -769,6 +821,7 @@ static void remove_sw(struct rspd_stopwatches *s, struct sw *w)
 	__atomic_and_fetch(&s->skel->bss->callers_mask, ~(1ull << i), __ATOMIC_SEQ_CST);
 	if (w->sys_nr >= 0)
 		set_syscall_bit(s, w->sys_nr, i, false);
+	tp_unuse(s, i);
 	sw_free(w);
 	clear_index(s, i);
 }
