@@ -14,8 +14,9 @@
  * inferred via the network, and not cascaded (wPerf's redistribution runs
  * inside each host's graph). The same time was a wait for the network in
  * the asking host's own graph: it is moved from the thread's edges ended
- * by network arrivals (up to what they hold) to the edges across hosts,
- * so that no wait counts twice.
+ * by network arrivals (up to what they hold, with the share of their
+ * cascaded weight that came with it) to the edges across hosts, so that
+ * no wait counts twice.
  *
  * Knots and sinks are then those of the joined graph (Tarjan's SCCs over
  * the edges above the noise floor, 1% of the longest dump's window, as
@@ -41,8 +42,9 @@
 struct gedge {
 	uint32_t from, to;
 	uint64_t weight, direct, inferred, net, count;
-	uint64_t moved; /* local: network waits moved to edges across hosts */
-	bool across;	/* across hosts: inferred via the network */
+	uint64_t moved;	  /* local: network waits moved to edges across hosts */
+	uint64_t weight0; /* local: the weight before */
+	bool across;	  /* across hosts: inferred via the network */
 };
 
 struct mgraph {
@@ -182,7 +184,7 @@ static int local_edges(struct mgraph *x)
 
 			if (!e)
 				return -ENOMEM;
-			e->weight = w->weight_ns;
+			e->weight = e->weight0 = w->weight_ns;
 			e->direct = w->direct_ns;
 			e->inferred = w->inferred_ns;
 			e->net = w->net_ns;
@@ -293,11 +295,15 @@ static int move_network_waits(struct mgraph *x)
 			struct gedge *e = &x->es[mine[i]];
 			uint64_t take = e->net - e->moved;
 
+			uint64_t less;
+
 			take = take < left ? take : left;
-			if (take > e->weight)
-				take = e->weight;
+			/* and what cascaded from them: the edge's weight per ns waited */
+			less = e->direct ? (uint64_t)((double)take * (double)e->weight0 /
+						      (double)e->direct)
+					 : take;
 			e->moved += take;
-			e->weight -= take;
+			e->weight -= less < e->weight ? less : e->weight;
 			left -= take;
 		}
 	}

@@ -9,13 +9,19 @@
  * tcp_fsync client ADDR PORT N: connect to ADDR:PORT (retrying for 10 s
  *   while the server starts) and ask N times, one request at a time.
  *
+ * tcp_fsync proxy ADDR PORT UPADDR UPPORT N: accept one TCP connection on
+ *   ADDR:PORT, connect to UPADDR:UPPORT, then N times: read an 8-byte
+ *   request, pass it upstream, wait for the upstream's answer and pass it
+ *   back (a third "host" between the client and the server).
+ *
  * For rspctl merge (two network namespaces standing for two hosts): the
  * client's network wait is the server's time on the other "host", most of
  * it in fsync() waiting for the disk; the server measures its fsyncs.
  *
  * Each prints one JSON line: the server {"server", "requests", "fsync_s"
  * (the disk's time: the O_DIRECT writes and the fsyncs)},
- * the client {"client", "requests", "elapsed_s"}.
+ * the client {"client", "requests", "elapsed_s"}, the proxy {"proxy",
+ * "requests"}.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -102,24 +108,55 @@ static int serve(struct sockaddr_in *sa, const char *dir, long n, long kib)
 	return 0;
 }
 
-static int ask(struct sockaddr_in *sa, long n)
+/* Connect to @sa, retrying for 10 s while its server starts; -1 on failure. */
+static int connect_retry(struct sockaddr_in *sa)
 {
-	char req[8] = "request";
-	uint64_t t0;
 	int s = -1;
 
 	for (int tries = 0; tries < 1000; tries++) {
 		s = socket(AF_INET, SOCK_STREAM, 0);
 		if (s >= 0 && !connect(s, (struct sockaddr *)sa, sizeof(*sa)))
-			break;
+			return s;
 		close(s);
 		s = -1;
 		usleep(10000);
 	}
-	if (s < 0) {
-		perror("tcp_fsync client: connect");
+	perror("tcp_fsync: connect");
+	return -1;
+}
+
+static int proxy(struct sockaddr_in *sa, struct sockaddr_in *up, long n)
+{
+	char req[8];
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), s, u;
+
+	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(ls, (struct sockaddr *)sa, sizeof(*sa)) || listen(ls, 1)) {
+		perror("tcp_fsync proxy");
 		return 1;
 	}
+	s = accept(ls, NULL, NULL);
+	u = s < 0 ? -1 : connect_retry(up);
+	if (u < 0)
+		return 1;
+	for (long i = 0; i < n; i++)
+		if (recv(s, req, sizeof(req), MSG_WAITALL) != sizeof(req) ||
+		    send(u, req, sizeof(req), 0) != sizeof(req) ||
+		    recv(u, req, sizeof(req), MSG_WAITALL) != sizeof(req) ||
+		    send(s, req, sizeof(req), 0) != sizeof(req))
+			return 1;
+	printf("{\"proxy\": %d, \"requests\": %ld}\n", (int)getpid(), n);
+	return 0;
+}
+
+static int ask(struct sockaddr_in *sa, long n)
+{
+	char req[8] = "request";
+	uint64_t t0;
+	int s = connect_retry(sa);
+
+	if (s < 0)
+		return 1;
 	t0 = wl_now();
 	for (long i = 0; i < n; i++)
 		if (send(s, req, sizeof(req), 0) != sizeof(req) ||
@@ -133,7 +170,7 @@ static int ask(struct sockaddr_in *sa, long n)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_in sa, up;
 
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "server") &&
 	    !addr_of(argv[2], argv[3], &sa) && atol(argv[5]) > 0 &&
@@ -142,6 +179,10 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "client") && !addr_of(argv[2], argv[3], &sa) &&
 	    atol(argv[4]) > 0)
 		return ask(&sa, atol(argv[4]));
-	fprintf(stderr, "usage: tcp_fsync server ADDR PORT DIR N [KIB] | client ADDR PORT N\n");
+	if (argc == 7 && !strcmp(argv[1], "proxy") && !addr_of(argv[2], argv[3], &sa) &&
+	    !addr_of(argv[4], argv[5], &up) && atol(argv[6]) > 0)
+		return proxy(&sa, &up, atol(argv[6]));
+	fprintf(stderr, "usage: tcp_fsync server ADDR PORT DIR N [KIB] | proxy ADDR PORT "
+			"UPADDR UPPORT N | client ADDR PORT N\n");
 	return 2;
 }
