@@ -20,8 +20,9 @@
  *
  * Knots and sinks are then those of the joined graph (Tarjan's SCCs over
  * the edges above the noise floor, 1% of the longest dump's window, as
- * graph's default): a knot may span hosts. wPerf's background knots and
- * knot refinement are each host's graph's own, not redone across hosts.
+ * graph's default): a knot may span hosts. wPerf's background knots are
+ * each host's graph's own (set aside here as there), and knot refinement
+ * is not redone across hosts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -62,7 +63,9 @@ struct mgraph {
 	struct rsp_scc scc;
 	bool *leaves; /* per component: an edge over the floor leaves it */
 	size_t *csize;
-	bool *cself; /* per component: a self-loop over the floor */
+	bool *cself;	/* per component: a self-loop over the floor */
+	uint64_t *in_w; /* per vertex: the weight over the floor of the edges into it */
+	bool *skip;	/* per vertex: set aside in its host's graph (a background knot) */
 };
 
 static const char *const kind_names[] = {
@@ -341,7 +344,13 @@ static int components(struct mgraph *x)
 		}
 	}
 	free(fill);
-	return rsp_scc__run(&x->scc, nv, x->start, x->to, NULL);
+	/* A host's background knots (wPerf 3.3) stay set aside, as in its own graph. */
+	x->skip = calloc(nv ? nv : 1, sizeof(*x->skip));
+	if (!x->skip)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < nv; v++)
+		x->skip[v] = vertex(x, v)->removed;
+	return rsp_scc__run(&x->scc, nv, x->start, x->to, x->skip);
 }
 
 /* Per component: its size, a self-loop, an edge leaving it. */
@@ -352,16 +361,23 @@ static int classify(struct mgraph *x)
 	x->leaves = calloc(nc ? nc : 1, sizeof(*x->leaves));
 	x->cself = calloc(nc ? nc : 1, sizeof(*x->cself));
 	x->csize = calloc(nc ? nc : 1, sizeof(*x->csize));
-	if (!x->leaves || !x->cself || !x->csize)
+	x->in_w = calloc(nv ? nv : 1, sizeof(*x->in_w));
+	if (!x->leaves || !x->cself || !x->csize || !x->in_w)
 		return -ENOMEM;
+	for (size_t i = 0; i < x->nr_es; i++)
+		if (x->es[i].to != x->es[i].from && x->es[i].weight >= x->floor &&
+		    !x->skip[x->es[i].from])
+			x->in_w[x->es[i].to] += x->es[i].weight;
 	for (size_t v = 0; v < nv; v++) {
 		long c = x->scc.comp[v];
 
+		if (c < 0)
+			continue;
 		x->csize[c]++;
 		for (size_t i = x->start[v]; i < x->start[v + 1]; i++) {
 			if (x->to[i] == v)
 				x->cself[c] = true;
-			else if (x->scc.comp[x->to[i]] != c)
+			else if (x->scc.comp[x->to[i]] >= 0 && x->scc.comp[x->to[i]] != c)
 				x->leaves[c] = true;
 		}
 	}
@@ -375,12 +391,7 @@ static bool is_knot(const struct mgraph *x, long c)
 
 static uint64_t waited_for(const struct mgraph *x, uint32_t v)
 {
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < x->nr_es; i++)
-		if (x->es[i].to == v && x->es[i].from != v && x->es[i].weight >= x->floor)
-			sum += x->es[i].weight;
-	return sum;
+	return x->in_w[v];
 }
 
 /* The heaviest edge over the floor out of @v to a vertex not in @seen, or -1. */
@@ -496,7 +507,8 @@ static void text_structure(const struct mgraph *x, struct rsp_buf *out)
 		long c = x->scc.comp[v];
 		uint64_t w;
 
-		if (x->leaves[c] || x->csize[c] > 1 || x->cself[c] || !(w = waited_for(x, v)))
+		if (c < 0 || x->leaves[c] || x->csize[c] > 1 || x->cself[c] ||
+		    !(w = waited_for(x, v)))
 			continue;
 		rsp_buf__printf(out, "  %s  waited for %.6f s\n", vname(x, v, a, sizeof(a)),
 				secs(w));
@@ -592,7 +604,8 @@ static json_t *json_structure(const struct mgraph *x, json_t *root)
 		long c = x->scc.comp[v];
 		uint64_t w;
 
-		if (x->leaves[c] || x->csize[c] > 1 || x->cself[c] || !(w = waited_for(x, v)))
+		if (c < 0 || x->leaves[c] || x->csize[c] > 1 || x->cself[c] ||
+		    !(w = waited_for(x, v)))
 			continue;
 		json_array_append_new(
 			sinks, json_pack("{s:i, s:f}", "id", (json_int_t)v, "waited_s", secs(w)));
@@ -698,6 +711,8 @@ int rsp_merge__graph(const struct merge *m, struct rsp_buf *out, struct rsp_buf 
 	free(x->leaves);
 	free(x->csize);
 	free(x->cself);
+	free(x->in_w);
+	free(x->skip);
 	free(x);
 	return ret;
 }
