@@ -26,7 +26,9 @@ ring of TCP connections, CONNS client threads per host, each host's clock
 1 s ahead of the one before; see bench/merge_gen.c), then `rspctl merge`
 over all of them: net, snapshot (host 0's first client) and graph, each
 timed (median of REPS fresh processes) with its peak resident memory.
-Writes its own section ("... synthetic hosts").
+Writes its own section ("... synthetic hosts"). --chain: host 0's clients
+ask host 1, whose servers ask host 2 first, ... (the snapshot recursing
+HOSTS-1 hosts deep), its own section.
 """
 import argparse
 import json
@@ -119,6 +121,7 @@ def merge_measured(a, path):
 
 
 SYNTH_TITLE = "## rspctl merge: synthetic hosts' dumps (issue 19)"
+CHAIN_TITLE = "## rspctl merge: synthetic hosts' dumps in a chain (issue 19)"
 
 
 def measured(cmd):
@@ -153,7 +156,8 @@ def synthetic(a):
     try:
         t0 = time.monotonic()
         gen = subprocess.run([os.path.join(a.build, "bench", "rsp-merge-gen"), work,
-                              str(a.hosts), str(a.records), str(a.conns)],
+                              str(a.hosts), str(a.records), str(a.conns),
+                              "chain" if a.chain else "ring"],
                              capture_output=True, text=True)
         if gen.returncode:
             sys.exit("bench/merge.py: rsp-merge-gen failed: %s" % gen.stderr.strip())
@@ -175,14 +179,17 @@ def synthetic(a):
     offs = net["clock_offsets"]
     worst = max(abs(o["offset_ns"] - 1000000000 * (o["host_b"] - o["host_a"]))
                 - o["uncertainty_ns"] for o in offs)
-    lines = [SYNTH_TITLE, "",
-             "`bench/merge.py --synthetic --hosts %d --records %d --conns %d --reps %d` on %s, "
-             "%s, kernel %s: %d synthetic dumps from bench/merge_gen.c (%d records each, %d "
-             "bytes in all, written in %.1f s), a ring of %d TCP connections of %d exchanges "
-             "each; each command a fresh `rspctl merge` over all the dumps." % (
-                 a.hosts, a.records, a.conns, a.reps, time.strftime("%Y-%m-%d"),
-                 platform.node(), platform.release(), a.hosts, info["records_per_host"],
-                 info["bytes"], gen_s, info["connections"],
+    title = CHAIN_TITLE if a.chain else SYNTH_TITLE
+    lines = [title, "",
+             "`bench/merge.py --synthetic%s --hosts %d --records %d --conns %d --reps %d` on "
+             "%s, %s, kernel %s: %d synthetic dumps from bench/merge_gen.c (%d records in "
+             "host 0's, %d bytes in all, written in %.1f s), %s of %d TCP connections of %d "
+             "exchanges each; each command a fresh `rspctl merge` over all the dumps." % (
+                 " --chain" if a.chain else "", a.hosts, a.records, a.conns, a.reps,
+                 time.strftime("%Y-%m-%d"), platform.node(), platform.release(), a.hosts,
+                 info["records_per_host"], info["bytes"], gen_s,
+                 "a chain (proxies: the snapshot recursing %d hosts deep)" % (a.hosts - 1)
+                 if a.chain else "a ring", info["connections"],
                  info["exchanges_per_connection"]), "",
              "| command | wall s (median) | min | peak RSS MiB (max) |",
              "|---|---|---|---|"] + rows + [
@@ -195,7 +202,7 @@ def synthetic(a):
                  len(answers["graph"]["vertices"]), len(answers["graph"]["edges"]))]
     text = "\n".join(lines) + "\n"
     print(text)
-    write_section(a.out, SYNTH_TITLE, text)
+    write_section(a.out, title, text)
 
 
 def main():
@@ -208,6 +215,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--synthetic", action="store_true")
     ap.add_argument("--conns", type=int, default=8)
+    ap.add_argument("--chain", action="store_true")
     a = ap.parse_args()
     if a.synthetic:
         return synthetic(a)
