@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsp-merge-gen DIR HOSTS RECORDS [CONNS [ring|chain]]: HOSTS synthetic
+ * rsp-merge-gen DIR HOSTS RECORDS [CONNS [ring|chain|loop]]: HOSTS synthetic
  * hosts' dumps for `rspctl merge` (bench/merge.py --synthetic),
  * DIR/host-K.perf.data, about RECORDS records each (tests/support/xhosts.h:
  * what the dumps hold, the hosts' addresses and clocks).
@@ -9,6 +9,8 @@
  * host K+1 (mod HOSTS) over one TCP connection; host K's server threads
  * answer host K-1's. chain: host 0's clients ask host 1, whose servers ask
  * host 2 before answering, ... (the snapshot's recursion HOSTS-1 deep).
+ * loop (2 hosts): host 1's servers ask host 0 back, where the asking client
+ * thread answers (the snapshot's cycle guard).
  *
  * Prints one JSON line: {"hosts", "records_per_host" (host 0's),
  * "connections", "exchanges_per_connection", "bytes"}.
@@ -39,8 +41,10 @@ int main(int argc, char **argv)
 	uint64_t records = 0, bytes = 0;
 
 	if (argc < 4 || argc > 6 ||
-	    (argc == 6 && strcmp(argv[5], "ring") && strcmp(argv[5], "chain"))) {
-		fprintf(stderr, "usage: rsp-merge-gen DIR HOSTS RECORDS [CONNS [ring|chain]]\n");
+	    (argc == 6 && strcmp(argv[5], "ring") && strcmp(argv[5], "chain") &&
+	     strcmp(argv[5], "loop"))) {
+		fprintf(stderr,
+			"usage: rsp-merge-gen DIR HOSTS RECORDS [CONNS [ring|chain|loop]]\n");
 		return 2;
 	}
 	x.hosts = (unsigned)number(argv[2], 2, 64, "HOSTS");
@@ -48,11 +52,16 @@ int main(int argc, char **argv)
 	if (argc >= 5)
 		x.conns = (unsigned)number(argv[4], 1, 1000, "CONNS");
 	x.chain = argc == 6 && !strcmp(argv[5], "chain");
+	x.loop = argc == 6 && !strcmp(argv[5], "loop");
 	if (xhosts__write(&x, argv[1], &records, &bytes))
 		return 1;
 	printf("{\"hosts\": %u, \"records_per_host\": %llu, \"connections\": %u, "
 	       "\"exchanges_per_connection\": %lu, \"bytes\": %llu}\n",
-	       x.hosts, (unsigned long long)records, (x.chain ? x.hosts - 1 : x.hosts) * x.conns,
+	       x.hosts, (unsigned long long)records,
+	       (x.chain	 ? x.hosts - 1
+		: x.loop ? 1
+			 : x.hosts) *
+		       x.conns,
 	       x.slots / x.conns, (unsigned long long)bytes);
 	return 0;
 }

@@ -119,10 +119,13 @@ static void states(const struct emit *e, uint64_t t)
 				      (uint32_t)v[i].remote.addr[1] << 16 |
 				      (uint32_t)v[i].remote.addr[2] << 8 | v[i].remote.addr[3];
 
-			synth__tcp_state(e->s, .cpu = client ? 0 : 1, .t = t + c,
-					 .tid = (client && !e->x->chain) || (client && !e->k)
-							? XHOSTS_TID_CLIENT + c
-							: XHOSTS_TID_SERVER + c,
+			/* a proxy's client socket is its server thread's; the loop's
+			 * host 0 answers on its client thread */
+			bool ct = client ? !(e->x->chain && e->k) && !(e->x->loop && e->k)
+					 : e->x->loop && !e->k;
+
+			synth__tcp_state(e->s, .cpu = ct ? 0 : 1, .t = t + c,
+					 .tid = ct ? XHOSTS_TID_CLIENT + c : XHOSTS_TID_SERVER + c,
 					 .sk = v[i].sk + c * 0x1000, .oldstate = client ? 2 : 3,
 					 .newstate = 1, .saddr = addr_of(e->k),
 					 .sport = (uint16_t)(v[i].local.port + c), .daddr = rv,
@@ -143,21 +146,24 @@ static void arrival(struct synth *s, uint32_t cpu, uint64_t t, uint64_t sk, uint
 /*
  * The server of connection @c on host @h (its CPU 1) gets a request at
  * global time @a, in exchange @i: its records if @h is the host written,
- * and the global time its answer leaves. A proxy (chain) asks its own
- * upstream first and answers when that answer has come.
+ * and the global time its answer leaves. A proxy (chain, and host 1 of the
+ * loop) asks its own upstream first and answers when that answer has come.
+ * The loop's host 0 answers on its client thread (CPU 0), which is still
+ * waiting for its own request's answer (an event loop).
  */
 static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigned c, uint64_t a)
 {
-	uint32_t st = XHOSTS_TID_SERVER + c;
+	bool ev = e->x->loop && !h, mine = h == e->k;
+	bool proxy = e->x->chain ? h + 1 < e->x->hosts : e->x->loop && h;
+	uint32_t st = (ev ? XHOSTS_TID_CLIENT : XHOSTS_TID_SERVER) + c, cpu = ev ? 0 : 1;
 	uint64_t ssk = SK_SERVER + c * 0x1000, usk = SK_CLIENT + c * 0x1000, sh = e->shift;
-	bool mine = h == e->k, proxy = e->x->chain && h + 1 < e->x->hosts;
 	uint64_t sent;
 
 	if (mine) {
-		arrival(e->s, 1, a + sh, ssk, st);
-		synth__switch(e->s, .cpu = 1, .t = a + 4000 + sh, .prev = 0, .next = st,
-			      .next_comm = "server");
-		synth__sock_len(e->s, .recv = true, .cpu = 1, .t = a + 5000 + sh, .tid = st,
+		arrival(e->s, cpu, a + sh, ssk, st);
+		synth__switch(e->s, .cpu = cpu, .t = a + 4000 + sh, .prev = 0, .next = st,
+			      .next_comm = ev ? "client" : "server");
+		synth__sock_len(e->s, .recv = true, .cpu = cpu, .t = a + 5000 + sh, .tid = st,
 				.sk = ssk, .bytes = 8);
 	}
 	if (!proxy) {
@@ -166,25 +172,25 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 		uint64_t back;
 
 		if (mine) {
-			synth__sock_len(e->s, .cpu = 1, .t = a + 6000 + sh, .tid = st, .sk = usk,
+			synth__sock_len(e->s, .cpu = cpu, .t = a + 6000 + sh, .tid = st, .sk = usk,
 					.bytes = 8);
-			synth__switch(e->s, .cpu = 1, .t = a + 7000 + sh, .prev = st,
-				      .prev_comm = "server", .state = 1, .next = 0);
+			synth__switch(e->s, .cpu = cpu, .t = a + 7000 + sh, .prev = st,
+				      .prev_comm = ev ? "client" : "server", .state = 1, .next = 0);
 		}
-		back = serve(e, h + 1, i, c, a + 16000);
+		back = serve(e, upstream(e->x, h), i, c, a + 16000);
 		if (mine) {
-			arrival(e->s, 1, back + 10000 + sh, usk, st);
-			synth__switch(e->s, .cpu = 1, .t = back + 14000 + sh, .prev = 0, .next = st,
-				      .next_comm = "server");
-			synth__sock_len(e->s, .recv = true, .cpu = 1, .t = back + 15000 + sh,
+			arrival(e->s, cpu, back + 10000 + sh, usk, st);
+			synth__switch(e->s, .cpu = cpu, .t = back + 14000 + sh, .prev = 0,
+				      .next = st, .next_comm = ev ? "client" : "server");
+			synth__sock_len(e->s, .recv = true, .cpu = cpu, .t = back + 15000 + sh,
 					.tid = st, .sk = usk, .bytes = 8);
 		}
 		sent = back + 16000;
 	}
 	if (mine) {
-		synth__sock_len(e->s, .cpu = 1, .t = sent + sh, .tid = st, .sk = ssk, .bytes = 8);
-		synth__switch(e->s, .cpu = 1, .t = sent + 1000 + sh, .prev = st,
-			      .prev_comm = "server", .state = 1, .next = 0);
+		synth__sock_len(e->s, .cpu = cpu, .t = sent + sh, .tid = st, .sk = ssk, .bytes = 8);
+		synth__switch(e->s, .cpu = cpu, .t = sent + 1000 + sh, .prev = st,
+			      .prev_comm = ev ? "client" : "server", .state = 1, .next = 0);
 	}
 	return sent;
 }
@@ -220,12 +226,13 @@ static void ask(const struct emit *e, unsigned h, unsigned long i, unsigned c, u
 static void exchanges(const struct emit *e)
 {
 	const struct xhosts *x = e->x;
-	uint64_t t = 1000000000ull + 100000, slot = SLOT_NS + (x->chain ? x->hosts * LEVEL_NS : 0);
+	uint64_t t = 1000000000ull + 100000,
+		 slot = SLOT_NS + (x->chain || x->loop ? x->hosts * LEVEL_NS : 0);
 
 	for (unsigned long i = 0; i < x->slots; i++) {
 		unsigned c = (unsigned)(i % x->conns);
 
-		if (x->chain) {
+		if (x->chain || x->loop) {
 			ask(e, 0, i, c, t);
 		} else {
 			/* its own client, and its server answering the host before */
@@ -345,8 +352,10 @@ int xhosts__write(const struct xhosts *x, const char *dir, uint64_t *records, ui
 
 	if (bytes)
 		*bytes = 0;
-	if (x->hosts < 2 || x->hosts > 64 || !x->conns || !x->slots) {
-		fprintf(stderr, "xhosts: 2 to 64 hosts, and connections and exchanges\n");
+	if (x->hosts < 2 || x->hosts > 64 || !x->conns || !x->slots || (x->loop && x->hosts != 2) ||
+	    (x->loop && x->chain)) {
+		fprintf(stderr, "xhosts: 2 to 64 hosts (a loop: 2, not a chain), and connections "
+				"and exchanges\n");
 		return -EINVAL;
 	}
 	if (tracing(&td)) {

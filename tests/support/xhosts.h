@@ -22,6 +22,9 @@
  *   chain: host 0's clients ask host 1, whose servers ask host 2 before
  *          answering (proxies), ... up to the last host, whose servers
  *          work 20-60 us: every exchange nests hosts - 1 levels deep.
+ *   loop:  2 hosts: host 0's client asks host 1, whose server asks host 0
+ *          back before answering, where the client thread itself answers
+ *          (an event loop, still waiting for its own answer): a cycle.
  * An exchange's records are what the kernel gives: the client's switch in,
  * sock_send_length, switch out (asleep); on each server the NET_RX
  * softirq with sk_data_ready and the waking, switch in, sock_recv_length,
@@ -38,6 +41,7 @@ struct xhosts {
 	unsigned conns;	     /* connections per pair of neighbours */
 	unsigned long slots; /* exchanges per host, over its connections in turn */
 	bool chain;
+	bool loop;
 };
 
 /**

@@ -31,9 +31,10 @@ struct dumps {
 	char paths[8][96];
 };
 
-static void dumps_write(struct dumps *d, unsigned hosts, unsigned conns, bool chain)
+static void dumps_write(struct dumps *d, unsigned hosts, unsigned conns, bool chain, bool loop)
 {
-	struct xhosts x = {.hosts = hosts, .conns = conns, .slots = SLOTS, .chain = chain};
+	struct xhosts x = {
+		.hosts = hosts, .conns = conns, .slots = SLOTS, .chain = chain, .loop = loop};
 
 	assert_true(hosts <= 8);
 	snprintf(d->dir, sizeof(d->dir), "/tmp/rsp-test-merge.XXXXXX");
@@ -108,7 +109,7 @@ static void test_ring(void **state)
 	json_t *j;
 
 	(void)state;
-	dumps_write(&d, 3, 2, false);
+	dumps_write(&d, 3, 2, false, false);
 	j = merge(&d, &err, "net", "--json", NULL);
 	if (!j)
 		fail_msg("merge net: %s", err.data);
@@ -161,7 +162,7 @@ static void test_chain(void **state)
 	char target[32];
 
 	(void)state;
-	dumps_write(&d, 4, 1, true);
+	dumps_write(&d, 4, 1, true, false);
 	j = merge(&d, &err, "net", "--json", NULL);
 	if (!j)
 		fail_msg("merge net: %s", err.data);
@@ -240,11 +241,42 @@ static void test_chain(void **state)
 	dumps_remove(&d);
 }
 
+/*
+ * The cycle guard: host 0's client asks host 1, whose server asks host 0
+ * back, where the client thread itself answers (an event loop): the
+ * recursion stops at host 1 and counts the answers by a thread already
+ * on the path, instead of following PID into itself.
+ */
+static void test_loop(void **state)
+{
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h1;
+	json_t *j;
+	char target[32];
+
+	(void)state;
+	dumps_write(&d, 2, 1, false, true);
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	assert_int_equal(iget(j, "deepest"), 1);
+	h1 = only_answer(j, 1, 1);
+	assert_int_equal(json_array_size(json_object_get(h1, "answered_by")), 0);
+	assert_true(iget(j, "cycles_not_followed") >= SLOTS - 4);
+	assert_int_equal(iget(j, "beyond_depth"), 0);
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
