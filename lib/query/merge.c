@@ -951,6 +951,16 @@ static size_t first_op(const struct mhost *h, const struct mconn *c, uint64_t lo
 static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
 		   uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth);
 
+/* End @yi's operation @j answered: the time from the request's arrival to the answer. */
+static uint64_t answer_time(const struct merge *m, size_t yi, long j)
+{
+	const struct mconn *y = &m->conns[yi];
+	const struct mhost *hy = &m->h[y->host];
+	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = hy->ops[y->at + (size_t)j]->start;
+
+	return hi > lo ? hi - lo : 0;
+}
+
 /*
  * Operation @i of end @xi (a thread at @parent, or PID), answered by the
  * peer end @yi's operation @j: the answering thread's time, and what it
@@ -965,8 +975,6 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = a->start;
 	struct hop *hp;
 
-	if (hi <= lo)
-		return;
 	if (on_path(m, sn, parent, y->host, a)) {
 		sn->cycles++;
 		return;
@@ -1018,7 +1026,7 @@ static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint3
 				continue;
 			}
 			j = rsp_merge__answer(m, c, (size_t)p, i, &next);
-			if (j < 1)
+			if (j < 1 || !answer_time(m, (size_t)p, j))
 				continue;
 			if (!depth) {
 				sn->matched_ops++;
