@@ -6,7 +6,8 @@
  * one index (rsp/xhost.h); each matched connection's network operations on
  * both hosts give NTP-style request/response pairs that bound the hosts'
  * clock offset. The answer: the hosts, each pair's offset with its
- * uncertainty, and the connections across hosts with their threads.
+ * uncertainty, and the connections across hosts with their threads; or
+ * the snapshot across hosts (below); graph is lib/query/merge_graph.c.
  */
 #include <errno.h>
 #include <inttypes.h>
