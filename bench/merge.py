@@ -19,6 +19,16 @@ process) and its peak resident memory (wait4's ru_maxrss).
 usage: sudo bench/merge.py [--hosts N] [--records N] [--requests N] [--reps N]
                            [--build DIR] [--out FILE]
 Writes its section of BENCHMARKS.md (replacing an older one of the same title).
+
+--synthetic (the issue's benchmark; no root, no rspd): HOSTS synthetic
+hosts' dumps of RECORDS records each from build/bench/rsp-merge-gen (a
+ring of TCP connections, CONNS client threads per host, each host's clock
+1 s ahead of the one before; see bench/merge_gen.c), then `rspctl merge`
+over all of them: net, snapshot (host 0's first client) and graph, each
+timed (median of REPS fresh processes) with its peak resident memory.
+Writes its own section ("... synthetic hosts"). --chain: host 0's clients
+ask host 1, whose servers ask host 2 first, ... (the snapshot recursing
+HOSTS-1 hosts deep), its own section.
 """
 import argparse
 import json
@@ -110,6 +120,91 @@ def merge_measured(a, path):
     return secs, ru.ru_maxrss, json.loads(out.read())
 
 
+SYNTH_TITLE = "## rspctl merge: synthetic hosts' dumps (issue 19)"
+CHAIN_TITLE = "## rspctl merge: synthetic hosts' dumps in a chain (issue 19)"
+
+
+def measured(cmd):
+    """One run in a fresh process: wall seconds, peak RSS in KiB, stdout."""
+    out = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    secs = time.monotonic() - t0
+    if os.waitstatus_to_exitcode(status):
+        sys.exit("bench/merge.py: %s failed: %s" % (" ".join(cmd[:3]),
+                                                    p.stderr.read().decode().strip()))
+    out.seek(0)
+    return secs, ru.ru_maxrss, out.read()
+
+
+def write_section(out, title, text):
+    doc = open(out).read() if os.path.exists(out) else ""
+    if title in doc:
+        start = doc.index(title)
+        nxt = doc.find("\n## ", start + len(title))
+        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    with open(out, "w") as f:
+        f.write(doc)
+
+
+def synthetic(a):
+    work = tempfile.mkdtemp(prefix="rspbench-mergesyn.")
+    rspctl = os.path.join(a.build, "cli", "rspctl")
+    try:
+        t0 = time.monotonic()
+        gen = subprocess.run([os.path.join(a.build, "bench", "rsp-merge-gen"), work,
+                              str(a.hosts), str(a.records), str(a.conns),
+                              "chain" if a.chain else "ring"],
+                             capture_output=True, text=True)
+        if gen.returncode:
+            sys.exit("bench/merge.py: rsp-merge-gen failed: %s" % gen.stderr.strip())
+        gen_s = time.monotonic() - t0
+        info = json.loads(gen.stdout)
+        dumps = [os.path.join(work, "host-%d.perf.data" % k) for k in range(a.hosts)]
+        rows, answers = [], {}
+        for name, args in (("net", ["net", "--json"]),
+                           ("snapshot", ["snapshot", "1000@0", "--json"]),
+                           ("graph", ["graph", "--json"])):
+            runs = [measured([rspctl, "merge"] + dumps + args) for _ in range(a.reps)]
+            answers[name] = json.loads(runs[0][2])
+            rows.append("| %s | %.2f | %.2f | %.0f |" % (
+                name, statistics.median(r[0] for r in runs), min(r[0] for r in runs),
+                max(r[1] for r in runs) / 1024))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    net = answers["net"]
+    offs = net["clock_offsets"]
+    worst = max(abs(o["offset_ns"] - 1000000000 * (o["host_b"] - o["host_a"]))
+                - o["uncertainty_ns"] for o in offs)
+    title = CHAIN_TITLE if a.chain else SYNTH_TITLE
+    lines = [title, "",
+             "`bench/merge.py --synthetic%s --hosts %d --records %d --conns %d --reps %d` on "
+             "%s, %s, kernel %s: %d synthetic dumps from bench/merge_gen.c (%d records in "
+             "host 0's, %d bytes in all, written in %.1f s), %s of %d TCP connections of %d "
+             "exchanges each; each command a fresh `rspctl merge` over all the dumps." % (
+                 " --chain" if a.chain else "", a.hosts, a.records, a.conns, a.reps,
+                 time.strftime("%Y-%m-%d"), platform.node(), platform.release(), a.hosts,
+                 info["records_per_host"], info["bytes"], gen_s,
+                 "a chain (proxies: the snapshot recursing %d hosts deep)" % (a.hosts - 1)
+                 if a.chain else "a ring", info["connections"],
+                 info["exchanges_per_connection"]), "",
+             "| command | wall s (median) | min | peak RSS MiB (max) |",
+             "|---|---|---|---|"] + rows + [
+             "",
+             "Connections matched: %d; offsets found: %d (every known offset inside its "
+             "bound: %s); snapshot of host 0's client: %d of %d operations answered across "
+             "hosts; graph: %d vertices, %d edges." % (
+                 len(net["connections"]), len(offs), "yes" if worst <= 0 else "NO",
+                 answers["snapshot"]["matched_operations"], answers["snapshot"]["operations"],
+                 len(answers["graph"]["vertices"]), len(answers["graph"]["edges"]))]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    write_section(a.out, title, text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hosts", type=int, default=10)
@@ -118,7 +213,12 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--synthetic", action="store_true")
+    ap.add_argument("--conns", type=int, default=8)
+    ap.add_argument("--chain", action="store_true")
     a = ap.parse_args()
+    if a.synthetic:
+        return synthetic(a)
     if os.geteuid():
         sys.exit("bench/merge.py: run as root (rspd, network namespaces)")
     if not shutil.which("ip"):

@@ -135,7 +135,8 @@ static const char merge_usage[] =
 	"rspctl merge — one answer from several hosts' dumps, joined by TCP\n"
 	"\n"
 	"usage: rspctl merge DUMP DUMP [DUMP...] net [--json]\n"
-	"       rspctl merge DUMP DUMP [DUMP...] snapshot PID@HOST [--json]\n"
+	"       rspctl merge DUMP DUMP [DUMP...] snapshot PID@HOST [--depth N] [--json]\n"
+	"       rspctl merge DUMP DUMP [DUMP...] graph [--json]\n"
 	"\n"
 	"Each DUMP is one host's (rspctl dump on each host, at about the same\n"
 	"time). Their TCP connections are matched by 4-tuple (one host's local\n"
@@ -147,8 +148,14 @@ static const char merge_usage[] =
 	"snapshot PID@HOST (HOST: a dump's position from 0, or its host name):\n"
 	"PID's network wait, and what the answering threads on the other hosts\n"
 	"did from each request's arrival to the answer (running, runnable,\n"
-	"asleep by reason: block_io is their disk), inferred via the network.\n"
-	"One hop: the remote threads' own waits are named, not followed.\n"
+	"asleep by reason: block_io is their disk), inferred via the network;\n"
+	"their own network waits are followed the same way into further hosts,\n"
+	"up to --depth N hosts from PID (default 4), a thread already on the\n"
+	"path not again.\n"
+	"graph: one wait-for graph over the hosts (each host's as 'graph' makes\n"
+	"it, vertices named THREAD@HOST) joined by edges across hosts: a thread's\n"
+	"network waits answered by a thread on another host, inferred via the\n"
+	"network; knots and sinks of the whole, the way on from each such edge.\n"
 	"Loopback sockets never match across hosts; addresses rewritten by a NAT\n"
 	"do not match (rsp does not undo address translation): both are counted.\n"
 	"Dumps from rspd versions without a boot id and socket table are refused.\n"
@@ -158,7 +165,8 @@ static const char merge_usage[] =
 	"EXAMPLES\n"
 	"  rspctl merge web1.perf.data db1.perf.data net\n"
 	"  rspctl merge a.perf.data b.perf.data c.perf.data net --json\n"
-	"  rspctl merge web1.perf.data db1.perf.data snapshot 1234@web1\n";
+	"  rspctl merge web1.perf.data db1.perf.data snapshot 1234@web1\n"
+	"  rspctl merge web1.perf.data app1.perf.data db1.perf.data graph\n";
 
 static int help(const char *cmd)
 {

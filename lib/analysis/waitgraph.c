@@ -106,6 +106,8 @@ void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o)
 	o->pid = -1;
 	o->keep_tgid = NULL;
 	o->keep_ctx = NULL;
+	o->own_vertex = NULL;
+	o->own_ctx = NULL;
 }
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr);
@@ -404,7 +406,10 @@ static int thread_vertices(struct rsp_waitgraph *g)
 		}
 		/* a thread the graph starts from keeps its own vertex: the short-lived
 		 * children of one parent may be inside and outside the filter */
-		if (g->o.merge && short_lived(g, t) && !kept(g, t)) {
+		if (g->o.merge && g->o.own_vertex && g->o.own_vertex(t->tid, g->o.own_ctx)) {
+			thread_name(name, sizeof(name), t);
+			v = new_vertex(g, RSP_WV_THREAD, t->tid, name);
+		} else if (g->o.merge && short_lived(g, t) && !kept(g, t)) {
 			v = short_vertex(g, t);
 		} else if (g->o.merge && t->tgid && t->comm[0] &&
 			   !rsp_u64map__get(&counts, keys[i], &c) && c > 1) {

@@ -6,7 +6,8 @@
  * one index (rsp/xhost.h); each matched connection's network operations on
  * both hosts give NTP-style request/response pairs that bound the hosts'
  * clock offset. The answer: the hosts, each pair's offset with its
- * uncertainty, and the connections across hosts with their threads.
+ * uncertainty, and the connections across hosts with their threads; or
+ * the snapshot across hosts (below); graph is lib/query/merge_graph.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,58 +26,8 @@
 #include <rsp/tlstore.h>
 #include <rsp/xhost.h>
 #include "internal/json.h"
+#include "internal/merge.h"
 #include "internal/vec.h"
-
-#define MAX_HOSTS 64
-/* Alignments of two sides' operations tried around the wall-clock guess. */
-#define ALIGN_SPAN 3
-
-struct mhost {
-	const char *path;
-	struct rsp_perfdata *pd;
-	const struct rsp_dump_info *di;
-	struct rsp_socktab *socks;
-	struct rsp_wsnap *snap;
-	struct rsp_tlstore *store;
-	const struct rsp_net_op **ops; /* TCP, with a 4-tuple, by socket then time */
-	size_t nr_ops;
-	size_t untupled; /* TCP operations on sockets whose 4-tuple is not known */
-	int64_t shift;	 /* --test-clock-shift: added to every time of this dump */
-	bool shifted;
-};
-
-/* One socket end: a run of ops[] of one host with the same socket and tuple. */
-struct mconn {
-	uint32_t host;
-	size_t at, n; /* in its host's ops[] */
-};
-
-/* Two hosts' clock offset. */
-struct poff {
-	struct rsp_clockoff c;
-	unsigned conns;	   /* matched connections between them */
-	unsigned expected; /* exchanges those connections hold (one pair each) */
-	int64_t est, unc;  /* check_offsets() */
-};
-
-struct merge {
-	struct mhost h[MAX_HOSTS];
-	int nr;
-	bool json;
-	struct mconn *conns; /* conns[i] is the index's end i */
-	size_t nr_conns, cap_conns;
-	struct rsp_xmatch *xm;
-	struct poff *off; /* [a * nr + b], a < b: theta = clock_b - clock_a */
-	size_t matched;
-	size_t state[4]; /* ends per enum rsp_xend_state */
-	size_t untupled; /* all hosts' */
-	long *conn_k;	 /* per end on the lower host of a match: the alignment guessed */
-	/* snapshot PID@HOST */
-	bool snapshot;
-	long pid;
-	const char *at;
-	int target;
-};
 
 /* ---- arguments ------------------------------------------------------------ */
 
@@ -121,6 +72,22 @@ static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
 	return 0;
 }
 
+static int parse_depth(struct merge *m, const char *arg, struct rsp_buf *err)
+{
+	char *end;
+	long d = strtol(arg, &end, 10);
+
+	if (end == arg || *end || d < 1 || d > MERGE_DEPTH_MAX) {
+		rsp_buf__printf(err,
+				"merge snapshot: --depth wants the number of hosts to follow, 1 to "
+				"%d (1: only PID's own host's answers), not '%s'",
+				MERGE_DEPTH_MAX, arg);
+		return -EINVAL;
+	}
+	m->depth = (int)d;
+	return 0;
+}
+
 static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *err)
 {
 	int i = 0;
@@ -140,11 +107,7 @@ static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *er
 			      "A.perf.data B.perf.data net'");
 		return -EINVAL;
 	}
-	if (!strcmp(argv[i], "graph")) {
-		rsp_buf__puts(err, "merge: 'graph' across hosts is not built yet (net and snapshot "
-				   "are): run 'rspctl analyze DUMP graph' on each dump");
-		return -ENOTSUP;
-	}
+	m->graph = !strcmp(argv[i], "graph");
 	if (!strcmp(argv[i], "snapshot") && parse_target(m, i + 1 < argc ? argv[++i] : "", err))
 		return -EINVAL;
 	if (m->nr < 2) {
@@ -154,13 +117,16 @@ static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *er
 	for (i++; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--format=json")) {
 			m->json = true;
+		} else if (!strcmp(argv[i], "--depth") && m->snapshot) {
+			if (parse_depth(m, i + 1 < argc ? argv[++i] : "", err))
+				return -EINVAL;
 		} else if (!strcmp(argv[i], "--test-clock-shift") && i + 1 < argc) {
 			if (parse_shift(m, argv[++i], err))
 				return -EINVAL;
 		} else {
-			rsp_buf__printf(
-				err, "merge net: unexpected argument '%s'; see 'rspctl help merge'",
-				argv[i]);
+			rsp_buf__printf(err,
+					"merge: unexpected argument '%s'; see 'rspctl help merge'",
+					argv[i]);
 			return -EINVAL;
 		}
 	}
@@ -282,6 +248,8 @@ static int load_host(struct merge *m, int k, struct rsp_buf *err)
 	h->snap = rsp_window__pin(src.window, 0, UINT64_MAX);
 	if (!h->snap)
 		goto nomem;
+	/* The store's window is the records' span (graph's percentages), not all time. */
+	rsp_wsnap__span(h->snap, &so.from, &so.to);
 	so.ksyms = src.ksyms;
 	so.socks = h->socks;
 	/* Every segment: a send's earliest start is the start of its run (see send_start()). */
@@ -446,6 +414,25 @@ static long connection_pairs(const struct merge *m, const struct mconn *a, const
 	return k0;
 }
 
+/* The ends of each process (host << 32 | tgid), for the snapshot's recursion. */
+static int index_procs(struct merge *m)
+{
+	m->proc_next = malloc((m->nr_conns ? m->nr_conns : 1) * sizeof(*m->proc_next));
+	if (!m->proc_next)
+		return -ENOMEM;
+	for (size_t i = m->nr_conns; i-- > 0;) {
+		const struct mconn *c = &m->conns[i];
+		uint64_t key = (uint64_t)c->host << 32 | m->h[c->host].ops[c->at]->tgid;
+		uint32_t head = UINT32_MAX;
+
+		rsp_u64map__get(&m->by_proc, key, &head);
+		m->proc_next[i] = head;
+		if (rsp_u64map__put(&m->by_proc, key, (uint32_t)i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int match(struct merge *m)
 {
 	int64_t pairs;
@@ -456,7 +443,7 @@ static int match(struct merge *m)
 	if (!m->xm || !m->off || index_ends(m))
 		return -ENOMEM;
 	m->conn_k = calloc(m->nr_conns ? m->nr_conns : 1, sizeof(*m->conn_k));
-	if (!m->conn_k)
+	if (!m->conn_k || index_procs(m))
 		return -ENOMEM;
 	for (size_t i = 0; i < nn; i++)
 		rsp_clockoff__init(&m->off[i].c);
@@ -544,7 +531,7 @@ static int check_offsets(struct merge *m, struct rsp_buf *err)
 
 /* ---- the answer ------------------------------------------------------------------- */
 
-static const char *comm_of(const struct mhost *h, uint32_t tid)
+const char *rsp_merge__comm(const struct mhost *h, uint32_t tid)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, tid);
 
@@ -573,7 +560,7 @@ static json_t *json_end(const struct merge *m, const struct mconn *c)
 	rsp_json__set_str(e, "hostname", h->di->hostname);
 	rsp_json__set_u64(e, "pid", o->tgid);
 	rsp_json__set_u64(e, "tid", o->tid);
-	rsp_json__set_str(e, "comm", comm_of(h, o->tid));
+	rsp_json__set_str(e, "comm", rsp_merge__comm(h, o->tid));
 	rsp_json__set_str(e, "local", rsp_sockaddr__format(&o->local, l, sizeof(l)));
 	rsp_json__set_str(e, "remote", rsp_sockaddr__format(&o->remote, r, sizeof(r)));
 	rsp_json__set_u64(e, "operations", c->n);
@@ -581,7 +568,7 @@ static json_t *json_end(const struct merge *m, const struct mconn *c)
 	return e;
 }
 
-static json_t *json_offsets(const struct merge *m)
+json_t *rsp_merge__offsets_json(const struct merge *m)
 {
 	json_t *arr = json_array();
 
@@ -626,9 +613,9 @@ static json_t *json_unmatched(const struct merge *m)
 	return arr;
 }
 
-static int render_json(const struct merge *m, struct rsp_buf *out)
+json_t *rsp_merge__hosts_json(const struct merge *m)
 {
-	json_t *root = json_object(), *hosts = json_array(), *conns = json_array();
+	json_t *hosts = json_array();
 
 	for (int k = 0; k < m->nr; k++) {
 		const struct mhost *h = &m->h[k];
@@ -640,6 +627,13 @@ static int render_json(const struct merge *m, struct rsp_buf *out)
 			rsp_json__set_real(o, "test_clock_shift_s", (double)h->shift / 1e9);
 		json_array_append_new(hosts, o);
 	}
+	return hosts;
+}
+
+static int render_json(const struct merge *m, struct rsp_buf *out)
+{
+	json_t *root = json_object(), *hosts = rsp_merge__hosts_json(m), *conns = json_array();
+
 	for (size_t i = 0; i < m->nr_conns; i++) {
 		int64_t p = rsp_xmatch__peer(m->xm, i, NULL);
 
@@ -649,7 +643,7 @@ static int render_json(const struct merge *m, struct rsp_buf *out)
 						       "b", json_end(m, &m->conns[p])));
 	}
 	json_object_set_new(root, "hosts", hosts);
-	json_object_set_new(root, "clock_offsets", json_offsets(m));
+	json_object_set_new(root, "clock_offsets", rsp_merge__offsets_json(m));
 	json_object_set_new(root, "connections", conns);
 	json_object_set_new(root, "unmatched",
 			    json_pack("{s:I, s:I, s:I, s:o}", "loopback",
@@ -668,10 +662,11 @@ static void text_end(const struct merge *m, const struct mconn *c, bool first, s
 
 	rsp_buf__printf(out, "  %s %-21s host %u pid %u tid %u (%s): %zu ops, %.3f s\n",
 			first ? "  " : "<>", rsp_sockaddr__format(&o->local, l, sizeof(l)), c->host,
-			o->tgid, o->tid, comm_of(h, o->tid), c->n, (double)end_wait(m, c) / 1e9);
+			o->tgid, o->tid, rsp_merge__comm(h, o->tid), c->n,
+			(double)end_wait(m, c) / 1e9);
 }
 
-static void render_offsets_text(const struct merge *m, struct rsp_buf *out)
+void rsp_merge__offsets_text(const struct merge *m, struct rsp_buf *out)
 {
 	rsp_buf__printf(out, "merge: %d hosts\n", m->nr);
 	for (int k = 0; k < m->nr; k++)
@@ -724,7 +719,7 @@ static void text_unmatched(const struct merge *m, struct rsp_buf *out)
 
 static void render_text(const struct merge *m, struct rsp_buf *out)
 {
-	render_offsets_text(m, out);
+	rsp_merge__offsets_text(m, out);
 	rsp_buf__printf(out,
 			"TCP connections across hosts: %zu (per end: operations, time waited "
 			"for answers)\n",
@@ -746,17 +741,21 @@ static void render_text(const struct merge *m, struct rsp_buf *out)
 	text_unmatched(m, out);
 }
 
-/* ---- snapshot PID@HOST: one hop across hosts ------------------------------------------ */
+/* ---- snapshot PID@HOST: the recursion across hosts -------------------------------------- */
 
 /*
  * What the answering threads on the other hosts did while PID waited for
  * their answers: for each of PID's operations on a matched connection, the
  * peer's interval from the request's arrival to the answer's send (both in
  * the peer host's own records: no clock offset needed inside it), and the
- * peer thread's segments in it by kind and sleep reason. One hop: the
- * peer's own waits are named (block_io: its disk), not followed further.
+ * peer thread's segments in it by kind and sleep reason (block_io: its
+ * disk). The recursion goes on: the peer's own network operations inside
+ * that interval, on connections matched to further hosts, are followed
+ * the same way (a proxy's wait for its upstream), up to --depth hosts
+ * from PID; a thread already on the path (PID itself, answering its
+ * server's request back) is not followed again, and counted.
  */
-#define MAX_HOPS     32
+#define MAX_HOPS     64
 #define CAT_RUN	     0
 #define CAT_RUNNABLE 1
 #define CAT_UNKNOWN  2 /* no segment of the thread (lost records, not seen) */
@@ -764,8 +763,11 @@ static void render_text(const struct merge *m, struct rsp_buf *out)
 #define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
 
 struct hop {
+	int parent; /* index in hops[] of the thread it answered; -1: PID */
+	int depth;  /* 1: answered PID */
 	uint32_t host, pid, tid;
 	size_t ops;
+	uint64_t asked;	  /* the waits of the thread it answered that its answers ended */
 	uint64_t service; /* request arrival to answer send, summed */
 	uint64_t cat[NR_CATS];
 };
@@ -776,6 +778,9 @@ struct msnap {
 	struct hop hops[MAX_HOPS];
 	int nr_hops;
 	size_t other_ops; /* answered by threads beyond MAX_HOPS */
+	size_t cycles;	  /* answers by a thread already on the path: not followed again */
+	size_t cut;	  /* network waits at --depth, on matched connections: not followed */
+	int max_depth;	  /* the deepest hop found */
 };
 
 static int find_target(struct merge *m, struct rsp_buf *err)
@@ -817,18 +822,35 @@ static int find_target(struct merge *m, struct rsp_buf *err)
 	return -ENOENT;
 }
 
-static struct hop *hop_of(struct msnap *sn, uint32_t host, const struct rsp_net_op *o)
+/* The node of thread @o->tid on @host under @parent: found, added, or NULL (full). */
+static struct hop *hop_of(struct msnap *sn, int parent, int depth, uint32_t host,
+			  const struct rsp_net_op *o)
 {
 	for (int i = 0; i < sn->nr_hops; i++)
-		if (sn->hops[i].host == host && sn->hops[i].tid == o->tid)
+		if (sn->hops[i].parent == parent && sn->hops[i].host == host &&
+		    sn->hops[i].tid == o->tid)
 			return &sn->hops[i];
 	if (sn->nr_hops == MAX_HOPS)
 		return NULL;
-	sn->hops[sn->nr_hops] = (struct hop){.host = host, .pid = o->tgid, .tid = o->tid};
+	sn->hops[sn->nr_hops] = (struct hop){
+		.parent = parent, .depth = depth, .host = host, .pid = o->tgid, .tid = o->tid};
+	if (depth > sn->max_depth)
+		sn->max_depth = depth;
 	return &sn->hops[sn->nr_hops++];
 }
 
-/* @tid's segments in [lo, hi) of its host's store, by category. */
+/* Thread @tid of @host is PID itself or a node on the path from @parent up: a cycle. */
+static bool on_path(const struct merge *m, const struct msnap *sn, int parent, uint32_t host,
+		    const struct rsp_net_op *o)
+{
+	if ((int)host == m->target && o->tgid == (uint32_t)m->pid)
+		return true;
+	for (int i = parent; i >= 0; i = sn->hops[i].parent)
+		if (sn->hops[i].host == host && sn->hops[i].tid == o->tid)
+			return true;
+	return false;
+}
+
 static void thread_time(const struct mhost *h, uint32_t tid, uint64_t lo, uint64_t hi,
 			struct hop *hp)
 {
@@ -865,6 +887,12 @@ static void thread_time(const struct mhost *h, uint32_t tid, uint64_t lo, uint64
  * guess @jc, the one whose request/response pair is consistent with the
  * offset @theta (clock_y - clock_x) the merge found. -1: none.
  */
+
+/*
+ * The peer's operation that answers our operation @i: of those near the
+ * guess @jc, the one whose request/response pair is consistent with the
+ * offset @theta (clock_y - clock_x) the merge found. -1: none.
+ */
 static long answer_of(const struct merge *m, const struct mconn *x, const struct mconn *y, size_t i,
 		      long jc, int64_t theta)
 {
@@ -886,72 +914,134 @@ static long answer_of(const struct merge *m, const struct mconn *x, const struct
 	return -1;
 }
 
-/* End @x (PID's) and its peer @y: each of @x's operations and the peer's service for it. */
-static void snap_conn(const struct merge *m, size_t xi, size_t yi, struct msnap *sn)
+long rsp_merge__answer(const struct merge *m, size_t xi, size_t yi, size_t i, long *next)
 {
 	const struct mconn *x = &m->conns[xi], *y = &m->conns[yi];
-	const struct mhost *hx = &m->h[x->host], *hy = &m->h[y->host];
 	/* See add_pairs(): the peer's operation j answers ours i, j = i + k on side b. */
 	bool x_is_a = x->host < y->host;
 	long k = x_is_a ? m->conn_k[xi] : m->conn_k[yi];
 	const struct poff *po = &m->off[(x_is_a ? x->host : y->host) * (size_t)m->nr +
 					(x_is_a ? y->host : x->host)];
 	int64_t theta = x_is_a ? po->est : -po->est; /* clock_y - clock_x */
+	long guess = x_is_a ? (long)i + k : (long)i - k + 1;
+	long j = answer_of(m, x, y, i, *next >= 0 ? *next : guess, theta);
 
-	long next = -1; /* after an answer found, the next one is likely the next operation */
+	if (j < 0 && *next >= 0)
+		j = answer_of(m, x, y, i, guess, theta);
+	/* After an answer found, the next one is likely the next operation. */
+	*next = j >= 0 ? j + 1 : -1;
+	return j;
+}
 
-	for (size_t i = 0; i < x->n; i++) {
-		const struct rsp_net_op *o = hx->ops[x->at + i];
-		long guess = x_is_a ? (long)i + k : (long)i - k + 1;
-		long j = answer_of(m, x, y, i, next >= 0 ? next : guess, theta);
+/* The first operation of end @c starting at or after @lo. */
+static size_t first_op(const struct mhost *h, const struct mconn *c, uint64_t lo)
+{
+	size_t a = 0, b = c->n;
 
-		if (j < 0 && next >= 0)
-			j = answer_of(m, x, y, i, guess, theta);
-		next = j >= 0 ? j + 1 : -1;
-		uint64_t lo, hi;
-		struct hop *hp;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
 
-		sn->ops++;
-		sn->wait += o->end - o->start;
-		if (j < 1)
-			continue;
-		lo = hy->ops[y->at + (size_t)j - 1]->end;
-		hi = hy->ops[y->at + (size_t)j]->start;
-		if (hi <= lo)
-			continue;
-		hp = hop_of(sn, y->host, hy->ops[y->at + (size_t)j]);
-		sn->matched_ops++;
-		sn->matched_wait += o->end - o->start;
-		if (!hp) {
-			sn->other_ops++;
-			continue;
+		if (h->ops[c->at + mid]->start < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
+		   uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth);
+
+/* End @yi's operation @j answered: the time from the request's arrival to the answer. */
+static uint64_t answer_time(const struct merge *m, size_t yi, long j)
+{
+	const struct mconn *y = &m->conns[yi];
+	const struct mhost *hy = &m->h[y->host];
+	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = hy->ops[y->at + (size_t)j]->start;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/*
+ * Operation @i of end @xi (a thread at @parent, or PID), answered by the
+ * peer end @yi's operation @j: the answering thread's time, and what it
+ * waited for across hosts in turn.
+ */
+static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t yi, size_t i,
+		     long j, int parent, int depth)
+{
+	const struct mconn *x = &m->conns[xi], *y = &m->conns[yi];
+	const struct mhost *hx = &m->h[x->host], *hy = &m->h[y->host];
+	const struct rsp_net_op *o = hx->ops[x->at + i], *a = hy->ops[y->at + (size_t)j];
+	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = a->start;
+	struct hop *hp;
+
+	if (on_path(m, sn, parent, y->host, a)) {
+		sn->cycles++;
+		return;
+	}
+	hp = hop_of(sn, parent, depth + 1, y->host, a);
+	if (!hp) {
+		sn->other_ops++;
+		return;
+	}
+	hp->ops++;
+	hp->asked += o->end - o->start;
+	hp->service += hi - lo;
+	thread_time(hy, a->tid, lo, hi, hp);
+	follow(m, sn, y->host, a->tgid, a->tid, lo, hi, (int)(hp - sn->hops), depth + 1);
+}
+
+/*
+ * The network operations of process @tgid on @host (thread @tid only, if
+ * not 0) inside [@lo, @hi), on matched connections, followed into the
+ * threads that answered them. Depth 0 is PID's: its totals are counted.
+ */
+static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
+		   uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth)
+{
+	uint32_t c = UINT32_MAX;
+
+	rsp_u64map__get(&m->by_proc, (uint64_t)host << 32 | tgid, &c);
+	for (; c != UINT32_MAX; c = m->proc_next[c]) {
+		const struct mconn *x = &m->conns[c];
+		const struct mhost *h = &m->h[host];
+		int64_t p = rsp_xmatch__peer(m->xm, c, NULL);
+		long next = -1;
+
+		for (size_t i = first_op(h, x, lo); i < x->n && h->ops[x->at + i]->start < hi;
+		     i++) {
+			const struct rsp_net_op *o = h->ops[x->at + i];
+			long j;
+
+			if (tid && o->tid != tid)
+				continue;
+			if (!depth) {
+				sn->ops++;
+				sn->wait += o->end - o->start;
+			}
+			if (p < 0)
+				continue;
+			if (depth >= m->depth) {
+				sn->cut++;
+				continue;
+			}
+			j = rsp_merge__answer(m, c, (size_t)p, i, &next);
+			if (j < 1 || !answer_time(m, (size_t)p, j))
+				continue;
+			if (!depth) {
+				sn->matched_ops++;
+				sn->matched_wait += o->end - o->start;
+			}
+			answered(m, sn, c, (size_t)p, i, j, parent, depth);
 		}
-		hp->ops++;
-		hp->service += hi - lo;
-		thread_time(hy, hy->ops[y->at + (size_t)j]->tid, lo, hi, hp);
 	}
 }
 
 static void snap_collect(const struct merge *m, struct msnap *sn)
 {
 	memset(sn, 0, sizeof(*sn));
-	for (size_t i = 0; i < m->nr_conns; i++) {
-		const struct mconn *c = &m->conns[i];
-		int64_t p;
-
-		if ((int)c->host != m->target || m->h[c->host].ops[c->at]->tgid != (uint32_t)m->pid)
-			continue;
-		p = rsp_xmatch__peer(m->xm, i, NULL);
-		if (p >= 0) {
-			snap_conn(m, i, (size_t)p, sn);
-			continue;
-		}
-		for (size_t j = 0; j < c->n; j++) {
-			sn->ops++;
-			sn->wait += m->h[c->host].ops[c->at + j]->end -
-				    m->h[c->host].ops[c->at + j]->start;
-		}
-	}
+	follow(m, sn, (uint32_t)m->target, (uint32_t)m->pid, 0, 0, UINT64_MAX, -1, 0);
 }
 
 static const char *cat_name(int c, char *buf, size_t n)
@@ -976,65 +1066,112 @@ static const char *cat_key(int c, char *buf, size_t n)
 	return buf;
 }
 
+static void snap_text_hop(const struct merge *m, const struct msnap *sn, int i, struct rsp_buf *out)
+{
+	const struct hop *hp = &sn->hops[i];
+	int ind = 2 * hp->depth;
+	char buf[64];
+
+	rsp_buf__printf(out,
+			"%*s%spid %u tid %u (%s) on host %u (%s): %zu answers, %.6f s "
+			"(for %.6f s of waits)\n",
+			ind, "", hp->depth > 1 ? "-> " : "", hp->pid, hp->tid,
+			rsp_merge__comm(&m->h[hp->host], hp->tid), hp->host,
+			m->h[hp->host].di->hostname, hp->ops, (double)hp->service / 1e9,
+			(double)hp->asked / 1e9);
+	for (int c = 0; c < NR_CATS; c++)
+		if (hp->cat[c])
+			rsp_buf__printf(out, "%*s  %10.6f s %5.1f%%  %s\n", ind, "",
+					(double)hp->cat[c] / 1e9,
+					100.0 * (double)hp->cat[c] / (double)hp->service,
+					cat_name(c, buf, sizeof(buf)));
+	for (int k = 0; k < sn->nr_hops; k++)
+		if (sn->hops[k].parent == i)
+			snap_text_hop(m, sn, k, out);
+}
+
+static uint64_t first_service(const struct msnap *sn)
+{
+	uint64_t service = 0;
+
+	for (int i = 0; i < sn->nr_hops; i++)
+		if (sn->hops[i].parent < 0)
+			service += sn->hops[i].service;
+	return service;
+}
+
 static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
 {
 	const struct mhost *h = &m->h[m->target];
-	uint64_t service = 0;
+	uint64_t service = first_service(sn);
 
 	rsp_buf__printf(out, "process %ld on host %d (%s): %.6f s of network wait, %zu TCP ops\n",
 			m->pid, m->target, h->di->hostname, (double)sn->wait / 1e9, sn->ops);
 	rsp_buf__printf(out,
 			"%zu ops (%.6f s) answered across hosts; the answering threads' time\n"
-			"from request to answer, inferred via the network (not kernel wakeups):\n",
-			sn->matched_ops, (double)sn->matched_wait / 1e9);
-	for (int i = 0; i < sn->nr_hops; i++) {
-		const struct hop *hp = &sn->hops[i];
-		char buf[64];
-
-		service += hp->service;
-		rsp_buf__printf(out, "  pid %u tid %u (%s) on host %u (%s): %zu answers, %.6f s\n",
-				hp->pid, hp->tid, comm_of(&m->h[hp->host], hp->tid), hp->host,
-				m->h[hp->host].di->hostname, hp->ops, (double)hp->service / 1e9);
-		for (int c = 0; c < NR_CATS; c++)
-			if (hp->cat[c])
-				rsp_buf__printf(out, "    %10.6f s %5.1f%%  %s\n",
-						(double)hp->cat[c] / 1e9,
-						100.0 * (double)hp->cat[c] / (double)hp->service,
-						cat_name(c, buf, sizeof(buf)));
-	}
+			"from request to answer, inferred via the network (not kernel wakeups),\n"
+			"and what they waited for across hosts in turn (-> , up to %d hosts):\n",
+			sn->matched_ops, (double)sn->matched_wait / 1e9, m->depth);
+	for (int i = 0; i < sn->nr_hops; i++)
+		if (sn->hops[i].parent < 0)
+			snap_text_hop(m, sn, i, out);
 	rsp_buf__printf(out, "  %10.6f s of the wait outside the answering threads (network)\n",
 			sn->matched_wait > service ? (double)(sn->matched_wait - service) / 1e9
 						   : 0.0);
 	if (sn->other_ops)
-		rsp_buf__printf(out, "  %zu ops answered by more threads than shown\n",
-				sn->other_ops);
+		rsp_buf__printf(out, "  %zu answers by more threads than shown (%d at most)\n",
+				sn->other_ops, MAX_HOPS);
+	if (sn->cycles)
+		rsp_buf__printf(out,
+				"  %zu answers by a thread already on the path: not followed "
+				"again\n",
+				sn->cycles);
+	if (sn->cut)
+		rsp_buf__printf(out,
+				"  %zu network waits at depth %d not followed (--depth to go "
+				"further)\n",
+				sn->cut, m->depth);
 }
 
-static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
+static json_t *snap_json_hops(const struct merge *m, const struct msnap *sn, int parent)
 {
-	json_t *root = json_object(), *hops = json_array();
-	uint64_t service = 0;
+	json_t *hops = json_array();
 
 	for (int i = 0; i < sn->nr_hops; i++) {
 		const struct hop *hp = &sn->hops[i];
-		json_t *o = json_object(), *cats = json_object();
+		json_t *o, *cats;
 		char buf[64];
 
-		service += hp->service;
+		if (hp->parent != parent)
+			continue;
+		o = json_object();
+		cats = json_object();
 		rsp_json__set_u64(o, "host", hp->host);
 		rsp_json__set_str(o, "hostname", m->h[hp->host].di->hostname);
 		rsp_json__set_u64(o, "pid", hp->pid);
 		rsp_json__set_u64(o, "tid", hp->tid);
-		rsp_json__set_str(o, "comm", comm_of(&m->h[hp->host], hp->tid));
+		rsp_json__set_str(o, "comm", rsp_merge__comm(&m->h[hp->host], hp->tid));
+		rsp_json__set_u64(o, "depth", (uint64_t)hp->depth);
 		rsp_json__set_u64(o, "answers", hp->ops);
+		rsp_json__set_secs(o, "asked_s", hp->asked);
 		rsp_json__set_secs(o, "service_s", hp->service);
 		for (int c = 0; c < NR_CATS; c++)
 			rsp_json__set_secs(cats, cat_key(c, buf, sizeof(buf)), hp->cat[c]);
 		json_object_set_new(o, "categories", cats);
+		json_object_set_new(o, "answered_by", snap_json_hops(m, sn, i));
 		json_array_append_new(hops, o);
 	}
+	return hops;
+}
+
+static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
+{
+	json_t *root = json_object();
+	uint64_t service = first_service(sn);
+
 	rsp_json__set_u64(root, "pid", (uint64_t)m->pid);
 	rsp_json__set_u64(root, "host", (uint64_t)m->target);
+	rsp_json__set_u64(root, "depth", (uint64_t)m->depth);
 	rsp_json__set_u64(root, "operations", sn->ops);
 	rsp_json__set_secs(root, "network_wait_s", sn->wait);
 	rsp_json__set_u64(root, "matched_operations", sn->matched_ops);
@@ -1042,8 +1179,11 @@ static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_b
 	rsp_json__set_secs(root, "outside_s",
 			   sn->matched_wait > service ? sn->matched_wait - service : 0);
 	rsp_json__set_u64(root, "other_operations", sn->other_ops);
-	json_object_set_new(root, "answered_by", hops);
-	json_object_set_new(root, "clock_offsets", json_offsets(m));
+	rsp_json__set_u64(root, "cycles_not_followed", sn->cycles);
+	rsp_json__set_u64(root, "beyond_depth", sn->cut);
+	rsp_json__set_u64(root, "deepest", (uint64_t)sn->max_depth);
+	json_object_set_new(root, "answered_by", snap_json_hops(m, sn, -1));
+	json_object_set_new(root, "clock_offsets", rsp_merge__offsets_json(m));
 	return rsp_json__emit(root, out);
 }
 
@@ -1065,7 +1205,7 @@ static int snapshot_answer(struct merge *m, struct rsp_buf *out, struct rsp_buf 
 		if (ret)
 			rsp_buf__puts(err, "merge: out of memory rendering the answer");
 	} else {
-		render_offsets_text(m, out);
+		rsp_merge__offsets_text(m, out);
 		snap_text(m, sn, out);
 	}
 	free(sn);
@@ -1089,6 +1229,8 @@ static void merge_exit(struct merge *m)
 		rsp_clockoff__exit(&m->off[i].c);
 	free(m->off);
 	free(m->conn_k);
+	free(m->proc_next);
+	rsp_u64map__exit(&m->by_proc);
 }
 
 int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *err)
@@ -1100,6 +1242,8 @@ int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *e
 		rsp_buf__puts(err, "merge: out of memory");
 		return -ENOMEM;
 	}
+	rsp_u64map__init(&m->by_proc);
+	m->depth = MERGE_DEPTH_DEFAULT;
 	ret = parse_args(m, argc, argv, err);
 	for (int k = 0; !ret && k < m->nr; k++)
 		ret = load_host(m, k, err);
@@ -1109,6 +1253,8 @@ int rsp_merge__run(int argc, char **argv, struct rsp_buf *out, struct rsp_buf *e
 		ret = check_offsets(m, err);
 	if (!ret && m->snapshot)
 		ret = snapshot_answer(m, out, err);
+	else if (!ret && m->graph)
+		ret = rsp_merge__graph(m, out, err);
 	else if (!ret && m->json && (ret = render_json(m, out)))
 		rsp_buf__puts(err, "merge: out of memory rendering the answer");
 	else if (!ret && !m->json)

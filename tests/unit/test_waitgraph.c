@@ -400,6 +400,12 @@ static void test_merge_stacks(void **state)
 	rsp_buf__exit(&err);
 }
 
+static bool own_52(uint32_t tid, void *ctx)
+{
+	(void)ctx;
+	return tid == 52;
+}
+
 /* Short-lived children of one parent: one virtual thread waiting for the parent when idle. */
 static void test_short_lived(void **state)
 {
@@ -440,6 +446,34 @@ static void test_short_lived(void **state)
 	/* alive over [10, 20] and [40, 55]: idle 20 in between */
 	assert_int_equal(weight(g, 51, 50), 20);
 	rsp_waitgraph__delete(g);
+	/* own_vertex (merge graph): 52 keeps its own vertex, its siblings stay merged */
+	{
+		struct rsp_waitgraph_opts o;
+		struct rsp_buf err = RSP_BUF_INIT;
+		size_t nv;
+
+		rsp_waitgraph_opts__init(&o);
+		g = rsp_waitgraph__new(b.st, &o, &err);
+		assert_non_null(g);
+		nv = rsp_waitgraph__nr_vertices(g);
+		rsp_waitgraph__delete(g);
+		o.own_vertex = own_52;
+		g = rsp_waitgraph__new(b.st, &o, &err);
+		assert_non_null(g);
+		v = rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 52));
+		assert_int_equal(v->kind, RSP_WV_THREAD);
+		assert_string_equal(v->name, "ls[52]");
+		v = rsp_waitgraph__vertex(g, (size_t)rsp_waitgraph__vertex_of(g, 51));
+		assert_int_equal(v->kind, RSP_WV_SHORT);
+		assert_int_equal(v->nr_threads, 2);
+		assert_int_equal(rsp_waitgraph__vertex_of(g, 51), rsp_waitgraph__vertex_of(g, 53));
+		/* nothing filtered: one vertex more, none removed */
+		assert_int_equal(rsp_waitgraph__nr_vertices(g), nv + 1);
+		for (size_t i = 0; i < rsp_waitgraph__nr_vertices(g); i++)
+			assert_false(rsp_waitgraph__vertex(g, i)->removed);
+		rsp_waitgraph__delete(g);
+		rsp_buf__exit(&err);
+	}
 	rsp_tlstore__delete(b.st);
 }
 

@@ -130,6 +130,14 @@ struct rsp_waitgraph_opts {
 	 */
 	bool (*keep_tgid)(uint32_t tgid, void *ctx);
 	void *keep_ctx;
+	/*
+	 * If not NULL: a thread it accepts keeps its own vertex (is neither
+	 * merged with alike threads nor with short-lived siblings), and the
+	 * graph is not filtered (rspctl merge graph: the threads whose waits
+	 * cross hosts)
+	 */
+	bool (*own_vertex)(uint32_t tid, void *ctx);
+	void *own_ctx;
 };
 
 /** rsp_waitgraph_opts__init() - the defaults. */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RSP_TESTS_XHOSTS_H
+#define RSP_TESTS_XHOSTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Synthetic hosts' dumps for rspctl merge (the unit test test_merge_hosts
+ * and bench/merge_gen.c): DIR/host-K.perf.data, each with a host name
+ * (synth-K), a boot id, the clock pair and a socket table (RSP_HOST), and
+ * the records of TCP exchanges between the hosts in rsp's layout and this
+ * kernel's tracepoint formats (synth.h). Host K's monotonic clock runs K
+ * seconds ahead of host 0's (records and clock pair alike): the offset of
+ * hosts A and B is B - A seconds by construction.
+ *
+ * Host K's address is 10.(K / 256).(K % 256).1; connection c goes from
+ * port 20000 + c to port 7000 + c, thread XHOSTS_TID_CLIENT + c asking,
+ * thread XHOSTS_TID_SERVER + c answering.
+ *   ring:  host K's clients ask host K + 1 (mod hosts), whose servers
+ *          answer after 20-60 us of work (one level).
+ *   chain: host 0's clients ask host 1, whose servers ask host 2 before
+ *          answering (proxies), ... up to the last host, whose servers
+ *          work 20-60 us: every exchange nests hosts - 1 levels deep.
+ *   loop:  2 hosts: host 0's client asks host 1, whose server asks host 0
+ *          back before answering, where the client thread itself answers
+ *          (an event loop, still waiting for its own answer): a cycle.
+ * An exchange's records are what the kernel gives: the client's switch in,
+ * sock_send_length, switch out (asleep); on each server the NET_RX
+ * softirq with sk_data_ready and the waking, switch in, sock_recv_length,
+ * ..., sock_send_length, switch out; the answer's arrival at the client.
+ * The server's work varies with the exchange: alike exchanges would let a
+ * request pair with the answer before or after its own as consistently as
+ * with its own. Failed checks abort (as synth.h's).
+ */
+#define XHOSTS_TID_CLIENT 1000u
+#define XHOSTS_TID_SERVER 2000u
+
+struct xhosts {
+	unsigned hosts;	     /* 2 .. 64 */
+	unsigned conns;	     /* connections per pair of neighbours */
+	unsigned long slots; /* exchanges per host, over its connections in turn */
+	bool chain;
+	bool loop;
+};
+
+/**
+ * xhosts__write() - write the dumps into @dir (which exists)
+ * Return: 0, or -errno with one line on stderr; *@records (if not NULL):
+ * the records of host 0's dump; *@bytes (if not NULL): of all the dumps.
+ */
+int xhosts__write(const struct xhosts *x, const char *dir, uint64_t *records, uint64_t *bytes);
+
+#endif

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rspctl merge over synthetic hosts' dumps (tests/support/xhosts.h) with
+ * known answers by construction: host K's clock is K s ahead of host 0's;
+ * in a ring every host's clients ask the next host; in a chain host 0's
+ * clients ask host 1, whose servers (proxies) ask host 2 first, and so on.
+ * net: every connection matched, every offset within its bound; snapshot:
+ * the recursion follows the proxies to the last host (and stops at
+ * --depth); graph: one edge across hosts each way per pair of threads, the
+ * chain of the heaviest way on from the client's edge to the last host.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <rsp/buf.h>
+#include <rsp/merge.h>
+#include "support/xhosts.h"
+
+#define SLOTS 120
+
+struct dumps {
+	char dir[64];
+	unsigned hosts;
+	char paths[8][96];
+};
+
+static void dumps_write(struct dumps *d, unsigned hosts, unsigned conns, bool chain, bool loop)
+{
+	struct xhosts x = {
+		.hosts = hosts, .conns = conns, .slots = SLOTS, .chain = chain, .loop = loop};
+
+	assert_true(hosts <= 8);
+	snprintf(d->dir, sizeof(d->dir), "/tmp/rsp-test-merge.XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	assert_int_equal(xhosts__write(&x, d->dir, NULL, NULL), 0);
+	d->hosts = hosts;
+	for (unsigned k = 0; k < hosts; k++)
+		snprintf(d->paths[k], sizeof(d->paths[k]), "%s/host-%u.perf.data", d->dir, k);
+}
+
+static void dumps_remove(struct dumps *d)
+{
+	for (unsigned k = 0; k < d->hosts; k++)
+		unlink(d->paths[k]);
+	rmdir(d->dir);
+}
+
+/* rspctl merge DUMPS... ARGS... (NULL-terminated): the answer's JSON, or NULL and @err. */
+static json_t *merge(struct dumps *d, struct rsp_buf *err, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	struct rsp_buf out = RSP_BUF_INIT;
+	json_t *j = NULL;
+	va_list ap;
+	const char *a;
+
+	for (unsigned k = 0; k < d->hosts; k++)
+		argv[argc++] = d->paths[k];
+	va_start(ap, err);
+	while ((a = va_arg(ap, const char *)) && argc < 31)
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	if (!rsp_merge__run(argc, argv, &out, err)) {
+		j = json_loads(out.data ? out.data : "", 0, NULL);
+		assert_non_null(j);
+	}
+	rsp_buf__exit(&out);
+	return j;
+}
+
+static json_int_t iget(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	assert_non_null(v);
+	return json_integer_value(v);
+}
+
+/* Every pair of hosts joined by a connection: the known offset, inside the bound found. */
+static void check_offsets(const json_t *net, size_t expect)
+{
+	const json_t *offs = json_object_get(net, "clock_offsets"), *o;
+	size_t i;
+
+	assert_int_equal(json_array_size(offs), expect);
+	json_array_foreach (offs, i, o) {
+		json_int_t want = (iget(o, "host_b") - iget(o, "host_a")) * 1000000000ll;
+		json_int_t got = iget(o, "offset_ns"), unc = iget(o, "uncertainty_ns");
+
+		assert_true(llabs(got - want) <= unc);
+		assert_true(unc < 100000); /* 100 us: the exchanges' own scale */
+		assert_true(iget(o, "pairs") >= SLOTS / 2);
+	}
+}
+
+static void test_ring(void **state)
+{
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	json_t *j;
+
+	(void)state;
+	dumps_write(&d, 3, 2, false, false);
+	j = merge(&d, &err, "net", "--json", NULL);
+	if (!j)
+		fail_msg("merge net: %s", err.data);
+	/* 3 pairs of neighbours (a ring of 3: every pair), 2 connections each */
+	assert_int_equal(json_array_size(json_object_get(j, "connections")), 6);
+	check_offsets(j, 3);
+	assert_int_equal(iget(json_object_get(j, "unmatched"), "no_peer"), 0);
+	json_decref(j);
+
+	/* graph: client c of host K -> server c of host K+1, and back (it waits for requests) */
+	j = merge(&d, &err, "graph", "--json", NULL);
+	if (!j)
+		fail_msg("merge graph: %s", err.data);
+	{
+		const json_t *es = json_object_get(j, "edges"), *e;
+		size_t i, across = 0;
+
+		json_array_foreach (es, i, e) {
+			if (!json_is_true(json_object_get(e, "across_hosts")))
+				continue;
+			across++;
+			assert_true(iget(e, "count") >= SLOTS / 2 - 2);
+		}
+		assert_int_equal(across, 12);
+	}
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
+/* The answering thread at @depth under @hop: one, on host @host. */
+static const json_t *only_answer(const json_t *hop, json_int_t host, json_int_t depth)
+{
+	const json_t *a = json_object_get(hop, "answered_by"), *h;
+
+	assert_int_equal(json_array_size(a), 1);
+	h = json_array_get(a, 0);
+	assert_int_equal(iget(h, "host"), host);
+	assert_int_equal(iget(h, "depth"), depth);
+	assert_int_equal(iget(h, "pid"), XHOSTS_TID_SERVER);
+	return h;
+}
+
+static void test_chain(void **state)
+{
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h1, *h2, *h3;
+	json_t *j;
+	char target[32];
+
+	(void)state;
+	dumps_write(&d, 4, 1, true, false);
+	j = merge(&d, &err, "net", "--json", NULL);
+	if (!j)
+		fail_msg("merge net: %s", err.data);
+	assert_int_equal(json_array_size(json_object_get(j, "connections")), 3);
+	check_offsets(j, 3); /* neighbours only: 0-1, 1-2, 2-3 */
+	json_decref(j);
+
+	/* The client's waits, followed through the proxies on hosts 1 and 2 to host 3 */
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	/* every exchange but the first (no server operation before it) */
+	assert_true(iget(j, "matched_operations") >= SLOTS - 2);
+	assert_int_equal(iget(j, "deepest"), 3);
+	assert_int_equal(iget(j, "cycles_not_followed"), 0);
+	assert_int_equal(iget(j, "beyond_depth"), 0);
+	h1 = only_answer(j, 1, 1);
+	h2 = only_answer(h1, 2, 2);
+	h3 = only_answer(h2, 3, 3);
+	assert_int_equal(json_array_size(json_object_get(h3, "answered_by")), 0);
+	/* each level answers about as many requests, each in less time than the one above */
+	assert_true(iget(h3, "answers") >= SLOTS - 4);
+	assert_true(json_real_value(json_object_get(h3, "service_s")) <
+		    json_real_value(json_object_get(h2, "service_s")));
+	assert_true(json_real_value(json_object_get(h2, "service_s")) <
+		    json_real_value(json_object_get(h1, "service_s")));
+	json_decref(j);
+
+	/* --depth 2: the proxy on host 2 is shown, its own waits counted, not followed */
+	j = merge(&d, &err, "snapshot", target, "--depth", "2", "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot --depth 2: %s", err.data);
+	assert_int_equal(iget(j, "deepest"), 2);
+	h2 = only_answer(only_answer(j, 1, 1), 2, 2);
+	assert_int_equal(json_array_size(json_object_get(h2, "answered_by")), 0);
+	assert_true(iget(j, "beyond_depth") >= SLOTS - 4);
+	json_decref(j);
+
+	/* graph: from the client's edge to host 1 on, the way to host 3 */
+	j = merge(&d, &err, "graph", "--json", NULL);
+	if (!j)
+		fail_msg("merge graph: %s", err.data);
+	{
+		const json_t *vs = json_object_get(j, "vertices"),
+			     *es = json_object_get(j, "edges");
+		const json_t *e, *chain = NULL;
+		size_t i;
+
+		json_array_foreach (es, i, e) {
+			const json_t *from = json_array_get(vs, (size_t)iget(e, "from_id"));
+
+			if (json_is_true(json_object_get(e, "across_hosts")) &&
+			    iget(from, "host") == 0 && iget(from, "tid") == XHOSTS_TID_CLIENT)
+				chain = json_object_get(e, "chain");
+		}
+		assert_non_null(chain);
+		assert_true(json_array_size(chain) >= 2);
+		for (size_t k = 0; k < 2; k++) {
+			e = json_array_get(chain, k);
+			assert_true(json_is_true(json_object_get(e, "across_hosts")));
+			assert_int_equal(iget(json_array_get(vs, (size_t)iget(e, "to_id")), "host"),
+					 (json_int_t)k + 2);
+		}
+	}
+	json_decref(j);
+
+	/* refusals: one sentence each */
+	assert_null(merge(&d, &err, "snapshot", target, "--depth", "0", NULL));
+	assert_non_null(strstr(err.data, "--depth wants"));
+	assert_null(strchr(err.data, '\n'));
+	rsp_buf__reset(&err);
+	assert_null(merge(&d, &err, "snapshot", "4242@0", NULL));
+	assert_non_null(strstr(err.data, "process 4242 has no thread"));
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
+/*
+ * The cycle guard: host 0's client asks host 1, whose server asks host 0
+ * back, where the client thread itself answers (an event loop): the
+ * recursion stops at host 1 and counts the answers by a thread already
+ * on the path, instead of following PID into itself.
+ */
+static void test_loop(void **state)
+{
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h1;
+	json_t *j;
+	char target[32];
+
+	(void)state;
+	dumps_write(&d, 2, 1, false, true);
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	assert_int_equal(iget(j, "deepest"), 1);
+	h1 = only_answer(j, 1, 1);
+	assert_int_equal(json_array_size(json_object_get(h1, "answered_by")), 0);
+	assert_true(iget(j, "cycles_not_followed") >= SLOTS - 4);
+	assert_int_equal(iget(j, "beyond_depth"), 0);
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_loop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
