@@ -522,8 +522,7 @@ static void prefetch_ahead(const struct snap_chunk *sc, size_t off)
 }
 
 /* Advance a cursor in a chunk of references; false at the chunk's end. */
-static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc,
-		     unsigned cpu)
+static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
 {
 	while (k->off + sizeof(struct ref_entry) <= sc->used) {
 		struct ref_entry e;
@@ -534,7 +533,6 @@ static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct 
 		if (e.time < it->from || e.time > it->to)
 			continue;
 		k->cur.time = e.time;
-		k->cur.cpu = cpu % it->snap->real_cpus;
 		k->cur.rec = e.rec;
 		return true;
 	}
@@ -550,7 +548,7 @@ static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 		const struct snap_chunk *sc = &it->snap->chunks[k->chunk];
 
 		if (sc->c->refs_only) {
-			if (ref_next(it, k, sc, cpu))
+			if (ref_next(it, k, sc))
 				return true;
 			k->chunk++;
 			k->off = 0;
@@ -566,7 +564,6 @@ static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 			if (t < it->from || t > it->to)
 				continue;
 			k->cur.time = t;
-			k->cur.cpu = cpu % it->snap->real_cpus;
 			k->cur.rec = h;
 			return true;
 		}
@@ -619,6 +616,8 @@ struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, ui
 	for (unsigned i = 0; i < snap->nr_cpus; i++) {
 		it->cur[i].chunk = snap->first[i];
 		it->cur[i].end = snap->first[i] + snap->count[i];
+		/* a stream's CPU, set once (a division per record otherwise) */
+		it->cur[i].cur.cpu = i % snap->real_cpus;
 		if (cursor_next(it, i))
 			it->heap[it->nr_heap++] = i;
 	}
