@@ -87,12 +87,13 @@ static int evsel_at(const struct rsp_schema *s, const uint64_t *w, uint32_t word
 }
 
 /*
- * Resolve which evsel a sample belongs to. Inline, with rsp's own layout
- * (PERF_SAMPLE_IDENTIFIER: the id is the first word) read first: every
- * sample of a dump comes here twice (placed in time order, then parsed).
+ * Resolve which evsel a sample belongs to. Inline (the compiler left it a
+ * call), with rsp's own layout (PERF_SAMPLE_IDENTIFIER: the id is the first
+ * word) read first: every sample of a dump comes here twice (placed in
+ * time order, then parsed).
  */
-static inline int sample_evsel(const struct rsp_schema *s, const struct perf_event_header *rec,
-			       uint64_t *id)
+static inline __attribute__((always_inline)) int
+sample_evsel(const struct rsp_schema *s, const struct perf_event_header *rec, uint64_t *id)
 {
 	const uint64_t *w = (const uint64_t *)(rec + 1);
 	uint32_t words = (rec->size - sizeof(*rec)) / 8;

@@ -265,6 +265,16 @@ static inline struct thr *tl__get_thr(struct rsp_timeline *tl, uint32_t tid)
 	return t ? t : tl__new_thr(tl, tid);
 }
 
+/* @time, or the thread's state start if earlier (records a few hundred ns out of order). */
+static inline uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time)
+{
+	if (t->state != T_NEW && time < t->since) {
+		tl->st.inversions++;
+		return t->since;
+	}
+	return time;
+}
+
 static inline void tl__seg_init(struct rsp_segment *s, const struct thr *t, uint8_t kind,
 				uint64_t start, uint64_t end)
 {
@@ -285,7 +295,6 @@ static inline void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct r
 	if (tl->ops.segment)
 		tl->ops.segment(tl->ctx, s, t->comm);
 }
-uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time);
 void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16_t flags);
 void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, uint16_t flags);
 
@@ -296,7 +305,15 @@ void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_
 		   const struct rsp_waker *from);
 void tl__free_thr(struct rsp_timeline *tl, struct thr *t);
 void tl__learn_comm(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64_t time);
-void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time);
+void tl__set_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time);
+
+/* A thread's process, from a record that names it (told to subscribers when it changes). */
+static inline void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid,
+				  uint64_t time)
+{
+	if (t->tgid != tgid && tgid) /* inline: most records repeat what is known */
+		tl__set_tgid(tl, t, tgid, time);
+}
 void tl__sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 		   const struct rsp_waker *waker);
 
