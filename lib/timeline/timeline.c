@@ -195,8 +195,8 @@ void tl__free_thr(struct rsp_timeline *tl, struct thr *t)
 		return;
 	rsp_u64map__del(&tl->tmap, t->tid);
 	tl->live--;
-	if (tl->last_thr == t)
-		tl->last_thr_live = false;
+	if (tl->tcache[t->tid % TL_TCACHE] == idx + 1)
+		tl->tcache[t->tid % TL_TCACHE] = 0;
 	t->next_free = tl->free_slot;
 	tl->free_slot = idx;
 }

@@ -33,6 +33,7 @@
 
 #define NEST_MAX	 8
 #define STACK_WORDS	 256
+#define TL_TCACHE	 64		  /* entries of find_thr()'s cache */
 #define JOIN_NS		 2000000ull	  /* a completion wakeup follows its completion by less */
 #define LATE_WAKING_NS	 2000ull	  /* a waking delivered after the switch-in it caused */
 #define STALE_HANDLER_NS 20000000ull	  /* a handler "open" this long lost its exit */
@@ -208,8 +209,12 @@ struct rsp_timeline {
 	uint32_t live;	      /* threads tracked now */
 	uint32_t max_threads; /* 0: no limit */
 	bool refused;	      /* get_thr() refused a thread for max_threads */
-	struct thr *last_thr; /* find_thr()'s one-entry cache */
-	bool last_thr_live;
+	/*
+	 * find_thr()'s cache: the slot + 1 of the thread last found for each
+	 * tid modulo TL_TCACHE (0: none), cleared when that thread's slot is
+	 * freed. Records name a few dozen threads in turn (a switch names two).
+	 */
+	uint32_t tcache[TL_TCACHE];
 	/* compact BPF records: stacks sent once (hash -> struct bstack), and the
 	 * callchains of (kernel, user) pairs built from them (-> struct bchain) */
 	struct rsp_kvec bstacks, bchains;
@@ -245,16 +250,14 @@ void tl__rename(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64
 /* Inline: every record looks up one or two threads (the per-record path). */
 static inline struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
 {
-	uint32_t idx;
-	struct thr *t;
+	uint32_t *c = &tl->tcache[tid % TL_TCACHE], idx;
 
-	/* Consecutive records mostly name the same few threads. */
-	if (tl->last_thr && tl->last_thr->tid == tid && tl->last_thr_live)
-		return tl->last_thr;
-	t = rsp_u64map__get(&tl->tmap, tid, &idx) ? NULL : tl->slots[idx];
-	tl->last_thr = t;
-	tl->last_thr_live = t != NULL;
-	return t;
+	if (*c && tl->slots[*c - 1]->tid == tid)
+		return tl->slots[*c - 1];
+	if (rsp_u64map__get(&tl->tmap, tid, &idx))
+		return NULL;
+	*c = idx + 1;
+	return tl->slots[idx];
 }
 
 /* The thread, tracked from now on if new; NULL if refused or out of memory. */
