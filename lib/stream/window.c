@@ -539,8 +539,8 @@ static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct 
 	return false;
 }
 
-/* Advance a cursor to its next record in [from, to]; false at its end. */
-static bool cursor_next(struct rsp_witer *it, unsigned cpu)
+/* Advance a cursor to its next record in [from, to]; false at its end. Inline: per record. */
+static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *it, unsigned cpu)
 {
 	struct cursor *k = &it->cur[cpu];
 
@@ -580,7 +580,8 @@ static bool heap_less(const struct rsp_witer *it, unsigned a, unsigned b)
 	return x->time < y->time || (x->time == y->time && a < b);
 }
 
-static void heap_down(struct rsp_witer *it, unsigned i)
+/* Sift entry @i down. Inline: once per record. */
+static inline __attribute__((always_inline)) void heap_down(struct rsp_witer *it, unsigned i)
 {
 	for (;;) {
 		unsigned l = 2 * i + 1, r = l + 1, m = i, t;

@@ -103,7 +103,9 @@ void rsp_tlstore__delete(struct rsp_tlstore *s)
 	free(s);
 }
 
-static struct tthread *get_thread(struct rsp_tlstore *s, uint32_t tid)
+/* The thread of @tid, added if new; NULL out of memory. Inline: per segment. */
+static inline __attribute__((always_inline)) struct tthread *get_thread(struct rsp_tlstore *s,
+									uint32_t tid)
 {
 	uint32_t *c = &s->tcache[tid % TCACHE];
 	struct tthread *t;
