@@ -264,8 +264,9 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu, bool refs)
 	return c;
 }
 
-/* Account an entry written at the end of @c and make it visible to readers. */
-static void publish(struct rsp_window *w, struct rsp_chunk *c, uint64_t time, size_t used)
+/* Account an entry written at the end of @c and make it visible to readers (inline: per record). */
+static inline __attribute__((always_inline)) void publish(struct rsp_window *w, struct rsp_chunk *c,
+							  uint64_t time, size_t used)
 {
 	if (time < atomic_load_explicit(&c->t_min, memory_order_relaxed))
 		atomic_store_explicit(&c->t_min, time, memory_order_relaxed);
@@ -521,8 +522,9 @@ static void prefetch_ahead(const struct snap_chunk *sc, size_t off)
 	__builtin_prefetch(rec);
 }
 
-/* Advance a cursor in a chunk of references; false at the chunk's end. */
-static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
+/* Advance a cursor in a chunk of references; false at the chunk's end (inline: per record). */
+static inline __attribute__((always_inline)) bool
+ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
 {
 	while (k->off + sizeof(struct ref_entry) <= sc->used) {
 		struct ref_entry e;

@@ -240,14 +240,6 @@ void tl__set_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_
 
 /* ---- emission ----------------------------------------------------------- */
 
-void tl__emit_held(struct rsp_timeline *tl, struct thr *t)
-{
-	if (!t->held)
-		return;
-	t->held = false;
-	tl__emit_seg(tl, t, &t->held_sleep);
-}
-
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from)
 {

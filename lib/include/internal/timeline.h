@@ -303,7 +303,14 @@ void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, 
 
 /* Records of one CPU may be written this much out of order (see rsp/timeline.h). */
 #define INVERSION_NS 2000u
-void tl__emit_held(struct rsp_timeline *tl, struct thr *t);
+/* The sleep @t holds back, if any, emitted now (inline: at every switch). */
+static inline void tl__emit_held(struct rsp_timeline *tl, struct thr *t)
+{
+	if (!t->held)
+		return;
+	t->held = false;
+	tl__emit_seg(tl, t, &t->held_sleep);
+}
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from);
 void tl__free_thr(struct rsp_timeline *tl, struct thr *t);
