@@ -141,8 +141,22 @@ static void dense_put(struct rsp_schema *s, uint64_t id, int evsel)
 			r = &s->dense[i];
 	if (!r && s->nr_dense < RSP_SCHEMA_DENSE_RANGES && dense_grow(&s->dense[s->nr_dense], id))
 		r = &s->dense[s->nr_dense++];
-	if (r)
-		r->t[id - r->base] = (uint8_t)(evsel + 1);
+	if (!r)
+		return;
+	r->t[id - r->base] = (uint8_t)(evsel + 1);
+	/*
+	 * Ranges by decreasing base: rsp_schema__evsel_fast() tries them in
+	 * order, and in a dump of BPF capture the ids the writer gives the
+	 * tracepoints of the records it converts (RSP_BPFCONV_ID_BASE on,
+	 * above any the kernel numbers) carry nearly every sample, where the
+	 * kernel's carry the few of perf's own events (cpu-clock, uprobes).
+	 */
+	for (; r > s->dense && r->base > r[-1].base; r--) {
+		struct rsp_id_range tmp = r[-1];
+
+		r[-1] = *r;
+		*r = tmp;
+	}
 }
 
 int rsp_schema__add_id(struct rsp_schema *s, int evsel, uint64_t id)

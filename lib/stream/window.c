@@ -264,8 +264,9 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu, bool refs)
 	return c;
 }
 
-/* Account an entry written at the end of @c and make it visible to readers. */
-static void publish(struct rsp_window *w, struct rsp_chunk *c, uint64_t time, size_t used)
+/* Account an entry written at the end of @c and make it visible to readers (inline: per record). */
+static inline __attribute__((always_inline)) void publish(struct rsp_window *w, struct rsp_chunk *c,
+							  uint64_t time, size_t used)
 {
 	if (time < atomic_load_explicit(&c->t_min, memory_order_relaxed))
 		atomic_store_explicit(&c->t_min, time, memory_order_relaxed);
@@ -521,9 +522,9 @@ static void prefetch_ahead(const struct snap_chunk *sc, size_t off)
 	__builtin_prefetch(rec);
 }
 
-/* Advance a cursor in a chunk of references; false at the chunk's end. */
-static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc,
-		     unsigned cpu)
+/* Advance a cursor in a chunk of references; false at the chunk's end (inline: per record). */
+static inline __attribute__((always_inline)) bool
+ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
 {
 	while (k->off + sizeof(struct ref_entry) <= sc->used) {
 		struct ref_entry e;
@@ -534,15 +535,14 @@ static bool ref_next(const struct rsp_witer *it, struct cursor *k, const struct 
 		if (e.time < it->from || e.time > it->to)
 			continue;
 		k->cur.time = e.time;
-		k->cur.cpu = cpu % it->snap->real_cpus;
 		k->cur.rec = e.rec;
 		return true;
 	}
 	return false;
 }
 
-/* Advance a cursor to its next record in [from, to]; false at its end. */
-static bool cursor_next(struct rsp_witer *it, unsigned cpu)
+/* Advance a cursor to its next record in [from, to]; false at its end. Inline: per record. */
+static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *it, unsigned cpu)
 {
 	struct cursor *k = &it->cur[cpu];
 
@@ -550,7 +550,7 @@ static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 		const struct snap_chunk *sc = &it->snap->chunks[k->chunk];
 
 		if (sc->c->refs_only) {
-			if (ref_next(it, k, sc, cpu))
+			if (ref_next(it, k, sc))
 				return true;
 			k->chunk++;
 			k->off = 0;
@@ -566,7 +566,6 @@ static bool cursor_next(struct rsp_witer *it, unsigned cpu)
 			if (t < it->from || t > it->to)
 				continue;
 			k->cur.time = t;
-			k->cur.cpu = cpu % it->snap->real_cpus;
 			k->cur.rec = h;
 			return true;
 		}
@@ -583,7 +582,8 @@ static bool heap_less(const struct rsp_witer *it, unsigned a, unsigned b)
 	return x->time < y->time || (x->time == y->time && a < b);
 }
 
-static void heap_down(struct rsp_witer *it, unsigned i)
+/* Sift entry @i down. Inline: once per record. */
+static inline __attribute__((always_inline)) void heap_down(struct rsp_witer *it, unsigned i)
 {
 	for (;;) {
 		unsigned l = 2 * i + 1, r = l + 1, m = i, t;
@@ -619,6 +619,8 @@ struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, ui
 	for (unsigned i = 0; i < snap->nr_cpus; i++) {
 		it->cur[i].chunk = snap->first[i];
 		it->cur[i].end = snap->first[i] + snap->count[i];
+		/* a stream's CPU, set once (a division per record otherwise) */
+		it->cur[i].cur.cpu = i % snap->real_cpus;
 		if (cursor_next(it, i))
 			it->heap[it->nr_heap++] = i;
 	}

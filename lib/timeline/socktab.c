@@ -109,7 +109,7 @@ size_t rsp_socktab__expire(struct rsp_socktab *t, uint64_t before)
 	}
 	/* Versions are appended in time order: walk the vector, keep what is kept. */
 	for (size_t i = 0; i < t->nr; i++) {
-		uint32_t newest, prev = NO_PREV;
+		uint32_t newest = UINT32_MAX, prev = NO_PREV;
 
 		if (rsp_u64map__get(&t->map, t->v[i].si.sk, &newest) ||
 		    t->v[newest].from < before) {

@@ -195,8 +195,8 @@ void tl__free_thr(struct rsp_timeline *tl, struct thr *t)
 		return;
 	rsp_u64map__del(&tl->tmap, t->tid);
 	tl->live--;
-	if (tl->last_thr == t)
-		tl->last_thr_live = false;
+	if (tl->tcache[t->tid % TL_TCACHE] == idx + 1)
+		tl->tcache[t->tid % TL_TCACHE] = 0;
 	t->next_free = tl->free_slot;
 	tl->free_slot = idx;
 }
@@ -232,23 +232,13 @@ void tl__learn_comm(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, ui
 	tl__rename(tl, t, s, time);
 }
 
-void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time)
+void tl__set_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time)
 {
-	if (t->tgid == tgid || !tgid)
-		return;
 	t->tgid = tgid;
 	notify_thread(tl, t, time);
 }
 
 /* ---- emission ----------------------------------------------------------- */
-
-void tl__emit_held(struct rsp_timeline *tl, struct thr *t)
-{
-	if (!t->held)
-		return;
-	t->held = false;
-	tl__emit_seg(tl, t, &t->held_sleep);
-}
 
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from)
@@ -362,15 +352,6 @@ static struct cpu_state *get_cpu(struct rsp_timeline *tl, uint32_t cpu)
 		tl->nr_cpus = n;
 	}
 	return &tl->cpus[cpu];
-}
-
-uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time)
-{
-	if (t->state != T_NEW && time < t->since) {
-		tl->st.inversions++;
-		return t->since;
-	}
-	return time;
 }
 
 /* ---- side-band and gaps ------------------------------------------------- */
@@ -592,8 +573,6 @@ static int on_probe(struct rsp_timeline *tl, const struct rsp_sample *smp,
 static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_sample *smp,
 		     const struct perf_event_header *rec)
 {
-	if (rsp_net__is_event(smp->event))
-		return tl__on_net(tl, c, smp);
 	switch (smp->event) {
 	case RSP_EV_uprobe:
 		return on_probe(tl, smp, rec);
@@ -627,6 +606,9 @@ static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 			tl->ops.sample(tl->ctx, smp, rec);
 		return 0;
 	default:
+		/* network events last: the cases above are the common ones, none of them one */
+		if (rsp_net__is_event(smp->event))
+			return tl__on_net(tl, c, smp);
 		return tl__on_handler(tl, c, smp);
 	}
 }
@@ -635,7 +617,7 @@ static int on_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct 
  * A record's event, for the counts by event (stats.events). A BPF COMM
  * record is side-band, as perf's COMM (a dump writes it as one).
  */
-static void count_event(struct rsp_timeline *tl, const struct rsp_sample *smp, bool ok)
+static inline void count_event(struct rsp_timeline *tl, const struct rsp_sample *smp, bool ok)
 {
 	if (ok && smp->compact == RSP_BREC_COMM)
 		tl->st.events[RSP_EV_sideband]++;

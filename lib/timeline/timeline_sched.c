@@ -118,8 +118,10 @@ static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, st
  * at their resolved offsets: the comms, the only strings, are read only the
  * first time a thread is seen.
  */
-static bool read_int(const struct rsp_timeline *tl, enum rsp_field f, const struct rsp_sample *smp,
-		     int64_t *out)
+static inline __attribute__((always_inline)) bool read_int(const struct rsp_timeline *tl,
+							   enum rsp_field f,
+							   const struct rsp_sample *smp,
+							   int64_t *out)
 {
 	const struct rsp_field_loc *l = &rsp_schema__locs(tl->schema, smp->compact)[f];
 	const uint8_t *raw = smp->raw;

@@ -3,14 +3,11 @@
 #include <stdlib.h>
 #include "internal/u64map.h"
 
-#define EMPTY UINT64_MAX
+#define EMPTY RSP_U64MAP_EMPTY
 
 static size_t slot(uint64_t key, size_t cap)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
+	return rsp_u64map__slot(key, cap);
 }
 
 void rsp_u64map__init(struct rsp_u64map *m)
@@ -25,20 +22,6 @@ void rsp_u64map__exit(struct rsp_u64map *m)
 	free(m->keys);
 	free(m->vals);
 	rsp_u64map__init(m);
-}
-
-int rsp_u64map__get(const struct rsp_u64map *m, uint64_t key, uint32_t *val)
-{
-	if (!m->cap)
-		return -ENOENT;
-	for (size_t i = slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
-			*val = m->vals[i];
-			return 0;
-		}
-		if (m->keys[i] == EMPTY)
-			return -ENOENT;
-	}
 }
 
 static int grow(struct rsp_u64map *m)

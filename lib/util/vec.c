@@ -7,7 +7,7 @@
 
 #define FIRST_CAP 64
 
-int rsp_vec__reserve(void **v, size_t *cap, size_t need, size_t size)
+int rsp_vec__grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : FIRST_CAP;
 	void *p;

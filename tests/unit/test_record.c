@@ -348,6 +348,12 @@ static void test_ids_in_runs_and_scattered(void **state)
 	assert_int_equal(evsel_of(s, 0), -ENOENT);
 	assert_int_equal(evsel_of(s, UINT64_MAX), -ENOENT);
 	assert_int_equal(evsel_of(s, 1000000 + 70000), -ENOENT);
+	/* the direct tables by decreasing base (the converted records' ids first) */
+	assert_int_equal(s->nr_dense, RSP_SCHEMA_DENSE_RANGES);
+	assert_true(s->dense[0].base <= 0x5253000000000000ull &&
+		    s->dense[0].base > 0x5253000000000000ull - RSP_SCHEMA_DENSE_MAX);
+	for (int r = 1; r < s->nr_dense; r++)
+		assert_true(s->dense[r].base < s->dense[r - 1].base);
 	rsp_schema__delete(s);
 }
 

@@ -33,6 +33,7 @@
 
 #define NEST_MAX	 8
 #define STACK_WORDS	 256
+#define TL_TCACHE	 64		  /* entries of find_thr()'s cache */
 #define JOIN_NS		 2000000ull	  /* a completion wakeup follows its completion by less */
 #define LATE_WAKING_NS	 2000ull	  /* a waking delivered after the switch-in it caused */
 #define STALE_HANDLER_NS 20000000ull	  /* a handler "open" this long lost its exit */
@@ -208,8 +209,12 @@ struct rsp_timeline {
 	uint32_t live;	      /* threads tracked now */
 	uint32_t max_threads; /* 0: no limit */
 	bool refused;	      /* get_thr() refused a thread for max_threads */
-	struct thr *last_thr; /* find_thr()'s one-entry cache */
-	bool last_thr_live;
+	/*
+	 * find_thr()'s cache: the slot + 1 of the thread last found for each
+	 * tid modulo TL_TCACHE (0: none), cleared when that thread's slot is
+	 * freed. Records name a few dozen threads in turn (a switch names two).
+	 */
+	uint32_t tcache[TL_TCACHE];
 	/* compact BPF records: stacks sent once (hash -> struct bstack), and the
 	 * callchains of (kernel, user) pairs built from them (-> struct bchain) */
 	struct rsp_kvec bstacks, bchains;
@@ -245,16 +250,14 @@ void tl__rename(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64
 /* Inline: every record looks up one or two threads (the per-record path). */
 static inline struct thr *tl__find_thr(struct rsp_timeline *tl, uint32_t tid)
 {
-	uint32_t idx;
-	struct thr *t;
+	uint32_t *c = &tl->tcache[tid % TL_TCACHE], idx;
 
-	/* Consecutive records mostly name the same few threads. */
-	if (tl->last_thr && tl->last_thr->tid == tid && tl->last_thr_live)
-		return tl->last_thr;
-	t = rsp_u64map__get(&tl->tmap, tid, &idx) ? NULL : tl->slots[idx];
-	tl->last_thr = t;
-	tl->last_thr_live = t != NULL;
-	return t;
+	if (*c && tl->slots[*c - 1]->tid == tid)
+		return tl->slots[*c - 1];
+	if (rsp_u64map__get(&tl->tmap, tid, &idx))
+		return NULL;
+	*c = idx + 1;
+	return tl->slots[idx];
 }
 
 /* The thread, tracked from now on if new; NULL if refused or out of memory. */
@@ -263,6 +266,16 @@ static inline struct thr *tl__get_thr(struct rsp_timeline *tl, uint32_t tid)
 	struct thr *t = tl__find_thr(tl, tid);
 
 	return t ? t : tl__new_thr(tl, tid);
+}
+
+/* @time, or the thread's state start if earlier (records a few hundred ns out of order). */
+static inline uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time)
+{
+	if (t->state != T_NEW && time < t->since) {
+		tl->st.inversions++;
+		return t->since;
+	}
+	return time;
 }
 
 static inline void tl__seg_init(struct rsp_segment *s, const struct thr *t, uint8_t kind,
@@ -285,18 +298,32 @@ static inline void tl__emit_seg(struct rsp_timeline *tl, struct thr *t, struct r
 	if (tl->ops.segment)
 		tl->ops.segment(tl->ctx, s, t->comm);
 }
-uint64_t tl__clamp(struct rsp_timeline *tl, const struct thr *t, uint64_t time);
 void tl__close_open(struct rsp_timeline *tl, struct thr *t, uint64_t end, uint16_t flags);
 void tl__end_run_unseen(struct rsp_timeline *tl, struct thr *t, uint64_t bound, uint16_t flags);
 
 /* Records of one CPU may be written this much out of order (see rsp/timeline.h). */
 #define INVERSION_NS 2000u
-void tl__emit_held(struct rsp_timeline *tl, struct thr *t);
+/* The sleep @t holds back, if any, emitted now (inline: at every switch). */
+static inline void tl__emit_held(struct rsp_timeline *tl, struct thr *t)
+{
+	if (!t->held)
+		return;
+	t->held = false;
+	tl__emit_seg(tl, t, &t->held_sleep);
+}
 void tl__emit_link(struct rsp_timeline *tl, struct thr *t, uint8_t kind, uint64_t time,
 		   const struct rsp_waker *from);
 void tl__free_thr(struct rsp_timeline *tl, struct thr *t);
 void tl__learn_comm(struct rsp_timeline *tl, struct thr *t, struct rsp_str s, uint64_t time);
-void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time);
+void tl__set_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid, uint64_t time);
+
+/* A thread's process, from a record that names it (told to subscribers when it changes). */
+static inline void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32_t tgid,
+				  uint64_t time)
+{
+	if (t->tgid != tgid && tgid) /* inline: most records repeat what is known */
+		tl__set_tgid(tl, t, tgid, time);
+}
 void tl__sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 		   const struct rsp_waker *waker);
 

@@ -26,12 +26,19 @@
  * thread-safe.
  */
 
+/* rsp_vec__reserve() when the array must grow (vec.c). */
+int rsp_vec__grow(void **v, size_t *cap, size_t need, size_t size);
+
 /**
  * rsp_vec__reserve() - make *@v hold at least @need items of @size bytes
  * @cap: its capacity in items, updated
  * Return: 0, or -ENOMEM (then *@v and *@cap are unchanged).
+ * Inline when there is room (per record in the store and the graph).
  */
-int rsp_vec__reserve(void **v, size_t *cap, size_t need, size_t size);
+static inline int rsp_vec__reserve(void **v, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? 0 : rsp_vec__grow(v, cap, need, size);
+}
 
 struct rsp_kvec {
 	struct rsp_u64map map; /* key -> index */
