@@ -22,8 +22,9 @@
  * counts; only the spelling of le differs: Prometheus writes a protobuf
  * bound as its shortest float, "1.023e-06" for the text's "0.000001023").
  *
- * Memory: one family's messages at a time (built with malloc, freed with
- * protobuf_c_message_free_unpacked() after packing), plus the output.
+ * Memory: one series' messages at a time (built with malloc, freed with
+ * protobuf_c_message_free_unpacked() once packed), one family's packed
+ * bytes, and the output.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -95,20 +96,6 @@ static pb_family *family_new(const char *name, size_t len, const char *help,
 	return f;
 }
 
-static pb_metric *metric_add(pb_family *f)
-{
-	pb_metric *m;
-
-	if (grow(&f->metric, f->n_metric, sizeof(*f->metric)))
-		return NULL;
-	m = malloc(sizeof(*m));
-	if (!m)
-		return NULL;
-	io__prometheus__client__metric__init(m);
-	f->metric[f->n_metric++] = m;
-	return m;
-}
-
 /* Add the label @name = @value; @value is the metric's from now on, even on failure. */
 static int label_add(pb_metric *m, const char *name, size_t nl, char *value)
 {
@@ -135,19 +122,70 @@ static pb_hist *hist_new(pb_metric *m)
 	return m->histogram;
 }
 
-static void family_free(pb_family *f)
+/*
+ * A family being written. Its series are packed one by one as they are
+ * complete (a MetricFamily holding only that series: protobuf-c writes the
+ * repeated field's element, and serialized messages concatenate into one),
+ * so a family of 10^4 series never holds 10^4 series' messages at once,
+ * only their packed bytes.
+ */
+struct fam {
+	pb_family *f;	     /* name, help, type; no series */
+	pb_metric *m;	     /* the series being filled */
+	struct rsp_buf body; /* the series before it, packed */
+};
+
+static void fam_free(struct fam *w)
 {
-	if (f)
-		protobuf_c_message_free_unpacked(&f->base, NULL);
+	if (w->f)
+		protobuf_c_message_free_unpacked(&w->f->base, NULL);
+	if (w->m)
+		protobuf_c_message_free_unpacked(&w->m->base, NULL);
+	rsp_buf__exit(&w->body);
+	*w = (struct fam){.body = RSP_BUF_INIT};
 }
 
-/* Append @f length-delimited to @out (a family without series: nothing), then free it. */
-static int emit(pb_family *f, struct rsp_buf *out)
+/* Pack the series being filled into the body. */
+static int fam_flush(struct fam *w)
 {
-	int ret = 0;
+	pb_family one = IO__PROMETHEUS__CLIENT__METRIC_FAMILY__INIT;
+	size_t n;
+	int ret;
 
-	if (f && f->n_metric) {
-		size_t n = io__prometheus__client__metric_family__get_packed_size(f);
+	if (!w->m)
+		return 0;
+	one.n_metric = 1;
+	one.metric = &w->m;
+	n = io__prometheus__client__metric_family__get_packed_size(&one);
+	ret = rsp_buf__reserve(&w->body, n);
+	if (!ret)
+		w->body.len += io__prometheus__client__metric_family__pack(
+			&one, (uint8_t *)w->body.data + w->body.len);
+	protobuf_c_message_free_unpacked(&w->m->base, NULL);
+	w->m = NULL;
+	return ret;
+}
+
+/* A new series of the family (the one before it packed), or NULL on ENOMEM. */
+static pb_metric *fam_metric(struct fam *w)
+{
+	if (fam_flush(w) || !(w->m = malloc(sizeof(*w->m))))
+		return NULL;
+	io__prometheus__client__metric__init(w->m);
+	return w->m;
+}
+
+/*
+ * Append the family length-delimited to @out (a family without series:
+ * nothing, as client_golang writes none), then free it.
+ */
+static int fam_emit(struct fam *w, struct rsp_buf *out)
+{
+	int ret = fam_flush(w);
+
+	if (!ret && w->f && w->body.len) {
+		size_t hn = io__prometheus__client__metric_family__get_packed_size(w->f);
+		size_t n = hn + w->body.len;
 		uint8_t hdr[10];
 		size_t hl = 0;
 
@@ -157,10 +195,11 @@ static int emit(pb_family *f, struct rsp_buf *out)
 		if (!ret) {
 			rsp_buf__add(out, hdr, hl);
 			out->len += io__prometheus__client__metric_family__pack(
-				f, (uint8_t *)out->data + out->len);
+				w->f, (uint8_t *)out->data + out->len);
+			rsp_buf__add(out, w->body.data, w->body.len);
 		}
 	}
-	family_free(f);
+	fam_free(w);
 	return ret;
 }
 
@@ -272,7 +311,10 @@ static int by_op_subject(const void *a, const void *b)
 static int native_family(const struct rsp_hist_profile **v, size_t n, bool proc,
 			 struct rsp_buf *out)
 {
-	pb_family *f = family_new(
+	struct fam w = {.body = RSP_BUF_INIT};
+	int ret = 0;
+
+	w.f = family_new(
 		proc ? "rsp_process_latency_nanoseconds" : "rsp_latency_nanoseconds",
 		strlen(proc ? "rsp_process_latency_nanoseconds" : "rsp_latency_nanoseconds"),
 		proc ? "Latency of each operation of the processes with the most latency "
@@ -287,25 +329,24 @@ static int native_family(const struct rsp_hist_profile **v, size_t n, bool proc,
 		       "so "
 		       "only a latency of exactly 2^k ns sits one bucket above Prometheus' own",
 		IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
-	int ret = f ? 0 : -ENOMEM;
-
-	if (f)
-		f->has_type = 1;
+	if (!w.f)
+		return -ENOMEM;
+	w.f->has_type = 1;
 	for (size_t i = 0; i < n && !ret; i++) {
 		pb_metric *m;
 
 		if ((v[i]->subject.kind != RSP_HSUBJ_SYSTEM) != proc)
 			continue;
-		m = metric_add(f);
+		m = fam_metric(&w);
 		ret = m ? native_labels(m, v[i], proc) : -ENOMEM;
 		if (!ret)
 			ret = native_hist(m, v[i]);
 	}
 	if (ret) {
-		family_free(f);
+		fam_free(&w);
 		return ret;
 	}
-	return emit(f, out);
+	return fam_emit(&w, out);
 }
 
 int rsp_prom_pb__native(const struct rsp_hist_set *s, struct rsp_buf *out)
@@ -342,7 +383,7 @@ struct sample {
 };
 
 struct tx {
-	pb_family *f; /* the family being filled: # HELP opened it */
+	struct fam w; /* the family being filled: # HELP opened it */
 	unsigned line;
 	struct rsp_buf *out, *err;
 };
@@ -488,10 +529,9 @@ static int take_labels(pb_metric *m, struct sample *s, int skip)
 	return 0;
 }
 
-/* Whether the family's last metric has the labels of @s, less the one at @skip. */
-static bool same_series(const pb_family *f, const struct sample *s, int skip)
+/* Whether the series being filled has the labels of @s, less the one at @skip. */
+static bool same_series(const pb_metric *m, const struct sample *s, int skip)
 {
-	const pb_metric *m = f->n_metric ? f->metric[f->n_metric - 1] : NULL;
 	size_t j = 0;
 
 	if (!m || !m->histogram || m->n_label != s->n - (skip >= 0))
@@ -532,7 +572,6 @@ static int bucket_add(struct tx *t, pb_hist *h, const char *le, const char *valu
 
 static int histogram_sample(struct tx *t, struct sample *s, const char *suffix, size_t sl)
 {
-	pb_family *f = t->f;
 	int kind = sl == 7 && !memcmp(suffix, "_bucket", 7)  ? 0
 		   : sl == 4 && !memcmp(suffix, "_sum", 4)   ? 1
 		   : sl == 6 && !memcmp(suffix, "_count", 6) ? 2
@@ -547,10 +586,10 @@ static int histogram_sample(struct tx *t, struct sample *s, const char *suffix, 
 			le = (int)i;
 	if (!kind && le < 0)
 		return fail(t, "is a _bucket without an le label");
-	if (same_series(f, s, le)) {
-		m = f->metric[f->n_metric - 1];
+	if (same_series(t->w.m, s, le)) {
+		m = t->w.m;
 	} else {
-		if (!(m = metric_add(f)) || !hist_new(m))
+		if (!(m = fam_metric(&t->w)) || !hist_new(m))
 			return -ENOMEM;
 		if ((ret = take_labels(m, s, le)))
 			return ret;
@@ -567,13 +606,13 @@ static int histogram_sample(struct tx *t, struct sample *s, const char *suffix, 
 
 static int scalar_sample(struct tx *t, struct sample *s)
 {
-	pb_metric *m = metric_add(t->f);
+	pb_metric *m = fam_metric(&t->w);
 	double v;
 	int ret = m ? take_labels(m, s, -1) : -ENOMEM;
 
 	if (ret || (ret = number(t, s->value, &v)))
 		return ret;
-	switch (t->f->type) {
+	switch (t->w.f->type) {
 	case IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER:
 		m->counter = malloc(sizeof(*m->counter));
 		if (!m->counter)
@@ -607,13 +646,13 @@ static int on_sample(struct tx *t, const char *p, size_t n)
 	size_t fl;
 	int ret = parse_sample(t, p, n, &s);
 
-	if (!ret && (!t->f || !t->f->has_type))
+	if (!ret && (!t->w.f || !t->w.f->has_type))
 		ret = fail(t, "is a sample before its family's # HELP and # TYPE");
 	if (!ret) {
-		fl = strlen(t->f->name);
-		if (s.nl < fl || memcmp(s.name, t->f->name, fl))
+		fl = strlen(t->w.f->name);
+		if (s.nl < fl || memcmp(s.name, t->w.f->name, fl))
 			ret = fail(t, "is a sample of another family than the # TYPE before it");
-		else if (t->f->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM)
+		else if (t->w.f->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM)
 			ret = histogram_sample(t, &s, s.name + fl, s.nl - fl);
 		else if (s.nl != fl)
 			ret = fail(t, "is a sample of another family than the # TYPE before it");
@@ -629,9 +668,8 @@ static int on_help(struct tx *t, const char *p, size_t n)
 	const char *sp = memchr(p, ' ', n);
 	size_t nl = sp ? (size_t)(sp - p) : n;
 	char *help = NULL;
-	int ret = emit(t->f, t->out);
+	int ret = fam_emit(&t->w, t->out);
 
-	t->f = NULL;
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nl; i++)
@@ -642,9 +680,9 @@ static int on_help(struct tx *t, const char *p, size_t n)
 	ret = unescape(sp ? sp + 1 : "", sp ? n - nl - 1 : 0, &help);
 	if (ret)
 		return ret == -EINVAL ? fail(t, "has an escape other than \\\\, \\\" or \\n") : ret;
-	t->f = family_new(p, nl, help, IO__PROMETHEUS__CLIENT__METRIC_TYPE__UNTYPED);
+	t->w.f = family_new(p, nl, help, IO__PROMETHEUS__CLIENT__METRIC_TYPE__UNTYPED);
 	free(help);
-	return t->f ? 0 : -ENOMEM;
+	return t->w.f ? 0 : -ENOMEM;
 }
 
 static int on_type(struct tx *t, const char *p, size_t n)
@@ -659,15 +697,16 @@ static int on_type(struct tx *t, const char *p, size_t n)
 		{"untyped", IO__PROMETHEUS__CLIENT__METRIC_TYPE__UNTYPED},
 	};
 	const char *sp = memchr(p, ' ', n);
-	size_t fl = t->f ? strlen(t->f->name) : 0;
+	size_t fl = t->w.f ? strlen(t->w.f->name) : 0;
 
-	if (!t->f || t->f->has_type || !sp || (size_t)(sp - p) != fl || memcmp(p, t->f->name, fl))
+	if (!t->w.f || t->w.f->has_type || !sp || (size_t)(sp - p) != fl ||
+	    memcmp(p, t->w.f->name, fl))
 		return fail(t, "is a # TYPE that does not follow the # HELP of its family");
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (strlen(types[i].name) == n - fl - 1 &&
 		    !memcmp(sp + 1, types[i].name, n - fl - 1)) {
-			t->f->type = types[i].type;
-			t->f->has_type = 1;
+			t->w.f->type = types[i].type;
+			t->w.f->has_type = 1;
 			return 0;
 		}
 	return fail(t, "is a # TYPE that is not counter, gauge, histogram or untyped");
@@ -688,7 +727,7 @@ static int on_line(struct tx *t, const char *p, size_t n)
 
 int rsp_prom_pb__from_text(const char *text, size_t len, struct rsp_buf *out, struct rsp_buf *err)
 {
-	struct tx t = {.out = out, .err = err};
+	struct tx t = {.w = {.body = RSP_BUF_INIT}, .out = out, .err = err};
 	const char *p = text, *end = text + len;
 	int ret = 0;
 
@@ -701,9 +740,9 @@ int rsp_prom_pb__from_text(const char *text, size_t len, struct rsp_buf *out, st
 		p = nl ? nl + 1 : end;
 	}
 	if (ret) {
-		family_free(t.f);
+		fam_free(&t.w);
 		return ret;
 	}
-	ret = emit(t.f, out);
+	ret = fam_emit(&t.w, out);
 	return ret ? ret : out->error;
 }
