@@ -17,8 +17,8 @@
  * profile's hash is in it unless a put failed for memory (partial), so a
  * hash that is absent is a profile that is absent: find() scans all
  * profiles only on a collision, a slot moved by a sort, or a partial index
- * (a scan on every miss made building a set of n profiles O(n^2): 93% of a
- * metrics scrape's time with 10^4 process profiles).
+ * (a scan on every miss made building a set of n profiles O(n^2): most of
+ * a metrics scrape's time with 10^4 process profiles, in perf record).
  */
 struct set_index {
 	struct rsp_u64map map; /* first: s->index is used as the map */

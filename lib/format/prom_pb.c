@@ -18,9 +18,11 @@
  * and in seconds none falls on a power of two of nanoseconds, where the
  * profiles' bounds are; so the native families are in nanoseconds, and a
  * family's name carries its unit. rsp_latency_seconds keeps its classic
- * buckets only, so Prometheus stores it exactly as from a text scrape (same
- * counts; only the spelling of le differs: Prometheus writes a protobuf
- * bound as its shortest float, "1.023e-06" for the text's "0.000001023").
+ * buckets only (Prometheus 2.42 keeps only the native buckets of a
+ * histogram that has both), so Prometheus stores it as from a text scrape:
+ * the same counts; only the spelling of le differs (Prometheus writes a
+ * protobuf bound as its shortest float, "1.023e-06" for the text's
+ * "0.000001023").
  *
  * Memory: one series' messages at a time (built with malloc, freed with
  * protobuf_c_message_free_unpacked() once packed), one family's packed

@@ -322,6 +322,21 @@ try:
         # a write that began after the workload's profile was final is there
         # (a write's fsync may take seconds on this shared machine).
         b = parse(scrape)
+        # The classic series Prometheus took from protobuf: the text's counts
+        # (le spelled as Prometheus writes a float: "1.023e-06", "0.0").
+        cl = {r["metric"]["le"]: float(r["value"][1])
+              for r in promql("rsp_process_latency_seconds_bucket{%s}" % sel)}
+        tx = {k[1].split('le="')[1].rstrip('"'): v for k, v in b.items()
+              if k[0] == "rsp_process_latency_seconds_bucket" and 'pid="%d"' % w["pid"] in k[1]
+              and 'op="offcpu:sleep"' in k[1]}
+        common = {le: v for le, v in tx.items() if le == "+Inf" or
+                  any(float(le) == float(l2) for l2 in cl)}
+        print("   classic le from protobuf: %s" % sorted(cl, key=float)[:4])
+        t.check(len(common) > 10 and all(
+            v == next(cv for l2, cv in cl.items() if float(l2) == float(le))
+            for le, v in common.items()),
+            "the classic buckets Prometheus scraped in protobuf hold the text's counts (%d)"
+            % len(common))
         want_tf = {k: v for k, v in b.items() if 'pid="%d"' % w["pid"] in k[1]}
         count_key = ("rsp_process_latency_seconds_count", 'op="offcpu:sleep",comm="%s",pid="%d"'
                      % (prof["subject"]["comm"], w["pid"]))
