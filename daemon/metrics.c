@@ -35,6 +35,7 @@
 #include <rsp/file.h>
 #include <rsp/maps.h>
 #include <rsp/prom.h>
+#include <rsp/prom_pb.h>
 #include <rsp/symbols.h>
 #include "analysis.h"
 #include "clock.h"
@@ -145,8 +146,9 @@ static int render_cgroups(struct rspd *d, const struct rsp_hist_set *all, enum r
 	return ret;
 }
 
+/* @keep: where to hand over the cut set (the native histograms' input), or NULL. */
 static int render_hist(struct rspd *d, unsigned top, enum rsp_prom_format fmt, struct rsp_buf *out,
-		       struct rsp_hist_stats *hs)
+		       struct rsp_hist_stats *hs, struct rsp_hist_set **keep)
 {
 	struct rsp_hist_store *st = rspd_analysis__store(d);
 	struct rsp_hist_query q = {
@@ -169,6 +171,10 @@ static int render_hist(struct rspd *d, unsigned top, enum rsp_prom_format fmt, s
 		ret = rsp_prom__render_hist(cut, fmt, out);
 	if (!ret)
 		ret = render_cgroups(d, all, fmt, out);
+	if (!ret && keep) {
+		*keep = cut;
+		cut = NULL;
+	}
 	rsp_hist_set__delete(all);
 	rsp_hist_set__delete(cut);
 	rsp_buf__exit(&err);
@@ -197,6 +203,31 @@ static int render_health(struct rspd *d, struct rspd_metrics *m, bool have_hist,
 }
 
 /*
+ * The protobuf exposition: the text's families translated (one renderer
+ * decides every number: rsp/prom_pb.h), then the native histograms of the
+ * same cut set. Return: 0 or -errno, with one sentence in @err for -EINVAL.
+ */
+static int render_protobuf(struct rspd_metrics *m, struct rsp_buf *out, struct rsp_buf *err)
+{
+	struct rspd *d = m->d;
+	struct rsp_buf text = RSP_BUF_INIT;
+	struct rsp_hist_stats hs = {0};
+	struct rsp_hist_set *cut = NULL;
+	int ret = render_hist(d, d->cfg.metrics_top_processes, RSP_PROM_TEXT, &text, &hs, &cut);
+
+	if (!ret)
+		ret = render_health(d, m, rspd_analysis__store(d) != NULL, &hs, RSP_PROM_TEXT,
+				    &text);
+	if (!ret)
+		ret = rsp_prom_pb__from_text(text.data ? text.data : "", text.len, out, err);
+	if (!ret && cut)
+		ret = rsp_prom_pb__native(cut, out);
+	rsp_hist_set__delete(cut);
+	rsp_buf__exit(&text);
+	return ret;
+}
+
+/*
  * Everything, in @fmt, into @out; counted against --query-memory.
  * Return: 0, or -errno with one sentence in @err.
  */
@@ -209,11 +240,15 @@ static int render(struct rspd_metrics *m, enum rsp_prom_format fmt, struct rsp_b
 	int ret;
 
 	rspd_membudget__begin(&b, m->query_memory);
-	ret = render_hist(d, d->cfg.metrics_top_processes, fmt, out, &hs);
-	if (!ret)
-		ret = render_health(d, m, rspd_analysis__store(d) != NULL, &hs, fmt, out);
-	if (!ret)
-		ret = rsp_prom__finish(fmt, out);
+	if (fmt == RSP_PROM_PROTOBUF) {
+		ret = render_protobuf(m, out, err);
+	} else {
+		ret = render_hist(d, d->cfg.metrics_top_processes, fmt, out, &hs, NULL);
+		if (!ret)
+			ret = render_health(d, m, rspd_analysis__store(d) != NULL, &hs, fmt, out);
+		if (!ret)
+			ret = rsp_prom__finish(fmt, out);
+	}
 	rspd_membudget__end();
 	if (b.exceeded) {
 		char limit[32];
@@ -226,7 +261,7 @@ static int render(struct rspd_metrics *m, enum rsp_prom_format fmt, struct rsp_b
 				limit);
 		return -ENOMEM;
 	}
-	if (ret)
+	if (ret && !err->len)
 		rsp_buf__printf(err, "the metrics could not be rendered: %s", strerror(-ret));
 	return ret;
 }
@@ -260,13 +295,14 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 	return reply(c, status, "text/plain; charset=utf-8", body, strlen(body));
 }
 
-/* OpenMetrics when the scraper asks for it; else the text format 0.0.4. */
+/*
+ * What the scraper's Accept header asks for, as client_golang chooses
+ * (rsp_prom__negotiate): protobuf (with the native histograms), OpenMetrics
+ * or the text format 0.0.4; a header rsp cannot read gets the text format.
+ */
 static enum rsp_prom_format negotiate(struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-
-	return accept && strstr(accept, "application/openmetrics-text") ? RSP_PROM_OPENMETRICS
-									: RSP_PROM_TEXT;
+	return rsp_prom__negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,

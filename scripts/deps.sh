@@ -39,6 +39,11 @@ fi
 PACKAGES="$PACKAGES linux-libc-dev"
 # Syscall names both ways, for syscall:NAME profiles and stopwatches: libseccomp-dev (librsp links it).
 PACKAGES="$PACKAGES libseccomp-dev"
+# Prometheus' protobuf exposition with native histograms (rspd --metrics-listen):
+# protoc-c compiles the vendored metrics.proto at build time (protobuf-c-compiler),
+# librsp links libprotobuf-c (libprotobuf-c-dev); libprotobuf-dev has
+# google/protobuf/timestamp.proto, which metrics.proto imports.
+PACKAGES="$PACKAGES protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/prom.h>
+#include <rsp/prom_pb.h>
 
 const char *rsp_prom__content_type(enum rsp_prom_format fmt)
 {
+	if (fmt == RSP_PROM_PROTOBUF)
+		return RSP_PROM_PB_CONTENT_TYPE;
 	return fmt == RSP_PROM_OPENMETRICS
 		       ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
 		       : "text/plain; version=0.0.4; charset=utf-8";

@@ -32,7 +32,19 @@
 enum rsp_prom_format {
 	RSP_PROM_TEXT,	      /* text/plain; version=0.0.4 */
 	RSP_PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
+	RSP_PROM_PROTOBUF,    /* delimited io.prometheus.client.MetricFamily (rsp/prom_pb.h) */
 };
+
+/**
+ * rsp_prom__negotiate() - the format to answer a scrape whose Accept header
+ * is @accept (NULL: none), as client_golang's expfmt.Negotiate chooses: of
+ * the media ranges rsp speaks (protobuf MetricFamily delimited,
+ * OpenMetrics 0.0.1 or 1.0.0, text 0.0.4), the one with the highest q
+ * (equal q: the first listed; q=0 or a q that is not a number in [0, 1]:
+ * not acceptable); none of them, or a header that does not parse: the
+ * text format. Never fails (lib/format/prom_accept.c).
+ */
+RSP_API enum rsp_prom_format rsp_prom__negotiate(const char *accept);
 
 /** rsp_prom__content_type() - the Content-Type header of @fmt. */
 RSP_API const char *rsp_prom__content_type(enum rsp_prom_format fmt);
