@@ -26,7 +26,8 @@ const char *rsp_request__command(const struct rsp_request *req)
 bool rsp_request__uses_symbols(const struct rsp_request *req)
 {
 	/* --cgroup, --container: the process model knows each process's cgroup */
-	return !req->cmd || !req->cmd->no_symbols || req->cgroup || req->container;
+	return !req->cmd || !req->cmd->no_symbols || req->cgroup || req->container ||
+	       (req->cmd->uses_model && req->cmd->uses_model(req));
 }
 
 bool rsp_request__reads_window(const struct rsp_request *req)

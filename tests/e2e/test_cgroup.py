@@ -144,6 +144,26 @@ def graph_filters(ctl, pid, span, where):
             "%s graph --cgroup with --pid refused: %s" % (where, e.strip()))
 
 
+def by_cgroup(h, where):
+    """hist --by cgroup --cgroup BASE: B's one offcpu:sleep of 0.5 s, A's
+    profiles, no other cgroup; returns {cgroup: {op: profile}}."""
+    got = {}
+    for q in h.get("profiles", []):
+        got.setdefault(q["subject"].get("cgroup"), {})[q["op"]] = q
+    print("   %s hist --by cgroup: %s" % (where, {k[-12:]: sorted(v) for k, v in got.items()}))
+    t.check(all(q["subject"]["kind"] == "cgroup" for q in h.get("profiles", [])),
+            "%s hist --by cgroup: cgroup subjects only" % where)
+    t.check(set(got) <= {A, B}, "%s hist --by cgroup --cgroup BASE: only A and B (%s)" % (
+        where, sorted(got)))
+    sl = got.get(B, {}).get("offcpu:sleep")
+    t.check(sl and sl["count"] == 1 and 0.45e9 <= sl["max_ns"] <= 0.8e9,
+            "%s hist --by cgroup: B's one 0.5 s offcpu:sleep (%s)" % (
+                where, sl and (sl["count"], sl["max_ns"])))
+    t.check(A in got and "offcpu:sleep" not in got[A],
+            "%s hist --by cgroup: A's profiles, no sleep in A (%s)" % (where, sorted(got.get(A, {}))))
+    return got
+
+
 def analyze(dump, *args):
     p = t.run([t.RSPCTL, "analyze", dump] + list(args) + ["--json"])
     t.check(p.returncode == 0, "analyze %s: %s" % (" ".join(args[:3]), p.stderr.strip()))
@@ -189,6 +209,7 @@ def offline(d, prom, t0, rng, top, burner):
     t.check(len(slept) == 1 and slept[0]["count"] == 1 and
             all(q["subject"].get("comm") != "burn_split" for q in ho["profiles"]),
             "offline hist --cgroup B: sleep's one sleep, no burn_split (%s)" % slept)
+    by_cgroup(analyze(dump, "hist", "--by", "cgroup", "--cgroup", BASE, *rng[:4]), "offline")
     so = analyze(dump, "snapshot", str(burner), "--from", rng[1], "--to", rng[3])
     t.check(so.get("cgroup") == A and so.get("container") == HEX and so.get("nspid") == 1,
             "offline snapshot: burn_split's cgroup, container and namespaced pid")
@@ -207,12 +228,12 @@ def offline(d, prom, t0, rng, top, burner):
                      "-e", "sched:sched_switch", "-e", "sched:sched_waking", "--", "sleep",
                      "0.1"])
         t.check(rec.returncode == 0, "perf record ran (%s)" % rec.stderr.strip()[-200:])
-        for cmd in ("top", "hist"):
-            p2 = t.run([t.RSPCTL, "analyze", pr, cmd, "--cgroup", B])
+        for cmd in (["top", "--cgroup", B], ["hist", "--cgroup", B], ["hist", "--by", "cgroup"]):
+            p2 = t.run([t.RSPCTL, "analyze", pr] + cmd)
             errs = [l for l in p2.stderr.splitlines() if l.startswith("rspctl:")]
             t.check(p2.returncode != 0 and not p2.stdout and len(errs) == 1 and
                     "does not carry" in errs[0],
-                    "analyze PERF-FILE %s --cgroup: %s" % (cmd, errs))
+                    "analyze PERF-FILE %s: %s" % (" ".join(cmd), errs))
 
 
 def main():
@@ -316,6 +337,30 @@ def main():
                                        for p in ha["profiles"]) and
                 any(p["subject"].get("comm") == "burn_split" for p in ha["profiles"]),
                 "hist --container A: burn_split's profiles, not sleep's")
+        got = by_cgroup(d.json("hist", "--by", "cgroup", "--cgroup", BASE), "live")
+        # A's profile of each op: the sum of its processes' (burn_split, sh, unshare)
+        hp = d.json("hist", "--cgroup", A)
+        sums = {}
+        for q in hp["profiles"]:
+            sums[q["op"]] = sums.get(q["op"], 0) + q["count"]
+        t.check({op: q["count"] for op, q in got.get(A, {}).items()} == sums,
+                "hist --by cgroup: A's profiles are its processes' merged (%s)" % sums)
+        _, text, _ = d.ctl("hist", "--by", "cgroup", "--cgroup", BASE, "--op", "offcpu:sleep")
+        print(text)
+        t.check("offcpu:sleep" in text and B[-24:] in text,
+                "hist --by cgroup text: B's sleep, its cgroup named")
+        _, text, _ = d.ctl("hist", "--by", "cgroup", "--container", HEX[:12], "--top", "1")
+        print("\n".join(text.splitlines()[:12]))
+        t.check("docker:" + HEX[:12] in text, "hist --by cgroup text: A as its container")
+        hc = d.json("hist", "--by", "cgroup", "--top-cgroups", "1")
+        names = {q["subject"]["cgroup"] for q in hc["profiles"]}
+        t.check(len(names - {"(other cgroups)", "(unknown)", "(other user)",
+                             "(other processes)"}) <= 1 and "(other cgroups)" in names,
+                "--top-cgroups 1: one cgroup of its own, the rest '(other cgroups)' (%s)" %
+                sorted(names))
+        rc, o, e = d.ctl("hist", "--by", "cgroup", "--pid", str(p["pid"]), check_rc=False)
+        t.check(rc != 0 and not o and len(e.strip().splitlines()) == 1 and "--by cgroup" in e,
+                "hist --by cgroup --pid refused in one sentence: %s" % e.strip())
         want = 'rsp_cgroup_latency_seconds_count{op="offcpu:sleep",cgroup="%s"} 1\n' % B
         text = ""
         for _ in range(100):

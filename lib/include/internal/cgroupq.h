@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <rsp/hist.h>
 #include <rsp/maps.h>
 
 /*
@@ -39,5 +40,21 @@ int rsp_cgroupq_by__add(struct rsp_cgroupq_by *b, const char *cgroup, uint64_t s
 /** rsp_cgroupq_by__sort() - heaviest first (samples, then period). */
 void rsp_cgroupq_by__sort(struct rsp_cgroupq_by *b);
 void rsp_cgroupq_by__exit(struct rsp_cgroupq_by *b);
+
+/*
+ * hist --by cgroup: one profile per (op, cgroup) merged from @in's process
+ * profiles (RSP_HSUBJ_CGROUP subjects). @group_of names a process's group:
+ * its cgroup path, "(unknown)" or "(other user)" (strings that outlive the
+ * call); the evicted processes' profiles are "(other processes)"; other
+ * subjects are left out. The @top cgroups with the most total latency keep
+ * their own profiles, the others merge into "(other cgroups)": at most
+ * @top + 4 profiles per op. @out: a new set with @in's range (free with
+ * rsp_hist_set__delete()). Return: 0 or -ENOMEM.
+ */
+#define RSP_CGROUPQ_OTHER_CGROUPS   "(other cgroups)"
+#define RSP_CGROUPQ_OTHER_PROCESSES "(other processes)"
+int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
+		      const char *(*group_of)(void *ctx, uint32_t pid), void *ctx,
+		      struct rsp_hist_set **out);
 
 #endif
