@@ -66,6 +66,8 @@ BASE = (OWN.rstrip("/") + "/rsptest-cg-%d" % os.getpid())
 A = BASE + "/docker/" + HEX
 B = BASE + "/b"
 D = BASE + "/delegated"
+N = BASE + "/net"
+NET_REQUESTS = 100
 
 
 def in_container(path, *cmd):
@@ -78,7 +80,7 @@ def in_container(path, *cmd):
 
 def remove_tree():
     # deepest first; a cgroup with a process left in it cannot go: kill ours
-    for path in (A, BASE + "/docker", B, D, BASE):
+    for path in (A, BASE + "/docker", B, D, N, BASE):
         full = MNT + path
         if not os.path.isdir(full):
             continue
@@ -236,6 +238,57 @@ def offline(d, prom, t0, rng, top, burner):
                     "analyze PERF-FILE %s: %s" % (" ".join(cmd), errs))
 
 
+def net_part(d, work):
+    """net --cgroup/--container (live and on a dump): net_rr tcp in N (its
+    own pid namespace) sends NET_REQUESTS requests over loopback; --cgroup N
+    keeps its sockets only, each sender carrying N and its namespaced pid
+    (the pids net_rr printed are its namespace's); --cgroup B keeps none."""
+    os.makedirs(MNT + N)
+    t0 = t.now_s()
+    p = in_container(N, os.path.join(t.WORKLOADS, "net_rr"), "tcp", str(NET_REQUESTS), "3")
+    out, err = p.communicate(timeout=60)
+    t.check(p.returncode == 0, "net_rr ran in N (%s)" % err.strip())
+    w = json.loads(out)
+    d.settle(0.8)
+    rng = ["--from", "%.4f" % t0, "--to", "%.4f" % t.now_s(), "--limit", "0"]
+    live = d.json("net", "--cgroup", N, *rng)
+    rows = live["sockets"]
+    print("   net --cgroup N: %s" % [(r["proto"], r.get("comm"), r["pid"], r.get("nspid"),
+                                      r["ops"]) for r in rows])
+    t.check(rows and all(r.get("cgroup") == N and r.get("comm") == "net_rr" for r in rows),
+            "net --cgroup N: net_rr's sockets only, each sender in N")
+    cl = [r for r in rows if r.get("nspid") == w["client"]]
+    t.check(len(cl) == 1 and abs(cl[0]["ops"] - NET_REQUESTS) <= 2 and
+            cl[0]["pid"] != w["client"],
+            "net --cgroup N: the client's socket, %d ops (sent %d), namespaced pid %d beside "
+            "host pid %s" % (cl[0]["ops"] if cl else 0, NET_REQUESTS, w["client"],
+                             cl[0]["pid"] if cl else None))
+    t.check(live.get("query_cgroup") == N and live["window"]["ops"] == sum(
+        r["ops"] for r in rows), "net --cgroup N: says so, the totals are its sockets'")
+    peers = [q for r in cl for q in r["peers"] if q.get("tid")]
+    # the server is net_rr's fork (no exec): the model reads its namespaced pid
+    # within 250 ms of the fork if the process is still there, else it has none
+    # (README: "Where it comes from"); its cgroup is N either way (inherited)
+    t.check(peers and all(q.get("cgroup") == N and q.get("nspid", w["server"]) == w["server"]
+                          for q in peers),
+            "the server answered, in N, namespaced pid %d or none (%s)" % (w["server"], peers))
+    everyone = d.json("net", *rng)
+    t.check(not d.json("net", "--cgroup", B, *rng)["sockets"] and
+            any(r.get("cgroup") == N for r in everyone["sockets"]),
+            "net --cgroup B: none of N's sockets; without a filter they are there")
+    _, text, _ = d.ctl("net", "--cgroup", N, *rng)
+    print(text)
+    t.check("cgroup " + N in text and "only the sockets of processes in cgroup " + N in text,
+            "net text: the filter and each sender's cgroup")
+    dump = os.path.join(work, "net.perf.data")
+    d.ctl("dump", "-o", dump, "--last", "%.1fs" % (t.now_s() - t0 + 1.0))
+    off = analyze(dump, "net", "--cgroup", N, *rng)
+    t.check(sorted((r["pid"], r["ops"], r.get("cgroup"), r.get("nspid")) for r in off.get(
+        "sockets", [])) == sorted((r["pid"], r["ops"], r.get("cgroup"), r.get("nspid"))
+                                  for r in rows),
+            "offline net --cgroup N: live's sockets, ops, cgroups and namespaced pids")
+
+
 def main():
     os.makedirs(MNT + A)
     os.makedirs(MNT + B)
@@ -376,6 +429,7 @@ def main():
         t.check(not any('cgroup="%s"' % A in l and 'op="offcpu:sleep"' in l
                         for l in text.splitlines()), "and no sleep in A")
         offline(d, prom, t0, rng, top, p["pid"])
+        net_part(d, os.path.dirname(prom))
         shutil.rmtree(os.path.dirname(prom), ignore_errors=True)
         for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
                     ["--container", "xyz456789012"]):
