@@ -44,6 +44,21 @@ const char *rsp_cgroupq__text(const struct rsp_maps *m, uint32_t pid, uint64_t t
 	return buf;
 }
 
+bool rsp_cgroupq__line(const struct rsp_maps *m, uint32_t pid, uint64_t time, struct rsp_buf *out)
+{
+	const char *path = m ? rsp_maps__cgroup(m, pid, time) : NULL, *rt;
+	uint32_t ns = m ? rsp_maps__nspid(m, pid, time) : 0;
+	char id[RSP_CONTAINER_ID_LEN + 1];
+
+	if (path)
+		rsp_buf__printf(out, "cgroup %s", path);
+	if (path && rsp_cgroup__container_id(path, id, &rt))
+		rsp_buf__printf(out, ", %s container %.12s", rt, id);
+	if (ns && ns != pid)
+		rsp_buf__printf(out, "%spid %u in its pid namespace", path ? ", " : "", ns);
+	return path || (ns && ns != pid);
+}
+
 int rsp_cgroupq_by__add(struct rsp_cgroupq_by *b, const char *cgroup, uint64_t samples,
 			uint64_t kernel, uint64_t period, bool new_thread)
 {

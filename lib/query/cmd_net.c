@@ -344,9 +344,9 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "net", req->pid, err)))
 		return ret;
-	ret = check_cgroups(req, src, err);
-	if (ret)
+	if ((ret = check_cgroups(req, src, err)))
 		return ret;
+	ret = -ENOMEM; /* what a failure below without a sentence of its own means */
 	c.model = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL;
 	rsp_request__window_range(req, src, &c.from, &c.to);
 	if (req->pid >= 0 &&

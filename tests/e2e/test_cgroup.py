@@ -332,6 +332,20 @@ def main():
                 in stext, "snapshot text: " +
                 [l for l in stext.splitlines() if l.startswith("cgroup")].__str__())
         snap_filters(lambda *a: d.ctl(*a, check_rc=False), p["pid"], span, "live")
+        st = d.json("status", "--pid", str(p["pid"]))
+        t.check(st["threads"] and all(r.get("cgroup") == A and r.get("container") == HEX and
+                                      r.get("nspid") == 1 for r in st["threads"]),
+                "status --pid: its %d threads carry A, its container and nspid 1" %
+                len(st["threads"]))
+        _, stext, _ = d.ctl("status", "--pid", str(p["pid"]))
+        print(stext[stext.find("\nprocess "):])
+        t.check("\ncgroup %s, docker container %s, pid 1 in its pid namespace\n" % (
+            A, HEX[:12]) in stext, "status --pid text: the process's cgroup line")
+        for cmd in (["status"], ["dump", "-o", "/nonexistent/x"], ["stopwatch", "show"]):
+            rc, o, e = d.ctl(*cmd, "--cgroup", B, check_rc=False)
+            t.check(rc != 0 and not o and len(e.strip().splitlines()) == 1 and
+                    "--cgroup and --container do not apply" in e,
+                    "%s --cgroup refused in one sentence: %s" % (cmd[0], e.strip()))
         g = d.json("graph", *span)
         gt = [r for r in g.get("threads", []) if r.get("tgid") == p["pid"]]
         t.check(gt and all(r.get("cgroup") == A and r.get("container") == HEX and

@@ -354,12 +354,25 @@ static void test_request_filters(void **state)
 	assert_int_equal(parse(&req, "--container", "0123456789a", NULL, NULL, &err), -EINVAL);
 	assert_non_null(strstr(err.data, "12 or more hex digits"));
 	rsp_request__exit(&req);
-	/* a command without the option refuses it */
-	{
-		const char *argv[] = {"dump", "--cgroup", "/svc"};
+	/* a command without the option refuses it in one sentence that says why */
+	for (int i = 0; i < 3; i++) {
+		const char *cmds[] = {"dump", "status", "stopwatch"};
+		const char *argv[] = {cmds[i], i == 1 ? "--container" : "--cgroup",
+				      i == 1 ? "0123456789ab" : "/svc"};
 
 		rsp_buf__reset(&err);
 		assert_int_equal(rsp_request__parse(3, argv, &req, &err), -EINVAL);
+		assert_non_null(strstr(err.data, "--cgroup and --container do not apply: "));
+		assert_non_null(strstr(err.data, cmds[i]));
+		assert_null(strchr(err.data, '\n'));
+		rsp_request__exit(&req);
+	}
+	/* and net now takes it */
+	{
+		const char *argv[] = {"net", "--cgroup", "/svc"};
+
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), 0);
+		assert_string_equal(req.cgroup, "/svc");
 		rsp_request__exit(&req);
 	}
 	rsp_buf__exit(&err);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <rsp/buf.h>
 #include <rsp/hist.h>
 #include <rsp/maps.h>
 
@@ -23,6 +24,13 @@ void rsp_cgroupq__json(json_t *o, const struct rsp_maps *m, uint32_t pid, uint64
  */
 const char *rsp_cgroupq__text(const struct rsp_maps *m, uint32_t pid, uint64_t time, unsigned width,
 			      char *buf, size_t size);
+
+/**
+ * rsp_cgroupq__line() - "cgroup PATH, docker container ID12, pid N in its
+ * pid namespace" (the parts known; no newline) into @out.
+ * Return: whether anything is known.
+ */
+bool rsp_cgroupq__line(const struct rsp_maps *m, uint32_t pid, uint64_t time, struct rsp_buf *out);
 
 /* Rows grouped by cgroup (--by cgroup): bounded by the rows grouped. */
 struct rsp_cgroupq_row {

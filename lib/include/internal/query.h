@@ -68,6 +68,11 @@ struct rsp_command {
 	 * and --container, which always do (rsp_request__uses_symbols()).
 	 */
 	bool (*uses_model)(const struct rsp_request *req);
+	/*
+	 * For a command without RSP_COPT_CGROUP: why --cgroup and --container
+	 * do not apply to it (the end of one sentence; NULL: "unknown option").
+	 */
+	const char *no_cgroup;
 };
 
 extern const struct rsp_command rsp_cmd_status;
