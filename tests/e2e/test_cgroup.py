@@ -166,6 +166,25 @@ def by_cgroup(h, where):
     return got
 
 
+def report_filters(d, pid, span, work):
+    """report --cgroup: the page says so, its graph starts from the cgroup's
+    threads (burn_split's there), its profiles are the cgroup's; with a PID
+    outside, snapshot's one sentence and no page."""
+    page = os.path.join(work, "cg.html")
+    rc, o, e = d.ctl("report", "--cgroup", A, *span, "-o", page, check_rc=False)
+    t.check(rc == 0, "report --cgroup A: written (%s)" % e.strip())
+    with open(page, errors="replace") as f:
+        html = f.read()
+    t.check("only the processes of cgroup " + A in html and "burn_split" in html,
+            "report --cgroup A: the page says so and shows burn_split")
+    out = os.path.join(work, "out.html")
+    rc, o, e = d.ctl("report", str(pid), "--cgroup", B, *span, "-o", out, check_rc=False)
+    errs = [l for l in e.splitlines() if l.startswith("rspctl:")]
+    t.check(rc != 0 and not os.path.exists(out) and errs and
+            "outside --cgroup " + B in errs[0],
+            "report PID --cgroup B (PID in A): refused, no page: %s" % errs)
+
+
 def analyze(dump, *args):
     p = t.run([t.RSPCTL, "analyze", dump] + list(args) + ["--json"])
     t.check(p.returncode == 0, "analyze %s: %s" % (" ".join(args[:3]), p.stderr.strip()))
@@ -352,6 +371,7 @@ def main():
                            r.get("nspid") == 1 for r in gt),
                 "graph: burn_split's %d threads carry A, its container and nspid 1" % len(gt))
         graph_filters(lambda *a: d.ctl(*a, check_rc=False), p["pid"], span, "live")
+        report_filters(d, p["pid"], span, os.path.dirname(prom))
         a = rows_of(top, A)
         b = rows_of(top, B)
         t.check(len(a) == 1 and abs(a[0]["cpu_s"] - BURN_S) <= 0.35 * BURN_S,
