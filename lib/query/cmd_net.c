@@ -164,7 +164,7 @@ static void text_row(const struct ctx *c, const struct rsp_netsum_row *r, struct
 		rsp_buf__printf(out, "  %s %s -> %s  %s\n", rsp_net__proto_name(r->op->proto), l,
 				rem, thread_label(c, r->tid, r->tgid, label, sizeof(label)));
 		/* the sender's cgroup on a line of its own: the first stays in 80 columns */
-		if (*rsp_cgroupq__text(c->model, r->tgid, c->to, 60, cg, sizeof(cg)))
+		if (*rsp_cgroupq__text(c->model, r->tgid, c->to, 50, cg, sizeof(cg)))
 			rsp_buf__printf(out, "      cgroup %s\n", cg);
 	}
 	rsp_buf__printf(out, "      %" PRIu64 " ops, %.3f s, mean %.2f ms, max %.2f ms\n", r->ops,

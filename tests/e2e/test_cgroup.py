@@ -139,6 +139,10 @@ def graph_filters(ctl, pid, span, where):
                 (x["from"], x["to"], x["weight_s"]) for x in g.get("edges", [])]))
     rc, o, e = ctl("graph", "--container", HEX[:12], *span)
     print("\n".join(o.splitlines()[:8]))
+    lines = [l for l in o.splitlines() if "burn_split" in l or "docker:" in l]
+    print("\n".join(lines))
+    t.check("      cgroup docker:%s ns:1" % HEX[:12] in o,
+            "%s graph text: burn_split's vertex with its container and namespaced pid" % where)
     t.check(rc == 0 and "threads of container %s" % HEX[:12] in o,
             "%s graph --container A: says so" % where)
     rc, o, e = ctl("graph", "--cgroup", A, "--pid", str(pid), *span)
