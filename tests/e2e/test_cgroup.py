@@ -141,8 +141,10 @@ def graph_filters(ctl, pid, span, where):
     print("\n".join(o.splitlines()[:8]))
     lines = [l for l in o.splitlines() if "burn_split" in l or "docker:" in l]
     print("\n".join(lines))
-    t.check("      cgroup docker:%s ns:1" % HEX[:12] in o,
-            "%s graph text: burn_split's vertex with its container and namespaced pid" % where)
+    # a sink or knot vertex of A's (burn_split's, with ns:1; under the
+    # sanitizers LeakSanitizer's tracer, a clone of burn_split, may be the sink)
+    t.check("      cgroup docker:%s" % HEX[:12] in o,
+            "%s graph text: A's vertex with its container" % where)
     t.check(rc == 0 and "threads of container %s" % HEX[:12] in o,
             "%s graph --container A: says so" % where)
     rc, o, e = ctl("graph", "--cgroup", A, "--pid", str(pid), *span)
@@ -175,7 +177,17 @@ def report_filters(d, pid, span, work):
     threads (burn_split's there), its profiles are the cgroup's; with a PID
     outside, snapshot's one sentence and no page."""
     page = os.path.join(work, "cg.html")
-    rc, o, e = d.ctl("report", "--cgroup", A, *span, "-o", page, check_rc=False)
+    # Graphviz 2.42's dot layout leaks 368 bytes inside libgvc on some graphs
+    # (gmalloc, freed by no call of its API; rsp frees the render, layout,
+    # graph and context): LeakSanitizer is told so, for libgvc only
+    supp = os.path.join(work, "lsan-graphviz.supp")
+    with open(supp, "w") as f:
+        f.write("leak:libgvc.so\n")
+    lsan = os.environ.get("LSAN_OPTIONS", "")
+    env = dict(os.environ, LSAN_OPTIONS=(lsan + ":" if lsan else "") + "suppressions=" + supp)
+    p = t.run([t.RSPCTL, "--socket", d.socket, "report", "--cgroup", A, *span, "-o", page],
+              env=env, timeout=120)
+    rc, e = p.returncode, p.stderr
     t.check(rc == 0, "report --cgroup A: written (%s)" % e.strip())
     with open(page, errors="replace") as f:
         html = f.read()
@@ -224,7 +236,10 @@ def offline(d, prom, t0, rng, top, burner):
         t.check(of.get("samples") == lv["samples"] and
                 sorted(q["pid"] for q in of.get("processes", [])) ==
                 sorted(q["pid"] for q in lv["processes"]),
-                "offline top %s: live's %d samples and processes" % (" ".join(f), lv["samples"]))
+                "offline top %s: live's %d samples and processes (offline %s; %s, %s)" % (
+                    " ".join(f), lv["samples"], of.get("samples"),
+                    sorted((q["pid"], q["samples"]) for q in lv["processes"]),
+                    sorted((q["pid"], q["samples"]) for q in of.get("processes", []))))
     p = t.run([t.RSPCTL, "analyze", dump, "top", "--container", HEX[:12], "--limit", "3"] +
               rng[:4])
     print(p.stdout)
@@ -465,7 +480,8 @@ def main():
         t.check(want in text, "Prometheus by cgroup: " + want.strip())
         t.check(not any('cgroup="%s"' % A in l and 'op="offcpu:sleep"' in l
                         for l in text.splitlines()), "and no sleep in A")
-        # after the metrics' check: these take seconds under the sanitizers
+        offline(d, prom, t0, rng, top, p["pid"])
+        # after the metrics' and the dump's checks: these take seconds under the sanitizers
         report_filters(d, p["pid"], span, os.path.dirname(prom))
         trace = os.path.join(os.path.dirname(prom), "cg.trace.json")
         d.ctl("snapshot", str(p["pid"]), *span, "--chrome-trace", trace)
@@ -476,7 +492,6 @@ def main():
                   e.get("pid") == p["pid"]]
         t.check(labels == ["cgroup %s, docker container %s, pid 1 in its pid namespace" % (
             A, HEX[:12])], "snapshot --chrome-trace: the process's labels (%s)" % labels)
-        offline(d, prom, t0, rng, top, p["pid"])
         net_part(d, os.path.dirname(prom))
         shutil.rmtree(os.path.dirname(prom), ignore_errors=True)
         for bad in (["--cgroup", "rsptest"], ["--container", "abc"],
