@@ -19,6 +19,7 @@
 #include <rsp/cgroup.h>
 #include <rsp/hist.h>
 #include <rsp/maps.h>
+#include <rsp/merge.h>
 #include <rsp/prom.h>
 #include <rsp/query.h>
 #include "internal/cgroupq.h"
@@ -366,6 +367,17 @@ static void test_request_filters(void **state)
 		assert_non_null(strstr(err.data, cmds[i]));
 		assert_null(strchr(err.data, '\n'));
 		rsp_request__exit(&req);
+	}
+	/* merge: a cgroup names one host's directory (refused before any file is read) */
+	{
+		char *argv[] = {"a.perf.data", "b.perf.data", "net", "--cgroup", "/svc"};
+		struct rsp_buf out = RSP_BUF_INIT;
+
+		rsp_buf__reset(&err);
+		assert_int_equal(rsp_merge__run(5, argv, &out, &err), -EINVAL);
+		assert_non_null(strstr(err.data, "do not apply across hosts"));
+		assert_null(strchr(err.data, '\n'));
+		rsp_buf__exit(&out);
 	}
 	/* and net now takes it */
 	{
