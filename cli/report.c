@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <rsp/answer.h>
+#include <rsp/cgroup.h>
 #include <rsp/file.h>
 #include <rsp/flametree.h>
 #include <rsp/parse.h>
@@ -31,9 +32,10 @@
 struct report_opts {
 	long pid;
 	const char *last, *from, *to, *output;
+	const char *cgroup, *container; /* --cgroup PATH, --container ID */
 	uint64_t max_frames, max_edges, max_slices;
 	char max_slices_arg[24];
-	char range[160];
+	char range[PATH_MAX + 320];
 };
 
 const char report_usage[] =
@@ -41,6 +43,7 @@ const char report_usage[] =
 	"\n"
 	"usage: rspctl report [PID] [--last DURATION | --from T --to T] -o FILE.html\n"
 	"                     [--max-frames N] [--max-edges N] [--max-slices N]\n"
+	"                     [--cgroup PATH | --container ID]\n"
 	"\n"
 	"Writes one self-contained HTML file (no network needed to open it, e.g.\n"
 	"from a mail): the snapshot's table of explanation and its chain, an\n"
@@ -55,6 +58,10 @@ const char report_usage[] =
 	"  --last DURATION    the last DURATION of the window (default: all of it)\n"
 	"  --from T, --to T   only [T, T] of the window, in seconds as 'rspctl\n"
 	"                     status' shows it\n"
+	"  --cgroup PATH      only the processes in this cgroup v2 subtree: PID\n"
+	"                     must be inside; the graph starts from their threads\n"
+	"                     (without PID) and the profiles are theirs\n"
+	"  --container ID     the same for a container (12+ hex digits of its id)\n"
 	"  -o, --output FILE  the page to write (a new file, or a regular file\n"
 	"                     replaced whole once the page is complete)\n"
 	"  --max-frames N     the flame graph holds at most N frames, heaviest\n"
@@ -103,7 +110,7 @@ static int parse_opt(struct report_opts *o, int argc, char **argv, int *i)
 	if (strcmp(name, "-o") && strcmp(name, "--output") && strcmp(name, "--last") &&
 	    strcmp(name, "--from") && strcmp(name, "--to") && strcmp(name, "--pid") &&
 	    strcmp(name, "--max-frames") && strcmp(name, "--max-edges") &&
-	    strcmp(name, "--max-slices"))
+	    strcmp(name, "--max-slices") && strcmp(name, "--cgroup") && strcmp(name, "--container"))
 		return bad("unknown option '%s'; see 'rspctl help report'", a);
 	v = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
 	if (!v || !v[0])
@@ -121,6 +128,19 @@ static int parse_opt(struct report_opts *o, int argc, char **argv, int *i)
 				"the window, such as 1687.5621, not '%s'",
 				v);
 		*(!strcmp(name, "--from") ? &o->from : &o->to) = v;
+	} else if (!strcmp(name, "--cgroup")) {
+		/* rspd checks the same rule again: this is for the sentence before asking */
+		if (v[0] != '/' || strlen(v) >= PATH_MAX)
+			return bad("--cgroup wants a cgroup v2 path as /proc/PID/cgroup shows it, "
+				   "starting with '/', not '%s'",
+				   v);
+		o->cgroup = v;
+	} else if (!strcmp(name, "--container")) {
+		if (!rsp_cgroup__check_container_arg(v))
+			return bad("--container wants a container id or its first 12 or more hex "
+				   "digits (as 'docker ps' shows it), not '%s'",
+				   v);
+		o->container = v;
 	} else if (!strcmp(name, "--pid")) {
 		if (rsp_parse__u64(v, 1, 4194304, &n) || (o->pid >= 0 && o->pid != (long)n))
 			return bad("--pid wants one process id, not '%s'", v);
@@ -170,6 +190,17 @@ static int parse_opts(struct report_opts *o, int argc, char **argv)
 			 o->from ? o->from : "the start", o->to ? o->to : "the end");
 	else
 		snprintf(o->range, sizeof(o->range), "the whole window");
+	if (o->cgroup || o->container) {
+		size_t len = strlen(o->range);
+
+		snprintf(o->range + len, sizeof(o->range) - len, "; only the processes of %s%s%s%s",
+			 o->cgroup ? "cgroup " : "", o->cgroup ? o->cgroup : "",
+			 o->cgroup && o->container ? " and " : "",
+			 o->container ? "container " : "");
+		len = strlen(o->range);
+		if (o->container)
+			snprintf(o->range + len, sizeof(o->range) - len, "%s", o->container);
+	}
 	return 0;
 }
 
@@ -208,6 +239,11 @@ static int query_argv(const struct report_opts *o, const char **head, const char
 		v[n++] = "--from", v[n++] = o->from;
 	if (o->to)
 		v[n++] = "--to", v[n++] = o->to;
+	/* graph --pid starts from the process: its --cgroup would choose a start too */
+	if (o->cgroup && !(o->pid >= 0 && !strcmp(v[0], "graph")))
+		v[n++] = "--cgroup", v[n++] = o->cgroup;
+	if (o->container && !(o->pid >= 0 && !strcmp(v[0], "graph")))
+		v[n++] = "--container", v[n++] = o->container;
 	v[n] = NULL;
 	return n;
 }
@@ -215,7 +251,7 @@ static int query_argv(const struct report_opts *o, const char **head, const char
 static json_t *ask_json(const struct report_asker *a, const struct report_opts *o,
 			const char **head, bool ranged)
 {
-	const char *v[16];
+	const char *v[24];
 	struct rsp_buf ans = RSP_BUF_INIT;
 	json_error_t je;
 	json_t *j = NULL;
@@ -274,7 +310,7 @@ static int ask_snapshot(const struct report_asker *a, const struct report_opts *
 			      "report.folded",	 "--chrono",
 			      "report.chrono",	 "--max-slices",
 			      o->max_slices_arg, NULL};
-	const char *v[16];
+	const char *v[24];
 	struct rsp_buf ans = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_flametree *t = NULL;
 	struct rsp_flametree_stats st;
@@ -334,7 +370,7 @@ static int ask_graph(const struct report_asker *a, const struct report_opts *o, 
 {
 	char pid[24];
 	const char *head[] = {"graph", "--format", "dot", NULL, NULL, NULL};
-	const char *v[16];
+	const char *v[24];
 	struct rsp_buf ans = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	size_t cut = 0;
 	int ret = 1;

@@ -56,7 +56,7 @@ static const char *const softirqs[RSP_HIST_NR_SOFTIRQS] = {
 };
 
 static const char *const subject_kinds[RSP_HSUBJ__NR] = {
-	"system", "process", "thread", "other_processes", "other_threads", "comm",
+	"system", "process", "thread", "other_processes", "other_threads", "comm", "cgroup",
 };
 
 const char *rsp_hist__op_kind_name(unsigned kind)
@@ -102,6 +102,12 @@ const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, char *buf
 		break;
 	case RSP_HSUBJ_COMM:
 		snprintf(buf, n, "comm %s", s->comm);
+		break;
+	case RSP_HSUBJ_CGROUP:
+		if (s->cgroup && s->cgroup[0] == '/')
+			snprintf(buf, n, "cgroup %s", s->cgroup);
+		else
+			snprintf(buf, n, "%s", s->cgroup ? s->cgroup : "(unknown)");
 		break;
 	default:
 		snprintf(buf, n, "system");

@@ -195,6 +195,8 @@ static int cmp_subject(const struct rsp_hist_subject *a, const struct rsp_hist_s
 		return a->tid < b->tid ? -1 : a->tid > b->tid;
 	case RSP_HSUBJ_COMM:
 		return strncmp(a->comm, b->comm, RSP_HIST_COMM_LEN);
+	case RSP_HSUBJ_CGROUP:
+		return strcmp(a->cgroup ? a->cgroup : "", b->cgroup ? b->cgroup : "");
 	default:
 		return 0;
 	}

@@ -50,12 +50,26 @@ static void profile_free_rows(struct rsp_hist_profile *p)
 	p->nr_rows = 0;
 }
 
+/* What a profile of a set owns: its rows, its cgroup's name. */
+static void profile_free(struct rsp_hist_profile *p)
+{
+	profile_free_rows(p);
+	if (p->subject.kind == RSP_HSUBJ_CGROUP)
+		free((char *)p->subject.cgroup);
+	p->subject.cgroup = NULL;
+}
+
+static const char *subject_cgroup(const struct rsp_hist_subject *s)
+{
+	return s->cgroup ? s->cgroup : "";
+}
+
 void rsp_hist_set__delete(struct rsp_hist_set *s)
 {
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		profile_free_rows(&s->v[i]);
+		profile_free(&s->v[i]);
 	free(s->v);
 	if (s->index)
 		rsp_u64map__exit(s->index);
@@ -74,6 +88,8 @@ bool rsp_hist__subject_equal(const struct rsp_hist_subject *a, const struct rsp_
 		return a->tid == b->tid;
 	case RSP_HSUBJ_COMM:
 		return !strncmp(a->comm, b->comm, RSP_HIST_COMM_LEN);
+	case RSP_HSUBJ_CGROUP:
+		return !strcmp(subject_cgroup(a), subject_cgroup(b));
 	default:
 		return true;
 	}
@@ -90,6 +106,8 @@ static uint64_t profile_hash(const struct rsp_hist_subject *s, const char *op)
 		h = rsp_hash__bytes(h, &s->tid, sizeof(s->tid));
 	else if (s->kind == RSP_HSUBJ_COMM)
 		h = rsp_hash__bytes(h, s->comm, strnlen(s->comm, RSP_HIST_COMM_LEN));
+	else if (s->kind == RSP_HSUBJ_CGROUP)
+		h = rsp_hash__bytes(h, subject_cgroup(s), strlen(subject_cgroup(s)));
 	h = rsp_hash__bytes(h, op, strlen(op));
 	return h == UINT64_MAX ? 0 : h;
 }
@@ -135,6 +153,7 @@ struct rsp_hist_profile *rsp_hist_set__get(struct rsp_hist_set *s,
 					   const struct rsp_hist_subject *subj, const char *op_name)
 {
 	struct rsp_hist_profile *p = rsp_hist_set__find(s, subj, op_name);
+	char *cg = NULL;
 	uint64_t h;
 	uint32_t idx;
 
@@ -149,12 +168,19 @@ struct rsp_hist_profile *rsp_hist_set__get(struct rsp_hist_set *s,
 		s->v = v;
 		s->cap = cap;
 	}
+	if (subj->kind == RSP_HSUBJ_CGROUP && !(cg = strdup(subject_cgroup(subj))))
+		return NULL;
 	h = profile_hash(subj, op_name);
 	/* Only index a fresh hash: on a collision the first owner keeps it. */
-	if (rsp_u64map__get(s->index, h, &idx) && rsp_u64map__put(s->index, h, (uint32_t)s->n))
+	if (rsp_u64map__get(s->index, h, &idx) && rsp_u64map__put(s->index, h, (uint32_t)s->n)) {
+		free(cg);
 		return NULL;
-	p = &s->v[s->n++];
+	}
+	p = &s->v[s->n];
 	rsp_hist_profile__init(p, subj, op_name, s->resolution);
+	if (cg)
+		p->subject.cgroup = cg;
+	s->n++;
 	return p;
 }
 
@@ -232,6 +258,8 @@ static int profile_cmp(const void *x, const void *y)
 		c = a->subject.pid < b->subject.pid ? -1 : a->subject.pid > b->subject.pid;
 	if (!c)
 		c = a->subject.tid < b->subject.tid ? -1 : a->subject.tid > b->subject.tid;
+	if (!c && a->subject.kind == RSP_HSUBJ_CGROUP)
+		c = strcmp(subject_cgroup(&a->subject), subject_cgroup(&b->subject));
 	return c;
 }
 
@@ -251,13 +279,33 @@ static void reindex(struct rsp_hist_set *s)
 	}
 }
 
+void rsp_hist_set__keep_if(struct rsp_hist_set *s,
+			   bool (*keep)(const struct rsp_hist_profile *p, void *ctx), void *ctx)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (!keep(&s->v[i], ctx)) {
+			profile_free(&s->v[i]);
+			continue;
+		}
+		if (n != i)
+			s->v[n] = s->v[i];
+		n++;
+	}
+	if (n == s->n)
+		return;
+	s->n = n;
+	reindex(s);
+}
+
 void rsp_hist_set__sort(struct rsp_hist_set *s, size_t top)
 {
 	if (s->n > 1)
 		qsort(s->v, s->n, sizeof(*s->v), profile_cmp);
 	if (top && top < s->n) {
 		for (size_t i = top; i < s->n; i++)
-			profile_free_rows(&s->v[i]);
+			profile_free(&s->v[i]);
 		s->n = top;
 	}
 	reindex(s);

@@ -83,6 +83,8 @@ json_t *rsp_hist_json__subject(const struct rsp_hist_subject *s)
 	else if (s->kind == RSP_HSUBJ_PROCESS || s->kind == RSP_HSUBJ_THREAD ||
 		 s->kind == RSP_HSUBJ_COMM)
 		json_object_set_new(o, "comm", json_string(s->comm));
+	if (s->kind == RSP_HSUBJ_CGROUP)
+		json_object_set_new(o, "cgroup", json_string(s->cgroup ? s->cgroup : ""));
 	return o;
 }
 
@@ -267,6 +269,19 @@ static bool bound_is(json_t *v, uint64_t want)
 	return fabs(json_real_value(v) - (double)want) <= 1e-15 * (double)want;
 }
 
+/* A cgroup subject's name, borrowed from @o: a path, or a "(group)". */
+static int load_cgroup(struct loader *l, json_t *o, struct rsp_hist_subject *s)
+{
+	const char *cg = NULL;
+
+	if (json_unpack(o, "{s:s}", "cgroup", &cg) || !cg[0])
+		return bad(l, "a 'cgroup' subject has no 'cgroup'");
+	if (strlen(cg) >= 4096 || (cg[0] != '/' && cg[0] != '('))
+		return bad(l, "'cgroup' is neither a cgroup path nor a group");
+	s->cgroup = cg;
+	return 0;
+}
+
 static int load_subject(struct loader *l, json_t *o, struct rsp_hist_subject *s)
 {
 	const char *kind;
@@ -311,6 +326,8 @@ static int load_subject(struct loader *l, json_t *o, struct rsp_hist_subject *s)
 		snprintf(s->comm, sizeof(s->comm), "%s", comm);
 	if (k == RSP_HSUBJ_COMM && !comm)
 		return bad(l, "a 'comm' subject has no 'comm'");
+	if (k == RSP_HSUBJ_CGROUP)
+		return load_cgroup(l, o, s);
 	return 0;
 }
 
@@ -480,6 +497,7 @@ static int load_profile(struct loader *l, json_t *o, struct rsp_hist_set *set)
 		rsp_buf__printf(l->err, "%s: out of memory reading it", l->what);
 		return -ENOMEM;
 	}
+	tmp.subject.cgroup = p->subject.cgroup; /* the set's copy, not the JSON's */
 	*p = tmp;
 	return 0;
 }

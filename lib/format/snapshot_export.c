@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/symbols.h>
+#include "internal/cgroupq.h"
 #include "internal/snapexport.h"
 
 #define MAX_TRACE_EVENTS 2000000
@@ -219,6 +221,27 @@ static uint32_t pid_of(const struct snapnames *n, uint32_t tid)
 	return rsp_redact__owner(&n->red, tid, 0);
 }
 
+/* The process's cgroup, container and namespaced pid, where known: its labels. */
+static void cgroup_label(struct trace *t, uint32_t pid)
+{
+	const struct rsp_source *src = t->n->src;
+	struct rsp_buf line = RSP_BUF_INIT;
+
+	if (src->symbols &&
+	    rsp_cgroupq__line(rsp_symbolizer__maps(src->symbols), pid, t->end, &line) &&
+	    !line.error && begin_event(t)) {
+		rsp_buf__printf(t->out,
+				"\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%u,"
+				"\"args\":{\"labels\":",
+				pid);
+		jstr(t, line.data);
+		rsp_buf__puts(t->out, "}}");
+	}
+	if (line.error && !t->err)
+		t->err = line.error;
+	rsp_buf__exit(&line);
+}
+
 static void names(struct trace *t, const uint32_t *tids, size_t nt)
 {
 	char buf[128];
@@ -250,6 +273,8 @@ static void names(struct trace *t, const uint32_t *tids, size_t nt)
 			jstr(t, rsp_snapnames__thread(t->n, pid, pid, buf, sizeof(buf)));
 			rsp_buf__puts(t->out, "}}");
 		}
+		if (!hidden)
+			cgroup_label(t, pid);
 	}
 }
 

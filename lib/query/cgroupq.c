@@ -44,6 +44,21 @@ const char *rsp_cgroupq__text(const struct rsp_maps *m, uint32_t pid, uint64_t t
 	return buf;
 }
 
+bool rsp_cgroupq__line(const struct rsp_maps *m, uint32_t pid, uint64_t time, struct rsp_buf *out)
+{
+	const char *path = m ? rsp_maps__cgroup(m, pid, time) : NULL, *rt;
+	uint32_t ns = m ? rsp_maps__nspid(m, pid, time) : 0;
+	char id[RSP_CONTAINER_ID_LEN + 1];
+
+	if (path)
+		rsp_buf__printf(out, "cgroup %s", path);
+	if (path && rsp_cgroup__container_id(path, id, &rt))
+		rsp_buf__printf(out, ", %s container %.12s", rt, id);
+	if (ns && ns != pid)
+		rsp_buf__printf(out, "%spid %u in its pid namespace", path ? ", " : "", ns);
+	return path || (ns && ns != pid);
+}
+
 int rsp_cgroupq_by__add(struct rsp_cgroupq_by *b, const char *cgroup, uint64_t samples,
 			uint64_t kernel, uint64_t period, bool new_thread)
 {
@@ -94,4 +109,121 @@ void rsp_cgroupq_by__exit(struct rsp_cgroupq_by *b)
 {
 	free(b->rows);
 	*b = (struct rsp_cgroupq_by){0};
+}
+
+/* ---- hist --by cgroup ------------------------------------------------------ */
+
+struct cg_rank {
+	const char *name;
+	uint64_t sum;
+};
+
+static int by_sum_desc(const void *a, const void *b)
+{
+	const struct cg_rank *x = a, *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The group of one profile of @in before the cut; NULL: not a process's. */
+static const char *profile_group(const struct rsp_hist_profile *p,
+				 const char *(*group_of)(void *, uint32_t), void *ctx)
+{
+	if (p->subject.kind == RSP_HSUBJ_OTHER_PROCESS)
+		return RSP_CGROUPQ_OTHER_PROCESSES;
+	if (p->subject.kind != RSP_HSUBJ_PROCESS)
+		return NULL;
+	return group_of(ctx, p->subject.pid);
+}
+
+/* The real cgroups (paths) of @in with their total latency, heaviest first. */
+static long rank_cgroups(const struct rsp_hist_set *in, const char *(*group_of)(void *, uint32_t),
+			 void *ctx, struct cg_rank **out)
+{
+	struct cg_rank *v = calloc(in->n ? in->n : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->n; i++) {
+		const char *name = profile_group(&in->v[i], group_of, ctx);
+		size_t k;
+
+		if (!name || name[0] != '/')
+			continue;
+		/* linear: a query's cgroups are few beside its profiles */
+		for (k = 0; k < n && strcmp(v[k].name, name); k++)
+			;
+		if (k == n)
+			v[n++] = (struct cg_rank){.name = name};
+		v[k].sum += in->v[i].sum;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_sum_desc);
+	*out = v;
+	return (long)n;
+}
+
+static bool ranked_in_top(const struct cg_rank *v, size_t n, unsigned top, const char *name)
+{
+	for (size_t k = 0; k < n && k < top; k++)
+		if (!strcmp(v[k].name, name))
+			return true;
+	return false;
+}
+
+static int merge_into(struct rsp_hist_set *s, const char *group, const struct rsp_hist_profile *p)
+{
+	struct rsp_hist_subject subj = {.kind = RSP_HSUBJ_CGROUP, .cgroup = group};
+	struct rsp_hist_profile *d = rsp_hist_set__get(s, &subj, p->op_name);
+
+	if (!d)
+		return -ENOMEM;
+	d->op = p->op;
+	snprintf(d->op_label, sizeof(d->op_label), "%s", p->op_label);
+	return rsp_hist_profile__merge(d, p);
+}
+
+static void copy_range(struct rsp_hist_set *s, const struct rsp_hist_set *in)
+{
+	s->ranged = in->ranged;
+	s->from = in->from;
+	s->to = in->to;
+	s->slice_ns = in->slice_ns;
+	s->clipped = in->clipped;
+	s->overflow = in->overflow;
+	s->gaps = in->gaps;
+	s->gap_ns = in->gap_ns;
+	s->since = in->since;
+	s->progress = in->progress;
+}
+
+int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
+		      const char *(*group_of)(void *ctx, uint32_t pid), void *ctx,
+		      struct rsp_hist_set **out)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(in->resolution);
+	struct cg_rank *v = NULL;
+	long n = s ? rank_cgroups(in, group_of, ctx, &v) : -ENOMEM;
+	int ret = n < 0 ? (int)n : 0;
+
+	for (size_t i = 0; !ret && i < in->n; i++) {
+		const char *g = profile_group(&in->v[i], group_of, ctx);
+
+		if (!g)
+			continue;
+		if (g[0] == '/' && !ranked_in_top(v, (size_t)n, top, g))
+			g = RSP_CGROUPQ_OTHER_CGROUPS;
+		ret = merge_into(s, g, &in->v[i]);
+	}
+	free(v);
+	if (ret) {
+		rsp_hist_set__delete(s);
+		return ret;
+	}
+	copy_range(s, in);
+	*out = s;
+	return 0;
 }

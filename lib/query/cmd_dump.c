@@ -140,4 +140,6 @@ const struct rsp_command rsp_cmd_dump = {
 	.run = dump_run,
 	.reads_window = rsp_query__never_reads_window, /* rspd's dump thread does */
 	.no_symbols = true,
+	.no_cgroup = "a dump holds the whole window and every process's cgroup; filter when "
+		     "you read it (rspctl analyze FILE top --cgroup PATH)",
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <linux/perf_event.h>
+#include <rsp/cgroup.h>
 #include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/symbols.h>
@@ -348,6 +349,39 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 		text_stack(c, "woken by", &e->waker_stacks[0], out);
 }
 
+/*
+ * A thread vertex's cgroup (and namespaced pid) on a line of its own, when
+ * its threads' processes share one the model knows (a merged vertex of
+ * several cgroups shows none); not another user's.
+ */
+static void text_vertex_cgroup(const struct ctx *c, uint32_t v, const struct rsp_wvertex *x,
+			       struct rsp_buf *out)
+{
+	const struct rsp_maps *m = c->src->symbols ? rsp_symbolizer__maps(c->src->symbols) : NULL;
+	const char *first = NULL;
+	uint32_t pid = 0;
+	char buf[300];
+
+	if (!m || c->other[v])
+		return;
+	for (uint32_t i = 0; i < x->nr_threads; i++) {
+		const struct rsp_tlthread *t = rsp_tlstore__find_thread(c->store, x->tids[i]);
+		const char *cg = t && t->tgid ? rsp_maps__cgroup(m, t->tgid, c->end) : NULL;
+
+		if (!cg || (first && strcmp(cg, first)))
+			return;
+		first = cg;
+		pid = !i || pid == t->tgid ? t->tgid : 0; /* 0: several processes */
+	}
+	if (!first)
+		return;
+	if (pid)
+		rsp_cgroupq__text(m, pid, c->end, 50, buf, sizeof(buf));
+	else
+		rsp_cgroup__short(first, 50, buf, sizeof(buf));
+	rsp_buf__printf(out, "      cgroup %s\n", buf);
+}
+
 static void text_vertex(const struct ctx *c, uint32_t v, struct rsp_buf *out)
 {
 	const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
@@ -358,6 +392,7 @@ static void text_vertex(const struct ctx *c, uint32_t v, struct rsp_buf *out)
 	}
 	rsp_buf__printf(out, "    %-28.28s cpu %6.3f s  runnable %6.3f s  wait %6.3f s\n",
 			vname(c, v), secs(x->run_ns), secs(x->runnable_ns), secs(x->wait_ns));
+	text_vertex_cgroup(c, v, x, out);
 	if (x->run_inferred_ns >= 1000000)
 		rsp_buf__printf(out,
 				"      + running (inferred) %.3f s: its switch-out was not "

@@ -32,15 +32,17 @@
 #include <rsp/parse.h>
 #include <rsp/maps.h>
 #include <rsp/symbols.h>
+#include "internal/cgroupq.h"
 #include "internal/hist.h"
 #include "internal/query.h"
 #include "internal/redact.h"
 
-#define MAX_OPSEL    16
-#define MAX_RESOLVED 64
-#define MAX_HEATMAPS 32
-#define DEFAULT_SHOW 3
-#define MAX_BASELINE (256u << 20)
+#define MAX_OPSEL	    16
+#define MAX_RESOLVED	    64
+#define MAX_HEATMAPS	    32
+#define DEFAULT_SHOW	    3
+#define MAX_BASELINE	    (256u << 20)
+#define DEFAULT_TOP_CGROUPS 20
 
 struct timearg {
 	bool set;
@@ -62,7 +64,9 @@ struct hist_opts {
 	bool slices;
 	char diff[PATH_MAX];
 	char save[PATH_MAX];
-	unsigned resolution; /* 0: the store's */
+	unsigned resolution;  /* 0: the store's */
+	bool by_cgroup;	      /* --by cgroup */
+	uint64_t top_cgroups; /* --top-cgroups N: the rest "(other cgroups)" */
 };
 
 enum {
@@ -83,6 +87,8 @@ enum {
 	OPT_SAVE,
 	OPT_RESOLUTION,
 	OPT_MIN_SHARE,
+	OPT_BY,
+	OPT_TOP_CGROUPS,
 	OPT_PID_SUBJECT = 100, /* --pid, a common option, seen in check() */
 };
 
@@ -104,6 +110,8 @@ static const struct rsp_option hist_opts[] = {
 	{"save", true, OPT_SAVE},
 	{"resolution", true, OPT_RESOLUTION},
 	{"min-share", true, OPT_MIN_SHARE},
+	{"by", true, OPT_BY},
+	{"top-cgroups", true, OPT_TOP_CGROUPS},
 	{NULL, false, 0},
 };
 
@@ -113,6 +121,7 @@ static void hist_init(void *p)
 
 	o->tid = -1;
 	o->min_share = 1.0;
+	o->top_cgroups = 0;
 }
 
 /* ---- parsing ----------------------------------------------------------------- */
@@ -269,6 +278,22 @@ static int hist_opt(struct rsp_request *req, int id, const char *v, struct rsp_b
 		}
 		o->resolution = (unsigned)(v[0] - '0');
 		return 0;
+	case OPT_BY:
+		if (strcmp(v, "cgroup")) {
+			rsp_buf__printf(err, "hist: --by groups by 'cgroup' only, not '%.40s'", v);
+			return -EINVAL;
+		}
+		o->by_cgroup = true;
+		return 0;
+	case OPT_TOP_CGROUPS:
+		if (rsp_parse__u64(v, 1, 10000, &o->top_cgroups)) {
+			rsp_buf__printf(err,
+					"hist: --top-cgroups wants a number of cgroups from 1 to "
+					"10000, not '%s'",
+					v);
+			return -EINVAL;
+		}
+		return 0;
 	default:
 		rsp_buf__printf(err, "hist: unexpected argument '%s'; see 'rspctl help hist'", v);
 		return -EINVAL;
@@ -296,6 +321,15 @@ static int hist_check(struct rsp_request *req, struct rsp_buf *err)
 		msg = "--min-share goes with a diff (--diff FILE or --base-from)";
 	else if (o->threads && o->subject && o->subject != OPT_PID_SUBJECT)
 		msg = "--threads goes with --pid PID (its threads) or alone (every thread)";
+	else if (o->by_cgroup && (o->subject || o->threads))
+		msg = "--by cgroup merges every process's profiles by cgroup; it takes no subject "
+		      "(--system, --pid, --tid, --comm, --threads, --processes, --all): narrow "
+		      "it with --cgroup PATH or --container ID";
+	else if (o->by_cgroup && o->slices)
+		msg = "--slices does not combine with --by cgroup (the heat maps are kept per "
+		      "process); use --slices with --cgroup PATH";
+	else if (o->top_cgroups && !o->by_cgroup)
+		msg = "--top-cgroups goes with --by cgroup";
 	if (msg) {
 		rsp_buf__printf(err, "hist: %s", msg);
 		return -EINVAL;
@@ -428,14 +462,20 @@ static int make_plan(const struct rsp_request *req, const struct rsp_source *src
 	memset(p, 0, sizeof(*p));
 	rsp_redact__init(&p->red, src);
 	query_subjects(req, o, &p->q);
+	if (o->by_cgroup) /* merged by cgroup after collection: by_cgroup() */
+		p->q.subjects = 1u << RSP_HSUBJ_PROCESS | 1u << RSP_HSUBJ_OTHER_PROCESS;
+	if ((req->cgroup || req->container || o->by_cgroup) &&
+	    (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups)))) {
+		rsp_buf__printf(err,
+				"hist: %s need%s the cgroup of each process, which this file "
+				"does not carry (perf or an older rspd wrote it); ask rspd, or "
+				"dump again",
+				o->by_cgroup ? "--by cgroup" : "--cgroup and --container",
+				o->by_cgroup ? "s" : "");
+		return -EOPNOTSUPP;
+	}
 	if (req->cgroup || req->container) {
 		/* the whole system's and evicted profiles belong to no one cgroup */
-		if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {
-			rsp_buf__puts(err, "hist: --cgroup and --container need the cgroup of each "
-					   "process, which this file does not carry (perf or an "
-					   "older rspd wrote it); ask rspd, or dump again");
-			return -EOPNOTSUPP;
-		}
 		p->q.subjects &= ~(1u << RSP_HSUBJ_SYSTEM | 1u << RSP_HSUBJ_OTHER_PROCESS |
 				   1u << RSP_HSUBJ_OTHER_THREAD);
 		if (!p->q.subjects)
@@ -612,6 +652,85 @@ static int check_named(const struct rsp_request *req, const struct rsp_source *s
 	return 0;
 }
 
+/* ---- --cgroup, --container, --by cgroup -------------------------------------------- */
+
+struct inside_ctx {
+	const struct rsp_request *req;
+	const struct rsp_maps *maps;
+	uint64_t time;
+};
+
+static bool profile_inside(const struct rsp_hist_profile *p, void *ctx)
+{
+	const struct inside_ctx *c = ctx;
+
+	if (p->subject.kind != RSP_HSUBJ_PROCESS && p->subject.kind != RSP_HSUBJ_THREAD)
+		return true;
+	return rsp_request__cgroup_keeps(c->req, c->maps, p->subject.pid, c->time);
+}
+
+/*
+ * --cgroup, --container: the profiles of the processes inside, judged again
+ * after collection: live, a process whose first profile came after
+ * exclude_others() read the list is in the set and not in the list.
+ */
+static void keep_inside(const struct rsp_request *req, const struct rsp_source *src,
+			struct rsp_hist_set *s)
+{
+	struct inside_ctx c = {
+		.req = req,
+		.maps = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL,
+		.time = src->now,
+	};
+
+	if (req->cgroup || req->container)
+		rsp_hist_set__keep_if(s, profile_inside, &c);
+}
+
+struct group_ctx {
+	const struct rsp_maps *maps;
+	struct rsp_redact *red;
+	uint64_t time;
+};
+
+/* A process's group: as --cgroup judges it (the model's cgroup at the query's "now"). */
+static const char *group_of(void *ctx, uint32_t pid)
+{
+	struct group_ctx *g = ctx;
+	const char *path;
+
+	if (rsp_redact__hidden(g->red, pid, pid))
+		return "(other user)";
+	path = g->maps ? rsp_maps__cgroup(g->maps, pid, g->time) : NULL;
+	return path ? path : "(unknown)";
+}
+
+/* --by cgroup: @s's process profiles merged by cgroup, in place of @s. */
+static int by_cgroup(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
+		     struct rsp_hist_set **s, struct rsp_buf *err)
+{
+	const struct hist_opts *o = req->opts;
+	struct group_ctx g = {
+		.maps = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL,
+		.red = &p->red,
+		.time = src->now,
+	};
+	struct rsp_hist_set *cg;
+	int ret;
+
+	if (!o->by_cgroup)
+		return 0;
+	ret = rsp_cgroupq__hist(*s, o->top_cgroups ? (unsigned)o->top_cgroups : DEFAULT_TOP_CGROUPS,
+				group_of, &g, &cg);
+	if (ret) {
+		rsp_buf__puts(err, "hist: out of memory merging the profiles by cgroup");
+		return ret;
+	}
+	rsp_hist_set__delete(*s);
+	*s = cg;
+	return 0;
+}
+
 /* Collect, rank, keep --top; with --slices, collect again with rows for those. */
 static int collect(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
 		   struct rsp_hist_set **out, struct rsp_buf *err)
@@ -627,6 +746,12 @@ static int collect(const struct rsp_request *req, const struct rsp_source *src, 
 
 	if (ret)
 		return ret;
+	keep_inside(req, src, s);
+	ret = by_cgroup(req, src, p, &s, err);
+	if (ret) {
+		rsp_hist_set__delete(s);
+		return ret;
+	}
 	if (p->implicit_range)
 		s->clipped = false;
 	if (o->base_from.set)
@@ -936,6 +1061,10 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 		if (!ret)
 			ret = rsp_hist_store__collect(src->hist, &p.q, &base, err);
 		if (!ret) {
+			keep_inside(req, src, base);
+			ret = by_cgroup(req, src, &p, &base, err);
+		}
+		if (!ret) {
 			label_ops(base, src);
 			redact(base, &p.red);
 			ret = fit_resolution(o, base, err);
@@ -983,10 +1112,19 @@ static int hist_finish(const struct rsp_request *req, const char *answer, size_t
 	return ret;
 }
 
+/* --by cgroup reads each process's cgroup in the process model. */
+static bool hist_uses_model(const struct rsp_request *req)
+{
+	const struct hist_opts *o = req->opts;
+
+	return o->by_cgroup;
+}
+
 const struct rsp_command rsp_cmd_hist = {
 	.name = "hist",
 	.summary = "latency profiles: log2 histograms per operation and subject",
-	.usage = "usage: rspctl hist [SUBJECT] [--op OP]... [RANGE] [--top N] [--slices]\n"
+	.usage = "usage: rspctl hist [SUBJECT | --by cgroup] [--op OP]... [RANGE] [--top N]\n"
+		 "                   [--slices] [--top-cgroups N]\n"
 		 "                   [--diff FILE | --base-from T [--base-to T]]\n"
 		 "                   [--min-share PCT] [--save FILE] [--resolution 1|2] [--json]\n"
 		 "\n"
@@ -1006,6 +1144,11 @@ const struct rsp_command rsp_cmd_hist = {
 		 "                   subtree (their own profiles; the whole system's\n"
 		 "                   and evicted ones belong to no cgroup)\n"
 		 "  --container ID   the same for a container (12+ hex digits of its id)\n"
+		 "  --by cgroup      instead of a subject: the process profiles merged\n"
+		 "                   per (op, cgroup); evicted processes are '(other\n"
+		 "                   processes)', another user's '(other user)'\n"
+		 "  --top-cgroups N  with --by cgroup: the N cgroups (default 20) with\n"
+		 "                   the most latency, the rest '(other cgroups)'\n"
 		 "OP (repeatable; default every operation)\n"
 		 "  offcpu[:REASON]  off-CPU time: switch-out -> wakeup; REASON is\n"
 		 "                   block_io, network, lock, poll, pipe, timeout, sleep,\n"
@@ -1054,6 +1197,7 @@ const struct rsp_command rsp_cmd_hist = {
 		 "  rspctl hist --pid 1234 --threads --op offcpu --last 1m\n"
 		 "  rspctl hist --op softirq:NET_RX --last 2m --slices\n"
 		 "  rspctl hist --op syscall:read --pid 1234 --last 1m\n"
+		 "  rspctl hist --by cgroup --op offcpu --last 1m --top 10\n"
 		 "  rspctl hist --save before.json; ...; rspctl hist --diff before.json\n"
 		 "  rspctl hist --last 30s --base-from -60s --base-to -30s\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_CGROUP,
@@ -1069,4 +1213,5 @@ const struct rsp_command rsp_cmd_hist = {
 	.local = hist_local,
 	.keep = hist_keep,
 	.finish = hist_finish,
+	.uses_model = hist_uses_model,
 };

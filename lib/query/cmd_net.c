@@ -14,7 +14,10 @@
 #include <rsp/net.h>
 #include <rsp/netsum.h>
 #include <rsp/parse.h>
+#include <rsp/perfdata.h>
+#include <rsp/symbols.h>
 #include <rsp/tlstore.h>
+#include "internal/cgroupq.h"
 #include "internal/json.h"
 #include "internal/query.h"
 #include "internal/redact.h"
@@ -65,6 +68,7 @@ struct ctx {
 	struct rsp_netsum *t;
 	struct rsp_redact *red; /* the access rule */
 	uint64_t from, to;
+	const struct rsp_maps *model; /* cgroups, namespaced pids; NULL: none */
 };
 
 static const char *comm_of(const struct ctx *c, uint32_t tid)
@@ -149,6 +153,8 @@ static void text_row(const struct ctx *c, const struct rsp_netsum_row *r, struct
 {
 	char l[64], rem[64], label[64];
 
+	char cg[300];
+
 	if (rsp_redact__hidden(c->red, r->tid, r->tgid)) {
 		rsp_buf__printf(out, "  %s %s\n", rsp_net__proto_name(r->op->proto),
 				thread_label(c, r->tid, r->tgid, label, sizeof(label)));
@@ -157,6 +163,9 @@ static void text_row(const struct ctx *c, const struct rsp_netsum_row *r, struct
 		rsp_sockaddr__format(&r->op->remote, rem, sizeof(rem));
 		rsp_buf__printf(out, "  %s %s -> %s  %s\n", rsp_net__proto_name(r->op->proto), l,
 				rem, thread_label(c, r->tid, r->tgid, label, sizeof(label)));
+		/* the sender's cgroup on a line of its own: the first stays in 80 columns */
+		if (*rsp_cgroupq__text(c->model, r->tgid, c->to, 50, cg, sizeof(cg)))
+			rsp_buf__printf(out, "      cgroup %s\n", cg);
 	}
 	rsp_buf__printf(out, "      %" PRIu64 " ops, %.3f s, mean %.2f ms, max %.2f ms\n", r->ops,
 			(double)r->total_ns / 1e9, ms(r->total_ns / (r->ops ? r->ops : 1)),
@@ -174,6 +183,12 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 			(double)(c->to - c->from) / 1e9, t->ops, t->nr, t->nr == 1 ? "" : "s");
 	rsp_buf__puts(out,
 		      "(one runs from a socket's last send to the last arrival of its answer)\n");
+	if (c->req->cgroup)
+		rsp_buf__printf(out, "only the sockets of processes in cgroup %s\n",
+				c->req->cgroup);
+	if (c->req->container)
+		rsp_buf__printf(out, "only the sockets of processes in container %s\n",
+				c->req->container);
 	for (size_t i = 0; i < t->nr && (!o->limit || i < o->limit); i++)
 		text_row(c, &t->rows[i], out);
 	if (o->limit && t->nr > o->limit)
@@ -193,6 +208,7 @@ static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t t
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
 	json_object_set_new(o, "comm", json_string(comm_of(c, tid)));
+	rsp_cgroupq__json(o, c->model, tgid, c->to);
 }
 
 static void json_endpoint(json_t *o, const char *name, const struct rsp_sockaddr *a)
@@ -270,10 +286,49 @@ static int render_json(const struct ctx *c, const struct rsp_timeline_stats *st,
 				      "sockets", (json_int_t)c->t->nr, "loopback_wakings",
 				      (json_int_t)st->net_loopback));
 	json_object_set_new(root, "sockets", rows);
+	if (c->req->cgroup)
+		json_object_set_new(root, "query_cgroup", json_string(c->req->cgroup));
+	if (c->req->container)
+		json_object_set_new(root, "query_container", json_string(c->req->container));
 	return rsp_json__emit(root, out);
 }
 
 /* ---- run ----------------------------------------------------------------- */
+
+/*
+ * --cgroup, --container: the sockets whose sender (the thread the row is
+ * of) is a process inside, by its cgroup at the range's end; who answered
+ * is shown wherever it runs. The totals are those of the sockets kept.
+ */
+static void keep_inside(const struct ctx *c, struct rsp_netsum *t)
+{
+	size_t n = 0;
+
+	if (!c->req->cgroup && !c->req->container)
+		return;
+	t->ops = 0;
+	for (size_t i = 0; i < t->nr; i++) {
+		if (!rsp_request__cgroup_keeps(c->req, c->model, t->rows[i].tgid, c->to))
+			continue;
+		t->rows[n++] = t->rows[i];
+		t->ops += t->rows[i].ops;
+	}
+	t->nr = n;
+}
+
+static int check_cgroups(const struct rsp_request *req, const struct rsp_source *src,
+			 struct rsp_buf *err)
+{
+	if (!req->cgroup && !req->container)
+		return 0;
+	if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {
+		rsp_buf__puts(err, "net: --cgroup and --container need the cgroup of each process, "
+				   "which this file does not carry (perf or an older rspd wrote "
+				   "it); ask rspd, or dump again");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
 
 static int net_run(const struct rsp_request *req, const struct rsp_source *src, struct rsp_buf *out,
 		   struct rsp_buf *err)
@@ -289,6 +344,10 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "net", req->pid, err)))
 		return ret;
+	if ((ret = check_cgroups(req, src, err)))
+		return ret;
+	ret = -ENOMEM; /* what a failure below without a sentence of its own means */
+	c.model = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL;
 	rsp_request__window_range(req, src, &c.from, &c.to);
 	if (req->pid >= 0 &&
 	    (ret = rsp_source__check_seen(src, "net", req->pid, c.from, c.to, err)))
@@ -311,6 +370,7 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "net: out of memory");
 		goto out;
 	}
+	keep_inside(&c, &t);
 	if (req->format == RSP_FMT_JSON) {
 		ret = render_json(&c, &st, out);
 		if (ret)
@@ -330,7 +390,7 @@ const struct rsp_command rsp_cmd_net = {
 	.name = "net",
 	.summary = "network operations per socket: addresses, latency, who answered",
 	.usage = "usage: rspctl net [--pid PID] [--last DURATION | --from T --to T]\n"
-		 "                  [--limit N] [--json]\n"
+		 "                  [--cgroup PATH] [--container ID] [--limit N] [--json]\n"
 		 "\n"
 		 "A network operation runs from a socket's last send to the last arrival\n"
 		 "of its answer (TCP and UDP). Per socket: its addresses when rsp knows\n"
@@ -338,6 +398,9 @@ const struct rsp_command rsp_cmd_net = {
 		 "thread over loopback, or the NIC (a remote peer).\n"
 		 "\n"
 		 "  --pid PID        only the sockets PID's threads sent on\n"
+		 "  --cgroup PATH    only the sockets of processes in this cgroup v2\n"
+		 "                   subtree (who answered is shown wherever it runs)\n"
+		 "  --container ID   the same for a container (12+ hex digits of its id)\n"
 		 "  --last DURATION  the last DURATION of the window (default: all of it)\n"
 		 "  --from T, --to T only [T, T] of the window, in seconds as 'rspctl\n"
 		 "                   status' shows it\n"
@@ -346,8 +409,9 @@ const struct rsp_command rsp_cmd_net = {
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl net --last 10s\n"
-		 "  rspctl net --pid 1234 --json\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE,
+		 "  rspctl net --pid 1234 --json\n"
+		 "  rspctl net --container 3b2d3fc3f3c0 --last 1m\n",
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE | RSP_COPT_CGROUP,
 	.opts = net_opts,
 	.opts_size = sizeof(struct net_opts),
 	.init = net_init,

@@ -14,6 +14,8 @@
 #include <rsp/census.h>
 #include <rsp/hist.h>
 #include <rsp/perfdata.h>
+#include <rsp/symbols.h>
+#include "internal/cgroupq.h"
 #include "internal/fmt.h"
 #include "internal/json.h"
 #include "internal/query.h"
@@ -213,7 +215,14 @@ static json_t *json_process(struct rsp_redact *r, uint32_t tid, uint32_t pid, co
 	return json_pack("{s:I, s:s}", "pid", (json_int_t)pid, "comm", comm);
 }
 
-static json_t *json_threads(struct rsp_redact *r, const struct rsp_census *cs)
+/* The process model (--pid: each process's cgroup and namespaced pid); NULL without one. */
+static const struct rsp_maps *model(const struct rsp_source *src)
+{
+	return src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL;
+}
+
+static json_t *json_threads(struct rsp_redact *r, const struct rsp_census *cs,
+			    const struct rsp_source *src)
 {
 	json_t *arr = json_array();
 	size_t n;
@@ -226,6 +235,8 @@ static json_t *json_threads(struct rsp_redact *r, const struct rsp_census *cs)
 
 		json_object_update(o, p);
 		json_decref(p);
+		if (!rsp_redact__hidden(r, t->tid, t->pid == UINT32_MAX ? 0 : t->pid))
+			rsp_cgroupq__json(o, model(src), t->pid, src->now);
 		rsp_json__set_u64(o, "switches_out", t->switches_out);
 		rsp_json__set_u64(o, "switches_in", t->switches_in);
 		rsp_json__set_u64(o, "wakeups", t->wakeups);
@@ -236,7 +247,8 @@ static json_t *json_threads(struct rsp_redact *r, const struct rsp_census *cs)
 	return arr;
 }
 
-static json_t *json_wakers(struct rsp_redact *r, const struct rsp_census *cs)
+static json_t *json_wakers(struct rsp_redact *r, const struct rsp_census *cs,
+			   const struct rsp_source *src)
 {
 	json_t *arr = json_array();
 	size_t n;
@@ -244,6 +256,9 @@ static json_t *json_wakers(struct rsp_redact *r, const struct rsp_census *cs)
 
 	for (size_t i = 0; i < n; i++) {
 		json_t *o = json_process(r, v[i].pid, v[i].pid, v[i].comm);
+
+		if (v[i].pid && !rsp_redact__hidden(r, v[i].pid, v[i].pid))
+			rsp_cgroupq__json(o, model(src), v[i].pid, src->now);
 
 		rsp_json__set_u64(o, "wakings", v[i].wakings);
 		json_array_append_new(arr, o);
@@ -496,8 +511,8 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	json_object_set_new(o, "hist", json_hist(src));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
-		json_object_set_new(o, "threads", json_threads(r, threads));
-		json_object_set_new(o, "woken_by", json_wakers(r, threads));
+		json_object_set_new(o, "threads", json_threads(r, threads, src));
+		json_object_set_new(o, "woken_by", json_wakers(r, threads, src));
 	}
 	if (events)
 		json_object_set_new(o, "events", json_events(events));
@@ -671,15 +686,18 @@ static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct 
 }
 
 static void text_threads(struct rsp_redact *r, const struct rsp_census *cs, long pid,
-			 struct rsp_buf *out)
+			 const struct rsp_source *src, struct rsp_buf *out)
 {
 	size_t n, nw;
 	const struct rsp_census_thread *v = rsp_census__threads(cs, &n);
 	const struct rsp_census_waker *w = rsp_census__wakers(cs, &nw);
-	char label[64];
+	char label[64], cg[64];
 
 	rsp_buf__printf(out, "\nprocess %ld in the window: %zu thread%s\n", pid, n,
 			n == 1 ? "" : "s");
+	/* one cgroup per process (the model's): its line, not a column per thread */
+	if (rsp_cgroupq__line(model(src), (uint32_t)pid, src->now, out))
+		rsp_buf__puts(out, "\n");
 	if (!n)
 		return;
 	rsp_buf__puts(out,
@@ -701,7 +719,11 @@ static void text_threads(struct rsp_redact *r, const struct rsp_census *cs, long
 		if (!hidden)
 			snprintf(label, sizeof(label), w[i].comm[0] ? "pid %u %s" : "pid %u",
 				 w[i].pid, w[i].comm);
-		rsp_buf__printf(out, "  %-40s %10llu\n", label, (unsigned long long)w[i].wakings);
+		cg[0] = '\0';
+		if (!hidden && w[i].pid)
+			rsp_cgroupq__text(model(src), w[i].pid, src->now, 24, cg, sizeof(cg));
+		rsp_buf__printf(out, "  %-40s %10llu%s%s\n", label,
+				(unsigned long long)w[i].wakings, cg[0] ? "  " : "", cg);
 	}
 }
 
@@ -811,12 +833,18 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	if (events)
 		text_events(events, out);
 	if (threads)
-		text_threads(&r, threads, req->pid, out);
+		text_threads(&r, threads, req->pid, src, out);
 out:
 	rsp_census__delete(threads);
 	rsp_census__delete(events);
 	rsp_redact__exit(&r);
 	return ret;
+}
+
+/* --pid: the process's (and its wakers') cgroups and namespaced pids, from the process model. */
+static bool status_uses_model(const struct rsp_request *req)
+{
+	return req->pid >= 0;
 }
 
 const struct rsp_command rsp_cmd_status = {
@@ -842,4 +870,8 @@ const struct rsp_command rsp_cmd_status = {
 	.run = status_run,
 	.reads_window = status_reads_window,
 	.no_symbols = true,
+	.uses_model = status_uses_model,
+	.no_cgroup = "status describes rspd and the whole machine; --pid PID adds one "
+		     "process with its cgroup, and top, hist, graph, net and snapshot take "
+		     "--cgroup",
 };

@@ -428,4 +428,6 @@ const struct rsp_command rsp_cmd_stopwatch = {
 	.run = sw_run,
 	.reads_window = rsp_query__never_reads_window,
 	.no_symbols = true,
+	.no_cgroup = "a stopwatch counts in the kernel the calls of the process (--pid) or "
+		     "command (--comm) it was added for; add one with --pid of a process inside",
 };

@@ -1079,12 +1079,30 @@ static bool hidden(void *ctx, uint32_t pid)
 	return rsp_redact__hidden(ctx, pid, pid);
 }
 
-/* --cgroup, --container: whether the process is profiled. */
+/* How far a process's first samples may precede its FORK record (below). */
+#define FORK_RACE_NS 50000000ull
+
+/*
+ * --cgroup, --container: whether the process is profiled, decided at its
+ * first sample (@time). A child's first samples can carry times before its
+ * parent's PERF_RECORD_FORK (the child runs on another CPU before the
+ * parent's fork record is stamped; seen under load): the model then has no
+ * incarnation of @pid at @time, or an older one. The incarnation born just
+ * after @time (within FORK_RACE_NS) is that process, so it decides.
+ */
 static bool keep(void *ctx, uint32_t pid, uint64_t time)
 {
 	const struct top_ctx *c = ctx;
+	const struct rsp_maps *m = model(c);
+	uint64_t late = time + FORK_RACE_NS, born;
 
-	return pid && rsp_request__cgroup_keeps(c->req, model(c), pid, time);
+	if (!pid)
+		return false;
+	if (rsp_request__cgroup_keeps(c->req, m, pid, time))
+		return true;
+	born = m ? rsp_maps__birth(m, pid, late) : UINT64_MAX;
+	return born != UINT64_MAX && born > time && born <= late &&
+	       rsp_request__cgroup_keeps(c->req, m, pid, late);
 }
 
 /* --by cgroup: the thread rows (after every filter) grouped by their process's cgroup. */

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <rsp/cgroup.h>
 #include <rsp/hist.h>
 #include "internal/hist.h"
 #include "internal/hist_json.h"
+
+#define CGROUP_COLUMN 32 /* the subject column of hist --by cgroup */
 #include "internal/json.h"
 
 #define MAX_PEAKS 16
@@ -58,11 +61,27 @@ static const char *subject_short(const struct rsp_hist_subject *s, char *buf, si
 	case RSP_HSUBJ_COMM:
 		snprintf(buf, n, "comm %s", s->comm);
 		break;
+	case RSP_HSUBJ_CGROUP:
+		/* "docker:<12 hex>", or the path's tail: the heading names it whole */
+		if (s->cgroup && s->cgroup[0] == '/')
+			rsp_cgroup__short(s->cgroup, CGROUP_COLUMN, buf, n);
+		else
+			snprintf(buf, n, "%s", s->cgroup ? s->cgroup : "(unknown)");
+		break;
 	default:
 		snprintf(buf, n, "system");
 		break;
 	}
 	return buf;
+}
+
+/* The subject column: wider when cgroups are the subjects (hist --by cgroup). */
+static int subject_width(const struct rsp_hist_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].subject.kind == RSP_HSUBJ_CGROUP)
+			return CGROUP_COLUMN;
+	return 18;
 }
 
 /* ---- one profile ------------------------------------------------------------ */
@@ -341,16 +360,17 @@ static void set_header(const struct rsp_hist_set *s, struct rsp_buf *out)
 static void summary_table(const struct rsp_hist_set *s, struct rsp_buf *out)
 {
 	char subj[64], m[24], p99[24], t[24];
+	int w = subject_width(s);
 
-	rsp_buf__printf(out, "\n%-18s %-18s %8s %10s %10s %10s\n", "op", "subject", "count", "mean",
-			"p99", "total");
+	rsp_buf__printf(out, "\n%-18s %-*s %8s %10s %10s %10s\n", "op", w, "subject", "count",
+			"mean", "p99", "total");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct rsp_hist_profile *p = &s->v[i];
 
 		subject_short(&p->subject, subj, sizeof(subj));
-		subj[18] = '\0';
+		subj[w] = '\0';
 		rsp_buf__printf(
-			out, "%-18.18s %-18s %8llu %10s %10s %10s\n", p->op_label, subj,
+			out, "%-18.18s %-*s %8llu %10s %10s %10s\n", p->op_label, w, subj,
 			(unsigned long long)p->count,
 			p->count ? rsp_hist__fmt_ns((double)p->sum / (double)p->count, m, sizeof(m))
 				 : "-",

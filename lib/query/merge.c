@@ -123,6 +123,13 @@ static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *er
 		} else if (!strcmp(argv[i], "--test-clock-shift") && i + 1 < argc) {
 			if (parse_shift(m, argv[++i], err))
 				return -EINVAL;
+		} else if (!strncmp(argv[i], "--cgroup", 8) ||
+			   !strncmp(argv[i], "--container", 11)) {
+			rsp_buf__puts(
+				err, "merge: --cgroup and --container do not apply across "
+				     "hosts (a cgroup names a directory of one host): run "
+				     "'rspctl analyze DUMP net --cgroup PATH' on that host's dump");
+			return -EINVAL;
 		} else {
 			rsp_buf__printf(err,
 					"merge: unexpected argument '%s'; see 'rspctl help merge'",

@@ -26,7 +26,8 @@ const char *rsp_request__command(const struct rsp_request *req)
 bool rsp_request__uses_symbols(const struct rsp_request *req)
 {
 	/* --cgroup, --container: the process model knows each process's cgroup */
-	return !req->cmd || !req->cmd->no_symbols || req->cgroup || req->container;
+	return !req->cmd || !req->cmd->no_symbols || req->cgroup || req->container ||
+	       (req->cmd->uses_model && req->cmd->uses_model(req));
 }
 
 bool rsp_request__reads_window(const struct rsp_request *req)
@@ -116,7 +117,11 @@ static int cgroup_opt(struct rsp_request *req, int id, const char *v, struct rsp
 	}
 	free(*slot);
 	*slot = strdup(v);
-	return *slot ? 0 : -ENOMEM;
+	if (!*slot) {
+		rsp_buf__printf(err, "%s: out of memory parsing the request", req->cmd->name);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 bool rsp_request__cgroup_keeps(const struct rsp_request *req, const struct rsp_maps *m,
@@ -203,6 +208,11 @@ static int parse_one(struct rsp_request *req, int argc, const char *const argv[]
 	if (!o) {
 		o = find_opt(common_opts, name, len);
 		common = o && common_allowed(c, o->id);
+	}
+	if (o && !common && (o->id == COPT_CGROUP || o->id == COPT_CONTAINER) && c->no_cgroup) {
+		rsp_buf__printf(err, "%s: --cgroup and --container do not apply: %s", c->name,
+				c->no_cgroup);
+		return -EINVAL;
 	}
 	if (!o || (!common && o->id < 0)) {
 		rsp_buf__printf(err, "%s: unknown option '%s'; see 'rspctl help %s'", c->name,

@@ -110,8 +110,10 @@ def check_chrome(path, tids):
         if not (isinstance(e["ts"], (int, float)) and e["dur"] > 0 and e["name"]
                 and "pid" in e and "tid" in e):
             t.fail("chrome trace: a bad slice %s" % e)
-    t.check(all(e["name"] in ("process_name", "thread_name") and e["args"]["name"]
-                for e in names), "chrome trace: %d metadata events name processes and threads"
+    # process_labels: a process's cgroup, container and namespaced pid (issue 18)
+    t.check(all((e["name"] in ("process_name", "thread_name") and e["args"]["name"]) or
+                (e["name"] == "process_labels" and e["args"]["labels"]) for e in names),
+            "chrome trace: %d metadata events name and label processes and threads"
             % len(names))
     t.check(set(starts) == set(ends) and all(ends[i]["bp"] == "e" for i in ends),
             "chrome trace: %d flow arrows, each with its start and end" % len(starts))

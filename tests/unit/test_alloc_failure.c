@@ -691,6 +691,7 @@ static void test_query(void **state)
 		ARGS("snapshot", "1000", "--json"),
 		ARGS("net"),
 		ARGS("net", "--json"),
+		ARGS("net", "--cgroup", "/a", "--json"),
 		ARGS("snapshot", "1000", "--speedscope", "s.json", "--chrome-trace", "t.json"),
 	};
 	/* clang-format on */

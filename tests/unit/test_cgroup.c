@@ -19,8 +19,11 @@
 #include <rsp/cgroup.h>
 #include <rsp/hist.h>
 #include <rsp/maps.h>
+#include <rsp/merge.h>
 #include <rsp/prom.h>
 #include <rsp/query.h>
+#include "internal/cgroupq.h"
+#include "internal/hist.h"
 #include "internal/query.h"
 
 #define ID  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -352,12 +355,36 @@ static void test_request_filters(void **state)
 	assert_int_equal(parse(&req, "--container", "0123456789a", NULL, NULL, &err), -EINVAL);
 	assert_non_null(strstr(err.data, "12 or more hex digits"));
 	rsp_request__exit(&req);
-	/* a command without the option refuses it */
-	{
-		const char *argv[] = {"dump", "--cgroup", "/svc"};
+	/* a command without the option refuses it in one sentence that says why */
+	for (int i = 0; i < 3; i++) {
+		const char *cmds[] = {"dump", "status", "stopwatch"};
+		const char *argv[] = {cmds[i], i == 1 ? "--container" : "--cgroup",
+				      i == 1 ? "0123456789ab" : "/svc"};
 
 		rsp_buf__reset(&err);
 		assert_int_equal(rsp_request__parse(3, argv, &req, &err), -EINVAL);
+		assert_non_null(strstr(err.data, "--cgroup and --container do not apply: "));
+		assert_non_null(strstr(err.data, cmds[i]));
+		assert_null(strchr(err.data, '\n'));
+		rsp_request__exit(&req);
+	}
+	/* merge: a cgroup names one host's directory (refused before any file is read) */
+	{
+		char *argv[] = {"a.perf.data", "b.perf.data", "net", "--cgroup", "/svc"};
+		struct rsp_buf out = RSP_BUF_INIT;
+
+		rsp_buf__reset(&err);
+		assert_int_equal(rsp_merge__run(5, argv, &out, &err), -EINVAL);
+		assert_non_null(strstr(err.data, "do not apply across hosts"));
+		assert_null(strchr(err.data, '\n'));
+		rsp_buf__exit(&out);
+	}
+	/* and net now takes it */
+	{
+		const char *argv[] = {"net", "--cgroup", "/svc"};
+
+		assert_int_equal(rsp_request__parse(3, argv, &req, &err), 0);
+		assert_string_equal(req.cgroup, "/svc");
 		rsp_request__exit(&req);
 	}
 	rsp_buf__exit(&err);
@@ -381,6 +408,7 @@ static void add_profile(struct rsp_hist_set *s, enum rsp_hist_subject_kind kind,
 	p->count = count;
 	p->buckets[bucket] = count;
 	p->sum = count * rsp_hist__bucket_low(bucket, 1);
+	p->min = p->max = rsp_hist__bucket_low(bucket, 1);
 }
 
 /* Prometheus by cgroup: merged per cgroup, the top N by total latency, the rest "other". */
@@ -422,6 +450,122 @@ static void test_prom_cgroups(void **state)
 	rsp_hist_set__delete(s);
 }
 
+static const char *fake_group(void *ctx, uint32_t pid)
+{
+	const char *cg = fake_cgroup(ctx, pid);
+
+	return pid == 6 ? "(other user)" : cg ? cg : "(unknown)";
+}
+
+static const struct rsp_hist_profile *cg_profile(const struct rsp_hist_set *s, const char *cg)
+{
+	const struct rsp_hist_subject subj = {.kind = RSP_HSUBJ_CGROUP, .cgroup = cg};
+
+	return rsp_hist_set__find(s, &subj, "offcpu:sleep");
+}
+
+/*
+ * hist --by cgroup: the process profiles merged per (op, cgroup), the top N
+ * cgroups by total latency, the rest "(other cgroups)"; unknown, another
+ * user's and evicted processes in groups of their own; the system's left out.
+ */
+static void test_hist_by_cgroup(void **state)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(1), *cg = NULL;
+	const struct rsp_hist_profile *p;
+
+	(void)state;
+	assert_non_null(s);
+	s->ranged = true;
+	s->from = 5000000000ull;
+	s->to = 6000000000ull;
+	add_profile(s, RSP_HSUBJ_SYSTEM, 0, 100, 20);
+	add_profile(s, RSP_HSUBJ_PROCESS, 1, 10, 20); /* /big: 10 + 5 at 2^20 ns */
+	add_profile(s, RSP_HSUBJ_PROCESS, 2, 5, 21);
+	add_profile(s, RSP_HSUBJ_PROCESS, 3, 7, 10);	   /* /small: second */
+	add_profile(s, RSP_HSUBJ_PROCESS, 4, 1, 9);	   /* /tiny: third, cut */
+	add_profile(s, RSP_HSUBJ_PROCESS, 5, 2, 12);	   /* unknown */
+	add_profile(s, RSP_HSUBJ_PROCESS, 6, 4, 12);	   /* another user's */
+	add_profile(s, RSP_HSUBJ_OTHER_PROCESS, 0, 3, 12); /* evicted */
+	assert_int_equal(rsp_cgroupq__hist(s, 2, fake_group, NULL, &cg), 0);
+	assert_int_equal(cg->n, 6);
+	assert_true(cg->ranged && cg->from == s->from && cg->to == s->to);
+	p = cg_profile(cg, "/big");
+	assert_non_null(p);
+	assert_int_equal(p->count, 15);
+	assert_int_equal(p->buckets[20], 10);
+	assert_int_equal(p->buckets[21], 5);
+	assert_int_equal(p->min, rsp_hist__bucket_low(20, 1));
+	assert_int_equal(p->max, rsp_hist__bucket_low(21, 1));
+	assert_int_equal(cg_profile(cg, "/small")->count, 7);
+	assert_null(cg_profile(cg, "/tiny"));
+	assert_int_equal(cg_profile(cg, RSP_CGROUPQ_OTHER_CGROUPS)->count, 1);
+	assert_int_equal(cg_profile(cg, "(unknown)")->count, 2);
+	assert_int_equal(cg_profile(cg, "(other user)")->count, 4);
+	assert_int_equal(cg_profile(cg, RSP_CGROUPQ_OTHER_PROCESSES)->count, 3);
+	for (size_t i = 0; i < cg->n; i++)
+		assert_int_equal(cg->v[i].subject.kind, RSP_HSUBJ_CGROUP);
+	rsp_hist_set__delete(cg);
+	/* the set owns its names: the caller's strings may go */
+	rsp_hist_set__delete(s);
+}
+
+static bool not_big(const struct rsp_hist_profile *p, void *ctx)
+{
+	(void)ctx;
+	return strcmp(p->subject.cgroup, "/big");
+}
+
+/* A set by cgroup in the rsp-hist JSON and back (rspd's answer, --save, --diff). */
+static void test_hist_cgroup_json(void **state)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(1), *cg = NULL, *back = NULL;
+	struct rsp_buf json = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	char name[64] = "/docker/x";
+	const char *bad = "{\"format\": \"rsp-hist\", \"version\": 1, \"resolution\": 1, "
+			  "\"profiles\": [{\"subject\": {\"kind\": \"cgroup\"}, "
+			  "\"op\": \"runq\", \"count\": 0, \"sum_ns\": 0, \"min_ns\": 0, "
+			  "\"max_ns\": 0, \"buckets\": []}]}";
+
+	(void)state;
+	add_profile(s, RSP_HSUBJ_PROCESS, 1, 10, 20);
+	add_profile(s, RSP_HSUBJ_PROCESS, 3, 7, 10);
+	assert_int_equal(rsp_cgroupq__hist(s, 1, fake_group, NULL, &cg), 0);
+	assert_int_equal(rsp_hist_set__render_json(cg, 0, &json), 0);
+	assert_non_null(strstr(json.data, "\"cgroup\": \"/big\""));
+	assert_int_equal(rsp_hist_set__load_json(json.data, json.len, "answer", &back, &err), 0);
+	assert_int_equal(back->n, 2);
+	assert_int_equal(cg_profile(back, "/big")->count, 10);
+	assert_int_equal(cg_profile(back, RSP_CGROUPQ_OTHER_CGROUPS)->count, 7);
+	/* a subject names its cgroup whatever the caller's buffer holds later */
+	{
+		struct rsp_hist_subject subj = {.kind = RSP_HSUBJ_CGROUP, .cgroup = name};
+
+		assert_non_null(rsp_hist_set__get(back, &subj, "runq"));
+		strcpy(name, "/changed");
+		assert_non_null(cg_profile(back, "/big"));
+		subj.cgroup = "/docker/x";
+		assert_non_null(rsp_hist_set__find(back, &subj, "runq"));
+	}
+	rsp_hist_set__keep_if(back, not_big, NULL); /* frees the names it drops */
+	assert_int_equal(back->n, 2);
+	assert_null(cg_profile(back, "/big"));
+	assert_int_equal(cg_profile(back, RSP_CGROUPQ_OTHER_CGROUPS)->count, 7);
+	rsp_hist_set__sort(back, 1); /* the cut too */
+	assert_int_equal(back->n, 1);
+	rsp_hist_set__delete(back);
+	back = NULL;
+	/* a cgroup subject without its cgroup: one sentence */
+	assert_int_equal(rsp_hist_set__load_json(bad, strlen(bad), "f.json", &back, &err), -EINVAL);
+	assert_null(back);
+	assert_non_null(strstr(err.data, "has no 'cgroup'"));
+	assert_null(strchr(err.data, '\n'));
+	rsp_buf__exit(&json);
+	rsp_buf__exit(&err);
+	rsp_hist_set__delete(cg);
+	rsp_hist_set__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +579,8 @@ int main(void)
 		cmocka_unit_test(test_request_filters),
 		cmocka_unit_test(test_owner),
 		cmocka_unit_test(test_prom_cgroups),
+		cmocka_unit_test(test_hist_by_cgroup),
+		cmocka_unit_test(test_hist_cgroup_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,13 +164,21 @@ static void test_reads_window(void **state)
 	assert_true(reads_window(ARGS("snapshot", "42")));
 }
 
-/* status, hist and dump never resolve addresses: rspd does not lock its process model for them. */
+/*
+ * status, hist and dump never resolve addresses: rspd does not lock its
+ * process model for them; except to read cgroups (status --pid: the
+ * process's; hist --by cgroup and --cgroup: each process's).
+ */
 static void test_uses_symbols(void **state)
 {
-	const char *const *const none[] = {ARGS("status"), ARGS("status", "--pid", "42"),
-					   ARGS("hist"), ARGS("dump")};
-	const char *const *const some[] = {ARGS("graph"), ARGS("top"), ARGS("net"),
-					   ARGS("snapshot", "42")};
+	const char *const *const none[] = {ARGS("status"), ARGS("hist"), ARGS("dump")};
+	const char *const *const some[] = {ARGS("graph"),
+					   ARGS("top"),
+					   ARGS("net"),
+					   ARGS("snapshot", "42"),
+					   ARGS("status", "--pid", "42"),
+					   ARGS("hist", "--by", "cgroup"),
+					   ARGS("hist", "--cgroup", "/a")};
 	struct rsp_buf err = RSP_BUF_INIT;
 	struct rsp_request req;
 

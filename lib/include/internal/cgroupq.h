@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <rsp/buf.h>
+#include <rsp/hist.h>
 #include <rsp/maps.h>
 
 /*
@@ -23,6 +25,13 @@ void rsp_cgroupq__json(json_t *o, const struct rsp_maps *m, uint32_t pid, uint64
 const char *rsp_cgroupq__text(const struct rsp_maps *m, uint32_t pid, uint64_t time, unsigned width,
 			      char *buf, size_t size);
 
+/**
+ * rsp_cgroupq__line() - "cgroup PATH, docker container ID12, pid N in its
+ * pid namespace" (the parts known; no newline) into @out.
+ * Return: whether anything is known.
+ */
+bool rsp_cgroupq__line(const struct rsp_maps *m, uint32_t pid, uint64_t time, struct rsp_buf *out);
+
 /* Rows grouped by cgroup (--by cgroup): bounded by the rows grouped. */
 struct rsp_cgroupq_row {
 	const char *cgroup; /* owned by the model, or "(other user)", "(unknown)" */
@@ -39,5 +48,21 @@ int rsp_cgroupq_by__add(struct rsp_cgroupq_by *b, const char *cgroup, uint64_t s
 /** rsp_cgroupq_by__sort() - heaviest first (samples, then period). */
 void rsp_cgroupq_by__sort(struct rsp_cgroupq_by *b);
 void rsp_cgroupq_by__exit(struct rsp_cgroupq_by *b);
+
+/*
+ * hist --by cgroup: one profile per (op, cgroup) merged from @in's process
+ * profiles (RSP_HSUBJ_CGROUP subjects). @group_of names a process's group:
+ * its cgroup path, "(unknown)" or "(other user)" (strings that outlive the
+ * call); the evicted processes' profiles are "(other processes)"; other
+ * subjects are left out. The @top cgroups with the most total latency keep
+ * their own profiles, the others merge into "(other cgroups)": at most
+ * @top + 4 profiles per op. @out: a new set with @in's range (free with
+ * rsp_hist_set__delete()). Return: 0 or -ENOMEM.
+ */
+#define RSP_CGROUPQ_OTHER_CGROUPS   "(other cgroups)"
+#define RSP_CGROUPQ_OTHER_PROCESSES "(other processes)"
+int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
+		      const char *(*group_of)(void *ctx, uint32_t pid), void *ctx,
+		      struct rsp_hist_set **out);
 
 #endif

@@ -51,6 +51,13 @@ void rsp_hist_profile__init(struct rsp_hist_profile *p, const struct rsp_hist_su
 /** rsp_hist__subject_equal() - same subject (kind and the ids that matter for it). */
 bool rsp_hist__subject_equal(const struct rsp_hist_subject *a, const struct rsp_hist_subject *b);
 
+/**
+ * rsp_hist_set__keep_if() - drop the profiles of @s for which @keep says
+ * false (freeing what they own), keeping the others in their order.
+ */
+void rsp_hist_set__keep_if(struct rsp_hist_set *s,
+			   bool (*keep)(const struct rsp_hist_profile *p, void *ctx), void *ctx);
+
 /** rsp_hist__bucket_mid() - geometric middle of a bucket, for estimates. */
 double rsp_hist__bucket_mid(unsigned b, unsigned r);
 

@@ -62,6 +62,17 @@ struct rsp_command {
 	bool (*keep)(const struct rsp_request *req, int id);
 	int (*finish)(const struct rsp_request *req, const char *answer, size_t len,
 		      struct rsp_buf *out, struct rsp_buf *err);
+	/*
+	 * Optional, with no_symbols: whether @req reads the process model all
+	 * the same (hist --by cgroup: each process's cgroup), beside --cgroup
+	 * and --container, which always do (rsp_request__uses_symbols()).
+	 */
+	bool (*uses_model)(const struct rsp_request *req);
+	/*
+	 * For a command without RSP_COPT_CGROUP: why --cgroup and --container
+	 * do not apply to it (the end of one sentence; NULL: "unknown option").
+	 */
+	const char *no_cgroup;
 };
 
 extern const struct rsp_command rsp_cmd_status;

@@ -153,6 +153,7 @@ enum rsp_hist_subject_kind {
 	RSP_HSUBJ_OTHER_PROCESS, /* evicted process profiles */
 	RSP_HSUBJ_OTHER_THREAD,	 /* evicted thread profiles */
 	RSP_HSUBJ_COMM,		 /* query side only: processes merged by comm */
+	RSP_HSUBJ_CGROUP,	 /* query side only: processes merged by cgroup (--by cgroup) */
 	RSP_HSUBJ__NR
 };
 
@@ -162,6 +163,12 @@ struct rsp_hist_subject {
 	uint32_t tid; /* THREAD */
 	char comm[RSP_HIST_COMM_LEN];
 	bool other_user; /* PROCESS, THREAD: another user's, shown without its comm */
+	/*
+	 * CGROUP: the cgroup v2 path, or a group that is none: "(unknown)",
+	 * "(other user)", "(other processes)", "(other cgroups)". A profile in a
+	 * set owns its copy (rsp_hist_set__get() makes it); elsewhere borrowed.
+	 */
+	const char *cgroup;
 };
 
 /**
