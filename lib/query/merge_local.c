@@ -7,13 +7,12 @@
  * thread as the root and over those spans only): a sleep a local thread
  * ended (the worker it handed the request to, a lock holder) is followed
  * into that thread's own time over it, and so on. Where such a local
- * waker itself waited on the network (its sleep pieces with reason
- * network, in the snapshot's chronological pieces of the root's path), its
- * operations in the stretch it was explained over are followed across
- * hosts again (rsp_merge__follow()), as hops under a "local" hop naming
- * the waker, within the same --depth and cycle guard. Only the root's own
- * path has pieces: a waker on another control path (one that did not fit
- * the sleep) is named, not followed across hosts.
+ * waker itself waited on the network (its network operations in the
+ * stretch it was explained over, found from the snapshot's chronological
+ * pieces of the root's path), they are followed across hosts again (rsp_merge__follow()), as hops
+ * under a "local" hop naming the waker, within the same --depth and cycle guard. Only the root's
+ * own path has pieces: a waker on another control path (one that did not fit the sleep) is named,
+ * not followed across hosts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <rsp/timeline.h>
 #include "internal/json.h"
 #include "internal/merge.h"
+#include "internal/u64map.h"
 
 /* Bounds of each hop's snapshot: 64 hops hold at most ~100 MB between them. */
 #define LOCAL_NODES  10000
@@ -85,30 +85,43 @@ static uint32_t explained_by(const struct rsp_spiece *pc, uint32_t k)
 	return pc[q].parent;
 }
 
-/* The local wakers' network waits (pieces below the root's), followed across hosts. */
+/*
+ * The local wakers' network operations in the stretches they were
+ * explained over (each waker's pieces below the root's: the stretch is the
+ * piece of another thread above them), followed across hosts. By their
+ * operations, not their sleeps' reason: an event loop waits in epoll
+ * ("poll") for its sockets. Each (waker, stretch) once: a waker's pieces
+ * under one stretch interleave with those of the wakers it waited for.
+ */
 static void across_again(const struct merge *m, struct msnap *sn, int i)
 {
 	size_t n = 0;
 	const struct rsp_spiece *pc = rsp_snapshot__pieces(sn->hops[i].snap, &n, NULL);
-	uint32_t last_tid = 0, last_above = RSP_SNODE_NONE;
+	struct rsp_u64map seen;
+	uint32_t one;
 
+	rsp_u64map__init(&seen);
 	for (size_t k = 0; k < n; k++) {
 		const struct rsp_spiece *p = &pc[k];
 		uint32_t above;
 		int lh;
 
-		if (!p->depth || p->kind != RSP_SN_SLEEP || !p->seg ||
-		    p->seg->reason != RSP_SR_NETWORK || p->tid == sn->hops[i].tid || !p->tgid)
+		if (!p->depth || p->tid == sn->hops[i].tid || !p->tgid)
 			continue;
 		above = explained_by(pc, (uint32_t)k);
-		if (above == RSP_SNODE_NONE || (p->tid == last_tid && above == last_above))
+		if (above == RSP_SNODE_NONE ||
+		    !rsp_u64map__get(&seen, (uint64_t)above << 32 | p->tid, &one))
 			continue; /* that stretch of this waker followed already */
-		last_tid = p->tid;
-		last_above = above;
+		if (rsp_u64map__put(&seen, (uint64_t)above << 32 | p->tid, 1)) {
+			sn->hops[i].snap_errno = ENOMEM;
+			break;
+		}
 		if (rsp_merge__on_path(m, sn, i, sn->hops[i].host, p->tgid, p->tid)) {
 			sn->cycles++;
 			continue;
 		}
+		if (rsp_u64map__get(&m->by_proc, (uint64_t)sn->hops[i].host << 32 | p->tgid, &one))
+			continue; /* its process has no TCP end with a known 4-tuple */
 		lh = local_hop(sn, i, p->tgid, p->tid);
 		if (lh < 0) {
 			sn->other_ops++;
@@ -116,7 +129,10 @@ static void across_again(const struct merge *m, struct msnap *sn, int i)
 		}
 		rsp_merge__follow(m, sn, sn->hops[i].host, p->tgid, p->tid, pc[above].start,
 				  pc[above].end, lh, sn->hops[i].depth);
+		if (lh == sn->nr_hops - 1)
+			sn->nr_hops--; /* an anchor with nothing under it (no hop added after) */
 	}
+	rsp_u64map__exit(&seen);
 }
 
 void rsp_merge__local(const struct merge *m, struct msnap *sn, int i)
