@@ -312,6 +312,17 @@ void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i,
 		head = true;
 		text_node(&c, ch, ind + 2, out);
 	}
+	/* Local wakers with hops across hosts whose node fell under the floor. */
+	for (int k = 0; k < sn->nr_hops; k++)
+		if (sn->hops[k].local && sn->hops[k].parent == i && !(c.shown >> k & 1)) {
+			rsp_buf__printf(out, "%*stid %u (%s), a local waker (under %.1f%%):\n",
+					ind + 2, "", sn->hops[k].tid,
+					rsp_merge__comm(&m->h[hp->host], sn->hops[k].tid),
+					LOCAL_FLOOR_PM / 10.0);
+			for (int h = 0; h < sn->nr_hops; h++)
+				if (sn->hops[h].parent == k)
+					rsp_merge__hop_text(m, sn, h, out);
+		}
 	if (rsp_snapshot__totals(hp->snap)->truncated)
 		rsp_buf__printf(out,
 				"%*s(its local chain was cut at its bounds: %d threads deep, "
@@ -372,7 +383,25 @@ json_t *rsp_merge__local_json(const struct merge *m, const struct msnap *sn, int
 	const struct hop *hp = &sn->hops[i];
 	struct lctx c = {m, sn, i, hp->service * LOCAL_FLOOR_PM / 1000, 0};
 
+	json_t *a;
+
 	if (!hp->snap)
 		return NULL;
-	return json_children(&c, rsp_snapshot__node(hp->snap, rsp_snapshot__root(hp->snap, 0)));
+	a = json_children(&c, rsp_snapshot__node(hp->snap, rsp_snapshot__root(hp->snap, 0)));
+	/* Local wakers with hops across hosts whose node fell under the floor. */
+	for (int k = 0; k < sn->nr_hops; k++)
+		if (sn->hops[k].local && sn->hops[k].parent == i && !(c.shown >> k & 1)) {
+			json_t *o = json_object();
+
+			rsp_json__set_str(o, "kind", "thread");
+			rsp_json__set_u64(o, "tid", sn->hops[k].tid);
+			rsp_json__set_u64(o, "pid", sn->hops[k].pid);
+			rsp_json__set_str(o, "comm",
+					  rsp_merge__comm(&m->h[hp->host], sn->hops[k].tid));
+			json_object_set_new(o, "under_floor", json_true());
+			json_object_set_new(o, "children", json_array());
+			json_object_set_new(o, "answered_by", rsp_merge__hops_json(m, sn, k));
+			json_array_append_new(a, o);
+		}
+	return a;
 }
