@@ -340,6 +340,8 @@ static struct tinfo *ti_at(const struct rsp_snapshot *s, size_t i)
 
 static bool of_pid(const struct rsp_snapshot *s, const struct rsp_tlthread *t)
 {
+	if (s->o.tid && t->tid != s->o.tid)
+		return false;
 	return s->o.pid > 0 &&
 	       (t->tgid == (uint32_t)s->o.pid || (!t->tgid && t->tid == (uint32_t)s->o.pid));
 }
@@ -1228,23 +1230,36 @@ static int base_roots(struct rsp_snapshot *s)
 	return 0;
 }
 
-/* Each root thread's span in the range: explain it whole. */
+/* Root @i over [a, b] (clipped to its life in the range), if not empty. */
+static void explain_root(struct rsp_snapshot *s, size_t i, uint64_t a, uint64_t b)
+{
+	const struct rsp_snode *r = &s->nodes[s->roots[i]];
+	const struct rsp_tlthread *t = rsp_tlstore__find_thread(s->store, r->tid);
+	uint32_t tid = r->tid;
+
+	a = max64(a, max64(life_start(t), s->from));
+	b = min64(b, min64(t->last, s->to));
+	if (b <= a)
+		return;
+	if (!s->tot.start || a < s->tot.start)
+		s->tot.start = a;
+	if (b > s->tot.end)
+		s->tot.end = b;
+	s->depth = 0;
+	s->cur_piece = RSP_SNODE_NONE;
+	explain(s, s->roots[i], tid, a, b);
+}
+
+/* Each root thread's span in the range: explain it whole, or over opts.spans. */
 static void explain_roots(struct rsp_snapshot *s)
 {
 	size_t n = s->nr_roots;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct rsp_snode *r = &s->nodes[s->roots[i]];
-		const struct rsp_tlthread *t = rsp_tlstore__find_thread(s->store, r->tid);
-		uint64_t a = max64(life_start(t), s->from), b = min64(t->last, s->to);
-
-		if (!s->tot.start || a < s->tot.start)
-			s->tot.start = a;
-		if (b > s->tot.end)
-			s->tot.end = b;
-		s->depth = 0;
-		s->cur_piece = RSP_SNODE_NONE;
-		explain(s, s->roots[i], r->tid, a, b);
+		if (!s->o.spans)
+			explain_root(s, i, 0, UINT64_MAX);
+		for (size_t k = 0; s->o.spans && k < s->o.nr_spans; k++)
+			explain_root(s, i, s->o.spans[k].from, s->o.spans[k].to);
 	}
 	s->tot.wall_ns = s->tot.end > s->tot.start ? s->tot.end - s->tot.start : 0;
 }

@@ -762,34 +762,6 @@ static void render_text(const struct merge *m, struct rsp_buf *out)
  * from PID; a thread already on the path (PID itself, answering its
  * server's request back) is not followed again, and counted.
  */
-#define MAX_HOPS     64
-#define CAT_RUN	     0
-#define CAT_RUNNABLE 1
-#define CAT_UNKNOWN  2 /* no segment of the thread (lost records, not seen) */
-#define CAT_SLEEP    3 /* + enum rsp_sleep_reason */
-#define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
-
-struct hop {
-	int parent; /* index in hops[] of the thread it answered; -1: PID */
-	int depth;  /* 1: answered PID */
-	uint32_t host, pid, tid;
-	size_t ops;
-	uint64_t asked;	  /* the waits of the thread it answered that its answers ended */
-	uint64_t service; /* request arrival to answer send, summed */
-	uint64_t cat[NR_CATS];
-};
-
-struct msnap {
-	size_t ops, matched_ops;
-	uint64_t wait, matched_wait; /* PID's network operations, all and matched */
-	struct hop hops[MAX_HOPS];
-	int nr_hops;
-	size_t other_ops; /* answered by threads beyond MAX_HOPS */
-	size_t cycles;	  /* answers by a thread already on the path: not followed again */
-	size_t cut;	  /* network waits at --depth, on matched connections: not followed */
-	int max_depth;	  /* the deepest hop found */
-};
-
 static int find_target(struct merge *m, struct rsp_buf *err)
 {
 	char *end;
@@ -835,7 +807,7 @@ static struct hop *hop_of(struct msnap *sn, int parent, int depth, uint32_t host
 {
 	for (int i = 0; i < sn->nr_hops; i++)
 		if (sn->hops[i].parent == parent && sn->hops[i].host == host &&
-		    sn->hops[i].tid == o->tid)
+		    sn->hops[i].tid == o->tid && !sn->hops[i].local)
 			return &sn->hops[i];
 	if (sn->nr_hops == MAX_HOPS)
 		return NULL;
@@ -847,13 +819,13 @@ static struct hop *hop_of(struct msnap *sn, int parent, int depth, uint32_t host
 }
 
 /* Thread @tid of @host is PID itself or a node on the path from @parent up: a cycle. */
-static bool on_path(const struct merge *m, const struct msnap *sn, int parent, uint32_t host,
-		    const struct rsp_net_op *o)
+bool rsp_merge__on_path(const struct merge *m, const struct msnap *sn, int parent, uint32_t host,
+			uint32_t tgid, uint32_t tid)
 {
-	if ((int)host == m->target && o->tgid == (uint32_t)m->pid)
+	if ((int)host == m->target && tgid == (uint32_t)m->pid)
 		return true;
 	for (int i = parent; i >= 0; i = sn->hops[i].parent)
-		if (sn->hops[i].host == host && sn->hops[i].tid == o->tid)
+		if (sn->hops[i].host == host && sn->hops[i].tid == tid)
 			return true;
 	return false;
 }
@@ -956,9 +928,6 @@ static size_t first_op(const struct mhost *h, const struct mconn *c, uint64_t lo
 	return a;
 }
 
-static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
-		   uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth);
-
 /* End @yi's operation @j answered: the time from the request's arrival to the answer. */
 static uint64_t answer_time(const struct merge *m, size_t yi, long j)
 {
@@ -983,7 +952,7 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = a->start;
 	struct hop *hp;
 
-	if (on_path(m, sn, parent, y->host, a)) {
+	if (rsp_merge__on_path(m, sn, parent, y->host, a->tgid, a->tid)) {
 		sn->cycles++;
 		return;
 	}
@@ -995,17 +964,17 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	hp->ops++;
 	hp->asked += o->end - o->start;
 	hp->service += hi - lo;
+	if (!rsp_vec__reserve((void **)&hp->spans, &hp->cap_spans, hp->nr_spans + 1,
+			      sizeof(*hp->spans)))
+		hp->spans[hp->nr_spans++] = (struct rsp_snapshot_span){lo, hi};
+	else
+		hp->snap_errno = ENOMEM;
 	thread_time(hy, a->tid, lo, hi, hp);
-	follow(m, sn, y->host, a->tgid, a->tid, lo, hi, (int)(hp - sn->hops), depth + 1);
+	rsp_merge__follow(m, sn, y->host, a->tgid, a->tid, lo, hi, (int)(hp - sn->hops), depth + 1);
 }
 
-/*
- * The network operations of process @tgid on @host (thread @tid only, if
- * not 0) inside [@lo, @hi), on matched connections, followed into the
- * threads that answered them. Depth 0 is PID's: its totals are counted.
- */
-static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
-		   uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth)
+void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
+		       uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth)
 {
 	uint32_t c = UINT32_MAX;
 
@@ -1045,10 +1014,19 @@ static void follow(const struct merge *m, struct msnap *sn, uint32_t host, uint3
 	}
 }
 
+/*
+ * Across hosts first (each answering thread's own network waits), then
+ * each answering thread's local waits followed into their wakers, which
+ * may add hops (a local waker's network waits): those are expanded in
+ * turn, as the loop reaches them.
+ */
 static void snap_collect(const struct merge *m, struct msnap *sn)
 {
 	memset(sn, 0, sizeof(*sn));
-	follow(m, sn, (uint32_t)m->target, (uint32_t)m->pid, 0, 0, UINT64_MAX, -1, 0);
+	rsp_merge__follow(m, sn, (uint32_t)m->target, (uint32_t)m->pid, 0, 0, UINT64_MAX, -1, 0);
+	for (int i = 0; i < sn->nr_hops; i++)
+		if (!sn->hops[i].local)
+			rsp_merge__local(m, sn, i);
 }
 
 static const char *cat_name(int c, char *buf, size_t n)
@@ -1073,7 +1051,7 @@ static const char *cat_key(int c, char *buf, size_t n)
 	return buf;
 }
 
-static void snap_text_hop(const struct merge *m, const struct msnap *sn, int i, struct rsp_buf *out)
+void rsp_merge__hop_text(const struct merge *m, const struct msnap *sn, int i, struct rsp_buf *out)
 {
 	const struct hop *hp = &sn->hops[i];
 	int ind = 2 * hp->depth;
@@ -1092,9 +1070,10 @@ static void snap_text_hop(const struct merge *m, const struct msnap *sn, int i, 
 					(double)hp->cat[c] / 1e9,
 					100.0 * (double)hp->cat[c] / (double)hp->service,
 					cat_name(c, buf, sizeof(buf)));
+	rsp_merge__local_text(m, sn, i, ind + 2, out);
 	for (int k = 0; k < sn->nr_hops; k++)
-		if (sn->hops[k].parent == i)
-			snap_text_hop(m, sn, k, out);
+		if (sn->hops[k].parent == i && !sn->hops[k].local)
+			rsp_merge__hop_text(m, sn, k, out);
 }
 
 static uint64_t first_service(const struct msnap *sn)
@@ -1121,7 +1100,7 @@ static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_
 			sn->matched_ops, (double)sn->matched_wait / 1e9, m->depth);
 	for (int i = 0; i < sn->nr_hops; i++)
 		if (sn->hops[i].parent < 0)
-			snap_text_hop(m, sn, i, out);
+			rsp_merge__hop_text(m, sn, i, out);
 	rsp_buf__printf(out, "  %10.6f s of the wait outside the answering threads (network)\n",
 			sn->matched_wait > service ? (double)(sn->matched_wait - service) / 1e9
 						   : 0.0);
@@ -1140,7 +1119,7 @@ static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_
 				sn->cut, m->depth);
 }
 
-static json_t *snap_json_hops(const struct merge *m, const struct msnap *sn, int parent)
+json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int parent)
 {
 	json_t *hops = json_array();
 
@@ -1149,7 +1128,9 @@ static json_t *snap_json_hops(const struct merge *m, const struct msnap *sn, int
 		json_t *o, *cats;
 		char buf[64];
 
-		if (hp->parent != parent)
+		json_t *local;
+
+		if (hp->parent != parent || hp->local)
 			continue;
 		o = json_object();
 		cats = json_object();
@@ -1165,7 +1146,10 @@ static json_t *snap_json_hops(const struct merge *m, const struct msnap *sn, int
 		for (int c = 0; c < NR_CATS; c++)
 			rsp_json__set_secs(cats, cat_key(c, buf, sizeof(buf)), hp->cat[c]);
 		json_object_set_new(o, "categories", cats);
-		json_object_set_new(o, "answered_by", snap_json_hops(m, sn, i));
+		json_object_set_new(o, "answered_by", rsp_merge__hops_json(m, sn, i));
+		local = rsp_merge__local_json(m, sn, i);
+		if (local)
+			json_object_set_new(o, "local_waits", local);
 		json_array_append_new(hops, o);
 	}
 	return hops;
@@ -1189,7 +1173,7 @@ static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_b
 	rsp_json__set_u64(root, "cycles_not_followed", sn->cycles);
 	rsp_json__set_u64(root, "beyond_depth", sn->cut);
 	rsp_json__set_u64(root, "deepest", (uint64_t)sn->max_depth);
-	json_object_set_new(root, "answered_by", snap_json_hops(m, sn, -1));
+	json_object_set_new(root, "answered_by", rsp_merge__hops_json(m, sn, -1));
 	json_object_set_new(root, "clock_offsets", rsp_merge__offsets_json(m));
 	return rsp_json__emit(root, out);
 }
@@ -1215,6 +1199,7 @@ static int snapshot_answer(struct merge *m, struct rsp_buf *out, struct rsp_buf 
 		rsp_merge__offsets_text(m, out);
 		snap_text(m, sn, out);
 	}
+	rsp_merge__snap_exit(sn);
 	free(sn);
 	return ret;
 }

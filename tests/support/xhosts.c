@@ -124,8 +124,14 @@ static void states(const struct emit *e, uint64_t t)
 			bool ct = client ? !(e->x->chain && e->k) && !(e->x->loop && e->k)
 					 : e->x->loop && !e->k;
 
-			synth__tcp_state(e->s, .cpu = ct ? 0 : 1, .t = t + c,
-					 .tid = ct ? XHOSTS_TID_CLIENT + c : XHOSTS_TID_SERVER + c,
+			/* handoff: a proxy's client socket is its worker's */
+			bool wk = client && e->x->handoff && !ct;
+
+			synth__tcp_state(e->s, .cpu = ct || wk ? 0 : 1, .t = t + c,
+					 .tgid = wk ? XHOSTS_TID_SERVER + c : 0,
+					 .tid = ct   ? XHOSTS_TID_CLIENT + c
+						: wk ? XHOSTS_TID_WORKER + c
+						     : XHOSTS_TID_SERVER + c,
 					 .sk = v[i].sk + c * 0x1000, .oldstate = client ? 2 : 3,
 					 .newstate = 1, .saddr = addr_of(e->k),
 					 .sport = (uint16_t)(v[i].local.port + c), .daddr = rv,
@@ -141,6 +147,49 @@ static void arrival(struct synth *s, uint32_t cpu, uint64_t t, uint64_t sk, uint
 	synth__data_ready(s, .cpu = cpu, .t = t + 1000, .sk = sk);
 	synth__waking(s, .cpu = cpu, .t = t + 2000, .target = tid);
 	synth__softirq(s, .entry = false, .cpu = cpu, .t = t + 3000, .vec = NET_RX);
+}
+
+static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigned c, uint64_t a);
+
+/*
+ * A proxy's server thread (CPU 1), the request read, hands it to its
+ * worker (CPU 0), which asks the upstream and wakes the server thread back
+ * when the answer has come. Return: the global time of the answer's
+ * arrival (the server thread runs again before + 16 us).
+ */
+static uint64_t handoff(const struct emit *e, unsigned h, unsigned long i, unsigned c, uint64_t a)
+{
+	uint32_t st = XHOSTS_TID_SERVER + c, wt = XHOSTS_TID_WORKER + c;
+	uint64_t usk = SK_CLIENT + c * 0x1000, sh = e->shift, back;
+	bool mine = h == e->k;
+
+	if (mine) {
+		synth__waking(e->s, .cpu = 0, .t = a + 5500 + sh, .tid = st, .target = wt,
+			      .target_comm = "worker");
+		synth__switch(e->s, .cpu = 1, .t = a + 5800 + sh, .prev = st, .prev_comm = "server",
+			      .state = 1, .next = 0);
+		synth__switch(e->s, .cpu = 0, .t = a + 6000 + sh, .prev = 0, .next = wt,
+			      .next_comm = "worker");
+		synth__sock_len(e->s, .cpu = 0, .t = a + 6500 + sh, .tgid = st, .tid = wt,
+				.sk = usk, .bytes = 8);
+		synth__switch(e->s, .cpu = 0, .t = a + 7000 + sh, .prev = wt, .prev_tgid = st,
+			      .prev_comm = "worker", .state = 1, .next = 0);
+	}
+	back = serve(e, upstream(e->x, h), i, c, a + 16000);
+	if (mine) {
+		arrival(e->s, 0, back + 10000 + sh, usk, wt);
+		synth__switch(e->s, .cpu = 0, .t = back + 14000 + sh, .prev = 0, .next = wt,
+			      .next_comm = "worker");
+		synth__sock_len(e->s, .recv = true, .cpu = 0, .t = back + 15000 + sh, .tgid = st,
+				.tid = wt, .sk = usk, .bytes = 8);
+		synth__waking(e->s, .cpu = 1, .t = back + 15500 + sh, .tgid = st, .tid = wt,
+			      .target = st, .target_comm = "server");
+		synth__switch(e->s, .cpu = 0, .t = back + 15800 + sh, .prev = wt, .prev_tgid = st,
+			      .prev_comm = "worker", .state = 1, .next = 0);
+		synth__switch(e->s, .cpu = 1, .t = back + 15900 + sh, .prev = 0, .next = st,
+			      .next_comm = "server");
+	}
+	return back;
 }
 
 /*
@@ -168,6 +217,8 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 	}
 	if (!proxy) {
 		sent = a + 5000 + 20000 + jitter(i, 40000);
+	} else if (e->x->handoff) {
+		sent = handoff(e, h, i, c, a) + 16000;
 	} else {
 		uint64_t back;
 

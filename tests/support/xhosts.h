@@ -25,6 +25,12 @@
  *   loop:  2 hosts: host 0's client asks host 1, whose server asks host 0
  *          back before answering, where the client thread itself answers
  *          (an event loop, still waiting for its own answer): a cycle.
+ *   handoff (with chain): each proxy's server thread hands the request to
+ *          a worker thread of its process (XHOSTS_TID_WORKER + c, CPU 0):
+ *          it wakes the worker and sleeps; the worker asks the upstream
+ *          and, its answer come, wakes the server thread, which answers.
+ *          The proxy's wait for its upstream is then a local wait for the
+ *          worker, whose own wait is on the network.
  * An exchange's records are what the kernel gives: the client's switch in,
  * sock_send_length, switch out (asleep); on each server the NET_RX
  * softirq with sk_data_ready and the waking, switch in, sock_recv_length,
@@ -35,6 +41,7 @@
  */
 #define XHOSTS_TID_CLIENT 1000u
 #define XHOSTS_TID_SERVER 2000u
+#define XHOSTS_TID_WORKER 3000u
 
 struct xhosts {
 	unsigned hosts;	     /* 2 .. 64 */
@@ -42,6 +49,7 @@ struct xhosts {
 	unsigned long slots; /* exchanges per host, over its connections in turn */
 	bool chain;
 	bool loop;
+	bool handoff;
 };
 
 /**

@@ -31,18 +31,25 @@ struct dumps {
 	char paths[8][96];
 };
 
+static void dumps_write_x(struct dumps *d, const struct xhosts *x)
+{
+	unsigned hosts = x->hosts;
+
+	assert_true(hosts <= 8);
+	snprintf(d->dir, sizeof(d->dir), "/tmp/rsp-test-merge.XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	assert_int_equal(xhosts__write(x, d->dir, NULL, NULL), 0);
+	d->hosts = hosts;
+	for (unsigned k = 0; k < hosts; k++)
+		snprintf(d->paths[k], sizeof(d->paths[k]), "%s/host-%u.perf.data", d->dir, k);
+}
+
 static void dumps_write(struct dumps *d, unsigned hosts, unsigned conns, bool chain, bool loop)
 {
 	struct xhosts x = {
 		.hosts = hosts, .conns = conns, .slots = SLOTS, .chain = chain, .loop = loop};
 
-	assert_true(hosts <= 8);
-	snprintf(d->dir, sizeof(d->dir), "/tmp/rsp-test-merge.XXXXXX");
-	assert_non_null(mkdtemp(d->dir));
-	assert_int_equal(xhosts__write(&x, d->dir, NULL, NULL), 0);
-	d->hosts = hosts;
-	for (unsigned k = 0; k < hosts; k++)
-		snprintf(d->paths[k], sizeof(d->paths[k]), "%s/host-%u.perf.data", d->dir, k);
+	dumps_write_x(d, &x);
 }
 
 static void dumps_remove(struct dumps *d)
@@ -247,6 +254,77 @@ static void test_chain(void **state)
  * recursion stops at host 1 and counts the answers by a thread already
  * on the path, instead of following PID into itself.
  */
+/*
+ * The answering thread of hop @h handed each request to its worker on its
+ * host: its local waits (the recursive snapshot) hold a sleep the worker
+ * ended, followed into the worker, under which are the hops across hosts
+ * the worker's own network waits led to. Return: the worker's node.
+ */
+static const json_t *worker_of(const json_t *h)
+{
+	const json_t *lw = json_object_get(h, "local_waits"), *n, *w = NULL, *k;
+	size_t i, x;
+
+	assert_int_equal(json_array_size(json_object_get(h, "answered_by")), 0);
+	assert_non_null(lw);
+	json_array_foreach (lw, i, n) {
+		if (strcmp(json_string_value(json_object_get(n, "kind")), "sleep") ||
+		    !json_object_get(n, "waker_tid") || iget(n, "waker_tid") != XHOSTS_TID_WORKER)
+			continue;
+		/* the hand-off is most of the server thread's time */
+		assert_true(json_real_value(json_object_get(n, "total_s")) >=
+			    0.9 * json_real_value(json_object_get(h, "service_s")));
+		json_array_foreach (json_object_get(n, "children"), x, k)
+			if (!strcmp(json_string_value(json_object_get(k, "kind")), "thread") &&
+			    iget(k, "tid") == XHOSTS_TID_WORKER)
+				w = k;
+	}
+	assert_non_null(w);
+	assert_int_equal(iget(w, "pid"), XHOSTS_TID_SERVER);
+	return w;
+}
+
+/* chain + handoff: each proxy's wait for its upstream is a local wait for its worker. */
+static void test_chain_handoff(void **state)
+{
+	struct xhosts x = {.hosts = 4, .conns = 1, .slots = SLOTS, .chain = true, .handoff = true};
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h1, *h2, *h3;
+	json_t *j;
+	char target[32];
+
+	(void)state;
+	dumps_write_x(&d, &x);
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	assert_true(iget(j, "matched_operations") >= SLOTS - 2);
+	/* client@0 -> server@1 (worker) -> server@2 (worker) -> server@3 */
+	h1 = only_answer(j, 1, 1);
+	h2 = only_answer(worker_of(h1), 2, 2);
+	h3 = only_answer(worker_of(h2), 3, 3);
+	assert_int_equal(json_array_size(json_object_get(h3, "answered_by")), 0);
+	assert_true(iget(h3, "answers") >= SLOTS - 4);
+	assert_int_equal(iget(j, "deepest"), 3);
+	assert_int_equal(iget(j, "cycles_not_followed"), 0);
+	assert_int_equal(iget(j, "beyond_depth"), 0);
+	json_decref(j);
+
+	/* --depth 2: the worker on host 2 is shown, its network waits counted, not followed */
+	j = merge(&d, &err, "snapshot", target, "--depth", "2", "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot --depth 2: %s", err.data);
+	assert_int_equal(iget(j, "deepest"), 2);
+	h2 = only_answer(worker_of(only_answer(j, 1, 1)), 2, 2);
+	assert_null(json_object_get(worker_of(h2), "answered_by"));
+	assert_true(iget(j, "beyond_depth") >= SLOTS - 4);
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
 static void test_loop(void **state)
 {
 	struct dumps d;
@@ -277,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_loop),
+		cmocka_unit_test(test_chain_handoff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

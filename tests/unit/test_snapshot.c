@@ -128,19 +128,17 @@ static void sample(struct b *b, uint32_t tid, uint32_t pid, uint32_t cpu, uint64
 	assert_int_equal(rsp_samples__add(b->sm, &c), 0);
 }
 
-/* Seal and snapshot @pid over [0, end] us; checks the tree's sums. */
-static const struct rsp_snapshot_totals *snap(struct b *b, long pid, uint64_t end)
+/* Seal and snapshot with @o (its pid, tid, spans) over [0, end] us; checks the tree's sums. */
+static const struct rsp_snapshot_totals *snap_o(struct b *b, const struct rsp_snapshot_opts *o,
+						uint64_t end)
 {
-	struct rsp_snapshot_opts o;
 	struct rsp_buf err = RSP_BUF_INIT;
 	const struct rsp_snapshot_totals *t;
 	uint64_t roots = 0, cats = 0;
 
 	assert_int_equal(rsp_tlstore__seal(b->st, 0, end * US), 0);
 	assert_int_equal(rsp_samples__seal(b->sm), 0);
-	rsp_snapshot_opts__init(&o);
-	o.pid = pid;
-	b->snap = rsp_snapshot__new(b->st, b->sm, &o, &err);
+	b->snap = rsp_snapshot__new(b->st, b->sm, o, &err);
 	if (!b->snap)
 		fail_msg("snapshot: %s", err.data);
 	rsp_buf__exit(&err);
@@ -171,6 +169,15 @@ static const struct rsp_snapshot_totals *snap(struct b *b, long pid, uint64_t en
 	assert_int_equal(cats, t->total_ns);
 	assert_int_equal(t->accounted_ns + t->cat_ns[RSP_CAT_UNKNOWN], t->total_ns);
 	return t;
+}
+
+static const struct rsp_snapshot_totals *snap(struct b *b, long pid, uint64_t end)
+{
+	struct rsp_snapshot_opts o;
+
+	rsp_snapshot_opts__init(&o);
+	o.pid = pid;
+	return snap_o(b, &o, end);
 }
 
 /* The child of @parent of @kind (and thread @tid for THREAD), or NULL. */
@@ -599,6 +606,69 @@ static void test_sibling_threads(void **state)
 	b_exit(b);
 }
 
+/*
+ * A connection thread (1) hands a request to a worker of its process (11)
+ * and sleeps on the pipe until the worker answers (rspctl merge's answering
+ * thread). Snapshot of thread 1 alone over the spans of its answers: the
+ * worker is a waker like any other, followed (not another path), and only
+ * the spans count; the whole process instead has the worker as a root of
+ * its own (test_sibling_threads' case).
+ */
+static void handoff(struct b *b)
+{
+	RUN(1, 1, 0, 100);
+	SLEEP(1, 1, 100, 400, RSP_SR_PIPE, RSP_WAKER_THREAD, 11);
+	RUN(1, 1, 400, 500);
+	SLEEP(11, 1, 0, 100, RSP_SR_PIPE, RSP_WAKER_THREAD, 1);
+	RUN(11, 1, 100, 150);
+	SLEEP(11, 1, 150, 390, RSP_SR_BLOCK_IO, RSP_WAKER_DEVICE, DEV);
+	RUN(11, 1, 390, 400);
+	SLEEP(11, 1, 400, 500, RSP_SR_PIPE, RSP_WAKER_NONE, 0);
+}
+
+static void test_one_thread_spans(void **state)
+{
+	static const struct rsp_snapshot_span spans[] = {{50 * US, 60 * US}, {100 * US, 400 * US}};
+	struct b bb, *b = &bb;
+	const struct rsp_snapshot_totals *t;
+	const struct rsp_snode *sl, *w;
+	struct rsp_snapshot_opts o;
+
+	b_init(b);
+	handoff(b);
+	rsp_snapshot_opts__init(&o);
+	o.pid = 1;
+	o.tid = 1;
+	o.from = 0;
+	o.to = 500 * US;
+	o.spans = spans;
+	o.nr_spans = 2;
+	t = snap_o(b, &o, 500);
+	assert_int_equal(t->nr_threads, 1);
+	assert_int_equal(rsp_snapshot__nr_roots(b->snap), 1);
+	assert_int_equal(t->total_ns, 310 * US);
+	assert_int_equal(t->cat_ns[RSP_CAT_OTHER_PATH], 0);
+	sl = child(b, root(b, 0), RSP_SN_SLEEP, 0);
+	assert_non_null(sl);
+	assert_int_equal(sl->total_ns, 300 * US);
+	w = child(b, sl, RSP_SN_THREAD, 11);
+	assert_non_null(w);
+	assert_int_equal(w->total_ns, 300 * US);
+	assert_non_null(child(b, w, RSP_SN_SLEEP, 0));
+	assert_int_equal(child(b, w, RSP_SN_SLEEP, 0)->reason, RSP_SR_BLOCK_IO);
+	assert_int_equal(child(b, w, RSP_SN_SLEEP, 0)->total_ns, 240 * US);
+	assert_int_equal(child(b, root(b, 0), RSP_SN_RUN, 0)->total_ns, 10 * US);
+	b_exit(b);
+
+	b_init(b);
+	handoff(b);
+	t = snap(b, 1, 500);
+	/* each thread's wait for the other: 1's 300 us, 11's first 100 us */
+	assert_int_equal(t->nr_threads, 2);
+	assert_int_equal(t->cat_ns[RSP_CAT_OTHER_PATH], 400 * US);
+	b_exit(b);
+}
+
 /* A sleep on the disk: queued (insert -> issue) vs in the device (issue -> complete). */
 static void test_block_io(void **state)
 {
@@ -889,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_forked_child),
 		cmocka_unit_test(test_started_in_parallel),
 		cmocka_unit_test(test_sibling_threads),
+		cmocka_unit_test(test_one_thread_spans),
 		cmocka_unit_test(test_block_io),
 		cmocka_unit_test(test_io_old_request),
 		cmocka_unit_test(test_io_through_helper),

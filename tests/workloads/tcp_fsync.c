@@ -14,6 +14,15 @@
  *   request, pass it upstream, wait for the upstream's answer and pass it
  *   back (a third "host" between the client and the server).
  *
+ * tcp_fsync worker ADDR PORT DIR N KIB: the server's answers done by a
+ *   worker thread: the connection thread reads each request and hands it
+ *   to the worker through a pipe, the worker writes KIB KiB with O_DIRECT
+ *   and fsyncs (as the server does) and hands it back through another
+ *   pipe, and the connection thread sends the answer. The connection
+ *   thread's wait is a pipe read the worker ends: a local hand-off that
+ *   merge's snapshot follows into the worker's disk wait. Prints the
+ *   server's line with "worker": the worker's tid.
+ *
  * For rspctl merge (two network namespaces standing for two hosts): the
  * client's network wait is the server's time on the other "host", most of
  * it in fsync() waiting for the disk; the server measures its fsyncs.
@@ -30,6 +39,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include "wl.h"
 
@@ -108,6 +119,79 @@ static int serve(struct sockaddr_in *sa, const char *dir, long n, long kib)
 	return 0;
 }
 
+struct worker {
+	int in, out; /* the requests' pipe (read end), the answers' (write end) */
+	int fd, dfd; /* the file, and the same opened with O_DIRECT */
+	char *block, *dblock;
+	long kib, n;
+	double fsync_s;
+	pid_t tid;
+};
+
+static void *work(void *p)
+{
+	struct worker *w = p;
+	char req[8];
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	for (long i = 0; i < w->n; i++) {
+		uint64_t t0;
+
+		if (read(w->in, req, sizeof(req)) != sizeof(req) ||
+		    pwrite(w->fd, w->block, BYTES, (off_t)(i % 16) * BYTES) != BYTES)
+			break;
+		t0 = wl_now();
+		if (pwrite(w->dfd, w->dblock, (size_t)w->kib * 1024, (off_t)BYTES * 16) !=
+			    (ssize_t)w->kib * 1024 ||
+		    fsync(w->fd))
+			break;
+		w->fsync_s += (double)(wl_now() - t0) / 1e9;
+		if (write(w->out, req, sizeof(req)) != sizeof(req))
+			break;
+	}
+	return NULL;
+}
+
+static int hand_off(struct sockaddr_in *sa, const char *dir, long n, long kib)
+{
+	struct worker w = {.kib = kib, .n = n, .block = malloc(BYTES)};
+	int one = 1, ls, s, to[2], back[2];
+	char path[4096], req[8];
+	pthread_t th;
+
+	snprintf(path, sizeof(path), "%s/tcp_fsync.XXXXXX", dir);
+	w.fd = mkstemp(path);
+	if (!w.block || w.fd < 0 || direct_setup(path, kib, &w.dfd, &w.dblock) || pipe(to) ||
+	    pipe(back)) {
+		perror("tcp_fsync worker");
+		return 1;
+	}
+	unlink(path);
+	memset(w.block, 's', BYTES);
+	w.in = to[0];
+	w.out = back[1];
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(ls, (struct sockaddr *)sa, sizeof(*sa)) || listen(ls, 1) ||
+	    pthread_create(&th, NULL, work, &w)) {
+		perror("tcp_fsync worker");
+		return 1;
+	}
+	s = accept(ls, NULL, NULL);
+	for (long i = 0; s >= 0 && i < n; i++)
+		if (recv(s, req, sizeof(req), MSG_WAITALL) != sizeof(req) ||
+		    write(to[1], req, sizeof(req)) != sizeof(req) ||
+		    read(back[0], req, sizeof(req)) != sizeof(req) ||
+		    send(s, req, sizeof(req), 0) != sizeof(req))
+			return 1;
+	pthread_join(th, NULL);
+	printf("{\"server\": %d, \"worker\": %d, \"requests\": %ld, \"fsync_s\": %.6f}\n",
+	       (int)getpid(), (int)w.tid, n, w.fsync_s);
+	free(w.block);
+	free(w.dblock);
+	return s < 0;
+}
+
 /* Connect to @sa, retrying for 10 s while its server starts; -1 on failure. */
 static int connect_retry(struct sockaddr_in *sa)
 {
@@ -176,6 +260,9 @@ int main(int argc, char **argv)
 	    !addr_of(argv[2], argv[3], &sa) && atol(argv[5]) > 0 &&
 	    (argc == 6 || atol(argv[6]) > 0))
 		return serve(&sa, argv[4], atol(argv[5]), argc == 7 ? atol(argv[6]) : 0);
+	if (argc == 7 && !strcmp(argv[1], "worker") && !addr_of(argv[2], argv[3], &sa) &&
+	    atol(argv[5]) > 0 && atol(argv[6]) > 0)
+		return hand_off(&sa, argv[4], atol(argv[5]), atol(argv[6]));
 	if (argc == 5 && !strcmp(argv[1], "client") && !addr_of(argv[2], argv[3], &sa) &&
 	    atol(argv[4]) > 0)
 		return ask(&sa, atol(argv[4]));
@@ -183,6 +270,6 @@ int main(int argc, char **argv)
 	    !addr_of(argv[4], argv[5], &up) && atol(argv[6]) > 0)
 		return proxy(&sa, &up, atol(argv[6]));
 	fprintf(stderr, "usage: tcp_fsync server ADDR PORT DIR N [KIB] | proxy ADDR PORT "
-			"UPADDR UPPORT N | client ADDR PORT N\n");
+			"UPADDR UPPORT N | worker ADDR PORT DIR N KIB | client ADDR PORT N\n");
 	return 2;
 }

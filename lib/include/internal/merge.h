@@ -9,6 +9,8 @@
 #include <rsp/buf.h>
 #include <rsp/net.h>
 #include <rsp/perfdata.h>
+#include <rsp/sleepclass.h>
+#include <rsp/snapshot.h>
 #include <rsp/xhost.h>
 #include "internal/u64map.h"
 
@@ -75,6 +77,79 @@ struct merge {
 	int depth; /* snapshot --depth: hosts followed at most */
 	bool graph;
 };
+
+/* ---- snapshot PID@HOST (merge.c; the local waits: merge_local.c) ---- */
+
+#define MAX_HOPS     64
+#define CAT_RUN	     0
+#define CAT_RUNNABLE 1
+#define CAT_UNKNOWN  2 /* no segment of the thread (lost records, not seen) */
+#define CAT_SLEEP    3 /* + enum rsp_sleep_reason */
+#define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
+
+struct hop {
+	int parent; /* index in hops[] of the thread it answered; -1: PID */
+	int depth;  /* 1: answered PID */
+	uint32_t host, pid, tid;
+	size_t ops;
+	uint64_t asked;	  /* the waits of the thread it answered that its answers ended */
+	uint64_t service; /* request arrival to answer send, summed */
+	uint64_t cat[NR_CATS];
+	/*
+	 * local: not an answering thread but a thread of the parent's host that
+	 * the parent's local waits were followed into (merge_local.c), an
+	 * anchor for what it waited for across hosts in turn; its depth is
+	 * its parent's (the same host).
+	 */
+	bool local;
+	struct rsp_snapshot_span *spans; /* the answers' service intervals */
+	size_t nr_spans, cap_spans;
+	struct rsp_snapshot *snap; /* its local waits followed (merge_local.c), or NULL */
+	int snap_errno;		   /* why not, if it failed */
+};
+
+struct msnap {
+	size_t ops, matched_ops;
+	uint64_t wait, matched_wait; /* PID's network operations, all and matched */
+	struct hop hops[MAX_HOPS];
+	int nr_hops;
+	size_t other_ops; /* answered by threads beyond MAX_HOPS */
+	size_t cycles;	  /* answers by a thread already on the path: not followed again */
+	size_t cut;	  /* network waits at --depth, on matched connections: not followed */
+	int max_depth;	  /* the deepest hop found */
+};
+
+/*
+ * rsp_merge__follow() - the network operations of process @tgid on @host
+ * (thread @tid only, if not 0) inside [@lo, @hi), on matched connections,
+ * followed into the threads that answered them (new hops under @parent at
+ * @depth + 1). Depth 0 is PID's: its totals are counted.
+ */
+void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
+		       uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth);
+
+/** rsp_merge__on_path() - thread @tid of @host is PID or a hop from @parent up. */
+bool rsp_merge__on_path(const struct merge *m, const struct msnap *sn, int parent, uint32_t host,
+			uint32_t tgid, uint32_t tid);
+
+/**
+ * rsp_merge__local() - hop @i's local waits on its host, followed into
+ * their wakers by the recursive snapshot (rsp/snapshot.h) over its
+ * answers' intervals; the local wakers' own network waits are followed
+ * across hosts again (new hops). Stored in the hop (freed by
+ * rsp_merge__snap_exit()); a failure is kept in snap_errno.
+ */
+void rsp_merge__local(const struct merge *m, struct msnap *sn, int i);
+/** rsp_merge__local_text() - hop @i's local waits, indented by @ind, as text. */
+void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i, int ind,
+			   struct rsp_buf *out);
+/** rsp_merge__local_json() - the same as a JSON array (new reference), or NULL if none. */
+json_t *rsp_merge__local_json(const struct merge *m, const struct msnap *sn, int i);
+/** rsp_merge__hop_text(), rsp_merge__hops_json(): the hops under @parent (merge.c). */
+void rsp_merge__hop_text(const struct merge *m, const struct msnap *sn, int i, struct rsp_buf *out);
+json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int parent);
+/** rsp_merge__snap_exit() - free what the hops hold. */
+void rsp_merge__snap_exit(struct msnap *sn);
 
 /** rsp_merge__comm() - thread @tid's name on host @h, "?" if not known. */
 const char *rsp_merge__comm(const struct mhost *h, uint32_t tid);

@@ -103,6 +103,21 @@ struct rsp_snapshot_opts {
 	 * libc uprobes stitched under them, DWARF user stacks). */
 	const struct rsp_socktab *socks;
 	struct rsp_symbolizer *sym;
+	/* One thread of PID as the root (rspctl merge: the thread that answered
+	 * a request on its host), 0: every thread of PID. PID's other threads
+	 * are then wakers like any other thread: followed, not other paths. */
+	uint32_t tid;
+	/* The root threads explained over these spans only (sorted, disjoint,
+	 * inside [from, to]; the array is the caller's and is read during
+	 * rsp_snapshot__new() only), not over their lives: the answering
+	 * thread's times from a request's arrival to its answer. NULL: lives. */
+	const struct rsp_snapshot_span *spans;
+	size_t nr_spans;
+};
+
+/* A span of time [from, to) (struct rsp_snapshot_opts.spans). */
+struct rsp_snapshot_span {
+	uint64_t from, to;
 };
 
 /** rsp_snapshot_opts__init() - the defaults above, for no pid (-1). */
