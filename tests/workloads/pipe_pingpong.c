@@ -9,13 +9,16 @@
  * be preempted by the reader it woke instead of sleeping itself.
  *
  * Prints one JSON line: {"parent": PID, "child": PID, "round_trips": N,
- * "cpu": C, "elapsed_s": S}.
+ * "cpu": C, "elapsed_s": S, "parent_switches": P, "child_switches": C}: the
+ * kernel's own counts of each side's context switches (getrusage, wait4;
+ * the parent's up to the reaping of the child).
  */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 static void pin(int cpu)
@@ -50,6 +53,7 @@ int main(int argc, char **argv)
 	int cpu = argc > 2 ? atoi(argv[2]) : 0;
 	int ab[2], ba[2], status;
 	struct timespec t0, t1;
+	struct rusage pru, cru;
 	pid_t child;
 
 	if (n <= 0 || pipe(ab) || pipe(ba)) {
@@ -64,11 +68,13 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	xfer(ba[0], ab[1], n, 1);
-	waitpid(child, &status, 0);
+	wait4(child, &status, 0, &cru);
+	getrusage(RUSAGE_SELF, &pru);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("{\"parent\": %d, \"child\": %d, \"round_trips\": %ld, \"cpu\": %d, "
-	       "\"elapsed_s\": %.6f}\n",
+	       "\"elapsed_s\": %.6f, \"parent_switches\": %ld, \"child_switches\": %ld}\n",
 	       (int)getpid(), (int)child, n, cpu,
-	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       pru.ru_nvcsw + pru.ru_nivcsw, cru.ru_nvcsw + cru.ru_nivcsw);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
