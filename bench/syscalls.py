@@ -110,8 +110,8 @@ def main():
                    zip(tps["bare"], tps[modes[1].name], tps[modes[2].name]))
     above = sum(d > 2 for d in pairs)
     mid = statistics.median(pairs)
-    if a.reps < 3:
-        verdict = "no verdict from fewer than 3 repetitions"
+    if a.reps < 5:
+        verdict = "no verdict from fewer than 5 repetitions"
     elif mid > 2 and above * 3 >= 2 * len(pairs):
         verdict = "NOT met"
     elif mid <= 2 and (len(pairs) - above) * 3 >= 2 * len(pairs):
