@@ -21,10 +21,10 @@ rc != 0."""
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 
 import rsptest as t
+from mergetest import holder, line_of, merge
 from iothrottle import IoThrottle
 from vethpair import VethPair
 
@@ -47,34 +47,11 @@ NS_C, NS_S = PAIR.ns_c, PAIR.ns_s
 work = tempfile.mkdtemp(prefix="rsptest-merge.")
 
 
-def merge(*args):
-    return t.run([t.RSPCTL, "merge"] + list(args), timeout=300)
-
-
 def refused(p, words, what):
     lines = p.stderr.strip().splitlines()
     t.check(p.returncode != 0 and len(lines) == 1 and words in lines[0],
             "%s: refused in one sentence naming '%s' (rc %d): %r" %
             (what, words, p.returncode, p.stderr))
-
-
-def holder(ns, script, *args, enter=None):
-    """A shell in namespace ns that runs script and then stays (exec sleep) until
-    killed: a live process of the namespace for dump --netns, and the parent
-    (fork) of the workloads, which are gone by the time of the dump. enter: a
-    command run first, outside the namespace (ip netns exec mounts its own /sys,
-    where the cgroup hierarchy is not), e.g. joining a cgroup."""
-    cmd = ["ip", "netns", "exec", ns, "sh", "-c", script + "; exec sleep 300",
-           "sh"] + [str(a) for a in args]
-    if enter:
-        cmd = ["sh", "-c", enter + ' && exec "$@"', "sh"] + cmd
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-
-
-def line_of(proc, what):
-    out = proc.stdout.readline()
-    t.check(out.strip().startswith("{"), "%s ran: %r" % (what, out))
-    return json.loads(out)
 
 
 def status_threads(path, pid):

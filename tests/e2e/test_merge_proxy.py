@@ -15,10 +15,10 @@ and the chain on to the server's disk."""
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 
 import rsptest as t
+from mergetest import holder, line_of, merge
 from iothrottle import IoThrottle
 from vethpair import VethChain
 
@@ -36,25 +36,6 @@ work = tempfile.mkdtemp(prefix="rsptest-mproxy.")
 tmp = os.environ.get("RSP_TEST_DIR", "/var/tmp")
 THROTTLE = IoThrottle("rsptest-mproxy-%d" % os.getpid(), tmp, BPS)
 SHIFTS = ["--test-clock-shift", "1=%d" % SHIFT1, "--test-clock-shift", "2=%d" % SHIFT2]
-
-
-def merge(*args):
-    return t.run([t.RSPCTL, "merge"] + list(args), timeout=300)
-
-
-def holder(ns, script, *args, enter=None):
-    """As in test_merge: a shell in ns that runs script, then stays until killed."""
-    cmd = ["ip", "netns", "exec", ns, "sh", "-c", script + "; exec sleep 300",
-           "sh"] + [str(a) for a in args]
-    if enter:
-        cmd = ["sh", "-c", enter + ' && exec "$@"', "sh"] + cmd
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-
-
-def line_of(proc, what):
-    out = proc.stdout.readline()
-    t.check(out.strip().startswith("{"), "%s ran: %r" % (what, out))
-    return json.loads(out)
 
 
 holders = []

@@ -14,10 +14,10 @@ disk wait (block_io) is >= 90% of the client's matched network wait."""
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 
 import rsptest as t
+from mergetest import holder, line_of, merge
 from iothrottle import IoThrottle
 from vethpair import VethPair
 
@@ -35,25 +35,6 @@ work = tempfile.mkdtemp(prefix="rsptest-mworker.")
 tmp = os.environ.get("RSP_TEST_DIR", "/var/tmp")
 THROTTLE = IoThrottle("rsptest-mworker-%d" % os.getpid(), tmp, BPS)
 SHIFT = ["--test-clock-shift", "1=%d" % SHIFT_NS]
-
-
-def merge(*args):
-    return t.run([t.RSPCTL, "merge"] + list(args), timeout=300)
-
-
-def holder(ns, script, *args, enter=None):
-    """As in test_merge: a shell in ns that runs script, then stays until killed."""
-    cmd = ["ip", "netns", "exec", ns, "sh", "-c", script + "; exec sleep 300",
-           "sh"] + [str(a) for a in args]
-    if enter:
-        cmd = ["sh", "-c", enter + ' && exec "$@"', "sh"] + cmd
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-
-
-def line_of(proc, what):
-    out = proc.stdout.readline()
-    t.check(out.strip().startswith("{"), "%s ran: %r" % (what, out))
-    return json.loads(out)
 
 
 def nodes(tree):
