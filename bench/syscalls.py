@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -49,6 +50,30 @@ class Family(Rspd):
                         fam.get("note", "")))
 
 
+class Floor(Family):
+    """rspd without the syscall family, plus empty BPF programs on sys_enter,
+    sys_exit and sched_switch (rsp-bench-sc-floor): what any BPF syscall
+    profiler costs on this kernel before it does any work."""
+
+    def __init__(self, build):
+        super().__init__(build, False)
+        self.floor = os.path.join(build, "bench", "rsp-bench-sc-floor")
+        self.name = "rspd bpf, family off, empty syscall programs"
+
+    def start(self):
+        super().start()
+        self.p = subprocess.Popen([self.floor, "--switch"], stderr=subprocess.PIPE, text=True)
+        line = self.p.stderr.readline()
+        if "ready" not in line:
+            super().stop()
+            sys.exit("bench/syscalls.py: the empty programs did not attach: " + line)
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        self.p.wait(timeout=30)
+        return super().stop()
+
+
 def getppid(build, calls):
     p = subprocess.run([os.path.join(build, "bench", "rsp-bench-getppid"), str(calls)],
                        capture_output=True, text=True, check=True)
@@ -66,7 +91,7 @@ def main():
     if os.geteuid():
         sys.exit("bench/syscalls.py: run as root (rspd loads BPF programs)")
     cluster = Cluster(need_postgres())
-    modes = [Bare(), Family(a.build, False), Family(a.build, True)]
+    modes = [Bare(), Family(a.build, False), Floor(a.build), Family(a.build, True)]
     tps = {m.name: [] for m in modes}
     ns = {m.name: [] for m in modes}
     try:
@@ -88,7 +113,8 @@ def main():
            for m in modes}
     bare_tps, bare_ns = med["bare"]
     off_tps, off_ns = med[modes[1].name]
-    on_tps, on_ns = med[modes[2].name]
+    floor_tps, floor_ns = med[modes[2].name]
+    on_tps, on_ns = med[modes[3].name]
     lines = [TITLE, "",
              "Command: `sudo bench/syscalls.py --reps %d --seconds %d --calls %d` (%s). "
              "Machine: %s, %d CPUs, kernel %s. pgbench -c 4 -j 2 -T %d, scale 10, "
@@ -107,7 +133,10 @@ def main():
     # bare): the machine's drift between repetitions, larger than the cost,
     # cancels in it. A verdict needs two thirds of the pairs on one side.
     pairs = sorted(100 * (o - n) / b for b, o, n in
-                   zip(tps["bare"], tps[modes[1].name], tps[modes[2].name]))
+                   zip(tps["bare"], tps[modes[1].name], tps[modes[3].name]))
+    # The same for the empty programs: the part no BPF syscall profiler avoids.
+    fpairs = sorted(100 * (o - f) / b for b, o, f in
+                    zip(tps["bare"], tps[modes[1].name], tps[modes[2].name]))
     above = sum(d > 2 for d in pairs)
     mid = statistics.median(pairs)
     if a.reps < 5:
@@ -125,7 +154,13 @@ def main():
               "above 2 (%s): %s. Each system call costs %.0f ns more with it on "
               "(%.0f ns bare)."
               % (pts, mid, above, len(pairs), ", ".join("%.1f" % d for d in pairs), verdict,
-                 on_ns - off_ns, bare_ns), ""]
+                 on_ns - off_ns, bare_ns),
+              "",
+              "The floor: empty programs on sys_enter, sys_exit and sched_switch (no "
+              "work at all) cost pgbench %.1f points paired median (%s) and each system "
+              "call %.0f ns; the family's own work is the rest: %.0f ns a call."
+              % (statistics.median(fpairs), ", ".join("%.1f" % d for d in fpairs),
+                 floor_ns - off_ns, on_ns - floor_ns), ""]
     write_section(a.out, "\n".join(lines) + "\n", TITLE)
     print("\n".join(lines))
 
