@@ -137,6 +137,9 @@ def main():
     # The same for the empty programs: the part no BPF syscall profiler avoids.
     fpairs = sorted(100 * (o - f) / b for b, o, f in
                     zip(tps["bare"], tps[modes[1].name], tps[modes[2].name]))
+    # And the family's own work: the empty programs minus the family.
+    wpairs = sorted(100 * (f - n) / b for b, f, n in
+                    zip(tps["bare"], tps[modes[2].name], tps[modes[3].name]))
     above = sum(d > 2 for d in pairs)
     mid = statistics.median(pairs)
     if a.reps < 5:
@@ -158,9 +161,11 @@ def main():
               "",
               "The floor: empty programs on sys_enter, sys_exit and sched_switch (no "
               "work at all) cost pgbench %.1f points paired median (%s) and each system "
-              "call %.0f ns; the family's own work is the rest: %.0f ns a call."
+              "call %.0f ns; the family's own work is the rest: %.1f points paired median "
+              "(%s), %.0f ns a call."
               % (statistics.median(fpairs), ", ".join("%.1f" % d for d in fpairs),
-                 floor_ns - off_ns, on_ns - floor_ns), ""]
+                 floor_ns - off_ns, statistics.median(wpairs),
+                 ", ".join("%.1f" % d for d in wpairs), on_ns - floor_ns), ""]
     write_section(a.out, "\n".join(lines) + "\n", TITLE)
     print("\n".join(lines))
 
