@@ -327,6 +327,27 @@ struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d)
 	return m->sym;
 }
 
+struct rsp_symbolizer *rspd_livemodel__acquire_nowait(struct rspd *d, bool *busy)
+{
+	struct rspd_livemodel *m = d->livemodel;
+
+	*busy = false;
+	if (!m)
+		return NULL;
+	if (pthread_mutex_trylock(&m->lock)) {
+		*busy = true;
+		return NULL;
+	}
+	if (!m->loaded) {
+		pthread_mutex_unlock(&m->lock);
+		*busy = true;
+		return NULL;
+	}
+	sync_model(m);
+	rsp_symbolizer__begin(m->sym);
+	return m->sym;
+}
+
 void rspd_livemodel__release(struct rspd *d)
 {
 	if (d->livemodel)

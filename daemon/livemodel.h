@@ -33,5 +33,12 @@ void rspd_livemodel__release(struct rspd *d);
  * which rspd renders once before it starts the model.
  */
 struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d);
+/*
+ * rspd_livemodel__acquire_nowait() - the same as acquire, but never waits:
+ * NULL with *busy set while a query holds the model (or it has not read
+ * /proc yet), NULL with *busy clear when there is no model. For the
+ * stopwatches' poller, which must not stall behind a long query.
+ */
+struct rsp_symbolizer *rspd_livemodel__acquire_nowait(struct rspd *d, bool *busy);
 
 #endif

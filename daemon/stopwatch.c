@@ -94,7 +94,11 @@ struct rspd_stopwatches {
 	/* caller rows whose process was found gone, and when (fold_exited()) */
 	struct gone_row *gone;
 	size_t ngone;
+	/* stack ids no caller row used at the last drop_unused_stacks() pass */
+	uint32_t *unused;
+	size_t nunused;
 	struct tp_attach tps[2][RSP_SW_MAX]; /* [side][j]: the cookie is side * RSP_SW_MAX + j */
+	bool no_pairs; /* the kernel lacks bpf_loop(): the pair programs are not loaded */
 };
 
 struct rspd_stopwatches *rspd_stopwatches__new(struct rspd *d)
@@ -143,6 +147,7 @@ void rspd_stopwatches__delete(struct rspd_stopwatches *s)
 	rsp_sw__destroy(s->skel);
 	free(s->cpus);
 	free(s->gone);
+	free(s->unused);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -249,6 +254,16 @@ static int load(struct rspd_stopwatches *s, struct rsp_buf *err)
 	bpf_map__set_max_entries(s->skel->maps.stacks, s->callers);
 	bpf_map__set_max_entries(s->skel->maps.callers, s->callers);
 	bpf_program__set_autoattach(s->skel->progs.sw_entry, false);
+	/*
+	 * The keyed pairs' programs run their pairs in bpf_loop() (Linux 5.17):
+	 * without it they are left out, so that functions and syscalls can
+	 * still be timed, and a pair is refused with a sentence (attach_pair).
+	 */
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) != 1) {
+		bpf_program__set_autoload(s->skel->progs.sw_tp_start, false);
+		bpf_program__set_autoload(s->skel->progs.sw_tp_end, false);
+		s->no_pairs = true;
+	}
 	ret = rsp_sw__load(s->skel);
 	if (!ret) {
 		s->exit_link = bpf_program__attach(s->skel->progs.sw_exit);
@@ -330,19 +345,26 @@ static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
 
 /*
  * Delete the stacks no caller row uses (the stack table is shared: two
- * stopwatches may have one caller). A program that adds a row while this
- * runs may lose its stack: its calls are then shown as of unknown caller,
- * never under another's name.
+ * stopwatches may have one caller). A program takes a stack's id before
+ * it makes the row that uses it, and a row made while the walk below runs
+ * may be missed by it: so a stack goes only when it was unused at two
+ * passes in a row (a second apart; a row follows its stack within
+ * microseconds). Deleted at once, such a stack could be taken again by
+ * another caller's addresses and the row shown under that caller's name.
  */
 static void drop_unused_stacks(struct rspd_stopwatches *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.callers), sfd = bpf_map__fd(s->skel->maps.stacks);
 	struct rsp_sw_caller_key k, next, *prev = NULL;
 	uint32_t *ids = calloc(s->callers, sizeof(*ids)), id, nid, *pid = NULL;
-	size_t n = 0;
+	uint32_t *unused = calloc(s->callers, sizeof(*unused));
+	size_t n = 0, nu = 0;
 
-	if (!ids)
-		return; /* out of memory: the stacks stay, bounded by the table */
+	if (!ids || !unused) { /* out of memory: the stacks stay, bounded by the table */
+		free(ids);
+		free(unused);
+		return;
+	}
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		if (n < s->callers && !has_id(ids, n, next.stack))
 			ids[n++] = next.stack;
@@ -350,14 +372,21 @@ static void drop_unused_stacks(struct rspd_stopwatches *s)
 		prev = &k;
 	}
 	while (!bpf_map_get_next_key(sfd, pid, &nid)) {
-		if (!has_id(ids, n, nid) && !bpf_map_delete_elem(sfd, &nid)) {
-			pid = NULL;
-			continue;
+		if (!has_id(ids, n, nid)) {
+			if (has_id(s->unused, s->nunused, nid) && !bpf_map_delete_elem(sfd, &nid)) {
+				pid = NULL;
+				continue;
+			}
+			if (nu < s->callers && !has_id(unused, nu, nid))
+				unused[nu++] = nid;
 		}
 		id = nid;
 		pid = &id;
 	}
 	free(ids);
+	free(s->unused);
+	s->unused = unused;
+	s->nunused = nu;
 }
 
 /* Delete the keys of hash @fd (@size bytes, the stopwatch's index at @sw_off) of index @i. */
@@ -754,6 +783,13 @@ static int attach_pair(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	struct tp tp[2];
 	int ret;
 
+	if (s->no_pairs) {
+		rsp_buf__puts(err,
+			      "stopwatch add: keyed pairs (--start/--end) need the kernel's "
+			      "bpf_loop() helper (Linux 5.17 or later), which this kernel lacks; "
+			      "time a function or a syscall instead");
+		return -EOPNOTSUPP;
+	}
 	memset(tp, 0, sizeof(tp));
 	ret = tp_open(r->start, "--start", &tp[0], err);
 	if (!ret)
@@ -1016,8 +1052,8 @@ static size_t read_callers(struct rspd_stopwatches *s, const unsigned *slot, str
  * add it to @c. Each frame is a return address (at the return, the first
  * is the caller's). Livemodel lock held: the names live until its release.
  */
-static void add_caller(struct rsp_symbolizer *sym, const struct raw_caller *rc,
-		       struct rsp_sw_callers *c)
+static int add_caller(struct rsp_symbolizer *sym, const struct raw_caller *rc,
+		      struct rsp_sw_callers *c)
 {
 	const char *names[RSP_SW_STACK_DEPTH], *objects[RSP_SW_STACK_DEPTH];
 	char buf[RSP_SW_STACK_DEPTH][160];
@@ -1032,7 +1068,7 @@ static void add_caller(struct rsp_symbolizer *sym, const struct raw_caller *rc,
 		names[n] = rsp_sym__format(&sy, false, buf[n], sizeof(buf[n]));
 		objects[n] = sy.object;
 	}
-	rsp_sw_callers__add(c, names, objects, n, rc->val.count, rc->val.sum);
+	return rsp_sw_callers__add(c, names, objects, n, rc->val.count, rc->val.sum);
 }
 
 /*
@@ -1063,29 +1099,38 @@ static bool gone_since(const struct rspd_stopwatches *s, const struct rsp_sw_cal
 	return false;
 }
 
-static void fold_row(struct rspd_stopwatches *s, const struct rsp_sw_caller_key *k,
-		     struct rsp_symbolizer **sym, bool *acquired)
+/*
+ * Fold one row of an exited process. -EAGAIN (the row stays, for a later
+ * pass) when its stack needs the process model and a query holds it: the
+ * poller never waits for a query (its epochs would stretch, and stopwatch
+ * commands wait on its lock).
+ */
+static int fold_row(struct rspd_stopwatches *s, const struct rsp_sw_caller_key *k,
+		    struct rsp_symbolizer **sym, bool *acquired)
 {
 	int fd = bpf_map__fd(s->skel->maps.callers), sfd = bpf_map__fd(s->skel->maps.stacks);
 	struct sw *w = &s->sw[k->sw];
 	struct raw_caller rc;
+	bool stack, busy;
 
 	if (bpf_map_lookup_elem(fd, k, &rc.val))
-		return;
+		return 0;
 	memset(rc.ips, 0, sizeof(rc.ips));
 	rc.tgid = k->tgid;
-	if (bpf_map_lookup_elem(sfd, &k->stack, rc.ips)) {
-		w->folded_lost += rc.val.count;
-	} else {
-		if (!*acquired) {
-			*sym = rspd_livemodel__acquire(s->d); /* NULL: [unknown] frames */
-			*acquired = true;
-		}
-		add_caller(*sym, &rc, w->folded);
+	stack = !bpf_map_lookup_elem(sfd, &k->stack, rc.ips);
+	if (stack && !*acquired) {
+		*sym = rspd_livemodel__acquire_nowait(s->d, &busy); /* NULL: [unknown] frames */
+		if (busy)
+			return -EAGAIN;
+		*acquired = true;
 	}
-	/* its process has exited: no call comes between the lookup and the delete */
-	if (!bpf_map_delete_elem(fd, k))
-		__atomic_add_fetch(&s->skel->bss->callers_freed[k->sw], 1, __ATOMIC_SEQ_CST);
+	/* deleted first: a row is never both folded and still counted in the kernel */
+	if (bpf_map_delete_elem(fd, k))
+		return 0;
+	__atomic_add_fetch(&s->skel->bss->callers_freed[k->sw], 1, __ATOMIC_SEQ_CST);
+	if (!stack || add_caller(*sym, &rc, w->folded))
+		w->folded_lost += rc.val.count; /* its stack is gone, or out of memory */
+	return 0;
 }
 
 static void fold_exited(struct rspd_stopwatches *s)
@@ -1126,7 +1171,11 @@ static void fold_exited(struct rspd_stopwatches *s)
 			now_gone[n++].since_ns = since;
 			continue;
 		}
-		fold_row(s, k, &sym, &acquired);
+		if (fold_row(s, k, &sym, &acquired) == -EAGAIN) { /* a query holds the model */
+			now_gone[n].key = *k;
+			now_gone[n++].since_ns = since;
+			continue;
+		}
 		folded = true;
 	}
 	if (sym)

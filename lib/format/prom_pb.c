@@ -103,6 +103,8 @@ static int label_add(pb_metric *m, const char *name, size_t nl, char *value)
 {
 	pb_label *l = NULL;
 
+	if (!value) /* its copy or escape failed: no label without a value */
+		return -ENOMEM;
 	if (!grow(&m->label, m->n_label, sizeof(*m->label)))
 		l = malloc(sizeof(*l));
 	if (!l) {
