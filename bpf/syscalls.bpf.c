@@ -261,12 +261,21 @@ int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
 		v->min = lat;
 	if (lat > v->max)
 		v->max = lat;
-	v->count++;
 	v->sum += lat;
 	v->offcpu += off;
 	v->sq += q * q;
 	if (b < RSP_SC_NR_BUCKETS)
 		v->b[b]++;
+	/*
+	 * The count last, after a compiler barrier (x86 keeps stores in order):
+	 * rspd copies the value while this runs, count first, and takes a delta
+	 * only when the count moved, so a copy that sees the new count sees the
+	 * whole call; one that sees the old count waits for the next read. With
+	 * the count first, a torn copy took the count without the call's sum and
+	 * bucket, and lost them for good when the thread made no further call.
+	 */
+	asm volatile("" ::: "memory");
+	v->count++;
 	return 0;
 }
 

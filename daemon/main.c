@@ -182,9 +182,10 @@ static void teardown(struct rspd *d)
 	rspd_metrics__stop(d);
 	/* The server first: its query threads may still hand dumps over. */
 	rspd_server__stop(d);
+	/* Then the dumper (it runs every queued dump): they read the profiles and syscalls. */
+	rspd_dumper__stop(d);
 	rspd_analysis__stop(d);
 	rspd_syscalls__close(d);
-	rspd_dumper__stop(d);
 	rspd_dumpmeta__exit(&d->meta);
 	rspd_livemodel__stop(d);
 	rspd_budget__exit(&d->budget);

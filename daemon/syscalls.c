@@ -313,7 +313,7 @@ static void sweep_gone(struct rspd_syscalls *s)
 
 	for (unsigned i = 0; i < s->nr_gone; i++) {
 		if (!bpf_map_delete_elem(fd, &s->gone[i]))
-			rsp_sysprof__forget(s->sp, s->gone[i].tid, s->gone[i].nr);
+			rsp_sysprof__forget(s->sp, s->gone[i].tgid, s->gone[i].tid, s->gone[i].nr);
 	}
 	atomic_fetch_add(&s->swept, s->nr_gone);
 	s->nr_gone = 0;

@@ -127,12 +127,22 @@ struct rsp_sysprof {
 	uint32_t free_head; /* UINT32_MAX: none */
 	uint32_t fresh;	    /* entries never used start here */
 	struct prev *v;
-	struct rsp_u64map index; /* tid << 32 | nr -> entry */
+	struct rsp_u64map index; /* key_of() -> entry */
 };
 
-static uint64_t key_of(uint32_t tid, uint32_t nr)
+/*
+ * The kernel's whole key (tgid, tid, nr) in 64 bits: Linux pids are below
+ * 2^22 (PID_MAX_LIMIT) and numbers below RSP_SC_MAX_NR. The tgid is part of
+ * it: an exited thread's key may linger (its exit not queued, until the
+ * sweep) while its tid is reused in another process, and the two keys must
+ * not share one previous read. The per-number "other" keys: bit 62.
+ */
+static uint64_t key_of(uint32_t tgid, uint32_t tid, uint32_t nr)
 {
-	return (uint64_t)tid << 32 | nr; /* nr < MAX_NR: never UINT64_MAX */
+	if (tid == RSP_SYSPROF_OTHER_ID)
+		return 1ull << 62 | nr;
+	return (uint64_t)(tgid & 0x3fffffu) << 42 | (uint64_t)(tid & 0x3fffffu) << 20 |
+	       (nr & 0xfffffu); /* bit 63 clear: never UINT64_MAX */
 }
 
 struct rsp_sysprof *rsp_sysprof__new(unsigned max_keys)
@@ -193,9 +203,9 @@ static struct prev *entry_get(struct rsp_sysprof *sp, uint64_t key)
 	return &sp->v[idx];
 }
 
-int rsp_sysprof__forget(struct rsp_sysprof *sp, uint32_t tid, uint32_t nr)
+int rsp_sysprof__forget(struct rsp_sysprof *sp, uint32_t tgid, uint32_t tid, uint32_t nr)
 {
-	uint64_t key = key_of(tid, nr);
+	uint64_t key = key_of(tgid, tid, nr);
 	uint32_t idx;
 
 	if (rsp_u64map__get(&sp->index, key, &idx))
@@ -237,11 +247,31 @@ static void delta_extremes(const struct prev *p, const struct rsp_sysprof_sum *c
 	}
 }
 
+/*
+ * The delta of the sum of squares, in ns^2 (the kernel squares 16 ns units).
+ * The kernel's u64 sum wraps when a capped call (68 s or more, its square
+ * ~2^64) and any other call of the key fall between two reads: @wrapped is
+ * then the true value modulo 2^64. The true value is at least
+ * (sum of units)^2 / count (Cauchy-Schwarz); each unit is at least
+ * ns / 16 - 1/2, so that bound is known from @sum and @count, and 2^64 is
+ * added until the value reaches it (a wrap always falls below it: the
+ * bound is within a factor of count of the true value, far from 2^64 away).
+ */
+static double delta_sq(uint64_t wrapped, uint64_t sum, uint64_t count)
+{
+	double sq = (double)wrapped, units = (double)(sum >> RSP_SC_SQ_SHIFT) - (double)count;
+	double lo = units > 0 && count ? units * units / (double)count : 0;
+
+	for (int i = 0; i < 64 && sq < lo; i++)
+		sq += 0x1p64;
+	return sq * (double)(1u << (2 * RSP_SC_SQ_SHIFT));
+}
+
 int rsp_sysprof__delta(struct rsp_sysprof *sp, const struct rsp_sysprof_sum *cur,
 		       struct rsp_sysprof_delta *d)
 {
 	struct prev *p;
-	uint64_t key = key_of(cur->tid, cur->nr);
+	uint64_t key = key_of(cur->tgid, cur->tid, cur->nr);
 	uint32_t idx;
 
 	if (rsp_u64map__get(&sp->index, key, &idx) && !cur->count)
@@ -257,8 +287,7 @@ int rsp_sysprof__delta(struct rsp_sysprof *sp, const struct rsp_sysprof_sum *cur
 	d->count = cur->count - p->count;
 	d->sum = cur->sum - p->sum;
 	d->offcpu = cur->offcpu - p->offcpu;
-	/* the kernel squares 16 ns units: back to ns^2 */
-	d->sumsq = (double)(cur->sq - p->sq) * (double)(1u << (2 * RSP_SC_SQ_SHIFT));
+	d->sumsq = delta_sq(cur->sq - p->sq, d->sum, d->count);
 	for (unsigned i = 0; i < RSP_SYSPROF_NR_BUCKETS; i++)
 		d->b[i] = (uint32_t)(cur->b[i] - p->b[i]);
 	delta_extremes(p, cur, d);

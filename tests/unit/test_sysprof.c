@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,38 @@ static void sum_of(struct rsp_sysprof_sum *s, uint32_t tid, uint32_t nr, uint64_
 	s->nr = nr;
 }
 
+/*
+ * A call of 70 s (its square capped near 2^64) and one of 5 ms between two
+ * reads: the kernel's u64 sum of squares wraps; the delta is corrected to
+ * the true sum (stddev ~35 s, not 0).
+ */
+static void test_delta_sq_wrap(void **state)
+{
+	struct rsp_sysprof *sp = rsp_sysprof__new(4);
+	uint64_t q1 = 0xffffffffull, q2 = (5000000ull + 8) >> RSP_SC_SQ_SHIFT;
+	struct rsp_sysprof_sum cur;
+	struct rsp_sysprof_delta d;
+	double want = ((double)q1 * (double)q1 + (double)q2 * (double)q2) *
+		      (double)(1u << (2 * RSP_SC_SQ_SHIFT));
+	double mean, var;
+
+	(void)state;
+	assert_non_null(sp);
+	sum_of(&cur, 3, 7, 1, 1000); /* a first call of 1 us: the key is known */
+	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), 1);
+	cur.count += 2;
+	cur.sum += 70000000000ull + 5000000ull;
+	cur.sq += q1 * q1 + q2 * q2; /* wraps modulo 2^64, as the kernel's */
+	assert_true(cur.sq < q1 * q1);
+	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), 1);
+	assert_int_equal(d.count, 2);
+	assert_true(d.sumsq > want * 0.999 && d.sumsq < want * 1.001);
+	mean = (double)d.sum / 2;
+	var = d.sumsq / 2 - mean * mean;
+	assert_true(var > 0 && sqrt(var) > 30e9 && sqrt(var) < 40e9);
+	rsp_sysprof__delete(sp);
+}
+
 static void test_delta(void **state)
 {
 	struct rsp_sysprof *sp = rsp_sysprof__new(4);
@@ -236,12 +269,33 @@ static void test_bound(void **state)
 	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), -ENOSPC); /* full: refused */
 	assert_int_equal(rsp_sysprof__nr_keys(sp), 2);
 	/* an exited thread's key forgotten: room for a new one, which starts from 0 */
-	assert_int_equal(rsp_sysprof__forget(sp, 1, 0), 0);
-	assert_int_equal(rsp_sysprof__forget(sp, 1, 0), -ENOENT);
+	assert_int_equal(rsp_sysprof__forget(sp, 1, 1, 0), 0);
+	assert_int_equal(rsp_sysprof__forget(sp, 1, 1, 0), -ENOENT);
 	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), 1);
 	assert_int_equal(d.count, 1);
 	sum_of(&cur, 1, 0, 4, 100); /* tid 1 nr 0 again (tid reused): all of it is new */
 	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), -ENOSPC);
+	rsp_sysprof__delete(sp);
+
+	/*
+	 * Tid 7 of process 5 exited but its key lingers while tid 7 is reused in
+	 * process 9: two kernel keys with one tid, each read against its own
+	 * previous read (100 and 150 calls: 250 added, not 100 + 50 + 150).
+	 */
+	sp = rsp_sysprof__new(4);
+	assert_non_null(sp);
+	sum_of(&cur, 7, 3, 100, 100);
+	cur.tgid = 5;
+	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), 1);
+	assert_int_equal(d.count, 100);
+	sum_of(&cur, 7, 3, 150, 100);
+	cur.tgid = 9;
+	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), 1);
+	assert_int_equal(d.count, 150);
+	assert_int_equal(rsp_sysprof__nr_keys(sp), 2);
+	/* the sweep forgets process 5's key only: process 9's next read adds nothing */
+	assert_int_equal(rsp_sysprof__forget(sp, 5, 7, 3), 0);
+	assert_int_equal(rsp_sysprof__delta(sp, &cur, &d), 0);
 	rsp_sysprof__delete(sp);
 	rsp_sysprof__delete(NULL);
 }
@@ -362,10 +416,11 @@ static void test_store_batch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),	   cmocka_unit_test(test_op_parse),
-		cmocka_unit_test(test_bpf_bucket), cmocka_unit_test(test_merge_cpus),
-		cmocka_unit_test(test_delta),	   cmocka_unit_test(test_bound),
-		cmocka_unit_test(test_fold),	   cmocka_unit_test(test_store_batch),
+		cmocka_unit_test(test_names),	      cmocka_unit_test(test_op_parse),
+		cmocka_unit_test(test_bpf_bucket),    cmocka_unit_test(test_merge_cpus),
+		cmocka_unit_test(test_delta),	      cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_delta_sq_wrap), cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_store_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,8 +94,8 @@ RSP_API void rsp_sysprof__delete(struct rsp_sysprof *sp);
  */
 RSP_API int rsp_sysprof__delta(struct rsp_sysprof *sp, const struct rsp_sysprof_sum *cur,
 			       struct rsp_sysprof_delta *d);
-/** rsp_sysprof__forget() - drop key (@tid, @nr): its map entry was deleted. 0 or -ENOENT. */
-RSP_API int rsp_sysprof__forget(struct rsp_sysprof *sp, uint32_t tid, uint32_t nr);
+/** rsp_sysprof__forget() - drop key (@tgid, @tid, @nr): its map entry was deleted. 0 or -ENOENT. */
+RSP_API int rsp_sysprof__forget(struct rsp_sysprof *sp, uint32_t tgid, uint32_t tid, uint32_t nr);
 /** rsp_sysprof__nr_keys() - keys remembered. */
 RSP_API unsigned rsp_sysprof__nr_keys(const struct rsp_sysprof *sp);
 
