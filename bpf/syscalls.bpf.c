@@ -103,6 +103,14 @@ struct {
 	__type(value, u32);
 } sc_exited SEC(".maps");
 
+/* Threads that exec'd, and their name since (tracepoints/bpf_syscalls.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, RSP_SC_RENAMED);
+	__type(key, u32);
+	__type(value, struct rsp_sc_name);
+} sc_renamed SEC(".maps");
+
 /* A fresh value to insert: too large for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -276,6 +284,20 @@ int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
 	 */
 	asm volatile("" ::: "memory");
 	v->count++;
+	return 0;
+}
+
+/* A thread exec'd: its keys take its new name (rspd reads sc_renamed). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(rsp_sc_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct rsp_sc_name n = {.tgid = (u32)p->tgid};
+	u32 tid = (u32)p->pid;
+
+	if (p->tgid == self_tgid)
+		return 0;
+	bpf_get_current_comm(n.comm, sizeof(n.comm)); /* set by exec before this tracepoint */
+	bpf_map_update_elem(&sc_renamed, &tid, &n, BPF_ANY);
 	return 0;
 }
 

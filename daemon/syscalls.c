@@ -64,6 +64,10 @@ struct rspd_syscalls {
 	unsigned nr_gone;
 	uint32_t *exited; /* tids popped from sc_exited, sorted */
 	unsigned nr_exited;
+	/* sc_renamed as of this read, sorted by tid: the names of threads that exec'd */
+	uint32_t *rn_tid;
+	struct rsp_sc_name *rn;
+	unsigned nr_rn;
 	uint64_t last_read, last_sweep;
 	/* analysis thread writes, status reads */
 	_Atomic uint64_t reads, keys, swept, refused, errors;
@@ -94,10 +98,13 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 	s->bvals = calloc((size_t)BATCH * s->nr_cpus, s->stride);
 	s->gone = calloc(s->max_keys, sizeof(*s->gone));
 	s->exited = calloc(RSP_SC_EXIT_QUEUE, sizeof(*s->exited));
+	s->rn_tid = calloc(RSP_SC_RENAMED, sizeof(*s->rn_tid));
+	s->rn = calloc(RSP_SC_RENAMED, sizeof(*s->rn));
 	/* the threads' keys and the per-number overflow keys */
 	s->sp = rsp_sysprof__new(s->max_keys + RSP_SC_MAX_NR);
 	s->skel = rsp_syscalls__open();
-	if (!s->vals || !s->bkeys || !s->bvals || !s->gone || !s->exited || !s->sp || !s->skel) {
+	if (!s->vals || !s->bkeys || !s->bvals || !s->gone || !s->exited || !s->rn_tid || !s->rn ||
+	    !s->sp || !s->skel) {
 		snprintf(why, n, "cannot open the syscall programs: %s", strerror(errno));
 		return -1;
 	}
@@ -189,6 +196,67 @@ static void pop_exited(struct rspd_syscalls *s)
 	qsort(s->exited, s->nr_exited, sizeof(*s->exited), cmp_u32);
 }
 
+static bool renamed_tid(const struct rspd_syscalls *s, uint32_t tid)
+{
+	return bsearch(&tid, s->rn_tid, s->nr_rn, sizeof(tid), cmp_u32) != NULL;
+}
+
+/*
+ * The names of threads that exec'd (sc_renamed); drop_renamed() takes out
+ * those of threads that exited, after the walk that reads their keys. A key keeps the name its
+ * thread had when the key was made: without this, a fork's calls before its exec, and the same
+ * calls after it, would be shown under the parent's name.
+ */
+static void read_renamed(struct rspd_syscalls *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.sc_renamed);
+	uint32_t k, next, *prev = NULL, order[RSP_SC_RENAMED];
+	struct rsp_sc_name v[RSP_SC_RENAMED];
+	uint32_t t[RSP_SC_RENAMED];
+	unsigned n = 0;
+
+	while (n < RSP_SC_RENAMED && !bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (!bpf_map_lookup_elem(fd, &k, &v[n]))
+			t[n++] = k;
+	}
+	/* sorted by tid (insertion: at most RSP_SC_RENAMED entries, read 4 times a second) */
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = i;
+
+		while (j && t[order[j - 1]] > t[i]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		s->rn_tid[i] = t[order[i]];
+		s->rn[i] = v[order[i]];
+	}
+	s->nr_rn = n;
+}
+
+/* After a walk: the exited threads' names go (most have none: ENOENT). */
+static void drop_renamed(struct rspd_syscalls *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.sc_renamed);
+
+	for (unsigned i = 0; i < s->nr_exited; i++)
+		if (renamed_tid(s, s->exited[i]))
+			bpf_map_delete_elem(fd, &s->exited[i]);
+}
+
+/* The name of thread (@tgid, @tid) since its exec, or NULL. */
+static const struct rsp_sc_name *renamed(const struct rspd_syscalls *s, uint32_t tgid, uint32_t tid)
+{
+	const uint32_t *p = bsearch(&tid, s->rn_tid, s->nr_rn, sizeof(tid), cmp_u32);
+	const struct rsp_sc_name *n = p ? &s->rn[p - s->rn_tid] : NULL;
+
+	return n && n->tgid == tgid ? n : NULL;
+}
+
 static bool exited(const struct rspd_syscalls *s, uint32_t tid)
 {
 	return bsearch(&tid, s->exited, s->nr_exited, sizeof(tid), cmp_u32) != NULL;
@@ -209,6 +277,13 @@ static void read_key(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigne
 	cur.tgid = other ? RSP_SYSPROF_OTHER_ID : k->tgid;
 	cur.tid = other ? RSP_SYSPROF_OTHER_ID : k->tid;
 	cur.nr = k->nr;
+	if (!other) {
+		const struct rsp_sc_name *n = renamed(s, k->tgid, k->tid);
+
+		_Static_assert(sizeof(cur.comm) == sizeof(n->comm), "one name length");
+		if (n)
+			memcpy(cur.comm, n->comm, sizeof(cur.comm));
+	}
 	ret = rsp_sysprof__delta(s->sp, &cur, &dl);
 	if (ret < 0)
 		atomic_fetch_add(&s->refused, 1);
@@ -333,9 +408,11 @@ void rspd_syscalls__read(struct rspd *d, struct rsp_hist_shard *sh, uint64_t now
 	sweep = now - s->last_sweep >= RSPD_SYSCALLS_SWEEP_NS;
 	s->last_read = now;
 	pop_exited(s);
+	read_renamed(s);
 	walk_threads(s, sh, r, now, sweep);
 	walk_other(s, sh, r, now);
 	sweep_gone(s);
+	drop_renamed(s);
 	if (sweep)
 		s->last_sweep = now;
 	atomic_fetch_add(&s->reads, 1);
@@ -360,6 +437,8 @@ void rspd_syscalls__close(struct rspd *d)
 	free(s->bvals);
 	free(s->gone);
 	free(s->exited);
+	free(s->rn_tid);
+	free(s->rn);
 #endif
 	free(s);
 	d->syscalls = NULL;

@@ -59,6 +59,18 @@ enum rsp_sc_counter {
 /* Exited threads that made syscalls, queued for rspd to delete their keys. */
 #define RSP_SC_EXIT_QUEUE 8192
 
+/*
+ * Threads that exec'd (map sc_renamed, by tid): a key keeps the name its
+ * thread had when the key was made, so a fork's calls before its exec (and
+ * the same calls after it, on the same keys) would carry the parent's name;
+ * rspd names them with this instead.
+ */
+#define RSP_SC_RENAMED 1024
+struct rsp_sc_name {
+	rsp_sc_u32 tgid;
+	char comm[RSP_SC_COMM_LEN];
+};
+
 /* floor(log2(v)) for v > 0: BPF has no count-leading-zeros instruction. */
 static inline rsp_sc_u32 rsp_sc__ilog2(rsp_sc_u64 v)
 {

@@ -219,4 +219,32 @@ with t.Rspd("--hist-slice-cap", "8192", "--hist-profiles", "65536", "--dump-dir"
     p = t.run([t.RSPCTL, "analyze", bad, "hist", "--op", "syscall:nanosleep"], timeout=120)
     t.check(p.returncode > 0 and len(p.stderr.strip().splitlines()) == 1
             and "RSPSYSC1" in p.stderr, "a wrong magic: one sentence: %s" % p.stderr.strip())
+    # A fork's calls before its exec and after it, on the same keys: named as
+    # the process is named after the exec (the keys were made under python's
+    # name), and --comm with that name counts them all: 30 + 40 getppid().
+    getppid = os.path.join(t.BUILD, "bench", "rsp-bench-getppid")
+    if os.access(getppid, os.X_OK):
+        code = ("import os\nfor _ in range(30): os.getppid()\n"
+                "os.execv(%r, [%r, '40'])\n" % (getppid, getppid))
+        child = t.subprocess.Popen([sys.executable, "-c", code], stdout=t.subprocess.DEVNULL)
+        child.wait(timeout=60)
+        name = os.path.basename(getppid)[:15]
+        deadline, got = time.time() + 10, []
+        while time.time() < deadline:
+            got = [p for p in query(d, "syscall:getppid", "--pid", str(child.pid))
+                   if p["subject"]["kind"] == "process"]
+            if got and got[0]["count"] >= 70:
+                break
+            time.sleep(0.3)
+        t.check(got and got[0]["count"] == 70 and got[0]["subject"]["comm"] == name,
+                "exec: 30 + 40 getppid() under the name after exec, %r: %s" %
+                (name, [(p["count"], p["subject"].get("comm")) for p in got]))
+        # --comm merges the processes of that name (only this one ran here)
+        byname = [p for p in query(d, "syscall:getppid", "--comm", name)
+                  if p["subject"]["kind"] == "comm"]
+        t.check(byname and byname[0]["count"] == 70,
+                "--comm %s counts the calls made before the exec too: %s" %
+                (name, [p["count"] for p in byname]))
+    else:
+        print("   (no %s: the exec check is skipped)" % getppid)
 shutil.rmtree(work, ignore_errors=True)
