@@ -142,6 +142,27 @@ static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *er
 
 /* ---- loading ---------------------------------------------------------------- */
 
+/*
+ * Times past 2^62 ns (146 years of uptime) are no clock's: a crafted or
+ * corrupt dump. Below it, every sum and difference merge takes of two
+ * times, a shift (an hour at most) and a clock pair fits in int64_t.
+ */
+#define TIME_LIMIT (1ull << 62)
+
+static bool beyond_clocks(uint64_t a, uint64_t b)
+{
+	return a >= TIME_LIMIT || b >= TIME_LIMIT;
+}
+
+static int beyond_any_clock(const struct mhost *h, struct rsp_buf *err)
+{
+	rsp_buf__printf(err,
+			"merge: %s is corrupt: its clock pair or record times are beyond any "
+			"clock (%" PRIu64 ", %" PRIu64 "): take a new dump",
+			h->path, h->di->clockid_time_ns, h->di->wall_clock_ns);
+	return -EINVAL;
+}
+
 static int check_host(const struct merge *m, int k, struct rsp_buf *err)
 {
 	const struct mhost *h = &m->h[k];
@@ -155,6 +176,8 @@ static int check_host(const struct merge *m, int k, struct rsp_buf *err)
 			h->path, h->di->written_by_rsp ? "an rspd" : "a program");
 		return -EINVAL;
 	}
+	if (beyond_clocks(h->di->clockid_time_ns, h->di->wall_clock_ns))
+		return beyond_any_clock(h, err);
 	for (int j = 0; j < k; j++) {
 		const struct mhost *o = &m->h[j];
 		bool same_boot = h->di->boot_id[0] && !strcmp(h->di->boot_id, o->di->boot_id);
@@ -217,20 +240,37 @@ static int op_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* The TCP operations whose 4-tuple is known, grouped by socket end. */
-static int collect_ops(struct mhost *h)
+/*
+ * The TCP operations whose 4-tuple is known, grouped by socket end. Records
+ * are loaded per CPU in file order: one stamped out of time order may end
+ * an operation before its start, whose length (end - start, unsigned
+ * everywhere) would wrap. Such a dump is refused.
+ */
+static int collect_ops(struct mhost *h, struct rsp_buf *err)
 {
 	size_t n;
 	const struct rsp_net_op *v = rsp_tlstore__net_ops(h->store, &n);
 
 	h->ops = calloc(n ? n : 1, sizeof(*h->ops));
-	if (!h->ops)
+	if (!h->ops) {
+		rsp_buf__printf(err, "merge: out of memory loading %s", h->path);
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].proto == RSP_IPPROTO_TCP && (v[i].flags & RSP_NETF_TUPLE))
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].proto != RSP_IPPROTO_TCP)
+			continue;
+		if (v[i].end < v[i].start) {
+			rsp_buf__printf(err,
+					"merge: %s is corrupt: a TCP operation ends before it "
+					"starts (records out of time order)",
+					h->path);
+			return -EINVAL;
+		}
+		if (v[i].flags & RSP_NETF_TUPLE)
 			h->ops[h->nr_ops++] = &v[i];
-		else if (v[i].proto == RSP_IPPROTO_TCP)
+		else
 			h->untupled++;
+	}
 	qsort(h->ops, h->nr_ops, sizeof(*h->ops), op_cmp);
 	return 0;
 }
@@ -257,15 +297,15 @@ static int load_host(struct merge *m, int k, struct rsp_buf *err)
 		goto nomem;
 	/* The store's window is the records' span (graph's percentages), not all time. */
 	rsp_wsnap__span(h->snap, &so.from, &so.to);
+	if (beyond_clocks(so.from, so.to))
+		return beyond_any_clock(h, err);
 	so.ksyms = src.ksyms;
 	so.socks = h->socks;
 	/* Every segment: a send's earliest start is the start of its run (see send_start()). */
 	h->store = rsp_tlstore__from_window(0, src.schema, h->snap, &so, NULL, err);
 	if (!h->store)
 		return -EINVAL;
-	if (collect_ops(h))
-		goto nomem;
-	return 0;
+	return collect_ops(h, err);
 nomem:
 	rsp_buf__printf(err, "merge: out of memory loading %s", h->path);
 	return -ENOMEM;
@@ -390,13 +430,27 @@ static void add_pairs(const struct merge *m, const struct mconn *a, const struct
 	}
 }
 
-/* What the hosts' clock pairs say theta is, assuming their realtime clocks agree. */
+/* @a - @b, saturated at the ends of int64_t. */
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(a, b, &d))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
+/*
+ * What the hosts' clock pairs say theta is, assuming their realtime clocks
+ * agree. check_host() bounds the pairs; saturated all the same, as a guess
+ * (the estimator keeps only the pairs that agree).
+ */
 static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
 {
-	int64_t da = mono(ha, ha->di->clockid_time_ns) - (int64_t)ha->di->wall_clock_ns;
-	int64_t db = mono(hb, hb->di->clockid_time_ns) - (int64_t)hb->di->wall_clock_ns;
+	int64_t da = sat_sub(mono(ha, ha->di->clockid_time_ns), (int64_t)ha->di->wall_clock_ns);
+	int64_t db = sat_sub(mono(hb, hb->di->clockid_time_ns), (int64_t)hb->di->wall_clock_ns);
 
-	return db - da;
+	return sat_sub(db, da);
 }
 
 /*
@@ -411,8 +465,11 @@ static long connection_pairs(const struct merge *m, const struct mconn *a, const
 			     struct rsp_clockoff *c)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
-	int64_t t = mono(ha, ha->ops[a->at]->start) + wall_guess(ha, hb);
+	int64_t t, g = wall_guess(ha, hb);
 	long k0 = 1;
+
+	if (__builtin_add_overflow(mono(ha, ha->ops[a->at]->start), g, &t))
+		t = g < 0 ? INT64_MIN : INT64_MAX;
 
 	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
 		k0++;

@@ -246,29 +246,37 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 	return sent;
 }
 
+/* The thread of client @c in exchange @i: handover moves it to another process. */
+static uint32_t client_tid(const struct xhosts *x, unsigned long i, unsigned c)
+{
+	return XHOSTS_TID_CLIENT + c + (x->handover && i >= x->slots / 2 ? XHOSTS_HANDOVER : 0);
+}
+
 /* Exchange @i at global time @t: client @c of host @h asks its upstream (CPU 0). */
 static void ask(const struct emit *e, unsigned h, unsigned long i, unsigned c, uint64_t t)
 {
-	uint32_t ct = XHOSTS_TID_CLIENT + c;
+	uint32_t ct = client_tid(e->x, i, c), pt = e->x->one_process ? XHOSTS_TID_CLIENT : 0;
 	uint64_t csk = SK_CLIENT + c * 0x1000, sh = e->shift, back;
 	bool mine = h == e->k;
+	/* early_arrival: host 0's answer stamped 1.5 us before its request's send */
+	bool early = e->x->early_arrival && !e->k && i == e->x->slots / 2;
 
 	if (mine) {
 		synth__switch(e->s, .cpu = 0, .t = t + sh, .prev = 0, .next = ct,
 			      .next_comm = "client");
-		synth__sock_len(e->s, .cpu = 0, .t = t + 1000 + sh, .tid = ct, .sk = csk,
-				.bytes = 8);
-		synth__switch(e->s, .cpu = 0, .t = t + 2000 + sh, .prev = ct, .prev_comm = "client",
-			      .state = 1, .next = 0);
+		synth__sock_len(e->s, .cpu = 0, .t = t + 1000 + sh, .tgid = pt, .tid = ct,
+				.sk = csk, .bytes = 8);
+		synth__switch(e->s, .cpu = 0, .t = t + 2000 + sh, .prev = ct, .prev_tgid = pt,
+			      .prev_comm = "client", .state = 1, .next = 0);
 	}
 	back = serve(e, upstream(e->x, h), i, c, t + 10000);
 	if (mine) {
-		arrival(e->s, 0, back + 10000 + sh, csk, ct);
+		arrival(e->s, 0, early ? t - 1500 + sh : back + 10000 + sh, csk, ct);
 		synth__switch(e->s, .cpu = 0, .t = back + 14000 + sh, .prev = 0, .next = ct,
 			      .next_comm = "client");
-		synth__sock_len(e->s, .recv = true, .cpu = 0, .t = back + 15000 + sh, .tid = ct,
-				.sk = csk, .bytes = 8);
-		synth__switch(e->s, .cpu = 0, .t = back + 16000 + sh, .prev = ct,
+		synth__sock_len(e->s, .recv = true, .cpu = 0, .t = back + 15000 + sh, .tgid = pt,
+				.tid = ct, .sk = csk, .bytes = 8);
+		synth__switch(e->s, .cpu = 0, .t = back + 16000 + sh, .prev = ct, .prev_tgid = pt,
 			      .prev_comm = "client", .state = 1, .next = 0);
 	}
 }
@@ -364,6 +372,13 @@ static int write_host(const struct xhosts *x, unsigned k, const char *dir, const
 	m.sockets = socks;
 	m.nr_sockets = sockets(x, k, socks);
 	m.clockid_time_ns += e.shift; /* one wall-clock instant, K s later on this host's clock */
+	if (x->bad_clock && k == 1) {
+		/* a crafted pair: the same wall clock, a monotonic clock near INT64_MAX */
+		uint64_t d = m.wall_clock_ns - m.clockid_time_ns;
+
+		m.clockid_time_ns = 0x7fffffff00000000ull;
+		m.wall_clock_ns = m.clockid_time_ns + d;
+	}
 	snprintf(path, sizeof(path), "%s/host-%u.perf.data", dir, k);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0) {

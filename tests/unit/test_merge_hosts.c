@@ -349,13 +349,49 @@ static void test_loop(void **state)
 	dumps_remove(&d);
 }
 
+/* A 2-host ring of @x's shape: merge net refuses it in one sentence naming host @bad's dump. */
+static void refused(struct xhosts *x, unsigned bad, const char *why)
+{
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+
+	x->hosts = 2;
+	x->conns = 1;
+	x->slots = SLOTS;
+	dumps_write_x(&d, x);
+	assert_null(merge(&d, &err, "net", "--json", NULL));
+	assert_non_null(err.data);
+	if (!strstr(err.data, why) || !strstr(err.data, d.paths[bad]))
+		fail_msg("want '%s' about %s, got: %s", why, d.paths[bad], err.data);
+	assert_null(strchr(err.data, '\n'));
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
+/* A crafted clock pair near INT64_MAX: refused, not overflowed (UBSan) or misaligned. */
+static void test_bad_clock(void **state)
+{
+	struct xhosts x = {.bad_clock = true};
+
+	(void)state;
+	refused(&x, 1, "is corrupt: its clock pair or record times are beyond any clock");
+}
+
+/* An answer stamped before its request's send: refused, not a wrapped length. */
+static void test_early_arrival(void **state)
+{
+	struct xhosts x = {.early_arrival = true};
+
+	(void)state;
+	refused(&x, 0, "is corrupt: a TCP operation ends before it starts");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring),
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_loop),
-		cmocka_unit_test(test_chain_handoff),
+		cmocka_unit_test(test_ring),	  cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_loop),	  cmocka_unit_test(test_chain_handoff),
+		cmocka_unit_test(test_bad_clock), cmocka_unit_test(test_early_arrival),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
