@@ -1030,6 +1030,46 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	rsp_merge__follow(m, sn, y->host, a->tgid, a->tid, lo, hi, (int)(hp - sn->hops), depth + 1);
 }
 
+static void keep_wait(struct mwait **v, size_t *n, size_t *cap, const struct rsp_net_op *o,
+		      struct msnap *sn)
+{
+	if (rsp_vec__reserve((void **)v, cap, *n + 1, sizeof(**v)))
+		sn->nomem = true;
+	else
+		(*v)[(*n)++] = (struct mwait){o->tid, o->start, o->end};
+}
+
+static int wait_cmp(const void *pa, const void *pb)
+{
+	const struct mwait *a = pa, *b = pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* Per thread the union of its operations' spans, summed over the threads. */
+static uint64_t union_waits(struct mwait *v, size_t n)
+{
+	uint64_t sum = 0;
+
+	qsort(v, n, sizeof(*v), wait_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t from = v[i].from, to = v[i].to;
+
+		for (j = i + 1; j < n && v[j].tid == v[i].tid; j++) {
+			if (v[j].from > to) {
+				sum += to - from;
+				from = v[j].from;
+			}
+			if (v[j].to > to)
+				to = v[j].to;
+		}
+		sum += to - from;
+	}
+	return sum;
+}
+
 void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
 		       uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth)
 {
@@ -1051,7 +1091,7 @@ void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, u
 				continue;
 			if (!depth) {
 				sn->ops++;
-				sn->wait += o->end - o->start;
+				keep_wait(&sn->waits, &sn->nr_waits, &sn->cap_waits, o, sn);
 			}
 			if (p < 0)
 				continue;
@@ -1064,7 +1104,7 @@ void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, u
 				continue;
 			if (!depth) {
 				sn->matched_ops++;
-				sn->matched_wait += o->end - o->start;
+				keep_wait(&sn->mwaits, &sn->nr_mwaits, &sn->cap_mwaits, o, sn);
 			}
 			answered(m, sn, c, (size_t)p, i, j, parent, depth);
 		}
@@ -1081,6 +1121,8 @@ static void snap_collect(const struct merge *m, struct msnap *sn)
 {
 	memset(sn, 0, sizeof(*sn));
 	rsp_merge__follow(m, sn, (uint32_t)m->target, (uint32_t)m->pid, 0, 0, UINT64_MAX, -1, 0);
+	sn->wait = union_waits(sn->waits, sn->nr_waits);
+	sn->matched_wait = union_waits(sn->mwaits, sn->nr_mwaits);
 	for (int i = 0; i < sn->nr_hops; i++)
 		if (!sn->hops[i].local)
 			rsp_merge__local(m, sn, i);
@@ -1248,7 +1290,10 @@ static int snapshot_answer(struct merge *m, struct rsp_buf *out, struct rsp_buf 
 		return -ENOMEM;
 	}
 	snap_collect(m, sn);
-	if (m->json) {
+	if (sn->nomem) {
+		rsp_buf__puts(err, "merge: out of memory following the network waits");
+		ret = -ENOMEM;
+	} else if (m->json) {
 		ret = snap_json(m, sn, out);
 		if (ret)
 			rsp_buf__puts(err, "merge: out of memory rendering the answer");

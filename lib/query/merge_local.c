@@ -168,6 +168,8 @@ void rsp_merge__snap_exit(struct msnap *sn)
 		rsp_snapshot__delete(sn->hops[i].snap);
 		free(sn->hops[i].spans);
 	}
+	free(sn->waits);
+	free(sn->mwaits);
 }
 
 /* ---- the answer ----------------------------------------------------------------------- */

@@ -332,6 +332,7 @@ static void test_loop(void **state)
 	const json_t *h1;
 	json_t *j;
 	char target[32];
+	double wait;
 
 	(void)state;
 	dumps_write(&d, 2, 1, false, true);
@@ -344,6 +345,30 @@ static void test_loop(void **state)
 	assert_int_equal(json_array_size(json_object_get(h1, "answered_by")), 0);
 	assert_true(iget(j, "cycles_not_followed") >= SLOTS - 4);
 	assert_int_equal(iget(j, "beyond_depth"), 0);
+	wait = json_real_value(json_object_get(j, "network_wait_s"));
+	json_decref(j);
+
+	/*
+	 * The client thread's operations on its two sockets overlap (it waits
+	 * for its answer while it answers the server's request): waits are
+	 * their union, within the window, not their sum (which exceeds it).
+	 */
+	j = merge(&d, &err, "graph", "--json", NULL);
+	if (!j)
+		fail_msg("merge graph: %s", err.data);
+	{
+		const json_t *e;
+		double window = json_real_value(json_object_get(j, "reference_s"));
+		size_t i;
+
+		assert_true(wait > 0.5 * window && wait <= window);
+		json_array_foreach (json_object_get(j, "edges"), i, e) {
+			if (!json_is_true(json_object_get(e, "across_hosts")))
+				continue;
+			assert_true(json_real_value(json_object_get(e, "weight_pct")) <= 100.0);
+			assert_true(iget(e, "count") >= SLOTS - 2);
+		}
+	}
 	json_decref(j);
 	rsp_buf__exit(&err);
 	dumps_remove(&d);

@@ -108,9 +108,23 @@ struct hop {
 	int snap_errno;		   /* why not, if it failed */
 };
 
+/* One of PID's network operations (thread @tid), for the union of its threads' waits. */
+struct mwait {
+	uint32_t tid;
+	uint64_t from, to;
+};
+
 struct msnap {
 	size_t ops, matched_ops;
-	uint64_t wait, matched_wait; /* PID's network operations, all and matched */
+	/*
+	 * PID's network operations, all and matched: per thread the union of
+	 * its operations' spans (an event loop's operations on several sockets
+	 * overlap), summed over its threads (snap_collect() from the spans).
+	 */
+	uint64_t wait, matched_wait;
+	struct mwait *waits, *mwaits;
+	size_t nr_waits, cap_waits, nr_mwaits, cap_mwaits;
+	bool nomem; /* a span not kept: the answer is refused */
 	struct hop hops[MAX_HOPS];
 	int nr_hops;
 	size_t other_ops; /* answered by threads beyond MAX_HOPS */
