@@ -1009,13 +1009,21 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = a->start;
 	struct hop *hp;
 
+	/*
+	 * Not followed: a cycle, or hops[] full. At depth 0 the answer's
+	 * service is still the answering side's, not the network's.
+	 */
 	if (rsp_merge__on_path(m, sn, parent, y->host, a->tgid, a->tid)) {
 		sn->cycles++;
+		if (!depth)
+			sn->other_service += hi - lo;
 		return;
 	}
 	hp = hop_of(sn, parent, depth + 1, y->host, a);
 	if (!hp) {
 		sn->other_ops++;
+		if (!depth)
+			sn->other_service += hi - lo;
 		return;
 	}
 	hp->ops++;
@@ -1185,10 +1193,17 @@ static uint64_t first_service(const struct msnap *sn)
 	return service;
 }
 
+/* The matched wait that no answering thread's service covers: the network's. */
+static uint64_t outside(const struct msnap *sn)
+{
+	uint64_t service = first_service(sn) + sn->other_service;
+
+	return sn->matched_wait > service ? sn->matched_wait - service : 0;
+}
+
 static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
 {
 	const struct mhost *h = &m->h[m->target];
-	uint64_t service = first_service(sn);
 
 	rsp_buf__printf(out, "process %ld on host %d (%s): %.6f s of network wait, %zu TCP ops\n",
 			m->pid, m->target, h->di->hostname, (double)sn->wait / 1e9, sn->ops);
@@ -1200,9 +1215,11 @@ static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_
 	for (int i = 0; i < sn->nr_hops; i++)
 		if (sn->hops[i].parent < 0)
 			rsp_merge__hop_text(m, sn, i, out);
+	if (sn->other_service)
+		rsp_buf__printf(out, "  %10.6f s answered by threads not shown (below)\n",
+				(double)sn->other_service / 1e9);
 	rsp_buf__printf(out, "  %10.6f s of the wait outside the answering threads (network)\n",
-			sn->matched_wait > service ? (double)(sn->matched_wait - service) / 1e9
-						   : 0.0);
+			(double)outside(sn) / 1e9);
 	if (sn->other_ops)
 		rsp_buf__printf(out, "  %zu answers by more threads than shown (%d at most)\n",
 				sn->other_ops, MAX_HOPS);
@@ -1257,7 +1274,6 @@ json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int 
 static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
 {
 	json_t *root = json_object();
-	uint64_t service = first_service(sn);
 
 	rsp_json__set_u64(root, "pid", (uint64_t)m->pid);
 	rsp_json__set_u64(root, "host", (uint64_t)m->target);
@@ -1266,9 +1282,9 @@ static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_b
 	rsp_json__set_secs(root, "network_wait_s", sn->wait);
 	rsp_json__set_u64(root, "matched_operations", sn->matched_ops);
 	rsp_json__set_secs(root, "matched_wait_s", sn->matched_wait);
-	rsp_json__set_secs(root, "outside_s",
-			   sn->matched_wait > service ? sn->matched_wait - service : 0);
+	rsp_json__set_secs(root, "outside_s", outside(sn));
 	rsp_json__set_u64(root, "other_operations", sn->other_ops);
+	rsp_json__set_secs(root, "other_service_s", sn->other_service);
 	rsp_json__set_u64(root, "cycles_not_followed", sn->cycles);
 	rsp_json__set_u64(root, "beyond_depth", sn->cut);
 	rsp_json__set_u64(root, "deepest", (uint64_t)sn->max_depth);

@@ -9,6 +9,7 @@
  * --depth); graph: one edge across hosts each way per pair of threads, the
  * chain of the heaviest way on from the client's edge to the last host.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -374,6 +375,49 @@ static void test_loop(void **state)
 	dumps_remove(&d);
 }
 
+/*
+ * More answering threads than a snapshot shows (MAX_HOPS, 64): the client
+ * process of host 0 asks host 1 over 70 connections, each answered by its
+ * own server thread. The answers of the threads not shown are not the
+ * network's time: outside (the network) is what no answering thread's
+ * service covers, as with every thread shown.
+ */
+static void test_many_threads(void **state)
+{
+	struct xhosts x = {.hosts = 2, .conns = 70, .slots = 70 * 4, .one_process = true};
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h;
+	json_t *j;
+	char target[32];
+	double first = 0, matched, other, out;
+	json_int_t ops;
+	size_t i;
+
+	(void)state;
+	dumps_write_x(&d, &x);
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	json_array_foreach (json_object_get(j, "answered_by"), i, h)
+		first += json_real_value(json_object_get(h, "service_s"));
+	assert_int_equal(json_array_size(json_object_get(j, "answered_by")), 64);
+	assert_true(iget(j, "other_operations") >= 6 * 2);
+	assert_non_null(json_object_get(j, "other_service_s"));
+	matched = json_real_value(json_object_get(j, "matched_wait_s"));
+	other = json_real_value(json_object_get(j, "other_service_s"));
+	out = json_real_value(json_object_get(j, "outside_s"));
+	ops = iget(j, "matched_operations");
+	assert_true(other > 0);
+	assert_true(fabs(matched - first - other - out) < 1e-5);
+	/* the network's time by construction: 10 us each way, +1 us to the data's arrival */
+	assert_true(out / (double)ops > 20e-6 && out / (double)ops < 22e-6);
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
 /* A 2-host ring of @x's shape: merge net refuses it in one sentence naming host @bad's dump. */
 static void refused(struct xhosts *x, unsigned bad, const char *why)
 {
@@ -414,9 +458,15 @@ static void test_early_arrival(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring),	  cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_loop),	  cmocka_unit_test(test_chain_handoff),
-		cmocka_unit_test(test_bad_clock), cmocka_unit_test(test_early_arrival),
+		/* clang-format off */
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_loop),
+		cmocka_unit_test(test_chain_handoff),
+		cmocka_unit_test(test_bad_clock),
+		cmocka_unit_test(test_early_arrival),
+		cmocka_unit_test(test_many_threads),
+		/* clang-format on */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

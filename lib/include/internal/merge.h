@@ -129,8 +129,10 @@ struct msnap {
 	int nr_hops;
 	size_t other_ops; /* answered by threads beyond MAX_HOPS */
 	size_t cycles;	  /* answers by a thread already on the path: not followed again */
-	size_t cut;	  /* network waits at --depth, on matched connections: not followed */
-	int max_depth;	  /* the deepest hop found */
+	/* at depth 0, the service of those two: the answering side's time, not the network's */
+	uint64_t other_service;
+	size_t cut;    /* network waits at --depth, on matched connections: not followed */
+	int max_depth; /* the deepest hop found */
 };
 
 /*
