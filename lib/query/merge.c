@@ -478,21 +478,30 @@ static long connection_pairs(const struct merge *m, const struct mconn *a, const
 	return k0;
 }
 
-/* The ends of each process (host << 32 | tgid), for the snapshot's recursion. */
+/*
+ * The ends of each process (host << 32 | tgid -> its first node in
+ * procs[]), for the snapshot's recursion: an end goes under every process
+ * that operated on it (a connection handed from one process to another).
+ * The ends go in backwards and each in front: each process's in order.
+ */
 static int index_procs(struct merge *m)
 {
-	m->proc_next = malloc((m->nr_conns ? m->nr_conns : 1) * sizeof(*m->proc_next));
-	if (!m->proc_next)
-		return -ENOMEM;
 	for (size_t i = m->nr_conns; i-- > 0;) {
 		const struct mconn *c = &m->conns[i];
-		uint64_t key = (uint64_t)c->host << 32 | m->h[c->host].ops[c->at]->tgid;
-		uint32_t head = UINT32_MAX;
 
-		rsp_u64map__get(&m->by_proc, key, &head);
-		m->proc_next[i] = head;
-		if (rsp_u64map__put(&m->by_proc, key, (uint32_t)i))
-			return -ENOMEM;
+		for (size_t j = 0; j < c->n; j++) {
+			uint64_t key = (uint64_t)c->host << 32 | m->h[c->host].ops[c->at + j]->tgid;
+			uint32_t head = UINT32_MAX;
+
+			rsp_u64map__get(&m->by_proc, key, &head);
+			if (head != UINT32_MAX && m->procs[head].conn == i)
+				continue; /* this end is under that process already */
+			if (rsp_vec__reserve((void **)&m->procs, &m->cap_procs, m->nr_procs + 1,
+					     sizeof(*m->procs)) ||
+			    rsp_u64map__put(&m->by_proc, key, (uint32_t)m->nr_procs))
+				return -ENOMEM;
+			m->procs[m->nr_procs++] = (struct mproc){(uint32_t)i, head};
+		}
 	}
 	return 0;
 }
@@ -1081,10 +1090,11 @@ static uint64_t union_waits(struct mwait *v, size_t n)
 void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
 		       uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth)
 {
-	uint32_t c = UINT32_MAX;
+	uint32_t n = UINT32_MAX;
 
-	rsp_u64map__get(&m->by_proc, (uint64_t)host << 32 | tgid, &c);
-	for (; c != UINT32_MAX; c = m->proc_next[c]) {
+	rsp_u64map__get(&m->by_proc, (uint64_t)host << 32 | tgid, &n);
+	for (; n != UINT32_MAX; n = m->procs[n].next) {
+		uint32_t c = m->procs[n].conn;
 		const struct mconn *x = &m->conns[c];
 		const struct mhost *h = &m->h[host];
 		int64_t p = rsp_xmatch__peer(m->xm, c, NULL);
@@ -1095,7 +1105,8 @@ void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, u
 			const struct rsp_net_op *o = h->ops[x->at + i];
 			long j;
 
-			if (tid && o->tid != tid)
+			/* the end's operations by this process (an end may change hands) */
+			if (o->tgid != tgid || (tid && o->tid != tid))
 				continue;
 			if (!depth) {
 				sn->ops++;
@@ -1339,7 +1350,7 @@ static void merge_exit(struct merge *m)
 		rsp_clockoff__exit(&m->off[i].c);
 	free(m->off);
 	free(m->conn_k);
-	free(m->proc_next);
+	free(m->procs);
 	rsp_u64map__exit(&m->by_proc);
 }
 

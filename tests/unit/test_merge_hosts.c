@@ -418,6 +418,46 @@ static void test_many_threads(void **state)
 	dumps_remove(&d);
 }
 
+/* PID@0's snapshot: its operations and those answered across hosts. */
+static void ops_of(struct dumps *d, unsigned pid, json_int_t *ops, json_int_t *matched)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	char target[32];
+	json_t *j;
+
+	snprintf(target, sizeof(target), "%u@0", pid);
+	j = merge(d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot %s: %s", target, err.data);
+	*ops = iget(j, "operations");
+	*matched = iget(j, "matched_operations");
+	json_decref(j);
+	rsp_buf__exit(&err);
+}
+
+/*
+ * A connection handed from one process to another halfway: each process's
+ * snapshot has its own operations on it, not the other's (the end was
+ * indexed under its first operation's process only, and depth 0 did not
+ * filter by process).
+ */
+static void test_handover(void **state)
+{
+	struct xhosts x = {.hosts = 2, .conns = 1, .slots = SLOTS, .handover = true};
+	struct dumps d;
+	json_int_t ops, matched;
+
+	(void)state;
+	dumps_write_x(&d, &x);
+	ops_of(&d, XHOSTS_TID_CLIENT, &ops, &matched);
+	assert_int_equal(ops, SLOTS / 2);
+	assert_true(matched >= SLOTS / 2 - 2 && matched <= ops);
+	ops_of(&d, XHOSTS_TID_CLIENT + XHOSTS_HANDOVER, &ops, &matched);
+	assert_int_equal(ops, SLOTS / 2);
+	assert_true(matched >= SLOTS / 2 - 2 && matched <= ops);
+	dumps_remove(&d);
+}
+
 /* A 2-host ring of @x's shape: merge net refuses it in one sentence naming host @bad's dump. */
 static void refused(struct xhosts *x, unsigned bad, const char *why)
 {
@@ -466,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_bad_clock),
 		cmocka_unit_test(test_early_arrival),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_handover),
 		/* clang-format on */
 	};
 

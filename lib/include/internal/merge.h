@@ -46,6 +46,11 @@ struct mconn {
 	size_t at, n; /* in its host's ops[] */
 };
 
+/* One end of a process (index_procs()): conns[conn], then its next end (UINT32_MAX: none). */
+struct mproc {
+	uint32_t conn, next;
+};
+
 /* Two hosts' clock offset. */
 struct poff {
 	struct rsp_clockoff c;
@@ -66,9 +71,10 @@ struct merge {
 	size_t state[4]; /* ends per enum rsp_xend_state */
 	size_t untupled; /* all hosts' */
 	long *conn_k;	 /* per end on the lower host of a match: the alignment guessed */
-	/* the ends of each process: host << 32 | tgid -> first end, then proc_next[] */
+	/* the ends of each process: host << 32 | tgid -> its first node in procs[] */
 	struct rsp_u64map by_proc;
-	uint32_t *proc_next;
+	struct mproc *procs;
+	size_t nr_procs, cap_procs;
 	/* snapshot PID@HOST */
 	bool snapshot;
 	long pid;
