@@ -408,8 +408,8 @@ static int64_t send_start(const struct mhost *h, const struct rsp_net_op *o)
  * several sends or packets. The same for either side initiating: the
  * pairs are symmetric.
  */
-static void add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b, long k,
-		      struct rsp_clockoff *c)
+static int add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b, long k,
+		     struct rsp_clockoff *c)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
 
@@ -425,9 +425,11 @@ static void add_pairs(const struct merge *m, const struct mconn *a, const struct
 		prev = hb->ops[b->at + (size_t)j - 1];
 		t1 = send_start(ha, oa);
 		t3 = send_start(hb, ob);
-		if (t1 >= 0 && t3 >= 0)
-			rsp_clockoff__add(c, t1, mono(hb, prev->end), t3, mono(ha, oa->end));
+		if (t1 >= 0 && t3 >= 0 &&
+		    rsp_clockoff__add(c, t1, mono(hb, prev->end), t3, mono(ha, oa->end)))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 /* @a - @b, saturated at the ends of int64_t. */
@@ -459,10 +461,11 @@ static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
  * hosts' realtime clocks; the pairs of every k near it go to the
  * estimator, which keeps those that agree (an operation one side missed
  * shifts k for the rest of the connection: both runs of pairs agree on
- * the true offset, the misaligned ones do not). Returns the guess.
+ * the true offset, the misaligned ones do not). The guess in *@guess;
+ * returns 0 or -ENOMEM.
  */
-static long connection_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
-			     struct rsp_clockoff *c)
+static int connection_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
+			    struct rsp_clockoff *c, long *guess)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
 	int64_t t, g = wall_guess(ha, hb);
@@ -473,9 +476,11 @@ static long connection_pairs(const struct merge *m, const struct mconn *a, const
 
 	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
 		k0++;
+	*guess = k0;
 	for (long k = k0 - ALIGN_SPAN; k <= k0 + ALIGN_SPAN; k++)
-		add_pairs(m, a, b, k, c);
-	return k0;
+		if (add_pairs(m, a, b, k, c))
+			return -ENOMEM;
+	return 0;
 }
 
 /*
@@ -540,8 +545,7 @@ static int match(struct merge *m)
 		po = &m->off[a->host * (size_t)m->nr + b->host];
 		po->conns++;
 		po->expected += (unsigned)((a->n < b->n ? a->n : b->n) - 1);
-		m->conn_k[i] = connection_pairs(m, a, b, &po->c);
-		if (po->c.nr_pairs && !po->c.iv)
+		if (connection_pairs(m, a, b, &po->c, &m->conn_k[i]))
 			return -ENOMEM;
 	}
 	return 0;
