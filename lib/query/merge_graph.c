@@ -653,7 +653,7 @@ static json_t *json_structure(const struct mgraph *x, json_t *root)
 		    !(w = waited_for(x, v)))
 			continue;
 		json_array_append_new(
-			sinks, json_pack("{s:i, s:f}", "id", (json_int_t)v, "waited_s", secs(w)));
+			sinks, json_pack("{s:I, s:f}", "id", (json_int_t)v, "waited_s", secs(w)));
 	}
 	json_object_set_new(root, "knots", knots);
 	json_object_set_new(root, "sinks", sinks);

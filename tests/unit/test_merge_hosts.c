@@ -230,6 +230,10 @@ static void test_chain(void **state)
 		}
 		assert_non_null(chain);
 		assert_true(json_array_size(chain) >= 2);
+		/* the sinks name vertices by id ("I": a json_int_t, not an int) */
+		json_array_foreach (json_object_get(j, "sinks"), i, e)
+			assert_true(iget(e, "id") >= 0 &&
+				    (size_t)iget(e, "id") < json_array_size(vs));
 		for (size_t k = 0; k < 2; k++) {
 			e = json_array_get(chain, k);
 			assert_true(json_is_true(json_object_get(e, "across_hosts")));
