@@ -1281,6 +1281,8 @@ json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int 
 		local = rsp_merge__local_json(m, sn, i);
 		if (local)
 			json_object_set_new(o, "local_waits", local);
+		if (hp->pieces_cut)
+			json_object_set_new(o, "local_pieces_truncated", json_true());
 		json_array_append_new(hops, o);
 	}
 	return hops;

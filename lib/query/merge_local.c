@@ -96,7 +96,8 @@ static uint32_t explained_by(const struct rsp_spiece *pc, uint32_t k)
 static void across_again(const struct merge *m, struct msnap *sn, int i)
 {
 	size_t n = 0;
-	const struct rsp_spiece *pc = rsp_snapshot__pieces(sn->hops[i].snap, &n, NULL);
+	const struct rsp_spiece *pc =
+		rsp_snapshot__pieces(sn->hops[i].snap, &n, &sn->hops[i].pieces_cut);
 	struct rsp_u64map seen;
 	uint32_t one;
 
@@ -330,6 +331,11 @@ void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i,
 				"%*s(its local chain was cut at its bounds: %d threads deep, "
 				"%d nodes)\n",
 				ind, "", LOCAL_DEPTH, LOCAL_NODES);
+	if (hp->pieces_cut)
+		rsp_buf__printf(out,
+				"%*s(local wakers past the first %d pieces not followed across "
+				"hosts)\n",
+				ind, "", LOCAL_PIECES);
 }
 
 static json_t *json_node(struct lctx *c, uint32_t i);

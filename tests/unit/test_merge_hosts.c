@@ -26,6 +26,8 @@
 #include "support/xhosts.h"
 
 #define SLOTS 120
+/* exchanges handed to a worker each: over a hop's 50000 timed pieces */
+#define MANY_SLOTS 12000
 
 struct dumps {
 	char dir[64];
@@ -331,6 +333,35 @@ static void test_chain_handoff(void **state)
 	dumps_remove(&d);
 }
 
+/*
+ * A hop whose snapshot holds more than its 50000 timed pieces (thousands
+ * of answers handed to a worker): the wakers past them are not followed
+ * across hosts, and the answer says so.
+ */
+static void test_pieces_cut(void **state)
+{
+	struct xhosts x = {
+		.hosts = 3, .conns = 1, .slots = MANY_SLOTS, .chain = true, .handoff = true};
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h1;
+	json_t *j;
+	char target[32];
+
+	(void)state;
+	dumps_write_x(&d, &x);
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	h1 = only_answer(j, 1, 1);
+	assert_true(iget(h1, "answers") >= MANY_SLOTS - 4);
+	assert_true(json_is_true(json_object_get(h1, "local_pieces_truncated")));
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
 static void test_loop(void **state)
 {
 	struct dumps d;
@@ -582,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_handover),
 		cmocka_unit_test(test_alloc_failure),
+		cmocka_unit_test(test_pieces_cut),
 		/* clang-format on */
 	};
 

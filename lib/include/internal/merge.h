@@ -112,6 +112,8 @@ struct hop {
 	size_t nr_spans, cap_spans;
 	struct rsp_snapshot *snap; /* its local waits followed (merge_local.c), or NULL */
 	int snap_errno;		   /* why not, if it failed */
+	/* its snapshot's pieces past LOCAL_PIECES dropped: those wakers not followed */
+	bool pieces_cut;
 };
 
 /* One of PID's network operations (thread @tid), for the union of its threads' waits. */
