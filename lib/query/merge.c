@@ -53,6 +53,8 @@ bad:
 	return -EINVAL;
 }
 
+#define PID_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
+
 /* snapshot PID@HOST: HOST is a dump's position (from 0) or its host name. */
 static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
 {
@@ -66,6 +68,14 @@ static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
 				"merge snapshot: wants PID@HOST (HOST: a dump's position from 0, "
 				"or its host name), not '%s'",
 				arg);
+		return -EINVAL;
+	}
+	/* a pid past the kernel's PID_MAX_LIMIT would wrap in uint32_t to another's */
+	if (m->pid > PID_LIMIT) {
+		rsp_buf__printf(err,
+				"merge snapshot: %.*s is not a pid (Linux pids are at most %d, "
+				"PID_MAX_LIMIT)",
+				(int)(at - arg), arg, PID_LIMIT);
 		return -EINVAL;
 	}
 	m->at = at + 1;
@@ -836,6 +846,7 @@ static int find_target(struct merge *m, struct rsp_buf *err)
 {
 	char *end;
 	long idx = strtol(m->at, &end, 10);
+	bool idx_given = false;
 	int found = 0;
 
 	if (end != m->at && !*end) {
@@ -848,11 +859,14 @@ static int find_target(struct merge *m, struct rsp_buf *err)
 		}
 		m->target = (int)idx;
 		found = 1;
+		idx_given = true;
 	}
-	for (int k = 0; !found && k < m->nr; k++)
+	/* a host name names one dump; two anywhere in the list are ambiguous */
+	for (int k = 0, n = 0; !idx_given && k < m->nr; k++)
 		if (!strcmp(m->h[k].di->hostname, m->at)) {
-			m->target = k;
-			found = k + 1 < m->nr && !strcmp(m->h[k + 1].di->hostname, m->at) ? -1 : 1;
+			if (!n++)
+				m->target = k;
+			found = n > 1 ? -1 : 1;
 		}
 	if (found != 1) {
 		rsp_buf__printf(err,

@@ -454,6 +454,40 @@ static void test_many_threads(void **state)
 	dumps_remove(&d);
 }
 
+/*
+ * snapshot's PID@HOST refusals: a pid past PID_MAX_LIMIT (it wrapped to
+ * another pid), and a host name two dumps bear, wherever they are in the
+ * list (not only side by side).
+ */
+static void test_target(void **state)
+{
+	struct dumps d, three;
+	struct rsp_buf err = RSP_BUF_INIT;
+	char target[32];
+
+	(void)state;
+	dumps_write(&d, 2, 1, false, false);
+	/* host 0 and its shifted copy (the tests' stand-in for another host) */
+	three = d;
+	three.hosts = 3;
+	memcpy(three.paths[2], d.paths[0], sizeof(three.paths[2]));
+	snprintf(target, sizeof(target), "%u@synth-0", XHOSTS_TID_CLIENT);
+	assert_null(merge(&three, &err, "snapshot", target, "--test-clock-shift", "2=1000",
+			  "--json", NULL));
+	assert_non_null(err.data);
+	if (!strstr(err.data, "several dumps are of host synth-0"))
+		fail_msg("want the duplicate host refused, got: %s", err.data);
+	rsp_buf__reset(&err);
+
+	/* 2^32 + 1000: pid 1000 once cast to 32 bits */
+	assert_null(merge(&d, &err, "snapshot", "4294968296@0", "--json", NULL));
+	assert_non_null(err.data);
+	assert_non_null(strstr(err.data, "4294968296 is not a pid"));
+	assert_null(strchr(err.data, '\n'));
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
 /* PID@0's snapshot: its operations and those answered across hosts. */
 static void ops_of(struct dumps *d, unsigned pid, json_int_t *ops, json_int_t *matched)
 {
@@ -614,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_handover),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_pieces_cut),
+		cmocka_unit_test(test_target),
 		/* clang-format on */
 	};
 
