@@ -173,6 +173,59 @@ static int beyond_any_clock(const struct mhost *h, struct rsp_buf *err)
 	return -EINVAL;
 }
 
+/* @str is valid UTF-8 (as jansson wants it: no overlong forms, no surrogates). */
+static bool utf8_ok(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		unsigned char b = *s++;
+		uint32_t c;
+		int n;
+
+		if (b < 0x80)
+			continue;
+		if (b >= 0xc2 && b <= 0xdf)
+			n = 1, c = b & 0x1f;
+		else if ((b & 0xf0) == 0xe0)
+			n = 2, c = b & 0x0f;
+		else if (b >= 0xf0 && b <= 0xf4)
+			n = 3, c = b & 0x07;
+		else
+			return false;
+		for (; n; n--, s++) {
+			if ((*s & 0xc0) != 0x80)
+				return false;
+			c = c << 6 | (*s & 0x3f);
+		}
+		if ((c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff || (b >= 0xe0 && c < 0x800) ||
+		    (b >= 0xf0 && c < 0x10000))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * --json carries a dump's host name, boot id and path as JSON strings,
+ * which must be UTF-8: jansson refuses the rest (json_pack() returns NULL
+ * and the host would vanish from the answer). Refused, naming the dump.
+ */
+static int check_utf8(const struct mhost *h, struct rsp_buf *err)
+{
+	const char *what = !utf8_ok(h->path)	       ? "its path"
+			   : !utf8_ok(h->di->hostname) ? "its host name"
+			   : !utf8_ok(h->di->boot_id)  ? "its boot id"
+						       : NULL;
+
+	if (!what)
+		return 0;
+	rsp_buf__printf(err,
+			"merge: %s: %s is not valid UTF-8, which --json cannot carry: leave out "
+			"--json for the text answer",
+			h->path, what);
+	return -EINVAL;
+}
+
 static int check_host(const struct merge *m, int k, struct rsp_buf *err)
 {
 	const struct mhost *h = &m->h[k];
@@ -188,6 +241,8 @@ static int check_host(const struct merge *m, int k, struct rsp_buf *err)
 	}
 	if (beyond_clocks(h->di->clockid_time_ns, h->di->wall_clock_ns))
 		return beyond_any_clock(h, err);
+	if (m->json && check_utf8(h, err))
+		return -EINVAL;
 	for (int j = 0; j < k; j++) {
 		const struct mhost *o = &m->h[j];
 		bool same_boot = h->di->boot_id[0] && !strcmp(h->di->boot_id, o->di->boot_id);
@@ -1295,6 +1350,8 @@ json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int 
 		local = rsp_merge__local_json(m, sn, i);
 		if (local)
 			json_object_set_new(o, "local_waits", local);
+		else if (hp->snap_errno)
+			rsp_json__set_str(o, "local_waits_error", rsp_merge__local_error(hp));
 		if (hp->pieces_cut)
 			json_object_set_new(o, "local_pieces_truncated", json_true());
 		json_array_append_new(hops, o);

@@ -282,6 +282,12 @@ static void text_node(struct lctx *c, uint32_t i, int ind, struct rsp_buf *out)
 				rsp_merge__hop_text(c->m, c->sn, h, out);
 }
 
+const char *rsp_merge__local_error(const struct hop *hp)
+{
+	return hp->snap_errno == ESRCH ? "no records of it in its intervals"
+				       : strerror(hp->snap_errno);
+}
+
 void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i, int ind,
 			   struct rsp_buf *out)
 {
@@ -293,9 +299,7 @@ void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i,
 	if (!hp->snap) {
 		if (hp->snap_errno)
 			rsp_buf__printf(out, "%*s(its local waits not followed: %s)\n", ind, "",
-					hp->snap_errno == ESRCH
-						? "no records of it in its intervals"
-						: strerror(hp->snap_errno));
+					rsp_merge__local_error(hp));
 		return;
 	}
 	root = rsp_snapshot__node(hp->snap, rsp_snapshot__root(hp->snap, 0));

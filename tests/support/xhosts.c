@@ -207,13 +207,15 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 	uint32_t st = (ev ? XHOSTS_TID_CLIENT : XHOSTS_TID_SERVER) + c, cpu = ev ? 0 : 1;
 	uint64_t ssk = SK_SERVER + c * 0x1000, usk = SK_CLIENT + c * 0x1000, sh = e->shift;
 	uint64_t sent;
+	/* stray_tgid: the server's socket records name a process its others do not */
+	uint32_t stray = e->x->stray_tgid && !ev ? st + XHOSTS_STRAY : 0;
 
 	if (mine) {
 		arrival(e->s, cpu, a + sh, ssk, st);
 		synth__switch(e->s, .cpu = cpu, .t = a + 4000 + sh, .prev = 0, .next = st,
 			      .next_comm = ev ? "client" : "server");
-		synth__sock_len(e->s, .recv = true, .cpu = cpu, .t = a + 5000 + sh, .tid = st,
-				.sk = ssk, .bytes = 8);
+		synth__sock_len(e->s, .recv = true, .cpu = cpu, .t = a + 5000 + sh, .tgid = stray,
+				.tid = st, .sk = ssk, .bytes = 8);
 	}
 	if (!proxy) {
 		sent = a + 5000 + 20000 + jitter(i, 40000);
@@ -239,7 +241,8 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 		sent = back + 16000;
 	}
 	if (mine) {
-		synth__sock_len(e->s, .cpu = cpu, .t = sent + sh, .tid = st, .sk = ssk, .bytes = 8);
+		synth__sock_len(e->s, .cpu = cpu, .t = sent + sh, .tgid = stray, .tid = st,
+				.sk = ssk, .bytes = 8);
 		synth__switch(e->s, .cpu = cpu, .t = sent + 1000 + sh, .prev = st,
 			      .prev_comm = ev ? "client" : "server", .state = 1, .next = 0);
 	}
@@ -365,7 +368,7 @@ static int write_host(const struct xhosts *x, unsigned k, const char *dir, const
 	states(&e, 1000000000ull + e.shift);
 	exchanges(&e);
 	fx_meta(&m, td);
-	snprintf(host, sizeof(host), "synth-%u", k);
+	snprintf(host, sizeof(host), x->bad_hostname && k == 1 ? "synth-\xff%u" : "synth-%u", k);
 	snprintf(boot, sizeof(boot), "5e5e5e5e-0000-4000-8000-%012x", k);
 	m.hostname = host;
 	m.boot_id = boot;

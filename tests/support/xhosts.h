@@ -47,6 +47,11 @@
  *   handover:      from exchange slots / 2 on, each client connection is
  *                  used by thread XHOSTS_TID_CLIENT + XHOSTS_HANDOVER + c,
  *                  another process (a connection handed over).
+ *   stray_tgid:    the servers' socket records name process
+ *                  XHOSTS_TID_SERVER + XHOSTS_STRAY + c, their other
+ *                  records their own (an inconsistent dump): an answering
+ *                  thread whose local snapshot finds no such process.
+ *   bad_hostname:  host 1's host name is not valid UTF-8.
  * The server's work varies with the exchange: alike exchanges would let a
  * request pair with the answer before or after its own as consistently as
  * with its own. Failed checks abort (as synth.h's).
@@ -55,6 +60,7 @@
 #define XHOSTS_TID_SERVER 2000u
 #define XHOSTS_TID_WORKER 3000u
 #define XHOSTS_HANDOVER	  500u
+#define XHOSTS_STRAY	  999u
 
 struct xhosts {
 	unsigned hosts;	     /* 2 .. 64 */
@@ -67,6 +73,8 @@ struct xhosts {
 	bool early_arrival;
 	bool one_process;
 	bool handover;
+	bool stray_tgid;
+	bool bad_hostname;
 };
 
 /**

@@ -488,6 +488,36 @@ static void test_target(void **state)
 	dumps_remove(&d);
 }
 
+/*
+ * An answering thread whose local snapshot fails (its socket records name
+ * a process its other records do not): the JSON says why, as the text
+ * does, instead of leaving local_waits out unexplained.
+ */
+static void test_local_error(void **state)
+{
+	struct xhosts x = {.hosts = 2, .conns = 1, .slots = SLOTS, .stray_tgid = true};
+	struct dumps d;
+	struct rsp_buf err = RSP_BUF_INIT;
+	const json_t *h;
+	json_t *j;
+	char target[32];
+
+	(void)state;
+	dumps_write_x(&d, &x);
+	snprintf(target, sizeof(target), "%u@0", XHOSTS_TID_CLIENT);
+	j = merge(&d, &err, "snapshot", target, "--json", NULL);
+	if (!j)
+		fail_msg("merge snapshot: %s", err.data);
+	h = json_array_get(json_object_get(j, "answered_by"), 0);
+	assert_non_null(h);
+	assert_null(json_object_get(h, "local_waits"));
+	assert_string_equal(json_string_value(json_object_get(h, "local_waits_error")),
+			    "no records of it in its intervals");
+	json_decref(j);
+	rsp_buf__exit(&err);
+	dumps_remove(&d);
+}
+
 /* PID@0's snapshot: its operations and those answered across hosts. */
 static void ops_of(struct dumps *d, unsigned pid, json_int_t *ops, json_int_t *matched)
 {
@@ -616,6 +646,15 @@ static void refused(struct xhosts *x, unsigned bad, const char *why)
 	dumps_remove(&d);
 }
 
+/* A host name that is not UTF-8: --json refuses it, naming the dump (it vanished before). */
+static void test_bad_hostname(void **state)
+{
+	struct xhosts x = {.bad_hostname = true};
+
+	(void)state;
+	refused(&x, 1, "its host name is not valid UTF-8, which --json cannot carry");
+}
+
 /* A crafted clock pair near INT64_MAX: refused, not overflowed (UBSan) or misaligned. */
 static void test_bad_clock(void **state)
 {
@@ -649,6 +688,8 @@ int main(void)
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_pieces_cut),
 		cmocka_unit_test(test_target),
+		cmocka_unit_test(test_local_error),
+		cmocka_unit_test(test_bad_hostname),
 		/* clang-format on */
 	};
 

@@ -164,6 +164,8 @@ bool rsp_merge__on_path(const struct merge *m, const struct msnap *sn, int paren
  * rsp_merge__snap_exit()); a failure is kept in snap_errno.
  */
 void rsp_merge__local(const struct merge *m, struct msnap *sn, int i);
+/** rsp_merge__local_error() - why hop @hp's local waits were not followed (snap_errno set). */
+const char *rsp_merge__local_error(const struct hop *hp);
 /** rsp_merge__local_text() - hop @i's local waits, indented by @ind, as text. */
 void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i, int ind,
 			   struct rsp_buf *out);
