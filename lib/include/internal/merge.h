@@ -93,6 +93,8 @@ struct merge {
 #define CAT_SLEEP    3 /* + enum rsp_sleep_reason */
 #define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
 
+_Static_assert(MAX_HOPS <= 64, "merge_local.c's lctx.shown is one bit per hop");
+
 struct hop {
 	int parent; /* index in hops[] of the thread it answered; -1: PID */
 	int depth;  /* 1: answered PID */
