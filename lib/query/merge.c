@@ -53,6 +53,8 @@ bad:
 	return -EINVAL;
 }
 
+#define PID_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
+
 /* snapshot PID@HOST: HOST is a dump's position (from 0) or its host name. */
 static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
 {
@@ -66,6 +68,14 @@ static int parse_target(struct merge *m, const char *arg, struct rsp_buf *err)
 				"merge snapshot: wants PID@HOST (HOST: a dump's position from 0, "
 				"or its host name), not '%s'",
 				arg);
+		return -EINVAL;
+	}
+	/* a pid past the kernel's PID_MAX_LIMIT would wrap in uint32_t to another's */
+	if (m->pid > PID_LIMIT) {
+		rsp_buf__printf(err,
+				"merge snapshot: %.*s is not a pid (Linux pids are at most %d, "
+				"PID_MAX_LIMIT)",
+				(int)(at - arg), arg, PID_LIMIT);
 		return -EINVAL;
 	}
 	m->at = at + 1;
@@ -142,6 +152,80 @@ static int parse_args(struct merge *m, int argc, char **argv, struct rsp_buf *er
 
 /* ---- loading ---------------------------------------------------------------- */
 
+/*
+ * Times past 2^62 ns (146 years of uptime) are no clock's: a crafted or
+ * corrupt dump. Below it, every sum and difference merge takes of two
+ * times, a shift (an hour at most) and a clock pair fits in int64_t.
+ */
+#define TIME_LIMIT (1ull << 62)
+
+static bool beyond_clocks(uint64_t a, uint64_t b)
+{
+	return a >= TIME_LIMIT || b >= TIME_LIMIT;
+}
+
+static int beyond_any_clock(const struct mhost *h, struct rsp_buf *err)
+{
+	rsp_buf__printf(err,
+			"merge: %s is corrupt: its clock pair or record times are beyond any "
+			"clock (%" PRIu64 ", %" PRIu64 "): take a new dump",
+			h->path, h->di->clockid_time_ns, h->di->wall_clock_ns);
+	return -EINVAL;
+}
+
+/* @str is valid UTF-8 (as jansson wants it: no overlong forms, no surrogates). */
+static bool utf8_ok(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		unsigned char b = *s++;
+		uint32_t c;
+		int n;
+
+		if (b < 0x80)
+			continue;
+		if (b >= 0xc2 && b <= 0xdf)
+			n = 1, c = b & 0x1f;
+		else if ((b & 0xf0) == 0xe0)
+			n = 2, c = b & 0x0f;
+		else if (b >= 0xf0 && b <= 0xf4)
+			n = 3, c = b & 0x07;
+		else
+			return false;
+		for (; n; n--, s++) {
+			if ((*s & 0xc0) != 0x80)
+				return false;
+			c = c << 6 | (*s & 0x3f);
+		}
+		if ((c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff || (b >= 0xe0 && c < 0x800) ||
+		    (b >= 0xf0 && c < 0x10000))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * --json carries a dump's host name, boot id and path as JSON strings,
+ * which must be UTF-8: jansson refuses the rest (json_pack() returns NULL
+ * and the host would vanish from the answer). Refused, naming the dump.
+ */
+static int check_utf8(const struct mhost *h, struct rsp_buf *err)
+{
+	const char *what = !utf8_ok(h->path)	       ? "its path"
+			   : !utf8_ok(h->di->hostname) ? "its host name"
+			   : !utf8_ok(h->di->boot_id)  ? "its boot id"
+						       : NULL;
+
+	if (!what)
+		return 0;
+	rsp_buf__printf(err,
+			"merge: %s: %s is not valid UTF-8, which --json cannot carry: leave out "
+			"--json for the text answer",
+			h->path, what);
+	return -EINVAL;
+}
+
 static int check_host(const struct merge *m, int k, struct rsp_buf *err)
 {
 	const struct mhost *h = &m->h[k];
@@ -155,6 +239,10 @@ static int check_host(const struct merge *m, int k, struct rsp_buf *err)
 			h->path, h->di->written_by_rsp ? "an rspd" : "a program");
 		return -EINVAL;
 	}
+	if (beyond_clocks(h->di->clockid_time_ns, h->di->wall_clock_ns))
+		return beyond_any_clock(h, err);
+	if (m->json && check_utf8(h, err))
+		return -EINVAL;
 	for (int j = 0; j < k; j++) {
 		const struct mhost *o = &m->h[j];
 		bool same_boot = h->di->boot_id[0] && !strcmp(h->di->boot_id, o->di->boot_id);
@@ -217,20 +305,37 @@ static int op_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* The TCP operations whose 4-tuple is known, grouped by socket end. */
-static int collect_ops(struct mhost *h)
+/*
+ * The TCP operations whose 4-tuple is known, grouped by socket end. Records
+ * are loaded per CPU in file order: one stamped out of time order may end
+ * an operation before its start, whose length (end - start, unsigned
+ * everywhere) would wrap. Such a dump is refused.
+ */
+static int collect_ops(struct mhost *h, struct rsp_buf *err)
 {
 	size_t n;
 	const struct rsp_net_op *v = rsp_tlstore__net_ops(h->store, &n);
 
 	h->ops = calloc(n ? n : 1, sizeof(*h->ops));
-	if (!h->ops)
+	if (!h->ops) {
+		rsp_buf__printf(err, "merge: out of memory loading %s", h->path);
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].proto == RSP_IPPROTO_TCP && (v[i].flags & RSP_NETF_TUPLE))
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].proto != RSP_IPPROTO_TCP)
+			continue;
+		if (v[i].end < v[i].start) {
+			rsp_buf__printf(err,
+					"merge: %s is corrupt: a TCP operation ends before it "
+					"starts (records out of time order)",
+					h->path);
+			return -EINVAL;
+		}
+		if (v[i].flags & RSP_NETF_TUPLE)
 			h->ops[h->nr_ops++] = &v[i];
-		else if (v[i].proto == RSP_IPPROTO_TCP)
+		else
 			h->untupled++;
+	}
 	qsort(h->ops, h->nr_ops, sizeof(*h->ops), op_cmp);
 	return 0;
 }
@@ -257,15 +362,15 @@ static int load_host(struct merge *m, int k, struct rsp_buf *err)
 		goto nomem;
 	/* The store's window is the records' span (graph's percentages), not all time. */
 	rsp_wsnap__span(h->snap, &so.from, &so.to);
+	if (beyond_clocks(so.from, so.to))
+		return beyond_any_clock(h, err);
 	so.ksyms = src.ksyms;
 	so.socks = h->socks;
 	/* Every segment: a send's earliest start is the start of its run (see send_start()). */
 	h->store = rsp_tlstore__from_window(0, src.schema, h->snap, &so, NULL, err);
 	if (!h->store)
 		return -EINVAL;
-	if (collect_ops(h))
-		goto nomem;
-	return 0;
+	return collect_ops(h, err);
 nomem:
 	rsp_buf__printf(err, "merge: out of memory loading %s", h->path);
 	return -ENOMEM;
@@ -368,8 +473,8 @@ static int64_t send_start(const struct mhost *h, const struct rsp_net_op *o)
  * several sends or packets. The same for either side initiating: the
  * pairs are symmetric.
  */
-static void add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b, long k,
-		      struct rsp_clockoff *c)
+static int add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b, long k,
+		     struct rsp_clockoff *c)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
 
@@ -385,18 +490,34 @@ static void add_pairs(const struct merge *m, const struct mconn *a, const struct
 		prev = hb->ops[b->at + (size_t)j - 1];
 		t1 = send_start(ha, oa);
 		t3 = send_start(hb, ob);
-		if (t1 >= 0 && t3 >= 0)
-			rsp_clockoff__add(c, t1, mono(hb, prev->end), t3, mono(ha, oa->end));
+		if (t1 >= 0 && t3 >= 0 &&
+		    rsp_clockoff__add(c, t1, mono(hb, prev->end), t3, mono(ha, oa->end)))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
-/* What the hosts' clock pairs say theta is, assuming their realtime clocks agree. */
+/* @a - @b, saturated at the ends of int64_t. */
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(a, b, &d))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
+/*
+ * What the hosts' clock pairs say theta is, assuming their realtime clocks
+ * agree. check_host() bounds the pairs; saturated all the same, as a guess
+ * (the estimator keeps only the pairs that agree).
+ */
 static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
 {
-	int64_t da = mono(ha, ha->di->clockid_time_ns) - (int64_t)ha->di->wall_clock_ns;
-	int64_t db = mono(hb, hb->di->clockid_time_ns) - (int64_t)hb->di->wall_clock_ns;
+	int64_t da = sat_sub(mono(ha, ha->di->clockid_time_ns), (int64_t)ha->di->wall_clock_ns);
+	int64_t db = sat_sub(mono(hb, hb->di->clockid_time_ns), (int64_t)hb->di->wall_clock_ns);
 
-	return db - da;
+	return sat_sub(db, da);
 }
 
 /*
@@ -405,37 +526,52 @@ static int64_t wall_guess(const struct mhost *ha, const struct mhost *hb)
  * hosts' realtime clocks; the pairs of every k near it go to the
  * estimator, which keeps those that agree (an operation one side missed
  * shifts k for the rest of the connection: both runs of pairs agree on
- * the true offset, the misaligned ones do not). Returns the guess.
+ * the true offset, the misaligned ones do not). The guess in *@guess;
+ * returns 0 or -ENOMEM.
  */
-static long connection_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
-			     struct rsp_clockoff *c)
+static int connection_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
+			    struct rsp_clockoff *c, long *guess)
 {
 	const struct mhost *ha = &m->h[a->host], *hb = &m->h[b->host];
-	int64_t t = mono(ha, ha->ops[a->at]->start) + wall_guess(ha, hb);
+	int64_t t, g = wall_guess(ha, hb);
 	long k0 = 1;
+
+	if (__builtin_add_overflow(mono(ha, ha->ops[a->at]->start), g, &t))
+		t = g < 0 ? INT64_MIN : INT64_MAX;
 
 	while (k0 < (long)b->n && mono(hb, hb->ops[b->at + (size_t)k0 - 1]->end) < t)
 		k0++;
+	*guess = k0;
 	for (long k = k0 - ALIGN_SPAN; k <= k0 + ALIGN_SPAN; k++)
-		add_pairs(m, a, b, k, c);
-	return k0;
+		if (add_pairs(m, a, b, k, c))
+			return -ENOMEM;
+	return 0;
 }
 
-/* The ends of each process (host << 32 | tgid), for the snapshot's recursion. */
+/*
+ * The ends of each process (host << 32 | tgid -> its first node in
+ * procs[]), for the snapshot's recursion: an end goes under every process
+ * that operated on it (a connection handed from one process to another).
+ * The ends go in backwards and each in front: each process's in order.
+ */
 static int index_procs(struct merge *m)
 {
-	m->proc_next = malloc((m->nr_conns ? m->nr_conns : 1) * sizeof(*m->proc_next));
-	if (!m->proc_next)
-		return -ENOMEM;
 	for (size_t i = m->nr_conns; i-- > 0;) {
 		const struct mconn *c = &m->conns[i];
-		uint64_t key = (uint64_t)c->host << 32 | m->h[c->host].ops[c->at]->tgid;
-		uint32_t head = UINT32_MAX;
 
-		rsp_u64map__get(&m->by_proc, key, &head);
-		m->proc_next[i] = head;
-		if (rsp_u64map__put(&m->by_proc, key, (uint32_t)i))
-			return -ENOMEM;
+		for (size_t j = 0; j < c->n; j++) {
+			uint64_t key = (uint64_t)c->host << 32 | m->h[c->host].ops[c->at + j]->tgid;
+			uint32_t head = UINT32_MAX;
+
+			rsp_u64map__get(&m->by_proc, key, &head);
+			if (head != UINT32_MAX && m->procs[head].conn == i)
+				continue; /* this end is under that process already */
+			if (rsp_vec__reserve((void **)&m->procs, &m->cap_procs, m->nr_procs + 1,
+					     sizeof(*m->procs)) ||
+			    rsp_u64map__put(&m->by_proc, key, (uint32_t)m->nr_procs))
+				return -ENOMEM;
+			m->procs[m->nr_procs++] = (struct mproc){(uint32_t)i, head};
+		}
 	}
 	return 0;
 }
@@ -474,8 +610,7 @@ static int match(struct merge *m)
 		po = &m->off[a->host * (size_t)m->nr + b->host];
 		po->conns++;
 		po->expected += (unsigned)((a->n < b->n ? a->n : b->n) - 1);
-		m->conn_k[i] = connection_pairs(m, a, b, &po->c);
-		if (po->c.nr_pairs && !po->c.iv)
+		if (connection_pairs(m, a, b, &po->c, &m->conn_k[i]))
 			return -ENOMEM;
 	}
 	return 0;
@@ -766,6 +901,7 @@ static int find_target(struct merge *m, struct rsp_buf *err)
 {
 	char *end;
 	long idx = strtol(m->at, &end, 10);
+	bool idx_given = false;
 	int found = 0;
 
 	if (end != m->at && !*end) {
@@ -778,11 +914,14 @@ static int find_target(struct merge *m, struct rsp_buf *err)
 		}
 		m->target = (int)idx;
 		found = 1;
+		idx_given = true;
 	}
-	for (int k = 0; !found && k < m->nr; k++)
+	/* a host name names one dump; two anywhere in the list are ambiguous */
+	for (int k = 0, n = 0; !idx_given && k < m->nr; k++)
 		if (!strcmp(m->h[k].di->hostname, m->at)) {
-			m->target = k;
-			found = k + 1 < m->nr && !strcmp(m->h[k + 1].di->hostname, m->at) ? -1 : 1;
+			if (!n++)
+				m->target = k;
+			found = n > 1 ? -1 : 1;
 		}
 	if (found != 1) {
 		rsp_buf__printf(err,
@@ -952,13 +1091,21 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	uint64_t lo = hy->ops[y->at + (size_t)j - 1]->end, hi = a->start;
 	struct hop *hp;
 
+	/*
+	 * Not followed: a cycle, or hops[] full. At depth 0 the answer's
+	 * service is still the answering side's, not the network's.
+	 */
 	if (rsp_merge__on_path(m, sn, parent, y->host, a->tgid, a->tid)) {
 		sn->cycles++;
+		if (!depth)
+			sn->other_service += hi - lo;
 		return;
 	}
 	hp = hop_of(sn, parent, depth + 1, y->host, a);
 	if (!hp) {
 		sn->other_ops++;
+		if (!depth)
+			sn->other_service += hi - lo;
 		return;
 	}
 	hp->ops++;
@@ -973,13 +1120,54 @@ static void answered(const struct merge *m, struct msnap *sn, size_t xi, size_t 
 	rsp_merge__follow(m, sn, y->host, a->tgid, a->tid, lo, hi, (int)(hp - sn->hops), depth + 1);
 }
 
+static void keep_wait(struct mwait **v, size_t *n, size_t *cap, const struct rsp_net_op *o,
+		      struct msnap *sn)
+{
+	if (rsp_vec__reserve((void **)v, cap, *n + 1, sizeof(**v)))
+		sn->nomem = true;
+	else
+		(*v)[(*n)++] = (struct mwait){o->tid, o->start, o->end};
+}
+
+static int wait_cmp(const void *pa, const void *pb)
+{
+	const struct mwait *a = pa, *b = pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* Per thread the union of its operations' spans, summed over the threads. */
+static uint64_t union_waits(struct mwait *v, size_t n)
+{
+	uint64_t sum = 0;
+
+	qsort(v, n, sizeof(*v), wait_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t from = v[i].from, to = v[i].to;
+
+		for (j = i + 1; j < n && v[j].tid == v[i].tid; j++) {
+			if (v[j].from > to) {
+				sum += to - from;
+				from = v[j].from;
+			}
+			if (v[j].to > to)
+				to = v[j].to;
+		}
+		sum += to - from;
+	}
+	return sum;
+}
+
 void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, uint32_t tgid,
 		       uint32_t tid, uint64_t lo, uint64_t hi, int parent, int depth)
 {
-	uint32_t c = UINT32_MAX;
+	uint32_t n = UINT32_MAX;
 
-	rsp_u64map__get(&m->by_proc, (uint64_t)host << 32 | tgid, &c);
-	for (; c != UINT32_MAX; c = m->proc_next[c]) {
+	rsp_u64map__get(&m->by_proc, (uint64_t)host << 32 | tgid, &n);
+	for (; n != UINT32_MAX; n = m->procs[n].next) {
+		uint32_t c = m->procs[n].conn;
 		const struct mconn *x = &m->conns[c];
 		const struct mhost *h = &m->h[host];
 		int64_t p = rsp_xmatch__peer(m->xm, c, NULL);
@@ -990,11 +1178,12 @@ void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, u
 			const struct rsp_net_op *o = h->ops[x->at + i];
 			long j;
 
-			if (tid && o->tid != tid)
+			/* the end's operations by this process (an end may change hands) */
+			if (o->tgid != tgid || (tid && o->tid != tid))
 				continue;
 			if (!depth) {
 				sn->ops++;
-				sn->wait += o->end - o->start;
+				keep_wait(&sn->waits, &sn->nr_waits, &sn->cap_waits, o, sn);
 			}
 			if (p < 0)
 				continue;
@@ -1007,7 +1196,7 @@ void rsp_merge__follow(const struct merge *m, struct msnap *sn, uint32_t host, u
 				continue;
 			if (!depth) {
 				sn->matched_ops++;
-				sn->matched_wait += o->end - o->start;
+				keep_wait(&sn->mwaits, &sn->nr_mwaits, &sn->cap_mwaits, o, sn);
 			}
 			answered(m, sn, c, (size_t)p, i, j, parent, depth);
 		}
@@ -1024,6 +1213,8 @@ static void snap_collect(const struct merge *m, struct msnap *sn)
 {
 	memset(sn, 0, sizeof(*sn));
 	rsp_merge__follow(m, sn, (uint32_t)m->target, (uint32_t)m->pid, 0, 0, UINT64_MAX, -1, 0);
+	sn->wait = union_waits(sn->waits, sn->nr_waits);
+	sn->matched_wait = union_waits(sn->mwaits, sn->nr_mwaits);
 	for (int i = 0; i < sn->nr_hops; i++)
 		if (!sn->hops[i].local)
 			rsp_merge__local(m, sn, i);
@@ -1086,10 +1277,17 @@ static uint64_t first_service(const struct msnap *sn)
 	return service;
 }
 
+/* The matched wait that no answering thread's service covers: the network's. */
+static uint64_t outside(const struct msnap *sn)
+{
+	uint64_t service = first_service(sn) + sn->other_service;
+
+	return sn->matched_wait > service ? sn->matched_wait - service : 0;
+}
+
 static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
 {
 	const struct mhost *h = &m->h[m->target];
-	uint64_t service = first_service(sn);
 
 	rsp_buf__printf(out, "process %ld on host %d (%s): %.6f s of network wait, %zu TCP ops\n",
 			m->pid, m->target, h->di->hostname, (double)sn->wait / 1e9, sn->ops);
@@ -1101,9 +1299,11 @@ static void snap_text(const struct merge *m, const struct msnap *sn, struct rsp_
 	for (int i = 0; i < sn->nr_hops; i++)
 		if (sn->hops[i].parent < 0)
 			rsp_merge__hop_text(m, sn, i, out);
+	if (sn->other_service)
+		rsp_buf__printf(out, "  %10.6f s answered by threads not shown (below)\n",
+				(double)sn->other_service / 1e9);
 	rsp_buf__printf(out, "  %10.6f s of the wait outside the answering threads (network)\n",
-			sn->matched_wait > service ? (double)(sn->matched_wait - service) / 1e9
-						   : 0.0);
+			(double)outside(sn) / 1e9);
 	if (sn->other_ops)
 		rsp_buf__printf(out, "  %zu answers by more threads than shown (%d at most)\n",
 				sn->other_ops, MAX_HOPS);
@@ -1150,6 +1350,10 @@ json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int 
 		local = rsp_merge__local_json(m, sn, i);
 		if (local)
 			json_object_set_new(o, "local_waits", local);
+		else if (hp->snap_errno)
+			rsp_json__set_str(o, "local_waits_error", rsp_merge__local_error(hp));
+		if (hp->pieces_cut)
+			json_object_set_new(o, "local_pieces_truncated", json_true());
 		json_array_append_new(hops, o);
 	}
 	return hops;
@@ -1158,7 +1362,6 @@ json_t *rsp_merge__hops_json(const struct merge *m, const struct msnap *sn, int 
 static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_buf *out)
 {
 	json_t *root = json_object();
-	uint64_t service = first_service(sn);
 
 	rsp_json__set_u64(root, "pid", (uint64_t)m->pid);
 	rsp_json__set_u64(root, "host", (uint64_t)m->target);
@@ -1167,9 +1370,9 @@ static int snap_json(const struct merge *m, const struct msnap *sn, struct rsp_b
 	rsp_json__set_secs(root, "network_wait_s", sn->wait);
 	rsp_json__set_u64(root, "matched_operations", sn->matched_ops);
 	rsp_json__set_secs(root, "matched_wait_s", sn->matched_wait);
-	rsp_json__set_secs(root, "outside_s",
-			   sn->matched_wait > service ? sn->matched_wait - service : 0);
+	rsp_json__set_secs(root, "outside_s", outside(sn));
 	rsp_json__set_u64(root, "other_operations", sn->other_ops);
+	rsp_json__set_secs(root, "other_service_s", sn->other_service);
 	rsp_json__set_u64(root, "cycles_not_followed", sn->cycles);
 	rsp_json__set_u64(root, "beyond_depth", sn->cut);
 	rsp_json__set_u64(root, "deepest", (uint64_t)sn->max_depth);
@@ -1191,7 +1394,10 @@ static int snapshot_answer(struct merge *m, struct rsp_buf *out, struct rsp_buf 
 		return -ENOMEM;
 	}
 	snap_collect(m, sn);
-	if (m->json) {
+	if (sn->nomem) {
+		rsp_buf__puts(err, "merge: out of memory following the network waits");
+		ret = -ENOMEM;
+	} else if (m->json) {
 		ret = snap_json(m, sn, out);
 		if (ret)
 			rsp_buf__puts(err, "merge: out of memory rendering the answer");
@@ -1221,7 +1427,7 @@ static void merge_exit(struct merge *m)
 		rsp_clockoff__exit(&m->off[i].c);
 	free(m->off);
 	free(m->conn_k);
-	free(m->proc_next);
+	free(m->procs);
 	rsp_u64map__exit(&m->by_proc);
 }
 

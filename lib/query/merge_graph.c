@@ -9,8 +9,9 @@
  * of threads: each network operation of a thread on one host that a
  * thread on another host answered (rsp_merge__answer(): the connection's
  * 4-tuple, the operations aligned by the clock offset) is a wait of the
- * first for the second, weighing the operation (from its send to the
- * answer's last arrival). No kernel saw such a wakeup: the edges are
+ * first for the second, from its send to the answer's last arrival; the
+ * edge weighs the union of its operations (one thread's operations on
+ * several sockets overlap: an event loop, a proxy). No kernel saw such a wakeup: the edges are
  * inferred via the network, and not cascaded (wPerf's redistribution runs
  * inside each host's graph). The same time was a wait for the network in
  * the asking host's own graph: it is moved from the thread's edges ended
@@ -48,6 +49,12 @@ struct gedge {
 	bool across;	  /* across hosts: inferred via the network */
 };
 
+/* An operation of edge @edge across hosts, in its asking host's clock. */
+struct xspan {
+	uint32_t edge;
+	uint64_t from, to;
+};
+
 struct mgraph {
 	const struct merge *m;
 	struct rsp_waitgraph *g[MAX_HOSTS];
@@ -56,7 +63,9 @@ struct mgraph {
 	size_t nr_es, cap_es, nr_local;
 	struct rsp_u64map xmap; /* from << 32 | to -> edge across hosts */
 	size_t unplaced;	/* answers whose thread has no vertex */
-	uint64_t ref, floor;	/* the longest window; the noise floor */
+	struct xspan *spans;	/* the operations of the edges across hosts */
+	size_t nr_spans, cap_spans;
+	uint64_t ref, floor; /* the longest window; the noise floor */
 	/* the edges over the floor by vertex (compressed rows), and their SCCs */
 	size_t *start;
 	uint32_t *to, *eix;
@@ -205,26 +214,62 @@ static uint32_t thread_vertex(const struct mgraph *x, uint32_t k, uint32_t tid)
 	return v < 0 ? UINT32_MAX : x->base[k] + (uint32_t)v;
 }
 
-static int add_across(struct mgraph *x, uint32_t from, uint32_t to, uint64_t ns)
+/* Operation @o of thread @from, answered by @to: its span, weighed by union_across(). */
+static int add_across(struct mgraph *x, uint32_t from, uint32_t to, const struct rsp_net_op *o)
 {
 	uint64_t key = (uint64_t)from << 32 | to;
 	uint32_t i;
-	struct gedge *e;
 
 	if (rsp_u64map__get(&x->xmap, key, &i)) {
-		e = new_edge(x, from, to);
-		if (!e || rsp_u64map__put(&x->xmap, key, (uint32_t)(x->nr_es - 1)))
+		struct gedge *e = new_edge(x, from, to);
+
+		i = (uint32_t)(x->nr_es - 1);
+		if (!e || rsp_u64map__put(&x->xmap, key, i))
 			return -ENOMEM;
 		e->across = true;
-	} else {
-		e = &x->es[i];
 	}
-	e->weight += ns;
-	e->direct += ns;
-	e->inferred += ns;
-	e->net += ns;
-	e->count++;
+	if (rsp_vec__reserve((void **)&x->spans, &x->cap_spans, x->nr_spans + 1, sizeof(*x->spans)))
+		return -ENOMEM;
+	x->spans[x->nr_spans++] = (struct xspan){i, o->start, o->end};
+	x->es[i].count++;
 	return 0;
+}
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const struct xspan *a = pa, *b = pb;
+
+	if (a->edge != b->edge)
+		return a->edge < b->edge ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/*
+ * An edge across hosts weighs the time its thread waited, not the sum of
+ * its operations: one thread's operations on several sockets overlap (an
+ * event loop, a proxy waiting for its upstream while its client waits for
+ * it), and their sum can exceed the window. The union of each edge's
+ * operations, as merge_local.c's merge_spans(); its count stays the
+ * number of operations.
+ */
+static void union_across(struct mgraph *x)
+{
+	qsort(x->spans, x->nr_spans, sizeof(*x->spans), span_cmp);
+	for (size_t i = 0, j; i < x->nr_spans; i = j) {
+		struct gedge *e = &x->es[x->spans[i].edge];
+		uint64_t from = x->spans[i].from, to = x->spans[i].to, ns = 0;
+
+		for (j = i + 1; j < x->nr_spans && x->spans[j].edge == x->spans[i].edge; j++) {
+			if (x->spans[j].from > to) {
+				ns += to - from;
+				from = x->spans[j].from;
+			}
+			if (x->spans[j].to > to)
+				to = x->spans[j].to;
+		}
+		ns += to - from;
+		e->weight = e->direct = e->inferred = e->net = ns;
+	}
 }
 
 /* Each answered operation of end @xi (its peer @yi): a wait across hosts. */
@@ -248,7 +293,7 @@ static int across_end(struct mgraph *x, size_t xi, size_t yi)
 			x->unplaced++;
 			continue;
 		}
-		if (add_across(x, from, to, o->end - o->start))
+		if (add_across(x, from, to, o))
 			return -ENOMEM;
 	}
 	return 0;
@@ -608,7 +653,7 @@ static json_t *json_structure(const struct mgraph *x, json_t *root)
 		    !(w = waited_for(x, v)))
 			continue;
 		json_array_append_new(
-			sinks, json_pack("{s:i, s:f}", "id", (json_int_t)v, "waited_s", secs(w)));
+			sinks, json_pack("{s:I, s:f}", "id", (json_int_t)v, "waited_s", secs(w)));
 	}
 	json_object_set_new(root, "knots", knots);
 	json_object_set_new(root, "sinks", sinks);
@@ -661,6 +706,7 @@ static int build(struct mgraph *x, struct rsp_buf *err)
 		if (p >= 0 && across_end(x, i, (size_t)p))
 			goto nomem;
 	}
+	union_across(x);
 	if (move_network_waits(x) || components(x) || classify(x))
 		goto nomem;
 	return 0;
@@ -703,6 +749,7 @@ int rsp_merge__graph(const struct merge *m, struct rsp_buf *out, struct rsp_buf 
 	for (int k = 0; k < m->nr; k++)
 		rsp_waitgraph__delete(x->g[k]);
 	free(x->es);
+	free(x->spans);
 	rsp_u64map__exit(&x->xmap);
 	free(x->start);
 	free(x->to);

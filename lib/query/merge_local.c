@@ -96,7 +96,8 @@ static uint32_t explained_by(const struct rsp_spiece *pc, uint32_t k)
 static void across_again(const struct merge *m, struct msnap *sn, int i)
 {
 	size_t n = 0;
-	const struct rsp_spiece *pc = rsp_snapshot__pieces(sn->hops[i].snap, &n, NULL);
+	const struct rsp_spiece *pc =
+		rsp_snapshot__pieces(sn->hops[i].snap, &n, &sn->hops[i].pieces_cut);
 	struct rsp_u64map seen;
 	uint32_t one;
 
@@ -168,6 +169,8 @@ void rsp_merge__snap_exit(struct msnap *sn)
 		rsp_snapshot__delete(sn->hops[i].snap);
 		free(sn->hops[i].spans);
 	}
+	free(sn->waits);
+	free(sn->mwaits);
 }
 
 /* ---- the answer ----------------------------------------------------------------------- */
@@ -279,6 +282,12 @@ static void text_node(struct lctx *c, uint32_t i, int ind, struct rsp_buf *out)
 				rsp_merge__hop_text(c->m, c->sn, h, out);
 }
 
+const char *rsp_merge__local_error(const struct hop *hp)
+{
+	return hp->snap_errno == ESRCH ? "no records of it in its intervals"
+				       : strerror(hp->snap_errno);
+}
+
 void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i, int ind,
 			   struct rsp_buf *out)
 {
@@ -290,9 +299,7 @@ void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i,
 	if (!hp->snap) {
 		if (hp->snap_errno)
 			rsp_buf__printf(out, "%*s(its local waits not followed: %s)\n", ind, "",
-					hp->snap_errno == ESRCH
-						? "no records of it in its intervals"
-						: strerror(hp->snap_errno));
+					rsp_merge__local_error(hp));
 		return;
 	}
 	root = rsp_snapshot__node(hp->snap, rsp_snapshot__root(hp->snap, 0));
@@ -328,6 +335,11 @@ void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i,
 				"%*s(its local chain was cut at its bounds: %d threads deep, "
 				"%d nodes)\n",
 				ind, "", LOCAL_DEPTH, LOCAL_NODES);
+	if (hp->pieces_cut)
+		rsp_buf__printf(out,
+				"%*s(local wakers past the first %d pieces not followed across "
+				"hosts)\n",
+				ind, "", LOCAL_PIECES);
 }
 
 static json_t *json_node(struct lctx *c, uint32_t i);

@@ -207,13 +207,15 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 	uint32_t st = (ev ? XHOSTS_TID_CLIENT : XHOSTS_TID_SERVER) + c, cpu = ev ? 0 : 1;
 	uint64_t ssk = SK_SERVER + c * 0x1000, usk = SK_CLIENT + c * 0x1000, sh = e->shift;
 	uint64_t sent;
+	/* stray_tgid: the server's socket records name a process its others do not */
+	uint32_t stray = e->x->stray_tgid && !ev ? st + XHOSTS_STRAY : 0;
 
 	if (mine) {
 		arrival(e->s, cpu, a + sh, ssk, st);
 		synth__switch(e->s, .cpu = cpu, .t = a + 4000 + sh, .prev = 0, .next = st,
 			      .next_comm = ev ? "client" : "server");
-		synth__sock_len(e->s, .recv = true, .cpu = cpu, .t = a + 5000 + sh, .tid = st,
-				.sk = ssk, .bytes = 8);
+		synth__sock_len(e->s, .recv = true, .cpu = cpu, .t = a + 5000 + sh, .tgid = stray,
+				.tid = st, .sk = ssk, .bytes = 8);
 	}
 	if (!proxy) {
 		sent = a + 5000 + 20000 + jitter(i, 40000);
@@ -239,36 +241,45 @@ static uint64_t serve(const struct emit *e, unsigned h, unsigned long i, unsigne
 		sent = back + 16000;
 	}
 	if (mine) {
-		synth__sock_len(e->s, .cpu = cpu, .t = sent + sh, .tid = st, .sk = ssk, .bytes = 8);
+		synth__sock_len(e->s, .cpu = cpu, .t = sent + sh, .tgid = stray, .tid = st,
+				.sk = ssk, .bytes = 8);
 		synth__switch(e->s, .cpu = cpu, .t = sent + 1000 + sh, .prev = st,
 			      .prev_comm = ev ? "client" : "server", .state = 1, .next = 0);
 	}
 	return sent;
 }
 
+/* The thread of client @c in exchange @i: handover moves it to another process. */
+static uint32_t client_tid(const struct xhosts *x, unsigned long i, unsigned c)
+{
+	return XHOSTS_TID_CLIENT + c + (x->handover && i >= x->slots / 2 ? XHOSTS_HANDOVER : 0);
+}
+
 /* Exchange @i at global time @t: client @c of host @h asks its upstream (CPU 0). */
 static void ask(const struct emit *e, unsigned h, unsigned long i, unsigned c, uint64_t t)
 {
-	uint32_t ct = XHOSTS_TID_CLIENT + c;
+	uint32_t ct = client_tid(e->x, i, c), pt = e->x->one_process ? XHOSTS_TID_CLIENT : 0;
 	uint64_t csk = SK_CLIENT + c * 0x1000, sh = e->shift, back;
 	bool mine = h == e->k;
+	/* early_arrival: host 0's answer stamped 1.5 us before its request's send */
+	bool early = e->x->early_arrival && !e->k && i == e->x->slots / 2;
 
 	if (mine) {
 		synth__switch(e->s, .cpu = 0, .t = t + sh, .prev = 0, .next = ct,
 			      .next_comm = "client");
-		synth__sock_len(e->s, .cpu = 0, .t = t + 1000 + sh, .tid = ct, .sk = csk,
-				.bytes = 8);
-		synth__switch(e->s, .cpu = 0, .t = t + 2000 + sh, .prev = ct, .prev_comm = "client",
-			      .state = 1, .next = 0);
+		synth__sock_len(e->s, .cpu = 0, .t = t + 1000 + sh, .tgid = pt, .tid = ct,
+				.sk = csk, .bytes = 8);
+		synth__switch(e->s, .cpu = 0, .t = t + 2000 + sh, .prev = ct, .prev_tgid = pt,
+			      .prev_comm = "client", .state = 1, .next = 0);
 	}
 	back = serve(e, upstream(e->x, h), i, c, t + 10000);
 	if (mine) {
-		arrival(e->s, 0, back + 10000 + sh, csk, ct);
+		arrival(e->s, 0, early ? t - 1500 + sh : back + 10000 + sh, csk, ct);
 		synth__switch(e->s, .cpu = 0, .t = back + 14000 + sh, .prev = 0, .next = ct,
 			      .next_comm = "client");
-		synth__sock_len(e->s, .recv = true, .cpu = 0, .t = back + 15000 + sh, .tid = ct,
-				.sk = csk, .bytes = 8);
-		synth__switch(e->s, .cpu = 0, .t = back + 16000 + sh, .prev = ct,
+		synth__sock_len(e->s, .recv = true, .cpu = 0, .t = back + 15000 + sh, .tgid = pt,
+				.tid = ct, .sk = csk, .bytes = 8);
+		synth__switch(e->s, .cpu = 0, .t = back + 16000 + sh, .prev = ct, .prev_tgid = pt,
 			      .prev_comm = "client", .state = 1, .next = 0);
 	}
 }
@@ -357,13 +368,20 @@ static int write_host(const struct xhosts *x, unsigned k, const char *dir, const
 	states(&e, 1000000000ull + e.shift);
 	exchanges(&e);
 	fx_meta(&m, td);
-	snprintf(host, sizeof(host), "synth-%u", k);
+	snprintf(host, sizeof(host), x->bad_hostname && k == 1 ? "synth-\xff%u" : "synth-%u", k);
 	snprintf(boot, sizeof(boot), "5e5e5e5e-0000-4000-8000-%012x", k);
 	m.hostname = host;
 	m.boot_id = boot;
 	m.sockets = socks;
 	m.nr_sockets = sockets(x, k, socks);
 	m.clockid_time_ns += e.shift; /* one wall-clock instant, K s later on this host's clock */
+	if (x->bad_clock && k == 1) {
+		/* a crafted pair: the same wall clock, a monotonic clock near INT64_MAX */
+		uint64_t d = m.wall_clock_ns - m.clockid_time_ns;
+
+		m.clockid_time_ns = 0x7fffffff00000000ull;
+		m.wall_clock_ns = m.clockid_time_ns + d;
+	}
 	snprintf(path, sizeof(path), "%s/host-%u.perf.data", dir, k);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0) {

@@ -35,6 +35,23 @@
  * sock_send_length, switch out (asleep); on each server the NET_RX
  * softirq with sk_data_ready and the waking, switch in, sock_recv_length,
  * ..., sock_send_length, switch out; the answer's arrival at the client.
+ * Shapes of hostile or unusual dumps (each of any of the above):
+ *   bad_clock:     host 1's clock pair is crafted: CLOCK_MONOTONIC at
+ *                  0x7fffffff00000000 ns and its realtime shifted to match.
+ *   early_arrival: on host 0, the answer of exchange slots / 2 is stamped
+ *                  1.5 us before its request's send (records out of time
+ *                  order: its operation ends before it starts).
+ *   one_process:   each host's client threads are one process
+ *                  (XHOSTS_TID_CLIENT): with many connections, more
+ *                  answering threads than a snapshot shows.
+ *   handover:      from exchange slots / 2 on, each client connection is
+ *                  used by thread XHOSTS_TID_CLIENT + XHOSTS_HANDOVER + c,
+ *                  another process (a connection handed over).
+ *   stray_tgid:    the servers' socket records name process
+ *                  XHOSTS_TID_SERVER + XHOSTS_STRAY + c, their other
+ *                  records their own (an inconsistent dump): an answering
+ *                  thread whose local snapshot finds no such process.
+ *   bad_hostname:  host 1's host name is not valid UTF-8.
  * The server's work varies with the exchange: alike exchanges would let a
  * request pair with the answer before or after its own as consistently as
  * with its own. Failed checks abort (as synth.h's).
@@ -42,6 +59,8 @@
 #define XHOSTS_TID_CLIENT 1000u
 #define XHOSTS_TID_SERVER 2000u
 #define XHOSTS_TID_WORKER 3000u
+#define XHOSTS_HANDOVER	  500u
+#define XHOSTS_STRAY	  999u
 
 struct xhosts {
 	unsigned hosts;	     /* 2 .. 64 */
@@ -50,6 +69,12 @@ struct xhosts {
 	bool chain;
 	bool loop;
 	bool handoff;
+	bool bad_clock;
+	bool early_arrival;
+	bool one_process;
+	bool handover;
+	bool stray_tgid;
+	bool bad_hostname;
 };
 
 /**

@@ -46,6 +46,11 @@ struct mconn {
 	size_t at, n; /* in its host's ops[] */
 };
 
+/* One end of a process (index_procs()): conns[conn], then its next end (UINT32_MAX: none). */
+struct mproc {
+	uint32_t conn, next;
+};
+
 /* Two hosts' clock offset. */
 struct poff {
 	struct rsp_clockoff c;
@@ -66,9 +71,10 @@ struct merge {
 	size_t state[4]; /* ends per enum rsp_xend_state */
 	size_t untupled; /* all hosts' */
 	long *conn_k;	 /* per end on the lower host of a match: the alignment guessed */
-	/* the ends of each process: host << 32 | tgid -> first end, then proc_next[] */
+	/* the ends of each process: host << 32 | tgid -> its first node in procs[] */
 	struct rsp_u64map by_proc;
-	uint32_t *proc_next;
+	struct mproc *procs;
+	size_t nr_procs, cap_procs;
 	/* snapshot PID@HOST */
 	bool snapshot;
 	long pid;
@@ -86,6 +92,8 @@ struct merge {
 #define CAT_UNKNOWN  2 /* no segment of the thread (lost records, not seen) */
 #define CAT_SLEEP    3 /* + enum rsp_sleep_reason */
 #define NR_CATS	     (CAT_SLEEP + RSP_SR__NR)
+
+_Static_assert(MAX_HOPS <= 64, "merge_local.c's lctx.shown is one bit per hop");
 
 struct hop {
 	int parent; /* index in hops[] of the thread it answered; -1: PID */
@@ -106,17 +114,35 @@ struct hop {
 	size_t nr_spans, cap_spans;
 	struct rsp_snapshot *snap; /* its local waits followed (merge_local.c), or NULL */
 	int snap_errno;		   /* why not, if it failed */
+	/* its snapshot's pieces past LOCAL_PIECES dropped: those wakers not followed */
+	bool pieces_cut;
+};
+
+/* One of PID's network operations (thread @tid), for the union of its threads' waits. */
+struct mwait {
+	uint32_t tid;
+	uint64_t from, to;
 };
 
 struct msnap {
 	size_t ops, matched_ops;
-	uint64_t wait, matched_wait; /* PID's network operations, all and matched */
+	/*
+	 * PID's network operations, all and matched: per thread the union of
+	 * its operations' spans (an event loop's operations on several sockets
+	 * overlap), summed over its threads (snap_collect() from the spans).
+	 */
+	uint64_t wait, matched_wait;
+	struct mwait *waits, *mwaits;
+	size_t nr_waits, cap_waits, nr_mwaits, cap_mwaits;
+	bool nomem; /* a span not kept: the answer is refused */
 	struct hop hops[MAX_HOPS];
 	int nr_hops;
 	size_t other_ops; /* answered by threads beyond MAX_HOPS */
 	size_t cycles;	  /* answers by a thread already on the path: not followed again */
-	size_t cut;	  /* network waits at --depth, on matched connections: not followed */
-	int max_depth;	  /* the deepest hop found */
+	/* at depth 0, the service of those two: the answering side's time, not the network's */
+	uint64_t other_service;
+	size_t cut;    /* network waits at --depth, on matched connections: not followed */
+	int max_depth; /* the deepest hop found */
 };
 
 /*
@@ -140,6 +166,8 @@ bool rsp_merge__on_path(const struct merge *m, const struct msnap *sn, int paren
  * rsp_merge__snap_exit()); a failure is kept in snap_errno.
  */
 void rsp_merge__local(const struct merge *m, struct msnap *sn, int i);
+/** rsp_merge__local_error() - why hop @hp's local waits were not followed (snap_errno set). */
+const char *rsp_merge__local_error(const struct hop *hp);
 /** rsp_merge__local_text() - hop @i's local waits, indented by @ind, as text. */
 void rsp_merge__local_text(const struct merge *m, const struct msnap *sn, int i, int ind,
 			   struct rsp_buf *out);
