@@ -467,14 +467,15 @@ static int canon_format(const char *in, size_t len, struct rsp_buf *out)
 			/* The blank line that ends the common fields matters to libtraceevent. */
 			if (fields && !blank++)
 				rsp_buf__puts(out, "\n");
-		} else {
-			return -EINVAL; /* anything else: not a format rsp trusts */
+		} else { /* anything else: not a format rsp trusts (or an append failed) */
+			return out->error ? out->error : -EINVAL;
 		}
 		p = le + (nl != NULL);
 	}
 	if (!have_id || !in_fields || !fields || fields > 256)
-		return -EINVAL;
-	return rsp_buf__puts(out, "\nprint fmt: \"\"\n");
+		return out->error ? out->error : -EINVAL;
+	rsp_buf__puts(out, "\nprint fmt: \"\"\n");
+	return out->error; /* any failed append above: -ENOMEM, not a format refused */
 }
 
 /* Hand one format file to libtraceevent; a format it rejects is only a warning. */
@@ -489,7 +490,12 @@ static int td_format(struct td_cursor *c, struct tep_handle *tep, const char *sy
 
 	if (err)
 		return err;
-	if (!is_ident(sys, strlen(sys)) || canon_format(p, size, &canon)) {
+	err = is_ident(sys, strlen(sys)) ? canon_format(p, size, &canon) : -EINVAL;
+	if (err == -ENOMEM) { /* out of memory: the load fails, not this format alone */
+		rsp_buf__exit(&canon);
+		return -ENOMEM;
+	}
+	if (err) {
 		rsp_warn("tracing data at offset 0x%llx: a format of system '%.32s' is not one rsp "
 			 "reads; its events are unusable",
 			 (unsigned long long)at, sys);
