@@ -239,7 +239,12 @@ int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
 		 */
 		struct sc_state *ts = bpf_task_storage_get(&sc_task, t, 0, 0);
 
-		if (!ts || !ts->entry || ts->entry > now) {
+		/*
+		 * And it must be this call: an entry left there by an older call
+		 * whose exit found the storage busy too must not time another
+		 * call (one whose entry was not seen), so the numbers must agree.
+		 */
+		if (!ts || !ts->entry || ts->entry > now || (long)ts->nr != regs->orig_ax) {
 			count(RSP_SC_UNMATCHED);
 			return 0;
 		}
