@@ -165,12 +165,13 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	ret = rspd_livemodel__init(d, err, errlen);
 	if (!ret)
 		ret = rspd_dumpmeta__init(&d->meta, &d->es, argc, argv, err, errlen);
+	/* Before the threads that read d->syscalls (analysis, dumper): set once, then read. */
+	if (!ret)
+		rspd_syscalls__open(d); /* never fatal: off with a sentence in status */
 	if (!ret)
 		ret = rspd_dumper__start(d, err, errlen);
 	if (!ret)
 		ret = rspd_analysis__start(d, err, errlen);
-	if (!ret)
-		rspd_syscalls__open(d); /* never fatal: off with a sentence in status */
 	if (!ret) /* the syscall family's and the stopwatches' programs count too */
 		rspd_budget__watch(&d->budget, d);
 	return ret;

@@ -147,7 +147,7 @@ void rspd_syscalls__open(struct rspd *d)
 		       "ring record per syscall); run rspd with --capture bpf where BPF loads");
 		return;
 	}
-	if (!d->analysis) {
+	if (!d->cfg.hist_on) {
 		off(s, "off: syscall profiles go into the latency histograms, which --no-hist "
 		       "turns off");
 		return;
