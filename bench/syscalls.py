@@ -62,15 +62,16 @@ class Floor(Family):
 
     def start(self):
         super().start()
-        self.p = subprocess.Popen([self.floor, "--switch"], stderr=subprocess.PIPE, text=True)
-        line = self.p.stderr.readline()
+        # self.p is rspd's (the runner's): the empty programs' process has its own name
+        self.fp = subprocess.Popen([self.floor, "--switch"], stderr=subprocess.PIPE, text=True)
+        line = self.fp.stderr.readline()
         if "ready" not in line:
             super().stop()
             sys.exit("bench/syscalls.py: the empty programs did not attach: " + line)
 
     def stop(self):
-        self.p.send_signal(signal.SIGINT)
-        self.p.wait(timeout=30)
+        self.fp.send_signal(signal.SIGINT)
+        self.fp.wait(timeout=30)
         return super().stop()
 
 
