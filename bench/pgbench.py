@@ -119,7 +119,8 @@ class Rspd:
         else:
             sys.exit("rspd did not start: " + self.p.stderr.read())
         st = self.ctl("status")
-        if st["config"].get("capture") != self.backend:
+        # "auto": whichever rspd chose (status names the backend it runs)
+        if self.backend != "auto" and st["config"].get("capture") != self.backend:
             sys.exit("rspd runs %s, not %s" % (st["config"].get("capture"), self.backend))
         self.t0 = time.time()
 
