@@ -15,6 +15,7 @@
 #include <string.h>
 #include <rsp/prom.h>
 #include <rsp/prom_pb.h>
+#include "internal/prom.h"
 
 const char *rsp_prom__content_type(enum rsp_prom_format fmt)
 {
@@ -210,9 +211,8 @@ int rsp_prom__cut(const struct rsp_hist_set *in, unsigned top, struct rsp_hist_s
 
 /* ---- histograms --------------------------------------------------------- */
 
-static int by_op_subject(const void *a, const void *b)
+int rsp_prom__cmp_op_subject(const struct rsp_hist_profile *x, const struct rsp_hist_profile *y)
 {
-	const struct rsp_hist_profile *x = a, *y = b;
 	int c = strcmp(x->op_name, y->op_name);
 
 	if (c)
@@ -220,6 +220,24 @@ static int by_op_subject(const void *a, const void *b)
 	if (x->subject.kind != y->subject.kind)
 		return x->subject.kind < y->subject.kind ? -1 : 1;
 	return x->subject.pid < y->subject.pid ? -1 : x->subject.pid > y->subject.pid;
+}
+
+void rsp_prom__subject(const struct rsp_hist_profile *p, const char **comm, size_t *len, char *pid)
+{
+	if (p->subject.kind != RSP_HSUBJ_PROCESS) {
+		*comm = "other";
+		*len = 5;
+		pid[0] = '\0';
+		return;
+	}
+	*comm = p->subject.comm;
+	*len = strnlen(p->subject.comm, RSP_HIST_COMM_LEN);
+	snprintf(pid, 16, "%" PRIu32, p->subject.pid);
+}
+
+static int by_op_subject(const void *a, const void *b)
+{
+	return rsp_prom__cmp_op_subject(a, b);
 }
 
 /*
@@ -243,18 +261,19 @@ static unsigned top_bucket(const struct rsp_hist_profile *v, size_t n)
 
 static void labels(struct rsp_buf *out, const struct rsp_hist_profile *p, bool proc)
 {
+	const char *comm;
+	size_t len;
+	char pid[16];
+
 	rsp_buf__puts(out, "op=\"");
 	rsp_prom__escape(out, p->op_name, strlen(p->op_name));
 	rsp_buf__puts(out, "\"");
 	if (!proc)
 		return;
-	if (p->subject.kind == RSP_HSUBJ_PROCESS) {
-		rsp_buf__puts(out, ",comm=\"");
-		rsp_prom__escape(out, p->subject.comm, strnlen(p->subject.comm, RSP_HIST_COMM_LEN));
-		rsp_buf__printf(out, "\",pid=\"%" PRIu32 "\"", p->subject.pid);
-	} else {
-		rsp_buf__puts(out, ",comm=\"other\",pid=\"\"");
-	}
+	rsp_prom__subject(p, &comm, &len, pid);
+	rsp_buf__puts(out, ",comm=\"");
+	rsp_prom__escape(out, comm, len);
+	rsp_buf__printf(out, "\",pid=\"%s\"", pid);
 }
 
 static void series(struct rsp_buf *out, const char *name, const struct rsp_hist_profile *p,
@@ -304,8 +323,7 @@ static void hist_family(const struct rsp_hist_profile *v, size_t n, enum rsp_pro
 	const char *name = proc ? "rsp_process_latency_seconds" : "rsp_latency_seconds";
 
 	family(out, fmt, name, "histogram", "seconds",
-	       proc ? "Latency of each operation of the processes with the most latency "
-		      "(--metrics-top-processes; comm other: the rest), log2 buckets"
+	       proc ? RSP_PROM_PROC_HELP ", log2 buckets"
 		    : "Latency of each operation, whole system, log2 buckets (rspctl hist)");
 	for (size_t i = 0, j; i < n; i = j) {
 		unsigned top;
