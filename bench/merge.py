@@ -43,46 +43,32 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 from vethpair import VethPair  # noqa: E402  (the test's namespaces)
+from pgbench import Rspd as PgRspd, write_section  # noqa: E402  (one runner for the benches)
 TITLE = "## rspctl merge: N hosts' dumps (issue 19)"
 PAIR = VethPair("rspb", lambda msg: sys.exit("bench/merge.py: " + msg))
 NS_C, NS_S = PAIR.ns_c, PAIR.ns_s
 
 
-class Rspd:
-    def __init__(self, build, work):
-        self.build, self.work = build, work
+class Rspd(PgRspd):
+    """pgbench.py's rspd (private socket, rspd's default backend and stacks),
+    as a context, with a window of 1 GiB."""
+
+    def __init__(self, build):
+        super().__init__(build, "auto", "cached", ["--window", "1G", "--log-level", "warning"])
 
     def __enter__(self):
-        self.sock = os.path.join(self.work, "s.sock")
-        conf = os.path.join(self.work, "c.conf")
-        open(conf, "w").close()
-        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
-                                   "--socket", self.sock, "--config", conf, "--window", "1G",
-                                   "--log-level", "warning"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if os.path.exists(self.sock) and self.ctl("status", check=False) == 0:
-                return self
-            time.sleep(0.1)
-        sys.exit("bench/merge.py: rspd did not start")
-
-    def ctl(self, *args, check=True):
-        p = subprocess.run([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
-                           + list(args), capture_output=True, text=True)
-        if check and p.returncode:
-            sys.exit("bench/merge.py: rspctl %s: %s" % (" ".join(args), p.stderr.strip()))
-        return p.returncode if not check else p.stdout
+        self.start()
+        return self
 
     def __exit__(self, *exc):
-        self.p.terminate()
-        self.p.wait()
+        self.stop()
 
 
 def make_dump(a, work):
     wl = os.path.join(a.build, "workloads")
-    with Rspd(a.build, work) as d:
+    with Rspd(a.build) as d:
         server = subprocess.Popen(["ip", "netns", "exec", NS_S, os.path.join(wl, "tcp_fsync"),
                                    "server", "10.77.0.2", "7708", work, str(a.requests)],
                                   stdout=subprocess.DEVNULL)
@@ -92,7 +78,7 @@ def make_dump(a, work):
         if server.wait() or c.returncode:
             sys.exit("bench/merge.py: tcp_fsync failed: %s" % c.stderr.strip())
         deadline = time.time() + 600
-        while json.loads(d.ctl("status", "--json"))["window"]["records"] < a.records:
+        while d.ctl("status")["window"]["records"] < a.records:
             if time.time() > deadline:
                 sys.exit("bench/merge.py: the window did not reach %d records" % a.records)
             subprocess.run([os.path.join(wl, "pipe_pingpong"), "20000"],
@@ -100,28 +86,6 @@ def make_dump(a, work):
         path = os.path.join(work, "host.perf.data")
         d.ctl("dump", "-o", path)
     return path
-
-
-def merge_measured(a, path):
-    """One merge in a fresh process: wall seconds, peak RSS in KiB, the answer."""
-    args = [os.path.join(a.build, "cli", "rspctl"), "merge"] + [path] * a.hosts + ["net",
-                                                                                   "--json"]
-    for i in range(1, a.hosts):
-        args += ["--test-clock-shift", "%d=%d" % (i, i * 1000000000)]
-    out = tempfile.TemporaryFile()
-    t0 = time.monotonic()
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    secs = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode:
-        sys.exit("bench/merge.py: rspctl merge failed: %s" % p.stderr.read().decode().strip())
-    out.seek(0)
-    return secs, ru.ru_maxrss, json.loads(out.read())
-
-
-SYNTH_TITLE = "## rspctl merge: synthetic hosts' dumps (issue 19)"
-CHAIN_TITLE = "## rspctl merge: synthetic hosts' dumps in a chain (issue 19)"
 
 
 def measured(cmd):
@@ -138,16 +102,18 @@ def measured(cmd):
     return secs, ru.ru_maxrss, out.read()
 
 
-def write_section(out, title, text):
-    doc = open(out).read() if os.path.exists(out) else ""
-    if title in doc:
-        start = doc.index(title)
-        nxt = doc.find("\n## ", start + len(title))
-        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    with open(out, "w") as f:
-        f.write(doc)
+def merge_measured(a, path):
+    """One merge in a fresh process: wall seconds, peak RSS in KiB, the answer."""
+    args = [os.path.join(a.build, "cli", "rspctl"), "merge"] + [path] * a.hosts + ["net",
+                                                                                   "--json"]
+    for i in range(1, a.hosts):
+        args += ["--test-clock-shift", "%d=%d" % (i, i * 1000000000)]
+    secs, rss, out = measured(args)
+    return secs, rss, json.loads(out)
+
+
+SYNTH_TITLE = "## rspctl merge: synthetic hosts' dumps (issue 19)"
+CHAIN_TITLE = "## rspctl merge: synthetic hosts' dumps in a chain (issue 19)"
 
 
 def synthetic(a):
@@ -202,7 +168,7 @@ def synthetic(a):
                  len(answers["graph"]["vertices"]), len(answers["graph"]["edges"]))]
     text = "\n".join(lines) + "\n"
     print(text)
-    write_section(a.out, title, text)
+    write_section(a.out, text, title)
 
 
 def main():
@@ -252,15 +218,7 @@ def main():
                  len(ans["connections"]), pairs)]
     text = "\n".join(lines) + "\n"
     print(text)
-    doc = open(a.out).read() if os.path.exists(a.out) else ""
-    if TITLE in doc:
-        start = doc.index(TITLE)
-        nxt = doc.find("\n## ", start + len(TITLE))
-        doc = doc[:start] + text + (doc[nxt + 1:] if nxt >= 0 else "")
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    with open(a.out, "w") as f:
-        f.write(doc)
+    write_section(a.out, text, TITLE)
 
 
 if __name__ == "__main__":

@@ -117,11 +117,19 @@ class Rspd:
                 break
             time.sleep(0.05)
         else:
-            sys.exit("rspd did not start: " + self.p.stderr.read())
+            self.abort("rspd did not start")
         st = self.ctl("status")
-        if st["config"].get("capture") != self.backend:
-            sys.exit("rspd runs %s, not %s" % (st["config"].get("capture"), self.backend))
+        # "auto": whichever rspd chose (status names the backend it runs)
+        if self.backend != "auto" and st["config"].get("capture") != self.backend:
+            self.abort("rspd runs %s, not %s" % (st["config"].get("capture"), self.backend))
         self.t0 = time.time()
+
+    def abort(self, why):
+        """Exit with why and rspd's stderr, without leaving it running."""
+        self.p.kill()
+        _, err = self.p.communicate(timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        sys.exit("%s: %s" % (why, err.strip()))
 
     def stop(self):
         st = self.ctl("status")

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <rsp/prom.h>
 #include <rsp/prom_pb.h>
+#include "internal/cgroupq.h"
+#include "internal/prom.h"
 
 const char *rsp_prom__content_type(enum rsp_prom_format fmt)
 {
@@ -210,9 +212,8 @@ int rsp_prom__cut(const struct rsp_hist_set *in, unsigned top, struct rsp_hist_s
 
 /* ---- histograms --------------------------------------------------------- */
 
-static int by_op_subject(const void *a, const void *b)
+int rsp_prom__cmp_op_subject(const struct rsp_hist_profile *x, const struct rsp_hist_profile *y)
 {
-	const struct rsp_hist_profile *x = a, *y = b;
 	int c = strcmp(x->op_name, y->op_name);
 
 	if (c)
@@ -220,6 +221,24 @@ static int by_op_subject(const void *a, const void *b)
 	if (x->subject.kind != y->subject.kind)
 		return x->subject.kind < y->subject.kind ? -1 : 1;
 	return x->subject.pid < y->subject.pid ? -1 : x->subject.pid > y->subject.pid;
+}
+
+void rsp_prom__subject(const struct rsp_hist_profile *p, const char **comm, size_t *len, char *pid)
+{
+	if (p->subject.kind != RSP_HSUBJ_PROCESS) {
+		*comm = "other";
+		*len = 5;
+		pid[0] = '\0';
+		return;
+	}
+	*comm = p->subject.comm;
+	*len = strnlen(p->subject.comm, RSP_HIST_COMM_LEN);
+	snprintf(pid, 16, "%" PRIu32, p->subject.pid);
+}
+
+static int by_op_subject(const void *a, const void *b)
+{
+	return rsp_prom__cmp_op_subject(a, b);
 }
 
 /*
@@ -243,18 +262,19 @@ static unsigned top_bucket(const struct rsp_hist_profile *v, size_t n)
 
 static void labels(struct rsp_buf *out, const struct rsp_hist_profile *p, bool proc)
 {
+	const char *comm;
+	size_t len;
+	char pid[16];
+
 	rsp_buf__puts(out, "op=\"");
 	rsp_prom__escape(out, p->op_name, strlen(p->op_name));
 	rsp_buf__puts(out, "\"");
 	if (!proc)
 		return;
-	if (p->subject.kind == RSP_HSUBJ_PROCESS) {
-		rsp_buf__puts(out, ",comm=\"");
-		rsp_prom__escape(out, p->subject.comm, strnlen(p->subject.comm, RSP_HIST_COMM_LEN));
-		rsp_buf__printf(out, "\",pid=\"%" PRIu32 "\"", p->subject.pid);
-	} else {
-		rsp_buf__puts(out, ",comm=\"other\",pid=\"\"");
-	}
+	rsp_prom__subject(p, &comm, &len, pid);
+	rsp_buf__puts(out, ",comm=\"");
+	rsp_prom__escape(out, comm, len);
+	rsp_buf__printf(out, "\",pid=\"%s\"", pid);
 }
 
 static void series(struct rsp_buf *out, const char *name, const struct rsp_hist_profile *p,
@@ -304,8 +324,7 @@ static void hist_family(const struct rsp_hist_profile *v, size_t n, enum rsp_pro
 	const char *name = proc ? "rsp_process_latency_seconds" : "rsp_latency_seconds";
 
 	family(out, fmt, name, "histogram", "seconds",
-	       proc ? "Latency of each operation of the processes with the most latency "
-		      "(--metrics-top-processes; comm other: the rest), log2 buckets"
+	       proc ? RSP_PROM_PROC_HELP ", log2 buckets"
 		    : "Latency of each operation, whole system, log2 buckets (rspctl hist)");
 	for (size_t i = 0, j; i < n; i = j) {
 		unsigned top;
@@ -360,72 +379,34 @@ int rsp_prom__render_hist(const struct rsp_hist_set *s, enum rsp_prom_format fmt
 
 /* ---- histograms by cgroup ---------------------------------------------- */
 
-struct cg_total {
-	const char *name;
-	uint64_t sum;
-	unsigned idx; /* its series: 0 .. top-1 by rank, top: "other" */
+struct cg_ctx {
+	const char *(*cgroup_of)(void *, uint32_t);
+	void *ctx;
 };
 
-static int cg_by_sum_desc(const void *a, const void *b)
+/* A process profile's series: its cgroup, "unknown" where that is not known. */
+static const char *cg_name(void *ctx, const struct rsp_hist_profile *p)
 {
-	const struct cg_total *x = a, *y = b;
+	const struct cg_ctx *c = ctx;
+	const char *name;
 
-	if (x->sum != y->sum)
-		return x->sum > y->sum ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The distinct cgroups of @in's processes with their total latency; -ENOMEM or their number. */
-static long cg_totals(const struct rsp_hist_set *in, const char *(*cgroup_of)(void *, uint32_t),
-		      void *ctx, struct cg_total **out)
-{
-	struct cg_total *v = calloc(in->n ? in->n : 1, sizeof(*v));
-	size_t n = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < in->n; i++) {
-		const char *name;
-		size_t k;
-
-		if (in->v[i].subject.kind != RSP_HSUBJ_PROCESS)
-			continue;
-		name = cgroup_of(ctx, in->v[i].subject.pid);
-		name = name ? name : "unknown";
-		/* linear: a host's cgroups are few beside its processes */
-		for (k = 0; k < n && strcmp(v[k].name, name); k++)
-			;
-		if (k == n)
-			v[n++] = (struct cg_total){.name = name};
-		v[k].sum += in->v[i].sum;
-	}
-	qsort(v, n, sizeof(*v), cg_by_sum_desc);
-	*out = v;
-	return (long)n;
-}
-
-static unsigned cg_index(const struct cg_total *v, size_t n, unsigned top, const char *name)
-{
-	for (size_t k = 0; k < n && k < top; k++)
-		if (!strcmp(v[k].name, name))
-			return (unsigned)k;
-	return top;
+	if (p->subject.kind != RSP_HSUBJ_PROCESS)
+		return NULL;
+	name = c->cgroup_of(c->ctx, p->subject.pid);
+	return name ? name : "unknown";
 }
 
 /* Merge @in's process profiles into @s by cgroup: subject.pid is the series' index. */
-static int cg_merge(const struct rsp_hist_set *in, unsigned top,
-		    const char *(*cgroup_of)(void *, uint32_t), void *ctx, const struct cg_total *v,
-		    size_t n, struct rsp_hist_set *s)
+static int cg_merge(const struct rsp_hist_set *in, unsigned top, struct cg_ctx *c,
+		    const struct rsp_cgroupq_rank *v, size_t n, struct rsp_hist_set *s)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const struct rsp_hist_profile *p = &in->v[i];
 		struct rsp_hist_subject subj = {.kind = RSP_HSUBJ_PROCESS, .pid = top};
-		const char *name;
 		int ret;
 
 		if (p->subject.kind == RSP_HSUBJ_PROCESS) {
-			name = cgroup_of(ctx, p->subject.pid);
-			subj.pid = cg_index(v, n, top, name ? name : "unknown");
+			subj.pid = rsp_cgroupq__rank_index(v, n, top, cg_name(c, p));
 		} else if (p->subject.kind != RSP_HSUBJ_OTHER_PROCESS) {
 			continue;
 		}
@@ -478,9 +459,10 @@ int rsp_prom__render_cgroups(const struct rsp_hist_set *in, unsigned top,
 			     enum rsp_prom_format fmt, struct rsp_buf *out)
 {
 	struct rsp_hist_set *s = rsp_hist_set__new(in->resolution);
-	struct cg_total *v = NULL;
-	long n = s ? cg_totals(in, cgroup_of, ctx, &v) : -ENOMEM;
-	int ret = n < 0 ? (int)n : cg_merge(in, top, cgroup_of, ctx, v, (size_t)n, s);
+	struct rsp_cgroupq_rank *v = NULL;
+	struct cg_ctx c = {.cgroup_of = cgroup_of, .ctx = ctx};
+	long n = s ? rsp_cgroupq__rank(in, cg_name, &c, &v) : -ENOMEM;
+	int ret = n < 0 ? (int)n : cg_merge(in, top, &c, v, (size_t)n, s);
 
 	if (!ret && s->n)
 		qsort(s->v, s->n, sizeof(*s->v), by_op_subject);

@@ -38,6 +38,7 @@
 #include <rsp/prom.h>
 #include <rsp/prom_pb.h>
 #include "io/prometheus/client/metrics.pb-c.h"
+#include "internal/prom.h"
 
 typedef Io__Prometheus__Client__MetricFamily pb_family;
 typedef Io__Prometheus__Client__Metric pb_metric;
@@ -285,31 +286,22 @@ static char *label_value(const char *s, size_t n)
 
 static int native_labels(pb_metric *m, const struct rsp_hist_profile *p, bool proc)
 {
-	char pid[16] = "";
+	const char *comm;
+	size_t len;
+	char pid[16];
 	int ret = label_add(m, "op", 2, label_value(p->op_name, strlen(p->op_name)));
 
 	if (ret || !proc)
 		return ret;
-	if (p->subject.kind != RSP_HSUBJ_PROCESS)
-		return label_add(m, "comm", 4, strdup("other"))
-			       ?: label_add(m, "pid", 3, strdup(""));
-	snprintf(pid, sizeof(pid), "%u", (unsigned)p->subject.pid);
-	return label_add(m, "comm", 4,
-			 label_value(p->subject.comm, strnlen(p->subject.comm, RSP_HIST_COMM_LEN)))
+	rsp_prom__subject(p, &comm, &len, pid);
+	return label_add(m, "comm", 4, label_value(comm, len))
 		       ?: label_add(m, "pid", 3, strdup(pid));
 }
 
 static int by_op_subject(const void *a, const void *b)
 {
-	const struct rsp_hist_profile *x = *(const struct rsp_hist_profile *const *)a;
-	const struct rsp_hist_profile *y = *(const struct rsp_hist_profile *const *)b;
-	int c = strcmp(x->op_name, y->op_name);
-
-	if (c)
-		return c;
-	if (x->subject.kind != y->subject.kind)
-		return x->subject.kind < y->subject.kind ? -1 : 1;
-	return x->subject.pid < y->subject.pid ? -1 : x->subject.pid > y->subject.pid;
+	return rsp_prom__cmp_op_subject(*(const struct rsp_hist_profile *const *)a,
+					*(const struct rsp_hist_profile *const *)b);
 }
 
 static int native_family(const struct rsp_hist_profile **v, size_t n, bool proc,
@@ -321,12 +313,12 @@ static int native_family(const struct rsp_hist_profile **v, size_t n, bool proc,
 	w.f = family_new(
 		proc ? "rsp_process_latency_nanoseconds" : "rsp_latency_nanoseconds",
 		strlen(proc ? "rsp_process_latency_nanoseconds" : "rsp_latency_nanoseconds"),
-		proc ? "Latency of each operation of the processes with the most latency "
-		       "(--metrics-top-processes; comm other: the rest), native histogram in "
-		       "NANOSECONDS (schema 0: log2 buckets; 1 at --hist-resolution 2): the "
-		       "profile's buckets [2^k, 2^(k+1)) ns counted unchanged as (2^k, 2^(k+1)], "
-		       "so "
-		       "only a latency of exactly 2^k ns sits one bucket above Prometheus' own"
+		proc ? RSP_PROM_PROC_HELP
+			", native histogram in "
+			"NANOSECONDS (schema 0: log2 buckets; 1 at --hist-resolution 2): the "
+			"profile's buckets [2^k, 2^(k+1)) ns counted unchanged as (2^k, 2^(k+1)], "
+			"so "
+			"only a latency of exactly 2^k ns sits one bucket above Prometheus' own"
 		     : "Latency of each operation, whole system (rspctl hist), native histogram in "
 		       "NANOSECONDS (schema 0: log2 buckets; 1 at --hist-resolution 2): the "
 		       "profile's buckets [2^k, 2^(k+1)) ns counted unchanged as (2^k, 2^(k+1)], "

@@ -113,14 +113,9 @@ void rsp_cgroupq_by__exit(struct rsp_cgroupq_by *b)
 
 /* ---- hist --by cgroup ------------------------------------------------------ */
 
-struct cg_rank {
-	const char *name;
-	uint64_t sum;
-};
-
 static int by_sum_desc(const void *a, const void *b)
 {
-	const struct cg_rank *x = a, *y = b;
+	const struct rsp_cgroupq_rank *x = a, *y = b;
 
 	if (x->sum != y->sum)
 		return x->sum > y->sum ? -1 : 1;
@@ -138,26 +133,26 @@ static const char *profile_group(const struct rsp_hist_profile *p,
 	return group_of(ctx, p->subject.pid);
 }
 
-/* The real cgroups (paths) of @in with their total latency, heaviest first. */
-static long rank_cgroups(const struct rsp_hist_set *in, const char *(*group_of)(void *, uint32_t),
-			 void *ctx, struct cg_rank **out)
+long rsp_cgroupq__rank(const struct rsp_hist_set *in,
+		       const char *(*name_of)(void *ctx, const struct rsp_hist_profile *p),
+		       void *ctx, struct rsp_cgroupq_rank **out)
 {
-	struct cg_rank *v = calloc(in->n ? in->n : 1, sizeof(*v));
+	struct rsp_cgroupq_rank *v = calloc(in->n ? in->n : 1, sizeof(*v));
 	size_t n = 0;
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < in->n; i++) {
-		const char *name = profile_group(&in->v[i], group_of, ctx);
+		const char *name = name_of(ctx, &in->v[i]);
 		size_t k;
 
-		if (!name || name[0] != '/')
+		if (!name)
 			continue;
 		/* linear: a query's cgroups are few beside its profiles */
 		for (k = 0; k < n && strcmp(v[k].name, name); k++)
 			;
 		if (k == n)
-			v[n++] = (struct cg_rank){.name = name};
+			v[n++] = (struct rsp_cgroupq_rank){.name = name};
 		v[k].sum += in->v[i].sum;
 	}
 	if (n)
@@ -166,12 +161,27 @@ static long rank_cgroups(const struct rsp_hist_set *in, const char *(*group_of)(
 	return (long)n;
 }
 
-static bool ranked_in_top(const struct cg_rank *v, size_t n, unsigned top, const char *name)
+unsigned rsp_cgroupq__rank_index(const struct rsp_cgroupq_rank *v, size_t n, unsigned top,
+				 const char *name)
 {
 	for (size_t k = 0; k < n && k < top; k++)
 		if (!strcmp(v[k].name, name))
-			return true;
-	return false;
+			return (unsigned)k;
+	return top;
+}
+
+struct group_ctx {
+	const char *(*group_of)(void *, uint32_t);
+	void *ctx;
+};
+
+/* The real cgroups (paths) are ranked; "(unknown)", "(other user)" are not. */
+static const char *ranked_group(void *ctx, const struct rsp_hist_profile *p)
+{
+	const struct group_ctx *g = ctx;
+	const char *name = profile_group(p, g->group_of, g->ctx);
+
+	return name && name[0] == '/' ? name : NULL;
 }
 
 static int merge_into(struct rsp_hist_set *s, const char *group, const struct rsp_hist_profile *p)
@@ -205,8 +215,9 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 		      struct rsp_hist_set **out)
 {
 	struct rsp_hist_set *s = rsp_hist_set__new(in->resolution);
-	struct cg_rank *v = NULL;
-	long n = s ? rank_cgroups(in, group_of, ctx, &v) : -ENOMEM;
+	struct rsp_cgroupq_rank *v = NULL;
+	struct group_ctx gc = {.group_of = group_of, .ctx = ctx};
+	long n = s ? rsp_cgroupq__rank(in, ranked_group, &gc, &v) : -ENOMEM;
 	int ret = n < 0 ? (int)n : 0;
 
 	for (size_t i = 0; !ret && i < in->n; i++) {
@@ -214,7 +225,7 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 
 		if (!g)
 			continue;
-		if (g[0] == '/' && !ranked_in_top(v, (size_t)n, top, g))
+		if (g[0] == '/' && rsp_cgroupq__rank_index(v, (size_t)n, top, g) == top)
 			g = RSP_CGROUPQ_OTHER_CGROUPS;
 		ret = merge_into(s, g, &in->v[i]);
 	}

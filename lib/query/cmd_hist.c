@@ -1094,9 +1094,14 @@ static bool hist_local(const struct rsp_request *req)
  * rspd gets the selection; rspctl keeps the files, and applies --top
  * itself: a saved baseline holds the whole selection, a diff ranks pairs.
  */
+/*
+ * What rspd is asked when rspctl finishes the query (--save, --diff): not
+ * the files, not --top, and not --min-share, which belongs to the diff made
+ * here (rspd, asked without --diff, would refuse it).
+ */
 static bool hist_keep(const struct rsp_request *req, int id)
 {
-	return id != OPT_SAVE && id != OPT_DIFF && id != OPT_TOP;
+	return id != OPT_SAVE && id != OPT_DIFF && id != OPT_TOP && id != OPT_MIN_SHARE;
 }
 
 static int hist_finish(const struct rsp_request *req, const char *answer, size_t len,

@@ -16,7 +16,6 @@
 #include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/net.h>
-#include <rsp/cgroup.h>
 #include <rsp/maps.h>
 #include <rsp/snapshot.h>
 #include <rsp/symbols.h>
@@ -418,23 +417,11 @@ static void text_degraded(const struct ctx *c, struct rsp_buf *out)
 /* The process of interest's cgroup, container and namespaced pid, where the model knows them. */
 static void text_cgroup(const struct ctx *c, struct rsp_buf *out)
 {
-	uint32_t pid = (uint32_t)c->o->pid, ns;
-	const struct rsp_maps *m;
-	const char *path, *rt;
-	char id[RSP_CONTAINER_ID_LEN + 1];
+	uint32_t pid = (uint32_t)c->o->pid;
 
 	if (!c->src->symbols || rsp_snapnames__hidden(c->names, pid, pid))
 		return;
-	m = rsp_symbolizer__maps(c->src->symbols);
-	path = rsp_maps__cgroup(m, pid, c->t->end);
-	ns = rsp_maps__nspid(m, pid, c->t->end);
-	if (path)
-		rsp_buf__printf(out, "cgroup %s", path);
-	if (path && rsp_cgroup__container_id(path, id, &rt))
-		rsp_buf__printf(out, ", %s container %.12s", rt, id);
-	if (ns && ns != pid)
-		rsp_buf__printf(out, "%spid %u in its pid namespace", path ? ", " : "", ns);
-	if (path || (ns && ns != pid))
+	if (rsp_cgroupq__line(rsp_symbolizer__maps(c->src->symbols), pid, c->t->end, out))
 		rsp_buf__puts(out, "\n");
 }
 

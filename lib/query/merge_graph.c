@@ -439,6 +439,31 @@ static uint64_t waited_for(const struct mgraph *x, uint32_t v)
 	return x->in_w[v];
 }
 
+/* Whether knot @c's vertices are on more than one host. */
+static bool knot_spans_hosts(const struct mgraph *x, long c)
+{
+	size_t nv = x->base[x->m->nr];
+	uint64_t hosts = 0;
+
+	for (uint32_t v = 0; v < nv; v++)
+		if (x->scc.comp[v] == c)
+			hosts |= 1ull << host_of(x, v);
+	return (hosts & (hosts - 1)) != 0;
+}
+
+/*
+ * How long @v was waited for if it is a sink (a component of its own,
+ * waiting for nothing over the floor, waited for); 0 if it is not one.
+ */
+static uint64_t sink_wait(const struct mgraph *x, uint32_t v)
+{
+	long c = x->scc.comp[v];
+
+	if (c < 0 || x->leaves[c] || x->csize[c] > 1 || x->cself[c])
+		return 0;
+	return waited_for(x, v);
+}
+
 /* The heaviest edge over the floor out of @v to a vertex not in @seen, or -1. */
 static long heaviest_out(const struct mgraph *x, uint32_t v, const uint32_t *seen, int n)
 {
@@ -534,26 +559,22 @@ static void text_structure(const struct mgraph *x, struct rsp_buf *out)
 	rsp_buf__puts(out, "knots (strongly connected, no edge over the floor leaves them):\n");
 	for (long c = 0; c < x->scc.ncomp; c++) {
 		bool first = true;
-		uint64_t hosts = 0;
 
 		if (!is_knot(x, c))
 			continue;
 		for (uint32_t v = 0; v < nv; v++)
 			if (x->scc.comp[v] == c) {
-				hosts |= 1ull << host_of(x, v);
 				rsp_buf__printf(out, "%s%s", first ? "  { " : ", ",
 						vname(x, v, a, sizeof(a)));
 				first = false;
 			}
-		rsp_buf__printf(out, " }%s\n", hosts & (hosts - 1) ? "  spans hosts" : "");
+		rsp_buf__printf(out, " }%s\n", knot_spans_hosts(x, c) ? "  spans hosts" : "");
 	}
 	rsp_buf__puts(out, "sinks (waited for, wait for nothing over the floor):\n");
 	for (uint32_t v = 0; v < nv; v++) {
-		long c = x->scc.comp[v];
-		uint64_t w;
+		uint64_t w = sink_wait(x, v);
 
-		if (c < 0 || x->leaves[c] || x->csize[c] > 1 || x->cself[c] ||
-		    !(w = waited_for(x, v)))
+		if (!w)
 			continue;
 		rsp_buf__printf(out, "  %s  waited for %.6f s\n", vname(x, v, a, sizeof(a)),
 				secs(w));
@@ -632,25 +653,20 @@ static json_t *json_structure(const struct mgraph *x, json_t *root)
 
 	for (long c = 0; c < x->scc.ncomp; c++) {
 		json_t *vs;
-		uint64_t hosts = 0;
 
 		if (!is_knot(x, c))
 			continue;
 		vs = json_array();
 		for (uint32_t v = 0; v < nv; v++)
-			if (x->scc.comp[v] == c) {
-				hosts |= 1ull << host_of(x, v);
+			if (x->scc.comp[v] == c)
 				json_array_append_new(vs, json_integer(v));
-			}
 		json_array_append_new(knots, json_pack("{s:o, s:b}", "vertices", vs, "spans_hosts",
-						       (hosts & (hosts - 1)) != 0));
+						       knot_spans_hosts(x, c)));
 	}
 	for (uint32_t v = 0; v < nv; v++) {
-		long c = x->scc.comp[v];
-		uint64_t w;
+		uint64_t w = sink_wait(x, v);
 
-		if (c < 0 || x->leaves[c] || x->csize[c] > 1 || x->cself[c] ||
-		    !(w = waited_for(x, v)))
+		if (!w)
 			continue;
 		json_array_append_new(
 			sinks, json_pack("{s:I, s:f}", "id", (json_int_t)v, "waited_s", secs(w)));

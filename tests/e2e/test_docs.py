@@ -3,6 +3,7 @@ every key of the default file is in rspd(8); rspctl's global options and
 commands are in rspctl(8) (each command's options are checked against its
 option table by tests/unit/test_query_docs.c); the man pages format without
 warnings; bash completion offers the commands and their options."""
+import fnmatch
 import os
 import re
 import shutil
@@ -77,3 +78,49 @@ t.check({"--pid", "--events", "--json", "--format"} <= set(lines[1].split()),
         "completes a command's options after global options: " + lines[1])
 t.check(lines[2].split() == ["text", "json"], "completes --format's values: " + lines[2])
 t.check(set(commands) - {"help"} <= set(lines[3].split()), "completes 'help COMMAND'")
+
+# README: the quick start is the two commands; every rspctl command has its
+# section; every option of rspctl (global and each command's) and of rspd is
+# in it (--[no-]X covers --X and --no-X); the Architecture section names every
+# source file under lib/, daemon/, cli/, bpf/ (its name, its stem in a list
+# such as "procfs, maps", or a pattern such as cmd_*.c).
+readme = open(os.path.join(SRC, "README.md")).read()
+quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+blocks = re.findall(r"```sh\n(.*?)```", quick, re.S)
+quick_cmds = [l.split("#")[0].strip() for b in blocks for l in b.splitlines()
+              if l.split("#")[0].strip()]
+t.check(quick_cmds == ["./scripts/demo", "./scripts/test"],
+        "README's quick start is the two commands: %s" % quick_cmds)
+no_section = [c for c in commands if c != "help" and "\n### rspctl %s\n" % c not in readme]
+t.check(not no_section, "every rspctl command has its README section %s" % (no_section or ""))
+
+
+def in_readme(opt):
+    return opt in readme or opt.replace("--no-", "--[no-]") in readme or \
+        opt.replace("--", "--[no-]", 1) in readme
+
+
+ctl_opts = set(globals_)
+for c in commands:
+    if c != "help":
+        ctl_opts |= set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)",
+                                   t.run([t.RSPCTL, "help", c]).stdout))
+missing = sorted(o for o in ctl_opts | opts if not in_readme(o))
+t.check(len(ctl_opts) >= 50 and not missing,
+        "all %d options of rspctl and %d of rspd are in README %s" % (
+            len(ctl_opts), len(opts), missing or ""))
+
+arch = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+words = set(re.findall(r"[\w.+-]+", arch))
+patterns = [p.rsplit("/", 1)[-1] for p in re.findall(r"[\w/]*\*[\w.]*", arch)]
+sources = subprocess.run(["git", "-C", SRC, "ls-files", "lib", "daemon", "cli", "bpf"],
+                         capture_output=True, text=True).stdout.split()
+sources = [f for f in sources if f.endswith((".c", ".h"))]
+unnamed = [f for f in sources if os.path.basename(f) not in arch and
+           os.path.basename(f).split(".")[0] not in words and
+           not any(fnmatch.fnmatch(os.path.basename(f), p) for p in patterns if p)]
+if sources:
+    t.check(not unnamed, "README's Architecture names all %d source files %s" % (
+        len(sources), unnamed or ""))
+else:
+    print("   (not a git checkout: README's Architecture not checked against the files)")

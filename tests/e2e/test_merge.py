@@ -20,18 +20,10 @@ RSP_HOST section (as an older rspd wrote), a truncated dump: one sentence,
 rc != 0."""
 import json
 import os
-import shutil
-import tempfile
 
 import rsptest as t
-from mergetest import holder, line_of, merge
-from iothrottle import IoThrottle
+from mergetest import Hosts, line_of, merge
 from vethpair import VethPair
-
-t.need_root()
-if not shutil.which("ip"):
-    print("skipped: the ip command (iproute2, scripts/deps.sh) is not installed")
-    raise SystemExit(t.SKIP)
 
 SHIFT_NS = 2500000000
 N = 40
@@ -42,9 +34,9 @@ N = 40
 # machine, was most of an answer), so that >= 90% of the client's wait is the disk.
 KIB = 4096
 BPS = 20 * 1024 * 1024
-PAIR = VethPair("rspm", t.fail)
-NS_C, NS_S = PAIR.ns_c, PAIR.ns_s
-work = tempfile.mkdtemp(prefix="rsptest-merge.")
+H = Hosts("merge", VethPair("rspm", t.fail), BPS)
+NS_C, NS_S = H.net.ns_c, H.net.ns_s
+work, tmp, exe = H.work, H.tmp, H.exe
 
 
 def refused(p, words, what):
@@ -60,24 +52,15 @@ def status_threads(path, pid):
     return json.loads(p.stdout).get("threads", [])
 
 
-holders = []
-tmp = os.environ.get("RSP_TEST_DIR", "/var/tmp")
-THROTTLE = IoThrottle("rsptest-merge-%d" % os.getpid(), tmp, BPS)
 try:
-    PAIR.up()
-    why = THROTTLE.create()
-    if why:
-        t.fail("the server's disk cannot be slowed by construction: " + why)
-    exe = os.path.join(t.WORKLOADS, "tcp_fsync")
+    H.up()
     with t.Rspd("--window", "256M") as d:
-        hs = holder(NS_S, '"$1" server 10.77.0.2 7707 "$2" "$3" "$4"', exe, tmp, N, KIB,
-                    enter=THROTTLE.enter_cmd())
-        holders.append(hs)
+        hs = H.holder(NS_S, '"$1" server 10.77.0.2 7707 "$2" "$3" "$4"', exe, tmp, N, KIB,
+                      enter=H.throttle.enter_cmd())
         # The client's "host" also holds a loopback exchange: never matched across hosts.
-        hc = holder(NS_C, '"$1" server 127.0.0.1 7708 "$2" 5 >/dev/null & '
-                    '"$1" client 127.0.0.1 7708 5 >/dev/null && wait && '
-                    '"$1" client 10.77.0.2 7707 "$3"', exe, tmp, N)
-        holders.append(hc)
+        hc = H.holder(NS_C, '"$1" server 127.0.0.1 7708 "$2" 5 >/dev/null & '
+                      '"$1" client 127.0.0.1 7708 5 >/dev/null && wait && '
+                      '"$1" client 10.77.0.2 7707 "$3"', exe, tmp, N)
         ws, wc = line_of(hs, "the tcp_fsync server"), line_of(hc, "the tcp_fsync client")
         d.settle()
         path = os.path.join(work, "a.perf.data")
@@ -246,10 +229,4 @@ try:
             "a truncated dump")
     print("ok")
 finally:
-    for h in holders:
-        h.kill()
-        h.wait()
-    PAIR.down()
-    THROTTLE.remove()
-    if not os.environ.get("RSP_TEST_KEEP"):
-        shutil.rmtree(work, ignore_errors=True)
+    H.down()

@@ -14,43 +14,28 @@ followed (counted); the graph has the edges client@0 -> proxy@1 -> server@2
 and the chain on to the server's disk."""
 import json
 import os
-import shutil
-import tempfile
 
 import rsptest as t
-from mergetest import holder, line_of, merge
-from iothrottle import IoThrottle
+from mergetest import Hosts, line_of, merge
 from vethpair import VethChain
-
-t.need_root()
-if not shutil.which("ip"):
-    print("skipped: the ip command (iproute2, scripts/deps.sh) is not installed")
-    raise SystemExit(t.SKIP)
 
 N = 20
 KIB = 4096
 BPS = 20 * 1024 * 1024
 SHIFT1, SHIFT2 = 2500000000, -1500000000
-CHAIN = VethChain("rspq", t.fail)
-work = tempfile.mkdtemp(prefix="rsptest-mproxy.")
-tmp = os.environ.get("RSP_TEST_DIR", "/var/tmp")
-THROTTLE = IoThrottle("rsptest-mproxy-%d" % os.getpid(), tmp, BPS)
+H = Hosts("mproxy", VethChain("rspq", t.fail), BPS)
+CHAIN = H.net
+work, tmp, exe = H.work, H.tmp, H.exe
 SHIFTS = ["--test-clock-shift", "1=%d" % SHIFT1, "--test-clock-shift", "2=%d" % SHIFT2]
 
 
-holders = []
 try:
-    CHAIN.up()
-    why = THROTTLE.create()
-    if why:
-        t.fail("the server's disk cannot be slowed by construction: " + why)
-    exe = os.path.join(t.WORKLOADS, "tcp_fsync")
+    H.up()
     with t.Rspd("--window", "256M") as d:
-        hs = holder(CHAIN.ns[2], '"$1" server 10.78.2.2 7707 "$2" "$3" "$4"', exe, tmp, N, KIB,
-                    enter=THROTTLE.enter_cmd())
-        hp = holder(CHAIN.ns[1], '"$1" proxy 10.78.1.2 7708 10.78.2.2 7707 "$2"', exe, N)
-        hc = holder(CHAIN.ns[0], '"$1" client 10.78.1.2 7708 "$2"', exe, N)
-        holders += [hs, hp, hc]
+        hs = H.holder(CHAIN.ns[2], '"$1" server 10.78.2.2 7707 "$2" "$3" "$4"', exe, tmp, N,
+                      KIB, enter=H.throttle.enter_cmd())
+        hp = H.holder(CHAIN.ns[1], '"$1" proxy 10.78.1.2 7708 10.78.2.2 7707 "$2"', exe, N)
+        hc = H.holder(CHAIN.ns[0], '"$1" client 10.78.1.2 7708 "$2"', exe, N)
         wc = line_of(hc, "the client")["client"]
         wp = line_of(hp, "the proxy")["proxy"]
         ws = line_of(hs, "the server")["server"]
@@ -138,10 +123,4 @@ try:
             [v["name"] for v in chain])
     print("ok")
 finally:
-    for h in holders:
-        h.kill()
-        h.wait()
-    CHAIN.down()
-    THROTTLE.remove()
-    if not os.environ.get("RSP_TEST_KEEP"):
-        shutil.rmtree(work, ignore_errors=True)
+    H.down()

@@ -13,27 +13,18 @@ the worker ended; merge's snapshot follows that local wait into the worker
 disk wait (block_io) is >= 90% of the client's matched network wait."""
 import json
 import os
-import shutil
-import tempfile
 
 import rsptest as t
-from mergetest import holder, line_of, merge
-from iothrottle import IoThrottle
+from mergetest import Hosts, line_of, merge
 from vethpair import VethPair
-
-t.need_root()
-if not shutil.which("ip"):
-    print("skipped: the ip command (iproute2, scripts/deps.sh) is not installed")
-    raise SystemExit(t.SKIP)
 
 SHIFT_NS = 2500000000
 N = 20
 KIB = 4096
 BPS = 20 * 1024 * 1024
-PAIR = VethPair("rspw", t.fail)
-work = tempfile.mkdtemp(prefix="rsptest-mworker.")
-tmp = os.environ.get("RSP_TEST_DIR", "/var/tmp")
-THROTTLE = IoThrottle("rsptest-mworker-%d" % os.getpid(), tmp, BPS)
+H = Hosts("mworker", VethPair("rspw", t.fail), BPS, disk_user="worker")
+PAIR = H.net
+work, tmp, exe = H.work, H.tmp, H.exe
 SHIFT = ["--test-clock-shift", "1=%d" % SHIFT_NS]
 
 
@@ -43,18 +34,12 @@ def nodes(tree):
         yield from nodes(n["children"])
 
 
-holders = []
 try:
-    PAIR.up()
-    why = THROTTLE.create()
-    if why:
-        t.fail("the worker's disk cannot be slowed by construction: " + why)
-    exe = os.path.join(t.WORKLOADS, "tcp_fsync")
+    H.up()
     with t.Rspd("--window", "256M") as d:
-        hs = holder(PAIR.ns_s, '"$1" worker 10.77.0.2 7707 "$2" "$3" "$4"', exe, tmp, N, KIB,
-                    enter=THROTTLE.enter_cmd())
-        hc = holder(PAIR.ns_c, '"$1" client 10.77.0.2 7707 "$2"', exe, N)
-        holders += [hs, hc]
+        hs = H.holder(PAIR.ns_s, '"$1" worker 10.77.0.2 7707 "$2" "$3" "$4"', exe, tmp, N,
+                      KIB, enter=H.throttle.enter_cmd())
+        hc = H.holder(PAIR.ns_c, '"$1" client 10.77.0.2 7707 "$2"', exe, N)
         wc = line_of(hc, "the client")["client"]
         ws = line_of(hs, "the server")
         d.settle()
@@ -112,10 +97,4 @@ try:
             (p.stdout, p.stderr))
     print("ok")
 finally:
-    for h in holders:
-        h.kill()
-        h.wait()
-    PAIR.down()
-    THROTTLE.remove()
-    if not os.environ.get("RSP_TEST_KEEP"):
-        shutil.rmtree(work, ignore_errors=True)
+    H.down()

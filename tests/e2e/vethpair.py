@@ -4,7 +4,16 @@ import os
 import subprocess
 
 
-class VethPair:
+class _Netns:
+    """ip(ARGS): run the ip command; on an error, self.fail(msg) (set by the subclass)."""
+
+    def ip(self, *args, check=True):
+        p = subprocess.run(["ip"] + list(args), capture_output=True, text=True, timeout=30)
+        if check and p.returncode != 0:
+            self.fail("ip %s failed: %s" % (" ".join(args), p.stderr.strip()))
+
+
+class VethPair(_Netns):
     """Names from @prefix and this process's pid; @fail(msg) on an ip error."""
 
     def __init__(self, prefix, fail):
@@ -12,11 +21,6 @@ class VethPair:
         self.ns_c, self.ns_s = "%s-c%s" % (prefix, tag), "%s-s%s" % (prefix, tag)
         self.veth_c, self.veth_s = "%sc%s" % (prefix, tag), "%ss%s" % (prefix, tag)
         self.fail = fail
-
-    def ip(self, *args, check=True):
-        p = subprocess.run(["ip"] + list(args), capture_output=True, text=True, timeout=30)
-        if check and p.returncode != 0:
-            self.fail("ip %s failed: %s" % (" ".join(args), p.stderr.strip()))
 
     def up(self):
         self.ip("netns", "add", self.ns_c)
@@ -36,7 +40,7 @@ class VethPair:
         self.ip("netns", "del", self.ns_s, check=False)
 
 
-class VethChain:
+class VethChain(_Netns):
     """Three network namespaces in a row, a veth pair between neighbours:
     ns[0] 10.78.1.1 -- 10.78.1.2 ns[1] 10.78.2.1 -- 10.78.2.2 ns[2]
     (a client, a proxy, a server). Names from @prefix and this process's pid;
@@ -48,11 +52,6 @@ class VethChain:
         tag = "%d" % (os.getpid() % 100000)
         self.ns = ["%s-%d-%s" % (prefix, i, tag) for i in range(3)]
         self.fail = fail
-
-    def ip(self, *args, check=True):
-        p = subprocess.run(["ip"] + list(args), capture_output=True, text=True, timeout=30)
-        if check and p.returncode != 0:
-            self.fail("ip %s failed: %s" % (" ".join(args), p.stderr.strip()))
 
     def up(self):
         for ns in self.ns:

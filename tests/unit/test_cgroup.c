@@ -566,6 +566,47 @@ static void test_hist_cgroup_json(void **state)
 	rsp_hist_set__delete(s);
 }
 
+/* The ranking hist --by cgroup and the metrics share: name is the process's cgroup, or none. */
+static const char *rank_name(void *ctx, const struct rsp_hist_profile *p)
+{
+	return p->subject.kind == RSP_HSUBJ_PROCESS ? fake_cgroup(ctx, p->subject.pid) : NULL;
+}
+
+/*
+ * rsp_cgroupq__rank(): sums per name, heaviest first, ties by name; profiles
+ * with no name left out; rsp_cgroupq__rank_index(): the rank within the top
+ * N, else N.
+ */
+static void test_rank(void **state)
+{
+	struct rsp_hist_set *s = rsp_hist_set__new(1);
+	struct rsp_cgroupq_rank *v = NULL;
+	long n;
+
+	(void)state;
+	assert_non_null(s);
+	add_profile(s, RSP_HSUBJ_SYSTEM, 0, 1000, 20); /* no name: not ranked */
+	add_profile(s, RSP_HSUBJ_PROCESS, 1, 2, 10);   /* /big: 2 + 2 at 2^10 */
+	add_profile(s, RSP_HSUBJ_PROCESS, 2, 2, 10);
+	add_profile(s, RSP_HSUBJ_PROCESS, 3, 4, 10); /* /small: 4 at 2^10, a tie with /big */
+	add_profile(s, RSP_HSUBJ_PROCESS, 4, 5, 11); /* /tiny: the heaviest */
+	add_profile(s, RSP_HSUBJ_PROCESS, 5, 9, 20); /* no cgroup: not ranked */
+	n = rsp_cgroupq__rank(s, rank_name, NULL, &v);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].name, "/tiny");
+	assert_int_equal(v[0].sum, 5 * rsp_hist__bucket_low(11, 1));
+	assert_string_equal(v[1].name, "/big");
+	assert_string_equal(v[2].name, "/small");
+	assert_int_equal(v[1].sum, v[2].sum);
+	assert_int_equal(rsp_cgroupq__rank_index(v, (size_t)n, 2, "/big"), 1);
+	assert_int_equal(rsp_cgroupq__rank_index(v, (size_t)n, 2, "/small"), 2);
+	assert_int_equal(rsp_cgroupq__rank_index(v, (size_t)n, 9, "/small"), 2);
+	assert_int_equal(rsp_cgroupq__rank_index(v, (size_t)n, 0, "/tiny"), 0);
+	assert_int_equal(rsp_cgroupq__rank_index(v, (size_t)n, 5, "/none"), 5);
+	free(v);
+	rsp_hist_set__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_prom_cgroups),
 		cmocka_unit_test(test_hist_by_cgroup),
 		cmocka_unit_test(test_hist_cgroup_json),
+		cmocka_unit_test(test_rank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -327,6 +327,26 @@ static void test_local_part(void **state)
 	free(rargv);
 	rsp_request__exit(&req);
 
+	/*
+	 * --min-share belongs to the diff rspctl makes: rspd, asked without
+	 * --diff, would refuse it ("--min-share goes with a diff").
+	 */
+	{
+		const char *const md[] = {"hist",	 "--diff", "/tmp/x.json",
+					  "--min-share", "0",	   NULL};
+
+		assert_int_equal(parse(&req, &err, md), 0);
+		rargv = rsp_request__remote_argv(&req, argc_of(md), md, &rargc);
+		assert_non_null(rargv);
+		assert_int_equal(rargc, 2);
+		assert_string_equal(rargv[0], "hist");
+		assert_string_equal(rargv[1], "--json");
+		assert_int_equal(rsp_request__parse(rargc, rargv, &rreq, &err), 0);
+		rsp_request__exit(&rreq);
+		free(rargv);
+		rsp_request__exit(&req);
+	}
+
 	/* rspctl's side: save the answer, then diff against it. */
 	{
 		const char *const save[] = {"hist", "--save", path, NULL};

@@ -65,4 +65,25 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 		      const char *(*group_of)(void *ctx, uint32_t pid), void *ctx,
 		      struct rsp_hist_set **out);
 
+/* A group of profiles and its total latency (rsp_cgroupq__rank()). */
+struct rsp_cgroupq_rank {
+	const char *name;
+	uint64_t sum;
+};
+
+/**
+ * rsp_cgroupq__rank() - the groups that @name_of gives @in's profiles (NULL:
+ * in none), each with the sum of its profiles' latency, heaviest first (ties:
+ * by name), as hist --by cgroup and the metrics' cgroup series both rank
+ * them. @out: a new array (free() it). Return: the number of groups, or
+ * -ENOMEM.
+ */
+long rsp_cgroupq__rank(const struct rsp_hist_set *in,
+		       const char *(*name_of)(void *ctx, const struct rsp_hist_profile *p),
+		       void *ctx, struct rsp_cgroupq_rank **out);
+
+/** rsp_cgroupq__rank_index() - @name's rank among the first @top of @v, or @top. */
+unsigned rsp_cgroupq__rank_index(const struct rsp_cgroupq_rank *v, size_t n, unsigned top,
+				 const char *name);
+
 #endif
