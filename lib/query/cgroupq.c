@@ -210,6 +210,87 @@ static void copy_range(struct rsp_hist_set *s, const struct rsp_hist_set *in)
 	s->progress = in->progress;
 }
 
+/* A cgroup profile's path (rsp_cgroupq__cut()'s ranking), or NULL. */
+static const char *cgroup_path(void *ctx, const struct rsp_hist_profile *p)
+{
+	(void)ctx;
+	return p->subject.kind == RSP_HSUBJ_CGROUP && p->subject.cgroup &&
+			       p->subject.cgroup[0] == '/'
+		       ? p->subject.cgroup
+		       : NULL;
+}
+
+/* @in with the cgroups outside the first @top of @v merged into "(other cgroups)". */
+static int cut_one(const struct rsp_hist_set *in, const struct rsp_cgroupq_rank *v, size_t n,
+		   unsigned top, struct rsp_hist_set **out)
+{
+	struct rsp_hist_set *o = rsp_hist_set__new(in->resolution);
+	int ret = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !ret && i < in->n; i++) {
+		const char *g = in->v[i].subject.cgroup;
+
+		if (in->v[i].subject.kind != RSP_HSUBJ_CGROUP || !g)
+			continue;
+		if (g[0] == '/' && rsp_cgroupq__rank_index(v, n, top, g) == top)
+			g = RSP_CGROUPQ_OTHER_CGROUPS;
+		ret = merge_into(o, g, &in->v[i]);
+	}
+	if (ret) {
+		rsp_hist_set__delete(o);
+		return ret;
+	}
+	copy_range(o, in);
+	*out = o;
+	return 0;
+}
+
+int rsp_cgroupq__cut(struct rsp_hist_set **a, struct rsp_hist_set **b, unsigned top)
+{
+	struct rsp_cgroupq_rank *va = NULL, *vb = NULL, *v;
+	struct rsp_hist_set *oa = NULL, *ob = NULL;
+	long na = rsp_cgroupq__rank(*a, cgroup_path, NULL, &va);
+	long nb = na < 0 ? -ENOMEM : rsp_cgroupq__rank(*b, cgroup_path, NULL, &vb);
+	size_t n = 0;
+	int ret;
+
+	v = nb < 0 ? NULL : calloc((size_t)(na + nb) + 1, sizeof(*v));
+	if (!v) {
+		free(va);
+		free(vb);
+		return -ENOMEM;
+	}
+	/* the union's sums: a cgroup ranks by both sides together */
+	for (long i = 0; i < na + nb; i++) {
+		const struct rsp_cgroupq_rank *r = i < na ? &va[i] : &vb[i - na];
+		size_t k;
+
+		for (k = 0; k < n && strcmp(v[k].name, r->name); k++)
+			;
+		if (k == n)
+			v[n++] = (struct rsp_cgroupq_rank){.name = r->name};
+		v[k].sum += r->sum;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_sum_desc);
+	/* the names in v are the sides' own: both cut before either goes */
+	ret = cut_one(*a, v, n, top, &oa);
+	if (!ret)
+		ret = cut_one(*b, v, n, top, &ob);
+	free(v);
+	free(va);
+	free(vb);
+	if (ret) {
+		rsp_hist_set__delete(oa);
+		return ret;
+	}
+	rsp_hist_set__delete(*a);
+	rsp_hist_set__delete(*b);
+	*a = oa;
+	*b = ob;
+	return 0;
+}
+
 int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 		      const char *(*group_of)(void *ctx, uint32_t pid), void *ctx,
 		      struct rsp_hist_set **out)

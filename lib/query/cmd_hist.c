@@ -705,6 +705,11 @@ static const char *group_of(void *ctx, uint32_t pid)
 	return path ? path : "(unknown)";
 }
 
+static unsigned top_cgroups(const struct hist_opts *o)
+{
+	return o->top_cgroups ? (unsigned)o->top_cgroups : DEFAULT_TOP_CGROUPS;
+}
+
 /* --by cgroup: @s's process profiles merged by cgroup, in place of @s. */
 static int by_cgroup(const struct rsp_request *req, const struct rsp_source *src, struct plan *p,
 		     struct rsp_hist_set **s, struct rsp_buf *err)
@@ -720,8 +725,9 @@ static int by_cgroup(const struct rsp_request *req, const struct rsp_source *src
 
 	if (!o->by_cgroup)
 		return 0;
-	ret = rsp_cgroupq__hist(*s, o->top_cgroups ? (unsigned)o->top_cgroups : DEFAULT_TOP_CGROUPS,
-				group_of, &g, &cg);
+	/* a diff's sides are cut together, after both are merged (hist_answer) */
+	ret = rsp_cgroupq__hist(*s, o->base_from.set ? UINT_MAX : top_cgroups(o), group_of, &g,
+				&cg);
 	if (ret) {
 		rsp_buf__puts(err, "hist: out of memory merging the profiles by cgroup");
 		return ret;
@@ -1063,6 +1069,10 @@ static int hist_answer(const struct rsp_request *req, const struct rsp_source *s
 		if (!ret) {
 			keep_inside(req, src, base);
 			ret = by_cgroup(req, src, &p, &base, err);
+		}
+		if (!ret && o->by_cgroup && rsp_cgroupq__cut(&base, &cur, top_cgroups(o))) {
+			rsp_buf__puts(err, "hist: out of memory merging the profiles by cgroup");
+			ret = -ENOMEM;
 		}
 		if (!ret) {
 			label_ops(base, src);

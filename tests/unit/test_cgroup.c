@@ -6,6 +6,7 @@
  * process model's cgroup and namespaced pid (lib/model/maps.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -607,9 +608,53 @@ static void test_rank(void **state)
 	rsp_hist_set__delete(s);
 }
 
+/* pid 1: /a, 2: /b, 3: /c (two sides of a diff) */
+static const char *abc_group(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == 1 ? "/a" : pid == 2 ? "/b" : pid == 3 ? "/c" : NULL;
+}
+
+/*
+ * A diff by cgroup, top 2: /a and /b lead the baseline, /a and /c the
+ * current side; together /a, then /c (70 at 2^10 in all) before /b (60).
+ * Cut apart, /c was "(other cgroups)" in the baseline and new now, /b the
+ * reverse; cut together, both sides name /a and /c, and /b is other on both.
+ */
+static void test_cut_pair(void **state)
+{
+	struct rsp_hist_set *a = rsp_hist_set__new(1), *b = rsp_hist_set__new(1), *ca, *cb;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	add_profile(a, RSP_HSUBJ_PROCESS, 1, 100, 10);
+	add_profile(a, RSP_HSUBJ_PROCESS, 2, 50, 10);
+	add_profile(a, RSP_HSUBJ_PROCESS, 3, 10, 10);
+	add_profile(b, RSP_HSUBJ_PROCESS, 1, 100, 10);
+	add_profile(b, RSP_HSUBJ_PROCESS, 2, 10, 10);
+	add_profile(b, RSP_HSUBJ_PROCESS, 3, 60, 10);
+	assert_int_equal(rsp_cgroupq__hist(a, UINT_MAX, abc_group, NULL, &ca), 0);
+	assert_int_equal(rsp_cgroupq__hist(b, UINT_MAX, abc_group, NULL, &cb), 0);
+	assert_int_equal(rsp_cgroupq__cut(&ca, &cb, 2), 0);
+	assert_int_equal(cg_profile(ca, "/a")->count, 100);
+	assert_int_equal(cg_profile(ca, "/c")->count, 10);
+	assert_null(cg_profile(ca, "/b"));
+	assert_int_equal(cg_profile(ca, RSP_CGROUPQ_OTHER_CGROUPS)->count, 50);
+	assert_int_equal(cg_profile(cb, "/a")->count, 100);
+	assert_int_equal(cg_profile(cb, "/c")->count, 60);
+	assert_null(cg_profile(cb, "/b"));
+	assert_int_equal(cg_profile(cb, RSP_CGROUPQ_OTHER_CGROUPS)->count, 10);
+	rsp_hist_set__delete(ca);
+	rsp_hist_set__delete(cb);
+	rsp_hist_set__delete(a);
+	rsp_hist_set__delete(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cut_pair),
 		cmocka_unit_test(test_runtime_forms),
 		cmocka_unit_test(test_not_containers),
 		cmocka_unit_test(test_parse_proc),

@@ -65,6 +65,15 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 		      const char *(*group_of)(void *ctx, uint32_t pid), void *ctx,
 		      struct rsp_hist_set **out);
 
+/**
+ * rsp_cgroupq__cut() - two sides of a diff by cgroup (rsp_cgroupq__hist()
+ * with no cut: @top UINT_MAX), cut to the same @top cgroups: ranked by both
+ * sides' latency together, the rest merged into "(other cgroups)" on each
+ * side. Cut apart, a cgroup 21st in the baseline and 20th now was "(other
+ * cgroups)" on one side and new on the other. Return: 0 or -ENOMEM.
+ */
+int rsp_cgroupq__cut(struct rsp_hist_set **a, struct rsp_hist_set **b, unsigned top);
+
 /* A group of profiles and its total latency (rsp_cgroupq__rank()). */
 struct rsp_cgroupq_rank {
 	const char *name;
