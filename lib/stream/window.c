@@ -22,6 +22,18 @@
 #define CHUNK_MAX    (1u * 1024 * 1024)
 #define ENTRY_PREFIX 8 /* u64 time before each record */
 
+/*
+ * In a self-timed stream (rsp_window_config.time_offset), a record that
+ * does not hold its time at the stream's offset (a gap marker; any record
+ * whose type is this one's) is stored behind this wrapper: a header with
+ * a type no perf or rsp record has, then the time. 16 bytes, rare.
+ */
+#define WRAP_TYPE 0x50415257u /* "WRAP" */
+struct wrap {
+	struct perf_event_header h; /* type WRAP_TYPE, size sizeof(struct wrap) */
+	uint64_t time;
+};
+
 /* An entry of a chunk of references: the time and where the record lives. */
 struct ref_entry {
 	uint64_t time;
@@ -31,9 +43,10 @@ struct ref_entry {
 struct rsp_chunk {
 	struct rsp_chunk *next; /* newer chunk of the same CPU */
 	uint32_t cpu;
-	uint32_t refs;	/* readers pinning it (under lock) */
-	bool evicted;	/* unlinked; freed by the last unpin */
-	bool refs_only; /* holds struct ref_entry, not copies of records */
+	uint32_t refs;	   /* readers pinning it (under lock) */
+	bool evicted;	   /* unlinked; freed by the last unpin */
+	bool refs_only;	   /* holds struct ref_entry, not copies of records */
+	uint16_t time_off; /* records carry their time here (0: an 8-byte prefix) */
 	_Atomic uint64_t t_min;
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
@@ -57,8 +70,9 @@ struct rsp_window {
 	pthread_mutex_t lock;
 	size_t budget;
 	size_t chunk_size;
-	unsigned nr_cpus;   /* streams */
-	unsigned real_cpus; /* CPUs: stream s is CPU s % real_cpus */
+	unsigned nr_cpus;     /* streams */
+	unsigned real_cpus;   /* CPUs: stream s is CPU s % real_cpus */
+	uint16_t time_off[4]; /* per source: see rsp_window_config.time_offset */
 	struct cpu_list *cpus;
 	struct rsp_chunk *free; /* evicted chunks kept for reuse */
 	size_t linked_bytes;	/* capacity of chunks in the lists */
@@ -107,6 +121,12 @@ struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
 		errno = EINVAL;
 		return NULL;
 	}
+	for (unsigned k = 0; k < 4; k++) {
+		if (cfg->time_offset[k] % 8 || (cfg->time_offset[k] && k >= per)) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
 	streams = cfg->nr_cpus * per;
 	chunk = cfg->chunk_size ? cfg->chunk_size : pick_chunk_size(cfg->budget, streams);
 	while (chunk > CHUNK_MIN && chunk * 2 * streams > cfg->budget)
@@ -129,6 +149,7 @@ struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
 	w->chunk_size = chunk;
 	w->nr_cpus = streams;
 	w->real_cpus = cfg->nr_cpus;
+	memcpy(w->time_off, cfg->time_offset, sizeof(w->time_off));
 	return w;
 }
 
@@ -218,13 +239,14 @@ static bool evict_oldest(struct rsp_window *w, unsigned rolling)
 	return true;
 }
 
-static void chunk_reset(struct rsp_chunk *c, unsigned cpu, bool refs)
+static void chunk_reset(struct rsp_window *w, struct rsp_chunk *c, unsigned cpu, bool refs)
 {
 	c->next = NULL;
 	c->cpu = cpu;
 	c->refs = 0;
 	c->evicted = false;
 	c->refs_only = refs;
+	c->time_off = refs ? 0 : w->time_off[cpu / w->real_cpus];
 	atomic_store_explicit(&c->t_min, UINT64_MAX, memory_order_relaxed);
 	atomic_store_explicit(&c->t_max, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->nr_records, 0, memory_order_relaxed);
@@ -251,7 +273,7 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu, bool refs)
 		}
 	}
 	if (c) {
-		chunk_reset(c, cpu, refs);
+		chunk_reset(w, c, cpu, refs);
 		if (l->tail)
 			l->tail->next = c;
 		else
@@ -281,15 +303,46 @@ static inline __attribute__((always_inline)) void publish(struct rsp_window *w, 
 			      memory_order_relaxed);
 }
 
+/*
+ * The bytes before @rec in a stream of time offset @off: none when the
+ * record holds @time there, else a wrapper (self-timed) or the prefix.
+ */
+static size_t entry_prefix(unsigned off, uint64_t time, const struct perf_event_header *rec)
+{
+	uint64_t t;
+
+	if (!off)
+		return ENTRY_PREFIX;
+	if (rec->type == WRAP_TYPE || rec->size < off + sizeof(t))
+		return sizeof(struct wrap);
+	memcpy(&t, (const unsigned char *)rec + off, sizeof(t));
+	return t == time ? 0 : sizeof(struct wrap);
+}
+
+/* Write @rec behind its @pre bytes of prefix at @p. */
+static void entry_write(unsigned char *p, size_t pre, uint64_t time,
+			const struct perf_event_header *rec)
+{
+	if (pre == ENTRY_PREFIX) {
+		memcpy(p, &time, ENTRY_PREFIX);
+	} else if (pre) {
+		struct wrap wr = {.h = {.type = WRAP_TYPE, .size = sizeof(wr)}, .time = time};
+
+		memcpy(p, &wr, sizeof(wr));
+	}
+	memcpy(p + pre, rec, rec->size);
+}
+
 int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 		       const struct perf_event_header *rec)
 {
 	struct rsp_chunk *c;
-	size_t used, need;
+	size_t used, need, pre;
 
 	if (cpu >= w->nr_cpus || rec->size < sizeof(*rec) || rec->size % 8)
 		return -EINVAL;
-	need = ENTRY_PREFIX + rec->size;
+	pre = entry_prefix(w->time_off[cpu / w->real_cpus], time, rec);
+	need = pre + rec->size;
 	if (need > w->chunk_size) {
 		atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
 		return -E2BIG;
@@ -304,8 +357,7 @@ int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 		}
 		used = 0;
 	}
-	memcpy(c->data + used, &time, ENTRY_PREFIX);
-	memcpy(c->data + used + ENTRY_PREFIX, rec, rec->size);
+	entry_write(c->data + used, pre, time, rec);
 	publish(w, c, time, used + need);
 	return 0;
 }
@@ -541,6 +593,38 @@ ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *
 	return false;
 }
 
+/*
+ * Advance a cursor in a chunk of a self-timed stream: each record holds
+ * its time at the chunk's offset, or comes behind a wrapper that does.
+ * False at the chunk's end (inline: per record).
+ */
+static inline __attribute__((always_inline)) bool
+timed_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
+{
+	size_t off = sc->c->time_off;
+
+	while (k->off + sizeof(struct perf_event_header) <= sc->used) {
+		const unsigned char *p = sc->c->data + k->off;
+		const struct perf_event_header *h = (const void *)p;
+		uint64_t t;
+
+		if (h->type == WRAP_TYPE) {
+			memcpy(&t, p + offsetof(struct wrap, time), sizeof(t));
+			h = (const void *)(p + sizeof(struct wrap));
+			k->off += sizeof(struct wrap) + h->size;
+		} else {
+			memcpy(&t, p + off, sizeof(t));
+			k->off += h->size;
+		}
+		if (t < it->from || t > it->to)
+			continue;
+		k->cur.time = t;
+		k->cur.rec = h;
+		return true;
+	}
+	return false;
+}
+
 /* Advance a cursor to its next record in [from, to]; false at its end. Inline: per record. */
 static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *it, unsigned cpu)
 {
@@ -551,6 +635,13 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 
 		if (sc->c->refs_only) {
 			if (ref_next(it, k, sc))
+				return true;
+			k->chunk++;
+			k->off = 0;
+			continue;
+		}
+		if (sc->c->time_off) {
+			if (timed_next(it, k, sc))
 				return true;
 			k->chunk++;
 			k->off = 0;

@@ -19,7 +19,12 @@
  *
  * Each stored entry is the record's timestamp (u64) followed by the record
  * as the kernel wrote it; or, for records appended by reference (a file
- * mapped for reading), the timestamp and a pointer to the record.
+ * mapped for reading), the timestamp and a pointer to the record. A source
+ * whose records carry their own time at a fixed offset (rsp's compact BPF
+ * records: struct rsp_brec_hdr) is declared so (time_offset) and its
+ * records are stored as they are, without the prefix; a record of such a
+ * stream that does not carry the time it is appended with there (a gap
+ * marker) is stored behind a 16-byte wrapper that holds its time.
  */
 struct rsp_window;
 struct rsp_wsnap;
@@ -35,13 +40,23 @@ struct rsp_window_config {
 	 * (rspd: 0 its perf ring, 1 its BPF ring); entries say the CPU.
 	 */
 	unsigned streams_per_cpu;
+	/*
+	 * Per source k (the k of the streams above): 0, its records are stored
+	 * behind an 8-byte time prefix; else the offset in each of its records
+	 * of the u64 time (a multiple of 8, at least 8), which the window reads
+	 * there instead (rspd: offsetof(struct rsp_brec_hdr, time) for its BPF
+	 * rings). The time a record is appended with stays the one readers get.
+	 */
+	uint16_t time_offset[4];
 };
 
 struct rsp_window_stats {
 	size_t budget;
 	size_t chunk_size;
 	size_t bytes_used;	/* chunk bytes used: records with their 8-byte time
-				 * prefixes, 16 bytes per record held by reference */
+				 * prefixes (none for self-timed sources, see
+				 * time_offset), 16 bytes per record held by
+				 * reference */
 	size_t bytes_allocated; /* chunk memory, including pinned evicted chunks */
 	uint64_t chunks;	/* chunks in the window */
 	uint64_t records;	/* records in the window */
@@ -67,7 +82,8 @@ struct rsp_wentry {
  *
  * The budget must hold at least two chunks per CPU; the chunk size shrinks
  * (down to 8 KiB) to make it so. Return: the window or NULL (errno set:
- * EINVAL for a budget too small, ENOMEM). Free with rsp_window__delete().
+ * EINVAL for a budget too small or a time_offset not a multiple of 8,
+ * ENOMEM). Free with rsp_window__delete().
  */
 RSP_API struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg);
 /** rsp_window__delete() - free the window; every snapshot must be unpinned. NULL is fine. */
