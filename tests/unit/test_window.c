@@ -603,6 +603,78 @@ static void test_self_timed_bad_offset(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* Records and bytes by kind: counted at append, gone with an evicted chunk. */
+static void test_kinds(void **state)
+{
+	struct rsp_window *w = timed_window(16384, 1, 4096);
+	struct rsp_window_stats st;
+	struct fake odd = make(12, 0, 0);
+	uint64_t recs = 0, bytes = 0;
+
+	for (uint64_t i = 1; i <= 10; i++) {
+		struct fake f = make(i, 0, i);
+		struct brec b = make_b(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, i, &f.h), 0);
+		assert_int_equal(rsp_window__append_kind(w, 0, i, &f.h, RSP_WKIND_EVSEL(3)), 0);
+		assert_int_equal(rsp_window__append(w, 1, i, (void *)&b), 0);
+	}
+	assert_int_equal(rsp_window__note_lost(w, 1, 11, 2), 0);
+	assert_int_equal(rsp_window__append_kind(w, 0, 12, &odd.h, RSP_WINDOW_KINDS), -EINVAL);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_SAMPLE)].records, 10);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_SAMPLE)].bytes,
+			 10 * (8 + sizeof(struct fake)));
+	assert_int_equal(st.kinds[RSP_WKIND_EVSEL(3)].records, 10);
+	assert_int_equal(st.kinds[RSP_WKIND_EVSEL(3)].bytes, 10 * (8 + sizeof(struct fake)));
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].records, 10);
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].bytes, 10 * 32);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_LOST)].records, 1);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_LOST)].bytes, 16 + 56);
+	for (unsigned k = 0; k < RSP_WINDOW_KINDS; k++) {
+		recs += st.kinds[k].records;
+		bytes += st.kinds[k].bytes;
+	}
+	assert_int_equal(recs, 31);
+	assert_int_equal(st.records, 31);
+	assert_int_equal(bytes, st.bytes_used);
+	/* fill both streams with BPF records: the first chunks are evicted, their counts go */
+	for (uint64_t i = 100; i < 2100; i++) {
+		struct brec b = make_b(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, i, (void *)&b), 0);
+		assert_int_equal(rsp_window__append(w, 1, i, (void *)&b), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.kinds[RSP_WKIND_EVSEL(3)].records, 0);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_SAMPLE)].records, 0);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_LOST)].records, 0);
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].records, st.records);
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].bytes, st.bytes_used);
+	/* 4 chunks: the prefixed stream's hold 102 records (40 bytes), the other's 128 (32) */
+	assert_true(st.records >= 3 * 102 && st.records <= 4 * 128);
+	assert_true(st.bytes_used % 8 == 0 && st.bytes_used <= 4 * 4096);
+	rsp_window__delete(w);
+}
+
+/* Records held by reference count as other, 16 bytes each. */
+static void test_kinds_of_refs(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 1, 4096);
+	static struct fake recs[5];
+	struct rsp_window_stats st;
+
+	for (int i = 0; i < 5; i++) {
+		recs[i] = make(i + 1, 0, i);
+		assert_int_equal(rsp_window__append_ref(w, 0, i + 1, &recs[i].h), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.kinds[RSP_WKIND_OTHER].records, 5);
+	assert_int_equal(st.kinds[RSP_WKIND_OTHER].bytes, 5 * 16);
+	assert_int_equal(st.bytes_used, 5 * 16);
+	rsp_window__delete(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +695,8 @@ int main(void)
 		cmocka_unit_test(test_self_timed_budget),
 		cmocka_unit_test(test_self_timed_pin_survives_eviction),
 		cmocka_unit_test(test_self_timed_bad_offset),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_kinds_of_refs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

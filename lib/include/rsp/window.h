@@ -50,6 +50,26 @@ struct rsp_window_config {
 	uint16_t time_offset[4];
 };
 
+/*
+ * Kinds of records, counted per chunk so that the stats say what the
+ * window's bytes hold: perf record types (a sample of an event the writer
+ * did not name counts as PERF_RECORD_SAMPLE), rsp's compact BPF records by
+ * their kind, and samples of the schema's evsel i (rsp_window__append_kind()).
+ * 0: anything else. rsp_wkind__name() (rsp/wkind.h) names them.
+ */
+#define RSP_WKIND_OTHER	     0u
+#define RSP_WKIND_PERF(type) ((type) < 32u ? (unsigned)(type) : RSP_WKIND_OTHER)
+#define RSP_WKIND_BPF(kind)  ((kind) < 32u ? 32u + (unsigned)(kind) : RSP_WKIND_OTHER)
+#define RSP_WKIND_EVSELS     96u
+#define RSP_WKIND_EVSEL(i)   ((i) < RSP_WKIND_EVSELS ? 64u + (unsigned)(i) : RSP_WKIND_PERF(9u))
+#define RSP_WINDOW_KINDS     (64u + RSP_WKIND_EVSELS)
+
+/* Records and bytes (what they take of the chunks, prefixes included) of one kind. */
+struct rsp_wkind_count {
+	uint64_t records;
+	uint64_t bytes;
+};
+
 struct rsp_window_stats {
 	size_t budget;
 	size_t chunk_size;
@@ -68,6 +88,9 @@ struct rsp_window_stats {
 	uint64_t oldest;	/* time of the oldest record held, 0 if empty */
 	uint64_t newest;	/* time of the newest record held */
 	uint64_t complete_from; /* every CPU's records are complete from here on */
+	/* what the window holds by kind (RSP_WKIND_*): they add up to records
+	 * and bytes_used, which are taken from the same counts */
+	struct rsp_wkind_count kinds[RSP_WINDOW_KINDS];
 };
 
 /** One record of a window, as an iterator yields it. */
@@ -102,6 +125,16 @@ RSP_API void rsp_window__delete(struct rsp_window *w);
  */
 RSP_API int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 			       const struct perf_event_header *rec);
+
+/**
+ * rsp_window__append_kind() - rsp_window__append(), naming the record's kind
+ * @kind: RSP_WKIND_*, below RSP_WINDOW_KINDS (rsp_window__append() takes it
+ *        from the header: the perf record type, or the BPF record's kind)
+ *
+ * Return: as rsp_window__append(); -EINVAL for a kind out of range too.
+ */
+RSP_API int rsp_window__append_kind(struct rsp_window *w, unsigned cpu, uint64_t time,
+				    const struct perf_event_header *rec, unsigned kind);
 
 /**
  * rsp_window__append_ref() - store a reference to a record (writer only)
