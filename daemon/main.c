@@ -132,7 +132,7 @@ static void load_sockets(struct rspd *d)
 
 static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen)
 {
-	struct rsp_window_config wc;
+	struct rsp_window_config wc = {0};
 	struct tep_handle *tep = rsp_tracefs__load(err, errlen);
 	int ret;
 
