@@ -17,7 +17,8 @@ analysis thread costs; written to its own section.
 With --backends: bare, then for --stacks none and sleeps the null consumer
 and rspd on each capture backend (perf, bpf), and perf record, alternating;
 written to its own section with rspd's CPU per million records, the
-window's bytes per record and the records lost.
+window's bytes per record (and by kind of record, under each table) and the
+records lost.
 
 usage: bench/capture.py [--reps N] [--quick] [--hist | --study | --backends] [--build DIR]
                         [--out FILE]
@@ -153,7 +154,7 @@ class Rspd:
             "window_bytes": after["window"]["bytes"], "window_records": after["window"]["records"],
             "records": after["records"] - self.before["records"],
             "cpu_seconds": after["cpu_seconds"] - self.before["cpu_seconds"],
-            "lost": after["lost"],
+            "lost": after["lost"], "kinds": after["window"].get("kinds", []),
             "sleeps": ev["sleeps"], "sleeps_with_stack": ev["sleeps_with_stack"],
             "off_cpu_s": ev["off_cpu_s"], "off_cpu_with_stack_s": ev["off_cpu_with_stack_s"],
         }
@@ -352,6 +353,37 @@ def report_hist(results, reps, args):
     return "\n".join(lines) + "\n"
 
 
+def kinds_table(per_mode, top=8):
+    """Where the window's bytes go: for each mode, its records and bytes by kind
+    (rspctl status: window.kinds, perf records by event, BPF records by kind)
+    summed over its runs' windows, as shares of the mode's, with bytes per
+    record; the @top kinds by bytes, the rest on one line. @per_mode: (mode,
+    list of runs' extras with "kinds")."""
+    lines = ["Window bytes by kind (rspctl status at the end of each run, summed over the "
+             "runs; shares of the mode's window):", "",
+             "| mode | kind | records | bytes | bytes per record |", "|---|---|---|---|---|"]
+    for mode, ex in per_mode:
+        tot = {}
+        for e in ex:
+            for k in e.get("kinds", []):
+                r, b = tot.get(k["kind"], (0, 0))
+                tot[k["kind"]] = (r + k["records"], b + k["bytes"])
+        recs = sum(r for r, _ in tot.values())
+        byts = sum(b for _, b in tot.values())
+        if not recs or not byts:
+            continue
+        ranked = sorted(tot.items(), key=lambda kv: (-kv[1][1], kv[0]))
+        if len(ranked) > top + 1:
+            rest = ranked[top:]
+            ranked = ranked[:top] + [("(%d more)" % len(rest),
+                                      (sum(r for _, (r, _) in rest),
+                                       sum(b for _, (_, b) in rest)))]
+        for kind, (r, b) in ranked:
+            lines.append("| %s | %s | %.1f%% | %.1f%% | %.0f |" % (
+                mode, kind, 100 * r / recs, 100 * b / byts, b / r if r else 0))
+    return lines + [""]
+
+
 def report_backends(results, reps, args):
     lines = [BACKENDS_TITLE, "",
              "Command: `sudo bench/capture.py --backends --reps %d%s` (%s). Machine: %s, %d "
@@ -359,7 +391,8 @@ def report_backends(results, reps, args):
              "of %d runs; ratios to bare in the same run. Null consumers open the same "
              "events (and, for bpf, load the same programs) and skip every record; rspd "
              "CPU is its own (drain, window, histograms, queries) per million records; "
-             "window bytes per record include the window's 8-byte time prefix." % (
+             "window bytes per record include the window's 8-byte time prefix on perf "
+             "records (BPF records, which carry their time, are stored without it)." % (
                  reps, " --quick" if args.quick else "", time.strftime("%Y-%m-%d"),
                  "Debian 12 VM", os.cpu_count(), os.uname().release, reps), ""]
     for w, per in results.items():
@@ -379,6 +412,8 @@ def report_backends(results, reps, args):
             lines.append("| %s | %.1f | %.3f | %.1f%% | %s | %s | %s |" % (
                 mode, thr, thr / bare, 100 * (1 - thr / bare), cpu, bpr, lost))
         lines.append("")
+        lines += kinds_table([(mode, [e for _, e in runs]) for mode, runs in per.items()
+                              if mode.startswith("rspd")])
         for pol in BACKEND_POLICIES:
             lp = 1 - med([t for t, _ in per["rspd perf " + pol]]) / bare
             lb = 1 - med([t for t, _ in per["rspd bpf " + pol]]) / bare

@@ -5,7 +5,8 @@ capture backend (--capture perf, --capture bpf) and stack policy, and under
 `perf record -a -g` of the scheduler's events. Runs alternate mode by mode
 within each repetition; each figure is the median of the repetitions, and
 every ratio is to bare in the same run. For rspd: the window's bytes per
-record and the seconds of history 64 MiB would hold at that density.
+record and the seconds of history 64 MiB would hold at that density, and
+under the table, where the window's bytes go by kind of record.
 
 PostgreSQL is installed from Debian here (apt-get install postgresql) if it is
 missing: the benchmark's dependency, not the tests'. A throwaway cluster
@@ -30,7 +31,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from capture import Bare  # noqa: E402  (the same "no capture" mode)
+from capture import Bare, kinds_table  # noqa: E402  (the same "no capture" mode, table)
 TITLE = "## pgbench under capture: BPF vs perf backend (issue 12)"
 WINDOW = 64 << 20
 
@@ -140,7 +141,8 @@ class Rspd:
         recs = w["records"] + w["evicted_records"]
         return {"bytes_per_record": w["bytes"] / w["records"] if w["records"] else 0,
                 "records_per_s": recs / max(time.time() - self.t0, 1e-9),
-                "lost": st["capture"]["lost"] if "capture" in st else 0}
+                "lost": st["capture"]["lost"] if "capture" in st else 0,
+                "kinds": w.get("kinds", [])}
 
 
 class PerfRecord:
@@ -227,6 +229,7 @@ def main():
             row += "  |  |  |"
         lines.append(row)
     lines.append("")
+    lines += kinds_table([(m.name, extra[m.name]) for m in modes if isinstance(m, Rspd)])
     write_section(a.out, "\n".join(lines) + "\n")
     print("\n".join(lines))
 

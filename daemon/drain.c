@@ -18,6 +18,9 @@
 #endif
 #include "tracepoints/bpf_records.h"
 
+/* a sample's kind in the window is its evset entry (its evsel in the schema) */
+_Static_assert(RSP_EVSET_MAX <= RSP_WKIND_EVSELS, "every evset entry has a window kind");
+
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)
 {
 	for (int i = 0; i < RSP_EVSET_MAX; i++) {
@@ -60,20 +63,27 @@ static void add(_Atomic uint64_t *c, uint64_t v)
  * lookup (a short open-addressing probe) per sample. The schema's evsel
  * index is the evset entry index: register_ids() adds them in order.
  */
-static void note_delivered(struct rsp_drain *d, const struct perf_event_header *h)
+static int note_delivered(struct rsp_drain *d, const struct perf_event_header *h)
 {
 	int idx = h->size >= 16 ? rsp_schema__evsel_by_id(d->es->schema, ((const uint64_t *)h)[1])
 				: -1;
 
 	if (idx >= 0 && idx < RSP_EVSET_MAX)
 		add(&d->delivered[idx], 1);
+	return idx;
 }
 
 static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigned cpu,
 			const struct perf_event_header *h, uint64_t time)
 {
+	/* the window counts its bytes by kind: a sample's is its event (status) */
+	unsigned kind = RSP_WKIND_PERF(h->type);
+
 	if (h->type == PERF_RECORD_SAMPLE) {
-		note_delivered(d, h);
+		int idx = note_delivered(d, h);
+
+		if (idx >= 0)
+			kind = RSP_WKIND_EVSEL((unsigned)idx);
 	} else if (h->type == PERF_RECORD_LOST) {
 		const struct perf_record_lost *l = (const void *)h;
 
@@ -90,7 +100,7 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 	/* Side-band records (and gaps) for the process model: a few per second. */
 	if (h->type != PERF_RECORD_SAMPLE && d->sbq)
 		rsp_sbq__push(d->sbq, time, h);
-	if (d->window && rsp_window__append(d->window, cpu, time, h)) {
+	if (d->window && rsp_window__append_kind(d->window, cpu, time, h, kind)) {
 		/* Kept as a gap where it happened, like the kernel's own losses. */
 		add(&k->dropped, 1);
 		rsp_window__note_lost(d->window, cpu, time, 1);

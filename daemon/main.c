@@ -9,6 +9,7 @@
  * dumps (SIGUSR1, rspctl dump, --dump-on-exit): dump.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include "syscalls.h"
 #include "metrics.h"
 #include "rsp_tracefs.h"
+#include "tracepoints/bpf_records.h"
 
 /* The capture loop's own fds. */
 struct loop_fds {
@@ -130,7 +132,7 @@ static void load_sockets(struct rspd *d)
 
 static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen)
 {
-	struct rsp_window_config wc;
+	struct rsp_window_config wc = {0};
 	struct tep_handle *tep = rsp_tracefs__load(err, errlen);
 	int ret;
 
@@ -148,6 +150,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	wc.nr_cpus = d->es.max_cpu;
 	wc.chunk_size = d->cfg.chunk_size;
 	wc.streams_per_cpu = d->es.bpf ? 2 : 1; /* the perf rings, and the BPF rings */
+	/* compact BPF records carry their time: stored without the window's prefix */
+	wc.time_offset[1] = d->es.bpf ? offsetof(struct rsp_brec_hdr, time) : 0;
 	d->window = rsp_window__new(&wc);
 	if (!d->window) {
 		snprintf(err, errlen,

@@ -15,6 +15,7 @@
 #include <rsp/hist.h>
 #include <rsp/perfdata.h>
 #include <rsp/symbols.h>
+#include <rsp/wkind.h>
 #include "internal/cgroupq.h"
 #include "internal/fmt.h"
 #include "internal/json.h"
@@ -191,6 +192,47 @@ static json_t *json_cpus(const struct rsp_capture_info *ci)
 static double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;
+}
+
+/* The kinds the window holds, most bytes first (ties by kind); their count. */
+static size_t kinds_by_bytes(const struct rsp_window_stats *ws, unsigned *idx)
+{
+	size_t n = 0;
+
+	for (unsigned k = 0; k < RSP_WINDOW_KINDS; k++) {
+		size_t i = n++;
+
+		if (!ws->kinds[k].records) {
+			n--;
+			continue;
+		}
+		for (; i > 0 && ws->kinds[idx[i - 1]].bytes < ws->kinds[k].bytes; i--)
+			idx[i] = idx[i - 1];
+		idx[i] = k;
+	}
+	return n;
+}
+
+/* What each kind of record takes of the window (they add up to its records and bytes). */
+static json_t *json_kinds(const struct rsp_source *src, const struct rsp_window_stats *ws)
+{
+	unsigned idx[RSP_WINDOW_KINDS];
+	size_t n = kinds_by_bytes(ws, idx);
+	json_t *arr = json_array();
+	char name[80];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_wkind_count *c = &ws->kinds[idx[i]];
+		json_t *o = json_object();
+
+		rsp_json__set_str(o, "kind",
+				  rsp_wkind__name(src->schema, idx[i], name, sizeof(name)));
+		rsp_json__set_u64(o, "records", c->records);
+		rsp_json__set_u64(o, "bytes", c->bytes);
+		rsp_json__set_real(o, "bytes_per_record", (double)c->bytes / (double)c->records);
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 static json_t *json_window(const struct rsp_window_stats *ws)
@@ -508,6 +550,7 @@ static int render_json(const struct rsp_source *src, const struct rsp_window_sta
 	if (src->dump)
 		json_object_set_new(o, "dump", json_dump(src->dump));
 	json_object_set_new(o, "window", json_window(ws));
+	json_object_set_new(json_object_get(o, "window"), "kinds", json_kinds(src, ws));
 	json_object_set_new(o, "hist", json_hist(src));
 	if (pid >= 0) {
 		json_object_set_new(o, "query_pid", json_integer(pid));
@@ -662,6 +705,43 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 			ci->dwarf[0] ? ci->dwarf : "none", ci->dwarf_stack);
 	text_families(ci, out);
 	text_cpus(ci, out);
+}
+
+/* One line (wrapped): the kinds that take the most of the window's bytes. */
+static void text_kinds(const struct rsp_source *src, const struct rsp_window_stats *ws,
+		       struct rsp_buf *out)
+{
+	unsigned idx[RSP_WINDOW_KINDS];
+	size_t n = kinds_by_bytes(ws, idx), shown = n > 6 ? 5 : n, col;
+	uint64_t rest = 0;
+	char name[80], item[128];
+
+	if (!n || !ws->bytes_used)
+		return;
+	rsp_buf__puts(out, "        bytes by kind (bytes per record):");
+	col = 41;
+	for (size_t i = 0; i < n; i++) {
+		const struct rsp_wkind_count *c = &ws->kinds[idx[i]];
+
+		if (i >= shown) {
+			rest += c->bytes;
+			continue;
+		}
+		snprintf(item, sizeof(item), " %s %.1f%% (%.0f)%s",
+			 rsp_wkind__name(src->schema, idx[i], name, sizeof(name)),
+			 pct(c->bytes, ws->bytes_used), (double)c->bytes / (double)c->records,
+			 i + 1 < n ? "," : "");
+		if (col + strlen(item) > 79) {
+			rsp_buf__puts(out, "\n           ");
+			col = 11;
+		}
+		rsp_buf__puts(out, item);
+		col += strlen(item);
+	}
+	if (rest)
+		rsp_buf__printf(out, "%s %zu more %.1f%%", col + 16 > 79 ? "\n           " : "",
+				n - shown, pct(rest, ws->bytes_used));
+	rsp_buf__puts(out, "\n");
 }
 
 static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct rsp_buf *out)
@@ -829,6 +909,8 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 	else if (src->offline)
 		rsp_buf__printf(out, "dump %s\n", src->path ? src->path : "");
 	text_window(&ws, src->now, out);
+	if (ws.records)
+		text_kinds(src, &ws, out);
 	text_hist(src, out);
 	if (events)
 		text_events(events, out);

@@ -7,7 +7,8 @@ sched:sched_switch` beside rspd: the child's snapshot follows as many sleeps
 as perf saw it switch out into a sleep (within 2), in pipe_read (its kernel
 stacks come from STACK records, its name from a COMM record); the dump of
 the window, read back by `rspctl analyze`, answers the same; status names
-the backend. `--capture auto` where BPF is refused (the verifier rejects a
+the backend, and its window's bytes by kind add up to the window's, a BPF
+switch taking its own 40 bytes (no time prefix). `--capture auto` where BPF is refused (the verifier rejects a
 program, on demand: RSP_TEST_BPF_REFUSE) falls back to perf and status says
 why; `--capture bpf` refused does not start, with one sentence."""
 import json
@@ -28,10 +29,28 @@ if "built without the BPF backend" in p.stderr + p.stdout:
 t.check(p.returncode != 0 and "--capture bpf: the kernel's verifier refused rsp's BPF program"
         in p.stderr + p.stdout, "--capture bpf refused: rspd does not start, and says why")
 
+
+
+def check_kinds(st, backend):
+    """status's window by kind: the kinds add up to the window's records and
+    bytes (one count, taken once), and every sample is named by its event."""
+    win = st["window"]
+    kinds = {k["kind"]: k for k in win["kinds"]}
+    t.check(sum(k["records"] for k in win["kinds"]) == win["records"] and
+            sum(k["bytes"] for k in win["kinds"]) == win["bytes"] and win["records"] > 0,
+            "%s: the window's kinds add up to its %d records and %d bytes" % (
+                backend, win["records"], win["bytes"]))
+    t.check(not [k for k in kinds if k == "perf:SAMPLE" or k.startswith("sample of")],
+            "%s: every sample kind is named by its event (%s)" % (backend, sorted(kinds)))
+    return kinds
+
+
 with t.Rspd("--capture", "auto", env={"RSP_TEST_BPF_REFUSE": "1"}) as d:
-    cfg = d.json("status")["config"]
+    st = d.json("status")
+    cfg = st["config"]
     t.check(cfg["capture"] == "perf" and "verifier refused" in cfg.get("capture_note", ""),
             "--capture auto, BPF refused: perf, and why (%s)" % cfg.get("capture_note"))
+    check_kinds(st, "perf backend")
 
 with t.Rspd("--capture", "bpf") as d:
     st = d.json("status")
@@ -61,6 +80,16 @@ with t.Rspd("--capture", "bpf") as d:
             "its sleeps name pipe_read (kernel stacks from STACK records) and the program "
             "its name (a COMM record)")
     t.check(d.ctl("graph", "--last", last)[0] == 0, "graph answers from BPF records")
+    # The window stores a compact record as it is (its time is in its header):
+    # a switch takes its 40 bytes (struct rsp_brec_switch), not 48 with a prefix.
+    kinds = check_kinds(d.json("status"), "bpf backend")
+    sw = kinds.get("bpf:switch") or kinds.get("bpf:switch_stack")
+    t.check(sw is not None, "the window holds BPF switch records (%s)" % sorted(kinds))
+    want = 40 if "bpf:switch" in kinds else 56
+    t.check(sw["bytes"] == want * sw["records"],
+            "a BPF switch record takes %d bytes in the window, no time prefix (%d records, "
+            "%d bytes)" % (want, sw["records"], sw["bytes"]))
+    t.check("bytes by kind (bytes per record):" in d.ctl("status")[1], "text status shows the bytes by kind")
     path = os.path.join(d.dir, "bpf.perf.data")
     d.ctl("dump", "-o", path)
     p = t.run([t.RSPCTL, "analyze", path, "snapshot", str(w["child"]), "--last", last, "--min",

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <rsp/record.h>
 #include <rsp/window.h>
+#include "tracepoints/bpf_records.h"
 
 /* A record in rsp's layout: header, identifier, ip, tid, time, cpu, payload. */
 struct fake {
@@ -387,6 +388,293 @@ static void test_append_ref(void **state)
 	rsp_window__delete(w);
 }
 
+/*
+ * Self-timed streams (time_offset): records of rsp's BPF layout, which
+ * carry their time at offsetof(struct rsp_brec_hdr, time), are stored
+ * without the 8-byte prefix.
+ */
+struct brec {
+	struct rsp_brec_hdr h;
+	uint64_t tag;
+}; /* 32 bytes */
+
+static struct brec make_b(uint64_t time, unsigned cpu, uint64_t tag)
+{
+	struct brec b;
+
+	memset(&b, 0, sizeof(b));
+	b.h.type = RSP_BREC_TYPE(RSP_BREC_SWITCH);
+	b.h.cpu = cpu;
+	b.h.size = sizeof(b);
+	b.h.time = time;
+	b.tag = tag;
+	return b;
+}
+
+/* @cpus CPUs, two streams each: perf records (prefixed), then BPF records (self-timed). */
+static struct rsp_window *timed_window(size_t budget, unsigned cpus, size_t chunk)
+{
+	struct rsp_window_config c = {.budget = budget,
+				      .nr_cpus = cpus,
+				      .chunk_size = chunk,
+				      .streams_per_cpu = 2,
+				      .time_offset = {0, offsetof(struct rsp_brec_hdr, time)}};
+	struct rsp_window *w = rsp_window__new(&c);
+
+	assert_non_null(w);
+	return w;
+}
+
+static uint64_t entry_tag(const struct rsp_wentry *e)
+{
+	if (RSP_BREC_IS_TYPE(e->rec->type))
+		return ((const struct brec *)e->rec)->tag;
+	return tag_of(e);
+}
+
+static void test_self_timed_merge(void **state)
+{
+	struct rsp_window *w = timed_window(1 << 20, 2, 4096);
+	struct rsp_window_stats st;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	uint64_t n = 0;
+
+	/* time t = 10 * i (i from 10) + cpu + 5 * bpf: the four streams interleave. */
+	for (uint64_t i = 10; i < 110; i++) {
+		for (unsigned cpu = 0; cpu < 2; cpu++) {
+			struct fake f = make(10 * i + cpu, cpu, 10 * i + cpu);
+			struct brec b = make_b(10 * i + cpu + 5, cpu, 10 * i + cpu + 5);
+
+			assert_int_equal(rsp_window__append(w, cpu, f.time, &f.h), 0);
+			assert_int_equal(rsp_window__append(w, 2 + cpu, b.h.time, (void *)&b), 0);
+		}
+	}
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	it = rsp_witer__new(s, 0, UINT64_MAX);
+	while (rsp_witer__next(it, &e)) {
+		uint64_t i = 10 + n / 4, k = n % 4;
+		uint64_t want = 10 * i + (k == 0 ? 0 : k == 1 ? 1 : k == 2 ? 5 : 6);
+
+		assert_int_equal(e.time, want);
+		assert_int_equal(entry_tag(&e), want);
+		assert_int_equal(e.cpu, want % 5);
+		assert_int_equal(RSP_BREC_IS_TYPE(e.rec->type), k >= 2);
+		n++;
+	}
+	assert_int_equal(n, 400);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.records, 400);
+	assert_int_equal(st.oldest, 100);
+	assert_int_equal(st.newest, 1096);
+	/* the perf records with their prefix, the BPF records as they are */
+	assert_int_equal(st.bytes_used,
+			 200 * (8 + sizeof(struct fake)) + 200 * sizeof(struct brec));
+	rsp_window__delete(w);
+}
+
+/* A record that does not carry its time at the offset keeps the time it was appended with. */
+static void test_self_timed_foreign_records(void **state)
+{
+	struct rsp_window *w = timed_window(1 << 20, 1, 4096);
+	struct rsp_window_stats st;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	struct brec a = make_b(10, 0, 1), odd = make_b(40, 0, 3), b = make_b(50, 0, 4);
+	struct perf_event_header bare = {.type = PERF_RECORD_SAMPLE, .size = 8};
+	uint64_t times[5], n = 0;
+
+	assert_int_equal(rsp_window__append(w, 1, 10, (void *)&a), 0);
+	assert_int_equal(rsp_window__note_lost(w, 1, 20, 7), 0);
+	assert_int_equal(rsp_window__append(w, 1, 30, &bare), 0); /* too short to hold a time */
+	assert_int_equal(rsp_window__append(w, 1, 45, (void *)&odd), 0); /* says 40 */
+	assert_int_equal(rsp_window__append(w, 1, 50, (void *)&b), 0);
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	it = rsp_witer__new(s, 0, UINT64_MAX);
+	while (rsp_witer__next(it, &e)) {
+		assert_true(n < 5);
+		times[n++] = e.time;
+		if (e.rec->type == PERF_RECORD_LOST) {
+			const uint64_t *words = (const uint64_t *)(e.rec + 1);
+
+			assert_int_equal(words[1], 7);
+			assert_int_equal(rsp_layout__time(e.rec), 20);
+			assert_int_equal(rsp_layout__cpu(e.rec), 0);
+		}
+		if (e.rec->type == PERF_RECORD_SAMPLE)
+			assert_int_equal(e.rec->size, 8);
+	}
+	assert_int_equal(n, 5);
+	assert_int_equal(times[0], 10);
+	assert_int_equal(times[1], 20);
+	assert_int_equal(times[2], 30);
+	assert_int_equal(times[3], 45);
+	assert_int_equal(times[4], 50);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.lost_marked, 7);
+	/* two records as they are; the gap (56 bytes), the bare header and the odd one wrapped */
+	assert_int_equal(st.bytes_used, 2 * 32 + (16 + 56) + (16 + 8) + (16 + 32));
+	rsp_window__delete(w);
+}
+
+/*
+ * The same budget holds more self-timed records: 16 KiB, 4 chunks of 4096
+ * bytes, 32-byte records: 128 per chunk as they are, 102 with the prefix.
+ */
+static size_t fill_stream(unsigned stream, uint64_t n, struct rsp_window_stats *st)
+{
+	struct rsp_window *w = timed_window(16384, 1, 4096);
+
+	/* ten chunks' worth: the window ends with its four newest, full */
+	for (uint64_t i = 0; i < n; i++) {
+		struct brec b = make_b(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, stream, i, (void *)&b), 0);
+	}
+	rsp_window__stats(w, st);
+	rsp_window__delete(w);
+	return st->records;
+}
+
+static void test_self_timed_budget(void **state)
+{
+	struct rsp_window_stats st;
+
+	assert_int_equal(fill_stream(1, 10 * 128, &st), 4 * 128);
+	assert_int_equal(st.chunks, 4);
+	assert_int_equal(st.bytes_used, 4 * 128 * 32);
+	assert_int_equal(st.oldest, 6 * 128);
+	assert_int_equal(fill_stream(0, 10 * 102, &st), 4 * 102);
+	assert_int_equal(st.chunks, 4);
+	assert_int_equal(st.bytes_used, 4 * 102 * 40);
+}
+
+static void test_self_timed_pin_survives_eviction(void **state)
+{
+	struct rsp_window *w = timed_window(16384, 1, 4096);
+	struct rsp_window_stats st;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	uint64_t expect = 0;
+
+	for (uint64_t i = 0; i < 50; i++) {
+		struct brec b = make_b(i, 0, i);
+
+		rsp_window__append(w, 1, i, (void *)&b);
+	}
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	for (uint64_t i = 50; i < 2000; i++) {
+		struct brec b = make_b(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 1, i, (void *)&b), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_true(st.oldest > 50);
+	it = rsp_witer__new(s, 10, 39);
+	expect = 10;
+	while (rsp_witer__next(it, &e)) {
+		assert_int_equal(e.time, expect);
+		assert_int_equal(entry_tag(&e), expect);
+		expect++;
+	}
+	assert_int_equal(expect, 40);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	rsp_window__delete(w);
+}
+
+static void test_self_timed_bad_offset(void **state)
+{
+	struct rsp_window_config c = {.budget = 1 << 20, .nr_cpus = 1, .streams_per_cpu = 2};
+
+	c.time_offset[1] = 12; /* not a multiple of 8 */
+	assert_null(rsp_window__new(&c));
+	assert_int_equal(errno, EINVAL);
+	c.time_offset[1] = 0;
+	c.time_offset[2] = 8; /* a source the window does not have */
+	assert_null(rsp_window__new(&c));
+	assert_int_equal(errno, EINVAL);
+}
+
+/* Records and bytes by kind: counted at append, gone with an evicted chunk. */
+static void test_kinds(void **state)
+{
+	struct rsp_window *w = timed_window(16384, 1, 4096);
+	struct rsp_window_stats st;
+	struct fake odd = make(12, 0, 0);
+	uint64_t recs = 0, bytes = 0;
+
+	for (uint64_t i = 1; i <= 10; i++) {
+		struct fake f = make(i, 0, i);
+		struct brec b = make_b(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, i, &f.h), 0);
+		assert_int_equal(rsp_window__append_kind(w, 0, i, &f.h, RSP_WKIND_EVSEL(3)), 0);
+		assert_int_equal(rsp_window__append(w, 1, i, (void *)&b), 0);
+	}
+	assert_int_equal(rsp_window__note_lost(w, 1, 11, 2), 0);
+	assert_int_equal(rsp_window__append_kind(w, 0, 12, &odd.h, RSP_WINDOW_KINDS), -EINVAL);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_SAMPLE)].records, 10);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_SAMPLE)].bytes,
+			 10 * (8 + sizeof(struct fake)));
+	assert_int_equal(st.kinds[RSP_WKIND_EVSEL(3)].records, 10);
+	assert_int_equal(st.kinds[RSP_WKIND_EVSEL(3)].bytes, 10 * (8 + sizeof(struct fake)));
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].records, 10);
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].bytes, 10 * 32);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_LOST)].records, 1);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_LOST)].bytes, 16 + 56);
+	for (unsigned k = 0; k < RSP_WINDOW_KINDS; k++) {
+		recs += st.kinds[k].records;
+		bytes += st.kinds[k].bytes;
+	}
+	assert_int_equal(recs, 31);
+	assert_int_equal(st.records, 31);
+	assert_int_equal(bytes, st.bytes_used);
+	/* fill both streams with BPF records: the first chunks are evicted, their counts go */
+	for (uint64_t i = 100; i < 2100; i++) {
+		struct brec b = make_b(i, 0, i);
+
+		assert_int_equal(rsp_window__append(w, 0, i, (void *)&b), 0);
+		assert_int_equal(rsp_window__append(w, 1, i, (void *)&b), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.kinds[RSP_WKIND_EVSEL(3)].records, 0);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_SAMPLE)].records, 0);
+	assert_int_equal(st.kinds[RSP_WKIND_PERF(PERF_RECORD_LOST)].records, 0);
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].records, st.records);
+	assert_int_equal(st.kinds[RSP_WKIND_BPF(RSP_BREC_SWITCH)].bytes, st.bytes_used);
+	/* 4 chunks: the prefixed stream's hold 102 records (40 bytes), the other's 128 (32) */
+	assert_true(st.records >= 3 * 102 && st.records <= 4 * 128);
+	assert_true(st.bytes_used % 8 == 0 && st.bytes_used <= 4 * 4096);
+	rsp_window__delete(w);
+}
+
+/* Records held by reference count as other, 16 bytes each. */
+static void test_kinds_of_refs(void **state)
+{
+	struct rsp_window *w = window(1 << 20, 1, 4096);
+	static struct fake recs[5];
+	struct rsp_window_stats st;
+
+	for (int i = 0; i < 5; i++) {
+		recs[i] = make(i + 1, 0, i);
+		assert_int_equal(rsp_window__append_ref(w, 0, i + 1, &recs[i].h), 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.kinds[RSP_WKIND_OTHER].records, 5);
+	assert_int_equal(st.kinds[RSP_WKIND_OTHER].bytes, 5 * 16);
+	assert_int_equal(st.bytes_used, 5 * 16);
+	rsp_window__delete(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +690,13 @@ int main(void)
 		cmocka_unit_test(test_budget_too_small),
 		cmocka_unit_test(test_chunk_size_derived),
 		cmocka_unit_test(test_append_ref),
+		cmocka_unit_test(test_self_timed_merge),
+		cmocka_unit_test(test_self_timed_foreign_records),
+		cmocka_unit_test(test_self_timed_budget),
+		cmocka_unit_test(test_self_timed_pin_survives_eviction),
+		cmocka_unit_test(test_self_timed_bad_offset),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_kinds_of_refs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,12 @@
  *
  * Each stored entry is the record's timestamp (u64) followed by the record
  * as the kernel wrote it; or, for records appended by reference (a file
- * mapped for reading), the timestamp and a pointer to the record.
+ * mapped for reading), the timestamp and a pointer to the record. A source
+ * whose records carry their own time at a fixed offset (rsp's compact BPF
+ * records: struct rsp_brec_hdr) is declared so (time_offset) and its
+ * records are stored as they are, without the prefix; a record of such a
+ * stream that does not carry the time it is appended with there (a gap
+ * marker) is stored behind a 16-byte wrapper that holds its time.
  */
 struct rsp_window;
 struct rsp_wsnap;
@@ -35,13 +40,43 @@ struct rsp_window_config {
 	 * (rspd: 0 its perf ring, 1 its BPF ring); entries say the CPU.
 	 */
 	unsigned streams_per_cpu;
+	/*
+	 * Per source k (the k of the streams above): 0, its records are stored
+	 * behind an 8-byte time prefix; else the offset in each of its records
+	 * of the u64 time (a multiple of 8, at least 8), which the window reads
+	 * there instead (rspd: offsetof(struct rsp_brec_hdr, time) for its BPF
+	 * rings). The time a record is appended with stays the one readers get.
+	 */
+	uint16_t time_offset[4];
+};
+
+/*
+ * Kinds of records, counted per chunk so that the stats say what the
+ * window's bytes hold: perf record types (a sample of an event the writer
+ * did not name counts as PERF_RECORD_SAMPLE), rsp's compact BPF records by
+ * their kind, and samples of the schema's evsel i (rsp_window__append_kind()).
+ * 0: anything else. rsp_wkind__name() (rsp/wkind.h) names them.
+ */
+#define RSP_WKIND_OTHER	     0u
+#define RSP_WKIND_PERF(type) ((type) < 32u ? (unsigned)(type) : RSP_WKIND_OTHER)
+#define RSP_WKIND_BPF(kind)  ((kind) < 32u ? 32u + (unsigned)(kind) : RSP_WKIND_OTHER)
+#define RSP_WKIND_EVSELS     96u
+#define RSP_WKIND_EVSEL(i)   ((i) < RSP_WKIND_EVSELS ? 64u + (unsigned)(i) : RSP_WKIND_PERF(9u))
+#define RSP_WINDOW_KINDS     (64u + RSP_WKIND_EVSELS)
+
+/* Records and bytes (what they take of the chunks, prefixes included) of one kind. */
+struct rsp_wkind_count {
+	uint64_t records;
+	uint64_t bytes;
 };
 
 struct rsp_window_stats {
 	size_t budget;
 	size_t chunk_size;
 	size_t bytes_used;	/* chunk bytes used: records with their 8-byte time
-				 * prefixes, 16 bytes per record held by reference */
+				 * prefixes (none for self-timed sources, see
+				 * time_offset), 16 bytes per record held by
+				 * reference */
 	size_t bytes_allocated; /* chunk memory, including pinned evicted chunks */
 	uint64_t chunks;	/* chunks in the window */
 	uint64_t records;	/* records in the window */
@@ -53,6 +88,9 @@ struct rsp_window_stats {
 	uint64_t oldest;	/* time of the oldest record held, 0 if empty */
 	uint64_t newest;	/* time of the newest record held */
 	uint64_t complete_from; /* every CPU's records are complete from here on */
+	/* what the window holds by kind (RSP_WKIND_*): they add up to records
+	 * and bytes_used, which are taken from the same counts */
+	struct rsp_wkind_count kinds[RSP_WINDOW_KINDS];
 };
 
 /** One record of a window, as an iterator yields it. */
@@ -67,7 +105,8 @@ struct rsp_wentry {
  *
  * The budget must hold at least two chunks per CPU; the chunk size shrinks
  * (down to 8 KiB) to make it so. Return: the window or NULL (errno set:
- * EINVAL for a budget too small, ENOMEM). Free with rsp_window__delete().
+ * EINVAL for a budget too small or a time_offset not a multiple of 8,
+ * ENOMEM). Free with rsp_window__delete().
  */
 RSP_API struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg);
 /** rsp_window__delete() - free the window; every snapshot must be unpinned. NULL is fine. */
@@ -86,6 +125,16 @@ RSP_API void rsp_window__delete(struct rsp_window *w);
  */
 RSP_API int rsp_window__append(struct rsp_window *w, unsigned cpu, uint64_t time,
 			       const struct perf_event_header *rec);
+
+/**
+ * rsp_window__append_kind() - rsp_window__append(), naming the record's kind
+ * @kind: RSP_WKIND_*, below RSP_WINDOW_KINDS (rsp_window__append() takes it
+ *        from the header: the perf record type, or the BPF record's kind)
+ *
+ * Return: as rsp_window__append(); -EINVAL for a kind out of range too.
+ */
+RSP_API int rsp_window__append_kind(struct rsp_window *w, unsigned cpu, uint64_t time,
+				    const struct perf_event_header *rec, unsigned kind);
 
 /**
  * rsp_window__append_ref() - store a reference to a record (writer only)
