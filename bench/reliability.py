@@ -21,7 +21,7 @@ under /tmp, named in the output.
 It writes its own section of BENCHMARKS.md, "## Reliability
 (bench/reliability.py)": a table test x backend -> passes/runs (skips
 apart), and the one-line reason of each failure (the test's FAIL: line). A
-backend not run this time keeps its column from the previous run.
+test or backend not run this time keeps its cells from the previous run.
 
 EXAMPLES
   sudo bench/reliability.py --runs 10 --backend bpf
@@ -54,6 +54,7 @@ ISSUE14 = [
     "test_net_tcp",             # a client/server pair on loopback: graph and net
     "test_snapshot_net",        # the same pair: the client's chain reaches the server
     "test_hist_save_diff",      # hist --diff pairing and ranking
+    "test_hist_mutex",          # hist --processes --diff: a new process's lock waits selected
 ]
 
 
@@ -133,9 +134,14 @@ def load_state(path):
         return {}
     j = text.find(" -->", i)
     try:
-        return json.loads(text[i + len(STATE):j])
+        state = json.loads(text[i + len(STATE):j])
     except ValueError:
         return {}
+    for b in state.values():  # a first version kept the command per backend
+        for r in b.get("tests", {}).values():
+            for k in ("when", "command", "machine"):
+                r.setdefault(k, b.get(k, "?"))
+    return state
 
 
 def machine():
@@ -157,9 +163,13 @@ def render(state):
            "test_graph_fsync_shared the knot on a shared one). passes/runs; skipped runs "
            "(exit 77) are counted apart and not as passes. Written by "
            "`sudo bench/reliability.py`.", ""]
+    runs = []
     for b in backends:
-        out.append("- %s: `sudo %s` — %s, %s" % (b, state[b]["command"], state[b]["when"],
-                                                  state[b]["machine"]))
+        for r in state[b]["tests"].values():
+            line = "- `sudo %s` — %s, %s" % (r["command"], r["when"], r["machine"])
+            if line not in runs:
+                runs.append(line)
+    out += runs
     out += ["", "| test | " + " | ".join(backends) + " |",
             "|---|" + "---|" * len(backends)]
     for n in names:
@@ -248,9 +258,11 @@ def main():
     if not a.no_write:
         state = load_state(a.out)
         cmd = " ".join(["bench/reliability.py"] + sys.argv[1:])
-        for b in a.backends:
-            state[b] = {"when": time.strftime("%Y-%m-%d %H:%M"), "command": cmd,
-                        "machine": machine(), "tests": res[b]}
+        for b in a.backends:  # the tests run now replace theirs; others stay
+            prev = state.get(b, {}).get("tests", {})
+            for r in res[b].values():
+                r.update(when=time.strftime("%Y-%m-%d %H:%M"), command=cmd, machine=machine())
+            state[b] = {"tests": dict(prev, **res[b])}
         write_section(a.out, state)
         print("%s: section \"%s\" written" % (a.out, SECTION))
     bad = sum(r["runs"] - r["pass"] for b in res.values() for r in b.values())
