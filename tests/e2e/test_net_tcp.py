@@ -17,7 +17,7 @@ with t.Rspd() as d, t.Background(os.environ.get("RSP_TEST_DIR", "/var/tmp")):
     d.settle()
     nt.check_graph(d, w)
     nt.check_net(d, w, "tcp", need_addresses=True)
-    _, text, _ = d.ctl("net", "--pid", str(w["client"]), "--last", nt.last(w))
+    _, text, _ = d.ctl("net", "--pid", str(w["client"]), *nt.rng(w))
     print(text)
     t.check(all(len(line) < 80 for line in text.splitlines()), "text lines under 80 columns")
     t.check("127.0.0.1:%d" % w["port"] in text and "over loopback" in text,
