@@ -311,6 +311,18 @@ struct rsp_symbolizer *rspd_livemodel__acquire(struct rspd *d)
 	return m->sym;
 }
 
+/* With the lock held: the model brought up to date, or false (unlocked) before its first load. */
+static bool begin_loaded(struct rspd_livemodel *m)
+{
+	if (!m->loaded) {
+		pthread_mutex_unlock(&m->lock);
+		return false;
+	}
+	sync_model(m);
+	rsp_symbolizer__begin(m->sym);
+	return true;
+}
+
 struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d)
 {
 	struct rspd_livemodel *m = d->livemodel;
@@ -318,13 +330,7 @@ struct rsp_symbolizer *rspd_livemodel__try_acquire(struct rspd *d)
 	if (!m)
 		return NULL;
 	pthread_mutex_lock(&m->lock);
-	if (!m->loaded) {
-		pthread_mutex_unlock(&m->lock);
-		return NULL;
-	}
-	sync_model(m);
-	rsp_symbolizer__begin(m->sym);
-	return m->sym;
+	return begin_loaded(m) ? m->sym : NULL;
 }
 
 struct rsp_symbolizer *rspd_livemodel__acquire_nowait(struct rspd *d, bool *busy)
@@ -338,13 +344,10 @@ struct rsp_symbolizer *rspd_livemodel__acquire_nowait(struct rspd *d, bool *busy
 		*busy = true;
 		return NULL;
 	}
-	if (!m->loaded) {
-		pthread_mutex_unlock(&m->lock);
+	if (!begin_loaded(m)) {
 		*busy = true;
 		return NULL;
 	}
-	sync_model(m);
-	rsp_symbolizer__begin(m->sym);
 	return m->sym;
 }
 
