@@ -35,14 +35,17 @@ int main(int argc, char **argv)
 	}
 	skel = rsp_sc_floor__open();
 	if (!skel) {
-		fprintf(stderr, "rsp-bench-sc-floor: cannot open the BPF object: %s\n", strerror(errno));
+		fprintf(stderr, "rsp-bench-sc-floor: cannot open the BPF object: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	if (!sw)
 		bpf_program__set_autoload(skel->progs.rsp_floor_switch, false);
 	if (rsp_sc_floor__load(skel) || rsp_sc_floor__attach(skel)) {
-		fprintf(stderr, "rsp-bench-sc-floor: cannot load or attach the empty programs "
-				"(run as root on a kernel with BTF): %s\n", strerror(errno));
+		fprintf(stderr,
+			"rsp-bench-sc-floor: cannot load or attach the empty programs "
+			"(run as root on a kernel with BTF): %s\n",
+			strerror(errno));
 		rsp_sc_floor__destroy(skel);
 		return 1;
 	}
@@ -62,7 +65,8 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0) {
 		execvp(argv[i], argv + i);
-		fprintf(stderr, "rsp-bench-sc-floor: cannot run %s: %s\n", argv[i], strerror(errno));
+		fprintf(stderr, "rsp-bench-sc-floor: cannot run %s: %s\n", argv[i],
+			strerror(errno));
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)

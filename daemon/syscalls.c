@@ -48,6 +48,12 @@
 #include "syscalls.skel.h"
 #endif
 
+/* A thread that exec'd, and its name since (sc_renamed); the tid first: cmp_u32 sorts them. */
+struct renamed {
+	uint32_t tid;
+	struct rsp_sc_name name;
+};
+
 struct rspd_syscalls {
 	_Atomic bool on;
 	char why_off[400]; /* set before the analysis thread starts reading */
@@ -65,8 +71,7 @@ struct rspd_syscalls {
 	uint32_t *exited; /* tids popped from sc_exited, sorted */
 	unsigned nr_exited;
 	/* sc_renamed as of this read, sorted by tid: the names of threads that exec'd */
-	uint32_t *rn_tid;
-	struct rsp_sc_name *rn;
+	struct renamed *rn;
 	unsigned nr_rn;
 	uint64_t last_read, last_sweep;
 	/* analysis thread writes, status reads */
@@ -98,13 +103,12 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 	s->bvals = calloc((size_t)BATCH * s->nr_cpus, s->stride);
 	s->gone = calloc(s->max_keys, sizeof(*s->gone));
 	s->exited = calloc(RSP_SC_EXIT_QUEUE, sizeof(*s->exited));
-	s->rn_tid = calloc(RSP_SC_RENAMED, sizeof(*s->rn_tid));
 	s->rn = calloc(RSP_SC_RENAMED, sizeof(*s->rn));
 	/* the threads' keys and the per-number overflow keys */
 	s->sp = rsp_sysprof__new(s->max_keys + RSP_SC_MAX_NR);
 	s->skel = rsp_syscalls__open();
-	if (!s->vals || !s->bkeys || !s->bvals || !s->gone || !s->exited || !s->rn_tid || !s->rn ||
-	    !s->sp || !s->skel) {
+	if (!s->vals || !s->bkeys || !s->bvals || !s->gone || !s->exited || !s->rn || !s->sp ||
+	    !s->skel) {
 		snprintf(why, n, "cannot open the syscall programs: %s", strerror(errno));
 		return -1;
 	}
@@ -198,7 +202,7 @@ static void pop_exited(struct rspd_syscalls *s)
 
 static bool renamed_tid(const struct rspd_syscalls *s, uint32_t tid)
 {
-	return bsearch(&tid, s->rn_tid, s->nr_rn, sizeof(tid), cmp_u32) != NULL;
+	return bsearch(&tid, s->rn, s->nr_rn, sizeof(*s->rn), cmp_u32) != NULL;
 }
 
 /*
@@ -210,31 +214,16 @@ static bool renamed_tid(const struct rspd_syscalls *s, uint32_t tid)
 static void read_renamed(struct rspd_syscalls *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.sc_renamed);
-	uint32_t k, next, *prev = NULL, order[RSP_SC_RENAMED];
-	struct rsp_sc_name v[RSP_SC_RENAMED];
-	uint32_t t[RSP_SC_RENAMED];
+	uint32_t k, next, *prev = NULL;
 	unsigned n = 0;
 
 	while (n < RSP_SC_RENAMED && !bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
-		if (!bpf_map_lookup_elem(fd, &k, &v[n]))
-			t[n++] = k;
+		if (!bpf_map_lookup_elem(fd, &k, &s->rn[n].name))
+			s->rn[n++].tid = k;
 	}
-	/* sorted by tid (insertion: at most RSP_SC_RENAMED entries, read 4 times a second) */
-	for (unsigned i = 0; i < n; i++) {
-		unsigned j = i;
-
-		while (j && t[order[j - 1]] > t[i]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = i;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		s->rn_tid[i] = t[order[i]];
-		s->rn[i] = v[order[i]];
-	}
+	qsort(s->rn, n, sizeof(*s->rn), cmp_u32); /* by tid, the first member */
 	s->nr_rn = n;
 }
 
@@ -251,8 +240,8 @@ static void drop_renamed(struct rspd_syscalls *s)
 /* The name of thread (@tgid, @tid) since its exec, or NULL. */
 static const struct rsp_sc_name *renamed(const struct rspd_syscalls *s, uint32_t tgid, uint32_t tid)
 {
-	const uint32_t *p = bsearch(&tid, s->rn_tid, s->nr_rn, sizeof(tid), cmp_u32);
-	const struct rsp_sc_name *n = p ? &s->rn[p - s->rn_tid] : NULL;
+	const struct renamed *r = bsearch(&tid, s->rn, s->nr_rn, sizeof(*s->rn), cmp_u32);
+	const struct rsp_sc_name *n = r ? &r->name : NULL;
 
 	return n && n->tgid == tgid ? n : NULL;
 }
@@ -437,7 +426,6 @@ void rspd_syscalls__close(struct rspd *d)
 	free(s->bvals);
 	free(s->gone);
 	free(s->exited);
-	free(s->rn_tid);
 	free(s->rn);
 #endif
 	free(s);
