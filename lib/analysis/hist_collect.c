@@ -283,6 +283,8 @@ static void fill_notes(struct collect *c)
 
 	rsp_hist_store__stats(st, &s);
 	c->set->since = s.first;
+	if (!c->q->ranged)
+		c->set->evictions = s.evictions;
 	c->set->progress = s.progress;
 	c->set->gaps = s.gaps;
 	c->set->gap_ns = s.gap_ns;

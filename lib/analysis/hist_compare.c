@@ -260,8 +260,15 @@ int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set
 	}
 	d->resolution = cur->resolution;
 	d->min_count = cfg->min_count;
-	for (size_t i = 0; i < d->n; i++)
-		pair_measure(&d->v[i], d->resolution, cfg);
+	d->folded_base = rsp_hist_set__folded(base);
+	d->folded_cur = rsp_hist_set__folded(cur);
+	for (size_t i = 0; i < d->n; i++) {
+		struct rsp_hist_pair *p = &d->v[i];
+
+		pair_measure(p, d->resolution, cfg);
+		p->unsure = (!p->count_cur && rsp_hist_set__folded(cur)) ||
+			    (!p->count_base && rsp_hist_set__folded(base));
+	}
 	if (verdicts(d, cfg)) {
 		rsp_hist_diff__delete(d);
 		return -ENOMEM;

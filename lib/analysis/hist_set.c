@@ -217,6 +217,11 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 	return 0;
 }
 
+uint64_t rsp_hist_set__folded(const struct rsp_hist_set *s)
+{
+	return s->ranged ? s->overflow : s->evictions;
+}
+
 void rsp_hist_set__fold(struct rsp_hist_set *s)
 {
 	if (s->resolution == 1)

@@ -162,6 +162,7 @@ int rsp_hist_set__render_json(const struct rsp_hist_set *s, unsigned flags, stru
 			    json_pack("{s:o, s:f}", "count", rsp_hist_json__u64(s->gaps), "seconds",
 				      secs(s->gap_ns)));
 	json_object_set_new(o, "slice_overflow", rsp_hist_json__u64(s->overflow));
+	json_object_set_new(o, "evictions", rsp_hist_json__u64(s->evictions));
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(arr, json_profile(&s->v[i], flags));
 	json_object_set_new(o, "profiles", arr);
@@ -547,6 +548,14 @@ static int load_root(struct loader *l, json_t *root, struct rsp_hist_set **out)
 		}
 		set->since = set->from;
 		set->progress = set->to;
+	}
+	/* what went to "other" (optional: older files have neither) */
+	if ((json_object_get(root, "evictions") &&
+	     field_u64(l, root, "evictions", &set->evictions)) ||
+	    (json_object_get(root, "slice_overflow") &&
+	     field_u64(l, root, "slice_overflow", &set->overflow))) {
+		rsp_hist_set__delete(set);
+		return -EINVAL;
 	}
 	json_array_foreach (profiles, i, o) {
 		l->idx = i + 1;

@@ -355,6 +355,12 @@ static void set_header(const struct rsp_hist_set *s, struct rsp_buf *out)
 				"! %llu updates in these slices went to 'other' (more subjects "
 				"per slice than --hist-slice-cap allows)\n",
 				(unsigned long long)s->overflow);
+	if (!s->ranged && s->evictions)
+		rsp_buf__printf(out,
+				"! %llu profiles were evicted into 'other' (more subjects than "
+				"--hist-profiles keeps): a subject evicted and seen again counts "
+				"from then\n",
+				(unsigned long long)s->evictions);
 }
 
 static void summary_table(const struct rsp_hist_set *s, struct rsp_buf *out)
@@ -422,8 +428,11 @@ static void pair_text(const struct rsp_hist_pair *p, size_t rank, struct rsp_buf
 
 	rsp_buf__printf(out, "%3zu  %s  %s\n", rank, any->op_label,
 			rsp_hist_subject__format(&any->subject, subj, sizeof(subj)));
-	if (p->emd < 0)
-		snprintf(emd, sizeof(emd), "%s", p->cur && p->cur->count ? "new" : "gone");
+	if (p->emd < 0 && p->unsure)
+		snprintf(emd, sizeof(emd), "%s",
+			 p->count_cur ? "new or evicted before" : "gone or evicted");
+	else if (p->emd < 0)
+		snprintf(emd, sizeof(emd), "%s", p->count_cur ? "new" : "gone");
 	else
 		snprintf(emd, sizeof(emd), "%.3f", p->emd);
 	if (p->chi2 < 0)
@@ -440,6 +449,20 @@ static void pair_text(const struct rsp_hist_pair *p, size_t rank, struct rsp_buf
 			p->peaks_base, p->peaks_cur, p->peaks_moved ? " (moved)" : "");
 }
 
+/*
+ * A side whose store folded profiles into "other" (evicted: --hist-profiles;
+ * or a slice at its cap): a subject missing there may have been active.
+ */
+static void folded_note(const char *side, uint64_t n, struct rsp_buf *out)
+{
+	if (n)
+		rsp_buf__printf(out,
+				"! %s: %llu profiles or slice updates went to 'other' "
+				"(--hist-profiles, --hist-slice-cap): a subject absent there "
+				"is gone or only evicted, not known\n",
+				side, (unsigned long long)n);
+}
+
 int rsp_hist_diff__render_text(const struct rsp_hist_diff *d, const char *base_what,
 			       const char *cur_what, size_t show, struct rsp_buf *out)
 {
@@ -447,6 +470,8 @@ int rsp_hist_diff__render_text(const struct rsp_hist_diff *d, const char *base_w
 
 	rsp_buf__printf(out, "diff at r=%u\n  baseline %s\n  now      %s\n", d->resolution,
 			base_what, cur_what);
+	folded_note("baseline", d->folded_base, out);
+	folded_note("now", d->folded_cur, out);
 	rsp_buf__printf(
 		out,
 		"%zu pairs: %zu selected, %zu with similar totals, %zu tiny (OSprof "
@@ -493,6 +518,8 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 	json_object_set_new(o, "selected", rsp_hist_json__u64(d->selected));
 	json_object_set_new(o, "similar", rsp_hist_json__u64(d->similar));
 	json_object_set_new(o, "tiny", rsp_hist_json__u64(d->tiny));
+	json_object_set_new(o, "folded_base", rsp_hist_json__u64(d->folded_base));
+	json_object_set_new(o, "folded_cur", rsp_hist_json__u64(d->folded_cur));
 	for (size_t i = 0; i < d->n; i++) {
 		const struct rsp_hist_pair *p = &d->v[i];
 		const struct rsp_hist_profile *any = pair_any(p);
@@ -517,6 +544,7 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 		json_object_set_new(j, "peaks_cur", json_integer(p->peaks_cur));
 		json_object_set_new(j, "peaks_moved", json_boolean(p->peaks_moved));
 		json_object_set_new(j, "lopsided", json_boolean(p->lopsided));
+		json_object_set_new(j, "unsure", json_boolean(p->unsure));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(o, "pairs", arr);

@@ -786,6 +786,76 @@ static void test_three_phase_by_subject(void **state)
 	rsp_hist_set__delete(cur);
 }
 
+/*
+ * A profile in the baseline that the store has since evicted into "other"
+ * is not known to be gone: the pair says so (unsure), the set carries its
+ * evictions (and keeps them through a saved file), and a store that
+ * evicted nothing still says "gone".
+ */
+static void test_evicted_unsure(void **state)
+{
+	struct rsp_hist_store *st = store(1, 64, 10, 256, 1);
+	struct rsp_hist_shard *sh = rsp_hist_store__shard(st, 0);
+	struct rsp_hist_who w = {.tgid = 7, .tid = 7, .comm = "early", .comm_len = 5};
+	const unsigned procs = 1u << RSP_HSUBJ_PROCESS;
+	struct rsp_buf json = RSP_BUF_INIT, err = RSP_BUF_INIT, text = RSP_BUF_INIT;
+	struct rsp_hist_set *base, *cur, *back;
+	struct rsp_hist_diff *d;
+
+	for (int i = 0; i < 100; i++)
+		rsp_hist_shard__add(sh, OP_LOCK, 1 * S, 1000000, &w);
+	base = collect(st, procs, false, 0, 0);
+	assert_int_equal(base->evictions, 0);
+	assert_non_null(find(base, RSP_HSUBJ_PROCESS, 7, "offcpu:lock"));
+	/* 200 other processes: pid 7 is evicted into "other" */
+	forkbomb(sh, 0, 200, 2 * S);
+	cur = collect(st, procs, false, 0, 0);
+	assert_null(find(cur, RSP_HSUBJ_PROCESS, 7, "offcpu:lock"));
+	assert_true(cur->evictions > 0);
+	assert_int_equal(rsp_hist_set__folded(cur), cur->evictions);
+	assert_int_equal(rsp_hist__compare(base, cur, NULL, &d), 0);
+	assert_int_equal(d->folded_cur, cur->evictions);
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].base && d->v[i].base->subject.pid == 7) {
+			assert_null(d->v[i].cur);
+			assert_true(d->v[i].unsure);
+		} else {
+			assert_false(d->v[i].unsure); /* present on both sides, or new */
+		}
+	assert_int_equal(rsp_hist_diff__render_text(d, "b", "c", 0, &text), 0);
+	assert_non_null(strstr(text.data, "EMD gone or evicted,"));
+	assert_non_null(strstr(text.data, "is gone or only evicted, not known"));
+	assert_null(strstr(text.data, "EMD gone,"));
+	rsp_hist_diff__delete(d);
+	/* The other way round: new in @cur, where the baseline evicted. */
+	assert_int_equal(rsp_hist__compare(cur, base, NULL, &d), 0);
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].cur && d->v[i].cur->subject.pid == 7)
+			assert_true(d->v[i].unsure);
+	rsp_hist_diff__delete(d);
+	/* Kept through a saved file. */
+	assert_int_equal(rsp_hist_set__render_json(cur, 0, &json), 0);
+	assert_int_equal(rsp_hist_set__load_json(json.data, json.len, "x", &back, &err), 0);
+	assert_int_equal(back->evictions, cur->evictions);
+	rsp_hist_set__delete(back);
+	/* Nothing evicted: "gone" is known. */
+	cur->evictions = 0;
+	assert_int_equal(rsp_hist__compare(base, cur, NULL, &d), 0);
+	for (size_t i = 0; i < d->n; i++)
+		assert_false(d->v[i].unsure);
+	rsp_buf__reset(&text);
+	assert_int_equal(rsp_hist_diff__render_text(d, "b", "c", 0, &text), 0);
+	assert_null(strstr(text.data, "evicted"));
+	assert_non_null(strstr(text.data, "EMD gone,"));
+	rsp_hist_diff__delete(d);
+	rsp_hist_set__delete(base);
+	rsp_hist_set__delete(cur);
+	rsp_hist_store__delete(st);
+	rsp_buf__exit(&json);
+	rsp_buf__exit(&err);
+	rsp_buf__exit(&text);
+}
+
 static void test_fold_and_sort(void **state)
 {
 	struct rsp_hist_set *s = rsp_hist_set__new(2);
@@ -1170,6 +1240,7 @@ int main(void)
 		cmocka_unit_test(test_peaks),
 		cmocka_unit_test(test_three_phase),
 		cmocka_unit_test(test_three_phase_by_subject),
+		cmocka_unit_test(test_evicted_unsure),
 		cmocka_unit_test(test_fold_and_sort),
 		cmocka_unit_test(test_stddev),
 		cmocka_unit_test(test_stddev_rounding),

@@ -401,8 +401,9 @@ struct rsp_hist_set {
 	bool ranged;	   /* from slices: [from, to) */
 	uint64_t from, to; /* the range actually covered, slice-aligned */
 	uint64_t slice_ns;
-	bool clipped;	       /* the range asked for began before the oldest slice kept */
-	uint64_t overflow;     /* slice updates in the range that went to "other" */
+	bool clipped;	    /* the range asked for began before the oldest slice kept */
+	uint64_t overflow;  /* slice updates in the range that went to "other" */
+	uint64_t evictions; /* cumulative: profiles evicted into "other" since the first update */
 	uint64_t gaps, gap_ns; /* gaps overlapping the range (or all, cumulative) */
 	uint64_t since;	       /* first update (cumulative) */
 	uint64_t progress;     /* fed up to here */
@@ -431,6 +432,13 @@ RSP_API struct rsp_hist_profile *rsp_hist_set__find(const struct rsp_hist_set *s
  */
 RSP_API int rsp_hist_profile__merge(struct rsp_hist_profile *dst,
 				    const struct rsp_hist_profile *src);
+/**
+ * rsp_hist_set__folded() - how many profiles (cumulative: evictions) or
+ * slice updates (ranged: a slice at its cap) went to "other" rather than
+ * to their own subject's profile; while it is not 0, a subject absent from
+ * @s may have been active all the same.
+ */
+RSP_API uint64_t rsp_hist_set__folded(const struct rsp_hist_set *s);
 /** rsp_hist_set__fold() - bring every profile down to resolution 1 (exact). */
 RSP_API void rsp_hist_set__fold(struct rsp_hist_set *s);
 /**
@@ -568,6 +576,12 @@ struct rsp_hist_pair {
 	/* one side empty or under min_count ops: its shape says nothing, so the
 	 * pair ranks with those that appeared or vanished, not by EMD */
 	bool lopsided;
+	/*
+	 * One side absent while that side's set folded profiles into "other"
+	 * (evicted, or a slice at its cap): gone (or new), or only evicted —
+	 * not known. rsp_hist_set__folded().
+	 */
+	bool unsure;
 };
 
 struct rsp_hist_diff {
@@ -575,7 +589,8 @@ struct rsp_hist_diff {
 	size_t n;
 	struct rsp_hist_pair *v; /* selected first, in rank order; then the rest */
 	size_t selected, similar, tiny;
-	uint64_t min_count; /* the configuration's, for the text */
+	uint64_t min_count;		  /* the configuration's, for the text */
+	uint64_t folded_base, folded_cur; /* rsp_hist_set__folded() of each side */
 };
 
 /**
