@@ -357,9 +357,9 @@ static void set_header(const struct rsp_hist_set *s, struct rsp_buf *out)
 				(unsigned long long)s->overflow);
 	if (!s->ranged && s->evictions)
 		rsp_buf__printf(out,
-				"! %llu profiles were evicted into 'other' (more subjects than "
-				"--hist-profiles keeps): a subject evicted and seen again counts "
-				"from then\n",
+				"! %llu profiles were evicted into 'other' (more subjects than\n"
+				"  --hist-profiles keeps): one evicted and seen again counts from "
+				"then\n",
 				(unsigned long long)s->evictions);
 }
 
@@ -457,9 +457,9 @@ static void folded_note(const char *side, uint64_t n, struct rsp_buf *out)
 {
 	if (n)
 		rsp_buf__printf(out,
-				"! %s: %llu profiles or slice updates went to 'other' "
-				"(--hist-profiles, --hist-slice-cap): a subject absent there "
-				"is gone or only evicted, not known\n",
+				"! %s: %llu profiles or slice updates went to 'other'\n"
+				"  (--hist-profiles, --hist-slice-cap): a subject absent there "
+				"is\n  gone or only evicted, not known\n",
 				side, (unsigned long long)n);
 }
 
