@@ -824,7 +824,7 @@ static void test_evicted_unsure(void **state)
 		}
 	assert_int_equal(rsp_hist_diff__render_text(d, "b", "c", 0, &text), 0);
 	assert_non_null(strstr(text.data, "EMD gone or evicted,"));
-	assert_non_null(strstr(text.data, "is gone or only evicted, not known"));
+	assert_non_null(strstr(text.data, "gone or only evicted, not known"));
 	assert_null(strstr(text.data, "EMD gone,"));
 	rsp_hist_diff__delete(d);
 	/* The other way round: new in @cur, where the baseline evicted. */
