@@ -755,7 +755,10 @@ static int render_dot(const struct ctx *c, struct rsp_buf *out)
 	for (size_t i = 0; i < ne; i++) {
 		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
 
-		if (!rsp_waitgraph__vertex(c->g, e->from)->removed || edge_knot(c, i))
+		/* as text and JSON: what --pid (or a cgroup) reaches, no vertex beyond */
+		if ((!rsp_waitgraph__vertex(c->g, e->from)->removed &&
+		     !rsp_waitgraph__vertex(c->g, e->to)->removed) ||
+		    edge_knot(c, i))
 			used[e->from] = used[e->to] = true;
 	}
 	for (size_t v = 0; v < nv; v++) {

@@ -9,6 +9,7 @@ used it (the writer, kworkers, jbd2) joined B's component and the knot was
 never reported; with the weights judged against the whole range, a workload
 that ran 3 s of a 10 s range had no edge heavy enough to hold one."""
 import os
+import re
 import time
 
 import graphtest as gt
@@ -27,6 +28,10 @@ with t.Rspd() as d:
         time.sleep(1)
         last = max(10.0, time.time() - t0 + 1)
         g = d.json("graph", "--pid", str(w["pid"]), "--last", "%dms" % int(last * 1000))
+        # with a noise floor, some edges of the pid's threads lead past it
+        rng = ["graph", "--pid", str(w["pid"]), "--last", "%dms" % int(last * 1000), "--noise", "3"]
+        gn = d.json(*rng)
+        _, dot, _ = d.ctl(*(rng + ["--format", "dot"]))
     print("   window %.3f s, percentages of %.3f s (%s)" %
           (g["window"]["seconds"], g["window"]["reference_seconds"],
            g["window"]["reference_of"]))
@@ -47,6 +52,14 @@ with t.Rspd() as d:
     others = [v["name"] for v in k["vertices"] if v["kind"] != "disk" and
               w["tid_b"] not in v["tids"]]
     t.check(not others, "the knot is {B, disk for B} (others: %s)" % others)
+    # DOT draws what text and JSON show: the pid's threads and what they
+    # reach, not the vertices past the edges under the noise floor
+    names = set(v["name"] for v in gn["vertices"])
+    names |= set(v["name"] for k in gn["knots"] for v in k["vertices"])
+    drawn = re.findall(r'^  v\d+ \[shape=\w+, label="((?:[^"\\]|\\.)*)"\];$', dot, re.M)
+    t.check(drawn and all(n.replace('\\"', '"') in names for n in drawn),
+            "the DOT graph draws only the vertices JSON shows (%d drawn; extra: %s)"
+            % (len(drawn), [n for n in drawn if n not in names][:5]))
     t.check(not any(pid in tids or any(v.get("tgid") == pid for v in k["vertices"])
                     for pid in bg.pids()),
             "neither the other writer nor the busy loop is in B's knot")
