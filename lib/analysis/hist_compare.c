@@ -240,6 +240,28 @@ static int verdicts(struct rsp_hist_diff *d, const struct rsp_hist_cmp_config *c
 	return 0;
 }
 
+/*
+ * Whether the pair's subject can be folded into "other": a process or a
+ * thread (evicted; a slice at its cap), processes merged by name, a real
+ * cgroup (past --top-cgroups). Not the system, nor an "other" itself,
+ * which only ever gains what is folded.
+ */
+static bool may_fold(const struct rsp_hist_pair *p)
+{
+	const struct rsp_hist_subject *s = &(p->base ? p->base : p->cur)->subject;
+
+	switch (s->kind) {
+	case RSP_HSUBJ_PROCESS:
+	case RSP_HSUBJ_THREAD:
+	case RSP_HSUBJ_COMM:
+		return true;
+	case RSP_HSUBJ_CGROUP:
+		return s->cgroup && s->cgroup[0] == '/';
+	default:
+		return false;
+	}
+}
+
 int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set *cur,
 		      const struct rsp_hist_cmp_config *cfg, struct rsp_hist_diff **out)
 {
@@ -266,8 +288,8 @@ int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_hist_set
 		struct rsp_hist_pair *p = &d->v[i];
 
 		pair_measure(p, d->resolution, cfg);
-		p->unsure = (!p->count_cur && rsp_hist_set__folded(cur)) ||
-			    (!p->count_base && rsp_hist_set__folded(base));
+		p->unsure = may_fold(p) && ((!p->count_cur && rsp_hist_set__folded(cur)) ||
+					    (!p->count_base && rsp_hist_set__folded(base)));
 	}
 	if (verdicts(d, cfg)) {
 		rsp_hist_diff__delete(d);

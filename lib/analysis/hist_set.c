@@ -219,7 +219,7 @@ int rsp_hist_profile__merge(struct rsp_hist_profile *dst, const struct rsp_hist_
 
 uint64_t rsp_hist_set__folded(const struct rsp_hist_set *s)
 {
-	return s->ranged ? s->overflow : s->evictions;
+	return (s->ranged ? s->overflow : s->evictions) + s->cut;
 }
 
 void rsp_hist_set__fold(struct rsp_hist_set *s)

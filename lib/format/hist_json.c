@@ -163,6 +163,7 @@ int rsp_hist_set__render_json(const struct rsp_hist_set *s, unsigned flags, stru
 				      secs(s->gap_ns)));
 	json_object_set_new(o, "slice_overflow", rsp_hist_json__u64(s->overflow));
 	json_object_set_new(o, "evictions", rsp_hist_json__u64(s->evictions));
+	json_object_set_new(o, "cut", rsp_hist_json__u64(s->cut));
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(arr, json_profile(&s->v[i], flags));
 	json_object_set_new(o, "profiles", arr);
@@ -553,7 +554,8 @@ static int load_root(struct loader *l, json_t *root, struct rsp_hist_set **out)
 	if ((json_object_get(root, "evictions") &&
 	     field_u64(l, root, "evictions", &set->evictions)) ||
 	    (json_object_get(root, "slice_overflow") &&
-	     field_u64(l, root, "slice_overflow", &set->overflow))) {
+	     field_u64(l, root, "slice_overflow", &set->overflow)) ||
+	    (json_object_get(root, "cut") && field_u64(l, root, "cut", &set->cut))) {
 		rsp_hist_set__delete(set);
 		return -EINVAL;
 	}

@@ -204,6 +204,8 @@ static void copy_range(struct rsp_hist_set *s, const struct rsp_hist_set *in)
 	s->slice_ns = in->slice_ns;
 	s->clipped = in->clipped;
 	s->overflow = in->overflow;
+	s->evictions = in->evictions;
+	s->cut = in->cut;
 	s->gaps = in->gaps;
 	s->gap_ns = in->gap_ns;
 	s->since = in->since;
@@ -299,6 +301,7 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 	struct rsp_cgroupq_rank *v = NULL;
 	struct group_ctx gc = {.group_of = group_of, .ctx = ctx};
 	long n = s ? rsp_cgroupq__rank(in, ranked_group, &gc, &v) : -ENOMEM;
+	uint64_t cut = 0;
 	int ret = n < 0 ? (int)n : 0;
 
 	for (size_t i = 0; !ret && i < in->n; i++) {
@@ -306,8 +309,10 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 
 		if (!g)
 			continue;
-		if (g[0] == '/' && rsp_cgroupq__rank_index(v, (size_t)n, top, g) == top)
+		if (g[0] == '/' && rsp_cgroupq__rank_index(v, (size_t)n, top, g) == top) {
 			g = RSP_CGROUPQ_OTHER_CGROUPS;
+			cut++;
+		}
 		ret = merge_into(s, g, &in->v[i]);
 	}
 	free(v);
@@ -316,6 +321,8 @@ int rsp_cgroupq__hist(const struct rsp_hist_set *in, unsigned top,
 		return ret;
 	}
 	copy_range(s, in);
+	/* cut alone: a diff against another cut says a cgroup missing there may be in it */
+	s->cut += cut;
 	*out = s;
 	return 0;
 }

@@ -430,7 +430,7 @@ static void pair_text(const struct rsp_hist_pair *p, size_t rank, struct rsp_buf
 			rsp_hist_subject__format(&any->subject, subj, sizeof(subj)));
 	if (p->emd < 0 && p->unsure)
 		snprintf(emd, sizeof(emd), "%s",
-			 p->count_cur ? "new or evicted before" : "gone or evicted");
+			 p->count_cur ? "new (or in 'other')" : "gone (or in 'other')");
 	else if (p->emd < 0)
 		snprintf(emd, sizeof(emd), "%s", p->count_cur ? "new" : "gone");
 	else
@@ -457,9 +457,9 @@ static void folded_note(const char *side, uint64_t n, struct rsp_buf *out)
 {
 	if (n)
 		rsp_buf__printf(out,
-				"! %s: %llu profiles or slice updates went to 'other'\n"
-				"  (--hist-profiles, --hist-slice-cap): a subject absent there "
-				"is\n  gone or only evicted, not known\n",
+				"! %s: %llu profiles or slice updates went to 'other' (rspd\n"
+				"  --hist-profiles, --hist-slice-cap; --top-cgroups): a subject "
+				"absent\n  there may be in it\n",
 				side, (unsigned long long)n);
 }
 

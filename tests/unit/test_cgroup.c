@@ -619,11 +619,15 @@ static const char *abc_group(void *ctx, uint32_t pid)
  * A diff by cgroup, top 2: /a and /b lead the baseline, /a and /c the
  * current side; together /a, then /c (70 at 2^10 in all) before /b (60).
  * Cut apart, /c was "(other cgroups)" in the baseline and new now, /b the
- * reverse; cut together, both sides name /a and /c, and /b is other on both.
+ * reverse, and the diff cannot tell (unsure: --diff FILE, whose file was
+ * cut when saved); cut together, both sides name /a and /c, and /b is
+ * other on both.
  */
 static void test_cut_pair(void **state)
 {
 	struct rsp_hist_set *a = rsp_hist_set__new(1), *b = rsp_hist_set__new(1), *ca, *cb;
+	struct rsp_hist_diff *d;
+	size_t unsure = 0;
 
 	(void)state;
 	assert_non_null(a);
@@ -634,9 +638,32 @@ static void test_cut_pair(void **state)
 	add_profile(b, RSP_HSUBJ_PROCESS, 1, 100, 10);
 	add_profile(b, RSP_HSUBJ_PROCESS, 2, 10, 10);
 	add_profile(b, RSP_HSUBJ_PROCESS, 3, 60, 10);
+	/* apart: each side's own top 2 */
+	assert_int_equal(rsp_cgroupq__hist(a, 2, abc_group, NULL, &ca), 0);
+	assert_int_equal(rsp_cgroupq__hist(b, 2, abc_group, NULL, &cb), 0);
+	assert_int_equal(ca->cut, 1);
+	assert_int_equal(cb->cut, 1);
+	assert_int_equal(rsp_hist__compare(ca, cb, NULL, &d), 0);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct rsp_hist_pair *p = &d->v[i];
+		const char *g = (p->base ? p->base : p->cur)->subject.cgroup;
+
+		assert_true(p->unsure == (!strcmp(g, "/b") || !strcmp(g, "/c")));
+		unsure += p->unsure;
+	}
+	assert_int_equal(unsure, 2);
+	rsp_hist_diff__delete(d);
+	rsp_hist_set__delete(ca);
+	rsp_hist_set__delete(cb);
+	/* together */
 	assert_int_equal(rsp_cgroupq__hist(a, UINT_MAX, abc_group, NULL, &ca), 0);
 	assert_int_equal(rsp_cgroupq__hist(b, UINT_MAX, abc_group, NULL, &cb), 0);
 	assert_int_equal(rsp_cgroupq__cut(&ca, &cb, 2), 0);
+	assert_int_equal(ca->cut + cb->cut, 0); /* the same cgroups named on both sides */
+	assert_int_equal(rsp_hist__compare(ca, cb, NULL, &d), 0);
+	for (size_t i = 0; i < d->n; i++)
+		assert_false(d->v[i].unsure);
+	rsp_hist_diff__delete(d);
 	assert_int_equal(cg_profile(ca, "/a")->count, 100);
 	assert_int_equal(cg_profile(ca, "/c")->count, 10);
 	assert_null(cg_profile(ca, "/b"));

@@ -404,6 +404,7 @@ struct rsp_hist_set {
 	bool clipped;	    /* the range asked for began before the oldest slice kept */
 	uint64_t overflow;  /* slice updates in the range that went to "other" */
 	uint64_t evictions; /* cumulative: profiles evicted into "other" since the first update */
+	uint64_t cut;	    /* profiles merged into "(other cgroups)" past --top-cgroups */
 	uint64_t gaps, gap_ns; /* gaps overlapping the range (or all, cumulative) */
 	uint64_t since;	       /* first update (cumulative) */
 	uint64_t progress;     /* fed up to here */
@@ -435,8 +436,9 @@ RSP_API int rsp_hist_profile__merge(struct rsp_hist_profile *dst,
 /**
  * rsp_hist_set__folded() - how many profiles (cumulative: evictions) or
  * slice updates (ranged: a slice at its cap) went to "other" rather than
- * to their own subject's profile; while it is not 0, a subject absent from
- * @s may have been active all the same.
+ * to their own subject's profile, and profiles cut into "(other cgroups)";
+ * while it is not 0, a subject absent from @s may have been active all the
+ * same.
  */
 RSP_API uint64_t rsp_hist_set__folded(const struct rsp_hist_set *s);
 /** rsp_hist_set__fold() - bring every profile down to resolution 1 (exact). */
