@@ -13,7 +13,16 @@ missing: the benchmark's dependency, not the tests'. A throwaway cluster
 lives in a temporary directory, owned by the postgres user.
 
 usage: sudo bench/pgbench.py [--reps N] [--seconds S] [--build DIR] [--out FILE]
+       sudo bench/pgbench.py --density TPS [--seconds S] [--build DIR] [--out FILE]
 Writes its section of BENCHMARKS.md (replacing an older one of the same title).
+
+--density TPS: issue 12's window target instead of the cost: pgbench held
+at TPS transactions a second (pgbench -R: a steady, known load, not the
+machine's limit, so a loaded machine changes little), under rspd with its
+defaults on either backend (stacks, DWARF cpu-clock samples and all) and
+with --stacks sleeps; records a second, window bytes per record and the
+seconds of history 64 MiB holds at that load, and the bytes by kind, in a
+section of its own.
 """
 import argparse
 import glob
@@ -33,6 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from capture import Bare, kinds_table  # noqa: E402  (the same "no capture" mode, table)
 TITLE = "## pgbench under capture: BPF vs perf backend (issue 12)"
+TITLE_DENSITY = "## Window density at a set load: pgbench -R (issue 12)"
 WINDOW = 64 << 20
 
 
@@ -79,8 +89,9 @@ class Cluster:
     def pgbench(self, args):
         return self.as_pg(["pgbench", "-h", self.dir, "-p", self.port] + args + ["postgres"])
 
-    def run(self, seconds):
-        p = self.pgbench(["-n", "-c", "4", "-j", "2", "-T", str(seconds)])
+    def run(self, seconds, rate=None):
+        p = self.pgbench(["-n", "-c", "4", "-j", "2", "-T", str(seconds)] +
+                         (["-R", str(rate)] if rate else []))
         m = re.search(r"tps = ([\d.]+) \((?:without|excluding)", p.stdout)
         if not m:
             sys.exit("pgbench: " + p.stdout + p.stderr)
@@ -95,8 +106,13 @@ class Rspd:
     """rspd on a private socket with a backend, a stack policy and @extra options."""
 
     def __init__(self, build, backend, policy, extra=()):
+        """@policy None: rspd's default stack policy (no --stacks)."""
         self.build, self.backend, self.policy, self.extra = build, backend, policy, list(extra)
-        self.name = "rspd --capture %s --stacks %s" % (backend, " ".join([policy] + self.extra))
+        if policy:
+            self.name = "rspd --capture %s --stacks %s" % (backend,
+                                                           " ".join([policy] + self.extra))
+        else:
+            self.name = " ".join(["rspd --capture %s (defaults)" % backend] + self.extra)
 
     def ctl(self, *args):
         return json.loads(sh([os.path.join(self.build, "cli", "rspctl"), "--socket", self.sock]
@@ -109,7 +125,8 @@ class Rspd:
         open(conf, "w").close()
         self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
                                    "--config", conf, "--socket", self.sock,
-                                   "--capture", self.backend, "--stacks", self.policy]
+                                   "--capture", self.backend]
+                                  + (["--stacks", self.policy] if self.policy else [])
                                   + self.extra,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for _ in range(300):
@@ -141,6 +158,7 @@ class Rspd:
         recs = w["records"] + w["evicted_records"]
         return {"bytes_per_record": w["bytes"] / w["records"] if w["records"] else 0,
                 "records_per_s": recs / max(time.time() - self.t0, 1e-9),
+                "stacks": st["config"].get("stacks", "?"),
                 "lost": st["capture"]["lost"] if "capture" in st else 0,
                 "kinds": w.get("kinds", [])}
 
@@ -182,15 +200,60 @@ def write_section(out, text, title=TITLE):
         f.write(doc)
 
 
+def density(a):
+    """--density: the window's bytes at a steady load, per mode (one run each)."""
+    cluster = Cluster(need_postgres())
+    modes = [Rspd(a.build, "bpf", None), Rspd(a.build, "bpf", "sleeps"),
+             Rspd(a.build, "perf", None), Rspd(a.build, "perf", "sleeps")]
+    res = {}
+    try:
+        cluster.start()
+        cluster.run(3)
+        for m in modes:
+            m.start()
+            t = cluster.run(a.seconds, a.density)
+            res[m.name] = (t, m.stop())
+            print("%-40s %8.1f tps %6.0f records/s %5.0f bytes/record" % (
+                m.name, t, res[m.name][1]["records_per_s"], res[m.name][1]["bytes_per_record"]),
+                flush=True)
+    finally:
+        cluster.stop()
+    lines = [TITLE_DENSITY, "",
+             "Command: `sudo bench/pgbench.py --density %d --seconds %d` (%s). Machine: %s, "
+             "%d CPUs, kernel %s. pgbench -c 4 -j 2 -R %d -T %d (held at %d transactions a "
+             "second), scale 10, synchronous_commit on, UNIX socket; one run per mode. "
+             "rspd's window bytes per record over what it holds at the end (records, stacks, "
+             "DWARF samples and side records all counted), records a second over the run, "
+             "and the seconds of history a 64 MiB window holds at that density and rate "
+             "(issue 12: >= 60 s at 20k records/s, <= 55 bytes per record)."
+             % (a.density, a.seconds, time.strftime("%Y-%m-%d"), platform.node(),
+                os.cpu_count(), platform.release(), a.density, a.seconds, a.density), "",
+             "| mode | stacks | tps | records/s | window bytes per record | window bytes/s | "
+             "seconds in 64 MiB |", "|---|---|---|---|---|---|---|"]
+    for m in modes:
+        t, x = res[m.name]
+        bps = x["bytes_per_record"] * x["records_per_s"]
+        lines.append("| %s | %s | %.1f | %.0f | %.1f | %.0f | %.0f |" % (
+            m.name, x["stacks"], t, x["records_per_s"], x["bytes_per_record"], bps,
+            WINDOW / bps if bps else 0))
+    lines.append("")
+    lines += kinds_table([(m.name, [res[m.name][1]]) for m in modes])
+    write_section(a.out, "\n".join(lines) + "\n", TITLE_DENSITY)
+    print("\n".join(lines))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=15)
+    ap.add_argument("--density", type=int, default=0, metavar="TPS")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args()
     if os.geteuid():
         sys.exit("bench/pgbench.py: run as root (rspd and perf capture system-wide)")
+    if a.density:
+        return density(a)
     cluster = Cluster(need_postgres())
     modes = [Bare(), Rspd(a.build, "perf", "none"), Rspd(a.build, "bpf", "none"),
              Rspd(a.build, "perf", "sleeps"), Rspd(a.build, "bpf", "sleeps"), PerfRecord()]
