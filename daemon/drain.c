@@ -123,7 +123,7 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 		d->resend = true;
 	}
 	/* Side-band records (and gaps) for the process model: a few per second. */
-	if (h->type != PERF_RECORD_SAMPLE && d->sbq)
+	if (!rsp_record__is_sample(h) && d->sbq)
 		rsp_sbq__push(d->sbq, time, h);
 	if (d->window && rsp_window__append_kind(d->window, cpu, time, h, kind)) {
 		/* Kept as a gap where it happened, like the kernel's own losses. */
