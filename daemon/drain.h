@@ -52,6 +52,13 @@ struct rsp_drain {
 	uint64_t *bpf_last;
 	uint64_t bpf_n;	       /* records of the current rsp_drain__bpf() */
 	uint64_t last_refresh; /* rsp_drain__refresh(): when names and stacks were last resent */
+	/*
+	 * Samples of the evset entries with a user stack (--dwarf) go into the
+	 * window compressed (rsp/ustackz.h): the compressor and its output.
+	 */
+	bool ustack[RSP_EVSET_MAX];
+	struct rsp_ustackz *z;
+	void *zrec; /* UINT16_MAX + 1 bytes */
 };
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);

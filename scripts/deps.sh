@@ -39,6 +39,8 @@ fi
 PACKAGES="$PACKAGES linux-libc-dev"
 # Syscall names both ways, for syscall:NAME profiles and stopwatches: libseccomp-dev (librsp links it).
 PACKAGES="$PACKAGES libseccomp-dev"
+# User stacks compressed in rspd's window (lib/stream/ustackz.c): libzstd-dev (librsp links it).
+PACKAGES="$PACKAGES libzstd-dev"
 # Prometheus' protobuf exposition with native histograms (rspd --metrics-listen):
 # protoc-c compiles the vendored metrics.proto at build time (protobuf-c-compiler),
 # librsp links libprotobuf-c (libprotobuf-c-dev); libprotobuf-dev has

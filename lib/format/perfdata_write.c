@@ -22,6 +22,7 @@
 #include <rsp/record.h>
 #include <rsp/tidfilter.h>
 #include <rsp/tp.h>
+#include <rsp/ustackz.h>
 #include "internal/bpfconv.h"
 #include "internal/schema.h"
 #include "tracepoints/bpf_records.h"
@@ -48,6 +49,8 @@ struct fevsel {
 	uint64_t *ids;
 	uint32_t nr_ids, cap_ids;
 };
+
+#define ZREC_SIZE (UINT16_MAX + 1) /* a perf record's largest */
 
 struct rsp_pdwriter {
 	int fd;
@@ -79,6 +82,9 @@ struct rsp_pdwriter {
 	size_t tracing_size;
 	char *boot_id; /* NULL: no RSP_PD_FEAT_RSP_HOST */
 	struct rsp_sock_info *sockets;
+	/* a window's compressed user stacks, written back as perf's samples */
+	struct rsp_ustackz *z;
+	void *zrec; /* ZREC_SIZE bytes */
 	struct rsp_perfdata_meta m;
 	struct rsp_buf build_ids;    /* HEADER_BUILD_ID records, ready to write */
 	struct rsp_buf rsp_syscalls; /* RSP_PD_FEAT_RSP_SYSCALLS, ready to write */
@@ -452,6 +458,8 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	free(w->boot_id);
 	free(w->sockets);
 	rsp_bpfconv__delete(w->conv);
+	rsp_ustackz__delete(w->z);
+	free(w->zrec);
 	free(w->kmarks);
 	free(w->kcache);
 	rsp_buf__exit(&w->build_ids);
@@ -837,6 +845,21 @@ static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *re
 		return -EINVAL;
 	if (enter_data(w))
 		return w->error;
+	if (rec->type == RSP_RECORD_ZSAMPLE) {
+		/* the sample the kernel wrote, its stack cut to what it copied */
+		int n;
+
+		if (!w->zrec) {
+			w->z = w->z ? w->z : rsp_ustackz__new();
+			w->zrec = w->z ? malloc(ZREC_SIZE) : NULL;
+			if (!w->zrec)
+				return -ENOMEM;
+		}
+		n = rsp_ustackz__expand(w->z, w->s, rec, w->zrec, ZREC_SIZE);
+		if (n < 0)
+			return n;
+		rec = w->zrec;
+	}
 	if (RSP_BREC_IS_TYPE(rec->type)) {
 		int err = w->conv ? rsp_bpfconv__learn(w->conv, rec) : 0;
 

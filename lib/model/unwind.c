@@ -28,6 +28,7 @@
 #include <rsp/maps.h>
 #include <rsp/symbols.h>
 #include <rsp/unwind.h>
+#include <rsp/ustackz.h>
 #include "internal/schema.h"
 #include "internal/symbolizer.h"
 #include "internal/u64map.h"
@@ -70,6 +71,9 @@ struct rsp_unwinder {
 	size_t nr, cap, max;
 	struct cfi *head, *tail;
 	struct rsp_unwinder_stats st;
+	/* a compressed user stack (RSP_RECORD_ZSAMPLE), inflated for the unwind */
+	struct rsp_ustackz *z;
+	uint8_t *zbuf; /* UINT16_MAX bytes: the most a sample's stack holds */
 };
 
 /* What one unwind reads: the sample, and the objects it has touched. */
@@ -495,6 +499,12 @@ struct rsp_unwinder *rsp_unwinder__new(struct rsp_symbolizer *sym, size_t max_ob
 	}
 	/* Every sample is another address space: libunwind must not cache across them. */
 	unw_set_caching_policy(u->as, UNW_CACHE_NONE);
+	u->z = rsp_ustackz__new();
+	u->zbuf = malloc(UINT16_MAX);
+	if (!u->z || !u->zbuf) {
+		rsp_unwinder__delete(u);
+		return NULL;
+	}
 	return u;
 }
 
@@ -507,6 +517,8 @@ void rsp_unwinder__delete(struct rsp_unwinder *u)
 	free(u->objs);
 	rsp_u64map__exit(&u->map);
 	unw_destroy_addr_space(u->as);
+	rsp_ustackz__delete(u->z);
+	free(u->zbuf);
 	free(u);
 }
 
@@ -533,6 +545,13 @@ int rsp_unwinder__unwind(struct rsp_unwinder *u, const struct rsp_schema *schema
 	x.mask = a->sample_regs_user;
 	x.stack = smp->user_stack;
 	x.stack_size = smp->user_stack_size;
+	if (smp->user_stack_z) {
+		if (rsp_ustackz__inflate(u->z, smp, u->zbuf, UINT16_MAX)) {
+			u->st.failures++;
+			return -EINVAL;
+		}
+		x.stack = u->zbuf;
+	}
 	if (reg_value(&x, 7, &x.sp) || reg_value(&x, 8, &ip))
 		return -EINVAL;
 	u->st.unwinds++;

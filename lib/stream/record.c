@@ -16,6 +16,7 @@ _Static_assert(RSP_BREC_TYPE_TAG == RSP_RECORD_BPF_TAG, "one tag for rsp's BPF r
 struct cursor {
 	const uint64_t *w;
 	uint32_t n; /* words left */
+	bool z;	    /* an RSP_RECORD_ZSAMPLE: its user stack is compressed */
 };
 
 static int take(struct cursor *c, uint32_t words, const uint64_t **out)
@@ -138,6 +139,17 @@ static int parse_stack(struct cursor *c, struct rsp_sample *out)
 		return 0;
 	if (size % 8 || size / 8 > c->n || take(c, (uint32_t)(size / 8), &p) || take1(c, &dyn))
 		return -EINVAL;
+	if (c->z) {
+		/* {u32 zsize, u32 0, zsize bytes of zstd}: inflates to dyn bytes */
+		uint32_t zsize = (uint32_t)p[0];
+
+		if (size < 8 || zsize > size - 8 || (p[0] >> 32) || dyn > UINT16_MAX)
+			return -EINVAL;
+		out->user_stack = p + 1;
+		out->user_stack_z = zsize;
+		out->user_stack_size = dyn;
+		return 0;
+	}
 	out->user_stack = p;
 	out->user_stack_size = dyn < size ? dyn : size;
 	return 0;
@@ -253,6 +265,7 @@ static void clear_sample(struct rsp_sample *out)
 	out->raw = NULL;
 	out->user_regs_abi = 0;
 	out->nr_user_regs = 0;
+	out->user_stack_z = 0;
 	out->user_regs = NULL;
 	out->user_stack_size = 0;
 	out->user_stack = NULL;
@@ -303,7 +316,8 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	clear_sample(out);
 	if (RSP_BREC_IS_TYPE(rec->type))
 		return parse_brec(s, rec, out);
-	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
+	if ((rec->type != PERF_RECORD_SAMPLE && rec->type != RSP_RECORD_ZSAMPLE) ||
+	    rec->size < sizeof(*rec) || rec->size % 8)
 		return -EINVAL;
 	evsel = sample_evsel(s, rec, &id);
 	if (evsel < 0)
@@ -316,6 +330,9 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	out->id = id;
 	c.w = (const uint64_t *)(rec + 1);
 	c.n = (rec->size - sizeof(*rec)) / 8;
+	c.z = rec->type == RSP_RECORD_ZSAMPLE;
+	if (c.z && d->tail_simple)
+		return -EINVAL; /* no user stack to hold */
 
 	/*
 	 * The head, IDENTIFIER .. PERIOD, one word per field: read at the
@@ -375,6 +392,7 @@ int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event
 		goto full;
 	/* the checks of rsp_record__parse_sample(), without its stores */
 	c.w = (const uint64_t *)(rec + 1);
+	c.z = false;
 	c.n = (rec->size - sizeof(*rec)) / 8;
 	if (d->head_words > c.n)
 		goto full;

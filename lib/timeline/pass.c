@@ -24,7 +24,7 @@ static bool is_cpu_clock(const struct rsp_schema *schema, const struct perf_even
 	unsigned slot;
 	int ev;
 
-	if (h->type != PERF_RECORD_SAMPLE)
+	if (h->type != PERF_RECORD_SAMPLE && h->type != RSP_RECORD_ZSAMPLE)
 		return false;
 	if (!schema->all_identifier || h->size < 16)
 		return true; /* decode to know */

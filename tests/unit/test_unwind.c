@@ -23,6 +23,7 @@
 #include <rsp/schema.h>
 #include <rsp/symbols.h>
 #include <rsp/unwind.h>
+#include <rsp/ustackz.h>
 
 #define ID	  77
 #define STACK	  8192
@@ -182,6 +183,25 @@ static void test_self_unwind(void **state)
 	check_fn(sym, ips[1], true, "level2");
 	check_fn(sym, ips[2], true, "level1");
 	check_fn(sym, ips[3], true, "test_self_unwind");
+	/* Compressed as rspd keeps it in its window (rsp/ustackz.h): the same frames. */
+	{
+		struct rsp_ustackz *z = rsp_ustackz__new();
+		uint64_t *packed = calloc(1, UINT16_MAX + 1), zips[32];
+		struct rsp_sample zs;
+		int zn;
+
+		assert_true(rsp_ustackz__pack(z, s, (const struct perf_event_header *)record,
+					      packed, UINT16_MAX + 1) > 0);
+		assert_int_equal(
+			rsp_record__parse_sample(s, (const struct perf_event_header *)packed, &zs),
+			0);
+		assert_true(zs.user_stack_z > 0);
+		zn = rsp_unwinder__unwind(u, s, &zs, zips, 32);
+		assert_int_equal(zn, n);
+		assert_memory_equal(zips, ips, (size_t)n * 8);
+		free(packed);
+		rsp_ustackz__delete(z);
+	}
 	/* The sample has no callchain: only DWARF finds the callers, and says so. */
 	n = rsp_unwind__user_chain(u, s, &smp, ips, 32, &m);
 	assert_int_equal(m, RSP_UNWIND_DWARF);

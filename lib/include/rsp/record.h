@@ -36,6 +36,12 @@ struct rsp_sample {
 	const void *raw;
 	uint64_t user_regs_abi; /* PERF_SAMPLE_REGS_ABI_*, 0 if none */
 	uint32_t nr_user_regs;
+	/*
+	 * An RSP_RECORD_ZSAMPLE's: user_stack is a zstd frame this long that
+	 * inflates to user_stack_size bytes (rsp_ustackz__inflate()); 0: the
+	 * bytes themselves
+	 */
+	uint32_t user_stack_z;
 	const uint64_t *user_regs; /* in bit order of attr.sample_regs_user */
 	uint64_t user_stack_size;  /* bytes valid in user_stack (dyn_size) */
 	const void *user_stack;
@@ -110,10 +116,17 @@ RSP_API int rsp_layout__check(const struct perf_event_attr *attr);
  */
 #define RSP_RECORD_BPF_TAG 0x52530000u
 
-/** rsp_record__is_sample() - a sample: perf's, or one of a BPF ring. */
+/*
+ * A sample whose user stack rspd compressed in the window (rsp/ustackz.h):
+ * a sample's layout, under a type of rsp's own; never in a file.
+ */
+#define RSP_RECORD_ZSAMPLE 0x525a0001u
+
+/** rsp_record__is_sample() - a sample: perf's (compressed or not), or one of a BPF ring. */
 static inline bool rsp_record__is_sample(const struct perf_event_header *h)
 {
-	return h->type == PERF_RECORD_SAMPLE || (h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG;
+	return h->type == PERF_RECORD_SAMPLE || h->type == RSP_RECORD_ZSAMPLE ||
+	       (h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG;
 }
 
 /* Offsets in u64 words: sample {hdr, identifier, ip, tid, time, cpu, ...}. */
@@ -121,7 +134,7 @@ static inline uint64_t rsp_layout__time(const struct perf_event_header *h)
 {
 	const uint64_t *w = (const uint64_t *)h;
 
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (h->type == PERF_RECORD_SAMPLE || h->type == RSP_RECORD_ZSAMPLE)
 		return h->size >= 48 ? w[4] : 0;
 	if ((h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG)
 		return h->size >= 16 ? w[1] : 0;
@@ -133,7 +146,7 @@ static inline uint32_t rsp_layout__cpu(const struct perf_event_header *h)
 {
 	const uint64_t *w = (const uint64_t *)h;
 
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (h->type == PERF_RECORD_SAMPLE || h->type == RSP_RECORD_ZSAMPLE)
 		return h->size >= 48 ? (uint32_t)w[5] : 0;
 	if ((h->type & 0xffff0000u) == RSP_RECORD_BPF_TAG)
 		return h->misc;
