@@ -9,8 +9,10 @@
  */
 #include <stdlib.h>
 #include <perf/event.h>
+#include <perf/evsel.h>
 #include <perf/mmap.h>
 #include <rsp/record.h>
+#include <rsp/ustack.h>
 #include "drain.h"
 #include "sbq.h"
 #ifdef RSP_HAVE_BPF
@@ -20,6 +22,29 @@
 
 /* a sample's kind in the window is its evset entry (its evsel in the schema) */
 _Static_assert(RSP_EVSET_MAX <= RSP_WKIND_EVSELS, "every evset entry has a window kind");
+
+/*
+ * Which entries copy the user stack (--dwarf): their samples are cut to the
+ * bytes the kernel copied before the window takes them (trimmed()), into one
+ * buffer of the largest record (header.size is 16 bits). Other records pay
+ * one test of ustack[].
+ */
+static int init_trim(struct rsp_drain *d, struct rsp_evset *es)
+{
+	bool any = false;
+
+	d->trim = NULL;
+	for (int i = 0; i < RSP_EVSET_MAX; i++) {
+		d->ustack[i] =
+			i < es->nr && es->e[i].evsel &&
+			(perf_evsel__attr(es->e[i].evsel)->sample_type & PERF_SAMPLE_STACK_USER);
+		any = any || d->ustack[i];
+	}
+	if (!any)
+		return 0;
+	d->trim = malloc(RSP_DRAIN_TRIM_MAX);
+	return d->trim ? 0 : -1;
+}
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)
 {
@@ -39,11 +64,13 @@ int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window
 	d->cpu = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->cpu));
 	d->bpf_lost = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->bpf_lost));
 	d->bpf_last = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->bpf_last));
-	return d->cpu && d->bpf_lost && d->bpf_last ? 0 : -1;
+	return d->cpu && d->bpf_lost && d->bpf_last && !init_trim(d, es) ? 0 : -1;
 }
 
 void rsp_drain__exit(struct rsp_drain *d)
 {
+	free(d->trim);
+	d->trim = NULL;
 	free(d->cpu);
 	free(d->bpf_lost);
 	free(d->bpf_last);
@@ -73,6 +100,20 @@ static int note_delivered(struct rsp_drain *d, const struct perf_event_header *h
 	return idx;
 }
 
+/*
+ * A sample whose event copies the user stack, as the window stores it: cut
+ * to the bytes the kernel copied (rsp_ustack__trim()), or itself when there
+ * is nothing to cut or it does not parse (the record interpreter counts a
+ * malformed one when it reads it, as any other).
+ */
+static const struct perf_event_header *trimmed(struct rsp_drain *d,
+					       const struct perf_event_header *h)
+{
+	int n = rsp_ustack__trim(d->es->schema, h, d->trim, RSP_DRAIN_TRIM_MAX);
+
+	return n > 0 ? (const struct perf_event_header *)d->trim : h;
+}
+
 static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigned cpu,
 			const struct perf_event_header *h, uint64_t time)
 {
@@ -84,6 +125,8 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 
 		if (idx >= 0)
 			kind = RSP_WKIND_EVSEL((unsigned)idx);
+		if (idx >= 0 && idx < RSP_EVSET_MAX && d->ustack[idx] && d->window)
+			h = trimmed(d, h);
 	} else if (h->type == PERF_RECORD_LOST) {
 		const struct perf_record_lost *l = (const void *)h;
 
