@@ -5,11 +5,56 @@ Known answer: with rspd's default (--dwarf cpu_clock,uprobe: each sample
 copies 8 KiB of user stack), `rspctl top --stacks` shows nearly all of the
 process's samples in one stack level3 <- level2 <- level1 <- main, unwound by
 DWARF and said so. With --dwarf none only frame pointers remain, and they
-cannot find level2 (the control: DWARF is what finds it)."""
+cannot find level2 (the control: DWARF is what finds it).
+
+The window stores those samples with their stack copy cut to the bytes the
+kernel copied (lib/stream/ustack_trim.c). guard_nofp burns CPU in the same
+level3 <- level2 <- level1 on a thread whose stack has an unreadable page
+right above it: the kernel reserves 8 KiB per sample but copies only
+above_sp (the workload measures it) plus the level frames. Known answer:
+each of that thread's cpu-clock samples takes under above_sp + 1 KiB in the
+window, where an uncut one takes over 8 KiB (the reserve alone), as the
+dump (the window's records as they are) shows; the stacks unwind by DWARF
+live and from the dump (rspctl analyze), and `perf script` reads every one
+of the cut samples."""
+import json
+import os
+import shutil
+import struct
+
 import graphtest as gt
 import rsptest as t
 
 t.need_root()
+
+PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_RECORD_SAMPLE = 1, 0, 9
+STACK_RESERVE = 8192  # rspd's default --dwarf-stack
+
+
+def cpu_clock_sizes(path, tid):
+    """The sizes of thread @tid's cpu-clock samples in a perf.data file (rsp's
+    layout: the sample id is a sample's first word, pid and tid its third)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    t.check(data[:8] == b"PERFILE2", "the dump is a perf.data file")
+    attr_size, a_off, a_size, d_off, d_size = struct.unpack_from("<QQQQQ", data, 16)
+    clock_ids = set()
+    for at in range(a_off, a_off + a_size, attr_size):
+        typ, _, config = struct.unpack_from("<IIQ", data, at)
+        ids_off, ids_size = struct.unpack_from("<QQ", data, at + attr_size - 16)
+        if (typ, config) == (PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK):
+            clock_ids.update(struct.unpack_from("<%dQ" % (ids_size // 8), data, ids_off))
+    sizes, at = [], d_off
+    while at + 8 <= d_off + d_size:
+        typ, _, size = struct.unpack_from("<IHH", data, at)
+        if size < 8:
+            t.fail("a record of size %d at %d in the dump" % (size, at))
+        if typ == PERF_RECORD_SAMPLE and size >= 32:
+            sid, _, pid_tid = struct.unpack_from("<QQQ", data, at + 8)
+            if sid in clock_ids and pid_tid >> 32 == tid:
+                sizes.append(size)
+        at += size
+    return sizes
 
 
 def heaviest(d, w):
@@ -35,6 +80,46 @@ with t.Rspd() as d:
     _, text, _ = d.ctl("top", "--pid", str(w["pid"]), "--stacks", "1", "--last", "3s")
     t.check("(dwarf)" in text and "level1" in text, "the text names the method and the frames")
     t.check(all(len(line) < 80 for line in text.splitlines()), "text lines under 80 columns")
+
+    # --- the window stores the samples cut to the stack bytes the kernel copied ---
+    g = gt.workload("guard_nofp", 1.5)
+    d.settle()
+    top, s, names = heaviest(d, g)
+    t.check(names[:4] == ["level3", "level2", "level1", "burn_guarded"] and
+            s["unwind"] == "dwarf" and s["samples"] >= 0.8 * top["samples"],
+            "guard_nofp, live: level3 <- level2 <- level1 <- burn_guarded, by DWARF from "
+            "the cut stack copies")
+    kinds = {k["kind"]: k for k in d.json("status")["window"]["kinds"]}
+    print("   status: cpu-clock %(records)d records, %(bytes)d bytes, %(bytes_per_record).0f "
+          "bytes per record (every process's samples)" % kinds["cpu-clock"])
+    _, out, _ = d.ctl("dump", "--json", "-o", os.path.join(d.dir, "dwarf.perf.data"))
+    dump = json.loads(out)["path"]
+
+bound = g["above_sp"] + 1024
+sizes = cpu_clock_sizes(dump, g["tid"])
+print("   %d cpu-clock samples of thread %d in the dump: %d to %d bytes; %d above its "
+      "stack pointer" % (len(sizes), g["tid"], min(sizes or [0]), max(sizes or [0]),
+                         g["above_sp"]))
+t.check(bound < STACK_RESERVE, "the construction holds: %d bytes can be copied, under the "
+        "%d reserved" % (g["above_sp"], STACK_RESERVE))
+t.check(len(sizes) >= 50 and max(sizes) < bound,
+        "each of its samples takes under %d bytes in the window (largest %d; an uncut one "
+        "takes over %d)" % (bound, max(sizes or [0]), STACK_RESERVE))
+p = t.run([t.RSPCTL, "analyze", dump, "top", "--pid", str(g["pid"]), "--stacks", "1", "--json"],
+          timeout=120)
+st = json.loads(p.stdout)["stacks"][0] if p.returncode == 0 else {}
+t.check([f["name"] for f in st.get("frames", [])][:4] ==
+        ["level3", "level2", "level1", "burn_guarded"] and st.get("unwind") == "dwarf",
+        "rspctl analyze unwinds the dump's cut samples by DWARF (%s)" % p.stderr.strip())
+if not shutil.which("perf"):
+    print("SKIP (part): perf is not installed (apt-get install linux-perf)")
+else:
+    p = t.run(["perf", "script", "-i", dump, "--tid", str(g["tid"]), "-F", "tid,event,sym"],
+              timeout=120)
+    seen = sum(1 for line in p.stdout.splitlines() if "cpu-clock" in line)
+    t.check(p.returncode == 0 and seen == len(sizes) and "dump failure" not in p.stderr,
+            "perf script reads each of the %d cut samples (%d; rc %d)" % (
+                len(sizes), seen, p.returncode))
 
 with t.Rspd("--dwarf", "none") as d:
     w = gt.workload("cpu_nofp", 2)
