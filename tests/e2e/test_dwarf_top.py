@@ -154,6 +154,7 @@ else:
     t.check(p.returncode == 0 and seen == len(smp) and "dump failure" not in p.stderr,
             "perf script reads each of the %d cut samples (%d; rc %d)" % (
                 len(smp), seen, p.returncode))
+os.remove(dump)  # rspd's directory stays (rsptest), its few MiB of dump need not
 
 with t.Rspd("--dwarf", "none") as d:
     w = gt.workload("cpu_nofp", 2)
