@@ -12,6 +12,7 @@
 #include <perf/evsel.h>
 #include <perf/mmap.h>
 #include <rsp/record.h>
+#include <rsp/ustack.h>
 #include <rsp/ustackz.h>
 #include "drain.h"
 #include "sbq.h"
@@ -22,6 +23,31 @@
 
 /* a sample's kind in the window is its evset entry (its evsel in the schema) */
 _Static_assert(RSP_EVSET_MAX <= RSP_WKIND_EVSELS, "every evset entry has a window kind");
+
+/*
+ * Which entries copy the user stack (--dwarf): their samples go into the
+ * window compressed, or cut to the bytes the kernel copied (stored()), from
+ * one buffer of the largest record (header.size is 16 bits). Other records
+ * pay one test of ustack[].
+ */
+static int init_ustack(struct rsp_drain *d, struct rsp_evset *es)
+{
+	bool any = false;
+
+	d->trim = NULL;
+	d->z = NULL;
+	for (int i = 0; i < RSP_EVSET_MAX; i++) {
+		d->ustack[i] =
+			i < es->nr && es->e[i].evsel &&
+			(perf_evsel__attr(es->e[i].evsel)->sample_type & PERF_SAMPLE_STACK_USER);
+		any = any || d->ustack[i];
+	}
+	if (!any)
+		return 0;
+	d->trim = malloc(RSP_DRAIN_TRIM_MAX);
+	d->z = rsp_ustackz__new();
+	return d->trim && d->z ? 0 : -1;
+}
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w)
 {
@@ -35,35 +61,24 @@ int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window
 	d->es = es;
 	d->window = w;
 	d->bpf_entry = -1;
-	d->z = NULL;
-	d->zrec = NULL;
-	for (int i = 0; i < es->nr; i++) {
+	for (int i = 0; i < es->nr; i++)
 		if (es->e[i].role == RSP_ROLE_BPF)
 			d->bpf_entry = i;
-		d->ustack[i] =
-			perf_evsel__attr(es->e[i].evsel)->sample_type & PERF_SAMPLE_STACK_USER;
-		if (d->ustack[i] && !d->z) {
-			d->z = rsp_ustackz__new();
-			d->zrec = malloc(UINT16_MAX + 1);
-			if (!d->z || !d->zrec)
-				return -1;
-		}
-	}
 	d->cpu = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->cpu));
 	d->bpf_lost = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->bpf_lost));
 	d->bpf_last = calloc(es->max_cpu ? es->max_cpu : 1, sizeof(*d->bpf_last));
-	return d->cpu && d->bpf_lost && d->bpf_last ? 0 : -1;
+	return d->cpu && d->bpf_lost && d->bpf_last && !init_ustack(d, es) ? 0 : -1;
 }
 
 void rsp_drain__exit(struct rsp_drain *d)
 {
+	free(d->trim);
+	d->trim = NULL;
 	free(d->cpu);
 	free(d->bpf_lost);
 	free(d->bpf_last);
 	rsp_ustackz__delete(d->z);
-	free(d->zrec);
 	d->z = NULL;
-	d->zrec = NULL;
 	d->cpu = NULL;
 	d->bpf_lost = d->bpf_last = NULL;
 }
@@ -90,6 +105,24 @@ static int note_delivered(struct rsp_drain *d, const struct perf_event_header *h
 	return idx;
 }
 
+/*
+ * A sample whose event copies the user stack, as the window stores it: its
+ * stack compressed (rsp_ustackz__pack(): a quarter of the copied bytes, a
+ * few µs, ~200 samples a second), else cut to the bytes the kernel copied
+ * (rsp_ustack__trim(): what does not compress), else itself when there is
+ * nothing to cut or it does not parse (the record interpreter counts a
+ * malformed one when it reads it, as any other).
+ */
+static const struct perf_event_header *stored(struct rsp_drain *d,
+					      const struct perf_event_header *h)
+{
+	int n = rsp_ustackz__pack(d->z, d->es->schema, h, d->trim, RSP_DRAIN_TRIM_MAX);
+
+	if (n <= 0)
+		n = rsp_ustack__trim(d->es->schema, h, d->trim, RSP_DRAIN_TRIM_MAX);
+	return n > 0 ? (const struct perf_event_header *)d->trim : h;
+}
+
 static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigned cpu,
 			const struct perf_event_header *h, uint64_t time)
 {
@@ -101,14 +134,8 @@ static void note_record(struct rsp_drain *d, struct rsp_cpu_counters *k, unsigne
 
 		if (idx >= 0)
 			kind = RSP_WKIND_EVSEL((unsigned)idx);
-		/*
-		 * Its user stack compressed: a quarter of its bytes, a few µs,
-		 * ~200 samples a second. Stored as it is when that does not
-		 * make it smaller, or it does not decode (counted where read).
-		 */
-		if (idx >= 0 && d->ustack[idx] && d->window &&
-		    rsp_ustackz__pack(d->z, d->es->schema, h, d->zrec, UINT16_MAX + 1) > 0)
-			h = d->zrec;
+		if (idx >= 0 && idx < RSP_EVSET_MAX && d->ustack[idx] && d->window)
+			h = stored(d, h);
 	} else if (h->type == PERF_RECORD_LOST) {
 		const struct perf_record_lost *l = (const void *)h;
 

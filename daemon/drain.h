@@ -53,13 +53,18 @@ struct rsp_drain {
 	uint64_t bpf_n;	       /* records of the current rsp_drain__bpf() */
 	uint64_t last_refresh; /* rsp_drain__refresh(): when names and stacks were last resent */
 	/*
-	 * Samples of the evset entries with a user stack (--dwarf) go into the
-	 * window compressed (rsp/ustackz.h): the compressor and its output.
+	 * Samples of the entries with ustack[] set (PERF_SAMPLE_STACK_USER, from
+	 * --dwarf) go into the window with their user stack compressed
+	 * (rsp/ustackz.h), or, when that gains nothing, cut to what the kernel
+	 * copied (rsp/ustack.h): the compressor, and the record stored
+	 * (RSP_DRAIN_TRIM_MAX bytes; NULL when no entry copies stacks).
 	 */
 	bool ustack[RSP_EVSET_MAX];
 	struct rsp_ustackz *z;
-	void *zrec; /* UINT16_MAX + 1 bytes */
+	uint64_t *trim;
 };
+
+#define RSP_DRAIN_TRIM_MAX 65536 /* the largest record: header.size is 16 bits */
 
 int rsp_drain__init(struct rsp_drain *d, struct rsp_evset *es, struct rsp_window *w);
 void rsp_drain__exit(struct rsp_drain *d);

@@ -111,8 +111,8 @@ static void roundtrip(bool weight, uint64_t dyn)
 	assert_int_equal(rsp_ustackz__inflate(z, &b, stack, dyn ? dyn - 1 : 0), dyn ? -ENOSPC : 0);
 	/* back: the kernel's sample had it asked for dyn_size bytes */
 	m = rsp_ustackz__expand(z, s, hp, back, CAP);
-	assert_int_equal(m,
-			 8 + (5 + 1 + NR_REGS + 1) * 8 + (dyn + 7) / 8 * 8 + 8 + (weight ? 8 : 0));
+	assert_int_equal(m, 8 + (5 + 1 + NR_REGS + 1) * 8 + (dyn + 7) / 8 * 8 + (dyn ? 8 : 0) +
+				    (weight ? 8 : 0));
 	assert_int_equal(hb->type, PERF_RECORD_SAMPLE);
 	assert_int_equal(hb->misc, PERF_RECORD_MISC_USER);
 	assert_int_equal(rsp_record__parse_sample(s, hb, &c), 0);
@@ -123,6 +123,7 @@ static void roundtrip(bool weight, uint64_t dyn)
 	assert_memory_equal(back + 1, rec + 1, (5 + 1 + NR_REGS) * 8); /* up to the stack */
 	if (weight)
 		assert_int_equal(back[m / 8 - 1], 12345);
+	/* dyn_size; or, nothing copied, the kernel's empty stack: size 0, no dyn_size */
 	assert_int_equal(back[m / 8 - 1 - weight], dyn);
 	/* only a ZSAMPLE expands, only a sample packs */
 	assert_int_equal(rsp_ustackz__expand(z, s, (const void *)rec, back, CAP), -EINVAL);

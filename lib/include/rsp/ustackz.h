@@ -58,7 +58,8 @@ RSP_API int rsp_ustackz__pack(struct rsp_ustackz *z, const struct rsp_schema *s,
  *
  * Its stack's size is dyn_size rounded up to 8 (zero padded), dyn_size
  * kept: what the kernel would have written with that much stack asked for,
- * and what perf reads. Return: its size; -EINVAL for a malformed ZSAMPLE
+ * and what perf reads; dyn_size 0 as the kernel's empty stack (size 0, no
+ * dyn_size), as rsp_ustack__trim() cuts it. Return: its size; -EINVAL for a malformed ZSAMPLE
  * (a frame that does not inflate to dyn_size, lengths past the record);
  * -ENOSPC when @cap is too small.
  */
