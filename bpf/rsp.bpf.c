@@ -55,6 +55,13 @@ const volatile bool force_verifier_failure = false;
  * level (0: the root). 0: every thread.
  */
 const volatile unsigned long long capture_cgroup_id = 0;
+/*
+ * hrtimer_wakeup's address (rspd reads kallsyms): hrtimer_start is sent only
+ * for the timers that end a task's sleep (a timeout), the one start the
+ * timeline reads; the kernel's own timers (the tick, perf's, the
+ * scheduler's) were a fifth of a database's records. 0: every start.
+ */
+const volatile unsigned long long hrtimer_wakeup_fn = 0;
 const volatile int capture_cgroup_level = 0;
 
 #define TASK_RUNNING_STATE   0x0000
@@ -996,6 +1003,8 @@ static __always_inline void hrtimer(void *ctx, u8 kind, struct hrtimer *t, u64 t
 SEC("tp_btf/hrtimer_start")
 int BPF_PROG(rsp_hrtimer_start, struct hrtimer *t)
 {
+	if (hrtimer_wakeup_fn && (u64)t->function != hrtimer_wakeup_fn)
+		return 0;
 	hrtimer(ctx, RSP_BREC_HRTIMER_START, t, (u64)t->node.expires);
 	return 0;
 }

@@ -297,6 +297,7 @@ struct rsp_bpfcap *rsp_bpfcap__open(const struct rsp_bpfcap_opts *o, char *err, 
 	bc->skel->rodata->wake_bytes = o->wake_bytes;
 	bc->skel->rodata->capture_cgroup_id = o->cgroup_id;
 	bc->skel->rodata->capture_cgroup_level = o->cgroup_level;
+	bc->skel->rodata->hrtimer_wakeup_fn = o->hrtimer_wakeup;
 	choose_programs(bc, o);
 	bc->nr_cpus = o->nr_cpus ? o->nr_cpus : (unsigned)libbpf_num_possible_cpus();
 	ret = bpf_map__set_max_entries(bc->skel->maps.rings, bc->nr_cpus);

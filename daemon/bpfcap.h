@@ -33,6 +33,8 @@ struct rsp_bpfcap_opts {
 	/* --capture-cgroup: the subtree's cgroup id and level; id 0: every thread */
 	uint64_t cgroup_id;
 	int cgroup_level;
+	/* hrtimer_wakeup's address: only those timers' starts are sent (0: every one) */
+	uint64_t hrtimer_wakeup;
 	/* tests */
 	bool force_verifier_failure; /* the switch program is made invalid */
 };

@@ -38,6 +38,8 @@ enum rsp_capture_backend {
 
 struct rsp_capture_opts {
 	enum rsp_capture_backend backend;
+	/* not configured: hrtimer_wakeup's address from kallsyms (0: unknown) */
+	uint64_t hrtimer_wakeup;
 	bool families[RSP_FAM__NR];
 	enum rsp_stack_policy stacks;
 	unsigned stack_every;	/* N of sampled:N */

@@ -468,6 +468,7 @@ static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 	bo.block = o->families[RSP_FAM_BLOCK];
 	bo.irq = o->families[RSP_FAM_IRQ];
 	bo.timer = o->families[RSP_FAM_TIMER];
+	bo.hrtimer_wakeup = o->hrtimer_wakeup;
 	bo.ring_bytes = bpf_ring_bytes(o);
 	bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
 	/* tests: a refusal on demand (the verifier rejects a program) */

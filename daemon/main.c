@@ -140,6 +140,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		return -1;
 	rsp_tracefs__remove_stale_probes();
 	load_ksyms(d);
+	/* the BPF backend sends only the timer starts the timeline reads */
+	d->cfg.capture.hrtimer_wakeup = rsp_ksyms__addr(d->ksyms, "hrtimer_wakeup");
 	load_sockets(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);
 	tep_free(tep);

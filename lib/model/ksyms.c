@@ -253,6 +253,14 @@ const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr
 	return &ks->syms[lo];
 }
 
+uint64_t rsp_ksyms__addr(const struct rsp_ksyms *ks, const char *name)
+{
+	for (size_t i = 0; ks && i < ks->nr; i++)
+		if (!ks->syms[i].module[0] && !strcmp(ks->syms[i].name, name))
+			return ks->syms[i].addr;
+	return 0;
+}
+
 size_t rsp_ksyms__count(const struct rsp_ksyms *ks)
 {
 	return ks ? ks->nr : 0;
@@ -289,8 +297,8 @@ int rsp_ksyms__write_marked(const struct rsp_ksyms *ks, const uint8_t *marks, st
 		if (!(marks[i / 8] & (1u << (i % 8))))
 			continue;
 		if (k->module[0])
-			err = rsp_buf__printf(out, "%016llx t %s\t%s\n", (unsigned long long)k->addr,
-					      k->name, k->module);
+			err = rsp_buf__printf(out, "%016llx t %s\t%s\n",
+					      (unsigned long long)k->addr, k->name, k->module);
 		else
 			err = rsp_buf__printf(out, "%016llx T %s\n", (unsigned long long)k->addr,
 					      k->name);

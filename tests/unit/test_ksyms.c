@@ -48,6 +48,11 @@ static void test_find(void **state)
 	assert_null(rsp_ksyms__find(ks, 0xffffffff80000000ull, NULL));
 	assert_null(rsp_ksyms__find(ks, K_MODFN + (2u << 20), NULL));
 	assert_int_equal(rsp_ksyms__index(ks, rsp_ksyms__find(ks, 0xffffffff81000001ull, NULL)), 0);
+	/* by name: the core kernel's, not a module's; none, 0 */
+	assert_int_equal(rsp_ksyms__addr(ks, "io_schedule"), K_IO_SCHEDULE);
+	assert_int_equal(rsp_ksyms__addr(ks, "modfn"), 0);
+	assert_int_equal(rsp_ksyms__addr(ks, "no_such_symbol"), 0);
+	assert_int_equal(rsp_ksyms__addr(NULL, "io_schedule"), 0);
 	rsp_ksyms__delete(ks);
 	rsp_ksyms__delete(NULL);
 }

@@ -62,6 +62,13 @@ RSP_API void rsp_ksyms__delete(struct rsp_ksyms *ks);
 RSP_API const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr,
 					       uint64_t *off);
 
+/**
+ * rsp_ksyms__addr() - the address of the core kernel's symbol @name; 0 if
+ * there is none (or addresses are hidden). A scan: for start-up, not per
+ * record. @ks may be NULL.
+ */
+RSP_API uint64_t rsp_ksyms__addr(const struct rsp_ksyms *ks, const char *name);
+
 /** rsp_ksyms__count() - number of symbols held. */
 RSP_API size_t rsp_ksyms__count(const struct rsp_ksyms *ks);
 
