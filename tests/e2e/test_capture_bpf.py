@@ -90,8 +90,17 @@ with t.Rspd("--capture", "bpf") as d:
             "a BPF switch record takes %d bytes in the window, no time prefix (%d records, "
             "%d bytes)" % (want, sw["records"], sw["bytes"]))
     t.check("bytes by kind (bytes per record):" in d.ctl("status")[1], "text status shows the bytes by kind")
+    # A sleep with a timeout (nanosleep arms an hrtimer_wakeup timer): the
+    # one timer start the BPF programs send; the tick's and perf's are not.
+    t.run(["sleep", "0.05"])
+    d.settle()
     path = os.path.join(d.dir, "bpf.perf.data")
     d.ctl("dump", "-o", path)
+    starts = [l for l in t.run(["perf", "script", "-i", path, "-F", "event,trace"],
+                                timeout=120).stdout.splitlines() if "hrtimer_start" in l]
+    t.check(starts and all("function=hrtimer_wakeup " in l for l in starts),
+            "the BPF programs send only the timer starts of sleep timeouts (%d; others: %s)"
+            % (len(starts), [l for l in starts if "function=hrtimer_wakeup " not in l][:2]))
     p = t.run([t.RSPCTL, "analyze", path, "snapshot", str(w["child"]), "--last", last, "--min",
                "0", "--json"], timeout=120)
     t.check(p.returncode == 0, "rspctl analyze reads the dump of BPF records: %s" % p.stderr)
