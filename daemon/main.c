@@ -18,6 +18,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <traceevent/event-parse.h>
+#include <rsp/mapped.h>
 #include "analysis.h"
 #ifdef RSP_HAVE_BPF
 #include "bpfcap.h"
@@ -27,6 +28,7 @@
 #include "dump.h"
 #include "livemodel.h"
 #include "log.h"
+#include "membudget.h"
 #include "notify.h"
 #include "reload.h"
 #ifdef RSP_HAVE_BPF
@@ -556,6 +558,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rspd_log__init(d.cfg.log_level);
+	/* the timeline's mapped segment vectors count in a query's memory too */
+	rsp_mapped__set_hook(rspd_membudget__mapped);
 	if (detach(&d.cfg)) {
 		rspd_log__errno(RSP_LOG_ERR, "cannot detach from the terminal");
 		return 1;

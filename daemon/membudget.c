@@ -42,3 +42,15 @@ struct rspd_membudget *rspd_membudget__current(void)
 {
 	return current;
 }
+
+bool rspd_membudget__mapped(int64_t delta)
+{
+	struct rspd_membudget *b = current;
+
+	if (!b)
+		return true;
+	if (delta > 0)
+		return rspd_membudget__charge(b, (size_t)delta);
+	rspd_membudget__adjust(b, delta);
+	return true;
+}

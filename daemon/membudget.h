@@ -64,4 +64,10 @@ void rspd_membudget__end(void);
 /** rspd_membudget__current() - the budget this thread counts against, or NULL. */
 struct rspd_membudget *rspd_membudget__current(void);
 
+/*
+ * rspd_membudget__mapped() - librsp's own mappings (rsp/mapped.h's hook):
+ * counted against this thread's budget as its heap blocks are.
+ */
+bool rspd_membudget__mapped(int64_t delta);
+
 #endif

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sys/mman.h>
+#include <rsp/mapped.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,13 +162,17 @@ static void add_time(struct rsp_tlthread *p, const struct rsp_segment *seg)
 /* Room for one more segment of @t. */
 static int seg_room(struct tthread *t)
 {
-	size_t cap, bytes;
+	size_t cap, bytes, grow;
 	void *p;
 
 	if (t->pub.nr_segs < t->cap)
 		return 0;
 	cap = t->cap ? t->cap * 2 : SEG_FIRST;
 	bytes = cap * sizeof(*t->segs);
+	/* a mapping's growth counts against the query's memory as malloc's does */
+	grow = bytes - (t->mapped ? t->cap * sizeof(*t->segs) : 0);
+	if (bytes >= SEG_MAP_BYTES && !rsp_mapped__charge((int64_t)grow))
+		return -ENOMEM;
 	if (bytes < SEG_MAP_BYTES) {
 		p = realloc(t->segs, bytes);
 	} else if (t->mapped) {
@@ -183,8 +188,11 @@ static int seg_room(struct tthread *t)
 			t->mapped = true;
 		}
 	}
-	if (!p)
+	if (!p) {
+		if (bytes >= SEG_MAP_BYTES)
+			rsp_mapped__charge(-(int64_t)grow);
 		return -ENOMEM;
+	}
 	t->segs = p;
 	t->cap = cap;
 	return 0;
@@ -192,9 +200,10 @@ static int seg_room(struct tthread *t)
 
 static void seg_free(struct tthread *t)
 {
-	if (t->mapped)
+	if (t->mapped) {
 		munmap(t->segs, t->cap * sizeof(*t->segs));
-	else
+		rsp_mapped__charge(-(int64_t)(t->cap * sizeof(*t->segs)));
+	} else
 		free(t->segs);
 }
 

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <rsp/timeline.h>
+#include <errno.h>
+#include <rsp/mapped.h>
 #include <rsp/tlstore.h>
 #include "kallsyms_fake.h"
 #include "support/synth.h"
@@ -947,6 +949,78 @@ static void test_store(void **state)
 	synth__reset(s);
 }
 
+/* rsp/mapped.h's hook: what it was told, and whether it refuses growth. */
+static int64_t mapped_now, mapped_peak;
+static bool mapped_refuse;
+
+static bool mapped_hook(int64_t delta)
+{
+	if (delta > 0 && mapped_refuse)
+		return false;
+	mapped_now += delta;
+	if (mapped_now > mapped_peak)
+		mapped_peak = mapped_now;
+	return true;
+}
+
+/* A store of one busy thread: 3000 sleeps, more segments than the heap keeps (64 KiB). */
+static int busy_store(struct fix *f, struct rsp_tlstore **out)
+{
+	struct synth *s = &f->s;
+	struct rsp_tlstore *st = rsp_tlstore__new(0);
+	struct rsp_timeline_ops ops;
+	struct rsp_timeline *tl;
+	int ret;
+
+	for (uint64_t i = 0; i < 3000; i++) {
+		synth__switch(s, .cpu = 0, .t = 1000 + i * 100, .prev = A, .prev_comm = "app",
+			      .state = 1, .next = 0);
+		synth__switch(s, .cpu = 0, .t = 1050 + i * 100, .prev = 0, .next = A,
+			      .next_comm = "app");
+	}
+	rsp_tlstore__ops(&ops);
+	tl = rsp_timeline__new(s->schema, &ops, st);
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_wentry e = synth__entry(s, i);
+
+		rsp_timeline__feed(tl, &e);
+	}
+	rsp_timeline__finish(tl, 400000);
+	ret = rsp_tlstore__seal(st, 0, 400000);
+	rsp_timeline__delete(tl);
+	synth__reset(s);
+	*out = st;
+	return ret;
+}
+
+/*
+ * The store maps a busy thread's segments (past 64 KiB) instead of keeping
+ * them on the heap: rsp/mapped.h's hook is told of every growth and of the
+ * release, so that rspd counts them in a query's memory; a hook that
+ * refuses fails the load as an allocation failure would.
+ */
+static void test_store_mapped(void **state)
+{
+	struct fix *f = *state;
+	struct rsp_tlstore *st;
+
+	rsp_mapped__set_hook(mapped_hook);
+	mapped_now = mapped_peak = 0;
+	mapped_refuse = false;
+	assert_int_equal(busy_store(f, &st), 0);
+	assert_int_equal(rsp_tlstore__find_thread(st, A)->nr_segs >= 6000, true);
+	assert_true(mapped_now >= 6000 * (int64_t)sizeof(struct rsp_segment));
+	assert_int_equal(mapped_now, mapped_peak); /* grown, never shrunk while loading */
+	rsp_tlstore__delete(st);
+	assert_int_equal(mapped_now, 0);
+	mapped_refuse = true;
+	assert_int_equal(busy_store(f, &st), -ENOMEM);
+	rsp_tlstore__delete(st);
+	assert_int_equal(mapped_now, 0);
+	rsp_mapped__set_hook(NULL);
+}
+
 /*
  * A thread's block requests come sorted by insert, whatever order they
  * were issued in (the store keeps them by issue): a request queued long
@@ -987,6 +1061,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakeup_by_thread),
+		cmocka_unit_test(test_store_mapped),
 		cmocka_unit_test(test_handler_wakers),
 		cmocka_unit_test(test_block_requests),
 		cmocka_unit_test(test_quirk_inference),
