@@ -14,6 +14,7 @@
 #include <string.h>
 #include <rsp/waitgraph.h>
 #include "internal/u64map.h"
+#include "internal/gallop.h"
 #include "internal/hash.h"
 #include "internal/vec.h"
 #include "internal/scc.h"
@@ -822,27 +823,16 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, struct wait *w, d
 
 /*
  * First wait of @e that ends after @t (waits of one entity are in time
- * order, so that index is unique): a few steps on from the last answer when
- * it lies just before (a thread's successive waits ask about one waker at
- * increasing times), else a binary search.
+ * order, so that index is unique), searched from the last answer: a
+ * thread's successive waits ask about one waker at nearby times, and the
+ * cascade's deeper steps move the hint back and forth around them.
  */
 static size_t first_after(struct entity *e, uint64_t t)
 {
-	size_t lo = 0, hi = e->nr, h = e->hint;
-
-	if (h <= e->nr && (h == 0 || e->waits[h - 1].end <= t))
-		for (int k = 0; k < 4; k++, h++)
-			if (h == e->nr || e->waits[h].end > t)
-				return e->hint = h;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->waits[mid].end <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return e->hint = lo;
+	if (!e->nr)
+		return 0;
+	e->hint = rsp_gallop__first_above(&e->waits[0].end, sizeof(*e->waits), e->nr, e->hint, t);
+	return e->hint;
 }
 
 /* wPerf Figure 4: weigh [s, e) of @w, then what its waker waited on inside it. */
