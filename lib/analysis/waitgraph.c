@@ -603,7 +603,16 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__thread(g->s, ti);
 	uint32_t owner = g->thread_vertex[ti];
+	struct entity *en = &g->ents[ti];
 
+	/*
+	 * Room for all of them at once (a thread's waits are at most its
+	 * segments; the graph's store keeps only waits): growing by doubling
+	 * copied the array at each step and faulted in pages it then left.
+	 */
+	if (t->nr_segs && rsp_vec__reserve((void **)&en->waits, &en->cap, en->nr + t->nr_segs,
+					   sizeof(*en->waits)))
+		return -ENOMEM;
 	for (size_t i = 0; i < t->nr_segs; i++) {
 		const struct rsp_segment *sg = &t->segs[i];
 		struct wait w;
