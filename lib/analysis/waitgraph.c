@@ -14,6 +14,7 @@
 #include <string.h>
 #include <rsp/waitgraph.h>
 #include "internal/u64map.h"
+#include "internal/gallop.h"
 #include "internal/hash.h"
 #include "internal/vec.h"
 #include "internal/scc.h"
@@ -31,6 +32,14 @@ struct wait {
 	double frac; /* share of the interval (device idle split by bytes) */
 	bool inferred;
 	bool net; /* ended by a network arrival */
+	/*
+	 * Its edge + 1 (0: not yet known). cascade() weighs a wait always on
+	 * the same edge, from its own entity's vertex to target_v, so the edge
+	 * is looked up once per wait instead of once per weighing (the lookup
+	 * was a hash probe per cascade step). Set at the first weighing, not
+	 * when the wait is made: a wait never weighed must not create an edge.
+	 */
+	uint32_t edge1;
 	const uint64_t *stack, *wstack;
 	uint32_t nr_stack, nr_wstack;
 	uint32_t pid, wpid;   /* processes of the waiter and of the waker */
@@ -594,7 +603,16 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__thread(g->s, ti);
 	uint32_t owner = g->thread_vertex[ti];
+	struct entity *en = &g->ents[ti];
 
+	/*
+	 * Room for all of them at once (a thread's waits are at most its
+	 * segments; the graph's store keeps only waits): growing by doubling
+	 * copied the array at each step and faulted in pages it then left.
+	 */
+	if (t->nr_segs && rsp_vec__reserve((void **)&en->waits, &en->cap, en->nr + t->nr_segs,
+					   sizeof(*en->waits)))
+		return -ENOMEM;
 	for (size_t i = 0; i < t->nr_segs; i++) {
 		const struct rsp_segment *sg = &t->segs[i];
 		struct wait w;
@@ -779,15 +797,24 @@ static struct edge_x *get_edge(struct rsp_waitgraph *g, uint32_t from, uint32_t 
 	return x;
 }
 
-/* @frac: w->frac scaled by the cascade (the wait itself is not copied for it). */
-static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait *w, double frac,
+/*
+ * @frac: w->frac scaled by the cascade (the wait itself is not copied for
+ * it). @from is always the vertex of the entity @w belongs to.
+ */
+static void add_weight(struct rsp_waitgraph *g, uint32_t from, struct wait *w, double frac,
 		       uint64_t len, bool direct)
 {
-	struct edge_x *x = get_edge(g, from, w->target_v);
+	struct edge_x *x;
 	uint64_t wt = (uint64_t)((double)len * frac + 0.5);
 
-	if (!x)
-		return;
+	if (w->edge1) {
+		x = &g->es[w->edge1 - 1];
+	} else {
+		x = get_edge(g, from, w->target_v);
+		if (!x)
+			return;
+		w->edge1 = (uint32_t)(x - g->es) + 1;
+	}
 	x->e.weight_ns += wt;
 	if (direct) {
 		x->e.direct_ns += wt;
@@ -805,32 +832,21 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, const struct wait
 
 /*
  * First wait of @e that ends after @t (waits of one entity are in time
- * order, so that index is unique): a few steps on from the last answer when
- * it lies just before (a thread's successive waits ask about one waker at
- * increasing times), else a binary search.
+ * order, so that index is unique), searched from the last answer: a
+ * thread's successive waits ask about one waker at nearby times, and the
+ * cascade's deeper steps move the hint back and forth around them.
  */
 static size_t first_after(struct entity *e, uint64_t t)
 {
-	size_t lo = 0, hi = e->nr, h = e->hint;
-
-	if (h <= e->nr && (h == 0 || e->waits[h - 1].end <= t))
-		for (int k = 0; k < 4; k++, h++)
-			if (h == e->nr || e->waits[h].end > t)
-				return e->hint = h;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->waits[mid].end <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return e->hint = lo;
+	if (!e->nr)
+		return 0;
+	e->hint = rsp_gallop__first_above(&e->waits[0].end, sizeof(*e->waits), e->nr, e->hint, t);
+	return e->hint;
 }
 
 /* wPerf Figure 4: weigh [s, e) of @w, then what its waker waited on inside it. */
-static void cascade(struct rsp_waitgraph *g, uint32_t *path, int depth, const struct wait *w,
-		    uint64_t s, uint64_t e, double frac)
+static void cascade(struct rsp_waitgraph *g, uint32_t *path, int depth, struct wait *w, uint64_t s,
+		    uint64_t e, double frac)
 {
 	struct entity *b;
 	double scaled = w->frac * frac;
@@ -844,7 +860,7 @@ static void cascade(struct rsp_waitgraph *g, uint32_t *path, int depth, const st
 	path[depth + 1] = w->target_ent;
 	b = &g->ents[w->target_ent];
 	for (size_t i = first_after(b, s); i < b->nr && b->waits[i].start < e; i++) {
-		const struct wait *x = &b->waits[i];
+		struct wait *x = &b->waits[i];
 		uint64_t s2 = x->start > s ? x->start : s, e2 = x->end < e ? x->end : e;
 
 		if (e2 > s2)
@@ -861,7 +877,7 @@ static void cascade_all(struct rsp_waitgraph *g)
 
 		path[0] = (uint32_t)i;
 		for (size_t k = 0; k < en->nr; k++) {
-			const struct wait *w = &en->waits[k];
+			struct wait *w = &en->waits[k];
 
 			if (w->end > w->start)
 				cascade(g, path, 0, w, w->start, w->end, 1.0);

@@ -34,11 +34,12 @@ struct rsp_tlindex {
 /*
  * Sort @n times: LSD radix on the offset from the earliest, 11 bits a pass
  * (a window of up to 2^44 ns, ~4.9 hours, in 4 passes; fewer for shorter
- * spans). @tmp holds @n.
+ * spans). @tmp holds @n. Each pass scatters from one array into the other
+ * (no copy back per pass); an odd number of passes copies back once.
  */
 static void sort_times(uint64_t *v, uint64_t *tmp, size_t n)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, *src = v, *dst = tmp, *x;
 	size_t cnt[2048];
 
 	for (size_t i = 0; i < n; i++) {
@@ -48,7 +49,7 @@ static void sort_times(uint64_t *v, uint64_t *tmp, size_t n)
 	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += 11) {
 		memset(cnt, 0, sizeof(cnt));
 		for (size_t i = 0; i < n; i++)
-			cnt[((v[i] - lo) >> sh) & 2047]++;
+			cnt[((src[i] - lo) >> sh) & 2047]++;
 		for (size_t b = 0, sum = 0; b < 2048; b++) {
 			size_t c = cnt[b];
 
@@ -56,9 +57,11 @@ static void sort_times(uint64_t *v, uint64_t *tmp, size_t n)
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[cnt[((v[i] - lo) >> sh) & 2047]++] = v[i];
-		memcpy(v, tmp, n * sizeof(*v));
+			dst[cnt[((src[i] - lo) >> sh) & 2047]++] = src[i];
+		x = src, src = dst, dst = x;
 	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
 }
 
 static int add_end(struct rsp_tlindex *ix, uint32_t c, uint64_t end)
@@ -162,7 +165,7 @@ static int build_wakes(struct rsp_tlindex *ix, const struct rsp_tlstore *s)
 {
 	size_t n, cnt[2048];
 	const struct rsp_link *v = rsp_tlstore__links(s, &n);
-	struct rsp_wake *tmp;
+	struct rsp_wake *tmp, *src, *dst, *x;
 	uint32_t most = 0;
 
 	ix->wk = malloc((n ? n : 1) * sizeof(*ix->wk));
@@ -177,10 +180,11 @@ static int build_wakes(struct rsp_tlindex *ix, const struct rsp_tlstore *s)
 		ix->wk[ix->nr_wk++] = (struct rsp_wake){v[i].time, v[i].from.id, v[i].tid};
 		most = v[i].from.id > most ? v[i].from.id : most;
 	}
+	src = ix->wk, dst = tmp;
 	for (unsigned sh = 0; sh < 32 && (most >> sh); sh += 11) {
 		memset(cnt, 0, sizeof(cnt));
 		for (size_t i = 0; i < ix->nr_wk; i++)
-			cnt[(ix->wk[i].waker >> sh) & 2047]++;
+			cnt[(src[i].waker >> sh) & 2047]++;
 		for (size_t k = 0, sum = 0; k < 2048; k++) {
 			size_t c = cnt[k];
 
@@ -188,10 +192,12 @@ static int build_wakes(struct rsp_tlindex *ix, const struct rsp_tlstore *s)
 			sum += c;
 		}
 		for (size_t i = 0; i < ix->nr_wk; i++)
-			tmp[cnt[(ix->wk[i].waker >> sh) & 2047]++] = ix->wk[i];
-		memcpy(ix->wk, tmp, ix->nr_wk * sizeof(*tmp));
+			dst[cnt[(src[i].waker >> sh) & 2047]++] = src[i];
+		x = src, src = dst, dst = x; /* scattered into the other: no copy back per pass */
 	}
-	free(tmp);
+	/* the sorted array is kept, the other freed */
+	free(dst);
+	ix->wk = src;
 	return 0;
 }
 

@@ -44,10 +44,23 @@ static inline uint64_t rsp_hash__u64(uint64_t h, uint64_t w)
 	return (h ^ w) * 0x100000001b3ull;
 }
 
-/* @n words, e.g. a stack's addresses, one after the other. */
+/*
+ * @n words, e.g. a stack's addresses, one after the other. Four steps per
+ * turn of the loop (the same chain, the same value): a stack's hash is
+ * taken per sleep by the classifier and the wait-for graph, and the loop's
+ * own compare and branch were a third of its instructions.
+ */
 static inline uint64_t rsp_hash__u64s(uint64_t h, const uint64_t *w, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		h = rsp_hash__u64(h, w[i]);
+		h = rsp_hash__u64(h, w[i + 1]);
+		h = rsp_hash__u64(h, w[i + 2]);
+		h = rsp_hash__u64(h, w[i + 3]);
+	}
+	for (; i < n; i++)
 		h = rsp_hash__u64(h, w[i]);
 	return h;
 }
