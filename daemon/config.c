@@ -401,7 +401,7 @@ static const struct rspd_opt opts[] = {
 	{.section = "control", .name = "query-memory", .arg = "SIZE", .def = "auto",
 	 CUSTOM(query_memory), F(query_memory), RELOAD,
 	 .help = "heap one query may hold (its store, graph, snapshot, symbols, answer); over "
-		 "it the query fails and says so; auto: 4 x window, at least 64M",
+		 "it the query fails and says so; auto: 8 x window, at least 64M",
 	 .allowed = "auto, or a size from 1M to 1024G"},
 	{.section = "control", .name = "request-timeout", .arg = "DURATION", .def = "5s", .type = T_DUR,
 	 F(request_timeout_ns), .min = 10000000, .max = 3600000000000ull, RELOAD,

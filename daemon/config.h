@@ -135,9 +135,12 @@ void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next)
 
 /*
  * --query-memory auto: RSPD_QUERY_MEMORY_WINDOWS times the window's budget,
- * at least RSPD_QUERY_MEMORY_MIN.
+ * at least RSPD_QUERY_MEMORY_MIN. 8: a BPF window's switch records (40-56
+ * bytes) become two ~100-byte segments each in a query's timeline store,
+ * whose mapped vectors the budget counts (rsp/mapped.h); at 4 a snapshot
+ * of a full window of a switch storm was refused (e2e-bpf.test_budget).
  */
-#define RSPD_QUERY_MEMORY_WINDOWS 4
+#define RSPD_QUERY_MEMORY_WINDOWS 8
 #define RSPD_QUERY_MEMORY_MIN	  (64ull << 20)
 
 /** rspd_config__query_memory() - the bytes one query may hold (auto resolved). */

@@ -25,7 +25,8 @@ struct tthread {
 	struct rsp_tlthread pub;
 	struct rsp_segment *segs;
 	size_t cap;
-	bool mapped; /* segs is an mmap()ed region grown by mremap() */
+	bool mapped;	/* segs is an mmap()ed region grown by mremap() */
+	size_t charged; /* of it, bytes told to rsp/mapped.h's hook: pages touched */
 };
 
 /*
@@ -37,6 +38,7 @@ struct tthread {
 #define SEG_FIRST     256
 #define TCACHE	      64
 #define SEG_MAP_BYTES (64u << 10)
+#define SEG_CHARGE    (64u << 10) /* a mapped vector counted this many bytes at a time */
 
 static void seg_free(struct tthread *t);
 
@@ -159,20 +161,36 @@ static void add_time(struct rsp_tlthread *p, const struct rsp_segment *seg)
 	}
 }
 
+/*
+ * A mapped vector's pages count against the query's memory as they are
+ * touched (SEG_CHARGE at a time), not as mremap() reserves them: what the
+ * process really holds, as malloc's count is for the heap.
+ */
+static int seg_charge(struct tthread *t)
+{
+	size_t want = (t->pub.nr_segs + 1) * sizeof(*t->segs), to;
+
+	if (!t->mapped || want <= t->charged)
+		return 0;
+	to = (want + SEG_CHARGE - 1) / SEG_CHARGE * SEG_CHARGE;
+	if (to > t->cap * sizeof(*t->segs))
+		to = t->cap * sizeof(*t->segs);
+	if (!rsp_mapped__charge((int64_t)(to - t->charged)))
+		return -ENOMEM;
+	t->charged = to;
+	return 0;
+}
+
 /* Room for one more segment of @t. */
 static int seg_room(struct tthread *t)
 {
-	size_t cap, bytes, grow;
+	size_t cap, bytes;
 	void *p;
 
 	if (t->pub.nr_segs < t->cap)
-		return 0;
+		return seg_charge(t);
 	cap = t->cap ? t->cap * 2 : SEG_FIRST;
 	bytes = cap * sizeof(*t->segs);
-	/* a mapping's growth counts against the query's memory as malloc's does */
-	grow = bytes - (t->mapped ? t->cap * sizeof(*t->segs) : 0);
-	if (bytes >= SEG_MAP_BYTES && !rsp_mapped__charge((int64_t)grow))
-		return -ENOMEM;
 	if (bytes < SEG_MAP_BYTES) {
 		p = realloc(t->segs, bytes);
 	} else if (t->mapped) {
@@ -186,23 +204,21 @@ static int seg_room(struct tthread *t)
 			memcpy(p, t->segs, t->pub.nr_segs * sizeof(*t->segs));
 			free(t->segs);
 			t->mapped = true;
+			t->charged = 0;
 		}
 	}
-	if (!p) {
-		if (bytes >= SEG_MAP_BYTES)
-			rsp_mapped__charge(-(int64_t)grow);
+	if (!p)
 		return -ENOMEM;
-	}
 	t->segs = p;
 	t->cap = cap;
-	return 0;
+	return seg_charge(t);
 }
 
 static void seg_free(struct tthread *t)
 {
 	if (t->mapped) {
 		munmap(t->segs, t->cap * sizeof(*t->segs));
-		rsp_mapped__charge(-(int64_t)(t->cap * sizeof(*t->segs)));
+		rsp_mapped__charge(-(int64_t)t->charged);
 	} else
 		free(t->segs);
 }
