@@ -2,10 +2,13 @@
 /*
  * User stacks compressed in the window: see rsp/ustackz.h.
  *
- * zstd (libzstd, as perf record -z uses it) at level 1: on the stacks of a
- * PostgreSQL server's cpu-clock samples, 6.2 KB copied of 8 KiB asked for
- * compress ~4x (zlib -1 measured 4.1x on a pgbench dump), at a few µs a
- * sample; a window holds ~200 such samples a second on 2 CPUs.
+ * zstd (libzstd, as perf record -z uses it) at level -1 (its fast mode): on
+ * the 1224 stacks of a pgbench dump's cpu-clock samples (6.2 KB copied of
+ * 8 KiB asked for), 4.26x at ~16 µs a 6 KiB stack on this VM, quiet;
+ * level 1 gave 4.39x at 21-31 µs, and the drain compresses a poll's
+ * samples in one burst, which delayed a sleeper's timer wakeups enough to
+ * move e2e.test_hist_offcpu's peaks (1 run in 4 and the fresh-clone CI at
+ * level 1, 0 in 6 at -1). ~200 samples a second on 2 CPUs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +17,7 @@
 #include <zstd_errors.h>
 #include <rsp/ustackz.h>
 
-#define ZLEVEL 1
+#define ZLEVEL (-1)
 
 struct rsp_ustackz {
 	ZSTD_CCtx *c;

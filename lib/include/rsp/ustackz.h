@@ -11,7 +11,7 @@
  * under 1% of a busy server's records, yet a quarter to two thirds of the
  * window's bytes. rspd stores such a sample as an RSP_RECORD_ZSAMPLE: the
  * sample as the kernel wrote it up to its stack, the dyn_size bytes of the
- * stack compressed with zstd (level 1: ~4x on real stacks, a few µs per
+ * stack compressed with zstd (level -1: ~4x on real stacks, ~16 µs per
  * sample), then the rest of the sample. Its layout is a sample's, so the
  * record interpreter reads it as one (rsp_record__parse_sample(), which
  * sets rsp_sample.user_stack_z); the stack is inflated only where it is
