@@ -16,16 +16,44 @@
 #include <string.h>
 #include <rsp/record.h>
 #include <rsp/ustack.h>
+#include "internal/ustack.h"
+
+int rsp_ustack__rewrite(const struct perf_event_header *rec, size_t data, uint64_t size,
+			const void *stack, uint64_t avail, uint64_t dyn, void *out, size_t cap)
+{
+	/* [rec, size word) | keep | keep bytes | dyn_size (if keep) | tail */
+	const uint8_t *after = (const uint8_t *)rec + data + size + 8;
+	uint64_t keep = (dyn + 7) & ~7ull;
+	size_t head = data - 8, tail = rec->size - (data + size + 8);
+	size_t n = head + 8 + (keep ? keep + 8 : 0) + tail;
+	struct perf_event_header hdr = *rec;
+	uint8_t *o = out;
+
+	if (n > UINT16_MAX)
+		return -EINVAL;
+	if (n > cap)
+		return -ENOSPC;
+	memcpy(o, rec, head);
+	memcpy(o + head, &keep, 8);
+	if (keep) {
+		memmove(o + head + 8, stack, avail < keep ? avail : keep);
+		if (avail < keep)
+			memset(o + head + 8 + avail, 0, keep - avail);
+		memcpy(o + head + 8 + keep, &dyn, 8);
+	}
+	memcpy(o + n - tail, after, tail);
+	hdr.type = PERF_RECORD_SAMPLE;
+	hdr.size = (uint16_t)n;
+	memcpy(o, &hdr, sizeof(hdr));
+	return (int)n;
+}
 
 int rsp_ustack__trim(const struct rsp_schema *s, const struct perf_event_header *rec, void *out,
 		     size_t cap)
 {
-	const uint8_t *base = (const uint8_t *)rec, *data, *after;
-	struct perf_event_header hdr;
+	const uint8_t *data;
 	struct rsp_sample smp;
-	uint64_t size, dyn, keep;
-	size_t head, tail, n;
-	uint8_t *o = out;
+	uint64_t size, dyn;
 	int err;
 
 	if (rec->type != PERF_RECORD_SAMPLE)
@@ -40,25 +68,8 @@ int rsp_ustack__trim(const struct rsp_schema *s, const struct perf_event_header 
 	memcpy(&dyn, data + size, 8); /* the parser took size bytes and dyn_size */
 	if (dyn > size)
 		return -EINVAL;
-	keep = (dyn + 7) & ~7ull;
-	if (keep == size)
+	if (((dyn + 7) & ~7ull) == size)
 		return 0;
-	/* [rec, size word) | size word | keep bytes | dyn_size word (if keep) | tail */
-	head = (size_t)(data - 8 - base);
-	after = data + size + 8;
-	tail = (size_t)(base + rec->size - after);
-	n = head + 8 + (keep ? keep + 8 : 0) + tail;
-	if (n > cap)
-		return -ENOSPC;
-	memcpy(o, rec, head);
-	memcpy(o + head, &keep, 8);
-	if (keep) {
-		memcpy(o + head + 8, data, keep);
-		memcpy(o + head + 8 + keep, &dyn, 8);
-	}
-	memcpy(o + n - tail, after, tail);
-	hdr = *rec;
-	hdr.size = (uint16_t)n;
-	memcpy(o, &hdr, sizeof(hdr));
-	return (int)n;
+	return rsp_ustack__rewrite(rec, (size_t)(data - (const uint8_t *)rec), size, data, size,
+				   dyn, out, cap);
 }

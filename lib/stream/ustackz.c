@@ -16,6 +16,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include <rsp/ustackz.h>
+#include "internal/ustack.h"
 
 #define ZLEVEL (-1)
 
@@ -140,29 +141,16 @@ int rsp_ustackz__expand(struct rsp_ustackz *z, const struct rsp_schema *s,
 {
 	struct rsp_sample smp;
 	struct at at;
-	uint64_t stack_size;
-	size_t size, skip;
 	char *o = out;
 
 	if (rec->type != RSP_RECORD_ZSAMPLE || rsp_record__parse_sample(s, rec, &smp) ||
 	    !smp.user_stack_z || locate(rec, &smp, &at))
 		return -EINVAL;
-	stack_size = round8(smp.user_stack_size);
-	/* nothing copied: the kernel's empty stack, size 0 and no dyn_size */
-	skip = stack_size ? 0 : 8;
-	size = at.data + stack_size + (rec->size - at.data - at.size) - skip;
-	if (size > UINT16_MAX)
-		return -EINVAL;
-	if (size > cap)
+	if (at.data + smp.user_stack_size > cap)
 		return -ENOSPC;
-	memcpy(o, rec, at.data);
+	/* inflated where the cut sample holds its stack, then written around it */
 	if (rsp_ustackz__inflate(z, &smp, o + at.data, cap - at.data))
 		return -EINVAL;
-	memset(o + at.data + smp.user_stack_size, 0, stack_size - smp.user_stack_size);
-	memcpy(o + at.data - 8, &stack_size, 8);
-	memcpy(o + at.data + stack_size, (const char *)rec + at.data + at.size + skip,
-	       rec->size - at.data - at.size - skip);
-	((struct perf_event_header *)o)->type = PERF_RECORD_SAMPLE;
-	((struct perf_event_header *)o)->size = (uint16_t)size;
-	return (int)size;
+	return rsp_ustack__rewrite(rec, at.data, at.size, o + at.data, smp.user_stack_size,
+				   smp.user_stack_size, out, cap);
 }
