@@ -24,19 +24,15 @@ N = 200
 ATTEMPTS = 4
 
 
-def bucket(v):
-    """rsp's r=1 bucket of v ns: 0 for 0, else 1 + floor(log2 v)."""
-    return v.bit_length()
-
-
-def bucket_high(b):
-    return (1 << b) - 1
-
-
 def quiet(w):
-    """Did the workload's own sleeps stay within one bucket of their medians?"""
-    return (w["short_max_ns"] <= bucket_high(bucket(w["short_median_ns"]) + 1)
-            and w["long_max_ns"] <= bucket_high(bucket(w["long_median_ns"]) + 1))
+    """Did the workload's own sleeps stay in their peaks' buckets?
+
+    judge() wants all N short sleeps in one peak: a short sleep the workload
+    itself measured at 2-4 ms (its timer delayed by other work) lies between
+    the peaks whatever the profiler does, so such a run is noisy, not a
+    failure. The workload counts those strays the way rsp buckets times.
+    """
+    return w["short_strays"] == 0 and w["long_strays"] == 0
 
 
 def judge(d, w):
