@@ -36,7 +36,8 @@ class Family(Rspd):
     """rspd --capture bpf with the syscall family on or off; checks which it got."""
 
     def __init__(self, build, on):
-        super().__init__(build, "bpf", "cached", [] if on else ["--families", NO_SYSCALL])
+        super().__init__(build, "bpf", "cached",
+                         ["--families", "+syscall"] if on else ["--families", NO_SYSCALL])
         self.on = on
         self.name = "rspd bpf, syscall family %s" % ("on" if on else "off")
 

@@ -190,31 +190,49 @@ int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list,
 {
 	char buf[256], *save = NULL, *tok;
 	bool on[RSP_FAM__NR] = {false}, any = false;
+	int mods = 0, names = 0;
 
 	if (!strcmp(list, "all")) {
 		for (int f = 0; f < RSP_FAM__NR; f++)
 			o->families[f] = true;
 		return 0;
 	}
+	/* "+syscall,-net": changes to the defaults; "sched,block": the whole set */
+	memcpy(on, o->families, sizeof(on));
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int f = rsp_catalogue__find_family(tok);
+		bool mod = *tok == '+' || *tok == '-';
+		int f = rsp_catalogue__find_family(tok + mod);
 
 		if (f < 0) {
-			size_t n =
-				(size_t)snprintf(err, errlen, "unknown family '%s'; known:", tok);
+			size_t n = (size_t)snprintf(err, errlen,
+						    "unknown family '%s'; known:", tok + mod);
 
 			for (int i = 0; i < RSP_FAM__NR && n < errlen; i++)
 				n += (size_t)snprintf(err + n, errlen - n, " %s",
 						      rsp_catalogue__family(i)->name);
 			return -EINVAL;
 		}
-		on[f] = true;
-		any = true;
+		if (mod)
+			mods++;
+		else if (!names++ && !mods)
+			memset(on, 0, sizeof(on)); /* a plain list starts from nothing */
+		if (mods && names) {
+			snprintf(err, errlen,
+				 "'%s' mixes family names with +/- changes; write the whole list "
+				 "(sched,block) or only changes to the defaults (+syscall,-net)",
+				 list);
+			return -EINVAL;
+		}
+		on[f] = *tok != '-';
 	}
-	if (!any) {
+	for (int f = 0; f < RSP_FAM__NR; f++)
+		any = any || on[f];
+	if (!any || !(mods + names)) {
 		/* no event: libperf would map no ring, and rspd die at start */
-		snprintf(err, errlen, "the list names no family");
+		snprintf(err, errlen, "%s",
+			 mods + names ? "the list leaves no family on"
+				      : "the list names no family");
 		return -EINVAL;
 	}
 	memcpy(o->families, on, sizeof(on));

@@ -66,7 +66,8 @@ void rsp_capture_opts__init(struct rsp_capture_opts *o);
 int rsp_capture_opts__set_stacks(struct rsp_capture_opts *o, const char *s);
 /** rsp_capture_opts__stacks_name() - the policy as the user writes it. */
 const char *rsp_capture_opts__stacks_name(const struct rsp_capture_opts *o, char *buf, size_t n);
-/** rsp_capture_opts__set_families() - "all" or "sched,block,..."; 0 or -EINVAL. */
+/** rsp_capture_opts__set_families() - "all", "sched,block,..." or changes "+syscall,-net"; 0 or
+ * -EINVAL. */
 int rsp_capture_opts__set_families(struct rsp_capture_opts *o, const char *list, char *err,
 				   size_t errlen);
 /** rsp_capture_opts__set_net_source() - "auto", "tracepoint" or "kprobe"; 0 or -EINVAL. */

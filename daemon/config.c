@@ -234,7 +234,7 @@ static int set_families(struct rspd_config *c, const char *v, char *why, size_t 
 
 	if (!rsp_capture_opts__set_families(&c->capture, v, e, sizeof(e)))
 		return 0;
-	snprintf(why, n, "all, or a comma-separated list of families (%s)", e);
+	snprintf(why, n, "all, a comma-separated list of families, or +/- changes (%s)", e);
 	return -1;
 }
 
@@ -422,7 +422,7 @@ static const struct rspd_opt opts[] = {
 		 "auto (BPF where the kernel allows it, else perf)",
 	 .allowed = "perf, bpf or auto"},
 	{.section = "capture", .name = "families", .arg = "LIST", CUSTOM(families),
-	 .help = "event families to record, or all",
+	 .help = "event families to record, all, or changes (+syscall,-net)",
 	 .allowed = "all, or a comma-separated list of sched, block, irq, timer, sample, net, libc, "
 		    "sideband, syscall"},
 	{.section = "capture", .name = "stacks", .arg = "POLICY", .def = "cached", CUSTOM(stacks),

@@ -143,8 +143,13 @@ void rspd_syscalls__open(struct rspd *d)
 		return;
 	}
 	d->syscalls = s;
-	if (!d->cfg.capture.families[RSP_FAM_SYSCALL])
+	if (!d->cfg.capture.families[RSP_FAM_SYSCALL]) {
+		/* off by default: ~7 points of a database's throughput (BENCHMARKS.md) */
+		snprintf(s->why_off, sizeof(s->why_off),
+			 "off (the default: a BPF program on every system call costs a "
+			 "syscall-heavy server several percent); --families +syscall turns it on");
 		return;
+	}
 #ifdef RSP_HAVE_BPF
 	if (strcmp(d->es.backend, "bpf")) {
 		off(s, "off: syscall profiles need the BPF backend (the perf backend would cost a "

@@ -19,7 +19,7 @@ t.need_root()
 N, M = 5, 1500  # M nanosleeps of 1 ms: longer than a second, so a run-time sample (100 ms of each second) sees them
 bpf = os.environ.get("RSP_TEST_CAPTURE") == "bpf"
 
-with t.Rspd("--overhead-budget", "90") as d:
+with t.Rspd("--overhead-budget", "90", "--families", "+syscall") as d:
     rc, _, err = d.ctl("stopwatch", "add", "syscall:nanosleep", "--comm", "syscall_mix",
                        "--name", "ns", check_rc=False)
     if rc != 0:

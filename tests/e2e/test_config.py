@@ -60,6 +60,9 @@ cases = [
     ("[capture]\nfamilies = sched,nope\n", ":2: families", "unknown family 'nope'"),
     ("[capture]\nfamilies =\n", ":2: families: invalid value ''", "the list names no family"),
     ("[capture]\nfamilies = ,\n", ":2: families: invalid value ','", "the list names no family"),
+    ("[capture]\nfamilies = sched,+net\n", ":2: families", "mixes family names with +/-"),
+    ("[capture]\nfamilies = -sched,-block,-irq,-timer,-sample,-net,-sideband\n", ":2: families",
+     "the list leaves no family on"),
     ("[capture]\ndwarf =\n", ":2: dwarf: invalid value ''", "none, or some of cpu_clock"),
     ("[daemon]\nlog-level = loud\n", ":2: log-level", "error, warning, info or debug"),
     ("[capture]\nstacks = all" + " " * 300 + "x\n", ":2: the line is longer than", ""),
@@ -79,6 +82,23 @@ with t.Rspd("--freq", "20", config="[capture]\nfreq = 50\nstacks = all\n") as d:
     st = d.json("status")
     t.check(st["config"]["sample_freq_hz"] == 20, "--freq 20 overrides freq = 50 in the file")
     t.check(st["config"]["stacks"] == "all", "stacks = all from the file applies")
+
+# --families +NAME/-NAME change the families so far (defaults, then the file):
+# the syscall family is off by default and one word turns it on.
+with t.Rspd("--families", "+syscall", config="[capture]\nfamilies = -net\n") as d:
+    st = d.json("status")
+    on = {f["name"] for f in st["families"] if f["enabled"]}
+    sc = [f for f in st["families"] if f["name"] == "syscall"][0]
+    # asked for: on where BPF runs, else off with the backend named as why
+    asked = "syscall" in on if st["config"]["capture"] == "bpf" else "BPF backend" in sc["note"]
+    t.check(asked and "net" not in on and {"sched", "block", "sample"} <= on,
+            "families = -net in the file, then --families +syscall: %s (syscall: %s)"
+            % (",".join(sorted(on)), sc.get("note", "")[:60]))
+with t.Rspd() as d:
+    fam = [f for f in d.json("status")["families"] if f["name"] == "syscall"][0]
+    t.check(not fam["enabled"] and "+syscall" in fam.get("note", ""),
+            "the syscall family is off by default; status says how to turn it on: %s"
+            % fam.get("note"))
 
 # SIGHUP: a bad file is refused and changes nothing; a good one applies.
 with t.Rspd(config="[daemon]\nlog-level = info\n") as d:

@@ -38,7 +38,7 @@ def bound(st):
     hist = st["hist"]["bytes"] if st.get("hist") else 0
     # 32 MiB: rspd's code and libraries (capstone's relocated tables alone
     # are 3.2 MiB of RSS, libmicrohttpd's gnutls 1.1 MiB), the BPF maps it maps
-    # (4 MiB with the syscall family), libbpf's loads,
+    # (4 MiB more with --families +syscall), libbpf's loads,
     # the process model and the symbol caches
     return st["window"]["budget_bytes"] + rings + hist + QUERY_MEMORY + (32 << 20)
 

@@ -44,7 +44,7 @@ def syscall_family(d):
 
 
 if os.environ.get("RSP_TEST_CAPTURE") == "perf":
-    with t.Rspd() as d:
+    with t.Rspd("--families", "+syscall") as d:  # asked for, refused: say why
         fam = syscall_family(d)
         t.check(not fam["enabled"] and fam["source"] == "off", "syscall family off on perf")
         t.check("BPF backend" in fam.get("note", ""), "status says why: %s" % fam.get("note"))
@@ -111,7 +111,8 @@ tid_pid = {}
 # worker's profiles were evicted within seconds of its exit (seen in a
 # fresh-clone CI run and reproduced by polling for 8 s: 1727 evictions).
 work = tempfile.mkdtemp(prefix="rsptest-syscalls.")
-with t.Rspd("--hist-slice-cap", "8192", "--hist-profiles", "65536", "--dump-dir", work) as d:
+with t.Rspd("--families", "+syscall", "--hist-slice-cap", "8192", "--hist-profiles", "65536",
+            "--dump-dir", work) as d:
     fam = syscall_family(d)
     if not fam["enabled"]:
         print("SKIP: the syscall family is off: %s" % fam.get("note"))
