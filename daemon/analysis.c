@@ -63,6 +63,8 @@ struct rspd_analysis {
 	uint64_t complete_until; /* under lock */
 	bool stop;		 /* under lock */
 	uint64_t done;		 /* thread only */
+	struct rsp_wmark *marks; /* thread only: where the last pass stopped, per stream */
+	unsigned nr_marks;
 	_Atomic uint64_t passes, records, gaps;
 	_Atomic double cpu_s;
 };
@@ -80,31 +82,40 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 {
 	struct rsp_window *w = a->d->window;
 	const struct rsp_schema *schema = a->d->es.schema;
-	struct rsp_window_stats ws;
 	struct rsp_wsnap *snap = rsp_window__pin(w, a->done + 1, until);
 	struct rsp_witer *it;
 	struct rsp_wentry e;
-	uint64_t from = a->done + 1, n = 0;
+	uint64_t from = a->done + 1, n = 0, complete_from;
 
 	if (!snap)
 		return; /* ENOMEM: try again next time */
 	/* After pinning: what was evicted before the pin is gone; what after, we hold. */
-	rsp_window__stats(w, &ws);
-	if (ws.complete_from >= from) {
-		rsp_histfeed__gap(a->feed, from, ws.complete_from, 0);
+	complete_from = rsp_window__complete_from(w);
+	if (complete_from >= from) {
+		rsp_histfeed__gap(a->feed, from, complete_from, 0);
 		atomic_fetch_add_explicit(&a->gaps, 1, memory_order_relaxed);
 		rspd_log__write(RSP_LOG_WARN,
 				"histograms: records of %.3f .. %.3f were evicted before they were "
 				"read; the analysis thread is behind (raise --window)",
-				(double)from / 1e9, (double)ws.complete_from / 1e9);
-		from = ws.complete_from + 1;
+				(double)from / 1e9, (double)complete_from / 1e9);
+		from = complete_from + 1;
 	}
-	it = from <= until ? rsp_witer__new(snap, from, until) : NULL;
+	if (!a->marks) { /* the window's streams are fixed at its creation */
+		a->nr_marks = rsp_wsnap__streams(snap);
+		a->marks =
+			calloc(a->nr_marks, sizeof(*a->marks)); /* NULL: scan from chunk starts */
+	}
+	/* each stream from where the last pass stopped: not its newest chunk again */
+	it = from <= until ? rsp_witer__resume(snap, from, until, a->marks) : NULL;
 	/* The feed also runs the timeline: sleeps and run-queue waits. */
 	while (it && rsp_witer__next(it, &e)) {
 		rsp_histfeed__record(a->feed, schema, &e);
 		n++;
 	}
+	if (it && a->marks)
+		rsp_witer__marks(it, a->marks);
+	else if (a->marks) /* nothing read: start the next pass from the chunks' starts */
+		memset(a->marks, 0, a->nr_marks * sizeof(*a->marks));
 	if (it || from > until) {
 		a->done = until;
 		rsp_hist_store__set_progress(a->store, until);
@@ -153,6 +164,7 @@ static void analysis_free(struct rspd_analysis *a)
 	rsp_hist_store__delete(a->store);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->cond);
+	free(a->marks);
 	free(a);
 }
 

@@ -62,6 +62,7 @@ struct rsp_chunk {
 	bool evicted;	   /* unlinked; freed by the last unpin */
 	bool refs_only;	   /* holds struct ref_entry, not copies of records */
 	uint16_t time_off; /* records carry their time here (0: an 8-byte prefix) */
+	uint64_t seq;	   /* which linking this is (a reused chunk gets a new one) */
 	_Atomic uint64_t t_min;
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
@@ -100,6 +101,7 @@ struct rsp_window {
 	uint64_t evicted_chunks;
 	uint64_t evicted_records;
 	uint64_t complete_from;
+	uint64_t seq; /* chunks linked so far: the next one's rsp_chunk.seq */
 };
 
 struct snap_chunk {
@@ -294,6 +296,7 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu, bool refs)
 	}
 	if (c) {
 		chunk_reset(w, c, cpu, refs);
+		c->seq = ++w->seq;
 		if (l->tail)
 			l->tail->next = c;
 		else
@@ -501,6 +504,16 @@ void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st)
 	st->lost_marked = atomic_load_explicit(&w->lost_marked, memory_order_relaxed);
 }
 
+uint64_t rsp_window__complete_from(struct rsp_window *w)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&w->lock);
+	t = w->complete_from;
+	pthread_mutex_unlock(&w->lock);
+	return t;
+}
+
 static bool chunk_overlaps(const struct rsp_chunk *c, uint64_t from, uint64_t to)
 {
 	uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
@@ -608,6 +621,8 @@ struct cursor {
 	size_t end;   /* one past this CPU's last chunk */
 	size_t off;   /* in the current chunk */
 	struct rsp_wentry cur;
+	struct rsp_wmark mark; /* its first record after @to, once seen */
+	bool marked;
 };
 
 struct rsp_witer {
@@ -617,6 +632,17 @@ struct rsp_witer {
 	unsigned *heap; /* CPU indexes */
 	struct cursor *cur;
 };
+
+/* The cursor met a record after the range, at @off of @sc: the first is where the next range
+ * starts. */
+static void mark_after(struct cursor *k, const struct snap_chunk *sc, size_t off)
+{
+	if (k->marked)
+		return;
+	k->marked = true;
+	k->mark.seq = sc->c->seq;
+	k->mark.off = off;
+}
 
 /*
  * Readers of referenced records (a mapped file far larger than the cache)
@@ -646,6 +672,8 @@ ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *
 		memcpy(&e, sc->c->data + k->off, sizeof(e));
 		k->off += sizeof(e);
 		prefetch_ahead(sc, k->off + (REF_AHEAD - 1) * sizeof(e));
+		if (e.time > it->to)
+			mark_after(k, sc, k->off - sizeof(e));
 		if (e.time < it->from || e.time > it->to)
 			continue;
 		k->cur.time = e.time;
@@ -668,6 +696,7 @@ timed_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk
 	while (k->off + sizeof(struct perf_event_header) <= sc->used) {
 		const unsigned char *p = sc->c->data + k->off;
 		const struct perf_event_header *h = (const void *)p;
+		size_t at = k->off;
 		uint64_t t;
 
 		if (h->type == WRAP_TYPE) {
@@ -678,6 +707,8 @@ timed_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk
 			memcpy(&t, p + off, sizeof(t));
 			k->off += h->size;
 		}
+		if (t > it->to)
+			mark_after(k, sc, at);
 		if (t < it->from || t > it->to)
 			continue;
 		k->cur.time = t;
@@ -715,6 +746,8 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 			uint64_t t;
 
 			memcpy(&t, p, sizeof(t));
+			if (t > it->to)
+				mark_after(k, sc, k->off);
 			k->off += ENTRY_PREFIX + h->size;
 			if (t < it->from || t > it->to)
 				continue;
@@ -724,6 +757,13 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 		}
 		k->chunk++;
 		k->off = 0;
+	}
+	if (!k->marked && k->end > 0 && k->chunk == k->end) {
+		/* every record was in range or before it: the next starts at the end */
+		const struct snap_chunk *last = &it->snap->chunks[k->end - 1];
+
+		if (k->end > it->snap->first[k - it->cur])
+			mark_after(k, last, last->used);
 	}
 	return false;
 }
@@ -754,7 +794,44 @@ static inline __attribute__((always_inline)) void heap_down(struct rsp_witer *it
 	}
 }
 
+/* Start stream @i's cursor at @m, if its snapshot holds that chunk: what is before it is past. */
+static void resume_at(struct rsp_witer *it, unsigned i, const struct rsp_wmark *m)
+{
+	struct cursor *k = &it->cur[i];
+
+	if (!m->seq)
+		return;
+	for (size_t j = k->chunk; j < k->end; j++) {
+		const struct snap_chunk *sc = &it->snap->chunks[j];
+
+		if (sc->c->seq != m->seq)
+			continue;
+		if (m->off <= sc->used) {
+			k->chunk = j;
+			k->off = m->off;
+		}
+		return;
+	}
+}
+
 struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, uint64_t to)
+{
+	return rsp_witer__resume(snap, from, to, NULL);
+}
+
+unsigned rsp_wsnap__streams(const struct rsp_wsnap *snap)
+{
+	return snap->nr_cpus;
+}
+
+void rsp_witer__marks(const struct rsp_witer *it, struct rsp_wmark *marks)
+{
+	for (unsigned i = 0; i < it->snap->nr_cpus; i++)
+		marks[i] = it->cur[i].marked ? it->cur[i].mark : (struct rsp_wmark){0, 0};
+}
+
+struct rsp_witer *rsp_witer__resume(const struct rsp_wsnap *snap, uint64_t from, uint64_t to,
+				    const struct rsp_wmark *marks)
 {
 	struct rsp_witer *it = calloc(1, sizeof(*it));
 
@@ -774,6 +851,8 @@ struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, ui
 		it->cur[i].end = snap->first[i] + snap->count[i];
 		/* a stream's CPU, set once (a division per record otherwise) */
 		it->cur[i].cur.cpu = i % snap->real_cpus;
+		if (marks)
+			resume_at(it, i, &marks[i]);
 		if (cursor_next(it, i))
 			it->heap[it->nr_heap++] = i;
 	}

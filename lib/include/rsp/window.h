@@ -164,6 +164,8 @@ RSP_API int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t t
 
 /** rsp_window__stats() - a consistent copy of the counters. */
 RSP_API void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st);
+/** rsp_window__complete_from() - rsp_window__stats()'s complete_from, without the chunk walk. */
+RSP_API uint64_t rsp_window__complete_from(struct rsp_window *w);
 RSP_API unsigned rsp_window__nr_cpus(const struct rsp_window *w);
 
 /**
@@ -190,6 +192,35 @@ RSP_API struct rsp_window *rsp_wsnap__window(const struct rsp_wsnap *snap);
  * Free with rsp_witer__delete() before unpinning the snapshot.
  */
 RSP_API struct rsp_witer *rsp_witer__new(const struct rsp_wsnap *snap, uint64_t from, uint64_t to);
+
+/*
+ * Where an iteration over [from, to] stopped in one stream: the first record
+ * after @to in the stream's order (or the end of its last chunk). Every
+ * record before it is at or before @to, so an iteration of a later range
+ * (from > the old @to) may start there rather than scan the chunk from its
+ * start: a reader that follows the window pass by pass (rspd's analysis
+ * thread, every flush) would otherwise rescan each stream's newest chunk,
+ * up to 1 MiB, on every pass.
+ */
+struct rsp_wmark {
+	uint64_t seq; /* the chunk (its linking; 0: none) */
+	size_t off;
+};
+
+/** rsp_wsnap__streams() - how many streams @snap has: the size of a marks array. */
+RSP_API unsigned rsp_wsnap__streams(const struct rsp_wsnap *snap);
+/**
+ * rsp_witer__resume() - rsp_witer__new() starting each stream at @marks
+ * (rsp_wsnap__streams() of them, from rsp_witer__marks() of an iteration
+ * of an earlier range of the same window; NULL: from the start). A mark
+ * whose chunk the snapshot does not hold is ignored (that stream is
+ * scanned from its first chunk). @from must be after the range the marks
+ * were taken at.
+ */
+RSP_API struct rsp_witer *rsp_witer__resume(const struct rsp_wsnap *snap, uint64_t from,
+					    uint64_t to, const struct rsp_wmark *marks);
+/** rsp_witer__marks() - after rsp_witer__next() returned 0: where each stream stopped. */
+RSP_API void rsp_witer__marks(const struct rsp_witer *it, struct rsp_wmark *marks);
 RSP_API void rsp_witer__delete(struct rsp_witer *it);
 /** rsp_witer__next() - 1 and the next entry, or 0 at the end. */
 RSP_API int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e);
