@@ -114,7 +114,7 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 	}
 	if (it && a->marks)
 		rsp_witer__marks(it, a->marks);
-	else if (a->marks) /* nothing read: start the next pass from the chunks' starts */
+	else if (a->marks) /* nothing read: the next pass starts from its chunks' starts */
 		memset(a->marks, 0, a->nr_marks * sizeof(*a->marks));
 	if (it || from > until) {
 		a->done = until;

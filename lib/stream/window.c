@@ -621,8 +621,7 @@ struct cursor {
 	size_t end;   /* one past this CPU's last chunk */
 	size_t off;   /* in the current chunk */
 	struct rsp_wentry cur;
-	struct rsp_wmark mark; /* its first record after @to, once seen */
-	bool marked;
+	struct rsp_wmark mark; /* its first record after @to, once seen (seq 0: not yet) */
 };
 
 struct rsp_witer {
@@ -633,14 +632,12 @@ struct rsp_witer {
 	struct cursor *cur;
 };
 
-/* The cursor met a record after the range, at @off of @sc: the first is where the next range
- * starts. */
+/* A record after the range, at @off of @sc: the first one is where the next range starts. */
 static void mark_after(struct cursor *k, const struct snap_chunk *sc, size_t off)
 {
-	if (k->marked)
+	if (k->mark.seq)
 		return;
-	k->marked = true;
-	k->mark.seq = sc->c->seq;
+	k->mark.seq = sc->c->seq; /* never 0: seqs count links from 1 */
 	k->mark.off = off;
 }
 
@@ -672,10 +669,11 @@ ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *
 		memcpy(&e, sc->c->data + k->off, sizeof(e));
 		k->off += sizeof(e);
 		prefetch_ahead(sc, k->off + (REF_AHEAD - 1) * sizeof(e));
-		if (e.time > it->to)
-			mark_after(k, sc, k->off - sizeof(e));
-		if (e.time < it->from || e.time > it->to)
+		if (e.time < it->from || e.time > it->to) {
+			if (e.time > it->to)
+				mark_after(k, sc, k->off - sizeof(e));
 			continue;
+		}
 		k->cur.time = e.time;
 		k->cur.rec = e.rec;
 		return true;
@@ -707,10 +705,11 @@ timed_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk
 			memcpy(&t, p + off, sizeof(t));
 			k->off += h->size;
 		}
-		if (t > it->to)
-			mark_after(k, sc, at);
-		if (t < it->from || t > it->to)
+		if (t < it->from || t > it->to) {
+			if (t > it->to)
+				mark_after(k, sc, at);
 			continue;
+		}
 		k->cur.time = t;
 		k->cur.rec = h;
 		return true;
@@ -746,11 +745,12 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 			uint64_t t;
 
 			memcpy(&t, p, sizeof(t));
-			if (t > it->to)
-				mark_after(k, sc, k->off);
 			k->off += ENTRY_PREFIX + h->size;
-			if (t < it->from || t > it->to)
+			if (t < it->from || t > it->to) {
+				if (t > it->to)
+					mark_after(k, sc, (size_t)(p - sc->c->data));
 				continue;
+			}
 			k->cur.time = t;
 			k->cur.rec = h;
 			return true;
@@ -758,13 +758,9 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 		k->chunk++;
 		k->off = 0;
 	}
-	if (!k->marked && k->end > 0 && k->chunk == k->end) {
-		/* every record was in range or before it: the next starts at the end */
-		const struct snap_chunk *last = &it->snap->chunks[k->end - 1];
-
-		if (k->end > it->snap->first[k - it->cur])
-			mark_after(k, last, last->used);
-	}
+	/* every record was in range or before it: the next range starts at the end */
+	if (k->end > it->snap->first[cpu])
+		mark_after(k, &it->snap->chunks[k->end - 1], it->snap->chunks[k->end - 1].used);
 	return false;
 }
 
@@ -827,7 +823,7 @@ unsigned rsp_wsnap__streams(const struct rsp_wsnap *snap)
 void rsp_witer__marks(const struct rsp_witer *it, struct rsp_wmark *marks)
 {
 	for (unsigned i = 0; i < it->snap->nr_cpus; i++)
-		marks[i] = it->cur[i].marked ? it->cur[i].mark : (struct rsp_wmark){0, 0};
+		marks[i] = it->cur[i].mark;
 }
 
 struct rsp_witer *rsp_witer__resume(const struct rsp_wsnap *snap, uint64_t from, uint64_t to,
