@@ -5,9 +5,11 @@ Each test is a script tests/e2e/test_*.py that ctest runs with the build
 tree in RSP_BUILD. A test that needs root and does not have it exits 77,
 which ctest reports as skipped (never as passed).
 """
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +29,30 @@ def need_root():
         sys.exit(SKIP)
 
 
+# rspd's temporary directories (socket, configuration, log), removed when the
+# test passes; kept, for a look at rspd's log, when it fails or RSP_TEST_KEEP
+# is set
+_dirs = []
+_failed = []
+
+
+def _remove_dirs():
+    if not _failed and not os.environ.get("RSP_TEST_KEEP"):
+        for d in _dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _excepthook(kind, value, tb, _hook=sys.excepthook):
+    _failed.append(kind)
+    _hook(kind, value, tb)
+
+
+atexit.register(_remove_dirs)
+sys.excepthook = _excepthook
+
+
 def fail(msg):
+    _failed.append(msg)
     print("FAIL: " + msg)
     sys.exit(1)
 
@@ -73,6 +98,7 @@ class Rspd:
 
     def __init__(self, *args, config="", env=None, socket_dir=None, wrap=None):
         self.dir = tempfile.mkdtemp(prefix="rsptest.")
+        _dirs.append(self.dir)
         self.socket = os.path.join(socket_dir or self.dir, "rspd.sock")
         self.log = os.path.join(self.dir, "rspd.log")
         self.config = os.path.join(self.dir, "rspd.conf")
