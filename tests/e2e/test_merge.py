@@ -73,6 +73,7 @@ try:
         refused(t.run([t.RSPCTL, "--socket", d.socket, "dump", "-o",
                        os.path.join(work, "x.perf.data"), "--netns", "999999999"]),
                 "--netns 999999999", "a dump of the namespace of no process")
+        H.recorded()
     for dp, who in ((cpath, wc["client"]), (spath, ws["server"])):
         n = dumps[dp]
         print("   %s: namespace %d, %d threads alive, %d forked by them, %d sockets, "

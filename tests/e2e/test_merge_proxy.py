@@ -43,6 +43,7 @@ try:
         paths = [os.path.join(work, "%s.perf.data" % n) for n in ("c", "p", "s")]
         for path, h in zip(paths, (hc, hp, hs)):
             d.ctl("dump", "-o", path, "--netns", str(h.pid))
+        H.recorded()
 
     p = merge(*(paths + ["net", "--json"] + SHIFTS))
     t.check(p.returncode == 0, "merge answered: %s" % p.stderr)

@@ -46,6 +46,7 @@ try:
         paths = [os.path.join(work, "%s.perf.data" % n) for n in ("c", "s")]
         for path, h in zip(paths, (hc, hs)):
             d.ctl("dump", "-o", path, "--netns", str(h.pid))
+        H.recorded()
     server, worker = ws["server"], ws["worker"]
 
     p = merge(*(paths + ["snapshot", "%d@0" % wc, "--json"] + SHIFT))
