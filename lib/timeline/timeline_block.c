@@ -113,6 +113,30 @@ static void emit_unseen(struct rsp_timeline *tl, struct req *r)
 }
 
 /*
+ * @t submits a request to @dev right after an I/O sleep whose waking was
+ * not seen (this kernel drops samples fired in interrupts on an idle CPU):
+ * it slept in the block layer before its request could go -- an io.max
+ * throttle, a queue with no free tag -- and what let it go was that
+ * device. Named as the sleep's waker, inferred; no request is joined (the
+ * one submitted now was not the one it waited for).
+ */
+static void submitted_after_wait(struct rsp_timeline *tl, struct thr *t, uint32_t dev,
+				 uint64_t time)
+{
+	struct rsp_segment *s = &t->held_sleep;
+
+	if (!t->held || s->waker.kind != RSP_WAKER_NONE || time < t->run_start ||
+	    time - t->run_start > JOIN_NS ||
+	    (s->reason != RSP_SR_BLOCK_IO && !(t->prev_state & RSP_TASK_UNINTERRUPTIBLE)))
+		return;
+	s->waker.kind = RSP_WAKER_DEVICE;
+	s->waker.id = dev;
+	s->waker.req = 0;
+	s->flags |= RSP_SEGF_WAKER_INFERRED;
+	tl->st.wakers_inferred++;
+}
+
+/*
  * A request seen for the first time (at insert, or at issue without
  * insert). Return: 0, 1 if it is not followed (set_max_requests()), or
  * -ENOMEM.
@@ -143,6 +167,7 @@ static int new_req(struct rsp_timeline *tl, const struct rsp_sample *smp, uint32
 		memcpy(r->r.comm, t->comm, 15);
 	if (t) {
 		tl__learn_tgid(tl, t, smp->pid, smp->time);
+		submitted_after_wait(tl, t, dev, smp->time);
 		t->inflight++;
 		t->last_dev = dev;
 		t->last_issue = smp->time;

@@ -394,6 +394,58 @@ static void test_quirk_inference(void **state)
 	assert_int_equal(f->st.wakers_inferred, 2);
 }
 
+/*
+ * A thread that slept in the block layer before its request could go (an
+ * io.max throttle) on an idle CPU: neither the waking nor its switch-in
+ * was delivered, and its first record is the insert of the request it was
+ * held back from. The device is inferred as the waker, no request joined;
+ * an insert more than JOIN_NS into the run names nothing.
+ */
+static void test_submit_after_wait(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "app", .state = 2, .next = 0,
+		      .chain = io_stack, .nr = 5);
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 5000, .tid = A, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 5010, .tid = A, .dev = DEV,
+		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	synth__switch(s, .cpu = 0, .t = 5100, .prev = A, .prev_comm = "app", .state = 2, .next = 0,
+		      .chain = io_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 8000, .prev = 0, .next = A, .next_comm = "app");
+	synth__switch(s, .cpu = 0, .t = 8100, .prev = A, .prev_comm = "app", .state = 2, .next = 0,
+		      .chain = io_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 20000, .prev = 0, .next = A, .next_comm = "app");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 20000 + 2500000, .tid = A,
+		     .dev = DEV, .sector = 200, .bytes = 4096, .rwbs = "WS");
+	synth__switch(s, .cpu = 0, .t = 20000 + 2600000, .prev = A, .prev_comm = "app", .state = 1,
+		      .next = 0, .chain = sleep_stack, .nr = 3);
+	run(f, 0, 3000000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 8);
+	check_seg(a[1], RSP_SEG_SLEEP, 1100, 5000);
+	assert_int_equal(a[1]->reason, RSP_SR_BLOCK_IO);
+	assert_int_equal(a[1]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED),
+			 RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[1]->waker.id, DEV);
+	assert_int_equal(a[1]->waker.req, 0);
+	/* the wait for the request it then submitted: joined to it, as before */
+	check_seg(a[3], RSP_SEG_SLEEP, 5100, 8000);
+	assert_int_equal(a[3]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[3]->waker.req, f->r.reqs[0].id);
+	/* an insert 2.5 ms into the run: not evidence of what ended the sleep */
+	check_seg(a[5], RSP_SEG_SLEEP, 8100, 20000);
+	assert_int_equal(a[5]->waker.kind, RSP_WAKER_NONE);
+	assert_int_equal(a[5]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED),
+			 RSP_SEGF_WAKING_NOT_SEEN);
+	assert_int_equal(f->st.wakers_inferred, 2);
+}
+
 static const uint64_t poll_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_POLL + 4,
 				      PERF_CONTEXT_USER, 0x7f0000002000ull};
 
@@ -1065,6 +1117,7 @@ int main(void)
 		cmocka_unit_test(test_handler_wakers),
 		cmocka_unit_test(test_block_requests),
 		cmocka_unit_test(test_quirk_inference),
+		cmocka_unit_test(test_submit_after_wait),
 		cmocka_unit_test(test_timeout_inference),
 		cmocka_unit_test(test_late_waking),
 		cmocka_unit_test(test_gap),
