@@ -3,7 +3,7 @@
 Known answer: rspd idle costs well under 1% of a CPU; pipe_pingpong
 pinned to one CPU is a switch storm (hundreds of thousands of switches and
 wakings a second, each with stacks), which costs rspd and its BPF programs
-far more than a 2% budget. Under the storm rspd degrades the BPF programs
+far more than a 4% budget. Under the storm rspd degrades the BPF programs
 (status shows the level and when it changed, the log says why, a snapshot
 of the storm says its range was degraded), and once the storm is over it
 recovers to full capture. Under the perf backend the budget is measured,
@@ -33,10 +33,14 @@ def overhead(d):
 # (test_budget_programs), but degrading capture cannot shed them, and on a
 # shared machine other users' syscalls alone can cost more than 2%.
 NO_SYSCALLS = ("--families", "sched,block,irq,timer,sample,net,sideband")
-with t.Rspd("--capture", "bpf", "--overhead-budget", "2", *NO_SYSCALLS) as d:
+# 4%: rspd recovers after 5 s under half the budget, and idle it measured
+# 0.5-1.0% of a CPU on a quiet machine (3% while other builds ran): under
+# a 2% budget the recovery's margin was nothing. The storm costs ~30%.
+BUDGET = 4
+with t.Rspd("--capture", "bpf", "--overhead-budget", str(BUDGET), *NO_SYSCALLS) as d:
     time.sleep(3)
     o = overhead(d)
-    t.check(o["enforced"] and o["level"] == 0 and o["budget_pct"] == 2,
+    t.check(o["enforced"] and o["level"] == 0 and o["budget_pct"] == BUDGET,
             "idle: enforced, full capture (cost %.2f%% of a CPU)" % o["cost_pct"])
     t0 = t.now_s()
     # its own process group: the child goes with the parent
@@ -52,7 +56,7 @@ with t.Rspd("--capture", "bpf", "--overhead-budget", "2", *NO_SYSCALLS) as d:
     t1 = t.now_s()
     print("   under the storm: %s" % {k: o[k] for k in ("cost_pct", "level", "level_name")})
     t.check(top >= 2, "the storm drove it down to level %d (%s)" % (top, o["level_name"]))
-    t.check(o["changes"] and all(c["cost_pct"] > 2 for c in o["changes"]),
+    t.check(o["changes"] and all(c["cost_pct"] > BUDGET for c in o["changes"]),
             "each degradation was over budget: %s" % [(c["to"], round(c["cost_pct"], 1))
                                                       for c in o["changes"]])
     log = d.read_log()
@@ -63,7 +67,8 @@ with t.Rspd("--capture", "bpf", "--overhead-budget", "2", *NO_SYSCALLS) as d:
             "a snapshot of the storm says its range was degraded: %s" %
             [(x["level"], round(x["to_s"] - x["from_s"], 2)) for x in s["degraded"]])
     _, text, _ = d.ctl("status")
-    t.check("overhead:" in text and "budget 2.0%" in text, "status text: the overhead line")
+    t.check("overhead:" in text and "budget %.1f%%" % BUDGET in text,
+            "status text: the overhead line")
     deadline = time.time() + 60
     while time.time() < deadline and overhead(d)["level"] > 0:
         time.sleep(1)
