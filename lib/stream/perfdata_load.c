@@ -13,6 +13,7 @@
 #include <rsp/record.h>
 #include <rsp/window.h>
 #include "internal/perfdata.h"
+#include "internal/schema.h"
 
 enum rec_class {
 	REC_DATA,  /* a kernel record for the window */
@@ -269,13 +270,53 @@ static int note_model(struct rsp_perfdata *pd, uint64_t off)
 }
 
 /*
+ * The window's references, gathered per CPU and given to it a batch at a
+ * time (rsp_window__append_refs()): a chunk's counters are then updated
+ * once per batch, not once per record.
+ */
+#define REF_BATCH 32
+
+struct ref_batch {
+	struct rsp_wref v[REF_BATCH];
+	uint32_t n;
+};
+
+static int store_fail(struct rsp_perfdata *pd, const struct perf_event_header *rec, int err)
+{
+	return rsp_perfdata__fail(pd, (uint64_t)((const unsigned char *)rec - pd->p),
+				  "the record could not be stored: %s", strerror(-err));
+}
+
+/* Give CPU @cpu's gathered references to the window. */
+static int flush_refs(struct rsp_perfdata *pd, struct ref_batch *b, uint32_t cpu)
+{
+	int err;
+	size_t done = rsp_window__append_refs(pd->window, cpu, b->v, b->n, &err);
+
+	b->n = 0;
+	return err ? store_fail(pd, b->v[done].rec, err) : 0;
+}
+
+static int flush_all(struct rsp_perfdata *pd, struct ref_batch *bs, uint32_t nr_cpus)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; bs && !err && i < nr_cpus; i++)
+		if (bs[i].n)
+			err = flush_refs(pd, &bs[i], i);
+	return err;
+}
+
+/*
  * A kernel record for the window. It refers to the record where it is (the
  * mapped file or the caller's buffer, both alive and unchanged until
  * rsp_perfdata__delete(), which deletes the window first): copying would
- * only duplicate the file's pages. Records go in per CPU in file order.
+ * only duplicate the file's pages. Records go in per CPU in file order
+ * (through @bs, the window's batches; side-band records also go to the
+ * side window, at once).
  */
-static int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_place *pl,
-		     uint32_t *nr_cpus)
+static inline int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_place *pl,
+			    uint32_t *nr_cpus, struct ref_batch *bs)
 {
 	if (pl->cpu >= *nr_cpus) {
 		if (pd->window)
@@ -283,16 +324,17 @@ static int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_pla
 		*nr_cpus = pl->cpu + 1;
 	}
 	if (pd->window) {
-		int err = rsp_window__append_ref(pd->window, pl->cpu, pl->time,
-						 (const void *)(pd->p + off));
+		const struct perf_event_header *rec = (const void *)(pd->p + off);
+		struct ref_batch *b = &bs[pl->cpu];
+		int err = 0;
 
-		if (!err &&
-		    ((const struct perf_event_header *)(pd->p + off))->type != PERF_RECORD_SAMPLE)
-			err = rsp_window__append_ref(pd->side, pl->cpu, pl->time,
-						     (const void *)(pd->p + off));
-		if (err)
-			return rsp_perfdata__fail(pd, off, "the record could not be stored: %s",
-						  strerror(-err));
+		b->v[b->n].time = pl->time;
+		b->v[b->n].rec = rec;
+		if (++b->n == REF_BATCH && (err = flush_refs(pd, b, pl->cpu)))
+			return err;
+		if (rec->type != PERF_RECORD_SAMPLE &&
+		    (err = rsp_window__append_ref(pd->side, pl->cpu, pl->time, rec)))
+			return store_fail(pd, rec, err);
 	}
 	pd->info.records++;
 	if (!pd->info.first_time || pl->time < pd->info.first_time)
@@ -303,22 +345,48 @@ static int note_data(struct rsp_perfdata *pd, uint64_t off, const struct rec_pla
 }
 
 /*
+ * The common record, placed without place()'s classification: a sample
+ * that rsp_record__place_fast() accepts, on a CPU rsp reads. Anything else
+ * (and any refusal) goes through place(), which decides and words the error.
+ */
+static inline bool place_fast(const struct rsp_perfdata *pd, uint64_t off, struct rec_place *pl)
+{
+	const struct perf_event_header *h = (const void *)(pd->p + off);
+
+	if (pd->data_end - off < sizeof(*h) || h->size > pd->data_end - off ||
+	    !rsp_record__place_fast(pd->schema, h, &pl->time, &pl->cpu) || pl->cpu >= PD_MAX_CPUS)
+		return false;
+	pl->cls = REC_DATA;
+	pl->next = off + h->size;
+	return true;
+}
+
+/*
  * Check every record and classify it; with pd->window, give it the
  * kernel's records. *nr_cpus: the window's CPUs (-ERANGE for a record past
  * them), or without a window, set to what the records need.
  */
 static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
 {
+	struct ref_batch *bs = NULL;
 	bool init;
 	int err = find_init(pd, &init);
 
 	pd->info.records = pd->info.perf_records = pd->info.process_records = 0;
 	pd->info.first_time = pd->info.last_time = 0;
 	pd->nr_model = 0;
+	if (!err && pd->window && !(bs = calloc(*nr_cpus, sizeof(*bs))))
+		return rsp_perfdata__fail(pd, pd->data_off,
+					  "no memory for a window of the file's records");
 	for (uint64_t off = pd->data_off; !err && off < pd->data_end;) {
 		struct rec_place pl = {0};
 		uint16_t type;
 
+		if (place_fast(pd, off, &pl)) { /* a sample: data wherever it is (place()) */
+			err = note_data(pd, off, &pl, nr_cpus, bs);
+			off = pl.next;
+			continue;
+		}
 		memcpy(&type, pd->p + off, 2);
 		if ((err = place(pd, off, init, &pl)))
 			break;
@@ -329,9 +397,12 @@ static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
 		else if (pl.cls == REC_MODEL)
 			pd->info.process_records++, err = note_model(pd, off);
 		else
-			err = note_data(pd, off, &pl, nr_cpus);
+			err = note_data(pd, off, &pl, nr_cpus, bs);
 		off = pl.next;
 	}
+	if (!err)
+		err = flush_all(pd, bs, *nr_cpus);
+	free(bs);
 	return err;
 }
 

@@ -382,6 +382,8 @@ int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event
 	uint64_t id;
 	int evsel;
 
+	if (rsp_record__place_fast(s, rec, time, cpu))
+		return 0;
 	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
 		goto full;
 	evsel = sample_evsel(s, rec, &id);

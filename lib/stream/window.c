@@ -437,6 +437,87 @@ int rsp_window__append_ref(struct rsp_window *w, unsigned cpu, uint64_t time,
 	return 0;
 }
 
+_Static_assert(sizeof(struct ref_entry) == sizeof(struct rsp_wref) &&
+		       offsetof(struct ref_entry, rec) == offsetof(struct rsp_wref, rec),
+	       "a struct rsp_wref is stored as a struct ref_entry");
+
+/* Store the first references of @v that fit in @c after @used; how many. */
+static size_t refs_into(struct rsp_window *w, struct rsp_chunk *c, size_t used,
+			const struct rsp_wref *v, size_t n, int *err)
+{
+	size_t k = (c->cap - used) / sizeof(*v), i;
+	uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
+	uint64_t hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
+	struct kind_count *kc = &c->kinds[RSP_WKIND_OTHER];
+
+	if (k > n)
+		k = n;
+	for (i = 0; i < k; i++) {
+		if ((uintptr_t)v[i].rec % 8) {
+			*err = -EINVAL;
+			break;
+		}
+		lo = v[i].time < lo ? v[i].time : lo;
+		hi = v[i].time > hi ? v[i].time : hi;
+	}
+	k = i;
+	if (!k)
+		return 0;
+	memcpy(c->data + used, v, k * sizeof(*v));
+	/* publish() for k entries */
+	atomic_store_explicit(&kc->records,
+			      atomic_load_explicit(&kc->records, memory_order_relaxed) +
+				      (uint32_t)k,
+			      memory_order_relaxed);
+	atomic_store_explicit(&kc->bytes,
+			      atomic_load_explicit(&kc->bytes, memory_order_relaxed) +
+				      (uint32_t)(k * sizeof(*v)),
+			      memory_order_relaxed);
+	atomic_store_explicit(&c->t_min, lo, memory_order_relaxed);
+	atomic_store_explicit(&c->t_max, hi, memory_order_relaxed);
+	atomic_store_explicit(&c->nr_records,
+			      atomic_load_explicit(&c->nr_records, memory_order_relaxed) + k,
+			      memory_order_relaxed);
+	atomic_store_explicit(&c->used, used + k * sizeof(*v), memory_order_release);
+	atomic_store_explicit(&w->appended,
+			      atomic_load_explicit(&w->appended, memory_order_relaxed) + k,
+			      memory_order_relaxed);
+	return k;
+}
+
+size_t rsp_window__append_refs(struct rsp_window *w, unsigned cpu, const struct rsp_wref *v,
+			       size_t n, int *err)
+{
+	size_t done = 0;
+
+	*err = 0;
+	if (cpu >= w->nr_cpus) {
+		*err = n ? -EINVAL : 0;
+		return 0;
+	}
+	while (done < n && !*err) {
+		struct rsp_chunk *c = w->cpus[cpu].tail;
+		size_t used = c ? atomic_load_explicit(&c->used, memory_order_relaxed) : 0;
+
+		if (!c || !c->refs_only || used + sizeof(*v) > c->cap) {
+			/* as append_ref(): a misaligned first reference is refused before a roll */
+			if ((uintptr_t)v[done].rec % 8) {
+				*err = -EINVAL;
+				break;
+			}
+			c = roll(w, cpu, true);
+			if (!c) {
+				atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
+				*err = -ENOMEM;
+				break;
+			}
+			used = 0;
+		}
+		done += refs_into(w, c, used, v + done, n - done, err);
+	}
+	return done;
+}
+
 int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time, uint64_t nr)
 {
 	/* PERF_RECORD_LOST {id, lost} + trailer {tid, time, cpu, identifier}. */

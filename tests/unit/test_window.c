@@ -388,6 +388,50 @@ static void test_append_ref(void **state)
 	rsp_window__delete(w);
 }
 
+/* Batches of references leave the window as one reference at a time does. */
+static void test_append_refs(void **state)
+{
+	struct rsp_window *one = window(1 << 20, 2, 256), *many = window(1 << 20, 2, 256);
+	struct rsp_window_stats a, b;
+	struct fake recs[40], copy = make(1500, 0, 99);
+	struct rsp_wref v[40];
+	uint64_t ta[64], ga[64], tb[64], gb[64];
+	size_t n;
+	int err;
+
+	for (unsigned i = 0; i < 40; i++) {
+		/* out of order inside a chunk: its time span is min and max, not ends */
+		recs[i] = make(1000 + 2 * i + (i % 3 == 1 ? 5 : 0), 0, i);
+		v[i] = (struct rsp_wref){recs[i].time, &recs[i].h};
+		assert_int_equal(rsp_window__append_ref(one, 0, recs[i].time, &recs[i].h), 0);
+		if (i == 20)
+			assert_int_equal(rsp_window__append(one, 0, copy.time, &copy.h), 0);
+	}
+	/* batches of 7 cross the 16-entry chunks; a copy between two batches */
+	for (unsigned i = 0; i < 21; i += 7)
+		assert_int_equal(rsp_window__append_refs(many, 0, v + i, 7, &err), 7);
+	assert_int_equal(err, 0);
+	assert_int_equal(rsp_window__append(many, 0, copy.time, &copy.h), 0);
+	assert_int_equal(rsp_window__append_refs(many, 0, v + 21, 19, &err), 19);
+	assert_int_equal(err, 0);
+	n = collect(one, 0, UINT64_MAX, ta, ga, 64);
+	assert_int_equal(collect(many, 0, UINT64_MAX, tb, gb, 64), n);
+	assert_int_equal(n, 41);
+	assert_memory_equal(ta, tb, n * sizeof(*ta));
+	assert_memory_equal(ga, gb, n * sizeof(*ga));
+	rsp_window__stats(one, &a);
+	rsp_window__stats(many, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* a bad CPU, a misaligned record: nothing stored, as rsp_window__append_ref() */
+	assert_int_equal(rsp_window__append_refs(many, 2, v, 1, &err), 0);
+	assert_int_equal(err, -EINVAL);
+	v[1].rec = (const void *)((const char *)v[1].rec + 4);
+	assert_int_equal(rsp_window__append_refs(many, 1, v, 3, &err), 1);
+	assert_int_equal(err, -EINVAL);
+	rsp_window__delete(one);
+	rsp_window__delete(many);
+}
+
 /*
  * Self-timed streams (time_offset): records of rsp's BPF layout, which
  * carry their time at offsetof(struct rsp_brec_hdr, time), are stored
@@ -769,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_budget_too_small),
 		cmocka_unit_test(test_chunk_size_derived),
 		cmocka_unit_test(test_append_ref),
+		cmocka_unit_test(test_append_refs),
 		cmocka_unit_test(test_self_timed_merge),
 		cmocka_unit_test(test_self_timed_foreign_records),
 		cmocka_unit_test(test_self_timed_budget),

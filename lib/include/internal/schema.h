@@ -101,6 +101,56 @@ static inline int rsp_schema__evsel_fast(const struct rsp_schema *s, uint64_t id
 }
 
 /**
+ * rsp_record__place_fast() - rsp_record__place_sample() for the common
+ * sample, inline: rsp's layout (the id first), an evsel whose tail holds
+ * no field but CALLCHAIN and RAW, not a BPF evsel. It makes the checks
+ * rsp_record__parse_sample() makes of such a sample, in the same order of
+ * words, and reads the time and CPU at the evsel's head indexes (the load
+ * of a dump calls it once per record).
+ *
+ * Return: true with *@time and *@cpu set; false when the sample is not of
+ * that kind or is refused (rsp_record__place_sample() then decides).
+ */
+static inline bool rsp_record__place_fast(const struct rsp_schema *s,
+					  const struct perf_event_header *rec, uint64_t *time,
+					  uint32_t *cpu)
+{
+	const uint64_t *w = (const uint64_t *)(const void *)(rec + 1);
+	const struct rsp_evsel_desc *d;
+	uint32_t n, raw;
+	uint64_t st;
+	int evsel;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size <= sizeof(*rec) || rec->size % 8 ||
+	    !s->all_identifier)
+		return false;
+	n = (rec->size - (uint32_t)sizeof(*rec)) / 8;
+	evsel = rsp_schema__evsel_fast(s, w[0]);
+	if (evsel < 0)
+		return false;
+	d = &s->evsels[evsel];
+	if (!d->tail_simple || d->role == RSP_ROLE_BPF || d->head_words > n)
+		return false;
+	*time = d->at_time >= 0 ? w[d->at_time] : 0;
+	*cpu = d->at_cpu >= 0 ? (uint32_t)w[d->at_cpu] : 0;
+	st = d->attr.sample_type;
+	w += d->head_words;
+	n -= d->head_words;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (!n || w[0] >= n)
+			return false;
+		n -= (uint32_t)w[0] + 1;
+		w += w[0] + 1;
+	}
+	if (!(st & PERF_SAMPLE_RAW))
+		return true;
+	if (!n)
+		return false;
+	memcpy(&raw, w, 4);
+	return (uint64_t)raw + 4 <= (uint64_t)n * 8;
+}
+
+/**
  * rsp_record__place_sample() - a sample's time and CPU, and whether
  * rsp_record__parse_sample() accepts it, without filling a struct
  * rsp_sample: for placing a dump's samples in time order, which the

@@ -153,6 +153,28 @@ RSP_API int rsp_window__append_kind(struct rsp_window *w, unsigned cpu, uint64_t
 RSP_API int rsp_window__append_ref(struct rsp_window *w, unsigned cpu, uint64_t time,
 				   const struct perf_event_header *rec);
 
+/** A reference for rsp_window__append_refs(): a record's time and address. */
+struct rsp_wref {
+	uint64_t time;
+	const struct perf_event_header *rec;
+};
+
+/**
+ * rsp_window__append_refs() - rsp_window__append_ref() of @n references in
+ * their order, for a writer that has many at once (writer only)
+ * @cpu: the CPU they ran on
+ * @v:   the references (each @rec as rsp_window__append_ref() wants it)
+ * @err: 0, or the error of the first reference not stored, as
+ *       rsp_window__append_ref() would have returned it
+ *
+ * The window ends as @n calls of rsp_window__append_ref() would leave it;
+ * a chunk's counters are updated once per run of references it takes
+ * instead of once per reference. Return: how many were stored (all @n
+ * unless *@err is set).
+ */
+RSP_API size_t rsp_window__append_refs(struct rsp_window *w, unsigned cpu, const struct rsp_wref *v,
+				       size_t n, int *err);
+
 /**
  * rsp_window__note_lost() - record a gap the writer itself caused (writer only)
  *
