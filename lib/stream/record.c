@@ -313,6 +313,8 @@ int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event
 	uint64_t st, v, id;
 	int evsel;
 
+	if (rsp_record__parse_fast(s, rec, out))
+		return 0;
 	clear_sample(out);
 	if (RSP_BREC_IS_TYPE(rec->type))
 		return parse_brec(s, rec, out);

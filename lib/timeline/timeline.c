@@ -630,7 +630,9 @@ static inline void count_event(struct rsp_timeline *tl, const struct rsp_sample 
 static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp_wentry *e)
 {
 	struct rsp_sample smp;
-	int ret = rsp_record__parse_sample(tl->schema, e->rec, &smp);
+	int ret = rsp_record__parse_fast(tl->schema, e->rec, &smp)
+			  ? 0
+			  : rsp_record__parse_sample(tl->schema, e->rec, &smp);
 
 	count_event(tl, &smp, !ret);
 	if (ret)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <rsp/record.h>
 #include <rsp/schema.h>
 #include "internal/u64map.h"
 
@@ -100,45 +101,46 @@ static inline int rsp_schema__evsel_fast(const struct rsp_schema *s, uint64_t id
 	return rsp_schema__evsel_by_id(s, id);
 }
 
-/**
- * rsp_record__place_fast() - rsp_record__place_sample() for the common
- * sample, inline: rsp's layout (the id first), an evsel whose tail holds
- * no field but CALLCHAIN and RAW, not a BPF evsel. It makes the checks
- * rsp_record__parse_sample() makes of such a sample, in the same order of
- * words, and reads the time and CPU at the evsel's head indexes (the load
- * of a dump calls it once per record).
- *
- * Return: true with *@time and *@cpu set; false when the sample is not of
- * that kind or is refused (rsp_record__place_sample() then decides).
+/*
+ * The inline paths of rsp_record__place_sample() and
+ * rsp_record__parse_sample() for the common sample: rsp's layout (the id
+ * first), an evsel whose tail holds no field but CALLCHAIN and RAW, not a
+ * BPF evsel. They make the checks rsp_record__parse_sample() makes of such
+ * a sample and read the head at the evsel's indexes; anything else, and
+ * any refusal, is left to the functions (which decide, and say why). Inline
+ * because a dump's load places every record and its pass parses each.
  */
-static inline bool rsp_record__place_fast(const struct rsp_schema *s,
-					  const struct perf_event_header *rec, uint64_t *time,
-					  uint32_t *cpu)
+
+/* @rec's evsel (*@evsel its index) if the inline paths take it, else NULL. */
+static inline const struct rsp_evsel_desc *
+rsp_record__simple_desc(const struct rsp_schema *s, const struct perf_event_header *rec, int *evsel)
 {
 	const uint64_t *w = (const uint64_t *)(const void *)(rec + 1);
 	const struct rsp_evsel_desc *d;
-	uint32_t n, raw;
-	uint64_t st;
-	int evsel;
 
 	if (rec->type != PERF_RECORD_SAMPLE || rec->size <= sizeof(*rec) || rec->size % 8 ||
 	    !s->all_identifier)
-		return false;
-	n = (rec->size - (uint32_t)sizeof(*rec)) / 8;
-	evsel = rsp_schema__evsel_fast(s, w[0]);
-	if (evsel < 0)
-		return false;
-	d = &s->evsels[evsel];
-	if (!d->tail_simple || d->role == RSP_ROLE_BPF || d->head_words > n)
-		return false;
-	*time = d->at_time >= 0 ? w[d->at_time] : 0;
-	*cpu = d->at_cpu >= 0 ? (uint32_t)w[d->at_cpu] : 0;
-	st = d->attr.sample_type;
-	w += d->head_words;
-	n -= d->head_words;
+		return NULL;
+	*evsel = rsp_schema__evsel_fast(s, w[0]);
+	if (*evsel < 0)
+		return NULL;
+	d = &s->evsels[*evsel];
+	if (!d->tail_simple || d->role == RSP_ROLE_BPF ||
+	    d->head_words > (rec->size - sizeof(*rec)) / 8)
+		return NULL;
+	return d;
+}
+
+/* The simple tail of @n words at @w, checked as the parse checks it; false if refused. */
+static inline bool rsp_record__simple_tail(uint64_t st, const uint64_t *w, uint32_t n,
+					   const uint64_t **chain, uint64_t *nr, const void **raw,
+					   uint32_t *raw_size)
+{
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (!n || w[0] >= n)
 			return false;
+		*nr = w[0];
+		*chain = w + 1;
 		n -= (uint32_t)w[0] + 1;
 		w += w[0] + 1;
 	}
@@ -146,8 +148,90 @@ static inline bool rsp_record__place_fast(const struct rsp_schema *s,
 		return true;
 	if (!n)
 		return false;
-	memcpy(&raw, w, 4);
-	return (uint64_t)raw + 4 <= (uint64_t)n * 8;
+	memcpy(raw_size, w, 4);
+	*raw = (const unsigned char *)w + 4;
+	return (uint64_t)*raw_size + 4 <= (uint64_t)n * 8;
+}
+
+/**
+ * rsp_record__place_fast() - rsp_record__place_sample() of the common
+ * sample, inline. Return: true with *@time and *@cpu set; false when the
+ * sample is not of that kind or is refused (rsp_record__place_sample()
+ * then decides).
+ */
+static inline bool rsp_record__place_fast(const struct rsp_schema *s,
+					  const struct perf_event_header *rec, uint64_t *time,
+					  uint32_t *cpu)
+{
+	const uint64_t *w = (const uint64_t *)(const void *)(rec + 1), *chain;
+	const struct rsp_evsel_desc *d;
+	const void *raw;
+	uint32_t raw_size;
+	uint64_t nr;
+	int evsel;
+
+	d = rsp_record__simple_desc(s, rec, &evsel);
+	if (!d || !rsp_record__simple_tail(d->attr.sample_type, w + d->head_words,
+					   (rec->size - (uint32_t)sizeof(*rec)) / 8 - d->head_words,
+					   &chain, &nr, &raw, &raw_size))
+		return false;
+	*time = d->at_time >= 0 ? w[d->at_time] : 0;
+	*cpu = d->at_cpu >= 0 ? (uint32_t)w[d->at_cpu] : 0;
+	return true;
+}
+
+_Static_assert(sizeof(struct rsp_sample) == 168, "rsp_record__parse_fast() must set every field");
+
+/**
+ * rsp_record__parse_fast() - rsp_record__parse_sample() of the common
+ * sample, inline: *@out as it would fill it. Return: true; false when the
+ * sample is not of that kind or is refused (@out is then undefined:
+ * rsp_record__parse_sample() decides).
+ */
+static inline bool rsp_record__parse_fast(const struct rsp_schema *s,
+					  const struct perf_event_header *rec,
+					  struct rsp_sample *out)
+{
+	const uint64_t *w = (const uint64_t *)(const void *)(rec + 1), *chain = NULL;
+	const struct rsp_evsel_desc *d;
+	const void *raw = NULL;
+	uint32_t raw_size = 0;
+	uint64_t nr = 0, tid;
+	int evsel;
+
+	d = rsp_record__simple_desc(s, rec, &evsel);
+	if (!d || !rsp_record__simple_tail(d->attr.sample_type, w + d->head_words,
+					   (rec->size - (uint32_t)sizeof(*rec)) / 8 - d->head_words,
+					   &chain, &nr, &raw, &raw_size))
+		return false;
+	/* field by field, as clear_sample() (record.c): a struct literal went through a copy */
+	tid = d->at_tid >= 0 ? w[d->at_tid] : 0;
+	out->evsel = evsel;
+	out->event = d->event;
+	out->role = d->role;
+	out->compact = 0;
+	out->id = w[0];
+	out->ip = d->at_ip >= 0 ? w[d->at_ip] : 0;
+	out->time = d->at_time >= 0 ? w[d->at_time] : 0;
+	out->addr = d->at_addr >= 0 ? w[d->at_addr] : 0;
+	out->period = d->at_period >= 0 ? w[d->at_period] : 0;
+	out->pid = (uint32_t)tid;
+	out->tid = (uint32_t)(tid >> 32);
+	out->cpu = d->at_cpu >= 0 ? (uint32_t)w[d->at_cpu] : 0;
+	out->nr_callchain = nr;
+	out->callchain = chain;
+	out->raw_size = raw_size;
+	out->raw = raw;
+	out->user_regs_abi = 0;
+	out->nr_user_regs = 0;
+	out->user_stack_z = 0;
+	out->user_regs = NULL;
+	out->user_stack_size = 0;
+	out->user_stack = NULL;
+	out->intr_regs_abi = 0;
+	out->nr_intr_regs = 0;
+	out->intr_regs = NULL;
+	return true;
 }
 
 /**
