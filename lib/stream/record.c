@@ -308,13 +308,17 @@ static int parse_brec(const struct rsp_schema *s, const struct perf_event_header
 int rsp_record__parse_sample(const struct rsp_schema *s, const struct perf_event_header *rec,
 			     struct rsp_sample *out)
 {
+	return rsp_record__parse_fast(s, rec, out) ? 0 : rsp_record__parse_other(s, rec, out);
+}
+
+int rsp_record__parse_other(const struct rsp_schema *s, const struct perf_event_header *rec,
+			    struct rsp_sample *out)
+{
 	const struct rsp_evsel_desc *d;
 	struct cursor c;
 	uint64_t st, v, id;
 	int evsel;
 
-	if (rsp_record__parse_fast(s, rec, out))
-		return 0;
 	clear_sample(out);
 	if (RSP_BREC_IS_TYPE(rec->type))
 		return parse_brec(s, rec, out);
@@ -384,8 +388,6 @@ int rsp_record__place_sample(const struct rsp_schema *s, const struct perf_event
 	uint64_t id;
 	int evsel;
 
-	if (rsp_record__place_fast(s, rec, time, cpu))
-		return 0;
 	if (rec->type != PERF_RECORD_SAMPLE || rec->size < sizeof(*rec) || rec->size % 8)
 		goto full;
 	evsel = sample_evsel(s, rec, &id);

@@ -632,7 +632,7 @@ static int feed_sample(struct rsp_timeline *tl, struct cpu_state *c, const struc
 	struct rsp_sample smp;
 	int ret = rsp_record__parse_fast(tl->schema, e->rec, &smp)
 			  ? 0
-			  : rsp_record__parse_sample(tl->schema, e->rec, &smp);
+			  : rsp_record__parse_other(tl->schema, e->rec, &smp);
 
 	count_event(tl, &smp, !ret);
 	if (ret)

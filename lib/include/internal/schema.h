@@ -111,26 +111,6 @@ static inline int rsp_schema__evsel_fast(const struct rsp_schema *s, uint64_t id
  * because a dump's load places every record and its pass parses each.
  */
 
-/* @rec's evsel (*@evsel its index) if the inline paths take it, else NULL. */
-static inline const struct rsp_evsel_desc *
-rsp_record__simple_desc(const struct rsp_schema *s, const struct perf_event_header *rec, int *evsel)
-{
-	const uint64_t *w = (const uint64_t *)(const void *)(rec + 1);
-	const struct rsp_evsel_desc *d;
-
-	if (rec->type != PERF_RECORD_SAMPLE || rec->size <= sizeof(*rec) || rec->size % 8 ||
-	    !s->all_identifier)
-		return NULL;
-	*evsel = rsp_schema__evsel_fast(s, w[0]);
-	if (*evsel < 0)
-		return NULL;
-	d = &s->evsels[*evsel];
-	if (!d->tail_simple || d->role == RSP_ROLE_BPF ||
-	    d->head_words > (rec->size - sizeof(*rec)) / 8)
-		return NULL;
-	return d;
-}
-
 /* The simple tail of @n words at @w, checked as the parse checks it; false if refused. */
 static inline bool rsp_record__simple_tail(uint64_t st, const uint64_t *w, uint32_t n,
 					   const uint64_t **chain, uint64_t *nr, const void **raw,
@@ -153,6 +133,32 @@ static inline bool rsp_record__simple_tail(uint64_t st, const uint64_t *w, uint3
 	return (uint64_t)*raw_size + 4 <= (uint64_t)n * 8;
 }
 
+/*
+ * @rec's evsel (*@evsel its index) if the inline paths take it, its tail
+ * checked and read into the rest; else NULL.
+ */
+static inline const struct rsp_evsel_desc *
+rsp_record__simple(const struct rsp_schema *s, const struct perf_event_header *rec, int *evsel,
+		   const uint64_t **chain, uint64_t *nr, const void **raw, uint32_t *raw_size)
+{
+	const uint64_t *w = (const uint64_t *)(const void *)(rec + 1);
+	const struct rsp_evsel_desc *d;
+	uint32_t words = (rec->size - (uint32_t)sizeof(*rec)) / 8;
+
+	if (rec->type != PERF_RECORD_SAMPLE || rec->size <= sizeof(*rec) || rec->size % 8 ||
+	    !s->all_identifier)
+		return NULL;
+	*evsel = rsp_schema__evsel_fast(s, w[0]);
+	if (*evsel < 0)
+		return NULL;
+	d = &s->evsels[*evsel];
+	if (!d->tail_simple || d->role == RSP_ROLE_BPF || d->head_words > words ||
+	    !rsp_record__simple_tail(d->attr.sample_type, w + d->head_words, words - d->head_words,
+				     chain, nr, raw, raw_size))
+		return NULL;
+	return d;
+}
+
 /**
  * rsp_record__place_fast() - rsp_record__place_sample() of the common
  * sample, inline. Return: true with *@time and *@cpu set; false when the
@@ -170,10 +176,8 @@ static inline bool rsp_record__place_fast(const struct rsp_schema *s,
 	uint64_t nr;
 	int evsel;
 
-	d = rsp_record__simple_desc(s, rec, &evsel);
-	if (!d || !rsp_record__simple_tail(d->attr.sample_type, w + d->head_words,
-					   (rec->size - (uint32_t)sizeof(*rec)) / 8 - d->head_words,
-					   &chain, &nr, &raw, &raw_size))
+	d = rsp_record__simple(s, rec, &evsel, &chain, &nr, &raw, &raw_size);
+	if (!d)
 		return false;
 	*time = d->at_time >= 0 ? w[d->at_time] : 0;
 	*cpu = d->at_cpu >= 0 ? (uint32_t)w[d->at_cpu] : 0;
@@ -199,10 +203,8 @@ static inline bool rsp_record__parse_fast(const struct rsp_schema *s,
 	uint64_t nr = 0, tid;
 	int evsel;
 
-	d = rsp_record__simple_desc(s, rec, &evsel);
-	if (!d || !rsp_record__simple_tail(d->attr.sample_type, w + d->head_words,
-					   (rec->size - (uint32_t)sizeof(*rec)) / 8 - d->head_words,
-					   &chain, &nr, &raw, &raw_size))
+	d = rsp_record__simple(s, rec, &evsel, &chain, &nr, &raw, &raw_size);
+	if (!d)
 		return false;
 	/* field by field, as clear_sample() (record.c): a struct literal went through a copy */
 	tid = d->at_tid >= 0 ? w[d->at_tid] : 0;
@@ -233,6 +235,14 @@ static inline bool rsp_record__parse_fast(const struct rsp_schema *s,
 	out->intr_regs = NULL;
 	return true;
 }
+
+/*
+ * rsp_record__parse_other() - rsp_record__parse_sample() of what
+ * rsp_record__parse_fast() did not take: for a caller that tried that
+ * inline first (rsp_record__parse_sample() is the two in turn).
+ */
+int rsp_record__parse_other(const struct rsp_schema *s, const struct perf_event_header *rec,
+			    struct rsp_sample *out);
 
 /**
  * rsp_record__place_sample() - a sample's time and CPU, and whether
