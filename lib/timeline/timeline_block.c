@@ -81,6 +81,13 @@ void tl__emit_req(struct rsp_timeline *tl, struct req *r)
 		t->last_complete_dev = r->r.dev;
 		t->last_complete_req = r->r.id;
 	}
+	/*
+	 * Named by its issuer's comm now, as the thread's other records are:
+	 * the record's own comm field says what the converter or the tracepoint
+	 * knew at insert, which live and a dump need not agree on (an exec).
+	 */
+	if (t && t->comm[0])
+		memcpy(r->r.comm, t->comm, sizeof(r->r.comm));
 	tl->st.block_reqs++;
 	if (r->issued)
 		tl->st.reqs_issued_open--;

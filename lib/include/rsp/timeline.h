@@ -271,8 +271,8 @@ struct rsp_block_req {
 	uint32_t tid, tgid;		  /* the issuer: the task that inserted it (or issued it) */
 	uint64_t insert, issue, complete; /* complete 0 if RSP_BLKF_COMPLETE_NOT_SEEN */
 	uint32_t issue_cpu, complete_cpu;
-	char comm[16]; /* the task that inserted (or issued) it, as the record names it; "" if not
-			*/
+	char comm[16]; /* the task that inserted (or issued) it: its comm when the request ends,
+			* else as the insert record named it; "" if not known */
 };
 
 /*
