@@ -125,6 +125,8 @@ struct ctx {
 	long pid;
 	const char *cgroup; /* --cgroup (or --container, by_container): where the graph starts */
 	bool by_container;
+	bool (*keeps)(uint32_t tgid, void *ctx); /* --cgroup: whether a process is in it */
+	void *keeps_ctx;
 	/*
 	 * Access (lib/include/rsp/query.h): per vertex, whether its process is
 	 * another user's. Such a vertex is named "pid N (other user)" and its
@@ -467,9 +469,42 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 			      "no kernel symbols: sleep reasons unknown, stacks as addresses\n");
 }
 
+/* Whether vertex @v is one of the threads asked for (--pid, --cgroup). */
+static bool asked(const struct ctx *c, uint32_t v)
+{
+	const struct rsp_wvertex *x = rsp_waitgraph__vertex(c->g, v);
+
+	if (x->kind != RSP_WV_THREAD && x->kind != RSP_WV_MERGED && x->kind != RSP_WV_SHORT)
+		return false;
+	if (c->pid > 0)
+		return x->tgid == (uint32_t)c->pid;
+	return c->keeps && c->keeps(x->tgid, c->keeps_ctx);
+}
+
+/* The heaviest edges outside knots: from the asked threads (@own 1), the others (0), all (-1). */
+static void text_edges(const struct ctx *c, int own, struct rsp_buf *out)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < rsp_waitgraph__nr_edges(c->g) && shown < TOP_EDGES; i++) {
+		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
+
+		if (rsp_waitgraph__in_knot(c->g, i) ||
+		    rsp_waitgraph__vertex(c->g, e->from)->removed ||
+		    rsp_waitgraph__vertex(c->g, e->to)->removed)
+			continue;
+		if (own >= 0 && asked(c, e->from) != (own == 1))
+			continue;
+		text_edge(c, i, false, out);
+		shown++;
+	}
+	if (!shown)
+		rsp_buf__puts(out, "    (none)\n");
+}
+
 static void render_text(const struct ctx *c, struct rsp_buf *out)
 {
-	size_t nk = rsp_waitgraph__nr_knots(c->g), ns = rsp_waitgraph__nr_sinks(c->g), shown = 0;
+	size_t nk = rsp_waitgraph__nr_knots(c->g), ns = rsp_waitgraph__nr_sinks(c->g);
 
 	text_header(c, out);
 	if (!nk)
@@ -481,19 +516,26 @@ static void render_text(const struct ctx *c, struct rsp_buf *out)
 		text_vertex(c, rsp_waitgraph__sink(c->g, i), out);
 	if (ns > TOP_EDGES)
 		rsp_buf__printf(out, "    ... and %zu more\n", ns - TOP_EDGES);
-	rsp_buf__puts(out, "\nheaviest edges outside knots\n");
-	for (size_t i = 0; i < rsp_waitgraph__nr_edges(c->g) && shown < TOP_EDGES; i++) {
-		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
-
-		if (rsp_waitgraph__in_knot(c->g, i) ||
-		    rsp_waitgraph__vertex(c->g, e->from)->removed ||
-		    rsp_waitgraph__vertex(c->g, e->to)->removed)
-			continue;
-		text_edge(c, i, false, out);
-		shown++;
+	if (c->pid > 0 || c->cgroup) {
+		/*
+		 * Its own waits first: the closure's other threads (rspd, a
+		 * kworker) can wait far longer than the asked threads live.
+		 */
+		if (c->pid > 0)
+			rsp_buf__printf(out,
+					"\nheaviest waits of process %ld's threads outside knots\n",
+					c->pid);
+		else
+			rsp_buf__printf(out,
+					"\nheaviest waits of the threads of %s %s outside knots\n",
+					c->by_container ? "container" : "cgroup", c->cgroup);
+		text_edges(c, 1, out);
+		rsp_buf__puts(out, "\nheaviest other edges outside knots\n");
+		text_edges(c, 0, out);
+		return;
 	}
-	if (!shown)
-		rsp_buf__puts(out, "    (none)\n");
+	rsp_buf__puts(out, "\nheaviest edges outside knots\n");
+	text_edges(c, -1, out);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -878,6 +920,8 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .pid = req->pid,
 			 .cgroup = req->cgroup ? req->cgroup : req->container,
 			 .by_container = !req->cgroup && req->container,
+			 .keeps = keep.maps ? cg_keeps : NULL,
+			 .keeps_ctx = &keep,
 			 .repair = rep};
 	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
 	c.ref = (double)(c.ref_end - c.ref_start);

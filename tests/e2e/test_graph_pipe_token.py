@@ -33,8 +33,11 @@ with t.Rspd() as d:
             "near-equal weights (%.4f, %.4f)" % (pc["direct_s"], cp["direct_s"]))
     _, text, _ = d.ctl("graph", "--pid", str(w["parent"]), "--last",
                        "%dms" % int((w["elapsed_s"] + 1) * 1000))
-    t.check(text.index("knot") < text.index("sinks") < text.index("heaviest edges"),
-            "text: knots, then sinks, then the heaviest edges outside knots")
+    t.check(text.index("knot") < text.index("sinks")
+            < text.index("heaviest waits of process %d's threads" % w["parent"])
+            < text.index("heaviest other edges"),
+            "text: knots, then sinks, then the process's heaviest waits outside knots, "
+            "then the other edges")
     t.check(all(len(line) < 80 for line in text.splitlines()), "text lines under 80 columns")
     t.check("pipe" in text, "the wait stack names the pipe (%s)" %
             [l for l in text.splitlines() if "waited" in l][:2])
