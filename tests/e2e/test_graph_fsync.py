@@ -80,8 +80,13 @@ with t.Rspd() as d:
             "B -> disk gains (cascading) from A's waits for B: %.4f >= %.4f + half of %.4f" %
             (e["weight_s"], e["direct_s"], w["b_sync_offcpu_in_a_wait_s"]))
     if d.json("status")["config"]["capture"] == "perf":
-        t.check(e["inferred_s"] > 0,
-                "part of B's disk waits were inferred (wakeups not delivered)")
+        # How much is inferred depends on the kernel's delivery, not on rsp:
+        # with a busy CPU beside the workload (bench/reliability.py) no CPU
+        # is idle and every completion's waking arrives (a run: 33 wakings
+        # not seen, none of them B's, inferred 0). The bounds above hold
+        # either way.
+        print("   perf backend: %.4f s of B's disk waits inferred (wakeups not delivered)"
+              % e["inferred_s"])
     else:  # the BPF programs see the completions' wakeups in interrupts
         t.check(e["inferred_s"] < 0.1 * e["direct_s"],
                 "B's disk waits were seen, hardly inferred: %.4f of %.4f s"
