@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""What rsp's BPF scheduler programs cost above the floor of any BPF
+scheduler tracer on this kernel.
+
+usage: sudo bench/bpf_floor.py [--reps N] [--loops N] [--build DIR] [--out FILE | --no-write]
+
+Under `perf bench sched pipe` pinned to CPU 0, with kernel.bpf_stats_enabled
+(the kernel times each program run: two clock reads more per run, in every
+mode alike), each mode's sched_switch and sched_waking programs' mean run
+time (run_time_ns / run_cnt, bpftool) and the pipe's time per round trip:
+
+  floor 0   empty programs (rsp-bench-sched-floor 0): the cost of a
+            tp_btf program being there, and of the statistics themselves
+  floor 1   the clock read (bpf_ktime_get_ns), nothing else
+  floor 2   a 40-byte record per event into one BPF ring buffer, drained
+            every 50 ms: the smallest useful tracer (bpf/sched_floor.bpf.c)
+  rspd --capture bpf --stacks none, and rspd's default (stacks cached)
+
+Modes alternate within each repetition; figures are medians. Writes the
+section "## BPF scheduler programs against the floor" of BENCHMARKS.md.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from capture import write_section  # noqa: E402
+
+TITLE = "## BPF scheduler programs against the floor (issues 12, 13)"
+SWITCH, WAKING = "sched_switch", "sched_waking"
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+class Floor:
+    def __init__(self, build, level):
+        self.build, self.level = build, level
+        self.name = "floor %d (%s)" % (level, ("empty programs", "the clock read",
+                                               "a 40-byte record, one BPF ring")[level])
+        self.progs = {"rsp_floor_sched_switch": SWITCH, "rsp_floor_sched_waking": WAKING}
+
+    def start(self):
+        self.p = subprocess.Popen([os.path.join(self.build, "bench", "rsp-bench-sched-floor"),
+                                   str(self.level)], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        line = self.p.stderr.readline()
+        if "ready" not in line:
+            sys.exit("bench/bpf_floor.py: the floor programs did not load: %s" % line.strip())
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait(timeout=30)
+
+
+class Rspd:
+    def __init__(self, build, policy):
+        self.build, self.policy = build, policy
+        self.name = "rspd --capture bpf " + ("--stacks %s" % policy if policy else "(defaults)")
+        # bpftool shows 15 characters of a program's name
+        self.progs = {"rsp_sched_switc": SWITCH, "rsp_sched_switch": SWITCH,
+                      "rsp_sched_wakin": WAKING, "rsp_sched_waking": WAKING}
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="rsp-bpf-floor.")
+        self.sock = os.path.join(self.dir, "s.sock")
+        conf = os.path.join(self.dir, "rspd.conf")
+        open(conf, "w").close()
+        rspctl = os.path.join(self.build, "cli", "rspctl")
+        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
+                                   "--config", conf, "--socket", self.sock, "--capture", "bpf"]
+                                  + (["--stacks", self.policy] if self.policy else []),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(300):
+            if sh([rspctl, "--socket", self.sock, "status"]).returncode == 0:
+                break
+            time.sleep(0.05)
+        else:
+            self.p.kill()
+            sys.exit("bench/bpf_floor.py: rspd did not start: %s" % self.p.stderr.read())
+        st = json.loads(sh([rspctl, "--socket", self.sock, "status", "--json"]).stdout)
+        if st["config"].get("capture") != "bpf":
+            self.p.kill()
+            sys.exit("bench/bpf_floor.py: rspd runs %s, not bpf" % st["config"].get("capture"))
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait(timeout=60)
+        sh(["rm", "-rf", self.dir])
+
+
+def prog_stats():
+    out = sh(["bpftool", "prog", "show", "--json"]).stdout
+    return {p["id"]: p for p in json.loads(out or "[]")}
+
+
+def run(mode, loops):
+    """(switch ns per run, waking ns per run, pipe us per round trip)."""
+    mode.start()
+    time.sleep(1.0)
+    before = prog_stats()
+    p = sh(["taskset", "-c", "0", "perf", "bench", "sched", "pipe", "-l", str(loops)])
+    after = prog_stats()
+    mode.stop()
+    us = None
+    for line in p.stdout.splitlines():
+        if "usecs/op" in line:
+            us = float(line.split()[0])
+    ns = {}
+    for pid, a in after.items():
+        what = mode.progs.get(a.get("name", ""))
+        if not what:
+            continue
+        b = before.get(pid, {})
+        runs = a.get("run_cnt", 0) - b.get("run_cnt", 0)
+        if runs:
+            ns[what] = (a.get("run_time_ns", 0) - b.get("run_time_ns", 0)) / runs
+    if us is None or SWITCH not in ns or WAKING not in ns:
+        sys.exit("bench/bpf_floor.py: %s: no figure (pipe: %s; programs: %s)"
+                 % (mode.name, p.stdout.strip()[-200:], ns))
+    return ns[SWITCH], ns[WAKING], us
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--loops", type=int, default=200000, help="sched pipe round trips per run")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    a = ap.parse_args()
+    if os.geteuid():
+        sys.exit("bench/bpf_floor.py: run as root (BPF programs and their statistics)")
+    modes = [Floor(a.build, 0), Floor(a.build, 1), Floor(a.build, 2),
+             Rspd(a.build, "none"), Rspd(a.build, None)]
+    old = sh(["sysctl", "-n", "kernel.bpf_stats_enabled"]).stdout.strip() or "0"
+    res = {m.name: [] for m in modes}
+    bare = []
+    sh(["sysctl", "-q", "-w", "kernel.bpf_stats_enabled=1"])
+    try:
+        for rep in range(a.reps):
+            p = sh(["taskset", "-c", "0", "perf", "bench", "sched", "pipe", "-l", str(a.loops)])
+            bare += [float(l.split()[0]) for l in p.stdout.splitlines() if "usecs/op" in l]
+            for m in modes:
+                res[m.name].append(run(m, a.loops))
+                print("rep %d %-40s switch %4.0f ns  waking %4.0f ns  pipe %.2f us"
+                      % ((rep + 1, m.name) + res[m.name][-1]), flush=True)
+    finally:
+        sh(["sysctl", "-q", "-w", "kernel.bpf_stats_enabled=" + old])
+
+    def med(name, i):
+        return statistics.median(r[i] for r in res[name])
+
+    top = modes[2].name
+    lines = [TITLE, "",
+             "Command: `sudo bench/bpf_floor.py --reps %d --loops %d` (%s). Machine: %s, %d CPUs, "
+             "kernel %s. `taskset -c 0 perf bench sched pipe -l %d` under each mode, "
+             "kernel.bpf_stats_enabled=1 (each run timed by the kernel: two clock reads more per "
+             "run in every mode); a program's figure is its run_time_ns / run_cnt over the "
+             "run; modes alternate within each repetition; medians. Bare sched pipe: %.2f us "
+             "per round trip."
+             % (a.reps, a.loops, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
+                platform.release(), a.loops, statistics.median(bare) if bare else 0), "",
+             "| mode | sched_switch ns/run | sched_waking ns/run | over floor 2 (switch, waking) "
+             "| sched pipe us/op |",
+             "|---|---:|---:|---:|---:|"]
+    for m in modes:
+        s, w, us = med(m.name, 0), med(m.name, 1), med(m.name, 2)
+        lines.append("| %s | %.0f | %.0f | %+.0f, %+.0f | %.2f |"
+                     % (m.name, s, w, s - med(top, 0), w - med(top, 1), us))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not a.no_write:
+        write_section(a.out, text, TITLE)
+        print("wrote %s" % a.out)
+
+
+if __name__ == "__main__":
+    main()
