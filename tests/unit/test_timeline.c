@@ -347,6 +347,42 @@ static void test_block_requests(void **state)
 	assert_int_equal(a[1]->waker.req, f->r.reqs[0].id);
 }
 
+/*
+ * A request goes by its issuer's comm when it ends, as the thread's other
+ * records do, not by the comm its insert record named: the record's field
+ * and a dump's converter need not agree across an exec (a process whose
+ * exec reads its binary from the disk).
+ */
+static void test_block_request_comm(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "python3");
+	/* ends before the rename: python3 */
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 600, .tid = A, .dev = DEV,
+		     .comm = "python3", .sector = 50, .bytes = 4096);
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 610, .tid = A, .dev = DEV,
+		     .comm = "python3", .sector = 50, .bytes = 4096);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 700, .tid = 0, .dev = DEV,
+		     .sector = 50, .bytes = 4096);
+	/* inserted as python3, renamed by its exec, ended after it: the new name */
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 1000, .tid = A, .dev = DEV,
+		     .comm = "python3", .sector = 100, .bytes = 4096);
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 1100, .tid = A, .dev = DEV,
+		     .comm = "python3", .sector = 100, .bytes = 4096);
+	synth__comm(s, .cpu = 0, .t = 1500, .pid = A, .tid = A, .comm = "sleeper", .exec = 1);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 3010, .tid = 0, .dev = DEV,
+		     .sector = 100, .bytes = 4096);
+	run(f, 0, 4000, 0);
+
+	assert_int_equal(f->r.nreqs, 2);
+	assert_int_equal(f->r.reqs[0].insert, 600);
+	assert_string_equal(f->r.reqs[0].comm, "python3");
+	assert_int_equal(f->r.reqs[1].insert, 1000);
+	assert_string_equal(f->r.reqs[1].comm, "sleeper");
+}
+
 /* The quirk: no waking and no completion delivered. Infer only on evidence. */
 static void test_quirk_inference(void **state)
 {
@@ -1116,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(test_store_mapped),
 		cmocka_unit_test(test_handler_wakers),
 		cmocka_unit_test(test_block_requests),
+		cmocka_unit_test(test_block_request_comm),
 		cmocka_unit_test(test_quirk_inference),
 		cmocka_unit_test(test_submit_after_wait),
 		cmocka_unit_test(test_timeout_inference),
