@@ -17,7 +17,8 @@ time (run_time_ns / run_cnt, bpftool) and the pipe's time per round trip:
   rspd --capture bpf --stacks none, and rspd's default (stacks cached)
 
 Modes alternate within each repetition; figures are medians. Writes the
-section "## BPF scheduler programs against the floor" of BENCHMARKS.md.
+section "## BPF scheduler programs against the floor" of BENCHMARKS.md in
+place; the hand-written reading of it is a section of its own after it.
 """
 import argparse
 import json
@@ -26,12 +27,11 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from capture import write_section  # noqa: E402
+import pgbench  # noqa: E402  (its Rspd: rspd on a private socket; its in-place write_section)
 
 TITLE = "## BPF scheduler programs against the floor (issues 12, 13)"
 SWITCH, WAKING = "sched_switch", "sched_waking"
@@ -41,12 +41,17 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
+# Program names as bpftool shows them (15 characters of rsp's) -> what they trace.
+FLOOR_PROGS = {"rsp_floor_sched_switch": SWITCH, "rsp_floor_sched_waking": WAKING}
+RSP_PROGS = {"rsp_sched_switc": SWITCH, "rsp_sched_switch": SWITCH,
+             "rsp_sched_wakin": WAKING, "rsp_sched_waking": WAKING}
+
+
 class Floor:
     def __init__(self, build, level):
         self.build, self.level = build, level
         self.name = "floor %d (%s)" % (level, ("empty programs", "the clock read",
                                                "a 40-byte record, one BPF ring")[level])
-        self.progs = {"rsp_floor_sched_switch": SWITCH, "rsp_floor_sched_waking": WAKING}
 
     def start(self):
         self.p = subprocess.Popen([os.path.join(self.build, "bench", "rsp-bench-sched-floor"),
@@ -61,49 +66,14 @@ class Floor:
         self.p.wait(timeout=30)
 
 
-class Rspd:
-    def __init__(self, build, policy):
-        self.build, self.policy = build, policy
-        self.name = "rspd --capture bpf " + ("--stacks %s" % policy if policy else "(defaults)")
-        # bpftool shows 15 characters of a program's name
-        self.progs = {"rsp_sched_switc": SWITCH, "rsp_sched_switch": SWITCH,
-                      "rsp_sched_wakin": WAKING, "rsp_sched_waking": WAKING}
-
-    def start(self):
-        self.dir = tempfile.mkdtemp(prefix="rsp-bpf-floor.")
-        self.sock = os.path.join(self.dir, "s.sock")
-        conf = os.path.join(self.dir, "rspd.conf")
-        open(conf, "w").close()
-        rspctl = os.path.join(self.build, "cli", "rspctl")
-        self.p = subprocess.Popen([os.path.join(self.build, "daemon", "rspd"), "--foreground",
-                                   "--config", conf, "--socket", self.sock, "--capture", "bpf"]
-                                  + (["--stacks", self.policy] if self.policy else []),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for _ in range(300):
-            if sh([rspctl, "--socket", self.sock, "status"]).returncode == 0:
-                break
-            time.sleep(0.05)
-        else:
-            self.p.kill()
-            sys.exit("bench/bpf_floor.py: rspd did not start: %s" % self.p.stderr.read())
-        st = json.loads(sh([rspctl, "--socket", self.sock, "status", "--json"]).stdout)
-        if st["config"].get("capture") != "bpf":
-            self.p.kill()
-            sys.exit("bench/bpf_floor.py: rspd runs %s, not bpf" % st["config"].get("capture"))
-
-    def stop(self):
-        self.p.terminate()
-        self.p.wait(timeout=60)
-        sh(["rm", "-rf", self.dir])
-
-
 def prog_stats():
     out = sh(["bpftool", "prog", "show", "--json"]).stdout
     return {p["id"]: p for p in json.loads(out or "[]")}
 
 
-def run(mode, loops):
-    """(switch ns per run, waking ns per run, pipe us per round trip)."""
+def run(mode, progs, loops):
+    """(switch ns per run, waking ns per run, pipe us per round trip); @progs:
+    the mode's program names -> SWITCH or WAKING."""
     mode.start()
     time.sleep(1.0)
     before = prog_stats()
@@ -116,7 +86,7 @@ def run(mode, loops):
             us = float(line.split()[0])
     ns = {}
     for pid, a in after.items():
-        what = mode.progs.get(a.get("name", ""))
+        what = progs.get(a.get("name", ""))
         if not what:
             continue
         b = before.get(pid, {})
@@ -139,18 +109,19 @@ def main():
     a = ap.parse_args()
     if os.geteuid():
         sys.exit("bench/bpf_floor.py: run as root (BPF programs and their statistics)")
-    modes = [Floor(a.build, 0), Floor(a.build, 1), Floor(a.build, 2),
-             Rspd(a.build, "none"), Rspd(a.build, None)]
+    modes = [(Floor(a.build, 0), FLOOR_PROGS), (Floor(a.build, 1), FLOOR_PROGS),
+             (Floor(a.build, 2), FLOOR_PROGS), (pgbench.Rspd(a.build, "bpf", "none"), RSP_PROGS),
+             (pgbench.Rspd(a.build, "bpf", None), RSP_PROGS)]
     old = sh(["sysctl", "-n", "kernel.bpf_stats_enabled"]).stdout.strip() or "0"
-    res = {m.name: [] for m in modes}
+    res = {m.name: [] for m, _ in modes}
     bare = []
     sh(["sysctl", "-q", "-w", "kernel.bpf_stats_enabled=1"])
     try:
         for rep in range(a.reps):
             p = sh(["taskset", "-c", "0", "perf", "bench", "sched", "pipe", "-l", str(a.loops)])
             bare += [float(l.split()[0]) for l in p.stdout.splitlines() if "usecs/op" in l]
-            for m in modes:
-                res[m.name].append(run(m, a.loops))
+            for m, progs in modes:
+                res[m.name].append(run(m, progs, a.loops))
                 print("rep %d %-40s switch %4.0f ns  waking %4.0f ns  pipe %.2f us"
                       % ((rep + 1, m.name) + res[m.name][-1]), flush=True)
     finally:
@@ -159,7 +130,7 @@ def main():
     def med(name, i):
         return statistics.median(r[i] for r in res[name])
 
-    top = modes[2].name
+    top = modes[2][0].name
     lines = [TITLE, "",
              "Command: `sudo bench/bpf_floor.py --reps %d --loops %d` (%s). Machine: %s, %d CPUs, "
              "kernel %s. `taskset -c 0 perf bench sched pipe -l %d` under each mode, "
@@ -172,14 +143,15 @@ def main():
              "| mode | sched_switch ns/run | sched_waking ns/run | over floor 2 (switch, waking) "
              "| sched pipe us/op |",
              "|---|---:|---:|---:|---:|"]
-    for m in modes:
+    for m, _ in modes:
         s, w, us = med(m.name, 0), med(m.name, 1), med(m.name, 2)
         lines.append("| %s | %.0f | %.0f | %+.0f, %+.0f | %.2f |"
                      % (m.name, s, w, s - med(top, 0), w - med(top, 1), us))
     text = "\n".join(lines) + "\n"
     print(text)
     if not a.no_write:
-        write_section(a.out, text, TITLE)
+        # in place: the hand-written section that follows it stays after it
+        pgbench.write_section(a.out, text, TITLE)
         print("wrote %s" % a.out)
 
 

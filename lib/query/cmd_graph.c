@@ -113,6 +113,20 @@ static int graph_check(struct rsp_request *req, struct rsp_buf *err)
 
 /* ---- shared helpers ----------------------------------------------------- */
 
+/* --cgroup, --container: the processes inside, at the end of the range. */
+struct cg_keep {
+	const struct rsp_request *req;
+	const struct rsp_maps *maps;
+	uint64_t time;
+};
+
+static bool cg_keeps(uint32_t tgid, void *ctx)
+{
+	const struct cg_keep *k = ctx;
+
+	return rsp_request__cgroup_keeps(k->req, k->maps, tgid, k->time);
+}
+
 struct ctx {
 	const struct rsp_source *src;
 	const struct rsp_tlstore *store;
@@ -125,8 +139,7 @@ struct ctx {
 	long pid;
 	const char *cgroup; /* --cgroup (or --container, by_container): where the graph starts */
 	bool by_container;
-	bool (*keeps)(uint32_t tgid, void *ctx); /* --cgroup: whether a process is in it */
-	void *keeps_ctx;
+	const struct cg_keep *keep; /* --cgroup, --container: which processes are in it */
 	/*
 	 * Access (lib/include/rsp/query.h): per vertex, whether its process is
 	 * another user's. Such a vertex is named "pid N (other user)" and its
@@ -478,7 +491,7 @@ static bool asked(const struct ctx *c, uint32_t v)
 		return false;
 	if (c->pid > 0)
 		return x->tgid == (uint32_t)c->pid;
-	return c->keeps && c->keeps(x->tgid, c->keeps_ctx);
+	return c->keep && cg_keeps(x->tgid, (void *)c->keep);
 }
 
 /* The heaviest edges outside knots: from the asked threads (@own 1), the others (0), all (-1). */
@@ -829,20 +842,6 @@ static int render_dot(const struct ctx *c, struct rsp_buf *out)
 
 /* ---- run ---------------------------------------------------------------- */
 
-/* --cgroup, --container: the processes inside, at the end of the range. */
-struct cg_keep {
-	const struct rsp_request *req;
-	const struct rsp_maps *maps;
-	uint64_t time;
-};
-
-static bool cg_keeps(uint32_t tgid, void *ctx)
-{
-	const struct cg_keep *k = ctx;
-
-	return rsp_request__cgroup_keeps(k->req, k->maps, tgid, k->time);
-}
-
 static int graph_run(const struct rsp_request *req, const struct rsp_source *src,
 		     struct rsp_buf *out, struct rsp_buf *err)
 {
@@ -920,8 +919,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .pid = req->pid,
 			 .cgroup = req->cgroup ? req->cgroup : req->container,
 			 .by_container = !req->cgroup && req->container,
-			 .keeps = keep.maps ? cg_keeps : NULL,
-			 .keeps_ctx = &keep,
+			 .keep = keep.maps ? &keep : NULL,
 			 .repair = rep};
 	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
 	c.ref = (double)(c.ref_end - c.ref_start);
