@@ -33,12 +33,17 @@ struct tthread {
  * Segments of busy threads run to hundreds of MB over a long window. Past
  * SEG_MAP_BYTES a thread's vector lives in its own mapping and grows by
  * mremap(): pages are moved, never copied, as realloc() would copy them
- * once the heap holds them.
+ * once the heap holds them. Past SEG_HUGE_BYTES the mapping asks for
+ * transparent huge pages (where the system leaves them to madvise, as
+ * Debian does): faulting a busy thread's segments in 4 KiB at a time was
+ * a sixth of a snapshot's time on a pgbench window (BENCHMARKS.md); it is
+ * then charged SEG_HUGE_BYTES at a time, what a fault may bring in.
  */
-#define SEG_FIRST     256
-#define TCACHE	      64
-#define SEG_MAP_BYTES (64u << 10)
-#define SEG_CHARGE    (64u << 10) /* a mapped vector counted this many bytes at a time */
+#define SEG_FIRST      256
+#define TCACHE	       64
+#define SEG_MAP_BYTES  (64u << 10)
+#define SEG_CHARGE     (64u << 10) /* a mapped vector counted this many bytes at a time */
+#define SEG_HUGE_BYTES (2u << 20)
 
 static void seg_free(struct tthread *t);
 
@@ -168,11 +173,12 @@ static void add_time(struct rsp_tlthread *p, const struct rsp_segment *seg)
  */
 static int seg_charge(struct tthread *t)
 {
-	size_t want = (t->pub.nr_segs + 1) * sizeof(*t->segs), to;
+	size_t want = (t->pub.nr_segs + 1) * sizeof(*t->segs), to, unit;
 
 	if (!t->mapped || want <= t->charged)
 		return 0;
-	to = (want + SEG_CHARGE - 1) / SEG_CHARGE * SEG_CHARGE;
+	unit = t->cap * sizeof(*t->segs) >= SEG_HUGE_BYTES ? SEG_HUGE_BYTES : SEG_CHARGE;
+	to = (want + unit - 1) / unit * unit;
 	if (to > t->cap * sizeof(*t->segs))
 		to = t->cap * sizeof(*t->segs);
 	if (!rsp_mapped__charge((int64_t)(to - t->charged)))
@@ -209,6 +215,8 @@ static int seg_room(struct tthread *t)
 	}
 	if (!p)
 		return -ENOMEM;
+	if (bytes >= SEG_HUGE_BYTES)
+		(void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: refused, 4 KiB pages */
 	t->segs = p;
 	t->cap = cap;
 	return seg_charge(t);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <rsp/timeline.h>
 #include <errno.h>
@@ -1051,8 +1052,8 @@ static bool mapped_hook(int64_t delta)
 	return true;
 }
 
-/* A store of one busy thread: 3000 sleeps, more segments than the heap keeps (64 KiB). */
-static int busy_store(struct fix *f, struct rsp_tlstore **out)
+/* A store of one busy thread: @n sleeps (3000: more segments than the heap keeps, 64 KiB). */
+static int busy_store(struct fix *f, struct rsp_tlstore **out, uint64_t n)
 {
 	struct synth *s = &f->s;
 	struct rsp_tlstore *st = rsp_tlstore__new(0);
@@ -1060,7 +1061,7 @@ static int busy_store(struct fix *f, struct rsp_tlstore **out)
 	struct rsp_timeline *tl;
 	int ret;
 
-	for (uint64_t i = 0; i < 3000; i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		synth__switch(s, .cpu = 0, .t = 1000 + i * 100, .prev = A, .prev_comm = "app",
 			      .state = 1, .next = 0);
 		synth__switch(s, .cpu = 0, .t = 1050 + i * 100, .prev = 0, .next = A,
@@ -1074,8 +1075,8 @@ static int busy_store(struct fix *f, struct rsp_tlstore **out)
 
 		rsp_timeline__feed(tl, &e);
 	}
-	rsp_timeline__finish(tl, 400000);
-	ret = rsp_tlstore__seal(st, 0, 400000);
+	rsp_timeline__finish(tl, 1000 + n * 100);
+	ret = rsp_tlstore__seal(st, 0, 1000 + n * 100);
 	rsp_timeline__delete(tl);
 	synth__reset(s);
 	*out = st;
@@ -1096,14 +1097,67 @@ static void test_store_mapped(void **state)
 	rsp_mapped__set_hook(mapped_hook);
 	mapped_now = mapped_peak = 0;
 	mapped_refuse = false;
-	assert_int_equal(busy_store(f, &st), 0);
+	assert_int_equal(busy_store(f, &st, 3000), 0);
 	assert_int_equal(rsp_tlstore__find_thread(st, A)->nr_segs >= 6000, true);
 	assert_true(mapped_now >= 6000 * (int64_t)sizeof(struct rsp_segment));
 	assert_int_equal(mapped_now, mapped_peak); /* grown, never shrunk while loading */
 	rsp_tlstore__delete(st);
 	assert_int_equal(mapped_now, 0);
 	mapped_refuse = true;
-	assert_int_equal(busy_store(f, &st), -ENOMEM);
+	assert_int_equal(busy_store(f, &st, 3000), -ENOMEM);
+	rsp_tlstore__delete(st);
+	assert_int_equal(mapped_now, 0);
+	rsp_mapped__set_hook(NULL);
+}
+
+/* The VmFlags of the mapping holding @p (/proc/self/smaps), "" if not found. */
+static void vm_flags(const void *p, char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			snprintf(out, size, "%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * Past 2 MiB a busy thread's segments ask for transparent huge pages
+ * ("hg" in the mapping's VmFlags) and are charged 2 MiB at a time, what a
+ * fault may then bring in; released in full.
+ */
+static void test_store_huge(void **state)
+{
+	struct fix *f = *state;
+	const struct rsp_segment *seg;
+	struct rsp_tlstore *st;
+	char flags[512];
+
+	rsp_mapped__set_hook(mapped_hook);
+	mapped_now = mapped_peak = 0;
+	mapped_refuse = false;
+	assert_int_equal(busy_store(f, &st, 20000), 0);
+	assert_true(rsp_tlstore__find_thread(st, A)->nr_segs >= 40000);
+	assert_true(mapped_now >= 40000 * (int64_t)sizeof(struct rsp_segment));
+	assert_int_equal(mapped_now % (2 << 20), 0);
+	seg = rsp_tlstore__segment_at(st, A, 1000 + 19000 * 100);
+	assert_non_null(seg);
+	vm_flags(seg, flags, sizeof(flags));
+	if (access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0) /* else no such advice */
+		assert_non_null(strstr(flags, " hg"));
 	rsp_tlstore__delete(st);
 	assert_int_equal(mapped_now, 0);
 	rsp_mapped__set_hook(NULL);
@@ -1150,6 +1204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakeup_by_thread),
 		cmocka_unit_test(test_store_mapped),
+		cmocka_unit_test(test_store_huge),
 		cmocka_unit_test(test_handler_wakers),
 		cmocka_unit_test(test_block_requests),
 		cmocka_unit_test(test_block_request_comm),
