@@ -24,6 +24,14 @@
 #define CANDIDATES 8
 #define BATCH_NS   50000ull    /* requests issued this close together end one idle interval */
 #define RELAY_NS   50000000ull /* relays of a disk (relayed_disk()): runnable for long under load */
+/*
+ * Building a thread's waits hashes each one's two stacks, read from the
+ * window for the first time since the timeline's pass: the stacks of the
+ * wait PREFETCH segments ahead are asked for while this one is hashed
+ * (the hashing's loads were 72% of the build's samples on a pgbench
+ * window; with the prefetch the build's share halved: BENCHMARKS.md).
+ */
+#define PREFETCH 4
 
 struct wait {
 	uint64_t start, end;
@@ -618,6 +626,18 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		struct wait w;
 		uint32_t dev;
 
+		if (i + PREFETCH < t->nr_segs) {
+			const struct rsp_segment *ahead = &t->segs[i + PREFETCH];
+
+			if (ahead->stack) {
+				__builtin_prefetch(ahead->stack);
+				__builtin_prefetch(ahead->stack + 8);
+			}
+			if (ahead->waker.stack) {
+				__builtin_prefetch(ahead->waker.stack);
+				__builtin_prefetch(ahead->waker.stack + 8);
+			}
+		}
 		if (sg->kind != RSP_SEG_SLEEP || sg->waker.kind == RSP_WAKER_NONE)
 			continue;
 		memset(&w, 0, sizeof(w));
