@@ -184,7 +184,8 @@ def main():
              "synchronous_commit on, UNIX socket. Modes alternate within each repetition; "
              "figures are medians; ratios are to bare from the same run. The policies: "
              "`cached` serves the stacks of sleeps and wakings from the BPF stack cache "
-             "(walked on a miss, and at random once in 64 hits, compared); `sleeps` walks "
+             "(walked on a miss, and at random once in `--stack-refresh` hits, 256 by "
+             "default, compared); `sleeps` walks "
              "every one."
              % (a.reps, a.seconds, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
                 platform.release(), " ".join(PIPE), a.seconds), "",

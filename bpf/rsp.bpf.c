@@ -42,7 +42,7 @@ const volatile bool waker_stacks = true; /* stacks on wakings too (sleeps, all, 
 /* RSP_BSTACKS_CACHED: walk every stack and compare with the cache (--stack-check) */
 const volatile bool stack_check = false;
 /* RSP_BSTACKS_CACHED: a cache hit is walked anyway (checked) once in this many, at random */
-const volatile unsigned int stack_refresh = 64;
+const volatile unsigned int stack_refresh = 256;
 /* the irq, softirq and hrtimer programs are loaded: they keep irq_depth */
 const volatile bool know_interrupts = false;
 /* Wake the drain when a ring holds this many bytes (0: never; it polls). */

@@ -97,7 +97,7 @@ void rsp_bpfcap__opts_init(struct rsp_bpfcap_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->stacks = RSP_BSTACKS_CACHED;
-	o->stack_refresh = 64;
+	o->stack_refresh = 256;
 	o->max_stack = 64;
 	o->kernel_stacks = true;
 	o->user_stacks = true;

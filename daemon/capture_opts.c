@@ -19,7 +19,7 @@ void rsp_capture_opts__init(struct rsp_capture_opts *o)
 	/* walks rarely, checked (issue 13; BENCHMARKS.md "Stack cache") */
 	o->stacks = RSP_STACKS_CACHED;
 	o->stack_every = 10;
-	o->stack_refresh = 64;
+	o->stack_refresh = 256;
 	o->callchain_kernel = true;
 	o->callchain_user = true;
 	o->sample_stacks = true;

@@ -444,7 +444,7 @@ static const struct rspd_opt opts[] = {
 	 F(capture.stack_check),
 	 .help = "stacks cached: walk every stack anyway and count where the cache would have "
 		 "differed (rspctl status)"},
-	{.section = "capture", .name = "stack-refresh", .arg = "N", .def = "64", .type = T_UINT,
+	{.section = "capture", .name = "stack-refresh", .arg = "N", .def = "256", .type = T_UINT,
 	 F(capture.stack_refresh), .min = 1, .max = 1000000,
 	 .help = "stacks cached: walk a cache hit anyway, and compare, once in N hits"},
 	{.section = "capture", .name = "callchain", .arg = "WHAT", .def = "kernel+user",
