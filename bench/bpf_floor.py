@@ -3,6 +3,7 @@
 scheduler tracer on this kernel.
 
 usage: sudo bench/bpf_floor.py [--reps N] [--loops N] [--build DIR] [--out FILE | --no-write]
+       sudo bench/bpf_floor.py --pgbench [--reps N] [--seconds S] [--build DIR] [--out FILE | --no-write]
 
 Under `perf bench sched pipe` pinned to CPU 0, with kernel.bpf_stats_enabled
 (the kernel times each program run: two clock reads more per run, in every
@@ -19,6 +20,13 @@ time (run_time_ns / run_cnt, bpftool) and the pipe's time per round trip:
 Modes alternate within each repetition; figures are medians. Writes the
 section "## BPF scheduler programs against the floor" of BENCHMARKS.md in
 place; the hand-written reading of it is a section of its own after it.
+
+--pgbench: the same floors and rspd's two policies under a real database
+instead (bench/pgbench.py's cluster and load: pgbench -c 4 -j 2, synchronous
+commit, UNIX socket), without the kernel's statistics, as throughput: what
+the smallest tracer of the two events costs pgbench on this machine, the
+floor under issue 12's (BPF loss <= 4%) and issue 13's (<= 5% with stacks)
+targets. Its own section, "## pgbench against the BPF floor".
 """
 import argparse
 import json
@@ -34,6 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import pgbench  # noqa: E402  (its Rspd: rspd on a private socket; its in-place write_section)
 
 TITLE = "## BPF scheduler programs against the floor (issues 12, 13)"
+TITLE_PG = "## pgbench against the BPF floor (issues 12, 13)"
 SWITCH, WAKING = "sched_switch", "sched_waking"
 
 
@@ -99,16 +108,59 @@ def run(mode, progs, loops):
     return ns[SWITCH], ns[WAKING], us
 
 
+def on_pgbench(a):
+    """pgbench's TPS bare, under each floor and under rspd, alternating."""
+    modes = [pgbench.Bare(), Floor(a.build, 0), Floor(a.build, 2),
+             pgbench.Rspd(a.build, "bpf", "none"), pgbench.Rspd(a.build, "bpf", None)]
+    cluster = pgbench.Cluster(pgbench.need_postgres(), port=54341)
+    tps = {m.name: [] for m in modes}
+    try:
+        cluster.start()
+        cluster.run(5)  # warm the cache
+        for rep in range(a.reps):
+            for m in modes:
+                m.start()
+                t = cluster.run(a.seconds)
+                m.stop()
+                tps[m.name].append(t)
+                print("rep %d %-40s %8.1f tps" % (rep + 1, m.name, t), flush=True)
+    finally:
+        cluster.stop()
+    bare = statistics.median(tps["bare"])
+    lines = [TITLE_PG, "",
+             "Command: `sudo bench/bpf_floor.py --pgbench --reps %d --seconds %d` (%s). Machine: "
+             "%s, %d CPUs, kernel %s. pgbench -c 4 -j 2 -T %d, scale 10, synchronous_commit on, "
+             "UNIX socket, PostgreSQL from Debian; no kernel.bpf_stats; modes alternate within "
+             "each repetition; medians, ratios to bare from the same run; the spread is the "
+             "lowest and highest of the mode's runs."
+             % (a.reps, a.seconds, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
+                platform.release(), a.seconds), "",
+             "| mode | tps | loss | runs' spread (tps) |", "|---|---:|---:|---|"]
+    for m in modes:
+        t = statistics.median(tps[m.name])
+        lines.append("| %s | %.1f | %.1f%% | %.0f-%.0f |"
+                     % (m.name, t, 100 * (1 - t / bare), min(tps[m.name]), max(tps[m.name])))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not a.no_write:
+        pgbench.write_section(a.out, text, TITLE_PG)
+        print("wrote %s" % a.out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--loops", type=int, default=200000, help="sched pipe round trips per run")
+    ap.add_argument("--pgbench", action="store_true", help="pgbench instead of sched pipe")
+    ap.add_argument("--seconds", type=int, default=10, help="--pgbench: seconds per run")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print only")
     a = ap.parse_args()
     if os.geteuid():
         sys.exit("bench/bpf_floor.py: run as root (BPF programs and their statistics)")
+    if a.pgbench:
+        return on_pgbench(a)
     modes = [(Floor(a.build, 0), FLOOR_PROGS), (Floor(a.build, 1), FLOOR_PROGS),
              (Floor(a.build, 2), FLOOR_PROGS), (pgbench.Rspd(a.build, "bpf", "none"), RSP_PROGS),
              (pgbench.Rspd(a.build, "bpf", None), RSP_PROGS)]
