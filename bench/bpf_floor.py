@@ -112,29 +112,14 @@ def on_pgbench(a):
     """pgbench's TPS bare, under each floor and under rspd, alternating."""
     modes = [pgbench.Bare(), Floor(a.build, 0), Floor(a.build, 2),
              pgbench.Rspd(a.build, "bpf", "none"), pgbench.Rspd(a.build, "bpf", None)]
-    cluster = pgbench.Cluster(pgbench.need_postgres(), port=54341)
-    tps = {m.name: [] for m in modes}
-    try:
-        cluster.start()
-        cluster.run(5)  # warm the cache
-        for rep in range(a.reps):
-            for m in modes:
-                m.start()
-                t = cluster.run(a.seconds)
-                m.stop()
-                tps[m.name].append(t)
-                print("rep %d %-40s %8.1f tps" % (rep + 1, m.name, t), flush=True)
-    finally:
-        cluster.stop()
+    tps, _ = pgbench.alternate(pgbench.Cluster(pgbench.need_postgres(), port=54341), modes,
+                               a.reps, a.seconds)
     bare = statistics.median(tps["bare"])
     lines = [TITLE_PG, "",
-             "Command: `sudo bench/bpf_floor.py --pgbench --reps %d --seconds %d` (%s). Machine: "
-             "%s, %d CPUs, kernel %s. pgbench -c 4 -j 2 -T %d, scale 10, synchronous_commit on, "
-             "UNIX socket, PostgreSQL from Debian; no kernel.bpf_stats; modes alternate within "
-             "each repetition; medians, ratios to bare from the same run; the spread is the "
-             "lowest and highest of the mode's runs."
-             % (a.reps, a.seconds, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
-                platform.release(), a.seconds), "",
+             pgbench.setup_line("bench/bpf_floor.py", a.reps, a.seconds, " --pgbench") +
+             "; no kernel.bpf_stats; modes alternate within each repetition; medians, ratios "
+             "to bare from the same run; the spread is the lowest and highest of the mode's "
+             "runs.", "",
              "| mode | tps | loss | runs' spread (tps) |", "|---|---:|---:|---|"]
     for m in modes:
         t = statistics.median(tps[m.name])

@@ -242,6 +242,34 @@ def density(a):
     print("\n".join(lines))
 
 
+def setup_line(script, reps, seconds, opts=""):
+    """The command, the date, the machine and pgbench's settings, for a section."""
+    return ("Command: `sudo %s%s --reps %d --seconds %d` (%s). Machine: %s, %d CPUs, kernel %s. "
+            "pgbench -c 4 -j 2 -T %d, scale 10, synchronous_commit on, UNIX socket, PostgreSQL "
+            "from Debian" % (script, opts, reps, seconds, time.strftime("%Y-%m-%d"),
+                             platform.node(), os.cpu_count(), platform.release(), seconds))
+
+
+def alternate(cluster, modes, reps, seconds):
+    """Start @cluster, then pgbench for @seconds under each mode in turn, @reps
+    times; stop it. Returns ({mode: [tps]}, {mode: [what its stop() said]})."""
+    tps = {m.name: [] for m in modes}
+    extra = {m.name: [] for m in modes}
+    try:
+        cluster.start()
+        cluster.run(5)  # warm the cache
+        for rep in range(reps):
+            for m in modes:
+                m.start()
+                t = cluster.run(seconds)
+                extra[m.name].append(m.stop())
+                tps[m.name].append(t)
+                print("rep %d %-40s %8.1f tps" % (rep + 1, m.name, t), flush=True)
+    finally:
+        cluster.stop()
+    return tps, extra
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
@@ -257,28 +285,12 @@ def main():
     cluster = Cluster(need_postgres())
     modes = [Bare(), Rspd(a.build, "perf", "none"), Rspd(a.build, "bpf", "none"),
              Rspd(a.build, "perf", "sleeps"), Rspd(a.build, "bpf", "sleeps"), PerfRecord()]
-    tps = {m.name: [] for m in modes}
-    extra = {m.name: [] for m in modes}
-    try:
-        cluster.start()
-        cluster.run(5)  # warm the cache
-        for rep in range(a.reps):
-            for m in modes:
-                m.start()
-                t = cluster.run(a.seconds)
-                extra[m.name].append(m.stop())
-                tps[m.name].append(t)
-                print("rep %d %-36s %8.1f tps" % (rep + 1, m.name, t), flush=True)
-    finally:
-        cluster.stop()
+    tps, extra = alternate(cluster, modes, a.reps, a.seconds)
     bare = statistics.median(tps["bare"])
     lines = [TITLE, "",
-             "Command: `sudo bench/pgbench.py --reps %d --seconds %d` (%s). Machine: %s, "
-             "%d CPUs, kernel %s. pgbench -c 4 -j 2 -T %d, scale 10, synchronous_commit on, "
-             "UNIX socket, PostgreSQL from Debian; modes alternate within each repetition, "
-             "figures are medians, ratios to bare from the same run."
-             % (a.reps, a.seconds, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
-                platform.release(), a.seconds), "",
+             setup_line("bench/pgbench.py", a.reps, a.seconds) +
+             "; modes alternate within each repetition, figures are medians, ratios to bare "
+             "from the same run.", "",
              "| mode | tps | ratio to bare | loss | window bytes per record | records/s | "
              "seconds in 64 MiB |", "|---|---|---|---|---|---|---|"]
     for m in modes:
