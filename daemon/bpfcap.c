@@ -420,11 +420,12 @@ int rsp_bpfcap__set_degrade(struct rsp_bpfcap *bc, unsigned level)
 				    BPF_ANY);
 }
 
-int rsp_bpfcap__run_time(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *runs)
+/* The programs' kernel statistics, summed. */
+static int prog_totals(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *runs, uint64_t *misses)
 {
 	struct bpf_program *p;
 
-	*ns = *runs = 0;
+	*ns = *runs = *misses = 0;
 	bpf_object__for_each_program(p, bc->skel->obj)
 	{
 		struct bpf_prog_info info;
@@ -438,8 +439,23 @@ int rsp_bpfcap__run_time(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *ru
 			return -errno;
 		*ns += info.run_time_ns;
 		*runs += info.run_cnt;
+		*misses += info.recursion_misses;
 	}
 	return 0;
+}
+
+int rsp_bpfcap__run_time(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *runs)
+{
+	uint64_t misses;
+
+	return prog_totals(bc, ns, runs, &misses);
+}
+
+int rsp_bpfcap__skipped(const struct rsp_bpfcap *bc, uint64_t *n)
+{
+	uint64_t ns, runs;
+
+	return prog_totals(bc, &ns, &runs, n);
 }
 
 int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)

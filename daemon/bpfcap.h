@@ -106,6 +106,14 @@ int rsp_bpfcap__set_degrade(struct rsp_bpfcap *bc, unsigned level);
  */
 int rsp_bpfcap__run_time(const struct rsp_bpfcap *bc, uint64_t *ns, uint64_t *runs);
 
+/**
+ * rsp_bpfcap__skipped() - events whose program the kernel did not run, ever:
+ * a tracepoint's program that is already running on the CPU is not run
+ * again (an interrupt's waking or timer start inside the same program in
+ * a task), and its record never is (bpf_prog_info.recursion_misses, summed).
+ */
+int rsp_bpfcap__skipped(const struct rsp_bpfcap *bc, uint64_t *n);
+
 /** rsp_bpfcap__stats() - what the programs wrote, summed over CPUs. */
 int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st);
 

@@ -59,6 +59,18 @@ static void fill_cpus(struct rspd *d, struct rsp_capture_info *ci)
 	}
 }
 
+/* Events the kernel ran no BPF program for (the program was running already). */
+static void fill_skipped(struct rspd *d, struct rsp_capture_info *ci)
+{
+#ifdef RSP_HAVE_BPF
+	if (d->es.bpf && rsp_bpfcap__skipped(d->es.bpf, &ci->skipped_nested))
+		ci->skipped_nested = 0;
+#else
+	(void)d;
+	(void)ci;
+#endif
+}
+
 /* Kernel counts against delivered samples, per catalogue event. */
 static void fill_delivery(struct rspd *d, struct rsp_capture_info *ci)
 {
@@ -148,6 +160,7 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	memcpy(ci->events, d->es.status, sizeof(ci->events));
 	fill_cpus(d, ci);
 	fill_delivery(d, ci);
+	fill_skipped(d, ci);
 	if (atomic_load_explicit(&d->silent_ns, memory_order_relaxed))
 		snprintf(ci->capture_problem, sizeof(ci->capture_problem),
 			 "no record reached the rings in the %.1f s after start: rspd records "

@@ -545,6 +545,10 @@ static void capture_health(struct rsp_buf *out, enum rsp_prom_format fmt,
 	rsp_buf__puts(out, "\"} 1\n");
 	for (int w = 0; w < 3; w++)
 		per_cpu(out, fmt, ci, w);
+	counter(out, fmt, "rsp_capture_skipped_nested_total",
+		"BPF backend: events whose program the kernel did not run, as it was running on "
+		"that CPU already (an interrupt's event inside it): records never written",
+		ci->skipped_nested);
 	gauge(out, fmt, "rsp_resident_memory_bytes", "bytes", "rspd's resident set size",
 	      (double)ci->rss_bytes);
 	family(out, fmt, "rsp_cpu_seconds_total", "counter", "seconds",

@@ -466,6 +466,7 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 			  secs(ci->now_ns), "records", (json_int_t)ci->records_total, "lost",
 			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
+	json_object_set_new(o, "skipped_nested", json_integer((json_int_t)ci->skipped_nested));
 	json_object_set_new(o, "config",
 			    json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "stacks", ci->stacks,
 				      "callchain", ci->callchain, "sample_freq_hz",
@@ -586,6 +587,14 @@ static void text_shortfall(const struct rsp_capture_info *ci, struct rsp_buf *ou
 			"  could not see as inferred or unknown.\n",
 			(unsigned long long)(missing - ci->lost_total),
 			(unsigned long long)ci->lost_total);
+	if (ci->skipped_nested)
+		rsp_buf__printf(
+			out,
+			"  ! %llu events ran no BPF program: the kernel does not run a program\n"
+			"  already running on that CPU (an interrupt's waking or timer inside\n"
+			"  it), and their records never were; analyses mark the wakeups they\n"
+			"  could not see as inferred or unknown.\n",
+			(unsigned long long)ci->skipped_nested);
 }
 
 /* A family's note, wrapped under 80 columns. */

@@ -51,6 +51,7 @@ with t.Rspd("--capture", "auto", env={"RSP_TEST_BPF_REFUSE": "1"}) as d:
     t.check(cfg["capture"] == "perf" and "verifier refused" in cfg.get("capture_note", ""),
             "--capture auto, BPF refused: perf, and why (%s)" % cfg.get("capture_note"))
     check_kinds(st, "perf backend")
+    t.check(st.get("skipped_nested") == 0, "perf backend: no BPF program, none skipped")
 
 with t.Rspd("--capture", "bpf") as d:
     st = d.json("status")
@@ -90,6 +91,11 @@ with t.Rspd("--capture", "bpf") as d:
             "a BPF switch record takes %d bytes in the window, no time prefix (%d records, "
             "%d bytes)" % (want, sw["records"], sw["bytes"]))
     t.check("bytes by kind (bytes per record):" in d.ctl("status")[1], "text status shows the bytes by kind")
+    # Events the kernel ran no program for (one running already on the CPU):
+    # counted from the programs' recursion_misses, never a silent loss
+    sk = d.json("status").get("skipped_nested")
+    print("   events the kernel skipped (a program nested in itself): %s" % sk)
+    t.check(isinstance(sk, int) and sk >= 0, "status counts the events the kernel skipped (%s)" % sk)
     # A sleep with a timeout (nanosleep arms an hrtimer_wakeup timer): the
     # one timer start the BPF programs send; the tick's and perf's are not.
     t.run(["sleep", "0.05"])

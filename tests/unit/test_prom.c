@@ -331,7 +331,8 @@ static void test_cut(void **state)
 static void test_openmetrics(void **state)
 {
 	struct rsp_hist_store *st = new_store(1);
-	struct rsp_capture_info ci = {.version = "9.9", .backend = "perf", .nr_cpus = 1};
+	struct rsp_capture_info ci = {
+		.version = "9.9", .backend = "perf", .nr_cpus = 1, .skipped_nested = 4};
 	struct rsp_cpu_status cpu = {.cpu = 0, .records = 7, .lost = 2};
 	struct rsp_prom_health h = {.ci = &ci, .queries = 3, .query_ns = 1500000000};
 	struct rsp_buf out = RSP_BUF_INIT;
@@ -349,6 +350,7 @@ static void test_openmetrics(void **state)
 	assert_non_null(strstr(out.data, "\nrsp_queries_total 3\n"));
 	assert_non_null(strstr(out.data, "\nrsp_query_seconds_total 1.5\n"));
 	assert_non_null(strstr(out.data, "rsp_capture_lost_records_total{cpu=\"0\"} 2\n"));
+	assert_non_null(strstr(out.data, "\nrsp_capture_skipped_nested_total 4\n"));
 	assert_non_null(strstr(out.data, "rsp_info{version=\"9.9\",backend=\"perf\"} 1\n"));
 	assert_int_equal(strcmp(out.data + out.len - 6, "# EOF\n"), 0);
 	rsp_buf__reset(&out);

@@ -123,6 +123,12 @@ struct rsp_capture_info {
 	struct rsp_cpu_status *cpus; /* nr_cpus entries, owned by the filler */
 	uint64_t records_total;
 	uint64_t lost_total;
+	/*
+	 * BPF backend: events whose program the kernel skipped because it was
+	 * already running on that CPU (an interrupt's event inside it): records
+	 * never written, not in lost_total (no CPU is known for them).
+	 */
+	uint64_t skipped_nested;
 	double records_per_s;
 	double cpu_seconds; /* rspd's own user+sys CPU time */
 	/* --capture-cgroup: the subtree recorded (BPF backend); "": all */
