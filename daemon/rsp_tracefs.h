@@ -19,6 +19,13 @@ struct tep_handle;
 struct tep_handle *rsp_tracefs__load(char *err, size_t errlen);
 
 /**
+ * rsp_tracefs__formats() - the formats of @systems' events (a NULL-ended
+ * list), or of the one @event of them, read from tracefs (mounted already).
+ * Return: a tep handle (free with tep_free()) or NULL if none could be parsed.
+ */
+struct tep_handle *rsp_tracefs__formats(const char *const *systems, const char *event);
+
+/**
  * rsp_tracefs__remove_stale_probes() - remove every tracefs uprobe and
  * kprobe event of the group "rsp" (left by a process that died); after
  * rsp_tracefs__load(). Failures are logged.

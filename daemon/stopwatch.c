@@ -37,6 +37,7 @@
 #include "clock.h"
 #include "livemodel.h"
 #include "log.h"
+#include "rsp_tracefs.h"
 #include "rspd.h"
 #include "stopwatch.h"
 #include "stopwatch.skel.h"
@@ -604,7 +605,7 @@ static int tp_open(const char *spec, const char *opt, struct tp *t, struct rsp_b
 	}
 	memcpy(t->sys, spec, (size_t)(colon - spec));
 	snprintf(t->name, sizeof(t->name), "%s", colon + 1);
-	t->tep = tracefs_local_events_system(NULL, systems);
+	t->tep = rsp_tracefs__formats(systems, t->name);
 	t->ev = t->tep ? tep_find_event_by_name(t->tep, t->sys, t->name) : NULL;
 	if (!t->ev) {
 		rsp_buf__printf(err,

@@ -138,6 +138,8 @@ try:
         _, out, _ = d.ctl("stopwatch", "show", "io")
         print(out)
         for args, what in ((["--start", "block:no_such_event"], "no tracepoint"),
+                           # a name, not a path into tracefs
+                           (["--start", "../block:block_rq_issue"], "no tracepoint"),
                            (["--key", "no_such_field"], "has no field"),
                            (["--key", "rwbs"], "not a number")):
             base = {"--start": "block:block_rq_issue", "--end": "block:block_rq_complete",
