@@ -19,36 +19,9 @@
 #include "dumpprocs.h"
 #include "evset.h"
 #include "log.h"
+#include "rsp_tracefs.h"
 
-#define TRACEFS	      "/sys/kernel/tracing"
-#define MAX_META_FILE (4u << 20)
-
-/* A whole small file (tracefs and procfs files report no size). */
-static int read_file(const char *path, struct rsp_buf *out)
-{
-	char buf[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (out->len + (size_t)n > MAX_META_FILE) {
-			err = -EFBIG;
-			break;
-		}
-		if ((err = rsp_buf__add(out, buf, (size_t)n)))
-			break;
-	}
-	close(fd);
-	return err;
-}
+#define TRACEFS "/sys/kernel/tracing"
 
 /*
  * The formats of every tracepoint rspd opened, and of those the BPF
@@ -76,16 +49,16 @@ static int build_tracing(struct rspd_dumpmeta *m, const struct rsp_evset *es)
 		if (!want[e] || ei->kind != RSP_EVK_TRACEPOINT)
 			continue;
 		snprintf(path, sizeof(path), TRACEFS "/events/%s/%s/format", ei->system, ei->tp);
-		if ((err = read_file(path, &fmt[n])))
+		if ((err = rsp_tracefs__read(path, &fmt[n])))
 			goto out;
 		ev[n].system = ei->system;
 		ev[n].format = fmt[n].data;
 		ev[n].len = fmt[n].len;
 		n++;
 	}
-	err = read_file(TRACEFS "/events/header_page", &hp);
+	err = rsp_tracefs__read(TRACEFS "/events/header_page", &hp);
 	if (!err)
-		err = read_file(TRACEFS "/events/header_event", &he);
+		err = rsp_tracefs__read(TRACEFS "/events/header_event", &he);
 	/* No printk_formats: perf needs them only for bprint events, which rsp does not record. */
 	if (!err)
 		err = rsp_tracedata__build(&m->tracing, hp.data, hp.len, he.data, he.len, ev, n,
@@ -124,7 +97,7 @@ static void describe_cpu(struct rspd_dumpmeta *m)
 	struct rsp_buf b = RSP_BUF_INIT;
 	char vendor[64] = "", family[16] = "", model[16] = "", stepping[16] = "";
 
-	if (read_file("/proc/cpuinfo", &b) || !b.data)
+	if (rsp_tracefs__read("/proc/cpuinfo", &b) || !b.data)
 		goto out;
 	cpuinfo(b.data, "model name", m->cpu_desc, sizeof(m->cpu_desc));
 	cpuinfo(b.data, "vendor_id", vendor, sizeof(vendor));
@@ -144,7 +117,7 @@ static void describe_memory(struct rspd_dumpmeta *m)
 	struct rsp_buf b = RSP_BUF_INIT;
 	unsigned long long kb;
 
-	if (!read_file("/proc/meminfo", &b) && b.data &&
+	if (!rsp_tracefs__read("/proc/meminfo", &b) && b.data &&
 	    sscanf(b.data, "MemTotal: %llu kB", &kb) == 1)
 		m->total_mem_kb = kb;
 	rsp_buf__exit(&b);
@@ -176,7 +149,7 @@ static void kernel_build_id(struct rspd_dumpmeta *m)
 {
 	struct rsp_buf b = RSP_BUF_INIT;
 
-	if (!read_file("/sys/kernel/notes", &b) && b.data &&
+	if (!rsp_tracefs__read("/sys/kernel/notes", &b) && b.data &&
 	    rspd_dumpprocs__note_build_id(b.data, b.len, m->kernel_bid.id, &m->kernel_bid.size)) {
 		m->kernel_bid.path = "[kernel.kallsyms]";
 		m->kernel_bid.kernel = true;

@@ -9,7 +9,14 @@
  */
 #include <stddef.h>
 
+struct rsp_buf;
 struct tep_handle;
+
+/**
+ * rsp_tracefs__read() - a whole small file (tracefs and procfs files report
+ * no size), appended to @out. Return: 0, or -errno (-EFBIG past 4 MiB).
+ */
+int rsp_tracefs__read(const char *path, struct rsp_buf *out);
 
 /**
  * rsp_tracefs__load() - make sure tracefs is mounted and load the formats of

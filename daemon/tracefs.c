@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
+#include <rsp/buf.h>
 #include "log.h"
 #include "rsp_tracefs.h"
 
@@ -55,38 +56,33 @@ static int ensure_mounted(char *err, size_t errlen)
 	return 0;
 }
 
-/* The whole of a small tracefs file, NUL-terminated (free() it); NULL if unreadable. */
-static char *read_all(const char *path, size_t *len)
+#define MAX_SMALL_FILE (4u << 20)
+
+/* A whole small file (tracefs and procfs files report no size). */
+int rsp_tracefs__read(const char *path, struct rsp_buf *out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 0, n = 0;
-	char *buf = NULL, *p;
-	ssize_t r = 0;
+	char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t n;
 
 	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (n + 1 >= cap) {
-			cap = cap ? cap * 2 : 8192;
-			if (!(p = realloc(buf, cap))) {
-				r = -1;
-				break;
-			}
-			buf = p;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r <= 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
 			break;
-		n += (size_t)r;
+		}
+		if (out->len + (size_t)n > MAX_SMALL_FILE) {
+			err = -EFBIG;
+			break;
+		}
+		if ((err = rsp_buf__add(out, buf, (size_t)n)))
+			break;
 	}
 	close(fd);
-	if (r < 0 || !n) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return err;
 }
 
 static bool plain(const char *name)
@@ -106,18 +102,16 @@ static bool plain(const char *name)
 struct tep_handle *rsp_tracefs__formats(const char *const *systems, const char *event)
 {
 	struct tep_handle *tep = tep_alloc();
-	char path[PATH_MAX], *buf;
+	struct rsp_buf buf = RSP_BUF_INIT;
+	char path[PATH_MAX];
 	int parsed = 0;
-	size_t len;
 
 	if (!tep)
 		return NULL;
 	tep_set_file_bigendian(tep,
 			       tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	if ((buf = read_all(TRACEFS_PATH "/events/header_page", &len))) {
-		tep_parse_header_page(tep, buf, (unsigned long)len, sizeof(long));
-		free(buf);
-	}
+	if (!rsp_tracefs__read(TRACEFS_PATH "/events/header_page", &buf) && buf.len)
+		tep_parse_header_page(tep, buf.data, (unsigned long)buf.len, sizeof(long));
 	for (const char *const *sys = systems; *sys; sys++) {
 		const char *one[2] = {event, NULL};
 		const char *const *names;
@@ -132,13 +126,13 @@ struct tep_handle *rsp_tracefs__formats(const char *const *systems, const char *
 		for (int i = 0; names && names[i]; i++) {
 			snprintf(path, sizeof(path), TRACEFS_PATH "/events/%s/%s/format", *sys,
 				 names[i]);
-			if (!(buf = read_all(path, &len)))
-				continue;
-			parsed += tep_parse_event(tep, buf, len, *sys) == 0;
-			free(buf);
+			rsp_buf__reset(&buf);
+			if (!rsp_tracefs__read(path, &buf) && buf.len)
+				parsed += tep_parse_event(tep, buf.data, buf.len, *sys) == 0;
 		}
 		tracefs_list_free(events);
 	}
+	rsp_buf__exit(&buf);
 	if (!parsed) {
 		tep_free(tep);
 		return NULL;
