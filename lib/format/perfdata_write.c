@@ -926,14 +926,21 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 {
 	/* From the window's start when BPF records name threads and stacks once */
 	uint64_t start = w->conv ? 0 : from;
-	struct rsp_wsnap *snap = rsp_window__pin(win, start, to);
+	/*
+	 * Each record is copied out as it comes: a compressed window's chunks
+	 * are decompressed one at a time (rsp_window__pin_stream()), not all at
+	 * once. Not with a filter: it remembers records by address, from its
+	 * scan to the keep()s, which needs them where they are for both passes.
+	 */
+	struct rsp_wsnap *snap = w->filter ? rsp_window__pin(win, start, to)
+					   : rsp_window__pin_stream(win, start, to);
 	struct rsp_witer *it = snap ? rsp_witer__new(snap, start, to) : NULL;
 	struct rsp_wentry e;
 	int err = it ? enter_data(w) : -ENOMEM;
 
 	/* The whole window: children forked before @from, sockets used before it. */
 	if (!err && w->filter)
-		err = rsp_tidfilter__scan(w->filter, win, 0, to);
+		err = rsp_tidfilter__scan(w->filter, snap, 0, to);
 	while (!err && rsp_witer__next(it, &e)) {
 		if (e.time < from || (w->filter && !rsp_tidfilter__keep(w->filter, e.rec))) {
 			if (RSP_BREC_IS_TYPE(e.rec->type) && rsp_bpfconv__learn(w->conv, e.rec) < 0)
@@ -944,6 +951,8 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 		if (err == -ENOENT || err == -EINVAL || err == -E2BIG)
 			err = 0; /* not one of the schema's, or unwritable: left out */
 	}
+	if (!err && it && rsp_witer__error(it))
+		err = -rsp_witer__error(it);
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
 	return err;

@@ -252,10 +252,10 @@ static int learn_cpu(struct rsp_tidfilter *f, const struct rsp_wentry *e)
 	return 0;
 }
 
-int rsp_tidfilter__scan(struct rsp_tidfilter *f, struct rsp_window *win, uint64_t from, uint64_t to)
+int rsp_tidfilter__scan(struct rsp_tidfilter *f, const struct rsp_wsnap *snap, uint64_t from,
+			uint64_t to)
 {
-	struct rsp_wsnap *snap = rsp_window__pin(win, from, to);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, from, to) : NULL;
+	struct rsp_witer *it = rsp_witer__new(snap, from, to);
 	struct rsp_wentry e;
 	int err = it ? 0 : -ENOMEM;
 
@@ -272,7 +272,6 @@ int rsp_tidfilter__scan(struct rsp_tidfilter *f, struct rsp_window *win, uint64_
 			err = learn(f, &smp);
 	}
 	rsp_witer__delete(it);
-	rsp_wsnap__unpin(snap);
 	return err;
 }
 

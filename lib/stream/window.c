@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 #include <rsp/record.h>
 #include <rsp/window.h>
 #include "tracepoints/bpf_records.h"
@@ -55,19 +58,46 @@ struct kind_count {
 	_Atomic uint32_t bytes; /* a chunk's data is far below 4 GiB */
 };
 
+/*
+ * Cold chunks compressed (rsp_window__compress()): a sealed chunk's bytes
+ * as one zstd frame, in a chunk of its own that takes the sealed one's
+ * place in its list (same seq, times, counts; `used` still the raw size).
+ * A pin decompresses the ones it takes into memory of its own, so readers
+ * see raw records, pointer-stable while pinned, as before.
+ *
+ * What a compressed chunk counts against the budget: its size, but at
+ * least its raw bytes / ZRATIO_MAX, so that the records a full window can
+ * hold, and a query over all of it must decompress, stay within
+ * ZRATIO_MAX x the budget whatever the records are (a stream of zeros
+ * compresses 1000x). At 4, a whole 64 MiB window decompresses into at most
+ * 256 MiB (rspd's --query-memory auto is 8x what its window holds raw).
+ *
+ * zstd at level 1: rspd's BPF window under full pgbench load compressed
+ * 4.9x (--stacks sleeps) and 5.7x (defaults) at ~4.4 ms of CPU a MiB on
+ * this VM (1.5 s in 90 s, BENCHMARKS.md); on a sched messaging window,
+ * level -1 gave 5.5x at 4.1 ms a MiB, 1 5.7x at 4.5, 3 5.9x at 8.4. A
+ * chunk that does not shrink by 1/8 is left raw (and not tried again).
+ */
+#define ZRATIO_MAX 4u
+#define ZLEVEL	   1
+
 struct rsp_chunk {
 	struct rsp_chunk *next; /* newer chunk of the same CPU */
 	uint32_t cpu;
 	uint32_t refs;	   /* readers pinning it (under lock) */
 	bool evicted;	   /* unlinked; freed by the last unpin */
 	bool refs_only;	   /* holds struct ref_entry, not copies of records */
+	bool compressed;   /* data holds a zstd frame (zsize bytes) of `used` bytes */
+	bool raw_kept;	   /* tried and did not compress: left raw */
 	uint16_t time_off; /* records carry their time here (0: an 8-byte prefix) */
 	uint64_t seq;	   /* which linking this is (a reused chunk gets a new one) */
 	_Atomic uint64_t t_min;
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
 	_Atomic uint64_t nr_records;
-	size_t cap;
+	size_t cap;    /* bytes of data[] */
+	size_t zsize;  /* compressed: the frame's bytes (cap is rounded up to 8) */
+	size_t charge; /* what it counts against the budget: cap, or see ZRATIO_MAX */
 	struct kind_count kinds[RSP_WINDOW_KINDS];
 	alignas(8) unsigned char data[];
 };
@@ -102,11 +132,20 @@ struct rsp_window {
 	uint64_t evicted_records;
 	uint64_t complete_from;
 	uint64_t seq; /* chunks linked so far: the next one's rsp_chunk.seq */
+	/* rsp_window__compress(): one caller at a time, under zlock */
+	pthread_mutex_t zlock;
+	ZSTD_CCtx *zc;
+	unsigned char *zbuf; /* a frame's worst case for one chunk */
+	size_t zbuf_cap;
+	uint64_t zchunks, zkept_raw;
+	double zseconds;
 };
 
 struct snap_chunk {
 	const struct rsp_chunk *c;
-	size_t used; /* bytes valid at pin time */
+	const unsigned char *data; /* the records: c->data, or own */
+	unsigned char *own;	   /* a compressed chunk's records, decompressed at pin */
+	size_t used;		   /* bytes valid at pin time */
 };
 
 struct rsp_wsnap {
@@ -118,6 +157,7 @@ struct rsp_wsnap {
 	struct snap_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t oldest, newest;
+	bool stream; /* rsp_window__pin_stream(): iterators decompress as they go */
 };
 
 static size_t pick_chunk_size(size_t budget, unsigned nr_cpus)
@@ -163,6 +203,7 @@ struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
 		return NULL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->zlock, NULL);
 	w->budget = cfg->budget;
 	w->chunk_size = chunk;
 	w->nr_cpus = streams;
@@ -189,6 +230,9 @@ void rsp_window__delete(struct rsp_window *w)
 		free_list(w->cpus[i].head);
 	free_list(w->free);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->zlock);
+	ZSTD_freeCCtx(w->zc);
+	free(w->zbuf);
 	free(w->cpus);
 	free(w);
 }
@@ -201,7 +245,7 @@ unsigned rsp_window__nr_cpus(const struct rsp_window *w)
 /* An evicted chunk nobody reads any more: reuse it, or free it if over budget. */
 static void release_chunk(struct rsp_window *w, struct rsp_chunk *c)
 {
-	if (w->allocated_bytes > w->budget) {
+	if (w->allocated_bytes > w->budget || c->cap != w->chunk_size) {
 		w->allocated_bytes -= c->cap;
 		free(c);
 		return;
@@ -243,7 +287,7 @@ static bool evict_oldest(struct rsp_window *w, unsigned rolling)
 	victim->head = c->next;
 	if (victim->tail == c)
 		victim->tail = NULL;
-	w->linked_bytes -= c->cap;
+	w->linked_bytes -= c->charge;
 	w->chunks--;
 	w->evicted_chunks++;
 	w->evicted_records += atomic_load_explicit(&c->nr_records, memory_order_relaxed);
@@ -264,6 +308,9 @@ static void chunk_reset(struct rsp_window *w, struct rsp_chunk *c, unsigned cpu,
 	c->refs = 0;
 	c->evicted = false;
 	c->refs_only = refs;
+	c->compressed = false;
+	c->raw_kept = false;
+	c->charge = c->cap;
 	c->time_off = refs ? 0 : w->time_off[cpu / w->real_cpus];
 	atomic_store_explicit(&c->t_min, UINT64_MAX, memory_order_relaxed);
 	atomic_store_explicit(&c->t_max, 0, memory_order_relaxed);
@@ -302,7 +349,7 @@ static struct rsp_chunk *roll(struct rsp_window *w, unsigned cpu, bool refs)
 		else
 			l->head = c;
 		l->tail = c;
-		w->linked_bytes += c->cap;
+		w->linked_bytes += c->charge;
 		w->chunks++;
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -536,6 +583,164 @@ int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time, uin
 	return rsp_window__append(w, cpu, time, &rec.h);
 }
 
+/* Cold enough to compress: sealed (not its list's tail), copies, not tried, older than @before. */
+static bool compressible(const struct rsp_window *w, const struct rsp_chunk *c, uint64_t before)
+{
+	return !c->compressed && !c->raw_kept && !c->refs_only && !c->evicted &&
+	       c != w->cpus[c->cpu].tail &&
+	       atomic_load_explicit(&c->nr_records, memory_order_relaxed) &&
+	       atomic_load_explicit(&c->t_max, memory_order_relaxed) < before;
+}
+
+/* @c's compressed twin, its frame taken from w->zbuf (@zsize bytes); NULL on ENOMEM. */
+static struct rsp_chunk *twin(const struct rsp_chunk *c, const unsigned char *frame, size_t zsize)
+{
+	size_t cap = (zsize + 7) & ~(size_t)7,
+	       used = atomic_load_explicit(&c->used, memory_order_relaxed);
+	struct rsp_chunk *z = malloc(sizeof(*z) + cap);
+
+	if (!z)
+		return NULL;
+	z->next = NULL;
+	z->cpu = c->cpu;
+	z->refs = 0;
+	z->evicted = false;
+	z->refs_only = false;
+	z->compressed = true;
+	z->raw_kept = false;
+	z->time_off = c->time_off;
+	z->seq = c->seq;
+	atomic_init(&z->t_min, atomic_load_explicit(&c->t_min, memory_order_relaxed));
+	atomic_init(&z->t_max, atomic_load_explicit(&c->t_max, memory_order_relaxed));
+	atomic_init(&z->used, used);
+	atomic_init(&z->nr_records, atomic_load_explicit(&c->nr_records, memory_order_relaxed));
+	z->cap = cap;
+	z->zsize = zsize;
+	z->charge = cap > used / ZRATIO_MAX ? cap : used / ZRATIO_MAX;
+	for (unsigned k = 0; k < RSP_WINDOW_KINDS; k++) {
+		atomic_init(&z->kinds[k].records,
+			    atomic_load_explicit(&c->kinds[k].records, memory_order_relaxed));
+		atomic_init(&z->kinds[k].bytes,
+			    atomic_load_explicit(&c->kinds[k].bytes, memory_order_relaxed));
+	}
+	memcpy(z->data, frame, zsize);
+	memset(z->data + zsize, 0, cap - zsize);
+	return z;
+}
+
+/* Put @z in @c's place in its list; under lock. @c is then freed by its last unpin. */
+static void swap_in(struct rsp_window *w, struct rsp_chunk *c, struct rsp_chunk *z)
+{
+	struct cpu_list *l = &w->cpus[c->cpu];
+	struct rsp_chunk **pp = &l->head;
+
+	while (*pp != c)
+		pp = &(*pp)->next;
+	z->next = c->next;
+	*pp = z;
+	w->linked_bytes = w->linked_bytes - c->charge + z->charge;
+	w->allocated_bytes += z->cap;
+	c->evicted = true; /* unlinked: released when its last reader unpins */
+	c->next = NULL;
+}
+
+/* The calling thread's CPU time: what compressing costs, not how long it was preempted. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Compress one chunk the caller holds a reference on (sealed: nobody
+ * writes it): its twin, or NULL with *@raw set when the frame would not
+ * be 1/8 smaller, or NULL on ENOMEM.
+ */
+static struct rsp_chunk *squeeze(struct rsp_window *w, const struct rsp_chunk *c, bool *raw)
+{
+	size_t used = atomic_load_explicit(&c->used, memory_order_relaxed);
+	size_t bound = ZSTD_compressBound(used), n;
+
+	*raw = false;
+	if (!w->zc) {
+		w->zc = ZSTD_createCCtx();
+		if (!w->zc)
+			return NULL;
+	}
+	if (w->zbuf_cap < bound) {
+		unsigned char *b = realloc(w->zbuf, bound);
+
+		if (!b)
+			return NULL;
+		w->zbuf = b;
+		w->zbuf_cap = bound;
+	}
+	n = ZSTD_compressCCtx(w->zc, w->zbuf, w->zbuf_cap, c->data, used, ZLEVEL);
+	if (ZSTD_isError(n) || n > used - used / 8) {
+		*raw = true;
+		return NULL;
+	}
+	return twin(c, w->zbuf, n);
+}
+
+int rsp_window__compress(struct rsp_window *w, uint64_t before, unsigned max)
+{
+	enum { BATCH = 16 };
+	struct rsp_chunk *todo[BATCH], *done[BATCH];
+	bool raw[BATCH];
+	int total = 0, ret = 0;
+
+	pthread_mutex_lock(&w->zlock);
+	while (!ret && (!max || (unsigned)total < max)) {
+		size_t n = 0, want = BATCH;
+		double t0;
+
+		if (max && max - (unsigned)total < want)
+			want = max - (unsigned)total;
+		/* Take a batch (a reference on each: eviction may unlink them meanwhile). */
+		pthread_mutex_lock(&w->lock);
+		for (unsigned i = 0; i < w->nr_cpus && n < want; i++)
+			for (struct rsp_chunk *c = w->cpus[i].head; c && n < want; c = c->next)
+				if (compressible(w, c, before)) {
+					c->refs++;
+					todo[n++] = c;
+				}
+		pthread_mutex_unlock(&w->lock);
+		if (!n)
+			break;
+		t0 = thread_cpu_s();
+		for (size_t i = 0; i < n; i++) {
+			done[i] = squeeze(w, todo[i], &raw[i]);
+			if (!done[i] && !raw[i])
+				ret = -ENOMEM;
+		}
+		pthread_mutex_lock(&w->lock);
+		w->zseconds += thread_cpu_s() - t0;
+		for (size_t i = 0; i < n; i++) {
+			struct rsp_chunk *c = todo[i];
+
+			if (done[i] && !c->evicted) {
+				w->zchunks++;
+				swap_in(w, c, done[i]);
+				total++;
+			} else {
+				free(done[i]); /* evicted meanwhile: its twin goes too */
+				if (raw[i]) {
+					c->raw_kept = true;
+					w->zkept_raw++;
+				}
+			}
+			if (--c->refs == 0 && c->evicted)
+				release_chunk(w, c);
+		}
+		pthread_mutex_unlock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->zlock);
+	return ret ? ret : total;
+}
+
 /*
  * A chunk's counts by kind, and its records and bytes as their sums: the
  * writer may go on meanwhile, and the totals then still add up.
@@ -564,13 +769,26 @@ void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st)
 	st->evicted_chunks = w->evicted_chunks;
 	st->evicted_records = w->evicted_records;
 	st->complete_from = w->complete_from;
+	st->zchunks = w->zchunks;
+	st->zkept_raw = w->zkept_raw;
+	st->zseconds = w->zseconds;
 	for (unsigned i = 0; i < w->nr_cpus; i++) {
 		for (struct rsp_chunk *c = w->cpus[i].head; c; c = c->next) {
 			uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
 			uint64_t hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
 			uint64_t n = atomic_load_explicit(&c->nr_records, memory_order_relaxed);
+			size_t raw = st->bytes_used;
 
 			add_kinds(st, c);
+			raw = st->bytes_used - raw;
+			if (c->compressed) {
+				st->compressed_chunks++;
+				st->compressed_raw += raw;
+				st->compressed_bytes += c->cap;
+				st->bytes_stored += c->cap;
+			} else {
+				st->bytes_stored += raw;
+			}
 			if (!n)
 				continue;
 			if (!st->oldest || lo < st->oldest)
@@ -621,6 +839,8 @@ static void snap_take(struct rsp_wsnap *s, struct rsp_chunk *c)
 
 	c->refs++;
 	sc->c = c;
+	sc->data = c->compressed ? NULL : c->data; /* NULL: decompressed when read */
+	sc->own = NULL;
 	sc->used = atomic_load_explicit(&c->used, memory_order_acquire);
 	/* t_max is stored before used is published: it covers sc->used. */
 	hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
@@ -630,7 +850,45 @@ static void snap_take(struct rsp_wsnap *s, struct rsp_chunk *c)
 		s->newest = hi;
 }
 
-struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t to)
+/*
+ * Decompress the snapshot's compressed chunks into memory of its own
+ * (outside the lock: the references keep them). -1 and errno on failure.
+ */
+static int inflate_all(struct rsp_wsnap *s)
+{
+	ZSTD_DCtx *d = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nr_chunks && !ret; i++) {
+		struct snap_chunk *sc = &s->chunks[i];
+		size_t n;
+
+		if (!sc->c->compressed)
+			continue;
+		if (!d)
+			d = ZSTD_createDCtx();
+		sc->own = d ? malloc(sc->used ? sc->used : 1) : NULL;
+		if (!sc->own) {
+			errno = ENOMEM;
+			ret = -1;
+			break;
+		}
+		n = ZSTD_decompressDCtx(d, sc->own, sc->used, sc->c->data, sc->c->zsize);
+		if (ZSTD_isError(n) || n != sc->used) {
+			errno = ZSTD_isError(n) &&
+						ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation
+					? ENOMEM
+					: EIO;
+			ret = -1;
+			break;
+		}
+		sc->data = sc->own;
+	}
+	ZSTD_freeDCtx(d);
+	return ret;
+}
+
+static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, bool stream)
 {
 	struct rsp_wsnap *s = calloc(1, sizeof(*s));
 	size_t n;
@@ -661,7 +919,25 @@ struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t 
 		s->count[i] = s->nr_chunks - s->first[i];
 	}
 	pthread_mutex_unlock(&w->lock);
+	s->stream = stream;
+	if (!stream && inflate_all(s)) {
+		int err = errno;
+
+		rsp_wsnap__unpin(s);
+		errno = err;
+		return NULL;
+	}
 	return s;
+}
+
+struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t to)
+{
+	return pin(w, from, to, false);
+}
+
+struct rsp_wsnap *rsp_window__pin_stream(struct rsp_window *w, uint64_t from, uint64_t to)
+{
+	return pin(w, from, to, true);
 }
 
 void rsp_wsnap__unpin(struct rsp_wsnap *s)
@@ -679,6 +955,8 @@ void rsp_wsnap__unpin(struct rsp_wsnap *s)
 			release_chunk(w, c);
 	}
 	pthread_mutex_unlock(&w->lock);
+	for (size_t i = 0; i < s->nr_chunks; i++)
+		free(s->chunks[i].own);
 	free(s->chunks);
 	free(s->first);
 	free(s->count);
@@ -698,9 +976,11 @@ void rsp_wsnap__span(const struct rsp_wsnap *s, uint64_t *oldest, uint64_t *newe
 
 /* Iteration: one cursor per CPU, a binary min-heap of CPUs by current time. */
 struct cursor {
-	size_t chunk; /* index into snap->chunks */
-	size_t end;   /* one past this CPU's last chunk */
-	size_t off;   /* in the current chunk */
+	size_t chunk;		   /* index into snap->chunks */
+	size_t end;		   /* one past this CPU's last chunk */
+	size_t off;		   /* in the current chunk */
+	const unsigned char *data; /* the current chunk's records (NULL: not entered yet) */
+	unsigned char *own;	   /* a streaming snapshot's chunk, decompressed here */
 	struct rsp_wentry cur;
 	struct rsp_wmark mark; /* its first record after @to, once seen (seq 0: not yet) */
 };
@@ -711,7 +991,70 @@ struct rsp_witer {
 	unsigned nr_heap;
 	unsigned *heap; /* CPU indexes */
 	struct cursor *cur;
+	ZSTD_DCtx *d; /* a streaming snapshot's: made at the first compressed chunk */
+	int err;      /* what ended a stream early (rsp_witer__error()) */
+	/*
+	 * Streaming: the record rsp_witer__next() is returning while it moves
+	 * that record's cursor on, and the chunk holding it if the cursor left
+	 * it: freed at the next call, so the record stays valid until then.
+	 */
+	const void *returning;
+	unsigned char *keep;
 };
+
+/*
+ * Enter the cursor's current chunk: its records are the snapshot's, or for
+ * a compressed chunk of a streaming snapshot, decompressed into the
+ * cursor's own buffer (the one of the chunk it left was freed then). False
+ * (it->err set) when that fails: the stream ends there.
+ */
+static bool enter(struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
+{
+	size_t n;
+
+	if (sc->data) {
+		k->data = sc->data;
+		return true;
+	}
+	if (!it->d)
+		it->d = ZSTD_createDCtx();
+	k->own = it->d ? malloc(sc->used ? sc->used : 1) : NULL;
+	if (!k->own) {
+		it->err = ENOMEM;
+		return false;
+	}
+	n = ZSTD_decompressDCtx(it->d, k->own, sc->used, sc->c->data, sc->c->zsize);
+	if (ZSTD_isError(n) || n != sc->used) {
+		it->err = ZSTD_isError(n) && ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation
+				  ? ENOMEM
+				  : EIO;
+		free(k->own);
+		k->own = NULL;
+		return false;
+	}
+	k->data = k->own;
+	return true;
+}
+
+/*
+ * Move the cursor to its next chunk, freeing what it decompressed of this
+ * one, unless it holds the record being returned (kept until the next call).
+ */
+static void leave(struct rsp_witer *it, struct cursor *k, const struct snap_chunk *sc)
+{
+	k->chunk++;
+	k->off = 0;
+	k->data = NULL;
+	if (k->own) {
+		uintptr_t at = (uintptr_t)it->returning, lo = (uintptr_t)k->own;
+
+		if (at >= lo && at < lo + sc->used)
+			it->keep = k->own;
+		else
+			free(k->own);
+		k->own = NULL;
+	}
+}
 
 /* A record after the range, at @off of @sc: the first one is where the next range starts. */
 static void mark_after(struct cursor *k, const struct snap_chunk *sc, size_t off)
@@ -730,13 +1073,13 @@ static void mark_after(struct cursor *k, const struct snap_chunk *sc, size_t off
  */
 #define REF_AHEAD 4
 
-static void prefetch_ahead(const struct snap_chunk *sc, size_t off)
+static void prefetch_ahead(const struct cursor *k, const struct snap_chunk *sc, size_t off)
 {
 	const struct perf_event_header *rec;
 
 	if (off + sizeof(struct ref_entry) > sc->used)
 		return;
-	memcpy(&rec, sc->c->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
+	memcpy(&rec, k->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
 	__builtin_prefetch(rec);
 }
 
@@ -747,9 +1090,9 @@ ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *
 	while (k->off + sizeof(struct ref_entry) <= sc->used) {
 		struct ref_entry e;
 
-		memcpy(&e, sc->c->data + k->off, sizeof(e));
+		memcpy(&e, k->data + k->off, sizeof(e));
 		k->off += sizeof(e);
-		prefetch_ahead(sc, k->off + (REF_AHEAD - 1) * sizeof(e));
+		prefetch_ahead(k, sc, k->off + (REF_AHEAD - 1) * sizeof(e));
 		if (e.time < it->from || e.time > it->to) {
 			if (e.time > it->to)
 				mark_after(k, sc, k->off - sizeof(e));
@@ -773,7 +1116,7 @@ timed_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk
 	size_t off = sc->c->time_off;
 
 	while (k->off + sizeof(struct perf_event_header) <= sc->used) {
-		const unsigned char *p = sc->c->data + k->off;
+		const unsigned char *p = k->data + k->off;
 		const struct perf_event_header *h = (const void *)p;
 		size_t at = k->off;
 		uint64_t t;
@@ -806,22 +1149,22 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 	while (k->chunk < k->end) {
 		const struct snap_chunk *sc = &it->snap->chunks[k->chunk];
 
+		if (!k->data && !enter(it, k, sc))
+			return false;
 		if (sc->c->refs_only) {
 			if (ref_next(it, k, sc))
 				return true;
-			k->chunk++;
-			k->off = 0;
+			leave(it, k, sc);
 			continue;
 		}
 		if (sc->c->time_off) {
 			if (timed_next(it, k, sc))
 				return true;
-			k->chunk++;
-			k->off = 0;
+			leave(it, k, sc);
 			continue;
 		}
 		while (k->off + ENTRY_PREFIX + sizeof(struct perf_event_header) <= sc->used) {
-			const unsigned char *p = sc->c->data + k->off;
+			const unsigned char *p = k->data + k->off;
 			const struct perf_event_header *h = (const void *)(p + ENTRY_PREFIX);
 			uint64_t t;
 
@@ -829,15 +1172,14 @@ static inline __attribute__((always_inline)) bool cursor_next(struct rsp_witer *
 			k->off += ENTRY_PREFIX + h->size;
 			if (t < it->from || t > it->to) {
 				if (t > it->to)
-					mark_after(k, sc, (size_t)(p - sc->c->data));
+					mark_after(k, sc, (size_t)(p - k->data));
 				continue;
 			}
 			k->cur.time = t;
 			k->cur.rec = h;
 			return true;
 		}
-		k->chunk++;
-		k->off = 0;
+		leave(it, k, sc);
 	}
 	/* every record was in range or before it: the next range starts at the end */
 	if (k->end > it->snap->first[cpu])
@@ -942,19 +1284,32 @@ void rsp_witer__delete(struct rsp_witer *it)
 {
 	if (!it)
 		return;
+	if (it->cur)
+		for (unsigned i = 0; i < it->snap->nr_cpus; i++)
+			free(it->cur[i].own);
+	ZSTD_freeDCtx(it->d);
+	free(it->keep);
 	free(it->heap);
 	free(it->cur);
 	free(it);
+}
+
+int rsp_witer__error(const struct rsp_witer *it)
+{
+	return it->err;
 }
 
 int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e)
 {
 	unsigned top;
 
+	free(it->keep); /* the chunk of the record the last call returned */
+	it->keep = NULL;
 	if (!it->nr_heap)
 		return 0;
 	top = it->heap[0];
 	*e = it->cur[top].cur;
+	it->returning = e->rec;
 	if (!cursor_next(it, top))
 		it->heap[0] = it->heap[--it->nr_heap];
 	heap_down(it, 0);

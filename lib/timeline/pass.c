@@ -80,13 +80,17 @@ static int samples_only(const struct rsp_schema *schema, struct rsp_witer *it,
  */
 static int learn_before(struct rsp_timeline *tl, const struct rsp_wsnap *snap, uint64_t from)
 {
-	struct rsp_wsnap *pre = rsp_window__pin(rsp_wsnap__window(snap), 0, from - 1);
+	/* streaming: learning copies what it keeps, so a compressed window's
+	 * chunks before the range are decompressed one at a time */
+	struct rsp_wsnap *pre = rsp_window__pin_stream(rsp_wsnap__window(snap), 0, from - 1);
 	struct rsp_witer *it = pre ? rsp_witer__new(pre, 0, from - 1) : NULL;
 	struct rsp_wentry e;
 	int ret = it ? 0 : -ENOMEM;
 
 	while (!ret && rsp_witer__next(it, &e))
 		ret = rsp_timeline__learn(tl, &e);
+	if (!ret && rsp_witer__error(it))
+		ret = -rsp_witer__error(it);
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(pre);
 	return ret;

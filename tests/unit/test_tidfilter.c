@@ -73,10 +73,10 @@ static void test_netns_records(void **state)
 	assert_non_null(f);
 	build(s);
 	assert_int_equal(rsp_tidfilter__add(f, 10), 0);
-	assert_int_equal(rsp_tidfilter__scan(f, s->window, 0, UINT64_MAX), 0);
+	snap = rsp_window__pin(s->window, 0, UINT64_MAX);
+	assert_int_equal(rsp_tidfilter__scan(f, snap, 0, UINT64_MAX), 0);
 	assert_true(rsp_tidfilter__has(f, 11)); /* forked by 10 */
 	assert_false(rsp_tidfilter__has(f, 21));
-	snap = rsp_window__pin(s->window, 0, UINT64_MAX);
 	it = rsp_witer__new(snap, 0, UINT64_MAX);
 	while (rsp_witer__next(it, &e))
 		if (rsp_tidfilter__keep(f, e.rec) && n < 32)
@@ -109,8 +109,8 @@ static void test_empty_filter(void **state)
 
 	(void)state;
 	build(s);
-	assert_int_equal(rsp_tidfilter__scan(f, s->window, 0, UINT64_MAX), 0);
 	snap = rsp_window__pin(s->window, 0, UINT64_MAX);
+	assert_int_equal(rsp_tidfilter__scan(f, snap, 0, UINT64_MAX), 0);
 	it = rsp_witer__new(snap, 0, UINT64_MAX);
 	while (rsp_witer__next(it, &e))
 		kept += rsp_tidfilter__keep(f, e.rec);

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -798,6 +799,240 @@ static void test_resume_marks(void **state)
 	rsp_window__delete(w);
 }
 
+/*
+ * Compression of cold chunks: two CPUs, perf records (prefixed) and BPF
+ * records (self-timed), @n of each kind per CPU, tag = time.
+ */
+static void fill_mixed(struct rsp_window *w, uint64_t from, uint64_t n)
+{
+	for (uint64_t t = from; t < from + n; t++) {
+		unsigned cpu = (unsigned)(t % 2);
+		struct fake f = make(t, cpu, t);
+		struct brec b = make_b(t, cpu, t);
+
+		assert_int_equal(rsp_window__append(w, cpu, t, &f.h), 0);
+		assert_int_equal(rsp_window__append(w, 2 + cpu, t, (void *)&b), 0);
+	}
+}
+
+/* Every entry of [from, to] as (time, tag, kind of record) sums: order and content. */
+static uint64_t digest_of(struct rsp_window *w, uint64_t from, uint64_t to, uint64_t *n,
+			  bool stream)
+{
+	struct rsp_wsnap *s =
+		stream ? rsp_window__pin_stream(w, from, to) : rsp_window__pin(w, from, to);
+	struct rsp_witer *it = s ? rsp_witer__new(s, from, to) : NULL;
+	struct rsp_wentry e;
+	uint64_t h = 1469598103934665603ull, last = 0;
+
+	assert_non_null(it);
+	*n = 0;
+	while (rsp_witer__next(it, &e)) {
+		assert_true(e.time >= last);
+		last = e.time;
+		assert_int_equal(entry_tag(&e), e.time);
+		h = (h ^ e.time) * 1099511628211ull;
+		h = (h ^ e.rec->type) * 1099511628211ull;
+		h = (h ^ e.cpu) * 1099511628211ull;
+		(*n)++;
+	}
+	assert_int_equal(rsp_witer__error(it), 0);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	return h;
+}
+
+static uint64_t digest(struct rsp_window *w, uint64_t from, uint64_t to, uint64_t *n)
+{
+	uint64_t ns, h = digest_of(w, from, to, n, false);
+
+	/* a streaming pin reads the same */
+	assert_int_equal(digest_of(w, from, to, &ns, true), h);
+	assert_int_equal(ns, *n);
+	return h;
+}
+
+static void test_compress_round_trip(void **state)
+{
+	struct rsp_window *w = timed_window(1 << 20, 2, 4096);
+	struct rsp_window_stats a, b;
+	uint64_t n1, n2, h1, h2;
+	int got;
+
+	fill_mixed(w, 1, 2000);
+	rsp_window__stats(w, &a);
+	h1 = digest(w, 0, UINT64_MAX, &n1);
+	assert_int_equal(n1, 4000);
+	assert_int_equal(a.compressed_chunks, 0);
+	assert_int_equal(a.bytes_stored, a.bytes_used);
+	/* only chunks whose newest record is before 1000 */
+	got = rsp_window__compress(w, 1000, 0);
+	assert_true(got > 0);
+	rsp_window__stats(w, &b);
+	assert_int_equal(b.compressed_chunks, (uint64_t)got);
+	assert_int_equal(b.zchunks, (uint64_t)got);
+	assert_int_equal(b.chunks, a.chunks);
+	assert_int_equal(b.records, a.records);
+	assert_int_equal(b.bytes_used, a.bytes_used);
+	assert_memory_equal(b.kinds, a.kinds, sizeof(a.kinds));
+	assert_true(b.bytes_stored < a.bytes_stored);
+	assert_true(b.compressed_bytes * 2 < b.compressed_raw);
+	h2 = digest(w, 0, UINT64_MAX, &n2);
+	assert_int_equal(n2, n1);
+	assert_int_equal(h2, h1);
+	/* a range inside compressed chunks, and one across both kinds */
+	h1 = digest(w, 100, 400, &n1);
+	assert_int_equal(n1, 2 * 301);
+	h1 = digest(w, 900, 1200, &n1);
+	assert_int_equal(n1, 2 * 301);
+	/* the rest, but never a stream's tail (being written) */
+	got = rsp_window__compress(w, UINT64_MAX, 0);
+	assert_true(got > 0);
+	rsp_window__stats(w, &b);
+	assert_int_equal(b.compressed_chunks, b.chunks - 4);
+	assert_int_equal(rsp_window__compress(w, UINT64_MAX, 0), 0);
+	h2 = digest(w, 0, UINT64_MAX, &n2);
+	assert_int_equal(n2, 4000);
+	/* the writer goes on after them */
+	fill_mixed(w, 2001, 100);
+	digest(w, 0, UINT64_MAX, &n2);
+	assert_int_equal(n2, 4200);
+	rsp_window__delete(w);
+}
+
+/* A snapshot taken before keeps reading the raw chunks; evicting compressed ones keeps count. */
+static void test_compress_pinned_and_evicted(void **state)
+{
+	struct rsp_window *w = timed_window(64 * 4096, 2, 4096);
+	struct rsp_window_stats st, plain;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	uint64_t n = 0, t = 1;
+
+	fill_mixed(w, t, 500);
+	t += 500;
+	s = rsp_window__pin(w, 0, UINT64_MAX);
+	assert_true(rsp_window__compress(w, UINT64_MAX, 0) > 0);
+	/* fill far past the budget, compressing as rspd does */
+	for (int round = 0; round < 200; round++) {
+		fill_mixed(w, t, 100);
+		t += 100;
+		assert_true(rsp_window__compress(w, t - 50, 3) >= 0);
+	}
+	it = rsp_witer__new(s, 0, UINT64_MAX);
+	while (rsp_witer__next(it, &e)) {
+		assert_int_equal(entry_tag(&e), e.time);
+		n++;
+	}
+	assert_int_equal(n, 1000);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	rsp_window__stats(w, &st);
+	assert_true(st.evicted_chunks > 0);
+	assert_int_equal(st.appended, st.records + st.evicted_records);
+	assert_true(st.bytes_allocated <= st.budget + 8 * 4096);
+	/* the same appends, never compressed, keep far less */
+	{
+		struct rsp_window *p = timed_window(64 * 4096, 2, 4096);
+
+		fill_mixed(p, 1, t - 1);
+		rsp_window__stats(p, &plain);
+		rsp_window__delete(p);
+	}
+	assert_true(st.records > 2 * plain.records);
+	digest(w, 0, UINT64_MAX, &n);
+	assert_int_equal(n, st.records);
+	rsp_window__delete(w);
+}
+
+/* Records of zeros compress ~100x: a compressed chunk still counts a quarter of its raw bytes. */
+static void test_compress_ratio_capped(void **state)
+{
+	struct rsp_window *w = timed_window(32 * 4096, 1, 4096);
+	struct rsp_window_stats st;
+
+	for (uint64_t t = 1; t < 200000; t++) {
+		struct brec b = make_b(7, 0, 0);
+
+		b.h.time = 7;
+		assert_int_equal(rsp_window__append(w, 1, 7, (void *)&b), 0);
+		if (t % 128 == 0)
+			assert_true(rsp_window__compress(w, 8, 0) >= 0);
+	}
+	rsp_window__stats(w, &st);
+	assert_true(st.compressed_chunks > 0);
+	assert_true(st.bytes_used <= 4 * st.budget);
+	assert_true(st.bytes_used > 3 * st.budget);
+	rsp_window__delete(w);
+}
+
+/* What does not shrink is kept raw, and not tried again. */
+static void test_compress_incompressible(void **state)
+{
+	struct rsp_window *w = timed_window(1 << 20, 1, 4096);
+	struct rsp_window_stats st;
+	uint64_t x = 88172645463325252ull, n;
+
+	for (uint64_t t = 1; t < 1000; t++) {
+		struct {
+			struct rsp_brec_hdr h;
+			uint64_t r[30];
+		} b;
+
+		memset(&b, 0, sizeof(b));
+		b.h.type = RSP_BREC_TYPE(RSP_BREC_SWITCH);
+		b.h.size = sizeof(b);
+		b.h.time = t;
+		b.h.pid = (uint32_t)(x >> 7);
+		for (int k = 0; k < 30; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			b.r[k] = x;
+		}
+		b.h.tid = (uint32_t)x;
+		assert_int_equal(rsp_window__append(w, 1, t, (void *)&b.h), 0);
+	}
+	assert_int_equal(rsp_window__compress(w, UINT64_MAX, 0), 0);
+	rsp_window__stats(w, &st);
+	assert_true(st.zkept_raw > 0);
+	assert_int_equal(st.compressed_chunks, 0);
+	n = st.zkept_raw;
+	assert_int_equal(rsp_window__compress(w, UINT64_MAX, 0), 0);
+	rsp_window__stats(w, &st);
+	assert_int_equal(st.zkept_raw, n);
+	rsp_window__delete(w);
+}
+
+/* A reader that follows the window pass by pass resumes across chunks compressed behind it. */
+static void test_compress_resume_marks(void **state)
+{
+	struct rsp_window *w = timed_window(1 << 20, 2, 4096);
+	struct rsp_wmark marks[4] = {{0}};
+	uint64_t done = 0, seen = 0;
+
+	for (int pass = 0; pass < 40; pass++) {
+		struct rsp_wsnap *s;
+		struct rsp_witer *it;
+		struct rsp_wentry e;
+		uint64_t until = done + 100;
+
+		fill_mixed(w, done + 1, 100);
+		s = rsp_window__pin(w, done + 1, until);
+		it = rsp_witer__resume(s, done + 1, until, marks);
+		while (rsp_witer__next(it, &e)) {
+			assert_true(e.time > done && e.time <= until);
+			seen++;
+		}
+		rsp_witer__marks(it, marks);
+		rsp_witer__delete(it);
+		rsp_wsnap__unpin(s);
+		assert_true(rsp_window__compress(w, until, 0) >= 0);
+		done = until;
+	}
+	assert_int_equal(seen, 40 * 100 * 2);
+	rsp_window__delete(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -822,6 +1057,11 @@ int main(void)
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_kinds_of_refs),
 		cmocka_unit_test(test_resume_marks),
+		cmocka_unit_test(test_compress_round_trip),
+		cmocka_unit_test(test_compress_pinned_and_evicted),
+		cmocka_unit_test(test_compress_ratio_capped),
+		cmocka_unit_test(test_compress_incompressible),
+		cmocka_unit_test(test_compress_resume_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,12 +65,15 @@ RSP_API int rsp_tidfilter__add(struct rsp_tidfilter *f, uint32_t tid);
 /** rsp_tidfilter__has() - @tid is kept. */
 RSP_API bool rsp_tidfilter__has(const struct rsp_tidfilter *f, uint32_t tid);
 /**
- * rsp_tidfilter__scan() - learn, from @win's records in [from, to] in time
+ * rsp_tidfilter__scan() - learn, from @snap's records in [from, to] in time
  * order, the children of kept threads and the sockets kept threads use.
- * Call after the __add()s and before the first __keep(). 0 or -ENOMEM.
+ * Call after the __add()s and before the first __keep(), which must be
+ * given records of the same @snap: the filter remembers some records by
+ * address (a pin of a compressed window decompresses its chunks anew, so
+ * another snapshot's records are elsewhere). 0 or -ENOMEM.
  */
-RSP_API int rsp_tidfilter__scan(struct rsp_tidfilter *f, struct rsp_window *win, uint64_t from,
-				uint64_t to);
+RSP_API int rsp_tidfilter__scan(struct rsp_tidfilter *f, const struct rsp_wsnap *snap,
+				uint64_t from, uint64_t to);
 /**
  * rsp_tidfilter__keep() - whether record @rec (window records in time
  * order) belongs to the kept threads, by the rules above.

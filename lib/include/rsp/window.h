@@ -78,9 +78,21 @@ struct rsp_window_stats {
 				 * time_offset), 16 bytes per record held by
 				 * reference */
 	size_t bytes_allocated; /* chunk memory, including pinned evicted chunks */
-	uint64_t chunks;	/* chunks in the window */
-	uint64_t records;	/* records in the window */
-	uint64_t appended;	/* records ever appended */
+	/*
+	 * What the records take in memory: bytes_used, but compressed chunks
+	 * at their compressed size (rsp_window__compress()).
+	 */
+	size_t bytes_stored;
+	uint64_t compressed_chunks; /* chunks in the window held compressed */
+	uint64_t compressed_raw;    /* their records' bytes (part of bytes_used) */
+	uint64_t compressed_bytes;  /* what they take (part of bytes_stored) */
+	/* rsp_window__compress() since the window's creation */
+	uint64_t zchunks;   /* chunks compressed */
+	uint64_t zkept_raw; /* chunks tried that did not shrink by 1/8: kept raw */
+	double zseconds;    /* CPU time spent compressing */
+	uint64_t chunks;    /* chunks in the window */
+	uint64_t records;   /* records in the window */
+	uint64_t appended;  /* records ever appended */
 	uint64_t evicted_chunks;
 	uint64_t evicted_records;
 	uint64_t dropped;	/* records that could not be stored (too big, ENOMEM) */
@@ -184,6 +196,25 @@ RSP_API size_t rsp_window__append_refs(struct rsp_window *w, unsigned cpu, const
  */
 RSP_API int rsp_window__note_lost(struct rsp_window *w, unsigned cpu, uint64_t time, uint64_t nr);
 
+/**
+ * rsp_window__compress() - compress cold chunks (any one thread at a time,
+ * beside the writer and readers)
+ * @before: compress sealed chunks (the writer has moved past them) whose
+ *          newest record is older than this
+ * @max:    at most this many chunks in this call (0: no limit)
+ *
+ * Each is replaced by a zstd frame of its bytes, which then counts against
+ * the budget (but at least a quarter of its raw bytes: see window.c), so
+ * the window holds that much more history. Pins decompress what they take
+ * (into memory of their own, the caller's), so readers see no difference
+ * but the time and memory that takes: choose @before so that the readers
+ * that follow the window as it is written (rspd's analysis thread) stay
+ * after it. A snapshot already holding a chunk keeps its raw copy until
+ * unpinned. Chunks of references (rsp_window__append_ref()) are never
+ * compressed. Return: how many chunks were compressed, or -ENOMEM.
+ */
+RSP_API int rsp_window__compress(struct rsp_window *w, uint64_t before, unsigned max);
+
 /** rsp_window__stats() - a consistent copy of the counters. */
 RSP_API void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st);
 /** rsp_window__complete_from() - rsp_window__stats()'s complete_from, without the chunk walk. */
@@ -193,10 +224,23 @@ RSP_API unsigned rsp_window__nr_cpus(const struct rsp_window *w);
 /**
  * rsp_window__pin() - pin every chunk that may hold records in [from, to]
  *
- * Records appended after the pin are not part of the snapshot. Return: the
- * snapshot (free it with rsp_wsnap__unpin()) or NULL on ENOMEM.
+ * Records appended after the pin are not part of the snapshot. Compressed
+ * chunks among them are decompressed here, into memory the snapshot owns
+ * (allocated by the calling thread). Return: the snapshot (free it with
+ * rsp_wsnap__unpin()) or NULL (errno: ENOMEM; EIO for a chunk that does
+ * not decompress, which only memory corruption could cause).
  */
 RSP_API struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t to);
+/**
+ * rsp_window__pin_stream() - rsp_window__pin() for a reader that uses each
+ * record only until its next rsp_witer__next() (it copies what it keeps)
+ *
+ * Compressed chunks are not decompressed at the pin: an iterator
+ * decompresses each as it reaches it and frees it when it moves on, so a
+ * pass over the whole window holds one chunk per stream, not all of them
+ * raw. Such an iteration may stop early: check rsp_witer__error().
+ */
+RSP_API struct rsp_wsnap *rsp_window__pin_stream(struct rsp_window *w, uint64_t from, uint64_t to);
 /** rsp_wsnap__unpin() - release a snapshot's chunks and free it. NULL is fine. */
 RSP_API void rsp_wsnap__unpin(struct rsp_wsnap *snap);
 /** Time bounds of what the snapshot holds (0, 0 if empty). */
@@ -244,6 +288,13 @@ RSP_API struct rsp_witer *rsp_witer__resume(const struct rsp_wsnap *snap, uint64
 /** rsp_witer__marks() - after rsp_witer__next() returned 0: where each stream stopped. */
 RSP_API void rsp_witer__marks(const struct rsp_witer *it, struct rsp_wmark *marks);
 RSP_API void rsp_witer__delete(struct rsp_witer *it);
+/**
+ * rsp_witer__error() - after rsp_witer__next() returned 0: 0 if every
+ * stream was read to its end, else the errno that ended one early (ENOMEM,
+ * or EIO for a chunk that did not decompress; only a streaming snapshot's
+ * iterators decompress, see rsp_window__pin_stream()).
+ */
+RSP_API int rsp_witer__error(const struct rsp_witer *it);
 /** rsp_witer__next() - 1 and the next entry, or 0 at the end. */
 RSP_API int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e);
 
