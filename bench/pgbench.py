@@ -14,6 +14,7 @@ lives in a temporary directory, owned by the postgres user.
 
 usage: sudo bench/pgbench.py [--reps N] [--seconds S] [--build DIR] [--out FILE]
        sudo bench/pgbench.py --density TPS [--seconds S] [--build DIR] [--out FILE]
+       sudo bench/pgbench.py --span [--seconds S] [--build DIR] [--out FILE]
 Writes its section of BENCHMARKS.md (replacing an older one of the same title).
 
 --density TPS: issue 12's window target instead of the cost: pgbench held
@@ -23,6 +24,13 @@ defaults on either backend (stacks, DWARF cpu-clock samples and all) and
 with --stacks sleeps; records a second, window bytes per record and the
 seconds of history 64 MiB holds at that load, and the bytes by kind, in a
 section of its own.
+
+--span: the history the window really holds under full pgbench load (no -R):
+pgbench for S seconds (default 90: long enough to fill 64 MiB) under rspd
+--stacks sleeps and rspd's defaults, each with and without
+--no-window-compress, one after the other; the window's span at the end
+(once it has evicted: what it holds, not an estimate), its bytes per record
+in memory, the compression ratio and the compressor's CPU.
 """
 import argparse
 import glob
@@ -43,6 +51,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from capture import Bare, kinds_table  # noqa: E402  (the same "no capture" mode, table)
 TITLE = "## pgbench under capture: BPF vs perf backend (issue 12)"
 TITLE_DENSITY = "## Window density at a set load: pgbench -R (issue 12)"
+TITLE_SPAN = "## The window's history under full pgbench load (issue 12)"
 WINDOW = 64 << 20
 
 
@@ -156,6 +165,7 @@ class Rspd:
         self.p.wait(timeout=60)
         shutil.rmtree(self.dir, ignore_errors=True)
         recs = w["records"] + w["evicted_records"]
+        self.last_window = w
         return {"bytes_per_record": w["bytes"] / w["records"] if w["records"] else 0,
                 "records_per_s": recs / max(time.time() - self.t0, 1e-9),
                 "stacks": st["config"].get("stacks", "?"),
@@ -242,6 +252,63 @@ def density(a):
     print("\n".join(lines))
 
 
+def span(a):
+    """--span: the window's span after full pgbench load, compressed or not."""
+    cluster = Cluster(need_postgres())
+    modes = [Rspd(a.build, "bpf", "sleeps"), Rspd(a.build, "bpf", "sleeps",
+                                                  ["--no-window-compress"]),
+             Rspd(a.build, "bpf", None), Rspd(a.build, "bpf", None, ["--no-window-compress"])]
+    res = {}
+    try:
+        cluster.start()
+        cluster.run(5)
+        for m in modes:
+            m.start()
+            t = cluster.run(a.seconds)
+            q = {}
+            for name, args in (("graph", ["graph"]), ("graph10", ["graph", "--last", "10s"])):
+                t0 = time.time()
+                p = sh([os.path.join(m.build, "cli", "rspctl"), "--socket", m.sock] + args)
+                q[name] = (time.time() - t0) if p.returncode == 0 else None
+            x = m.stop()
+            w = m.last_window
+            res[m.name] = (t, x, w, q)
+            print("%-55s %7.1f tps span %5.1f s evicted %d, %.1f bytes/record stored" % (
+                m.name, t, w["span_s"], w["evicted_chunks"],
+                w.get("stored_bytes", w["bytes"]) / max(w["records"], 1)), flush=True)
+    finally:
+        cluster.stop()
+    lines = [TITLE_SPAN, "",
+             "Command: `sudo bench/pgbench.py --span --seconds %d` (%s). Machine: %s, %d CPUs, "
+             "kernel %s. pgbench -c 4 -j 2 -T %d (full load, no -R), scale 10, "
+             "synchronous_commit on, UNIX socket; one run per mode, one after the other. "
+             "The window (64 MiB) at the end of each run: the time it spans (it had evicted, "
+             "so this is what it holds), its records, their bytes raw and in memory (cold "
+             "chunks compressed), the compressor's CPU time over the run, and how long "
+             "`rspctl graph` of the whole window and of its last 10 s took right after "
+             "(issue 12: >= 30 s under this load with --stacks sleeps)."
+             % (a.seconds, time.strftime("%Y-%m-%d"), platform.node(), os.cpu_count(),
+                platform.release(), a.seconds), "",
+             "| mode | tps | records/s | window span s | evicted chunks | records held | "
+             "raw bytes per record | bytes per record in memory | compressed | compressor CPU s | "
+             "graph s | graph --last 10s s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def secs(v):
+        return "%.2f" % v if v is not None else "failed"
+    for m in modes:
+        t, x, w, q = res[m.name]
+        zr = (w["compressed_raw_bytes"] / w["compressed_bytes"]) if w.get("compressed_bytes") \
+            else 0
+        lines.append("| %s | %.1f | %.0f | %.1f | %d | %d | %.1f | %.1f | %s | %.2f | %s | %s |" % (
+            m.name, t, x["records_per_s"], w["span_s"], w["evicted_chunks"], w["records"],
+            w["bytes"] / max(w["records"], 1), w["stored_bytes"] / max(w["records"], 1),
+            ("%d chunks, %.1fx" % (w["compressed_chunks"], zr)) if zr else "no",
+            w.get("compress_seconds", 0), secs(q["graph"]), secs(q["graph10"])))
+    write_section(a.out, "\n".join(lines) + "\n", TITLE_SPAN)
+    print("\n".join(lines))
+
+
 def setup_line(script, reps, seconds, opts=""):
     """The command, the date, the machine and pgbench's settings, for a section."""
     return ("Command: `sudo %s%s --reps %d --seconds %d` (%s). Machine: %s, %d CPUs, kernel %s. "
@@ -275,6 +342,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=15)
     ap.add_argument("--density", type=int, default=0, metavar="TPS")
+    ap.add_argument("--span", action="store_true")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     a = ap.parse_args()
@@ -282,6 +350,10 @@ def main():
         sys.exit("bench/pgbench.py: run as root (rspd and perf capture system-wide)")
     if a.density:
         return density(a)
+    if a.span:
+        if a.seconds == 15:  # the default is the cost runs': too short to fill 64 MiB
+            a.seconds = 90
+        return span(a)
     cluster = Cluster(need_postgres())
     modes = [Bare(), Rspd(a.build, "perf", "none"), Rspd(a.build, "bpf", "none"),
              Rspd(a.build, "perf", "sleeps"), Rspd(a.build, "bpf", "sleeps"), PerfRecord()]

@@ -40,6 +40,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +61,11 @@ struct rspd_analysis {
 	bool running;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	uint64_t complete_until; /* under lock */
-	bool stop;		 /* under lock */
-	uint64_t done;		 /* thread only */
-	struct rsp_wmark *marks; /* thread only: where the last pass stopped, per stream */
+	uint64_t complete_until;  /* under lock */
+	bool stop;		  /* under lock */
+	uint64_t done;		  /* thread only */
+	_Atomic uint64_t read_to; /* done, for other threads */
+	struct rsp_wmark *marks;  /* thread only: where the last pass stopped, per stream */
 	unsigned nr_marks;
 	_Atomic uint64_t passes, records, gaps;
 	_Atomic double cpu_s;
@@ -118,6 +120,7 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 		memset(a->marks, 0, a->nr_marks * sizeof(*a->marks));
 	if (it || from > until) {
 		a->done = until;
+		atomic_store_explicit(&a->read_to, until, memory_order_release);
 		rsp_hist_store__set_progress(a->store, until);
 	}
 	rsp_witer__delete(it);
@@ -232,6 +235,11 @@ void rspd_analysis__publish(struct rspd *d, uint64_t drain_start)
 		pthread_cond_signal(&a->cond);
 	}
 	pthread_mutex_unlock(&a->lock);
+}
+
+uint64_t rspd_analysis__read_to(struct rspd *d)
+{
+	return d->analysis ? atomic_load_explicit(&d->analysis->read_to, memory_order_acquire) : 0;
 }
 
 void rspd_analysis__stop(struct rspd *d)

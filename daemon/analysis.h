@@ -21,6 +21,11 @@ void rspd_analysis__publish(struct rspd *d, uint64_t drain_start);
 void rspd_analysis__stop(struct rspd *d);
 /** rspd_analysis__feed_stats() - the feed's counters (another thread may ask). 0 or -ENOENT. */
 int rspd_analysis__feed_stats(struct rspd *d, struct rsp_histfeed_stats *out);
+/**
+ * rspd_analysis__read_to() - the time up to which the thread has read the
+ * window (any thread may ask; 0 before its first pass or when off).
+ */
+uint64_t rspd_analysis__read_to(struct rspd *d);
 /** rspd_analysis__store() - the histograms for queries, NULL when off. */
 struct rsp_hist_store *rspd_analysis__store(struct rspd *d);
 

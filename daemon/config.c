@@ -139,6 +139,16 @@ static void show_query_memory(const struct rspd_config *c, char *buf, size_t n)
 		show_size(c->query_memory, buf, n);
 }
 
+uint64_t rspd_config__query_memory_auto(const struct rspd_config *c, uint64_t raw)
+{
+	uint64_t base = raw > c->window_budget ? raw : c->window_budget;
+	uint64_t auto_bytes = RSPD_QUERY_MEMORY_WINDOWS * base;
+
+	if (c->query_memory)
+		return c->query_memory;
+	return auto_bytes > RSPD_QUERY_MEMORY_MIN ? auto_bytes : RSPD_QUERY_MEMORY_MIN;
+}
+
 uint64_t rspd_config__query_memory(const struct rspd_config *c)
 {
 	uint64_t auto_bytes = RSPD_QUERY_MEMORY_WINDOWS * c->window_budget;
@@ -401,7 +411,7 @@ static const struct rspd_opt opts[] = {
 	{.section = "control", .name = "query-memory", .arg = "SIZE", .def = "auto",
 	 CUSTOM(query_memory), F(query_memory), RELOAD,
 	 .help = "heap one query may hold (its store, graph, snapshot, symbols, answer); over "
-		 "it the query fails and says so; auto: 8 x window, at least 64M",
+		 "it the query fails and says so; auto: 8 x the window's records, raw (8 x window without compression), at least 64M",
 	 .allowed = "auto, or a size from 1M to 1024G"},
 	{.section = "control", .name = "request-timeout", .arg = "DURATION", .def = "5s", .type = T_DUR,
 	 F(request_timeout_ns), .min = 10000000, .max = 3600000000000ull, RELOAD,
@@ -416,6 +426,10 @@ static const struct rspd_opt opts[] = {
 	{.section = "window", .name = "chunk-size", .arg = "SIZE", .def = "auto", CUSTOM(chunk),
 	 .help = "window chunk size; auto: from the budget and CPUs",
 	 .allowed = "auto, or 4K..16M, a multiple of 8"},
+	{.section = "window", .name = "window-compress", .def = "yes", .type = T_BOOL,
+	 F(window_compress),
+	 .help = "compress the window's chunks once they are 2 s old (zstd): the same budget "
+		 "holds several times the history; queries decompress what they read"},
 
 	{.section = "capture", .name = "capture", .arg = "BACKEND", .def = "auto", CUSTOM(backend),
 	 .help = "who records the scheduler's events: perf tracepoints, rsp's BPF programs, or "

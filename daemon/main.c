@@ -20,6 +20,7 @@
 #include <traceevent/event-parse.h>
 #include <rsp/mapped.h>
 #include "analysis.h"
+#include "wzip.h"
 #ifdef RSP_HAVE_BPF
 #include "bpfcap.h"
 #endif
@@ -180,6 +181,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		ret = rspd_dumper__start(d, err, errlen);
 	if (!ret)
 		ret = rspd_analysis__start(d, err, errlen);
+	if (!ret) /* after the analysis thread: it reads how far that one has read */
+		ret = rspd_wzip__start(d, err, errlen);
 	if (!ret) /* the syscall family's and the stopwatches' programs count too */
 		rspd_budget__watch(&d->budget, d);
 	return ret;
@@ -193,6 +196,7 @@ static void teardown(struct rspd *d)
 	rspd_server__stop(d);
 	/* Then the dumper (it runs every queued dump): they read the profiles and syscalls. */
 	rspd_dumper__stop(d);
+	rspd_wzip__stop(d); /* before the analysis thread: it asks that one */
 	rspd_analysis__stop(d);
 	rspd_syscalls__close(d);
 	rspd_dumpmeta__exit(&d->meta);

@@ -24,6 +24,7 @@ struct rspd_server;
 struct rspd_metrics;
 struct rspd_livemodel;
 struct rspd_analysis;
+struct rspd_wzip;
 struct rspd_syscalls;
 struct rsp_symbolizer;
 
@@ -36,6 +37,7 @@ struct rspd {
 	struct rspd_metrics *metrics; /* NULL: no --metrics-listen, --metrics-textfile */
 	struct rspd_livemodel *livemodel;
 	struct rspd_analysis *analysis; /* NULL with --no-hist */
+	struct rspd_wzip *wzip;		/* NULL with --no-window-compress */
 	struct rspd_syscalls *syscalls; /* the syscall family (syscalls.h) */
 	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
 	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */

@@ -139,6 +139,7 @@ struct server_settings {
 	uint64_t request_timeout_ns;
 	uint64_t reply_timeout_ns;
 	uint64_t query_memory; /* bytes one query may hold */
+	bool query_memory_auto;
 };
 
 /* A queue of jobs and the threads that take from it. */
@@ -497,14 +498,32 @@ static void log_query(const struct job *j, const struct rsp_proto_args *args, in
 				ret ? err->data : "ok", (unsigned long long)(b->peak >> 10));
 }
 
+/* What the window's records take raw: compressed chunks count as they will be read. */
+static uint64_t raw_bytes(struct rsp_window *w)
+{
+	struct rsp_window_stats *st = malloc(sizeof(*st));
+	uint64_t n = 0;
+
+	if (st) { /* 2.6 KiB: not on a query thread's stack */
+		rsp_window__stats(w, st);
+		n = st->bytes_used;
+		free(st);
+	}
+	return n;
+}
+
 /* Return: the most heap the query held at once. */
 static uint64_t run_job(struct rspd_server *s, struct job *j)
 {
 	struct rsp_proto_args args;
 	struct rsp_buf err = RSP_BUF_INIT;
 	struct rspd_membudget b = {0};
-	uint64_t limit = settings(s).query_memory;
+	struct server_settings set = settings(s);
+	uint64_t limit = set.query_memory;
 	int ret = rsp_proto__decode_request(j->payload, j->len, &args);
+
+	if (set.query_memory_auto) /* as many windows of the records it holds, raw */
+		limit = rspd_config__query_memory_auto(&s->d->cfg, raw_bytes(s->d->window));
 
 	if (ret) {
 		rsp_buf__puts(&err, rsp_proto__strerror(ret));
@@ -1048,6 +1067,7 @@ void rspd_server__configure(struct rspd *d)
 	set.request_timeout_ns = d->cfg.request_timeout_ns;
 	set.reply_timeout_ns = d->cfg.reply_timeout_ns;
 	set.query_memory = rspd_config__query_memory(&d->cfg);
+	set.query_memory_auto = !d->cfg.query_memory;
 	pthread_mutex_lock(&s->lock);
 	s->set = set;
 	pthread_mutex_unlock(&s->lock);

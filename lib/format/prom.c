@@ -575,6 +575,10 @@ static void window_health(struct rsp_buf *out, enum rsp_prom_format fmt,
 	      ws->records ? (double)(ws->newest - ws->oldest) / 1e9 : 0);
 	gauge(out, fmt, "rsp_window_bytes", "bytes", "Bytes the window's records use",
 	      (double)ws->bytes_used);
+	gauge(out, fmt, "rsp_window_stored_bytes", "bytes",
+	      "Bytes the window's records take in memory (compressed chunks at their compressed "
+	      "size); the budget counts these",
+	      (double)ws->bytes_stored);
 	gauge(out, fmt, "rsp_window_budget_bytes", "bytes", "The window's byte budget (--window)",
 	      (double)ws->budget);
 	gauge(out, fmt, "rsp_window_records", NULL, "Records in the window", (double)ws->records);

@@ -237,16 +237,27 @@ static json_t *json_kinds(const struct rsp_source *src, const struct rsp_window_
 
 static json_t *json_window(const struct rsp_window_stats *ws)
 {
-	return json_pack("{s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			 "oldest_s", secs(ws->oldest), "newest_s", secs(ws->newest), "span_s",
-			 ws->newest > ws->oldest ? secs(ws->newest - ws->oldest) : 0.0,
-			 "complete_from_s", secs(ws->complete_from), "bytes",
-			 (json_int_t)ws->bytes_used, "budget_bytes", (json_int_t)ws->budget,
-			 "allocated_bytes", (json_int_t)ws->bytes_allocated, "chunks",
-			 (json_int_t)ws->chunks, "records", (json_int_t)ws->records,
-			 "evicted_chunks", (json_int_t)ws->evicted_chunks, "evicted_records",
-			 (json_int_t)ws->evicted_records, "dropped", (json_int_t)ws->dropped,
-			 "lost_marked", (json_int_t)ws->lost_marked);
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}", "stored_bytes",
+			      (json_int_t)ws->bytes_stored, "compressed_chunks",
+			      (json_int_t)ws->compressed_chunks, "compressed_raw_bytes",
+			      (json_int_t)ws->compressed_raw, "compressed_bytes",
+			      (json_int_t)ws->compressed_bytes, "compress_kept_raw",
+			      (json_int_t)ws->zkept_raw, "compress_seconds", ws->zseconds);
+	json_t *w = json_pack("{s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			      "oldest_s", secs(ws->oldest), "newest_s", secs(ws->newest), "span_s",
+			      ws->newest > ws->oldest ? secs(ws->newest - ws->oldest) : 0.0,
+			      "complete_from_s", secs(ws->complete_from), "bytes",
+			      (json_int_t)ws->bytes_used, "budget_bytes", (json_int_t)ws->budget,
+			      "allocated_bytes", (json_int_t)ws->bytes_allocated, "chunks",
+			      (json_int_t)ws->chunks, "records", (json_int_t)ws->records,
+			      "evicted_chunks", (json_int_t)ws->evicted_chunks, "evicted_records",
+			      (json_int_t)ws->evicted_records, "dropped", (json_int_t)ws->dropped,
+			      "lost_marked", (json_int_t)ws->lost_marked);
+
+	if (w && o)
+		json_object_update(w, o);
+	json_decref(o);
+	return w;
 }
 
 /* A thread or process in an answer: its name only if the requester may see it. */
@@ -757,7 +768,7 @@ static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct 
 {
 	char used[32], budget[32];
 
-	rsp_fmt__bytes(used, sizeof(used), ws->bytes_used);
+	rsp_fmt__bytes(used, sizeof(used), ws->bytes_stored);
 	rsp_fmt__bytes(budget, sizeof(budget), ws->budget);
 	if (!ws->records) {
 		rsp_buf__printf(out, "\nwindow: empty, budget %s\n", budget);
@@ -769,6 +780,16 @@ static void text_window(const struct rsp_window_stats *ws, uint64_t now, struct 
 	rsp_buf__printf(out, "        %llu records, %s of %s, %llu chunks\n",
 			(unsigned long long)ws->records, used, budget,
 			(unsigned long long)ws->chunks);
+	if (ws->compressed_chunks) {
+		char raw[32], z[32];
+
+		rsp_fmt__bytes(raw, sizeof(raw), ws->compressed_raw);
+		rsp_fmt__bytes(z, sizeof(z), ws->compressed_bytes);
+		rsp_buf__printf(out,
+				"        compressed: %llu chunks, %s of records in %s (%.1fx)\n",
+				(unsigned long long)ws->compressed_chunks, raw, z,
+				(double)ws->compressed_raw / (double)ws->compressed_bytes);
+	}
 	rsp_buf__printf(out, "        evicted %llu chunks (%llu records), dropped %llu\n",
 			(unsigned long long)ws->evicted_chunks,
 			(unsigned long long)ws->evicted_records, (unsigned long long)ws->dropped);

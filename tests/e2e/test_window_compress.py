@@ -1,0 +1,110 @@
+"""The window's cold chunks are compressed (--window-compress, the default):
+a known workload's records, read back after their chunks were compressed,
+give the answers they gave raw; a dump of the compressed window gives them
+too; a query of the last second (whose thread names and stacks are learnt
+from the compressed chunks before it) is answered; the window holds its
+records in fewer bytes than raw; with --no-window-compress nothing is
+compressed.
+
+pipe_pingpong does N round trips between two processes: at least 2N
+switch-outs by construction (test_capture_pingpong)."""
+import json
+import os
+import shutil
+import tempfile
+import time
+
+import rsptest as t
+
+t.need_root()
+N = 20000
+# chunks of 512 KiB (16 MiB over 2 CPUs x 2 streams x 8): several fill with
+# the workload's records and turn cold 2 s after their newest record
+WINDOW = ["--window", "16M"]
+
+
+def counts(d, w):
+    """(switch-outs, switch-ins, wakeups) of the two processes, as status --pid says."""
+    out = ins = wakes = 0
+    for role in ("parent", "child"):
+        th = d.json("status", "--pid", str(w[role]))["threads"]
+        t.check(len(th) == 1 and th[0]["tid"] == w[role],
+                "%s %d has one thread in the window" % (role, w[role]))
+        out += th[0]["switches_out"]
+        ins += th[0]["switches_in"]
+        wakes += th[0]["wakeups"]
+    return out, ins, wakes
+
+
+def wait_compressed(d, want, timeout=20):
+    """The window's status once it holds @want compressed chunks or more."""
+    deadline = time.time() + timeout
+    while True:
+        w = d.json("status")["window"]
+        if w["compressed_chunks"] >= want or time.time() > deadline:
+            return w
+        time.sleep(0.5)
+
+
+work = tempfile.mkdtemp(prefix="rsptest-wzip.")
+try:
+    with t.Rspd(*WINDOW) as d:
+        w = t.workload("pipe_pingpong", N, 0)
+        d.settle()
+        # the counts while the workload's chunks are still raw (they turn
+        # cold 2 s after their last record; ask at once)
+        raw = counts(d, w)
+        print("   raw: switch-outs %d, switch-ins %d, wakeups %d" % raw)
+        t.check(raw[0] >= 2 * N, "switch-outs %d >= 2N = %d" % (raw[0], 2 * N))
+        before = d.json("status")["window"]
+        win = wait_compressed(d, 2)
+        print("   window: %d records, %d bytes raw, %d in memory, %d chunks compressed "
+              "(%d raw bytes in %d), %.3f s of CPU"
+              % (win["records"], win["bytes"], win["stored_bytes"], win["compressed_chunks"],
+                 win["compressed_raw_bytes"], win["compressed_bytes"], win["compress_seconds"]))
+        t.check(win["compressed_chunks"] >= 2, "cold chunks were compressed (%d)"
+                % win["compressed_chunks"])
+        t.check(win["evicted_chunks"] == before["evicted_chunks"] == 0,
+                "nothing was evicted: the workload's records are all there")
+        t.check(win["stored_bytes"] < win["bytes"],
+                "the window holds its records in fewer bytes (%d) than raw (%d)"
+                % (win["stored_bytes"], win["bytes"]))
+        t.check(win["compressed_bytes"] * 2 < win["compressed_raw_bytes"],
+                "compressed chunks are at most half their raw size")
+        st = d.json("status", "--events")
+        t.check(st["window"]["compressed_chunks"] >= 2 and st["lost"] == 0,
+                "still compressed, nothing lost")
+        again = counts(d, w)
+        t.check(again == raw, "read back from compressed chunks: %s = raw %s" % (again, raw))
+        txt = d.ctl("status")[1]
+        t.check("compressed: " in txt, "status says what is compressed")
+
+        # a query whose range starts after the compressed chunks: names and
+        # stacks are learnt from them first, one chunk at a time
+        rc, out, err = d.ctl("graph", "--last", "1s", check_rc=False)
+        t.check(rc == 0 or "did nothing in the time asked for" in err,
+                "graph --last 1s answered over a compressed window: " + err.strip())
+
+        # a dump of the compressed window answers as live
+        path = os.path.join(work, "w.perf.data")
+        d.ctl("dump", "-o", path)
+        dumped = []
+        for role in ("parent", "child"):
+            p = t.run([t.RSPCTL, "analyze", path, "status", "--pid", str(w[role]), "--json"],
+                      timeout=300)
+            t.check(p.returncode == 0, "analyze of the dump: " + p.stderr.strip())
+            dumped.append(json.loads(p.stdout)["threads"][0])
+        dc = (sum(x["switches_out"] for x in dumped), sum(x["switches_in"] for x in dumped),
+              sum(x["wakeups"] for x in dumped))
+        t.check(dc == raw, "the dump of the compressed window: %s = live %s" % (dc, raw))
+
+    with t.Rspd(*(WINDOW + ["--no-window-compress"])) as d:
+        w = t.workload("pipe_pingpong", N, 0)
+        d.settle()
+        time.sleep(3.5)
+        win = d.json("status")["window"]
+        t.check(win["compressed_chunks"] == 0 and win["stored_bytes"] == win["bytes"],
+                "--no-window-compress: nothing compressed (%d chunks)"
+                % win["compressed_chunks"])
+finally:
+    shutil.rmtree(work, ignore_errors=True)
