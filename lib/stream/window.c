@@ -72,14 +72,17 @@ struct kind_count {
  * compresses 1000x). At 4, a whole 64 MiB window decompresses into at most
  * 256 MiB (rspd's --query-memory auto is 8x what its window holds raw).
  *
- * zstd at level 1: rspd's BPF window under full pgbench load compressed
- * 4.9x (--stacks sleeps) and 5.7x (defaults) at ~4.4 ms of CPU a MiB on
- * this VM (1.5 s in 90 s, BENCHMARKS.md); on a sched messaging window,
- * level -1 gave 5.5x at 4.1 ms a MiB, 1 5.7x at 4.5, 3 5.9x at 8.4. A
- * chunk that does not shrink by 1/8 is left raw (and not tried again).
+ * zstd at level -3 (its fast mode): on 119 chunks (119 MiB) of rspd's BPF
+ * window under full pgbench load (--stacks sleeps), compressed one by one
+ * with one context as here, 3 passes each (BENCHMARKS.md): level 3 5.15x
+ * at 3.9-4.9 ms of CPU a MiB, 1 4.95x at 3.3-3.8, -1 4.81x at 2.9-3.3, -2
+ * 5.01x at 2.2-2.7, -3 4.80x at 2.2, -4 4.71x at 2.0-2.7, -5 3.77x at 1.8,
+ * -7 3.16x at 1.7; decompression 0.85 ms a MiB at -3, 1.2 at 1. Above
+ * ZRATIO_MAX the ratio buys nothing, so the fastest level well above it.
+ * A chunk that does not shrink by 1/8 is left raw (and not tried again).
  */
 #define ZRATIO_MAX 4u
-#define ZLEVEL	   1
+#define ZLEVEL	   (-3)
 
 struct rsp_chunk {
 	struct rsp_chunk *next; /* newer chunk of the same CPU */
