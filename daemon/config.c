@@ -139,16 +139,6 @@ static void show_query_memory(const struct rspd_config *c, char *buf, size_t n)
 		show_size(c->query_memory, buf, n);
 }
 
-uint64_t rspd_config__query_memory_auto(const struct rspd_config *c, uint64_t raw)
-{
-	uint64_t base = raw > c->window_budget ? raw : c->window_budget;
-	uint64_t auto_bytes = RSPD_QUERY_MEMORY_WINDOWS * base;
-
-	if (c->query_memory)
-		return c->query_memory;
-	return auto_bytes > RSPD_QUERY_MEMORY_MIN ? auto_bytes : RSPD_QUERY_MEMORY_MIN;
-}
-
 uint64_t rspd_config__query_memory(const struct rspd_config *c)
 {
 	uint64_t auto_bytes = RSPD_QUERY_MEMORY_WINDOWS * c->window_budget;
@@ -411,7 +401,8 @@ static const struct rspd_opt opts[] = {
 	{.section = "control", .name = "query-memory", .arg = "SIZE", .def = "auto",
 	 CUSTOM(query_memory), F(query_memory), RELOAD,
 	 .help = "heap one query may hold (its store, graph, snapshot, symbols, answer); over "
-		 "it the query fails and says so; auto: 8 x the window's records, raw (8 x window without compression), at least 64M",
+		 "it the query fails and says so; auto: 8 x the window's records, raw (8 x window "
+		 "without compression), at least 64M",
 	 .allowed = "auto, or a size from 1M to 1024G"},
 	{.section = "control", .name = "request-timeout", .arg = "DURATION", .def = "5s", .type = T_DUR,
 	 F(request_timeout_ns), .min = 10000000, .max = 3600000000000ull, RELOAD,

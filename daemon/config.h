@@ -146,14 +146,6 @@ void rspd_config__apply(struct rspd_config *cfg, const struct rspd_config *next)
 
 /** rspd_config__query_memory() - the bytes one query may hold (auto resolved). */
 uint64_t rspd_config__query_memory(const struct rspd_config *c);
-/**
- * rspd_config__query_memory_auto() - the same, auto counting the window's
- * records as @raw bytes when that is more than its budget: a compressed
- * window (--window-compress) holds up to 4x its budget of records, and a
- * query reads them decompressed. So auto is RSPD_QUERY_MEMORY_WINDOWS x
- * what the window holds raw, at most 4x what it would be without.
- */
-uint64_t rspd_config__query_memory_auto(const struct rspd_config *c, uint64_t raw);
 
 /** rspd_config__show_size() - @v bytes as the options write it ("64M", "1536K"). */
 void rspd_config__show_size(uint64_t v, char *buf, size_t n);

@@ -498,20 +498,6 @@ static void log_query(const struct job *j, const struct rsp_proto_args *args, in
 				ret ? err->data : "ok", (unsigned long long)(b->peak >> 10));
 }
 
-/* What the window's records take raw: compressed chunks count as they will be read. */
-static uint64_t raw_bytes(struct rsp_window *w)
-{
-	struct rsp_window_stats *st = malloc(sizeof(*st));
-	uint64_t n = 0;
-
-	if (st) { /* 2.6 KiB: not on a query thread's stack */
-		rsp_window__stats(w, st);
-		n = st->bytes_used;
-		free(st);
-	}
-	return n;
-}
-
 /* Return: the most heap the query held at once. */
 static uint64_t run_job(struct rspd_server *s, struct job *j)
 {
@@ -522,8 +508,16 @@ static uint64_t run_job(struct rspd_server *s, struct job *j)
 	uint64_t limit = set.query_memory;
 	int ret = rsp_proto__decode_request(j->payload, j->len, &args);
 
-	if (set.query_memory_auto) /* as many windows of the records it holds, raw */
-		limit = rspd_config__query_memory_auto(&s->d->cfg, raw_bytes(s->d->window));
+	/*
+	 * auto: RSPD_QUERY_MEMORY_WINDOWS x the window's budget, or x what it
+	 * holds raw when that is more (a compressed window holds up to 4x its
+	 * budget of records, and a query reads them decompressed).
+	 */
+	if (set.query_memory_auto) {
+		uint64_t raw = RSPD_QUERY_MEMORY_WINDOWS * rsp_window__bytes_used(s->d->window);
+
+		limit = raw > limit ? raw : limit;
+	}
 
 	if (ret) {
 		rsp_buf__puts(&err, rsp_proto__strerror(ret));

@@ -160,7 +160,6 @@ struct rsp_wsnap {
 	struct snap_chunk *chunks;
 	size_t nr_chunks;
 	uint64_t oldest, newest;
-	bool stream; /* rsp_window__pin_stream(): iterators decompress as they go */
 };
 
 static size_t pick_chunk_size(size_t budget, unsigned nr_cpus)
@@ -806,6 +805,18 @@ void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st)
 	st->lost_marked = atomic_load_explicit(&w->lost_marked, memory_order_relaxed);
 }
 
+size_t rsp_window__bytes_used(struct rsp_window *w)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (unsigned i = 0; i < w->nr_cpus; i++)
+		for (struct rsp_chunk *c = w->cpus[i].head; c; c = c->next)
+			n += atomic_load_explicit(&c->used, memory_order_relaxed);
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
 uint64_t rsp_window__complete_from(struct rsp_window *w)
 {
 	uint64_t t;
@@ -922,7 +933,6 @@ static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, b
 		s->count[i] = s->nr_chunks - s->first[i];
 	}
 	pthread_mutex_unlock(&w->lock);
-	s->stream = stream;
 	if (!stream && inflate_all(s)) {
 		int err = errno;
 

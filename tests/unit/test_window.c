@@ -874,6 +874,7 @@ static void test_compress_round_trip(void **state)
 	assert_int_equal(b.chunks, a.chunks);
 	assert_int_equal(b.records, a.records);
 	assert_int_equal(b.bytes_used, a.bytes_used);
+	assert_int_equal(rsp_window__bytes_used(w), b.bytes_used);
 	assert_memory_equal(b.kinds, a.kinds, sizeof(a.kinds));
 	assert_true(b.bytes_stored < a.bytes_stored);
 	assert_true(b.compressed_bytes * 2 < b.compressed_raw);

@@ -217,6 +217,8 @@ RSP_API int rsp_window__compress(struct rsp_window *w, uint64_t before, unsigned
 
 /** rsp_window__stats() - a consistent copy of the counters. */
 RSP_API void rsp_window__stats(struct rsp_window *w, struct rsp_window_stats *st);
+/** rsp_window__bytes_used() - rsp_window__stats()'s bytes_used, without the counts by kind. */
+RSP_API size_t rsp_window__bytes_used(struct rsp_window *w);
 /** rsp_window__complete_from() - rsp_window__stats()'s complete_from, without the chunk walk. */
 RSP_API uint64_t rsp_window__complete_from(struct rsp_window *w);
 RSP_API unsigned rsp_window__nr_cpus(const struct rsp_window *w);
