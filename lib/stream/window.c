@@ -1316,8 +1316,10 @@ int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e)
 {
 	unsigned top;
 
-	free(it->keep); /* the chunk of the record the last call returned */
-	it->keep = NULL;
+	if (it->keep) { /* the chunk of the record the last call returned (rare: per record) */
+		free(it->keep);
+		it->keep = NULL;
+	}
 	if (!it->nr_heap)
 		return 0;
 	top = it->heap[0];
