@@ -73,9 +73,16 @@ def insert_to_complete(d, name, majmin, kdev):
     s = d.json("stopwatch", "show", "queued")["stopwatches"][0]
     q = blk_queue_count(d, majmin) - q0
     print("   insert -> complete: stopwatch %d, blk_queue profile %d" % (s["count"], q))
-    t.check(s["count"] >= WRITES and s["count"] == q,
+    # The profile may miss a request the stopwatch times: a request can be
+    # inserted or dispatched from the previous one's completion interrupt
+    # (the flush machinery, mq-deadline running its queue), and this kernel
+    # does not deliver perf tracepoint samples fired in an interrupt on an
+    # idle CPU (the stopwatch's BPF programs do see them).
+    # Seen once in CI under ASan (200 against 199).
+    t.check(s["count"] >= WRITES and q <= s["count"] <= q + 2,
             "insert -> complete (mq-deadline): the stopwatch timed as many requests as "
-            "rspd's blk_queue profile, at least the writes (%d == %d)" % (s["count"], q))
+            "rspd's blk_queue profile (up to 2 issued from an interrupt), at least the "
+            "writes (%d, %d)" % (s["count"], q))
     t.check(s["unmatched"] == 0 and s["overflow"] == 0 and s["min_ns"] > 0,
             "insert -> complete: none unmatched, every duration > 0")
     io = d.json("stopwatch", "show", "io")["stopwatches"][0]
