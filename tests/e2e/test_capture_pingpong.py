@@ -34,12 +34,15 @@ with t.Rspd() as d:
     # the kernel's own counts (getrusage: the child's whole life, the
     # parent's up to its last read) tell a missed record from a workload
     # that switched less than its construction says
-    t.check(outs >= 2 * N, "switch-outs %d >= 2N = %d (lost %d, window gaps %d; the "
-            "kernel counted %d parent + %d child switches; rsp %d + %d)"
-            % (outs, 2 * N, ev["lost"], ev["events"]["lost_records"], w["parent_switches"],
+    t.check(outs >= 2 * N, "switch-outs %d >= 2N = %d (lost %d, window gaps %d, skipped "
+            "nested %d; the kernel counted %d parent + %d child switches; rsp %d + %d)"
+            % (outs, 2 * N, ev["lost"], ev["events"]["lost_records"], ev["skipped_nested"],
+               w["parent_switches"],
                w["child_switches"], per["parent"]["switches_out"],
                per["child"]["switches_out"]))
-    t.check(ins >= 2 * N, "switch-ins %d >= 2N = %d" % (ins, 2 * N))
+    t.check(ins >= 2 * N, "switch-ins %d >= 2N = %d (the kernel counted %d + %d switches; "
+            "rsp %d + %d in)" % (ins, 2 * N, w["parent_switches"], w["child_switches"],
+                                 per["parent"]["switches_in"], per["child"]["switches_in"]))
     # Each round trip wakes at least one side (the writer is often preempted
     # by the reader it woke before it blocks, so it need not sleep itself).
     t.check(wakes >= N - 2, "wakeups %d >= N - 2" % wakes)

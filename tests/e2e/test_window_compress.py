@@ -65,9 +65,12 @@ try:
         # At least the kernel's own counts (getrusage; about 2N, a few more
         # when the writer is preempted, one fewer when the child starts late)
         kernel = w["parent_switches"] + w["child_switches"]
+        ev = d.json("status", "--events")
         t.check(raw[0] >= kernel and raw[0] >= 2 * N - 2,
-                "switch-outs %d >= the kernel's %d + %d, about 2N = %d"
-                % (raw[0], w["parent_switches"], w["child_switches"], 2 * N))
+                "switch-outs %d >= the kernel's %d + %d, about 2N = %d (lost %d, skipped "
+                "nested %d, window dropped %d, gaps %d)"
+                % (raw[0], w["parent_switches"], w["child_switches"], 2 * N, ev["lost"],
+                   ev["skipped_nested"], ev["window"]["dropped"], ev["events"]["lost_records"]))
         before = d.json("status")["window"]
         win = wait_compressed(d, 2)
         print("   window: %d records, %d bytes raw, %d in memory, %d chunks compressed "
