@@ -915,8 +915,14 @@ static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, b
 	s->first = calloc(w->nr_cpus, sizeof(*s->first));
 	s->count = calloc(w->nr_cpus, sizeof(*s->count));
 	pthread_mutex_lock(&w->lock);
-	n = count_overlapping(w, from, to);
-	s->chunks = calloc(n ? n : 1, sizeof(*s->chunks));
+	/*
+	 * The writer publishes into each stream's newest chunk without the
+	 * lock: between the count and the taking below, that chunk may get its
+	 * first record or one in range. Sealed chunks do not change and none is
+	 * linked while the lock is held: at most one more chunk per stream.
+	 */
+	n = count_overlapping(w, from, to) + w->nr_cpus;
+	s->chunks = calloc(n, sizeof(*s->chunks));
 	if (!s->first || !s->count || !s->chunks) {
 		pthread_mutex_unlock(&w->lock);
 		free(s->first);

@@ -11,6 +11,7 @@ switch-outs, at least the kernel's own count (test_capture_pingpong)."""
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -36,6 +37,13 @@ def counts(d, w):
     return out, ins, wakes
 
 
+def handoffs(cat, n):
+    for _ in range(n):
+        cat.stdin.write(b"x")
+        if cat.stdout.read(1) != b"x":
+            t.fail("cat did not echo")
+
+
 def wait_compressed(d, want, timeout=20):
     """The window's status once it holds @want compressed chunks or more."""
     deadline = time.time() + timeout
@@ -47,8 +55,16 @@ def wait_compressed(d, want, timeout=20):
 
 
 work = tempfile.mkdtemp(prefix="rsptest-wzip.")
+cat = None
 try:
     with t.Rspd(*WINDOW) as d:
+        # cat on CPU 1 passes bytes back and forth with this test: its name
+        # and stack travel in records that the ping-pong on CPU 1 below
+        # buries in chunks compressed before cat is asked about
+        cat = subprocess.Popen(["taskset", "-c", "1", "cat"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, bufsize=0)
+        handoffs(cat, 200)
+        t.workload("pipe_pingpong", N // 4, 1)
         w = t.workload("pipe_pingpong", N, 0)
         d.settle()
         # the counts while the workload's chunks are still raw (they turn
@@ -63,10 +79,15 @@ try:
             raw, last = counts(d, w), raw
         print("   raw: switch-outs %d, switch-ins %d, wakeups %d" % raw)
         # At least the kernel's own counts (getrusage; about 2N, a few more
-        # when the writer is preempted, one fewer when the child starts late)
+        # when the writer is preempted, one fewer when the child starts late).
+        # The perf backend misses a switch or two in 40000 now and then with
+        # nothing counted lost (seen in 7 of 12 runs; the BPF backend's
+        # counts were exact in 12 of 12): this kernel does not send every
+        # tracepoint sample around an idle CPU (README, "The idle-CPU caveat").
         kernel = w["parent_switches"] + w["child_switches"]
         ev = d.json("status", "--events")
-        t.check(raw[0] >= kernel and raw[0] >= 2 * N - 2,
+        slack = 0 if ev["config"]["capture"] == "bpf" else 4
+        t.check(raw[0] >= kernel - slack and raw[0] >= 2 * N - 2 - slack,
                 "switch-outs %d >= the kernel's %d + %d, about 2N = %d (lost %d, skipped "
                 "nested %d, window dropped %d, gaps %d)"
                 % (raw[0], w["parent_switches"], w["child_switches"], 2 * N, ev["lost"],
@@ -95,10 +116,28 @@ try:
         t.check("compressed: " in txt, "status says what is compressed")
 
         # a query whose range starts after the compressed chunks: names and
-        # stacks are learnt from them first, one chunk at a time
+        # stacks are learnt first from the chunks that hold them, one at a
+        # time
         rc, out, err = d.ctl("graph", "--last", "1s", check_rc=False)
         t.check(rc == 0 or "did nothing in the time asked for" in err,
                 "graph --last 1s answered over a compressed window: " + err.strip())
+        handoffs(cat, 200)
+        d.settle()
+        g = d.json("graph", "--pid", str(cat.pid), "--last", "1s", "--noise", "0")
+        mine = [e for e in g["edges"] + [e for k in g["knots"] for e in k["edges"]]
+                if e["from"].startswith("cat")]
+        frames = [f for e in mine for s in e["wait_stacks"] for f in s["frames"]]
+        # (the BPF programs send a stack once, and again every quarter of the
+        # window's span: the range may carry it too; unit test_bpfrec's
+        # test_learn_before_pass is the one that must learn it)
+        bpf = st["config"]["capture"] == "bpf"
+        t.check(mine and (not bpf or "anon_pipe_read" in frames),
+                "graph --last 1s over a compressed window: cat's waits%s: %s"
+                % (" carry their stack (anon_pipe_read)" if bpf else "",
+                   frames[:8] if mine else json.dumps(g)[:2000]))
+        cat.stdin.close()
+        cat.wait()
+        cat = None
 
         # a dump of the compressed window answers as live
         path = os.path.join(work, "w.perf.data")
@@ -122,4 +161,6 @@ try:
                 "--no-window-compress: nothing compressed (%d chunks)"
                 % win["compressed_chunks"])
 finally:
+    if cat:
+        cat.kill()
     shutil.rmtree(work, ignore_errors=True)

@@ -23,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <rsp/pass.h>
 #include <rsp/record.h>
 #include <rsp/timeline.h>
 #include <rsp/tp.h>
+#include <rsp/window.h>
 #include "internal/schema.h"
 #include "kallsyms_fake.h"
 #include "support/synth.h"
@@ -34,6 +36,7 @@
 #define A 100 /* sleeps in a read, woken by B */
 #define B 200
 #define C 300 /* A's child: forked, woken new, exec, exits */
+#define D 400 /* busy elsewhere, before the range (test_learn_before_pass) */
 
 static const uint64_t kstack[] = {0xffffffff81001000ull, 0xffffffff81002000ull,
 				  0xffffffff81003000ull};
@@ -557,12 +560,97 @@ static void test_learn_before(void **state)
 	free(r);
 }
 
+/*
+ * The same through rsp_pass__run() on a window as rspd keeps it (BPF records
+ * in each CPU's second stream, chunks of 4 KiB): between the names and
+ * stacks and the range, chunks of another thread's switches; raw, then with
+ * every chunk before the range compressed (the pass learns from them one
+ * decompressed chunk at a time). The range's threads have their names and
+ * stacks, and the other thread no segment.
+ */
+static int by_time(const void *a, const void *b)
+{
+	const struct rsp_wentry *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void learn_through_pass(bool compress)
+{
+	struct rsp_window_config wc = {.budget = 1 << 20,
+				       .nr_cpus = 2,
+				       .chunk_size = 4096,
+				       .streams_per_cpu = 2,
+				       .time_offset = {0, offsetof(struct rsp_brec_hdr, time)}};
+	struct rsp_timeline_ops ops = {.segment = on_seg, .link = on_link};
+	struct seen *r = calloc(1, sizeof(*r));
+	struct rsp_window *w = rsp_window__new(&wc);
+	struct rsp_window_stats ws;
+	struct rsp_timeline_stats st;
+	struct rsp_wentry *all;
+	struct rsp_wsnap *snap;
+	struct synth bp;
+	int ev, named = 0, stacked = 0;
+
+	assert_non_null(r);
+	assert_non_null(w);
+	as_window = true;
+	synth__init(&bp);
+	ev = bpf_evsel(&bp);
+	story_bpf(&bp, ev, true);
+	/* D switches to itself on both CPUs, 1200 .. 1900: chunks with no name or stack */
+	for (uint64_t t = 1200; t < 1900; t++)
+		bswitch(&bp, ev, (uint32_t)(t % 2), t, D, 0, D, 0, 0);
+	all = calloc(bp.n, sizeof(*all));
+	assert_non_null(all);
+	for (size_t i = 0; i < bp.n; i++)
+		all[i] = synth__entry(&bp, i);
+	qsort(all, bp.n, sizeof(*all), by_time);
+	for (size_t i = 0; i < bp.n; i++)
+		assert_int_equal(rsp_window__append(w, 2 + all[i].cpu, all[i].time, all[i].rec), 0);
+	if (compress)
+		assert_true(rsp_window__compress(w, 2000, 0) > 0);
+	rsp_window__stats(w, &ws);
+	assert_true(ws.chunks >= 8);
+	snap = rsp_window__pin(w, 2000, 10000);
+	assert_non_null(snap);
+	assert_int_equal(rsp_pass__run(bp.schema, snap,
+				       &(struct rsp_pass_opts){
+					       .from = 2000, .to = 10000, .ops = &ops, .ctx = r},
+				       &st),
+			 0);
+	rsp_wsnap__unpin(snap);
+	assert_int_equal(st.bpf_stacks_missing, 0);
+	for (size_t i = 0; i < r->nsegs; i++) {
+		assert_true(r->segs[i].tid != D);
+		if (r->segs[i].tid == A)
+			named += !strcmp(r->comms[i], "app");
+		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP)
+			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL &&
+				   r->stacks[i][1] == kstack[0];
+	}
+	assert_true(named > 0);
+	assert_int_equal(stacked, 1);
+	free(all);
+	rsp_window__delete(w);
+	synth__exit(&bp);
+	free(r);
+}
+
+static void test_learn_before_pass(void **state)
+{
+	(void)state;
+	learn_through_pass(false);
+	learn_through_pass(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_learn_before),	cmocka_unit_test(test_same_story_window),
-		cmocka_unit_test(test_same_story_dump), cmocka_unit_test(test_missing_stack),
-		cmocka_unit_test(test_decode),		cmocka_unit_test(test_reason_differs),
+		cmocka_unit_test(test_learn_before),	  cmocka_unit_test(test_learn_before_pass),
+		cmocka_unit_test(test_same_story_window), cmocka_unit_test(test_same_story_dump),
+		cmocka_unit_test(test_missing_stack),	  cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_reason_differs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <rsp/record.h>
 #include <rsp/window.h>
 #include "tracepoints/bpf_records.h"
@@ -1034,6 +1036,55 @@ static void test_compress_resume_marks(void **state)
 	rsp_window__delete(w);
 }
 
+/*
+ * Pins while the writer publishes: a stream's newest chunk may get its first
+ * record (or one in the pinned range) between a pin's count of chunks and
+ * its taking them. Under ASan an undersized array of chunks is an error.
+ */
+struct pin_race {
+	struct rsp_window *w;
+	_Atomic uint64_t now;
+	_Atomic bool stop;
+};
+
+static void *race_writer(void *arg)
+{
+	struct pin_race *r = arg;
+
+	for (uint64_t t = 1; t < 400000; t++) {
+		unsigned cpu = (unsigned)(t % 4);
+		struct fake f = make(t, cpu, t);
+
+		assert_int_equal(rsp_window__append(r->w, cpu, t, &f.h), 0);
+		atomic_store_explicit(&r->now, t, memory_order_release);
+	}
+	atomic_store_explicit(&r->stop, true, memory_order_release);
+	return NULL;
+}
+
+static void test_pin_while_writing(void **state)
+{
+	struct pin_race r = {.w = window(64 * 1024, 4, 1024)};
+	pthread_t th;
+	uint64_t pins = 0;
+
+	assert_int_equal(pthread_create(&th, NULL, race_writer, &r), 0);
+	while (!atomic_load_explicit(&r.stop, memory_order_acquire)) {
+		uint64_t now = atomic_load_explicit(&r.now, memory_order_acquire);
+		struct rsp_wsnap *s = rsp_window__pin(r.w, now + 1, UINT64_MAX);
+		uint64_t lo, hi;
+
+		assert_non_null(s);
+		rsp_wsnap__span(s, &lo, &hi);
+		assert_true(!lo || hi > now);
+		rsp_wsnap__unpin(s);
+		pins++;
+	}
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_true(pins > 0);
+	rsp_window__delete(r.w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1063,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_compress_ratio_capped),
 		cmocka_unit_test(test_compress_incompressible),
 		cmocka_unit_test(test_compress_resume_marks),
+		cmocka_unit_test(test_pin_while_writing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
