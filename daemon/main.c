@@ -157,6 +157,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	wc.streams_per_cpu = d->es.bpf ? 2 : 1; /* the perf rings, and the BPF rings */
 	/* compact BPF records carry their time: stored without the window's prefix */
 	wc.time_offset[1] = d->es.bpf ? offsetof(struct rsp_brec_hdr, time) : 0;
+	/* the names and stacks a query learns before its range: kept raw when compressed */
+	wc.side_bpf_kinds = 1u << RSP_BREC_COMM | 1u << RSP_BREC_STACK;
 	d->window = rsp_window__new(&wc);
 	if (!d->window) {
 		snprintf(err, errlen,

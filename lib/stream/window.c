@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/types.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 #include <rsp/record.h>
@@ -98,9 +99,10 @@ struct rsp_chunk {
 	_Atomic uint64_t t_max;
 	_Atomic size_t used;
 	_Atomic uint64_t nr_records;
-	size_t cap;    /* bytes of data[] */
-	size_t zsize;  /* compressed: the frame's bytes (cap is rounded up to 8) */
-	size_t charge; /* what it counts against the budget: cap, or see ZRATIO_MAX */
+	size_t cap;		    /* bytes of data[] */
+	size_t zsize;		    /* compressed: the frame's bytes (rounded up to 8 in cap) */
+	size_t side_off, side_used; /* compressed: its side records, raw, at data + side_off */
+	size_t charge;		    /* what it counts against the budget: cap, or see ZRATIO_MAX */
 	struct kind_count kinds[RSP_WINDOW_KINDS];
 	alignas(8) unsigned char data[];
 };
@@ -123,6 +125,7 @@ struct rsp_window {
 	unsigned nr_cpus;     /* streams */
 	unsigned real_cpus;   /* CPUs: stream s is CPU s % real_cpus */
 	uint16_t time_off[4]; /* per source: see rsp_window_config.time_offset */
+	uint32_t side_kinds;  /* rsp_window_config.side_bpf_kinds */
 	struct cpu_list *cpus;
 	struct rsp_chunk *free; /* evicted chunks kept for reuse */
 	size_t linked_bytes;	/* capacity of chunks in the lists */
@@ -140,6 +143,8 @@ struct rsp_window {
 	ZSTD_CCtx *zc;
 	unsigned char *zbuf; /* a frame's worst case for one chunk */
 	size_t zbuf_cap;
+	unsigned char *sbuf; /* the side records of the chunk being compressed */
+	size_t sbuf_cap;
 	uint64_t zchunks, zkept_raw;
 	double zseconds;
 };
@@ -211,6 +216,7 @@ struct rsp_window *rsp_window__new(const struct rsp_window_config *cfg)
 	w->nr_cpus = streams;
 	w->real_cpus = cfg->nr_cpus;
 	memcpy(w->time_off, cfg->time_offset, sizeof(w->time_off));
+	w->side_kinds = cfg->side_bpf_kinds;
 	return w;
 }
 
@@ -235,6 +241,7 @@ void rsp_window__delete(struct rsp_window *w)
 	pthread_mutex_destroy(&w->zlock);
 	ZSTD_freeCCtx(w->zc);
 	free(w->zbuf);
+	free(w->sbuf);
 	free(w->cpus);
 	free(w);
 }
@@ -312,6 +319,7 @@ static void chunk_reset(struct rsp_window *w, struct rsp_chunk *c, unsigned cpu,
 	c->refs_only = refs;
 	c->compressed = false;
 	c->raw_kept = false;
+	c->side_off = c->side_used = 0;
 	c->charge = c->cap;
 	c->time_off = refs ? 0 : w->time_off[cpu / w->real_cpus];
 	atomic_store_explicit(&c->t_min, UINT64_MAX, memory_order_relaxed);
@@ -594,10 +602,74 @@ static bool compressible(const struct rsp_window *w, const struct rsp_chunk *c, 
 	       atomic_load_explicit(&c->t_max, memory_order_relaxed) < before;
 }
 
-/* @c's compressed twin, its frame taken from w->zbuf (@zsize bytes); NULL on ENOMEM. */
-static struct rsp_chunk *twin(const struct rsp_chunk *c, const unsigned char *frame, size_t zsize)
+/*
+ * The next entry of @c's records at @off (its prefix or wrapper included):
+ * its length, and the record in *@rec. 0 at the end.
+ */
+static size_t entry_at(const struct rsp_chunk *c, size_t used, size_t off,
+		       const struct perf_event_header **rec)
 {
-	size_t cap = (zsize + 7) & ~(size_t)7,
+	const unsigned char *p = c->data + off;
+	const struct perf_event_header *h = (const void *)p;
+
+	if (!c->time_off) {
+		if (off + ENTRY_PREFIX + sizeof(*h) > used)
+			return 0;
+		*rec = (const void *)(p + ENTRY_PREFIX);
+		return ENTRY_PREFIX + (*rec)->size;
+	}
+	if (off + sizeof(*h) > used)
+		return 0;
+	if (h->type == WRAP_TYPE) {
+		*rec = (const void *)(p + sizeof(struct wrap));
+		return sizeof(struct wrap) + (*rec)->size;
+	}
+	*rec = h;
+	return h->size;
+}
+
+/*
+ * Copy the entries of @c whose records are of the window's side kinds into
+ * w->sbuf (under zlock); their bytes, or -1 on ENOMEM.
+ */
+static ssize_t side_records(struct rsp_window *w, const struct rsp_chunk *c)
+{
+	size_t used = atomic_load_explicit(&c->used, memory_order_relaxed), off = 0, n = 0, len;
+	const struct perf_event_header *rec;
+
+	if (!w->side_kinds || !c->time_off)
+		return 0; /* only self-timed streams carry rsp's BPF records */
+	while ((len = entry_at(c, used, off, &rec))) {
+		if (RSP_BREC_IS_TYPE(rec->type) &&
+		    (w->side_kinds >> RSP_BREC_TYPE_KIND(rec->type) & 1)) {
+			if (n + len > w->sbuf_cap) {
+				size_t cap = w->sbuf_cap ? w->sbuf_cap * 2 : 4096;
+				unsigned char *b;
+
+				while (cap < n + len)
+					cap *= 2;
+				b = realloc(w->sbuf, cap);
+				if (!b)
+					return -1;
+				w->sbuf = b;
+				w->sbuf_cap = cap;
+			}
+			memcpy(w->sbuf + n, c->data + off, len);
+			n += len;
+		}
+		off += len;
+	}
+	return (ssize_t)n;
+}
+
+/*
+ * @c's compressed twin, its frame taken from w->zbuf (@zsize bytes) and its
+ * side records from w->sbuf (@side bytes); NULL on ENOMEM.
+ */
+static struct rsp_chunk *twin(const struct rsp_chunk *c, const unsigned char *frame, size_t zsize,
+			      const unsigned char *sbuf, size_t side)
+{
+	size_t off = (zsize + 7) & ~(size_t)7, cap = off + side,
 	       used = atomic_load_explicit(&c->used, memory_order_relaxed);
 	struct rsp_chunk *z = malloc(sizeof(*z) + cap);
 
@@ -618,6 +690,8 @@ static struct rsp_chunk *twin(const struct rsp_chunk *c, const unsigned char *fr
 	atomic_init(&z->nr_records, atomic_load_explicit(&c->nr_records, memory_order_relaxed));
 	z->cap = cap;
 	z->zsize = zsize;
+	z->side_off = off;
+	z->side_used = side;
 	z->charge = cap > used / ZRATIO_MAX ? cap : used / ZRATIO_MAX;
 	for (unsigned k = 0; k < RSP_WINDOW_KINDS; k++) {
 		atomic_init(&z->kinds[k].records,
@@ -626,7 +700,9 @@ static struct rsp_chunk *twin(const struct rsp_chunk *c, const unsigned char *fr
 			    atomic_load_explicit(&c->kinds[k].bytes, memory_order_relaxed));
 	}
 	memcpy(z->data, frame, zsize);
-	memset(z->data + zsize, 0, cap - zsize);
+	memset(z->data + zsize, 0, off - zsize);
+	if (side)
+		memcpy(z->data + off, sbuf, side);
 	return z;
 }
 
@@ -664,6 +740,7 @@ static struct rsp_chunk *squeeze(struct rsp_window *w, const struct rsp_chunk *c
 {
 	size_t used = atomic_load_explicit(&c->used, memory_order_relaxed);
 	size_t bound = ZSTD_compressBound(used), n;
+	ssize_t side;
 
 	*raw = false;
 	if (!w->zc) {
@@ -684,7 +761,10 @@ static struct rsp_chunk *squeeze(struct rsp_window *w, const struct rsp_chunk *c
 		*raw = true;
 		return NULL;
 	}
-	return twin(c, w->zbuf, n);
+	side = side_records(w, c);
+	if (side < 0)
+		return NULL;
+	return twin(c, w->zbuf, n, w->sbuf, (size_t)side);
 }
 
 int rsp_window__compress(struct rsp_window *w, uint64_t before, unsigned max)
@@ -845,7 +925,7 @@ static size_t count_overlapping(struct rsp_window *w, uint64_t from, uint64_t to
 	return n;
 }
 
-static void snap_take(struct rsp_wsnap *s, struct rsp_chunk *c)
+static void snap_take(struct rsp_wsnap *s, struct rsp_chunk *c, bool side)
 {
 	struct snap_chunk *sc = &s->chunks[s->nr_chunks++];
 	uint64_t lo = atomic_load_explicit(&c->t_min, memory_order_relaxed);
@@ -856,6 +936,10 @@ static void snap_take(struct rsp_wsnap *s, struct rsp_chunk *c)
 	sc->data = c->compressed ? NULL : c->data; /* NULL: decompressed when read */
 	sc->own = NULL;
 	sc->used = atomic_load_explicit(&c->used, memory_order_acquire);
+	if (side && c->compressed) { /* its side records only */
+		sc->data = c->data + c->side_off;
+		sc->used = c->side_used;
+	}
 	/* t_max is stored before used is published: it covers sc->used. */
 	hi = atomic_load_explicit(&c->t_max, memory_order_relaxed);
 	if (!s->oldest || lo < s->oldest)
@@ -902,7 +986,8 @@ static int inflate_all(struct rsp_wsnap *s)
 	return ret;
 }
 
-static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, bool stream)
+static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, bool stream,
+			     bool side)
 {
 	struct rsp_wsnap *s = calloc(1, sizeof(*s));
 	size_t n;
@@ -935,7 +1020,7 @@ static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, b
 		s->first[i] = s->nr_chunks;
 		for (struct rsp_chunk *c = w->cpus[i].head; c; c = c->next)
 			if (chunk_overlaps(c, from, to))
-				snap_take(s, c);
+				snap_take(s, c, side);
 		s->count[i] = s->nr_chunks - s->first[i];
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -951,12 +1036,22 @@ static struct rsp_wsnap *pin(struct rsp_window *w, uint64_t from, uint64_t to, b
 
 struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, uint64_t to)
 {
-	return pin(w, from, to, false);
+	return pin(w, from, to, false, false);
 }
 
 struct rsp_wsnap *rsp_window__pin_stream(struct rsp_window *w, uint64_t from, uint64_t to)
 {
-	return pin(w, from, to, true);
+	return pin(w, from, to, true, false);
+}
+
+struct rsp_wsnap *rsp_window__pin_side(struct rsp_window *w, uint64_t from, uint64_t to)
+{
+	return pin(w, from, to, true, true);
+}
+
+uint32_t rsp_window__side_kinds(const struct rsp_window *w)
+{
+	return w->side_kinds;
 }
 
 void rsp_wsnap__unpin(struct rsp_wsnap *s)

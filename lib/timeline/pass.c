@@ -5,6 +5,7 @@
 #include <rsp/pass.h>
 #include <rsp/record.h>
 #include "internal/schema.h"
+#include "tracepoints/bpf_records.h"
 
 /*
  * Is @rec a cpu-clock sample? In rsp's layout the sample id is the first
@@ -80,9 +81,17 @@ static int samples_only(const struct rsp_schema *schema, struct rsp_witer *it,
  */
 static int learn_before(struct rsp_timeline *tl, const struct rsp_wsnap *snap, uint64_t from)
 {
-	/* streaming: learning copies what it keeps, so a compressed window's
-	 * chunks before the range are decompressed one at a time */
-	struct rsp_wsnap *pre = rsp_window__pin_stream(rsp_wsnap__window(snap), 0, from - 1);
+	/*
+	 * Streaming: learning copies what it keeps. A window that keeps its
+	 * names and stacks raw beside the compressed chunks (rspd's) is read
+	 * without decompressing them; another's compressed chunks are
+	 * decompressed one at a time.
+	 */
+	const uint32_t side = 1u << RSP_BREC_COMM | 1u << RSP_BREC_STACK;
+	struct rsp_window *w = rsp_wsnap__window(snap);
+	struct rsp_wsnap *pre = (rsp_window__side_kinds(w) & side) == side
+					? rsp_window__pin_side(w, 0, from - 1)
+					: rsp_window__pin_stream(w, 0, from - 1);
 	struct rsp_witer *it = pre ? rsp_witer__new(pre, 0, from - 1) : NULL;
 	struct rsp_wentry e;
 	int ret = it ? 0 : -ENOMEM;

@@ -565,8 +565,9 @@ static void test_learn_before(void **state)
  * in each CPU's second stream, chunks of 4 KiB): between the names and
  * stacks and the range, chunks of another thread's switches; raw, then with
  * every chunk before the range compressed (the pass learns from them one
- * decompressed chunk at a time). The range's threads have their names and
- * stacks, and the other thread no segment.
+ * decompressed chunk at a time, or from the names and stacks a window with
+ * side kinds keeps beside each frame). The range's threads have their
+ * names and stacks, and the other thread no segment.
  */
 static int by_time(const void *a, const void *b)
 {
@@ -575,13 +576,14 @@ static int by_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-static void learn_through_pass(bool compress)
+static void learn_through_pass(bool compress, uint32_t side)
 {
 	struct rsp_window_config wc = {.budget = 1 << 20,
 				       .nr_cpus = 2,
 				       .chunk_size = 4096,
 				       .streams_per_cpu = 2,
-				       .time_offset = {0, offsetof(struct rsp_brec_hdr, time)}};
+				       .time_offset = {0, offsetof(struct rsp_brec_hdr, time)},
+				       .side_bpf_kinds = side};
 	struct rsp_timeline_ops ops = {.segment = on_seg, .link = on_link};
 	struct seen *r = calloc(1, sizeof(*r));
 	struct rsp_window *w = rsp_window__new(&wc);
@@ -640,8 +642,12 @@ static void learn_through_pass(bool compress)
 static void test_learn_before_pass(void **state)
 {
 	(void)state;
-	learn_through_pass(false);
-	learn_through_pass(true);
+	uint32_t side = 1u << RSP_BREC_COMM | 1u << RSP_BREC_STACK;
+
+	learn_through_pass(false, 0);
+	learn_through_pass(true, 0);	/* decompressed one chunk at a time */
+	learn_through_pass(true, side); /* from the names and stacks kept beside the frames */
+	learn_through_pass(false, side);
 }
 
 int main(void)

@@ -1037,6 +1037,74 @@ static void test_compress_resume_marks(void **state)
 }
 
 /*
+ * Side kinds: a compressed chunk keeps its records of those kinds raw beside
+ * the frame; rsp_window__pin_side() reads those (and every record of the
+ * chunks left raw) without decompressing, in time order.
+ */
+static void test_compress_side(void **state)
+{
+	struct rsp_window_config c = {.budget = 1 << 20,
+				      .nr_cpus = 2,
+				      .chunk_size = 4096,
+				      .streams_per_cpu = 2,
+				      .time_offset = {0, offsetof(struct rsp_brec_hdr, time)},
+				      .side_bpf_kinds = 1u << RSP_BREC_COMM};
+	struct rsp_window *w = rsp_window__new(&c);
+	struct rsp_window_stats a, b;
+	struct rsp_wsnap *s;
+	struct rsp_witer *it;
+	struct rsp_wentry e;
+	uint64_t comms = 0, others = 0, last = 0, n;
+
+	assert_non_null(w);
+	assert_int_equal(rsp_window__side_kinds(w), 1u << RSP_BREC_COMM);
+	fill_mixed(w, 1, 1000);
+	for (uint64_t t = 1000; t < 3000; t++) { /* a COMM every 100: in every chunk */
+		struct brec r = make_b(t, (unsigned)(t % 2), t);
+
+		if (t % 100 == 0)
+			r.h.type = RSP_BREC_TYPE(RSP_BREC_COMM);
+		assert_int_equal(rsp_window__append(w, 2 + t % 2, t, (void *)&r), 0);
+	}
+	rsp_window__note_lost(w, 3, 3000, 1); /* a wrapped entry among them */
+	rsp_window__stats(w, &a);
+	assert_true(rsp_window__compress(w, UINT64_MAX, 0) > 0);
+	rsp_window__stats(w, &b);
+	assert_true(b.compressed_chunks > 4);
+	assert_true(b.bytes_stored < a.bytes_stored);
+	/* every record, decompressed */
+	s = rsp_window__pin_stream(w, 0, UINT64_MAX);
+	it = s ? rsp_witer__new(s, 0, UINT64_MAX) : NULL;
+	assert_non_null(it);
+	for (n = 0; rsp_witer__next(it, &e); n++)
+		;
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	assert_int_equal(n, 2 * 1000 + 2000 + 1);
+	s = rsp_window__pin_side(w, 0, UINT64_MAX);
+	it = s ? rsp_witer__new(s, 0, UINT64_MAX) : NULL;
+	assert_non_null(it);
+	while (rsp_witer__next(it, &e)) {
+		assert_true(e.time >= last);
+		last = e.time;
+		if (e.rec->type == RSP_BREC_TYPE(RSP_BREC_COMM)) {
+			assert_int_equal(e.time % 100, 0);
+			assert_int_equal(entry_tag(&e), e.time);
+			comms++;
+		} else {
+			others++;
+		}
+	}
+	assert_int_equal(rsp_witer__error(it), 0);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(s);
+	assert_int_equal(comms, 20);
+	/* the others: only those of the chunks left raw (each stream's newest) */
+	assert_true(others > 0 && others < 1000);
+	rsp_window__delete(w);
+}
+
+/*
  * Pins while the writer publishes: a stream's newest chunk may get its first
  * record (or one in the pinned range) between a pin's count of chunks and
  * its taking them. Under ASan an undersized array of chunks is an error.
@@ -1114,6 +1182,7 @@ int main(void)
 		cmocka_unit_test(test_compress_ratio_capped),
 		cmocka_unit_test(test_compress_incompressible),
 		cmocka_unit_test(test_compress_resume_marks),
+		cmocka_unit_test(test_compress_side),
 		cmocka_unit_test(test_pin_while_writing),
 	};
 

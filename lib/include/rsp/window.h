@@ -48,6 +48,13 @@ struct rsp_window_config {
 	 * rings). The time a record is appended with stays the one readers get.
 	 */
 	uint16_t time_offset[4];
+	/*
+	 * Bit k set: records of rsp's BPF kind k (RSP_BREC_*, below 32) in a
+	 * chunk that rsp_window__compress() compresses are also kept raw beside
+	 * its frame, for rsp_window__pin_side() (rspd: the names and stacks
+	 * that later records refer to). 0: none.
+	 */
+	uint32_t side_bpf_kinds;
 };
 
 /*
@@ -243,6 +250,17 @@ RSP_API struct rsp_wsnap *rsp_window__pin(struct rsp_window *w, uint64_t from, u
  * raw. Such an iteration may stop early: check rsp_witer__error().
  */
 RSP_API struct rsp_wsnap *rsp_window__pin_stream(struct rsp_window *w, uint64_t from, uint64_t to);
+/**
+ * rsp_window__pin_side() - rsp_window__pin_stream() for a reader that wants
+ * only the records of the window's side kinds (rsp_window__side_kinds())
+ *
+ * Its iterators read a compressed chunk's side records (kept raw beside
+ * its frame) instead of decompressing it, and every record of the chunks
+ * that are not compressed: the reader skips what it does not want.
+ */
+RSP_API struct rsp_wsnap *rsp_window__pin_side(struct rsp_window *w, uint64_t from, uint64_t to);
+/** rsp_window__side_kinds() - the window's rsp_window_config.side_bpf_kinds. */
+RSP_API uint32_t rsp_window__side_kinds(const struct rsp_window *w);
 /** rsp_wsnap__unpin() - release a snapshot's chunks and free it. NULL is fine. */
 RSP_API void rsp_wsnap__unpin(struct rsp_wsnap *snap);
 /** Time bounds of what the snapshot holds (0, 0 if empty). */
