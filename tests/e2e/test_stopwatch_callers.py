@@ -148,11 +148,24 @@ def short_lived(d):
     t.workload("stopwatch_work", "loop", 1000)
     a = named(d, "gp")["gp"]
     calls = a["count"] - b["count"]
+    lost = a["callers_lost"] - b["callers_lost"]
+    if calls >= 1000 and lost == calls and a["callers_overflow"] == b["callers_overflow"]:
+        # Each process's stack hashes to its own slot of the kernel's stack
+        # table (ASLR); one that finds another stack there is counted as of
+        # unknown caller (README). The table is large here (see the end): a
+        # rare event, and then what this part checks cannot be seen.
+        print("   (the loop's stack met another in the kernel's stack table: its %d calls "
+              "are counted as of unknown caller, none overflow)" % calls)
+        d.ctl("stopwatch", "rm", "gp")
+        return
     t.check(calls >= 1000 and a["callers_calls"] - b["callers_calls"] == calls
             and a["callers_overflow"] == b["callers_overflow"],
-            "then a process's %d calls all credited to callers, none overflow (%d, %d)"
+            "then a process's %d calls all credited to callers, none overflow (%d, %d; "
+            "unknown caller %d; rows %s)"
             % (calls, a["callers_calls"] - b["callers_calls"],
-               a["callers_overflow"] - b["callers_overflow"]))
+               a["callers_overflow"] - b["callers_overflow"],
+               a["callers_lost"] - b["callers_lost"],
+               [(r["count"], names(r)[:2]) for r in a["callers"]]))
     # one call site (libc's syscall(), as for nanosleep above): the folded
     # rows of the exited processes and the live one's are one row
     before = {tuple(names(r)): r["count"] for r in b["callers"]}
@@ -180,7 +193,9 @@ def refused(d):
                 "stopwatch %s: one sentence: %s" % (" ".join(args[:3]), err.strip()))
 
 
-with t.Rspd() as d:
+# A stack table 32 times the default: a process's stack meets another in its
+# hash slot (and counts as of unknown caller) 32 times less often.
+with t.Rspd("--stopwatch-callers", "65536") as d:
     two_callers(d)
     short_lived(d)
     refused(d)
