@@ -511,6 +511,23 @@ static void test_decode(void **state)
 	synth__exit(&bp);
 }
 
+/* A's segments have its name, and its one sleep the stack sent before the range. */
+static void assert_learnt(const struct seen *r, const struct rsp_timeline_stats *st)
+{
+	int named = 0, stacked = 0;
+
+	assert_int_equal(st->bpf_stacks_missing, 0);
+	for (size_t i = 0; i < r->nsegs; i++) {
+		if (r->segs[i].tid == A)
+			named += !strcmp(r->comms[i], "app");
+		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP)
+			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL &&
+				   r->stacks[i][1] == kstack[0];
+	}
+	assert_true(named > 0);
+	assert_int_equal(stacked, 1);
+}
+
 /*
  * A range that starts after the COMM and STACK records: what they sent is
  * learnt from the records before it (rsp_timeline__learn()), so the range's
@@ -524,7 +541,7 @@ static void test_learn_before(void **state)
 	struct rsp_timeline_ops ops = {.segment = on_seg, .link = on_link};
 	struct rsp_timeline *tl;
 	struct rsp_timeline_stats st;
-	int ev, named = 0, stacked = 0;
+	int ev;
 
 	(void)state;
 	assert_non_null(r);
@@ -546,16 +563,7 @@ static void test_learn_before(void **state)
 	rsp_timeline__finish(tl, 10000);
 	rsp_timeline__stats(tl, &st);
 	rsp_timeline__delete(tl);
-	assert_int_equal(st.bpf_stacks_missing, 0);
-	for (size_t i = 0; i < r->nsegs; i++) {
-		if (r->segs[i].tid == A)
-			named += !strcmp(r->comms[i], "app");
-		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP)
-			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL &&
-				   r->stacks[i][1] == kstack[0];
-	}
-	assert_true(named > 0);
-	assert_int_equal(stacked, 1);
+	assert_learnt(r, &st);
 	synth__exit(&bp);
 	free(r);
 }
@@ -592,7 +600,7 @@ static void learn_through_pass(bool compress, uint32_t side)
 	struct rsp_wentry *all;
 	struct rsp_wsnap *snap;
 	struct synth bp;
-	int ev, named = 0, stacked = 0;
+	int ev;
 
 	assert_non_null(r);
 	assert_non_null(w);
@@ -622,17 +630,9 @@ static void learn_through_pass(bool compress, uint32_t side)
 				       &st),
 			 0);
 	rsp_wsnap__unpin(snap);
-	assert_int_equal(st.bpf_stacks_missing, 0);
-	for (size_t i = 0; i < r->nsegs; i++) {
+	assert_learnt(r, &st);
+	for (size_t i = 0; i < r->nsegs; i++)
 		assert_true(r->segs[i].tid != D);
-		if (r->segs[i].tid == A)
-			named += !strcmp(r->comms[i], "app");
-		if (r->segs[i].tid == A && r->segs[i].kind == RSP_SEG_SLEEP)
-			stacked += r->stacks[i][0] == PERF_CONTEXT_KERNEL &&
-				   r->stacks[i][1] == kstack[0];
-	}
-	assert_true(named > 0);
-	assert_int_equal(stacked, 1);
 	free(all);
 	rsp_window__delete(w);
 	synth__exit(&bp);
