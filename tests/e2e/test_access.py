@@ -210,11 +210,12 @@ try:
         # its stacks are not shown.
         rc, _, err = d.ctl("graph", "--pid", str(me), check_rc=False, user=plain)
         t.check(rc == 1 and "belongs to another user" in err, "graph: denied on a root process")
-        # --noise 0: cat's waits for python are a few hundredths of a second,
-        # and its ongoing read (no waker yet) grows by the second after the
-        # hand-offs stop: by the time a slow (ASan) run asks, those edges are
-        # under the default 1% of the range and leave the graph.
-        quiet = ("--noise", "0")
+        # --noise 0 --threshold 0: cat's waits for python are a few
+        # hundredths of a second, and its ongoing read (no waker yet) grows
+        # by the second after the hand-offs stop: by the time a slow (ASan)
+        # run asks, those edges are under the default 1% of the range, or
+        # light enough for a knot's trimming, and leave the graph.
+        quiet = ("--noise", "0", "--threshold", "0")
         g = d.json("graph", "--pid", str(cat.pid), *quiet, user=plain)
         raw = d.ctl("graph", "--pid", str(cat.pid), "--json", *quiet, user=plain)[1]
         at = raw.find("python")
