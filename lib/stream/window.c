@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/types.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 #include <rsp/record.h>
 #include <rsp/window.h>
+#include "internal/vec.h"
 #include "tracepoints/bpf_records.h"
 
 #define CHUNK_MIN    (8u * 1024)
@@ -604,7 +604,9 @@ static bool compressible(const struct rsp_window *w, const struct rsp_chunk *c, 
 
 /*
  * The next entry of @c's records at @off (its prefix or wrapper included):
- * its length, and the record in *@rec. 0 at the end.
+ * its length, and the record in *@rec. 0 at the end. The layouts are
+ * entry_write()'s; the iterator (timed_next(), cursor_next()) steps them
+ * inline, reading each entry's time as it goes.
  */
 static size_t entry_at(const struct rsp_chunk *c, size_t used, size_t off,
 		       const struct perf_event_header **rec)
@@ -630,36 +632,26 @@ static size_t entry_at(const struct rsp_chunk *c, size_t used, size_t off,
 
 /*
  * Copy the entries of @c whose records are of the window's side kinds into
- * w->sbuf (under zlock); their bytes, or -1 on ENOMEM.
+ * w->sbuf (under zlock), their bytes into *@n. -ENOMEM or 0.
  */
-static ssize_t side_records(struct rsp_window *w, const struct rsp_chunk *c)
+static int side_records(struct rsp_window *w, const struct rsp_chunk *c, size_t *n)
 {
-	size_t used = atomic_load_explicit(&c->used, memory_order_relaxed), off = 0, n = 0, len;
+	size_t used = atomic_load_explicit(&c->used, memory_order_relaxed), off = 0, len;
 	const struct perf_event_header *rec;
 
+	*n = 0;
 	if (!w->side_kinds || !c->time_off)
 		return 0; /* only self-timed streams carry rsp's BPF records */
-	while ((len = entry_at(c, used, off, &rec))) {
-		if (RSP_BREC_IS_TYPE(rec->type) &&
-		    (w->side_kinds >> RSP_BREC_TYPE_KIND(rec->type) & 1)) {
-			if (n + len > w->sbuf_cap) {
-				size_t cap = w->sbuf_cap ? w->sbuf_cap * 2 : 4096;
-				unsigned char *b;
-
-				while (cap < n + len)
-					cap *= 2;
-				b = realloc(w->sbuf, cap);
-				if (!b)
-					return -1;
-				w->sbuf = b;
-				w->sbuf_cap = cap;
-			}
-			memcpy(w->sbuf + n, c->data + off, len);
-			n += len;
-		}
-		off += len;
+	for (; (len = entry_at(c, used, off, &rec)); off += len) {
+		if (!RSP_BREC_IS_TYPE(rec->type) ||
+		    !(w->side_kinds >> RSP_BREC_TYPE_KIND(rec->type) & 1))
+			continue;
+		if (rsp_vec__reserve((void **)&w->sbuf, &w->sbuf_cap, *n + len, 1))
+			return -ENOMEM;
+		memcpy(w->sbuf + *n, c->data + off, len);
+		*n += len;
 	}
-	return (ssize_t)n;
+	return 0;
 }
 
 /*
@@ -740,7 +732,7 @@ static struct rsp_chunk *squeeze(struct rsp_window *w, const struct rsp_chunk *c
 {
 	size_t used = atomic_load_explicit(&c->used, memory_order_relaxed);
 	size_t bound = ZSTD_compressBound(used), n;
-	ssize_t side;
+	size_t side;
 
 	*raw = false;
 	if (!w->zc) {
@@ -761,10 +753,9 @@ static struct rsp_chunk *squeeze(struct rsp_window *w, const struct rsp_chunk *c
 		*raw = true;
 		return NULL;
 	}
-	side = side_records(w, c);
-	if (side < 0)
+	if (side_records(w, c, &side))
 		return NULL;
-	return twin(c, w->zbuf, n, w->sbuf, (size_t)side);
+	return twin(c, w->zbuf, n, w->sbuf, side);
 }
 
 int rsp_window__compress(struct rsp_window *w, uint64_t before, unsigned max)
@@ -1417,7 +1408,7 @@ int rsp_witer__next(struct rsp_witer *it, struct rsp_wentry *e)
 {
 	unsigned top;
 
-	if (it->keep) { /* the chunk of the record the last call returned (rare: per record) */
+	if (it->keep) { /* the chunk of the record the last call returned, which its cursor left */
 		free(it->keep);
 		it->keep = NULL;
 	}
