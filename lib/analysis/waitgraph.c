@@ -1234,11 +1234,28 @@ static int add_knot(struct rsp_waitgraph *g, const struct rsp_scc *c, long comp,
 	return 0;
 }
 
+/* Set a background knot aside. */
 static void remove_comp(struct rsp_waitgraph *g, const struct rsp_scc *c, long comp)
 {
 	for (size_t v = 0; v < g->nr_vs; v++)
 		if (c->comp[v] == comp)
-			g->vs[v].v.removed = true;
+			g->vs[v].v.removed = g->vs[v].v.background = true;
+}
+
+/*
+ * Mark in @bg the vertices still in the graph with an edge that holds it
+ * together (over the noise floor, not trimmed) into a background knot set
+ * aside by an earlier pass: they wait for that knot, not for nothing.
+ */
+static void waits_on_background(const struct rsp_waitgraph *g, bool *bg)
+{
+	memset(bg, 0, (g->nr_vs ? g->nr_vs : 1) * sizeof(*bg));
+	for (size_t i = 0; i < g->nr_es; i++) {
+		const struct rsp_wedge *e = &g->es[i].e;
+
+		if (!e->removed && !g->vs[e->from].v.removed && g->vs[e->to].v.background)
+			bg[e->from] = true;
+	}
 }
 
 static void clear_final(struct rsp_waitgraph *g)
@@ -1267,14 +1284,17 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 {
 	struct rsp_scc c;
 	struct comp_info *ci = NULL;
+	bool *bg = NULL;
 	int ret, changed = 0;
 
 	ret = scc_run(g, &c);
-	if (!ret && !(ci = calloc(c.ncomp ? (size_t)c.ncomp : 1, sizeof(*ci))))
+	if (!ret && (!(ci = calloc(c.ncomp ? (size_t)c.ncomp : 1, sizeof(*ci))) ||
+		     !(bg = malloc((g->nr_vs ? g->nr_vs : 1) * sizeof(*bg)))))
 		ret = -ENOMEM;
 	if (ret)
 		goto out;
 	comp_infos(g, &c, ci);
+	waits_on_background(g, bg);
 	clear_final(g);
 	for (long k = 0; k < c.ncomp && !ret; k++) {
 		struct comp_info *x = &ci[k];
@@ -1283,7 +1303,7 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 			continue;
 		if (x->nr_v == 1 && !x->self_loop) {
 			for (size_t v = 0; v < g->nr_vs && !ret; v++) {
-				if (c.comp[v] != k)
+				if (c.comp[v] != k || bg[v])
 					continue;
 				ret = rsp_vec__reserve((void **)&g->sinks, &g->cap_sinks,
 						       g->nr_sinks + 1, sizeof(*g->sinks));
@@ -1306,6 +1326,7 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 		}
 	}
 out:
+	free(bg);
 	free(ci);
 	rsp_scc__exit(&c);
 	return ret ? ret : changed;

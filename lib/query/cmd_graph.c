@@ -340,6 +340,18 @@ static void text_stack(const struct ctx *c, const char *what, const struct rsp_w
 	frames(c, st, STACK_LINES, text_frame, &t);
 }
 
+/*
+ * Whether edge @e is listed among the edges outside knots: its waiter is
+ * drawn, and so is what it waited for, or that is in a background knot
+ * (set aside, but what the waiter waited for).
+ */
+static bool edge_listed(const struct ctx *c, const struct rsp_wedge *e)
+{
+	const struct rsp_wvertex *to = rsp_waitgraph__vertex(c->g, e->to);
+
+	return !rsp_waitgraph__vertex(c->g, e->from)->removed && (!to->removed || to->background);
+}
+
 static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf *out)
 {
 	const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
@@ -348,6 +360,8 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 	snprintf(pair, sizeof(pair), "%s -> %s", vname(c, e->from), vname(c, e->to));
 	rsp_buf__printf(out, "    %-50.50s %9.3f s %6.1f%%\n", pair, secs(e->weight_ns),
 			pct(c, e->weight_ns));
+	if (rsp_waitgraph__vertex(c->g, e->to)->background && !rsp_waitgraph__in_knot(c->g, i))
+		rsp_buf__puts(out, "      (into a background knot)\n");
 	if (!stacks)
 		return;
 	if (e->inferred_ns)
@@ -502,9 +516,7 @@ static void text_edges(const struct ctx *c, int own, struct rsp_buf *out)
 	for (size_t i = 0; i < rsp_waitgraph__nr_edges(c->g) && shown < TOP_EDGES; i++) {
 		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
 
-		if (rsp_waitgraph__in_knot(c->g, i) ||
-		    rsp_waitgraph__vertex(c->g, e->from)->removed ||
-		    rsp_waitgraph__vertex(c->g, e->to)->removed)
+		if (rsp_waitgraph__in_knot(c->g, i) || !edge_listed(c, e))
 			continue;
 		if (own >= 0 && asked(c, e->from) != (own == 1))
 			continue;
@@ -625,6 +637,8 @@ static json_t *json_edge(const struct ctx *c, size_t i)
 	json_object_set_new(o, "inferred_s", json_real(secs(e->inferred_ns)));
 	json_object_set_new(o, "network_s", json_real(secs(e->net_ns)));
 	json_object_set_new(o, "count", json_integer((json_int_t)e->count));
+	if (rsp_waitgraph__vertex(c->g, e->to)->background && !rsp_waitgraph__in_knot(c->g, i))
+		json_object_set_new(o, "to_background_knot", json_true());
 	json_object_set_new(
 		o, "wait_stacks",
 		json_stacks(c, e->wait_stacks, c->other[e->from] ? 0 : e->nr_wait_stacks));
@@ -740,9 +754,7 @@ static int render_json(const struct ctx *c, struct rsp_buf *out)
 	for (size_t i = 0; i < rsp_waitgraph__nr_edges(c->g); i++) {
 		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
 
-		if (!rsp_waitgraph__in_knot(c->g, i) &&
-		    !rsp_waitgraph__vertex(c->g, e->from)->removed &&
-		    !rsp_waitgraph__vertex(c->g, e->to)->removed)
+		if (!rsp_waitgraph__in_knot(c->g, i) && edge_listed(c, e))
 			json_array_append_new(edges, json_edge(c, i));
 	}
 	for (size_t v = 0; v < rsp_waitgraph__nr_vertices(c->g); v++)
@@ -811,9 +823,7 @@ static int render_dot(const struct ctx *c, struct rsp_buf *out)
 		const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
 
 		/* as text and JSON: what --pid (or a cgroup) reaches, no vertex beyond */
-		if ((!rsp_waitgraph__vertex(c->g, e->from)->removed &&
-		     !rsp_waitgraph__vertex(c->g, e->to)->removed) ||
-		    edge_knot(c, i))
+		if (edge_listed(c, e) || edge_knot(c, i))
 			used[e->from] = used[e->to] = true;
 	}
 	for (size_t v = 0; v < nv; v++) {

@@ -293,6 +293,52 @@ static void test_background(void **state)
 	rsp_tlstore__delete(b.st);
 }
 
+/*
+ * A thread that waits for a background knot's member: after the knot is
+ * set aside it waits for the knot, not for nothing (no sink), and its edge
+ * is still there, into a vertex marked background.
+ */
+static void test_background_waiter(void **state)
+{
+	static const uint64_t h[][4] = {{0, 10, RSP_WAKER_TIMER, 0},
+					{11, 20, RSP_WAKER_TIMER, 0},
+					{21, 30, RSP_WAKER_TIMER, 0}};
+	static const uint64_t x[][4] = {{50, 98, RSP_WAKER_THREAD, 21}};
+	static const uint64_t y[][4] = {{0, 48, RSP_WAKER_THREAD, 20}};
+	static const uint64_t z[][4] = {{40, 70, RSP_WAKER_THREAD, 40}};
+	struct b b;
+	struct rsp_waitgraph *g;
+	long hv, zv;
+	bool bg_knot = false;
+
+	b_init(&b);
+	life(&b, 40, 40, "heartbeat", 31, h, 3);
+	life(&b, 20, 20, "x", 100, x, 1);
+	life(&b, 21, 21, "y", 100, y, 1);
+	life(&b, 30, 30, "z", 100, z, 1);
+	g = graph(&b, 100, 0.2, true, -1);
+	hv = rsp_waitgraph__vertex_of(g, 40);
+	zv = rsp_waitgraph__vertex_of(g, 30);
+	assert_true(hv >= 0 && zv >= 0);
+	for (size_t i = 0; i < rsp_waitgraph__nr_knots(g); i++) {
+		const struct rsp_wknot *k = rsp_waitgraph__knot(g, i);
+
+		for (size_t j = 0; j < k->nr_vertices; j++)
+			if (k->background && k->vertices[j] == (uint32_t)hv)
+				bg_knot = true;
+	}
+	assert_true(bg_knot);
+	assert_true(rsp_waitgraph__vertex(g, (uint32_t)hv)->background);
+	assert_true(rsp_waitgraph__vertex(g, (uint32_t)hv)->removed);
+	assert_false(rsp_waitgraph__vertex(g, (uint32_t)zv)->removed);
+	assert_false(rsp_waitgraph__vertex(g, (uint32_t)zv)->background);
+	assert_int_equal(weight(g, 30, 40), 30);
+	for (size_t i = 0; i < rsp_waitgraph__nr_sinks(g); i++)
+		assert_int_not_equal(rsp_waitgraph__sink(g, i), zv);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
 /* Threads of one process named alike merge into one vertex with a self-loop. */
 static void test_merge(void **state)
 {
@@ -718,10 +764,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cascade),	      cmocka_unit_test(test_cascade_cycle),
 		cmocka_unit_test(test_knot_and_sink), cmocka_unit_test(test_refinement),
-		cmocka_unit_test(test_background),    cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_merge_stacks),  cmocka_unit_test(test_short_lived),
-		cmocka_unit_test(test_device),	      cmocka_unit_test(test_device_shared),
-		cmocka_unit_test(test_disk_relay),    cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_background),    cmocka_unit_test(test_background_waiter),
+		cmocka_unit_test(test_merge),	      cmocka_unit_test(test_merge_stacks),
+		cmocka_unit_test(test_short_lived),   cmocka_unit_test(test_device),
+		cmocka_unit_test(test_device_shared), cmocka_unit_test(test_disk_relay),
+		cmocka_unit_test(test_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,7 +40,9 @@
  * leaving it is a knot (size > 1, or a self-loop) or a sink. Knots with no
  * device in them whose threads together use less than 100% of a CPU
  * (running + runnable time over each thread's span) are background knots
- * (wPerf 3.3): reported and removed, and the search goes on. A knot that is
+ * (wPerf 3.3): reported and removed, and the search goes on (a vertex
+ * whose only waits lead into one is not a sink: it waits for the knot). A
+ * knot that is
  * neither a single vertex nor a simple cycle is refined: its lightest edge
  * is removed until it splits, unless that edge weighs more than the
  * threshold (default 20% of the window).
@@ -63,8 +65,14 @@ enum rsp_wv_kind {
 };
 
 struct rsp_wvertex {
-	uint8_t kind;  /* enum rsp_wv_kind */
-	bool removed;  /* in a background knot, or outside --pid's reach */
+	uint8_t kind; /* enum rsp_wv_kind */
+	bool removed; /* in a background knot, or outside --pid's reach */
+	/*
+	 * In a background knot (then also removed): an edge into it from a
+	 * vertex still drawn says what that vertex waited for, and is listed;
+	 * such a vertex is not a sink
+	 */
+	bool background;
 	char name[64]; /* "comm[tid]", "worker*[tgid]", "disk 254:0", "timer:comm[tid]", ... */
 	uint32_t tgid;
 	uint32_t id;	/* THREAD: tid; DISK: dev; IRQ: irq; SOFTIRQ: vector; TIMER: owner vertex */
