@@ -147,10 +147,10 @@ struct rsp_snapshot {
 	bool failed;
 };
 
-/* A stack's hash (its length chained in first: a prefix is another stack). */
+/* A stack's hash (its length mixed in: a prefix is another stack). */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	return rsp_hash__u64s(rsp_hash__u64(RSP_HASH_INIT, nr), ips, nr);
+	return rsp_hash__stack(ips, nr);
 }
 
 static uint64_t min64(uint64_t a, uint64_t b)

@@ -777,7 +777,7 @@ static int all_device_waits(struct rsp_waitgraph *g)
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 {
-	return rsp_hash__u64s(RSP_HASH_INIT, ips, nr);
+	return rsp_hash__stack(ips, nr);
 }
 
 /* Keep the heaviest stacks: replace the lightest candidate when full. */

@@ -1176,7 +1176,7 @@ static void mark_after(struct cursor *k, const struct snap_chunk *sc, size_t off
  * ahead, so that its first line arrives while the records before it are
  * being used.
  */
-#define REF_AHEAD 4
+#define REF_AHEAD 6
 
 static void prefetch_ahead(const struct cursor *k, const struct snap_chunk *sc, size_t off)
 {
@@ -1186,6 +1186,23 @@ static void prefetch_ahead(const struct cursor *k, const struct snap_chunk *sc, 
 		return;
 	memcpy(&rec, k->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
 	__builtin_prefetch(rec);
+	__builtin_prefetch((const char *)rec + 64);
+}
+
+/*
+ * The record's end, of an entry whose header prefetch_ahead() asked for a
+ * few entries ago: a sample's raw data (what the timeline reads) comes
+ * after its callchain, lines away from the header on a long stack.
+ */
+static void prefetch_tail(const struct cursor *k, const struct snap_chunk *sc, size_t off)
+{
+	const struct perf_event_header *rec;
+
+	if (off + sizeof(struct ref_entry) > sc->used)
+		return;
+	memcpy(&rec, k->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
+	__builtin_prefetch((const char *)rec + rec->size - 1);
+	__builtin_prefetch((const char *)rec + rec->size - 65);
 }
 
 /* Advance a cursor in a chunk of references; false at the chunk's end (inline: per record). */
@@ -1198,6 +1215,7 @@ ref_next(const struct rsp_witer *it, struct cursor *k, const struct snap_chunk *
 		memcpy(&e, k->data + k->off, sizeof(e));
 		k->off += sizeof(e);
 		prefetch_ahead(k, sc, k->off + (REF_AHEAD - 1) * sizeof(e));
+		prefetch_tail(k, sc, k->off + 2 * sizeof(e));
 		if (e.time < it->from || e.time > it->to) {
 			if (e.time > it->to)
 				mark_after(k, sc, k->off - sizeof(e));

@@ -175,7 +175,7 @@ enum rsp_sleep_reason rsp_sleepclass__classify(struct rsp_sleepclass *sc, int64_
 		sc->memo_failed = !sc->memo; /* only slower */
 	}
 	if (sc->memo && n && n <= MEMO_WORDS) {
-		m = &sc->memo[rsp_hash__mix(rsp_hash__u64s(RSP_HASH_INIT, chain, n)) % MEMO_SLOTS];
+		m = &sc->memo[rsp_hash__stack(chain, n) % MEMO_SLOTS];
 		if (m->len == n && !memcmp(m->w, chain, n * sizeof(*chain)))
 			return (enum rsp_sleep_reason)m->reason;
 	}

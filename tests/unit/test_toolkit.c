@@ -109,6 +109,34 @@ static void test_hash(void **state)
 				h = rsp_hash__u64(h, w[n]);
 		}
 	}
+	/* a stack's hash: four chains, each mixed into the next with the length */
+	{
+		uint64_t w[11], lane[4];
+
+		for (size_t i = 0; i < 11; i++)
+			w[i] = 0xffffffff81000000ull + i * 0x1234567ull;
+		for (size_t n = 0; n <= 11; n++) {
+			for (size_t l = 0; l < 4; l++)
+				lane[l] = RSP_HASH_INIT ^ l;
+			for (size_t i = 0; i < n; i++)
+				lane[i < n / 4 * 4 ? i % 4 : 0] =
+					rsp_hash__u64(lane[i < n / 4 * 4 ? i % 4 : 0], w[i]);
+			assert_int_equal(
+				rsp_hash__stack(w, n),
+				rsp_hash__mix(
+					lane[0] ^
+					rsp_hash__mix(lane[1] ^
+						      rsp_hash__mix(lane[2] ^
+								    rsp_hash__mix(lane[3] ^ n)))));
+			/* a prefix is another stack; so is one word changed */
+			if (n)
+				assert_int_not_equal(rsp_hash__stack(w, n),
+						     rsp_hash__stack(w, n - 1));
+		}
+		lane[0] = rsp_hash__stack(w, 11);
+		w[5] ^= 1;
+		assert_int_not_equal(rsp_hash__stack(w, 11), lane[0]);
+	}
 }
 
 static void test_callchain(void **state)
