@@ -366,6 +366,9 @@ static inline bool place_fast(const struct rsp_perfdata *pd, uint64_t off, struc
  * kernel's records. *nr_cpus: the window's CPUs (-ERANGE for a record past
  * them), or without a window, set to what the records need.
  */
+/* How far ahead of the record it reads scan() asks for the file's lines. */
+#define SCAN_AHEAD 1024
+
 static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
 {
 	struct ref_batch *bs = NULL;
@@ -382,6 +385,15 @@ static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
 		struct rec_place pl = {0};
 		uint16_t type;
 
+		/*
+		 * The file is read front to back, but only each record's header,
+		 * the word after its sample id and the raw data's size: the
+		 * hardware's prefetcher did not keep up with the skips (three
+		 * loads were 70% of this loop on a pgbench dump). Past the data's
+		 * end a prefetch is only wasted, never a fault.
+		 */
+		__builtin_prefetch(pd->p + off + SCAN_AHEAD);
+		__builtin_prefetch(pd->p + off + SCAN_AHEAD + 64);
 		if (place_fast(pd, off, &pl)) { /* a sample: data wherever it is (place()) */
 			err = note_data(pd, off, &pl, nr_cpus, bs);
 			off = pl.next;
