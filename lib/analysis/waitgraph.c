@@ -142,7 +142,7 @@ void rsp_waitgraph_opts__init(struct rsp_waitgraph_opts *o)
 	o->own_ctx = NULL;
 }
 
-static uint64_t stack_hash(const uint64_t *ips, uint32_t nr);
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t stored);
 
 /* ---- vertices ----------------------------------------------------------- */
 
@@ -251,7 +251,7 @@ static void thread_dist(const struct rsp_tlthread *t, struct dist *d)
 
 		if (g->kind != RSP_SEG_SLEEP || !g->stack)
 			continue;
-		k = stack_hash(g->stack, g->nr_stack);
+		k = stack_hash(g->stack, g->nr_stack, g->stack_hash);
 		for (j = 0; j < n && h[j] != k; j++)
 			;
 		if (j == n) {
@@ -644,11 +644,12 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		if (i + PREFETCH < t->nr_segs) {
 			const struct rsp_segment *ahead = &t->segs[i + PREFETCH];
 
-			if (ahead->stack) {
+			/* for the hash, unless the store made it (a TLB miss on a dump) */
+			if (ahead->stack && !ahead->stack_hash) {
 				__builtin_prefetch(ahead->stack);
 				__builtin_prefetch(ahead->stack + 8);
 			}
-			if (ahead->waker.stack) {
+			if (ahead->waker.stack && !ahead->waker.stack_hash) {
 				__builtin_prefetch(ahead->waker.stack);
 				__builtin_prefetch(ahead->waker.stack + 8);
 			}
@@ -667,8 +668,8 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		w.nr_wstack = sg->waker.nr_stack;
 		w.pid = t->tgid;
 		w.wpid = sg->waker.tgid;
-		w.hash = w.stack ? stack_hash(w.stack, w.nr_stack) : 0;
-		w.whash = w.wstack ? stack_hash(w.wstack, w.nr_wstack) : 0;
+		w.hash = w.stack ? stack_hash(w.stack, w.nr_stack, sg->stack_hash) : 0;
+		w.whash = w.wstack ? stack_hash(w.wstack, w.nr_wstack, sg->waker.stack_hash) : 0;
 		if (relayed_disk(g, sg, t->tid, &dev)) {
 			w.target_ent = device_entity(g, dev, owner);
 			w.target_v =
@@ -775,9 +776,10 @@ static int all_device_waits(struct rsp_waitgraph *g)
 
 /* ---- edges and cascaded redistribution ---------------------------------- */
 
-static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
+/* @stored: the store's hash of it (RSP_TLSTORE_STACK_HASHES), 0 if none. */
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t stored)
 {
-	return rsp_hash__stack(ips, nr);
+	return stored ? stored : rsp_hash__stack32(ips, nr);
 }
 
 /* Keep the heaviest stacks: replace the lightest candidate when full. */

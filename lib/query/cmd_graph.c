@@ -892,7 +892,8 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		return -ENOMEM;
 	}
 	store = rsp_tlstore__from_window(
-		RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS, src->schema, snap,
+		RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS | RSP_TLSTORE_STACK_HASHES,
+		src->schema, snap,
 		&(struct rsp_tlstore_opts){
 			.from = from, .to = to, .ksyms = src->ksyms, .socks = src->socks},
 		&tst, err);

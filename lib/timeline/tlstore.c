@@ -17,6 +17,7 @@
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/unwind.h>
+#include "internal/hash.h"
 #include "internal/tlindex.h"
 #include "internal/vec.h"
 #include "internal/u64map.h"
@@ -254,7 +255,15 @@ static void on_segment(void *ctx, const struct rsp_segment *seg, const char *com
 		s->failed = true;
 		return;
 	}
-	t->segs[t->pub.nr_segs++] = *seg;
+	t->segs[t->pub.nr_segs] = *seg;
+	if ((s->flags & RSP_TLSTORE_STACK_HASHES) && seg->kind == RSP_SEG_SLEEP) {
+		struct rsp_segment *k = &t->segs[t->pub.nr_segs];
+
+		k->stack_hash = k->stack ? rsp_hash__stack32(k->stack, k->nr_stack) : 0;
+		k->waker.stack_hash =
+			k->waker.stack ? rsp_hash__stack32(k->waker.stack, k->waker.nr_stack) : 0;
+	}
+	t->pub.nr_segs++;
 }
 
 static void on_link(void *ctx, const struct rsp_link *l)
@@ -647,6 +656,7 @@ static int keep_chain(struct rsp_tlstore *s, struct rsp_segment *seg, const uint
 	s->chains[s->nr_chains++] = c;
 	seg->stack = c;
 	seg->nr_stack = n;
+	seg->stack_hash = (s->flags & RSP_TLSTORE_STACK_HASHES) ? rsp_hash__stack32(c, n) : 0;
 	seg->flags |= flags;
 	return 0;
 }

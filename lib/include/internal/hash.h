@@ -92,6 +92,15 @@ static inline uint64_t rsp_hash__stack(const uint64_t *w, size_t n)
 	return rsp_hash__mix(h0 ^ rsp_hash__mix(h1 ^ rsp_hash__mix(h2 ^ rsp_hash__mix(h3 ^ n))));
 }
 
+/* rsp_hash__stack() in 32 bits, never 0 (0: not computed; rsp_segment.stack_hash). */
+static inline uint32_t rsp_hash__stack32(const uint64_t *w, size_t n)
+{
+	uint64_t h = rsp_hash__stack(w, n);
+	uint32_t x = (uint32_t)(h ^ h >> 32);
+
+	return x ? x : 1;
+}
+
 /*
  * rsp_hash__key() - a hash as a key of struct rsp_u64map, which reserves
  * UINT64_MAX: that value is folded to 0.

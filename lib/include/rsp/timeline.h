@@ -170,7 +170,8 @@ struct rsp_waker {
 	const uint64_t *stack; /* THREAD: the waker's callchain at the waking when recorded; valid
 				  as rsp_segment.stack */
 	uint32_t nr_stack;
-	uint32_t pad2;
+	uint32_t stack_hash; /* of stack, never 0, in a store made with RSP_TLSTORE_STACK_HASHES;
+				else 0 */
 	uint64_t sk; /* RSP_WAKERF_NET: the socket whose data arrival woke (kernel address) */
 };
 
@@ -222,7 +223,8 @@ struct rsp_segment {
 	int64_t prev_state;    /* SLEEP: sched_switch's prev_state */
 	const uint64_t *stack; /* SLEEP: switch-out callchain incl. PERF_CONTEXT_*; NULL if none */
 	uint32_t nr_stack;
-	uint32_t pad;
+	uint32_t stack_hash;	/* SLEEP: of stack, never 0, in a store made with
+				   RSP_TLSTORE_STACK_HASHES; else 0 */
 	struct rsp_waker waker; /* SLEEP and RUNNABLE after a wakeup: who; NONE if unknown */
 	/*
 	 * SLEEP, RSP_TL_RECORDS_STABLE only: a record whose user stack can

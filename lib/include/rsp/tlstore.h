@@ -63,6 +63,14 @@ struct rsp_tlthread {
 #define RSP_TLSTORE_NO_LINKS 0x2u
 /* RSP_TLSTORE_SAMPLES also indexes the range's cpu-clock samples (rsp_tlstore__samples()). */
 #define RSP_TLSTORE_SAMPLES 0x4u
+/*
+ * RSP_TLSTORE_STACK_HASHES hashes each kept sleep's stack and its waker's
+ * as the sleep is stored (rsp_segment.stack_hash, rsp_waker.stack_hash),
+ * when the records holding them were just read: the wait-for graph tells
+ * stacks apart by them, and hashing them later read each one again from
+ * wherever it lies in a dump (a TLB and cache miss per stack).
+ */
+#define RSP_TLSTORE_STACK_HASHES 0x8u
 
 /**
  * rsp_tlstore__new() - an empty store
