@@ -339,6 +339,83 @@ static void test_background_waiter(void **state)
 	rsp_tlstore__delete(b.st);
 }
 
+/*
+ * RSP_TLSTORE_STACK_HASHES: each stored sleep carries its stacks' hashes
+ * (equal stacks alike, never 0); without the flag, none; and the graph
+ * groups the stacks the same either way.
+ */
+static void test_stack_hashes(void **state)
+{
+	static const uint64_t s1[] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+				      0xffffffff81000020ull, PERF_CONTEXT_USER, 0x401000};
+	static const uint64_t s2[] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+				      0xffffffff81000030ull, PERF_CONTEXT_USER, 0x401000};
+	uint64_t w[2][2];
+
+	for (int flag = 0; flag < 2; flag++) {
+		struct rsp_tlstore *st = rsp_tlstore__new(flag ? RSP_TLSTORE_STACK_HASHES : 0);
+		struct rsp_timeline_ops ops;
+		const struct rsp_tlthread *t;
+		struct rsp_waitgraph_opts o;
+		struct rsp_buf err = RSP_BUF_INIT;
+		struct rsp_waitgraph *g;
+		const struct rsp_wedge *e;
+
+		assert_non_null(st);
+		rsp_tlstore__ops(&ops);
+		for (int i = 0; i < 3; i++) {
+			struct rsp_segment sg;
+
+			memset(&sg, 0, sizeof(sg));
+			sg.tid = sg.tgid = 1;
+			sg.kind = RSP_SEG_SLEEP;
+			sg.start = (uint64_t)i * 10;
+			sg.end = sg.start + 5 + (uint64_t)i;
+			sg.stack = i == 1 ? s2 : s1;
+			sg.nr_stack = 5;
+			sg.waker.kind = RSP_WAKER_THREAD;
+			sg.waker.id = 2;
+			sg.waker.time = sg.end;
+			sg.waker.stack = s2;
+			sg.waker.nr_stack = 5;
+			ops.segment(st, &sg, "a");
+		}
+		life(&(struct b){st, ops}, 2, 2, "b", 40, NULL, 0);
+		assert_int_equal(rsp_tlstore__seal(st, 0, 40), 0);
+		t = rsp_tlstore__find_thread(st, 1);
+		assert_non_null(t);
+		assert_int_equal(t->nr_segs, 3);
+		if (flag) {
+			assert_int_not_equal(t->segs[0].stack_hash, 0);
+			assert_int_equal(t->segs[0].stack_hash, t->segs[2].stack_hash);
+			assert_int_not_equal(t->segs[0].stack_hash, t->segs[1].stack_hash);
+			assert_int_equal(t->segs[0].waker.stack_hash, t->segs[1].stack_hash);
+		} else {
+			for (int i = 0; i < 3; i++)
+				assert_int_equal(
+					t->segs[i].stack_hash | t->segs[i].waker.stack_hash, 0);
+		}
+		rsp_waitgraph_opts__init(&o);
+		o.merge = false;
+		g = rsp_waitgraph__new(st, &o, &err);
+		assert_non_null(g);
+		e = rsp_waitgraph__find_edge(g, (uint32_t)rsp_waitgraph__vertex_of(g, 1),
+					     (uint32_t)rsp_waitgraph__vertex_of(g, 2));
+		assert_non_null(e);
+		/* s1 waited 5 + 7 ns in two sleeps, s2 6 ns in one: two stacks, s1 first */
+		assert_int_equal(e->nr_wait_stacks, 2);
+		assert_ptr_equal(e->wait_stacks[0].ips, s1);
+		w[flag][0] = e->wait_stacks[0].weight_ns;
+		w[flag][1] = e->wait_stacks[1].weight_ns;
+		assert_int_equal(w[flag][0], 12);
+		assert_int_equal(w[flag][1], 6);
+		assert_int_equal(e->nr_waker_stacks, 1);
+		rsp_waitgraph__delete(g);
+		rsp_buf__exit(&err);
+		rsp_tlstore__delete(st);
+	}
+}
+
 /* Threads of one process named alike merge into one vertex with a self-loop. */
 static void test_merge(void **state)
 {
@@ -765,10 +842,10 @@ int main(void)
 		cmocka_unit_test(test_cascade),	      cmocka_unit_test(test_cascade_cycle),
 		cmocka_unit_test(test_knot_and_sink), cmocka_unit_test(test_refinement),
 		cmocka_unit_test(test_background),    cmocka_unit_test(test_background_waiter),
-		cmocka_unit_test(test_merge),	      cmocka_unit_test(test_merge_stacks),
-		cmocka_unit_test(test_short_lived),   cmocka_unit_test(test_device),
-		cmocka_unit_test(test_device_shared), cmocka_unit_test(test_disk_relay),
-		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_stack_hashes),  cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_stacks),  cmocka_unit_test(test_short_lived),
+		cmocka_unit_test(test_device),	      cmocka_unit_test(test_device_shared),
+		cmocka_unit_test(test_disk_relay),    cmocka_unit_test(test_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
