@@ -38,6 +38,7 @@ struct rspd_budget {
 	uint64_t next_sample_ns;		/* when the next one starts */
 	bool bpf_fresh; /* bpf_pct was sampled after the last change of level */
 	uint64_t last_ns, last_cpu_ns;
+	uint64_t last_asked_ns; /* asked_cpu_ns() at last_ns */
 	/* the syscall family's and the stopwatches' programs (rspd_budget__watch()) */
 	struct rspd *d;
 	unsigned over, under; /* seconds in a row over, under half */
@@ -54,6 +55,13 @@ void rspd_budget__init(struct rspd_budget *b, double pct, struct rsp_bpfcap *bpf
  * of the BPF run time; once a second, measure, and degrade or recover.
  */
 void rspd_budget__tick(struct rspd_budget *b, uint64_t now_ns);
+/**
+ * rspd_budget__asked() - the calling thread answers what is asked of rspd
+ * (@on: from now on; !@on: no longer, before it ends): its CPU time is
+ * not capture's. Returns the slot to give back (-1: none free, then it
+ * counts as capture).
+ */
+int rspd_budget__asked(struct rspd *d, int slot, bool on);
 /** rspd_budget__status() - a copy for status (another thread). */
 void rspd_budget__status(struct rspd_budget *b, struct rsp_budget_status *out);
 void rspd_budget__exit(struct rspd_budget *b);

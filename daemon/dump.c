@@ -654,6 +654,8 @@ static void job_run(struct rspd_dumper *dm, struct rspd_dump_job *j)
 static void *dumper_main(void *arg)
 {
 	struct rspd_dumper *dm = arg;
+	/* asked for, as queries are: its CPU time is not capture's (the overhead budget) */
+	int slot = rspd_budget__asked(dm->d, -1, true);
 
 	pthread_mutex_lock(&dm->lock);
 	for (;;) {
@@ -679,6 +681,7 @@ static void *dumper_main(void *arg)
 			rspd_log__errno(RSP_LOG_WARN, "dump: waking the control thread");
 	}
 	pthread_mutex_unlock(&dm->lock);
+	rspd_budget__asked(dm->d, slot, false);
 	return NULL;
 }
 

@@ -28,6 +28,8 @@ struct rspd_wzip;
 struct rspd_syscalls;
 struct rsp_symbolizer;
 
+#define RSPD_ASKED_CLOCKS 32 /* past that many such threads, the others count as capture */
+
 struct rspd {
 	struct rspd_config cfg;
 	struct rsp_evset es;
@@ -47,6 +49,14 @@ struct rspd {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	/* no record reached the rings in this long after start (0: they do; main.c) */
 	_Atomic uint64_t silent_ns;
+	/*
+	 * The CPU clocks of the threads that answer what is asked of rspd (the
+	 * query threads, the dump thread): the overhead budget leaves their
+	 * time out of what capture costs (asked for; no level sheds it). Each
+	 * slot: 1 << 32 | the clock id, 0 if free (rspd_budget__asked()). Here,
+	 * not in the server, which the capture thread's budget outlives.
+	 */
+	_Atomic uint64_t asked_clocks[RSPD_ASKED_CLOCKS];
 	bool silent_checked; /* capture thread only */
 	volatile sig_atomic_t stop;
 	struct rspd_stopwatches *stopwatches; /* rspctl stopwatch (stopwatch.c); NULL without BPF */

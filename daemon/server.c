@@ -585,6 +585,9 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct rspd_server *s = w->s;
 
+	/* its CPU time is not capture's (the overhead budget) */
+	int slot = rspd_budget__asked(s->d, -1, true);
+
 	/* Lower priority than the capture thread: see the top of this file. */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), QUERY_NICE))
 		rspd_log__errno(RSP_LOG_DEBUG, "setpriority of a query thread");
@@ -615,6 +618,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
+	rspd_budget__asked(s->d, slot, false);
 	return NULL;
 }
 

@@ -404,6 +404,7 @@ static json_t *json_budget(const struct rsp_budget_status *b)
 		json_object_set_new(o, "syscall_bpf_ns", json_integer((json_int_t)b->syscall_ns));
 		json_object_set_new(o, "stopwatch_bpf_ns",
 				    json_integer((json_int_t)b->stopwatch_ns));
+		json_object_set_new(o, "query_pct", json_real(b->query_pct));
 	}
 	return o;
 }
@@ -430,6 +431,10 @@ static void text_budget(const struct rsp_budget_status *b, uint64_t now, struct 
 				"since start %.3f s, %.3f s)\n",
 				b->syscall_pct, b->stopwatch_pct, (double)b->syscall_ns / 1e9,
 				(double)b->stopwatch_ns / 1e9);
+	if (b->query_pct >= 0.05)
+		rsp_buf__printf(out,
+				"  of rspd: queries %.1f%% (asked for: not shed by the budget)\n",
+				b->query_pct);
 	if (b->note[0])
 		text_note(b->note, out);
 }

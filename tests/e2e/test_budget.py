@@ -36,7 +36,12 @@ NO_SYSCALLS = ("--families", "sched,block,irq,timer,sample,net,sideband")
 # 4%: rspd recovers after 5 s under half the budget, and idle it measured
 # 0.5-1.0% of a CPU on a quiet machine (3% while other builds ran): under
 # a 2% budget the recovery's margin was nothing. The storm costs ~30%.
-BUDGET = 4
+# Under the sanitizers rspd idle costs 1.6-2.2% (measured), at half of 4%:
+# it then hardly ever spends the 5 s in a row under half that a recovery
+# needs. There the budget is 8%; the storm still costs 100% and more.
+with open(t.RSPD, "rb") as f:
+    SANITIZED = b"libasan.so" in f.read()
+BUDGET = 8 if SANITIZED else 4
 with t.Rspd("--capture", "bpf", "--overhead-budget", str(BUDGET), *NO_SYSCALLS) as d:
     time.sleep(3)
     o = overhead(d)
@@ -69,10 +74,16 @@ with t.Rspd("--capture", "bpf", "--overhead-budget", str(BUDGET), *NO_SYSCALLS) 
     _, text, _ = d.ctl("status")
     t.check("overhead:" in text and "budget %.1f%%" % BUDGET in text,
             "status text: the overhead line")
-    deadline = time.time() + 60
+    # Under the sanitizers the histograms' thread takes 5-10 s to
+    # read the storm's records after it (capture's cost, which the budget
+    # counts: it went on degrading for 4 s after the storm), then each
+    # level back takes 5 s under half the budget.
+    deadline = time.time() + (120 if SANITIZED else 60)
     while time.time() < deadline and overhead(d)["level"] > 0:
         time.sleep(1)
     o = overhead(d)
     t.check(o["level"] == 0 and o["changes"][-1]["to"] == 0,
-            "after the storm it recovered to full capture (%d changes, %.1f s after it)" %
-            (o["changes_total"], o["changes"][-1]["time_s"] - t1))
+            "after the storm it recovered to full capture (%d changes, %.1f s after it): %s" %
+            (o["changes_total"], o["changes"][-1]["time_s"] - t1,
+             [(c["from"], c["to"], round(c["cost_pct"], 1), round(c["time_s"] - t1, 1))
+              for c in o["changes"]]))

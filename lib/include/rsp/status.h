@@ -90,6 +90,8 @@ struct rsp_budget_status {
 	 * since rspd started, ns, estimated from the samples (daemon/budget.c) */
 	double syscall_pct, stopwatch_pct;
 	uint64_t syscall_ns, stopwatch_ns;
+	/* of rspd_pct: the queries it answered (asked for, not capture's; not enforced) */
+	double query_pct;
 };
 
 /** rsp_degrade__name() - what a degradation level drops, in a few words. */
