@@ -11,8 +11,10 @@
  *                      finaliser of MurmurHash3), for integer keys and
  *                      for combining hashes;
  *   rsp_hash__bytes()  FNV-1a over bytes, chained from RSP_HASH_INIT (or a
- *                      previous result), for strings and structs.
- * Neither is a defence against chosen keys: every table that holds keys
+ *                      previous result), for strings and structs;
+ *   rsp_hash__stack()  FNV-1a's step a word at a time in four chains,
+ *                      mixed, for stacks (below).
+ * None is a defence against chosen keys: every table that holds keys
  * from outside (dumps, queries) is bounded in size instead.
  */
 #define RSP_HASH_INIT 0xcbf29ce484222325ull
@@ -45,35 +47,15 @@ static inline uint64_t rsp_hash__u64(uint64_t h, uint64_t w)
 }
 
 /*
- * @n words, e.g. a stack's addresses, one after the other. Four steps per
- * turn of the loop (the same chain, the same value): a stack's hash is
- * taken per sleep by the classifier and the wait-for graph, and the loop's
- * own compare and branch were a third of its instructions.
- */
-static inline uint64_t rsp_hash__u64s(uint64_t h, const uint64_t *w, size_t n)
-{
-	size_t i = 0;
-
-	for (; i + 4 <= n; i += 4) {
-		h = rsp_hash__u64(h, w[i]);
-		h = rsp_hash__u64(h, w[i + 1]);
-		h = rsp_hash__u64(h, w[i + 2]);
-		h = rsp_hash__u64(h, w[i + 3]);
-	}
-	for (; i < n; i++)
-		h = rsp_hash__u64(h, w[i]);
-	return h;
-}
-
-/*
  * rsp_hash__stack() - @n words (a stack's addresses) to one hash, for
  * telling stacks apart in memory (never stored): four chains of
  * rsp_hash__u64() over words 0, 4, 8..., 1, 5, 9..., and so on (the words
  * past the last four on the first), seeded apart, then each mixed into the
- * next with rsp_hash__mix() and the length. rsp_hash__u64s() is one chain:
- * each step waits for the multiply before it (4 cycles a word), and the
- * wait-for graph hashes two stacks per sleep (a pgbench dump: 40% of the
- * graph's construction waited on that chain); four chains overlap.
+ * next with rsp_hash__mix() and the length. One chain (what it was)
+ * waits at each step for the multiply before it (4 cycles a word), and
+ * the wait-for graph hashes two stacks per sleep (a pgbench dump: 40% of
+ * the graph's construction waited on that chain); four chains overlap.
+ * The classifier's memo and the snapshot hash stacks with it too.
  */
 static inline uint64_t rsp_hash__stack(const uint64_t *w, size_t n)
 {
