@@ -361,14 +361,14 @@ static inline bool place_fast(const struct rsp_perfdata *pd, uint64_t off, struc
 	return true;
 }
 
+/* How far ahead of the record it reads scan() asks for the file's lines. */
+#define SCAN_AHEAD 1024
+
 /*
  * Check every record and classify it; with pd->window, give it the
  * kernel's records. *nr_cpus: the window's CPUs (-ERANGE for a record past
  * them), or without a window, set to what the records need.
  */
-/* How far ahead of the record it reads scan() asks for the file's lines. */
-#define SCAN_AHEAD 1024
-
 static int scan(struct rsp_perfdata *pd, uint32_t *nr_cpus)
 {
 	struct ref_batch *bs = NULL;
