@@ -352,6 +352,13 @@ static bool edge_listed(const struct ctx *c, const struct rsp_wedge *e)
 	return !rsp_waitgraph__vertex(c->g, e->from)->removed && (!to->removed || to->background);
 }
 
+/* Whether edge @i, outside knots, leads into a background knot (set aside). */
+static bool into_background(const struct ctx *c, size_t i)
+{
+	return rsp_waitgraph__vertex(c->g, rsp_waitgraph__edge(c->g, i)->to)->background &&
+	       !rsp_waitgraph__in_knot(c->g, i);
+}
+
 static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf *out)
 {
 	const struct rsp_wedge *e = rsp_waitgraph__edge(c->g, i);
@@ -360,7 +367,7 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 	snprintf(pair, sizeof(pair), "%s -> %s", vname(c, e->from), vname(c, e->to));
 	rsp_buf__printf(out, "    %-50.50s %9.3f s %6.1f%%\n", pair, secs(e->weight_ns),
 			pct(c, e->weight_ns));
-	if (rsp_waitgraph__vertex(c->g, e->to)->background && !rsp_waitgraph__in_knot(c->g, i))
+	if (into_background(c, i))
 		rsp_buf__puts(out, "      (into a background knot)\n");
 	if (!stacks)
 		return;
@@ -637,7 +644,7 @@ static json_t *json_edge(const struct ctx *c, size_t i)
 	json_object_set_new(o, "inferred_s", json_real(secs(e->inferred_ns)));
 	json_object_set_new(o, "network_s", json_real(secs(e->net_ns)));
 	json_object_set_new(o, "count", json_integer((json_int_t)e->count));
-	if (rsp_waitgraph__vertex(c->g, e->to)->background && !rsp_waitgraph__in_knot(c->g, i))
+	if (into_background(c, i))
 		json_object_set_new(o, "to_background_knot", json_true());
 	json_object_set_new(
 		o, "wait_stacks",

@@ -1180,15 +1180,26 @@ static void mark_after(struct cursor *k, const struct snap_chunk *sc, size_t off
 /* Bytes ahead of the record a stored-record cursor reads (timed_next()). */
 #define WITER_AHEAD 384
 
-static void prefetch_ahead(const struct cursor *k, const struct snap_chunk *sc, size_t off)
+/* The record of the reference entry at @off of @sc; NULL past its end. */
+static const struct perf_event_header *ref_at(const struct cursor *k, const struct snap_chunk *sc,
+					      size_t off)
 {
 	const struct perf_event_header *rec;
 
 	if (off + sizeof(struct ref_entry) > sc->used)
-		return;
+		return NULL;
 	memcpy(&rec, k->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
-	__builtin_prefetch(rec);
-	__builtin_prefetch((const char *)rec + 64);
+	return rec;
+}
+
+static void prefetch_ahead(const struct cursor *k, const struct snap_chunk *sc, size_t off)
+{
+	const char *rec = (const char *)ref_at(k, sc, off);
+
+	if (rec) {
+		__builtin_prefetch(rec);
+		__builtin_prefetch(rec + 64);
+	}
 }
 
 /*
@@ -1198,13 +1209,12 @@ static void prefetch_ahead(const struct cursor *k, const struct snap_chunk *sc, 
  */
 static void prefetch_tail(const struct cursor *k, const struct snap_chunk *sc, size_t off)
 {
-	const struct perf_event_header *rec;
+	const struct perf_event_header *rec = ref_at(k, sc, off);
 
-	if (off + sizeof(struct ref_entry) > sc->used)
-		return;
-	memcpy(&rec, k->data + off + offsetof(struct ref_entry, rec), sizeof(rec));
-	__builtin_prefetch((const char *)rec + rec->size - 1);
-	__builtin_prefetch((const char *)rec + rec->size - 65);
+	if (rec) {
+		__builtin_prefetch((const char *)rec + rec->size - 1);
+		__builtin_prefetch((const char *)rec + rec->size - 65);
+	}
 }
 
 /* Advance a cursor in a chunk of references; false at the chunk's end (inline: per record). */
