@@ -125,6 +125,26 @@ static void test_hash(void **state)
 		w[5] ^= 1;
 		assert_int_not_equal(rsp_hash__stack(w, 11), lane[0]);
 	}
+	/* the stored form: never 0, its low bit says whether a user part follows a marker */
+	{
+		uint64_t c[9] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, 0xffffffff81000020ull,
+				 0xffffffff81000030ull, 0xffffffff81000040ull, PERF_CONTEXT_USER,
+				 0x401000, 0x402000, 0x403000};
+
+		for (size_t n = 0; n <= 9; n++) {
+			uint32_t h = rsp_hash__stack32(c, n);
+			uint64_t h64 = rsp_hash__stack(c, n);
+			uint32_t want = (uint32_t)(h64 ^ h64 >> 32) & ~RSP_STACK_HASH_USER;
+
+			assert_int_not_equal(h, 0);
+			/* the marker at 5 with a word after it: from n = 7 on */
+			assert_int_equal(h & RSP_STACK_HASH_USER, n >= 7);
+			assert_int_equal(h & ~RSP_STACK_HASH_USER, want ? want : 2);
+		}
+		c[5] = 0xffffffff81000050ull; /* a user-only chain, its marker in the first four */
+		c[1] = PERF_CONTEXT_USER;
+		assert_true(rsp_hash__stack32(c + 1, 8) & RSP_STACK_HASH_USER);
+	}
 }
 
 static void test_callchain(void **state)

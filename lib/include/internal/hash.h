@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
+#include <rsp/timeline.h> /* RSP_STACK_HASH_USER */
 
 /*
  * The one hash of librsp, in two forms:
@@ -56,11 +58,14 @@ static inline uint64_t rsp_hash__u64(uint64_t h, uint64_t w)
  * the wait-for graph hashes two stacks per sleep (a pgbench dump: 40% of
  * the graph's construction waited on that chain); four chains overlap.
  * The classifier's memo and the snapshot hash stacks with it too.
+ * rsp_hash__stack_user() also sets @user when a word is PERF_CONTEXT_USER
+ * (for rsp_hash__stack32(): compares of the words already loaded, which
+ * rsp_hash__stack() drops as unused).
  */
-static inline uint64_t rsp_hash__stack(const uint64_t *w, size_t n)
+static inline uint64_t rsp_hash__stack_user(const uint64_t *w, size_t n, uint64_t *user)
 {
 	uint64_t h0 = RSP_HASH_INIT, h1 = RSP_HASH_INIT ^ 1, h2 = RSP_HASH_INIT ^ 2,
-		 h3 = RSP_HASH_INIT ^ 3;
+		 h3 = RSP_HASH_INIT ^ 3, u = 0;
 	size_t i = 0;
 
 	for (; i + 4 <= n; i += 4) {
@@ -68,19 +73,43 @@ static inline uint64_t rsp_hash__stack(const uint64_t *w, size_t n)
 		h1 = rsp_hash__u64(h1, w[i + 1]);
 		h2 = rsp_hash__u64(h2, w[i + 2]);
 		h3 = rsp_hash__u64(h3, w[i + 3]);
+		u |= (uint64_t)(w[i] == PERF_CONTEXT_USER) | (w[i + 1] == PERF_CONTEXT_USER) |
+		     (w[i + 2] == PERF_CONTEXT_USER) | (w[i + 3] == PERF_CONTEXT_USER);
 	}
-	for (; i < n; i++)
+	for (; i < n; i++) {
 		h0 = rsp_hash__u64(h0, w[i]);
+		u |= w[i] == PERF_CONTEXT_USER;
+	}
+	*user = u;
 	return rsp_hash__mix(h0 ^ rsp_hash__mix(h1 ^ rsp_hash__mix(h2 ^ rsp_hash__mix(h3 ^ n))));
 }
 
-/* rsp_hash__stack() in 32 bits, never 0 (0: not computed; rsp_segment.stack_hash). */
+static inline uint64_t rsp_hash__stack(const uint64_t *w, size_t n)
+{
+	uint64_t unused;
+
+	return rsp_hash__stack_user(w, n, &unused);
+}
+
+/*
+ * rsp_hash__stack32() - a callchain's hash as rsp_segment.stack_hash
+ * holds it: rsp_hash__stack() in 32 bits, never 0 (0: not computed), its
+ * low bit RSP_STACK_HASH_USER: the chain has a user part (a
+ * PERF_CONTEXT_USER marker before its last entry), which its readers then
+ * know without reading the chain where it lies.
+ */
 static inline uint32_t rsp_hash__stack32(const uint64_t *w, size_t n)
 {
-	uint64_t h = rsp_hash__stack(w, n);
-	uint32_t x = (uint32_t)(h ^ h >> 32);
+	uint64_t user, h = rsp_hash__stack_user(w, n, &user);
+	uint32_t x = (uint32_t)(h ^ h >> 32) & ~RSP_STACK_HASH_USER;
 
-	return x ? x : 1;
+	if (user && w[n - 1] == PERF_CONTEXT_USER) { /* a marker last: none before it? */
+		user = 0;
+		for (size_t i = 0; i + 1 < n; i++)
+			user |= w[i] == PERF_CONTEXT_USER;
+	}
+	x |= user ? RSP_STACK_HASH_USER : 0;
+	return x ? x : 2;
 }
 
 /*

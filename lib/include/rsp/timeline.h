@@ -175,6 +175,12 @@ struct rsp_waker {
 	uint64_t sk; /* RSP_WAKERF_NET: the socket whose data arrival woke (kernel address) */
 };
 
+/*
+ * rsp_segment.stack_hash, rsp_waker.stack_hash (when not 0): the stack has
+ * a user part (a PERF_CONTEXT_USER marker), known without reading it.
+ */
+#define RSP_STACK_HASH_USER 0x1u
+
 /* rsp_segment.flags */
 #define RSP_SEGF_TRUNCATED	 0x01u /* began before the stream: start is the stream's start */
 #define RSP_SEGF_OPEN		 0x02u /* still open at finish(): end is finish()'s time */
@@ -224,7 +230,8 @@ struct rsp_segment {
 	const uint64_t *stack; /* SLEEP: switch-out callchain incl. PERF_CONTEXT_*; NULL if none */
 	uint32_t nr_stack;
 	uint32_t stack_hash;	/* SLEEP: of stack, never 0, in a store made with
-				   RSP_TLSTORE_STACK_HASHES; else 0 */
+				   RSP_TLSTORE_STACK_HASHES; else 0. Its low bit:
+				   RSP_STACK_HASH_USER */
 	struct rsp_waker waker; /* SLEEP and RUNNABLE after a wakeup: who; NONE if unknown */
 	/*
 	 * SLEEP, RSP_TL_RECORDS_STABLE only: a record whose user stack can
