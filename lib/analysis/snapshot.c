@@ -1135,15 +1135,6 @@ static void stack_source(struct rsp_snapshot *s, const struct rsp_segment *g, ui
 		s->tot.reason_differ_ns += ns;
 }
 
-/*
- * A sleep's stack lies where its record lies (in a dump, the mapped file):
- * the first read of it (has_user(), then the hash of sleep_seg()) was a
- * TLB and cache miss per sleep, two thirds of explain()'s own time on an
- * RPC client's window. Asked for EXPLAIN_AHEAD segments before it is read
- * (its first three lines: the kernel part and where the user part begins).
- */
-#define EXPLAIN_AHEAD 2
-
 static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_t a, uint64_t b)
 {
 	struct tinfo *ti = tinfo(s, tid);
@@ -1172,19 +1163,6 @@ static void explain(struct rsp_snapshot *s, uint32_t node, uint32_t tid, uint64_
 		const struct rsp_segment *g = &ti->t->segs[i];
 		uint64_t x = max64(a, g->start), y = min64(b, g->end);
 
-		/*
-		 * In the loop, not in a function of its own: GCC finds such a
-		 * function without side effects and drops its calls.
-		 */
-		if (i + EXPLAIN_AHEAD < ti->t->nr_segs) {
-			const struct rsp_segment *ahead = &ti->t->segs[i + EXPLAIN_AHEAD];
-
-			if (ahead->kind == RSP_SEG_SLEEP && ahead->stack) {
-				__builtin_prefetch(ahead->stack);
-				__builtin_prefetch(ahead->stack + 8);
-				__builtin_prefetch(ahead->stack + 16);
-			}
-		}
 		if (y <= x)
 			continue;
 		if (x > cur) {
