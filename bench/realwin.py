@@ -42,6 +42,7 @@ RSPCTL = os.path.join(BUILD, "cli", "rspctl")
 WORKLOADS = os.path.join(BUILD, "workloads")
 TITLE = "## Analyses on real programs' windows (issue 14)"
 TITLE_CG = "## Analyses on real programs' windows: instructions per record (issue 14)"
+BACKENDS = set()  # the capture backends rspd ran (status: config.capture)
 
 
 class Rspd:
@@ -55,6 +56,8 @@ class Rspd:
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(100):
             if os.path.exists(self.sock) and self.ctl("status").returncode == 0:
+                st = json.loads(self.ctl("status", "--json").stdout)
+                BACKENDS.add(st["config"].get("capture", "?"))
                 return
             time.sleep(0.1)
         sys.exit("rspd did not start")
@@ -223,11 +226,10 @@ def main():
             n = records_of(dump)
             size = os.path.getsize(dump)
             perf = None if a.callgrind else best_ms(["perf", "script", "-i", dump], a.reps)[0]
-            cmds = [("graph", ["graph"]), ("hist --top 10", ["hist", "--top", "10"])]
-            if a.callgrind:
-                # the fixed cost every query pays: opening the dump and building
-                # its window by reference (status does only that)
-                cmds.insert(0, ("load only (status)", ["status"]))
+            # the fixed cost every query pays: starting rspctl, opening the dump
+            # and building its window by reference (status does only that)
+            cmds = [("load only (status)", ["status"]), ("graph", ["graph"]),
+                    ("hist --top 10", ["hist", "--top", "10"])]
             cmds += [("snapshot %s" % who, ["snapshot", str(pid)]) for who, pid in pids.items()]
             for what, args in cmds:
                 if a.callgrind:
@@ -250,10 +252,13 @@ def main():
              "`sudo bench/realwin.py --reps %d` on %s, %d CPUs, kernel %s, %s; load before: %s." %
              (a.reps, platform.node(), os.cpu_count(), platform.release(),
               time.strftime("%Y-%m-%d"), open("/proc/loadavg").read().split()[0]),
-             "Each program recorded alone by rspd (perf backend defaults, 256 MiB window), "
-             "dumped, and analysed with `rspctl analyze DUMP ...`; best of %d, wall ms. "
-             "Targets: graph and snapshot <= 250 ms per million records; analyze >= 20x "
-             "faster than `perf script -i DUMP`." % a.reps, "",
+             "Each program recorded alone by rspd (its defaults: --capture auto, which ran "
+             "the %s backend; 256 MiB window), dumped, and analysed with `rspctl analyze "
+             "DUMP ...`; best of %d, wall ms. \"load only (status)\" is what every query "
+             "pays before its own work (starting rspctl, opening the dump, building its "
+             "window by reference). Targets: graph and snapshot <= 250 ms per million "
+             "records; analyze >= 20x faster than `perf script -i DUMP`." %
+             (" and ".join(sorted(BACKENDS)) or "?", a.reps), "",
              "| window | records | dump MiB | query | ms | ms per 1M records | perf script ms | "
              "perf script / query |", "|---|---:|---:|---|---:|---:|---:|---:|"]
     for name, n, size, what, ms, err, perf in rows:

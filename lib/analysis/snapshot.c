@@ -627,6 +627,8 @@ struct edge {
 	int dq, da; /* queued, active count changes */
 };
 
+#define EDGES_INSERTION 16
+
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct edge *x = a, *y = b;
@@ -705,7 +707,23 @@ static void io_times(struct rsp_snapshot *s, struct tinfo *ti, uint64_t x, uint6
 		e[ne++] = (struct edge){max64(min64(issue, y), x), 0, 1};
 		e[ne++] = (struct edge){max64(min64(done, y), x), 0, -1};
 	}
-	qsort(e, ne, sizeof(e[0]), cmp_edge);
+	/*
+	 * By time (the order of edges at one time adds nothing: zero-length
+	 * stretches). The few edges of most sleeps by insertion: qsort()'s
+	 * setup was most of its cost there.
+	 */
+	if (ne > EDGES_INSERTION) {
+		qsort(e, ne, sizeof(e[0]), cmp_edge);
+	} else {
+		for (k = 1; k < ne; k++) {
+			struct edge t = e[k];
+			size_t j = k;
+
+			for (; j > 0 && e[j - 1].t > t.t; j--)
+				e[j] = e[j - 1];
+			e[j] = t;
+		}
+	}
 	for (k = 0; k < ne; k++) {
 		if (act > 0)
 			*active += e[k].t - prev;
@@ -763,8 +781,7 @@ static uint64_t defacto_start(const struct rsp_snapshot *s, const struct rsp_tlt
 		if (!k || between >= s->o.merge_ns || t->segs[k - 1].kind != RSP_SEG_SLEEP)
 			break;
 		k--;
-		if (t->segs[k].waker.kind != RSP_WAKER_TIMER ||
-		    seg_hash(&t->segs[k]) != h)
+		if (t->segs[k].waker.kind != RSP_WAKER_TIMER || seg_hash(&t->segs[k]) != h)
 			break;
 		d = t->segs[k].start;
 		j = k;
@@ -1052,8 +1069,8 @@ static void sleep_seg(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 {
 	const struct rsp_segment *g = &ti->t->segs[i];
 	/* A wait for network data: one node per socket (its operation names it). */
-	uint64_t h = seg_hash(g) ^
-		     (g->waker.flags & RSP_WAKERF_NET ? rsp_hash__mix(g->waker.sk) : 0);
+	uint64_t h =
+		seg_hash(g) ^ (g->waker.flags & RSP_WAKERF_NET ? rsp_hash__mix(g->waker.sk) : 0);
 	bool inferred = g->flags & RSP_SEGF_WAKER_INFERRED;
 	struct nkey k = {.parent = node,
 			 .kind = RSP_SN_SLEEP,
@@ -1320,7 +1337,7 @@ static void explain_uncovered(struct rsp_snapshot *s, struct tinfo *ti, uint64_t
 	/* a copy: explaining a stretch appends to ti->cover */
 	if (n) {
 		memcpy(v, ti->cover, n * sizeof(*v));
-		qsort(v, n, sizeof(*v), cmp_span);
+		rsp_vec__sort(v, n, sizeof(*v), cmp_span);
 	}
 	for (size_t k = 0; k <= n && cur < b; k++) {
 		uint64_t end = k < n ? min64(v[k].a, b) : b;
@@ -1476,8 +1493,7 @@ static int collect(struct rsp_snapshot *s)
 	if (s->nr_threads > 1)
 		qsort(s->threads, s->nr_threads, sizeof(*s->threads), cmp_u32);
 	s->tot.nr_involved = s->nr_threads;
-	if (s->nr_links > 1)
-		qsort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
+	rsp_vec__sort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
 	return 0;
 }
 
@@ -1598,7 +1614,8 @@ struct rsp_snapshot *rsp_snapshot__from_window(const struct rsp_schema *schema,
 	struct rsp_snapshot *s = snap_alloc(o);
 	int ret = -ENOMEM;
 
-	if (!s || !(s->own_store = rsp_tlstore__new(RSP_TLSTORE_SAMPLES | RSP_TLSTORE_STACK_HASHES))) {
+	if (!s ||
+	    !(s->own_store = rsp_tlstore__new(RSP_TLSTORE_SAMPLES | RSP_TLSTORE_STACK_HASHES))) {
 		rsp_buf__puts(err, "snapshot: out of memory");
 		goto fail;
 	}

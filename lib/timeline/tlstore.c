@@ -373,16 +373,6 @@ static int cmp_req(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Links and requests mostly come in order already: sort only when they do not. */
-static void sort_if_needed(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	for (size_t i = 1; i < n; i++)
-		if (cmp((char *)v + (i - 1) * size, (char *)v + i * size) > 0) {
-			qsort(v, n, size, cmp);
-			return;
-		}
-}
-
 int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 {
 	s->start = start;
@@ -392,9 +382,9 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 
 		t->pub.segs = t->segs;
 	}
-	sort_if_needed(s->links, s->nr_links, sizeof(*s->links), cmp_link);
-	sort_if_needed(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
-	sort_if_needed(s->ops, s->nr_ops, sizeof(*s->ops), cmp_op);
+	rsp_vec__sort(s->links, s->nr_links, sizeof(*s->links), cmp_link);
+	rsp_vec__sort(s->reqs, s->nr_reqs, sizeof(*s->reqs), cmp_req);
+	rsp_vec__sort(s->ops, s->nr_ops, sizeof(*s->ops), cmp_op);
 	for (size_t i = 0; i < s->nr_reqs; i++)
 		if (rsp_u64map__put(&s->rmap, s->reqs[i].id, (uint32_t)i))
 			s->failed = true;

@@ -29,6 +29,15 @@ int rsp_vec__grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+void rsp_vec__sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp((char *)v + (i - 1) * size, (char *)v + i * size) > 0) {
+			qsort(v, n, size, cmp);
+			return;
+		}
+}
+
 void rsp_kvec__init(struct rsp_kvec *kv, size_t size)
 {
 	memset(kv, 0, sizeof(*kv));

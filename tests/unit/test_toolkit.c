@@ -127,9 +127,15 @@ static void test_hash(void **state)
 	}
 	/* the stored form: never 0, its low bit says whether a user part follows a marker */
 	{
-		uint64_t c[9] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, 0xffffffff81000020ull,
-				 0xffffffff81000030ull, 0xffffffff81000040ull, PERF_CONTEXT_USER,
-				 0x401000, 0x402000, 0x403000};
+		uint64_t c[9] = {PERF_CONTEXT_KERNEL,
+				 0xffffffff81000010ull,
+				 0xffffffff81000020ull,
+				 0xffffffff81000030ull,
+				 0xffffffff81000040ull,
+				 PERF_CONTEXT_USER,
+				 0x401000,
+				 0x402000,
+				 0x403000};
 
 		for (size_t n = 0; n <= 9; n++) {
 			uint32_t h = rsp_hash__stack32(c, n);

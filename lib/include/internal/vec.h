@@ -40,6 +40,14 @@ static inline int rsp_vec__reserve(void **v, size_t *cap, size_t need, size_t si
 	return need <= *cap ? 0 : rsp_vec__grow(v, cap, need, size);
 }
 
+/**
+ * rsp_vec__sort() - qsort() @n items of @size bytes by @cmp, unless they are
+ * in order already (one pass of @cmp): what the timeline yields in time
+ * order (links, requests, spans) mostly is, and glibc's merge sort does
+ * its n log n comparisons on a sorted array too (vec.c).
+ */
+void rsp_vec__sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 struct rsp_kvec {
 	struct rsp_u64map map; /* key -> index */
 	void *items;
