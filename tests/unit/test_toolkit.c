@@ -46,6 +46,36 @@ struct item {
 	uint32_t n;
 };
 
+static int sort_calls;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	sort_calls++;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* rsp_vec__sort(): in order already, one pass and nothing moved; else sorted. */
+static void test_vec_sort(void **state)
+{
+	struct item v[6] = {{1, 0}, {2, 1}, {2, 2}, {5, 3}, {9, 4}, {9, 5}};
+
+	sort_calls = 0;
+	rsp_vec__sort(v, 6, sizeof(v[0]), cmp_key);
+	assert_int_equal(sort_calls, 5);
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(v[i].n, i);
+	v[0].key = 7; /* 7 2 2 5 9 9 */
+	rsp_vec__sort(v, 6, sizeof(v[0]), cmp_key);
+	for (int i = 1; i < 6; i++)
+		assert_true(v[i - 1].key <= v[i].key);
+	assert_int_equal(v[3].key, 7);
+	assert_int_equal(v[3].n, 0);
+	rsp_vec__sort(v, 0, sizeof(v[0]), cmp_key); /* empty and one: nothing to do */
+	rsp_vec__sort(v, 1, sizeof(v[0]), cmp_key);
+}
+
 static void test_kvec(void **state)
 {
 	struct rsp_kvec kv;
@@ -271,9 +301,10 @@ static void test_redact(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vec_reserve), cmocka_unit_test(test_kvec),
-		cmocka_unit_test(test_hash),	    cmocka_unit_test(test_callchain),
-		cmocka_unit_test(test_json),	    cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_vec_reserve), cmocka_unit_test(test_vec_sort),
+		cmocka_unit_test(test_kvec),	    cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_callchain),   cmocka_unit_test(test_json),
+		cmocka_unit_test(test_redact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
