@@ -121,6 +121,20 @@ static void fill_stack(struct rspd *d, struct rsp_stack_status *s)
 #endif
 }
 
+/* What the histograms' timeline infers was not delivered (either backend). */
+static void fill_inferred(struct rspd *d, struct rsp_delivery_status *dl)
+{
+	struct rsp_histfeed_stats fs;
+
+	if (rspd_analysis__feed_stats(d, &fs))
+		return;
+	dl->valid = true;
+	dl->switches = fs.tl_switches;
+	dl->switch_outs_not_seen = fs.tl_switch_outs_not_seen;
+	dl->switch_ins_not_seen = fs.tl_switch_ins_not_seen;
+	dl->wakings_not_seen = fs.tl_wakings_not_seen;
+}
+
 int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 {
 	const struct rsp_capture_opts *o = &d->cfg.capture;
@@ -143,6 +157,7 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 		 rsp_capture_opts__stacks_name(&d->es.opts, buf, sizeof(buf)));
 	snprintf(ci->stacks_note, sizeof(ci->stacks_note), "%s", d->es.stacks_note);
 	fill_stack(d, &ci->stack);
+	fill_inferred(d, &ci->delivery);
 	rspd_budget__status(&d->budget, &ci->budget);
 	snprintf(ci->callchain, sizeof(ci->callchain), "%s",
 		 o->callchain_kernel && o->callchain_user ? "kernel+user"

@@ -39,6 +39,8 @@ struct counters {
 		blk_never_issued, blk_table_full, blk_open, lost, gaps;
 	_Atomic uint64_t sleeps, sleeps_inferred, runq, switch_not_seen, segments_skipped,
 		no_process, threads_untracked, timeline_malformed;
+	_Atomic uint64_t tl_switches, tl_switch_outs_not_seen, tl_switch_ins_not_seen,
+		tl_wakings_not_seen;
 	/* off-CPU time (sleeps) by where its stack came from (RSP_SEGF_STACK_*) */
 	_Atomic uint64_t sleep_ns, cached_ns, checked_ns, stack_differ_ns, reason_differ_ns;
 };
@@ -336,6 +338,10 @@ static void timeline_publish(struct rsp_histfeed *f)
 	SET(f->c.blk_table_full, ts->reqs_refused);
 	SET(f->c.blk_open, ts->reqs_issued_open);
 	SET(f->c.lost, ts->lost_records);
+	SET(f->c.tl_switches, ts->events[RSP_EV_sched_switch]);
+	SET(f->c.tl_switch_outs_not_seen, ts->runs_inferred);
+	SET(f->c.tl_switch_ins_not_seen, ts->switches_not_seen);
+	SET(f->c.tl_wakings_not_seen, ts->wakings_not_seen);
 }
 
 void rsp_histfeed__expire(struct rsp_histfeed *f, uint64_t now)
@@ -424,6 +430,10 @@ void rsp_histfeed__stats(const struct rsp_histfeed *f, struct rsp_histfeed_stats
 	o->sleeps_inferred = LDC(c->sleeps_inferred);
 	o->runq = LDC(c->runq);
 	o->switch_not_seen = LDC(c->switch_not_seen);
+	o->tl_switches = LDC(c->tl_switches);
+	o->tl_switch_outs_not_seen = LDC(c->tl_switch_outs_not_seen);
+	o->tl_switch_ins_not_seen = LDC(c->tl_switch_ins_not_seen);
+	o->tl_wakings_not_seen = LDC(c->tl_wakings_not_seen);
 	o->segments_skipped = LDC(c->segments_skipped);
 	o->no_process = LDC(c->no_process);
 	o->threads_untracked = LDC(c->threads_untracked);

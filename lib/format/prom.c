@@ -549,6 +549,25 @@ static void capture_health(struct rsp_buf *out, enum rsp_prom_format fmt,
 		"BPF backend: events whose program the kernel did not run, as it was running on "
 		"that CPU already (an interrupt's event inside it): records never written",
 		ci->skipped_nested);
+	if (ci->delivery.valid) {
+		const struct rsp_delivery_status *d = &ci->delivery;
+
+		family(out, fmt, "rsp_timeline_not_delivered_total", "counter", NULL,
+		       "Events capture did not deliver, inferred by the live timeline from the "
+		       "records around them: switch_out (a run another task's record ended), "
+		       "switch_in (a thread seen running with no switch-in), waking (a sleep "
+		       "ended with no waking seen)");
+		rsp_buf__printf(
+			out,
+			"rsp_timeline_not_delivered_total{event=\"switch_out\"} %" PRIu64 "\n"
+			"rsp_timeline_not_delivered_total{event=\"switch_in\"} %" PRIu64 "\n"
+			"rsp_timeline_not_delivered_total{event=\"waking\"} %" PRIu64 "\n",
+			d->switch_outs_not_seen, d->switch_ins_not_seen, d->wakings_not_seen);
+		counter(out, fmt, "rsp_timeline_switches_total",
+			"Switch records the live timeline was fed (of which some were inferred "
+			"not delivered: rsp_timeline_not_delivered_total)",
+			d->switches);
+	}
 	gauge(out, fmt, "rsp_resident_memory_bytes", "bytes", "rspd's resident set size",
 	      (double)ci->rss_bytes);
 	family(out, fmt, "rsp_cpu_seconds_total", "counter", "seconds",

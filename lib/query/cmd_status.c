@@ -376,6 +376,17 @@ const char *rsp_degrade__name(unsigned level)
 	return level < sizeof(names) / sizeof(names[0]) ? names[level] : "?";
 }
 
+/* What the timeline infers capture did not deliver; null when nothing feeds it. */
+static json_t *json_delivery(const struct rsp_delivery_status *d)
+{
+	if (!d->valid)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I}", "switches", (json_int_t)d->switches,
+			 "switch_outs_not_seen", (json_int_t)d->switch_outs_not_seen,
+			 "switch_ins_not_seen", (json_int_t)d->switch_ins_not_seen,
+			 "wakings_not_seen", (json_int_t)d->wakings_not_seen);
+}
+
 /* The overhead budget: the cost, the level, its changes. */
 static json_t *json_budget(const struct rsp_budget_status *b)
 {
@@ -483,6 +494,7 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
 	json_object_set_new(o, "skipped_nested", json_integer((json_int_t)ci->skipped_nested));
+	json_object_set_new(o, "delivery", json_delivery(&ci->delivery));
 	json_object_set_new(o, "config",
 			    json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "stacks", ci->stacks,
 				      "callchain", ci->callchain, "sample_freq_hz",
@@ -678,6 +690,15 @@ static void text_cpus(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	rsp_buf__printf(out, "%-4s %12.0f %13llu %13s %9llu\n", "all", ci->records_per_s,
 			(unsigned long long)ci->records_total, "",
 			(unsigned long long)ci->lost_total);
+	if (ci->delivery.valid)
+		rsp_buf__printf(out,
+				"not delivered (the timeline's inference): of %llu switches, %llu "
+				"switch-outs\n  and %llu switch-ins; %llu sleeps ended with no "
+				"waking seen\n",
+				(unsigned long long)ci->delivery.switches,
+				(unsigned long long)ci->delivery.switch_outs_not_seen,
+				(unsigned long long)ci->delivery.switch_ins_not_seen,
+				(unsigned long long)ci->delivery.wakings_not_seen);
 }
 
 /* One line on the stack cache: how much was walked, how often a check disagreed. */

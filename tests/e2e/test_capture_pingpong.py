@@ -57,3 +57,16 @@ with t.Rspd() as d:
     want = "bpf" if st["config"]["capture"] == "bpf" else "tracepoint"
     t.check(sched["source"] == want and sched["events_open"] == 6,
             "all six sched events open, from %s (%s)" % (want, sched["source"]))
+    # The live timeline (the histograms' feed) was fed every switch, and says
+    # how many it infers were not delivered (system-wide: other CPUs go idle)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        dl = d.json("status")["delivery"]
+        if dl and dl["switches"] >= 2 * N:
+            break
+        time.sleep(0.5)
+    t.check(dl is not None and dl["switches"] >= 2 * N,
+            "the live timeline was fed the switches (%s)" % dl)
+    t.check(all(0 <= dl[k] <= dl["switches"] for k in
+                ("switch_outs_not_seen", "switch_ins_not_seen", "wakings_not_seen")),
+            "what it infers was not delivered is counted (%s)" % dl)

@@ -186,6 +186,16 @@ static void test_sleeps_preemption_runq(void **state)
 	assert_int_equal(st.runq, 1);
 	assert_int_equal(st.switch_not_seen, 1);
 	assert_int_equal(st.segments_skipped, 1); /* A's last sleep, open at the end */
+	/*
+	 * What the timeline infers was not delivered: the timer's records on
+	 * CPU 1 at 3 ms are the idle task's, so B's run there ended unseen (a
+	 * switch-out) and its record at 3.05 ms is a switch-in not seen; A's
+	 * switch-ins on CPU 0 at 6 and 9 ms; the waking before 9 ms.
+	 */
+	assert_int_equal(st.tl_switches, 6);
+	assert_int_equal(st.tl_switch_outs_not_seen, 1);
+	assert_int_equal(st.tl_switch_ins_not_seen, 3);
+	assert_int_equal(st.tl_wakings_not_seen, 1);
 	assert_int_equal(st.no_process, 0);
 }
 

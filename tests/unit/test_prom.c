@@ -339,6 +339,11 @@ static void test_openmetrics(void **state)
 
 	(void)state;
 	ci.cpus = &cpu;
+	ci.delivery = (struct rsp_delivery_status){.valid = true,
+						   .switches = 100,
+						   .switch_outs_not_seen = 1,
+						   .switch_ins_not_seen = 2,
+						   .wakings_not_seen = 3};
 	rsp_hist_shard__add(rsp_hist_store__shard(st, 0), OP_SLEEP, S, 5000, NULL);
 	render(st, 20, RSP_PROM_OPENMETRICS, &out);
 	assert_int_equal(rsp_prom__render_health(&h, RSP_PROM_OPENMETRICS, &out), 0);
@@ -351,6 +356,12 @@ static void test_openmetrics(void **state)
 	assert_non_null(strstr(out.data, "\nrsp_query_seconds_total 1.5\n"));
 	assert_non_null(strstr(out.data, "rsp_capture_lost_records_total{cpu=\"0\"} 2\n"));
 	assert_non_null(strstr(out.data, "\nrsp_capture_skipped_nested_total 4\n"));
+	assert_non_null(strstr(out.data, "# TYPE rsp_timeline_not_delivered counter\n"));
+	assert_non_null(strstr(out.data,
+			       "\nrsp_timeline_not_delivered_total{event=\"switch_out\"} 1\n"
+			       "rsp_timeline_not_delivered_total{event=\"switch_in\"} 2\n"
+			       "rsp_timeline_not_delivered_total{event=\"waking\"} 3\n"));
+	assert_non_null(strstr(out.data, "\nrsp_timeline_switches_total 100\n"));
 	assert_non_null(strstr(out.data, "rsp_info{version=\"9.9\",backend=\"perf\"} 1\n"));
 	assert_int_equal(strcmp(out.data + out.len - 6, "# EOF\n"), 0);
 	rsp_buf__reset(&out);

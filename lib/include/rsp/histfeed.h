@@ -98,10 +98,19 @@ struct rsp_histfeed_stats {
 	uint64_t lost;		     /* PERF_RECORD_LOST records (gaps in a CPU's stream) */
 	uint64_t gaps;		     /* rsp_histfeed__gap() calls */
 	/* the timeline's part */
-	uint64_t sleeps;	     /* offcpu latencies (sleeps and preemptions) */
-	uint64_t sleeps_inferred;    /* of which the end was inferred (wakeup not seen) */
-	uint64_t runq;		     /* run-queue latencies */
-	uint64_t switch_not_seen;    /* runnable waits with no observed switch-in */
+	uint64_t sleeps;	  /* offcpu latencies (sleeps and preemptions) */
+	uint64_t sleeps_inferred; /* of which the end was inferred (wakeup not seen) */
+	uint64_t runq;		  /* run-queue latencies */
+	uint64_t switch_not_seen; /* runnable waits with no observed switch-in */
+	/*
+	 * What capture did not deliver, as the timeline infers it from the
+	 * records around it (the perf backend misses tracepoint samples the
+	 * kernel fires in interrupts on an idle CPU; rspctl status shows them):
+	 * of the switch records fed, runs ended by another task's record (their
+	 * switch-out not delivered), switch-ins inferred from a thread's first
+	 * record, and sleeps that ended with no waking seen.
+	 */
+	uint64_t tl_switches, tl_switch_outs_not_seen, tl_switch_ins_not_seen, tl_wakings_not_seen;
 	uint64_t segments_skipped;   /* cut by lost records, or begun before the stream */
 	uint64_t no_process;	     /* latencies of threads whose process was unknown */
 	uint64_t threads_untracked;  /* records about threads past max_threads */

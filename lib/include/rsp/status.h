@@ -97,6 +97,20 @@ struct rsp_budget_status {
 /** rsp_degrade__name() - what a degradation level drops, in a few words. */
 RSP_API const char *rsp_degrade__name(unsigned level);
 
+/*
+ * What capture did not deliver, as the live timeline (rspd's histograms'
+ * feed) infers it from the records around it: either backend can miss
+ * events (the perf backend: tracepoints hit in an interrupt on an idle CPU;
+ * the BPF backend: a program already running on that CPU), and neither's
+ * counters see it. Of the switch records fed: runs that another task's
+ * record ended (their switch-out not delivered), threads seen running with
+ * no switch-in, sleeps that ended with no waking seen.
+ */
+struct rsp_delivery_status {
+	bool valid; /* the feed runs (not --no-hist, not a dump) */
+	uint64_t switches, switch_outs_not_seen, switch_ins_not_seen, wakings_not_seen;
+};
+
 struct rsp_capture_info {
 	char version[32];
 	pid_t pid;
@@ -131,6 +145,7 @@ struct rsp_capture_info {
 	 * never written, not in lost_total (no CPU is known for them).
 	 */
 	uint64_t skipped_nested;
+	struct rsp_delivery_status delivery;
 	double records_per_s;
 	double cpu_seconds; /* rspd's own user+sys CPU time */
 	/* --capture-cgroup: the subtree recorded (BPF backend); "": all */
