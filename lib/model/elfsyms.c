@@ -165,13 +165,66 @@ static int cmp_sym(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/*
+ * Sort @v by cmp_sym(): by start a byte at a time (an LSD radix sort,
+ * stable, over the bytes in which the starts differ: three or four for a
+ * program's functions), then each run of equal starts (aliases, a few; a
+ * hostile file's many) by rank and name. Hand-written, not qsort(): a compiler's 27.6k dynamic
+ * symbols (cc1) cost a tenth of a make window's snapshot in glibc's merge
+ * sort and its indirect compares. -ENOMEM leaves @v as it was.
+ */
+static int sort_syms(struct sym_tmp *v, size_t n)
+{
+	struct sym_tmp *tmp, *from = v, *to;
+	uint64_t diff = 0;
+
+	if (n < 64) {
+		qsort(v, n, sizeof(*v), cmp_sym);
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	to = tmp;
+	for (size_t i = 1; i < n; i++)
+		diff |= v[i].start ^ v[0].start;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0}, pos = 0;
+
+		if (!((diff >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[(from[i].start >> shift) & 0xff]++;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i].start >> shift) & 0xff]++] = from[i];
+		from = to;
+		to = from == v ? tmp : v;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+	for (size_t i = 0, j; i < n; i = j) { /* runs of aliases, by rank and name */
+		for (j = i + 1; j < n && v[j].start == v[i].start; j++)
+			;
+		if (j - i > 1)
+			qsort(v + i, j - i, sizeof(*v), cmp_sym);
+	}
+	return 0;
+}
+
 /* Sort, fold aliases, and move the result into @e. */
 static int finish_symbols(struct rsp_elfsyms *e, struct builder *b)
 {
 	size_t n = 0;
 
-	if (b->n > 1)
-		qsort(b->v, b->n, sizeof(b->v[0]), cmp_sym);
+	if (b->n > 1 && sort_syms(b->v, b->n))
+		return -ENOMEM;
 	e->syms = calloc(b->n ? b->n : 1, sizeof(e->syms[0]));
 	if (!e->syms)
 		return -ENOMEM;
