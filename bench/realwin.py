@@ -55,9 +55,9 @@ class Rspd:
                                    "--window", window, "--overhead-budget", "0"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(100):
-            if os.path.exists(self.sock) and self.ctl("status").returncode == 0:
-                st = json.loads(self.ctl("status", "--json").stdout)
-                BACKENDS.add(st["config"].get("capture", "?"))
+            p = self.ctl("status", "--json") if os.path.exists(self.sock) else None
+            if p and p.returncode == 0:
+                BACKENDS.add(json.loads(p.stdout)["config"].get("capture", "?"))
                 return
             time.sleep(0.1)
         sys.exit("rspd did not start")

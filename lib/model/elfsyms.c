@@ -169,9 +169,10 @@ static int cmp_sym(const void *a, const void *b)
  * Sort @v by cmp_sym(): by start a byte at a time (an LSD radix sort,
  * stable, over the bytes in which the starts differ: three or four for a
  * program's functions), then each run of equal starts (aliases, a few; a
- * hostile file's many) by rank and name. Hand-written, not qsort(): a compiler's 27.6k dynamic
- * symbols (cc1) cost a tenth of a make window's snapshot in glibc's merge
- * sort and its indirect compares. -ENOMEM leaves @v as it was.
+ * hostile file's many) by rank and name. Hand-written, not qsort(): a
+ * compiler's 27.6k dynamic symbols (cc1) cost a tenth of a make window's
+ * snapshot in glibc's merge sort and its indirect compares. -ENOMEM
+ * leaves @v as it was.
  */
 static int sort_syms(struct sym_tmp *v, size_t n)
 {
