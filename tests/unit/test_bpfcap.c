@@ -9,7 +9,9 @@
  * 0: every hand-off is a switch. For the child's switches the BPF SWITCH
  * records and the tracepoint's samples must be the same
  * sequence (prev, next, prev_state) in the same order; the child's name
- * arrives once as a COMM record on CPU 0 and its fork and exit as records;
+ * arrives once as a COMM record on CPU 0, and its new name once when it
+ * renames itself halfway (running: the switch out of it sends it), and its
+ * fork and exit as records;
  * a switch into a sleep carries a kernel stack whose STACK record came
  * earlier in the same ring. A program the verifier refuses gives one
  * sentence naming it, and the verifier's log.
@@ -68,6 +70,14 @@ struct cap {
 	unsigned stacks_cpu[4096];
 	int nr_stacks_seen;
 	int stacks_again; /* STACK records of a (hash, CPU) already sent: resend_all */
+	/* the child's COMM records: (tid, CPU, name) each once in a generation */
+	struct {
+		uint32_t tid;
+		unsigned cpu;
+		char comm[16];
+	} comms[64];
+	int nr_comms, comm_repeats;
+	bool child_renamed;
 };
 
 static uint32_t child_tid;
@@ -142,9 +152,12 @@ static void pingpong(void)
 	assert_true(pid >= 0);
 	if (!pid) {
 		prctl(PR_SET_NAME, "bpfcap_child");
-		for (int i = 0; i < ROUNDS; i++)
+		for (int i = 0; i < ROUNDS; i++) {
+			if (i == ROUNDS / 2) /* between switches: the name changes while it runs */
+				prctl(PR_SET_NAME, "bpfcap_renamed");
 			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
 				_exit(1);
+		}
 		_exit(0);
 	}
 	child_tid = (uint32_t)pid;
@@ -199,8 +212,22 @@ static int on_bpf(void *ctx, unsigned cpu, const void *data, size_t size)
 	case RSP_BREC_COMM: {
 		const struct rsp_brec_comm *r = raw;
 
-		if (r->tid == child_tid && !strcmp(r->comm, "bpfcap_child"))
-			c->child_comm = true;
+		if (r->tid != child_tid)
+			break;
+		c->child_comm |= !strcmp(r->comm, "bpfcap_child");
+		c->child_renamed |= !strcmp(r->comm, "bpfcap_renamed");
+		for (int i = 0; i < c->nr_comms; i++)
+			if (c->comms[i].tid == r->tid && c->comms[i].cpu == cpu &&
+			    !strncmp(c->comms[i].comm, r->comm, sizeof(c->comms[i].comm))) {
+				c->comm_repeats++;
+				break;
+			}
+		if (c->nr_comms < 64) {
+			c->comms[c->nr_comms].tid = r->tid;
+			c->comms[c->nr_comms].cpu = cpu;
+			snprintf(c->comms[c->nr_comms++].comm, sizeof(c->comms[0].comm), "%s",
+				 r->comm);
+		}
 		break;
 	}
 	case RSP_BREC_STACK: {
@@ -419,6 +446,11 @@ static void test_switches_match(void **state)
 				 c->tp_sw[i].prev, c->tp_sw[i].next, c->tp_sw[i].state);
 	}
 	assert_true(c->child_comm);
+	/* renamed while running: sent at the switch out of it, and no name twice */
+	assert_true(c->child_renamed);
+	print_message("the children's names: %d COMM records, %d repeated\n", c->nr_comms,
+		      c->comm_repeats);
+	assert_int_equal(c->comm_repeats, 0);
 	assert_true(c->child_fork);
 	assert_true(c->child_exit);
 	assert_true(c->sleeps > 0 && c->sleeps_with_kstack == c->sleeps);
