@@ -497,41 +497,41 @@ static __always_inline u64 interrupt_handler(void)
 
 /*
  * Loads through a pointer the verifier does not know as typed: the kfunc
- * makes it an untrusted typed pointer whose fields are plain loads (a
- * fault reads 0), where bpf_probe_read_kernel() is a helper call each
- * (~35 ns a switch and ~70 a waking for fd_ops()'s two, sched pipe).
+ * with type id 0 makes it an untyped, untrusted read-only pointer whose
+ * loads are plain loads of numbers (a fault reads 0), where
+ * bpf_probe_read_kernel() is a helper call each (~35 ns a switch and ~70 a
+ * waking for fd_ops()'s two, sched pipe). Numbers, not typed pointers: the
+ * key is hashed and compared as words.
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
+static __always_inline u64 load_u64(u64 addr)
+{
+	return *(const u64 *)bpf_rdonly_cast((const void *)addr, 0);
+}
+
 /*
  * The file operations of @t's (current's) fd @fd, 0 if it is not one: what
- * kind of file a read or a write on it waits in. Plain loads, no walk. The
- * fd table is an array of file pointers the verifier only sees as a number;
- * its slot @fd is read as files_struct's own array of file pointers
- * (fd_array[0], the slot minus that field's offset), which types the load.
+ * kind of file a read or a write on it waits in. Plain loads, no walk.
  */
 static __always_inline u64 fd_ops(struct task_struct *t, u64 fd)
 {
-	struct files_struct *files = t->files, *slot;
+	struct files_struct *files = t->files;
 	struct fdtable *fdt;
-	struct file *f;
-	u64 base;
+	u64 base, f;
 
 	if (!files)
 		return 0;
 	fdt = files->fdt;
 	if (!fdt || fd >= fdt->max_fds)
 		return 0;
-	base = (u64)fdt->fd;
+	base = (u64)fdt->fd; /* a pointer to pointers: a plain number to the verifier */
 	if (!base)
 		return 0;
-	slot = bpf_rdonly_cast((void *)(base + fd * sizeof(u64) -
-					bpf_core_field_offset(struct files_struct, fd_array)),
-			       bpf_core_type_id_kernel(struct files_struct));
-	f = slot->fd_array[0];
+	f = load_u64(base + fd * sizeof(u64));
 	if (!f)
 		return 0;
-	return (u64)f->f_op;
+	return load_u64(f + bpf_core_field_offset(struct file, f_op));
 }
 
 #define KEY_NONE 0
@@ -621,6 +621,71 @@ static __always_inline bool sent_by(struct sval *v, u32 gen)
 }
 
 /*
+ * In front of stack_cache, per CPU: the keys this CPU served lately, a
+ * direct-mapped table by a hash of the key, each entry the whole key and
+ * the stacks this CPU's ring carried for it in generation gen. A hit is an
+ * inlined array load and five compares, where the LRU map's lookup hashes
+ * the 40-byte key and walks a bucket (~20 ns a switch, ~50 a waking, sched
+ * pipe). The entry is filled only after a walk here or after sent_by() said
+ * this ring carried the LRU's stacks, so what it serves was sent here. A
+ * hit is walked anyway once in stack_refresh as an LRU hit is, compared
+ * with what this entry would have served, and the walk updates both. A
+ * key whose stacks change is served this CPU's last walk of it, where
+ * before it was any CPU's: either is a recent walk of the same key.
+ */
+#define FRONT_BITS 7
+
+struct front_entry {
+	struct skey key;
+	u64 kstack, ustack;
+	u32 gen;
+	u32 pad;
+};
+
+struct front {
+	struct front_entry e[1 << FRONT_BITS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct front);
+} stack_front SEC(".maps");
+
+/* @k's entry in this CPU's front table (NULL: none). */
+static __always_inline struct front_entry *front_slot(const struct skey *k)
+{
+	u32 zero = 0;
+	struct front *f = bpf_map_lookup_elem(&stack_front, &zero);
+	const u64 *w = (const u64 *)k;
+	u64 h;
+
+	if (!f)
+		return NULL;
+	h = (w[0] ^ (w[1] << 7) ^ w[2] ^ w[3] ^ (w[4] << 13)) * 0x9e3779b97f4a7c15ull;
+	return &f->e[(h >> (64 - FRONT_BITS)) & ((1u << FRONT_BITS) - 1)];
+}
+
+static __always_inline bool same_key(const struct skey *a, const struct skey *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4];
+}
+
+static __always_inline void front_fill(struct front_entry *e, const struct skey *k, u64 kh, u64 uh,
+				       u32 gen)
+{
+	if (!e)
+		return;
+	__builtin_memcpy(&e->key, k, sizeof(*k));
+	e->kstack = kh;
+	e->ustack = uh;
+	e->gen = gen;
+}
+
+/*
  * The current task's stacks for a record at @site: walked or from the
  * cache. True when walked although the cache had the key: then *kc and
  * *uc are what it had (a check).
@@ -628,32 +693,49 @@ static __always_inline bool sent_by(struct sval *v, u32 gen)
 static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site, u32 state,
 				       u64 now, u64 *kh, u64 *uh, u8 *flags, u64 *kc, u64 *uc)
 {
+	struct front_entry *fe = NULL;
 	struct sval *v = NULL, nv;
 	u32 gen = current_gen();
 	struct skey key;
 	int kind = KEY_NONE;
-	bool user;
+	bool user, had = false, front_hit = false;
+	u64 ck = 0, cu = 0; /* what the cache had for the key */
 
 	*kh = *uh = 0;
 	*flags = 0;
 	count(RSP_BC_STACK_SITES);
 	if (stack_policy == RSP_BSTACKS_CACHED) {
 		kind = make_key(t, site, state, &key);
-		if (kind != KEY_NONE)
-			v = bpf_map_lookup_elem(&stack_cache, &key);
-		else
+		if (kind != KEY_NONE) {
+			fe = front_slot(&key);
+			front_hit = fe && fe->gen == gen && same_key(&fe->key, &key);
+			if (front_hit) {
+				ck = fe->kstack;
+				cu = fe->ustack;
+			} else {
+				v = bpf_map_lookup_elem(&stack_cache, &key);
+				if (v) {
+					ck = v->kstack;
+					cu = v->ustack;
+				}
+			}
+			had = front_hit || v;
+		} else {
 			count(RSP_BC_NO_KEY);
+		}
 	}
-	if (v && !stack_check) {
+	if (had && !stack_check) {
 		u32 every = degrade_level() >= RSP_DEGRADE_FEWER_CHECKS ? stack_refresh * 8
 									: stack_refresh;
 
 		count(RSP_BC_HITS);
 		/* at random: checks in step with a periodic pattern would see one phase */
-		if (bpf_get_prandom_u32() % every && sent_by(v, gen)) {
-			*kh = v->kstack;
-			*uh = v->ustack;
+		if (bpf_get_prandom_u32() % every && (front_hit || sent_by(v, gen))) {
+			*kh = ck;
+			*uh = cu;
 			*flags = RSP_BSTACKF_KCACHED | RSP_BSTACKF_UCACHED;
+			if (!front_hit)
+				front_fill(fe, &key, ck, cu, gen);
 			count(RSP_BC_CACHED);
 			return false;
 		}
@@ -667,25 +749,30 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 		*uh = take_stack(ctx, RSP_BSTACK_USER, 0, now);
 	if (kind == KEY_NONE)
 		return false;
-	if (v) {
-		*kc = v->kstack;
-		*uc = v->ustack;
+	front_fill(fe, &key, *kh, *uh, gen);
+	if (had) {
+		*kc = ck;
+		*uc = cu;
 		if (kernel_stacks) {
 			count(RSP_BC_KCHECKS);
-			if (v->kstack != *kh)
+			if (ck != *kh)
 				count(RSP_BC_KDIFFER);
 		}
 		if (user) {
 			count(RSP_BC_UCHECKS);
-			if (v->ustack != *uh)
+			if (cu != *uh)
 				count(RSP_BC_UDIFFER);
 		}
+		if (front_hit) /* the LRU's entry is updated too (or made again) */
+			v = bpf_map_lookup_elem(&stack_cache, &key);
+	}
+	if (v) {
 		if (v->kstack != *kh || v->ustack != *uh)
 			v->cpus = 0; /* other stacks: no ring carried them yet */
 		v->kstack = *kh;
 		v->ustack = *uh;
 		mark_sent(v, gen);
-		return true;
+		return had;
 	}
 	__builtin_memset(&nv, 0, sizeof(nv));
 	nv.kstack = *kh;
@@ -693,7 +780,7 @@ static __always_inline bool get_stacks(void *ctx, struct task_struct *t, u8 site
 	nv.gen = gen;
 	mark_sent(&nv, gen);
 	bpf_map_update_elem(&stack_cache, &key, &nv, BPF_ANY);
-	return false;
+	return had;
 }
 
 /* prev_state as the sched_switch tracepoint reports it (__trace_sched_switch_state()). */
