@@ -26,12 +26,17 @@ instead (bench/pgbench.py's cluster and load: pgbench -c 4 -j 2, synchronous
 commit, UNIX socket), without the kernel's statistics, as throughput: what
 the smallest tracer of the two events costs pgbench on this machine, the
 floor under issue 12's (BPF loss <= 4%) and issue 13's (<= 5% with stacks)
-targets. Its own section, "## pgbench against the BPF floor".
+targets; with each loss a bootstrap interval over the repetitions (what the
+run can tell apart on a shared host), and the machine's CPU time per
+transaction (busy jiffies over transactions), which the host's contention
+moves less than throughput. Its own section, "## pgbench against the BPF
+floor".
 """
 import argparse
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -108,23 +113,92 @@ def run(mode, progs, loops):
     return ns[SWITCH], ns[WAKING], us
 
 
+def cpu_times():
+    """(busy, steal) jiffies of the whole machine: busy is user, nice, system,
+    irq and softirq (/proc/stat's first line); steal is what the host took."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[0] + v[1] + v[2] + v[5] + v[6], v[7]
+
+
+def interval(mode, base, stat, n=2000, seed=1):
+    """The 5th and 95th percentiles of stat(mode's resampled runs, base's) over
+    @n bootstrap resamples of the repetitions, paired: a resample takes the
+    same repetitions of both, so a slow minute of the host weighs on both
+    sides as it did. Deterministic (@seed)."""
+    rnd = random.Random(seed)
+    reps = min(len(mode), len(base))
+    out = []
+    for _ in range(n):
+        idx = [rnd.randrange(reps) for _ in range(reps)]
+        out.append(stat([mode[i] for i in idx], [base[i] for i in idx]))
+    out.sort()
+    return out[int(0.05 * n)], out[int(0.95 * n) - 1]
+
+
+def loss(mode, base):
+    return 1 - statistics.median(mode) / statistics.median(base)
+
+
+def cpu_more(mode, base):
+    return statistics.median(mode) / statistics.median(base) - 1
+
+
 def on_pgbench(a):
-    """pgbench's TPS bare, under each floor and under rspd, alternating."""
+    """pgbench's TPS bare, under each floor and under rspd, alternating; and the
+    machine's CPU time per transaction, which the host's contention moves less."""
     modes = [pgbench.Bare(), Floor(a.build, 0), Floor(a.build, 2),
              pgbench.Rspd(a.build, "bpf", "none"), pgbench.Rspd(a.build, "bpf", None)]
-    tps, _ = pgbench.alternate(pgbench.Cluster(pgbench.need_postgres(), port=54341), modes,
-                               a.reps, a.seconds)
+    cluster = pgbench.Cluster(pgbench.need_postgres(), port=54341)
+    tps = {m.name: [] for m in modes}
+    cpu = {m.name: [] for m in modes}  # ms of CPU per transaction
+    steal = {m.name: [] for m in modes}
+    hz = os.sysconf("SC_CLK_TCK")
+    try:
+        cluster.start()
+        cluster.run(5)  # warm the cache
+        for rep in range(a.reps):
+            for m in modes:
+                m.start()
+                b0, s0 = cpu_times()
+                t = cluster.run(a.seconds)
+                b1, s1 = cpu_times()
+                m.stop()
+                tps[m.name].append(t)
+                cpu[m.name].append((b1 - b0) * 1000.0 / hz / max(t * a.seconds, 1))
+                steal[m.name].append(100.0 * (s1 - s0) / hz / a.seconds / os.cpu_count())
+                print("rep %d %-40s %8.1f tps %6.3f ms CPU/tx steal %4.1f%%"
+                      % (rep + 1, m.name, t, cpu[m.name][-1], steal[m.name][-1]), flush=True)
+    finally:
+        cluster.stop()
     bare = statistics.median(tps["bare"])
     lines = [TITLE_PG, "",
              pgbench.setup_line("bench/bpf_floor.py", a.reps, a.seconds, " --pgbench") +
              "; no kernel.bpf_stats; modes alternate within each repetition; medians, ratios "
              "to bare from the same run; the spread is the lowest and highest of the mode's "
-             "runs.", "",
-             "| mode | tps | loss | runs' spread (tps) |", "|---|---:|---:|---|"]
+             "runs. The intervals are the 5th-95th percentiles over 2,000 bootstrap "
+             "resamples of the repetitions (paired: the same repetitions of the mode and of "
+             "bare): what the run can tell apart. CPU per transaction is the machine's busy "
+             "time (user, system, irq, softirq: pgbench, PostgreSQL, rspd and the BPF "
+             "programs alike) over the run's transactions; steal is the share of the CPUs "
+             "the host took.", "",
+             "| mode | tps | loss | loss, 90% interval | runs' spread (tps) "
+             "| CPU per transaction | more CPU, 90% interval | steal |",
+             "|---|---:|---:|---|---|---:|---|---:|"]
     for m in modes:
         t = statistics.median(tps[m.name])
-        lines.append("| %s | %.1f | %.1f%% | %.0f-%.0f |"
-                     % (m.name, t, 100 * (1 - t / bare), min(tps[m.name]), max(tps[m.name])))
+        c = statistics.median(cpu[m.name])
+        if m.name == "bare":
+            li = ci = ""
+        else:
+            li = "%.1f%% .. %.1f%%" % tuple(100 * x for x in interval(tps[m.name], tps["bare"],
+                                                                      loss))
+            ci = "%+.1f%% .. %+.1f%%" % tuple(100 * x for x in interval(cpu[m.name],
+                                                                        cpu["bare"], cpu_more))
+        lines.append("| %s | %.1f | %.1f%% | %s | %.0f-%.0f | %.3f ms (%+.1f%%) | %s | %.1f%% |"
+                     % (m.name, t, 100 * (1 - t / bare), li, min(tps[m.name]),
+                        max(tps[m.name]), c, 100 * cpu_more(cpu[m.name], cpu["bare"]), ci,
+                        statistics.median(steal[m.name])))
     text = "\n".join(lines) + "\n"
     print(text)
     if not a.no_write:
