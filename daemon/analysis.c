@@ -140,6 +140,9 @@ static void *analysis_main(void *arg)
 {
 	struct rspd_analysis *a = arg;
 
+	/* top -H and perf name it (the main thread, capture, keeps rspd) */
+	pthread_setname_np(pthread_self(), "rspd-hist");
+
 	for (;;) {
 		uint64_t until;
 

@@ -657,6 +657,8 @@ static void *dumper_main(void *arg)
 	/* asked for, as queries are: its CPU time is not capture's (the overhead budget) */
 	int slot = rspd_budget__asked(dm->d, -1, true);
 
+	pthread_setname_np(pthread_self(), "rspd-dump");
+
 	pthread_mutex_lock(&dm->lock);
 	for (;;) {
 		struct rspd_dump_job *j;

@@ -208,6 +208,8 @@ static void *model_main(void *arg)
 	struct rspd_livemodel *m = arg;
 	struct timespec ts;
 
+	pthread_setname_np(pthread_self(), "rspd-model");
+
 	pthread_mutex_lock(&m->lock);
 	rescan(m, "start");
 	load_kernel(m);

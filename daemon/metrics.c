@@ -464,6 +464,8 @@ static void *textfile_main(void *arg)
 	struct rspd_metrics *m = arg;
 	uint64_t ns = m->d->cfg.metrics_interval_ns;
 
+	pthread_setname_np(pthread_self(), "rspd-metrics");
+
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
 		struct timespec ts;

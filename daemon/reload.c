@@ -55,6 +55,8 @@ static void *reload_main(void *arg)
 	struct rspd_reload *r = arg;
 	int ret;
 
+	pthread_setname_np(pthread_self(), "rspd-reload");
+
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
 		if (!r->wanted) {

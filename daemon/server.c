@@ -585,6 +585,8 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct rspd_server *s = w->s;
 
+	pthread_setname_np(pthread_self(), "rspd-query");
+
 	/* its CPU time is not capture's (the overhead budget) */
 	int slot = rspd_budget__asked(s->d, -1, true);
 
@@ -874,6 +876,8 @@ static int build_pollfds(struct rspd_server *s, int *timeout)
 static void *io_main(void *arg)
 {
 	struct rspd_server *s = arg;
+
+	pthread_setname_np(pthread_self(), "rspd-io");
 
 	for (;;) {
 		int timeout, n = build_pollfds(s, &timeout);

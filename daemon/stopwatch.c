@@ -222,6 +222,8 @@ static void *poll_main(void *arg)
 	struct rspd_stopwatches *s = arg;
 	struct timespec ts;
 
+	pthread_setname_np(pthread_self(), "rspd-stopwatch");
+
 	pthread_mutex_lock(&s->lock);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	while (!s->stopping) {

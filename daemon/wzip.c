@@ -53,6 +53,8 @@ static void *wzip_main(void *arg)
 	struct rspd_wzip *z = d->wzip;
 	bool warned = false;
 
+	pthread_setname_np(pthread_self(), "rspd-zip");
+
 	pthread_mutex_lock(&z->lock);
 	while (!z->stop) {
 		struct timespec ts;

@@ -71,7 +71,7 @@ def check_top(d, plain, admin, level, dd):
     rows = [r for key in ("processes", "threads") for r in ans.get(key, [])]
     leaked = [r for r in rows if r.get("comm") and owner(r["pid"]) not in (None, plain.uid)]
     leaked += [r for r in ans.get("comms", []) if r.get("other_user") and r.get("comm")]
-    t.check('"comm": "rspd"' not in raw and not leaked,
+    t.check('"comm": "rspd' not in raw and not leaked,  # rspd and its threads (rspd-hist...)
             "top at paranoid %d: no other user's process name (%s)" % (level, leaked[:3]))
     t.check(all("comm" not in p for p in others),
             "top at paranoid %d: other users' processes have no name" % level)
