@@ -199,11 +199,7 @@ def on_pgbench(a):
                      % (m.name, t, 100 * (1 - t / bare), li, min(tps[m.name]),
                         max(tps[m.name]), c, 100 * cpu_more(cpu[m.name], cpu["bare"]), ci,
                         statistics.median(steal[m.name])))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if not a.no_write:
-        pgbench.write_section(a.out, text, TITLE_PG)
-        print("wrote %s" % a.out)
+    pgbench.report(lines, a.out, TITLE_PG, a.no_write)
 
 
 def main():
@@ -258,12 +254,7 @@ def main():
         s, w, us = med(m.name, 0), med(m.name, 1), med(m.name, 2)
         lines.append("| %s | %.0f | %.0f | %+.0f, %+.0f | %.2f |"
                      % (m.name, s, w, s - med(top, 0), w - med(top, 1), us))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if not a.no_write:
-        # in place: the hand-written section that follows it stays after it
-        pgbench.write_section(a.out, text, TITLE)
-        print("wrote %s" % a.out)
+    pgbench.report(lines, a.out, TITLE, a.no_write)
 
 
 if __name__ == "__main__":

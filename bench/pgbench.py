@@ -210,6 +210,16 @@ def write_section(out, text, title=TITLE):
         f.write(doc)
 
 
+def report(lines, out, title, no_write=False):
+    """Print the section made of @lines; write it into @out in place (its
+    hand-written companion after it stays there) unless @no_write."""
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not no_write:
+        write_section(out, text, title)
+        print("wrote %s" % out)
+
+
 def density(a):
     """--density: the window's bytes at a steady load, per mode (one run each)."""
     cluster = Cluster(need_postgres())

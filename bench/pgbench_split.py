@@ -141,11 +141,7 @@ def main():
                      % (pol, sc["sites"], 100.0 * sc["walked"] / sc["sites"],
                         100.0 * sc["no_key"] / sc["sites"], stt.get("checked_s", 0),
                         100.0 * stt.get("reason_differ_share", 0)))
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if not a.no_write:
-        pgbench.write_section(a.out, text, TITLE)
-        print("wrote %s" % a.out)
+    pgbench.report(lines, a.out, TITLE, a.no_write)
 
 
 if __name__ == "__main__":
