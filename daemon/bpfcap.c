@@ -470,7 +470,13 @@ int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < RSP_BC__NR; k++) {
+	/*
+	 * Last counter first: a program run counts a stack site before its walk
+	 * or cache hit (and those before their checks), so reading the later
+	 * counters first keeps walks + cached <= sites in every read while the
+	 * programs run (one key at a time: no read sees all of them at once).
+	 */
+	for (uint32_t k = RSP_BC__NR; k-- > 0;) {
 		int ret = bpf_map__lookup_elem(bc->skel->maps.counters, &k, sizeof(k), v,
 					       (size_t)ncpu * sizeof(*v), 0);
 

@@ -10,8 +10,9 @@ into a sleep that have a copy there is the share of sleeps that must carry a
 stack in rsp's timeline (status --events counts it from the timeline's
 sleeps), within 5 points, for sampled:2 and sampled:3. pipe_pingpong's
 switches alternate between preemptions and sleeps, and the kernel's period
-locks onto that: sampled:2 stacks ~98% of the sleeps, sampled:3 ~3% (seen
-here); perf's own count is the answer either way. (Matching copies by equal
+locks onto that: sampled:2 stacks ~98% of the sleeps, sampled:3 ~2-3% (seen
+here); perf's own count is the answer either way, and one switch in N has
+a copy whatever the phase. (Matching copies by equal
 timestamps, as the timeline did before, gives ~0%.) When most sleeps have a
 copy, the snapshots' sleep nodes of the workload (parent and child) have
 stacks through pipe_read."""
@@ -27,11 +28,12 @@ COPY = "rsp_stack_copy:sched:sched_switch"
 
 
 def perf_share(path):
-    """Of the switch-outs into a sleep, the share with a copy just before on their CPU."""
+    """Of the switch-outs into a sleep, the share with a copy just before on their
+    CPU; the number of those switch-outs; the copies' share of all switches."""
     p = t.run(["perf", "script", "-i", path, "-F", "cpu,event,trace"], timeout=300)
     t.check(p.returncode == 0, "perf script reads the dump")
     last = {}
-    sleeps = stacked = 0
+    sleeps = stacked = switches = copies = 0
     for line in p.stdout.splitlines():
         m = re.match(r"\s*\[(\d+)\]\s+(\S+):\s.*prev_state=(\S+)", line)
         if not m:
@@ -39,12 +41,14 @@ def perf_share(path):
         cpu, ev, state = m.group(1), m.group(2).rstrip(":"), m.group(3)
         if ev == COPY:
             last[cpu] = True
+            copies += 1
             continue
         copied, last[cpu] = last.get(cpu, False), False
+        switches += ev == "sched:sched_switch"
         if ev == "sched:sched_switch" and not state.startswith("R"):
             sleeps += 1
             stacked += copied
-    return stacked / max(sleeps, 1), sleeps
+    return stacked / max(sleeps, 1), sleeps, copies / max(switches, 1)
 
 
 def sleep_nodes(node, out):
@@ -66,13 +70,17 @@ def run(n):
         share = ev["sleeps_with_stack"] / max(ev["sleeps"], 1)
         path = os.path.join(d.dir, "window.perf.data")
         d.ctl("dump", "-o", path)
-        truth, sleeps = perf_share(path)
+        truth, sleeps, copied = perf_share(path)
         print("   sampled:%d: rsp %d sleeps, %.1f%% with a stack; perf %d, %.1f%%"
               % (n, ev["sleeps"], 100 * share, sleeps, 100 * truth))
         t.check(abs(share - truth) <= 0.05,
                 "sampled:%d: rsp's sleeps carry stacks as often as perf shows copies "
                 "(%.1f%% vs %.1f%%)" % (n, 100 * share, 100 * truth))
-        t.check(0.02 < truth, "sampled:%d: some sleeps have a copy" % n)
+        # Not "some sleeps have a copy": the period can lock onto the
+        # workload's (sampled:3 stacked 1.8-3% of the sleeps). One switch in
+        # N has one, whatever the phase: the comparison above is not vacuous.
+        t.check(0.5 / n < copied < 1.5 / n,
+                "sampled:%d: one switch in %d has a copy (%.1f%%)" % (n, n, 100 * copied))
         # The parent is mostly preempted by the child it wakes, seldom asleep
         # (its few sleeps may all lack a copy): the sleeps are the child's.
         nodes = []
