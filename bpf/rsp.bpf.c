@@ -554,16 +554,16 @@ static __always_inline u64 fd_ops(struct task_struct *t, u64 fd)
 #define PF_WQ_WORKER 0x00000020
 
 /*
- * The work function a workqueue worker (kworker) runs now, 0 if none or
- * not a worker: task->worker_private is its struct kthread, whose data is
- * its struct worker. Plain loads (load_u64()); a kernel without
+ * The work function workqueue worker (kworker) @t runs now, 0 if none:
+ * task->worker_private is its struct kthread, whose data is its struct
+ * worker. Plain loads (load_u64()); a kernel without
  * worker_private (before 5.17) keys its kworkers by thread alone.
  */
 static __always_inline u64 kworker_func(struct task_struct *t)
 {
 	u64 kt, worker;
 
-	if (!(t->flags & PF_WQ_WORKER) || !bpf_core_field_exists(t->worker_private))
+	if (!bpf_core_field_exists(t->worker_private))
 		return 0;
 	kt = (u64)t->worker_private;
 	if (!kt)
@@ -602,9 +602,9 @@ static __always_inline int make_key(struct task_struct *t, u8 site, u32 state, s
 	 * made 6.7% of the checked sleep time under pgbench disagree on the
 	 * sleep reason, kworkers alone 0.003%.
 	 */
-	if (!t->mm && !(t->flags & PF_WQ_WORKER))
-		return KEY_NONE;
 	if (!t->mm) {
+		if (!(t->flags & PF_WQ_WORKER))
+			return KEY_NONE;
 		__builtin_memset(k, 0, sizeof(*k));
 		k->ip = kworker_func(t);
 		k->tgid = t->pid;
