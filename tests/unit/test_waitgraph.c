@@ -715,6 +715,75 @@ static void test_device_shared(void **state)
 	rsp_tlstore__delete(b.st);
 }
 
+/*
+ * wPerf's Figure 1 with a producer that filled the file first: A (90)
+ * waits for its own disk at its start, then for B (91); B waits for the
+ * disk serving it, and 3% of the time for A (the queue ran empty). That
+ * light B -> A made {A, B, disk for B} one component, leaving to A's disk:
+ * no knot at all. Trimmed like a knot's lightest edge, it leaves the knot
+ * {B, disk for B} and A outside, waiting for it and for its own disk.
+ */
+static void test_leaving_trimmed(void **state)
+{
+	static const uint64_t aw[][4] = {{0, 10 * MS, RSP_WAKER_DEVICE, DEV},
+					 {20 * MS, 90 * MS, RSP_WAKER_THREAD, 91}};
+	static const uint64_t bw[][4] = {{12 * MS, 15 * MS, RSP_WAKER_THREAD, 90},
+					 {20 * MS, 40 * MS, RSP_WAKER_DEVICE, DEV},
+					 {45 * MS, 65 * MS, RSP_WAKER_DEVICE, DEV},
+					 {70 * MS, 90 * MS, RSP_WAKER_DEVICE, DEV}};
+	static const uint64_t reqs[][3] = {{90, 0, 10}, {91, 20, 40}, {91, 45, 65}, {91, 70, 90}};
+	struct rsp_block_req r;
+	struct b b;
+	struct rsp_waitgraph *g;
+	const struct rsp_wknot *k;
+	long va, vb, da, db;
+
+	b_init(&b);
+	life(&b, 90, 90, "a", 100 * MS, aw, 2);
+	life(&b, 91, 90, "b", 100 * MS, bw, 4);
+	memset(&r, 0, sizeof(r));
+	r.dev = DEV, r.bytes = 4096;
+	for (size_t i = 0; i < 4; i++) {
+		r.id = i + 1, r.tid = (uint32_t)reqs[i][0];
+		r.insert = r.issue = reqs[i][1] * MS, r.complete = reqs[i][2] * MS;
+		b.ops.block(b.st, &r);
+	}
+	g = graph(&b, 100 * MS, 0.2, false, -1);
+	va = rsp_waitgraph__vertex_of(g, 90);
+	vb = rsp_waitgraph__vertex_of(g, 91);
+	da = disk_for(g, 90);
+	db = disk_for(g, 91);
+	assert_true(da >= 0 && db >= 0 && da != db);
+	/* its own 3 ms, and 3 more inside the disk's idle [10, 20] waiting for B */
+	assert_int_equal(weight(g, 91, 90), 6 * MS);
+	assert_non_null(rsp_waitgraph__find_edge(g, (uint32_t)va, (uint32_t)da));
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 1);
+	k = rsp_waitgraph__knot(g, 0);
+	assert_false(k->background);
+	assert_true(k->refined);
+	assert_int_equal(k->nr_vertices, 2);
+	assert_true((k->vertices[0] == (uint32_t)vb && k->vertices[1] == (uint32_t)db) ||
+		    (k->vertices[0] == (uint32_t)db && k->vertices[1] == (uint32_t)vb));
+	assert_int_equal(rsp_waitgraph__nr_sinks(g), 1);
+	assert_int_equal(rsp_waitgraph__sink(g, 0), (uint32_t)da);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+
+	/* with a threshold of 0 nothing is trimmed: no knot, as before */
+	b_init(&b);
+	life(&b, 90, 90, "a", 100 * MS, aw, 2);
+	life(&b, 91, 90, "b", 100 * MS, bw, 4);
+	for (size_t i = 0; i < 4; i++) {
+		r.id = i + 1, r.tid = (uint32_t)reqs[i][0];
+		r.insert = r.issue = reqs[i][1] * MS, r.complete = reqs[i][2] * MS;
+		b.ops.block(b.st, &r);
+	}
+	g = graph(&b, 100 * MS, 0.0, false, -1);
+	assert_int_equal(rsp_waitgraph__nr_knots(g), 0);
+	rsp_waitgraph__delete(g);
+	rsp_tlstore__delete(b.st);
+}
+
 /* A sleep of @tid with a reason, ended by @waker (kind, id) at its end. */
 static void sleep_why(struct b *b, uint32_t tid, const char *comm, uint64_t start, uint64_t end,
 		      uint8_t reason, uint8_t wkind, uint32_t wid)
@@ -839,13 +908,21 @@ static void test_pid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cascade),	      cmocka_unit_test(test_cascade_cycle),
-		cmocka_unit_test(test_knot_and_sink), cmocka_unit_test(test_refinement),
-		cmocka_unit_test(test_background),    cmocka_unit_test(test_background_waiter),
-		cmocka_unit_test(test_stack_hashes),  cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_merge_stacks),  cmocka_unit_test(test_short_lived),
-		cmocka_unit_test(test_device),	      cmocka_unit_test(test_device_shared),
-		cmocka_unit_test(test_disk_relay),    cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_cascade),
+		cmocka_unit_test(test_cascade_cycle),
+		cmocka_unit_test(test_knot_and_sink),
+		cmocka_unit_test(test_refinement),
+		cmocka_unit_test(test_background),
+		cmocka_unit_test(test_background_waiter),
+		cmocka_unit_test(test_stack_hashes),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_stacks),
+		cmocka_unit_test(test_short_lived),
+		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_device_shared),
+		cmocka_unit_test(test_leaving_trimmed),
+		cmocka_unit_test(test_disk_relay),
+		cmocka_unit_test(test_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

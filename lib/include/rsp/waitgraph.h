@@ -45,7 +45,9 @@
  * knot that is
  * neither a single vertex nor a simple cycle is refined: its lightest edge
  * is removed until it splits, unless that edge weighs more than the
- * threshold (default 20% of the window).
+ * threshold (default 20% of the window). So is a component with an edge
+ * leaving it: a light edge into it (a consumer's few waits for its
+ * producer, which waits for its own disk) kept a knot from closing.
  *
  * Noise floor: on a real system every thread has a few stray waits (a
  * kworker, an RCU softirq) that would keep any component from being closed,
