@@ -163,10 +163,17 @@ void rspd_budget__watch(struct rspd_budget *b, struct rspd *d)
 }
 
 /* Move to @to (under the lock): set the programs, log, keep the change. */
-static void change(struct rspd_budget *b, unsigned to, uint64_t now_ns)
+static void change(struct rspd_budget *b, unsigned to, double cost, uint64_t now_ns)
 {
 	struct rsp_budget_status *st = &b->st;
-	struct rsp_budget_change c = {now_ns, st->level, to, st->cost_pct};
+	struct rsp_budget_change c = {now_ns,
+				      st->level,
+				      to,
+				      cost,
+				      st->rspd_pct,
+				      st->bpf_pct,
+				      st->query_pct,
+				      st->syscall_pct + st->stopwatch_pct};
 	int err = 0;
 
 #ifdef RSP_HAVE_BPF
@@ -177,10 +184,13 @@ static void change(struct rspd_budget *b, unsigned to, uint64_t now_ns)
 				strerror(-err));
 		return;
 	}
-	rspd_log__write(RSP_LOG_INFO,
-			"overhead budget: capture cost %.1f%% of a CPU against %.1f%%: level %u -> "
-			"%u (%s)",
-			st->cost_pct, st->budget_pct, st->level, to, rsp_degrade__name(to));
+	rspd_log__write(
+		RSP_LOG_INFO,
+		"overhead budget: capture cost %.1f%% of a CPU against %.1f%% (rspd %.1f%%, "
+		"BPF %.1f%%; queries %.1f%% and syscall/stopwatch programs %.1f%% left "
+		"out): level %u -> %u (%s)",
+		cost, st->budget_pct, c.rspd_pct, c.bpf_pct, c.query_pct, c.unshed_bpf_pct,
+		st->level, to, rsp_degrade__name(to));
 	if (st->nr_changes == RSP_BUDGET_HISTORY) {
 		memmove(st->changes, st->changes + 1, sizeof(c) * (RSP_BUDGET_HISTORY - 1));
 		st->nr_changes--;
@@ -286,11 +296,11 @@ static void tick(struct rspd_budget *b, uint64_t now_ns)
 		} else if (cost > b->st.budget_pct) {
 			b->under = 0;
 			if (++b->over >= OVER_S && b->st.level + 1 < RSP_DEGRADE__NR)
-				change(b, b->st.level + 1, now_ns);
+				change(b, b->st.level + 1, cost, now_ns);
 		} else if (cost < b->st.budget_pct / 2) {
 			b->over = 0;
 			if (++b->under >= UNDER_S && b->st.level > 0)
-				change(b, b->st.level - 1, now_ns);
+				change(b, b->st.level - 1, cost, now_ns);
 		} else {
 			b->over = b->under = 0;
 		}

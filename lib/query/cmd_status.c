@@ -395,11 +395,13 @@ static json_t *json_budget(const struct rsp_budget_status *b)
 	for (unsigned i = 0; ch && i < b->nr_changes; i++) {
 		const struct rsp_budget_change *c = &b->changes[i];
 
-		json_array_append_new(ch,
-				      json_pack("{s:f, s:i, s:i, s:s, s:f}", "time_s",
-						(double)c->time_ns / 1e9, "from", (int)c->from,
-						"to", (int)c->to, "to_name",
-						rsp_degrade__name(c->to), "cost_pct", c->cost_pct));
+		json_array_append_new(ch, json_pack("{s:f, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f}",
+						    "time_s", (double)c->time_ns / 1e9, "from",
+						    (int)c->from, "to", (int)c->to, "to_name",
+						    rsp_degrade__name(c->to), "cost_pct",
+						    c->cost_pct, "rspd_pct", c->rspd_pct, "bpf_pct",
+						    c->bpf_pct, "query_pct", c->query_pct,
+						    "unshed_bpf_pct", c->unshed_bpf_pct));
 	}
 	o = json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:i, s:s, s:f, s:I, s:o}", "enforced",
 		      b->enabled, "budget_pct", b->budget_pct, "cost_pct", b->cost_pct, "rspd_pct",

@@ -97,7 +97,13 @@ with t.Rspd("--capture", "bpf", "--overhead-budget", str(BUDGET), *NO_SYSCALLS) 
         top_q = max(top_q, overhead(d)["query_pct"])
     time.sleep(1.5)  # the tick after the last query
     o = overhead(d)
+    new = o["changes"][len(o["changes"]) - (o["changes_total"] - changes):] \
+        if o["changes_total"] > changes else []
     t.check(top_q > BUDGET and o["changes_total"] == changes and o["level"] == 0,
             "queries costing up to %.1f%% of a CPU (budget %d%%) left capture alone: "
-            "%d changes since, level %d" % (top_q, BUDGET, o["changes_total"] - changes,
-                                            o["level"]))
+            "%d changes since, level %d%s" % (
+                top_q, BUDGET, o["changes_total"] - changes, o["level"],
+                "".join("; %d -> %d at %.1f s: cost %.1f%% (rspd %.1f%%, BPF %.1f%%, "
+                        "queries %.1f%% and %.1f%% of BPF left out)" %
+                        (c["from"], c["to"], c["time_s"] - t1, c["cost_pct"], c["rspd_pct"],
+                         c["bpf_pct"], c["query_pct"], c["unshed_bpf_pct"]) for c in new)))

@@ -70,7 +70,10 @@ struct rsp_stack_status {
 struct rsp_budget_change {
 	uint64_t time_ns;
 	unsigned from, to;
-	double cost_pct; /* the cost that moved it */
+	double cost_pct; /* the cost that moved it: what a level can shed */
+	/* of the second before it: rspd's CPU, BPF run time, and what was left
+	 * out of cost_pct (queries, the syscall and stopwatch programs) */
+	double rspd_pct, bpf_pct, query_pct, unshed_bpf_pct;
 };
 
 struct rsp_budget_status {
