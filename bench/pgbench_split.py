@@ -15,7 +15,7 @@ One run per policy, no bare run: a cost split, not a loss (bench/bpf_floor.py
 --pgbench measures the loss). Shares are of one CPU.
 
 usage: sudo bench/pgbench_split.py [--policies none,default] [--seconds S] [--build DIR]
-                                   [--out FILE | --no-write]
+                                   [--out FILE | --no-write] [--perf PREFIX]
 Writes the section "## Where capture's CPU goes under pgbench" of BENCHMARKS.md.
 """
 import argparse
@@ -66,12 +66,20 @@ def split(a, cluster, policy):
     old = subprocess.run(["sysctl", "-n", "kernel.bpf_stats_enabled"], capture_output=True,
                          text=True).stdout.strip() or "0"
     subprocess.run(["sysctl", "-q", "-w", "kernel.bpf_stats_enabled=1"])
+    prof = None
     try:
         p0, t0, w0 = progs(), threads(rspd.p.pid), time.time()
+        if a.perf:  # rspd's threads sampled too: what each spends its CPU on
+            prof = subprocess.Popen(["perf", "record", "-q", "-F", "999", "-e", "cpu-clock",
+                                     "-p", str(rspd.p.pid), "-o", "%s.%s" % (a.perf, policy),
+                                     "--", "sleep", str(a.seconds)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(a.seconds)
         p1, t1, w1 = progs(), threads(rspd.p.pid), time.time()
     finally:
         subprocess.run(["sysctl", "-q", "-w", "kernel.bpf_stats_enabled=" + old])
+        if prof:
+            prof.wait()
     st = rspd.ctl("status")
     load.join()
     rspd.stop()
@@ -98,7 +106,12 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--perf", metavar="PREFIX",
+                    help="also sample rspd with perf record into PREFIX.POLICY and print "
+                    "each thread's top functions (perturbs the run: implies --no-write)")
     a = ap.parse_args()
+    if a.perf:
+        a.no_write = True
     if os.geteuid():
         sys.exit("bench/pgbench_split.py: run as root (rspd, BPF statistics)")
     cluster = pgbench.Cluster(pgbench.need_postgres(), port=54345)
@@ -142,6 +155,13 @@ def main():
                         100.0 * sc["no_key"] / sc["sites"], stt.get("checked_s", 0),
                         100.0 * stt.get("reason_differ_share", 0)))
     pgbench.report(lines, a.out, TITLE, a.no_write)
+    for pol in runs if a.perf else ():
+        print("\nperf record of rspd under policy %s (%s.%s), top functions by thread:" %
+              (pol, a.perf, pol))
+        rep = subprocess.run(["perf", "report", "-i", "%s.%s" % (a.perf, pol), "--stdio",
+                              "--sort", "comm,dso,sym", "--percent-limit", "0.7"],
+                             capture_output=True, text=True).stdout
+        print("\n".join(x for x in rep.splitlines() if x and not x.startswith("#")))
 
 
 if __name__ == "__main__":
