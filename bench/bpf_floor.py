@@ -23,7 +23,8 @@ place; the hand-written reading of it is a section of its own after it.
 
 --pgbench: the same floors and rspd's two policies under a real database
 instead (bench/pgbench.py's cluster and load: pgbench -c 4 -j 2, synchronous
-commit, UNIX socket), without the kernel's statistics, as throughput: what
+commit, UNIX socket), and rspd --stacks none --no-hist (capture and the
+window without the histograms' thread), without the kernel's statistics, as throughput: what
 the smallest tracer of the two events costs pgbench on this machine, the
 floor under issue 12's (BPF loss <= 4%) and issue 13's (<= 5% with stacks)
 targets; with each loss a bootstrap interval over the repetitions (what the
@@ -147,7 +148,10 @@ def cpu_more(mode, base):
 def on_pgbench(a):
     """pgbench's TPS bare, under each floor and under rspd, alternating; and the
     machine's CPU time per transaction, which the host's contention moves less."""
+    # --no-hist: capture and the window without the histograms' thread (the
+    # largest of rspd's own), to split what userspace costs from the programs
     modes = [pgbench.Bare(), Floor(a.build, 0), Floor(a.build, 2),
+             pgbench.Rspd(a.build, "bpf", "none", ["--no-hist"]),
              pgbench.Rspd(a.build, "bpf", "none"), pgbench.Rspd(a.build, "bpf", None)]
     cluster = pgbench.Cluster(pgbench.need_postgres(), port=54341)
     tps = {m.name: [] for m in modes}
