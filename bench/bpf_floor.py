@@ -24,8 +24,8 @@ place; the hand-written reading of it is a section of its own after it.
 --pgbench: the same floors and rspd's two policies under a real database
 instead (bench/pgbench.py's cluster and load: pgbench -c 4 -j 2, synchronous
 commit, UNIX socket), and rspd --stacks none --no-hist (capture and the
-window without the histograms' thread), without the kernel's statistics, as throughput: what
-the smallest tracer of the two events costs pgbench on this machine, the
+window without the histograms' thread), without the kernel's statistics,
+as throughput: what the smallest tracer of the two events costs pgbench on this machine, the
 floor under issue 12's (BPF loss <= 4%) and issue 13's (<= 5% with stacks)
 targets; with each loss a bootstrap interval over the repetitions (what the
 run can tell apart on a shared host), and the machine's CPU time per

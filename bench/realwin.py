@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 import cproject  # noqa: E402  (tests/e2e: the same project the test builds)
-from pgbench import Cluster, need_postgres, write_section  # noqa: E402
+from pgbench import Cluster, need_postgres, report  # noqa: E402
 
 BUILD = os.environ.get("RSP_BUILD", os.path.join(ROOT, "build", "release"))
 RSPD = os.path.join(BUILD, "daemon", "rspd")
@@ -181,8 +181,7 @@ def callgrind_section(a, rows):
         else:
             lines.append("| %s | %d | %s | %d | %.0f |" % (name, n, what, ir,
                                                           ir / n if n else 0))
-    write_section(a.out, "\n".join(lines) + "\n", TITLE_CG)
-    print("\n".join(lines))
+    report(lines, a.out, TITLE_CG)
 
 
 def records_of(dump):
@@ -277,8 +276,7 @@ def main():
         lines.append("| %s | %d | %.0f | %s | %.0f | %.0f | %s | %s | %s |" %
                      (name, n, size / 2**20, what, ms, ms * 1e6 / n if n else 0, above,
                       "%.0f" % perf if perf else "-", "%.1fx" % (perf / ms) if perf else "-"))
-    write_section(a.out, "\n".join(lines) + "\n", TITLE)
-    print("\n".join(lines))
+    report(lines, a.out, TITLE)
 
 
 if __name__ == "__main__":

@@ -166,14 +166,14 @@ void rspd_budget__watch(struct rspd_budget *b, struct rspd *d)
 static void change(struct rspd_budget *b, unsigned to, double cost, uint64_t now_ns)
 {
 	struct rsp_budget_status *st = &b->st;
-	struct rsp_budget_change c = {now_ns,
-				      st->level,
-				      to,
-				      cost,
-				      st->rspd_pct,
-				      st->bpf_pct,
-				      st->query_pct,
-				      st->syscall_pct + st->stopwatch_pct};
+	struct rsp_budget_change c = {.time_ns = now_ns,
+				      .from = st->level,
+				      .to = to,
+				      .cost_pct = cost,
+				      .rspd_pct = st->rspd_pct,
+				      .bpf_pct = st->bpf_pct,
+				      .query_pct = st->query_pct,
+				      .unshed_bpf_pct = st->syscall_pct + st->stopwatch_pct};
 	int err = 0;
 
 #ifdef RSP_HAVE_BPF

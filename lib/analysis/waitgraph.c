@@ -1279,8 +1279,22 @@ static void clear_final(struct rsp_waitgraph *g)
 }
 
 /*
- * One pass over the closed SCCs. Returns 1 if it changed the graph (a
- * background knot removed, an edge trimmed): the caller then looks again.
+ * Refine component @x: remove its lightest edge if it is neither a single
+ * vertex nor a simple cycle and that edge weighs at most @limit.
+ */
+static bool trim(struct rsp_waitgraph *g, const struct comp_info *x, uint64_t limit, bool *refined)
+{
+	if (x->nr_v < 2 || simple_cycle(x) || g->es[x->lightest].e.weight_ns > limit)
+		return false;
+	g->es[x->lightest].e.removed = true;
+	*refined = true;
+	return true;
+}
+
+/*
+ * One pass over the SCCs: closed ones are knots, sinks or trimmed, the
+ * others only trimmed. Returns 1 if it changed the graph (a background
+ * knot removed, an edge trimmed): the caller then looks again.
  */
 static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 {
@@ -1312,12 +1326,7 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 		 * impact (wPerf 3.2), closed component or not.
 		 */
 		if (x->leaves) {
-			if (x->nr_v > 1 && x->nr_e && !simple_cycle(x) &&
-			    g->es[x->lightest].e.weight_ns <= limit) {
-				g->es[x->lightest].e.removed = true;
-				*refined = true;
-				changed = 1;
-			}
+			changed |= trim(g, x, limit, refined);
 			continue;
 		}
 		if (x->nr_v == 1 && !x->self_loop) {
@@ -1335,10 +1344,7 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 			ret = add_knot(g, &c, k, x, true, *refined);
 			remove_comp(g, &c, k);
 			changed = 1;
-		} else if (x->nr_v > 1 && !simple_cycle(x) &&
-			   g->es[x->lightest].e.weight_ns <= limit) {
-			g->es[x->lightest].e.removed = true;
-			*refined = true;
+		} else if (trim(g, x, limit, refined)) {
 			changed = 1;
 		} else {
 			ret = add_knot(g, &c, k, x, false, *refined);

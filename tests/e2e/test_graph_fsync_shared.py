@@ -42,7 +42,7 @@ with t.Rspd() as d:
     writer_disk = [e for e in g["edges"] if e["from"].startswith("disk ") and
                    e["to"].startswith("python")]
     k = gt.knot_of(g, w["tid_b"])
-    if k is None:  # flaky here (3 runs in 20): what the graph held instead
+    if k is None:  # what the graph held instead
         tag = "[%d]" % w["tid_b"]
         for e in g["edges"]:
             if tag in e["from"] or tag in e["to"]:
