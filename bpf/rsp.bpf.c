@@ -456,10 +456,17 @@ struct {
 #define HANDLER_IRQ  (1ull << 62)
 #define HANDLER_SIRQ (2ull << 62)
 
+/*
+ * Each level also keeps when its handler began and, for an hrtimer, the
+ * expiry's "now": the exit writes the handler's one record (an irq, a
+ * softirq, an hrtimer expiry: RSP_BREC_IRQ, _SOFTIRQ, _HRTIMER) with them.
+ */
 struct irqctx {
 	s32 depth;
 	u32 pad;
 	u64 what[IRQ_LEVELS]; /* the handler at each level */
+	u64 start[IRQ_LEVELS];
+	u64 aux[IRQ_LEVELS];
 };
 
 struct {
@@ -469,22 +476,45 @@ struct {
 	__type(value, struct irqctx);
 } irq_depth SEC(".maps");
 
-static __always_inline void irq_enter_exit(int d, u64 what)
+static __always_inline void handler_enter(u64 what, u64 start, u64 aux)
 {
 	u32 zero = 0;
 	struct irqctx *v = bpf_map_lookup_elem(&irq_depth, &zero);
+	s32 i;
 
 	if (!v)
 		return;
-	if (d > 0) {
-		s32 i = v->depth;
-
-		if (i >= 0 && i < IRQ_LEVELS)
-			v->what[i] = what;
-		v->depth++;
-	} else if (v->depth > 0) { /* an exit whose entry was missed stays at 0 */
-		v->depth--;
+	i = v->depth;
+	if (i >= 0 && i < IRQ_LEVELS) { /* masked too: the verifier wants the bound it sees */
+		v->what[i & (IRQ_LEVELS - 1)] = what;
+		v->start[i & (IRQ_LEVELS - 1)] = start;
+		v->aux[i & (IRQ_LEVELS - 1)] = aux;
 	}
+	v->depth++;
+}
+
+/*
+ * Leave the innermost handler: when it began (0: its entry was not seen,
+ * or it nests too deep to be kept) and its aux. An exit whose entry was
+ * missed leaves the depth at 0.
+ */
+static __always_inline u64 handler_exit(u64 *aux)
+{
+	u32 zero = 0;
+	struct irqctx *v = bpf_map_lookup_elem(&irq_depth, &zero);
+	u32 i;
+
+	*aux = 0;
+	if (!v || v->depth <= 0)
+		return 0;
+	i = (u32)--v->depth;
+	if (i >= IRQ_LEVELS)
+		return 0;
+	/* hidden from the compiler, or it drops the mask the verifier needs */
+	asm volatile("" : "+r"(i));
+	i &= IRQ_LEVELS - 1;
+	*aux = v->aux[i];
+	return v->start[i];
 }
 
 /* 0: task context; else the innermost handler (~0: unknown, too deep). */
@@ -884,13 +914,91 @@ static __always_inline bool inside(struct task_struct *t)
 	return BPF_CORE_READ(anc, kn, id) == capture_cgroup_id;
 }
 
+/*
+ * A waking waits here, in the wakee's task storage, for the wakee's next
+ * switch-in, which carries it (RSP_BFOLD_WAKING, as Meta's wprof does):
+ * one record for two events, and the waking's program writes no record.
+ * A wakee still on its CPU gets no slot: its waking goes alone then, as
+ * layout 2 wrote it. A waking that finds its slot taken (the one before
+ * rode on no switch-in) sends that one alone first, in a CARRY record.
+ */
+struct wake_slot {
+	struct rsp_brec_wake_part p;
+	u32 valid;
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wake_slot);
+} wake_task SEC(".maps");
+
+/* A part written alone: a CARRY record of @what, the part after it. */
+struct carry_buf {
+	struct rsp_brec_carry c;
+	union {
+		struct rsp_brec_wake_part w;
+		struct rsp_brec_block_part b;
+	};
+};
+
+static __always_inline void carry(void *ctx, u8 what, u32 a, u32 b, const void *part, u64 now)
+{
+	struct carry_buf r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	hdr_at(&r.c.h, RSP_BREC_CARRY, sizeof(r), now);
+	r.c.woken[0] = a;
+	r.c.woken[1] = b;
+	r.c.what = what;
+	__builtin_memcpy(&r.w, part, sizeof(r.w));
+	emit(ctx, &r, sizeof(r));
+	count(RSP_BC_CARRIED);
+}
+
+/* A switch record, the biggest: a check's, and a wake part after it. */
+struct switch_buf {
+	struct rsp_brec_switch_check r;
+	struct rsp_brec_wake_part spare;
+};
+
+/*
+ * @n's pending waking into @b at @off (the switch record's size), taken
+ * from its slot: the bytes it adds, 0 if none.
+ */
+static __always_inline u32 fold_waking(struct task_struct *n, struct switch_buf *b, u32 off)
+{
+	struct wake_slot *ws;
+
+	if (!n->pid) /* the idle task is never woken */
+		return 0;
+	ws = bpf_task_storage_get(&wake_task, n, 0, 0);
+	if (!ws || !ws->valid)
+		return 0;
+	ws->valid = 0;
+	b->r.ss.sw.fold = RSP_BFOLD_WAKING;
+	if (off == sizeof(struct rsp_brec_switch))
+		__builtin_memcpy((char *)b + sizeof(struct rsp_brec_switch), &ws->p, sizeof(ws->p));
+	else if (off == sizeof(struct rsp_brec_switch_stack))
+		__builtin_memcpy((char *)b + sizeof(struct rsp_brec_switch_stack), &ws->p,
+				 sizeof(ws->p));
+	else
+		__builtin_memcpy((char *)b + sizeof(struct rsp_brec_switch_check), &ws->p,
+				 sizeof(ws->p));
+	count(RSP_BC_FOLDED);
+	return sizeof(ws->p);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	u64 now = bpf_ktime_get_ns();
-	struct rsp_brec_switch_check r;
-	u32 state = report_state(preempt, prev_state, prev);
+	struct switch_buf b;
+	u32 state = report_state(preempt, prev_state, prev), size;
+	u8 kind;
 	bool stacks = stack_policy == RSP_BSTACKS_ALL ||
 		      ((stack_policy == RSP_BSTACKS_SLEEPS || stack_policy == RSP_BSTACKS_CACHED) &&
 		       state && state != TASK_REPORT_MAX);
@@ -916,60 +1024,109 @@ int BPF_PROG(rsp_sched_switch, bool preempt, struct task_struct *prev, struct ta
 		return *(volatile int *)0; /* rejected by the verifier: a test's wish */
 	send_comm(ctx, prev, now);
 	send_comm(ctx, next, now);
-	__builtin_memset(&r, 0, sizeof(r));
+	__builtin_memset(&b, 0, sizeof(b));
 	/* tp_btf arguments are BTF pointers: fields are read with plain loads */
-	r.ss.sw.next_tid = next->pid;
-	r.ss.sw.next_pid = next->tgid;
-	r.ss.sw.prev_state = state;
-	r.ss.sw.prev_prio = (u8)prev->prio;
-	r.ss.sw.next_prio = (u8)next->prio;
+	b.r.ss.sw.next_tid = next->pid;
+	b.r.ss.sw.next_pid = next->tgid;
+	b.r.ss.sw.prev_state = state;
+	b.r.ss.sw.prev_prio = (u8)prev->prio;
+	b.r.ss.sw.next_prio = (u8)next->prio;
 	if (!stacks) {
-		hdr_at(&r.ss.sw.h, RSP_BREC_SWITCH, sizeof(r.ss.sw), now);
-		emit(ctx, &r, sizeof(r.ss.sw));
-		return 0;
+		kind = RSP_BREC_SWITCH;
+		size = sizeof(struct rsp_brec_switch);
+	} else if (get_stacks(ctx, prev, 0, state, now, &b.r.ss.kstack, &b.r.ss.ustack,
+			      &b.r.ss.sw.stack_flags, &b.r.kcached, &b.r.ucached)) {
+		/*
+		 * The switch runs in prev's context: these are the stacks of its
+		 * sleep. This program and bpf_trace_run4 are skipped; the
+		 * kernel's then starts at __schedule, where a perf tracepoint
+		 * sample's does, or, when the tracepoint has other probes too,
+		 * at __traceiter_sched_switch above it. Walked although the
+		 * cache had the key: a check (what the cache had is kept too).
+		 */
+		kind = RSP_BREC_SWITCH_CHECK;
+		size = sizeof(struct rsp_brec_switch_check);
+	} else {
+		kind = RSP_BREC_SWITCH_STACK;
+		size = sizeof(struct rsp_brec_switch_stack);
 	}
-	/*
-	 * The switch runs in prev's context: these are the stacks of its sleep.
-	 * This program and bpf_trace_run4 are skipped; the kernel's then starts
-	 * at __schedule, where a perf tracepoint sample's does, or, when the
-	 * tracepoint has other probes too, at __traceiter_sched_switch above it.
-	 */
-	if (get_stacks(ctx, prev, 0, state, now, &r.ss.kstack, &r.ss.ustack, &r.ss.sw.stack_flags,
-		       &r.kcached, &r.ucached)) {
-		hdr_at(&r.ss.sw.h, RSP_BREC_SWITCH_CHECK, sizeof(r), now);
-		emit(ctx, &r, sizeof(r));
-		return 0;
-	}
-	hdr_at(&r.ss.sw.h, RSP_BREC_SWITCH_STACK, sizeof(r.ss), now);
-	emit(ctx, &r, sizeof(r.ss));
+	size += fold_waking(next, &b, size);
+	if (size > sizeof(b))
+		return 0; /* never: for the verifier */
+	hdr_at(&b.r.ss.sw.h, kind, (u16)size, now);
+	emit(ctx, &b, size);
 	return 0;
+}
+
+/*
+ * A waking as its record (layout 2) would have been written: alone, when
+ * the wakee has no slot (task storage refused one).
+ */
+static __always_inline void waking_alone(void *ctx, struct task_struct *p,
+					 const struct rsp_brec_wake_part *w)
+{
+	struct rsp_brec_waking_stack r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.wk.tid = p->pid;
+	r.wk.pid = p->tgid;
+	r.wk.target_cpu = w->target_cpu;
+	r.wk.prio = w->prio;
+	r.wk.stack_flags = w->stack_flags;
+	r.kstack = w->kstack;
+	r.ustack = w->ustack;
+	if (w->kind == RSP_BREC_WAKING_STACK) {
+		hdr_at(&r.wk.h, RSP_BREC_WAKING_STACK, sizeof(r), w->time);
+		emit(ctx, &r, sizeof(r));
+	} else {
+		hdr_at(&r.wk.h, w->kind, sizeof(r.wk), w->time);
+		emit(ctx, &r, sizeof(r.wk));
+	}
 }
 
 static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bool stacks)
 {
-	u64 now = bpf_ktime_get_ns();
-	struct rsp_brec_waking_stack r;
+	u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct rsp_brec_wake_part w;
+	struct wake_slot *ws;
 	u64 kc, uc; /* a check's: counted, not sent (a waker's stack names no sleep) */
 
 	/* kept when the woken or the waker is inside: the wait-for edge has an end there */
 	if (!inside(p) && !inside(bpf_get_current_task_btf()))
 		return;
-	send_comm(ctx, p, now);
-	__builtin_memset(&r, 0, sizeof(r));
-	r.wk.tid = p->pid;
-	r.wk.pid = p->tgid;
-	r.wk.target_cpu = p->thread_info.cpu;
-	r.wk.prio = (u8)p->prio;
-	if (!stacks) {
-		hdr_at(&r.wk.h, kind, sizeof(r.wk), now);
-		emit(ctx, &r, sizeof(r.wk));
+	send_comm(ctx, p, now); /* before the waking, at its time: the name is known then */
+	__builtin_memset(&w, 0, sizeof(w));
+	w.time = now;
+	w.pid = (u32)(id >> 32);
+	w.tid = (u32)id;
+	w.cpu = (u16)bpf_get_smp_processor_id();
+	w.target_cpu = p->thread_info.cpu;
+	w.prio = (u8)p->prio;
+	w.kind = kind;
+	/* from try_to_wake_up, as perf's (this program and bpf_trace_run1 skipped; see above) */
+	if (stacks) {
+		w.kind = RSP_BREC_WAKING_STACK;
+		get_stacks(ctx, bpf_get_current_task_btf(), 1, 0, now, &w.kstack, &w.ustack,
+			   &w.stack_flags, &kc, &uc);
+	}
+	/*
+	 * A wakee still on its CPU (woken as it was switching out, or while
+	 * it ran on): its next switch-in is after a switch-out that may come
+	 * first, so the waking goes now, alone, in its place in the ring.
+	 */
+	if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
+		waking_alone(ctx, p, &w);
 		return;
 	}
-	/* from try_to_wake_up, as perf's (this program and bpf_trace_run1 skipped; see above) */
-	get_stacks(ctx, bpf_get_current_task_btf(), 1, 0, now, &r.kstack, &r.ustack,
-		   &r.wk.stack_flags, &kc, &uc);
-	hdr_at(&r.wk.h, RSP_BREC_WAKING_STACK, sizeof(r), now);
-	emit(ctx, &r, sizeof(r));
+	ws = bpf_task_storage_get(&wake_task, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ws) {
+		waking_alone(ctx, p, &w);
+		return;
+	}
+	if (ws->valid) /* the last one rode on no switch-in: it goes alone */
+		carry(ctx, ws->p.kind, p->pid, p->tgid, &ws->p, now);
+	__builtin_memcpy(&ws->p, &w, sizeof(w));
+	ws->valid = 1;
 }
 
 SEC("tp_btf/sched_waking")
@@ -1086,6 +1243,27 @@ static __always_inline void fill_rwbs(char *rwbs, u32 opf)
 }
 
 /*
+ * A request's insert and issue wait here, keyed by the request, for its
+ * completion, which carries them (RSP_BFOLD_BLOCK_*): one record for
+ * three events. A part whose place is taken again before the completion
+ * (a requeued request issued twice) goes alone, in a CARRY record; one
+ * that finds the map full goes alone as its layout-2 record. Requests in
+ * flight are here until they complete (rspd reads them for a dump).
+ */
+struct rq_parts {
+	struct rsp_brec_block_part ins, iss;
+	u32 has; /* RSP_BFOLD_BLOCK_* */
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, u64);
+	__type(value, struct rq_parts);
+} rq_pending SEC(".maps");
+
+/*
  * A request as the block_rq_* tracepoints show it: dev is
  * disk_devt(rq->q->disk) (kernel dev_t: major << 20 | minor); at insert and
  * issue, sector and sectors are 0 for a passthrough request (REQ_OP_DRV_*)
@@ -1093,51 +1271,122 @@ static __always_inline void fill_rwbs(char *rwbs, u32 opf)
  * blk_rq_trace_nr_sectors() say; at completion the sector is blk_rq_pos()
  * and the sectors those completed (@done_bytes).
  */
-static __always_inline void block(void *ctx, struct request *rq, u8 kind, s64 done_bytes)
+static __always_inline u32 block_fields(struct request *rq, s64 done_bytes, u64 *sector,
+					u32 *nr_sector, u32 *bytes, char *rwbs)
 {
-	struct rsp_brec_block r;
 	struct gendisk *disk = rq->q->disk;
 	u32 opf = rq->cmd_flags, op = opf & REQ_OP_MASK_BITS;
 	bool pt = op == bpf_core_enum_value(enum req_op, REQ_OP_DRV_IN) ||
 		  op == bpf_core_enum_value(enum req_op, REQ_OP_DRV_OUT);
-	u32 bytes = rq->__data_len;
 
-	__builtin_memset(&r, 0, sizeof(r));
-	hdr(&r.h, kind, sizeof(r));
-	if (disk)
-		r.dev = (u32)disk->major << 20 | (u32)disk->first_minor;
-	r.sector = rq->__sector;
+	*sector = rq->__sector;
 	if (done_bytes >= 0) {
-		r.bytes = (u32)done_bytes;
-		r.nr_sector = r.bytes >> 9;
+		*bytes = (u32)done_bytes;
+		*nr_sector = *bytes >> 9;
 	} else {
-		r.bytes = bytes;
-		r.nr_sector = pt ? 0 : bytes >> 9;
-		if (pt || r.sector == (u64)-1)
-			r.sector = 0;
+		*bytes = rq->__data_len;
+		*nr_sector = pt ? 0 : *bytes >> 9;
+		if (pt || *sector == (u64)-1)
+			*sector = 0;
 	}
-	fill_rwbs(r.rwbs, opf);
-	emit(ctx, &r, sizeof(r));
+	fill_rwbs(rwbs, opf);
+	return disk ? (u32)disk->major << 20 | (u32)disk->first_minor : 0;
 }
+
+/* An insert or an issue: kept for the completion, or written alone. */
+static __always_inline void block_part(void *ctx, struct request *rq, u8 kind)
+{
+	u64 key = (u64)rq, id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	u32 bit = kind == RSP_BREC_BLOCK_INSERT ? RSP_BFOLD_BLOCK_INSERT : RSP_BFOLD_BLOCK_ISSUE;
+	struct rsp_brec_block_part p;
+	struct rq_parts *v, nv;
+	u32 dev;
+
+	__builtin_memset(&p, 0, sizeof(p));
+	p.time = now;
+	p.pid = (u32)(id >> 32);
+	p.tid = (u32)id;
+	p.cpu = (u16)bpf_get_smp_processor_id();
+	p.kind = kind;
+	dev = block_fields(rq, -1, &p.sector, &p.nr_sector, &p.bytes, p.rwbs);
+	v = bpf_map_lookup_elem(&rq_pending, &key);
+	if (!v) {
+		__builtin_memset(&nv, 0, sizeof(nv));
+		v = &nv;
+	} else if (v->has & bit) { /* issued (or inserted) again: the last one goes alone */
+		carry(ctx, kind, dev, 0, bit == RSP_BFOLD_BLOCK_INSERT ? &v->ins : &v->iss, now);
+	}
+	if (bit == RSP_BFOLD_BLOCK_INSERT)
+		__builtin_memcpy(&v->ins, &p, sizeof(p));
+	else
+		__builtin_memcpy(&v->iss, &p, sizeof(p));
+	v->has |= bit;
+	if (v == &nv && bpf_map_update_elem(&rq_pending, &key, &nv, BPF_NOEXIST)) {
+		struct rsp_brec_block r; /* no room: as layout 2 wrote it */
+
+		__builtin_memset(&r, 0, sizeof(r));
+		hdr_at(&r.h, kind, sizeof(r), now);
+		r.dev = dev;
+		r.sector = p.sector;
+		r.nr_sector = p.nr_sector;
+		r.bytes = p.bytes;
+		__builtin_memcpy(r.rwbs, p.rwbs, sizeof(r.rwbs));
+		emit(ctx, &r, sizeof(r));
+	}
+}
+
+/* A completion, with the request's insert and issue when they waited for it. */
+struct complete_buf {
+	struct rsp_brec_block r;
+	struct rsp_brec_block_part parts[2];
+};
 
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(rsp_block_rq_insert, struct request *rq)
 {
-	block(ctx, rq, RSP_BREC_BLOCK_INSERT, -1);
+	block_part(ctx, rq, RSP_BREC_BLOCK_INSERT);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rsp_block_rq_issue, struct request *rq)
 {
-	block(ctx, rq, RSP_BREC_BLOCK_ISSUE, -1);
+	block_part(ctx, rq, RSP_BREC_BLOCK_ISSUE);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rsp_block_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	block(ctx, rq, RSP_BREC_BLOCK_COMPLETE, nr_bytes);
+	u64 key = (u64)rq;
+	struct complete_buf b;
+	struct rq_parts *v = bpf_map_lookup_elem(&rq_pending, &key);
+	u32 size = sizeof(b.r);
+
+	__builtin_memset(&b, 0, sizeof(b));
+	b.r.dev = block_fields(rq, nr_bytes, &b.r.sector, &b.r.nr_sector, &b.r.bytes, b.r.rwbs);
+	if (v) {
+		if (v->has & RSP_BFOLD_BLOCK_INSERT) {
+			__builtin_memcpy(&b.parts[0], &v->ins, sizeof(v->ins));
+			size += sizeof(v->ins);
+			b.r.fold |= RSP_BFOLD_BLOCK_INSERT;
+			count(RSP_BC_FOLDED);
+		}
+		if (v->has & RSP_BFOLD_BLOCK_ISSUE) {
+			if (size == sizeof(b.r))
+				__builtin_memcpy(&b.parts[0], &v->iss, sizeof(v->iss));
+			else
+				__builtin_memcpy(&b.parts[1], &v->iss, sizeof(v->iss));
+			size += sizeof(v->iss);
+			b.r.fold |= RSP_BFOLD_BLOCK_ISSUE;
+			count(RSP_BC_FOLDED);
+		}
+		bpf_map_delete_elem(&rq_pending, &key);
+	}
+	if (size > sizeof(b))
+		return 0; /* never: for the verifier */
+	hdr(&b.r.h, RSP_BREC_BLOCK_COMPLETE, (u16)size);
+	emit(ctx, &b, size);
 	return 0;
 }
 
@@ -1171,56 +1420,54 @@ static __always_inline void name16(char *out, const char *s)
 	__builtin_memcpy(out, w, sizeof(w));
 }
 
+/*
+ * An irq, a softirq and an hrtimer expiry are one record each, at their
+ * exit, with when they began (the entries keep it in irq_depth): half the
+ * records of two events each. What the handler did in between (a request
+ * completed, a waking) is written before it in this CPU's ring; readers
+ * put the entry back before them (rsp_bpfrec__unfold()).
+ */
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(rsp_irq_handler_entry, int irq, struct irqaction *action)
 {
-	struct rsp_brec_irq_entry r;
-
-	irq_enter_exit(1, HANDLER_IRQ | (u32)irq);
-	__builtin_memset(&r, 0, sizeof(r));
-	hdr(&r.h, RSP_BREC_IRQ_ENTRY, sizeof(r));
-	r.irq = (u32)irq;
-	name16(r.name, action->name);
-	emit(ctx, &r, sizeof(r));
+	handler_enter(HANDLER_IRQ | (u32)irq, bpf_ktime_get_ns(), 0);
 	return 0;
 }
 
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(rsp_irq_handler_exit, int irq, struct irqaction *action, int ret)
 {
-	struct rsp_brec_irq_exit r;
+	struct rsp_brec_irq r;
+	u64 aux;
 
-	irq_enter_exit(-1, 0);
-	hdr(&r.h, RSP_BREC_IRQ_EXIT, sizeof(r));
+	__builtin_memset(&r, 0, sizeof(r));
+	r.start = handler_exit(&aux);
+	hdr(&r.h, RSP_BREC_IRQ, sizeof(r));
 	r.irq = (u32)irq;
 	r.ret = (u32)ret;
+	name16(r.name, action->name);
 	emit(ctx, &r, sizeof(r));
 	return 0;
-}
-
-static __always_inline void softirq(void *ctx, u8 kind, unsigned int vec)
-{
-	struct rsp_brec_softirq r;
-
-	hdr(&r.h, kind, sizeof(r));
-	r.vec = vec;
-	r.pad = 0;
-	emit(ctx, &r, sizeof(r));
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(rsp_softirq_entry, unsigned int vec)
 {
-	irq_enter_exit(1, HANDLER_SIRQ | vec);
-	softirq(ctx, RSP_BREC_SOFTIRQ_ENTRY, vec);
+	handler_enter(HANDLER_SIRQ | vec, bpf_ktime_get_ns(), 0);
 	return 0;
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(rsp_softirq_exit, unsigned int vec)
 {
-	irq_enter_exit(-1, 0);
-	softirq(ctx, RSP_BREC_SOFTIRQ_EXIT, vec);
+	struct rsp_brec_softirq_span r;
+	u64 aux;
+
+	r.start = handler_exit(&aux);
+	hdr(&r.h, RSP_BREC_SOFTIRQ, sizeof(r));
+	r.vec = vec;
+	r.pad = 0;
+	emit(ctx, &r, sizeof(r));
 	return 0;
 }
 
@@ -1252,19 +1499,23 @@ int BPF_PROG(rsp_hrtimer_expire_entry, struct hrtimer *t, ktime_t *now)
 {
 	u64 time = 0;
 
-	irq_enter_exit(1, (u64)t->function);
 	bpf_probe_read_kernel(&time, sizeof(time), now);
-	hrtimer(ctx, RSP_BREC_HRTIMER_EXPIRE_ENTRY, t, time);
+	/* the callback now: the timer may be gone by the exit (a sleeper's, on its stack) */
+	handler_enter((u64)t->function, bpf_ktime_get_ns(), time);
 	return 0;
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(rsp_hrtimer_expire_exit, struct hrtimer *t)
 {
-	struct rsp_brec_hrtimer_exit r;
+	struct rsp_brec_hrtimer_span r;
+	u32 zero = 0;
+	struct irqctx *v = bpf_map_lookup_elem(&irq_depth, &zero);
+	s32 i = v ? v->depth - 1 : -1;
 
-	irq_enter_exit(-1, 0);
-	hdr(&r.h, RSP_BREC_HRTIMER_EXPIRE_EXIT, sizeof(r));
+	r.function = i >= 0 && i < IRQ_LEVELS ? v->what[i & (IRQ_LEVELS - 1)] : 0;
+	r.start = handler_exit(&r.now);
+	hdr(&r.h, RSP_BREC_HRTIMER, sizeof(r));
 	r.hrtimer = (u64)t;
 	emit(ctx, &r, sizeof(r));
 	return 0;

@@ -19,6 +19,20 @@
  * stack once per CPU ring, referenced by its hash afterwards. A consumer
  * that loses records asks for both to be sent again
  * (rsp_bpfcap__resend_all()).
+ *
+ * One record per fact (layout 3): what the kernel reports in several
+ * events travels as one record, written when the fact is complete. A
+ * waking waits in the wakee's task storage and rides on its next
+ * switch-in (a wake part at the end of the switch record); a block
+ * request's insert and issue wait in a map keyed by the request and ride
+ * on its completion (block parts); an irq, softirq or hrtimer expiry is
+ * one record at its exit with its start. Readers unfold them
+ * (rsp_bpfrec__unfold(), lib/stream/unfold.c) into the records of layout
+ * 2's kinds at their own times, so the timeline and dumps see the same
+ * events as before. A part that cannot ride (its slot is taken again
+ * before the record it waits for: a waking of a task that never slept, a
+ * requeued request) goes alone in a CARRY record, written then, so that
+ * every ring stays in time order.
  */
 #ifndef RSP_BPF_RECORDS_H
 #define RSP_BPF_RECORDS_H
@@ -36,7 +50,7 @@ typedef __u32 rsp_u32;
 typedef __u64 rsp_u64;
 #endif
 
-#define RSP_BPF_LAYOUT_VERSION 2
+#define RSP_BPF_LAYOUT_VERSION 3
 #define RSP_BPF_COMM_LEN       16
 #define RSP_BPF_MAX_STACK      127 /* frames per STACK record */
 
@@ -62,6 +76,10 @@ enum rsp_brec_kind {
 	RSP_BREC_HRTIMER_EXPIRE_ENTRY = 20, /* hrtimer_expire_entry */
 	RSP_BREC_HRTIMER_EXPIRE_EXIT = 21,  /* hrtimer_expire_exit */
 	RSP_BREC_SWITCH_CHECK = 22,	    /* SWITCH_STACK walked as a check of the cache */
+	RSP_BREC_CARRY = 23,		    /* a folded part alone (see rsp_brec_carry) */
+	RSP_BREC_IRQ = 24,		    /* irq_handler_exit with its entry folded in */
+	RSP_BREC_SOFTIRQ = 25,		    /* softirq_exit with its entry folded in */
+	RSP_BREC_HRTIMER = 26,		    /* hrtimer_expire_exit with its entry folded in */
 	RSP_BREC__NR
 };
 
@@ -116,10 +134,17 @@ struct rsp_brec_stack {
 #define RSP_BSTACKF_KCACHED 0x01u
 #define RSP_BSTACKF_UCACHED 0x02u
 
+/* What a record carries folded in (a switch's fold, a block completion's fold). */
+#define RSP_BFOLD_WAKING       0x01u /* a switch: next's waking, a wake part at its end */
+#define RSP_BFOLD_BLOCK_INSERT 0x01u /* a completion: the insert's block part */
+#define RSP_BFOLD_BLOCK_ISSUE  0x02u /* a completion: the issue's block part (after the insert's) */
+
 /*
  * prev is the current task (the header's pid and tid). prev_state as the
  * sched_switch tracepoint reports it (TASK_REPORT_MAX, 0x100, for a
- * preemption; else the bit of the sleep state, 0 running).
+ * preemption; else the bit of the sleep state, 0 running). With
+ * RSP_BFOLD_WAKING in fold, the last sizeof(struct rsp_brec_wake_part)
+ * bytes are the waking that made next runnable.
  */
 struct rsp_brec_switch {
 	struct rsp_brec_hdr h;
@@ -127,7 +152,25 @@ struct rsp_brec_switch {
 	rsp_u32 prev_state;
 	rsp_u8 prev_prio, next_prio;
 	rsp_u8 stack_flags; /* RSP_BSTACKF_*: SWITCH_STACK only */
-	rsp_u8 pad;
+	rsp_u8 fold;	    /* RSP_BFOLD_WAKING */
+};
+
+/*
+ * A sched_waking or sched_wakeup_new of the switch's next task, less what
+ * the switch says (the woken thread): the waker is the task that was
+ * current on @cpu at @time. kstack and ustack are the waker's for kind
+ * RSP_BREC_WAKING_STACK, else 0.
+ */
+struct rsp_brec_wake_part {
+	rsp_u64 time;
+	rsp_u32 pid, tid; /* the waker */
+	rsp_u32 target_cpu;
+	rsp_u16 cpu;
+	rsp_u8 prio;
+	rsp_u8 kind; /* RSP_BREC_WAKING, RSP_BREC_WAKING_STACK or RSP_BREC_WAKEUP_NEW */
+	rsp_u8 stack_flags;
+	rsp_u8 pad[7];
+	rsp_u64 kstack, ustack;
 };
 
 /* A stack hash of 0: none was taken (or the walk failed). */
@@ -184,7 +227,8 @@ struct rsp_brec_exit {
  * A block request, as the block_rq_* tracepoints show it: dev in the
  * kernel's dev_t encoding (major << 20 | minor), rwbs as blk_fill_rwbs()
  * writes it. For a completion nr_sector and bytes are what completed. The
- * issuing task is the current one (its name comes as COMM records).
+ * issuing task is the current one (its name comes as COMM records). A
+ * completion's fold says which block parts follow it (insert, then issue).
  */
 struct rsp_brec_block {
 	struct rsp_brec_hdr h;
@@ -193,7 +237,32 @@ struct rsp_brec_block {
 	rsp_u32 nr_sector;
 	rsp_u32 bytes;
 	char rwbs[8];
-	rsp_u32 pad;
+	rsp_u32 fold; /* RSP_BFOLD_BLOCK_*: BLOCK_COMPLETE only */
+};
+
+/* A block_rq_insert or block_rq_issue of the request: its record, less the dev. */
+struct rsp_brec_block_part {
+	rsp_u64 time;
+	rsp_u32 pid, tid; /* the current task then */
+	rsp_u64 sector;
+	rsp_u32 nr_sector, bytes;
+	rsp_u16 cpu;
+	rsp_u8 kind; /* RSP_BREC_BLOCK_INSERT or RSP_BREC_BLOCK_ISSUE */
+	rsp_u8 pad[5];
+	char rwbs[8];
+};
+
+/*
+ * A part written alone (what: RSP_BREC_WAKING, _WAKING_STACK, _WAKEUP_NEW
+ * with a wake part after it, woken = the woken thread's tid and pid;
+ * RSP_BREC_BLOCK_INSERT or _ISSUE with a block part after it, dev in
+ * woken[0]). Not an event itself: only its part is.
+ */
+struct rsp_brec_carry {
+	struct rsp_brec_hdr h;
+	rsp_u32 woken[2];
+	rsp_u8 what;
+	rsp_u8 pad[7];
 };
 
 /* irq_handler_entry: the handler's name travels in each record (irqs are few). */
@@ -214,6 +283,32 @@ struct rsp_brec_softirq {
 	struct rsp_brec_hdr h;
 	rsp_u32 vec;
 	rsp_u32 pad;
+};
+
+/* An irq handler's exit with its entry: the handler ran from start to the header's time. */
+struct rsp_brec_irq {
+	struct rsp_brec_hdr h;
+	rsp_u32 irq;
+	rsp_u32 ret;
+	rsp_u64 start; /* 0: its entry was not seen */
+	char name[16];
+};
+
+/* A softirq's exit with its entry. */
+struct rsp_brec_softirq_span {
+	struct rsp_brec_hdr h;
+	rsp_u32 vec;
+	rsp_u32 pad;
+	rsp_u64 start; /* 0: its entry was not seen */
+};
+
+/* An hrtimer expiry's exit with its entry (now: hrtimer_expire_entry's). */
+struct rsp_brec_hrtimer_span {
+	struct rsp_brec_hdr h;
+	rsp_u64 hrtimer;
+	rsp_u64 function;
+	rsp_u64 now;
+	rsp_u64 start; /* 0: its entry was not seen */
 };
 
 /* hrtimer_start (time: the expiry) and hrtimer_expire_entry (time: now). */
@@ -247,6 +342,12 @@ _Static_assert(sizeof(struct rsp_brec_irq_exit) == 32, "rsp_brec_irq_exit");
 _Static_assert(sizeof(struct rsp_brec_softirq) == 32, "rsp_brec_softirq");
 _Static_assert(sizeof(struct rsp_brec_hrtimer) == 48, "rsp_brec_hrtimer");
 _Static_assert(sizeof(struct rsp_brec_hrtimer_exit) == 32, "rsp_brec_hrtimer_exit");
+_Static_assert(sizeof(struct rsp_brec_wake_part) == 48, "rsp_brec_wake_part");
+_Static_assert(sizeof(struct rsp_brec_block_part) == 48, "rsp_brec_block_part");
+_Static_assert(sizeof(struct rsp_brec_carry) == 40, "rsp_brec_carry");
+_Static_assert(sizeof(struct rsp_brec_irq) == 56, "rsp_brec_irq");
+_Static_assert(sizeof(struct rsp_brec_softirq_span) == 40, "rsp_brec_softirq_span");
+_Static_assert(sizeof(struct rsp_brec_hrtimer_span) == 56, "rsp_brec_hrtimer_span");
 
 /* The stack policy the programs apply (their .rodata, set before load). */
 enum rsp_bstack_policy {
@@ -295,6 +396,8 @@ enum rsp_bcounter {
 	RSP_BC_KDIFFER,	      /* ... and the cache's differed */
 	RSP_BC_UCHECKS,
 	RSP_BC_UDIFFER,
+	RSP_BC_FOLDED,	/* wakings and block parts that rode on the record they wait for */
+	RSP_BC_CARRIED, /* ... and those that went alone (a CARRY record) */
 	RSP_BC__NR
 };
 

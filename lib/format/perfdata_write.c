@@ -24,6 +24,7 @@
 #include <rsp/tp.h>
 #include <rsp/ustackz.h>
 #include "internal/bpfconv.h"
+#include "internal/unfold.h"
 #include "internal/schema.h"
 #include "tracepoints/bpf_records.h"
 
@@ -922,37 +923,62 @@ bool rsp_pdwriter__keeps(const struct rsp_pdwriter *w, uint32_t tid)
 	return !w->filter || rsp_tidfilter__has(w->filter, tid);
 }
 
+/* One record of the window's, in time order: written, or only learnt from (before @from). */
+static int window_record(struct rsp_pdwriter *w, const struct rsp_wentry *e, uint64_t from)
+{
+	int err;
+
+	if (e->time < from || (w->filter && !rsp_tidfilter__keep(w->filter, e->rec))) {
+		if (RSP_BREC_IS_TYPE(e->rec->type) && rsp_bpfconv__learn(w->conv, e->rec) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	err = add_record(w, e->rec, e->time);
+	if (err == -ENOENT || err == -EINVAL || err == -E2BIG)
+		err = 0; /* not one of the schema's, or unwritable: left out */
+	return err;
+}
+
 int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_t from, uint64_t to)
 {
 	/* From the window's start when BPF records name threads and stacks once */
 	uint64_t start = w->conv ? 0 : from;
+	/* and past @to, for the events BPF records after it carry from before it */
+	uint64_t ahead = w->conv && to < UINT64_MAX - RSP_UNFOLD_DELAY_NS ? to + RSP_UNFOLD_DELAY_NS
+									 : to;
 	/*
 	 * Each record is copied out as it comes: a compressed window's chunks
 	 * are decompressed one at a time (rsp_window__pin_stream()), not all at
 	 * once. Not with a filter: it remembers records by address, from its
 	 * scan to the keep()s, which needs them where they are for both passes.
 	 */
-	struct rsp_wsnap *snap = w->filter ? rsp_window__pin(win, start, to)
-					   : rsp_window__pin_stream(win, start, to);
-	struct rsp_witer *it = snap ? rsp_witer__new(snap, start, to) : NULL;
-	struct rsp_wentry e;
-	int err = it ? enter_data(w) : -ENOMEM;
+	struct rsp_wsnap *snap = w->filter ? rsp_window__pin(win, start, ahead)
+					   : rsp_window__pin_stream(win, start, ahead);
+	struct rsp_witer *it = snap ? rsp_witer__new(snap, start, ahead) : NULL;
+	/* folded BPF records' events written at their own times, as the kernel's */
+	struct rsp_unfold *u = w->conv ? rsp_unfold__new(!w->filter) : NULL;
+	struct rsp_wentry e, o;
+	int err = it && (u || !w->conv) ? enter_data(w) : -ENOMEM;
 
+	if (u)
+		rsp_unfold__set_range(u, 0, to);
 	/* The whole window: children forked before @from, sockets used before it. */
 	if (!err && w->filter)
 		err = rsp_tidfilter__scan(w->filter, snap, 0, to);
 	while (!err && rsp_witer__next(it, &e)) {
-		if (e.time < from || (w->filter && !rsp_tidfilter__keep(w->filter, e.rec))) {
-			if (RSP_BREC_IS_TYPE(e.rec->type) && rsp_bpfconv__learn(w->conv, e.rec) < 0)
-				err = -ENOMEM;
+		if (!u) {
+			err = e.time <= to ? window_record(w, &e, from) : 0;
 			continue;
 		}
-		err = add_record(w, e.rec, e.time);
-		if (err == -ENOENT || err == -EINVAL || err == -E2BIG)
-			err = 0; /* not one of the schema's, or unwritable: left out */
+		err = rsp_unfold__push(u, &e);
+		while (!err && rsp_unfold__pop(u, &o, false))
+			err = window_record(w, &o, from);
 	}
+	while (!err && u && rsp_unfold__pop(u, &o, true))
+		err = window_record(w, &o, from);
 	if (!err && it && rsp_witer__error(it))
 		err = -rsp_witer__error(it);
+	rsp_unfold__delete(u);
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);
 	return err;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <linux/perf_event.h>
+#include <rsp/pass.h>
 #include <rsp/cgroup.h>
 #include <rsp/parse.h>
 #include <rsp/perfdata.h>
@@ -893,7 +894,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 		keep.maps = rsp_symbolizer__maps(src->symbols);
 		keep.time = to;
 	}
-	snap = rsp_window__pin(src->window, from, to);
+	snap = rsp_pass__pin(src->window, from, to);
 	if (!snap) {
 		rsp_buf__puts(err, "graph: out of memory pinning the window");
 		return -ENOMEM;

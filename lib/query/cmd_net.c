@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <rsp/pass.h>
 #include <rsp/net.h>
 #include <rsp/netsum.h>
 #include <rsp/parse.h>
@@ -352,7 +353,7 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 	if (req->pid >= 0 &&
 	    (ret = rsp_source__check_seen(src, "net", req->pid, c.from, c.to, err)))
 		return ret;
-	snap = rsp_window__pin(src->window, c.from, c.to);
+	snap = rsp_pass__pin(src->window, c.from, c.to);
 	if (!snap) {
 		rsp_buf__puts(err, "net: out of memory pinning the window");
 		return -ENOMEM;

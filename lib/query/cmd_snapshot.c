@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include <rsp/pass.h>
 #include <rsp/answer.h>
 #include <rsp/parse.h>
 #include <rsp/perfdata.h>
@@ -1043,7 +1044,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	rsp_request__window_range(req, src, &so.from, &so.to);
 	if ((ret = snap_cgroup(req, src, (uint32_t)o->pid, so.to, err)))
 		return ret;
-	snap = rsp_window__pin(src->window, so.from, so.to);
+	snap = rsp_pass__pin(src->window, so.from, so.to);
 	if (!snap) {
 		rsp_buf__puts(err, "snapshot: out of memory pinning the window");
 		return -ENOMEM;

@@ -52,6 +52,10 @@ static const char *const bpf_kinds[32] = {
 	[RSP_BREC_HRTIMER_EXPIRE_ENTRY] = "hrtimer_expire_entry",
 	[RSP_BREC_HRTIMER_EXPIRE_EXIT] = "hrtimer_expire_exit",
 	[RSP_BREC_SWITCH_CHECK] = "switch_check",
+	[RSP_BREC_CARRY] = "carry",
+	[RSP_BREC_IRQ] = "irq",
+	[RSP_BREC_SOFTIRQ] = "softirq",
+	[RSP_BREC_HRTIMER] = "hrtimer",
 };
 
 _Static_assert(RSP_BREC__NR <= 32, "BPF record kinds must fit RSP_WKIND_BPF()");

@@ -116,6 +116,7 @@ static int through_timeline(const struct rsp_schema *schema, const struct rsp_ws
 	if (!ret) {
 		rsp_timeline__set_flags(tl, o->tl_flags | RSP_TL_RECORDS_STABLE);
 		rsp_timeline__set_start(tl, o->from);
+		rsp_timeline__set_end(tl, o->to);
 		rsp_timeline__set_socktab(tl, o->socks);
 	}
 	if (!ret && schema && schema->bpf_evsel >= 0 && o->from)
@@ -134,11 +135,26 @@ static int through_timeline(const struct rsp_schema *schema, const struct rsp_ws
 	return ret;
 }
 
+/* @to and the read-ahead after it (see rsp_pass__pin()). */
+static uint64_t read_ahead(uint64_t to)
+{
+	return to < UINT64_MAX - RSP_TIMELINE_READ_AHEAD_NS ? to + RSP_TIMELINE_READ_AHEAD_NS : to;
+}
+
+struct rsp_wsnap *rsp_pass__pin(struct rsp_window *w, uint64_t from, uint64_t to)
+{
+	return rsp_window__pin(w, from, read_ahead(to));
+}
+
 int rsp_pass__run(const struct rsp_schema *schema, const struct rsp_wsnap *snap,
 		  const struct rsp_pass_opts *o, struct rsp_timeline_stats *st)
 {
 	uint64_t to = o->to ? o->to : UINT64_MAX;
-	struct rsp_witer *it = rsp_witer__new(snap, o->from, to);
+	/* past @to: the events BPF records after it carry from before it */
+	uint64_t ahead = schema && schema->bpf_evsel >= 0 && !(o->flags & RSP_PASS_SAMPLES_ONLY)
+				 ? read_ahead(to)
+				 : to;
+	struct rsp_witer *it = rsp_witer__new(snap, o->from, ahead);
 	int ret;
 
 	if (st)

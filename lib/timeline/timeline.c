@@ -73,6 +73,7 @@ void rsp_timeline__delete(struct rsp_timeline *tl)
 	rsp_u64map__exit(&tl->rmap);
 	rsp_u64map__exit(&tl->smap);
 	tl__bpf_exit(tl);
+	rsp_unfold__delete(tl->unfold);
 	rsp_sleepclass__delete(tl->sc);
 	rsp_socktab__delete(tl->stab);
 	free(tl);
@@ -109,6 +110,7 @@ void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start)
 {
 	tl->start = start;
 	tl->started = true;
+	tl->unfold_from = start; /* events folded into the range's records from before it: not its */
 }
 
 uint64_t rsp_timeline__start(const struct rsp_timeline *tl)
@@ -420,10 +422,13 @@ static void on_gap(struct rsp_timeline *tl, struct cpu_state *c, const struct rs
 	tl__abandon_handlers(tl, c, from);
 }
 
+static int unfold_out(struct rsp_timeline *tl, bool all);
+
 void rsp_timeline__gap(struct rsp_timeline *tl, uint64_t from)
 {
 	if (tl->finished)
 		return;
+	unfold_out(tl, true); /* what came before the gap, first */
 	gap_threads(tl, UINT32_MAX, from);
 	for (uint32_t i = 0; i < tl->nr_cpus; i++) {
 		tl->cpus[i].switched = false;
@@ -666,19 +671,14 @@ static int feed_other(struct rsp_timeline *tl, struct cpu_state *c, const struct
 	return on_sideband(tl, e);
 }
 
-int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
+/* One record, in time order (what the unfolder gives back). */
+static int feed_one(struct rsp_timeline *tl, const struct rsp_wentry *e)
 {
-	struct cpu_state *c;
+	struct cpu_state *c = get_cpu(tl, e->cpu);
 	int ret;
 
-	if (tl->finished)
-		return -EINVAL;
+	/* events, as a dump writes them: a folded record's count apart */
 	tl->st.records++;
-	if (!tl->started) {
-		tl->start = e->time;
-		tl->started = true;
-	}
-	c = get_cpu(tl, e->cpu);
 	if (!c) {
 		tl->st.malformed++;
 		return -ENOMEM;
@@ -706,10 +706,66 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	return ret == -ENOMEM ? -ENOMEM : 0;
 }
 
+/* What the unfolder holds that is ready (@all: everything). */
+static int unfold_out(struct rsp_timeline *tl, bool all)
+{
+	struct rsp_wentry o;
+	int ret = 0;
+
+	while (tl->unfold && rsp_unfold__pop(tl->unfold, &o, all))
+		if (feed_one(tl, &o) == -ENOMEM)
+			ret = -ENOMEM;
+	return ret;
+}
+
+/*
+ * A stream with rspd's BPF records goes through an unfolder: their folded
+ * events (a switch-in's waking, a completion's insert and issue, a
+ * handler's entry) are fed at their own times. Made at the first record,
+ * when the flags are known: a timeline whose records do not outlive the
+ * feed has the unfolder copy those it holds.
+ */
+static int unfold_in(struct rsp_timeline *tl, const struct rsp_wentry *e)
+{
+	if (!tl->unfold) {
+		tl->unfold = rsp_unfold__new(!(tl->flags & RSP_TL_RECORDS_STABLE));
+		if (!tl->unfold)
+			return -ENOMEM;
+		rsp_unfold__set_range(tl->unfold, tl->unfold_from,
+				      tl->unfold_to ? tl->unfold_to : UINT64_MAX);
+	}
+	if (rsp_unfold__push(tl->unfold, e))
+		return -ENOMEM;
+	return unfold_out(tl, false);
+}
+
+int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
+{
+	if (tl->finished)
+		return -EINVAL;
+	if (!tl->started) {
+		tl->start = e->time;
+		tl->started = true;
+	}
+	if (tl->unfold || RSP_BREC_IS_TYPE(e->rec->type))
+		return unfold_in(tl, e);
+	if (tl->unfold_to && e->time > tl->unfold_to)
+		return 0; /* read ahead, and nothing folded in it */
+	return feed_one(tl, e);
+}
+
+void rsp_timeline__set_end(struct rsp_timeline *tl, uint64_t end)
+{
+	tl->unfold_to = end;
+	if (tl->unfold)
+		rsp_unfold__set_range(tl->unfold, tl->unfold_from, end ? end : UINT64_MAX);
+}
+
 void rsp_timeline__finish(struct rsp_timeline *tl, uint64_t end)
 {
 	if (tl->finished)
 		return;
+	unfold_out(tl, true);
 	tl->finished = true;
 	for (uint32_t i = 0; i < tl->nr_cpus; i++)
 		if (tl->cpus[i].pend)

@@ -8,7 +8,8 @@ as perf saw it switch out into a sleep (within 2), in pipe_read (its kernel
 stacks come from STACK records, its name from a COMM record); the dump of
 the window, read back by `rspctl analyze`, answers the same; status names
 the backend, and its window's bytes by kind add up to the window's, a BPF
-switch taking its own 40 bytes (no time prefix). `--capture auto` where BPF is refused (the verifier rejects a
+switch taking its own 40 bytes (no time prefix), 48 more with the waking it
+carries. `--capture auto` where BPF is refused (the verifier rejects a
 program, on demand: RSP_TEST_BPF_REFUSE) falls back to perf and status says
 why; `--capture bpf` refused does not start, with one sentence."""
 import json
@@ -82,14 +83,22 @@ with t.Rspd("--capture", "bpf") as d:
             "its name (a COMM record)")
     t.check(d.ctl("graph", "--last", last)[0] == 0, "graph answers from BPF records")
     # The window stores a compact record as it is (its time is in its header):
-    # a switch takes its 40 bytes (struct rsp_brec_switch), not 48 with a prefix.
+    # a switch takes its 40 bytes (struct rsp_brec_switch), not 48 with a prefix,
+    # and 48 more where it carries the waking that made its next task runnable
+    # (struct rsp_brec_wake_part): no waking record of its own.
     kinds = check_kinds(d.json("status"), "bpf backend")
     sw = kinds.get("bpf:switch") or kinds.get("bpf:switch_stack")
     t.check(sw is not None, "the window holds BPF switch records (%s)" % sorted(kinds))
     want = 40 if "bpf:switch" in kinds else 56
-    t.check(sw["bytes"] == want * sw["records"],
-            "a BPF switch record takes %d bytes in the window, no time prefix (%d records, "
-            "%d bytes)" % (want, sw["records"], sw["bytes"]))
+    extra = sw["bytes"] - want * sw["records"]
+    t.check(extra >= 0 and extra % 48 == 0 and 0 < extra // 48 <= sw["records"],
+            "a BPF switch record takes %d bytes in the window, no time prefix, or %d with "
+            "a waking (%d records, %d bytes, %d wakings)"
+            % (want, want + 48, sw["records"], sw["bytes"], extra // 48))
+    wk = kinds.get("bpf:waking_stack", {"records": 0})["records"] + \
+        kinds.get("bpf:waking", {"records": 0})["records"]
+    t.check(wk < extra // 48,
+            "most wakings ride on switch records (%d folded, %d alone)" % (extra // 48, wk))
     t.check("bytes by kind (bytes per record):" in d.ctl("status")[1], "text status shows the bytes by kind")
     # Events the kernel ran no program for (one running already on the CPU):
     # counted from the programs' recursion_misses, never a silent loss

@@ -30,7 +30,7 @@ static void test_perf_and_bpf_kinds(void **state)
 	assert_string_equal(name(NULL, RSP_WKIND_BPF(RSP_BREC_SWITCH)), "bpf:switch");
 	assert_string_equal(name(NULL, RSP_WKIND_BPF(RSP_BREC_STACK)), "bpf:stack");
 	assert_string_equal(name(NULL, RSP_WKIND_BPF(RSP_BREC_SWITCH_CHECK)), "bpf:switch_check");
-	assert_string_equal(name(NULL, RSP_WKIND_BPF(RSP_BREC__NR)), "bpf:kind 23");
+	assert_string_equal(name(NULL, RSP_WKIND_BPF(RSP_BREC__NR)), "bpf:kind 27");
 	/* every kind the programs write has its name */
 	for (unsigned k = 1; k < RSP_BREC__NR; k++)
 		if (k != 3)

@@ -304,5 +304,17 @@ static inline const struct rsp_field_loc *rsp_schema__locs(const struct rsp_sche
 /* bpfrec.c: the compact records' field table, and a record's kind and event. */
 void rsp_bpfrec__fields(struct rsp_field_loc *f);
 int rsp_bpfrec__classify(const void *raw, uint32_t size, int *event);
+/* The most records one folded record stands for besides itself, and their size in words. */
+#define RSP_BPFREC_UNFOLD_MAX	2
+#define RSP_BPFREC_UNFOLD_WORDS 8
+/*
+ * rsp_bpfrec__unfold() - the records of layout 2's kinds that a folded BPF
+ * record (one rsp_bpfrec__classify() accepted) stands for besides itself: a
+ * switch's waking, a completion's insert and issue, a handler span's entry,
+ * a carry's part. Each is a whole compact record with its own header (its
+ * time, CPU and task), written into @out. Return: how many (0: none).
+ */
+int rsp_bpfrec__unfold(const void *raw, uint32_t size,
+		       uint64_t out[RSP_BPFREC_UNFOLD_MAX][RSP_BPFREC_UNFOLD_WORDS]);
 
 #endif

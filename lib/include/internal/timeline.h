@@ -29,6 +29,7 @@
 #include "internal/schema.h"
 #include "internal/hash.h"
 #include "internal/u64map.h"
+#include "internal/unfold.h"
 #include "internal/vec.h"
 
 #define NEST_MAX	 8
@@ -172,6 +173,10 @@ struct rsp_timeline {
 	unsigned fn_next;
 	bool started, finished;
 	uint64_t start;
+	/* folded BPF records' events put back in time order (internal/unfold.h) */
+	struct rsp_unfold *unfold;
+	uint64_t unfold_from; /* rsp_timeline__set_start() */
+	uint64_t unfold_to;   /* rsp_timeline__set_end(): records after it are read ahead */
 	/* threads */
 	struct rsp_u64map tmap; /* tid -> slot */
 	struct thr **slots;

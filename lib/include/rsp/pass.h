@@ -42,6 +42,14 @@ struct rsp_pass_opts {
 };
 
 /**
+ * rsp_pass__pin() - rsp_window__pin() of [@from, @to] for rsp_pass__run(),
+ * with the records RSP_TIMELINE_READ_AHEAD_NS after @to: the events BPF
+ * records after @to carry from before it (a waking rides on the switch-in
+ * it caused). Unpin with rsp_wsnap__unpin().
+ */
+RSP_API struct rsp_wsnap *rsp_pass__pin(struct rsp_window *w, uint64_t from, uint64_t to);
+
+/**
  * rsp_pass__run() - read [@o->from, @o->to] of @snap through the timeline
  * @st: if not NULL, the timeline's counters at the end (zeroed with
  *      RSP_PASS_SAMPLES_ONLY but for records and lost records)

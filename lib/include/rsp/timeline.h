@@ -502,6 +502,17 @@ RSP_API void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start);
 RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e);
 
 /**
+ * rsp_timeline__set_end() - a range's end (0: none), before the first feed
+ *
+ * rspd's BPF records carry events that happened before them (a waking
+ * rides on the switch-in it caused). A reader of [from, @end] may feed up
+ * to RSP_TIMELINE_READ_AHEAD_NS of records after @end: only the events
+ * they carry from before @end are taken from them.
+ */
+RSP_API void rsp_timeline__set_end(struct rsp_timeline *tl, uint64_t end);
+#define RSP_TIMELINE_READ_AHEAD_NS 100000000ull /* internal/unfold.h's delay */
+
+/**
  * rsp_timeline__learn() - a record before the range: only what rspd's BPF
  * records send once is taken from it (a COMM record's name, given to the
  * thread when the range first shows it; a STACK record's frames, copied),

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: LGPL-2.1
+/* The unfolder: folded BPF records' events put back in time order (internal/unfold.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include "internal/schema.h"
+#include "internal/unfold.h"
+#include "tracepoints/bpf_records.h"
+
+/* A record in the FIFO: its address, or in a copying unfolder its offset in bytes[]. */
+struct fent {
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t size;
+	union {
+		const struct perf_event_header *rec;
+		size_t off;
+	};
+};
+
+/* A carried event in the heap, its record inline. */
+struct hent {
+	uint64_t time;
+	uint64_t seq; /* push order: equal times come out as they went in */
+	uint32_t cpu;
+	uint32_t pad;
+	uint64_t rec[RSP_BPFREC_UNFOLD_WORDS];
+};
+
+struct rsp_unfold {
+	bool copy;
+	uint64_t from, to;
+	uint64_t newest; /* the newest time pushed */
+	uint64_t seq;
+	/* the FIFO: a ring of entries */
+	struct fent *f;
+	size_t fcap, fhead, fcount;
+	/* a copying unfolder's records: a ring of bytes, [rd, wr) or wrapped */
+	unsigned char *bytes;
+	size_t bcap, wr;
+	/* the carried events: a min-heap by (time, seq) */
+	struct hent *h;
+	size_t hcap, hcount;
+	/* the record being returned */
+	uint64_t out[RSP_BPFREC_UNFOLD_WORDS];
+};
+
+struct rsp_unfold *rsp_unfold__new(bool copy)
+{
+	struct rsp_unfold *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->copy = copy;
+	u->to = UINT64_MAX;
+	return u;
+}
+
+void rsp_unfold__delete(struct rsp_unfold *u)
+{
+	if (!u)
+		return;
+	free(u->f);
+	free(u->bytes);
+	free(u->h);
+	free(u);
+}
+
+void rsp_unfold__set_range(struct rsp_unfold *u, uint64_t from, uint64_t to)
+{
+	u->from = from;
+	u->to = to;
+}
+
+/* ---- the heap ------------------------------------------------------------ */
+
+static bool before(const struct hent *a, const struct hent *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void swap(struct hent *a, struct hent *b)
+{
+	struct hent t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int heap_push(struct rsp_unfold *u, uint64_t time, uint32_t cpu, const uint64_t *rec)
+{
+	struct hent *e;
+	size_t i;
+
+	if (u->hcount == u->hcap) {
+		size_t n = u->hcap ? u->hcap * 2 : 64;
+		struct hent *h = realloc(u->h, n * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		u->h = h;
+		u->hcap = n;
+	}
+	i = u->hcount++;
+	e = &u->h[i];
+	e->time = time;
+	e->seq = u->seq++;
+	e->cpu = cpu;
+	e->pad = 0;
+	memcpy(e->rec, rec, sizeof(e->rec));
+	while (i && before(&u->h[i], &u->h[(i - 1) / 2])) {
+		swap(&u->h[i], &u->h[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static void heap_pop(struct rsp_unfold *u)
+{
+	size_t i = 0;
+
+	u->h[0] = u->h[--u->hcount];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < u->hcount && before(&u->h[l], &u->h[m]))
+			m = l;
+		if (l + 1 < u->hcount && before(&u->h[l + 1], &u->h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		swap(&u->h[i], &u->h[m]);
+		i = m;
+	}
+}
+
+/* ---- the FIFO and its bytes ------------------------------------------------ */
+
+static struct fent *fifo_at(const struct rsp_unfold *u, size_t i)
+{
+	return &u->f[(u->fhead + i) % u->fcap];
+}
+
+static int fifo_grow(struct rsp_unfold *u)
+{
+	size_t n = u->fcap ? u->fcap * 2 : 256;
+	struct fent *f = malloc(n * sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->fcount; i++)
+		f[i] = *fifo_at(u, i);
+	free(u->f);
+	u->f = f;
+	u->fcap = n;
+	u->fhead = 0;
+	return 0;
+}
+
+/* Lay the held records out from offset 0 of a buffer of @cap bytes. */
+static int bytes_grow(struct rsp_unfold *u, size_t cap)
+{
+	unsigned char *b = malloc(cap);
+	size_t at = 0;
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->fcount; i++) {
+		struct fent *e = fifo_at(u, i);
+
+		memcpy(b + at, u->bytes + e->off, e->size);
+		e->off = at;
+		at += e->size;
+	}
+	free(u->bytes);
+	u->bytes = b;
+	u->bcap = cap;
+	u->wr = at;
+	return 0;
+}
+
+/*
+ * Room for @n bytes at u->wr, contiguous: after the newest record, or
+ * from the start of the ring when the oldest is far enough on; else a
+ * larger ring. Records never touch: wr never reaches the oldest's offset
+ * from below, so an empty and a full ring cannot look alike.
+ */
+static int bytes_room(struct rsp_unfold *u, size_t n)
+{
+	size_t rd;
+
+	if (!u->fcount)
+		u->wr = 0;
+	rd = u->fcount ? fifo_at(u, 0)->off : 0;
+	if (u->fcount && u->wr <= rd) { /* wrapped: the free bytes are [wr, rd) */
+		if (u->wr + n < rd)
+			return 0;
+	} else if (u->wr + n <= u->bcap) {
+		return 0;
+	} else if (u->fcount && n < rd) {
+		u->wr = 0;
+		return 0;
+	}
+	return bytes_grow(u, (u->bcap + n) * 2);
+}
+
+static int fifo_push(struct rsp_unfold *u, const struct rsp_wentry *e)
+{
+	struct fent *f;
+
+	if (u->fcount == u->fcap && fifo_grow(u))
+		return -ENOMEM;
+	f = &u->f[(u->fhead + u->fcount) % u->fcap];
+	f->time = e->time;
+	f->cpu = e->cpu;
+	f->size = e->rec->size;
+	if (!u->copy) {
+		f->rec = e->rec;
+	} else {
+		if (bytes_room(u, f->size))
+			return -ENOMEM;
+		memcpy(u->bytes + u->wr, e->rec, f->size);
+		f->off = u->wr;
+		u->wr += f->size;
+	}
+	u->fcount++;
+	return 0;
+}
+
+/* ---- in and out ---------------------------------------------------------- */
+
+/* The events @e's record carries, into the heap (those in the range). */
+static int push_carried(struct rsp_unfold *u, const struct rsp_wentry *e)
+{
+	uint64_t parts[RSP_BPFREC_UNFOLD_MAX][RSP_BPFREC_UNFOLD_WORDS];
+	const struct rsp_brec_hdr *main = (const void *)e->rec;
+	int n = rsp_bpfrec__unfold(e->rec, e->rec->size, parts);
+
+	for (int i = 0; i < n; i++) {
+		struct rsp_brec_hdr h;
+		/* the part's own CPU, in the stream family of the record (rspd's BPF streams) */
+		uint32_t base = e->cpu >= main->cpu ? e->cpu - main->cpu : 0;
+
+		memcpy(&h, parts[i], sizeof(h));
+		if (h.time < u->from || h.time > u->to)
+			continue;
+		if (heap_push(u, h.time, base + h.cpu, parts[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int rsp_unfold__push(struct rsp_unfold *u, const struct rsp_wentry *e)
+{
+	if (e->time > u->newest)
+		u->newest = e->time;
+	if (RSP_BREC_IS_TYPE(e->rec->type) && e->rec->size >= sizeof(struct rsp_brec_hdr)) {
+		if (push_carried(u, e))
+			return -ENOMEM;
+		if (RSP_BREC_TYPE_KIND(e->rec->type) == RSP_BREC_CARRY)
+			return 0; /* only its part is an event */
+	}
+	if (e->time > u->to)
+		return 0; /* read ahead for what it carries */
+	return fifo_push(u, e);
+}
+
+bool rsp_unfold__pop(struct rsp_unfold *u, struct rsp_wentry *e, bool all)
+{
+	const struct fent *f = u->fcount ? fifo_at(u, 0) : NULL;
+	/* on a tie the record pushed first (a COMM sent at its waking's time) */
+	bool heap = u->hcount && (!f || u->h[0].time < f->time);
+	uint64_t t;
+
+	if (!heap && !f)
+		return false;
+	t = heap ? u->h[0].time : f->time;
+	if (!all && t + RSP_UNFOLD_DELAY_NS > u->newest && u->fcount < RSP_UNFOLD_MAX_HELD)
+		return false;
+	if (heap) {
+		memcpy(u->out, u->h[0].rec, sizeof(u->out));
+		e->time = t;
+		e->cpu = u->h[0].cpu;
+		e->rec = (const struct perf_event_header *)u->out;
+		heap_pop(u);
+		return true;
+	}
+	e->time = f->time;
+	e->cpu = f->cpu;
+	e->rec = u->copy ? (const struct perf_event_header *)(u->bytes + f->off) : f->rec;
+	u->fhead = (u->fhead + 1) % u->fcap;
+	u->fcount--;
+	return true;
+}
