@@ -1442,6 +1442,8 @@ int BPF_PROG(rsp_irq_handler_exit, int irq, struct irqaction *action, int ret)
 
 	__builtin_memset(&r, 0, sizeof(r));
 	r.start = handler_exit(&aux);
+	if (r.start)
+		count(RSP_BC_FOLDED);
 	hdr(&r.h, RSP_BREC_IRQ, sizeof(r));
 	r.irq = (u32)irq;
 	r.ret = (u32)ret;
@@ -1464,6 +1466,8 @@ int BPF_PROG(rsp_softirq_exit, unsigned int vec)
 	u64 aux;
 
 	r.start = handler_exit(&aux);
+	if (r.start)
+		count(RSP_BC_FOLDED);
 	hdr(&r.h, RSP_BREC_SOFTIRQ, sizeof(r));
 	r.vec = vec;
 	r.pad = 0;
@@ -1515,6 +1519,8 @@ int BPF_PROG(rsp_hrtimer_expire_exit, struct hrtimer *t)
 
 	r.function = i >= 0 && i < IRQ_LEVELS ? v->what[i & (IRQ_LEVELS - 1)] : 0;
 	r.start = handler_exit(&r.now);
+	if (r.start)
+		count(RSP_BC_FOLDED);
 	hdr(&r.h, RSP_BREC_HRTIMER, sizeof(r));
 	r.hrtimer = (u64)t;
 	emit(ctx, &r, sizeof(r));

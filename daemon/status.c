@@ -63,8 +63,14 @@ static void fill_cpus(struct rspd *d, struct rsp_capture_info *ci)
 static void fill_skipped(struct rspd *d, struct rsp_capture_info *ci)
 {
 #ifdef RSP_HAVE_BPF
+	struct rsp_bpfcap_stats st;
+
 	if (d->es.bpf && rsp_bpfcap__skipped(d->es.bpf, &ci->skipped_nested))
 		ci->skipped_nested = 0;
+	if (d->es.bpf && !rsp_bpfcap__stats(d->es.bpf, &st)) {
+		ci->folded = st.folded;
+		ci->carried = st.carried;
+	}
 #else
 	(void)d;
 	(void)ci;

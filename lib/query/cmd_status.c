@@ -496,6 +496,8 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 			  (json_int_t)ci->lost_total, "records_per_s", ci->records_per_s);
 
 	json_object_set_new(o, "skipped_nested", json_integer((json_int_t)ci->skipped_nested));
+	json_object_set_new(o, "folded", json_integer((json_int_t)ci->folded));
+	json_object_set_new(o, "carried", json_integer((json_int_t)ci->carried));
 	json_object_set_new(o, "delivery", json_delivery(&ci->delivery));
 	json_object_set_new(o, "config",
 			    json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "stacks", ci->stacks,
@@ -692,6 +694,12 @@ static void text_cpus(const struct rsp_capture_info *ci, struct rsp_buf *out)
 	rsp_buf__printf(out, "%-4s %12.0f %13llu %13s %9llu\n", "all", ci->records_per_s,
 			(unsigned long long)ci->records_total, "",
 			(unsigned long long)ci->lost_total);
+	if (ci->folded || ci->carried)
+		rsp_buf__printf(out,
+				"folded: %llu events rode on the record they wait for (a waking "
+				"on its\n  switch-in, a request on its completion, an irq's entry "
+				"on its exit); %llu alone\n",
+				(unsigned long long)ci->folded, (unsigned long long)ci->carried);
 	if (ci->delivery.valid)
 		rsp_buf__printf(out,
 				"not delivered (the timeline's inference): of %llu switches, %llu "

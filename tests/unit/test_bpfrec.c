@@ -325,6 +325,236 @@ static void same_story(void)
 	free(a);
 }
 
+/* ---- folded records (layout 3) ------------------------------------------------ */
+
+#define DEV (8u << 20 | 16u)
+
+/*
+ * A request and the interrupts around it, as the kernel's tracepoints tell
+ * it: A writes (insert, issue) and sleeps in D; on CPU 1 a softirq, and in
+ * it an irq, completes the request and wakes A; A runs, an hrtimer expires
+ * on CPU 1, A sleeps again and B, on CPU 1, wakes it; A has not run again
+ * when the window ends.
+ */
+static void device_story_tp(struct synth *s)
+{
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = 0, .next = A, .next_comm = "app");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 1500, .tgid = A, .tid = A,
+		     .dev = DEV, .sector = 64, .bytes = 4096, .rwbs = "WS");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 1600, .tgid = A, .tid = A,
+		     .dev = DEV, .sector = 64, .bytes = 4096, .rwbs = "WS");
+	synth__switch(s, .cpu = 0, .t = 2000, .prev = A, .prev_comm = "app", .state = 2, .next = 0);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 2900, .vec = 4);
+	synth__irq(s, true, 1, 3000, 11, "virtio0");
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 3100, .dev = DEV,
+		     .sector = 64, .bytes = 4096, .rwbs = "WS");
+	synth__waking(s, .cpu = 1, .t = 3200, .tid = 0, .target = A, .target_comm = "app");
+	synth__irq(s, false, 1, 3300, 11, NULL);
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 3400, .vec = 4);
+	synth__switch(s, .cpu = 0, .t = 3500, .prev = 0, .next = A, .next_comm = "app");
+	synth__hrtimer(s, true, 1, 4000);
+	synth__hrtimer(s, false, 1, 4050);
+	synth__switch(s, .cpu = 0, .t = 5000, .prev = A, .prev_comm = "app", .state = 1, .next = 0);
+	synth__switch(s, .cpu = 1, .t = 5900, .prev = 0, .next = B, .next_comm = "helper");
+	synth__waking(s, .cpu = 1, .t = 6000, .tid = B, .target = A, .target_comm = "app");
+	synth__switch(s, .cpu = 1, .t = 6500, .prev = B, .prev_comm = "helper", .state = 1,
+		      .next = 0);
+}
+
+static void block_part(struct rsp_brec_block_part *p, uint8_t kind, uint64_t t)
+{
+	memset(p, 0, sizeof(*p));
+	p->time = t;
+	p->pid = p->tid = A;
+	p->cpu = 0;
+	p->kind = kind;
+	p->sector = 64;
+	p->nr_sector = 8;
+	p->bytes = 4096;
+	memcpy(p->rwbs, "WS", 2);
+}
+
+static void wake_part(struct rsp_brec_wake_part *w, uint64_t t, uint16_t cpu, uint32_t waker)
+{
+	memset(w, 0, sizeof(*w));
+	w->time = t;
+	w->pid = w->tid = waker;
+	w->cpu = cpu;
+	w->target_cpu = 1; /* the tracepoint stories' */
+	w->prio = 120;
+	w->kind = RSP_BREC_WAKING;
+}
+
+/* The same story in layout 3: what waits for a later record rides on it. */
+static void device_story_folded(struct synth *s, int ev)
+{
+	struct {
+		struct rsp_brec_switch sw;
+		struct rsp_brec_wake_part w;
+	} sw = {.sw = {.next_tid = A, .next_pid = A, .prev_prio = 120, .next_prio = 120,
+		       .fold = RSP_BFOLD_WAKING}};
+	struct {
+		struct rsp_brec_block r;
+		struct rsp_brec_block_part p[2];
+	} c = {.r = {.sector = 64, .dev = DEV, .nr_sector = 8, .bytes = 4096,
+		     .fold = RSP_BFOLD_BLOCK_INSERT | RSP_BFOLD_BLOCK_ISSUE}};
+	struct rsp_brec_irq irq = {.irq = 11, .ret = 1, .start = 3000, .name = "virtio0"};
+	struct rsp_brec_softirq_span si = {.vec = 4, .start = 2900};
+	struct rsp_brec_hrtimer_span ht = {.hrtimer = 0xffff888000001000ull,
+					   .function = 0xffffffff81100000ull, .start = 4000};
+	struct {
+		struct rsp_brec_carry c;
+		struct rsp_brec_wake_part w;
+	} carry = {.c = {.woken = {A, A}, .what = RSP_BREC_WAKING}};
+
+	comm(s, ev, 0, 999, A, "app");
+	bswitch(s, ev, 0, 1000, 0, 0, A, 0, 0);
+	bswitch(s, ev, 0, 2000, A, 2, 0, 0, 0);
+	hdr(&c.r.h, RSP_BREC_BLOCK_COMPLETE, sizeof(c));
+	block_part(&c.p[0], RSP_BREC_BLOCK_INSERT, 1500);
+	block_part(&c.p[1], RSP_BREC_BLOCK_ISSUE, 1600);
+	put(s, ev, 1, 3100, 0, &c, sizeof(c));
+	hdr(&irq.h, RSP_BREC_IRQ, sizeof(irq));
+	put(s, ev, 1, 3300, 0, &irq, sizeof(irq));
+	hdr(&si.h, RSP_BREC_SOFTIRQ, sizeof(si));
+	put(s, ev, 1, 3400, 0, &si, sizeof(si));
+	/* the waking in the irq on CPU 1 rides on A's switch-in on CPU 0 */
+	hdr(&sw.sw.h, RSP_BREC_SWITCH, sizeof(sw));
+	wake_part(&sw.w, 3200, 1, 0);
+	put(s, ev, 0, 3500, 0, &sw, sizeof(sw));
+	hdr(&ht.h, RSP_BREC_HRTIMER, sizeof(ht));
+	put(s, ev, 1, 4050, 0, &ht, sizeof(ht));
+	bswitch(s, ev, 0, 5000, A, 1, 0, 0, 0);
+	comm(s, ev, 1, 5899, B, "helper");
+	bswitch(s, ev, 1, 5900, 0, 0, B, 0, 0);
+	bswitch(s, ev, 1, 6500, B, 1, 0, 0, 0);
+	/* pending at the window's end: read from the wakee's slot, written alone */
+	hdr(&carry.c.h, RSP_BREC_CARRY, sizeof(carry));
+	wake_part(&carry.w, 6000, 1, B);
+	put(s, ev, 1, 9000, B, &carry, sizeof(carry));
+}
+
+struct spans {
+	struct rsp_handler_span h[8];
+	size_t n;
+	struct rsp_block_req b[4];
+	size_t nb;
+	struct seen seen;
+};
+
+static void on_span(void *ctx, const struct rsp_handler_span *sp)
+{
+	struct spans *r = ctx;
+
+	assert_true(r->n < 8);
+	r->h[r->n] = *sp;
+	r->h[r->n++].name = NULL; /* compared by name below */
+	assert_true(!sp->name || !strcmp(sp->name, sp->kind == RSP_HANDLER_IRQ ? "virtio0" : sp->name));
+}
+
+static void on_block(void *ctx, const struct rsp_block_req *b)
+{
+	struct spans *r = ctx;
+
+	assert_true(r->nb < 4);
+	r->b[r->nb++] = *b;
+}
+
+static void on_seg2(void *ctx, const struct rsp_segment *seg, const char *c)
+{
+	on_seg(&((struct spans *)ctx)->seen, seg, c);
+}
+
+static void on_link2(void *ctx, const struct rsp_link *l)
+{
+	on_link(&((struct spans *)ctx)->seen, l);
+}
+
+static void run_spans(struct synth *s, struct spans *r, struct rsp_timeline_stats *st)
+{
+	struct rsp_timeline_ops ops = {
+		.segment = on_seg2, .link = on_link2, .handler = on_span, .block = on_block};
+	struct rsp_timeline *tl = rsp_timeline__new(s->schema, &ops, r);
+
+	assert_non_null(tl);
+	memset(r, 0, sizeof(*r));
+	rsp_timeline__set_flags(tl, RSP_TL_RECORDS_STABLE);
+	rsp_timeline__set_start(tl, 0);
+	for (size_t i = 0; i < s->n; i++) {
+		struct rsp_wentry e = synth__entry(s, i);
+
+		assert_int_equal(rsp_timeline__feed(tl, &e), 0);
+	}
+	rsp_timeline__finish(tl, 10000);
+	rsp_timeline__stats(tl, st);
+	rsp_timeline__delete(tl);
+}
+
+/*
+ * The folded records give the timeline what the tracepoints give it: a
+ * waking on another CPU before the switch-in that carries it (its waker
+ * the disk: the irq it ran in, read in order), a request's insert and
+ * issue before its completion, each handler's span from its entry, and a
+ * waking still pending at the window's end (a CARRY record after it).
+ */
+static void test_folded_story(void **state)
+{
+	struct synth tp, bp;
+	struct spans *a = calloc(2, sizeof(*a)), *b = a + 1;
+	struct rsp_timeline_stats sa, sb;
+	int ev;
+
+	(void)state;
+	assert_non_null(a);
+	as_window = true;
+	synth__init(&tp);
+	synth__init(&bp);
+	ev = bpf_evsel(&bp);
+	device_story_tp(&tp);
+	device_story_folded(&bp, ev);
+	run_spans(&tp, a, &sa);
+	run_spans(&bp, b, &sb);
+	assert_true(a->seen.nsegs >= 7);
+	assert_int_equal(a->seen.nsegs, b->seen.nsegs);
+	for (size_t i = 0; i < a->seen.nsegs; i++) {
+		if (memcmp(&a->seen.segs[i], &b->seen.segs[i], sizeof(a->seen.segs[i])))
+			fail_msg("segment %zu: tid %u/%u kind %u/%u %llu..%llu / %llu..%llu waker "
+				 "%u:%u/%u:%u (tracepoints/folded)",
+				 i, a->seen.segs[i].tid, b->seen.segs[i].tid, a->seen.segs[i].kind,
+				 b->seen.segs[i].kind, (unsigned long long)a->seen.segs[i].start,
+				 (unsigned long long)a->seen.segs[i].end,
+				 (unsigned long long)b->seen.segs[i].start,
+				 (unsigned long long)b->seen.segs[i].end, a->seen.segs[i].waker.kind,
+				 a->seen.segs[i].waker.id, b->seen.segs[i].waker.kind,
+				 b->seen.segs[i].waker.id);
+	}
+	assert_int_equal(a->seen.nlinks, b->seen.nlinks);
+	assert_memory_equal(a->seen.links, b->seen.links, a->seen.nlinks * sizeof(a->seen.links[0]));
+	/* A's first sleep was ended by the disk, its second by B (pending at the end) */
+	for (size_t i = 0, n = 0; i < b->seen.nsegs; i++) {
+		const struct rsp_segment *g = &b->seen.segs[i];
+
+		if (g->tid != A || g->kind != RSP_SEG_SLEEP)
+			continue;
+		assert_int_equal(g->waker.kind, n++ ? RSP_WAKER_THREAD : RSP_WAKER_DEVICE);
+	}
+	assert_int_equal(a->n, 3);
+	assert_int_equal(b->n, a->n);
+	assert_memory_equal(a->h, b->h, a->n * sizeof(a->h[0]));
+	assert_int_equal(a->nb, 1);
+	assert_int_equal(b->nb, 1);
+	assert_int_equal(b->b[0].issue, 1600);
+	assert_int_equal(b->b[0].complete, 3100);
+	assert_memory_equal(a->b, b->b, sizeof(a->b[0]));
+	for (int e = 0; e < RSP_EV__NR; e++)
+		if (e != RSP_EV_sideband)
+			assert_int_equal(sa.events[e], sb.events[e]);
+	assert_int_equal(sa.records + 2 /* two COMMs; the CARRY is its part */, sb.records);
+	synth__exit(&tp);
+	synth__exit(&bp);
+	free(a);
+}
+
 static void test_same_story_window(void **state)
 {
 	(void)state;
@@ -656,7 +886,7 @@ int main(void)
 		cmocka_unit_test(test_learn_before),	  cmocka_unit_test(test_learn_before_pass),
 		cmocka_unit_test(test_same_story_window), cmocka_unit_test(test_same_story_dump),
 		cmocka_unit_test(test_missing_stack),	  cmocka_unit_test(test_decode),
-		cmocka_unit_test(test_reason_differs),
+		cmocka_unit_test(test_reason_differs),	  cmocka_unit_test(test_folded_story),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

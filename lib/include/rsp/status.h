@@ -148,6 +148,14 @@ struct rsp_capture_info {
 	 * never written, not in lost_total (no CPU is known for them).
 	 */
 	uint64_t skipped_nested;
+	/*
+	 * BPF backend: events folded into the record they wait for (a waking
+	 * into its switch-in, a request's insert and issue into its completion,
+	 * a handler's entry into its exit: tracepoints/bpf_records.h), and
+	 * those that went alone in a CARRY record. A dump writes each as its
+	 * own record: its records are the window's plus the folded.
+	 */
+	uint64_t folded, carried;
 	struct rsp_delivery_status delivery;
 	double records_per_s;
 	double cpu_seconds; /* rspd's own user+sys CPU time */
