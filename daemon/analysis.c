@@ -121,7 +121,8 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 	if (it || from > until) {
 		a->done = until;
 		atomic_store_explicit(&a->read_to, until, memory_order_release);
-		rsp_hist_store__set_progress(a->store, until);
+		/* what the feed's timeline holds back for folded BPF records' events, out */
+		rsp_hist_store__set_progress(a->store, rsp_histfeed__advance(a->feed, until));
 	}
 	rsp_witer__delete(it);
 	rsp_wsnap__unpin(snap);

@@ -31,6 +31,7 @@ static int feed_all(struct rsp_window *w, const struct rsp_schema *schema,
 		rsp_histfeed__record(f, schema, &e);
 	if (f) {
 		/* The end of the file: what is still open is counted, held sleeps emitted. */
+		rsp_histfeed__advance(f, UINT64_MAX);
 		rsp_histfeed__expire(f, UINT64_MAX);
 		rsp_hist_store__set_progress(st, newest);
 	}

@@ -380,6 +380,17 @@ int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema *s,
 	return ret < 0 ? ret : LDC(f->c.used) > used;
 }
 
+uint64_t rsp_histfeed__advance(struct rsp_histfeed *f, uint64_t now)
+{
+	uint64_t done;
+
+	if (!f->tl)
+		return now;
+	done = rsp_timeline__advance(f->tl, now);
+	timeline_publish(f);
+	return done;
+}
+
 void rsp_histfeed__gap(struct rsp_histfeed *f, uint64_t from, uint64_t to, uint64_t records)
 {
 	INC(f->c.gaps);

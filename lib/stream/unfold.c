@@ -251,6 +251,12 @@ static int push_carried(struct rsp_unfold *u, const struct rsp_wentry *e)
 	return 0;
 }
 
+void rsp_unfold__advance(struct rsp_unfold *u, uint64_t now)
+{
+	if (now > u->newest)
+		u->newest = now;
+}
+
 int rsp_unfold__push(struct rsp_unfold *u, const struct rsp_wentry *e)
 {
 	if (e->time > u->newest)

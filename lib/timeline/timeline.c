@@ -754,6 +754,15 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	return feed_one(tl, e);
 }
 
+uint64_t rsp_timeline__advance(struct rsp_timeline *tl, uint64_t now)
+{
+	if (!tl->unfold)
+		return now;
+	rsp_unfold__advance(tl->unfold, now);
+	unfold_out(tl, false);
+	return now > RSP_UNFOLD_DELAY_NS ? now - RSP_UNFOLD_DELAY_NS : 0;
+}
+
 void rsp_timeline__set_end(struct rsp_timeline *tl, uint64_t end)
 {
 	tl->unfold_to = end;

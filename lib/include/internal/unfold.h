@@ -50,6 +50,13 @@ void rsp_unfold__delete(struct rsp_unfold *u);
  */
 void rsp_unfold__set_range(struct rsp_unfold *u, uint64_t from, uint64_t to);
 
+/*
+ * rsp_unfold__advance() - every record up to @now has been pushed (a live
+ * reader's watermark): what is the delay older than @now is ready, even
+ * when no newer record came.
+ */
+void rsp_unfold__advance(struct rsp_unfold *u, uint64_t now);
+
 /* rsp_unfold__push() - one record of the window, in its order. Return: 0 or -ENOMEM. */
 int rsp_unfold__push(struct rsp_unfold *u, const struct rsp_wentry *e);
 

@@ -146,6 +146,13 @@ RSP_API int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema
 				 const struct rsp_wentry *e);
 
 /**
+ * rsp_histfeed__advance() - every record up to @now was fed
+ * (rsp_timeline__advance()). Return: the time up to which the profiles hold
+ * what was fed.
+ */
+RSP_API uint64_t rsp_histfeed__advance(struct rsp_histfeed *f, uint64_t now);
+
+/**
  * rsp_histfeed__gap() - records in [@from, @to] will never be fed
  * (evicted before the feed read them): forget every open irq/softirq span,
  * make every thread's state unknown (rsp_timeline__gap()), note the gap in

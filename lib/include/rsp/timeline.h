@@ -510,7 +510,22 @@ RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry 
  * they carry from before @end are taken from them.
  */
 RSP_API void rsp_timeline__set_end(struct rsp_timeline *tl, uint64_t end);
-#define RSP_TIMELINE_READ_AHEAD_NS 100000000ull /* internal/unfold.h's delay */
+
+/**
+ * rsp_timeline__advance() - every record up to @now was fed (a live
+ * reader's watermark). A timeline of rspd's BPF records holds the last
+ * 100 ms of them back (internal/unfold.h), for the events later records
+ * carry into that time; this lets what is older than that out without
+ * waiting for a newer record. Return: the time up to which everything fed
+ * has been interpreted.
+ */
+RSP_API uint64_t rsp_timeline__advance(struct rsp_timeline *tl, uint64_t now);
+/*
+ * A second: a thread runnable for longer than that before its switch-in
+ * (which carries its waking) is rare; such a waking comes from a window
+ * whose range ended earlier than the switch-in only when read this far.
+ */
+#define RSP_TIMELINE_READ_AHEAD_NS 1000000000ull
 
 /**
  * rsp_timeline__learn() - a record before the range: only what rspd's BPF
