@@ -137,7 +137,8 @@ struct rsp_brec_stack {
 /* What a record carries folded in (a switch's fold, a block completion's fold). */
 #define RSP_BFOLD_WAKING       0x01u /* a switch: next's waking, a wake part at its end */
 #define RSP_BFOLD_BLOCK_INSERT 0x01u /* a completion: the insert's block part */
-#define RSP_BFOLD_BLOCK_ISSUE  0x02u /* a completion: the issue's block part (after the insert's) */
+#define RSP_BFOLD_BLOCK_ISSUE  0x02u /* a completion: the issue's block part (after the insert's)  \
+				      */
 
 /*
  * prev is the current task (the header's pid and tid). prev_state as the

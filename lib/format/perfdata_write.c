@@ -21,6 +21,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/record.h>
 #include <rsp/tidfilter.h>
+#include <rsp/timeline.h>
 #include <rsp/tp.h>
 #include <rsp/ustackz.h>
 #include "internal/bpfconv.h"
@@ -944,8 +945,9 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 	/* From the window's start when BPF records name threads and stacks once */
 	uint64_t start = w->conv ? 0 : from;
 	/* and past @to, for the events BPF records after it carry from before it */
-	uint64_t ahead = w->conv && to < UINT64_MAX - RSP_UNFOLD_DELAY_NS ? to + RSP_UNFOLD_DELAY_NS
-									 : to;
+	uint64_t ahead = w->conv && to < UINT64_MAX - RSP_TIMELINE_READ_AHEAD_NS
+				 ? to + RSP_TIMELINE_READ_AHEAD_NS
+				 : to;
 	/*
 	 * Each record is copied out as it comes: a compressed window's chunks
 	 * are decompressed one at a time (rsp_window__pin_stream()), not all at
@@ -960,8 +962,11 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 	struct rsp_wentry e, o;
 	int err = it && (u || !w->conv) ? enter_data(w) : -ENOMEM;
 
-	if (u)
+	if (u) {
 		rsp_unfold__set_range(u, 0, to);
+		/* perf flags a record older than its last round: a second for late events */
+		rsp_unfold__set_delay(u, RSP_TIMELINE_READ_AHEAD_NS);
+	}
 	/* The whole window: children forked before @from, sockets used before it. */
 	if (!err && w->filter)
 		err = rsp_tidfilter__scan(w->filter, snap, 0, to);

@@ -221,7 +221,7 @@ static void unfold_wake(const void *part, const uint32_t woken[2], uint64_t *out
 
 	memcpy(&p, part, sizeof(p));
 	kind = p.kind == RSP_BREC_WAKEUP_NEW || p.kind == RSP_BREC_WAKING_STACK ? p.kind
-										 : RSP_BREC_WAKING;
+										: RSP_BREC_WAKING;
 	memset(&r, 0, sizeof(r));
 	part_hdr(&r.wk.h, kind,
 		 kind == RSP_BREC_WAKING_STACK ? sizeof(r) : sizeof(struct rsp_brec_waking), p.time,
@@ -244,7 +244,8 @@ static void unfold_block(const void *part, uint32_t dev, uint64_t *out)
 
 	memcpy(&p, part, sizeof(p));
 	memset(&r, 0, sizeof(r));
-	part_hdr(&r.h, p.kind == RSP_BREC_BLOCK_INSERT ? RSP_BREC_BLOCK_INSERT : RSP_BREC_BLOCK_ISSUE,
+	part_hdr(&r.h,
+		 p.kind == RSP_BREC_BLOCK_INSERT ? RSP_BREC_BLOCK_INSERT : RSP_BREC_BLOCK_ISSUE,
 		 sizeof(r), p.time, p.cpu, p.pid, p.tid);
 	r.sector = p.sector;
 	r.dev = dev;
@@ -326,10 +327,12 @@ int rsp_bpfrec__unfold(const void *raw, uint32_t size,
 		const char *p = (const char *)raw + sizeof(struct rsp_brec_block);
 
 		f = u32_at(raw, offsetof(struct rsp_brec_block, fold));
-		for (uint32_t bit = RSP_BFOLD_BLOCK_INSERT; bit <= RSP_BFOLD_BLOCK_ISSUE; bit <<= 1) {
+		for (uint32_t bit = RSP_BFOLD_BLOCK_INSERT; bit <= RSP_BFOLD_BLOCK_ISSUE;
+		     bit <<= 1) {
 			if (!(f & bit))
 				continue;
-			unfold_block(p, u32_at(raw, offsetof(struct rsp_brec_block, dev)), out[n++]);
+			unfold_block(p, u32_at(raw, offsetof(struct rsp_brec_block, dev)),
+				     out[n++]);
 			p += sizeof(struct rsp_brec_block_part);
 		}
 		return n;

@@ -19,31 +19,37 @@ struct fent {
 	};
 };
 
-/* A carried event in the heap, its record inline. */
+/*
+ * A carried event in the heap: its key and the slot holding its record (the
+ * heap moves 24-byte entries, not the records).
+ */
 struct hent {
 	uint64_t time;
 	uint64_t seq; /* push order: equal times come out as they went in */
 	uint32_t cpu;
-	uint32_t pad;
-	uint64_t rec[RSP_BPFREC_UNFOLD_WORDS];
+	uint32_t slot;
 };
 
 struct rsp_unfold {
 	bool copy;
+	uint64_t delay;
+	size_t max_held;
 	uint64_t from, to;
 	uint64_t newest; /* the newest time pushed */
 	uint64_t seq;
-	/* the FIFO: a ring of entries */
+	/* the FIFO: a ring of entries, its size a power of two */
 	struct fent *f;
 	size_t fcap, fhead, fcount;
 	/* a copying unfolder's records: a ring of bytes, [rd, wr) or wrapped */
 	unsigned char *bytes;
 	size_t bcap, wr;
-	/* the carried events: a min-heap by (time, seq) */
+	/* the carried events: a min-heap by (time, seq), their records in slots */
 	struct hent *h;
 	size_t hcap, hcount;
-	/* the record being returned */
-	uint64_t out[RSP_BPFREC_UNFOLD_WORDS];
+	uint64_t (*slots)[RSP_BPFREC_UNFOLD_WORDS];
+	uint32_t *free_slots; /* a stack of the slots not in use */
+	uint32_t nslots, nfree;
+	uint32_t returned; /* the slot of the record last returned, UINT32_MAX: none */
 };
 
 struct rsp_unfold *rsp_unfold__new(bool copy)
@@ -53,7 +59,10 @@ struct rsp_unfold *rsp_unfold__new(bool copy)
 	if (!u)
 		return NULL;
 	u->copy = copy;
+	u->delay = RSP_UNFOLD_DELAY_NS;
+	u->max_held = RSP_UNFOLD_MAX_HELD;
 	u->to = UINT64_MAX;
+	u->returned = UINT32_MAX;
 	return u;
 }
 
@@ -64,7 +73,18 @@ void rsp_unfold__delete(struct rsp_unfold *u)
 	free(u->f);
 	free(u->bytes);
 	free(u->h);
+	free(u->slots);
+	free(u->free_slots);
 	free(u);
+}
+
+void rsp_unfold__set_delay(struct rsp_unfold *u, uint64_t ns)
+{
+	u->delay = ns;
+	/* the bound grows with the delay: as many records a second as at the default */
+	u->max_held = ns > RSP_UNFOLD_DELAY_NS
+			      ? (size_t)(RSP_UNFOLD_MAX_HELD * (ns / RSP_UNFOLD_DELAY_NS))
+			      : RSP_UNFOLD_MAX_HELD;
 }
 
 void rsp_unfold__set_range(struct rsp_unfold *u, uint64_t from, uint64_t to)
@@ -88,9 +108,42 @@ static void swap(struct hent *a, struct hent *b)
 	*b = t;
 }
 
+/* A free slot for a record (the stack of free ones grows with the slots). */
+static int take_slot(struct rsp_unfold *u, uint32_t *slot)
+{
+	if (!u->nfree) {
+		uint32_t n = u->nslots ? u->nslots * 2 : 64;
+		void *sl = realloc(u->slots, n * sizeof(*u->slots));
+		uint32_t *f;
+
+		if (!sl)
+			return -ENOMEM;
+		u->slots = sl;
+		f = realloc(u->free_slots, n * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		u->free_slots = f;
+		for (uint32_t i = n; i-- > u->nslots;)
+			u->free_slots[u->nfree++] = i;
+		u->nslots = n;
+	}
+	*slot = u->free_slots[--u->nfree];
+	return 0;
+}
+
+/* The record returned last is no longer the caller's: its slot is free again. */
+static void release_returned(struct rsp_unfold *u)
+{
+	if (u->returned == UINT32_MAX)
+		return;
+	u->free_slots[u->nfree++] = u->returned;
+	u->returned = UINT32_MAX;
+}
+
 static int heap_push(struct rsp_unfold *u, uint64_t time, uint32_t cpu, const uint64_t *rec)
 {
 	struct hent *e;
+	uint32_t slot;
 	size_t i;
 
 	if (u->hcount == u->hcap) {
@@ -102,13 +155,15 @@ static int heap_push(struct rsp_unfold *u, uint64_t time, uint32_t cpu, const ui
 		u->h = h;
 		u->hcap = n;
 	}
+	if (take_slot(u, &slot))
+		return -ENOMEM;
+	memcpy(u->slots[slot], rec, sizeof(u->slots[slot]));
 	i = u->hcount++;
 	e = &u->h[i];
 	e->time = time;
 	e->seq = u->seq++;
 	e->cpu = cpu;
-	e->pad = 0;
-	memcpy(e->rec, rec, sizeof(e->rec));
+	e->slot = slot;
 	while (i && before(&u->h[i], &u->h[(i - 1) / 2])) {
 		swap(&u->h[i], &u->h[(i - 1) / 2]);
 		i = (i - 1) / 2;
@@ -139,7 +194,7 @@ static void heap_pop(struct rsp_unfold *u)
 
 static struct fent *fifo_at(const struct rsp_unfold *u, size_t i)
 {
-	return &u->f[(u->fhead + i) % u->fcap];
+	return &u->f[(u->fhead + i) & (u->fcap - 1)];
 }
 
 static int fifo_grow(struct rsp_unfold *u)
@@ -211,7 +266,7 @@ static int fifo_push(struct rsp_unfold *u, const struct rsp_wentry *e)
 
 	if (u->fcount == u->fcap && fifo_grow(u))
 		return -ENOMEM;
-	f = &u->f[(u->fhead + u->fcount) % u->fcap];
+	f = &u->f[(u->fhead + u->fcount) & (u->fcap - 1)];
 	f->time = e->time;
 	f->cpu = e->cpu;
 	f->size = e->rec->size;
@@ -259,6 +314,7 @@ void rsp_unfold__advance(struct rsp_unfold *u, uint64_t now)
 
 int rsp_unfold__push(struct rsp_unfold *u, const struct rsp_wentry *e)
 {
+	release_returned(u);
 	if (e->time > u->newest)
 		u->newest = e->time;
 	if (RSP_BREC_IS_TYPE(e->rec->type) && e->rec->size >= sizeof(struct rsp_brec_hdr)) {
@@ -279,23 +335,24 @@ bool rsp_unfold__pop(struct rsp_unfold *u, struct rsp_wentry *e, bool all)
 	bool heap = u->hcount && (!f || u->h[0].time < f->time);
 	uint64_t t;
 
+	release_returned(u);
 	if (!heap && !f)
 		return false;
 	t = heap ? u->h[0].time : f->time;
-	if (!all && t + RSP_UNFOLD_DELAY_NS > u->newest && u->fcount < RSP_UNFOLD_MAX_HELD)
+	if (!all && t + u->delay > u->newest && u->fcount < u->max_held)
 		return false;
 	if (heap) {
-		memcpy(u->out, u->h[0].rec, sizeof(u->out));
 		e->time = t;
 		e->cpu = u->h[0].cpu;
-		e->rec = (const struct perf_event_header *)u->out;
+		e->rec = (const struct perf_event_header *)u->slots[u->h[0].slot];
+		u->returned = u->h[0].slot; /* free again at the next call */
 		heap_pop(u);
 		return true;
 	}
 	e->time = f->time;
 	e->cpu = f->cpu;
 	e->rec = u->copy ? (const struct perf_event_header *)(u->bytes + f->off) : f->rec;
-	u->fhead = (u->fhead + 1) % u->fcap;
+	u->fhead = (u->fhead + 1) & (u->fcap - 1);
 	u->fcount--;
 	return true;
 }

@@ -110,7 +110,8 @@ void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start)
 {
 	tl->start = start;
 	tl->started = true;
-	tl->unfold_from = start; /* events folded into the range's records from before it: not its */
+	tl->unfold_from =
+		start; /* events folded into the range's records from before it: not its */
 }
 
 uint64_t rsp_timeline__start(const struct rsp_timeline *tl)
@@ -728,9 +729,17 @@ static int unfold_out(struct rsp_timeline *tl, bool all)
 static int unfold_in(struct rsp_timeline *tl, const struct rsp_wentry *e)
 {
 	if (!tl->unfold) {
-		tl->unfold = rsp_unfold__new(!(tl->flags & RSP_TL_RECORDS_STABLE));
+		tl->unfold = rsp_unfold__new(
+			!(tl->flags & (RSP_TL_RECORDS_STABLE | RSP_TL_RECORDS_HELD)));
 		if (!tl->unfold)
 			return -ENOMEM;
+		/*
+		 * A query's records stay pinned: held as long as it reads ahead,
+		 * every event is fed in its place as in a dump of the same range
+		 * (rsp_pdwriter__window() holds as long).
+		 */
+		if (tl->flags & RSP_TL_RECORDS_STABLE)
+			rsp_unfold__set_delay(tl->unfold, RSP_TIMELINE_READ_AHEAD_NS);
 		rsp_unfold__set_range(tl->unfold, tl->unfold_from,
 				      tl->unfold_to ? tl->unfold_to : UINT64_MAX);
 	}

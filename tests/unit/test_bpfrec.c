@@ -391,17 +391,23 @@ static void device_story_folded(struct synth *s, int ev)
 	struct {
 		struct rsp_brec_switch sw;
 		struct rsp_brec_wake_part w;
-	} sw = {.sw = {.next_tid = A, .next_pid = A, .prev_prio = 120, .next_prio = 120,
+	} sw = {.sw = {.next_tid = A,
+		       .next_pid = A,
+		       .prev_prio = 120,
+		       .next_prio = 120,
 		       .fold = RSP_BFOLD_WAKING}};
 	struct {
 		struct rsp_brec_block r;
 		struct rsp_brec_block_part p[2];
-	} c = {.r = {.sector = 64, .dev = DEV, .nr_sector = 8, .bytes = 4096,
+	} c = {.r = {.sector = 64,
+		     .dev = DEV,
+		     .nr_sector = 8,
+		     .bytes = 4096,
 		     .fold = RSP_BFOLD_BLOCK_INSERT | RSP_BFOLD_BLOCK_ISSUE}};
 	struct rsp_brec_irq irq = {.irq = 11, .ret = 1, .start = 3000, .name = "virtio0"};
 	struct rsp_brec_softirq_span si = {.vec = 4, .start = 2900};
-	struct rsp_brec_hrtimer_span ht = {.hrtimer = 0xffff888000001000ull,
-					   .function = 0xffffffff81100000ull, .start = 4000};
+	struct rsp_brec_hrtimer_span ht = {
+		.hrtimer = 0xffff888000001000ull, .function = 0xffffffff81100000ull, .start = 4000};
 	struct {
 		struct rsp_brec_carry c;
 		struct rsp_brec_wake_part w;
@@ -449,7 +455,8 @@ static void on_span(void *ctx, const struct rsp_handler_span *sp)
 	assert_true(r->n < 8);
 	r->h[r->n] = *sp;
 	r->h[r->n++].name = NULL; /* compared by name below */
-	assert_true(!sp->name || !strcmp(sp->name, sp->kind == RSP_HANDLER_IRQ ? "virtio0" : sp->name));
+	assert_true(!sp->name ||
+		    !strcmp(sp->name, sp->kind == RSP_HANDLER_IRQ ? "virtio0" : sp->name));
 }
 
 static void on_block(void *ctx, const struct rsp_block_req *b)
@@ -524,12 +531,13 @@ static void test_folded_story(void **state)
 				 b->seen.segs[i].kind, (unsigned long long)a->seen.segs[i].start,
 				 (unsigned long long)a->seen.segs[i].end,
 				 (unsigned long long)b->seen.segs[i].start,
-				 (unsigned long long)b->seen.segs[i].end, a->seen.segs[i].waker.kind,
-				 a->seen.segs[i].waker.id, b->seen.segs[i].waker.kind,
-				 b->seen.segs[i].waker.id);
+				 (unsigned long long)b->seen.segs[i].end,
+				 a->seen.segs[i].waker.kind, a->seen.segs[i].waker.id,
+				 b->seen.segs[i].waker.kind, b->seen.segs[i].waker.id);
 	}
 	assert_int_equal(a->seen.nlinks, b->seen.nlinks);
-	assert_memory_equal(a->seen.links, b->seen.links, a->seen.nlinks * sizeof(a->seen.links[0]));
+	assert_memory_equal(a->seen.links, b->seen.links,
+			    a->seen.nlinks * sizeof(a->seen.links[0]));
 	/* A's first sleep was ended by the disk, its second by B (pending at the end) */
 	for (size_t i = 0, n = 0; i < b->seen.nsegs; i++) {
 		const struct rsp_segment *g = &b->seen.segs[i];

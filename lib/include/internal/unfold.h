@@ -16,8 +16,8 @@
  *
  * Records in time order go through a FIFO (O(1) each), the carried events,
  * fewer and out of order, through a heap. Memory is bounded: at most
- * RSP_UNFOLD_MAX_HELD records are held, the oldest going out early when
- * more come.
+ * RSP_UNFOLD_MAX_HELD records are held per RSP_UNFOLD_DELAY_NS of delay,
+ * the oldest going out early when more come.
  */
 #ifndef RSP_INTERNAL_UNFOLD_H
 #define RSP_INTERNAL_UNFOLD_H
@@ -40,6 +40,12 @@ struct rsp_unfold;
  */
 struct rsp_unfold *rsp_unfold__new(bool copy);
 void rsp_unfold__delete(struct rsp_unfold *u);
+
+/*
+ * rsp_unfold__set_delay() - hold records @ns instead of RSP_UNFOLD_DELAY_NS
+ * (a dump, whose reader, perf, wants every record in its place: a second).
+ */
+void rsp_unfold__set_delay(struct rsp_unfold *u, uint64_t ns);
 
 /*
  * rsp_unfold__set_range() - what comes out is in [@from, @to]: carried

@@ -409,6 +409,13 @@ struct rsp_timeline_ops {
 /* no switch-out stacks in segments (rsp_segment.stack NULL): a user that needs
  * only reasons (the histograms) saves the per-thread copy of each sleep's stack */
 #define RSP_TL_NO_STACKS 0x2u
+/*
+ * fed records stay where they are until rsp_timeline__advance() has passed
+ * them by 100 ms (rspd's histograms' thread keeps its passes' snapshots
+ * pinned that long): what the timeline holds back of rspd's BPF records
+ * (see rsp_timeline__set_end()) is held by address, not copied
+ */
+#define RSP_TL_RECORDS_HELD 0x4u
 
 struct rsp_timeline_stats {
 	uint64_t records;	    /* fed */
@@ -526,6 +533,8 @@ RSP_API uint64_t rsp_timeline__advance(struct rsp_timeline *tl, uint64_t now);
  * whose range ended earlier than the switch-in only when read this far.
  */
 #define RSP_TIMELINE_READ_AHEAD_NS 1000000000ull
+/* How far behind what it was fed a timeline of rspd's BPF records interprets them. */
+#define RSP_TIMELINE_HOLD_NS 100000000ull /* internal/unfold.h's delay */
 
 /**
  * rsp_timeline__learn() - a record before the range: only what rspd's BPF
