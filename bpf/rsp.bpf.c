@@ -922,11 +922,7 @@ static __always_inline bool inside(struct task_struct *t)
  * layout 2 wrote it. A waking that finds its slot taken (the one before
  * rode on no switch-in) sends that one alone first, in a CARRY record.
  */
-struct wake_slot {
-	struct rsp_brec_wake_part p;
-	u32 valid;
-	u32 pad;
-};
+#define wake_slot rsp_bpf_wake_slot
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -1250,11 +1246,7 @@ static __always_inline void fill_rwbs(char *rwbs, u32 opf)
  * that finds the map full goes alone as its layout-2 record. Requests in
  * flight are here until they complete (rspd reads them for a dump).
  */
-struct rq_parts {
-	struct rsp_brec_block_part ins, iss;
-	u32 has; /* RSP_BFOLD_BLOCK_* */
-	u32 pad;
-};
+#define rq_parts rsp_bpf_rq_parts
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1321,6 +1313,7 @@ static __always_inline void block_part(void *ctx, struct request *rq, u8 kind)
 	else
 		__builtin_memcpy(&v->iss, &p, sizeof(p));
 	v->has |= bit;
+	v->dev = dev;
 	if (v == &nv && bpf_map_update_elem(&rq_pending, &key, &nv, BPF_NOEXIST)) {
 		struct rsp_brec_block r; /* no room: as layout 2 wrote it */
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF capture programs, through their libbpf skeleton: see bpfcap.h. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfcap.h"
@@ -350,6 +353,129 @@ int rsp_bpfcap__consume(struct rsp_bpfcap *bc, rsp_bpfcap_record_fn fn, void *ct
 	bc->fn = fn;
 	bc->fn_ctx = ctx;
 	return bc->rb ? ring_buffer__consume(bc->rb) : 0;
+}
+
+/* A CARRY record of @part (what: its kind), to @fn on the part's CPU. */
+static int carry(uint64_t now, uint8_t what, uint32_t a, uint32_t b, const void *part, uint16_t cpu,
+		 rsp_bpfcap_record_fn fn, void *ctx)
+{
+	struct {
+		struct rsp_brec_carry c;
+		uint64_t part[6];
+	} r;
+
+	_Static_assert(sizeof(r.part) == sizeof(struct rsp_brec_wake_part) &&
+			       sizeof(r.part) == sizeof(struct rsp_brec_block_part),
+		       "a carried part");
+	memset(&r, 0, sizeof(r));
+	r.c.h.type = RSP_BREC_TYPE(RSP_BREC_CARRY);
+	r.c.h.cpu = cpu;
+	r.c.h.size = sizeof(r);
+	r.c.h.time = now;
+	r.c.woken[0] = a;
+	r.c.woken[1] = b;
+	r.c.what = what;
+	memcpy(r.part, part, sizeof(r.part));
+	return fn(ctx, cpu, &r, sizeof(r));
+}
+
+/* The requests in flight: their insert and issue parts. */
+static int pending_requests(const struct rsp_bpfcap *bc, uint64_t now, rsp_bpfcap_record_fn fn,
+			    void *ctx)
+{
+	int fd = bpf_map__fd(bc->skel->maps.rq_pending), n = 0;
+	uint64_t key, next, *prev = NULL;
+	struct rsp_bpf_rq_parts v;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue; /* completed meanwhile */
+		if ((v.has & RSP_BFOLD_BLOCK_INSERT) &&
+		    !carry(now, RSP_BREC_BLOCK_INSERT, v.dev, 0, &v.ins, v.ins.cpu, fn, ctx))
+			n++;
+		if ((v.has & RSP_BFOLD_BLOCK_ISSUE) &&
+		    !carry(now, RSP_BREC_BLOCK_ISSUE, v.dev, 0, &v.iss, v.iss.cpu, fn, ctx))
+			n++;
+	}
+	return n;
+}
+
+/* Is thread @tid of /proc/@pid runnable (state R: running or waiting for a CPU)? */
+static bool runnable(const char *pid, const char *tid)
+{
+	char path[600], buf[256], *p;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything: the state follows its end */
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* linux/pidfd.h, 6.9 */
+#endif
+
+/* A runnable thread's waking still in its slot (not yet carried by a switch-in). */
+static int pending_waking(const struct rsp_bpfcap *bc, long pid, long tid, uint64_t now,
+			  rsp_bpfcap_record_fn fn, void *ctx)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)tid, tid == pid ? 0 : PIDFD_THREAD);
+	struct rsp_bpf_wake_slot ws;
+	int ret;
+
+	if (pidfd < 0)
+		return 0; /* gone, or a kernel without thread pidfds: nothing pending known */
+	ret = bpf_map_lookup_elem(bpf_map__fd(bc->skel->maps.wake_task), &pidfd, &ws);
+	close(pidfd);
+	if (ret || !ws.valid)
+		return 0;
+	return !carry(now, ws.p.kind, (uint32_t)tid, (uint32_t)pid, &ws.p, ws.p.cpu, fn, ctx);
+}
+
+static int pending_wakings(const struct rsp_bpfcap *bc, uint64_t now, rsp_bpfcap_record_fn fn,
+			   void *ctx)
+{
+	DIR *procs = opendir("/proc"), *tasks;
+	struct dirent *p, *t;
+	char path[300];
+	int n = 0;
+
+	if (!procs)
+		return -errno;
+	while ((p = readdir(procs))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		while (tasks && (t = readdir(tasks)))
+			if (t->d_name[0] >= '1' && t->d_name[0] <= '9' &&
+			    runnable(p->d_name, t->d_name))
+				n += pending_waking(bc, strtol(p->d_name, NULL, 10),
+						    strtol(t->d_name, NULL, 10), now, fn, ctx);
+		if (tasks)
+			closedir(tasks);
+	}
+	closedir(procs);
+	return n;
+}
+
+int rsp_bpfcap__pending(const struct rsp_bpfcap *bc, uint64_t now, rsp_bpfcap_record_fn fn,
+			void *ctx)
+{
+	int a = pending_requests(bc, now, fn, ctx), b = pending_wakings(bc, now, fn, ctx);
+
+	return a < 0 ? a : b < 0 ? b : a + b;
 }
 
 int rsp_bpfcap__lost(const struct rsp_bpfcap *bc, uint64_t *per_cpu, unsigned nr)

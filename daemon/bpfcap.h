@@ -82,6 +82,17 @@ int rsp_bpfcap__poll_fd(const struct rsp_bpfcap *bc);
  */
 int rsp_bpfcap__consume(struct rsp_bpfcap *bc, rsp_bpfcap_record_fn fn, void *ctx);
 
+/**
+ * rsp_bpfcap__pending() - what still waits in the programs' maps for the
+ * record that will carry it (tracepoints/bpf_records.h): the requests in
+ * flight (their insert and issue) and the wakings of threads runnable now
+ * that have not run since (found through /proc: a thread in state R), each
+ * as a CARRY record stamped @now, to @fn. The maps are only read: the
+ * records that carry them later do so as ever. Return: how many, or -errno.
+ */
+int rsp_bpfcap__pending(const struct rsp_bpfcap *bc, uint64_t now, rsp_bpfcap_record_fn fn,
+			void *ctx);
+
 /** rsp_bpfcap__lost() - records each CPU's programs could not write (a full ring), ever. */
 int rsp_bpfcap__lost(const struct rsp_bpfcap *bc, uint64_t *per_cpu, unsigned nr);
 

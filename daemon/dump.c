@@ -42,6 +42,9 @@
 #include "netns.h"
 #include "rspd.h"
 #include "syscalls.h"
+#ifdef RSP_HAVE_BPF
+#include "bpfcap.h"
+#endif
 
 #define MAX_QUEUED  4
 #define DUMP_PREFIX "rsp-"
@@ -217,6 +220,45 @@ static int dump_cgroups(struct rspd *d, struct rsp_pdwriter *w, uint64_t from, u
 	return err;
 }
 
+#ifdef RSP_HAVE_BPF
+static int add_pending(void *ctx, unsigned cpu, const void *data, size_t size)
+{
+	(void)cpu;
+	(void)size;
+	return rsp_pdwriter__pending(ctx, data);
+}
+#endif
+
+/*
+ * BPF backend: what still waits in the programs' maps for the record that
+ * will carry it (a waking of a thread that has not run since, a request in
+ * flight), written with the window's records: the dump's last moments as
+ * the tracepoints would have shown them.
+ */
+static int pending(struct rspd *d, struct rsp_pdwriter *w, uint64_t to)
+{
+#ifdef RSP_HAVE_BPF
+	int n;
+
+	if (!d->es.bpf)
+		return 0;
+	n = rsp_bpfcap__pending(d->es.bpf, to, add_pending, w);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0) /* /proc unreadable: the dump is right, only less complete at its end */
+		rspd_log__write(RSP_LOG_WARN,
+				"dump: the wakings still pending in the kernel could not be read "
+				"(%s); the dump's last moments may lack some",
+				strerror(-n));
+	return 0;
+#else
+	(void)d;
+	(void)w;
+	(void)to;
+	return 0;
+#endif
+}
+
 /* The records: process model, then the window's [from, to]. */
 static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, struct dump_result *r,
 			 struct rsp_buf *why)
@@ -248,6 +290,8 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 		return -errno;
 	rsp_pdwriter__filter(w, r->filter);
 	err = rspd_dumpprocs__write(w, &d->meta, &r->ps);
+	if (!err)
+		err = pending(d, w, rspd_clock__now_ns());
 	if (!err)
 		err = rsp_pdwriter__window(w, d->window, from, to);
 	if (!err) {

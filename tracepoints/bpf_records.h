@@ -137,8 +137,9 @@ struct rsp_brec_stack {
 /* What a record carries folded in (a switch's fold, a block completion's fold). */
 #define RSP_BFOLD_WAKING       0x01u /* a switch: next's waking, a wake part at its end */
 #define RSP_BFOLD_BLOCK_INSERT 0x01u /* a completion: the insert's block part */
-#define RSP_BFOLD_BLOCK_ISSUE  0x02u /* a completion: the issue's block part (after the insert's)  \
-				      */
+#define RSP_BFOLD_BLOCK_ISSUE                                                                      \
+	0x02u /* a completion: the issue's block part (after the insert's)                         \
+	       */
 
 /*
  * prev is the current task (the header's pid and tid). prev_state as the
@@ -284,6 +285,24 @@ struct rsp_brec_softirq {
 	struct rsp_brec_hdr h;
 	rsp_u32 vec;
 	rsp_u32 pad;
+};
+
+/*
+ * What waits in the programs' maps for the record that carries it, as
+ * rspd reads it for a dump (rsp_bpfcap__pending()): a thread's waking in
+ * its task storage (map wake_task), a request's insert and issue (map
+ * rq_pending, keyed by the request's address).
+ */
+struct rsp_bpf_wake_slot {
+	struct rsp_brec_wake_part p;
+	rsp_u32 valid;
+	rsp_u32 pad;
+};
+
+struct rsp_bpf_rq_parts {
+	struct rsp_brec_block_part ins, iss;
+	rsp_u32 has; /* RSP_BFOLD_BLOCK_* */
+	rsp_u32 dev;
 };
 
 /* An irq handler's exit with its entry: the handler ran from start to the header's time. */

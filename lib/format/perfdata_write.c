@@ -65,7 +65,8 @@ struct rsp_pdwriter {
 	int nr_fe;
 	int fe_of[RSP_SCHEMA_MAX_EVSELS];	/* schema evsel -> file evsel */
 	uint16_t pad_at[RSP_SCHEMA_MAX_EVSELS]; /* byte offset of the empty callchain, 0: none */
-	int synth_fe; /* file evsel the process records are attributed to */
+	int synth_fe;		/* file evsel the process records are attributed to */
+	struct rsp_buf pending; /* rsp_pdwriter__pending()'s records, one after another */
 	uint64_t synth_id;
 	uint64_t bpf_id; /* the bpf-output evsel's id: BPF ring records become its samples */
 	/* BPF ring records written back as tracepoint samples: the converter and,
@@ -467,6 +468,7 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	rsp_buf__exit(&w->build_ids);
 	rsp_buf__exit(&w->rsp_syscalls);
 	rsp_buf__exit(&w->rsp_cgroups);
+	rsp_buf__exit(&w->pending);
 	free(w->buf);
 	free(w);
 }
@@ -940,6 +942,34 @@ static int window_record(struct rsp_pdwriter *w, const struct rsp_wentry *e, uin
 	return err;
 }
 
+int rsp_pdwriter__pending(struct rsp_pdwriter *w, const struct perf_event_header *rec)
+{
+	if (rec->size < sizeof(*rec) || rec->size % 8)
+		return -EINVAL;
+	return rsp_buf__add(&w->pending, rec, rec->size);
+}
+
+/* The pending records after the window's, into the unfolder: their events in place. */
+static int push_pending(struct rsp_pdwriter *w, struct rsp_unfold *u, uint64_t from)
+{
+	struct rsp_wentry e, o;
+	size_t at = 0;
+	int err = 0;
+
+	while (!err && u && at + sizeof(struct perf_event_header) <= w->pending.len) {
+		e.rec = (const void *)(w->pending.data + at);
+		at += e.rec->size;
+		if (!RSP_BREC_IS_TYPE(e.rec->type))
+			continue;
+		e.time = ((const struct rsp_brec_hdr *)e.rec)->time;
+		e.cpu = ((const struct rsp_brec_hdr *)e.rec)->cpu;
+		err = rsp_unfold__push(u, &e);
+		while (!err && rsp_unfold__pop(u, &o, false))
+			err = window_record(w, &o, from);
+	}
+	return err;
+}
+
 int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_t from, uint64_t to)
 {
 	/* From the window's start when BPF records name threads and stacks once */
@@ -979,6 +1009,8 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 		while (!err && rsp_unfold__pop(u, &o, false))
 			err = window_record(w, &o, from);
 	}
+	if (!err)
+		err = push_pending(w, u, from);
 	while (!err && u && rsp_unfold__pop(u, &o, true))
 		err = window_record(w, &o, from);
 	if (!err && it && rsp_witer__error(it))

@@ -333,8 +333,9 @@ static void same_story(void)
  * A request and the interrupts around it, as the kernel's tracepoints tell
  * it: A writes (insert, issue) and sleeps in D; on CPU 1 a softirq, and in
  * it an irq, completes the request and wakes A; A runs, an hrtimer expires
- * on CPU 1, A sleeps again and B, on CPU 1, wakes it; A has not run again
- * when the window ends.
+ * on CPU 1, A sleeps again and B, on CPU 1, wakes it and issues a request
+ * of its own; A has not run again and B's request is in flight when the
+ * window ends.
  */
 static void device_story_tp(struct synth *s)
 {
@@ -357,16 +358,21 @@ static void device_story_tp(struct synth *s)
 	synth__switch(s, .cpu = 0, .t = 5000, .prev = A, .prev_comm = "app", .state = 1, .next = 0);
 	synth__switch(s, .cpu = 1, .t = 5900, .prev = 0, .next = B, .next_comm = "helper");
 	synth__waking(s, .cpu = 1, .t = 6000, .tid = B, .target = A, .target_comm = "app");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 1, .t = 6100, .tgid = B, .tid = B,
+		     .dev = DEV, .sector = 64, .bytes = 4096, .rwbs = "WS");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = 6200, .tgid = B, .tid = B,
+		     .dev = DEV, .sector = 64, .bytes = 4096, .rwbs = "WS");
 	synth__switch(s, .cpu = 1, .t = 6500, .prev = B, .prev_comm = "helper", .state = 1,
 		      .next = 0);
 }
 
-static void block_part(struct rsp_brec_block_part *p, uint8_t kind, uint64_t t)
+static void block_part(struct rsp_brec_block_part *p, uint8_t kind, uint64_t t, uint32_t tid,
+		       uint16_t cpu)
 {
 	memset(p, 0, sizeof(*p));
 	p->time = t;
-	p->pid = p->tid = A;
-	p->cpu = 0;
+	p->pid = p->tid = tid;
+	p->cpu = cpu;
 	p->kind = kind;
 	p->sector = 64;
 	p->nr_sector = 8;
@@ -412,13 +418,18 @@ static void device_story_folded(struct synth *s, int ev)
 		struct rsp_brec_carry c;
 		struct rsp_brec_wake_part w;
 	} carry = {.c = {.woken = {A, A}, .what = RSP_BREC_WAKING}};
+	struct {
+		struct rsp_brec_carry c;
+		struct rsp_brec_block_part p;
+	} rq[2] = {{.c = {.woken = {DEV}, .what = RSP_BREC_BLOCK_INSERT}},
+		   {.c = {.woken = {DEV}, .what = RSP_BREC_BLOCK_ISSUE}}};
 
 	comm(s, ev, 0, 999, A, "app");
 	bswitch(s, ev, 0, 1000, 0, 0, A, 0, 0);
 	bswitch(s, ev, 0, 2000, A, 2, 0, 0, 0);
 	hdr(&c.r.h, RSP_BREC_BLOCK_COMPLETE, sizeof(c));
-	block_part(&c.p[0], RSP_BREC_BLOCK_INSERT, 1500);
-	block_part(&c.p[1], RSP_BREC_BLOCK_ISSUE, 1600);
+	block_part(&c.p[0], RSP_BREC_BLOCK_INSERT, 1500, A, 0);
+	block_part(&c.p[1], RSP_BREC_BLOCK_ISSUE, 1600, A, 0);
 	put(s, ev, 1, 3100, 0, &c, sizeof(c));
 	hdr(&irq.h, RSP_BREC_IRQ, sizeof(irq));
 	put(s, ev, 1, 3300, 0, &irq, sizeof(irq));
@@ -434,10 +445,16 @@ static void device_story_folded(struct synth *s, int ev)
 	comm(s, ev, 1, 5899, B, "helper");
 	bswitch(s, ev, 1, 5900, 0, 0, B, 0, 0);
 	bswitch(s, ev, 1, 6500, B, 1, 0, 0, 0);
-	/* pending at the window's end: read from the wakee's slot, written alone */
+	/* pending at the window's end: read from the wakee's slot and the request map */
 	hdr(&carry.c.h, RSP_BREC_CARRY, sizeof(carry));
 	wake_part(&carry.w, 6000, 1, B);
 	put(s, ev, 1, 9000, B, &carry, sizeof(carry));
+	for (int i = 0; i < 2; i++) {
+		hdr(&rq[i].c.h, RSP_BREC_CARRY, sizeof(rq[i]));
+		block_part(&rq[i].p, i ? RSP_BREC_BLOCK_ISSUE : RSP_BREC_BLOCK_INSERT,
+			   6100 + 100 * i, B, 1);
+		put(s, ev, 1, 9000, 0, &rq[i], sizeof(rq[i]));
+	}
 }
 
 struct spans {
@@ -549,15 +566,19 @@ static void test_folded_story(void **state)
 	assert_int_equal(a->n, 3);
 	assert_int_equal(b->n, a->n);
 	assert_memory_equal(a->h, b->h, a->n * sizeof(a->h[0]));
-	assert_int_equal(a->nb, 1);
-	assert_int_equal(b->nb, 1);
+	/* the request completed, and B's in flight at the end (never completed) */
+	assert_int_equal(a->nb, 2);
+	assert_int_equal(b->nb, 2);
 	assert_int_equal(b->b[0].issue, 1600);
 	assert_int_equal(b->b[0].complete, 3100);
-	assert_memory_equal(a->b, b->b, sizeof(a->b[0]));
+	assert_int_equal(b->b[1].tid, B);
+	assert_int_equal(b->b[1].issue, 6200);
+	assert_true(b->b[1].flags & RSP_BLKF_COMPLETE_NOT_SEEN);
+	assert_memory_equal(a->b, b->b, sizeof(a->b));
 	for (int e = 0; e < RSP_EV__NR; e++)
 		if (e != RSP_EV_sideband)
 			assert_int_equal(sa.events[e], sb.events[e]);
-	assert_int_equal(sa.records + 2 /* two COMMs; the CARRY is its part */, sb.records);
+	assert_int_equal(sa.records + 2 /* two COMMs; each CARRY is its part */, sb.records);
 	synth__exit(&tp);
 	synth__exit(&bp);
 	free(a);

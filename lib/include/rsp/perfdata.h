@@ -252,6 +252,15 @@ RSP_API void rsp_pdwriter__filter(struct rsp_pdwriter *w, struct rsp_tidfilter *
 RSP_API bool rsp_pdwriter__keeps(const struct rsp_pdwriter *w, uint32_t tid);
 
 /**
+ * rsp_pdwriter__pending() - a record the window does not hold yet, written
+ * with it (before rsp_pdwriter__window()): rspd's BPF CARRY records of what
+ * still waits in the kernel's maps when the dump is made (a waking whose
+ * wakee has not run since, a request in flight: tracepoints/bpf_records.h),
+ * their header's time the dump's. The record is copied. Return: 0 or -ENOMEM.
+ */
+RSP_API int rsp_pdwriter__pending(struct rsp_pdwriter *w, const struct perf_event_header *rec);
+
+/**
  * rsp_pdwriter__window() - add every record of @win in [from, to], in time
  * order, from pinned chunks: the window's writer goes on appending.
  * Return: 0 or -errno (-ENOMEM, a write error).
