@@ -50,6 +50,12 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader: rspd's own process is not profiled (its reads would be). */
 const volatile unsigned int self_tgid = 0;
+/*
+ * Set by the loader: false keeps only the system's profile of each syscall
+ * number, in a per-CPU array indexed by it (sc_sys: an inlined array lookup
+ * at exit, no key, no hash); true a profile per (thread, syscall) in sc_hist.
+ */
+const volatile bool per_thread = true;
 
 struct sc_state {
 	u64 entry;  /* entry time, 0: not in a syscall we timed */
@@ -95,6 +101,14 @@ struct {
 	__type(key, u32);
 	__type(value, struct rsp_sc_val);
 } sc_other SEC(".maps");
+
+/* The system's profile of each syscall number (per_thread false). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RSP_SC_MAX_NR);
+	__type(key, u32);
+	__type(value, struct rsp_sc_val);
+} sc_sys SEC(".maps");
 
 /* Threads that exited after a syscall: rspd deletes their keys (after reading them). */
 struct {
@@ -261,7 +275,7 @@ int BPF_PROG(rsp_sc_exit, struct pt_regs *regs, long ret)
 	k.tid = t->pid;
 	k.nr = s->nr;
 	s->entry = 0;
-	v = value_of(&k);
+	v = per_thread ? value_of(&k) : bpf_map_lookup_elem(&sc_sys, &k.nr);
 	if (!v) {
 		count(RSP_SC_NO_STATE);
 		return 0;

@@ -539,6 +539,10 @@ static const struct rspd_opt opts[] = {
 	{.section = "hist", .name = "hist-io-timeout", .arg = "DURATION", .def = "10s", .type = T_DUR,
 	 F(hist_io_timeout_ns), .min = 100000000, .max = 3600000000000ull,
 	 .help = "a block request still without a completion after this counts as unobserved"},
+	{.section = "hist", .name = "syscall-system", .def = "yes", .type = T_BOOL,
+	 F(syscall_system),
+	 .help = "without the syscall family, the system's latency profile of each syscall, "
+		 "counted in the kernel in a per-CPU array (BPF backend)"},
 	{.section = "hist", .name = "syscall-keys", .arg = "N", .def = "4096", .type = T_UINT,
 	 F(syscall_keys), .min = 64, .max = 1u << 20,
 	 .help = "(thread, syscall) keys the syscall family counts in the kernel; calls of "

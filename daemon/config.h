@@ -77,6 +77,7 @@ struct rspd_config {
 	uint64_t hist_io_timeout_ns;
 	unsigned hist_max_threads; /* threads the off-CPU/run-queue feed follows */
 	unsigned syscall_keys;	   /* the syscall family's kernel table (syscalls.h) */
+	bool syscall_system;	   /* without the family: the system's profile per number */
 	/* [capture] overhead-budget: % of one CPU capture may cost (0: off) */
 	double overhead_budget_pct;
 	/* [metrics]: Prometheus metrics (metrics.c); "" listen and textfile: off */

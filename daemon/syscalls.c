@@ -61,6 +61,7 @@ struct rspd_syscalls {
 	struct rsp_syscalls *skel;
 	struct rsp_sysprof *sp;
 	unsigned nr_cpus, max_keys; /* --syscall-keys */
+	bool per_thread;	    /* the family is on; else the system's profiles alone */
 	size_t stride;		    /* one CPU's value in a per-CPU lookup */
 	unsigned char *vals;
 	struct rsp_sc_key *bkeys; /* a batch: BATCH keys and their per-CPU values */
@@ -113,7 +114,12 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 		return -1;
 	}
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
+	s->skel->rodata->per_thread = s->per_thread;
 	bpf_map__set_max_entries(s->skel->maps.sc_hist, s->max_keys);
+	if (!s->per_thread) { /* no key per thread: no exits or execs to follow */
+		bpf_program__set_autoload(s->skel->progs.rsp_sc_exec, false);
+		bpf_program__set_autoload(s->skel->progs.rsp_sc_task_exit, false);
+	}
 	ret = rsp_syscalls__load(s->skel);
 	if (!ret)
 		ret = rsp_syscalls__attach(s->skel);
@@ -131,7 +137,8 @@ static int load(struct rspd_syscalls *s, char *why, size_t n)
 
 bool rspd_syscalls__wanted(const struct rspd *d)
 {
-	return d->cfg.capture.families[RSP_FAM_SYSCALL] && !strcmp(d->es.backend, "bpf");
+	return (d->cfg.capture.families[RSP_FAM_SYSCALL] || d->cfg.syscall_system) &&
+	       !strcmp(d->es.backend, "bpf");
 }
 
 void rspd_syscalls__open(struct rspd *d)
@@ -143,11 +150,11 @@ void rspd_syscalls__open(struct rspd *d)
 		return;
 	}
 	d->syscalls = s;
-	if (!d->cfg.capture.families[RSP_FAM_SYSCALL]) {
-		/* off by default: ~7 points of a database's throughput (BENCHMARKS.md) */
+	s->per_thread = d->cfg.capture.families[RSP_FAM_SYSCALL];
+	if (!s->per_thread && !d->cfg.syscall_system) {
 		snprintf(s->why_off, sizeof(s->why_off),
-			 "off (the default: a BPF program on every system call costs a "
-			 "syscall-heavy server several percent); --families +syscall turns it on");
+			 "off (--no-syscall-system, and the family is off); --families +syscall "
+			 "turns on per-thread profiles");
 		return;
 	}
 #ifdef RSP_HAVE_BPF
@@ -161,7 +168,10 @@ void rspd_syscalls__open(struct rspd *d)
 		       "turns off");
 		return;
 	}
-	s->max_keys = d->cfg.syscall_keys ? d->cfg.syscall_keys : RSPD_SYSCALLS_KEYS;
+	/* the system's profiles alone: a table of one key (the programs never use it) */
+	s->max_keys = !s->per_thread	  ? 1
+		      : d->cfg.syscall_keys ? d->cfg.syscall_keys
+					    : RSPD_SYSCALLS_KEYS;
 	if (load(s, s->why_off, sizeof(s->why_off))) {
 		rspd_log__write(RSP_LOG_WARN, "syscall profiles are off: %s", s->why_off);
 		rsp_syscalls__destroy(s->skel);
@@ -169,7 +179,10 @@ void rspd_syscalls__open(struct rspd *d)
 		return;
 	}
 	atomic_store(&s->on, true);
-	rspd_log__write(RSP_LOG_INFO, "syscall profiles: on (%u keys)", s->max_keys);
+	if (s->per_thread)
+		rspd_log__write(RSP_LOG_INFO, "syscall profiles: on (%u keys)", s->max_keys);
+	else
+		rspd_log__write(RSP_LOG_INFO, "syscall profiles: the system's (per syscall number)");
 #else
 	snprintf(s->why_off, sizeof(s->why_off),
 		 "off: this rspd was built without BPF, and syscall profiles need it (the perf "
@@ -376,6 +389,43 @@ static void walk_other(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsig
 	}
 }
 
+/*
+ * The system's profile of each number (per_thread off): the per-CPU array
+ * in batches of BATCH numbers, key by key where the kernel refuses batches.
+ */
+static void walk_system(struct rspd_syscalls *s, struct rsp_hist_shard *sh, unsigned r,
+			uint64_t now)
+{
+	int fd = bpf_map__fd(s->skel->maps.sc_sys);
+	uint32_t *keys = (uint32_t *)s->bkeys; /* room for BATCH keys of 16 bytes */
+
+	for (uint32_t at = 0; at < RSP_SC_MAX_NR;) {
+		uint32_t in = at, out, count = BATCH;
+		int ret = s->no_batch ? -1
+				      : bpf_map_lookup_batch(fd, at ? &in : NULL, &out, keys,
+							     s->bvals, &count, NULL);
+
+		if (ret && ret != -ENOENT) { /* key by key */
+			struct rsp_sc_key k = {.nr = at};
+
+			s->no_batch = true;
+			if (!bpf_map_lookup_elem(fd, &at, s->vals))
+				read_key(s, sh, r, now, &k, s->vals, true, false);
+			at++;
+			continue;
+		}
+		for (uint32_t i = 0; i < count; i++) {
+			struct rsp_sc_key k = {.nr = keys[i]};
+
+			read_key(s, sh, r, now, &k, s->bvals + (size_t)i * s->nr_cpus * s->stride,
+				 true, false);
+		}
+		if (ret == -ENOENT || !count)
+			break;
+		at = out;
+	}
+}
+
 static void sweep_gone(struct rspd_syscalls *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.sc_hist);
@@ -401,6 +451,11 @@ void rspd_syscalls__read(struct rspd *d, struct rsp_hist_shard *sh, uint64_t now
 	r = rsp_hist_store__config(rspd_analysis__store(d))->resolution;
 	sweep = now - s->last_sweep >= RSPD_SYSCALLS_SWEEP_NS;
 	s->last_read = now;
+	if (!s->per_thread) {
+		walk_system(s, sh, r, now);
+		atomic_fetch_add(&s->reads, 1);
+		return;
+	}
 	pop_exited(s);
 	read_renamed(s);
 	walk_threads(s, sh, r, now, sweep);
@@ -513,6 +568,17 @@ int rspd_syscalls__status(struct rspd *d, char *note, size_t n)
 		return 0;
 	}
 #ifdef RSP_HAVE_BPF
+	if (!s->per_thread) {
+		snprintf(note, n,
+			 "the system's profile per syscall number (raw_syscalls sys_enter/sys_exit "
+			 "counted in a per-CPU array in the kernel); --families +syscall for "
+			 "per-thread and per-process profiles; %llu reads; not timed: %llu "
+			 "unmatched exits, %llu of the ia32/x32 ABIs",
+			 (unsigned long long)atomic_load(&s->reads),
+			 (unsigned long long)counter(s, RSP_SC_UNMATCHED),
+			 (unsigned long long)counter(s, RSP_SC_OTHER_ABI));
+		return 1;
+	}
 	snprintf(note, n,
 		 "raw_syscalls sys_enter/sys_exit aggregated in the kernel: %llu of %u "
 		 "(thread, syscall) keys, %llu reads; %llu calls of threads past the keys "

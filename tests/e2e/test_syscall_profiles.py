@@ -258,3 +258,37 @@ with t.Rspd("--families", "+syscall", "--hist-slice-cap", "8192", "--hist-profil
     else:
         print("   (no %s: the exec check is skipped)" % getppid)
 shutil.rmtree(work, ignore_errors=True)
+
+# rspd's default (the family off): the system's profile of each number alone,
+# counted in the kernel in a per-CPU array; no thread or process profiles.
+def system_count(d, op):
+    return sum(p["count"] for p in query(d, op) if p["subject"]["kind"] == "system")
+
+
+with t.Rspd() as d:
+    fam = syscall_family(d)
+    note = fam.get("note", "")
+    t.check("system's profile per syscall number" in note, "default: system profiles (%s)" % note)
+    d.settle()
+    before = {op: system_count(d, op) for op in ("syscall:fsync", "syscall:nanosleep")}
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+        w = t.workload("syscall_mix", N, M, tmp)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        after = {op: system_count(d, op) for op in before}
+        if after["syscall:nanosleep"] - before["syscall:nanosleep"] >= M and \
+                after["syscall:fsync"] - before["syscall:fsync"] >= N:
+            break
+        time.sleep(0.25)
+    for op, want in (("syscall:fsync", N), ("syscall:nanosleep", M)):
+        got = after[op] - before[op]
+        # other processes call them too: at least the workload's, not wildly more
+        t.check(want <= got <= want + 2000, "system %s: %d calls (the workload's %d)"
+                % (op, got, want))
+    thr = [p for p in query(d, "syscall:nanosleep", "--tid", str(w["tid"]))
+           if p["subject"]["kind"] == "thread"]
+    t.check(not thr, "no thread profiles without the family (%d)" % len(thr))
+with t.Rspd("--no-syscall-system") as d:
+    fam = syscall_family(d)
+    t.check(not fam["enabled"] and "--no-syscall-system" in fam.get("note", ""),
+            "--no-syscall-system: off, and status says so (%s)" % fam.get("note"))
