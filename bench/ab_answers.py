@@ -44,14 +44,15 @@ TOL = 0.02
 
 
 class Daemon:
-    def __init__(self, build):
+    def __init__(self, build, extra=()):
         self.build = build
         self.dir = tempfile.mkdtemp(prefix="rsp-ab.")
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "c.conf")
         open(conf, "w").close()
         self.p = subprocess.Popen([os.path.join(build, "daemon", "rspd"), "--foreground",
-                                   "--config", conf, "--socket", self.sock, "--capture", "bpf"],
+                                   "--config", conf, "--socket", self.sock, "--capture", "bpf"]
+                                  + list(extra),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(300):
             if os.path.exists(self.sock) and self.ctl("status") is not None:
