@@ -46,14 +46,12 @@
 #include <string.h>
 #include <time.h>
 #include <rsp/histfeed.h>
-#include <rsp/timeline.h>
 #include "analysis.h"
 #include "log.h"
 #include "rspd.h"
 #include "syscalls.h"
 
-#define MARGIN_NS  20000000ull /* 20 ms: records being written when a drain starts */
-#define HELD_SNAPS 16	       /* passes' snapshots pinned for the feed (hold()) */
+#define MARGIN_NS 20000000ull /* 20 ms: records being written when a drain starts */
 
 struct rspd_analysis {
 	struct rspd *d;
@@ -68,51 +66,10 @@ struct rspd_analysis {
 	uint64_t done;		  /* thread only */
 	_Atomic uint64_t read_to; /* done, for other threads */
 	struct rsp_wmark *marks;  /* thread only: where the last pass stopped, per stream */
-	/*
-	 * thread only: the last passes' snapshots, pinned until the feed has
-	 * interpreted their records (its timeline holds the newest
-	 * RSP_TIMELINE_HOLD_NS of rspd's BPF records back, by address)
-	 */
-	struct rsp_wsnap *held[HELD_SNAPS];
-	uint64_t held_until[HELD_SNAPS];
-	unsigned nr_held;
 	unsigned nr_marks;
 	_Atomic uint64_t passes, records, gaps;
 	_Atomic double cpu_s;
 };
-
-/* Unpin the held snapshots whose records the feed has interpreted (up to @done). */
-static void release_held(struct rspd_analysis *a, uint64_t done)
-{
-	unsigned keep = 0;
-
-	for (unsigned i = 0; i < a->nr_held; i++) {
-		if (a->held_until[i] <= done) {
-			rsp_wsnap__unpin(a->held[i]);
-			continue;
-		}
-		a->held[keep] = a->held[i];
-		a->held_until[keep++] = a->held_until[i];
-	}
-	a->nr_held = keep;
-}
-
-/*
- * Keep @snap pinned until the feed is done with its records (up to
- * @until). With every slot taken (passes far more often than the hold),
- * the feed is made to interpret the oldest snapshot's records now.
- */
-static void hold(struct rspd_analysis *a, struct rsp_wsnap *snap, uint64_t until)
-{
-	if (a->nr_held == HELD_SNAPS) {
-		uint64_t t = a->held_until[0] + RSP_TIMELINE_HOLD_NS;
-
-		rsp_hist_store__set_progress(a->store, rsp_histfeed__advance(a->feed, t));
-		release_held(a, a->held_until[0]);
-	}
-	a->held[a->nr_held] = snap;
-	a->held_until[a->nr_held++] = until;
-}
 
 static double thread_cpu_s(void)
 {
@@ -161,18 +118,13 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 		rsp_witer__marks(it, a->marks);
 	else if (a->marks) /* nothing read: the next pass starts from its chunks' starts */
 		memset(a->marks, 0, a->nr_marks * sizeof(*a->marks));
-	rsp_witer__delete(it);
 	if (it || from > until) {
-		uint64_t done;
-
 		a->done = until;
 		atomic_store_explicit(&a->read_to, until, memory_order_release);
-		/* what the feed's timeline holds back for folded BPF records' events, out */
-		done = rsp_histfeed__advance(a->feed, until);
-		rsp_hist_store__set_progress(a->store, done);
-		release_held(a, done);
+		rsp_hist_store__set_progress(a->store, rsp_histfeed__advance(a->feed, until));
 	}
-	hold(a, snap, until);
+	rsp_witer__delete(it);
+	rsp_wsnap__unpin(snap);
 	/*
 	 * Syscall profiles, counted in the kernel: stamped with the watermark,
 	 * not the clock, so the store's slices keep moving forward with the
@@ -215,7 +167,6 @@ static void *analysis_main(void *arg)
 static void analysis_free(struct rspd_analysis *a)
 {
 	rsp_histfeed__delete(a->feed);
-	release_held(a, UINT64_MAX);
 	rsp_hist_store__delete(a->store);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->cond);

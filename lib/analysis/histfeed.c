@@ -82,8 +82,9 @@ static int timeline_new(struct rsp_histfeed *f, const struct rsp_schema *s)
 	f->tl = rsp_timeline__new(s, &ops, f);
 	if (!f->tl)
 		return -ENOMEM;
-	/* the callers keep what they fed until advance() passed it (rsp/histfeed.h) */
-	rsp_timeline__set_flags(f->tl, RSP_TL_NO_STACKS | RSP_TL_RECORDS_HELD);
+	rsp_timeline__set_flags(f->tl, RSP_TL_NO_STACKS);
+	/* lengths only: nothing held back, nothing copied (rsp_timeline__set_unfold_delay()) */
+	rsp_timeline__set_unfold_delay(f->tl, 0);
 	rsp_timeline__set_max_threads(f->tl, f->cfg.max_threads);
 	rsp_timeline__set_max_requests(f->tl, f->cfg.max_requests);
 	return rsp_timeline__set_ksyms(f->tl, f->cfg.ksyms);

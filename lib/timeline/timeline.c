@@ -40,6 +40,11 @@ struct rsp_timeline *rsp_timeline__new(const struct rsp_schema *schema,
 	rsp_kvec__init(&tl->bstacks, sizeof(struct bstack));
 	rsp_kvec__init(&tl->bchains, sizeof(struct bchain));
 	rsp_kvec__init(&tl->prenames, sizeof(struct prename));
+	/*
+	 * As far as a query reads ahead: every event in its place, as in a dump
+	 * of the same range (rsp_pdwriter__window() holds as long).
+	 */
+	tl->unfold_delay = RSP_TIMELINE_READ_AHEAD_NS;
 	tl->sc = rsp_sleepclass__new(NULL);
 	tl->stab = rsp_socktab__new();
 	if (!tl->sc || !tl->stab) {
@@ -542,6 +547,14 @@ static int observe_running(struct rsp_timeline *tl, struct cpu_state *c,
 	if (!t) /* past set_max_threads(): untracked; else the record is dropped */
 		return tl->refused ? 0 : -ENOMEM;
 	tl__learn_tgid(tl, t, smp->pid, smp->time);
+	/*
+	 * A BPF record from before the thread's last switch (an event folded
+	 * into a later record, fed after what followed it): the thread ran then,
+	 * which says nothing of now. The BPF backend misses no switch but with
+	 * lost records, which are gaps.
+	 */
+	if (smp->compact && t->state != T_NEW && t->state != T_RUNNING && smp->time < t->since)
+		return 0;
 	if (t->state == T_RUNNING && t->cpu == smp->cpu) {
 		if (smp->time > t->last_ev)
 			t->last_ev = smp->time;
@@ -729,23 +742,43 @@ static int unfold_out(struct rsp_timeline *tl, bool all)
 static int unfold_in(struct rsp_timeline *tl, const struct rsp_wentry *e)
 {
 	if (!tl->unfold) {
-		tl->unfold = rsp_unfold__new(
-			!(tl->flags & (RSP_TL_RECORDS_STABLE | RSP_TL_RECORDS_HELD)));
+		tl->unfold = rsp_unfold__new(!(tl->flags & RSP_TL_RECORDS_STABLE));
 		if (!tl->unfold)
 			return -ENOMEM;
-		/*
-		 * A query's records stay pinned: held as long as it reads ahead,
-		 * every event is fed in its place as in a dump of the same range
-		 * (rsp_pdwriter__window() holds as long).
-		 */
-		if (tl->flags & RSP_TL_RECORDS_STABLE)
-			rsp_unfold__set_delay(tl->unfold, RSP_TIMELINE_READ_AHEAD_NS);
+		rsp_unfold__set_delay(tl->unfold, tl->unfold_delay);
 		rsp_unfold__set_range(tl->unfold, tl->unfold_from,
 				      tl->unfold_to ? tl->unfold_to : UINT64_MAX);
 	}
 	if (rsp_unfold__push(tl->unfold, e))
 		return -ENOMEM;
 	return unfold_out(tl, false);
+}
+
+/*
+ * No delay (rsp_timeline__set_unfold_delay()): a BPF record's carried
+ * events, oldest first, then the record itself; nothing is held.
+ */
+static int unfold_now(struct rsp_timeline *tl, const struct rsp_wentry *e)
+{
+	uint64_t parts[RSP_BPFREC_UNFOLD_MAX][RSP_BPFREC_UNFOLD_WORDS];
+	const struct rsp_brec_hdr *h = (const void *)e->rec;
+	uint32_t base = e->cpu >= h->cpu ? e->cpu - h->cpu : 0;
+	int n = rsp_bpfrec__unfold(e->rec, e->rec->size, parts), ret = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct rsp_brec_hdr *p = (const void *)parts[i];
+		struct rsp_wentry o = {
+			.time = p->time, .cpu = base + p->cpu, .rec = (const void *)p};
+
+		if (p->time < tl->unfold_from || (tl->unfold_to && p->time > tl->unfold_to))
+			continue;
+		if (feed_one(tl, &o) == -ENOMEM)
+			ret = -ENOMEM;
+	}
+	if (RSP_BREC_TYPE_KIND(h->type) == RSP_BREC_CARRY ||
+	    (tl->unfold_to && e->time > tl->unfold_to))
+		return ret;
+	return feed_one(tl, e) == -ENOMEM ? -ENOMEM : ret;
 }
 
 int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
@@ -756,6 +789,9 @@ int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)
 		tl->start = e->time;
 		tl->started = true;
 	}
+	if (!tl->unfold_delay && RSP_BREC_IS_TYPE(e->rec->type) &&
+	    e->rec->size >= sizeof(struct rsp_brec_hdr))
+		return unfold_now(tl, e);
 	if (tl->unfold || RSP_BREC_IS_TYPE(e->rec->type))
 		return unfold_in(tl, e);
 	if (tl->unfold_to && e->time > tl->unfold_to)
@@ -769,7 +805,12 @@ uint64_t rsp_timeline__advance(struct rsp_timeline *tl, uint64_t now)
 		return now;
 	rsp_unfold__advance(tl->unfold, now);
 	unfold_out(tl, false);
-	return now > RSP_UNFOLD_DELAY_NS ? now - RSP_UNFOLD_DELAY_NS : 0;
+	return now > tl->unfold_delay ? now - tl->unfold_delay : 0;
+}
+
+void rsp_timeline__set_unfold_delay(struct rsp_timeline *tl, uint64_t ns)
+{
+	tl->unfold_delay = ns;
 }
 
 void rsp_timeline__set_end(struct rsp_timeline *tl, uint64_t end)

@@ -147,10 +147,8 @@ RSP_API int rsp_histfeed__record(struct rsp_histfeed *f, const struct rsp_schema
 
 /**
  * rsp_histfeed__advance() - every record up to @now was fed
- * (rsp_timeline__advance()). The records fed must stay where they are until
- * an advance() at least RSP_TIMELINE_HOLD_NS after them (or the feed's
- * end): the feed's timeline holds rspd's BPF records back by address.
- * Return: the time up to which the profiles hold what was fed.
+ * (rsp_timeline__advance()). Return: the time up to which the profiles hold
+ * what was fed.
  */
 RSP_API uint64_t rsp_histfeed__advance(struct rsp_histfeed *f, uint64_t now);
 

@@ -409,13 +409,6 @@ struct rsp_timeline_ops {
 /* no switch-out stacks in segments (rsp_segment.stack NULL): a user that needs
  * only reasons (the histograms) saves the per-thread copy of each sleep's stack */
 #define RSP_TL_NO_STACKS 0x2u
-/*
- * fed records stay where they are until rsp_timeline__advance() has passed
- * them by 100 ms (rspd's histograms' thread keeps its passes' snapshots
- * pinned that long): what the timeline holds back of rspd's BPF records
- * (see rsp_timeline__set_end()) is held by address, not copied
- */
-#define RSP_TL_RECORDS_HELD 0x4u
 
 struct rsp_timeline_stats {
 	uint64_t records;	    /* fed */
@@ -519,9 +512,24 @@ RSP_API int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry 
 RSP_API void rsp_timeline__set_end(struct rsp_timeline *tl, uint64_t end);
 
 /**
+ * rsp_timeline__set_unfold_delay() - how long a timeline of rspd's BPF
+ * records holds them back, so that the events later records carry (a
+ * waking on its switch-in) are fed in their place among the other CPUs'
+ * records (before the first feed; RSP_TIMELINE_READ_AHEAD_NS by default,
+ * copied where the records are not RSP_TL_RECORDS_STABLE). 0: nothing is
+ * held; each carried event is fed just before the record that carries it,
+ * after the records of other threads and CPUs from in between. The
+ * wakee's story is the same (its sleep ends, it waits, it runs), and so is
+ * each request's and handler's span; who woke a thread (an interrupt's
+ * context) is what that order loses: for a user that reads only lengths
+ * (the histograms), which then costs no more than the records themselves.
+ */
+RSP_API void rsp_timeline__set_unfold_delay(struct rsp_timeline *tl, uint64_t ns);
+
+/**
  * rsp_timeline__advance() - every record up to @now was fed (a live
- * reader's watermark). A timeline of rspd's BPF records holds the last
- * 100 ms of them back (internal/unfold.h), for the events later records
+ * reader's watermark). A timeline of rspd's BPF records holds the last of
+ * them back (rsp_timeline__set_unfold_delay()), for the events later records
  * carry into that time; this lets what is older than that out without
  * waiting for a newer record. Return: the time up to which everything fed
  * has been interpreted.
@@ -533,8 +541,6 @@ RSP_API uint64_t rsp_timeline__advance(struct rsp_timeline *tl, uint64_t now);
  * whose range ended earlier than the switch-in only when read this far.
  */
 #define RSP_TIMELINE_READ_AHEAD_NS 1000000000ull
-/* How far behind what it was fed a timeline of rspd's BPF records interprets them. */
-#define RSP_TIMELINE_HOLD_NS 100000000ull /* internal/unfold.h's delay */
 
 /**
  * rsp_timeline__learn() - a record before the range: only what rspd's BPF
