@@ -983,7 +983,6 @@ static __always_inline u32 fold_waking(struct task_struct *n, struct switch_buf 
 	else
 		__builtin_memcpy((char *)b + sizeof(struct rsp_brec_switch_check), &ws->p,
 				 sizeof(ws->p));
-	count(RSP_BC_FOLDED);
 	return sizeof(ws->p);
 }
 
@@ -1363,8 +1362,7 @@ int BPF_PROG(rsp_block_rq_complete, struct request *rq, blk_status_t error, unsi
 			__builtin_memcpy(&b.parts[0], &v->ins, sizeof(v->ins));
 			size += sizeof(v->ins);
 			b.r.fold |= RSP_BFOLD_BLOCK_INSERT;
-			count(RSP_BC_FOLDED);
-		}
+				}
 		if (v->has & RSP_BFOLD_BLOCK_ISSUE) {
 			if (size == sizeof(b.r))
 				__builtin_memcpy(&b.parts[0], &v->iss, sizeof(v->iss));
@@ -1372,8 +1370,7 @@ int BPF_PROG(rsp_block_rq_complete, struct request *rq, blk_status_t error, unsi
 				__builtin_memcpy(&b.parts[1], &v->iss, sizeof(v->iss));
 			size += sizeof(v->iss);
 			b.r.fold |= RSP_BFOLD_BLOCK_ISSUE;
-			count(RSP_BC_FOLDED);
-		}
+				}
 		bpf_map_delete_elem(&rq_pending, &key);
 	}
 	if (size > sizeof(b))
@@ -1436,8 +1433,7 @@ int BPF_PROG(rsp_irq_handler_exit, int irq, struct irqaction *action, int ret)
 	__builtin_memset(&r, 0, sizeof(r));
 	r.start = handler_exit(&aux);
 	if (r.start)
-		count(RSP_BC_FOLDED);
-	hdr(&r.h, RSP_BREC_IRQ, sizeof(r));
+		hdr(&r.h, RSP_BREC_IRQ, sizeof(r));
 	r.irq = (u32)irq;
 	r.ret = (u32)ret;
 	name16(r.name, action->name);
@@ -1460,8 +1456,7 @@ int BPF_PROG(rsp_softirq_exit, unsigned int vec)
 
 	r.start = handler_exit(&aux);
 	if (r.start)
-		count(RSP_BC_FOLDED);
-	hdr(&r.h, RSP_BREC_SOFTIRQ, sizeof(r));
+		hdr(&r.h, RSP_BREC_SOFTIRQ, sizeof(r));
 	r.vec = vec;
 	r.pad = 0;
 	emit(ctx, &r, sizeof(r));
@@ -1513,8 +1508,7 @@ int BPF_PROG(rsp_hrtimer_expire_exit, struct hrtimer *t)
 	r.function = i >= 0 && i < IRQ_LEVELS ? v->what[i & (IRQ_LEVELS - 1)] : 0;
 	r.start = handler_exit(&r.now);
 	if (r.start)
-		count(RSP_BC_FOLDED);
-	hdr(&r.h, RSP_BREC_HRTIMER, sizeof(r));
+		hdr(&r.h, RSP_BREC_HRTIMER, sizeof(r));
 	r.hrtimer = (u64)t;
 	emit(ctx, &r, sizeof(r));
 	return 0;

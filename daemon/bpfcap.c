@@ -628,7 +628,6 @@ int rsp_bpfcap__stats(const struct rsp_bpfcap *bc, struct rsp_bpfcap_stats *st)
 	st->kdiffer = sums[RSP_BC_KDIFFER];
 	st->uchecks = sums[RSP_BC_UCHECKS];
 	st->udiffer = sums[RSP_BC_UDIFFER];
-	st->folded = sums[RSP_BC_FOLDED];
 	st->carried = sums[RSP_BC_CARRIED];
 	return 0;
 }

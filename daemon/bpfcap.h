@@ -46,7 +46,7 @@ struct rsp_bpfcap_stats {
 	/* the stack cache (tracepoints/bpf_records.h, enum rsp_bcounter) */
 	uint64_t stack_sites, walks, cache_hits, cached, no_key;
 	uint64_t kchecks, kdiffer, uchecks, udiffer;
-	uint64_t folded, carried; /* events that rode on another record, or went alone */
+	uint64_t carried; /* folded events that went alone (a CARRY record) */
 };
 
 /** rsp_bpfcap__opts_init() - the defaults: stacks on sleeps from the cache, 64 frames, kernel+user.

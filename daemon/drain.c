@@ -215,6 +215,7 @@ static int on_bpf_record(void *ctx, unsigned cpu, const void *data, size_t size)
 		add(&d->delivered[d->bpf_entry], 1);
 	d->bpf_last[cpu] = b->time;
 	d->bpf_n++;
+	add(&d->folded, rsp_brec__folded(b));
 	if (d->window &&
 	    rsp_window__append(d->window, d->es->max_cpu + cpu, b->time, (const void *)b)) {
 		add(&k->dropped, 1);

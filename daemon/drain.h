@@ -41,6 +41,8 @@ struct rsp_drain {
 	 * there.
 	 */
 	_Atomic uint64_t drained_to;
+	/* BPF backend: events the records drained carry folded in (rsp_brec__folded()) */
+	_Atomic uint64_t folded;
 	/* Where the non-sample records also go (the process model), or NULL. */
 	struct rsp_sbq *sbq;
 	/* a ring lost records: the BPF programs must send names and stacks again */

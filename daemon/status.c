@@ -68,7 +68,7 @@ static void fill_skipped(struct rspd *d, struct rsp_capture_info *ci)
 	if (d->es.bpf && rsp_bpfcap__skipped(d->es.bpf, &ci->skipped_nested))
 		ci->skipped_nested = 0;
 	if (d->es.bpf && !rsp_bpfcap__stats(d->es.bpf, &st)) {
-		ci->folded = st.folded;
+		ci->folded = atomic_load_explicit(&d->drain.folded, memory_order_relaxed);
 		ci->carried = st.carried;
 	}
 #else

@@ -344,6 +344,31 @@ struct rsp_brec_hrtimer_exit {
 	rsp_u64 hrtimer;
 };
 
+/*
+ * How many events @raw (a record of this layout, its size checked) carries
+ * folded in besides its own: counted by rspd's drain, which reads each
+ * header anyway, rather than by the programs (a map update each).
+ */
+static inline unsigned rsp_brec__folded(const void *raw)
+{
+	const struct rsp_brec_hdr *h = (const struct rsp_brec_hdr *)raw;
+	unsigned kind = RSP_BREC_TYPE_KIND(h->type);
+
+	if (kind == RSP_BREC_SWITCH || kind == RSP_BREC_SWITCH_STACK ||
+	    kind == RSP_BREC_SWITCH_CHECK)
+		return ((const struct rsp_brec_switch *)raw)->fold & RSP_BFOLD_WAKING ? 1 : 0;
+	if (kind == RSP_BREC_BLOCK_COMPLETE)
+		return !!(((const struct rsp_brec_block *)raw)->fold & RSP_BFOLD_BLOCK_INSERT) +
+		       !!(((const struct rsp_brec_block *)raw)->fold & RSP_BFOLD_BLOCK_ISSUE);
+	if (kind == RSP_BREC_IRQ)
+		return ((const struct rsp_brec_irq *)raw)->start ? 1 : 0;
+	if (kind == RSP_BREC_SOFTIRQ)
+		return ((const struct rsp_brec_softirq_span *)raw)->start ? 1 : 0;
+	if (kind == RSP_BREC_HRTIMER)
+		return ((const struct rsp_brec_hrtimer_span *)raw)->start ? 1 : 0;
+	return 0;
+}
+
 /* The layout is part of the protocol: these sizes do not change within a version. */
 _Static_assert(sizeof(struct rsp_brec_hdr) == 24, "rsp_brec_hdr");
 _Static_assert(sizeof(struct rsp_brec_comm) == 48, "rsp_brec_comm");
@@ -416,8 +441,7 @@ enum rsp_bcounter {
 	RSP_BC_KDIFFER,	      /* ... and the cache's differed */
 	RSP_BC_UCHECKS,
 	RSP_BC_UDIFFER,
-	RSP_BC_FOLDED,	/* wakings and block parts that rode on the record they wait for */
-	RSP_BC_CARRIED, /* ... and those that went alone (a CARRY record) */
+	RSP_BC_CARRIED, /* folded events that went alone (a CARRY record) */
 	RSP_BC__NR
 };
 
