@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <rsp/symbols.h>
 #include "internal/snapnames.h"
+#include "internal/fmt.h"
 
 #define MAX_RAW_FRAMES 128
 
@@ -42,10 +43,12 @@ char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, ch
 			    size_t size)
 {
 	uint32_t p = rsp_redact__owner(&n->red, tid, tgid);
-	const char *comm = rsp_snapnames__comm(n, tid);
+	char comm[RSP_FMT_NAME_MAX];
 
 	if (rsp_redact__label(&n->red, tid, tgid, buf, size))
 		return buf;
+	/* a label for people and for line-based files: the name escaped */
+	rsp_fmt__name(comm, sizeof(comm), rsp_snapnames__comm(n, tid));
 	if (!comm[0])
 		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
 	else if (tid == p)

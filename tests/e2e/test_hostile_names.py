@@ -1,0 +1,79 @@
+"""Names that a hostile user chooses (issue 40): a thread's name is 15 bytes
+of anything but NUL, and rspd shows it to root in folded stacks, text
+answers, the HTML report and its graph.
+
+A victim process reads a pipe; a child it forked, with the hostile name set
+by prctl(PR_SET_NAME), writes a byte to it every 5 ms for a second: the
+child is the victim's waker, and runs on after each wakeup (a waker on
+"another control path", named in a marker frame). Known answers for each name: every folded-stack
+line ends in a weight, `rspctl report` writes its page with nothing on
+stderr but its one line, and the name reaches the output escaped."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import rsptest as t
+
+t.need_root()
+work = tempfile.mkdtemp(prefix="rsp-names.")
+
+VICTIM = r"""
+import ctypes, os, sys, time
+name = bytes.fromhex(sys.argv[1])
+r, w = os.pipe()
+if os.fork() == 0:
+    os.close(r)
+    ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)  # PR_SET_NAME
+    stop = time.time() + 1.0
+    while time.time() < stop:
+        os.write(w, b"x")
+        spin = time.time() + 0.005
+        while time.time() < spin:  # runs on after the wakeup: another control path
+            pass
+    os._exit(0)
+os.close(w)
+while os.read(r, 1):
+    pass
+os.wait()
+"""
+
+
+def victim(name):
+    """Run the victim with a waker called @name (bytes); returns (pid, --last)."""
+    t0 = time.time()
+    p = subprocess.Popen([sys.executable, "-c", VICTIM, name.hex()])
+    p.wait(timeout=60)
+    t.check(p.returncode == 0, "the victim with waker %r ran" % name)
+    return p.pid, "%dms" % int((time.time() - t0 + 1.0) * 1000)
+
+
+def folded_lines(d, pid, last):
+    path = os.path.join(work, "%d.folded" % pid)
+    d.ctl("snapshot", str(pid), "--last", last, "--folded", path)
+    with open(path, "rb") as f:
+        return f.read().split(b"\n")[:-1]
+
+
+def check_newline_waker(d):
+    """Finding 2: a newline in the waker's name split a folded line in two
+    (and `rspctl report` then failed: "line 1 has no weight")."""
+    name = b'ev\nil"x\\'
+    pid, last = victim(name)
+    d.settle()
+    lines = folded_lines(d, pid, last)
+    bad = [ln for ln in lines if not re.search(rb" \d+$", ln)]
+    t.check(lines and not bad, "every folded line ends in its weight (%d lines, bad %r)"
+            % (len(lines), bad[:2]))
+    t.check(any(b"ev\\nil" in ln for ln in lines),
+            "the waker's name is in the folded stacks, its newline escaped")
+    page = os.path.join(work, "newline.html")
+    rc, _, err = d.ctl("report", str(pid), "--last", last, "-o", page, check_rc=False)
+    t.check(rc == 0 and err.count("\n") == 1,
+            "rspctl report of its victim writes the page: " + err.strip())
+
+
+with t.Rspd() as d:
+    check_newline_waker(d)
