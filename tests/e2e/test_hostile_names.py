@@ -8,6 +8,7 @@ child is the victim's waker, and runs on after each wakeup (a waker on
 "another control path", named in a marker frame). Known answers for each name: every folded-stack
 line ends in a weight, `rspctl report` writes its page with nothing on
 stderr but its one line, and the name reaches the output escaped."""
+import json
 import os
 import re
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 
+import browser
 import rsptest as t
 
 t.need_root()
@@ -75,5 +77,42 @@ def check_newline_waker(d):
             "rspctl report of its victim writes the page: " + err.strip())
 
 
+def script_data(page):
+    """The text of every <script type="application/json"> element."""
+    return re.findall(r'<script type="application/json" id="([^"]*)">(.*?)</script>', page, re.S)
+
+
+def check_html_comment_name(d):
+    """Finding 3: a thread named `<!--<script>` put the script data element
+    into the tokenizer's "script data escaped" state: in Chromium the flame
+    JSON swallowed the rest of the page. Embedded JSON now carries no '<',
+    '>' or '&' at all (\u003c etc.), so no tokenizer state can be entered."""
+    name = b"<!--<script>"
+    pid, last = victim(name)
+    d.settle()
+    path = os.path.join(work, "comment.html")
+    rc, _, err = d.ctl("report", str(pid), "--last", last, "-o", path, check_rc=False)
+    t.check(rc == 0, "rspctl report of its victim writes the page: " + err.strip())
+    with open(path) as f:
+        page = f.read()
+    data = script_data(page)
+    t.check({"rsp-flame", "rsp-chrono"} <= {k for k, _ in data},
+            "the page has its flame and chronological data elements")
+    raw = [k for k, v in data if re.search("[<>&\u2028\u2029]", v)]
+    t.check(not raw, "no embedded JSON holds a raw '<', '>', '&', U+2028 or U+2029 %s" % raw)
+    flame = json.loads(dict(data)["rsp-flame"])
+    t.check("<!--<script>" in json.dumps(flame, ensure_ascii=False),
+            "the flame data still names the waker <!--<script>")
+    if not browser.available():
+        print("   (no Chromium: the page is not loaded)")
+        return
+    dom, lines, err = browser.load(path)
+    t.check(dom and not lines, "Chromium loads the page without a console message %s"
+            % (lines if dom else err[-300:]))
+    t.check(re.search(r'<g [^>]*class="frame', dom) and '<svg' in dom.split('id="graph"')[-1],
+            "... and draws the flame graph and the wait-for graph")
+
+
 with t.Rspd() as d:
     check_newline_waker(d)
+    check_html_comment_name(d)
