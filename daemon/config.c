@@ -572,10 +572,12 @@ static const struct rspd_opt opts[] = {
 		 "latency); the rest are cgroup other"},
 	{.section = "metrics", .name = "metrics-connections", .arg = "N", .def = "8", .type = T_UINT,
 	 F(metrics_connections), .min = 1, .max = 256,
-	 .help = "HTTP connections served at once; more are refused"},
+	 .help = "HTTP connections served at once; past it, the oldest one still sending its "
+		 "request is closed to make room"},
 	{.section = "metrics", .name = "metrics-timeout", .arg = "DURATION", .def = "10s",
 	 .type = T_DUR, F(metrics_timeout_ns), .min = 1000000000, .max = 3600000000000ull,
-	 .help = "an HTTP connection idle this long is closed"},
+	 .help = "an HTTP connection idle this long, or whose request has not arrived whole "
+		 "this long after it opened, is closed"},
 };
 // clang-format on
 

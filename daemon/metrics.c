@@ -7,7 +7,18 @@
  * it accepts, reads and writes every connection without blocking, so a
  * slow scraper holds up nobody, and answers requests one at a time, so at
  * most one render runs; --metrics-connections bounds the connections it
- * keeps, --metrics-timeout closes an idle one. The textfile has a thread
+ * keeps, --metrics-timeout closes an idle one.
+ *
+ * Slow clients. An idle timeout does not stop a client that sends one byte
+ * of its request every few seconds (slowloris), and a limit full of them
+ * locked every scraper out. So each connection is tracked from its start
+ * (notify_conn(), in MHD's thread): one whose request has not arrived whole
+ * --metrics-timeout after it opened (or after its last answer) is shut
+ * down, and when a new connection would pass --metrics-connections, the
+ * oldest one still sending its request makes room for it (one more than the
+ * limit is accepted, to be there to make room). This runs whenever a
+ * connection opens: a stalled one holds a socket and nothing else until
+ * then, or until the idle timeout. The textfile has a thread
  * of its own. Neither touches the capture thread: a render reads the
  * histogram store (as `rspctl hist` does) and the counters `rspctl status`
  * reads (status.c).
@@ -30,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <microhttpd.h>
 #include <rsp/file.h>
@@ -47,9 +59,20 @@
 #include "server.h"
 #include "status.h"
 
+/* A connection, from MHD's notify_connection to its close. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	uint64_t since; /* opened, or last answered: its request is due by since + timeout */
+	bool asked;	/* its request is in: being answered */
+	bool shut;	/* shut down by us, MHD closes it */
+};
+
 struct rspd_metrics {
 	struct rspd *d;
 	struct MHD_Daemon *mhd;
+	struct conn *conns, *last; /* oldest first; only MHD's thread touches the list */
+	unsigned nr_conns;
 	int lfd; /* ours until MHD takes it */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;
@@ -305,6 +328,96 @@ static enum rsp_prom_format negotiate(struct MHD_Connection *c)
 	return rsp_prom__negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
 }
 
+/* ---- slow clients ------------------------------------------------------------ */
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_shut(struct rspd_metrics *m, struct conn *x, const char *why)
+{
+	x->shut = true;
+	shutdown(x->fd, SHUT_RDWR); /* MHD sees the end and closes it, in this thread */
+	m->nr_conns--;
+	rspd_log__write(RSP_LOG_DEBUG, "metrics http: a connection closed: %s", why);
+}
+
+/*
+ * Shut down what is overdue, then, past the limit, the oldest connections
+ * still sending their request. Called in MHD's thread, which alone closes
+ * connections: every fd on the list is open.
+ */
+static void conn_sweep(struct rspd_metrics *m)
+{
+	const struct rspd_config *cfg = &m->d->cfg;
+	uint64_t now = rspd_clock__now_ns();
+
+	for (struct conn *x = m->conns; x; x = x->next)
+		if (!x->shut && !x->asked && now - x->since > cfg->metrics_timeout_ns)
+			conn_shut(m, x, "its request did not arrive within --metrics-timeout");
+	for (struct conn *x = m->conns; x && m->nr_conns > cfg->metrics_connections; x = x->next)
+		if (!x->shut && !x->asked)
+			conn_shut(m, x, "--metrics-connections reached: room for a new one");
+}
+
+static void conn_unlink(struct rspd_metrics *m, struct conn *x)
+{
+	*(x->prev ? &x->prev->next : &m->conns) = x->next;
+	*(x->next ? &x->next->prev : &m->last) = x->prev;
+}
+
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct rspd_metrics *m = cls;
+	struct conn *x = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		x = calloc(1, sizeof(*x));
+		if (x && ci) {
+			x->fd = ci->connect_fd;
+			x->since = rspd_clock__now_ns();
+			x->prev = m->last;
+			*(m->last ? &m->last->next : &m->conns) = x;
+			m->last = x;
+			m->nr_conns++;
+			*socket_context = x;
+		} else {
+			free(x);
+		}
+		conn_sweep(m);
+		return;
+	}
+	if (!x)
+		return;
+	if (!x->shut)
+		m->nr_conns--;
+	conn_unlink(m, x);
+	free(x);
+}
+
+/* An answer sent: the connection may ask again, within the timeout. */
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct conn *x = conn_of(c);
+
+	(void)cls;
+	(void)con_cls;
+	(void)toe;
+	if (x) {
+		x->asked = false;
+		x->since = rspd_clock__now_ns();
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *data,
 				  size_t *data_len, void **con_cls)
@@ -317,6 +430,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	(void)data;
 	if (!*con_cls) { /* the headers: answer once the (empty) body is in */
+		struct conn *x = conn_of(c);
+
+		if (x)
+			x->asked = true;
 		*con_cls = m;
 		return MHD_YES;
 	}
@@ -399,7 +516,8 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 	m->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 		on_request, m, MHD_OPTION_LISTEN_SOCKET, m->lfd, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)cfg->metrics_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)cfg->metrics_connections + 1, MHD_OPTION_NOTIFY_CONNECTION, notify_conn,
+		m, MHD_OPTION_NOTIFY_COMPLETED, request_done, m, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)(cfg->metrics_timeout_ns / 1000000000ull),
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10), MHD_OPTION_EXTERNAL_LOGGER,
 		mhd_log, NULL, MHD_OPTION_END);
