@@ -41,6 +41,7 @@
 #include "internal/maps.h"
 #include "internal/symbolizer.h"
 #include "internal/hash.h"
+#include "internal/fmt.h"
 #include <rsp/unwind.h>
 
 #define DEFAULT_MAX_OBJECTS 256
@@ -760,16 +761,18 @@ int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, uint64_t t
 	return n;
 }
 
+/* A symbol's name comes from a file anyone may have written: escaped for people. */
 char *rsp_sym__format(const struct rsp_sym *sym, bool with_offset, char *buf, size_t size)
 {
-	if (sym->hidden)
-		snprintf(buf, size, "[hidden]");
-	else if (!sym->name)
-		snprintf(buf, size, "[unknown]");
-	else if (with_offset && sym->match == RSP_SYM_EXACT && sym->offset)
-		snprintf(buf, size, "%s+0x%" PRIx64, sym->name, sym->offset);
-	else
-		snprintf(buf, size, "%s", sym->name);
+	size_t n;
+
+	if (sym->hidden || !sym->name) {
+		snprintf(buf, size, sym->hidden ? "[hidden]" : "[unknown]");
+		return buf;
+	}
+	n = strlen(rsp_fmt__name(buf, size, sym->name));
+	if (with_offset && sym->match == RSP_SYM_EXACT && sym->offset)
+		snprintf(buf + n, size - n, "+0x%" PRIx64, sym->offset);
 	return buf;
 }
 

@@ -17,6 +17,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
+#include "internal/fmt.h"
 #include "internal/cgroupq.h"
 #include "internal/json.h"
 #include "internal/query.h"
@@ -81,8 +82,10 @@ static const char *comm_of(const struct ctx *c, uint32_t tid)
 /* "comm[tid]", or "pid N (other user)". */
 static char *thread_label(const struct ctx *c, uint32_t tid, uint32_t tgid, char *buf, size_t n)
 {
+	char comm[RSP_FMT_NAME_MAX];
+
 	if (!rsp_redact__label(c->red, tid, tgid, buf, n))
-		snprintf(buf, n, "%s[%u]", comm_of(c, tid), tid);
+		snprintf(buf, n, "%s[%u]", rsp_fmt__name(comm, sizeof(comm), comm_of(c, tid)), tid);
 	return buf;
 }
 

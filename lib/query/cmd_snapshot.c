@@ -20,6 +20,7 @@
 #include <rsp/snapshot.h>
 #include <rsp/symbols.h>
 #include "internal/cgroupq.h"
+#include "internal/fmt.h"
 #include "internal/query.h"
 #include "internal/snapexport.h"
 #include "internal/snapnames.h"
@@ -664,8 +665,12 @@ static void rest_print(const struct rest *r, const char *what, double min, struc
 		return;
 	rsp_buf__printf(out, "(%u more %s under %.0f%% each: %.3f s; ", r->n, what, min,
 			secs(r->ns));
-	for (int k = 0; k < 3 && r->comm[k][0]; k++)
-		rsp_buf__printf(out, "%s%s x%u", k ? ", " : "", r->comm[k], r->count[k]);
+	for (int k = 0; k < 3 && r->comm[k][0]; k++) {
+		char name[RSP_FMT_NAME_MAX];
+
+		rsp_buf__printf(out, "%s%s x%u", k ? ", " : "",
+				rsp_fmt__name(name, sizeof(name), r->comm[k]), r->count[k]);
+	}
 	rsp_buf__puts(out, ")\n");
 }
 

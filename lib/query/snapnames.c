@@ -164,8 +164,8 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint
 		out[k].kernel = kernel;
 		if (s->hidden)
 			snprintf(out[k].name, SNAP_FRAME_LEN, kernel ? "[kernel]" : "[hidden]");
-		else if (s->name)
-			snprintf(out[k].name, SNAP_FRAME_LEN, "%s", s->name);
+		else if (s->name) /* from a file anyone may have written */
+			rsp_fmt__name(out[k].name, SNAP_FRAME_LEN, s->name);
 		else
 			snprintf(out[k].name, SNAP_FRAME_LEN, "[unknown]");
 		k++;
@@ -194,7 +194,7 @@ char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tid, uint32_t tgid, u
 		if (!n->src->symbols)
 			snprintf(buf, size, "0x%llx", (unsigned long long)ips[i]);
 		else if (!rsp_symbolizer__resolve(n->src->symbols, pid, time, ips[i], 0, &s))
-			snprintf(buf, size, "%s", s.name);
+			rsp_fmt__name(buf, size, s.name);
 		else
 			snprintf(buf, size, "[unknown]");
 		break;

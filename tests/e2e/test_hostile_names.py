@@ -113,6 +113,28 @@ def check_html_comment_name(d):
             "... and draws the flame graph and the wait-for graph")
 
 
+def check_terminal_escapes(d):
+    """Finding 5: a process named with a terminal escape (OSC 0 retitles the
+    terminal, BEL ends it, CSI starts another) reached root's terminal raw
+    through top and snapshot. Every text answer escapes it as ps does."""
+    name = b"esc\x1b]0;PWNED\x07\x1b["
+    pid, last = victim(name)
+    d.settle()
+    shown = []
+    for args in (("top", "--last", last), ("snapshot", str(pid), "--last", last),
+                 ("graph", "--last", last), ("hist", "--last", last, "--pid", str(pid)),
+                 ("status", "--pid", str(pid)), ("net", "--last", last)):
+        _, out, _ = d.ctl(*args)
+        raw = sorted({"%02x" % ord(ch) for ch in out if ord(ch) < 0x20 and ch != "\n"
+                      or 0x7f <= ord(ch) < 0xa0})
+        t.check(not raw, "rspctl %s prints no control byte (%s)" % (args[0], " ".join(raw)))
+        if "esc\\x1b]0;PWN" in out:  # top's columns cut names at 16 columns
+            shown.append(args[0])
+    t.check({"top", "snapshot", "graph"} <= set(shown),
+            "top, snapshot and graph show the name escaped, as ps does (%s)" % shown)
+
+
 with t.Rspd() as d:
     check_newline_waker(d)
     check_html_comment_name(d)
+    check_terminal_escapes(d)
