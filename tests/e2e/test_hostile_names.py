@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 import browser
 import rsptest as t
@@ -44,17 +43,19 @@ os.wait()
 
 
 def victim(name):
-    """Run the victim with a waker called @name (bytes); returns (pid, --last)."""
-    t0 = time.time()
+    """Run the victim with a waker called @name (bytes); returns (pid, the
+    range of its run as --from T --to T: queries made later, on a slow
+    (sanitized) rspd, still cover it)."""
+    t0 = t.now_s()
     p = subprocess.Popen([sys.executable, "-c", VICTIM, name.hex()])
     p.wait(timeout=60)
     t.check(p.returncode == 0, "the victim with waker %r ran" % name)
-    return p.pid, "%dms" % int((time.time() - t0 + 1.0) * 1000)
+    return p.pid, ["--from", "%.6f" % (t0 - 0.2), "--to", "%.6f" % (t.now_s() + 0.2)]
 
 
-def folded_lines(d, pid, last):
+def folded_lines(d, pid, rng):
     path = os.path.join(work, "%d.folded" % pid)
-    d.ctl("snapshot", str(pid), "--last", last, "--folded", path)
+    d.ctl("snapshot", str(pid), *rng, "--folded", path)
     with open(path, "rb") as f:
         return f.read().split(b"\n")[:-1]
 
@@ -63,16 +64,16 @@ def check_newline_waker(d):
     """Finding 2: a newline in the waker's name split a folded line in two
     (and `rspctl report` then failed: "line 1 has no weight")."""
     name = b'ev\nil"x\\'
-    pid, last = victim(name)
+    pid, rng = victim(name)
     d.settle()
-    lines = folded_lines(d, pid, last)
+    lines = folded_lines(d, pid, rng)
     bad = [ln for ln in lines if not re.search(rb" \d+$", ln)]
     t.check(lines and not bad, "every folded line ends in its weight (%d lines, bad %r)"
             % (len(lines), bad[:2]))
     t.check(any(b"ev\\nil" in ln for ln in lines),
             "the waker's name is in the folded stacks, its newline escaped")
     page = os.path.join(work, "newline.html")
-    rc, _, err = d.ctl("report", str(pid), "--last", last, "-o", page, check_rc=False)
+    rc, _, err = d.ctl("report", str(pid), *rng, "-o", page, check_rc=False)
     t.check(rc == 0 and err.count("\n") == 1,
             "rspctl report of its victim writes the page: " + err.strip())
 
@@ -88,10 +89,10 @@ def check_html_comment_name(d):
     JSON swallowed the rest of the page. Embedded JSON now carries no '<',
     '>' or '&' at all (\u003c etc.), so no tokenizer state can be entered."""
     name = b"<!--<script>"
-    pid, last = victim(name)
+    pid, rng = victim(name)
     d.settle()
     path = os.path.join(work, "comment.html")
-    rc, _, err = d.ctl("report", str(pid), "--last", last, "-o", path, check_rc=False)
+    rc, _, err = d.ctl("report", str(pid), *rng, "-o", path, check_rc=False)
     t.check(rc == 0, "rspctl report of its victim writes the page: " + err.strip())
     with open(path) as f:
         page = f.read()
@@ -118,12 +119,12 @@ def check_terminal_escapes(d):
     terminal, BEL ends it, CSI starts another) reached root's terminal raw
     through top and snapshot. Every text answer escapes it as ps does."""
     name = b"esc\x1b]0;PWNED\x07\x1b["
-    pid, last = victim(name)
+    pid, rng = victim(name)
     d.settle()
     shown = []
-    for args in (("top", "--last", last), ("snapshot", str(pid), "--last", last),
-                 ("graph", "--last", last), ("hist", "--last", last, "--pid", str(pid)),
-                 ("status", "--pid", str(pid)), ("net", "--last", last)):
+    for args in (("top", *rng), ("snapshot", str(pid), *rng),
+                 ("graph", *rng), ("hist", *rng, "--pid", str(pid)),
+                 ("status", "--pid", str(pid)), ("net", *rng)):
         _, out, _ = d.ctl(*args)
         raw = sorted({"%02x" % ord(ch) for ch in out if ord(ch) < 0x20 and ch != "\n"
                       or 0x7f <= ord(ch) < 0xa0})
