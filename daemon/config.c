@@ -26,6 +26,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "size.h"
 
 enum opt_type {
 	T_ACTION, /* command line only, no value (--foreground, --help) */
@@ -104,17 +105,7 @@ static int set_chunk(struct rspd_config *c, const char *v, char *why, size_t n)
 
 static void show_size(uint64_t v, char *buf, size_t n)
 {
-	static const char sfx[] = "GMK";
-
-	for (int i = 0; i < 3; i++) {
-		uint64_t unit = 1ull << (10 * (3 - i));
-
-		if (v && v % unit == 0) {
-			snprintf(buf, n, "%llu%c", (unsigned long long)(v / unit), sfx[i]);
-			return;
-		}
-	}
-	snprintf(buf, n, "%llu", (unsigned long long)v);
+	rspd_size__text(v, false, buf, n);
 }
 
 static int set_query_memory(struct rspd_config *c, const char *v, char *why, size_t n)
