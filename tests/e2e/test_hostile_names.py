@@ -135,7 +135,32 @@ def check_terminal_escapes(d):
             "top, snapshot and graph show the name escaped, as ps does (%s)" % shown)
 
 
+def check_not_utf8(d):
+    """Finding 8: a name that is not UTF-8 made Graphviz warn on stderr
+    during `rspctl report` (the DOT it lays out must be UTF-8); and JSON
+    answers must still parse."""
+    name = b"bad\xff\xfe"
+    pid, rng = victim(name)
+    d.settle()
+    path = os.path.join(work, "notutf8.html")
+    rc, _, err = d.ctl("report", str(pid), *rng, "-o", path, check_rc=False)
+    t.check(rc == 0 and err.count("\n") == 1 and err.startswith("rspctl: wrote"),
+            "rspctl report writes the page and prints nothing else: " + err.strip())
+    _, dot, _ = d.ctl("graph", *rng, "--format", "dot")
+    t.check(r'label="bad\\xff\\xfe[' in dot, "the DOT names it escaped (as DOT quotes a '\\')")
+    for args in (("snapshot", str(pid)), ("graph",), ("top",)):
+        p = t.run([t.RSPCTL, "--socket", d.socket] + list(args) + rng + ["--json"])
+        try:
+            json.loads(p.stdout)
+            ok = p.returncode == 0
+        except ValueError as e:
+            ok = False
+            p.stderr += str(e)
+        t.check(ok, "rspctl %s --json answers JSON: %s" % (args[0], p.stderr.strip()[:200]))
+
+
 with t.Rspd() as d:
     check_newline_waker(d)
     check_html_comment_name(d)
     check_terminal_escapes(d)
+    check_not_utf8(d)
