@@ -875,8 +875,13 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 
 	struct cg_keep keep = {req, NULL, 0};
 
-	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "graph", req->pid, err)))
-		return ret;
+	/* its own result: ret stays -ENOMEM for the failures below that set no other */
+	if (req->pid >= 0) {
+		int bad = rsp_source__check_pid(src, "graph", req->pid, err);
+
+		if (bad)
+			return bad;
+	}
 	rsp_request__window_range(req, src, &from, &to);
 	if (req->cgroup || req->container) {
 		if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {

@@ -349,12 +349,12 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		return ret;
 	if ((ret = check_cgroups(req, src, err)))
 		return ret;
-	ret = -ENOMEM; /* what a failure below without a sentence of its own means */
 	c.model = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL;
 	rsp_request__window_range(req, src, &c.from, &c.to);
 	if (req->pid >= 0 &&
 	    (ret = rsp_source__check_seen(src, "net", req->pid, c.from, c.to, err)))
 		return ret;
+	ret = -ENOMEM; /* what a failure below without a sentence of its own means */
 	snap = rsp_window__pin(src->window, c.from, c.to);
 	if (!snap) {
 		rsp_buf__puts(err, "net: out of memory pinning the window");
