@@ -1173,6 +1173,8 @@ static int collect_args(int argc, char **argv)
 	struct option *lo = make_long_opts();
 	int ch;
 
+	free(cli); /* a load before this one (tests load many): no reload thread yet */
+	nr_cli = 0;
 	cli = calloc((size_t)argc + 1, sizeof(*cli));
 	if (!lo || !cli) {
 		free(lo);
