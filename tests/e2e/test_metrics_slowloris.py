@@ -19,14 +19,6 @@ CONNS = 8
 TIMEOUT_S = 2
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class Slowloris:
     """@n connections that trickle a request byte by byte; notes when the
     server closed each."""
@@ -80,7 +72,7 @@ def records(d):
     return d.json("status")["window"]["records"]
 
 
-port = free_port()
+port = t.free_port()
 with t.Rspd("--metrics-listen", "127.0.0.1:%d" % port, "--metrics-connections", str(CONNS),
             "--metrics-timeout", "%ds" % TIMEOUT_S) as d:
     scrape(port, "before")

@@ -28,7 +28,6 @@
 #include <rsp/file.h>
 #include <rsp/hist.h>
 #include <rsp/perfdata.h>
-#include "golden/golden.h"
 #include "internal/hash.h"
 #include "kallsyms_fake.h"
 #include "pd_fixture.h"
@@ -878,23 +877,13 @@ static void dump_once(void *ctx, unsigned long nth)
 
 static void test_dump(void **state)
 {
-	struct rsp_tracedata_event ev[64];
 	struct rsp_buf td = RSP_BUF_INIT;
 	struct dump_run *d = calloc(1, sizeof(*d));
-	size_t kallsyms_at = 0;
 	unsigned long runs;
-	int nr = 0;
 
 	assert_non_null(d);
 	d->f = *state;
-	for (const struct golden_format *g = golden_formats; g->system && nr < 64; g++, nr++)
-		ev[nr] = (struct rsp_tracedata_event){g->system, g->format, strlen(g->format)};
-	assert_int_equal(rsp_tracedata__build(&td, fx_header_page, sizeof(fx_header_page) - 1,
-					      fx_header_event, sizeof(fx_header_event) - 1, ev, nr,
-					      NULL, 0, &kallsyms_at),
-			 0);
-	fx_meta(&d->m, &td);
-	d->m.tracing_kallsyms_at = kallsyms_at;
+	assert_int_equal(fx_golden_meta(&d->m, &td), 0);
 	snprintf(d->dir, sizeof(d->dir), "/tmp/rsp-alloc-dump.XXXXXX");
 	assert_non_null(mkdtemp(d->dir));
 	snprintf(d->path, sizeof(d->path), "%s/x.perf.data", d->dir);
