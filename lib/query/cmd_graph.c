@@ -728,7 +728,7 @@ static json_t *json_threads(const struct ctx *c)
 			if (c->other[v])
 				json_object_set_new(o, "other_user", json_true());
 			else
-				json_object_set_new(o, "comm", json_string(t ? t->comm : ""));
+				json_object_set_new(o, "comm", rsp_json__name(t ? t->comm : ""));
 			if (!c->other[v] && t && t->tgid && c->src->symbols)
 				rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), t->tgid,
 						  c->end);

@@ -210,7 +210,7 @@ static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t t
 		return;
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
-	json_object_set_new(o, "comm", json_string(comm_of(c, tid)));
+	json_object_set_new(o, "comm", rsp_json__name(comm_of(c, tid)));
 	rsp_cgroupq__json(o, c->model, tgid, c->to);
 }
 

@@ -735,7 +735,7 @@ static void json_who(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid
 		return;
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
-	json_object_set_new(o, "comm", json_string(rsp_snapnames__comm(c->names, tid)));
+	json_object_set_new(o, "comm", rsp_json__name(rsp_snapnames__comm(c->names, tid)));
 	if (c->src->symbols && pid)
 		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), pid, c->t->end);
 }
@@ -889,7 +889,8 @@ static json_t *json_snapshot(const struct ctx *c)
 	json_object_set_new(o, "pid", json_integer(c->o->pid));
 	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		json_object_set_new(
-			o, "comm", json_string(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
+			o, "comm",
+			rsp_json__name(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
 	if (c->src->symbols &&
 	    !rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), (uint32_t)c->o->pid,

@@ -395,11 +395,11 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 
 	for (size_t i = 0; i < c->nr_rows && (!limit || i < limit); i++) {
 		const struct rsp_flatprof_row *r = &c->rows[i];
-		json_t *o = json_pack("{s:s?, s:s, s:s, s:s?, s:I, s:f, s:f}", "name", r->name,
-				      "match", match_name(r->match), "kind", kind_name(r->kind),
-				      "object", r->object, "samples", (json_int_t)r->samples,
-				      "percent", pct(r->samples, c->tot->samples), "cpu_s",
-				      (double)r->period / 1e9);
+		json_t *o = json_pack(
+			"{s:o, s:s, s:s, s:o, s:I, s:f, s:f}", "name", rsp_json__name(r->name),
+			"match", match_name(r->match), "kind", kind_name(r->kind), "object",
+			rsp_json__name(r->object), "samples", (json_int_t)r->samples, "percent",
+			pct(r->samples, c->tot->samples), "cpu_s", (double)r->period / 1e9);
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
@@ -428,7 +428,7 @@ static json_t *json_procs(const struct top_ctx *c)
 		if (pr->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else if (pr->comm)
-			json_object_set_new(o, "comm", json_string(pr->comm));
+			json_object_set_new(o, "comm", rsp_json__name(pr->comm));
 		if (!pr->hidden)
 			rsp_cgroupq__json(o, model(c), pr->pid, pr->last);
 		json_array_append_new(arr, o);
@@ -457,8 +457,7 @@ static json_t *json_threads(const struct top_ctx *c, unsigned limit)
 		if (t->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else
-			json_object_set_new(o, "comm",
-					    t->comm ? json_string(t->comm) : json_null());
+			json_object_set_new(o, "comm", rsp_json__name(t->comm));
 		if (!t->hidden)
 			rsp_cgroupq__json(o, model(c), t->pid, proc_time(c, t->pid));
 		json_array_append_new(arr, o);
@@ -497,8 +496,7 @@ static json_t *json_comms(const struct top_ctx *c, unsigned limit)
 		if (m->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else
-			json_object_set_new(o, "comm",
-					    m->comm ? json_string(m->comm) : json_null());
+			json_object_set_new(o, "comm", rsp_json__name(m->comm));
 		json_array_append_new(arr, o);
 	}
 	return arr;
