@@ -65,7 +65,7 @@ def check_newline_waker(d):
     (and `rspctl report` then failed: "line 1 has no weight")."""
     name = b'ev\nil"x\\'
     pid, rng = victim(name)
-    d.settle()
+    t.wait_fed(d, float(rng[3]))  # a slow (sanitized) rspd has all of the run
     lines = folded_lines(d, pid, rng)
     bad = [ln for ln in lines if not re.search(rb" \d+$", ln)]
     t.check(lines and not bad, "every folded line ends in its weight (%d lines, bad %r)"
@@ -90,7 +90,7 @@ def check_html_comment_name(d):
     '>' or '&' at all (\u003c etc.), so no tokenizer state can be entered."""
     name = b"<!--<script>"
     pid, rng = victim(name)
-    d.settle()
+    t.wait_fed(d, float(rng[3]))  # a slow (sanitized) rspd has all of the run
     path = os.path.join(work, "comment.html")
     rc, _, err = d.ctl("report", str(pid), *rng, "-o", path, check_rc=False)
     t.check(rc == 0, "rspctl report of its victim writes the page: " + err.strip())
@@ -120,7 +120,7 @@ def check_terminal_escapes(d):
     through top and snapshot. Every text answer escapes it as ps does."""
     name = b"esc\x1b]0;PWNED\x07\x1b["
     pid, rng = victim(name)
-    d.settle()
+    t.wait_fed(d, float(rng[3]))  # a slow (sanitized) rspd has all of the run
     shown = []
     for args in (("top", *rng), ("snapshot", str(pid), *rng),
                  ("graph", *rng), ("hist", *rng, "--pid", str(pid)),
@@ -141,7 +141,7 @@ def check_not_utf8(d):
     answers must still parse."""
     name = b"bad\xff\xfe"
     pid, rng = victim(name)
-    d.settle()
+    t.wait_fed(d, float(rng[3]))  # a slow (sanitized) rspd has all of the run
     path = os.path.join(work, "notutf8.html")
     rc, _, err = d.ctl("report", str(pid), *rng, "-o", path, check_rc=False)
     t.check(rc == 0 and err.count("\n") == 1 and err.startswith("rspctl: wrote"),
