@@ -16,9 +16,12 @@
  * --metrics-timeout after it opened (or after its last answer) is shut
  * down, and when a new connection would pass --metrics-connections, the
  * oldest one still sending its request makes room for it (one more than the
- * limit is accepted, to be there to make room). This runs whenever a
- * connection opens: a stalled one holds a socket and nothing else until
- * then, or until the idle timeout. The textfile has a thread
+ * limit is accepted, to be there to make room). The sweep runs when a
+ * connection opens and every second on a janitor thread of its own; the
+ * list's lock makes shutdown() safe there: MHD tells notify_conn() that a
+ * connection closed (which takes it off the list, under the lock) before
+ * it closes the socket, so a socket on the list is still open and still
+ * that connection's. The textfile has a thread
  * of its own. Neither touches the capture thread: a render reads the
  * histogram store (as `rspctl hist` does) and the counters `rspctl status`
  * reads (status.c).
@@ -71,8 +74,12 @@ struct conn {
 struct rspd_metrics {
 	struct rspd *d;
 	struct MHD_Daemon *mhd;
-	struct conn *conns, *last; /* oldest first; only MHD's thread touches the list */
+	struct conn *conns, *last; /* oldest first; under conn_lock */
 	unsigned nr_conns;
+	pthread_mutex_t conn_lock;
+	pthread_cond_t janitor_cond;
+	pthread_t janitor;
+	bool janitor_on, janitor_stop;
 	int lfd; /* ours until MHD takes it */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;
@@ -304,8 +311,8 @@ static void conn_shut(struct rspd_metrics *m, struct conn *x, const char *why)
 
 /*
  * Shut down what is overdue, then, past the limit, the oldest connections
- * still sending their request. Called in MHD's thread, which alone closes
- * connections: every fd on the list is open.
+ * still sending their request. Under conn_lock: every fd on the list is
+ * open (see the top of the file).
  */
 static void conn_sweep(struct rspd_metrics *m)
 {
@@ -332,6 +339,7 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_conte
 	struct rspd_metrics *m = cls;
 	struct conn *x = *socket_context;
 
+	pthread_mutex_lock(&m->conn_lock);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -349,29 +357,47 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_conte
 			free(x);
 		}
 		conn_sweep(m);
-		return;
+	} else if (x) {
+		if (!x->shut)
+			m->nr_conns--;
+		conn_unlink(m, x);
+		free(x);
 	}
-	if (!x)
-		return;
-	if (!x->shut)
-		m->nr_conns--;
-	conn_unlink(m, x);
-	free(x);
+	pthread_mutex_unlock(&m->conn_lock);
+}
+
+/* Every second: the sweep, for connections that stall while none opens. */
+static void *janitor_main(void *arg)
+{
+	struct rspd_metrics *m = arg;
+	struct timespec at;
+
+	pthread_mutex_lock(&m->conn_lock);
+	while (!m->janitor_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec++;
+		pthread_cond_timedwait(&m->janitor_cond, &m->conn_lock, &at);
+		conn_sweep(m);
+	}
+	pthread_mutex_unlock(&m->conn_lock);
+	return NULL;
 }
 
 /* An answer sent: the connection may ask again, within the timeout. */
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct rspd_metrics *m = cls;
 	struct conn *x = conn_of(c);
 
-	(void)cls;
 	(void)con_cls;
 	(void)toe;
+	pthread_mutex_lock(&m->conn_lock);
 	if (x) {
 		x->asked = false;
 		x->since = rspd_clock__now_ns();
 	}
+	pthread_mutex_unlock(&m->conn_lock);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -388,8 +414,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!*con_cls) { /* the headers: answer once the (empty) body is in */
 		struct conn *x = conn_of(c);
 
+		pthread_mutex_lock(&m->conn_lock);
 		if (x)
 			x->asked = true;
+		pthread_mutex_unlock(&m->conn_lock);
 		*con_cls = m;
 		return MHD_YES;
 	}
@@ -462,6 +490,17 @@ static int listen_metrics(struct rspd_metrics *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* A condition variable whose timed waits are on CLOCK_MONOTONIC. */
+static void monotonic_cond(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 {
 	const struct rspd_config *cfg = &m->d->cfg;
@@ -483,6 +522,13 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 		return -EIO;
 	}
 	m->lfd = -1; /* MHD's now: MHD_stop_daemon() closes it */
+	ret = pthread_create(&m->janitor, NULL, janitor_main, m);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the metrics connection janitor: %s",
+			 strerror(ret));
+		return -ret;
+	}
+	m->janitor_on = true;
 	return 0;
 }
 
@@ -594,14 +640,7 @@ static int start_textfile(struct rspd_metrics *m, char *err, size_t errlen)
 	}
 	rsp_buf__exit(&e);
 	pthread_mutex_init(&m->lock, NULL);
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&m->cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	monotonic_cond(&m->cond);
 	ret = pthread_create(&m->thread, NULL, textfile_main, m);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the metrics textfile thread: %s",
@@ -629,6 +668,8 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 	m->d = d;
 	m->lfd = -1;
 	m->query_memory = rspd_config__query_memory(&d->cfg);
+	pthread_mutex_init(&m->conn_lock, NULL);
+	monotonic_cond(&m->janitor_cond);
 	d->metrics = m;
 	if (d->cfg.metrics_listen[0])
 		ret = start_http(m, err, errlen);
@@ -653,6 +694,13 @@ void rspd_metrics__stop(struct rspd *d)
 
 	if (!m)
 		return;
+	if (m->janitor_on) { /* first: MHD's closing takes the list's lock */
+		pthread_mutex_lock(&m->conn_lock);
+		m->janitor_stop = true;
+		pthread_cond_signal(&m->janitor_cond);
+		pthread_mutex_unlock(&m->conn_lock);
+		pthread_join(m->janitor, NULL);
+	}
 	if (m->mhd)
 		MHD_stop_daemon(m->mhd);
 	if (m->lfd >= 0)
@@ -666,6 +714,8 @@ void rspd_metrics__stop(struct rspd *d)
 		pthread_cond_destroy(&m->cond);
 		pthread_mutex_destroy(&m->lock);
 	}
+	pthread_cond_destroy(&m->janitor_cond);
+	pthread_mutex_destroy(&m->conn_lock);
 	free(m);
 	d->metrics = NULL;
 }

@@ -6,7 +6,7 @@ got no answer at all. Then a flood of 200 connections that send nothing.
 Known answers: while each lasts, every scrape is answered (200, text format,
 rsp_ series) within 5 s; rspd's capture goes on (records keep increasing);
 and a trickling connection is closed within --metrics-timeout (2 s here)
-plus 1 s of its first byte."""
+plus 1 s of its first byte, whether or not other connections come."""
 import socket
 import threading
 import time
@@ -86,6 +86,13 @@ with t.Rspd("--metrics-listen", "127.0.0.1:%d" % port, "--metrics-connections", 
         t.check(closed == CONNS and max(slow.closed_after) <= TIMEOUT_S + 3,
                 "every trickling connection was closed (%d of %d, after %s s)" % (
                     closed, CONNS, ", ".join("%.1f" % x for x in sorted(slow.closed_after))))
+    # No other connection comes: the janitor closes them all the same.
+    with Slowloris(port, 2) as slow:
+        time.sleep(TIMEOUT_S + 2.5)
+        # the janitor's tick (1 s), then the client's next byte (0.5 s) finds it closed
+        t.check(len(slow.closed_after) == 2 and max(slow.closed_after) <= TIMEOUT_S + 2.5,
+                "with no scrape meanwhile too, each was closed within --metrics-timeout + 1 s "
+                "(after %s s)" % ", ".join("%.1f" % x for x in sorted(slow.closed_after)))
     flood = []
     for _ in range(200):
         try:
