@@ -7,7 +7,21 @@
  * it accepts, reads and writes every connection without blocking, so a
  * slow scraper holds up nobody, and answers requests one at a time, so at
  * most one render runs; --metrics-connections bounds the connections it
- * keeps, --metrics-timeout closes an idle one. The textfile has a thread
+ * keeps, --metrics-timeout closes an idle one.
+ *
+ * Slow clients. An idle timeout does not stop a client that sends one byte
+ * of its request every few seconds (slowloris), and a limit full of them
+ * locked every scraper out. So each connection is tracked from its start
+ * (notify_conn(), in MHD's thread): one whose request has not arrived whole
+ * --metrics-timeout after it opened (or after its last answer) is shut
+ * down, and when a new connection would pass --metrics-connections, the
+ * oldest one still sending its request makes room for it (one more than the
+ * limit is accepted, to be there to make room). The sweep runs when a
+ * connection opens and every second on a janitor thread of its own; the
+ * list's lock makes shutdown() safe there: MHD tells notify_conn() that a
+ * connection closed (which takes it off the list, under the lock) before
+ * it closes the socket, so a socket on the list is still open and still
+ * that connection's. The textfile has a thread
  * of its own. Neither touches the capture thread: a render reads the
  * histogram store (as `rspctl hist` does) and the counters `rspctl status`
  * reads (status.c).
@@ -30,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <microhttpd.h>
 #include <rsp/file.h>
@@ -47,9 +62,24 @@
 #include "server.h"
 #include "status.h"
 
+/* A connection, from MHD's notify_connection to its close. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	uint64_t since; /* opened, or last answered: its request is due by since + timeout */
+	bool asked;	/* its request is in: being answered */
+	bool shut;	/* shut down by us, MHD closes it */
+};
+
 struct rspd_metrics {
 	struct rspd *d;
 	struct MHD_Daemon *mhd;
+	struct conn *conns, *last; /* oldest first; under conn_lock */
+	unsigned nr_conns;
+	pthread_mutex_t conn_lock;
+	pthread_cond_t janitor_cond;
+	pthread_t janitor;
+	bool janitor_on, janitor_stop;
 	int lfd; /* ours until MHD takes it */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;
@@ -61,50 +91,6 @@ struct rspd_metrics {
 	bool stop;
 	char last_err[512]; /* logged once until it changes */
 };
-
-int rspd_metrics__parse_addr(const char *s, struct sockaddr_storage *ss)
-{
-	char host[64];
-	const char *colon;
-	char *end;
-	unsigned long port;
-	size_t hl;
-
-	memset(ss, 0, sizeof(*ss));
-	if (s[0] == '[') {
-		const char *rb = strchr(s, ']');
-
-		if (!rb || rb[1] != ':')
-			return -1;
-		hl = (size_t)(rb - s - 1);
-		s++;
-		colon = rb + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			return -1;
-		hl = (size_t)(colon - s);
-	}
-	if (!hl || hl >= sizeof(host) || colon[1] < '0' || colon[1] > '9')
-		return -1;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || port < 1 || port > 65535)
-		return -1;
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
-		((struct sockaddr_in *)ss)->sin_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
-		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-		return 0;
-	}
-	return -1;
-}
 
 static bool is_loopback(const struct sockaddr_storage *ss)
 {
@@ -305,6 +291,115 @@ static enum rsp_prom_format negotiate(struct MHD_Connection *c)
 	return rsp_prom__negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
 }
 
+/* ---- slow clients ------------------------------------------------------------ */
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_shut(struct rspd_metrics *m, struct conn *x, const char *why)
+{
+	x->shut = true;
+	shutdown(x->fd, SHUT_RDWR); /* MHD sees the end and closes it, in this thread */
+	m->nr_conns--;
+	rspd_log__write(RSP_LOG_DEBUG, "metrics http: a connection closed: %s", why);
+}
+
+/*
+ * Shut down what is overdue, then, past the limit, the oldest connections
+ * still sending their request. Under conn_lock: every fd on the list is
+ * open (see the top of the file).
+ */
+static void conn_sweep(struct rspd_metrics *m)
+{
+	const struct rspd_config *cfg = &m->d->cfg;
+	uint64_t now = rspd_clock__now_ns();
+
+	for (struct conn *x = m->conns; x; x = x->next)
+		if (!x->shut && !x->asked && now - x->since > cfg->metrics_timeout_ns)
+			conn_shut(m, x, "its request did not arrive within --metrics-timeout");
+	for (struct conn *x = m->conns; x && m->nr_conns > cfg->metrics_connections; x = x->next)
+		if (!x->shut && !x->asked)
+			conn_shut(m, x, "--metrics-connections reached: room for a new one");
+}
+
+static void conn_unlink(struct rspd_metrics *m, struct conn *x)
+{
+	*(x->prev ? &x->prev->next : &m->conns) = x->next;
+	*(x->next ? &x->next->prev : &m->last) = x->prev;
+}
+
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct rspd_metrics *m = cls;
+	struct conn *x = *socket_context;
+
+	pthread_mutex_lock(&m->conn_lock);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		x = calloc(1, sizeof(*x));
+		if (x && ci) {
+			x->fd = ci->connect_fd;
+			x->since = rspd_clock__now_ns();
+			x->prev = m->last;
+			*(m->last ? &m->last->next : &m->conns) = x;
+			m->last = x;
+			m->nr_conns++;
+			*socket_context = x;
+		} else {
+			free(x);
+		}
+		conn_sweep(m);
+	} else if (x) {
+		if (!x->shut)
+			m->nr_conns--;
+		conn_unlink(m, x);
+		free(x);
+	}
+	pthread_mutex_unlock(&m->conn_lock);
+}
+
+/* Every second: the sweep, for connections that stall while none opens. */
+static void *janitor_main(void *arg)
+{
+	struct rspd_metrics *m = arg;
+	struct timespec at;
+
+	pthread_mutex_lock(&m->conn_lock);
+	while (!m->janitor_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec++;
+		pthread_cond_timedwait(&m->janitor_cond, &m->conn_lock, &at);
+		conn_sweep(m);
+	}
+	pthread_mutex_unlock(&m->conn_lock);
+	return NULL;
+}
+
+/* An answer sent: the connection may ask again, within the timeout. */
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct rspd_metrics *m = cls;
+	struct conn *x = conn_of(c);
+
+	(void)con_cls;
+	(void)toe;
+	pthread_mutex_lock(&m->conn_lock);
+	if (x) {
+		x->asked = false;
+		x->since = rspd_clock__now_ns();
+	}
+	pthread_mutex_unlock(&m->conn_lock);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *data,
 				  size_t *data_len, void **con_cls)
@@ -317,6 +412,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	(void)data;
 	if (!*con_cls) { /* the headers: answer once the (empty) body is in */
+		struct conn *x = conn_of(c);
+
+		pthread_mutex_lock(&m->conn_lock);
+		if (x)
+			x->asked = true;
+		pthread_mutex_unlock(&m->conn_lock);
 		*con_cls = m;
 		return MHD_YES;
 	}
@@ -389,6 +490,17 @@ static int listen_metrics(struct rspd_metrics *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* A condition variable whose timed waits are on CLOCK_MONOTONIC. */
+static void monotonic_cond(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 {
 	const struct rspd_config *cfg = &m->d->cfg;
@@ -399,7 +511,8 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 	m->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 		on_request, m, MHD_OPTION_LISTEN_SOCKET, m->lfd, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)cfg->metrics_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)cfg->metrics_connections + 1, MHD_OPTION_NOTIFY_CONNECTION, notify_conn,
+		m, MHD_OPTION_NOTIFY_COMPLETED, request_done, m, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)(cfg->metrics_timeout_ns / 1000000000ull),
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10), MHD_OPTION_EXTERNAL_LOGGER,
 		mhd_log, NULL, MHD_OPTION_END);
@@ -409,6 +522,13 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 		return -EIO;
 	}
 	m->lfd = -1; /* MHD's now: MHD_stop_daemon() closes it */
+	ret = pthread_create(&m->janitor, NULL, janitor_main, m);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the metrics connection janitor: %s",
+			 strerror(ret));
+		return -ret;
+	}
+	m->janitor_on = true;
 	return 0;
 }
 
@@ -520,14 +640,7 @@ static int start_textfile(struct rspd_metrics *m, char *err, size_t errlen)
 	}
 	rsp_buf__exit(&e);
 	pthread_mutex_init(&m->lock, NULL);
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&m->cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	monotonic_cond(&m->cond);
 	ret = pthread_create(&m->thread, NULL, textfile_main, m);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the metrics textfile thread: %s",
@@ -555,6 +668,8 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 	m->d = d;
 	m->lfd = -1;
 	m->query_memory = rspd_config__query_memory(&d->cfg);
+	pthread_mutex_init(&m->conn_lock, NULL);
+	monotonic_cond(&m->janitor_cond);
 	d->metrics = m;
 	if (d->cfg.metrics_listen[0])
 		ret = start_http(m, err, errlen);
@@ -579,6 +694,13 @@ void rspd_metrics__stop(struct rspd *d)
 
 	if (!m)
 		return;
+	if (m->janitor_on) { /* first: MHD's closing takes the list's lock */
+		pthread_mutex_lock(&m->conn_lock);
+		m->janitor_stop = true;
+		pthread_cond_signal(&m->janitor_cond);
+		pthread_mutex_unlock(&m->conn_lock);
+		pthread_join(m->janitor, NULL);
+	}
 	if (m->mhd)
 		MHD_stop_daemon(m->mhd);
 	if (m->lfd >= 0)
@@ -592,6 +714,8 @@ void rspd_metrics__stop(struct rspd *d)
 		pthread_cond_destroy(&m->cond);
 		pthread_mutex_destroy(&m->lock);
 	}
+	pthread_cond_destroy(&m->janitor_cond);
+	pthread_mutex_destroy(&m->conn_lock);
 	free(m);
 	d->metrics = NULL;
 }

@@ -83,6 +83,7 @@
 #include "membudget.h"
 #include "rspd.h"
 #include "server.h"
+#include "size.h"
 #include "status.h"
 #ifdef RSP_HAVE_BPF
 #include "stopwatch.h"
@@ -469,17 +470,20 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
  * A query that went over --query-memory: whatever its failed allocation
  * became (an error, or a lost line), the answer names the option.
  */
-static void over_budget(const struct rspd_membudget *b, struct rsp_buf *err)
+static void over_budget(const struct rspd_membudget *b, bool is_auto, struct rsp_buf *err)
 {
-	char limit[32];
+	char limit[32], text[64];
 
-	rspd_config__show_size(b->limit, limit, sizeof(limit));
+	/* auto's limit is no size anyone wrote: rounded up to one the option takes */
+	rspd_size__text(b->limit, is_auto, limit, sizeof(limit));
+	if (is_auto)
+		snprintf(text, sizeof(text), "auto (%s here)", limit);
 	rsp_buf__reset(err);
 	rsp_buf__printf(err,
 			"the query needs more memory than --query-memory %s; raise it "
 			"(query-memory in rspd's configuration) or ask for a shorter range "
 			"(--last, --from/--to)",
-			limit);
+			is_auto ? text : limit);
 }
 
 static void log_query(const struct job *j, const struct rsp_proto_args *args, int ret,
@@ -527,7 +531,7 @@ static uint64_t run_job(struct rspd_server *s, struct job *j)
 		rspd_membudget__end();
 		if (b.exceeded && !j->handed_off) {
 			ret = -ENOMEM;
-			over_budget(&b, &err);
+			over_budget(&b, set.query_memory_auto, &err);
 		}
 		log_query(j, &args, ret, &err, &b);
 	}

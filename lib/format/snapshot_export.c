@@ -28,7 +28,10 @@ struct fold {
 	int err;
 };
 
-/* Append one frame to the prefix; ';' would split it, a newline end the line. */
+/*
+ * Append one frame to the prefix; ';' would split it, a newline end the line
+ * (names in frames are escaped by rsp_fmt__name(): this is the last guard).
+ */
 static void push(struct fold *f, const char *frame, const char *suffix)
 {
 	size_t at;
@@ -49,18 +52,20 @@ static void pop(struct fold *f, size_t len)
 		f->pre.data[len] = '\0';
 }
 
+/* One line: the prefix, @marker as its last frame (cleaned as frames are), the weight. */
 static void emit(struct fold *f, const char *marker, uint64_t ns)
 {
 	uint64_t us = (ns + 500) / 1000;
+	size_t len = f->pre.len;
 
 	if (!us || f->err)
 		return;
 	if (marker)
-		f->err = rsp_buf__printf(f->out, "%s%s%s %llu\n", f->pre.data ? f->pre.data : "",
-					 f->pre.len ? ";" : "", marker, (unsigned long long)us);
-	else
-		f->err = rsp_buf__printf(f->out, "%s %llu\n", f->pre.data ? f->pre.data : "",
-					 (unsigned long long)us);
+		push(f, marker, "");
+	f->err = f->err ? f->err
+			: rsp_buf__printf(f->out, "%s %llu\n", f->pre.data ? f->pre.data : "",
+					  (unsigned long long)us);
+	pop(f, len);
 }
 
 /* A callchain's frames, root first: user outermost to innermost, then kernel. */

@@ -20,6 +20,7 @@
 #include <rsp/snapshot.h>
 #include <rsp/symbols.h>
 #include "internal/cgroupq.h"
+#include "internal/fmt.h"
 #include "internal/query.h"
 #include "internal/snapexport.h"
 #include "internal/snapnames.h"
@@ -664,8 +665,12 @@ static void rest_print(const struct rest *r, const char *what, double min, struc
 		return;
 	rsp_buf__printf(out, "(%u more %s under %.0f%% each: %.3f s; ", r->n, what, min,
 			secs(r->ns));
-	for (int k = 0; k < 3 && r->comm[k][0]; k++)
-		rsp_buf__printf(out, "%s%s x%u", k ? ", " : "", r->comm[k], r->count[k]);
+	for (int k = 0; k < 3 && r->comm[k][0]; k++) {
+		char name[RSP_FMT_NAME_MAX];
+
+		rsp_buf__printf(out, "%s%s x%u", k ? ", " : "",
+				rsp_fmt__name(name, sizeof(name), r->comm[k]), r->count[k]);
+	}
 	rsp_buf__puts(out, ")\n");
 }
 
@@ -730,7 +735,7 @@ static void json_who(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid
 		return;
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
-	json_object_set_new(o, "comm", json_string(rsp_snapnames__comm(c->names, tid)));
+	json_object_set_new(o, "comm", rsp_json__name(rsp_snapnames__comm(c->names, tid)));
 	if (c->src->symbols && pid)
 		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), pid, c->t->end);
 }
@@ -884,7 +889,8 @@ static json_t *json_snapshot(const struct ctx *c)
 	json_object_set_new(o, "pid", json_integer(c->o->pid));
 	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		json_object_set_new(
-			o, "comm", json_string(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
+			o, "comm",
+			rsp_json__name(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
 	if (c->src->symbols &&
 	    !rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), (uint32_t)c->o->pid,

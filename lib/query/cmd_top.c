@@ -25,6 +25,7 @@
 #include "internal/cgroupq.h"
 #include "internal/elfsyms.h"
 #include "internal/fmt.h"
+#include "internal/fmt.h"
 #include "internal/hash.h"
 #include "internal/json.h"
 #include "internal/query.h"
@@ -223,11 +224,12 @@ static const char *match_name(enum rsp_sym_match m)
 	return m == RSP_SYM_EXACT ? "exact" : m == RSP_SYM_BRACKET ? "bracket" : "none";
 }
 
-static const char *basename_of(const char *path)
+/* A file's name as text answers show it: its last component, escaped (anyone names files). */
+static const char *basename_of(const char *path, char *buf, size_t n)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
-	return s ? s + 1 : path ? path : "?";
+	return rsp_fmt__name(buf, n, s ? s + 1 : path ? path : "?");
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -393,11 +395,11 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 
 	for (size_t i = 0; i < c->nr_rows && (!limit || i < limit); i++) {
 		const struct rsp_flatprof_row *r = &c->rows[i];
-		json_t *o = json_pack("{s:s?, s:s, s:s, s:s?, s:I, s:f, s:f}", "name", r->name,
-				      "match", match_name(r->match), "kind", kind_name(r->kind),
-				      "object", r->object, "samples", (json_int_t)r->samples,
-				      "percent", pct(r->samples, c->tot->samples), "cpu_s",
-				      (double)r->period / 1e9);
+		json_t *o = json_pack(
+			"{s:o, s:s, s:s, s:o, s:I, s:f, s:f}", "name", rsp_json__name(r->name),
+			"match", match_name(r->match), "kind", kind_name(r->kind), "object",
+			rsp_json__name(r->object), "samples", (json_int_t)r->samples, "percent",
+			pct(r->samples, c->tot->samples), "cpu_s", (double)r->period / 1e9);
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
@@ -426,7 +428,7 @@ static json_t *json_procs(const struct top_ctx *c)
 		if (pr->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else if (pr->comm)
-			json_object_set_new(o, "comm", json_string(pr->comm));
+			json_object_set_new(o, "comm", rsp_json__name(pr->comm));
 		if (!pr->hidden)
 			rsp_cgroupq__json(o, model(c), pr->pid, pr->last);
 		json_array_append_new(arr, o);
@@ -435,9 +437,9 @@ static json_t *json_procs(const struct top_ctx *c)
 	return arr;
 }
 
-static const char *comm_label(bool hidden, const char *comm)
+static const char *comm_label(bool hidden, const char *comm, char *buf, size_t n)
 {
-	return hidden ? "(other user)" : comm ? comm : "?";
+	return hidden ? "(other user)" : comm ? rsp_fmt__name(buf, n, comm) : "?";
 }
 
 static json_t *json_threads(const struct top_ctx *c, unsigned limit)
@@ -455,8 +457,7 @@ static json_t *json_threads(const struct top_ctx *c, unsigned limit)
 		if (t->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else
-			json_object_set_new(o, "comm",
-					    t->comm ? json_string(t->comm) : json_null());
+			json_object_set_new(o, "comm", rsp_json__name(t->comm));
 		if (!t->hidden)
 			rsp_cgroupq__json(o, model(c), t->pid, proc_time(c, t->pid));
 		json_array_append_new(arr, o);
@@ -495,8 +496,7 @@ static json_t *json_comms(const struct top_ctx *c, unsigned limit)
 		if (m->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else
-			json_object_set_new(o, "comm",
-					    m->comm ? json_string(m->comm) : json_null());
+			json_object_set_new(o, "comm", rsp_json__name(m->comm));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -722,7 +722,10 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 				       : rsp_maps__comm_at(rsp_symbolizer__maps(c->src->symbols),
 							   (uint32_t)c->req->pid, c->src->now);
 
-		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid, comm ? comm : "?");
+		char name[RSP_FMT_NAME_MAX];
+
+		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid,
+				comm_label(false, comm, name, sizeof(name)));
 	} else {
 		rsp_buf__puts(out, rsp_source__system_wide(c->src) ? "all processes: "
 								   : "your processes: ");
@@ -749,16 +752,14 @@ static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
 			"\n     pid comm              samples      %%     user   kernel  cgroup\n");
 	for (size_t i = 0, shown = 0; i < c->nr_procs && shown < TOP_PROCS; i++) {
 		const struct rsp_flatprof_proc *pr = &c->procs[i];
-		char cg[128];
+		char cg[128], name[RSP_FMT_NAME_MAX];
 
 		if (pr->outside)
 			continue;
 		shown++;
 		rsp_buf__printf(out, "%8u %-16.16s %8llu %5.1f%% %8llu %8llu  %s\n", pr->pid,
-				!pr->pid     ? "[idle]"
-				: pr->hidden ? "(other user)"
-				: pr->comm   ? pr->comm
-					     : "?",
+				!pr->pid ? "[idle]"
+					 : comm_label(pr->hidden, pr->comm, name, sizeof(name)),
 				(unsigned long long)pr->samples, pct(pr->samples, all),
 				(unsigned long long)(pr->samples - pr->kernel),
 				(unsigned long long)pr->kernel,
@@ -784,10 +785,10 @@ static void text_by_cgroup(const struct top_ctx *c, struct rsp_buf *out)
 
 /* A row's object column: none for another user's hidden frames, "[kernel]" for hidden kernel ones.
  */
-static const char *object_of(const struct rsp_flatprof_row *r)
+static const char *object_of(const struct rsp_flatprof_row *r, char *buf, size_t n)
 {
 	if (!r->hidden)
-		return basename_of(r->object);
+		return basename_of(r->object, buf, n);
 	return r->kind == RSP_SYM_KERNEL ? "[kernel]" : "";
 }
 
@@ -795,12 +796,14 @@ static void text_row_source(const struct top_ctx *c, const struct rsp_flatprof_r
 			    struct rsp_buf *out)
 {
 	struct row_src s;
+	char file[256];
 
 	if (r->kind != RSP_SYM_USER || r->hidden || !r->name)
 		return;
 	if (row_source(c, r, &s) > 0)
 		rsp_buf__printf(out, "                 at %.40s:%d (%.0f%% of its samples)\n",
-				basename_of(s.file), s.line, pct(s.samples, r->samples));
+				basename_of(s.file, file, sizeof(file)), s.line,
+				pct(s.samples, r->samples));
 	else
 		rsp_buf__puts(out, "                 at an unknown line (no DWARF line table)\n");
 }
@@ -809,7 +812,7 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
-	char name[256];
+	char name[256], obj[256];
 
 	rsp_buf__puts(out, "\n samples      %  function                              object\n");
 	for (size_t i = 0; i < c->nr_rows && (!opts->limit || i < opts->limit); i++) {
@@ -820,11 +823,11 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 		if (len > 37)
 			rsp_buf__printf(out, "%8llu %5.1f%%  %.34s... %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
-					label, basename_of(r->object));
+					label, basename_of(r->object, obj, sizeof(obj)));
 		else
 			rsp_buf__printf(out, "%8llu %5.1f%%  %-37s %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
-					label, object_of(r));
+					label, object_of(r, obj, sizeof(obj)));
 		if (opts->lines)
 			text_row_source(c, r, out);
 	}
@@ -855,6 +858,7 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_flatprof_totals *p = c->tot;
 	size_t n = breakdown_rows(c, c->nr_threads);
+	char name[256];
 
 	rsp_buf__puts(out, "\nby thread\n     tid      pid comm              samples      %  "
 			   " seconds   kernel\n");
@@ -862,9 +866,9 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 		const struct rsp_flatprof_thread *t = &c->threads[i];
 
 		rsp_buf__printf(out, "%8u %8u %-16.16s %8llu %5.1f%% %8.2f %8llu\n", t->tid, t->pid,
-				comm_label(t->hidden, t->comm), (unsigned long long)t->samples,
-				pct(t->samples, p->samples), (double)t->period / 1e9,
-				(unsigned long long)t->kernel);
+				comm_label(t->hidden, t->comm, name, sizeof(name)),
+				(unsigned long long)t->samples, pct(t->samples, p->samples),
+				(double)t->period / 1e9, (unsigned long long)t->kernel);
 	}
 	text_more(n, c->nr_threads, out);
 	n = breakdown_rows(c, c->nr_comms);
@@ -873,9 +877,9 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 		const struct rsp_flatprof_comm *m = &c->comms[i];
 
 		rsp_buf__printf(out, "%-16.16s %9llu %5.1f%% %9.2f %8llu\n",
-				comm_label(m->hidden, m->comm), (unsigned long long)m->samples,
-				pct(m->samples, p->samples), (double)m->period / 1e9,
-				(unsigned long long)m->kernel);
+				comm_label(m->hidden, m->comm, name, sizeof(name)),
+				(unsigned long long)m->samples, pct(m->samples, p->samples),
+				(double)m->period / 1e9, (unsigned long long)m->kernel);
 	}
 	text_more(n, c->nr_comms, out);
 	n = breakdown_rows(c, c->nr_images);
@@ -887,7 +891,7 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 				(unsigned long long)im->samples, pct(im->samples, p->samples),
 				(double)im->period / 1e9,
 				im->hidden   ? "(other user)"
-				: im->object ? basename_of(im->object)
+				: im->object ? basename_of(im->object, name, sizeof(name))
 					     : "[unknown]");
 	}
 	text_more(n, c->nr_images, out);
@@ -897,7 +901,7 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
-	char name[256];
+	char name[256], obj[256];
 
 	rsp_buf__printf(out,
 			"\nheaviest stacks (user frames: %llu samples by DWARF, %llu by frame "
@@ -914,7 +918,8 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 
 			rsp_buf__printf(out, "                %.42s %s\n",
 					rsp_sym__format(sy, false, name, sizeof(name)),
-					sy->hidden ? "" : basename_of(sy->object));
+					sy->hidden ? ""
+						   : basename_of(sy->object, obj, sizeof(obj)));
 		}
 	}
 }
@@ -1001,7 +1006,7 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 	const struct rsp_flatprof_totals *p = c->tot;
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_annotate *a = c->ann;
-	char src[64];
+	char src[64], obj[256];
 
 	if (!a) {
 		rsp_buf__printf(out,
@@ -1011,8 +1016,9 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 		return;
 	}
 	rsp_buf__printf(out, "\n%s in %s: %llu samples, 0x%llx, %llu bytes%s\n", opts->annotate,
-			basename_of(c->ann_path), (unsigned long long)p->annotate_samples,
-			(unsigned long long)a->start, (unsigned long long)a->size,
+			basename_of(c->ann_path, obj, sizeof(obj)),
+			(unsigned long long)p->annotate_samples, (unsigned long long)a->start,
+			(unsigned long long)a->size,
 			a->truncated ? " (only the first part shown)" : "");
 	rsp_buf__puts(out, "  code read from the file on disk (capstone), lines from its DWARF "
 			   "(libdw)\n");
@@ -1028,7 +1034,8 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 		const struct rsp_annotate_insn *d = &a->insns[i];
 
 		if (d->file)
-			snprintf(src, sizeof(src), "%.40s:%d", basename_of(d->file), d->line);
+			snprintf(src, sizeof(src), "%.40s:%d",
+				 basename_of(d->file, obj, sizeof(obj)), d->line);
 		else
 			snprintf(src, sizeof(src), "?");
 		rsp_buf__printf(out, "%8llu %5.1f%% %9llx  %-30.30s %.20s\n",
