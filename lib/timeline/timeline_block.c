@@ -328,6 +328,38 @@ uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint6
 	return tl->last_issue_any_id;
 }
 
+/*
+ * Thread @relay wakes @t, asleep on block I/O with requests of its own in
+ * flight, early in a run whose own waking was not seen: @relay passes on
+ * their completion (ext4's end-of-I/O work in a kworker ending the
+ * writeback that fdatasync() waits for). The completion and @relay's
+ * wakeup came in an interrupt on an idle CPU, which this kernel does not
+ * deliver; the BPF backend sees them there and names the device as
+ * @relay's waker, and the wait-for graph then gives @t's wait to the
+ * device, not to the relay. Inferred so here: else @t waits for a kworker,
+ * and the knot {@t, disk} has an edge out. The requests were done before
+ * @relay ran.
+ */
+void tl__relayed_completion(struct rsp_timeline *tl, uint32_t relay, struct thr *t, uint64_t time)
+{
+	struct thr *k = tl__find_thr(tl, relay);
+	struct rsp_segment *s;
+
+	if (!k || k == t || !k->held || !t->inflight || !tl__io_sleep(t) ||
+	    (t->reason != RSP_SR_BLOCK_IO && t->reason != RSP_SR_PAGE_FAULT &&
+	     t->reason != RSP_SR_UNKNOWN))
+		return;
+	s = &k->held_sleep;
+	if (s->waker.kind != RSP_WAKER_NONE || !(s->flags & RSP_SEGF_WAKING_NOT_SEEN) ||
+	    time < k->run_start || time - k->run_start > JOIN_NS)
+		return;
+	s->waker.kind = RSP_WAKER_DEVICE;
+	s->waker.id = t->last_dev;
+	s->waker.req = tl__infer_completions(tl, t, t->since, k->run_start);
+	s->flags |= RSP_SEGF_WAKER_INFERRED;
+	tl->st.wakers_inferred++;
+}
+
 /* Requests issued (or inserted) before @before that saw no completion (rsp_timeline__expire()). */
 void tl__expire_reqs(struct rsp_timeline *tl, uint64_t before)
 {

@@ -74,8 +74,7 @@ static void waker_of(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 /* No waking seen for a sleep that ended at @now: infer only what the evidence supports. */
 static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, struct rsp_waker *w)
 {
-	bool io = (t->prev_state & RSP_TASK_UNINTERRUPTIBLE) || t->reason == RSP_SR_BLOCK_IO ||
-		  t->reason == RSP_SR_PAGE_FAULT;
+	bool io = tl__io_sleep(t);
 
 	memset(w, 0, sizeof(w[0]));
 	if (io && (t->inflight || t->last_issue >= t->run_start)) {
@@ -522,6 +521,8 @@ int tl__on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 		tl->ops.waking(tl->ctx, &wk);
 	}
 	waker_of(tl, c, smp, t, &w);
+	if (w.kind == RSP_WAKER_THREAD && t->state == T_SLEEPING)
+		tl__relayed_completion(tl, w.id, t, smp->time);
 	switch (t->state) {
 	case T_SLEEPING:
 	case T_GAP:

@@ -327,6 +327,13 @@ static inline void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32
 void tl__sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 		   const struct rsp_waker *waker);
 
+/* @t's sleep is (or may be) a wait for block I/O: its stack says so, or it left in D state. */
+static inline bool tl__io_sleep(const struct thr *t)
+{
+	return (t->prev_state & RSP_TASK_UNINTERRUPTIBLE) || t->reason == RSP_SR_BLOCK_IO ||
+	       t->reason == RSP_SR_PAGE_FAULT;
+}
+
 /* ---- scheduler events and wakers (timeline_sched.c) ---- */
 int tl__on_exec(struct rsp_timeline *tl, const struct rsp_sample *smp);
 int tl__on_fork(struct rsp_timeline *tl, const struct rsp_sample *smp);
@@ -344,6 +351,7 @@ int tl__on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp);
 uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t slept,
 			       uint64_t now);
 uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint64_t now);
+void tl__relayed_completion(struct rsp_timeline *tl, uint32_t relay, struct thr *t, uint64_t time);
 void tl__emit_req(struct rsp_timeline *tl, struct req *r);
 void tl__expire_reqs(struct rsp_timeline *tl, uint64_t before);
 void tl__finish_reqs(struct rsp_timeline *tl);
