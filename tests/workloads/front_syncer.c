@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * front_syncer N DIR [append]: wPerf's Figure 1 with small writes. Thread
- * "front" hands N items (50 us of CPU each) to thread "syncer" through a
+ * "front" hands N items (10 us of CPU each) to thread "syncer" through a
  * bounded queue of 4; the syncer works 200 us per item, pwrite()s 4 KiB
  * and fdatasync()s. By default it overwrites the blocks of a preallocated
  * file (the data and a cache flush, no metadata); with "append" it appends
@@ -32,7 +32,7 @@
 #define QCAP	    4
 #define BLOCK	    4096
 #define FILE_BLOCKS 64
-#define FRONT_NS    50000
+#define FRONT_NS    10000
 #define SYNCER_NS   200000
 
 static long nitems;
