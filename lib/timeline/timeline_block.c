@@ -266,7 +266,13 @@ int tl__on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct r
 		return -EINVAL;
 	r = find_req(tl, (uint32_t)b.dev, b.sector);
 	if (!r) {
+		/* Not followed (a flush's own completion, at sector -1): still the device's. */
 		tl->st.completions_alone++;
+		if (c) {
+			c->last_complete = smp->time;
+			c->last_complete_dev = (uint32_t)b.dev;
+			c->last_complete_req = 0;
+		}
 		return 0;
 	}
 	if (!r->r.issue) {

@@ -612,6 +612,59 @@ static void test_relayed_completion(void **state)
 	assert_int_equal(f->st.wakers_inferred, 1);
 }
 
+/*
+ * A wakeup in the handler that completed a request is the device's: 4 ms
+ * after the completion (the softirq interrupted on a busy machine), for a
+ * request another thread issued (A waits on a metadata block B's request
+ * was writing), or after a completion rsp does not follow (a flush's, at
+ * sector -1). Else those waits went to "disk ?" or the irq, and the knot
+ * {thread, disk} had an edge out.
+ */
+static void test_completion_handler_wakes(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = B, .next_comm = "writer");
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 1, .t = 200, .tid = B, .dev = DEV,
+		     .sector = 200, .bytes = 4096, .rwbs = "WSM");
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = 210, .tid = B, .dev = DEV,
+		     .sector = 200, .bytes = 4096, .rwbs = "WSM");
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 3000, .tid = B, .vec = RSP_SOFTIRQ_BLOCK);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 3010, .tid = B, .dev = DEV,
+		     .sector = 200, .bytes = 4096, .rwbs = "WSM");
+	synth__waking(s, .cpu = 1, .t = 3010 + 4000000, .tid = B, .target = A,
+		      .target_comm = "syncer");
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 3020 + 4000000, .tid = B,
+		       .vec = RSP_SOFTIRQ_BLOCK);
+	synth__switch(s, .cpu = 0, .t = 4100000, .prev = 0, .next = A, .next_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 4200000, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__irq_in(s, true, 1, 4300000, 36, "virtio1-req.0", B);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 4300010, .tid = B,
+		     .dev = DEV, .sector = UINT64_MAX, .rwbs = "FF");
+	synth__waking(s, .cpu = 1, .t = 4300020, .tid = B, .target = A, .target_comm = "syncer");
+	synth__irq_in(s, false, 1, 4300030, 36, NULL, B);
+	synth__switch(s, .cpu = 0, .t = 4300100, .prev = 0, .next = A, .next_comm = "syncer");
+	run(f, 0, 5000000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 7);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 4003010);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[1]->waker.id, DEV);
+	assert_int_equal(f->r.nreqs, 1);
+	assert_int_equal(a[1]->waker.req, f->r.reqs[0].id);
+	check_seg(a[4], RSP_SEG_SLEEP, 4200000, 4300020);
+	assert_int_equal(a[4]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[4]->waker.id, DEV);
+	assert_int_equal(a[4]->waker.req, 0);
+	assert_int_equal(f->st.completions_alone, 1);
+}
+
 static const uint64_t poll_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_POLL + 4,
 				      PERF_CONTEXT_USER, 0x7f0000002000ull};
 
@@ -1341,6 +1394,7 @@ int main(void)
 		cmocka_unit_test(test_submit_after_wait),
 		cmocka_unit_test(test_io_sleep_whoever_next),
 		cmocka_unit_test(test_relayed_completion),
+		cmocka_unit_test(test_completion_handler_wakes),
 		cmocka_unit_test(test_timeout_inference),
 		cmocka_unit_test(test_late_waking),
 		cmocka_unit_test(test_gap),
