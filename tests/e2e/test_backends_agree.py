@@ -21,7 +21,6 @@ import sys
 
 import graphtest as gt
 import rsptest as t
-import snaptest as st
 
 t.need_root()
 if os.environ.get("RSP_TEST_CAPTURE") == "bpf":
@@ -65,6 +64,17 @@ def all_edges(g):
     return g["edges"] + [e for k in g["knots"] for e in k["edges"]]
 
 
+def own(g, tids):
+    """The names of the workload's vertices: its threads, and the disks and
+    timers that serve them. Other processes' edges are not compared: a
+    --pid graph reaches them (through a kworker, a shared disk), and what
+    other work on the machine does is no part of the known answer."""
+    vs = g["vertices"] + [v for k in g["knots"] for v in k["vertices"]]
+    names = set(v["name"] for v in vs if set(v["tids"]) & tids or v.get("tgid") in tids)
+    return names | set(v["name"] for v in vs if any(
+        v["name"].endswith(" for " + n) or v["name"] == "timer:" + n for n in names))
+
+
 def knots(g, tids):
     """The knots holding @tids: {frozenset of vertex names: background}."""
     out = {}
@@ -75,10 +85,11 @@ def knots(g, tids):
     return out
 
 
-def heavy(g, span):
-    """The edges whose direct waits weigh HEAVY of @span: {(from, to): direct seconds}."""
+def heavy(g, span, tids):
+    """The workload's edges whose direct waits weigh HEAVY of @span: {(from, to): seconds}."""
+    mine = own(g, tids)
     return {(e["from"], e["to"]): e["direct_s"] for e in all_edges(g)
-            if e["direct_s"] >= HEAVY * span}
+            if e["direct_s"] >= HEAVY * span and e["from"] in mine}
 
 
 def edges(g):
@@ -93,7 +104,7 @@ def compare_graphs(what, gp, gb, tids):
         diffs.append("%s: knots differ: perf %s, bpf %s" % (what, fmt_knots(kp), fmt_knots(kb)))
     span = max(gp["window"]["reference_seconds"], gb["window"]["reference_seconds"])
     ep, eb = edges(gp), edges(gb)
-    for mine, name in ((heavy(gp, span), "perf"), (heavy(gb, span), "bpf")):
+    for mine, name in ((heavy(gp, span, tids), "perf"), (heavy(gb, span, tids), "bpf")):
         for key in mine:
             x, y = ep.get(key), eb.get(key)
             if x is None or y is None:
@@ -103,7 +114,7 @@ def compare_graphs(what, gp, gb, tids):
                 diffs.append("%s: edge %s -> %s: perf %.4f s, bpf %.4f s"
                              % (what, key[0], key[1], x, y))
     # the sinks the heavy edges lead to
-    sinks = [set(s["name"] for s in g["sinks"]) & set(k[1] for k in heavy(g, span))
+    sinks = [set(s["name"] for s in g["sinks"]) & set(k[1] for k in heavy(g, span, tids))
              for g in (gp, gb)]
     if sinks[0] != sinks[1]:
         diffs.append("%s: sinks differ: perf %s, bpf %s" % (what, sorted(sinks[0]),
@@ -144,22 +155,26 @@ def show_graph(name, g, tids):
           (name, fmt_knots(knots(g, tids)), g["window"]["wakings_not_seen"],
            g["window"]["wakers_inferred"]))
     span = g["window"]["reference_seconds"]
-    for (a, b), s in sorted(heavy(g, span).items(), key=lambda kv: -kv[1]):
+    for (a, b), s in sorted(heavy(g, span, tids).items(), key=lambda kv: -kv[1]):
         print("      %s -> %s: %.4f s" % (a, b, s))
 
 
 def run_case(dp, db, case):
+    """One run of a workload, watched by both; the differences of their answers."""
     what, kind, wl, pid_field, tid_fields = case
+    t0 = t.now_s() - 0.5
     w = gt.workload(wl[0], *wl[1:])
     dp.settle()
-    pid, last = w[pid_field], st.last(w["elapsed_s"])
+    # one range for both questions: a --last each would slide as the first one takes its time
+    pid, rng = w[pid_field], ["--from", "%.6f" % t0, "--to", "%.6f" % t.now_s()]
+    tids = set(tids_of(w, tid_fields)) | {pid}
     print("== %s (elapsed %.3f s)" % (what, w["elapsed_s"]))
     if kind == "graph":
-        g = [d.json("graph", "--pid", str(pid), "--last", last) for d in (dp, db)]
+        g = [d.json("graph", "--pid", str(pid), *rng) for d in (dp, db)]
         for name, x in zip(("perf", "bpf"), g):
-            show_graph(name, x, tids_of(w, tid_fields))
-        return compare_graphs(what, g[0], g[1], tids_of(w, tid_fields))
-    s = [d.json("snapshot", str(pid), "--last", last) for d in (dp, db)]
+            show_graph(name, x, tids)
+        return compare_graphs(what, g[0], g[1], tids)
+    s = [d.json("snapshot", str(pid), *rng) for d in (dp, db)]
     for name, x in zip(("perf", "bpf"), s):
         print("   %s: total %.4f s, %s" % (name, x["total_s"], ", ".join(
             "%s %.4f" % kv for kv in sorted(x["categories"].items()) if kv[1])))

@@ -483,6 +483,16 @@ static void test_submit_after_wait(void **state)
 	assert_int_equal(f->st.wakers_inferred, 2);
 }
 
+/* A 4 KiB request of @tid at @sector of DEV: inserted at @t, issued 10 ns later. */
+static void request(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tid, uint64_t sector,
+		    const char *rwbs)
+{
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = cpu, .t = t, .tid = tid, .dev = DEV,
+		     .sector = sector, .bytes = 4096, .rwbs = rwbs);
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = cpu, .t = t + 10, .tid = tid,
+		     .dev = DEV, .sector = sector, .bytes = 4096, .rwbs = rwbs);
+}
+
 /*
  * A sleep in io_schedule whose request completed and whose waking were not
  * delivered (an interrupt on an idle CPU): the disk ended it, whoever ran
@@ -499,10 +509,7 @@ static void test_io_sleep_whoever_next(void **state)
 	synth__switch(s, .cpu = 0, .t = 100, .prev = 0, .next = C, .next_comm = "kworker/0:1H");
 	synth__switch(s, .cpu = 0, .t = 200, .prev = C, .state = 0x80, .next = A,
 		      .next_comm = "syncer");
-	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 1000, .tid = A, .dev = DEV,
-		     .sector = 100, .bytes = 4096, .rwbs = "WS");
-	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 1010, .tid = A, .dev = DEV,
-		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	request(s, 0, 1000, A, 100, "WS");
 	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "syncer", .state = 2,
 		      .next = 0, .chain = io_stack, .nr = 5);
 	/* not delivered: the irq at 3000, its completion, its wakings of A and C */
@@ -538,8 +545,8 @@ static void test_io_sleep_whoever_next(void **state)
  * context, wakes the thread waiting for the writeback (delivered). The BPF
  * backend sees the device wake the kworker; so does the inference: the
  * kworker relays the request's completion, which is done by its run.
- * Not a relay: a waking more than JOIN_NS into the kworker's run, or of a
- * thread asleep on a lock, or of one with nothing in flight.
+ * Not a relay: a waking of a thread asleep on a lock (its request in
+ * flight notwithstanding), or one more than JOIN_NS into the kworker's run.
  */
 static void test_relayed_completion(void **state)
 {
@@ -550,10 +557,7 @@ static void test_relayed_completion(void **state)
 	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = C, .next_comm = "kworker/u8:5");
 	synth__switch(s, .cpu = 1, .t = 200, .prev = C, .state = 0x80, .next = 0);
 	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "syncer");
-	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 1000, .tid = A, .dev = DEV,
-		     .sector = 100, .bytes = 4096, .rwbs = "WS");
-	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 0, .t = 1010, .tid = A, .dev = DEV,
-		     .sector = 100, .bytes = 4096, .rwbs = "WS");
+	request(s, 0, 1000, A, 100, "WS");
 	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "syncer", .state = 2,
 		      .next = 0, .chain = io_stack, .nr = 5);
 	/* not delivered: the irq on idle CPU 1 at 3000, the completion, the waking of C */
@@ -627,10 +631,7 @@ static void test_completion_handler_wakes(void **state)
 	const struct rsp_segment *a[16];
 
 	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = B, .next_comm = "writer");
-	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 1, .t = 200, .tid = B, .dev = DEV,
-		     .sector = 200, .bytes = 4096, .rwbs = "WSM");
-	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = 210, .tid = B, .dev = DEV,
-		     .sector = 200, .bytes = 4096, .rwbs = "WSM");
+	request(s, 1, 200, B, 200, "WSM");
 	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "syncer");
 	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "syncer", .state = 2,
 		      .next = 0, .chain = io_stack, .nr = 5);

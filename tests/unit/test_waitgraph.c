@@ -938,6 +938,37 @@ static void view_exit(struct view *v)
 	rsp_tlstore__delete(v->st);
 }
 
+/* A stream to build (s), then seen by each backend (views()). */
+struct both {
+	struct synth s;
+	struct rsp_ksyms *ks;
+	struct view bpf, perf;
+};
+
+static void both_init(struct both *b)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+
+	b->ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
+	rsp_buf__exit(&err);
+	assert_non_null(b->ks);
+	synth__init(&b->s);
+}
+
+static void views(struct both *b, uint64_t end)
+{
+	view_of(&b->s, b->ks, false, end, &b->bpf);
+	view_of(&b->s, b->ks, true, end, &b->perf);
+}
+
+static void both_exit(struct both *b)
+{
+	view_exit(&b->bpf);
+	view_exit(&b->perf);
+	synth__exit(&b->s);
+	rsp_ksyms__delete(b->ks);
+}
+
 static const char *vname(const struct rsp_waitgraph *g, uint32_t v)
 {
 	return rsp_waitgraph__vertex(g, v)->name;
@@ -1119,33 +1150,24 @@ static void fsync_stream(struct synth *s, bool relay)
 
 static void check_fsync(bool relay)
 {
-	struct rsp_buf err = RSP_BUF_INIT;
-	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
 	uint64_t end = (ITEMS + 1) * PERIOD;
-	struct view bpf, perf;
 	const struct rsp_wknot *k;
-	struct synth s;
+	struct both b;
 
-	assert_non_null(ks);
-	synth__init(&s);
-	fsync_stream(&s, relay);
-	view_of(&s, ks, false, end, &bpf);
-	view_of(&s, ks, true, end, &perf);
+	both_init(&b);
+	fsync_stream(&b.s, relay);
+	views(&b, end);
 	/* the perf view had wakers to infer, and did (else the test proves nothing) */
-	assert_int_equal(bpf.ts.wakings_not_seen, 0);
-	assert_true(perf.ts.wakings_not_seen >= ITEMS);
-	assert_true(perf.ts.wakers_inferred >= ITEMS);
-	assert_int_equal(rsp_waitgraph__nr_knots(bpf.g), 1);
-	k = rsp_waitgraph__knot(bpf.g, 0);
+	assert_int_equal(b.bpf.ts.wakings_not_seen, 0);
+	assert_true(b.perf.ts.wakings_not_seen >= ITEMS);
+	assert_true(b.perf.ts.wakers_inferred >= ITEMS);
+	assert_int_equal(rsp_waitgraph__nr_knots(b.bpf.g), 1);
+	k = rsp_waitgraph__knot(b.bpf.g, 0);
 	assert_int_equal(k->nr_vertices, 2);
-	assert_true(!strcmp(vname(bpf.g, k->vertices[0]), "syncer[10]") ||
-		    !strcmp(vname(bpf.g, k->vertices[1]), "syncer[10]"));
-	same_answer(&bpf, &perf, end);
-	view_exit(&bpf);
-	view_exit(&perf);
-	synth__exit(&s);
-	rsp_ksyms__delete(ks);
-	rsp_buf__exit(&err);
+	assert_true(!strcmp(vname(b.bpf.g, k->vertices[0]), "syncer[10]") ||
+		    !strcmp(vname(b.bpf.g, k->vertices[1]), "syncer[10]"));
+	same_answer(&b.bpf, &b.perf, end);
+	both_exit(&b);
 }
 
 /* The disk wakes the syncer in its interrupt. */
@@ -1170,53 +1192,45 @@ static void test_backends_fsync_relay(void **state)
  */
 static void test_backends_timer_net(void **state)
 {
-	struct rsp_buf err = RSP_BUF_INIT;
-	struct rsp_ksyms *ks = rsp_ksyms__new_from_text(fake_kallsyms, strlen(fake_kallsyms), &err);
 	uint64_t end = (ITEMS + 1) * PERIOD;
-	struct view bpf, perf;
-	struct synth s;
+	struct both b;
+	struct synth *s = &b.s;
 
 	(void)state;
-	assert_non_null(ks);
-	synth__init(&s);
-	name(&s, SLEEPER, SLEEPER, "sleeper");
-	name(&s, READER, READER, "reader");
-	synth__switch(&s, .cpu = 0, .t = 0, .prev = 0, .next = SLEEPER, .next_comm = "sleeper");
-	synth__switch(&s, .cpu = 0, .t = 100 * US, .prev = SLEEPER, .state = 1, .next = READER,
+	both_init(&b);
+	name(s, SLEEPER, SLEEPER, "sleeper");
+	name(s, READER, READER, "reader");
+	synth__switch(s, .cpu = 0, .t = 0, .prev = 0, .next = SLEEPER, .next_comm = "sleeper");
+	synth__switch(s, .cpu = 0, .t = 100 * US, .prev = SLEEPER, .state = 1, .next = READER,
 		      .next_comm = "reader", .chain = sleep_stack, .nr = 3);
-	synth__switch(&s, .cpu = 0, .t = 200 * US, .prev = READER, .state = 1, .next = 0,
+	synth__switch(s, .cpu = 0, .t = 200 * US, .prev = READER, .state = 1, .next = 0,
 		      .chain = tcp_stack, .nr = 3);
 	for (int i = 0; i < ITEMS; i++) {
 		uint64_t t0 = PERIOD + (uint64_t)i * PERIOD;
 		bool poll = i % 2;
 
 		/* the timer ends the sleeper's sleep; the network the reader's */
-		synth__hrtimer(&s, true, 1, t0);
-		synth__waking(&s, .cpu = 1, .t = t0 + 5 * US, .target = SLEEPER);
-		synth__hrtimer(&s, false, 1, t0 + 10 * US);
-		synth__switch(&s, .cpu = 0, .t = t0 + 20 * US, .prev = 0, .next = SLEEPER);
+		synth__hrtimer(s, true, 1, t0);
+		synth__waking(s, .cpu = 1, .t = t0 + 5 * US, .target = SLEEPER);
+		synth__hrtimer(s, false, 1, t0 + 10 * US);
+		synth__switch(s, .cpu = 0, .t = t0 + 20 * US, .prev = 0, .next = SLEEPER);
 		if (poll)
-			synth__hrtimer_start(&s, .cpu = 0, .t = t0 + 25 * US, .tid = SLEEPER,
+			synth__hrtimer_start(s, .cpu = 0, .t = t0 + 25 * US, .tid = SLEEPER,
 					     .fn = K_HRTIMER_WAKEUP, .expires = t0 + PERIOD);
-		synth__switch(&s, .cpu = 0, .t = t0 + 30 * US, .prev = SLEEPER, .state = 1,
+		synth__switch(s, .cpu = 0, .t = t0 + 30 * US, .prev = SLEEPER, .state = 1,
 			      .next = 0, .chain = poll ? poll_stack : sleep_stack, .nr = 3);
-		idle_irq(&s, t0 + 400 * US, 0, READER, RSP_SOFTIRQ_NET_RX);
-		synth__switch(&s, .cpu = 0, .t = t0 + 430 * US, .prev = 0, .next = READER);
-		synth__switch(&s, .cpu = 0, .t = t0 + 500 * US, .prev = READER, .state = 1,
+		idle_irq(s, t0 + 400 * US, 0, READER, RSP_SOFTIRQ_NET_RX);
+		synth__switch(s, .cpu = 0, .t = t0 + 430 * US, .prev = 0, .next = READER);
+		synth__switch(s, .cpu = 0, .t = t0 + 500 * US, .prev = READER, .state = 1,
 			      .next = 0, .chain = tcp_stack, .nr = 3);
 	}
-	view_of(&s, ks, false, end, &bpf);
-	view_of(&s, ks, true, end, &perf);
-	assert_true(perf.ts.wakers_inferred >= 2 * ITEMS);
+	views(&b, end);
+	assert_true(b.perf.ts.wakers_inferred >= 2 * ITEMS);
 	/* the timer waits for the sleeper while it runs (wPerf's knot of a sleeper) */
-	assert_int_equal(rsp_waitgraph__nr_knots(bpf.g), 1);
-	assert_int_equal(rsp_waitgraph__nr_sinks(bpf.g), 1);
-	same_answer(&bpf, &perf, end);
-	view_exit(&bpf);
-	view_exit(&perf);
-	synth__exit(&s);
-	rsp_ksyms__delete(ks);
-	rsp_buf__exit(&err);
+	assert_int_equal(rsp_waitgraph__nr_knots(b.bpf.g), 1);
+	assert_int_equal(rsp_waitgraph__nr_sinks(b.bpf.g), 1);
+	same_answer(&b.bpf, &b.perf, end);
+	both_exit(&b);
 }
 
 /* --pid keeps what the process's threads reach; an absent pid is an error. */

@@ -100,25 +100,6 @@ static void *syncer(void *arg)
 	return NULL;
 }
 
-/* The file: preallocated real blocks (overwrites need no metadata), or empty (append). */
-static void prepare(const char *dir)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/front_syncer.XXXXXX", dir);
-	fd = mkstemp(path);
-	if (fd < 0) {
-		perror(path);
-		exit(1);
-	}
-	unlink(path);
-	for (int i = 0; !append && i < FILE_BLOCKS; i++)
-		if (write(fd, block, BLOCK) != BLOCK)
-			exit(1);
-	if (fsync(fd))
-		exit(1);
-}
-
 int main(int argc, char **argv)
 {
 	pthread_t s;
@@ -131,7 +112,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(block, 's', sizeof(block));
-	prepare(argv[2]);
+	/* preallocated real blocks (overwrites need no metadata), or empty (append) */
+	fd = wl_filled_file(argv[2], "front_syncer", block, BLOCK, append ? 0 : FILE_BLOCKS);
 	/* The main thread is the front itself: a main thread that only joined
 	 * would wait for it all along, and cascading would count that twice. */
 	t0 = wl_now();
