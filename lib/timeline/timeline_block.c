@@ -292,7 +292,14 @@ int tl__on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct r
 	return 0;
 }
 
-/* The issuer woke from its I/O sleep without a completion seen: its requests are done. */
+/*
+ * The issuer woke from its I/O sleep without a completion seen: the
+ * requests it issued in the run before it (or that were issued for it
+ * until @slept) are done. One from an earlier run still open is not what
+ * it waited for: its completion is unknown (merged into another request,
+ * or not delivered), as the BPF backend has it too; completed now, it held
+ * the disk busy from its issue to now and hid the disk's idle time.
+ */
 uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t slept, uint64_t now)
 {
 	uint64_t req = 0;
@@ -300,7 +307,8 @@ uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t 
 	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
 		struct req *r = &tl->reqs[i];
 
-		if (!r->used || r->r.tid != t->tid || r->r.insert > slept)
+		if (!r->used || r->r.tid != t->tid || r->r.insert > slept ||
+		    r->r.insert < t->run_start)
 			continue;
 		if (!r->r.issue) {
 			r->r.issue = r->r.insert;
@@ -335,33 +343,41 @@ uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint6
 }
 
 /*
- * Thread @relay wakes @t, asleep on block I/O with requests of its own in
- * flight, early in a run whose own waking was not seen: @relay passes on
- * their completion (ext4's end-of-I/O work in a kworker ending the
- * writeback that fdatasync() waits for). The completion and @relay's
- * wakeup came in an interrupt on an idle CPU, which this kernel does not
- * deliver; the BPF backend sees them there and names the device as
- * @relay's waker, and the wait-for graph then gives @t's wait to the
- * device, not to the relay. Inferred so here: else @t waits for a kworker,
- * and the knot {@t, disk} has an edge out. The requests were done before
- * @relay ran.
+ * Thread @relay wakes @t at @time, asleep on block I/O with requests it
+ * issued before it slept in flight and none seen completing: @relay passes
+ * on their completion (ext4's end-of-I/O work in a kworker ending the
+ * writeback that fdatasync() waits for). The completion came in an
+ * interrupt on an idle CPU, which this kernel does not deliver: the
+ * requests were done by the time @relay woke @t (the BPF backend sees
+ * them end there; left open, the disk's idle time after them was lost).
+ *
+ * If @relay's own waking was not seen either and this is early in its
+ * run, the same interrupt woke it: the BPF backend names the device as
+ * its waker, and the wait-for graph then gives @t's wait to the device,
+ * not to the relay. Inferred so here: else @t waits for a kworker, and the
+ * knot {@t, disk} has an edge out.
  */
 void tl__relayed_completion(struct rsp_timeline *tl, uint32_t relay, struct thr *t, uint64_t time)
 {
 	struct thr *k = tl__find_thr(tl, relay);
 	struct rsp_segment *s;
+	bool woken_by_it;
+	uint64_t req;
 
-	if (!k || k == t || !k->held || !t->inflight || !tl__io_sleep(t) ||
+	if (!k || k == t || !t->inflight || t->last_complete >= t->since || !tl__io_sleep(t) ||
 	    (t->reason != RSP_SR_BLOCK_IO && t->reason != RSP_SR_PAGE_FAULT &&
 	     t->reason != RSP_SR_UNKNOWN))
 		return;
 	s = &k->held_sleep;
-	if (s->waker.kind != RSP_WAKER_NONE || !(s->flags & RSP_SEGF_WAKING_NOT_SEEN) ||
-	    time < k->run_start || time - k->run_start > JOIN_NS)
+	woken_by_it = k->held && s->waker.kind == RSP_WAKER_NONE &&
+		      (s->flags & RSP_SEGF_WAKING_NOT_SEEN) && time >= k->run_start &&
+		      time - k->run_start <= JOIN_NS;
+	req = tl__infer_completions(tl, t, t->since, woken_by_it ? k->run_start : time);
+	if (!woken_by_it || !req)
 		return;
 	s->waker.kind = RSP_WAKER_DEVICE;
 	s->waker.id = t->last_dev;
-	s->waker.req = tl__infer_completions(tl, t, t->since, k->run_start);
+	s->waker.req = req;
 	s->flags |= RSP_SEGF_WAKER_INFERRED;
 	tl->st.wakers_inferred++;
 }
