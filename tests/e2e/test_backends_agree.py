@@ -100,10 +100,15 @@ def compare_graphs(what, gp, gb, tids):
     """The differences between the perf (gp) and BPF (gb) graphs, as lines."""
     diffs = []
     kp, kb = knots(gp, tids), knots(gb, tids)
-    if kp != kb:
-        diffs.append("%s: knots differ: perf %s, bpf %s" % (what, fmt_knots(kp), fmt_knots(kb)))
     span = max(gp["window"]["reference_seconds"], gb["window"]["reference_seconds"])
     ep, eb = edges(gp), edges(gb)
+    if kp != kb:
+        diffs.append("%s: knots differ: perf %s, bpf %s" % (what, fmt_knots(kp), fmt_knots(kb)))
+        # why: the workload's edges, light ones too, that one answer has and the other not
+        for a, b, name in ((ep, eb, "perf"), (eb, ep, "bpf")):
+            for key in sorted(set(a) - set(b)):
+                if key[0] in own(gp, tids) | own(gb, tids):
+                    print("   only in %s: %s -> %s %.4f s" % (name, key[0], key[1], a[key]))
     for mine, name in ((heavy(gp, span, tids), "perf"), (heavy(gb, span, tids), "bpf")):
         for key in mine:
             x, y = ep.get(key), eb.get(key)
