@@ -364,9 +364,11 @@ void tl__relayed_completion(struct rsp_timeline *tl, uint32_t relay, struct thr 
 	bool woken_by_it;
 	uint64_t req;
 
-	if (!k || k == t || !t->inflight || t->last_complete >= t->since || !tl__io_sleep(t) ||
-	    (t->reason != RSP_SR_BLOCK_IO && t->reason != RSP_SR_PAGE_FAULT &&
-	     t->reason != RSP_SR_UNKNOWN))
+	/* its stack says block I/O, or it has none that says otherwise and left in D state */
+	bool io = t->reason == RSP_SR_BLOCK_IO || t->reason == RSP_SR_PAGE_FAULT ||
+		  (t->reason == RSP_SR_UNKNOWN && (t->prev_state & RSP_TASK_UNINTERRUPTIBLE));
+
+	if (!k || k == t || !io || !t->inflight || t->last_complete >= t->since)
 		return;
 	s = &k->held_sleep;
 	woken_by_it = k->held && s->waker.kind == RSP_WAKER_NONE &&

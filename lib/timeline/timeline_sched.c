@@ -80,7 +80,8 @@ static void waker_of(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 /* No waking seen for a sleep that ended at @now: infer only what the evidence supports. */
 static void infer_waker(struct rsp_timeline *tl, struct thr *t, uint64_t now, struct rsp_waker *w)
 {
-	bool io = tl__io_sleep(t);
+	bool io = (t->prev_state & RSP_TASK_UNINTERRUPTIBLE) || t->reason == RSP_SR_BLOCK_IO ||
+		  t->reason == RSP_SR_PAGE_FAULT;
 
 	memset(w, 0, sizeof(w[0]));
 	if (io && (t->inflight || t->last_issue >= t->run_start)) {

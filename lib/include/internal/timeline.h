@@ -327,13 +327,6 @@ static inline void tl__learn_tgid(struct rsp_timeline *tl, struct thr *t, uint32
 void tl__sleep_seg(const struct thr *t, struct rsp_segment *s, uint64_t end,
 		   const struct rsp_waker *waker);
 
-/* @t's sleep is (or may be) a wait for block I/O: its stack says so, or it left in D state. */
-static inline bool tl__io_sleep(const struct thr *t)
-{
-	return (t->prev_state & RSP_TASK_UNINTERRUPTIBLE) || t->reason == RSP_SR_BLOCK_IO ||
-	       t->reason == RSP_SR_PAGE_FAULT;
-}
-
 /* ---- scheduler events and wakers (timeline_sched.c) ---- */
 int tl__on_exec(struct rsp_timeline *tl, const struct rsp_sample *smp);
 int tl__on_fork(struct rsp_timeline *tl, const struct rsp_sample *smp);
