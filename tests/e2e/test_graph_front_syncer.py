@@ -11,6 +11,7 @@ perf: the perf backend infers them, and must find what the BPF backend
 sees (it missed the knot in 11 runs of 18: the waits went to the kworker
 relaying the completion, and the disk's idle time was lost with it)."""
 import os
+import sys
 
 import graphtest as gt
 import rsptest as t
@@ -23,6 +24,16 @@ with t.Rspd() as d:
     for mode in ("overwrite", "append"):
         w = gt.workload("front_syncer", 400, DIR, *(["append"] if mode == "append" else []))
         print("   %s: %s" % (mode, w))
+        # The known answer needs the front to keep the queue full. On a machine
+        # busy enough to starve it of CPU (CI saw load 12 on 2 vCPUs: the
+        # syncer waited 0.11 s of a 1.95 s run for it, 50 times, 0.44 s with
+        # cascading), the syncer waits for the front too, and the front is
+        # rightly in the knot: no known answer then, on either backend.
+        if w["syncer_empty_s"] > 0.04 * w["elapsed_s"]:
+            print("SKIP: %s: the front did not keep the queue full (the syncer waited %.3f s "
+                  "of %.3f s for it): the machine is too busy" %
+                  (mode, w["syncer_empty_s"], w["elapsed_s"]))
+            sys.exit(t.SKIP)
         d.settle()
         g = gt.graph(d, w["pid"], w["elapsed_s"])
         gt.show(g)
