@@ -109,15 +109,14 @@ def compare_graphs(what, gp, gb, tids):
             for key in sorted(set(a) - set(b)):
                 if key[0] in own(gp, tids) | own(gb, tids):
                     print("   only in %s: %s -> %s %.4f s" % (name, key[0], key[1], a[key]))
-    for mine, name in ((heavy(gp, span, tids), "perf"), (heavy(gb, span, tids), "bpf")):
-        for key in mine:
-            x, y = ep.get(key), eb.get(key)
-            if x is None or y is None:
-                diffs.append("%s: edge %s -> %s (%.4f s) only in %s's answer"
-                             % (what, key[0], key[1], mine[key], name))
-            elif abs(x - y) > TOL_EDGE * max(x, y) + TOL_ABS:
-                diffs.append("%s: edge %s -> %s: perf %.4f s, bpf %.4f s"
-                             % (what, key[0], key[1], x, y))
+    for key in sorted(set(heavy(gp, span, tids)) | set(heavy(gb, span, tids))):
+        x, y = ep.get(key), eb.get(key)
+        if x is None or y is None:
+            diffs.append("%s: edge %s -> %s (%.4f s) only in %s's answer"
+                         % (what, key[0], key[1], x or y, "bpf" if x is None else "perf"))
+        elif abs(x - y) > TOL_EDGE * max(x, y) + TOL_ABS:
+            diffs.append("%s: edge %s -> %s: perf %.4f s, bpf %.4f s"
+                         % (what, key[0], key[1], x, y))
     # the sinks the heavy edges lead to
     sinks = [set(s["name"] for s in g["sinks"]) & set(k[1] for k in heavy(g, span, tids))
              for g in (gp, gb)]
