@@ -180,6 +180,7 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 		memcpy(r->frames, f, (size_t)n * sizeof(f[0]));
 	}
 	r->samples++;
+	r->period += smp->period;
 	r->by[m]++;
 	return 0;
 }

@@ -376,8 +376,8 @@ static void build_head(struct rsp_pprof *w, const struct rsp_pprof_meta *meta, s
 	}
 	p->time_nanos = meta->time_nanos;
 	p->duration_nanos = meta->duration_nanos;
-	/* the first type is the one pprof shows unless told (the wait, off-CPU) */
-	p->default_sample_type = w->ntypes ? w->types[0][0] : 0;
+	if (meta->default_type)
+		p->default_sample_type = str(w, meta->default_type);
 }
 
 static int build(struct rsp_pprof *w, const struct rsp_pprof_meta *meta, struct msg *m)

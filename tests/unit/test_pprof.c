@@ -99,8 +99,10 @@ static void test_round_trip(void **state)
 			       l2[3] = {{"reason", "lock", 0, NULL},
 					{"thread", "app (pid 7)", 0, NULL},
 					{"depth", NULL, 1, "threads"}};
-	struct rsp_pprof_meta meta = {
-		.time_nanos = 5, .duration_nanos = 2000000000, .comment = "rsp snapshot of pid 7"};
+	struct rsp_pprof_meta meta = {.time_nanos = 5,
+				      .duration_nanos = 2000000000,
+				      .comment = "rsp snapshot of pid 7",
+				      .default_type = "wait"};
 	uint64_t st[4];
 	int64_t v1[2] = {100, 0}, v2[2] = {50, 7}, v3[2] = {1, 2};
 	Perftools__Profiles__Profile *p;
@@ -181,6 +183,7 @@ static void test_empty(void **state)
 	assert_non_null(p->period_type);
 	assert_string_equal(s(p, p->period_type->type), "cpu");
 	assert_int_equal(p->period, 1000000);
+	assert_int_equal(p->default_sample_type, 0); /* unset: readers take the last */
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	rsp_buf__exit(&out);
 }

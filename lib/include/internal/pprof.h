@@ -2,6 +2,7 @@
 #ifndef RSP_INTERNAL_PPROF_H
 #define RSP_INTERNAL_PPROF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <rsp/buf.h>
@@ -52,7 +53,8 @@ struct rsp_pprof_meta {
 	int64_t time_nanos, duration_nanos; /* 0: not known */
 	struct rsp_pprof_type period_type;  /* NULL type: none */
 	int64_t period;
-	const char *comment; /* NULL: none */
+	const char *comment;	  /* NULL: none */
+	const char *default_type; /* the sample type readers show first; NULL: the last */
 };
 
 struct rsp_pprof_sample {
@@ -119,5 +121,44 @@ void rsp_pprof__sample(struct rsp_pprof *w, const uint64_t *locs, size_t n, cons
 int rsp_pprof__finish(struct rsp_pprof *w, const struct rsp_pprof_meta *meta, struct rsp_buf *out);
 /** Free without writing (an error path). */
 void rsp_pprof__exit(struct rsp_pprof *w);
+
+/*
+ * rsp_top__pprof() - @p's stacks (built with stacks_by_thread) as an on-CPU
+ * profile (lib/query/top_pprof.c): samples/count and cpu/nanoseconds, one
+ * sample per stack and thread, labels thread, process, cgroup; build-ids
+ * from @maps (NULL: none). Sets @meta's period. 0 or -ENOMEM.
+ */
+struct rsp_flatprof;
+struct rsp_maps;
+struct rsp_source;
+
+/*
+ * The build-ids of the user objects in a profile (lib/query/top_pprof.c),
+ * looked up once per object: the process model's for the mapping, else
+ * the ELF note of the file the symbols were read from.
+ */
+struct rsp_pprof_bid {
+	uint8_t id[20];
+	uint8_t n; /* 0: not known */
+};
+struct rsp_pprof_bids {
+	const struct rsp_maps *maps; /* NULL: files only */
+	struct rsp_u64map of;	     /* object (interned by the symbolizer) -> index */
+	struct rsp_pprof_bid *ids;
+	size_t n, cap;
+};
+void rsp_pprof_bids__init(struct rsp_pprof_bids *b, const struct rsp_maps *maps);
+void rsp_pprof_bids__exit(struct rsp_pprof_bids *b);
+/* Set @f's build-id, when it is a @user frame of @pid at @time in a known object. */
+void rsp_pprof_bids__frame(struct rsp_pprof_bids *b, uint32_t pid, uint64_t time, bool user,
+			   struct rsp_pprof_frame *f);
+/*
+ * rsp_pprof_meta__range() - the duration of [@from, @to] of @src's window,
+ * and live its start as wall-clock time (offline: not known, 0).
+ */
+void rsp_pprof_meta__range(struct rsp_pprof_meta *m, const struct rsp_source *src, uint64_t from,
+			   uint64_t to);
+int rsp_top__pprof(const struct rsp_flatprof *p, const struct rsp_maps *maps,
+		   struct rsp_pprof_meta *meta, struct rsp_buf *out);
 
 #endif

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * `rspctl top --pprof FILE` and rspd's /debug/pprof/profile: the profile's
+ * whole stacks (built by thread) as pprof (internal/pprof.h), on-CPU:
+ * sample types samples/count and cpu/nanoseconds, one sample per stack and
+ * thread with the labels thread, process and cgroup (where known). Frames
+ * are named as `rspctl top` names its rows, so pprof -top and rspctl top
+ * agree; mappings carry the build-id the process model recorded for the
+ * file mapped there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rsp/flatprof.h>
+#include <rsp/maps.h>
+#include <rsp/query.h>
+#include "internal/elfsyms.h"
+#include "internal/pprof.h"
+#include "internal/vec.h"
+
+struct top_pp {
+	struct rsp_pprof w;
+	const struct rsp_flatprof *p;
+	struct rsp_pprof_bids bids;
+};
+
+void rsp_pprof_bids__init(struct rsp_pprof_bids *b, const struct rsp_maps *maps)
+{
+	memset(b, 0, sizeof(*b));
+	b->maps = maps;
+	rsp_u64map__init(&b->of);
+}
+
+void rsp_pprof_bids__exit(struct rsp_pprof_bids *b)
+{
+	free(b->ids);
+	rsp_u64map__exit(&b->of);
+}
+
+/*
+ * The build-id of @object: the one the process model recorded for the
+ * mapping at @addr, else the one of the file the symbols were read from
+ * (the symbolizer checked it against the mapping's when it had one).
+ */
+static void read_build_id(struct rsp_pprof_bids *b, uint32_t pid, uint64_t time, const char *object,
+			  uint64_t addr, struct rsp_pprof_bid *out)
+{
+	struct rsp_map_view v;
+	int fd, n;
+
+	if (b->maps && !rsp_maps__find(b->maps, pid, time, addr, &v) && v.build_id_size) {
+		out->n = v.build_id_size > 20 ? 20 : v.build_id_size;
+		memcpy(out->id, v.build_id, out->n);
+		return;
+	}
+	if (object[0] != '/')
+		return;
+	fd = open(object, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return;
+	n = rsp_elfsyms__build_id_fd(fd, out->id);
+	close(fd);
+	out->n = n > 0 ? (uint8_t)n : 0;
+}
+
+void rsp_pprof_bids__frame(struct rsp_pprof_bids *b, uint32_t pid, uint64_t time, bool user,
+			   struct rsp_pprof_frame *f)
+{
+	uint32_t i;
+
+	if (!user || !f->object || !f->addr)
+		return;
+	if (rsp_u64map__get(&b->of, (uintptr_t)f->object, &i)) {
+		if (rsp_vec__reserve((void **)&b->ids, &b->cap, b->n + 1, sizeof(*b->ids)))
+			return; /* ENOMEM: no build-id, which pprof does without */
+		i = (uint32_t)b->n;
+		memset(&b->ids[i], 0, sizeof(b->ids[i]));
+		read_build_id(b, pid, time, f->object, f->addr, &b->ids[i]);
+		if (rsp_u64map__put(&b->of, (uintptr_t)f->object, i))
+			return;
+		b->n++;
+	}
+	f->build_id = b->ids[i].n ? b->ids[i].id : NULL;
+	f->build_id_size = b->ids[i].n;
+}
+
+static uint64_t location(struct top_pp *t, const struct rsp_frame *f, uint32_t pid, uint64_t time)
+{
+	char name[512];
+	struct rsp_pprof_frame pf = {.function =
+					     rsp_sym__format(&f->sym, false, name, sizeof(name)),
+				     .object = f->sym.hidden ? NULL : f->sym.object,
+				     .addr = f->sym.hidden ? 0 : f->addr};
+
+	rsp_pprof_bids__frame(&t->bids, pid, time, f->sym.kind == RSP_SYM_USER, &pf);
+	return rsp_pprof__location(&t->w, &pf);
+}
+
+static void one_stack(struct top_pp *t, const struct rsp_flatprof_stack *r)
+{
+	const struct rsp_flatprof_proc *pr = rsp_flatprof__proc(t->p, r->pid);
+	bool hidden = !pr || pr->hidden;
+	uint64_t time = pr ? pr->last : 0, locs[RSP_FLATPROF_FRAMES];
+	int64_t v[2] = {(int64_t)r->samples, (int64_t)r->period};
+	struct rsp_pprof_label lab[3];
+	char thread[200], process[200];
+	const char *cg = NULL;
+	size_t n = 0, nl = 0;
+
+	for (uint32_t i = 0; i < r->nr; i++)
+		locs[n++] = location(t, &r->frames[i], r->pid, time);
+	if (!n)
+		locs[n++] = rsp_pprof__location(&t->w,
+						&(struct rsp_pprof_frame){.function = "[unknown]"});
+	if (hidden) {
+		snprintf(process, sizeof(process), "pid %u (other user)", r->pid);
+		snprintf(thread, sizeof(thread), "pid %u (other user) tid %u", r->pid, r->tid);
+	} else {
+		snprintf(process, sizeof(process), "%s (pid %u)", pr->comm ? pr->comm : "?",
+			 r->pid);
+		snprintf(thread, sizeof(thread), "%s %u (pid %u)", pr->comm ? pr->comm : "?",
+			 r->tid, r->pid);
+		cg = t->bids.maps ? rsp_maps__cgroup(t->bids.maps, r->pid, time) : NULL;
+	}
+	lab[nl++] = (struct rsp_pprof_label){.key = "thread", .str = thread};
+	lab[nl++] = (struct rsp_pprof_label){.key = "process", .str = process};
+	if (cg)
+		lab[nl++] = (struct rsp_pprof_label){.key = "cgroup", .str = cg};
+	rsp_pprof__sample(&t->w, locs, n, v, lab, nl);
+}
+
+int rsp_top__pprof(const struct rsp_flatprof *p, const struct rsp_maps *maps,
+		   struct rsp_pprof_meta *meta, struct rsp_buf *out)
+{
+	static const struct rsp_pprof_type types[2] = {{"samples", "count"},
+						       {"cpu", "nanoseconds"}};
+	const struct rsp_flatprof_totals *tot = rsp_flatprof__totals(p);
+	struct top_pp t = {.p = p};
+	size_t n;
+	const struct rsp_flatprof_stack *v = rsp_flatprof__stacks(p, &n);
+	int ret;
+
+	rsp_pprof__init(&t.w, types, 2);
+	rsp_pprof_bids__init(&t.bids, maps);
+	for (size_t i = 0; i < n; i++)
+		one_stack(&t, &v[i]);
+	/* cpu-clock's period as the profile's: the mean, as each sample has its own */
+	meta->period_type = types[1];
+	meta->period = tot->samples ? (int64_t)(tot->period / tot->samples) : 0;
+	ret = rsp_pprof__finish(&t.w, meta, out);
+	rsp_pprof_bids__exit(&t.bids);
+	return ret;
+}
+
+void rsp_pprof_meta__range(struct rsp_pprof_meta *m, const struct rsp_source *src, uint64_t from,
+			   uint64_t to)
+{
+	struct timespec ts;
+
+	m->duration_nanos = to > from ? (int64_t)(to - from) : 0;
+	/* live, the window's clock is CLOCK_MONOTONIC: its start in wall time is now less the age
+	 */
+	if (!src->offline && src->now >= from && !clock_gettime(CLOCK_REALTIME, &ts))
+		m->time_nanos =
+			(int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)(src->now - from);
+}

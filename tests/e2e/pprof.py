@@ -1,0 +1,60 @@
+"""Helpers for the tests of rsp's pprof profiles (rspctl --pprof, rspd's
+/debug/pprof/): read with the npm package pprof-format
+(scripts/pprof-format.sh) through tests/e2e/pprofread.js, not with rsp's
+code, and the views pprof gives: -top (flat shares by leaf function),
+-tagfocus (samples with a label's value), cumulative shares."""
+import json
+import os
+import shutil
+import subprocess
+
+import rsptest as t
+
+SOURCE = os.environ.get("RSP_SOURCE", os.path.join(os.path.dirname(__file__), "../.."))
+READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pprofread.js")
+
+
+def reader():
+    """The pprof-format package's directory, or skip (one line)."""
+    if not shutil.which("node"):
+        print("SKIP: node is not installed (scripts/deps.sh installs it)")
+        raise SystemExit(t.SKIP)
+    p = subprocess.run([os.path.join(SOURCE, "scripts", "pprof-format.sh")],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        print("SKIP: no pprof reader: %s" % p.stderr.strip())
+        raise SystemExit(t.SKIP)
+    return p.stdout.strip()
+
+
+def parse(rdr, data=None, path=None):
+    """The profile (a file, or bytes) as pprofread.js prints it; fails the
+    test unless the reader accepts it."""
+    p = subprocess.run(["node", READER, rdr, path or "-"], input=data,
+                       capture_output=True, timeout=120)
+    try:
+        doc = json.loads(p.stdout.decode() or "{}")
+    except ValueError:
+        doc = {"error": p.stdout.decode()[:200] + p.stderr.decode()[:200]}
+    t.check(p.returncode == 0 and "error" not in doc,
+            "pprof: %s reads as a valid profile (pprof-format): %s" %
+            (path or "the answer", doc.get("error", "%d samples" % len(doc.get("samples", [])))))
+    return doc
+
+
+def value_index(doc, typ):
+    return [x[0] for x in doc["sample_types"]].index(typ)
+
+
+def total(doc, typ, keep=None):
+    i = value_index(doc, typ)
+    return sum(s["values"][i] for s in doc["samples"] if keep is None or keep(s))
+
+
+def flat(doc, typ):
+    """pprof -top's flat column: {leaf function: value}, heaviest first."""
+    i, out = value_index(doc, typ), {}
+    for s in doc["samples"]:
+        leaf = s["stack"][0] if s["stack"] else "[unknown]"
+        out[leaf] = out.get(leaf, 0) + s["values"][i]
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
