@@ -122,8 +122,11 @@ static void one_stack(struct top_pp *t, const struct rsp_flatprof_stack *r)
 	} else {
 		snprintf(process, sizeof(process), "%s (pid %u)", pr->comm ? pr->comm : "?",
 			 r->pid);
-		snprintf(thread, sizeof(thread), "%s %u (pid %u)", pr->comm ? pr->comm : "?",
-			 r->tid, r->pid);
+		if (r->tid == r->pid) /* named as rspctl snapshot names threads */
+			snprintf(thread, sizeof(thread), "%s", process);
+		else
+			snprintf(thread, sizeof(thread), "%s %u (pid %u)",
+				 pr->comm ? pr->comm : "?", r->tid, r->pid);
 		cg = t->bids.maps ? rsp_maps__cgroup(t->bids.maps, r->pid, time) : NULL;
 	}
 	lab[nl++] = (struct rsp_pprof_label){.key = "thread", .str = thread};
