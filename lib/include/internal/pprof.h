@@ -133,7 +133,7 @@ struct rsp_maps;
 struct rsp_source;
 
 /*
- * The build-ids of the user objects in a profile (lib/query/top_pprof.c),
+ * The build-ids of the user objects in a profile (lib/format/pprof_bids.c),
  * looked up once per object: the process model's for the mapping, else
  * the ELF note of the file the symbols were read from.
  */
