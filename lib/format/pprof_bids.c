@@ -4,6 +4,7 @@
  * struct rsp_pprof_bids), looked up once per object: what pprof's readers
  * match debug files and symbol servers by.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +58,21 @@ void rsp_pprof_bids__frame(struct rsp_pprof_bids *b, uint32_t pid, uint64_t time
 {
 	uint32_t i;
 
-	if (!user || !f->object || !f->addr)
+	if (b->err || !user || !f->object || !f->addr)
 		return;
 	if (rsp_u64map__get(&b->of, (uintptr_t)f->object, &i)) {
-		if (rsp_vec__reserve((void **)&b->ids, &b->cap, b->n + 1, sizeof(*b->ids)))
-			return; /* ENOMEM: no build-id, which pprof does without */
+		/* ENOMEM fails the profile: a build-id left out would go unsaid */
+		if (rsp_vec__reserve((void **)&b->ids, &b->cap, b->n + 1, sizeof(*b->ids))) {
+			b->err = -ENOMEM;
+			return;
+		}
 		i = (uint32_t)b->n;
 		memset(&b->ids[i], 0, sizeof(b->ids[i]));
 		read_build_id(b, pid, time, f->object, f->addr, &b->ids[i]);
-		if (rsp_u64map__put(&b->of, (uintptr_t)f->object, i))
+		if (rsp_u64map__put(&b->of, (uintptr_t)f->object, i)) {
+			b->err = -ENOMEM;
 			return;
+		}
 		b->n++;
 	}
 	f->build_id = b->ids[i].n ? b->ids[i].id : NULL;

@@ -200,9 +200,9 @@ int rsp_snapexport__pprof(struct snapnames *n, struct rsp_pprof_meta *meta, stru
 	for (size_t i = 0; i < rsp_snapshot__nr_roots(n->snap) && !p.err; i++)
 		walk(&p, rsp_snapshot__root(n->snap, i), 0);
 	meta->default_type = "wait";
-	if (p.err) {
+	if (p.err || p.bids.err) {
 		rsp_pprof__exit(&p.w);
-		ret = p.err;
+		ret = p.err ? p.err : p.bids.err;
 	} else {
 		ret = rsp_pprof__finish(&p.w, meta, out);
 	}

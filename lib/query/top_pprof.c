@@ -89,7 +89,12 @@ int rsp_top__pprof(const struct rsp_flatprof *p, const struct rsp_maps *maps,
 	/* cpu-clock's period as the profile's: the mean, as each sample has its own */
 	meta->period_type = types[1];
 	meta->period = tot->samples ? (int64_t)(tot->period / tot->samples) : 0;
-	ret = rsp_pprof__finish(&t.w, meta, out);
+	if (t.bids.err) {
+		rsp_pprof__exit(&t.w);
+		ret = t.bids.err;
+	} else {
+		ret = rsp_pprof__finish(&t.w, meta, out);
+	}
 	rsp_pprof_bids__exit(&t.bids);
 	return ret;
 }
@@ -100,9 +105,10 @@ void rsp_pprof_meta__range(struct rsp_pprof_meta *m, const struct rsp_source *sr
 	struct timespec ts;
 
 	m->duration_nanos = to > from ? (int64_t)(to - from) : 0;
-	/* live, the window's clock is CLOCK_MONOTONIC: its start in wall time is now less the age
-	 */
-	if (!src->offline && src->now >= from && !clock_gettime(CLOCK_REALTIME, &ts))
+	/* live (rspd: capture known), the window's clock is CLOCK_MONOTONIC: its start
+	 * in wall time is now less its age; offline it is not known */
+	if (src->capture && !src->offline && src->now >= from &&
+	    !clock_gettime(CLOCK_REALTIME, &ts))
 		m->time_nanos =
 			(int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)(src->now - from);
 }

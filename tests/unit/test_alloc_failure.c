@@ -693,6 +693,8 @@ static void test_query(void **state)
 		ARGS("net", "--json"),
 		ARGS("net", "--cgroup", "/a", "--json"),
 		ARGS("snapshot", "1000", "--speedscope", "s.json", "--chrome-trace", "t.json"),
+		ARGS("snapshot", "1000", "--pprof", "o.pb.gz"),
+		ARGS("top", "--pprof", "c.pb.gz"),
 	};
 	/* clang-format on */
 	unsigned long runs;

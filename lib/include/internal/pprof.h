@@ -146,10 +146,12 @@ struct rsp_pprof_bids {
 	struct rsp_u64map of;	     /* object (interned by the symbolizer) -> index */
 	struct rsp_pprof_bid *ids;
 	size_t n, cap;
+	int err; /* -ENOMEM: the profile must fail */
 };
 void rsp_pprof_bids__init(struct rsp_pprof_bids *b, const struct rsp_maps *maps);
 void rsp_pprof_bids__exit(struct rsp_pprof_bids *b);
-/* Set @f's build-id, when it is a @user frame of @pid at @time in a known object. */
+/* Set @f's build-id, when it is a @user frame of @pid at @time in a known object (b->err: ENOMEM).
+ */
 void rsp_pprof_bids__frame(struct rsp_pprof_bids *b, uint32_t pid, uint64_t time, bool user,
 			   struct rsp_pprof_frame *f);
 /*
