@@ -226,15 +226,7 @@ static const char *snap_output(const struct rsp_request *req, size_t i, const ch
 	const char *paths[5] = {o->folded, o->chrome, o->speedscope, o->chrono, o->pprof},
 		   *names[5] = {"folded", "chrome-trace", "speedscope", "chrono", "pprof"};
 
-	for (size_t k = 0; k < 5; k++) {
-		if (!paths[k][0])
-			continue;
-		if (i-- == 0) {
-			*name = names[k];
-			return paths[k];
-		}
-	}
-	return NULL;
+	return rsp_request__nth_path(paths, names, 5, i, name);
 }
 
 /* ---- shared ------------------------------------------------------------- */

@@ -205,15 +205,7 @@ static const char *top_output(const struct rsp_request *req, size_t i, const cha
 	const struct top_opts *o = req->opts;
 	const char *paths[2] = {o->speedscope, o->pprof}, *names[2] = {"speedscope", "pprof"};
 
-	for (size_t k = 0; k < 2; k++) {
-		if (!paths[k][0])
-			continue;
-		if (i-- == 0) {
-			*name = names[k];
-			return paths[k];
-		}
-	}
-	return NULL;
+	return rsp_request__nth_path(paths, names, 2, i, name);
 }
 
 /* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -363,6 +364,15 @@ def blk_counts(d, majmin):
         if p["subject"]["kind"] == "system":
             return p["count"], p["incomplete"], p["open"], h
     return 0, 0, 0, h
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 nobody listens on now (for --metrics-listen)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def now_s():

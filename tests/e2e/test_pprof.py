@@ -30,7 +30,6 @@ Known answers:
 import json
 import os
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -62,14 +61,6 @@ os.unlink(path)
 print(json.dumps({"pid": os.getpid(), "start": t0, "end": t1, "run_delay_s": (d1 - d0) / 1e9}))
 """
 FSYNC = ("fsync", "fdatasync")
-
-
-def port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def get(url, timeout=120):
@@ -147,7 +138,7 @@ def check_top(doc, js, what):
 
 
 try:
-    hport = port()
+    hport = t.free_port()
     with t.Rspd("--freq", "1000", "--window", "256M", "--dump-dir", work,
                 "--metrics-listen", "127.0.0.1:%d" % hport) as d:
         base = "http://127.0.0.1:%d/debug/pprof/" % hport
@@ -232,7 +223,7 @@ try:
     t.check(p.returncode == 0, "analyze DUMP top --pprof: %s" % p.stderr.strip()[-300:])
     check_top(pp.parse(RDR, path=top2), json.loads(p.stdout), "analyze DUMP top --pprof")
     # ---- the query budget
-    hport = port()
+    hport = t.free_port()
     with t.Rspd("--metrics-listen", "127.0.0.1:%d" % hport,
                 config="[control]\nquery-memory = 1M\n") as d:
         t.workload("burn7030", 1)
