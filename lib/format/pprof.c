@@ -184,8 +184,8 @@ static bool same_sample(const struct rsp_pprof *w, const struct rsp_pprof_sample
 			const uint64_t *locs, size_t n, const struct rsp_pprof_lab *labs, size_t nl)
 {
 	return s->nloc == n && s->nlab == nl &&
-	       !memcmp(&w->locs[s->loc], locs, n * sizeof(*locs)) &&
-	       !memcmp(&w->labs[s->lab], labs, nl * sizeof(*labs));
+	       (!n || !memcmp(&w->locs[s->loc], locs, n * sizeof(*locs))) &&
+	       (!nl || !memcmp(&w->labs[s->lab], labs, nl * sizeof(*labs)));
 }
 
 /* The sample's labels as string indexes, into @out (room for @n). */
@@ -220,8 +220,10 @@ static void new_sample(struct rsp_pprof *w, uint64_t h, bool mapped, const uint6
 				       .nloc = (uint32_t)n,
 				       .lab = (uint32_t)w->nr_labs,
 				       .nlab = (uint32_t)nl};
-	memcpy(&w->locs[w->nr_locs], locs, n * sizeof(*locs));
-	memcpy(&w->labs[w->nr_labs], labs, nl * sizeof(*labs));
+	if (n) /* the arrays are NULL until a sample has locations, labels */
+		memcpy(&w->locs[w->nr_locs], locs, n * sizeof(*locs));
+	if (nl)
+		memcpy(&w->labs[w->nr_labs], labs, nl * sizeof(*labs));
 	memcpy(s->v, values, w->ntypes * sizeof(*values));
 	w->nr_locs += n;
 	w->nr_labs += nl;
@@ -308,7 +310,7 @@ static void build_samples(struct rsp_pprof *w, struct msg *m)
 
 		perftools__profiles__sample__init(&m->s[i]);
 		m->s[i].n_location_id = s->nloc;
-		m->s[i].location_id = &w->locs[s->loc];
+		m->s[i].location_id = s->nloc ? &w->locs[s->loc] : NULL;
 		m->s[i].n_value = w->ntypes;
 		m->s[i].value = s->v;
 		m->s[i].n_label = s->nlab;
