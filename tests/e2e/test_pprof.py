@@ -166,6 +166,8 @@ try:
         t.check(bids and len(bids[0]["build_id"]) == 40,
                 "top --pprof: burn7030's mapping has its build-id (%s)" %
                 (bids[0]["build_id"] if bids else "no mapping"))
+        # ---- the dump (now, while the window still holds the loop): read below
+        dump = json.loads(d.ctl("dump", "--json")[1])["path"]
         # ---- HTTP
         st, body = get(base + "profile?seconds=%d" % (int(time.time() - t0) + 2))
         t.check(st == 200, "GET profile: 200 (%d%s)" % (st, "" if st == 200 else body[:200]))
@@ -208,8 +210,6 @@ try:
         for x in th:
             x.join()
         t.check(res == [200] * 4, "four concurrent pulls are each answered (%s)" % res)
-        # ---- the dump: the same profiles offline
-        dump = json.loads(d.ctl("dump", "--json")[1])["path"]
     off = os.path.join(work, "off2.pb.gz")
     p = t.run([t.RSPCTL, "analyze", dump, "snapshot", str(w["pid"]), *rng, "--pprof", off],
               timeout=300, cwd=work)
