@@ -17,11 +17,22 @@
 #include "internal/vec.h"
 #include "pprof/profile.pb-c.h"
 
-#define GROW(w, arr, nr, cap, need)                                                                \
-	((w)->err ? (w)->err                                                                       \
-	 : rsp_vec__reserve((void **)&(w)->arr, &(w)->cap, (need), sizeof(*(w)->arr))              \
-		 ? ((w)->err = -ENOMEM)                                                            \
-		 : 0)
+/* Room for @need items of *@arr: 0, or w->err (-ENOMEM, or an earlier failure). */
+static int grow(struct rsp_pprof *w, void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (!w->err && rsp_vec__reserve(arr, cap, need, size))
+		w->err = -ENOMEM;
+	return w->err;
+}
+
+/* Record an allocation failure; 0, the "none" of indexes and ids. */
+static int nomem(struct rsp_pprof *w)
+{
+	w->err = -ENOMEM;
+	return 0;
+}
+
+#define GROW(w, arr, cap, need) grow((w), (void **)&(w)->arr, &(w)->cap, (need), sizeof(*(w)->arr))
 
 /* Index of string @s in the table (added on first use); 0 ("") on failure. */
 static int64_t str(struct rsp_pprof *w, const char *s)
@@ -39,14 +50,14 @@ static int64_t str(struct rsp_pprof *w, const char *s)
 		mapped = false; /* a hash collision: a string of its own, found by the first only */
 	}
 	copy = strdup(s);
-	if (!copy || w->nr_strs >= INT32_MAX || GROW(w, strs, nr_strs, cap_strs, w->nr_strs + 1)) {
+	if (!copy || w->nr_strs >= INT32_MAX || GROW(w, strs, cap_strs, w->nr_strs + 1)) {
 		free(copy);
-		return w->err = -ENOMEM, 0;
+		return nomem(w);
 	}
 	i = (uint32_t)w->nr_strs++;
 	w->strs[i] = copy;
 	if (mapped && rsp_u64map__put(&w->str_of, h, i))
-		return w->err = -ENOMEM, 0;
+		return nomem(w);
 	return i;
 }
 
@@ -114,13 +125,13 @@ static uint64_t mapping(struct rsp_pprof *w, const struct rsp_pprof_frame *f)
 	if (w->err)
 		return 0;
 	if (rsp_u64map__get(&w->map_of, (uint64_t)file, &i)) {
-		if (GROW(w, maps, nr_maps, cap_maps, w->nr_maps + 1))
+		if (GROW(w, maps, cap_maps, w->nr_maps + 1))
 			return 0;
 		i = (uint32_t)w->nr_maps++;
 		w->maps[i] = (struct rsp_pprof_mapping){
 			.start = f->addr, .limit = f->addr + 1, .file = file};
 		if (rsp_u64map__put(&w->map_of, (uint64_t)file, i))
-			return w->err = -ENOMEM, 0;
+			return nomem(w);
 	}
 	m = &w->maps[i];
 	if (f->addr && (f->addr < m->start || !m->start))
@@ -144,12 +155,12 @@ static uint64_t function(struct rsp_pprof *w, const struct rsp_pprof_frame *f)
 		return 0;
 	if (!rsp_u64map__get(&w->func_of, h, &i))
 		return i + 1;
-	if (GROW(w, funcs, nr_funcs, cap_funcs, w->nr_funcs + 1))
+	if (GROW(w, funcs, cap_funcs, w->nr_funcs + 1))
 		return 0;
 	i = (uint32_t)w->nr_funcs++;
 	w->funcs[i] = fn;
 	if (rsp_u64map__put(&w->func_of, h, i))
-		return w->err = -ENOMEM, 0;
+		return nomem(w);
 	return i + 1;
 }
 
@@ -170,12 +181,12 @@ uint64_t rsp_pprof__location(struct rsp_pprof *w, const struct rsp_pprof_frame *
 			return i + 1;
 		mapped = false; /* a collision: its own location, found by the first only */
 	}
-	if (GROW(w, locs_tab, nr_locs_tab, cap_locs_tab, w->nr_locs_tab + 1))
+	if (GROW(w, locs_tab, cap_locs_tab, w->nr_locs_tab + 1))
 		return 0;
 	i = (uint32_t)w->nr_locs_tab++;
 	w->locs_tab[i] = l;
 	if (mapped && rsp_u64map__put(&w->loc_of, h, i))
-		return w->err = -ENOMEM, 0;
+		return nomem(w);
 	return i + 1;
 }
 
@@ -209,9 +220,8 @@ static void new_sample(struct rsp_pprof *w, uint64_t h, bool mapped, const uint6
 	struct rsp_pprof_sample *s;
 
 	if (n > UINT32_MAX - w->nr_locs || nl > UINT32_MAX - w->nr_labs ||
-	    GROW(w, samples, nr_samples, cap_samples, w->nr_samples + 1) ||
-	    GROW(w, locs, nr_locs, cap_locs, w->nr_locs + n) ||
-	    GROW(w, labs, nr_labs, cap_labs, w->nr_labs + nl)) {
+	    GROW(w, samples, cap_samples, w->nr_samples + 1) ||
+	    GROW(w, locs, cap_locs, w->nr_locs + n) || GROW(w, labs, cap_labs, w->nr_labs + nl)) {
 		w->err = -ENOMEM;
 		return;
 	}

@@ -24,6 +24,8 @@ struct spp {
 	const struct rsp_maps *maps; /* NULL: no process model (no cgroups) */
 	uint64_t *stk;		     /* location ids, root first */
 	size_t len, cap;
+	uint64_t *leaf_first; /* the same, reversed for a sample (room for cap) */
+	size_t cap_leaf;
 	/* the wait of the chain's root (PID's thread) that the time is part of */
 	char reason[32], waker[128];
 	int err;
@@ -68,7 +70,7 @@ static bool running(int c)
 /* One sample: the stack so far, leaf first, with node @x's labels. */
 static void emit(struct spp *p, const struct rsp_snode *x, int c, unsigned tdepth)
 {
-	uint64_t ns = x->self_ns[c], *leaf_first = malloc((p->len ? p->len : 1) * sizeof(uint64_t));
+	uint64_t ns = x->self_ns[c];
 	int64_t v[2] = {tdepth || !running(c) ? (int64_t)ns : 0, running(c) ? (int64_t)ns : 0};
 	uint32_t pid = rsp_redact__owner(&p->n->red, x->tid, x->tgid);
 	bool hidden = rsp_snapnames__hidden(p->n, x->tid, x->tgid);
@@ -77,12 +79,13 @@ static void emit(struct spp *p, const struct rsp_snode *x, int c, unsigned tdept
 	const char *cg = !hidden && p->maps ? rsp_maps__cgroup(p->maps, pid, x->first) : NULL;
 	size_t nl = 0;
 
-	if (!leaf_first) {
+	if (rsp_vec__reserve((void **)&p->leaf_first, &p->cap_leaf, p->len + 1,
+			     sizeof(*p->leaf_first))) {
 		p->err = -ENOMEM;
 		return;
 	}
 	for (size_t i = 0; i < p->len; i++)
-		leaf_first[i] = p->stk[p->len - 1 - i];
+		p->leaf_first[i] = p->stk[p->len - 1 - i];
 	rsp_snapnames__thread(p->n, x->tid, x->tgid, thread, sizeof(thread));
 	rsp_snapnames__thread(p->n, pid, pid, process, sizeof(process));
 	lab[nl++] = (struct rsp_pprof_label){.key = "reason", .str = p->reason};
@@ -94,8 +97,7 @@ static void emit(struct spp *p, const struct rsp_snode *x, int c, unsigned tdept
 		lab[nl++] = (struct rsp_pprof_label){.key = "cgroup", .str = cg};
 	lab[nl++] = (struct rsp_pprof_label){.key = "category", .str = rsp_cat__name(c)};
 	lab[nl++] = (struct rsp_pprof_label){.key = "depth", .num = tdepth, .unit = "threads"};
-	rsp_pprof__sample(&p->w, leaf_first, p->len, v, lab, nl);
-	free(leaf_first);
+	rsp_pprof__sample(&p->w, p->leaf_first, p->len, v, lab, nl);
 }
 
 /* A node of depth 0 below a root thread: the root's wait (or its running), for the labels. */
@@ -208,5 +210,6 @@ int rsp_snapexport__pprof(struct snapnames *n, struct rsp_pprof_meta *meta, stru
 	}
 	rsp_pprof_bids__exit(&p.bids);
 	free(p.stk);
+	free(p.leaf_first);
 	return ret;
 }
