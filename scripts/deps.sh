@@ -47,8 +47,10 @@ PACKAGES="$PACKAGES libzstd-dev"
 # google/protobuf/timestamp.proto, which metrics.proto imports.
 PACKAGES="$PACKAGES protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev"
 # pprof profiles (--pprof, rspd's /debug/pprof/): gzip-compressed with zlib
-# (zlib1g-dev; librsp links it), compiled from the vendored profile.proto.
-PACKAGES="$PACKAGES zlib1g-dev"
+# (zlib1g-dev; librsp links it), compiled from the vendored profile.proto;
+# the tests read them with Google's pprof, built from Debian's Go sources
+# (golang-go, golang-github-google-pprof-dev: scripts/go-pprof.sh).
+PACKAGES="$PACKAGES zlib1g-dev golang-go golang-github-google-pprof-dev"
 
 missing=""
 for p in $PACKAGES; do
@@ -81,5 +83,7 @@ fi
 # rspd's /debug/pprof/ (tests/e2e/pprofread.js): npm fetches `pprof-format`.
 "$ROOT/scripts/pprof-format.sh" >/dev/null ||
 	echo "deps: no pprof-format; the tests of --pprof will skip" >&2
+"$ROOT/scripts/go-pprof.sh" >/dev/null ||
+	echo "deps: no go pprof; the tests of --pprof check without it" >&2
 
 "$ROOT/scripts/build-libperf.sh" "$ROOT/build/deps"

@@ -1,10 +1,12 @@
 """Helpers for the tests of rsp's pprof profiles (rspctl --pprof, rspd's
-/debug/pprof/): read with the npm package pprof-format
-(scripts/pprof-format.sh) through tests/e2e/pprofread.js, not with rsp's
-code, and the views pprof gives: -top (flat shares by leaf function),
--tagfocus (samples with a label's value), cumulative shares."""
+/debug/pprof/), read with readers that are not rsp's code: the npm package
+pprof-format (scripts/pprof-format.sh) through tests/e2e/pprofread.js, and
+the totals and flat shares pprof -top gives computed from it; and Google's
+pprof itself where it builds from Debian's Go sources (scripts/go-pprof.sh),
+its -top parsed."""
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -58,3 +60,36 @@ def flat(doc, typ):
         leaf = s["stack"][0] if s["stack"] else "[unknown]"
         out[leaf] = out.get(leaf, 0) + s["values"][i]
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def go_pprof():
+    """Google's pprof built from Debian's Go sources (scripts/go-pprof.sh), or
+    None after one line saying why: the checks through it are then left out
+    (pprof-format above still reads every profile)."""
+    p = subprocess.run([os.path.join(SOURCE, "scripts", "go-pprof.sh")],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        print("   (no go pprof: %s; its checks are left out)" % p.stderr.strip())
+        return None
+    return p.stdout.strip()
+
+
+def go_top(binary, path, *args):
+    """`pprof -top ARGS FILE` as rows {name: (flat, flat%, cum, cum%)}, in its
+    order, and the total ("Total samples = N"); -unit=ns makes times plain
+    numbers. Fails the test unless pprof reads the file."""
+    p = subprocess.run([binary, "-top", "-nodecount=100000"] + list(args) + [path],
+                       capture_output=True, text=True, timeout=300)
+    t.check(p.returncode == 0, "go pprof -top %s reads %s%s" %
+            (" ".join(args), os.path.basename(path), (": " + p.stderr.strip()[-300:])
+             if p.returncode else ""))
+    rows, total = {}, None
+    for ln in p.stdout.splitlines():
+        m = re.match(r".*Total samples = ([0-9.]+)", ln)
+        if m:
+            total = float(m.group(1))
+        m = re.match(r"^\s*([0-9.]+)(?:ns)?\s+([0-9.]+)%\s+[0-9.]+%\s+([0-9.]+)(?:ns)?\s+"
+                     r"([0-9.]+)%\s+(.*)$", ln)
+        if m and m.group(5) not in rows:
+            rows[m.group(5)] = tuple(float(m.group(i)) for i in range(1, 5))
+    return rows, total

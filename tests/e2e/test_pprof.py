@@ -26,9 +26,15 @@ Known answers:
   did nothing each get 400 and one sentence; four concurrent pulls are
   each answered (200); with query-memory 1M a pull gets 503 naming
   --query-memory.
+- Where Google's pprof builds from Debian's Go sources (scripts/go-pprof.sh),
+  it reads the files too: `pprof -top -tagfocus=reason=block_io` gives
+  fsync the block_io wait pprof-format gave it (within 1%), `-traces`
+  shows the labels, and `pprof -top` on the on-CPU file gives rspctl top's
+  5 heaviest functions their shares within 1 point.
 """
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -41,6 +47,7 @@ import rsptest as t
 
 t.need_root()
 RDR = pp.reader()
+GO = pp.go_pprof()
 DIR = os.environ.get("RSP_TEST_DIR", "/var/tmp")
 work = tempfile.mkdtemp(prefix="rsptest-pprof.")
 FSYNC_LOOP = r"""
@@ -111,6 +118,33 @@ def check_offcpu(doc, w, what):
     return wait, io
 
 
+def go_offcpu(path, io):
+    """go tool pprof on the off-CPU file: -tagfocus on the label, fsync's
+    cumulative wait as pprof-format read it; -traces shows the labels."""
+    rows, _ = pp.go_top(GO, path, "-cum", "-unit=ns", "-sample_index=wait",
+                        "-tagfocus=reason=block_io")
+    cum = max(rows.get(f, (0, 0, 0, 0))[2] for f in FSYNC)
+    t.check(abs(cum - io) <= 0.01 * io,
+            "go pprof -top -tagfocus=reason=block_io: fsync's cumulative wait %.0f ns is "
+            "pprof-format's %.0f ns" % (cum, io))
+    p = t.run([GO, "-traces", path], timeout=300)
+    t.check(p.returncode == 0 and re.search(r"reason:\s+block_io", p.stdout) and
+            re.search(r"depth:\s+0", p.stdout),
+            "go pprof -traces shows the samples with their labels (reason, depth)")
+
+
+def go_oncpu(path, js):
+    """go tool pprof -top on the on-CPU file against rspctl top's rows."""
+    rows, _ = pp.go_top(GO, path, "-sample_index=samples")
+    total = js["samples"]
+    mine = [(r["name"], 100.0 * r["samples"] / total) for r in js["symbols"][:5] if r["name"]]
+    worst = max(abs(rows.get(n, (0, 0))[1] - sh) for n, sh in mine)
+    print("   go pprof -top: %s" % ", ".join("%s %.1f%%" % (n, v[1])
+                                           for n, v in list(rows.items())[:5]))
+    t.check(worst <= 1.0, "go pprof -top: rspctl top's 5 heaviest functions with their shares "
+            "within 1 point (worst %.2f)" % worst)
+
+
 def check_top(doc, js, what):
     """pprof -top of the file against rspctl top's rows of the same answer."""
     total = js["samples"]
@@ -152,6 +186,8 @@ try:
         snap = os.path.join(work, "off.pb.gz")
         d.ctl("snapshot", str(w["pid"]), *rng, "--pprof", snap)
         live_wait, live_io = check_offcpu(pp.parse(RDR, path=snap), w, "snapshot --pprof")
+        if GO:
+            go_offcpu(snap, live_io)
         # ---- top --pprof against rspctl top, the same answer
         top = os.path.join(work, "cpu.pb.gz")
         trng = ["--last", "%dms" % int((time.time() - t0 + 0.5) * 1000)]
@@ -162,6 +198,8 @@ try:
                 "top --pprof: sample types samples/count and cpu/nanoseconds, period %d ns" %
                 doc["period"])
         check_top(doc, js, "top --pprof")
+        if GO:
+            go_oncpu(top, js)
         bids = [m for m in doc["mappings"] if m["file"].endswith("/burn7030")]
         t.check(bids and len(bids[0]["build_id"]) == 40,
                 "top --pprof: burn7030's mapping has its build-id (%s)" %
@@ -190,6 +228,14 @@ try:
         t.check(abs(io - live_io) <= 0.1 * live_io,
                 "GET offcpu: the fsync loop's block_io wait in fsync, %.3f s, is the "
                 "snapshot's %.3f s (+-10%%)" % (io / 1e9, live_io / 1e9))
+        if GO:  # pprof fetches it itself, as from a Go service
+            url = base + "offcpu?seconds=%d&pid=%d" % (int(time.time() - t0) + 30, w["pid"])
+            p = t.run([GO, "-top", "-unit=ns", url], timeout=300,
+                      env=dict(os.environ, PPROF_TMPDIR=work))
+            t.check(p.returncode == 0 and "Type: wait" in p.stdout and
+                    "rsp snapshot of pid %d" % w["pid"] in p.stdout,
+                    "go pprof -top %s: the off-CPU profile%s" %
+                    (url, "" if p.returncode == 0 else ": " + p.stderr.strip()[-300:]))
         bad = ["profile?seconds=-1", "profile?seconds=1000000", "profile?seconds=abc",
                "profile?seconds", "profile?when=now", "offcpu?seconds=5",
                "offcpu?seconds=5&pid=0", "offcpu?seconds=5&pid=4194304",
