@@ -19,7 +19,7 @@ if [ ! -x "$OUT" ]; then
 		exit 1
 	fi
 	mkdir -p "$ROOT/build/go-pprof"
-	if ! GOPATH="$GOPATH_DEB" GO111MODULE=off GOFLAGS= \
+	if ! GOPATH="$GOPATH_DEB" GO111MODULE=off GOFLAGS='' \
 			GOCACHE="$ROOT/build/go-pprof/cache" \
 			go build -o "$OUT" github.com/google/pprof \
 			>"$ROOT/build/go-pprof/build.log" 2>&1; then
