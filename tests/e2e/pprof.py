@@ -76,7 +76,8 @@ def go_pprof():
 
 def go_top(binary, path, *args):
     """`pprof -top ARGS FILE` as rows {name: (flat, flat%, cum, cum%)}, in its
-    order, and the total ("Total samples = N"); -unit=ns makes times plain
+    order (a name shown for several objects: flat summed, the largest cum),
+    and the total ("Total samples = N"); -unit=ns makes times plain
     numbers. Fails the test unless pprof reads the file."""
     p = subprocess.run([binary, "-top", "-nodecount=100000"] + list(args) + [path],
                        capture_output=True, text=True, timeout=300)
@@ -90,6 +91,8 @@ def go_top(binary, path, *args):
             total = float(m.group(1))
         m = re.match(r"^\s*([0-9.]+)(?:ns)?\s+([0-9.]+)%\s+[0-9.]+%\s+([0-9.]+)(?:ns)?\s+"
                      r"([0-9.]+)%\s+(.*)$", ln)
-        if m and m.group(5) not in rows:
-            rows[m.group(5)] = tuple(float(m.group(i)) for i in range(1, 5))
+        if m:  # a name in several objects: its rows summed (cum: the largest)
+            v = [float(m.group(i)) for i in range(1, 5)]
+            o = rows.get(m.group(5), (0, 0, 0, 0))
+            rows[m.group(5)] = (o[0] + v[0], o[1] + v[1], max(o[2], v[2]), max(o[3], v[3]))
     return rows, total
