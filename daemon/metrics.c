@@ -32,7 +32,8 @@
  *
  * Exposure. The profiles name every process (comm, pid) with no access
  * control but who can reach the address, so the address must be loopback
- * unless metrics-remote says otherwise.
+ * unless metrics-remote says otherwise. The same server answers the pprof
+ * profiles (/debug/pprof/: pprofhttp.h) under the same rule.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,6 +59,7 @@
 #include "log.h"
 #include "membudget.h"
 #include "metrics.h"
+#include "pprofhttp.h"
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
@@ -281,6 +283,54 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 	return reply(c, status, "text/plain; charset=utf-8", body, strlen(body));
 }
 
+/* Gather the query string's parameters (MHD's iterator). */
+static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct rspd_pprof_params *p = cls;
+
+	(void)kind;
+	if (p->n == RSPD_PPROF_MAX_PARAMS) {
+		p->too_many = true;
+		return MHD_NO;
+	}
+	p->key[p->n] = key;
+	p->val[p->n++] = value;
+	return MHD_YES;
+}
+
+/* A pprof profile (pprofhttp.h), answered as Go's net/http/pprof answers. */
+static enum MHD_Result reply_pprof(struct rspd_metrics *m, struct MHD_Connection *c,
+				   const char *url)
+{
+	struct rspd_pprof_params p = {0};
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	unsigned status;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_param, &p);
+	status = rspd_pprofhttp__answer(m->d, m->query_memory, url, &p, &out, &err);
+	if (status != MHD_HTTP_OK) {
+		ret = reply_text(c, status, err.data ? err.data : "the profile failed");
+		rspd_log__write(RSP_LOG_INFO, "pprof %s: %s", url, err.data ? err.data : "?");
+		rsp_buf__exit(&out);
+		rsp_buf__exit(&err);
+		return ret;
+	}
+	rsp_buf__exit(&err);
+	r = MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		rsp_buf__exit(&out);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	MHD_add_response_header(r, "Content-Disposition", "attachment; filename=\"profile\"");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /*
  * What the scraper's Accept header asks for, as client_golang chooses
  * (rsp_prom__negotiate): protobuf (with the native histograms), OpenMetrics
@@ -426,9 +476,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics is served");
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "only GET /metrics and GET /debug/pprof/ are served");
+	if (rspd_pprofhttp__is_profile(url))
+		return reply_pprof(m, c, url);
 	if (strcmp(url, "/metrics"))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "rspd serves its metrics at /metrics");
+		return reply_text(c, MHD_HTTP_NOT_FOUND,
+				  "rspd serves its metrics at /metrics, pprof profiles at "
+				  "/debug/pprof/profile and /debug/pprof/offcpu");
 	fmt = negotiate(c);
 	if (render(m, fmt, &out, &err)) {
 		ret = reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, err.data);
@@ -680,8 +735,10 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 		return ret;
 	}
 	if (m->mhd)
-		rspd_log__write(RSP_LOG_INFO, "metrics at http://%s/metrics",
-				d->cfg.metrics_listen);
+		rspd_log__write(RSP_LOG_INFO,
+				"metrics at http://%s/metrics, pprof profiles at "
+				"http://%s/debug/pprof/profile and /debug/pprof/offcpu",
+				d->cfg.metrics_listen, d->cfg.metrics_listen);
 	if (m->writer)
 		rspd_log__write(RSP_LOG_INFO, "metrics written to %s every %.1f s",
 				d->cfg.metrics_textfile, (double)d->cfg.metrics_interval_ns / 1e9);

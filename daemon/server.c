@@ -406,49 +406,30 @@ static int run_stopwatch(struct rspd *d, struct job *j, const struct rsp_sw_requ
 #endif
 }
 
-static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
-		     struct rsp_buf *err)
+/*
+ * Answer @req (a query over the window or the profiles) from rspd's
+ * state, as the requester @acc allows: the one path of rspctl's queries
+ * and of the HTTP profiles (metrics.c).
+ */
+static int answer(struct rspd *d, const struct rsp_request *req, const struct rsp_access *acc,
+		  struct rsp_buf *out, struct rsp_buf *err)
 {
-	struct rsp_request req;
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
-	struct rsp_dump_spec spec;
-	struct rsp_sw_request sw;
-	struct uid_cache uc = {0};
 	bool symbols;
 	int ret;
 
-	ret = rsp_request__parse(args->argc, args->argv, &req, err);
-	if (ret)
-		return ret;
-	if (!rsp_request__stopwatch(&req, &sw)) {
-		ret = run_stopwatch(d, j, &sw, err);
-		rsp_request__exit(&req);
-		return ret;
-	}
-	if (!rsp_request__dump_spec(&req, &spec)) {
-		ret = queue_dump(d, j, &spec, err);
-		rsp_request__exit(&req);
-		return ret;
-	}
 	if (rspd_status__fill(d, &ci)) {
-		rsp_request__exit(&req);
 		rsp_buf__puts(err, "rspd is out of memory");
 		return -ENOMEM;
 	}
-	symbols = rsp_request__uses_symbols(&req);
+	symbols = rsp_request__uses_symbols(req);
 	src.window = d->window;
 	src.hist = rspd_analysis__store(d);
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;
-	src.access.restricted = !j->admin;
-	src.access.uid = j->cred.uid;
-	src.access.uid_of = uid_of;
-	uc.requester = j->cred.uid;
-	uc.cg_ret = 1;
-	src.access.ctx = &uc;
-	src.access.paranoid = j->admin ? -1 : read_paranoid();
+	src.access = *acc;
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
 	/*
@@ -458,10 +439,50 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	 */
 	if (symbols)
 		src.symbols = rspd_livemodel__acquire(d);
-	ret = rsp_query__run(&req, &src, &j->answer, err);
+	ret = rsp_query__run(req, &src, out, err);
 	if (symbols)
 		rspd_livemodel__release(d);
 	free(ci.cpus);
+	return ret;
+}
+
+static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
+		     struct rsp_buf *err)
+{
+	struct rsp_request req;
+	struct rsp_dump_spec spec;
+	struct rsp_sw_request sw;
+	struct uid_cache uc = {.requester = j->cred.uid, .cg_ret = 1};
+	struct rsp_access acc = {.restricted = !j->admin,
+				 .uid = j->cred.uid,
+				 .uid_of = uid_of,
+				 .ctx = &uc,
+				 .paranoid = j->admin ? -1 : read_paranoid()};
+	int ret;
+
+	ret = rsp_request__parse(args->argc, args->argv, &req, err);
+	if (ret)
+		return ret;
+	if (!rsp_request__stopwatch(&req, &sw))
+		ret = run_stopwatch(d, j, &sw, err);
+	else if (!rsp_request__dump_spec(&req, &spec))
+		ret = queue_dump(d, j, &spec, err);
+	else
+		ret = answer(d, &req, &acc, &j->answer, err);
+	rsp_request__exit(&req);
+	return ret;
+}
+
+int rspd_server__query_all(struct rspd *d, int argc, const char *const argv[], struct rsp_buf *out,
+			   struct rsp_buf *err)
+{
+	struct rsp_access all = {.paranoid = -1}; /* unrestricted, as root */
+	struct rsp_request req;
+	int ret = rsp_request__parse(argc, argv, &req, err);
+
+	if (ret)
+		return ret;
+	ret = answer(d, &req, &all, out, err);
 	rsp_request__exit(&req);
 	return ret;
 }

@@ -119,16 +119,12 @@ static unsigned sym_flags(const struct rsp_flatprof *p, bool hidden)
 	return (hidden ? RSP_SYM_HIDE_USER : 0) | (p->o.hide_kernel ? RSP_SYM_HIDE_KERNEL : 0);
 }
 
-/*
- * The kernel part of the callchain (with its markers), then the best user
- * part. Return: its length, or -ENOMEM when no unwinder could be made (the
- * frame pointers alone would be a silent fallback).
- */
-static int whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool hidden,
-		       uint64_t *ips, enum rsp_unwind_method *m)
+/* The kernel part of the callchain (with its markers), then the best user part. */
+static uint32_t whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp,
+			    struct rsp_unwinder *uw, uint64_t *ips, enum rsp_unwind_method *m)
 {
-	struct rsp_unwinder *uw = hidden ? NULL : rsp_symbolizer__unwinder(p->o.sym);
-	int n = 0, u;
+	uint32_t n = 0;
+	int u;
 
 	*m = RSP_UNWIND_NONE;
 	for (uint64_t i = 0; i < smp->nr_callchain && n < RSP_FLATPROF_FRAMES; i++) {
@@ -136,13 +132,11 @@ static int whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, boo
 			break;
 		ips[n++] = smp->callchain[i];
 	}
-	if (!hidden && !uw)
-		return -ENOMEM;
 	if (n + 2 > RSP_FLATPROF_FRAMES)
 		return n;
 	ips[n++] = PERF_CONTEXT_USER;
-	u = rsp_unwind__user_chain(uw, p->schema, smp, ips + n, RSP_FLATPROF_FRAMES - n, m);
-	return u ? n + u : n - 1;
+	u = rsp_unwind__user_chain(uw, p->schema, smp, ips + n, (int)(RSP_FLATPROF_FRAMES - n), m);
+	return u ? n + (uint32_t)u : n - 1;
 }
 
 static uint64_t frames_hash(const struct rsp_frame *f, int n)
@@ -161,14 +155,19 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 	uint64_t ips[RSP_FLATPROF_FRAMES];
 	struct rsp_frame f[RSP_FLATPROF_FRAMES];
 	enum rsp_unwind_method m;
-	int nr = whole_stack(p, smp, hidden, ips, &m), n;
+	/* a hidden process's user stack is not unwound; else no unwinder is ENOMEM, not "no DWARF"
+	 */
+	struct rsp_unwinder *uw = hidden ? NULL : rsp_symbolizer__unwinder(p->o.sym);
+	uint32_t nr;
 	uint64_t h;
 	bool added;
+	int n;
 
-	if (nr < 0)
-		return nr;
-	n = rsp_symbolizer__callchain(p->o.sym, smp->pid, smp->time, ips, (uint64_t)nr,
-				      sym_flags(p, hidden), f, RSP_FLATPROF_FRAMES);
+	if (!hidden && !uw)
+		return -ENOMEM;
+	nr = whole_stack(p, smp, uw, ips, &m);
+	n = rsp_symbolizer__callchain(p->o.sym, smp->pid, smp->time, ips, nr, sym_flags(p, hidden),
+				      f, RSP_FLATPROF_FRAMES);
 	h = frames_hash(f, n);
 
 	if (p->o.stacks_by_thread)
@@ -189,6 +188,7 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 		memcpy(r->frames, f, (size_t)n * sizeof(f[0]));
 	}
 	r->samples++;
+	r->period += smp->period;
 	r->by[m]++;
 	return 0;
 }

@@ -79,8 +79,8 @@ static void push_stack(struct fold *f, const struct rsp_snode *x)
 		push(f, fr[i].name, fr[i].kernel ? "_[k]" : "");
 }
 
-/* The marker of a node's own time in category @c. */
-static void marker(struct fold *f, const struct rsp_snode *x, int c, char *buf, size_t size)
+char *rsp_snapexport__marker(struct snapnames *n, const struct rsp_snode *x, int c, char *buf,
+			     size_t size)
 {
 	char who[96];
 
@@ -98,25 +98,26 @@ static void marker(struct fold *f, const struct rsp_snode *x, int c, char *buf, 
 		snprintf(buf, size, "[preempted]");
 		break;
 	case RSP_CAT_IO_QUEUE:
-		snprintf(buf, size, "[%s queue]", rsp_snapnames__waker(f->n, x, who, sizeof(who)));
+		snprintf(buf, size, "[%s queue]", rsp_snapnames__waker(n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_OTHER_PATH:
 		snprintf(buf, size, "[other path: %s]",
-			 rsp_snapnames__waker(f->n, x, who, sizeof(who)));
+			 rsp_snapnames__waker(n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_MISC_KERNEL:
 		snprintf(buf, size, "[not followed: %s]",
-			 rsp_snapnames__waker(f->n, x, who, sizeof(who)));
+			 rsp_snapnames__waker(n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_UNKNOWN:
 		snprintf(buf, size, "[unknown]");
 		break;
 	default:
 		snprintf(buf, size, "[%s]",
-			 x->kind == RSP_SN_SLEEP ? rsp_snapnames__waker(f->n, x, who, sizeof(who))
+			 x->kind == RSP_SN_SLEEP ? rsp_snapnames__waker(n, x, who, sizeof(who))
 						 : "?");
 		break;
 	}
+	return buf;
 }
 
 static void fold_node(struct fold *f, uint32_t i)
@@ -162,7 +163,7 @@ static void fold_node(struct fold *f, uint32_t i)
 			emit(f, NULL, x->self_ns[c]);
 			continue;
 		}
-		marker(f, x, c, buf, sizeof(buf));
+		rsp_snapexport__marker(f->n, x, c, buf, sizeof(buf));
 		emit(f, buf, x->self_ns[c]);
 	}
 	for (uint32_t k = x->first_child; k != RSP_SNODE_NONE; k = node(f->n, k)->next_sibling)

@@ -28,6 +28,7 @@
 #include "internal/fmt.h"
 #include "internal/hash.h"
 #include "internal/json.h"
+#include "internal/pprof.h"
 #include "internal/query.h"
 #include "internal/redact.h"
 #include "internal/speedscope.h"
@@ -48,6 +49,7 @@ struct top_opts {
 	bool lines;	       /* --lines */
 	char annotate[256];    /* --annotate SYMBOL; "": none */
 	char speedscope[4096]; /* also this file: the samples per thread, speedscope's format */
+	char pprof[4096];      /* also this file: the samples per stack and thread, pprof */
 	bool by_cgroup;	       /* --by cgroup */
 };
 
@@ -61,6 +63,7 @@ enum {
 	OPT_LINES,
 	OPT_ANNOTATE,
 	OPT_SPEEDSCOPE,
+	OPT_PPROF,
 	OPT_BY,
 };
 
@@ -74,6 +77,7 @@ static const struct rsp_option top_opts[] = {
 	{"lines", false, OPT_LINES},
 	{"annotate", true, OPT_ANNOTATE},
 	{"speedscope", true, OPT_SPEEDSCOPE},
+	{"pprof", true, OPT_PPROF},
 	{"by", true, OPT_BY},
 	{NULL, false, 0},
 };
@@ -144,14 +148,16 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 		o->stacks = (unsigned)n;
 		return 0;
 	}
-	if (id == OPT_SPEEDSCOPE) {
+	if (id == OPT_SPEEDSCOPE || id == OPT_PPROF) {
+		char *dst = id == OPT_PPROF ? o->pprof : o->speedscope;
+
 		if (!arg[0] || strlen(arg) >= sizeof(o->speedscope)) {
-			rsp_buf__printf(
-				err, "top: --speedscope wants a file name (shorter than %zu bytes)",
-				sizeof(o->speedscope));
+			rsp_buf__printf(err, "top: --%s wants a file name (shorter than %zu bytes)",
+					id == OPT_PPROF ? "pprof" : "speedscope",
+					sizeof(o->speedscope));
 			return -EINVAL;
 		}
-		memcpy(o->speedscope, arg, strlen(arg) + 1);
+		memcpy(dst, arg, strlen(arg) + 1);
 		return 0;
 	}
 	if (id == OPT_TID || id == OPT_COMM || id == OPT_KERNEL || id == OPT_USER)
@@ -183,14 +189,24 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	return -EINVAL;
 }
 
-static const char *top_output(const struct rsp_request *req, size_t i, const char **name)
+static int top_check(struct rsp_request *req, struct rsp_buf *err)
 {
 	const struct top_opts *o = req->opts;
 
-	if (i || !o->speedscope[0])
-		return NULL;
-	*name = "speedscope";
-	return o->speedscope;
+	if (o->pprof[0] && !strcmp(o->pprof, o->speedscope)) {
+		rsp_buf__puts(err, "top: --pprof and --speedscope name the same file; give each "
+				   "its own");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *top_output(const struct rsp_request *req, size_t i, const char **name)
+{
+	const struct top_opts *o = req->opts;
+	const char *paths[2] = {o->speedscope, o->pprof}, *names[2] = {"speedscope", "pprof"};
+
+	return rsp_request__nth_path(paths, names, 2, i, name);
 }
 
 /* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */
@@ -1158,8 +1174,8 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
-	if (((const struct top_opts *)req->opts)->speedscope[0])
-		o.stacks = o.stacks_by_thread = true; /* rsp_top__speedscope() */
+	if (topts->speedscope[0] || topts->pprof[0])
+		o.stacks = o.stacks_by_thread = true; /* rsp_top__speedscope(), rsp_top__pprof() */
 	c->from = o.from;
 	rsp_window__stats(src->window, &c->ws);
 	rsp_symbolizer__stats(src->symbols, &c->before);
@@ -1181,13 +1197,17 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 }
 
 /*
- * The answer with the speedscope file as a part (rsp/answer.h). The
- * profile was built by thread (stacks_by_thread), so --stacks beside
- * --speedscope lists a stack once per thread that ran it.
+ * The answer with the speedscope and pprof files as parts (rsp/answer.h).
+ * The profile was built by thread (stacks_by_thread), so --stacks beside
+ * them lists a stack once per thread that ran it.
  */
-static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct rsp_buf *err)
+static int render_with_files(struct top_ctx *c, struct rsp_buf *out, struct rsp_buf *err)
 {
+	const struct top_opts *o = c->req->opts;
 	struct rsp_buf main = RSP_BUF_INIT, file = RSP_BUF_INIT;
+	struct rsp_pprof_meta meta = {.comment = "rsp top: on-CPU, cpu-clock samples",
+				      .default_type = "cpu"};
+	uint64_t from, to;
 	char title[64];
 	int ret = 0;
 
@@ -1200,15 +1220,18 @@ static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct
 	else
 		snprintf(title, sizeof(title), "rsp top");
 	if (!ret)
-		ret = rsp_top__speedscope(c->prof, title, &file);
-	if (!ret)
 		ret = rsp_answer__begin(out);
 	if (!ret)
 		ret = rsp_answer__add(out, RSP_ANSWER_STDOUT, main.data, main.len);
-	if (!ret)
+	if (!ret && o->speedscope[0] && !(ret = rsp_top__speedscope(c->prof, title, &file)))
 		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
+	rsp_buf__reset(&file);
+	rsp_request__window_range(c->req, c->src, &from, &to);
+	rsp_pprof_meta__range(&meta, c->src, from, to);
+	if (!ret && o->pprof[0] && !(ret = rsp_top__pprof(c->prof, model(c), &meta, &file)))
+		ret = rsp_answer__add(out, "pprof", file.data, file.len);
 	if (ret)
-		rsp_buf__puts(err, "top: out of memory writing the speedscope file");
+		rsp_buf__puts(err, "top: out of memory writing the files");
 	rsp_buf__exit(&main);
 	rsp_buf__exit(&file);
 	return ret;
@@ -1338,8 +1361,9 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "top: out of memory building the profile");
 	else
 		ret = sources(&c, err);
-	if (!ret && ((const struct top_opts *)req->opts)->speedscope[0])
-		ret = render_with_speedscope(&c, out, err);
+	if (!ret && (((const struct top_opts *)req->opts)->speedscope[0] ||
+		     ((const struct top_opts *)req->opts)->pprof[0]))
+		ret = render_with_files(&c, out, err);
 	else if (!ret && req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else if (!ret)
@@ -1359,7 +1383,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "                  [--lines] [--annotate FUNCTION]\n"
 		 "                  [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
-		 "                  [--speedscope FILE]\n"
+		 "                  [--speedscope FILE] [--pprof FILE]\n"
 		 "                  [--cgroup PATH] [--container ID] [--by cgroup]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
@@ -1396,6 +1420,10 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --speedscope FILE  also write the samples in speedscope's format\n"
 		 "                   (www.speedscope.app): per thread its stacks, each\n"
 		 "                   weighing its samples; written by rspctl\n"
+		 "  --pprof FILE     also write the samples as a pprof profile (go tool\n"
+		 "                   pprof, Pyroscope, Parca): sample types samples and\n"
+		 "                   cpu nanoseconds, per stack and thread, labels\n"
+		 "                   thread, process, cgroup; written by rspctl\n"
 		 "  --cgroup PATH    only processes in this cgroup v2 subtree (the path\n"
 		 "                   /proc/PID/cgroup shows, read at each process's fork\n"
 		 "                   and exec)\n"
@@ -1409,6 +1437,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --json --limit 0\n"
 		 "  rspctl top --pid 1234 --stacks 5\n"
 		 "  rspctl top --pid 1234 --last 5s --speedscope 1234.speedscope.json\n"
+		 "  rspctl top --last 30s --pprof cpu.pb.gz && go tool pprof -top cpu.pb.gz\n"
 		 "  rspctl top --kernel --last 10s\n"
 		 "  rspctl top --comm postgres --user\n"
 		 "  rspctl top --pid 1234 --lines\n"
@@ -1419,6 +1448,7 @@ const struct rsp_command rsp_cmd_top = {
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,
 	.opt = top_opt,
+	.check = top_check,
 	.run = top_run,
 	.output = top_output,
 };

@@ -116,6 +116,7 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
 			if (kernel && !ksyms) {
 				snprintf(out[k].name, SNAP_FRAME_LEN, "[kernel]");
+				out[k].addr = 0, out[k].object = NULL;
 				out[k++].kernel = true;
 			}
 			continue;
@@ -135,6 +136,8 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 		} else {
 			snprintf(out[k].name, SNAP_FRAME_LEN, "0x%llx", (unsigned long long)a);
 		}
+		out[k].addr = a;
+		out[k].object = kernel ? "[kernel]" : NULL;
 		out[k++].kernel = kernel;
 	}
 	return k;
@@ -162,6 +165,8 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint
 			continue;
 		top = top && kernel;
 		out[k].kernel = kernel;
+		out[k].addr = s->hidden ? 0 : raw[i].addr;
+		out[k].object = s->hidden ? NULL : s->object;
 		if (s->hidden)
 			snprintf(out[k].name, SNAP_FRAME_LEN, kernel ? "[kernel]" : "[hidden]");
 		else if (s->name) /* from a file anyone may have written */

@@ -751,6 +751,8 @@ static void test_query(void **state)
 		ARGS("hist"),
 		ARGS("hist", "--json"),
 		ARGS("hist", "--op", "offcpu:sleep", "--pid", "1000"),
+		ARGS("snapshot", "1000", "--pprof", "o.pb.gz"),
+		ARGS("top", "--pprof", "c.pb.gz"),
 	};
 	/* clang-format on */
 	unsigned long runs;
