@@ -375,15 +375,6 @@ def blk_counts(d, majmin):
     return 0, 0, 0, h
 
 
-def free_port():
-    """A TCP port of 127.0.0.1 nobody listens on now (for --metrics-listen)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def now_s():
     return time.clock_gettime(time.CLOCK_MONOTONIC)
 
