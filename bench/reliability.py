@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Run end-to-end tests many times each and count how often they pass.
 
-usage: sudo bench/reliability.py [--tests NAME[,NAME...]] [--runs N]
-                                 [--backend perf|bpf|both] [--build DIR]
-                                 [--out FILE | --no-write]
+usage: sudo bench/reliability.py [--tests NAME[,NAME...] | --set issue14|knots]
+                                 [--runs N] [--backend perf|bpf|both] [--beside]
+                                 [--build DIR] [--out FILE | --no-write]
 
 Issue 14's "done when" is that every answer is right on its real program in
 10 runs of 10 on a machine other processes use (each test of the default set
@@ -18,6 +18,14 @@ cannot be installed, a window with gaps), or fails (anything else, or over
 --timeout); the log of every run that did not pass is kept in a directory
 under /tmp, named in the output.
 
+--set knots runs the tests whose known answer is a knot of the wait-for
+graph instead (issue 42: how often each backend finds it; the perf backend
+infers the wakeups this kernel does not deliver to it). --beside runs a
+disk writer and a busy loop (rsptest.Background) beside every run, whatever
+the test does itself; its rows are named "NAME beside load". A test's own
+quiet run and its run beside load differ where it matters: the kernel drops
+wakeups only on an idle CPU, and a busy loop leaves fewer of them.
+
 It writes its own section of BENCHMARKS.md, "## Reliability
 (bench/reliability.py)": a table test x backend -> passes/runs (skips
 apart), and the one-line reason of each failure (the test's FAIL: line). A
@@ -25,6 +33,8 @@ test or backend not run this time keeps its cells from the previous run.
 
 EXAMPLES
   sudo bench/reliability.py --runs 10 --backend bpf
+  sudo bench/reliability.py --set knots --runs 10 --backend both
+  sudo bench/reliability.py --set knots --runs 10 --backend both --beside
   sudo bench/reliability.py --runs 3 --backend perf --tests test_real_redis
 """
 import argparse
@@ -39,6 +49,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E = os.path.join(ROOT, "tests", "e2e")
+sys.path.insert(0, E2E)
+import rsptest  # noqa: E402 (the e2e tests' Background: the load they run beside)
 LOCK = "/tmp/rsp-e2e.lock"
 SECTION = "## Reliability (bench/reliability.py)"
 STATE = "<!-- reliability-state "
@@ -57,11 +69,28 @@ ISSUE14 = [
     "test_hist_mutex",          # hist --processes --diff: a new process's lock waits selected
 ]
 
+# Issue 42's: the tests whose known answer is a knot (each checks the knot first).
+KNOTS = [
+    "test_graph_fsync",         # wPerf's Figure 1: knot {consumer, disk}
+    "test_graph_fsync_shared",  # the same on a shared disk
+    "test_graph_front_syncer",  # the same with small writes, overwritten and appended
+    "test_graph_imbalance",     # barrier load imbalance: knot {A, B}
+    "test_graph_pipe_token",    # a token over pipes: knot {parent, child}
+    "test_graph_mutex",         # one lock: the merged workers' self-loop
+    "test_graph_heartbeat",     # a background knot {heartbeat, its timer}
+    "test_real_redis",          # fsync-every-write server: knot {server, disk}
+]
+SETS = {"issue14": ISSUE14, "knots": KNOTS}
+LOAD = " beside load"
+
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tests", default=",".join(ISSUE14),
-                    help="comma-separated tests/e2e/test_*.py names (default: issue 14's)")
+    ap.add_argument("--tests", help="comma-separated tests/e2e/test_*.py names")
+    ap.add_argument("--set", choices=sorted(SETS), default="issue14",
+                    help="a set of tests, when --tests is not given (default: issue14)")
+    ap.add_argument("--beside", action="store_true",
+                    help="a disk writer and a busy loop beside every run")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--backend", choices=("perf", "bpf", "both"), default="bpf")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "release"))
@@ -69,7 +98,8 @@ def parse_args():
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--no-write", action="store_true", help="print only")
     a = ap.parse_args()
-    a.tests = [x.strip().removesuffix(".py") for x in a.tests.split(",") if x.strip()]
+    a.tests = ([x.strip().removesuffix(".py") for x in a.tests.split(",") if x.strip()]
+               if a.tests else list(SETS[a.set]))
     a.backends = ["bpf", "perf"] if a.backend == "both" else [a.backend]
     if a.runs < 1:
         ap.error("--runs must be at least 1")
@@ -96,26 +126,35 @@ def reason_of(text, rc, timed_out):
     return "exit %d: %s" % (rc, lines[-1][:240] if lines else "no output")
 
 
+def run_test(a, name, env):
+    """The test's run: (output, exit status, timed out)."""
+    try:
+        p = subprocess.run([sys.executable, "-B", os.path.join(E2E, name + ".py")],
+                           cwd=E2E, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, errors="replace",
+                           timeout=a.timeout)
+        return p.stdout, p.returncode, False
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or ""
+        return out.decode(errors="replace") if isinstance(out, bytes) else out, -1, True
+
+
 def run_one(a, name, backend, logdir, k):
     """One run under the e2e lock: ('pass'|'skip'|'fail', reason, log path or None)."""
     env = dict(os.environ, RSP_BUILD=a.build, RSP_SOURCE=ROOT, RSP_TEST_CAPTURE=backend)
     with open(LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # flock(1) on the same file takes the same lock
-        timed_out = False
-        try:
-            p = subprocess.run([sys.executable, "-B", os.path.join(E2E, name + ".py")],
-                               cwd=E2E, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, errors="replace",
-                               timeout=a.timeout)
-            text, rc = p.stdout, p.returncode
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout or ""
-            text = out.decode(errors="replace") if isinstance(out, bytes) else out
-            rc, timed_out = -1, True
+        if a.beside:
+            with rsptest.Background(os.environ.get("RSP_TEST_DIR", "/var/tmp"),
+                                    seconds=a.timeout):
+                text, rc, timed_out = run_test(a, name, env)
+        else:
+            text, rc, timed_out = run_test(a, name, env)
     verdict = "pass" if rc == 0 else "skip" if rc == 77 else "fail"
     if verdict == "pass":
         return verdict, "", None
-    log = os.path.join(logdir, "%s.%s.run%d.log" % (name, backend, k))
+    log = os.path.join(logdir, "%s%s.%s.run%d.log" % (name, "-load" if a.beside else "",
+                                                       backend, k))
     with open(log, "w") as f:
         f.write(text)
     lines = [x for x in text.splitlines() if x.strip()]
@@ -156,14 +195,20 @@ def render(state):
         for n in state[b]["tests"]:
             if n not in names:
                 names.append(n)
-    # issue 14's order (the state is stored with sorted keys), then the others
-    names.sort(key=lambda n: (ISSUE14.index(n) if n in ISSUE14 else len(ISSUE14), n))
+    # issue 14's order (the state is stored with sorted keys), then the knots', then the
+    # others; a test's row beside load after its own
+    order = ISSUE14 + [n for n in KNOTS if n not in ISSUE14]
+    names.sort(key=lambda n: (order.index(n.removesuffix(LOAD))
+                              if n.removesuffix(LOAD) in order else len(order), n))
     out = [SECTION, "",
            "Each test of issue 14's set run again and again, every run under the e2e lock, "
            "with a disk writer and a busy loop beside the workload (rsptest.Background; "
            "test_graph_fsync alone runs on a quiet disk: it checks B's exact disk weights, "
-           "test_graph_fsync_shared the knot on a shared one). passes/runs; skipped runs "
-           "(exit 77) are counted apart and not as passes. Written by "
+           "test_graph_fsync_shared the knot on a shared one). Issue 42's set (`--set "
+           "knots`): the tests whose known answer is a knot, as they run (quiet unless "
+           "they load the machine themselves), and rows \"beside load\" with a disk "
+           "writer and a busy loop beside every run (`--beside`). passes/runs; skipped "
+           "runs (exit 77) are counted apart and not as passes. Written by "
            "`sudo bench/reliability.py`.", ""]
     runs = []
     for b in backends:
@@ -232,14 +277,15 @@ def main():
     logdir = tempfile.mkdtemp(prefix="rsp-reliability.", dir="/tmp")
     print("bench/reliability.py: %d runs of %s on %s; logs of runs that did not pass in %s" %
           (a.runs, ", ".join(a.tests), "+".join(a.backends), logdir), flush=True)
-    res = {b: {n: {"pass": 0, "skip": 0, "runs": 0, "failures": [], "skips": []}
+    row = {n: n + (LOAD if a.beside else "") for n in a.tests}
+    res = {b: {row[n]: {"pass": 0, "skip": 0, "runs": 0, "failures": [], "skips": []}
                for n in a.tests} for b in a.backends}
     for k in range(1, a.runs + 1):
         for n in a.tests:
             for b in a.backends:
                 t0 = time.time()
                 verdict, why, log = run_one(a, n, b, logdir, k)
-                r = res[b][n]
+                r = res[b][row[n]]
                 if verdict == "skip":
                     r["skip"] += 1
                     r["skips"].append({"run": k, "reason": why})
@@ -249,13 +295,13 @@ def main():
                     if verdict == "fail":
                         r["failures"].append({"run": k, "reason": why})
                 print("run %d/%d %-24s %-4s %s (%.0f s)%s" %
-                      (k, a.runs, n, b, verdict.upper(), time.time() - t0,
+                      (k, a.runs, row[n], b, verdict.upper(), time.time() - t0,
                        ": %s [%s]" % (why, log) if log else ""), flush=True)
     print("\n%-24s %s" % ("test", "  ".join("%-10s" % b for b in a.backends)))
     for n in a.tests:
-        print("%-24s %s" % (n, "  ".join("%-10s" % ("%d/%d%s" % (
-            res[b][n]["pass"], res[b][n]["runs"],
-            "+%ds" % res[b][n]["skip"] if res[b][n]["skip"] else "")) for b in a.backends)))
+        cells = [res[b][row[n]] for b in a.backends]
+        print("%-24s %s" % (row[n], "  ".join("%-10s" % ("%d/%d%s" % (
+            c["pass"], c["runs"], "+%ds" % c["skip"] if c["skip"] else "")) for c in cells)))
     print("logs of the runs that did not pass: %s" % logdir)
     if not a.no_write:
         state = load_state(a.out)

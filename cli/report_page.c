@@ -3,8 +3,9 @@
  * The HTML page of rspctl report: one file, everything inline (styles,
  * scripts, data, SVG), so that it opens anywhere without a network. Text
  * from the answers is escaped here; data for the scripts sits in
- * <script type="application/json"> elements, written with '/' escaped so
- * no name can close them.
+ * <script type="application/json"> elements, with every '<', '>', '&',
+ * U+2028 and U+2029 written as a \u escape (script_json()), so that no
+ * name can close them or move the tokenizer into another state.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +38,26 @@ static void esc(struct rsp_buf *out, const char *s)
 		default:
 			rsp_buf__add(out, s, 1);
 		}
+	}
+}
+
+/*
+ * JSON text inside a <script> element. Escaping "</" alone is not enough:
+ * "<!--" followed by "<script" puts the HTML tokenizer in the "script data
+ * double escaped" state, where "</script>" no longer closes the element
+ * (the page's JSON then swallows the rest of it). '<', '>' and '&' can only
+ * occur inside JSON strings, where \u003c means the same; U+2028 and U+2029
+ * are escaped too, for script parsers older than ES2019.
+ */
+static void script_json(struct rsp_buf *out, const char *json)
+{
+	for (const char *s = json; s && *s; s++) {
+		if (*s == '<' || *s == '>' || *s == '&')
+			rsp_buf__printf(out, "\\u%04x", (unsigned char)*s);
+		else if (!strncmp(s, "\xe2\x80\xa8", 3) || !strncmp(s, "\xe2\x80\xa9", 3))
+			rsp_buf__printf(out, "\\u%04x", s[2] == '\xa8' ? 0x2028 : 0x2029), s += 2;
+		else
+			rsp_buf__add(out, s, 1);
 	}
 }
 
@@ -338,7 +359,7 @@ static void flame_section(struct page *p)
 		      "type=\"button\" id=\"flame-reset\">reset zoom</button> <span "
 		      "id=\"flame-details\"></span></form>\n<div id=\"flame-chart\"></div>\n"
 		      "<script type=\"application/json\" id=\"rsp-flame\">");
-	rsp_buf__puts(p->out, d->flame_json);
+	script_json(p->out, d->flame_json);
 	rsp_buf__puts(p->out, "</script>\n</section>\n");
 }
 
@@ -369,7 +390,7 @@ static void chrono_section(struct page *p)
 	legend(p->out);
 	rsp_buf__puts(p->out, "<div id=\"chrono-chart\"></div>\n<script "
 			      "type=\"application/json\" id=\"rsp-chrono\">");
-	rsp_buf__puts(p->out, d->chrono_json);
+	script_json(p->out, d->chrono_json);
 	rsp_buf__puts(p->out, "</script>\n</section>\n");
 }
 

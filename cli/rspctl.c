@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
+#include <rsp/stopwatch.h>
 #include "report.h"
 
 #define DEFAULT_SOCKET "/run/rspd/rspd.sock"
@@ -651,37 +653,90 @@ static int merge(int argc, char **argv)
 }
 
 /*
- * rspd writes `dump -o FILE` itself, from its own working directory: make a
- * relative FILE absolute here. @abs holds the rewritten argument.
+ * Arguments that name the caller's files, made absolute: rspd runs in its
+ * own working directory, and would find another file (or none) under a
+ * relative name. At most three: dump's -o, a stopwatch's SPEC, --start and
+ * --end (never all at once).
  */
-static int absolute_output(int argc, char **argv, char *abs, size_t n)
+struct abs_args {
+	char buf[3][PATH_MAX];
+	int used;
+};
+
+/*
+ * The argument of @argv that holds @value (all of it: "F"; or its end:
+ * "--output=F") again, in a buffer of @a, with the working directory and a
+ * '/' before @value, whose first @path_len bytes are a relative path.
+ */
+static int absolute_arg(struct abs_args *a, int argc, char **argv, const char *value,
+			size_t path_len)
 {
 	char cwd[PATH_MAX];
+	size_t dot = 0;
 
+	while (dot + 2 < path_len && !strncmp(value + dot, "./", 2))
+		dot += 2; /* "cwd/prog", not "cwd/./prog" */
+	for (int i = 0; i < argc; i++) {
+		/* addresses compared as integers: @value may be in any argument */
+		size_t at = (size_t)((uintptr_t)value - (uintptr_t)argv[i]);
+
+		if ((uintptr_t)value < (uintptr_t)argv[i] || at > strlen(argv[i]))
+			continue;
+		if (a->used == 3 || !getcwd(cwd, sizeof(cwd)) ||
+		    (size_t)snprintf(a->buf[a->used], PATH_MAX, "%.*s%s/%.*s%s", (int)at, argv[i],
+				     cwd, (int)(path_len - dot), value + dot,
+				     value + path_len) >= PATH_MAX) {
+			fprintf(stderr, "rspctl: cannot make %.*s an absolute path\n",
+				(int)path_len, value);
+			return -1;
+		}
+		argv[i] = a->buf[a->used++];
+		return 0;
+	}
+	return 0;
+}
+
+/* A stopwatch's BINARY:SYMBOL whose BINARY is a relative path ("./prog:work"). */
+static int absolute_binary(struct abs_args *a, int argc, char **argv, const char *spec)
+{
+	const char *colon = spec ? strrchr(spec, ':') : NULL;
+
+	if (!colon || spec[0] == '/' || !memchr(spec, '/', (size_t)(colon - spec)))
+		return 0; /* syscall:NAME, SYS:EVENT, a soname or an absolute path */
+	return absolute_arg(a, argc, argv, spec, (size_t)(colon - spec));
+}
+
+static int absolute_paths(const struct rsp_request *req, int argc, char **argv, struct abs_args *a)
+{
+	struct rsp_sw_request sw;
+
+	if (!rsp_request__stopwatch(req, &sw)) {
+		if (sw.op != RSP_SW_ADD)
+			return 0;
+		return absolute_binary(a, argc, argv, sw.spec) ||
+				       absolute_binary(a, argc, argv, sw.start) ||
+				       absolute_binary(a, argc, argv, sw.end)
+			       ? -1
+			       : 0;
+	}
 	if (strcmp(argv[0], "dump"))
 		return 0;
 	for (int i = 1; i < argc; i++) {
-		const char *prefix = "", *file = NULL;
-		int idx = i;
+		const char *file = NULL;
 
 		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-			file = argv[idx = ++i];
+			file = argv[++i];
 		else if (!strncmp(argv[i], "--output=", 9))
-			file = argv[i] + 9, prefix = "--output=";
-		if (!file || !file[0] || file[0] == '/')
-			continue;
-		if (!getcwd(cwd, sizeof(cwd)) ||
-		    (size_t)snprintf(abs, n, "%s%s/%s", prefix, cwd, file) >= n) {
-			fprintf(stderr, "rspctl: cannot make %s an absolute path\n", file);
+			file = argv[i] + 9;
+		if (file && file[0] && file[0] != '/' &&
+		    absolute_arg(a, argc, argv, file, strlen(file)))
 			return -1;
-		}
-		argv[idx] = abs;
 	}
 	return 0;
 }
 
 /* A query for rspd: checked here first; one with a local part is finished here. */
-static int run_query(struct env *env, int argc, char **argv, char *abs, size_t n)
+static int run_query(struct env *env, int argc, char **argv, struct abs_args *abs)
 {
 	struct rsp_buf body = RSP_BUF_INIT;
 	struct rsp_request req;
@@ -689,7 +744,7 @@ static int run_query(struct env *env, int argc, char **argv, char *abs, size_t n
 
 	if (check_query(argc, argv, &req))
 		return 2;
-	if (absolute_output(argc, argv, abs, n)) {
+	if (absolute_paths(&req, argc, argv, abs)) {
 		rsp_request__exit(&req);
 		return 2;
 	}
@@ -760,7 +815,7 @@ static int parse_global(struct env *env, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct env env = {.socket = DEFAULT_SOCKET};
-	static char abs[PATH_MAX];
+	static struct abs_args abs;
 	int cmd;
 
 	set_timeout(&env, DEFAULT_TIMEOUT);
@@ -781,5 +836,5 @@ int main(int argc, char **argv)
 
 		return report__main(argc - cmd, argv + cmd, &a);
 	}
-	return run_query(&env, argc - cmd, argv + cmd, abs, sizeof(abs));
+	return run_query(&env, argc - cmd, argv + cmd, &abs);
 }

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "size.h"
 
 enum opt_type {
 	T_ACTION, /* command line only, no value (--foreground, --help) */
@@ -104,17 +105,7 @@ static int set_chunk(struct rspd_config *c, const char *v, char *why, size_t n)
 
 static void show_size(uint64_t v, char *buf, size_t n)
 {
-	static const char sfx[] = "GMK";
-
-	for (int i = 0; i < 3; i++) {
-		uint64_t unit = 1ull << (10 * (3 - i));
-
-		if (v && v % unit == 0) {
-			snprintf(buf, n, "%llu%c", (unsigned long long)(v / unit), sfx[i]);
-			return;
-		}
-	}
-	snprintf(buf, n, "%llu", (unsigned long long)v);
+	rspd_size__text(v, false, buf, n);
 }
 
 static int set_query_memory(struct rspd_config *c, const char *v, char *why, size_t n)
@@ -576,10 +567,12 @@ static const struct rspd_opt opts[] = {
 		 "latency); the rest are cgroup other"},
 	{.section = "metrics", .name = "metrics-connections", .arg = "N", .def = "8", .type = T_UINT,
 	 F(metrics_connections), .min = 1, .max = 256,
-	 .help = "HTTP connections served at once; more are refused"},
+	 .help = "HTTP connections served at once; past it, the oldest one still sending its "
+		 "request is closed to make room"},
 	{.section = "metrics", .name = "metrics-timeout", .arg = "DURATION", .def = "10s",
 	 .type = T_DUR, F(metrics_timeout_ns), .min = 1000000000, .max = 3600000000000ull,
-	 .help = "an HTTP connection idle this long is closed"},
+	 .help = "an HTTP connection idle this long, or whose request has not arrived whole "
+		 "this long after it opened, is closed"},
 };
 // clang-format on
 
@@ -1184,6 +1177,8 @@ static int collect_args(int argc, char **argv)
 	struct option *lo = make_long_opts();
 	int ch;
 
+	free(cli); /* a load before this one (tests load many): no reload thread yet */
+	nr_cli = 0;
 	cli = calloc((size_t)argc + 1, sizeof(*cli));
 	if (!lo || !cli) {
 		free(lo);

@@ -14,6 +14,12 @@
  * target directory, fsynced, renamed, the directory fsynced. On any error
  * the temp file is removed and the error is logged and answered; rspd goes
  * on capturing.
+ *
+ * A killed rspd leaves its temp file (".NAME.rsp-tmp.XXXXXX", rsp/file.h),
+ * so rspd finds them again: in the dump directory at start; next to a -o
+ * FILE at the next dump to that directory, and at start through a note in
+ * the dump directory (PENDING_NOTE: who wrote where) kept while a -o dump
+ * is being written.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,9 +52,10 @@
 #include "bpfcap.h"
 #endif
 
-#define MAX_QUEUED  4
-#define DUMP_PREFIX "rsp-"
-#define DUMP_SUFFIX ".perf.data"
+#define MAX_QUEUED   4
+#define DUMP_PREFIX  "rsp-"
+#define DUMP_SUFFIX  ".perf.data"
+#define PENDING_NOTE ".rsp-output-pending"
 
 struct rspd_dump_job {
 	struct rspd_dump_job *next;
@@ -437,14 +444,14 @@ static int list_dumps(const char *dir, struct kept **out, size_t *nr)
  * one whose writer was killed does not. 1: removed; 0: in progress (its
  * size added to @busy); -1: not ours to touch.
  */
-static int stale_temp(int dfd, const char *dir, const char *name, uint64_t *busy)
+static int stale_temp(int dfd, const char *dir, const char *name, uid_t uid, uint64_t *busy)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ret = -1;
 	struct stat st;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != uid)
 		goto out;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		*busy += (uint64_t)st.st_size;
@@ -468,11 +475,11 @@ out:
 }
 
 /*
- * Remove what killed dumps left in @dir (".rsp-...perf.data.XXXXXX", regular
- * files of ours that no writer holds); the bytes of dumps still being
- * written, which retention counts.
+ * Remove what killed dumps left in @dir (temp names of targets @is_target
+ * accepts, NULL: any; regular files of @uid that no writer holds); the
+ * bytes of dumps still being written, which retention counts.
  */
-static uint64_t clean_temps(const char *dir)
+static uint64_t clean_temps(const char *dir, bool (*is_target)(const char *), uid_t uid)
 {
 	DIR *dh = opendir(dir);
 	struct dirent *de;
@@ -485,10 +492,86 @@ static uint64_t clean_temps(const char *dir)
 		return 0;
 	}
 	while ((de = readdir(dh)))
-		if (rsp_file__is_temp(de->d_name, is_dump_name))
-			stale_temp(dirfd(dh), dir, de->d_name, &busy);
+		if (rsp_file__is_temp(de->d_name, is_target))
+			stale_temp(dirfd(dh), dir, de->d_name, uid, &busy);
 	closedir(dh);
 	return busy;
+}
+
+/* --- -o FILE: its temp file found again --------------------------------------- */
+
+static uid_t owner_uid(const struct rspd_dump_owner *o)
+{
+	return o && o->uid ? (uid_t)o->uid : geteuid();
+}
+
+static void note_path(const struct rspd_dump_config *c, char path[PATH_MAX + 32])
+{
+	snprintf(path, PATH_MAX + 32, "%s/" PENDING_NOTE, c->dir);
+}
+
+/*
+ * While a -o dump is written, a note in the dump directory says who writes
+ * where ("UID GID\nDIR\n"), so that the next rspd can clean DIR if this one
+ * is killed meanwhile. Best effort: without it, the next dump to DIR cleans.
+ */
+static void note_pending(const struct rspd_dump_config *c, const struct rspd_dump_owner *o,
+			 const char *dir)
+{
+	struct rsp_buf note = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	char path[PATH_MAX + 32];
+
+	note_path(c, path);
+	if (ensure_dir(c->dir) ||
+	    rsp_buf__printf(&note, "%u %u\n%s\n", (unsigned)owner_uid(o),
+			    o && o->uid ? (unsigned)o->gid : (unsigned)getegid(), dir) ||
+	    rsp_file__write(path, note.data, note.len, 0, &err))
+		rspd_log__write(RSP_LOG_DEBUG, "dump: no note of the -o dump in %s: %s", c->dir,
+				err.data ? err.data : "out of memory");
+	rsp_buf__exit(&note);
+	rsp_buf__exit(&err);
+}
+
+static void clear_pending(const struct rspd_dump_config *c)
+{
+	char path[PATH_MAX + 32];
+
+	note_path(c, path);
+	unlink(path);
+}
+
+/* At start: the temp files of a -o dump that a killed rspd was writing. */
+static void clean_pending(const struct rspd_dump_config *c)
+{
+	struct rspd_dump_owner o;
+	char path[PATH_MAX + 32], text[PATH_MAX + 64], dir[PATH_MAX];
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct ident id = {0};
+	ssize_t n;
+	int fd;
+
+	note_path(c, path);
+	fd = rsp_file__open_regular(path, &err);
+	rsp_buf__exit(&err);
+	if (fd < 0)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	if (sscanf(text, "%u %u\n%4095[^\n]", &o.uid, &o.gid, dir) == 3 && dir[0] == '/' &&
+	    !become(&o, &id))
+		clean_temps(dir, NULL, owner_uid(&o));
+	restore(&id);
+	clear_pending(c);
+}
+
+/* The directory of the -o FILE @path (absolute: rspctl made it so). */
+static void dir_of(const char *path, char *dir, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	snprintf(dir, n, "%.*s", slash && slash != path ? (int)(slash - path) : 1,
+		 slash ? path : "/");
 }
 
 /*
@@ -501,7 +584,7 @@ static void retain(const struct rspd_dump_config *c, const char *newest, json_t 
 {
 	struct kept *k;
 	size_t n;
-	uint64_t total = clean_temps(c->dir);
+	uint64_t total = clean_temps(c->dir, is_dump_name, geteuid());
 
 	if (list_dumps(c->dir, &k, &n))
 		return;
@@ -634,11 +717,17 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 			 ? rspd_clock__now_ns() - spec->last_ns
 			 : 0;
 	if (spec->output) {
+		char dir[PATH_MAX];
+
 		snprintf(path, sizeof(path), "%s", spec->output);
+		dir_of(path, dir, sizeof(dir));
+		note_pending(c, owner, dir);
 		err = become(owner, &id);
 		if (err)
 			rsp_buf__printf(&why, "cannot take the file permissions of uid %u",
 					owner ? (unsigned)owner->uid : 0u);
+		else
+			clean_temps(dir, NULL, owner_uid(owner)); /* what a killed dump left */
 	} else {
 		err = ensure_dir(c->dir);
 		if (err)
@@ -652,6 +741,8 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 		err = write_file(d, path, spec->output ? 0 : RSP_FILE_NOREPLACE, r.from, r.to, &r,
 				 &why);
 	restore(&id);
+	if (spec->output)
+		clear_pending(c);
 	r.ms = ms_since(&t0);
 	if (err) {
 		/* -EEXIST: the path's own sentence says what to do. */
@@ -759,7 +850,8 @@ int rspd_dumper__start(struct rspd *d, char *err, size_t errlen)
 	}
 	d->dumper = dm;
 	rspd_dumper__configure(d);
-	clean_temps(d->cfg.dump.dir); /* what a killed rspd's dump left */
+	clean_temps(d->cfg.dump.dir, is_dump_name, geteuid()); /* what a killed rspd's dump left */
+	clean_pending(&d->cfg.dump);
 	return 0;
 }
 

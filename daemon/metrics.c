@@ -7,7 +7,21 @@
  * it accepts, reads and writes every connection without blocking, so a
  * slow scraper holds up nobody, and answers requests one at a time, so at
  * most one render runs; --metrics-connections bounds the connections it
- * keeps, --metrics-timeout closes an idle one. The textfile has a thread
+ * keeps, --metrics-timeout closes an idle one.
+ *
+ * Slow clients. An idle timeout does not stop a client that sends one byte
+ * of its request every few seconds (slowloris), and a limit full of them
+ * locked every scraper out. So each connection is tracked from its start
+ * (notify_conn(), in MHD's thread): one whose request has not arrived whole
+ * --metrics-timeout after it opened (or after its last answer) is shut
+ * down, and when a new connection would pass --metrics-connections, the
+ * oldest one still sending its request makes room for it (one more than the
+ * limit is accepted, to be there to make room). The sweep runs when a
+ * connection opens and every second on a janitor thread of its own; the
+ * list's lock makes shutdown() safe there: MHD tells notify_conn() that a
+ * connection closed (which takes it off the list, under the lock) before
+ * it closes the socket, so a socket on the list is still open and still
+ * that connection's. The textfile has a thread
  * of its own. Neither touches the capture thread: a render reads the
  * histogram store (as `rspctl hist` does) and the counters `rspctl status`
  * reads (status.c).
@@ -18,7 +32,8 @@
  *
  * Exposure. The profiles name every process (comm, pid) with no access
  * control but who can reach the address, so the address must be loopback
- * unless metrics-remote says otherwise.
+ * unless metrics-remote says otherwise. The same server answers the pprof
+ * profiles (/debug/pprof/: pprofhttp.h) under the same rule.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <microhttpd.h>
 #include <rsp/file.h>
@@ -43,13 +59,29 @@
 #include "log.h"
 #include "membudget.h"
 #include "metrics.h"
+#include "pprofhttp.h"
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
 
+/* A connection, from MHD's notify_connection to its close. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	uint64_t since; /* opened, or last answered: its request is due by since + timeout */
+	bool asked;	/* its request is in: being answered */
+	bool shut;	/* shut down by us, MHD closes it */
+};
+
 struct rspd_metrics {
 	struct rspd *d;
 	struct MHD_Daemon *mhd;
+	struct conn *conns, *last; /* oldest first; under conn_lock */
+	unsigned nr_conns;
+	pthread_mutex_t conn_lock;
+	pthread_cond_t janitor_cond;
+	pthread_t janitor;
+	bool janitor_on, janitor_stop;
 	int lfd; /* ours until MHD takes it */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;
@@ -61,50 +93,6 @@ struct rspd_metrics {
 	bool stop;
 	char last_err[512]; /* logged once until it changes */
 };
-
-int rspd_metrics__parse_addr(const char *s, struct sockaddr_storage *ss)
-{
-	char host[64];
-	const char *colon;
-	char *end;
-	unsigned long port;
-	size_t hl;
-
-	memset(ss, 0, sizeof(*ss));
-	if (s[0] == '[') {
-		const char *rb = strchr(s, ']');
-
-		if (!rb || rb[1] != ':')
-			return -1;
-		hl = (size_t)(rb - s - 1);
-		s++;
-		colon = rb + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			return -1;
-		hl = (size_t)(colon - s);
-	}
-	if (!hl || hl >= sizeof(host) || colon[1] < '0' || colon[1] > '9')
-		return -1;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || port < 1 || port > 65535)
-		return -1;
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
-		((struct sockaddr_in *)ss)->sin_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
-		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-		return 0;
-	}
-	return -1;
-}
 
 static bool is_loopback(const struct sockaddr_storage *ss)
 {
@@ -295,6 +283,54 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 	return reply(c, status, "text/plain; charset=utf-8", body, strlen(body));
 }
 
+/* Gather the query string's parameters (MHD's iterator). */
+static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct rspd_pprof_params *p = cls;
+
+	(void)kind;
+	if (p->n == RSPD_PPROF_MAX_PARAMS) {
+		p->too_many = true;
+		return MHD_NO;
+	}
+	p->key[p->n] = key;
+	p->val[p->n++] = value;
+	return MHD_YES;
+}
+
+/* A pprof profile (pprofhttp.h), answered as Go's net/http/pprof answers. */
+static enum MHD_Result reply_pprof(struct rspd_metrics *m, struct MHD_Connection *c,
+				   const char *url)
+{
+	struct rspd_pprof_params p = {0};
+	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	unsigned status;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_param, &p);
+	status = rspd_pprofhttp__answer(m->d, m->query_memory, url, &p, &out, &err);
+	if (status != MHD_HTTP_OK) {
+		ret = reply_text(c, status, err.data ? err.data : "the profile failed");
+		rspd_log__write(RSP_LOG_INFO, "pprof %s: %s", url, err.data ? err.data : "?");
+		rsp_buf__exit(&out);
+		rsp_buf__exit(&err);
+		return ret;
+	}
+	rsp_buf__exit(&err);
+	r = MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		rsp_buf__exit(&out);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	MHD_add_response_header(r, "Content-Disposition", "attachment; filename=\"profile\"");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /*
  * What the scraper's Accept header asks for, as client_golang chooses
  * (rsp_prom__negotiate): protobuf (with the native histograms), OpenMetrics
@@ -303,6 +339,115 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 static enum rsp_prom_format negotiate(struct MHD_Connection *c)
 {
 	return rsp_prom__negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+}
+
+/* ---- slow clients ------------------------------------------------------------ */
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_shut(struct rspd_metrics *m, struct conn *x, const char *why)
+{
+	x->shut = true;
+	shutdown(x->fd, SHUT_RDWR); /* MHD sees the end and closes it, in this thread */
+	m->nr_conns--;
+	rspd_log__write(RSP_LOG_DEBUG, "metrics http: a connection closed: %s", why);
+}
+
+/*
+ * Shut down what is overdue, then, past the limit, the oldest connections
+ * still sending their request. Under conn_lock: every fd on the list is
+ * open (see the top of the file).
+ */
+static void conn_sweep(struct rspd_metrics *m)
+{
+	const struct rspd_config *cfg = &m->d->cfg;
+	uint64_t now = rspd_clock__now_ns();
+
+	for (struct conn *x = m->conns; x; x = x->next)
+		if (!x->shut && !x->asked && now - x->since > cfg->metrics_timeout_ns)
+			conn_shut(m, x, "its request did not arrive within --metrics-timeout");
+	for (struct conn *x = m->conns; x && m->nr_conns > cfg->metrics_connections; x = x->next)
+		if (!x->shut && !x->asked)
+			conn_shut(m, x, "--metrics-connections reached: room for a new one");
+}
+
+static void conn_unlink(struct rspd_metrics *m, struct conn *x)
+{
+	*(x->prev ? &x->prev->next : &m->conns) = x->next;
+	*(x->next ? &x->next->prev : &m->last) = x->prev;
+}
+
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct rspd_metrics *m = cls;
+	struct conn *x = *socket_context;
+
+	pthread_mutex_lock(&m->conn_lock);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		x = calloc(1, sizeof(*x));
+		if (x && ci) {
+			x->fd = ci->connect_fd;
+			x->since = rspd_clock__now_ns();
+			x->prev = m->last;
+			*(m->last ? &m->last->next : &m->conns) = x;
+			m->last = x;
+			m->nr_conns++;
+			*socket_context = x;
+		} else {
+			free(x);
+		}
+		conn_sweep(m);
+	} else if (x) {
+		if (!x->shut)
+			m->nr_conns--;
+		conn_unlink(m, x);
+		free(x);
+	}
+	pthread_mutex_unlock(&m->conn_lock);
+}
+
+/* Every second: the sweep, for connections that stall while none opens. */
+static void *janitor_main(void *arg)
+{
+	struct rspd_metrics *m = arg;
+	struct timespec at;
+
+	pthread_mutex_lock(&m->conn_lock);
+	while (!m->janitor_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec++;
+		pthread_cond_timedwait(&m->janitor_cond, &m->conn_lock, &at);
+		conn_sweep(m);
+	}
+	pthread_mutex_unlock(&m->conn_lock);
+	return NULL;
+}
+
+/* An answer sent: the connection may ask again, within the timeout. */
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct rspd_metrics *m = cls;
+	struct conn *x = conn_of(c);
+
+	(void)con_cls;
+	(void)toe;
+	pthread_mutex_lock(&m->conn_lock);
+	if (x) {
+		x->asked = false;
+		x->since = rspd_clock__now_ns();
+	}
+	pthread_mutex_unlock(&m->conn_lock);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -317,6 +462,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	(void)data;
 	if (!*con_cls) { /* the headers: answer once the (empty) body is in */
+		struct conn *x = conn_of(c);
+
+		pthread_mutex_lock(&m->conn_lock);
+		if (x)
+			x->asked = true;
+		pthread_mutex_unlock(&m->conn_lock);
 		*con_cls = m;
 		return MHD_YES;
 	}
@@ -325,9 +476,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics is served");
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "only GET /metrics and GET /debug/pprof/ are served");
+	if (rspd_pprofhttp__is_profile(url))
+		return reply_pprof(m, c, url);
 	if (strcmp(url, "/metrics"))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "rspd serves its metrics at /metrics");
+		return reply_text(c, MHD_HTTP_NOT_FOUND,
+				  "rspd serves its metrics at /metrics, pprof profiles at "
+				  "/debug/pprof/profile and /debug/pprof/offcpu");
 	fmt = negotiate(c);
 	if (render(m, fmt, &out, &err)) {
 		ret = reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, err.data);
@@ -389,6 +545,17 @@ static int listen_metrics(struct rspd_metrics *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* A condition variable whose timed waits are on CLOCK_MONOTONIC. */
+static void monotonic_cond(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 {
 	const struct rspd_config *cfg = &m->d->cfg;
@@ -399,7 +566,8 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 	m->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 		on_request, m, MHD_OPTION_LISTEN_SOCKET, m->lfd, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)cfg->metrics_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)cfg->metrics_connections + 1, MHD_OPTION_NOTIFY_CONNECTION, notify_conn,
+		m, MHD_OPTION_NOTIFY_COMPLETED, request_done, m, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)(cfg->metrics_timeout_ns / 1000000000ull),
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10), MHD_OPTION_EXTERNAL_LOGGER,
 		mhd_log, NULL, MHD_OPTION_END);
@@ -409,6 +577,13 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 		return -EIO;
 	}
 	m->lfd = -1; /* MHD's now: MHD_stop_daemon() closes it */
+	ret = pthread_create(&m->janitor, NULL, janitor_main, m);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the metrics connection janitor: %s",
+			 strerror(ret));
+		return -ret;
+	}
+	m->janitor_on = true;
 	return 0;
 }
 
@@ -520,14 +695,7 @@ static int start_textfile(struct rspd_metrics *m, char *err, size_t errlen)
 	}
 	rsp_buf__exit(&e);
 	pthread_mutex_init(&m->lock, NULL);
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&m->cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	monotonic_cond(&m->cond);
 	ret = pthread_create(&m->thread, NULL, textfile_main, m);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the metrics textfile thread: %s",
@@ -555,6 +723,8 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 	m->d = d;
 	m->lfd = -1;
 	m->query_memory = rspd_config__query_memory(&d->cfg);
+	pthread_mutex_init(&m->conn_lock, NULL);
+	monotonic_cond(&m->janitor_cond);
 	d->metrics = m;
 	if (d->cfg.metrics_listen[0])
 		ret = start_http(m, err, errlen);
@@ -565,8 +735,10 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 		return ret;
 	}
 	if (m->mhd)
-		rspd_log__write(RSP_LOG_INFO, "metrics at http://%s/metrics",
-				d->cfg.metrics_listen);
+		rspd_log__write(RSP_LOG_INFO,
+				"metrics at http://%s/metrics, pprof profiles at "
+				"http://%s/debug/pprof/profile and /debug/pprof/offcpu",
+				d->cfg.metrics_listen, d->cfg.metrics_listen);
 	if (m->writer)
 		rspd_log__write(RSP_LOG_INFO, "metrics written to %s every %.1f s",
 				d->cfg.metrics_textfile, (double)d->cfg.metrics_interval_ns / 1e9);
@@ -579,6 +751,13 @@ void rspd_metrics__stop(struct rspd *d)
 
 	if (!m)
 		return;
+	if (m->janitor_on) { /* first: MHD's closing takes the list's lock */
+		pthread_mutex_lock(&m->conn_lock);
+		m->janitor_stop = true;
+		pthread_cond_signal(&m->janitor_cond);
+		pthread_mutex_unlock(&m->conn_lock);
+		pthread_join(m->janitor, NULL);
+	}
 	if (m->mhd)
 		MHD_stop_daemon(m->mhd);
 	if (m->lfd >= 0)
@@ -592,6 +771,8 @@ void rspd_metrics__stop(struct rspd *d)
 		pthread_cond_destroy(&m->cond);
 		pthread_mutex_destroy(&m->lock);
 	}
+	pthread_cond_destroy(&m->janitor_cond);
+	pthread_mutex_destroy(&m->conn_lock);
 	free(m);
 	d->metrics = NULL;
 }

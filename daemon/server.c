@@ -83,6 +83,7 @@
 #include "membudget.h"
 #include "rspd.h"
 #include "server.h"
+#include "size.h"
 #include "status.h"
 #ifdef RSP_HAVE_BPF
 #include "stopwatch.h"
@@ -405,49 +406,30 @@ static int run_stopwatch(struct rspd *d, struct job *j, const struct rsp_sw_requ
 #endif
 }
 
-static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
-		     struct rsp_buf *err)
+/*
+ * Answer @req (a query over the window or the profiles) from rspd's
+ * state, as the requester @acc allows: the one path of rspctl's queries
+ * and of the HTTP profiles (metrics.c).
+ */
+static int answer(struct rspd *d, const struct rsp_request *req, const struct rsp_access *acc,
+		  struct rsp_buf *out, struct rsp_buf *err)
 {
-	struct rsp_request req;
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
-	struct rsp_dump_spec spec;
-	struct rsp_sw_request sw;
-	struct uid_cache uc = {0};
 	bool symbols;
 	int ret;
 
-	ret = rsp_request__parse(args->argc, args->argv, &req, err);
-	if (ret)
-		return ret;
-	if (!rsp_request__stopwatch(&req, &sw)) {
-		ret = run_stopwatch(d, j, &sw, err);
-		rsp_request__exit(&req);
-		return ret;
-	}
-	if (!rsp_request__dump_spec(&req, &spec)) {
-		ret = queue_dump(d, j, &spec, err);
-		rsp_request__exit(&req);
-		return ret;
-	}
 	if (rspd_status__fill(d, &ci)) {
-		rsp_request__exit(&req);
 		rsp_buf__puts(err, "rspd is out of memory");
 		return -ENOMEM;
 	}
-	symbols = rsp_request__uses_symbols(&req);
+	symbols = rsp_request__uses_symbols(req);
 	src.window = d->window;
 	src.hist = rspd_analysis__store(d);
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;
-	src.access.restricted = !j->admin;
-	src.access.uid = j->cred.uid;
-	src.access.uid_of = uid_of;
-	uc.requester = j->cred.uid;
-	uc.cg_ret = 1;
-	src.access.ctx = &uc;
-	src.access.paranoid = j->admin ? -1 : read_paranoid();
+	src.access = *acc;
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
 	/*
@@ -457,10 +439,50 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	 */
 	if (symbols)
 		src.symbols = rspd_livemodel__acquire(d);
-	ret = rsp_query__run(&req, &src, &j->answer, err);
+	ret = rsp_query__run(req, &src, out, err);
 	if (symbols)
 		rspd_livemodel__release(d);
 	free(ci.cpus);
+	return ret;
+}
+
+static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
+		     struct rsp_buf *err)
+{
+	struct rsp_request req;
+	struct rsp_dump_spec spec;
+	struct rsp_sw_request sw;
+	struct uid_cache uc = {.requester = j->cred.uid, .cg_ret = 1};
+	struct rsp_access acc = {.restricted = !j->admin,
+				 .uid = j->cred.uid,
+				 .uid_of = uid_of,
+				 .ctx = &uc,
+				 .paranoid = j->admin ? -1 : read_paranoid()};
+	int ret;
+
+	ret = rsp_request__parse(args->argc, args->argv, &req, err);
+	if (ret)
+		return ret;
+	if (!rsp_request__stopwatch(&req, &sw))
+		ret = run_stopwatch(d, j, &sw, err);
+	else if (!rsp_request__dump_spec(&req, &spec))
+		ret = queue_dump(d, j, &spec, err);
+	else
+		ret = answer(d, &req, &acc, &j->answer, err);
+	rsp_request__exit(&req);
+	return ret;
+}
+
+int rspd_server__query_all(struct rspd *d, int argc, const char *const argv[], struct rsp_buf *out,
+			   struct rsp_buf *err)
+{
+	struct rsp_access all = {.paranoid = -1}; /* unrestricted, as root */
+	struct rsp_request req;
+	int ret = rsp_request__parse(argc, argv, &req, err);
+
+	if (ret)
+		return ret;
+	ret = answer(d, &req, &all, out, err);
 	rsp_request__exit(&req);
 	return ret;
 }
@@ -469,17 +491,20 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
  * A query that went over --query-memory: whatever its failed allocation
  * became (an error, or a lost line), the answer names the option.
  */
-static void over_budget(const struct rspd_membudget *b, struct rsp_buf *err)
+static void over_budget(const struct rspd_membudget *b, bool is_auto, struct rsp_buf *err)
 {
-	char limit[32];
+	char limit[32], text[64];
 
-	rspd_config__show_size(b->limit, limit, sizeof(limit));
+	/* auto's limit is no size anyone wrote: rounded up to one the option takes */
+	rspd_size__text(b->limit, is_auto, limit, sizeof(limit));
+	if (is_auto)
+		snprintf(text, sizeof(text), "auto (%s here)", limit);
 	rsp_buf__reset(err);
 	rsp_buf__printf(err,
 			"the query needs more memory than --query-memory %s; raise it "
 			"(query-memory in rspd's configuration) or ask for a shorter range "
 			"(--last, --from/--to)",
-			limit);
+			is_auto ? text : limit);
 }
 
 static void log_query(const struct job *j, const struct rsp_proto_args *args, int ret,
@@ -527,7 +552,7 @@ static uint64_t run_job(struct rspd_server *s, struct job *j)
 		rspd_membudget__end();
 		if (b.exceeded && !j->handed_off) {
 			ret = -ENOMEM;
-			over_budget(&b, &err);
+			over_budget(&b, set.query_memory_auto, &err);
 		}
 		log_query(j, &args, ret, &err, &b);
 	}

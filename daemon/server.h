@@ -24,5 +24,14 @@ void rspd_server__configure(struct rspd *d);
  * they took on their query threads (any thread may ask; 0 without a server).
  */
 void rspd_server__query_stats(struct rspd *d, uint64_t *queries, uint64_t *ns);
+/**
+ * rspd_server__query_all() - answer query @argv (top, snapshot, ...: not a
+ * dump or a stopwatch) on the calling thread as an unrestricted requester
+ * would be answered: what the HTTP profiles ask (metrics.c), whose access
+ * rule is the address they are served on. The caller counts its memory.
+ * Return: 0 and the answer in @out, or -errno with one sentence in @err.
+ */
+int rspd_server__query_all(struct rspd *d, int argc, const char *const argv[], struct rsp_buf *out,
+			   struct rsp_buf *err);
 
 #endif

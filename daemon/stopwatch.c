@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <tracefs.h>
@@ -480,13 +481,37 @@ static int attach_syscall(struct rspd_stopwatches *s, struct sw *w, unsigned i,
 	return set_syscall_bit(s, nr, i, true);
 }
 
+/*
+ * Whether @path is rspd's executable, under any name (/proc/self/exe, a
+ * link to it): uprobes in rspd itself would time rspd's functions for
+ * whoever asked, and /proc/self/exe meant the caller's program anyway.
+ */
+static bool is_rspd(const char *path)
+{
+	struct stat a, b;
+
+	if (!strncmp(path, "/proc/self/", 11) || !strncmp(path, "/proc/thread-self/", 18))
+		return true;
+	return !stat(path, &a) && !stat("/proc/self/exe", &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /* @t's binary and function: its path (a path, or a loaded library's soname) and offset. */
 static int resolve_func(const struct rsp_sw_target *t, char *path, size_t n,
 			struct rsp_uprobe_target *ut, struct rsp_buf *err)
 {
 	int ret;
 
-	if (strchr(t->object, '/'))
+	if (t->object[0] != '/' && strchr(t->object, '/')) {
+		/* rspd's working directory is not the caller's: it would find another file */
+		rsp_buf__printf(err,
+				"stopwatch add: '%s' is a relative path, which rspd would look up "
+				"in its own working directory; give an absolute path (rspctl makes "
+				"one of a relative path)",
+				t->object);
+		return -EINVAL;
+	}
+	if (t->object[0] == '/')
 		snprintf(path, n, "%s", t->object);
 	else if (rsp_uprobe__loaded_path(t->object, path, n)) {
 		rsp_buf__printf(err,
@@ -499,6 +524,13 @@ static int resolve_func(const struct rsp_sw_target *t, char *path, size_t n,
 		rsp_buf__printf(err, "stopwatch add: no such binary '%s' (%s)", path,
 				strerror(errno));
 		return -ENOENT;
+	}
+	if (is_rspd(path)) {
+		rsp_buf__printf(err,
+				"stopwatch add: '%s' is rspd's own executable (/proc/self is "
+				"rspd's, not yours): give the path of your program",
+				path);
+		return -EPERM;
 	}
 	ret = rsp_uprobe__resolve(path, t->symbol, ut, err);
 	if (ret == -ENOENT) {

@@ -46,6 +46,11 @@ PACKAGES="$PACKAGES libzstd-dev"
 # librsp links libprotobuf-c (libprotobuf-c-dev); libprotobuf-dev has
 # google/protobuf/timestamp.proto, which metrics.proto imports.
 PACKAGES="$PACKAGES protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev"
+# pprof profiles (--pprof, rspd's /debug/pprof/): gzip-compressed with zlib
+# (zlib1g-dev; librsp links it), compiled from the vendored profile.proto;
+# the tests read them with Google's pprof, built from Debian's Go sources
+# (golang-go, golang-github-google-pprof-dev: scripts/go-pprof.sh).
+PACKAGES="$PACKAGES zlib1g-dev golang-go golang-github-google-pprof-dev"
 
 missing=""
 for p in $PACKAGES; do
@@ -73,5 +78,12 @@ fi
 # the package `speedscope`.
 "$ROOT/scripts/speedscope-schema.sh" >/dev/null ||
 	echo "deps: no speedscope schema; the tests of --speedscope will skip" >&2
+
+# A pprof reader that is not rsp's own code, for the tests of --pprof and
+# rspd's /debug/pprof/ (tests/e2e/pprofread.js): npm fetches `pprof-format`.
+"$ROOT/scripts/pprof-format.sh" >/dev/null ||
+	echo "deps: no pprof-format; the tests of --pprof will skip" >&2
+"$ROOT/scripts/go-pprof.sh" >/dev/null ||
+	echo "deps: no go pprof; the tests of --pprof check without it" >&2
 
 "$ROOT/scripts/build-libperf.sh" "$ROOT/build/deps"

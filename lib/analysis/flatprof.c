@@ -120,8 +120,8 @@ static unsigned sym_flags(const struct rsp_flatprof *p, bool hidden)
 }
 
 /* The kernel part of the callchain (with its markers), then the best user part. */
-static uint32_t whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool hidden,
-			    uint64_t *ips, enum rsp_unwind_method *m)
+static uint32_t whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp,
+			    struct rsp_unwinder *uw, uint64_t *ips, enum rsp_unwind_method *m)
 {
 	uint32_t n = 0;
 	int u;
@@ -135,8 +135,7 @@ static uint32_t whole_stack(struct rsp_flatprof *p, const struct rsp_sample *smp
 	if (n + 2 > RSP_FLATPROF_FRAMES)
 		return n;
 	ips[n++] = PERF_CONTEXT_USER;
-	u = rsp_unwind__user_chain(hidden ? NULL : rsp_symbolizer__unwinder(p->o.sym), p->schema,
-				   smp, ips + n, (int)(RSP_FLATPROF_FRAMES - n), m);
+	u = rsp_unwind__user_chain(uw, p->schema, smp, ips + n, (int)(RSP_FLATPROF_FRAMES - n), m);
 	return u ? n + (uint32_t)u : n - 1;
 }
 
@@ -156,11 +155,20 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 	uint64_t ips[RSP_FLATPROF_FRAMES];
 	struct rsp_frame f[RSP_FLATPROF_FRAMES];
 	enum rsp_unwind_method m;
-	uint32_t nr = whole_stack(p, smp, hidden, ips, &m);
-	int n = rsp_symbolizer__callchain(p->o.sym, smp->pid, smp->time, ips, nr,
-					  sym_flags(p, hidden), f, RSP_FLATPROF_FRAMES);
-	uint64_t h = frames_hash(f, n);
+	/* a hidden process's user stack is not unwound; else no unwinder is ENOMEM, not "no DWARF"
+	 */
+	struct rsp_unwinder *uw = hidden ? NULL : rsp_symbolizer__unwinder(p->o.sym);
+	uint32_t nr;
+	uint64_t h;
 	bool added;
+	int n;
+
+	if (!hidden && !uw)
+		return -ENOMEM;
+	nr = whole_stack(p, smp, uw, ips, &m);
+	n = rsp_symbolizer__callchain(p->o.sym, smp->pid, smp->time, ips, nr, sym_flags(p, hidden),
+				      f, RSP_FLATPROF_FRAMES);
+	h = frames_hash(f, n);
 
 	if (p->o.stacks_by_thread)
 		h = rsp_hash__key(
@@ -180,6 +188,7 @@ static int add_stack(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 		memcpy(r->frames, f, (size_t)n * sizeof(f[0]));
 	}
 	r->samples++;
+	r->period += smp->period;
 	r->by[m]++;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/waitgraph.h>
+#include "internal/fmt.h"
 #include "internal/u64map.h"
 #include "internal/gallop.h"
 #include "internal/hash.h"
@@ -363,9 +364,13 @@ static bool kept(const struct rsp_waitgraph *g, const struct rsp_tlthread *t)
 	return g->o.keep_tgid && t->tgid && g->o.keep_tgid(t->tgid, g->o.keep_ctx);
 }
 
+/* Vertex names are labels for people and for DOT: the name escaped. */
 static void thread_name(char *buf, size_t n, const struct rsp_tlthread *t)
 {
-	snprintf(buf, n, "%s[%u]", t->comm[0] ? t->comm : "?", t->tid);
+	char comm[RSP_FMT_NAME_MAX];
+
+	snprintf(buf, n, "%.48s[%u]", t->comm[0] ? rsp_fmt__name(comm, sizeof(comm), t->comm) : "?",
+		 t->tid);
 }
 
 /* Each thread's merge key (by name or by stacks); how many threads share each. */
@@ -393,12 +398,13 @@ static int count_keys(struct rsp_waitgraph *g, uint64_t *keys, struct rsp_u64map
 /* "worker*[12]": threads merged by name; "worker~[12]": by their wait stacks. */
 static uint32_t merged_vertex(struct rsp_waitgraph *g, const struct rsp_tlthread *t, uint64_t key)
 {
-	char name[64];
+	char name[64], stem[sizeof(t->comm)], comm[RSP_FMT_NAME_MAX];
 	uint32_t v;
 
 	if (!rsp_u64map__get(&g->vkeys, key, &v))
 		return v;
-	snprintf(name, sizeof(name), "%.*s%c[%u]", (int)comm_stem(t->comm), t->comm,
+	snprintf(stem, sizeof(stem), "%.*s", (int)comm_stem(t->comm), t->comm);
+	snprintf(name, sizeof(name), "%.48s%c[%u]", rsp_fmt__name(comm, sizeof(comm), stem),
 		 key & STACK_BIT ? '~' : '*', t->tgid);
 	v = new_vertex(g, RSP_WV_MERGED, t->tgid, name);
 	if (v != UINT32_MAX && rsp_u64map__put(&g->vkeys, key, v))
@@ -409,10 +415,10 @@ static uint32_t merged_vertex(struct rsp_waitgraph *g, const struct rsp_tlthread
 static uint32_t short_vertex(struct rsp_waitgraph *g, const struct rsp_tlthread *t)
 {
 	const struct rsp_tlthread *p = rsp_tlstore__find_thread(g->s, t->parent);
-	char name[64];
+	char name[64], comm[RSP_FMT_NAME_MAX];
 
-	snprintf(name, sizeof(name), "short-lived children of %s[%u]",
-		 p && p->comm[0] ? p->comm : "?", t->parent);
+	snprintf(name, sizeof(name), "short-lived children of %.24s[%u]",
+		 p && p->comm[0] ? rsp_fmt__name(comm, sizeof(comm), p->comm) : "?", t->parent);
 	return pseudo_vertex(g, RSP_WV_SHORT, t->parent, name);
 }
 

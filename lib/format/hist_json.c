@@ -82,7 +82,7 @@ json_t *rsp_hist_json__subject(const struct rsp_hist_subject *s)
 		json_object_set_new(o, "other_user", json_true());
 	else if (s->kind == RSP_HSUBJ_PROCESS || s->kind == RSP_HSUBJ_THREAD ||
 		 s->kind == RSP_HSUBJ_COMM)
-		json_object_set_new(o, "comm", json_string(s->comm));
+		json_object_set_new(o, "comm", rsp_json__name(s->comm));
 	if (s->kind == RSP_HSUBJ_CGROUP)
 		json_object_set_new(o, "cgroup", json_string(s->cgroup ? s->cgroup : ""));
 	return o;

@@ -28,7 +28,10 @@ struct fold {
 	int err;
 };
 
-/* Append one frame to the prefix; ';' would split it, a newline end the line. */
+/*
+ * Append one frame to the prefix; ';' would split it, a newline end the line
+ * (names in frames are escaped by rsp_fmt__name(): this is the last guard).
+ */
 static void push(struct fold *f, const char *frame, const char *suffix)
 {
 	size_t at;
@@ -49,18 +52,20 @@ static void pop(struct fold *f, size_t len)
 		f->pre.data[len] = '\0';
 }
 
+/* One line: the prefix, @marker as its last frame (cleaned as frames are), the weight. */
 static void emit(struct fold *f, const char *marker, uint64_t ns)
 {
 	uint64_t us = (ns + 500) / 1000;
+	size_t len = f->pre.len;
 
 	if (!us || f->err)
 		return;
 	if (marker)
-		f->err = rsp_buf__printf(f->out, "%s%s%s %llu\n", f->pre.data ? f->pre.data : "",
-					 f->pre.len ? ";" : "", marker, (unsigned long long)us);
-	else
-		f->err = rsp_buf__printf(f->out, "%s %llu\n", f->pre.data ? f->pre.data : "",
-					 (unsigned long long)us);
+		push(f, marker, "");
+	f->err = f->err ? f->err
+			: rsp_buf__printf(f->out, "%s %llu\n", f->pre.data ? f->pre.data : "",
+					  (unsigned long long)us);
+	pop(f, len);
 }
 
 /* A callchain's frames, root first: user outermost to innermost, then kernel. */
@@ -74,8 +79,8 @@ static void push_stack(struct fold *f, const struct rsp_snode *x)
 		push(f, fr[i].name, fr[i].kernel ? "_[k]" : "");
 }
 
-/* The marker of a node's own time in category @c. */
-static void marker(struct fold *f, const struct rsp_snode *x, int c, char *buf, size_t size)
+char *rsp_snapexport__marker(struct snapnames *n, const struct rsp_snode *x, int c, char *buf,
+			     size_t size)
 {
 	char who[96];
 
@@ -93,25 +98,26 @@ static void marker(struct fold *f, const struct rsp_snode *x, int c, char *buf, 
 		snprintf(buf, size, "[preempted]");
 		break;
 	case RSP_CAT_IO_QUEUE:
-		snprintf(buf, size, "[%s queue]", rsp_snapnames__waker(f->n, x, who, sizeof(who)));
+		snprintf(buf, size, "[%s queue]", rsp_snapnames__waker(n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_OTHER_PATH:
 		snprintf(buf, size, "[other path: %s]",
-			 rsp_snapnames__waker(f->n, x, who, sizeof(who)));
+			 rsp_snapnames__waker(n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_MISC_KERNEL:
 		snprintf(buf, size, "[not followed: %s]",
-			 rsp_snapnames__waker(f->n, x, who, sizeof(who)));
+			 rsp_snapnames__waker(n, x, who, sizeof(who)));
 		break;
 	case RSP_CAT_UNKNOWN:
 		snprintf(buf, size, "[unknown]");
 		break;
 	default:
 		snprintf(buf, size, "[%s]",
-			 x->kind == RSP_SN_SLEEP ? rsp_snapnames__waker(f->n, x, who, sizeof(who))
+			 x->kind == RSP_SN_SLEEP ? rsp_snapnames__waker(n, x, who, sizeof(who))
 						 : "?");
 		break;
 	}
+	return buf;
 }
 
 static void fold_node(struct fold *f, uint32_t i)
@@ -157,7 +163,7 @@ static void fold_node(struct fold *f, uint32_t i)
 			emit(f, NULL, x->self_ns[c]);
 			continue;
 		}
-		marker(f, x, c, buf, sizeof(buf));
+		rsp_snapexport__marker(f->n, x, c, buf, sizeof(buf));
 		emit(f, buf, x->self_ns[c]);
 	}
 	for (uint32_t k = x->first_child; k != RSP_SNODE_NONE; k = node(f->n, k)->next_sibling)

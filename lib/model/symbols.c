@@ -19,7 +19,8 @@
  *
  * Change checks. Once per query (generation) a file object's path is
  * stat()ed: the same inode with another mtime or size was rewritten in
- * place and is read again; a file that is gone keeps its cached symbols
+ * place and is read again (the old table lives until the next query, for
+ * the names this one took from it); a file that is gone keeps its cached symbols
  * (they are the only record of what ran).
  */
 #include <errno.h>
@@ -40,6 +41,7 @@
 #include "internal/maps.h"
 #include "internal/symbolizer.h"
 #include "internal/hash.h"
+#include "internal/fmt.h"
 #include <rsp/unwind.h>
 
 #define DEFAULT_MAX_OBJECTS 256
@@ -102,6 +104,7 @@ struct rsp_symbolizer {
 	struct knode **buckets;
 	size_t nr_buckets;
 	struct obj *head, *tail;
+	struct obj *retired; /* dropped during this query, freed by the next */
 	size_t nr_objs, max_objs, obj_bytes;
 	uint64_t gen, epoch;
 	struct rsp_symbolizer_stats st;
@@ -243,6 +246,11 @@ static void obj_free(struct obj *o)
 	free(o);
 }
 
+/*
+ * Take @o out of the cache. An object this query has used may still be read
+ * through the names and paths it handed out (valid until the next
+ * rsp_symbolizer__begin()): it waits on the retired list until then.
+ */
 static void obj_drop(struct rsp_symbolizer *s, struct obj *o)
 {
 	for (int i = 0; i < 2; i++)
@@ -250,9 +258,25 @@ static void obj_drop(struct rsp_symbolizer *s, struct obj *o)
 			key_del(s, &o->keys[i]);
 	lru_unlink(s, o);
 	s->nr_objs--;
-	s->obj_bytes -= o->bytes;
 	s->epoch++; /* every region's memo may point at it */
+	if (o->gen == s->gen) {
+		o->next = s->retired;
+		s->retired = o;
+		return;
+	}
+	s->obj_bytes -= o->bytes;
 	obj_free(o);
+}
+
+static void free_retired(struct rsp_symbolizer *s)
+{
+	while (s->retired) {
+		struct obj *o = s->retired;
+
+		s->retired = o->next;
+		s->obj_bytes -= o->bytes;
+		obj_free(o);
+	}
 }
 
 /* Make room for one more object among those this query has not used. */
@@ -737,16 +761,18 @@ int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, uint64_t t
 	return n;
 }
 
+/* A symbol's name comes from a file anyone may have written: escaped for people. */
 char *rsp_sym__format(const struct rsp_sym *sym, bool with_offset, char *buf, size_t size)
 {
-	if (sym->hidden)
-		snprintf(buf, size, "[hidden]");
-	else if (!sym->name)
-		snprintf(buf, size, "[unknown]");
-	else if (with_offset && sym->match == RSP_SYM_EXACT && sym->offset)
-		snprintf(buf, size, "%s+0x%" PRIx64, sym->name, sym->offset);
-	else
-		snprintf(buf, size, "%s", sym->name);
+	size_t n;
+
+	if (sym->hidden || !sym->name) {
+		snprintf(buf, size, sym->hidden ? "[hidden]" : "[unknown]");
+		return buf;
+	}
+	n = strlen(rsp_fmt__name(buf, size, sym->name));
+	if (with_offset && sym->match == RSP_SYM_EXACT && sym->offset)
+		snprintf(buf + n, size - n, "+0x%" PRIx64, sym->offset);
 	return buf;
 }
 
@@ -798,6 +824,7 @@ void rsp_symbolizer__delete(struct rsp_symbolizer *s)
 	if (!s)
 		return;
 	rsp_unwinder__delete(s->unwinder);
+	free_retired(s);
 	while (s->head) {
 		struct obj *o = s->head;
 
@@ -864,6 +891,7 @@ void rsp_symbolizer__use_ksyms(struct rsp_symbolizer *s, const struct rsp_ksyms 
 
 void rsp_symbolizer__begin(struct rsp_symbolizer *s)
 {
+	free_retired(s);
 	s->gen++;
 	make_room(s, 0);
 }

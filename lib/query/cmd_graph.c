@@ -729,7 +729,7 @@ static json_t *json_threads(const struct ctx *c)
 			if (c->other[v])
 				json_object_set_new(o, "other_user", json_true());
 			else
-				json_object_set_new(o, "comm", json_string(t ? t->comm : ""));
+				json_object_set_new(o, "comm", rsp_json__name(t ? t->comm : ""));
 			if (!c->other[v] && t && t->tgid && c->src->symbols)
 				rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), t->tgid,
 						  c->end);
@@ -876,8 +876,13 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 
 	struct cg_keep keep = {req, NULL, 0};
 
-	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "graph", req->pid, err)))
-		return ret;
+	/* its own result: ret stays -ENOMEM for the failures below that set no other */
+	if (req->pid >= 0) {
+		int bad = rsp_source__check_pid(src, "graph", req->pid, err);
+
+		if (bad)
+			return bad;
+	}
 	rsp_request__window_range(req, src, &from, &to);
 	if (req->cgroup || req->container) {
 		if (!src->symbols || (src->offline && !(src->dump && src->dump->has_cgroups))) {

@@ -18,6 +18,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
+#include "internal/fmt.h"
 #include "internal/cgroupq.h"
 #include "internal/json.h"
 #include "internal/query.h"
@@ -82,8 +83,10 @@ static const char *comm_of(const struct ctx *c, uint32_t tid)
 /* "comm[tid]", or "pid N (other user)". */
 static char *thread_label(const struct ctx *c, uint32_t tid, uint32_t tgid, char *buf, size_t n)
 {
+	char comm[RSP_FMT_NAME_MAX];
+
 	if (!rsp_redact__label(c->red, tid, tgid, buf, n))
-		snprintf(buf, n, "%s[%u]", comm_of(c, tid), tid);
+		snprintf(buf, n, "%s[%u]", rsp_fmt__name(comm, sizeof(comm), comm_of(c, tid)), tid);
 	return buf;
 }
 
@@ -208,7 +211,7 @@ static void json_thread(const struct ctx *c, json_t *o, uint32_t tid, uint32_t t
 		return;
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
-	json_object_set_new(o, "comm", json_string(comm_of(c, tid)));
+	json_object_set_new(o, "comm", rsp_json__name(comm_of(c, tid)));
 	rsp_cgroupq__json(o, c->model, tgid, c->to);
 }
 
@@ -347,12 +350,12 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		return ret;
 	if ((ret = check_cgroups(req, src, err)))
 		return ret;
-	ret = -ENOMEM; /* what a failure below without a sentence of its own means */
 	c.model = src->symbols ? rsp_symbolizer__maps(src->symbols) : NULL;
 	rsp_request__window_range(req, src, &c.from, &c.to);
 	if (req->pid >= 0 &&
 	    (ret = rsp_source__check_seen(src, "net", req->pid, c.from, c.to, err)))
 		return ret;
+	ret = -ENOMEM; /* what a failure below without a sentence of its own means */
 	snap = rsp_pass__pin(src->window, c.from, c.to);
 	if (!snap) {
 		rsp_buf__puts(err, "net: out of memory pinning the window");

@@ -21,10 +21,12 @@
 #include <rsp/snapshot.h>
 #include <rsp/symbols.h>
 #include "internal/cgroupq.h"
+#include "internal/fmt.h"
 #include "internal/query.h"
 #include "internal/snapexport.h"
 #include "internal/snapnames.h"
 #include "internal/json.h"
+#include "internal/pprof.h"
 
 #define PATH_LEN     4096
 #define HOT_MAX	     64
@@ -41,6 +43,7 @@ struct snap_opts {
 	char speedscope[PATH_LEN];
 	size_t max_slices;     /* chronological slices in the files (speedscope, Chrome trace) */
 	char chrono[PATH_LEN]; /* rsp_snapexport__chrono()'s JSON (rspctl report) */
+	char pprof[PATH_LEN];  /* rsp_snapexport__pprof() */
 };
 
 #define MAX_SLICES_DEFAULT 100000
@@ -56,6 +59,7 @@ enum {
 	OPT_SPEEDSCOPE,
 	OPT_MAX_SLICES,
 	OPT_CHRONO,
+	OPT_PPROF,
 };
 
 static const struct rsp_option snap_options[] = {
@@ -69,6 +73,7 @@ static const struct rsp_option snap_options[] = {
 	{"speedscope", true, OPT_SPEEDSCOPE},
 	{"max-slices", true, OPT_MAX_SLICES},
 	{"chrono", true, OPT_CHRONO},
+	{"pprof", true, OPT_PPROF},
 	{NULL, false, 0},
 };
 
@@ -139,6 +144,8 @@ static int snap_opt(struct rsp_request *req, int id, const char *arg, struct rsp
 		return set_path(o->speedscope, "speedscope", arg, err);
 	case OPT_CHRONO:
 		return set_path(o->chrono, "chrono", arg, err);
+	case OPT_PPROF:
+		return set_path(o->pprof, "pprof", arg, err);
 	case OPT_MAX_SLICES:
 		if (rsp_parse__u64(arg, 1, 10000000, &n)) {
 			rsp_buf__printf(err, "snapshot: --max-slices wants 1 to 10000000, not '%s'",
@@ -206,24 +213,22 @@ static int snap_check(struct rsp_request *req, struct rsp_buf *err)
 				   "give each its own");
 		return -EINVAL;
 	}
+	if (o->pprof[0] && (!strcmp(o->pprof, o->folded) || !strcmp(o->pprof, o->chrome) ||
+			    !strcmp(o->pprof, o->speedscope) || !strcmp(o->pprof, o->chrono))) {
+		rsp_buf__puts(err, "snapshot: --pprof names the same file as another option; "
+				   "give each its own");
+		return -EINVAL;
+	}
 	return 0;
 }
 
 static const char *snap_output(const struct rsp_request *req, size_t i, const char **name)
 {
 	const struct snap_opts *o = req->opts;
-	const char *paths[4] = {o->folded, o->chrome, o->speedscope, o->chrono},
-		   *names[4] = {"folded", "chrome-trace", "speedscope", "chrono"};
+	const char *paths[5] = {o->folded, o->chrome, o->speedscope, o->chrono, o->pprof},
+		   *names[5] = {"folded", "chrome-trace", "speedscope", "chrono", "pprof"};
 
-	for (size_t k = 0; k < 4; k++) {
-		if (!paths[k][0])
-			continue;
-		if (i-- == 0) {
-			*name = names[k];
-			return paths[k];
-		}
-	}
-	return NULL;
+	return rsp_request__nth_path(paths, names, 5, i, name);
 }
 
 /* ---- shared ------------------------------------------------------------- */
@@ -665,8 +670,12 @@ static void rest_print(const struct rest *r, const char *what, double min, struc
 		return;
 	rsp_buf__printf(out, "(%u more %s under %.0f%% each: %.3f s; ", r->n, what, min,
 			secs(r->ns));
-	for (int k = 0; k < 3 && r->comm[k][0]; k++)
-		rsp_buf__printf(out, "%s%s x%u", k ? ", " : "", r->comm[k], r->count[k]);
+	for (int k = 0; k < 3 && r->comm[k][0]; k++) {
+		char name[RSP_FMT_NAME_MAX];
+
+		rsp_buf__printf(out, "%s%s x%u", k ? ", " : "",
+				rsp_fmt__name(name, sizeof(name), r->comm[k]), r->count[k]);
+	}
 	rsp_buf__puts(out, ")\n");
 }
 
@@ -731,7 +740,7 @@ static void json_who(const struct ctx *c, json_t *o, uint32_t tid, uint32_t tgid
 		return;
 	}
 	json_object_set_new(o, "tid", json_integer(tid));
-	json_object_set_new(o, "comm", json_string(rsp_snapnames__comm(c->names, tid)));
+	json_object_set_new(o, "comm", rsp_json__name(rsp_snapnames__comm(c->names, tid)));
 	if (c->src->symbols && pid)
 		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), pid, c->t->end);
 }
@@ -885,7 +894,8 @@ static json_t *json_snapshot(const struct ctx *c)
 	json_object_set_new(o, "pid", json_integer(c->o->pid));
 	if (!rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		json_object_set_new(
-			o, "comm", json_string(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
+			o, "comm",
+			rsp_json__name(rsp_snapnames__comm(c->names, (uint32_t)c->o->pid)));
 	if (c->src->symbols &&
 	    !rsp_snapnames__hidden(c->names, (uint32_t)c->o->pid, (uint32_t)c->o->pid))
 		rsp_cgroupq__json(o, rsp_symbolizer__maps(c->src->symbols), (uint32_t)c->o->pid,
@@ -947,7 +957,8 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	struct rsp_buf main = RSP_BUF_INIT, file = RSP_BUF_INIT;
 	int ret;
 
-	if (!c->o->folded[0] && !c->o->chrome[0] && !c->o->speedscope[0] && !c->o->chrono[0]) {
+	if (!c->o->folded[0] && !c->o->chrome[0] && !c->o->speedscope[0] && !c->o->chrono[0] &&
+	    !c->o->pprof[0]) {
 		if (c->req->format == RSP_FMT_JSON)
 			return render_json(c, out);
 		render_text(c, out);
@@ -974,6 +985,17 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 	if (!ret && c->o->chrono[0] &&
 	    !(ret = rsp_snapexport__chrono(c->names, c->o->max_slices, &file)))
 		ret = rsp_answer__add(out, "chrono", file.data, file.len);
+	rsp_buf__reset(&file);
+	if (!ret && c->o->pprof[0]) {
+		char comment[96];
+		struct rsp_pprof_meta meta = {.comment = comment};
+
+		snprintf(comment, sizeof(comment),
+			 "rsp snapshot of pid %ld: off-CPU, the chain's time", c->o->pid);
+		rsp_pprof_meta__range(&meta, c->src, c->from, c->to);
+		if (!(ret = rsp_snapexport__pprof(c->names, &meta, &file)))
+			ret = rsp_answer__add(out, "pprof", file.data, file.len);
+	}
 	rsp_buf__exit(&main);
 	rsp_buf__exit(&file);
 	return ret;
@@ -1075,6 +1097,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                       [--format text|json]\n"
 		 "                       [--folded FILE] [--chrome-trace FILE]\n"
 		 "                       [--speedscope FILE] [--max-slices N] [--chrono FILE]\n"
+		 "                       [--pprof FILE]\n"
 		 "                       [--fit DURATION] [--merge DURATION]\n"
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
 		 "                       [--cgroup PATH] [--container ID]\n"
@@ -1101,6 +1124,11 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  --chrono FILE      also write the chronological flame view as JSON:\n"
 		 "                     PID's pseudostacks as nested slices on a time axis\n"
 		 "                     (what rspctl report draws)\n"
+		 "  --pprof FILE       also write the chain's time as a pprof profile (go\n"
+		 "                     tool pprof, Pyroscope, Parca): sample types wait and\n"
+		 "                     cpu nanoseconds, the consolidated view's stacks,\n"
+		 "                     labels reason, waker, thread, process, cgroup,\n"
+		 "                     category, depth\n"
 		 "  --fit DURATION     a waker's run is a child of a sleep if it starts at\n"
 		 "                     most this long before the sleep and ends at most\n"
 		 "                     this long after it (100us)\n"
@@ -1120,7 +1148,9 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  rspctl snapshot 1234 --json\n"
 		 "  rspctl snapshot 1234 --folded out.folded && flamegraph.pl out.folded >f.svg\n"
 		 "  rspctl snapshot 1234 --chrome-trace trace.json\n"
-		 "  rspctl snapshot 1234 --last 2s --speedscope 1234.speedscope.json\n",
+		 "  rspctl snapshot 1234 --last 2s --speedscope 1234.speedscope.json\n"
+		 "  rspctl snapshot 1234 --last 5s --pprof off.pb.gz &&\n"
+		 "    go tool pprof -top -tagfocus=reason=block_io off.pb.gz\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE | RSP_COPT_CGROUP,
 	.opts = snap_options,
 	.opts_size = sizeof(struct snap_opts),

@@ -862,9 +862,11 @@ static void text_threads(struct rsp_redact *r, const struct rsp_census *cs, long
 	for (size_t i = 0; i < nw; i++) {
 		const char *hidden = rsp_redact__label(r, w[i].pid, w[i].pid, label, sizeof(label));
 
+		char comm[RSP_FMT_NAME_MAX];
+
 		if (!hidden)
 			snprintf(label, sizeof(label), w[i].comm[0] ? "pid %u %s" : "pid %u",
-				 w[i].pid, w[i].comm);
+				 w[i].pid, rsp_fmt__name(comm, sizeof(comm), w[i].comm));
 		cg[0] = '\0';
 		if (!hidden && w[i].pid)
 			rsp_cgroupq__text(model(src), w[i].pid, src->now, 24, cg, sizeof(cg));

@@ -25,8 +25,10 @@
 #include "internal/cgroupq.h"
 #include "internal/elfsyms.h"
 #include "internal/fmt.h"
+#include "internal/fmt.h"
 #include "internal/hash.h"
 #include "internal/json.h"
+#include "internal/pprof.h"
 #include "internal/query.h"
 #include "internal/redact.h"
 #include "internal/speedscope.h"
@@ -47,6 +49,7 @@ struct top_opts {
 	bool lines;	       /* --lines */
 	char annotate[256];    /* --annotate SYMBOL; "": none */
 	char speedscope[4096]; /* also this file: the samples per thread, speedscope's format */
+	char pprof[4096];      /* also this file: the samples per stack and thread, pprof */
 	bool by_cgroup;	       /* --by cgroup */
 };
 
@@ -60,6 +63,7 @@ enum {
 	OPT_LINES,
 	OPT_ANNOTATE,
 	OPT_SPEEDSCOPE,
+	OPT_PPROF,
 	OPT_BY,
 };
 
@@ -73,6 +77,7 @@ static const struct rsp_option top_opts[] = {
 	{"lines", false, OPT_LINES},
 	{"annotate", true, OPT_ANNOTATE},
 	{"speedscope", true, OPT_SPEEDSCOPE},
+	{"pprof", true, OPT_PPROF},
 	{"by", true, OPT_BY},
 	{NULL, false, 0},
 };
@@ -143,14 +148,16 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 		o->stacks = (unsigned)n;
 		return 0;
 	}
-	if (id == OPT_SPEEDSCOPE) {
+	if (id == OPT_SPEEDSCOPE || id == OPT_PPROF) {
+		char *dst = id == OPT_PPROF ? o->pprof : o->speedscope;
+
 		if (!arg[0] || strlen(arg) >= sizeof(o->speedscope)) {
-			rsp_buf__printf(
-				err, "top: --speedscope wants a file name (shorter than %zu bytes)",
-				sizeof(o->speedscope));
+			rsp_buf__printf(err, "top: --%s wants a file name (shorter than %zu bytes)",
+					id == OPT_PPROF ? "pprof" : "speedscope",
+					sizeof(o->speedscope));
 			return -EINVAL;
 		}
-		memcpy(o->speedscope, arg, strlen(arg) + 1);
+		memcpy(dst, arg, strlen(arg) + 1);
 		return 0;
 	}
 	if (id == OPT_TID || id == OPT_COMM || id == OPT_KERNEL || id == OPT_USER)
@@ -182,14 +189,24 @@ static int top_opt(struct rsp_request *req, int id, const char *arg, struct rsp_
 	return -EINVAL;
 }
 
-static const char *top_output(const struct rsp_request *req, size_t i, const char **name)
+static int top_check(struct rsp_request *req, struct rsp_buf *err)
 {
 	const struct top_opts *o = req->opts;
 
-	if (i || !o->speedscope[0])
-		return NULL;
-	*name = "speedscope";
-	return o->speedscope;
+	if (o->pprof[0] && !strcmp(o->pprof, o->speedscope)) {
+		rsp_buf__puts(err, "top: --pprof and --speedscope name the same file; give each "
+				   "its own");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *top_output(const struct rsp_request *req, size_t i, const char **name)
+{
+	const struct top_opts *o = req->opts;
+	const char *paths[2] = {o->speedscope, o->pprof}, *names[2] = {"speedscope", "pprof"};
+
+	return rsp_request__nth_path(paths, names, 2, i, name);
 }
 
 /* "dwarf", "fp", "none", or "mixed" when samples of one stack got different methods. */
@@ -223,11 +240,12 @@ static const char *match_name(enum rsp_sym_match m)
 	return m == RSP_SYM_EXACT ? "exact" : m == RSP_SYM_BRACKET ? "bracket" : "none";
 }
 
-static const char *basename_of(const char *path)
+/* A file's name as text answers show it: its last component, escaped (anyone names files). */
+static const char *basename_of(const char *path, char *buf, size_t n)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
-	return s ? s + 1 : path ? path : "?";
+	return rsp_fmt__name(buf, n, s ? s + 1 : path ? path : "?");
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -393,11 +411,11 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 
 	for (size_t i = 0; i < c->nr_rows && (!limit || i < limit); i++) {
 		const struct rsp_flatprof_row *r = &c->rows[i];
-		json_t *o = json_pack("{s:s?, s:s, s:s, s:s?, s:I, s:f, s:f}", "name", r->name,
-				      "match", match_name(r->match), "kind", kind_name(r->kind),
-				      "object", r->object, "samples", (json_int_t)r->samples,
-				      "percent", pct(r->samples, c->tot->samples), "cpu_s",
-				      (double)r->period / 1e9);
+		json_t *o = json_pack(
+			"{s:o, s:s, s:s, s:o, s:I, s:f, s:f}", "name", rsp_json__name(r->name),
+			"match", match_name(r->match), "kind", kind_name(r->kind), "object",
+			rsp_json__name(r->object), "samples", (json_int_t)r->samples, "percent",
+			pct(r->samples, c->tot->samples), "cpu_s", (double)r->period / 1e9);
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
@@ -426,7 +444,7 @@ static json_t *json_procs(const struct top_ctx *c)
 		if (pr->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else if (pr->comm)
-			json_object_set_new(o, "comm", json_string(pr->comm));
+			json_object_set_new(o, "comm", rsp_json__name(pr->comm));
 		if (!pr->hidden)
 			rsp_cgroupq__json(o, model(c), pr->pid, pr->last);
 		json_array_append_new(arr, o);
@@ -435,9 +453,9 @@ static json_t *json_procs(const struct top_ctx *c)
 	return arr;
 }
 
-static const char *comm_label(bool hidden, const char *comm)
+static const char *comm_label(bool hidden, const char *comm, char *buf, size_t n)
 {
-	return hidden ? "(other user)" : comm ? comm : "?";
+	return hidden ? "(other user)" : comm ? rsp_fmt__name(buf, n, comm) : "?";
 }
 
 static json_t *json_threads(const struct top_ctx *c, unsigned limit)
@@ -455,8 +473,7 @@ static json_t *json_threads(const struct top_ctx *c, unsigned limit)
 		if (t->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else
-			json_object_set_new(o, "comm",
-					    t->comm ? json_string(t->comm) : json_null());
+			json_object_set_new(o, "comm", rsp_json__name(t->comm));
 		if (!t->hidden)
 			rsp_cgroupq__json(o, model(c), t->pid, proc_time(c, t->pid));
 		json_array_append_new(arr, o);
@@ -495,8 +512,7 @@ static json_t *json_comms(const struct top_ctx *c, unsigned limit)
 		if (m->hidden)
 			json_object_set_new(o, "other_user", json_true());
 		else
-			json_object_set_new(o, "comm",
-					    m->comm ? json_string(m->comm) : json_null());
+			json_object_set_new(o, "comm", rsp_json__name(m->comm));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -722,7 +738,10 @@ static void text_header(const struct top_ctx *c, struct rsp_buf *out)
 				       : rsp_maps__comm_at(rsp_symbolizer__maps(c->src->symbols),
 							   (uint32_t)c->req->pid, c->src->now);
 
-		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid, comm ? comm : "?");
+		char name[RSP_FMT_NAME_MAX];
+
+		rsp_buf__printf(out, "process %ld (%s): ", c->req->pid,
+				comm_label(false, comm, name, sizeof(name)));
 	} else {
 		rsp_buf__puts(out, rsp_source__system_wide(c->src) ? "all processes: "
 								   : "your processes: ");
@@ -749,16 +768,14 @@ static void text_procs(const struct top_ctx *c, struct rsp_buf *out)
 			"\n     pid comm              samples      %%     user   kernel  cgroup\n");
 	for (size_t i = 0, shown = 0; i < c->nr_procs && shown < TOP_PROCS; i++) {
 		const struct rsp_flatprof_proc *pr = &c->procs[i];
-		char cg[128];
+		char cg[128], name[RSP_FMT_NAME_MAX];
 
 		if (pr->outside)
 			continue;
 		shown++;
 		rsp_buf__printf(out, "%8u %-16.16s %8llu %5.1f%% %8llu %8llu  %s\n", pr->pid,
-				!pr->pid     ? "[idle]"
-				: pr->hidden ? "(other user)"
-				: pr->comm   ? pr->comm
-					     : "?",
+				!pr->pid ? "[idle]"
+					 : comm_label(pr->hidden, pr->comm, name, sizeof(name)),
 				(unsigned long long)pr->samples, pct(pr->samples, all),
 				(unsigned long long)(pr->samples - pr->kernel),
 				(unsigned long long)pr->kernel,
@@ -784,10 +801,10 @@ static void text_by_cgroup(const struct top_ctx *c, struct rsp_buf *out)
 
 /* A row's object column: none for another user's hidden frames, "[kernel]" for hidden kernel ones.
  */
-static const char *object_of(const struct rsp_flatprof_row *r)
+static const char *object_of(const struct rsp_flatprof_row *r, char *buf, size_t n)
 {
 	if (!r->hidden)
-		return basename_of(r->object);
+		return basename_of(r->object, buf, n);
 	return r->kind == RSP_SYM_KERNEL ? "[kernel]" : "";
 }
 
@@ -795,12 +812,14 @@ static void text_row_source(const struct top_ctx *c, const struct rsp_flatprof_r
 			    struct rsp_buf *out)
 {
 	struct row_src s;
+	char file[256];
 
 	if (r->kind != RSP_SYM_USER || r->hidden || !r->name)
 		return;
 	if (row_source(c, r, &s) > 0)
 		rsp_buf__printf(out, "                 at %.40s:%d (%.0f%% of its samples)\n",
-				basename_of(s.file), s.line, pct(s.samples, r->samples));
+				basename_of(s.file, file, sizeof(file)), s.line,
+				pct(s.samples, r->samples));
 	else
 		rsp_buf__puts(out, "                 at an unknown line (no DWARF line table)\n");
 }
@@ -809,7 +828,7 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
-	char name[256];
+	char name[256], obj[256];
 
 	rsp_buf__puts(out, "\n samples      %  function                              object\n");
 	for (size_t i = 0; i < c->nr_rows && (!opts->limit || i < opts->limit); i++) {
@@ -820,11 +839,11 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 		if (len > 37)
 			rsp_buf__printf(out, "%8llu %5.1f%%  %.34s... %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
-					label, basename_of(r->object));
+					label, basename_of(r->object, obj, sizeof(obj)));
 		else
 			rsp_buf__printf(out, "%8llu %5.1f%%  %-37s %s\n",
 					(unsigned long long)r->samples, pct(r->samples, p->samples),
-					label, object_of(r));
+					label, object_of(r, obj, sizeof(obj)));
 		if (opts->lines)
 			text_row_source(c, r, out);
 	}
@@ -855,6 +874,7 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_flatprof_totals *p = c->tot;
 	size_t n = breakdown_rows(c, c->nr_threads);
+	char name[256];
 
 	rsp_buf__puts(out, "\nby thread\n     tid      pid comm              samples      %  "
 			   " seconds   kernel\n");
@@ -862,9 +882,9 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 		const struct rsp_flatprof_thread *t = &c->threads[i];
 
 		rsp_buf__printf(out, "%8u %8u %-16.16s %8llu %5.1f%% %8.2f %8llu\n", t->tid, t->pid,
-				comm_label(t->hidden, t->comm), (unsigned long long)t->samples,
-				pct(t->samples, p->samples), (double)t->period / 1e9,
-				(unsigned long long)t->kernel);
+				comm_label(t->hidden, t->comm, name, sizeof(name)),
+				(unsigned long long)t->samples, pct(t->samples, p->samples),
+				(double)t->period / 1e9, (unsigned long long)t->kernel);
 	}
 	text_more(n, c->nr_threads, out);
 	n = breakdown_rows(c, c->nr_comms);
@@ -873,9 +893,9 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 		const struct rsp_flatprof_comm *m = &c->comms[i];
 
 		rsp_buf__printf(out, "%-16.16s %9llu %5.1f%% %9.2f %8llu\n",
-				comm_label(m->hidden, m->comm), (unsigned long long)m->samples,
-				pct(m->samples, p->samples), (double)m->period / 1e9,
-				(unsigned long long)m->kernel);
+				comm_label(m->hidden, m->comm, name, sizeof(name)),
+				(unsigned long long)m->samples, pct(m->samples, p->samples),
+				(double)m->period / 1e9, (unsigned long long)m->kernel);
 	}
 	text_more(n, c->nr_comms, out);
 	n = breakdown_rows(c, c->nr_images);
@@ -887,7 +907,7 @@ static void text_breakdowns(const struct top_ctx *c, struct rsp_buf *out)
 				(unsigned long long)im->samples, pct(im->samples, p->samples),
 				(double)im->period / 1e9,
 				im->hidden   ? "(other user)"
-				: im->object ? basename_of(im->object)
+				: im->object ? basename_of(im->object, name, sizeof(name))
 					     : "[unknown]");
 	}
 	text_more(n, c->nr_images, out);
@@ -897,7 +917,7 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
-	char name[256];
+	char name[256], obj[256];
 
 	rsp_buf__printf(out,
 			"\nheaviest stacks (user frames: %llu samples by DWARF, %llu by frame "
@@ -914,7 +934,8 @@ static void text_stacks(const struct top_ctx *c, struct rsp_buf *out)
 
 			rsp_buf__printf(out, "                %.42s %s\n",
 					rsp_sym__format(sy, false, name, sizeof(name)),
-					sy->hidden ? "" : basename_of(sy->object));
+					sy->hidden ? ""
+						   : basename_of(sy->object, obj, sizeof(obj)));
 		}
 	}
 }
@@ -1001,7 +1022,7 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 	const struct rsp_flatprof_totals *p = c->tot;
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_annotate *a = c->ann;
-	char src[64];
+	char src[64], obj[256];
 
 	if (!a) {
 		rsp_buf__printf(out,
@@ -1011,8 +1032,9 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 		return;
 	}
 	rsp_buf__printf(out, "\n%s in %s: %llu samples, 0x%llx, %llu bytes%s\n", opts->annotate,
-			basename_of(c->ann_path), (unsigned long long)p->annotate_samples,
-			(unsigned long long)a->start, (unsigned long long)a->size,
+			basename_of(c->ann_path, obj, sizeof(obj)),
+			(unsigned long long)p->annotate_samples, (unsigned long long)a->start,
+			(unsigned long long)a->size,
 			a->truncated ? " (only the first part shown)" : "");
 	rsp_buf__puts(out, "  code read from the file on disk (capstone), lines from its DWARF "
 			   "(libdw)\n");
@@ -1028,7 +1050,8 @@ static void text_annotate(const struct top_ctx *c, struct rsp_buf *out)
 		const struct rsp_annotate_insn *d = &a->insns[i];
 
 		if (d->file)
-			snprintf(src, sizeof(src), "%.40s:%d", basename_of(d->file), d->line);
+			snprintf(src, sizeof(src), "%.40s:%d",
+				 basename_of(d->file, obj, sizeof(obj)), d->line);
 		else
 			snprintf(src, sizeof(src), "?");
 		rsp_buf__printf(out, "%8llu %5.1f%% %9llx  %-30.30s %.20s\n",
@@ -1151,8 +1174,8 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
-	if (((const struct top_opts *)req->opts)->speedscope[0])
-		o.stacks = o.stacks_by_thread = true; /* rsp_top__speedscope() */
+	if (topts->speedscope[0] || topts->pprof[0])
+		o.stacks = o.stacks_by_thread = true; /* rsp_top__speedscope(), rsp_top__pprof() */
 	c->from = o.from;
 	rsp_window__stats(src->window, &c->ws);
 	rsp_symbolizer__stats(src->symbols, &c->before);
@@ -1174,13 +1197,17 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 }
 
 /*
- * The answer with the speedscope file as a part (rsp/answer.h). The
- * profile was built by thread (stacks_by_thread), so --stacks beside
- * --speedscope lists a stack once per thread that ran it.
+ * The answer with the speedscope and pprof files as parts (rsp/answer.h).
+ * The profile was built by thread (stacks_by_thread), so --stacks beside
+ * them lists a stack once per thread that ran it.
  */
-static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct rsp_buf *err)
+static int render_with_files(struct top_ctx *c, struct rsp_buf *out, struct rsp_buf *err)
 {
+	const struct top_opts *o = c->req->opts;
 	struct rsp_buf main = RSP_BUF_INIT, file = RSP_BUF_INIT;
+	struct rsp_pprof_meta meta = {.comment = "rsp top: on-CPU, cpu-clock samples",
+				      .default_type = "cpu"};
+	uint64_t from, to;
 	char title[64];
 	int ret = 0;
 
@@ -1193,15 +1220,18 @@ static int render_with_speedscope(struct top_ctx *c, struct rsp_buf *out, struct
 	else
 		snprintf(title, sizeof(title), "rsp top");
 	if (!ret)
-		ret = rsp_top__speedscope(c->prof, title, &file);
-	if (!ret)
 		ret = rsp_answer__begin(out);
 	if (!ret)
 		ret = rsp_answer__add(out, RSP_ANSWER_STDOUT, main.data, main.len);
-	if (!ret)
+	if (!ret && o->speedscope[0] && !(ret = rsp_top__speedscope(c->prof, title, &file)))
 		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
+	rsp_buf__reset(&file);
+	rsp_request__window_range(c->req, c->src, &from, &to);
+	rsp_pprof_meta__range(&meta, c->src, from, to);
+	if (!ret && o->pprof[0] && !(ret = rsp_top__pprof(c->prof, model(c), &meta, &file)))
+		ret = rsp_answer__add(out, "pprof", file.data, file.len);
 	if (ret)
-		rsp_buf__puts(err, "top: out of memory writing the speedscope file");
+		rsp_buf__puts(err, "top: out of memory writing the files");
 	rsp_buf__exit(&main);
 	rsp_buf__exit(&file);
 	return ret;
@@ -1331,8 +1361,9 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "top: out of memory building the profile");
 	else
 		ret = sources(&c, err);
-	if (!ret && ((const struct top_opts *)req->opts)->speedscope[0])
-		ret = render_with_speedscope(&c, out, err);
+	if (!ret && (((const struct top_opts *)req->opts)->speedscope[0] ||
+		     ((const struct top_opts *)req->opts)->pprof[0]))
+		ret = render_with_files(&c, out, err);
 	else if (!ret && req->format == RSP_FMT_JSON)
 		ret = render_json(&c, out);
 	else if (!ret)
@@ -1352,7 +1383,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "                  [--lines] [--annotate FUNCTION]\n"
 		 "                  [--last DURATION | --from T --to T]\n"
 		 "                  [--limit N] [--stacks N] [--json]\n"
-		 "                  [--speedscope FILE]\n"
+		 "                  [--speedscope FILE] [--pprof FILE]\n"
 		 "                  [--cgroup PATH] [--container ID] [--by cgroup]\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
@@ -1389,6 +1420,10 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --speedscope FILE  also write the samples in speedscope's format\n"
 		 "                   (www.speedscope.app): per thread its stacks, each\n"
 		 "                   weighing its samples; written by rspctl\n"
+		 "  --pprof FILE     also write the samples as a pprof profile (go tool\n"
+		 "                   pprof, Pyroscope, Parca): sample types samples and\n"
+		 "                   cpu nanoseconds, per stack and thread, labels\n"
+		 "                   thread, process, cgroup; written by rspctl\n"
 		 "  --cgroup PATH    only processes in this cgroup v2 subtree (the path\n"
 		 "                   /proc/PID/cgroup shows, read at each process's fork\n"
 		 "                   and exec)\n"
@@ -1402,6 +1437,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --json --limit 0\n"
 		 "  rspctl top --pid 1234 --stacks 5\n"
 		 "  rspctl top --pid 1234 --last 5s --speedscope 1234.speedscope.json\n"
+		 "  rspctl top --last 30s --pprof cpu.pb.gz && go tool pprof -top cpu.pb.gz\n"
 		 "  rspctl top --kernel --last 10s\n"
 		 "  rspctl top --comm postgres --user\n"
 		 "  rspctl top --pid 1234 --lines\n"
@@ -1412,6 +1448,7 @@ const struct rsp_command rsp_cmd_top = {
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,
 	.opt = top_opt,
+	.check = top_check,
 	.run = top_run,
 	.output = top_output,
 };

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <rsp/cgroup.h>
 #include <rsp/hist.h>
+#include "internal/fmt.h"
 #include "internal/hist.h"
 #include "internal/hist_json.h"
 
@@ -45,12 +46,15 @@ static bool span(const uint64_t *b, unsigned nb, unsigned *lo, unsigned *hi)
 /* A short subject for tables: "system", "pid 12 make", "tid 13 cc1". */
 static const char *subject_short(const struct rsp_hist_subject *s, char *buf, size_t n)
 {
+	char comm[RSP_FMT_NAME_MAX];
+
+	rsp_fmt__name(comm, sizeof(comm), s->other_user ? "(other user)" : s->comm);
 	switch (s->kind) {
 	case RSP_HSUBJ_PROCESS:
-		snprintf(buf, n, "pid %u %s", s->pid, s->other_user ? "(other user)" : s->comm);
+		snprintf(buf, n, "pid %u %.48s", s->pid, comm);
 		break;
 	case RSP_HSUBJ_THREAD:
-		snprintf(buf, n, "tid %u %s", s->tid, s->other_user ? "(other user)" : s->comm);
+		snprintf(buf, n, "tid %u %.48s", s->tid, comm);
 		break;
 	case RSP_HSUBJ_OTHER_PROCESS:
 		snprintf(buf, n, "other procs");
@@ -59,7 +63,7 @@ static const char *subject_short(const struct rsp_hist_subject *s, char *buf, si
 		snprintf(buf, n, "other threads");
 		break;
 	case RSP_HSUBJ_COMM:
-		snprintf(buf, n, "comm %s", s->comm);
+		snprintf(buf, n, "comm %.48s", comm);
 		break;
 	case RSP_HSUBJ_CGROUP:
 		/* "docker:<12 hex>", or the path's tail: the heading names it whole */

@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <rsp/snapshot.h>
 #include <rsp/timeline.h>
+#include "internal/fmt.h"
 #include "internal/json.h"
 #include "internal/merge.h"
 #include "internal/u64map.h"
@@ -188,10 +189,12 @@ static const char *waker_label(const struct lctx *c, const struct rsp_snode *n, 
 			       size_t size)
 {
 	const struct mhost *h = &c->m->h[c->sn->hops[c->hop].host];
+	char comm[RSP_FMT_NAME_MAX];
 
 	switch (n->waker_kind) {
 	case RSP_WAKER_THREAD:
-		snprintf(buf, size, "tid %u (%s)", n->waker_id, rsp_merge__comm(h, n->waker_id));
+		snprintf(buf, size, "tid %u (%s)", n->waker_id,
+			 rsp_fmt__name(comm, sizeof(comm), rsp_merge__comm(h, n->waker_id)));
 		break;
 	case RSP_WAKER_IRQ:
 		snprintf(buf, size, "irq %u (%s)", n->waker_id, n->name ? n->name : "?");
@@ -215,12 +218,12 @@ static const char *node_label(const struct lctx *c, const struct rsp_snode *n, c
 			      size_t size)
 {
 	const struct mhost *h = &c->m->h[c->sn->hops[c->hop].host];
-	char w[96];
+	char w[96], comm[RSP_FMT_NAME_MAX];
 
 	switch (n->kind) {
 	case RSP_SN_THREAD:
-		snprintf(buf, size, "tid %u (%s) of pid %u", n->tid, rsp_merge__comm(h, n->tid),
-			 n->tgid);
+		snprintf(buf, size, "tid %u (%s) of pid %u", n->tid,
+			 rsp_fmt__name(comm, sizeof(comm), rsp_merge__comm(h, n->tid)), n->tgid);
 		break;
 	case RSP_SN_RUN:
 		snprintf(buf, size, "running");

@@ -382,6 +382,20 @@ const char *rsp_request__output_at(const struct rsp_request *req, size_t i, cons
 	return req->cmd->output(req, i, name);
 }
 
+const char *rsp_request__nth_path(const char *const *paths, const char *const *names, size_t n,
+				  size_t i, const char **name)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (!paths[k][0])
+			continue;
+		if (i-- == 0) {
+			*name = names[k];
+			return paths[k];
+		}
+	}
+	return NULL;
+}
+
 const char *rsp_request__output(const struct rsp_request *req, const char *name, size_t len)
 {
 	const char *n, *path;

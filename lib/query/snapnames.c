@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <rsp/symbols.h>
 #include "internal/snapnames.h"
+#include "internal/fmt.h"
 
 #define MAX_RAW_FRAMES 128
 
@@ -42,10 +43,12 @@ char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, ch
 			    size_t size)
 {
 	uint32_t p = rsp_redact__owner(&n->red, tid, tgid);
-	const char *comm = rsp_snapnames__comm(n, tid);
+	char comm[RSP_FMT_NAME_MAX];
 
 	if (rsp_redact__label(&n->red, tid, tgid, buf, size))
 		return buf;
+	/* a label for people and for line-based files: the name escaped */
+	rsp_fmt__name(comm, sizeof(comm), rsp_snapnames__comm(n, tid));
 	if (!comm[0])
 		snprintf(buf, size, tid == p ? "pid %u" : "tid %u (pid %u)", tid == p ? p : tid, p);
 	else if (tid == p)
@@ -113,6 +116,7 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
 			if (kernel && !ksyms) {
 				snprintf(out[k].name, SNAP_FRAME_LEN, "[kernel]");
+				out[k].addr = 0, out[k].object = NULL;
 				out[k++].kernel = true;
 			}
 			continue;
@@ -132,6 +136,8 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 		} else {
 			snprintf(out[k].name, SNAP_FRAME_LEN, "0x%llx", (unsigned long long)a);
 		}
+		out[k].addr = a;
+		out[k].object = kernel ? "[kernel]" : NULL;
 		out[k++].kernel = kernel;
 	}
 	return k;
@@ -159,10 +165,12 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint
 			continue;
 		top = top && kernel;
 		out[k].kernel = kernel;
+		out[k].addr = s->hidden ? 0 : raw[i].addr;
+		out[k].object = s->hidden ? NULL : s->object;
 		if (s->hidden)
 			snprintf(out[k].name, SNAP_FRAME_LEN, kernel ? "[kernel]" : "[hidden]");
-		else if (s->name)
-			snprintf(out[k].name, SNAP_FRAME_LEN, "%s", s->name);
+		else if (s->name) /* from a file anyone may have written */
+			rsp_fmt__name(out[k].name, SNAP_FRAME_LEN, s->name);
 		else
 			snprintf(out[k].name, SNAP_FRAME_LEN, "[unknown]");
 		k++;
@@ -191,7 +199,7 @@ char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tid, uint32_t tgid, u
 		if (!n->src->symbols)
 			snprintf(buf, size, "0x%llx", (unsigned long long)ips[i]);
 		else if (!rsp_symbolizer__resolve(n->src->symbols, pid, time, ips[i], 0, &s))
-			snprintf(buf, size, "%s", s.name);
+			rsp_fmt__name(buf, size, s.name);
 		else
 			snprintf(buf, size, "[unknown]");
 		break;

@@ -266,7 +266,13 @@ int tl__on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct r
 		return -EINVAL;
 	r = find_req(tl, (uint32_t)b.dev, b.sector);
 	if (!r) {
+		/* Not followed (a flush's own completion, at sector -1): still the device's. */
 		tl->st.completions_alone++;
+		if (c) {
+			c->last_complete = smp->time;
+			c->last_complete_dev = (uint32_t)b.dev;
+			c->last_complete_req = 0;
+		}
 		return 0;
 	}
 	if (!r->r.issue) {
@@ -286,7 +292,14 @@ int tl__on_complete(struct rsp_timeline *tl, struct cpu_state *c, const struct r
 	return 0;
 }
 
-/* The issuer woke from its I/O sleep without a completion seen: its requests are done. */
+/*
+ * The issuer woke from its I/O sleep without a completion seen: the
+ * requests it issued in the run before it (or that were issued for it
+ * until @slept) are done. One from an earlier run still open is not what
+ * it waited for: its completion is unknown (merged into another request,
+ * or not delivered), as the BPF backend has it too; completed now, it held
+ * the disk busy from its issue to now and hid the disk's idle time.
+ */
 uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t slept, uint64_t now)
 {
 	uint64_t req = 0;
@@ -294,7 +307,8 @@ uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t 
 	for (uint32_t i = 0; i < tl->nr_reqs; i++) {
 		struct req *r = &tl->reqs[i];
 
-		if (!r->used || r->r.tid != t->tid || r->r.insert > slept)
+		if (!r->used || r->r.tid != t->tid || r->r.insert > slept ||
+		    r->r.insert < t->run_start)
 			continue;
 		if (!r->r.issue) {
 			r->r.issue = r->r.insert;
@@ -326,6 +340,48 @@ uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint6
 	r->r.flags |= RSP_BLKF_COMPLETE_INFERRED;
 	tl__emit_req(tl, r);
 	return tl->last_issue_any_id;
+}
+
+/*
+ * Thread @relay wakes @t at @time, asleep on block I/O with requests it
+ * issued before it slept in flight and none seen completing: @relay passes
+ * on their completion (ext4's end-of-I/O work in a kworker ending the
+ * writeback that fdatasync() waits for). The completion came in an
+ * interrupt on an idle CPU, which this kernel does not deliver: the
+ * requests were done by the time @relay woke @t (the BPF backend sees
+ * them end there; left open, the disk's idle time after them was lost).
+ *
+ * If @relay's own waking was not seen either and this is early in its
+ * run, the same interrupt woke it: the BPF backend names the device as
+ * its waker, and the wait-for graph then gives @t's wait to the device,
+ * not to the relay. Inferred so here: else @t waits for a kworker, and the
+ * knot {@t, disk} has an edge out.
+ */
+void tl__relayed_completion(struct rsp_timeline *tl, uint32_t relay, struct thr *t, uint64_t time)
+{
+	struct thr *k = tl__find_thr(tl, relay);
+	struct rsp_segment *s;
+	bool woken_by_it;
+	uint64_t req;
+
+	/* its stack says block I/O, or it has none that says otherwise and left in D state */
+	bool io = t->reason == RSP_SR_BLOCK_IO || t->reason == RSP_SR_PAGE_FAULT ||
+		  (t->reason == RSP_SR_UNKNOWN && (t->prev_state & RSP_TASK_UNINTERRUPTIBLE));
+
+	if (!k || k == t || !io || !t->inflight || t->last_complete >= t->since)
+		return;
+	s = &k->held_sleep;
+	woken_by_it = k->held && s->waker.kind == RSP_WAKER_NONE &&
+		      (s->flags & RSP_SEGF_WAKING_NOT_SEEN) && time >= k->run_start &&
+		      time - k->run_start <= JOIN_NS;
+	req = tl__infer_completions(tl, t, t->since, woken_by_it ? k->run_start : time);
+	if (!woken_by_it || !req)
+		return;
+	s->waker.kind = RSP_WAKER_DEVICE;
+	s->waker.id = t->last_dev;
+	s->waker.req = req;
+	s->flags |= RSP_SEGF_WAKER_INFERRED;
+	tl->st.wakers_inferred++;
 }
 
 /* Requests issued (or inserted) before @before that saw no completion (rsp_timeline__expire()). */

@@ -8,7 +8,9 @@
 /*
  * The name of irq @irq, interned: names live as long as the timeline. An
  * irq number may change its name (a shared line gains a handler): the
- * newest name of the number is looked up first and compared.
+ * newest name of the number is looked up first and compared. NULL: out of
+ * memory (the record fails, as any other that cannot be kept: no "?" that
+ * would stand for the name).
  */
 static const char *irq_name(struct rsp_timeline *tl, int32_t irq, struct rsp_str s)
 {
@@ -23,12 +25,12 @@ static const char *irq_name(struct rsp_timeline *tl, int32_t irq, struct rsp_str
 			break;
 		}
 	if (rsp_vec__reserve((void **)&tl->irqs, &tl->cap_irqs, tl->nr_irqs + 1, sizeof(*n)))
-		return "?";
+		return NULL;
 	n = &tl->irqs[tl->nr_irqs];
 	n->irq = irq;
 	n->name = strndup(name, len);
 	if (!n->name)
-		return "?";
+		return NULL;
 	tl->nr_irqs++;
 	return n->name;
 }
@@ -144,12 +146,17 @@ int tl__on_handler(struct rsp_timeline *tl, struct cpu_state *c, const struct rs
 	uint64_t t = smp->time;
 
 	switch (smp->event) {
-	case RSP_EV_irq_handler_entry:
+	case RSP_EV_irq_handler_entry: {
+		const char *name;
+
 		if (rsp_tp__irq_handler_entry(s, smp, &u.ie))
 			return -EINVAL;
-		push_handler(tl, c, RSP_HANDLER_IRQ, (uint32_t)u.ie.irq, t,
-			     irq_name(tl, (int32_t)u.ie.irq, u.ie.name), 0);
+		name = irq_name(tl, (int32_t)u.ie.irq, u.ie.name);
+		if (!name)
+			return -ENOMEM;
+		push_handler(tl, c, RSP_HANDLER_IRQ, (uint32_t)u.ie.irq, t, name, 0);
 		return 0;
+	}
 	case RSP_EV_irq_handler_exit:
 		if (rsp_tp__irq_handler_exit(s, smp, &u.ix))
 			return -EINVAL;

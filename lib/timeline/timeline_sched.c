@@ -31,9 +31,15 @@ static void waker_of(struct rsp_timeline *tl, struct cpu_state *c, const struct 
 		h->wakeups++;
 		if (join_device(target, smp->time, w))
 			return;
-		/* A completion of a request issued on its behalf (a flush by kblockd). */
+		/*
+		 * A completion in this handler: its wakeups are the device's,
+		 * however long after it (a softirq interrupted for ms on a
+		 * busy machine) and whoever's request it was (a flush kblockd
+		 * issued on its behalf; a metadata block another process's
+		 * request was writing, that fdatasync() waits on too).
+		 */
 		if (c->last_complete && smp->time >= c->last_complete &&
-		    smp->time - c->last_complete <= JOIN_NS && c->last_complete >= h->start) {
+		    c->last_complete >= h->start) {
 			w->kind = RSP_WAKER_DEVICE;
 			w->id = c->last_complete_dev;
 			w->req = c->last_complete_req;
@@ -522,6 +528,8 @@ int tl__on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 		tl->ops.waking(tl->ctx, &wk);
 	}
 	waker_of(tl, c, smp, t, &w);
+	if (w.kind == RSP_WAKER_THREAD && t->state == T_SLEEPING)
+		tl__relayed_completion(tl, w.id, t, smp->time);
 	switch (t->state) {
 	case T_SLEEPING:
 	case T_GAP:

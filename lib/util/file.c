@@ -92,7 +92,10 @@ static int check_target(struct rsp_outfile *f, const char *path, unsigned flags,
 	return 0;
 }
 
-/* ".NAME.XXXXXX", created exclusively (never through a link), 0600, locked. */
+/*
+ * ".NAME.rsp-tmp.XXXXXX", created exclusively (never through a link), 0600,
+ * locked: a name rsp recognises, to remove it where a killed writer left it.
+ */
 static int create_tmp(struct rsp_outfile *f, const char *path, struct rsp_buf *err)
 {
 	static const char chars[] =
@@ -108,7 +111,7 @@ static int create_tmp(struct rsp_outfile *f, const char *path, struct rsp_buf *e
 		for (size_t i = 0; i < sizeof(rnd); i++)
 			sfx[i] = chars[rnd[i] % (sizeof(chars) - 1)];
 		sfx[6] = '\0';
-		snprintf(f->tmp, sizeof(f->tmp), ".%.200s.%s", f->name, sfx);
+		snprintf(f->tmp, sizeof(f->tmp), ".%.200s" RSP_FILE_TMP_MARK "%s", f->name, sfx);
 		f->fd = openat(f->dirfd, f->tmp,
 			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (f->fd >= 0) {
@@ -271,17 +274,36 @@ fail:
 	return -e;
 }
 
-bool rsp_file__is_temp(const char *name, bool (*is_target)(const char *name))
+/* Whether the last 6 bytes of @name, of length @len, are a temp file's random suffix. */
+static bool random_suffix(const char *name, size_t len)
 {
-	size_t len = strlen(name);
-	char mid[256];
-
-	if (len < 9 || len - 8 >= sizeof(mid) || name[0] != '.' || name[len - 7] != '.')
-		return false;
 	for (size_t i = len - 6; i < len; i++)
 		if (!isalnum((unsigned char)name[i]))
 			return false;
-	memcpy(mid, name + 1, len - 8);
-	mid[len - 8] = '\0';
-	return is_target(mid);
+	return true;
+}
+
+/*
+ * ".TARGET.rsp-tmp.XXXXXX" (@is_target NULL: for any TARGET); with
+ * @is_target, also ".TARGET.XXXXXX", the name before the mark (what an
+ * older rspd left in its dump directory).
+ */
+bool rsp_file__is_temp(const char *name, bool (*is_target)(const char *name))
+{
+	size_t len = strlen(name), mark = strlen(RSP_FILE_TMP_MARK), tlen;
+	char target[256];
+
+	if (len < 9 || name[0] != '.' || !random_suffix(name, len))
+		return false;
+	if (len >= 2 + mark + 6 && !memcmp(name + len - 6 - mark, RSP_FILE_TMP_MARK, mark))
+		tlen = len - 7 - mark;
+	else if (name[len - 7] == '.' && is_target)
+		tlen = len - 8;
+	else
+		return false;
+	if (tlen >= sizeof(target))
+		return false;
+	memcpy(target, name + 1, tlen);
+	target[tlen] = '\0';
+	return !is_target || is_target(target);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include "internal/fmt.h"
 #include "internal/json.h"
 
 static _Thread_local bool json_oom;
@@ -36,6 +37,17 @@ void rsp_json__watch(void)
 bool rsp_json__failed(void)
 {
 	return json_oom;
+}
+
+json_t *rsp_json__name(const char *name)
+{
+	char buf[1024];
+	json_t *j;
+
+	if (!name)
+		return json_null();
+	j = json_string(name);
+	return j ? j : json_string(rsp_fmt__name(buf, sizeof(buf), name));
 }
 
 int rsp_json__emit(json_t *o, struct rsp_buf *out)

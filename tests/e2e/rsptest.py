@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,15 @@ RSPD = os.path.join(BUILD, "daemon", "rspd")
 RSPCTL = os.path.join(BUILD, "cli", "rspctl")
 WORKLOADS = os.path.join(BUILD, "workloads")
 SKIP = 77
+
+
+def free_port():
+    """A TCP port on loopback that nobody listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def need_root():

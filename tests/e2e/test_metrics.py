@@ -46,14 +46,6 @@ PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def get(url, accept=None, timeout=60, raw=False):
     req = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
     try:
@@ -145,7 +137,7 @@ def bucket_of_le(seconds):
 
 
 # ---- bad configurations: one sentence each --------------------------------
-refused(["--metrics-listen", "192.0.2.1:%d" % free_port()], "not a loopback address",
+refused(["--metrics-listen", "192.0.2.1:%d" % t.free_port()], "not a loopback address",
         "a non-loopback --metrics-listen without metrics-remote")
 busy = socket.socket()
 busy.bind(("127.0.0.1", 0))
@@ -170,7 +162,7 @@ if not PROMETHEUS or not PROMTOOL:
 
 # ---- a real Prometheus scrapes rspd ------------------------------------------
 tmp = tempfile.mkdtemp(prefix="rsptest-prom.")
-port, pport = free_port(), free_port()
+port, pport = t.free_port(), t.free_port()
 textfile = os.path.join(tmp, "rsp.prom")
 with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
     f.write("global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n"
@@ -419,7 +411,7 @@ finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
 # ---- the cut: --metrics-top-processes 2 -----------------------------------------
-port = free_port()
+port = t.free_port()
 with t.Rspd("--metrics-listen", "127.0.0.1:%d" % port, "--metrics-top-processes", "2") as d:
     w = t.workload("sleep_two_peaks", 20)
     t.wait_fed(d, t.now_s())

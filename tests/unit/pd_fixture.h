@@ -18,6 +18,7 @@
 #include <rsp/record.h>
 #include <rsp/schema.h>
 #include <rsp/window.h>
+#include "golden/golden.h"
 
 #define FX_UNUSED __attribute__((unused))
 
@@ -306,6 +307,26 @@ static FX_UNUSED void fx_meta(struct rsp_perfdata_meta *m, const struct rsp_buf 
 	m->boot_id = FX_BOOT_ID;
 	m->sockets = fx_socks;
 	m->nr_sockets = 2;
+}
+
+/*
+ * fx_meta() with the tracing data of this kernel's golden formats
+ * (golden/golden.h) built into @td, which the meta points into.
+ * Return: 0, or rsp_tracedata__build()'s error.
+ */
+static FX_UNUSED int fx_golden_meta(struct rsp_perfdata_meta *m, struct rsp_buf *td)
+{
+	struct rsp_tracedata_event ev[64];
+	size_t kallsyms_at = 0;
+	int nr = 0, ret;
+
+	for (const struct golden_format *g = golden_formats; g->system && nr < 64; g++, nr++)
+		ev[nr] = (struct rsp_tracedata_event){g->system, g->format, strlen(g->format)};
+	ret = rsp_tracedata__build(td, fx_header_page, sizeof(fx_header_page) - 1, fx_header_event,
+				   sizeof(fx_header_event) - 1, ev, nr, NULL, 0, &kallsyms_at);
+	fx_meta(m, td);
+	m->tracing_kallsyms_at = kallsyms_at;
+	return ret;
 }
 
 /*

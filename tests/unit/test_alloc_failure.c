@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Allocation-failure injection (support/failalloc.h), as SQLite's tests do
- * it: the window, the timeline, the timeline store and the query path, each
- * run with its 1st, 2nd, ... allocation failing until it runs to the end.
- * Every run must fail cleanly -- an error, or the loss its API documents,
- * counted -- and the run that fails nothing must give the reference answer.
- * The ASan build's leak check (detect_leaks=1) finds what a failure leaks.
+ * it: the window, the timeline, the timeline store, every query command
+ * (status, top, graph, net, snapshot, hist, in each format and with the
+ * files they write) and the dump writer (a window written as perf.data the
+ * way rspd writes `dump -o FILE`), each run with its 1st, 2nd, ...
+ * allocation failing until it runs to the end. Every run must fail cleanly
+ * -- an error in one sentence, or the loss its API documents, counted --
+ * and the run that fails nothing must give the reference answer. The ASan
+ * build's leak check (detect_leaks=1) finds what a failure leaks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,12 +24,18 @@
 #include <rsp/timeline.h>
 #include <rsp/tlstore.h>
 #include <rsp/window.h>
+#include <unistd.h>
+#include <rsp/file.h>
+#include <rsp/hist.h>
+#include <rsp/perfdata.h>
 #include "internal/hash.h"
 #include "kallsyms_fake.h"
+#include "pd_fixture.h"
 #include "support/failalloc.h"
 #include "support/synth.h"
 
 #define MAX_RUNS 100000
+#define OLD_DUMP "the old dump\n"
 #define DEV	 ((8u << 20) | 0)
 #define NTHREADS 80 /* more than a vector's first 64 items: growth is exercised */
 #define NQUERY	 8  /* the query path's stream: each answer's allocations fail in turn */
@@ -149,9 +158,33 @@ struct fix {
 	struct synth *sq;	/* NQUERY threads' in a window, for the queries */
 	struct rsp_wsnap *snap; /* all of it, pinned */
 	struct rsp_ksyms *ks;
-	struct rsp_symbolizer *sym; /* no processes known: addresses stay unnamed */
+	struct rsp_symbolizer *sym;  /* no processes known: addresses stay unnamed */
+	struct rsp_hist_store *hist; /* latency profiles of w0 and of a disk, for hist */
 	uint64_t end;
 };
+
+/* Profiles as rspd's feed makes them: w0's sleeps (two peaks) and a disk's service times. */
+static struct rsp_hist_store *make_hist(uint64_t end)
+{
+	struct rsp_hist_who w = {.tgid = 1000, .tid = 1000, .comm = "w0", .comm_len = 2};
+	struct rsp_hist_config c;
+	struct rsp_hist_store *st;
+	struct rsp_hist_shard *sh;
+
+	rsp_hist_config__init(&c);
+	st = rsp_hist_store__new(&c);
+	if (!st)
+		return NULL;
+	sh = rsp_hist_store__shard(st, 0);
+	for (uint64_t i = 0; i < 100; i++) {
+		rsp_hist_shard__add(sh, RSP_HIST_OP(RSP_HOP_OFFCPU, RSP_SR_SLEEP), end - 100 + i,
+				    i % 2 ? 8000000 : 1000000, &w);
+		rsp_hist_shard__add(sh, RSP_HIST_OP(RSP_HOP_BLK_SERVICE, DEV), end - 100 + i,
+				    120000, &w);
+	}
+	rsp_hist_store__set_progress(st, end);
+	return st;
+}
 
 static int setup(void **state)
 {
@@ -171,8 +204,9 @@ static int setup(void **state)
 	rsp_buf__exit(&err);
 	f->sym = rsp_symbolizer__new(&sc);
 	f->end = synth__entry(&f->s, f->s.n - 1).time + 1;
+	f->hist = make_hist(f->end);
 	*state = f;
-	return f->snap && f->ks && f->sym ? 0 : -1;
+	return f->snap && f->ks && f->sym && f->hist ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -185,6 +219,7 @@ static int teardown(void **state)
 	synth__exit(&f->s);
 	rsp_ksyms__delete(f->ks);
 	rsp_symbolizer__delete(f->sym);
+	rsp_hist_store__delete(f->hist);
 	free(f);
 	return 0;
 }
@@ -636,6 +671,14 @@ struct query_run {
 	struct absorbed absorbed;
 };
 
+/* One line, no line break inside: what rspctl prints after "rspctl: ". */
+static bool one_sentence(const char *s)
+{
+	const char *nl = strchr(s, '\n');
+
+	return *s && (!nl || !nl[1]);
+}
+
 static void query_once(void *ctx, unsigned long nth)
 {
 	struct query_run *qr = ctx;
@@ -643,6 +686,7 @@ static void query_once(void *ctx, unsigned long nth)
 				 .schema = qr->f->sq->schema,
 				 .ksyms = qr->f->ks,
 				 .symbols = qr->f->sym,
+				 .hist = qr->f->hist,
 				 .now = qr->f->end};
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_request req;
@@ -666,6 +710,9 @@ static void query_once(void *ctx, unsigned long nth)
 				 err.data ? err.data : "");
 		if (!err.len)
 			fail_msg("%s: allocation %lu: -ENOMEM and no sentence", qr->line, nth);
+		if (!one_sentence(err.data))
+			fail_msg("%s: allocation %lu: not one sentence: %s", qr->line, nth,
+				 err.data);
 	} else if (failed) {
 		absorbed__add(&qr->absorbed, nth, mix(FNV0, out.data, out.len));
 	} else {
@@ -693,6 +740,19 @@ static void test_query(void **state)
 		ARGS("net", "--json"),
 		ARGS("net", "--cgroup", "/a", "--json"),
 		ARGS("snapshot", "1000", "--speedscope", "s.json", "--chrome-trace", "t.json"),
+		ARGS("snapshot", "1000", "--folded", "f.folded", "--chrono", "c.json"),
+		ARGS("status", "--pid", "1000"),
+		ARGS("top", "--json"),
+		ARGS("top", "--speedscope", "s.json"),
+		ARGS("top", "--pid", "1000", "--by", "cgroup"),
+		ARGS("graph", "--format", "dot"),
+		ARGS("net", "--pid", "1000", "--json"),
+		ARGS("graph", "--pid", "1000", "--json"),
+		ARGS("hist"),
+		ARGS("hist", "--json"),
+		ARGS("hist", "--op", "offcpu:sleep", "--pid", "1000"),
+		ARGS("snapshot", "1000", "--pprof", "o.pb.gz"),
+		ARGS("top", "--pprof", "c.pb.gz"),
 	};
 	/* clang-format on */
 	unsigned long runs;
@@ -716,13 +776,135 @@ static void test_query(void **state)
 	}
 }
 
+/* --- the dump writer -------------------------------------------------------- */
+
+struct dump_run {
+	struct fix *f;
+	struct rsp_perfdata_meta m;
+	char dir[64], path[128];
+	struct rsp_buf ref; /* the file the run that failed nothing wrote */
+};
+
+/* The dump directory holds the target and nothing else (no temp file). */
+static int dir_entries(const char *dir)
+{
+	char cmd[128];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	if (p && fscanf(p, "%d", &n) != 1)
+		n = -1;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+static int read_whole(const char *path, struct rsp_buf *out)
+{
+	char buf[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		assert_int_equal(rsp_buf__add(out, buf, n), 0);
+	fclose(f);
+	return 0;
+}
+
+/* As rspd writes `dump -o FILE`: temp file, COMM, the window, commit; abort on error. */
+static int write_dump(struct dump_run *d, struct rsp_buf *err)
+{
+	struct rsp_outfile of;
+	struct rsp_pdwriter *w;
+	int ret = rsp_outfile__open(&of, d->path, 0, err);
+
+	if (ret)
+		return ret;
+	w = rsp_pdwriter__new(of.fd, d->f->sq->schema, &d->m, err);
+	ret = w ? rsp_pdwriter__comm(w, 1000, 1000, "w0") : -ENOMEM;
+	if (!ret)
+		ret = rsp_pdwriter__window(w, d->f->sq->window, 0, UINT64_MAX);
+	if (!ret)
+		ret = rsp_pdwriter__finish(w);
+	rsp_pdwriter__delete(w);
+	if (ret) {
+		rsp_outfile__abort(&of);
+		if (!err->len)
+			rsp_buf__printf(err, "writing %s: %s", d->path, strerror(-ret));
+		return ret;
+	}
+	return rsp_outfile__commit(&of, err);
+}
+
+static void dump_once(void *ctx, unsigned long nth)
+{
+	struct dump_run *d = ctx;
+	struct rsp_buf err = RSP_BUF_INIT, got = RSP_BUF_INIT;
+	int ret;
+
+	assert_int_equal(rsp_file__write(d->path, OLD_DUMP, strlen(OLD_DUMP), 0, &err), 0);
+	failalloc__arm(nth);
+	ret = write_dump(d, &err);
+	failalloc__disarm();
+	assert_int_equal(read_whole(d->path, &got), 0);
+	if (ret) {
+		if (!failalloc__failed())
+			fail_msg("dump: allocation %lu: %d (%s) with nothing failed", nth, ret,
+				 err.data ? err.data : "");
+		if (!err.len || !one_sentence(err.data))
+			fail_msg("dump: allocation %lu: %d, not one sentence: %s", nth, ret,
+				 err.data ? err.data : "(none)");
+		if (got.len != strlen(OLD_DUMP) || memcmp(got.data, OLD_DUMP, got.len))
+			fail_msg("dump: allocation %lu failed the dump, and the old file changed",
+				 nth);
+	} else if (failalloc__failed()) {
+		if (got.len != d->ref.len && d->ref.len) /* checked whole against ref at the end */
+			fail_msg(
+				"dump: allocation %lu failed, the dump succeeded, its size differs",
+				nth);
+	} else {
+		rsp_buf__reset(&d->ref);
+		assert_int_equal(rsp_buf__add(&d->ref, got.data, got.len), 0);
+	}
+	if (dir_entries(d->dir) != 1)
+		fail_msg("dump: allocation %lu: a temp file is left (%d entries)", nth,
+			 dir_entries(d->dir));
+	rsp_buf__exit(&got);
+	rsp_buf__exit(&err);
+}
+
+static void test_dump(void **state)
+{
+	struct rsp_buf td = RSP_BUF_INIT;
+	struct dump_run *d = calloc(1, sizeof(*d));
+	unsigned long runs;
+
+	assert_non_null(d);
+	d->f = *state;
+	assert_int_equal(fx_golden_meta(&d->m, &td), 0);
+	snprintf(d->dir, sizeof(d->dir), "/tmp/rsp-alloc-dump.XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	snprintf(d->path, sizeof(d->path), "%s/x.perf.data", d->dir);
+	runs = failalloc__each(dump_once, d, MAX_RUNS);
+	print_message("dump -o: %lu runs\n", runs);
+	assert_true(runs > 1 && d->ref.len > 8 && !memcmp(d->ref.data, "PERFILE2", 8));
+	unlink(d->path);
+	rmdir(d->dir);
+	rsp_buf__exit(&d->ref);
+	rsp_buf__exit(&td);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_window),
-		cmocka_unit_test(test_timeline),
-		cmocka_unit_test(test_store),
-		cmocka_unit_test(test_query),
+		cmocka_unit_test(test_window), cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_store),  cmocka_unit_test(test_query),
+		cmocka_unit_test(test_dump),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -22,7 +22,6 @@
 #include <cmocka.h>
 #include <rsp/file.h>
 #include <rsp/perfdata.h>
-#include "golden/golden.h"
 #include "pd_fixture.h"
 #include "support/failio.h"
 #include "support/synth.h"
@@ -145,20 +144,10 @@ static void each(struct job *j, bool replace)
 
 static void test_dump_faults(void **state)
 {
-	struct rsp_tracedata_event ev[64];
 	struct rsp_buf td = RSP_BUF_INIT;
 	struct job j = {.s = synth__new(2, 1u << 20)};
-	size_t kallsyms_at = 0;
-	int nr = 0;
 
-	for (const struct golden_format *g = golden_formats; g->system && nr < 64; g++, nr++)
-		ev[nr] = (struct rsp_tracedata_event){g->system, g->format, strlen(g->format)};
-	assert_int_equal(rsp_tracedata__build(&td, fx_header_page, sizeof(fx_header_page) - 1,
-					      fx_header_event, sizeof(fx_header_event) - 1, ev, nr,
-					      NULL, 0, &kallsyms_at),
-			 0);
-	fx_meta(&j.m, &td);
-	j.m.tracing_kallsyms_at = kallsyms_at;
+	assert_int_equal(fx_golden_meta(&j.m, &td), 0);
 	for (int i = 0; i < 2000; i++)
 		synth__switch(j.s, .cpu = (unsigned)(i % 2), .t = 1000 + 100 * (uint64_t)i,
 			      .prev_tgid = 42, .prev = 42, .prev_comm = "worker", .state = 1,

@@ -192,6 +192,15 @@ static void test_is_temp(void **state)
 	assert_false(rsp_file__is_temp(".x.perf.data.Ab12C-", is_x));
 	assert_false(rsp_file__is_temp(".y.perf.data.Ab12Cd", is_x));
 	assert_false(rsp_file__is_temp(".", is_x));
+	/* the marked names rsp writes now: for that target, or for any (NULL) */
+	assert_true(rsp_file__is_temp(".x.perf.data.rsp-tmp.Ab12Cd", is_x));
+	assert_false(rsp_file__is_temp(".y.perf.data.rsp-tmp.Ab12Cd", is_x));
+	assert_true(rsp_file__is_temp(".y.perf.data.rsp-tmp.Ab12Cd", NULL));
+	assert_true(rsp_file__is_temp(".a.rsp-tmp.Ab12Cd", NULL));
+	assert_false(rsp_file__is_temp("..rsp-tmp.Ab12Cd", NULL));
+	assert_false(rsp_file__is_temp(".x.perf.data.Ab12Cd", NULL)); /* unmarked: not for any */
+	assert_false(rsp_file__is_temp(".x.rsp-tmp.Ab12C", NULL));
+	assert_false(rsp_file__is_temp(".rsp-tmp.Ab12Cd", NULL));
 }
 
 /* Reading a FIFO (no writer) or a directory fails at once, with a sentence. */

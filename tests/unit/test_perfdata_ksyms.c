@@ -16,7 +16,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <rsp/query.h>
-#include "golden/golden.h"
 #include "kallsyms_fake.h"
 #include "pd_fixture.h"
 #include "support/synth.h"
@@ -24,26 +23,16 @@
 /* Write @s's window as perf.data with @ks, the tracing data of every golden format. */
 static unsigned char *write_dump(struct synth *s, const struct rsp_ksyms *ks, size_t *len)
 {
-	struct rsp_tracedata_event ev[64];
 	struct rsp_buf td = RSP_BUF_INIT, err = RSP_BUF_INIT;
 	struct rsp_perfdata_meta m;
 	struct rsp_pdwriter *pw;
-	size_t kallsyms_at = 0;
-	int nr = 0;
 	FILE *f = tmpfile();
 	unsigned char *buf;
 	long size;
 
 	assert_non_null(f);
-	for (const struct golden_format *g = golden_formats; g->system && nr < 64; g++, nr++)
-		ev[nr] = (struct rsp_tracedata_event){g->system, g->format, strlen(g->format)};
-	assert_int_equal(rsp_tracedata__build(&td, fx_header_page, sizeof(fx_header_page) - 1,
-					      fx_header_event, sizeof(fx_header_event) - 1, ev, nr,
-					      NULL, 0, &kallsyms_at),
-			 0);
-	fx_meta(&m, &td);
+	assert_int_equal(fx_golden_meta(&m, &td), 0);
 	m.ksyms = ks;
-	m.tracing_kallsyms_at = kallsyms_at;
 	pw = rsp_pdwriter__new(fileno(f), s->schema, &m, &err);
 	if (!pw)
 		fail_msg("writer: %s", err.data);

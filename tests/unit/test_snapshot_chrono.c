@@ -5,7 +5,10 @@
  * hand-built timeline store with a known answer: the pid's stretches at
  * depth 0, a waker's work nested in the sleep it ended, recursively, every
  * child inside its parent, the order (start, depth), the kinds, and both
- * cuts (max_slices: shallowest and longest kept; max_pieces).
+ * cuts (max_slices: shallowest and longest kept; max_pieces). And the same
+ * snapshot as pprof (lib/format/snapshot_pprof.c), read back with the
+ * protobuf-c decoder of profile.proto: the wait and the CPU by reason,
+ * waker and depth.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,11 +19,14 @@
 #include <string.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <zlib.h>
 #include <rsp/query.h>
 #include <rsp/samples.h>
 #include <rsp/snapshot.h>
 #include <rsp/tlstore.h>
+#include "internal/pprof.h"
 #include "internal/snapexport.h"
+#include "pprof/profile.pb-c.h"
 
 #define US  1000ull
 #define DEV ((8u << 20) | 16)
@@ -372,13 +378,104 @@ static void test_chrome(void **state)
 	b_exit(b);
 }
 
+/* The pprof file, gunzipped and decoded (free with ..._free_unpacked()). */
+static Perftools__Profiles__Profile *pprof(struct b *b)
+{
+	struct rsp_buf out = RSP_BUF_INIT;
+	struct rsp_pprof_meta meta = {0};
+	static uint8_t raw[1 << 20];
+	uLongf n = sizeof(raw);
+	z_stream z = {0};
+	Perftools__Profiles__Profile *p;
+
+	assert_int_equal(rsp_snapexport__pprof(&b->names, &meta, &out), 0);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)out.data;
+	z.avail_in = (uInt)out.len;
+	z.next_out = raw;
+	z.avail_out = (uInt)n;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	inflateEnd(&z);
+	rsp_buf__exit(&out);
+	assert_non_null(p);
+	return p;
+}
+
+/* Sample @s's string label @key ("" if none) and its depth. */
+static const char *plabel(const Perftools__Profiles__Profile *p,
+			  const Perftools__Profiles__Sample *s, const char *key, int64_t *depth)
+{
+	const char *v = "";
+
+	for (size_t i = 0; i < s->n_label; i++) {
+		const char *k = p->string_table[s->label[i]->key];
+
+		if (!strcmp(k, "depth"))
+			*depth = s->label[i]->num;
+		else if (!strcmp(k, key))
+			v = p->string_table[s->label[i]->str];
+	}
+	return v;
+}
+
+/*
+ * Process 1's 800 us: it did not run for 410 (the pipe 200, the CPU queue
+ * 10, the disk 100, nanosleep 100), and ran 390; below the pipe's sleep,
+ * thread 2 ran 140 and thread 3 (depth 2) 45 for it, all of it labelled
+ * with process 1's wait, reason pipe, waker thread 2.
+ */
+static void test_pprof(void **state)
+{
+	struct b bb, *b = &bb;
+	Perftools__Profiles__Profile *p;
+	int64_t wait = 0, cpu0 = 0, cpu = 0, by[6] = {0}, deepest = 0;
+	static const char *const reasons[6] = {"pipe",	"runnable", "block_io",
+					       "sleep", "running",  "?"};
+
+	build(b, 0);
+	p = pprof(b);
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(p->string_table[p->sample_type[0]->type], "wait");
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		int64_t depth = -1;
+		const char *r = plabel(p, s, "reason", &depth);
+		size_t k = 0;
+
+		while (k < 5 && strcmp(reasons[k], r))
+			k++;
+		by[k] += s->value[0];
+		wait += s->value[0];
+		cpu += s->value[1];
+		cpu0 += depth ? 0 : s->value[1];
+		deepest = depth > deepest ? depth : deepest;
+		if (!strcmp(r, "pipe"))
+			assert_string_equal(plabel(p, s, "waker", &depth), "t (pid 2)");
+		if (!strcmp(r, "block_io"))
+			assert_string_equal(plabel(p, s, "waker", &depth), "disk 8:16");
+		assert_int_equal(s->n_location_id > 0, 1);
+	}
+	assert_int_equal(wait, 410 * US);
+	assert_int_equal(cpu0, 390 * US);
+	assert_int_equal(cpu, (390 + 140 + 45) * US);
+	assert_int_equal(by[0], 200 * US);
+	assert_int_equal(by[1], 10 * US);
+	assert_int_equal(by[2], 100 * US);
+	assert_int_equal(by[3], 100 * US);
+	assert_int_equal(by[4], 0);
+	assert_int_equal(by[5], 0);
+	assert_int_equal(deepest, 2);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	b_exit(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nesting),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_speedscope),
-		cmocka_unit_test(test_chrome),
+		cmocka_unit_test(test_nesting),	   cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_speedscope), cmocka_unit_test(test_chrome),
+		cmocka_unit_test(test_pprof),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -389,6 +389,52 @@ static void test_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A file rewritten in place while a copy of it (same build-id and size) is
+ * served from its object: the query that finds the change has already
+ * handed out that object's names for the copy, so the old table must outlive
+ * the query (issue 40: the reload freed it under `top`'s sort).
+ */
+static void test_cache_reload_in_query(void **state)
+{
+	struct rsp_symbolizer_config cfg = {.kallsyms = "", .jit_dir = ""};
+	struct rsp_symbolizer *s = rsp_symbolizer__new(&cfg);
+	struct rsp_maps *m = rsp_symbolizer__maps(s);
+	char dir[] = "/tmp/rsp_sym_test.XXXXXX", prog[256], copy[256], cmd[300];
+	uint64_t a = sym_addr(LIB, "fix_a"), base = 0x7f0000000000ull;
+	struct timespec later[2] = {{.tv_sec = 1}, {.tv_sec = 1}};
+	struct rsp_symbolizer_stats st;
+	struct rsp_sym r;
+	const char *kept;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/prog.so", dir);
+	snprintf(copy, sizeof(copy), "%s/prog_copy.so", dir);
+	copy_file(LIB, prog);
+	copy_file(LIB, copy);
+	map_file(m, 1, 1, prog, base);
+	map_file(m, 2, 1, copy, base);
+	rsp_symbolizer__begin(s);
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 2, base + a, 0, &r), 0);
+	assert_int_equal(utimensat(AT_FDCWD, prog, later, 0), 0); /* `touch` */
+	rsp_symbolizer__begin(s);
+	assert_int_equal(rsp_symbolizer__resolve(s, 2, 2, base + a, 0, &r), 0);
+	kept = r.name; /* the copy, served by prog's object (build-id and size) */
+	assert_int_equal(rsp_symbolizer__resolve(s, 1, 2, base + a, 0, &r), 0);
+	assert_string_equal(r.name, "fix_a");
+	assert_string_equal(kept, "fix_a"); /* still valid until the next begin */
+	rsp_symbolizer__stats(s, &st);
+	assert_int_equal((int)st.reloads, 1);
+	assert_int_equal((int)st.build_id_hits, 1);
+	rsp_symbolizer__begin(s);
+	assert_int_equal(rsp_symbolizer__resolve(s, 2, 3, base + a, 0, &r), 0);
+	assert_string_equal(r.name, "fix_a");
+	rsp_symbolizer__delete(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A mapping that carries the build-id (MMAP2 in build-id mode). */
 static void test_build_id_key(void **state)
 {
@@ -998,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_pie_nopie),
 		cmocka_unit_test(test_live_process),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_reload_in_query),
 		cmocka_unit_test(test_build_id_key),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_jitmap),

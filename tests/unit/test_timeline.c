@@ -483,6 +483,240 @@ static void test_submit_after_wait(void **state)
 	assert_int_equal(f->st.wakers_inferred, 2);
 }
 
+/* A 4 KiB request of @tid at @sector of DEV: inserted at @t, issued 10 ns later. */
+static void request(struct synth *s, uint32_t cpu, uint64_t t, uint32_t tid, uint64_t sector,
+		    const char *rwbs)
+{
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = cpu, .t = t, .tid = tid, .dev = DEV,
+		     .sector = sector, .bytes = 4096, .rwbs = rwbs);
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = cpu, .t = t + 10, .tid = tid,
+		     .dev = DEV, .sector = sector, .bytes = 4096, .rwbs = rwbs);
+}
+
+/*
+ * A sleep in io_schedule whose request completed and whose waking were not
+ * delivered (an interrupt on an idle CPU): the disk ended it, whoever ran
+ * next on its CPU. Here a kworker the same interrupt woke runs first, then
+ * switches to the sleeper: the sleeper's waker is the disk, not the kworker,
+ * and the kworker's own sleep has no evidence of its waker.
+ */
+static void test_io_sleep_whoever_next(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16], *c[16];
+
+	synth__switch(s, .cpu = 0, .t = 100, .prev = 0, .next = C, .next_comm = "kworker/0:1H");
+	synth__switch(s, .cpu = 0, .t = 200, .prev = C, .state = 0x80, .next = A,
+		      .next_comm = "syncer");
+	request(s, 0, 1000, A, 100, "WS");
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	/* not delivered: the irq at 3000, its completion, its wakings of A and C */
+	synth__waking(s, .cpu = 0, .t = 3200, .tid = C, .target = B, .target_comm = "other");
+	synth__switch(s, .cpu = 0, .t = 3300, .prev = C, .prev_comm = "kworker/0:1H", .state = 0x80,
+		      .next = A, .next_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 4000, .prev = A, .prev_comm = "syncer", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	run(f, 0, 5000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 4);
+	check_seg(a[1], RSP_SEG_SLEEP, 1100, 3300);
+	assert_int_equal(a[1]->reason, RSP_SR_BLOCK_IO);
+	assert_int_equal(a[1]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED),
+			 RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[1]->waker.id, DEV);
+	assert_int_equal(f->r.nreqs, 1);
+	assert_int_equal(a[1]->waker.req, f->r.reqs[0].id);
+	assert_int_equal(f->r.reqs[0].complete, 3300);
+	assert_true(f->r.reqs[0].flags & RSP_BLKF_COMPLETE_INFERRED);
+	/* the kworker: woken unseen, and what it did says nothing of who woke it */
+	assert_int_equal(segs_of(f, C, c, 16), 4);
+	check_seg(c[1], RSP_SEG_SLEEP, 200, 3200);
+	assert_int_equal(c[1]->waker.kind, RSP_WAKER_NONE);
+	assert_int_equal(f->st.wakings_not_seen, 2);
+	assert_int_equal(f->st.wakers_inferred, 1);
+}
+
+/*
+ * ext4's end-of-I/O work: the disk's completion wakes a kworker in an
+ * interrupt on an idle CPU (neither delivered), and the kworker, in task
+ * context, wakes the thread waiting for the writeback (delivered). The BPF
+ * backend sees the device wake the kworker; so does the inference: the
+ * kworker relays the request's completion, which is done by its run.
+ * Not a relay: a waking of a thread asleep on a lock (its request in
+ * flight notwithstanding), or one more than JOIN_NS into the kworker's run.
+ */
+static void test_relayed_completion(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16], *c[16];
+
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = C, .next_comm = "kworker/u8:5");
+	synth__switch(s, .cpu = 1, .t = 200, .prev = C, .state = 0x80, .next = 0);
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "syncer");
+	request(s, 0, 1000, A, 100, "WS");
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	/* not delivered: the irq on idle CPU 1 at 3000, the completion, the waking of C */
+	synth__waking(s, .cpu = 1, .t = 3050, .tid = C, .target = A, .target_comm = "syncer",
+		      .chain = waker_stack, .nr = 2);
+	synth__switch(s, .cpu = 1, .t = 3100, .prev = C, .prev_comm = "kworker/u8:5", .state = 0x80,
+		      .next = 0);
+	synth__switch(s, .cpu = 0, .t = 3200, .prev = 0, .next = A, .next_comm = "syncer");
+	/* 2: a request in flight, but A waits on a lock the kworker releases */
+	synth__block(s, .ev = RSP_EV_block_rq_insert, .cpu = 0, .t = 3300, .tid = A, .dev = DEV,
+		     .sector = 200, .bytes = 4096, .rwbs = "WS");
+	synth__switch(s, .cpu = 0, .t = 3400, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 5000, .tid = C, .target = A, .target_comm = "syncer");
+	synth__switch(s, .cpu = 1, .t = 5100, .prev = C, .prev_comm = "kworker/u8:5", .state = 0x80,
+		      .next = 0);
+	synth__switch(s, .cpu = 0, .t = 5200, .prev = 0, .next = A, .next_comm = "syncer");
+	/* 3: block I/O with the request in flight, but the waking 3 ms into C's run */
+	synth__switch(s, .cpu = 0, .t = 5300, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__block(s, .ev = RSP_EV_block_rq_issue, .cpu = 1, .t = 6000, .tid = C, .dev = DEV,
+		     .sector = 300, .bytes = 4096, .rwbs = "W");
+	synth__waking(s, .cpu = 1, .t = 6000 + 3000000, .tid = C, .target = A,
+		      .target_comm = "syncer");
+	synth__switch(s, .cpu = 1, .t = 6000 + 3000100, .prev = C, .prev_comm = "kworker/u8:5",
+		      .state = 0x80, .next = 0);
+	synth__switch(s, .cpu = 0, .t = 6000 + 3000200, .prev = 0, .next = A,
+		      .next_comm = "syncer");
+	run(f, 0, 10000000, 0);
+
+	assert_int_equal(segs_of(f, C, c, 16), 8);
+	check_seg(c[1], RSP_SEG_SLEEP, 200, 3050);
+	assert_int_equal(c[1]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED),
+			 RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED);
+	assert_int_equal(c[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(c[1]->waker.id, DEV);
+	assert_int_equal(f->r.reqs[0].sector, 100);
+	assert_int_equal(c[1]->waker.req, f->r.reqs[0].id);
+	assert_int_equal(f->r.reqs[0].complete, 3050);
+	assert_true(f->r.reqs[0].flags & RSP_BLKF_COMPLETE_INFERRED);
+	/* A's waits: the kworker's waking was seen, not inferred (the graph relays it) */
+	assert_int_equal(segs_of(f, A, a, 16), 10);
+	check_seg(a[1], RSP_SEG_SLEEP, 1100, 3050);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_THREAD);
+	assert_int_equal(a[1]->waker.id, C);
+	assert_int_equal(a[1]->flags & (RSP_SEGF_WAKING_NOT_SEEN | RSP_SEGF_WAKER_INFERRED), 0);
+	/* 2: a lock: the kworker's waker stays unknown; the request stays open */
+	check_seg(c[3], RSP_SEG_SLEEP, 3100, 5000);
+	assert_int_equal(c[3]->waker.kind, RSP_WAKER_NONE);
+	check_seg(a[4], RSP_SEG_SLEEP, 3400, 5000);
+	assert_int_equal(a[4]->reason, RSP_SR_LOCK);
+	/* 3: too late in the kworker's run to be what woke it */
+	check_seg(c[5], RSP_SEG_SLEEP, 5100, 6000);
+	assert_int_equal(c[5]->waker.kind, RSP_WAKER_NONE);
+	assert_int_equal(f->st.wakings_not_seen, 3);
+	assert_int_equal(f->st.wakers_inferred, 1);
+}
+
+/*
+ * 1: a kworker already running (its waking was seen, or it never slept)
+ * wakes A from its block I/O sleep: it relays a completion not delivered,
+ * so A's request is done by then; the kworker's own waker is not
+ * inferred. 2: a request left open by a run whose sleep a thread ended (a
+ * lock) is not completed by a later inference: its completion is
+ * unknown (the BPF backend has it so too); completed at that later time
+ * it held the disk busy since its issue.
+ */
+static void test_relay_running_and_stale(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = C, .next_comm = "kworker/u8:5");
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "syncer");
+	request(s, 0, 1000, A, 100, "WS");
+	synth__switch(s, .cpu = 0, .t = 1100, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 3000, .tid = C, .target = A, .target_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 3100, .prev = 0, .next = A, .next_comm = "syncer");
+	request(s, 0, 3200, A, 200, "WS");
+	synth__switch(s, .cpu = 0, .t = 3300, .prev = A, .prev_comm = "syncer", .state = 1,
+		      .next = 0, .chain = futex_stack, .nr = 5);
+	synth__waking(s, .cpu = 1, .t = 4000, .tid = C, .target = A, .target_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 4100, .prev = 0, .next = A, .next_comm = "syncer");
+	request(s, 0, 4200, A, 300, "WS");
+	synth__switch(s, .cpu = 0, .t = 4300, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__switch(s, .cpu = 0, .t = 6000, .prev = 0, .next = A, .next_comm = "syncer");
+	run(f, 0, 7000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 9);
+	check_seg(a[1], RSP_SEG_SLEEP, 1100, 3000);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_THREAD);
+	assert_int_equal(a[1]->waker.id, C);
+	check_seg(a[7], RSP_SEG_SLEEP, 4300, 6000);
+	assert_int_equal(a[7]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(f->r.nreqs, 3);
+	assert_int_equal(f->r.reqs[0].sector, 100);
+	assert_int_equal(f->r.reqs[0].complete, 3000);
+	assert_true(f->r.reqs[0].flags & RSP_BLKF_COMPLETE_INFERRED);
+	assert_int_equal(f->r.reqs[1].sector, 300);
+	assert_int_equal(f->r.reqs[1].complete, 6000);
+	assert_int_equal(a[7]->waker.req, f->r.reqs[1].id);
+	assert_int_equal(f->r.reqs[2].sector, 200);
+	assert_true(f->r.reqs[2].flags & RSP_BLKF_COMPLETE_NOT_SEEN);
+	assert_int_equal(f->st.wakers_inferred, 1);
+}
+
+/*
+ * A wakeup in the handler that completed a request is the device's: 4 ms
+ * after the completion (the softirq interrupted on a busy machine), for a
+ * request another thread issued (A waits on a metadata block B's request
+ * was writing), or after a completion rsp does not follow (a flush's, at
+ * sector -1). Else those waits went to "disk ?" or the irq, and the knot
+ * {thread, disk} had an edge out.
+ */
+static void test_completion_handler_wakes(void **state)
+{
+	struct fix *f = *state;
+	struct synth *s = &f->s;
+	const struct rsp_segment *a[16];
+
+	synth__switch(s, .cpu = 1, .t = 100, .prev = 0, .next = B, .next_comm = "writer");
+	request(s, 1, 200, B, 200, "WSM");
+	synth__switch(s, .cpu = 0, .t = 500, .prev = 0, .next = A, .next_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 1000, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__softirq(s, .entry = true, .cpu = 1, .t = 3000, .tid = B, .vec = RSP_SOFTIRQ_BLOCK);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 3010, .tid = B, .dev = DEV,
+		     .sector = 200, .bytes = 4096, .rwbs = "WSM");
+	synth__waking(s, .cpu = 1, .t = 3010 + 4000000, .tid = B, .target = A,
+		      .target_comm = "syncer");
+	synth__softirq(s, .entry = false, .cpu = 1, .t = 3020 + 4000000, .tid = B,
+		       .vec = RSP_SOFTIRQ_BLOCK);
+	synth__switch(s, .cpu = 0, .t = 4100000, .prev = 0, .next = A, .next_comm = "syncer");
+	synth__switch(s, .cpu = 0, .t = 4200000, .prev = A, .prev_comm = "syncer", .state = 2,
+		      .next = 0, .chain = io_stack, .nr = 5);
+	synth__irq_in(s, true, 1, 4300000, 36, "virtio1-req.0", B);
+	synth__block(s, .ev = RSP_EV_block_rq_complete, .cpu = 1, .t = 4300010, .tid = B,
+		     .dev = DEV, .sector = UINT64_MAX, .rwbs = "FF");
+	synth__waking(s, .cpu = 1, .t = 4300020, .tid = B, .target = A, .target_comm = "syncer");
+	synth__irq_in(s, false, 1, 4300030, 36, NULL, B);
+	synth__switch(s, .cpu = 0, .t = 4300100, .prev = 0, .next = A, .next_comm = "syncer");
+	run(f, 0, 5000000, 0);
+
+	assert_int_equal(segs_of(f, A, a, 16), 7);
+	check_seg(a[1], RSP_SEG_SLEEP, 1000, 4003010);
+	assert_int_equal(a[1]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[1]->waker.id, DEV);
+	assert_int_equal(f->r.nreqs, 1);
+	assert_int_equal(a[1]->waker.req, f->r.reqs[0].id);
+	check_seg(a[4], RSP_SEG_SLEEP, 4200000, 4300020);
+	assert_int_equal(a[4]->waker.kind, RSP_WAKER_DEVICE);
+	assert_int_equal(a[4]->waker.id, DEV);
+	assert_int_equal(a[4]->waker.req, 0);
+	assert_int_equal(f->st.completions_alone, 1);
+}
+
 static const uint64_t poll_stack[] = {PERF_CONTEXT_KERNEL, K_SCHEDULE + 0x20, K_POLL + 4,
 				      PERF_CONTEXT_USER, 0x7f0000002000ull};
 
@@ -1210,6 +1444,10 @@ int main(void)
 		cmocka_unit_test(test_block_request_comm),
 		cmocka_unit_test(test_quirk_inference),
 		cmocka_unit_test(test_submit_after_wait),
+		cmocka_unit_test(test_io_sleep_whoever_next),
+		cmocka_unit_test(test_relayed_completion),
+		cmocka_unit_test(test_relay_running_and_stale),
+		cmocka_unit_test(test_completion_handler_wakes),
 		cmocka_unit_test(test_timeout_inference),
 		cmocka_unit_test(test_late_waking),
 		cmocka_unit_test(test_gap),

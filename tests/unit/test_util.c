@@ -186,6 +186,34 @@ static void test_fmt_bytes(void **state)
 	assert_string_equal(rsp_fmt__bytes(b, sizeof(b), 3ull << 40), "3.0 TiB");
 }
 
+/* Names others chose, escaped as ps and systemctl do (issue 40, finding 5). */
+static void test_fmt_name(void **state)
+{
+	char b[RSP_FMT_NAME_MAX], small[8];
+
+	(void)state;
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "esc\x1b]0;PWNED\a\x1b["),
+			    "esc\\x1b]0;PWNED\\a\\x1b[");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "ev\nil\"x\\"), "ev\\nil\"x\\\\");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "bad\xff\xfe"), "bad\\xff\\xfe");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "del\x7f"), "del\\x7f");
+	/* UTF-8 stays, but a C1 control (U+009B, CSI), an overlong '/' and a surrogate do not */
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "caf\xc3\xa9 \xe2\x82\xac"),
+			    "caf\xc3\xa9 \xe2\x82\xac");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "\xc2\x9b"), "\\xc2\\x9b");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "\xc0\xaf"), "\\xc0\\xaf");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), "\xed\xa0\x80"), "\\xed\\xa0\\x80");
+	assert_string_equal(rsp_fmt__name(b, sizeof(b), NULL), "");
+	/* cut at a whole escape, never inside one */
+	assert_string_equal(rsp_fmt__name(small, sizeof(small), "ab\ncd\x1b"), "ab\\ncd");
+	assert_string_equal(rsp_fmt__name(small, sizeof(small), "abcdef\n"), "abcdef");
+	/* the longest thread name fits */
+	assert_int_equal(strlen(rsp_fmt__name(b, sizeof(b),
+					      "\x01\x01\x01\x01\x01\x01\x01\x01"
+					      "\x01\x01\x01\x01\x01\x01\x01")),
+			 60);
+}
+
 static void test_catalogue(void **state)
 {
 	int tracepoints = 0;
@@ -239,7 +267,7 @@ int main(void)
 		cmocka_unit_test(test_parse_decimal), cmocka_unit_test(test_parse_seconds),
 		cmocka_unit_test(test_parse_size),    cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_u64map),	      cmocka_unit_test(test_fmt_bytes),
-		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_catalogue),     cmocka_unit_test(test_fmt_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,25 +117,6 @@ static void *syncer(void *arg)
 	return NULL;
 }
 
-/* Fill the file with real blocks so that overwrites need no metadata. */
-static void prepare(const char *dir)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/fsync_pair.XXXXXX", dir);
-	fd = mkstemp(path);
-	if (fd < 0) {
-		perror(path);
-		exit(1);
-	}
-	unlink(path);
-	for (int i = 0; i < FILE_BLOCKS; i++)
-		if (write(fd, block, bsize) != (ssize_t)bsize)
-			exit(1);
-	if (fsync(fd))
-		exit(1);
-}
-
 int main(int argc, char **argv)
 {
 	pthread_t b;
@@ -157,7 +138,8 @@ int main(int argc, char **argv)
 	if (!block)
 		return 1;
 	memset(block, 'b', bsize);
-	prepare(argv[2]);
+	/* real blocks, so that overwrites need no metadata */
+	fd = wl_filled_file(argv[2], "fsync_pair", block, bsize, FILE_BLOCKS);
 	a_waits = calloc((size_t)nreq + 1, sizeof(*a_waits));
 	b_syncs = calloc((size_t)nreq + 1, sizeof(*b_syncs));
 	/*

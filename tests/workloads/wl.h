@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -108,6 +109,32 @@ static inline double wl_overlap(const struct wl_iv *iv, const struct wl_iv *set,
 			s += (double)(b - a) / 1e9;
 	}
 	return s;
+}
+
+/*
+ * A temporary file in @dir (named @name.XXXXXX, unlinked at once) holding
+ * @nblocks copies of @block, @bsize bytes each, on disk (fsync): overwriting
+ * its blocks needs no metadata. Exits on failure.
+ */
+static inline int wl_filled_file(const char *dir, const char *name, const void *block, size_t bsize,
+				 int nblocks)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s.XXXXXX", dir, name);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	unlink(path);
+	for (int i = 0; i < nblocks; i++)
+		if (write(fd, block, bsize) != (ssize_t)bsize)
+			exit(1);
+	if (fsync(fd))
+		exit(1);
+	return fd;
 }
 
 #endif

@@ -34,6 +34,14 @@ void rsp_json__watch(void);
 /** rsp_json__failed() - whether one failed on this thread since rsp_json__watch(). */
 bool rsp_json__failed(void);
 
+/**
+ * rsp_json__name() - a JSON string of @name (a thread's, a file's or a
+ * symbol's, chosen by anyone): as it is when it is UTF-8, else escaped by
+ * rsp_fmt__name() (jansson refuses what is not UTF-8, and the key would be
+ * left out without a word). NULL @name: JSON null.
+ */
+json_t *rsp_json__name(const char *name);
+
 /* json_object_set_new() of a number; @o's key takes the new value. */
 static inline void rsp_json__set_u64(json_t *o, const char *key, uint64_t v)
 {

@@ -107,6 +107,13 @@ const struct rsp_command *rsp_query__command_at(size_t i);
  */
 const char *rsp_request__option_at(const struct rsp_command *c, size_t i);
 /**
+ * rsp_request__nth_path() - for a command's output(): the @i-th of the @n
+ * @paths that is not "" and, in *@name, its part name from @names; NULL
+ * past the end.
+ */
+const char *rsp_request__nth_path(const char *const *paths, const char *const *names, size_t n,
+				  size_t i, const char **name);
+/**
  * rsp_request__window_range() - the part of @src's window a request asks
  * for: all of it from its oldest complete time to now (live) or its newest
  * record (a file), narrowed by --to, --last and --from, in that order.

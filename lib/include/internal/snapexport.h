@@ -33,6 +33,32 @@
 #define RSP_CHRONO_TRACK	0x40000000u /* above any tid (pid_max is at most 2^22) */
 #define RSP_CHRONO_TRACE_SLICES 100000
 int rsp_snapexport__folded(struct snapnames *n, struct rsp_buf *out);
+/*
+ * The marker of node @x's own time in category @c (enum rsp_cat), as the
+ * folded stacks end it: "[running, not sampled]", "[disk 8:0 queue]", ...
+ * Into @buf; returns it.
+ */
+char *rsp_snapexport__marker(struct snapnames *n, const struct rsp_snode *x, int c, char *buf,
+			     size_t size);
+
+/*
+ * pprof   the consolidated view as a pprof profile (lib/format/snapshot_pprof.c,
+ *         internal/pprof.h): sample types wait/nanoseconds and
+ *         cpu/nanoseconds, one sample per pseudostack (the folded stacks'
+ *         frames, leaf first: a thread is a frame "comm (pid P)", markers
+ *         are frames of their own; stack frames have their addresses,
+ *         objects and build-ids) and labels: reason (what the thread of
+ *         PID at the chain's root was doing: its sleep's reason, "running",
+ *         "runnable", "preempted", "unknown"), waker (who ended that sleep),
+ *         thread and process (of the time's own thread, named as the
+ *         requester may see it), cgroup (where known and visible),
+ *         category (rsp_cat__name()) and depth (threads down the chain, a
+ *         number). wait: the time PID's threads did not run (all the
+ *         time below depth 0); cpu: the running in it (of every thread).
+ *         @meta: the caller's (its duration, time); 0 or -ENOMEM.
+ */
+struct rsp_pprof_meta;
+int rsp_snapexport__pprof(struct snapnames *n, struct rsp_pprof_meta *meta, struct rsp_buf *out);
 
 /*
  * chrono  the pid's pseudostacks on a time axis (RSP's flame view,

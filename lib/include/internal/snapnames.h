@@ -27,6 +27,8 @@ struct snapnames {
 struct snap_frame {
 	bool kernel;
 	char name[SNAP_FRAME_LEN];
+	uint64_t addr;	    /* 0: not shown (hidden) */
+	const char *object; /* the symbolizer's (interned), "[kernel]"; NULL: not known */
 };
 
 int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,

@@ -350,6 +350,7 @@ int tl__on_issue(struct rsp_timeline *tl, const struct rsp_sample *smp);
 uint64_t tl__infer_completions(struct rsp_timeline *tl, struct thr *t, uint64_t slept,
 			       uint64_t now);
 uint64_t tl__infer_on_behalf(struct rsp_timeline *tl, const struct thr *t, uint64_t now);
+void tl__relayed_completion(struct rsp_timeline *tl, uint32_t relay, struct thr *t, uint64_t time);
 void tl__emit_req(struct rsp_timeline *tl, struct req *r);
 void tl__expire_reqs(struct rsp_timeline *tl, uint64_t before);
 void tl__finish_reqs(struct rsp_timeline *tl);

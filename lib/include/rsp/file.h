@@ -15,7 +15,7 @@
  * One rule for every file rsp writes: a new file, or an existing regular
  * file replaced whole; anything else at the path (a device node, a FIFO, a
  * directory, a socket, a symbolic link) is refused and left untouched. The
- * data goes to a temp file (mode 0600, ".NAME.XXXXXX") in the target's
+ * data goes to a temp file (mode 0600, ".NAME.rsp-tmp.XXXXXX") in the target's
  * directory, which is fsynced and renamed over the target without following
  * a link planted at the path: renameat2(RENAME_NOREPLACE) for a new file,
  * RENAME_EXCHANGE for a regular one, checked afterwards to have swapped out
@@ -72,9 +72,13 @@ RSP_API int rsp_file__open_regular(const char *path, struct rsp_buf *err);
 /** rsp_file__type() - "a directory", "a FIFO", ...: for messages. */
 RSP_API const char *rsp_file__type(mode_t mode);
 
+/* What marks rsp's temp files (".NAME" RSP_FILE_TMP_MARK "XXXXXX"): rspd finds them again. */
+#define RSP_FILE_TMP_MARK ".rsp-tmp."
+
 /**
  * rsp_file__is_temp() - is @name one of rsp_outfile__open()'s temp names
- * (".TARGET.XXXXXX") for a TARGET that @is_target accepts?
+ * (".TARGET.rsp-tmp.XXXXXX") for a TARGET that @is_target accepts (NULL:
+ * any)? With @is_target, the unmarked ".TARGET.XXXXXX" of older rspd too.
  */
 RSP_API bool rsp_file__is_temp(const char *name, bool (*is_target)(const char *name));
 

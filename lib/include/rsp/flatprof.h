@@ -37,7 +37,8 @@ struct rsp_flatprof_row {
 struct rsp_flatprof_stack {
 	uint64_t hash;
 	uint64_t samples;
-	uint64_t by[3]; /* samples per enum rsp_unwind_method */
+	uint64_t period; /* the CPU time they stand for, ns */
+	uint64_t by[3];	 /* samples per enum rsp_unwind_method */
 	uint32_t nr;
 	uint32_t pid, tid; /* opts.stacks_by_thread: its thread's (one stack per thread); else 0 */
 	struct rsp_frame frames[RSP_FLATPROF_FRAMES];

@@ -180,7 +180,8 @@ RSP_API int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, ui
 
 /**
  * rsp_sym__format() - "name+0x1f", "a->b", "[unknown]" or "[hidden]" into
- * @buf (@with_offset: add the offset to exact names). Returns @buf.
+ * @buf (@with_offset: add the offset to exact names), the name escaped as
+ * rsp_fmt__name() does (control bytes, bytes not UTF-8). Returns @buf.
  */
 RSP_API char *rsp_sym__format(const struct rsp_sym *sym, bool with_offset, char *buf, size_t size);
 

@@ -81,6 +81,14 @@
  *     epoll_wait, futex and nanosleep timeouts) in the run that ended in
  *     the sleep, and its expiry is not after the switch-in;
  *   - a network wait: the network (NET_RX softirq);
+ *   - a thread whose own waking was not seen and that, within 2 ms of its
+ *     run, wakes a thread asleep on block I/O with requests in flight
+ *     relays their completion (ext4's end-of-I/O kworker): the device.
+ *     Whenever a thread wakes one asleep on block I/O whose requests of
+ *     its last run were not seen completing, they are marked completed
+ *     (RSP_BLKF_COMPLETE_INFERRED) at the relay's switch-in or waking;
+ *   - an I/O sleep whose first act (within 2 ms) is to submit a request:
+ *     that device, no request joined;
  * otherwise the waker stays RSP_WAKER_NONE ("unknown").
  *
  * The same quirk hides every switch away from the idle task (it fires in the
