@@ -950,9 +950,21 @@ int rsp_pdwriter__pending(struct rsp_pdwriter *w, const struct perf_event_header
 }
 
 /* The pending records after the window's, into the unfolder: their events in place. */
+/* One record into the unfolder, and out of it what is ready: written. */
+static int through(struct rsp_pdwriter *w, struct rsp_unfold *u, const struct rsp_wentry *e,
+		   uint64_t from)
+{
+	struct rsp_wentry o;
+	int err = rsp_unfold__push(u, e);
+
+	while (!err && rsp_unfold__pop(u, &o, false))
+		err = window_record(w, &o, from);
+	return err;
+}
+
 static int push_pending(struct rsp_pdwriter *w, struct rsp_unfold *u, uint64_t from)
 {
-	struct rsp_wentry e, o;
+	struct rsp_wentry e;
 	size_t at = 0;
 	int err = 0;
 
@@ -963,9 +975,7 @@ static int push_pending(struct rsp_pdwriter *w, struct rsp_unfold *u, uint64_t f
 			continue;
 		e.time = ((const struct rsp_brec_hdr *)e.rec)->time;
 		e.cpu = ((const struct rsp_brec_hdr *)e.rec)->cpu;
-		err = rsp_unfold__push(u, &e);
-		while (!err && rsp_unfold__pop(u, &o, false))
-			err = window_record(w, &o, from);
+		err = through(w, u, &e, from);
 	}
 	return err;
 }
@@ -1005,9 +1015,7 @@ int rsp_pdwriter__window(struct rsp_pdwriter *w, struct rsp_window *win, uint64_
 			err = e.time <= to ? window_record(w, &e, from) : 0;
 			continue;
 		}
-		err = rsp_unfold__push(u, &e);
-		while (!err && rsp_unfold__pop(u, &o, false))
-			err = window_record(w, &o, from);
+		err = through(w, u, &e, from);
 	}
 	if (!err)
 		err = push_pending(w, u, from);

@@ -285,25 +285,35 @@ static int fifo_push(struct rsp_unfold *u, const struct rsp_wentry *e)
 
 /* ---- in and out ---------------------------------------------------------- */
 
-/* The events @e's record carries, into the heap (those in the range). */
-static int push_carried(struct rsp_unfold *u, const struct rsp_wentry *e)
+int rsp_unfold__carried(const struct rsp_wentry *e, uint64_t from, uint64_t to,
+			int (*fn)(void *ctx, const struct rsp_wentry *o), void *ctx)
 {
 	uint64_t parts[RSP_BPFREC_UNFOLD_MAX][RSP_BPFREC_UNFOLD_WORDS];
 	const struct rsp_brec_hdr *main = (const void *)e->rec;
-	int n = rsp_bpfrec__unfold(e->rec, e->rec->size, parts);
+	/* each part on its own CPU, in the stream family of the record (rspd's BPF streams) */
+	uint32_t base = e->cpu >= main->cpu ? e->cpu - main->cpu : 0;
+	int n = rsp_bpfrec__unfold(e->rec, e->rec->size, parts), ret = 0;
 
 	for (int i = 0; i < n; i++) {
-		struct rsp_brec_hdr h;
-		/* the part's own CPU, in the stream family of the record (rspd's BPF streams) */
-		uint32_t base = e->cpu >= main->cpu ? e->cpu - main->cpu : 0;
+		const struct rsp_brec_hdr *h = (const void *)parts[i];
+		struct rsp_wentry o = {
+			.time = h->time, .cpu = base + h->cpu, .rec = (const void *)h};
 
-		memcpy(&h, parts[i], sizeof(h));
-		if (h.time < u->from || h.time > u->to)
-			continue;
-		if (heap_push(u, h.time, base + h.cpu, parts[i]))
-			return -ENOMEM;
+		if (h->time >= from && h->time <= to && (ret = fn(ctx, &o)))
+			return ret;
 	}
 	return 0;
+}
+
+static int heap_push_entry(void *ctx, const struct rsp_wentry *o)
+{
+	return heap_push(ctx, o->time, o->cpu, (const uint64_t *)o->rec);
+}
+
+/* The events @e's record carries, into the heap (those in the range). */
+static int push_carried(struct rsp_unfold *u, const struct rsp_wentry *e)
+{
+	return rsp_unfold__carried(e, u->from, u->to, heap_push_entry, u);
 }
 
 void rsp_unfold__advance(struct rsp_unfold *u, uint64_t now)

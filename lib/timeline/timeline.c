@@ -754,31 +754,24 @@ static int unfold_in(struct rsp_timeline *tl, const struct rsp_wentry *e)
 	return unfold_out(tl, false);
 }
 
+static int feed_carried(void *ctx, const struct rsp_wentry *o)
+{
+	return feed_one(ctx, o) == -ENOMEM ? -ENOMEM : 0;
+}
+
 /*
  * No delay (rsp_timeline__set_unfold_delay()): a BPF record's carried
  * events, oldest first, then the record itself; nothing is held.
  */
 static int unfold_now(struct rsp_timeline *tl, const struct rsp_wentry *e)
 {
-	uint64_t parts[RSP_BPFREC_UNFOLD_MAX][RSP_BPFREC_UNFOLD_WORDS];
-	const struct rsp_brec_hdr *h = (const void *)e->rec;
-	uint32_t base = e->cpu >= h->cpu ? e->cpu - h->cpu : 0;
-	int n = rsp_bpfrec__unfold(e->rec, e->rec->size, parts), ret = 0;
+	uint64_t to = tl->unfold_to ? tl->unfold_to : UINT64_MAX;
 
-	for (int i = 0; i < n; i++) {
-		const struct rsp_brec_hdr *p = (const void *)parts[i];
-		struct rsp_wentry o = {
-			.time = p->time, .cpu = base + p->cpu, .rec = (const void *)p};
-
-		if (p->time < tl->unfold_from || (tl->unfold_to && p->time > tl->unfold_to))
-			continue;
-		if (feed_one(tl, &o) == -ENOMEM)
-			ret = -ENOMEM;
-	}
-	if (RSP_BREC_TYPE_KIND(h->type) == RSP_BREC_CARRY ||
-	    (tl->unfold_to && e->time > tl->unfold_to))
-		return ret;
-	return feed_one(tl, e) == -ENOMEM ? -ENOMEM : ret;
+	if (rsp_unfold__carried(e, tl->unfold_from, to, feed_carried, tl))
+		return -ENOMEM;
+	if (RSP_BREC_TYPE_KIND(e->rec->type) == RSP_BREC_CARRY || e->time > to)
+		return 0;
+	return feed_one(tl, e) == -ENOMEM ? -ENOMEM : 0;
 }
 
 int rsp_timeline__feed(struct rsp_timeline *tl, const struct rsp_wentry *e)

@@ -63,6 +63,17 @@ void rsp_unfold__set_range(struct rsp_unfold *u, uint64_t from, uint64_t to);
  */
 void rsp_unfold__advance(struct rsp_unfold *u, uint64_t now);
 
+/*
+ * rsp_unfold__carried() - the events a BPF record @e carries folded in (a
+ * switch's waking, a completion's insert and issue, a span's entry, a
+ * CARRY's part), those in [@from, @to], oldest first, each to @fn as a
+ * window entry on its own CPU's stream (its record valid during the call),
+ * with nothing held: for a reader that needs no other order (the
+ * histograms' timeline). Return: the first non-zero @fn returned, or 0.
+ */
+int rsp_unfold__carried(const struct rsp_wentry *e, uint64_t from, uint64_t to,
+			int (*fn)(void *ctx, const struct rsp_wentry *o), void *ctx);
+
 /* rsp_unfold__push() - one record of the window, in its order. Return: 0 or -ENOMEM. */
 int rsp_unfold__push(struct rsp_unfold *u, const struct rsp_wentry *e);
 
