@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """What the syscall family (per-syscall latency profiles counted in the
 kernel, issue 16) costs: PostgreSQL's pgbench (bench/pgbench.py's cluster,
-4 clients) bare, under rspd --capture bpf with the family off, and with it
-on; and a tight getppid() loop (bench/getppid_loop.c) in the same three
-modes, reported in ns per system call. Modes alternate within each
+4 clients) bare, under rspd --capture bpf without syscall programs, with
+the family on (per-thread profiles), and with rspd's default (the
+system's profile per syscall number, issue 35); and a tight getppid() loop
+(bench/getppid_loop.c) in the same modes, reported in ns per system call. Modes alternate within each
 repetition; figures are medians; ratios to bare from the same run.
 
 Target (issue 16): the family on costs pgbench at most 2 points of TPS
@@ -37,9 +38,13 @@ class Family(Rspd):
 
     def __init__(self, build, on):
         super().__init__(build, "bpf", "cached",
-                         ["--families", "+syscall"] if on else ["--families", NO_SYSCALL])
-        self.on = on
-        self.name = "rspd bpf, syscall family %s" % ("on" if on else "off")
+                         ["--families", "+syscall"] if on == "thread" else
+                         ["--families", NO_SYSCALL] if on == "system" else
+                         ["--families", NO_SYSCALL, "--no-syscall-system"])
+        self.on = on != "off"
+        self.name = {"off": "rspd bpf, no syscall programs",
+                     "system": "rspd bpf, system's syscall profiles (default)",
+                     "thread": "rspd bpf, syscall family on"}[on]
 
     def start(self):
         super().start()
@@ -52,12 +57,12 @@ class Family(Rspd):
 
 
 class Floor(Family):
-    """rspd without the syscall family, plus empty BPF programs on sys_enter,
+    """rspd without syscall programs, plus empty BPF programs on sys_enter,
     sys_exit and sched_switch (rsp-bench-sc-floor): what any BPF syscall
     profiler costs on this kernel before it does any work."""
 
     def __init__(self, build):
-        super().__init__(build, False)
+        super().__init__(build, "off")
         self.floor = os.path.join(build, "bench", "rsp-bench-sc-floor")
         self.name = "rspd bpf, family off, empty syscall programs"
 
@@ -93,7 +98,8 @@ def main():
     if os.geteuid():
         sys.exit("bench/syscalls.py: run as root (rspd loads BPF programs)")
     cluster = Cluster(need_postgres())
-    modes = [Bare(), Family(a.build, False), Floor(a.build), Family(a.build, True)]
+    modes = [Bare(), Family(a.build, "off"), Floor(a.build), Family(a.build, "thread"),
+             Family(a.build, "system")]
     tps = {m.name: [] for m in modes}
     ns = {m.name: [] for m in modes}
     try:
