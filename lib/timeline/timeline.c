@@ -115,8 +115,8 @@ void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start)
 {
 	tl->start = start;
 	tl->started = true;
-	tl->unfold_from =
-		start; /* events folded into the range's records from before it: not its */
+	/* events folded into the range's records from before it are not its */
+	tl->unfold_from = start;
 }
 
 uint64_t rsp_timeline__start(const struct rsp_timeline *tl)
