@@ -1082,6 +1082,14 @@ static __always_inline void waking_alone(void *ctx, struct task_struct *p,
 static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bool stacks)
 {
 	u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	/*
+	 * A wakee still on its CPU (woken as it was switching out, or while
+	 * it ran on): its next switch-in comes after a switch-out that may
+	 * still come, so the waking goes now, alone, in its place in the ring.
+	 * Read with the clock, before the stack walk: by the walk's end the
+	 * wakee may be off its CPU, its switch-out stamped after this waking.
+	 */
+	bool on_cpu = bpf_core_field_exists(p->on_cpu) && p->on_cpu;
 	struct rsp_brec_wake_part w;
 	struct wake_slot *ws;
 	u64 kc, uc; /* a check's: counted, not sent (a waker's stack names no sleep) */
@@ -1104,12 +1112,7 @@ static __always_inline void waking(void *ctx, struct task_struct *p, u8 kind, bo
 		get_stacks(ctx, bpf_get_current_task_btf(), 1, 0, now, &w.kstack, &w.ustack,
 			   &w.stack_flags, &kc, &uc);
 	}
-	/*
-	 * A wakee still on its CPU (woken as it was switching out, or while
-	 * it ran on): its next switch-in is after a switch-out that may come
-	 * first, so the waking goes now, alone, in its place in the ring.
-	 */
-	if (bpf_core_field_exists(p->on_cpu) && p->on_cpu) {
+	if (on_cpu) {
 		waking_alone(ctx, p, &w);
 		return;
 	}

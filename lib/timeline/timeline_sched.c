@@ -528,6 +528,15 @@ int tl__on_waking(struct rsp_timeline *tl, struct cpu_state *c, const struct rsp
 		tl->ops.waking(tl->ctx, &wk);
 	}
 	waker_of(tl, c, smp, t, &w);
+	/*
+	 * A BPF waking from before this sleep began (folded into the switch-in
+	 * and fed just before it: rsp_timeline__set_unfold_delay()): in time
+	 * order it came while the thread still ran, and ended no sleep.
+	 */
+	if (smp->compact && t->state == T_SLEEPING && smp->time < t->since) {
+		tl->st.wakings_stale++;
+		return 0;
+	}
 	if (w.kind == RSP_WAKER_THREAD && t->state == T_SLEEPING)
 		tl__relayed_completion(tl, w.id, t, smp->time);
 	switch (t->state) {

@@ -84,7 +84,7 @@ with t.Rspd("--freq", "20", config="[capture]\nfreq = 50\nstacks = all\n") as d:
     t.check(st["config"]["stacks"] == "all", "stacks = all from the file applies")
 
 # --families +NAME/-NAME change the families so far (defaults, then the file):
-# the syscall family is off by default and one word turns it on.
+# the syscall family (per thread) is off by default and one word turns it on.
 with t.Rspd("--families", "+syscall", config="[capture]\nfamilies = -net\n") as d:
     st = d.json("status")
     on = {f["name"] for f in st["families"] if f["enabled"]}
@@ -95,10 +95,16 @@ with t.Rspd("--families", "+syscall", config="[capture]\nfamilies = -net\n") as 
             "families = -net in the file, then --families +syscall: %s (syscall: %s)"
             % (",".join(sorted(on)), sc.get("note", "")[:60]))
 with t.Rspd() as d:
-    fam = [f for f in d.json("status")["families"] if f["name"] == "syscall"][0]
-    t.check(not fam["enabled"] and "+syscall" in fam.get("note", ""),
-            "the syscall family is off by default; status says how to turn it on: %s"
-            % fam.get("note"))
+    st = d.json("status")
+    fam = [f for f in st["families"] if f["name"] == "syscall"][0]
+    note = fam.get("note", "")
+    # by default the system's profile per syscall number where BPF runs (the
+    # per-thread family off: status says how to turn it on), else off and why
+    if st["config"]["capture"] == "bpf":
+        ok = fam["enabled"] and "system's profile" in note and "+syscall" in note
+    else:
+        ok = not fam["enabled"] and "BPF backend" in note
+    t.check(ok, "the syscall family by default: %s" % note)
 
 # SIGHUP: a bad file is refused and changes nothing; a good one applies.
 with t.Rspd(config="[daemon]\nlog-level = info\n") as d:

@@ -426,6 +426,7 @@ struct rsp_timeline_stats {
 	uint64_t gaps;		    /* PERF_RECORD_LOST seen */
 	uint64_t inversions;	    /* events stamped before the state they change (clamped) */
 	uint64_t wakings_not_seen;  /* sleeps that ended with no waking observed */
+	uint64_t wakings_stale;	    /* BPF wakings fed after the sleep they came before: ignored */
 	uint64_t switches_not_seen; /* switch-ins inferred from a thread's first record */
 	uint64_t runs_inferred;	    /* runs ended by another task's record: switch-out not seen */
 	uint64_t wakers_inferred;
