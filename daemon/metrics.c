@@ -198,7 +198,7 @@ static int render_health(struct rspd *d, struct rspd_metrics *m, bool have_hist,
 	rspd_server__query_stats(d, &h.queries, &h.query_ns);
 	h.scrapes = atomic_fetch_add_explicit(&m->renders, 1, memory_order_relaxed);
 	ret = rsp_prom__render_health(&h, fmt, out);
-	free(ci.cpus);
+	rspd_status__free(&ci);
 	return ret;
 }
 

@@ -84,6 +84,7 @@
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
+#include "trigger.h"
 #ifdef RSP_HAVE_BPF
 #include "stopwatch.h"
 #else
@@ -405,49 +406,33 @@ static int run_stopwatch(struct rspd *d, struct job *j, const struct rsp_sw_requ
 #endif
 }
 
-static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
-		     struct rsp_buf *err)
+/* A query on the live window, for @admin (or the restricted @uid). */
+static int run_live(struct rspd *d, const struct rsp_request *req, bool admin, uint32_t uid,
+		    struct rsp_buf *out, struct rsp_buf *err)
 {
-	struct rsp_request req;
 	struct rsp_capture_info ci;
 	struct rsp_source src = {0};
-	struct rsp_dump_spec spec;
-	struct rsp_sw_request sw;
 	struct uid_cache uc = {0};
 	bool symbols;
 	int ret;
 
-	ret = rsp_request__parse(args->argc, args->argv, &req, err);
-	if (ret)
-		return ret;
-	if (!rsp_request__stopwatch(&req, &sw)) {
-		ret = run_stopwatch(d, j, &sw, err);
-		rsp_request__exit(&req);
-		return ret;
-	}
-	if (!rsp_request__dump_spec(&req, &spec)) {
-		ret = queue_dump(d, j, &spec, err);
-		rsp_request__exit(&req);
-		return ret;
-	}
 	if (rspd_status__fill(d, &ci)) {
-		rsp_request__exit(&req);
 		rsp_buf__puts(err, "rspd is out of memory");
 		return -ENOMEM;
 	}
-	symbols = rsp_request__uses_symbols(&req);
+	symbols = rsp_request__uses_symbols(req);
 	src.window = d->window;
 	src.hist = rspd_analysis__store(d);
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;
-	src.access.restricted = !j->admin;
-	src.access.uid = j->cred.uid;
+	src.access.restricted = !admin;
+	src.access.uid = uid;
 	src.access.uid_of = uid_of;
-	uc.requester = j->cred.uid;
+	uc.requester = uid;
 	uc.cg_ret = 1;
 	src.access.ctx = &uc;
-	src.access.paranoid = j->admin ? -1 : read_paranoid();
+	src.access.paranoid = admin ? -1 : read_paranoid();
 	src.ksyms = d->ksyms;
 	src.socks = d->socks;
 	/*
@@ -457,10 +442,46 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 	 */
 	if (symbols)
 		src.symbols = rspd_livemodel__acquire(d);
-	ret = rsp_query__run(&req, &src, &j->answer, err);
+	ret = rsp_query__run(req, &src, out, err);
 	if (symbols)
 		rspd_livemodel__release(d);
-	free(ci.cpus);
+	rspd_status__free(&ci);
+	return ret;
+}
+
+int rspd_server__run_admin(struct rspd *d, int argc, const char *const *argv, struct rsp_buf *out,
+			   struct rsp_buf *err)
+{
+	struct rsp_request req;
+	int ret = rsp_request__parse(argc, argv, &req, err);
+
+	if (ret)
+		return ret;
+	ret = run_live(d, &req, true, 0, out, err);
+	rsp_request__exit(&req);
+	return ret;
+}
+
+static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args *args,
+		     struct rsp_buf *err)
+{
+	struct rsp_request req;
+	struct rsp_dump_spec spec;
+	struct rsp_sw_request sw;
+	struct rsp_trig_request tr;
+	int ret;
+
+	ret = rsp_request__parse(args->argc, args->argv, &req, err);
+	if (ret)
+		return ret;
+	if (!rsp_request__stopwatch(&req, &sw))
+		ret = run_stopwatch(d, j, &sw, err);
+	else if (!rsp_request__trigger(&req, &tr))
+		ret = rspd_triggers__request(d, &tr, j->admin, &j->answer, err);
+	else if (!rsp_request__dump_spec(&req, &spec))
+		ret = queue_dump(d, j, &spec, err);
+	else
+		ret = run_live(d, &req, j->admin, j->cred.uid, &j->answer, err);
 	rsp_request__exit(&req);
 	return ret;
 }

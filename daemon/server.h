@@ -5,6 +5,7 @@
 /* The control socket: listens, reads requests, answers them from a pool of query threads. */
 #include <stddef.h>
 #include <stdint.h>
+#include <rsp/buf.h>
 
 struct rspd;
 
@@ -24,5 +25,12 @@ void rspd_server__configure(struct rspd *d);
  * they took on their query threads (any thread may ask; 0 without a server).
  */
 void rspd_server__query_stats(struct rspd *d, uint64_t *queries, uint64_t *ns);
+/**
+ * rspd_server__run_admin() - a query (rspctl's argv, e.g. "snapshot" "123")
+ * on the live window, as root would ask it, on the calling thread: a
+ * trigger's snapshot. Return: 0 with the answer in @out, or -errno and @err.
+ */
+int rspd_server__run_admin(struct rspd *d, int argc, const char *const *argv, struct rsp_buf *out,
+			   struct rsp_buf *err);
 
 #endif

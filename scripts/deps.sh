@@ -46,6 +46,10 @@ PACKAGES="$PACKAGES libzstd-dev"
 # librsp links libprotobuf-c (libprotobuf-c-dev); libprotobuf-dev has
 # google/protobuf/timestamp.proto, which metrics.proto imports.
 PACKAGES="$PACKAGES protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev"
+# Triggers from the fleet (issue 41): a real Alertmanager with a webhook
+# receiver pointing at rspd's /v1/trigger, fed by amtool
+# (tests/e2e/test_trigger_alertmanager.py).
+PACKAGES="$PACKAGES prometheus-alertmanager"
 
 missing=""
 for p in $PACKAGES; do

@@ -83,6 +83,7 @@ extern const struct rsp_command rsp_cmd_top;
 extern const struct rsp_command rsp_cmd_net;
 extern const struct rsp_command rsp_cmd_snapshot;
 extern const struct rsp_command rsp_cmd_stopwatch;
+extern const struct rsp_command rsp_cmd_trigger;
 
 /** rsp_query__never_reads_window() - a command's reads_window when it never does. */
 bool rsp_query__never_reads_window(const struct rsp_request *req);
