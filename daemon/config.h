@@ -94,9 +94,9 @@ struct rspd_config {
 	/* [trigger]: rspctl trigger (trigger.c) */
 	struct rsp_trig_spec triggers[RSPD_CONFIG_MAX_TRIGGERS];
 	unsigned nr_triggers;
-	unsigned trigger_max;	      /* triggers at once */
-	unsigned trigger_rate;	      /* fires a minute, all together */
-	bool trigger_webhook;	      /* POST /v1/trigger on metrics-listen */
+	unsigned trigger_max;	       /* triggers at once */
+	unsigned trigger_rate;	       /* fires a minute, all together */
+	bool trigger_webhook;	       /* POST /v1/trigger on metrics-listen */
 	char trigger_secret[PATH_MAX]; /* the bearer token's file */
 };
 

@@ -46,11 +46,13 @@
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
+#include "webhook.h"
 
 struct rspd_metrics {
 	struct rspd *d;
 	struct MHD_Daemon *mhd;
-	int lfd; /* ours until MHD takes it */
+	int lfd;		      /* ours until MHD takes it */
+	struct rspd_webhook *webhook; /* POST /v1/trigger; NULL: trigger-webhook off */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;
 	/* the textfile thread */
@@ -315,7 +317,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	enum MHD_Result ret;
 
 	(void)version;
-	(void)data;
+	if (!strcmp(url, "/v1/trigger"))
+		return rspd_webhook__request(m->webhook, c, method, data, data_len, con_cls);
 	if (!*con_cls) { /* the headers: answer once the (empty) body is in */
 		*con_cls = m;
 		return MHD_YES;
@@ -338,6 +341,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	rsp_buf__exit(&err);
 	return ret;
+}
+
+/* A request ended: the webhook's body, if it was one (GETs hold @cls itself). */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)c;
+	(void)toe;
+	if (*con_cls && *con_cls != cls)
+		rspd_webhook__completed(*con_cls);
+	*con_cls = NULL;
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -402,7 +416,7 @@ static int start_http(struct rspd_metrics *m, char *err, size_t errlen)
 		(unsigned)cfg->metrics_connections, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)(cfg->metrics_timeout_ns / 1000000000ull),
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 << 10), MHD_OPTION_EXTERNAL_LOGGER,
-		mhd_log, NULL, MHD_OPTION_END);
+		mhd_log, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, m, MHD_OPTION_END);
 	if (!m->mhd) {
 		snprintf(err, errlen, "cannot serve metrics on %s: libmicrohttpd did not start",
 			 cfg->metrics_listen);
@@ -556,7 +570,8 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 	m->lfd = -1;
 	m->query_memory = rspd_config__query_memory(&d->cfg);
 	d->metrics = m;
-	if (d->cfg.metrics_listen[0])
+	ret = rspd_webhook__open(d, &m->webhook, err, errlen);
+	if (!ret && d->cfg.metrics_listen[0])
 		ret = start_http(m, err, errlen);
 	if (!ret && d->cfg.metrics_textfile[0])
 		ret = start_textfile(m, err, errlen);
@@ -565,8 +580,10 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 		return ret;
 	}
 	if (m->mhd)
-		rspd_log__write(RSP_LOG_INFO, "metrics at http://%s/metrics",
-				d->cfg.metrics_listen);
+		rspd_log__write(RSP_LOG_INFO, "metrics at http://%s/metrics%s%s%s",
+				d->cfg.metrics_listen, m->webhook ? ", triggers at http://" : "",
+				m->webhook ? d->cfg.metrics_listen : "",
+				m->webhook ? "/v1/trigger" : "");
 	if (m->writer)
 		rspd_log__write(RSP_LOG_INFO, "metrics written to %s every %.1f s",
 				d->cfg.metrics_textfile, (double)d->cfg.metrics_interval_ns / 1e9);
@@ -581,6 +598,7 @@ void rspd_metrics__stop(struct rspd *d)
 		return;
 	if (m->mhd)
 		MHD_stop_daemon(m->mhd);
+	rspd_webhook__close(m->webhook);
 	if (m->lfd >= 0)
 		close(m->lfd);
 	if (m->writer) {

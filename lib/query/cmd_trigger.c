@@ -188,20 +188,27 @@ static json_t *view_json(const struct rsp_trig_view *v, uint64_t now)
 	return o;
 }
 
-static int render_json(const struct rsp_trig_view *v, size_t n, const struct rsp_trig_totals *t,
-		       uint64_t now, struct rsp_buf *out)
+json_t *rsp_trig__list_json(const struct rsp_trig_view *v, size_t n,
+			    const struct rsp_trig_totals *t, uint64_t now)
 {
-	json_t *arr = json_array(), *root;
-	char *s;
-	int ret = -ENOMEM;
+	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < n; i++)
 		json_array_append_new(arr, view_json(&v[i], now));
-	root = json_pack("{s:o, s:I, s:f, s:b, s:I, s:I, s:I}", "triggers", arr, "max",
+	return json_pack("{s:o, s:I, s:f, s:b, s:I, s:I, s:I}", "triggers", arr, "max",
 			 (json_int_t)t->max, "rate_per_min", t->rate_per_min, "webhook",
 			 t->webhook_on, "webhook_posts", (json_int_t)t->webhook_posts,
 			 "webhook_refused", (json_int_t)t->webhook_refused, "webhook_unmatched",
 			 (json_int_t)t->webhook_unmatched);
+}
+
+static int render_json(const struct rsp_trig_view *v, size_t n, const struct rsp_trig_totals *t,
+		       uint64_t now, struct rsp_buf *out)
+{
+	json_t *root = rsp_trig__list_json(v, n, t, now);
+	char *s;
+	int ret = -ENOMEM;
+
 	s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	if (s)
 		ret = rsp_buf__puts(out, s) || rsp_buf__puts(out, "\n") ? -ENOMEM : 0;
