@@ -347,7 +347,8 @@ int rsp_trig_cond__parse(const char *text, struct rsp_trig_cond *c, struct rsp_b
 	case RSP_TRIG_STOPWATCH:
 		return parse_stopwatch(&ws, c, err);
 	case RSP_TRIG_RUNNABLE:
-		if (expect_gt(&ws, w, err) || duration(&ws, ">", &c->above_ns, err))
+		if (hist_subject(&ws, c, err) || expect_gt(&ws, ws.w[ws.at - 1], err) ||
+		    duration(&ws, ">", &c->above_ns, err))
 			return -EINVAL;
 		return end(&ws, err);
 	case RSP_TRIG_OFFCPU:
@@ -372,19 +373,39 @@ static void fmt_dur(uint64_t ns, char *buf, size_t n)
 		snprintf(buf, n, "%lluns", (unsigned long long)ns);
 }
 
+/*
+ * The shortest plain decimal (the parser takes no exponent) that strtod()
+ * reads back as @v exactly, so that the canonical form parses back.
+ */
+static void fmt_num(double v, char *buf, size_t n)
+{
+	for (int prec = 0; prec <= 40; prec++) {
+		snprintf(buf, n, "%.*f", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* " pid N", " tid N", " comm C" or "" (the whole system). */
+static void fmt_subject(const struct rsp_trig_cond *c, char *subj, size_t n)
+{
+	subj[0] = '\0';
+	if (c->subject == RSP_TRIG_COMM)
+		snprintf(subj, n, " comm %s", c->comm);
+	else if (c->subject != RSP_TRIG_SYSTEM)
+		snprintf(subj, n, " %s %u", c->subject == RSP_TRIG_PID ? "pid" : "tid", c->id);
+}
+
 static void fmt_hist(const struct rsp_trig_cond *c, char *buf, size_t n)
 {
 	static const char *const stats[] = {"p99", "p999", "max", "count"};
-	char subj[48] = "", above[32], over_s[32];
+	char subj[48], above[32], over_s[32];
 
-	if (c->subject == RSP_TRIG_COMM)
-		snprintf(subj, sizeof(subj), " comm %s", c->comm);
-	else if (c->subject != RSP_TRIG_SYSTEM)
-		snprintf(subj, sizeof(subj), " %s %u", c->subject == RSP_TRIG_PID ? "pid" : "tid",
-			 c->id);
-	if (c->stat == RSP_TRIG_COUNT)
-		snprintf(above, sizeof(above), "%g/s", c->above);
-	else
+	fmt_subject(c, subj, sizeof(subj));
+	if (c->stat == RSP_TRIG_COUNT) {
+		fmt_num(c->above, above, sizeof(above) - 2);
+		strcat(above, "/s");
+	} else
 		fmt_dur(c->above_ns, above, sizeof(above));
 	fmt_dur(c->over_ns, over_s, sizeof(over_s));
 	snprintf(buf, n, "hist %s%s %s > %s over %s", c->op, subj, stats[c->stat], above, over_s);
@@ -392,8 +413,10 @@ static void fmt_hist(const struct rsp_trig_cond *c, char *buf, size_t n)
 
 const char *rsp_trig_cond__format(const struct rsp_trig_cond *c, char *buf, size_t n)
 {
-	char d[32], o[32];
+	char d[32], o[32], pct[32], subj[48];
 
+	fmt_subject(c, subj, sizeof(subj));
+	fmt_num(c->above, pct, sizeof(pct));
 	fmt_dur(c->above_ns, d, sizeof(d));
 	fmt_dur(c->over_ns, o, sizeof(o));
 	switch (c->kind) {
@@ -404,11 +427,11 @@ const char *rsp_trig_cond__format(const struct rsp_trig_cond *c, char *buf, size
 		snprintf(buf, n, "stopwatch %s > %s", c->name, d);
 		break;
 	case RSP_TRIG_RUNNABLE:
-		snprintf(buf, n, "runnable > %s", d);
+		snprintf(buf, n, "runnable%s > %s", subj, d);
 		break;
 	case RSP_TRIG_OFFCPU:
-		snprintf(buf, n, "offcpu %u %s > %g%% over %s", c->id,
-			 rsp_sleep_reason__name((enum rsp_sleep_reason)c->reason), c->above, o);
+		snprintf(buf, n, "offcpu %u %s > %s%% over %s", c->id,
+			 rsp_sleep_reason__name((enum rsp_sleep_reason)c->reason), pct, o);
 		break;
 	case RSP_TRIG_LOST:
 	case RSP_TRIG_SHED:

@@ -5,11 +5,19 @@
  *   trigger_slow CALLS EVERY SLOW_MS  heldwork() CALLS times: each call
  *                                     sleeps 1 ms (nanosleep), every
  *                                     EVERY-th sleeps SLOW_MS instead
+ *   trigger_slow fsync FILE SECONDS   the writer: 4 KiB pwrite() + fsync()
+ *                                     every 20 ms (after one warm-up pass
+ *                                     over its 64 blocks: no allocation)
+ *   trigger_slow nap SECONDS          10 ms asleep, then 2 ms of CPU, again
+ *   trigger_slow hog SECONDS          CPU only
  *
- * Prints one JSON line: the pid, and each slow call's start and end
- * (CLOCK_MONOTONIC ns, the clock of rspd's records) and the end of the last
- * call, so that a test can find the slow calls in a dump.
+ * Prints one JSON line: the pid, and for heldwork each slow call's start
+ * and end (CLOCK_MONOTONIC ns, the clock of rspd's records) and the end of
+ * the last call, so that a test can find the slow calls in a dump; for
+ * fsync, the slowest fsync() and the count.
  */
+#include <fcntl.h>
+#include <string.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include "wl.h"
@@ -25,14 +33,68 @@ __attribute__((noinline)) void heldwork(int slow_ms)
 	__asm__ volatile("" ::: "memory");
 }
 
+static int writer(const char *path, double seconds)
+{
+	char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), n = 0;
+	uint64_t end = wl_now() + (uint64_t)(seconds * 1e9), worst = 0;
+	struct timespec gap = {0, 20000000};
+
+	if (fd < 0)
+		return 1;
+	memset(block, 'x', sizeof(block));
+	for (int i = 0; i < 64; i++)
+		if (pwrite(fd, block, sizeof(block), (off_t)i * 4096) != (ssize_t)sizeof(block))
+			return 1;
+	fsync(fd);
+	while (wl_now() < end) {
+		uint64_t t0;
+
+		if (pwrite(fd, block, sizeof(block), (off_t)(n % 64) * 4096) < 0)
+			return 1;
+		t0 = wl_now();
+		fsync(fd);
+		if (wl_now() - t0 > worst)
+			worst = wl_now() - t0;
+		n++;
+		nanosleep(&gap, NULL);
+	}
+	close(fd);
+	printf("{\"pid\": %d, \"fsyncs\": %d, \"worst_ns\": %llu}\n", (int)getpid(), n,
+	       (unsigned long long)worst);
+	return 0;
+}
+
+/* nap: 10 ms asleep then 2 ms of CPU; hog: CPU only. */
+static int cpu(bool nap, double seconds)
+{
+	uint64_t end = wl_now() + (uint64_t)(seconds * 1e9);
+	struct timespec ts = {0, 10000000};
+	int rounds = 0;
+
+	while (wl_now() < end) {
+		if (nap)
+			nanosleep(&ts, NULL);
+		wl_spin_ns(nap ? 2000000 : 100000000);
+		rounds++;
+	}
+	printf("{\"pid\": %d, \"rounds\": %d}\n", (int)getpid(), rounds);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int calls, every, slow_ms, nslow = 0;
 	struct wl_iv *slow;
 
+	if (argc == 4 && !strcmp(argv[1], "fsync"))
+		return writer(argv[2], atof(argv[3]));
+	if (argc == 3 && (!strcmp(argv[1], "nap") || !strcmp(argv[1], "hog")))
+		return cpu(argv[1][0] == 'n', atof(argv[2]));
 	if (argc != 4 || (calls = atoi(argv[1])) <= 0 || (every = atoi(argv[2])) <= 0 ||
 	    (slow_ms = atoi(argv[3])) <= 0) {
-		fprintf(stderr, "usage: trigger_slow CALLS EVERY SLOW_MS\n");
+		fprintf(stderr, "usage: trigger_slow CALLS EVERY SLOW_MS | fsync FILE SECONDS | "
+				"nap SECONDS | hog SECONDS\n");
 		return 2;
 	}
 	slow = calloc((size_t)calls / (size_t)every + 1, sizeof(*slow));

@@ -16,7 +16,7 @@
  *   hist OP [pid N|tid N|comm NAME] p99|p999|max > DURATION [over DURATION]
  *   hist OP [pid N|tid N|comm NAME] count > N/s [over DURATION]
  *   stopwatch NAME > DURATION
- *   runnable > DURATION
+ *   runnable [pid N|tid N|comm NAME] > DURATION
  *   offcpu PID REASON > P% [over DURATION]
  *   lost > N
  *   shed > LEVEL
@@ -60,7 +60,7 @@ struct rsp_trig_cond {
 	unsigned op_kind;
 	bool op_any;	  /* every argument of the kind ("offcpu") */
 	uint32_t op_arg;  /* when known from the text alone */
-	bool op_dev_name; /* blk_*:NAME: rspd resolves the device */
+	bool op_dev_name; /* blk_*:DEV (a name or MAJOR:MINOR): rspd resolves it */
 	enum rsp_trig_subject subject;
 	uint32_t id;   /* PID, TID; OFFCPU: the process */
 	char comm[16]; /* COMM */
