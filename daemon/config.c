@@ -626,7 +626,7 @@ static const struct rspd_opt opts[] = {
 	{.section = "trigger", .name = "trigger-max", .arg = "N", .def = "128", .type = T_UINT,
 	 F(trigger_max), .min = 1, .max = 4096, .help = "triggers at once (file and rspctl)"},
 	{.section = "trigger", .name = "trigger-rate", .arg = "N", .def = "10", .type = T_UINT,
-	 F(trigger_rate), .min = 1, .max = 1000, RELOAD,
+	 F(trigger_rate), .min = 1, .max = 100000, RELOAD,
 	 .help = "fires a minute, all triggers together; more are counted as rate-limited"},
 	{.section = "trigger", .name = "trigger-webhook", .def = "no", .type = T_BOOL,
 	 F(trigger_webhook),

@@ -55,7 +55,6 @@
 
 #define EVAL_EVERY_NS	 1000000000ull /* hist conditions: once a second */
 #define RUNNABLE_OVER_NS 2000000000ull /* runnable: the slices of the last 2 s */
-#define RATE_RING	 1024	       /* fires remembered for trigger-rate (max) */
 
 struct trig {
 	bool used;
@@ -81,26 +80,30 @@ struct rspd_triggers {
 	struct trig *t;
 	uint64_t next_use;
 	uint64_t last_hist_eval;
-	/* trigger-rate: the times of the last fires, a ring */
-	uint64_t fired[RATE_RING];
-	unsigned fired_head;
+	/* trigger-rate: a token bucket of trigger-rate tokens, refilled over a minute */
+	double tokens;
+	uint64_t tokens_ns;
 	uint64_t posts, refused, unmatched;
 };
 
 /* --- fires ---------------------------------------------------------------------- */
 
-/* Fires in the last minute reached trigger-rate? Lock held. */
+/*
+ * trigger-rate, a token bucket: a burst of up to trigger-rate fires, then
+ * trigger-rate a minute. Takes a token when there is one. Lock held.
+ */
 static bool over_rate(struct rspd_triggers *T, uint64_t now)
 {
-	unsigned rate = T->d->cfg.trigger_rate, n = 0;
+	double rate = T->d->cfg.trigger_rate;
 
-	for (unsigned i = 0; i < rate && i < RATE_RING; i++) {
-		uint64_t f = T->fired[(T->fired_head + RATE_RING - 1 - i) % RATE_RING];
-
-		if (f && now - f < 60000000000ull)
-			n++;
-	}
-	return n >= rate;
+	T->tokens += (double)(now - T->tokens_ns) * rate / 60e9;
+	if (T->tokens > rate)
+		T->tokens = rate;
+	T->tokens_ns = now;
+	if (T->tokens < 1)
+		return true;
+	T->tokens -= 1;
+	return false;
 }
 
 static void act_now(struct rspd_triggers *T, struct trig *t, uint64_t now)
@@ -115,7 +118,13 @@ static void act_now(struct rspd_triggers *T, struct trig *t, uint64_t now)
 	snprintf(t->pend.value, sizeof(t->pend.value), "%s", t->v.last_value);
 	if (s->action == RSP_TRIG_LOG)
 		return;
-	t->due_ns = now + s->post_ns;
+	/*
+	 * A record reaches the window up to a flush interval after its time
+	 * (main.c drains the rings that often): wait two more, so that the
+	 * window holds the whole post-trigger time when the dump pins it.
+	 */
+	t->due_ns = now + s->post_ns +
+		    (s->action == RSP_TRIG_DUMP ? 2 * T->d->cfg.flush_interval_ns : 0);
 	if (!t->due_ns)
 		t->due_ns = 1;
 	t->v.pending = true;
@@ -136,8 +145,6 @@ static void fire(struct rspd_triggers *T, struct trig *t, const char *value)
 		t->v.rate_limited++;
 		return;
 	}
-	T->fired[T->fired_head] = now;
-	T->fired_head = (T->fired_head + 1) % RATE_RING;
 	t->v.fires++;
 	t->v.last_fire_ns = now;
 	snprintf(t->v.last_value, sizeof(t->v.last_value), "%s", value);
@@ -779,6 +786,8 @@ int rspd_triggers__start(struct rspd *d, char *err, size_t errlen)
 	}
 	T->d = d;
 	T->max = d->cfg.trigger_max;
+	T->tokens = d->cfg.trigger_rate;
+	T->tokens_ns = rspd_clock__now_ns();
 	pthread_mutex_init(&T->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
