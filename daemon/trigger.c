@@ -51,6 +51,7 @@
 #include "log.h"
 #include "rspd.h"
 #include "server.h"
+#include "syscalls.h"
 #include "trigger.h"
 
 #define EVAL_EVERY_NS	 1000000000ull /* hist conditions: once a second */
@@ -67,7 +68,8 @@ struct trig {
 	/* a pending action: due at due_ns (0: none) */
 	uint64_t due_ns;
 	struct rspd_dump_trigger pend;
-	bool failing; /* the last dump failed: the next failure is only counted */
+	unsigned inflight; /* actions taken, their outcome not yet known */
+	bool failing;	   /* the last dump failed: the next failure is only counted */
 };
 
 struct rspd_triggers {
@@ -137,7 +139,8 @@ static void fire(struct rspd_triggers *T, struct trig *t, const char *value)
 	const struct rsp_trig_spec *s = &t->v.spec;
 	uint64_t now = rspd_clock__now_ns();
 
-	if (t->v.pending || (t->v.last_fire_ns && now - t->v.last_fire_ns < s->holdoff_ns)) {
+	/* a dump still in its post-trigger time holds the next (rspd keeps one per trigger) */
+	if (t->due_ns || (t->v.last_fire_ns && now - t->v.last_fire_ns < s->holdoff_ns)) {
 		t->v.held_off++;
 		return;
 	}
@@ -378,10 +381,11 @@ static void snapshot(struct rspd_triggers *T, const struct rspd_dump_trigger *p,
 				files[1]);
 		rspd_dump__retain(d, strrchr(files[1], '/') + 1);
 	}
-	rspd_triggers__dumped(d, p, ret, ret ? NULL : files[1],
+	/* the text file listed first, then the JSON one: newest first */
+	rspd_triggers__dumped(d, p, ret, ret ? NULL : files[0],
 			      err.data ? err.data : strerror(-ret));
 	if (!ret)
-		rspd_triggers__dumped(d, p, 0, files[0], NULL);
+		rspd_triggers__dumped(d, p, 1, files[1], NULL);
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 }
@@ -396,6 +400,7 @@ static struct trig *take_due(struct rspd_triggers *T, uint64_t now, uint64_t *ne
 			continue;
 		if (t->due_ns <= now) {
 			t->due_ns = 0;
+			t->inflight++; /* until rspd_triggers__dumped() */
 			return t;
 		}
 		if (t->due_ns < *next)
@@ -476,6 +481,7 @@ static struct trig *find(struct rspd_triggers *T, const char *name)
 static int resolve(struct rspd *d, const struct rsp_trig_cond *c, struct rsp_hist_opsel *sel,
 		   struct rsp_buf *err)
 {
+	char why[512];
 	uint32_t dev;
 
 	memset(sel, 0, sizeof(*sel));
@@ -496,6 +502,10 @@ static int resolve(struct rspd *d, const struct rsp_trig_cond *c, struct rsp_his
 	} else {
 		*sel = (struct rsp_hist_opsel){
 			.kind = c->op_kind, .any = c->op_any, .arg = c->op_arg};
+	}
+	if (sel->kind == RSP_HOP_SYSCALL && !rspd_syscalls__status(d, why, sizeof(why))) {
+		rsp_buf__printf(err, "trigger: %s: the syscall family is off (%s)", c->op, why);
+		return -EOPNOTSUPP;
 	}
 	if (!rspd_analysis__store(d)) {
 		rsp_buf__puts(err, "trigger: this rspd runs with --no-hist: hist, runnable and "
@@ -660,9 +670,11 @@ void rspd_triggers__dumped(struct rspd *d, const struct rspd_dump_trigger *p, in
 	t = find(T, p->name);
 	if (t && t->uses != p->id)
 		t = NULL; /* removed (and maybe added again) meanwhile */
+	if (t && status <= 0 && t->inflight) /* 1: a second file of the same action */
+		t->inflight--;
 	if (t)
-		t->v.pending = false;
-	if (t && status) {
+		t->v.pending = t->due_ns || t->inflight;
+	if (t && status < 0) {
 		t->v.failed++;
 		if (!t->failing)
 			rspd_log__write(RSP_LOG_ERR,

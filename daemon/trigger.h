@@ -61,7 +61,11 @@ struct rspd_dump_trigger {
 	uint64_t id; /* which trigger's use (rspd_triggers__dumped()) */
 };
 
-/** rspd_triggers__dumped() - the dump of @t ended: @path written, or @err. */
+/**
+ * rspd_triggers__dumped() - the action of @t ended: @status 0, @path
+ * written; -errno, not written (@why says why, logged once a streak); 1,
+ * @path one more file of the same action (a snapshot's second).
+ */
 void rspd_triggers__dumped(struct rspd *d, const struct rspd_dump_trigger *t, int status,
 			   const char *path, const char *why);
 

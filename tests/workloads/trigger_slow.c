@@ -6,8 +6,9 @@
  *                                     sleeps 1 ms (nanosleep), every
  *                                     EVERY-th sleeps SLOW_MS instead
  *   trigger_slow fsync FILE SECONDS   the writer: 4 KiB pwrite() + fsync()
- *                                     every 20 ms (after one warm-up pass
- *                                     over its 64 blocks: no allocation)
+ *                                     every 5 ms (after one warm-up pass
+ *                                     over its 64 blocks: no allocation;
+ *                                     "warm" on a line of its own then)
  *   trigger_slow nap SECONDS          10 ms asleep, then 2 ms of CPU, again
  *   trigger_slow hog SECONDS          CPU only
  *
@@ -38,7 +39,7 @@ static int writer(const char *path, double seconds)
 	char block[4096];
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), n = 0;
 	uint64_t end = wl_now() + (uint64_t)(seconds * 1e9), worst = 0;
-	struct timespec gap = {0, 20000000};
+	struct timespec gap = {0, 5000000};
 
 	if (fd < 0)
 		return 1;
@@ -47,6 +48,8 @@ static int writer(const char *path, double seconds)
 		if (pwrite(fd, block, sizeof(block), (off_t)i * 4096) != (ssize_t)sizeof(block))
 			return 1;
 	fsync(fd);
+	printf("warm\n"); /* its blocks allocated: what follows is the steady state */
+	fflush(stdout);
 	while (wl_now() < end) {
 		uint64_t t0;
 
