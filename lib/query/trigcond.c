@@ -347,6 +347,7 @@ int rsp_trig_cond__parse(const char *text, struct rsp_trig_cond *c, struct rsp_b
 	case RSP_TRIG_STOPWATCH:
 		return parse_stopwatch(&ws, c, err);
 	case RSP_TRIG_RUNNABLE:
+		c->stat = RSP_TRIG_MAX; /* one wait longer than the duration */
 		if (hist_subject(&ws, c, err) || expect_gt(&ws, ws.w[ws.at - 1], err) ||
 		    duration(&ws, ">", &c->above_ns, err))
 			return -EINVAL;

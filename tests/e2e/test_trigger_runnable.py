@@ -7,8 +7,10 @@ Then two hogs (trigger_slow hog) are pinned to CPU 0 at nice -20: each
 weighs 86 times the victim (CFS weights 88761 vs 1024), so the victim, its
 2 ms of CPU worth 170 ms of theirs, waits hundreds of ms for the CPU each
 time it wakes. The trigger 'runnable pid VICTIM > 150ms' (action log, no
-hold-off) must not fire during the 4 s alone and must fire within 4 s of
-the hogs' start; its log line says what it saw."""
+hold-off) must not fire during the 4 s alone and must fire within 10 s of
+the hogs' start (the wait is recorded when it ends, the profiles are read
+once a second, and rspd's own threads share the loaded CPUs); its log line
+says what it saw."""
 import os
 import subprocess
 import time
@@ -36,11 +38,11 @@ with t.Rspd() as d:
         start = time.time()
         for _ in range(2):
             hogs.append(subprocess.Popen(["taskset", "-c", "0", "nice", "-n", "-20", W, "hog",
-                                          "8"], stdout=subprocess.DEVNULL))
-        while time.time() - start < 6 and not trig(d)["fires"]:
+                                          "12"], stdout=subprocess.DEVNULL))
+        while time.time() - start < 10 and not trig(d)["fires"]:
             time.sleep(0.2)
         x = trig(d)
-        t.check(x["fires"] >= 1 and time.time() - start <= 6,
+        t.check(x["fires"] >= 1 and time.time() - start <= 10,
                 "with two hogs at nice -20 on its CPU: fired after %.1f s: %s"
                 % (time.time() - start, x["last_value"]))
         log = open(d.log).read()
