@@ -600,17 +600,22 @@ int rspd_triggers__views(struct rspd *d, struct rsp_trig_view **v, unsigned *n,
 			 struct rsp_trig_totals *tot)
 {
 	struct rspd_triggers *T = d->triggers;
+	unsigned used = 0;
 
 	*v = NULL;
 	*n = 0;
 	memset(tot, 0, sizeof(*tot));
 	if (!T)
 		return 0;
-	*v = calloc(T->max, sizeof(**v));
-	if (!*v)
-		return -ENOMEM;
 	pthread_mutex_lock(&T->lock);
 	for (unsigned i = 0; i < T->max; i++)
+		used += T->t[i].used;
+	*v = used ? calloc(used, sizeof(**v)) : NULL;
+	if (used && !*v) {
+		pthread_mutex_unlock(&T->lock);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < T->max && *n < used; i++)
 		if (T->t[i].used)
 			(*v)[(*n)++] = T->t[i].v;
 	tot->nr = *n;

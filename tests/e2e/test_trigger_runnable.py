@@ -7,10 +7,10 @@ Then two hogs (trigger_slow hog) are pinned to CPU 0 at nice -20: each
 weighs 86 times the victim (CFS weights 88761 vs 1024), so the victim, its
 2 ms of CPU worth 170 ms of theirs, waits hundreds of ms for the CPU each
 time it wakes. The trigger 'runnable pid VICTIM > 150ms' (action log, no
-hold-off) must not fire during the 4 s alone and must fire within 10 s of
-the hogs' start (the wait is recorded when it ends, the profiles are read
-once a second, and rspd's own threads share the loaded CPUs); its log line
-says what it saw."""
+hold-off) must not fire during the 4 s alone and must fire within the
+first 8 s of records with the hogs (counted in the profiles' time: a
+loaded or sanitized rspd feeds them late); its log line says what it
+saw."""
 import os
 import subprocess
 import time
@@ -25,7 +25,8 @@ def trig(d):
     return d.json("trigger", "list")["triggers"][0]
 
 
-with t.Rspd() as d:
+# a busy machine has more subjects in a slice than the default 256 (they go to "other")
+with t.Rspd("--hist-slice-cap", "8192") as d:
     victim = subprocess.Popen(["taskset", "-c", "0", W, "nap", "20"], stdout=subprocess.PIPE)
     hogs = []
     try:
@@ -33,18 +34,24 @@ with t.Rspd() as d:
         d.ctl("trigger", "add", "rq", "runnable pid %d > 150ms" % victim.pid, "--action", "log",
               "--holdoff", "0")
         time.sleep(4)
+        t.wait_fed(d, t.now_s(), timeout=60)
+        time.sleep(1.5)  # and evaluated
         x = trig(d)
         t.check(x["fires"] == 0, "the victim alone: no fire in 4 s (%d)" % x["fires"])
-        start = time.time()
+        start = t.now_s()
         for _ in range(2):
             hogs.append(subprocess.Popen(["taskset", "-c", "0", "nice", "-n", "-20", W, "hog",
-                                          "12"], stdout=subprocess.DEVNULL))
-        while time.time() - start < 10 and not trig(d)["fires"]:
-            time.sleep(0.2)
+                                          "15"], stdout=subprocess.DEVNULL))
+        # the profiles fed with 8 s of the hogs (a loaded or sanitized rspd lags)
+        t.wait_fed(d, start + 8, timeout=60)
+        time.sleep(1.5)  # one more evaluation after that
         x = trig(d)
-        t.check(x["fires"] >= 1 and time.time() - start <= 10,
-                "with two hogs at nice -20 on its CPU: fired after %.1f s: %s"
-                % (time.time() - start, x["last_value"]))
+        if not x["fires"]:
+            print(d.ctl("hist", "--op", "runq", "--pid", str(victim.pid), "--last", "12s",
+                        check_rc=False)[1:])
+            print(d.ctl("status")[1][-600:])
+        t.check(x["fires"] >= 1, "with two hogs at nice -20 on its CPU: fired within 8 s of "
+                "records: %s" % x["last_value"])
         log = open(d.log).read()
         t.check("trigger rq: runnable pid %d > 150ms (max " % victim.pid in log,
                 "the log line names the condition and the longest wait")
