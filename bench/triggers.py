@@ -49,8 +49,8 @@ def conditions(n):
         stat = STATS[(i // (2 * len(OPS))) % len(STATS)]
         out.append("hist %s%s %s over %ds" % (op, subj, stat, 1 + (i * 7) % 60))
         i += 1
-    out[-2] = "runnable > 30s"
-    out[-1] = "offcpu 1 block_io > 99% over 10s"
+    if n >= 2:
+        out[-2:] = ["runnable > 30s", "offcpu 1 block_io > 99% over 10s"]
     return out
 
 
