@@ -332,6 +332,9 @@ static void eval_hist(struct rspd_triggers *T, struct rsp_hist_store *st, struct
 
 	if (!last || t->next_no > last - 1) /* slice @last is still filling */
 		return;
+	/* after a long pause (a lagging feed) only the window's own slices */
+	if (last > over_no && t->next_no < last - over_no)
+		t->next_no = last - over_no;
 	collect_agg(st, t, t->next_no, last - 1, &a);
 	t->next_no = last;
 	ring_push(t, &a, last > over_no ? last - over_no : 0);

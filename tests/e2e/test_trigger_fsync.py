@@ -8,7 +8,7 @@ for the test; writes to it from a cgroup are throttled to 8 MiB/s
 (blk-throttle, iothrottle.py). The writer (trigger_slow fsync: 4 KiB
 pwrite + fsync every 5 ms for 7 s, after a warm-up pass over its blocks)
 runs in
-that cgroup, at nice -10 (a loaded machine's waits for a CPU stay out of
+that cgroup, at nice -20 (a loaded machine's waits for a CPU stay out of
 its fsyncs' time): alone, each fsync writes 4 KiB, half a millisecond at
 the throttle's rate. The storm (dd oflag=dsync, 4 MiB writes, each followed by
 fdatasync) runs in the same cgroup: the writer's 4 KiB then queue behind
@@ -53,8 +53,8 @@ def writer_phase(d, thr, mnt, storm):
         dd = in_cgroup(thr, ["dd", "if=/dev/zero", "of=%s/storm" % mnt, "bs=4M", "count=64",
                              "oflag=dsync"])
         time.sleep(0.5)
-    # nice -10: on a loaded machine, waits for a CPU would add to its fsyncs' time
-    w = in_cgroup(thr, ["nice", "-n", "-10", W, "fsync", "%s/w" % mnt, "7"])
+    # nice -20: on a loaded machine, waits for a CPU would add to its fsyncs' time
+    w = in_cgroup(thr, ["nice", "-n", "-20", W, "fsync", "%s/w" % mnt, "7"])
     if w.stdout.readline().strip() != "warm":
         t.fail("the writer did not start: " + w.stderr.read())
     name = "storm" if storm else "alone"
