@@ -36,8 +36,9 @@
  * succeeds: a trigger firing at 3 a.m. on a full disk leaves one line, a
  * counter, and no partial file (dump.c removes its temp file).
  *
- * Lock order: the stopwatches' lock, then this one; this module calls
- * nobody with its lock held except the log.
+ * Lock order: the stopwatches' lock, then this one, then the histogram
+ * store's shard locks (a collection), the budget's and the log's. Actions
+ * (the dumper, a snapshot's query) run with this lock released.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,8 +48,6 @@
 #include <time.h>
 #include <rsp/file.h>
 #include <rsp/hist.h>
-#include <rsp/proto.h>
-#include <rsp/query.h>
 #include "analysis.h"
 #include "clock.h"
 #include "dump.h"
