@@ -16,6 +16,9 @@
    rsp did not write; the dump directory is a tmpfs of its own.
 3. A full disk: the dump directory a 1 MiB tmpfs; fires give one log line,
    a failure counter per fire, and no file (no temp file either).
+4. --action snapshot:PID writes rspctl snapshot PID as text and JSON into
+   the dump directory; --action log writes a line and no file; rspctl
+   status lists the triggers.
 Also: add, list, rm; a bad condition refused with one sentence by rspctl
 itself."""
 import glob
@@ -123,6 +126,34 @@ def stopwatch_dumps(d, dumps):
             % (min(gaps), last_slow - trips[-1]))
     d.ctl("trigger", "rm", "slow")
     t.check(not d.json("trigger", "list")["triggers"], "rm: no trigger left")
+
+
+def snapshot_and_log(d, dumps):
+    """--action snapshot:PID writes the snapshot as text and JSON; log, a line."""
+    wl = subprocess.Popen([W, "3000", "100", "50"], stdout=subprocess.PIPE, text=True)
+    d.ctl("trigger", "add", "snap", "stopwatch heldwork > 20ms", "--action",
+          "snapshot:%d" % wl.pid, "--holdoff", "1h")
+    d.ctl("trigger", "add", "note", "stopwatch heldwork > 20ms", "--action", "log")
+    wl.communicate(timeout=120)
+    x = wait_idle(d, "snap", 1)
+    st = d.ctl("status")[1]
+    t.check("snap: stopwatch heldwork > 20ms -> snapshot:%d" % wl.pid in st,
+            "rspctl status lists the triggers")
+    files = sorted((os.path.basename(f) for f in x["files"]), key=lambda f: not f.endswith(".json"))
+    t.check(x["fires"] == 1 and x["failed"] == 0 and len(files) == 2
+            and files[0].endswith(".snapshot.json") and files[1].endswith(".snapshot.txt"),
+            "snapshot: one fire, its text and JSON files %s" % files)
+    with open(os.path.join(dumps, files[0])) as f:
+        snap = json.load(f)
+    with open(os.path.join(dumps, files[1])) as f:
+        text = f.read()
+    t.check(snap["pid"] == wl.pid and snap["chain"] and "snapshot of trigger_slow" in text,
+            "the snapshot is of process %d, text and JSON" % wl.pid)
+    n = trig(d, "note")
+    log = open(d.log).read()
+    t.check(n["fires"] == 1 and not n["files"] and
+            "trigger note: stopwatch heldwork > 20ms (a call took" in log,
+            "log: a line, no file")
 
 
 def post(port, secret, body):
@@ -239,6 +270,7 @@ sw_dumps = tempfile.mkdtemp(prefix="rsp-trig.")
 try:
     with t.Rspd("--dump-keep", "100", config="[dump]\ndump-dir = %s\n" % sw_dumps) as d:
         stopwatch_dumps(d, sw_dumps)
+        snapshot_and_log(d, sw_dumps)
 finally:
     shutil.rmtree(sw_dumps, ignore_errors=True)
 if os.environ.get("RSP_TRIGGER_ONLY") != "stopwatch":
