@@ -527,6 +527,8 @@ static void *trigger_main(void *arg)
 {
 	struct rspd_triggers *T = arg;
 	uint64_t last_health = rspd_clock__now_ns();
+	/* a snapshot is a query: its CPU time is not capture's (the overhead budget) */
+	int slot = rspd_budget__asked(T->d, -1, true);
 
 	pthread_setname_np(pthread_self(), "rspd-trigger");
 	pthread_mutex_lock(&T->lock);
@@ -545,6 +547,7 @@ static void *trigger_main(void *arg)
 			wait_until(T, next);
 	}
 	pthread_mutex_unlock(&T->lock);
+	rspd_budget__asked(T->d, slot, false);
 	return NULL;
 }
 
