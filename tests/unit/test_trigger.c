@@ -143,7 +143,8 @@ static void test_refused(void **state)
 	parse_bad("shed > 9", "9");
 	parse_bad("alert a b", "b");
 	parse_bad("a b c d e f g h i j k l m", "too many");
-	parse_bad("stopwatch aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa > 1s",
+	parse_bad("stopwatch aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa "
+		  "> 1s",
 		  "too long");
 }
 
@@ -226,8 +227,8 @@ static void test_spec_line(void **state)
 /* rspctl trigger add|list|rm, parsed as rspd and rspctl parse it. */
 static void test_request(void **state)
 {
-	const char *add[] = {"trigger", "add",	     "slow",   "stopwatch heldwork > 20ms",
-			     "--post",	"3s",	     "--action", "dump",
+	const char *add[] = {"trigger",	  "add", "slow",     "stopwatch heldwork > 20ms",
+			     "--post",	  "3s",	 "--action", "dump",
 			     "--holdoff", "10s"};
 	const char *rm[] = {"trigger", "rm", "slow"};
 	const char *bad[] = {"trigger", "add", "slow", "stopwatch", "heldwork", "> 20ms"};
@@ -263,9 +264,8 @@ static void test_list(void **state)
 	struct rsp_trig_totals t = {.nr = 1, .max = 128, .rate_per_min = 10};
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
 
-	assert_int_equal(rsp_trig_spec__parse_line("slow 'stopwatch w > 20ms' --post 2s", &v.spec,
-						   &err),
-			 0);
+	assert_int_equal(
+		rsp_trig_spec__parse_line("slow 'stopwatch w > 20ms' --post 2s", &v.spec, &err), 0);
 	v.fires = 3;
 	v.held_off = 7;
 	v.last_fire_ns = 5000000000ull;
@@ -343,9 +343,9 @@ static void test_alertmanager(void **state)
 	am_bad("{\"version\":\"4\",\"version\":\"4\",\"alerts\":[]}", "not JSON");
 	len = (size_t)snprintf(many, sizeof(many), "{\"version\":\"4\",\"alerts\":[");
 	for (int i = 0; i <= RSP_AM_MAX_ALERTS; i++)
-		len += (size_t)snprintf(many + len, sizeof(many) - len,
-					"%s{\"status\":\"firing\",\"labels\":{\"alertname\":\"a\"}}",
-					i ? "," : "");
+		len += (size_t)snprintf(
+			many + len, sizeof(many) - len,
+			"%s{\"status\":\"firing\",\"labels\":{\"alertname\":\"a\"}}", i ? "," : "");
 	snprintf(many + len, sizeof(many) - len, "]}");
 	am_bad(many, "more than 64 alerts");
 	rsp_buf__exit(&err);
@@ -354,10 +354,10 @@ static void test_alertmanager(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_examples),   cmocka_unit_test(test_other_forms),
-		cmocka_unit_test(test_refused),	   cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_spec_line),  cmocka_unit_test(test_request),
-		cmocka_unit_test(test_list),	   cmocka_unit_test(test_alertmanager),
+		cmocka_unit_test(test_examples),  cmocka_unit_test(test_other_forms),
+		cmocka_unit_test(test_refused),	  cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_spec_line), cmocka_unit_test(test_request),
+		cmocka_unit_test(test_list),	  cmocka_unit_test(test_alertmanager),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
