@@ -107,7 +107,7 @@ def stopwatch_dumps(d, dumps):
           "3s")
     wl = t.workload("trigger_slow", 5000, 100, 50)
     time.sleep(POST + 1.5)
-    x = wait_idle(d, "slow", 1)
+    x = wait_idle(d, "slow", 1, timeout=180)  # a sanitized rspd writes a dump in seconds
     files = sorted(glob.glob(os.path.join(dumps, "*.perf.data")))
     t.check(x["fires"] >= 2 and x["held_off"] > 0 and x["failed"] == 0,
             "fires %d, held off %d, failed %d" % (x["fires"], x["held_off"], x["failed"]))
