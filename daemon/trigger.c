@@ -462,11 +462,11 @@ static void snapshot(struct rspd_triggers *T, const struct rspd_dump_trigger *p,
 				files[1]);
 		rspd_dump__retain(d, strrchr(files[1], '/') + 1);
 	}
-	/* the text file listed first, then the JSON one: newest first */
-	rspd_triggers__dumped(d, p, ret, ret ? NULL : files[0],
-			      err.data ? err.data : strerror(-ret));
+	/* the text file, then the JSON one or the failure: that ends the action */
 	if (!ret)
-		rspd_triggers__dumped(d, p, 1, files[1], NULL);
+		rspd_triggers__dumped(d, p, 1, files[0], NULL);
+	rspd_triggers__dumped(d, p, ret, ret ? NULL : files[1],
+			      err.data ? err.data : strerror(-ret));
 	rsp_buf__exit(&out);
 	rsp_buf__exit(&err);
 }
@@ -784,7 +784,7 @@ void rspd_triggers__dumped(struct rspd *d, const struct rspd_dump_trigger *p, in
 	t = find(T, p->name);
 	if (t && t->uses != p->id)
 		t = NULL;		     /* removed (and maybe added again) meanwhile */
-	if (t && status <= 0 && t->inflight) /* 1: a second file of the same action */
+	if (t && status <= 0 && t->inflight) /* 1: one file of several, the action goes on */
 		t->inflight--;
 	if (t)
 		t->v.pending = t->due_ns || t->inflight;

@@ -64,7 +64,7 @@ struct rspd_dump_trigger {
 /**
  * rspd_triggers__dumped() - the action of @t ended: @status 0, @path
  * written; -errno, not written (@why says why, logged once a streak); 1,
- * @path one more file of the same action (a snapshot's second).
+ * @path one file of several, the action goes on (a snapshot's text file).
  */
 void rspd_triggers__dumped(struct rspd *d, const struct rspd_dump_trigger *t, int status,
 			   const char *path, const char *why);
