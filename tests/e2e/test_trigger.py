@@ -14,7 +14,7 @@
 2. Retention: 1,000 fires (Alertmanager posts to an 'alert' trigger with
    no hold-off) with dump-keep 5 leave 5 dumps, the newest, and the files
    rsp did not write; the dump directory is a tmpfs of its own.
-3. A full disk: the dump directory a 1 MiB tmpfs; fires give one log line,
+3. A full disk: the dump directory a 64 KiB tmpfs; fires give one log line,
    a failure counter per fire, and no file (no temp file either).
 4. --action snapshot:PID writes rspctl snapshot PID as text and JSON into
    the dump directory; --action log writes a line and no file; rspctl
@@ -242,10 +242,11 @@ def retention():
 
 
 def full_disk():
-    dumps = tmpfs("1M")
+    dumps = tmpfs("64k")  # smaller than any dump: its tracing data alone is more
     try:
         secret, port, d = webhook_rspd(dumps, "", "--window", "16M")
         with d:
+            time.sleep(1)
             for i in range(1, 4):
                 code, _ = post(port, secret, ALERT)
                 x = wait_idle(d, "fire", i)
@@ -266,13 +267,16 @@ def full_disk():
         os.unlink(dumps + ".secret")
 
 
+ONLY = os.environ.get("RSP_TRIGGER_ONLY")  # stopwatch, retention, fulldisk: one part
 sw_dumps = tempfile.mkdtemp(prefix="rsp-trig.")
 try:
-    with t.Rspd("--dump-keep", "100", config="[dump]\ndump-dir = %s\n" % sw_dumps) as d:
-        stopwatch_dumps(d, sw_dumps)
-        snapshot_and_log(d, sw_dumps)
+    if ONLY in (None, "stopwatch"):
+        with t.Rspd("--dump-keep", "100", config="[dump]\ndump-dir = %s\n" % sw_dumps) as d:
+            stopwatch_dumps(d, sw_dumps)
+            snapshot_and_log(d, sw_dumps)
 finally:
     shutil.rmtree(sw_dumps, ignore_errors=True)
-if os.environ.get("RSP_TRIGGER_ONLY") != "stopwatch":
+if ONLY in (None, "retention"):
     retention()
+if ONLY in (None, "fulldisk"):
     full_disk()
