@@ -50,6 +50,7 @@
 #include "log.h"
 #include "rspd.h"
 #include "syscalls.h"
+#include "trigger.h"
 
 #define MARGIN_NS 20000000ull /* 20 ms: records being written when a drain starts */
 
@@ -134,6 +135,9 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 		rspd_syscalls__read(a->d, rsp_hist_store__shard(a->store, 1), until);
 	atomic_fetch_add_explicit(&a->records, n, memory_order_relaxed);
 	atomic_fetch_add_explicit(&a->passes, 1, memory_order_relaxed);
+	/* the profiles are fed up to @until: their triggers, once a second */
+	if (a->done == until)
+		rspd_triggers__hist(a->d, until);
 }
 
 static void *analysis_main(void *arg)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <ini.h>
 #include <rsp/parse.h>
+#include <rsp/trigger.h>
 #include <rsp/window.h>
 #include "config.h"
 #include "log.h"
@@ -346,6 +347,46 @@ static void show_metrics_listen(const struct rspd_config *c, char *buf, size_t n
 	snprintf(buf, n, "%s", c->metrics_listen);
 }
 
+/* [trigger] trigger: one per line, repeated; an empty value clears those before. */
+static int set_trigger(struct rspd_config *c, const char *v, char *why, size_t n)
+{
+	struct rsp_buf err = RSP_BUF_INIT;
+	struct rsp_trig_spec *t;
+
+	if (!v[0]) {
+		c->nr_triggers = 0;
+		return 0;
+	}
+	if (c->nr_triggers == RSPD_CONFIG_MAX_TRIGGERS) {
+		snprintf(why, n, "at most %d trigger lines", RSPD_CONFIG_MAX_TRIGGERS);
+		return -1;
+	}
+	t = &c->triggers[c->nr_triggers];
+	if (rsp_trig_spec__parse_line(v, t, &err)) {
+		snprintf(why, n, "NAME 'CONDITION' [--action A] [--post D] [--holdoff D]: %s",
+			 err.data ? err.data : "out of memory");
+		rsp_buf__exit(&err);
+		return -1;
+	}
+	for (unsigned i = 0; i < c->nr_triggers; i++)
+		if (!strcmp(c->triggers[i].name, t->name)) {
+			snprintf(why, n, "a trigger named %s is already defined", t->name);
+			return -1;
+		}
+	c->nr_triggers++;
+	return 0;
+}
+
+static void show_trigger(const struct rspd_config *c, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < c->nr_triggers && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s '%s'", i ? "; " : "",
+					c->triggers[i].name, c->triggers[i].cond_text);
+}
+
 /* --- the table ------------------------------------------------------------ */
 
 #define F(field)                                                                                   \
@@ -573,13 +614,33 @@ static const struct rspd_opt opts[] = {
 	 .type = T_DUR, F(metrics_timeout_ns), .min = 1000000000, .max = 3600000000000ull,
 	 .help = "an HTTP connection idle this long, or whose request has not arrived whole "
 		 "this long after it opened, is closed"},
+
+	/* Triggers (trigger.c): rspctl trigger; docs/triggers.md. */
+	{.section = "trigger", .name = "trigger", .arg = "LINE", .def = "", CUSTOM(trigger),
+	 .help = "a trigger: NAME 'CONDITION' [--action dump|snapshot:PID|log] [--post D] "
+		 "[--holdoff D], as rspctl trigger add takes it; repeat the key for more",
+	 .allowed = "NAME 'CONDITION' [--action A] [--post D] [--holdoff D] (rspctl help trigger)"},
+	{.section = "trigger", .name = "trigger-max", .arg = "N", .def = "128", .type = T_UINT,
+	 F(trigger_max), .min = 1, .max = 4096, .help = "triggers at once (file and rspctl)"},
+	{.section = "trigger", .name = "trigger-rate", .arg = "N", .def = "10", .type = T_UINT,
+	 F(trigger_rate), .min = 1, .max = 100000, RELOAD,
+	 .help = "fires a minute, all triggers together; more are counted as rate-limited"},
+	{.section = "trigger", .name = "trigger-webhook", .def = "no", .type = T_BOOL,
+	 F(trigger_webhook),
+	 .help = "take Alertmanager's webhook at POST /v1/trigger on metrics-listen "
+		 "(needs trigger-secret)"},
+	{.section = "trigger", .name = "trigger-secret", .arg = "PATH", .def = "", .type = T_STR,
+	 F(trigger_secret),
+	 .help = "a file (root's, not readable by others) whose first line is the bearer "
+		 "token a POST to /v1/trigger must carry",
+	 .allowed = "an absolute path of at most 4095 bytes, or nothing"},
 };
 // clang-format on
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-static const char *const sections[] = {"daemon",   "control", "window", "capture",
-				       "analysis", "dump",    "hist",	"metrics"};
+static const char *const sections[] = {"daemon", "control", "window",  "capture", "analysis",
+				       "dump",	 "hist",    "metrics", "trigger"};
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
 /* --- parsing and showing one value ---------------------------------------- */
@@ -1346,10 +1407,26 @@ static int check_events(const struct rspd_config *c, char *err, size_t errlen)
 	return -1;
 }
 
+/* The webhook answers on the metrics listener, and only to who has the secret. */
+static int check_webhook(const struct rspd_config *c, char *err, size_t errlen)
+{
+	if (!c->trigger_webhook)
+		return 0;
+	if (!c->metrics_listen[0] || c->trigger_secret[0] != '/') {
+		snprintf(err, errlen,
+			 "trigger-webhook needs metrics-listen (the address it answers on) and "
+			 "trigger-secret (an absolute path to the file of its bearer token) — "
+			 "set both, or trigger-webhook = no");
+		return -1;
+	}
+	return 0;
+}
+
 /* What a start would refuse, refused by --check-config and a reload too. */
 static int check_all(const struct rspd_config *c, char *err, size_t errlen)
 {
-	if (check_events(c, err, errlen) || check_fits(c, err, errlen))
+	if (check_events(c, err, errlen) || check_fits(c, err, errlen) ||
+	    check_webhook(c, err, errlen))
 		return -1;
 	return check_window(c, err, errlen);
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <rsp/hist.h>
 #include <rsp/log.h>
+#include <rsp/trigger.h>
 #include "capture_opts.h"
 #include "dump.h"
 
@@ -30,6 +31,8 @@
 #define RSPD_RING_PAGES_MAX (1u << 18)
 /* The largest configuration file read (the commented default file is ~6 KiB). */
 #define RSPD_CONFIG_MAX_BYTES (1 << 20)
+/* trigger lines in the file and on the command line */
+#define RSPD_CONFIG_MAX_TRIGGERS 64
 #ifndef RSPD_DEFAULT_CONFIG
 #define RSPD_DEFAULT_CONFIG "/etc/rspd.conf"
 #endif
@@ -89,6 +92,13 @@ struct rspd_config {
 	unsigned metrics_top_cgroups;	 /* per-cgroup series: the top N */
 	unsigned metrics_connections;	 /* HTTP connections served at once */
 	uint64_t metrics_timeout_ns;	 /* an idle HTTP connection is closed after this */
+	/* [trigger]: rspctl trigger (trigger.c) */
+	struct rsp_trig_spec triggers[RSPD_CONFIG_MAX_TRIGGERS];
+	unsigned nr_triggers;
+	unsigned trigger_max;	       /* triggers at once */
+	unsigned trigger_rate;	       /* fires a minute, all together */
+	bool trigger_webhook;	       /* POST /v1/trigger on metrics-listen */
+	char trigger_secret[PATH_MAX]; /* the bearer token's file */
 };
 
 enum rspd_config_result {

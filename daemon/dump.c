@@ -48,6 +48,7 @@
 #include "netns.h"
 #include "rspd.h"
 #include "syscalls.h"
+#include "trigger.h"
 #ifdef RSP_HAVE_BPF
 #include "bpfcap.h"
 #endif
@@ -70,6 +71,8 @@ struct rspd_dump_job {
 	uint32_t gen;
 	int status;
 	struct rsp_buf answer;
+	bool has_trigger; /* a trigger's dump: its metadata, and the trigger told */
+	struct rspd_dump_trigger trigger;
 };
 
 struct rspd_dumper {
@@ -124,8 +127,10 @@ static int ensure_dir(const char *dir)
 	return 0;
 }
 
-/* rsp-HOST-20250102T030405.678Z.perf.data in @dir, not yet taken. */
-static int dump_name(const struct rspd *d, const char *dir, char *path, size_t n)
+/* What retention may remove: the files rspd names (rspd_dump__name()). */
+static const char *const suffixes[] = {DUMP_SUFFIX, ".snapshot.txt", ".snapshot.json"};
+
+int rspd_dump__name(const struct rspd *d, const char *dir, const char *suffix, char *path, size_t n)
 {
 	char host[64], stamp[40];
 	struct timespec ts;
@@ -139,8 +144,8 @@ static int dump_name(const struct rspd *d, const char *dir, char *path, size_t n
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	for (int k = 0; k < 1000; k++) {
-		int len = snprintf(path, n, "%s/" DUMP_PREFIX "%s-%s.%03ldZ%s%.0d" DUMP_SUFFIX, dir,
-				   host, stamp, ts.tv_nsec / 1000000, k ? "-" : "", k);
+		int len = snprintf(path, n, "%s/" DUMP_PREFIX "%s-%s.%03ldZ%s%.0d%s", dir, host,
+				   stamp, ts.tv_nsec / 1000000, k ? "-" : "", k, suffix);
 
 		if (len < 0 || (size_t)len >= n)
 			return -ENAMETOOLONG;
@@ -159,6 +164,7 @@ struct dump_result {
 	struct rsp_tidfilter *filter;
 	uint64_t netns;
 	uint32_t netns_threads;
+	const struct rspd_dump_trigger *trigger; /* NULL: not a trigger's dump */
 };
 
 /*
@@ -271,6 +277,7 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 			 struct rsp_buf *why)
 {
 	struct rsp_perfdata_meta meta;
+	struct rsp_pd_trigger trig;
 	struct rsp_pdwriter *w;
 	int err;
 
@@ -278,6 +285,12 @@ static int write_records(struct rspd *d, int fd, uint64_t from, uint64_t to, str
 
 	rspd_dumpmeta__describe(&d->meta, &meta);
 	meta.ksyms = d->ksyms; /* loaded at start, read-only: shared safely */
+	if (r->trigger) {      /* what tripped, for rspctl analyze DUMP status */
+		trig = (struct rsp_pd_trigger){r->trigger->name, r->trigger->cond,
+					       r->trigger->value, r->trigger->trip_ns,
+					       r->trigger->post_ns};
+		meta.trigger = &trig;
+	}
 	err = r->filter ? 0 : dump_sockets(d, &meta);
 	if (err)
 		return err;
@@ -396,10 +409,17 @@ static int cmp_kept(const void *a, const void *b)
 
 static bool is_dump_name(const char *n)
 {
-	size_t len = strlen(n), sl = strlen(DUMP_SUFFIX);
+	size_t len = strlen(n);
 
-	return !strncmp(n, DUMP_PREFIX, strlen(DUMP_PREFIX)) && len > sl &&
-	       !strcmp(n + len - sl, DUMP_SUFFIX);
+	if (strncmp(n, DUMP_PREFIX, strlen(DUMP_PREFIX)))
+		return false;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t sl = strlen(suffixes[i]);
+
+		if (len > sl && !strcmp(n + len - sl, suffixes[i]))
+			return true;
+	}
+	return false;
 }
 
 static int list_dumps(const char *dir, struct kept **out, size_t *nr)
@@ -609,6 +629,23 @@ static void retain(const struct rspd_dump_config *c, const char *newest, json_t 
 	free(k);
 }
 
+void rspd_dump__retain(struct rspd *d, const char *newest)
+{
+	struct rspd_dumper *dm = d->dumper;
+	struct rsp_buf text = RSP_BUF_INIT;
+	struct rspd_dump_config c;
+	json_t *removed = json_array();
+
+	if (!dm)
+		return;
+	pthread_mutex_lock(&dm->lock);
+	c = dm->cfg;
+	pthread_mutex_unlock(&dm->lock);
+	retain(&c, newest, removed, &text);
+	json_decref(removed);
+	rsp_buf__exit(&text);
+}
+
 /* --- the answer ---------------------------------------------------------------- */
 
 /* --netns: which namespace, how many of its threads, what was left out. */
@@ -686,7 +723,7 @@ static void answer(struct rsp_buf *out, bool json, const char *path, const struc
 
 int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 		     const struct rsp_dump_spec *spec, const struct rspd_dump_owner *owner,
-		     struct rsp_buf *out)
+		     const struct rspd_dump_trigger *trig, struct rsp_buf *out)
 {
 	struct ident id = {0};
 	struct dump_result r = {0};
@@ -697,6 +734,7 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r.trigger = trig;
 	if (spec->netns_pid) {
 		/* Before become(): reading other users' /proc/TID/ns needs rspd's rights. */
 		r.filter = rsp_tidfilter__new(d->es.schema);
@@ -733,7 +771,7 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 		if (err)
 			rsp_buf__printf(&why, "cannot create the dump directory %s: %s", c->dir,
 					strerror(-err));
-		else if ((err = dump_name(d, c->dir, path, sizeof(path))))
+		else if ((err = rspd_dump__name(d, c->dir, DUMP_SUFFIX, path, sizeof(path))))
 			rsp_buf__printf(&why, "no file name for a dump in %s: %s", c->dir,
 					strerror(-err));
 	}
@@ -752,7 +790,8 @@ int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 				why.data ? why.data : strerror(-err),
 				err == -EEXIST ? ""
 					       : "; free space or choose another dump-dir or -o");
-		rspd_log__write(RSP_LOG_ERR, "%s", out->data);
+		if (!trig) /* a trigger logs its own failures, once (trigger.c) */
+			rspd_log__write(RSP_LOG_ERR, "%s", out->data);
 	} else {
 		if (!spec->output)
 			retain(c, strrchr(path, '/') + 1, removed, &rm_text);
@@ -783,7 +822,12 @@ static void job_run(struct rspd_dumper *dm, struct rspd_dump_job *j)
 	pthread_mutex_lock(&dm->lock);
 	c = dm->cfg;
 	pthread_mutex_unlock(&dm->lock);
-	j->status = rspd_dump__write(dm->d, &c, &spec, j->has_owner ? &j->owner : NULL, &j->answer);
+	j->status = rspd_dump__write(dm->d, &c, &spec, j->has_owner ? &j->owner : NULL,
+				     j->has_trigger ? &j->trigger : NULL, &j->answer);
+	if (j->has_trigger) /* the answer's first line: "wrote PATH", or why not */
+		rspd_triggers__dumped(dm->d, &j->trigger, j->status,
+				      j->status ? NULL : strchr(j->answer.data, '/'),
+				      j->answer.data ? j->answer.data : "");
 }
 
 static void *dumper_main(void *arg)
@@ -891,11 +935,46 @@ void rspd_dumper__stop(struct rspd *d)
 	d->dumper = NULL;
 }
 
+/* Queue @j (taken: freed on failure). */
+static int enqueue(struct rspd_dumper *dm, struct rspd_dump_job *j)
+{
+	struct rspd_dump_job **tail;
+
+	pthread_mutex_lock(&dm->lock);
+	if (dm->queued >= MAX_QUEUED || dm->stop) {
+		pthread_mutex_unlock(&dm->lock);
+		free(j);
+		return -EBUSY;
+	}
+	for (tail = &dm->queue; *tail; tail = &(*tail)->next)
+		;
+	*tail = j;
+	dm->queued++;
+	pthread_cond_signal(&dm->cond);
+	pthread_mutex_unlock(&dm->lock);
+	return 0;
+}
+
+int rspd_dumper__submit_trigger(struct rspd *d, const struct rspd_dump_trigger *t)
+{
+	struct rspd_dump_job *j;
+
+	if (!d->dumper)
+		return -ENODEV;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->client = -1;
+	j->has_trigger = true;
+	j->trigger = *t;
+	return enqueue(d->dumper, j);
+}
+
 int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
 			const struct rspd_dump_owner *owner, int client, uint32_t gen)
 {
 	struct rspd_dumper *dm = d->dumper;
-	struct rspd_dump_job *j, **tail;
+	struct rspd_dump_job *j;
 
 	if (!dm)
 		return -ENODEV;
@@ -915,19 +994,7 @@ int rspd_dumper__submit(struct rspd *d, const struct rsp_dump_spec *spec,
 	}
 	j->client = client;
 	j->gen = gen;
-	pthread_mutex_lock(&dm->lock);
-	if (dm->queued >= MAX_QUEUED || dm->stop) {
-		pthread_mutex_unlock(&dm->lock);
-		free(j);
-		return -EBUSY;
-	}
-	for (tail = &dm->queue; *tail; tail = &(*tail)->next)
-		;
-	*tail = j;
-	dm->queued++;
-	pthread_cond_signal(&dm->cond);
-	pthread_mutex_unlock(&dm->lock);
-	return 0;
+	return enqueue(dm, j);
 }
 
 int rspd_dumper__fd(struct rspd *d)

@@ -50,6 +50,7 @@ struct rspd_dump_owner {
 
 struct rspd;
 struct rspd_dump_job;
+struct rspd_dump_trigger;
 
 /** rspd_dumper__start() - start the dump thread (before the control socket). */
 int rspd_dumper__start(struct rspd *d, char *err, size_t errlen);
@@ -83,10 +84,27 @@ void rspd_dump_job__free(struct rspd_dump_job *j);
  * @owner:  NULL: rspd itself
  * @answer: on success the answer to the client (text or JSON), on failure
  *          one sentence naming the file and the problem; also logged
+ * @trig:   a trigger's dump: what tripped goes into the file's metadata,
+ *          and a failure is left to the trigger to log; NULL otherwise
  * Return: 0 or -errno. A partial file is always removed.
  */
 int rspd_dump__write(struct rspd *d, const struct rspd_dump_config *c,
 		     const struct rsp_dump_spec *spec, const struct rspd_dump_owner *owner,
-		     struct rsp_buf *answer);
+		     const struct rspd_dump_trigger *trig, struct rsp_buf *answer);
+/**
+ * rspd_dumper__submit_trigger() - queue a trigger's dump of the whole window
+ * into the dump directory; its outcome goes to rspd_triggers__dumped().
+ * Return: 0, -EBUSY (too many queued), -ENOMEM.
+ */
+int rspd_dumper__submit_trigger(struct rspd *d, const struct rspd_dump_trigger *t);
+/**
+ * rspd_dump__name() - "@dir/rsp-HOST-20250102T030405.678Z@suffix", a name
+ * not yet taken, for the files retention keeps in bounds (suffixes
+ * ".perf.data", ".snapshot.txt", ".snapshot.json"). 0 or -errno.
+ */
+int rspd_dump__name(const struct rspd *d, const char *dir, const char *suffix, char *path,
+		    size_t n);
+/** rspd_dump__retain() - apply dump-keep and dump-max-bytes; @newest (a name) stays. */
+void rspd_dump__retain(struct rspd *d, const char *newest);
 
 #endif

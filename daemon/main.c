@@ -38,6 +38,7 @@
 #include "rspd.h"
 #include "server.h"
 #include "syscalls.h"
+#include "trigger.h"
 #include "metrics.h"
 #include "rsp_tracefs.h"
 #include "tracepoints/bpf_records.h"
@@ -185,6 +186,8 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 		ret = rspd_analysis__start(d, err, errlen);
 	if (!ret) /* after the analysis thread: it reads how far that one has read */
 		ret = rspd_wzip__start(d, err, errlen);
+	if (!ret) /* after the dump and analysis threads: it hands work to them */
+		ret = rspd_triggers__start(d, err, errlen);
 	if (!ret) /* the syscall family's and the stopwatches' programs count too */
 		rspd_budget__watch(&d->budget, d);
 	return ret;
@@ -196,6 +199,8 @@ static void teardown(struct rspd *d)
 	rspd_metrics__stop(d);
 	/* The server first: its query threads may still hand dumps over. */
 	rspd_server__stop(d);
+	/* Then the trigger thread: it queues dumps and runs snapshots. */
+	rspd_triggers__stop(d);
 	/* Then the dumper (it runs every queued dump): they read the profiles and syscalls. */
 	rspd_dumper__stop(d);
 	rspd_wzip__stop(d); /* before the analysis thread: it asks that one */
@@ -215,6 +220,7 @@ static void teardown(struct rspd *d)
 	rspd_stopwatches__delete(d->stopwatches); /* after the server: no query uses them */
 	d->stopwatches = NULL;
 #endif
+	rspd_triggers__delete(d); /* last: the threads above report to it */
 }
 
 static int set_interval(int tfd, uint64_t ns)
@@ -540,8 +546,9 @@ static void dump_on_exit(struct rspd *d)
 		return;
 	rspd_metrics__stop(d);
 	rspd_server__stop(d);
+	rspd_triggers__stop(d);
 	rspd_dumper__stop(d);
-	rspd_dump__write(d, &d->cfg.dump, &spec, NULL, &out); /* logs its outcome */
+	rspd_dump__write(d, &d->cfg.dump, &spec, NULL, NULL, &out); /* logs its outcome */
 	rsp_buf__exit(&out);
 }
 

@@ -63,6 +63,7 @@
 #include "rspd.h"
 #include "server.h"
 #include "status.h"
+#include "webhook.h"
 
 /* A connection, from MHD's notify_connection to its close. */
 struct conn {
@@ -83,6 +84,7 @@ struct rspd_metrics {
 	pthread_t janitor;
 	bool janitor_on, janitor_stop;
 	int lfd; /* ours until MHD takes it */
+	struct rspd_webhook *webhook; /* POST /v1/trigger; NULL: trigger-webhook off */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;
 	/* the textfile thread */
@@ -186,7 +188,7 @@ static int render_health(struct rspd *d, struct rspd_metrics *m, bool have_hist,
 	rspd_server__query_stats(d, &h.queries, &h.query_ns);
 	h.scrapes = atomic_fetch_add_explicit(&m->renders, 1, memory_order_relaxed);
 	ret = rsp_prom__render_health(&h, fmt, out);
-	free(ci.cpus);
+	rspd_status__free(&ci);
 	return ret;
 }
 
@@ -440,7 +442,6 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct rspd_metrics *m = cls;
 	struct conn *x = conn_of(c);
 
-	(void)con_cls;
 	(void)toe;
 	pthread_mutex_lock(&m->conn_lock);
 	if (x) {
@@ -448,6 +449,10 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 		x->since = rspd_clock__now_ns();
 	}
 	pthread_mutex_unlock(&m->conn_lock);
+	/* the webhook's body, if it was one (GETs hold @cls itself) */
+	if (*con_cls && *con_cls != cls)
+		rspd_webhook__completed(*con_cls);
+	*con_cls = NULL;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -460,14 +465,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	enum MHD_Result ret;
 
 	(void)version;
-	(void)data;
-	if (!*con_cls) { /* the headers: answer once the (empty) body is in */
+	if (!*con_cls) { /* the headers are in: the janitor's clock stops (any request) */
 		struct conn *x = conn_of(c);
 
 		pthread_mutex_lock(&m->conn_lock);
 		if (x)
 			x->asked = true;
 		pthread_mutex_unlock(&m->conn_lock);
+	}
+	if (!strcmp(url, "/v1/trigger"))
+		return rspd_webhook__request(m->webhook, c, method, data, data_len, con_cls);
+	if (!*con_cls) { /* answer once the (empty) body is in */
 		*con_cls = m;
 		return MHD_YES;
 	}
@@ -726,7 +734,8 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 	pthread_mutex_init(&m->conn_lock, NULL);
 	monotonic_cond(&m->janitor_cond);
 	d->metrics = m;
-	if (d->cfg.metrics_listen[0])
+	ret = rspd_webhook__open(d, &m->webhook, err, errlen);
+	if (!ret && d->cfg.metrics_listen[0])
 		ret = start_http(m, err, errlen);
 	if (!ret && d->cfg.metrics_textfile[0])
 		ret = start_textfile(m, err, errlen);
@@ -737,8 +746,11 @@ int rspd_metrics__start(struct rspd *d, char *err, size_t errlen)
 	if (m->mhd)
 		rspd_log__write(RSP_LOG_INFO,
 				"metrics at http://%s/metrics, pprof profiles at "
-				"http://%s/debug/pprof/profile and /debug/pprof/offcpu",
-				d->cfg.metrics_listen, d->cfg.metrics_listen);
+				"http://%s/debug/pprof/profile and /debug/pprof/offcpu%s%s%s",
+				d->cfg.metrics_listen, d->cfg.metrics_listen,
+				m->webhook ? ", triggers at http://" : "",
+				m->webhook ? d->cfg.metrics_listen : "",
+				m->webhook ? "/v1/trigger" : "");
 	if (m->writer)
 		rspd_log__write(RSP_LOG_INFO, "metrics written to %s every %.1f s",
 				d->cfg.metrics_textfile, (double)d->cfg.metrics_interval_ns / 1e9);
@@ -760,6 +772,7 @@ void rspd_metrics__stop(struct rspd *d)
 	}
 	if (m->mhd)
 		MHD_stop_daemon(m->mhd);
+	rspd_webhook__close(m->webhook);
 	if (m->lfd >= 0)
 		close(m->lfd);
 	if (m->writer) {

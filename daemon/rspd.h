@@ -26,6 +26,7 @@ struct rspd_livemodel;
 struct rspd_analysis;
 struct rspd_wzip;
 struct rspd_syscalls;
+struct rspd_triggers;
 struct rsp_symbolizer;
 
 #define RSPD_ASKED_CLOCKS 32 /* past that many such threads, the others count as capture */
@@ -60,6 +61,7 @@ struct rspd {
 	bool silent_checked; /* capture thread only */
 	volatile sig_atomic_t stop;
 	struct rspd_stopwatches *stopwatches; /* rspctl stopwatch (stopwatch.c); NULL without BPF */
+	struct rspd_triggers *triggers;	      /* rspctl trigger (trigger.h) */
 };
 
 #endif

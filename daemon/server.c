@@ -85,6 +85,7 @@
 #include "server.h"
 #include "size.h"
 #include "status.h"
+#include "trigger.h"
 #ifdef RSP_HAVE_BPF
 #include "stopwatch.h"
 #else
@@ -442,7 +443,7 @@ static int answer(struct rspd *d, const struct rsp_request *req, const struct rs
 	ret = rsp_query__run(req, &src, out, err);
 	if (symbols)
 		rspd_livemodel__release(d);
-	free(ci.cpus);
+	rspd_status__free(&ci);
 	return ret;
 }
 
@@ -458,6 +459,7 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 				 .uid_of = uid_of,
 				 .ctx = &uc,
 				 .paranoid = j->admin ? -1 : read_paranoid()};
+	struct rsp_trig_request tr;
 	int ret;
 
 	ret = rsp_request__parse(args->argc, args->argv, &req, err);
@@ -465,6 +467,8 @@ static int run_query(struct rspd *d, struct job *j, const struct rsp_proto_args 
 		return ret;
 	if (!rsp_request__stopwatch(&req, &sw))
 		ret = run_stopwatch(d, j, &sw, err);
+	else if (!rsp_request__trigger(&req, &tr))
+		ret = rspd_triggers__request(d, &tr, j->admin, &j->answer, err);
 	else if (!rsp_request__dump_spec(&req, &spec))
 		ret = queue_dump(d, j, &spec, err);
 	else

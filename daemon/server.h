@@ -5,6 +5,7 @@
 /* The control socket: listens, reads requests, answers them from a pool of query threads. */
 #include <stddef.h>
 #include <stdint.h>
+#include <rsp/buf.h>
 
 struct rspd;
 

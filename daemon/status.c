@@ -10,6 +10,7 @@
 #include "rspd.h"
 #include "status.h"
 #include "syscalls.h"
+#include "trigger.h"
 #include "analysis.h"
 #include <rsp/histfeed.h>
 #ifdef RSP_HAVE_BPF
@@ -182,10 +183,22 @@ int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci)
 	fill_cpus(d, ci);
 	fill_delivery(d, ci);
 	fill_skipped(d, ci);
+	if (rspd_triggers__views(d, &ci->triggers, &ci->nr_triggers, &ci->trigger_totals)) {
+		free(ci->cpus);
+		return -1;
+	}
 	if (atomic_load_explicit(&d->silent_ns, memory_order_relaxed))
 		snprintf(ci->capture_problem, sizeof(ci->capture_problem),
 			 "no record reached the rings in the %.1f s after start: rspd records "
 			 "nothing (the log says more)",
 			 (double)atomic_load_explicit(&d->silent_ns, memory_order_relaxed) / 1e9);
 	return 0;
+}
+
+void rspd_status__free(struct rsp_capture_info *ci)
+{
+	free(ci->cpus);
+	free(ci->triggers);
+	ci->cpus = NULL;
+	ci->triggers = NULL;
 }

@@ -7,7 +7,9 @@
 
 struct rspd;
 
-/** rspd_status__fill() - a snapshot of the capture's state; free ci->cpus. */
+/** rspd_status__fill() - a snapshot of the capture's state; free with rspd_status__free(). */
 int rspd_status__fill(struct rspd *d, struct rsp_capture_info *ci);
+/** rspd_status__free() - what rspd_status__fill() allocated. */
+void rspd_status__free(struct rsp_capture_info *ci);
 
 #endif

@@ -43,6 +43,7 @@
 #include "stopwatch.h"
 #include "stopwatch.skel.h"
 #include "syscalls.h"
+#include "trigger.h"
 
 #define SECONDS_KEPT 300
 /* A keyed pair's item with no end after this long is expired, unmatched. */
@@ -209,6 +210,8 @@ static void harvest(struct rspd_stopwatches *s)
 			continue;
 		}
 		sec.unmatched += expired[i];
+		/* its slowest call of the second: the stopwatch triggers */
+		rspd_triggers__stopwatch(s->d, w->v.name, sec.count, sec.max);
 		rsp_sw_total__merge(&w->total, &sec);
 		w->secs[w->head] = sec;
 		w->head = (w->head + 1) % SECONDS_KEPT;

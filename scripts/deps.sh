@@ -51,6 +51,10 @@ PACKAGES="$PACKAGES protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev"
 # the tests read them with Google's pprof, built from Debian's Go sources
 # (golang-go, golang-github-google-pprof-dev: scripts/go-pprof.sh).
 PACKAGES="$PACKAGES zlib1g-dev golang-go golang-github-google-pprof-dev"
+# Triggers from the fleet (issue 41): a real Alertmanager with a webhook
+# receiver pointing at rspd's /v1/trigger, fed by amtool
+# (tests/e2e/test_trigger_alertmanager.py).
+PACKAGES="$PACKAGES prometheus-alertmanager"
 
 missing=""
 for p in $PACKAGES; do

@@ -249,7 +249,16 @@ static int collect_slices(struct collect *c, struct rsp_hist_shard *sh, uint64_t
 			continue;
 		c->set->overflow += LD(s->overflow);
 		for (uint32_t j = 0; j < nr && !ret; j++) {
-			read_entry(sh, entry_at(sh, s, j), k);
+			struct sentry *e = entry_at(sh, s, j);
+
+			/*
+			 * Most entries are of other operations: skip them before
+			 * copying their buckets (an entry's key is set before the
+			 * slice's nr counts it, and never changes).
+			 */
+			if (!op_wanted(c->q, LD(c->st->ops[PKEY_OP(LD(e->key))].key)))
+				continue;
+			read_entry(sh, e, k);
 			ret = collect_one(c, k, no);
 		}
 	}

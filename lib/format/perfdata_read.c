@@ -492,6 +492,36 @@ static int read_rsp_host(struct rsp_perfdata *pd)
 	return 0;
 }
 
+/* RSP_PD_FEAT_RSP_TRIGGER (layout in rsp/perfdata.h). */
+static int read_rsp_trigger(struct rsp_perfdata *pd)
+{
+	struct fcur c = fcur(pd, RSP_PD_FEAT_RSP_TRIGGER, "RSP_TRIGGER");
+	struct rsp_dump_info *in = &pd->info;
+	uint32_t version;
+	int err;
+
+	if (!pd->has_feat[RSP_PD_FEAT_RSP_TRIGGER])
+		return 0;
+	err = fc_u32(&c, &version, "the version");
+	if (!err && version != 1)
+		return rsp_perfdata__fail(pd, c.off - 4,
+					  "RSP_TRIGGER version %u is not 1: the dump is from a "
+					  "newer rsp, read it with that version",
+					  version);
+	if (!err)
+		err = fc_string(&c, in->trigger_name, sizeof(in->trigger_name));
+	if (!err)
+		err = fc_string(&c, in->trigger_condition, sizeof(in->trigger_condition));
+	if (!err)
+		err = fc_string(&c, in->trigger_value, sizeof(in->trigger_value));
+	if (!err)
+		err = fc_u64(&c, &in->trigger_time, "the trip time");
+	if (!err)
+		err = fc_u64(&c, &in->trigger_post_ns, "the post-trigger time");
+	in->has_trigger = !err;
+	return err;
+}
+
 /* RSP_PD_FEAT_RSP_CGROUPS (layout in rsp/perfdata.h): checked whole here. */
 static int read_rsp_cgroups(struct rsp_perfdata *pd)
 {
@@ -567,6 +597,8 @@ static int read_features(struct rsp_perfdata *pd)
 		err = read_rsp_host(pd);
 	if (!err)
 		err = read_rsp_cgroups(pd);
+	if (!err)
+		err = read_rsp_trigger(pd);
 	in->written_by_rsp = !strncmp(in->version, "rsp ", 4);
 	if (pd->has_feat[RSP_PD_FEAT_RSP_SYSCALLS]) {
 		/* checked where it is used (rsp_sysdump__load()) */

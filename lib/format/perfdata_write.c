@@ -92,6 +92,7 @@ struct rsp_pdwriter {
 	struct rsp_buf build_ids;    /* HEADER_BUILD_ID records, ready to write */
 	struct rsp_buf rsp_syscalls; /* RSP_PD_FEAT_RSP_SYSCALLS, ready to write */
 	struct rsp_buf rsp_cgroups;  /* RSP_PD_FEAT_RSP_CGROUPS entries, after the header */
+	struct rsp_buf rsp_trigger;  /* RSP_PD_FEAT_RSP_TRIGGER, ready to write */
 	uint32_t nr_cgroups;
 	bool has_cgroups;
 	int nr_build_ids;
@@ -360,6 +361,8 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
+static int f_rsp_trigger(struct rsp_buf *b, const struct rsp_pd_trigger *t);
+
 static int copy_meta(struct rsp_pdwriter *w, const struct rsp_perfdata_meta *m)
 {
 	w->m = *m;
@@ -380,6 +383,8 @@ static int copy_meta(struct rsp_pdwriter *w, const struct rsp_perfdata_meta *m)
 				return -ENOMEM;
 	}
 	if (m->boot_id && !(w->boot_id = strdup(m->boot_id)))
+		return -ENOMEM;
+	if (m->trigger && f_rsp_trigger(&w->rsp_trigger, m->trigger))
 		return -ENOMEM;
 	if (m->nr_sockets) {
 		w->sockets = calloc(m->nr_sockets, sizeof(*w->sockets));
@@ -468,6 +473,7 @@ void rsp_pdwriter__delete(struct rsp_pdwriter *w)
 	rsp_buf__exit(&w->build_ids);
 	rsp_buf__exit(&w->rsp_syscalls);
 	rsp_buf__exit(&w->rsp_cgroups);
+	rsp_buf__exit(&w->rsp_trigger);
 	rsp_buf__exit(&w->pending);
 	free(w->buf);
 	free(w);
@@ -1092,6 +1098,21 @@ static int f_clock_data(struct rsp_pdwriter *w, struct rsp_buf *b)
 	return err ? err : f_u64s(b, w->m.wall_clock_ns, w->m.clockid_time_ns, 2);
 }
 
+/* RSP_PD_FEAT_RSP_TRIGGER (layout in rsp/perfdata.h), rendered when the writer is made. */
+static int f_rsp_trigger(struct rsp_buf *b, const struct rsp_pd_trigger *t)
+{
+	uint32_t version = 1;
+	int err = rsp_buf__add(b, &version, 4);
+
+	if (!err)
+		err = f_string(b, t->name ? t->name : "");
+	if (!err)
+		err = f_string(b, t->condition ? t->condition : "");
+	if (!err)
+		err = f_string(b, t->value ? t->value : "");
+	return err ? err : f_u64s(b, t->trip_ns, t->post_ns, 2);
+}
+
 /* RSP_PD_FEAT_RSP_HOST (layout in rsp/perfdata.h). */
 static int f_rsp_host(struct rsp_pdwriter *w, struct rsp_buf *b)
 {
@@ -1167,6 +1188,9 @@ static int feature(struct rsp_pdwriter *w, int feat, struct rsp_buf *b)
 			       : 1;
 	case RSP_PD_FEAT_RSP_CGROUPS:
 		return w->has_cgroups ? f_rsp_cgroups(w, b) : 1;
+	case RSP_PD_FEAT_RSP_TRIGGER:
+		return w->rsp_trigger.len ? rsp_buf__add(b, w->rsp_trigger.data, w->rsp_trigger.len)
+					  : 1;
 	default:
 		return 1;
 	}
@@ -1179,6 +1203,7 @@ static const int features[] = {
 	RSP_PD_FEAT_TOTAL_MEM,	  RSP_PD_FEAT_CMDLINE,	    RSP_PD_FEAT_EVENT_DESC,
 	RSP_PD_FEAT_SAMPLE_TIME,  RSP_PD_FEAT_CLOCKID,	    RSP_PD_FEAT_CLOCK_DATA,
 	RSP_PD_FEAT_RSP_HOST,	  RSP_PD_FEAT_RSP_SYSCALLS, RSP_PD_FEAT_RSP_CGROUPS,
+	RSP_PD_FEAT_RSP_TRIGGER,
 };
 #define NR_FEATURES (int)(sizeof(features) / sizeof(features[0]))
 

@@ -603,13 +603,62 @@ static void window_health(struct rsp_buf *out, enum rsp_prom_format fmt,
 	gauge(out, fmt, "rsp_window_records", NULL, "Records in the window", (double)ws->records);
 }
 
+/* One counter per trigger (rspctl trigger): @what 0 fires, 1 held off, 2 rate-limited, 3 failed. */
+static uint64_t trig_count(const struct rsp_trig_view *v, int what)
+{
+	return what == 0   ? v->fires
+	       : what == 1 ? v->held_off
+	       : what == 2 ? v->rate_limited
+			   : v->failed;
+}
+
+static void triggers(struct rsp_buf *out, enum rsp_prom_format fmt,
+		     const struct rsp_capture_info *ci)
+{
+	static const char *const names[] = {"rsp_trigger_fires_total",
+					    "rsp_trigger_suppressed_total",
+					    "rsp_trigger_failures_total"};
+	static const char *const helps[] = {
+		"Times the trigger's condition held and its action ran",
+		"Times the trigger's condition held but it did not fire (reason: holdoff, rate)",
+		"Times the trigger's action failed (a full disk: no file written)"};
+	const struct rsp_trig_totals *t = &ci->trigger_totals;
+
+	for (int f = 0; f < 3 && ci->nr_triggers; f++) {
+		family(out, fmt, names[f], "counter", NULL, helps[f]);
+		for (unsigned i = 0; i < ci->nr_triggers; i++) {
+			for (int r = f == 1 ? 1 : 0; r < (f == 1 ? 3 : 1); r++) {
+				rsp_buf__printf(out, "%s{trigger=\"", names[f]);
+				rsp_prom__escape(out, ci->triggers[i].spec.name,
+						 strlen(ci->triggers[i].spec.name));
+				rsp_buf__printf(out, "\"%s} %" PRIu64 "\n",
+						f != 1	 ? ""
+						: r == 1 ? ",reason=\"holdoff\""
+							 : ",reason=\"rate\"",
+						trig_count(&ci->triggers[i], f == 2 ? 3
+									     : f    ? r
+										    : 0));
+			}
+		}
+	}
+	if (t->webhook_on) {
+		counter(out, fmt, "rsp_trigger_webhook_posts_total",
+			"Alertmanager payloads taken at /v1/trigger", t->webhook_posts);
+		counter(out, fmt, "rsp_trigger_webhook_refused_total",
+			"POSTs to /v1/trigger refused (no secret, malformed, too large)",
+			t->webhook_refused);
+	}
+}
+
 int rsp_prom__render_health(const struct rsp_prom_health *h, enum rsp_prom_format fmt,
 			    struct rsp_buf *out)
 {
 	char sec[32];
 
-	if (h->ci)
+	if (h->ci) {
 		capture_health(out, fmt, h->ci);
+		triggers(out, fmt, h->ci);
+	}
 	if (h->ws)
 		window_health(out, fmt, h->ws);
 	if (h->hs) {

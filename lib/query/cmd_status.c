@@ -342,6 +342,20 @@ static json_t *json_event_list(const struct rsp_dump_info *di, bool present)
 	return arr;
 }
 
+/* RSP_PD_FEAT_RSP_TRIGGER: what made the dump (null: no trigger did). */
+static json_t *json_dump_trigger(const struct rsp_dump_info *di)
+{
+	char at[32];
+
+	if (!di->has_trigger)
+		return json_null();
+	wall_time(di, di->trigger_time, at, sizeof(at));
+	return json_pack("{s:s, s:s, s:s, s:f, s:s?, s:f}", "name", di->trigger_name, "condition",
+			 di->trigger_condition, "value", di->trigger_value, "trip_s",
+			 secs(di->trigger_time), "trip_utc", at[0] ? at : NULL, "post_s",
+			 secs(di->trigger_post_ns));
+}
+
 static json_t *json_dump(const struct rsp_dump_info *di)
 {
 	char from[32], to[32];
@@ -365,6 +379,7 @@ static json_t *json_dump(const struct rsp_dump_info *di)
 	json_object_set_new(o, "boot_id", di->has_host ? json_string(di->boot_id) : json_null());
 	json_object_set_new(o, "host_sockets",
 			    di->has_host ? json_integer((json_int_t)di->nr_sockets) : json_null());
+	json_object_set_new(o, "trigger", json_dump_trigger(di));
 	return o;
 }
 
@@ -523,6 +538,9 @@ static json_t *json_capture(const struct rsp_capture_info *ci)
 	json_object_set_new(o, "overhead", json_budget(&ci->budget));
 	json_object_set_new(o, "families", json_families(ci));
 	json_object_set_new(o, "cpus", json_cpus(ci));
+	json_object_set_new(o, "triggers",
+			    rsp_trig__list_json(ci->triggers, ci->nr_triggers, &ci->trigger_totals,
+						ci->now_ns));
 	return o;
 }
 
@@ -761,6 +779,9 @@ static void text_capture(const struct rsp_capture_info *ci, struct rsp_buf *out)
 			ci->dwarf[0] ? ci->dwarf : "none", ci->dwarf_stack);
 	text_families(ci, out);
 	text_cpus(ci, out);
+	rsp_buf__puts(out, "\ntriggers (rspctl trigger list):\n");
+	rsp_trig__render_list(ci->triggers, ci->nr_triggers, &ci->trigger_totals, ci->now_ns, false,
+			      out);
 }
 
 /* One line (wrapped): the kinds that take the most of the window's bytes. */
@@ -923,6 +944,15 @@ static void text_dump(const struct rsp_dump_info *di, struct rsp_buf *out)
 			(unsigned long long)di->perf_records);
 	text_wrapped(out, "events:", di, true);
 	text_wrapped(out, "missing:", di, false);
+	if (di->has_trigger) {
+		wall_time(di, di->trigger_time, from, sizeof(from));
+		rsp_buf__printf(out,
+				"trigger %s: %s\n  tripped at %.3f s%s%s%s: %s; recorded %.1f s "
+				"after\n",
+				di->trigger_name, di->trigger_condition, secs(di->trigger_time),
+				from[0] ? " (" : "", from, from[0] ? ")" : "", di->trigger_value,
+				secs(di->trigger_post_ns));
+	}
 }
 
 /* Plain status reads counters; --pid and --events take a census of the window. */

@@ -2,7 +2,9 @@
 #ifndef RSP_INTERNAL_QUERY_H
 #define RSP_INTERNAL_QUERY_H
 
+#include <jansson.h>
 #include <rsp/query.h>
+#include <rsp/trigger.h>
 
 /* Common options a command may accept. */
 #define RSP_COPT_FORMAT 0x1u  /* --json, --format text|json */
@@ -83,6 +85,11 @@ extern const struct rsp_command rsp_cmd_top;
 extern const struct rsp_command rsp_cmd_net;
 extern const struct rsp_command rsp_cmd_snapshot;
 extern const struct rsp_command rsp_cmd_stopwatch;
+extern const struct rsp_command rsp_cmd_trigger;
+
+/** rsp_trig__list_json() - `trigger list --json`'s object (status shows it too). */
+json_t *rsp_trig__list_json(const struct rsp_trig_view *v, size_t n,
+			    const struct rsp_trig_totals *t, uint64_t now);
 
 /** rsp_query__never_reads_window() - a command's reads_window when it never does. */
 bool rsp_query__never_reads_window(const struct rsp_request *req);

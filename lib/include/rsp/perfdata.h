@@ -74,6 +74,13 @@ enum rsp_pd_feature {
 	 * a time it was alive (perf clock), perf string path ("": unknown).
 	 */
 	RSP_PD_FEAT_RSP_CGROUPS = 242,
+	/*
+	 * rsp's own: the trigger that made the dump (rspctl trigger). Layout:
+	 * u32 version (1), perf strings name, condition and what tripped it
+	 * ("p99 33.6ms of 210 calls over 10 s"), u64 the trip time (perf
+	 * clock), u64 the post-trigger time recorded after it, ns.
+	 */
+	RSP_PD_FEAT_RSP_TRIGGER = 243,
 };
 
 /* perf's own record types that rsp writes or must recognise. */
@@ -85,6 +92,12 @@ enum rsp_pd_feature {
 
 /* EVENT_DESC name prefix of a STACK_COPY evsel: "rsp_stack_copy:sched_switch". */
 #define RSP_PD_STACK_COPY_PREFIX "rsp_stack_copy:"
+
+/* The trigger that made a dump (RSP_PD_FEAT_RSP_TRIGGER). */
+struct rsp_pd_trigger {
+	const char *name, *condition, *value;
+	uint64_t trip_ns, post_ns;
+};
 
 /* --- rsp_tracedata: the HEADER_TRACING_DATA blob ------------------------- */
 
@@ -169,6 +182,8 @@ struct rsp_perfdata_meta {
 	const char *boot_id;
 	const struct rsp_sock_info *sockets; /* copied */
 	size_t nr_sockets;
+	/* RSP_PD_FEAT_RSP_TRIGGER: NULL for a dump no trigger made (copied) */
+	const struct rsp_pd_trigger *trigger;
 };
 
 /** A synthesized MMAP2 record (perf's layout, without the id trailer). */
@@ -332,6 +347,10 @@ struct rsp_dump_info {
 	/* RSP_PD_FEAT_RSP_CGROUPS: the file knows its processes' cgroups */
 	bool has_cgroups;
 	uint32_t nr_cgroups; /* rsp_perfdata__cgroup() */
+	/* RSP_PD_FEAT_RSP_TRIGGER: a trigger made the dump */
+	bool has_trigger;
+	char trigger_name[32], trigger_condition[256], trigger_value[96];
+	uint64_t trigger_time, trigger_post_ns;
 };
 
 /** One entry of RSP_PD_FEAT_RSP_CGROUPS; @path in the file's memory. */

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <rsp/api.h>
 #include <rsp/catalogue.h>
+#include <rsp/trigger.h>
 
 /*
  * What the capture side knows about itself, for `rspctl status`: rspd fills
@@ -161,6 +162,10 @@ struct rsp_capture_info {
 	double cpu_seconds; /* rspd's own user+sys CPU time */
 	/* --capture-cgroup: the subtree recorded (BPF backend); "": all */
 	char capture_cgroup[1024];
+	/* rspctl trigger: each trigger (owned by the filler) and the totals */
+	struct rsp_trig_view *triggers;
+	unsigned nr_triggers;
+	struct rsp_trig_totals trigger_totals;
 };
 
 #endif /* RSP_STATUS_H */
