@@ -39,11 +39,11 @@ class Family(Rspd):
     def __init__(self, build, on):
         super().__init__(build, "bpf", "cached",
                          ["--families", "+syscall"] if on == "thread" else
-                         ["--families", NO_SYSCALL] if on == "system" else
-                         ["--families", NO_SYSCALL, "--no-syscall-system"])
+                         ["--families", NO_SYSCALL, "--syscall-system"] if on == "system"
+                         else ["--families", NO_SYSCALL])
         self.on = on != "off"
         self.name = {"off": "rspd bpf, no syscall programs",
-                     "system": "rspd bpf, system's syscall profiles (default)",
+                     "system": "rspd bpf, --syscall-system",
                      "thread": "rspd bpf, syscall family on"}[on]
 
     def start(self):

@@ -571,7 +571,7 @@ static const struct rspd_opt opts[] = {
 	{.section = "hist", .name = "hist-io-timeout", .arg = "DURATION", .def = "10s", .type = T_DUR,
 	 F(hist_io_timeout_ns), .min = 100000000, .max = 3600000000000ull,
 	 .help = "a block request still without a completion after this counts as unobserved"},
-	{.section = "hist", .name = "syscall-system", .def = "yes", .type = T_BOOL,
+	{.section = "hist", .name = "syscall-system", .def = "no", .type = T_BOOL,
 	 F(syscall_system),
 	 .help = "without the syscall family, the system's latency profile of each syscall, "
 		 "counted in the kernel in a per-CPU array (BPF backend)"},

@@ -152,9 +152,17 @@ void rspd_syscalls__open(struct rspd *d)
 	d->syscalls = s;
 	s->per_thread = d->cfg.capture.families[RSP_FAM_SYSCALL];
 	if (!s->per_thread && !d->cfg.syscall_system) {
+		/*
+		 * Off by default: even the system's profiles alone (a per-CPU
+		 * array, no key) cost pgbench ~40 us of CPU a transaction at
+		 * 1000 a second, as much as the rest of BPF capture
+		 * (BENCHMARKS.md, "Capture's cost near the floor").
+		 */
 		snprintf(s->why_off, sizeof(s->why_off),
-			 "off (--no-syscall-system, and the family is off); --families +syscall "
-			 "turns on per-thread profiles");
+			 "off (the default: BPF programs on every system call cost a "
+			 "syscall-heavy server as much as the rest of capture); --syscall-system "
+			 "turns on the system's profile per syscall, --families +syscall "
+			 "per-thread profiles");
 		return;
 	}
 #ifdef RSP_HAVE_BPF

@@ -98,12 +98,9 @@ with t.Rspd() as d:
     st = d.json("status")
     fam = [f for f in st["families"] if f["name"] == "syscall"][0]
     note = fam.get("note", "")
-    # by default the system's profile per syscall number where BPF runs (the
-    # per-thread family off: status says how to turn it on), else off and why
-    if st["config"]["capture"] == "bpf":
-        ok = fam["enabled"] and "system's profile" in note and "+syscall" in note
-    else:
-        ok = not fam["enabled"] and "BPF backend" in note
+    # off by default; status says how to turn it on (per thread or the
+    # system's alone)
+    ok = not fam["enabled"] and "+syscall" in note and "--syscall-system" in note
     t.check(ok, "the syscall family by default: %s" % note)
 
 # SIGHUP: a bad file is refused and changes nothing; a good one applies.

@@ -259,16 +259,17 @@ with t.Rspd("--families", "+syscall", "--hist-slice-cap", "8192", "--hist-profil
         print("   (no %s: the exec check is skipped)" % getppid)
 shutil.rmtree(work, ignore_errors=True)
 
-# rspd's default (the family off): the system's profile of each number alone,
-# counted in the kernel in a per-CPU array; no thread or process profiles.
+# --syscall-system (the family off): the system's profile of each number
+# alone, counted in the kernel in a per-CPU array; no thread or process profiles.
 def system_count(d, op):
     return sum(p["count"] for p in query(d, op) if p["subject"]["kind"] == "system")
 
 
-with t.Rspd() as d:
+with t.Rspd("--syscall-system") as d:
     fam = syscall_family(d)
     note = fam.get("note", "")
-    t.check("system's profile per syscall number" in note, "default: system profiles (%s)" % note)
+    t.check("system's profile per syscall number" in note,
+            "--syscall-system: system profiles (%s)" % note)
     d.settle()
     before = {op: system_count(d, op) for op in ("syscall:fsync", "syscall:nanosleep")}
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
@@ -288,7 +289,7 @@ with t.Rspd() as d:
     thr = [p for p in query(d, "syscall:nanosleep", "--tid", str(w["tid"]))
            if p["subject"]["kind"] == "thread"]
     t.check(not thr, "no thread profiles without the family (%d)" % len(thr))
-with t.Rspd("--no-syscall-system") as d:
+with t.Rspd() as d:
     fam = syscall_family(d)
-    t.check(not fam["enabled"] and "--no-syscall-system" in fam.get("note", ""),
-            "--no-syscall-system: off, and status says so (%s)" % fam.get("note"))
+    t.check(not fam["enabled"] and "--syscall-system" in fam.get("note", ""),
+            "by default off, and status says how to turn it on (%s)" % fam.get("note"))
