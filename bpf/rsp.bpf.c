@@ -1365,7 +1365,7 @@ int BPF_PROG(rsp_block_rq_complete, struct request *rq, blk_status_t error, unsi
 			__builtin_memcpy(&b.parts[0], &v->ins, sizeof(v->ins));
 			size += sizeof(v->ins);
 			b.r.fold |= RSP_BFOLD_BLOCK_INSERT;
-				}
+		}
 		if (v->has & RSP_BFOLD_BLOCK_ISSUE) {
 			if (size == sizeof(b.r))
 				__builtin_memcpy(&b.parts[0], &v->iss, sizeof(v->iss));
@@ -1373,7 +1373,7 @@ int BPF_PROG(rsp_block_rq_complete, struct request *rq, blk_status_t error, unsi
 				__builtin_memcpy(&b.parts[1], &v->iss, sizeof(v->iss));
 			size += sizeof(v->iss);
 			b.r.fold |= RSP_BFOLD_BLOCK_ISSUE;
-				}
+		}
 		bpf_map_delete_elem(&rq_pending, &key);
 	}
 	if (size > sizeof(b))

@@ -83,7 +83,7 @@ struct rspd_metrics {
 	pthread_cond_t janitor_cond;
 	pthread_t janitor;
 	bool janitor_on, janitor_stop;
-	int lfd; /* ours until MHD takes it */
+	int lfd;		      /* ours until MHD takes it */
 	struct rspd_webhook *webhook; /* POST /v1/trigger; NULL: trigger-webhook off */
 	uint64_t query_memory;
 	_Atomic uint64_t renders;

@@ -177,7 +177,7 @@ void rspd_syscalls__open(struct rspd *d)
 		return;
 	}
 	/* the system's profiles alone: a table of one key (the programs never use it) */
-	s->max_keys = !s->per_thread	  ? 1
+	s->max_keys = !s->per_thread	    ? 1
 		      : d->cfg.syscall_keys ? d->cfg.syscall_keys
 					    : RSPD_SYSCALLS_KEYS;
 	if (load(s, s->why_off, sizeof(s->why_off))) {
@@ -190,7 +190,8 @@ void rspd_syscalls__open(struct rspd *d)
 	if (s->per_thread)
 		rspd_log__write(RSP_LOG_INFO, "syscall profiles: on (%u keys)", s->max_keys);
 	else
-		rspd_log__write(RSP_LOG_INFO, "syscall profiles: the system's (per syscall number)");
+		rspd_log__write(RSP_LOG_INFO,
+				"syscall profiles: the system's (per syscall number)");
 #else
 	snprintf(s->why_off, sizeof(s->why_off),
 		 "off: this rspd was built without BPF, and syscall profiles need it (the perf "

@@ -6,9 +6,8 @@
 #include "internal/query.h"
 
 static const struct rsp_command *const commands[] = {
-	&rsp_cmd_status,   &rsp_cmd_top,  &rsp_cmd_graph, &rsp_cmd_net,
-	&rsp_cmd_snapshot, &rsp_cmd_dump, &rsp_cmd_hist,  &rsp_cmd_stopwatch,
-	&rsp_cmd_trigger,
+	&rsp_cmd_status, &rsp_cmd_top,	&rsp_cmd_graph,	    &rsp_cmd_net,     &rsp_cmd_snapshot,
+	&rsp_cmd_dump,	 &rsp_cmd_hist, &rsp_cmd_stopwatch, &rsp_cmd_trigger,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

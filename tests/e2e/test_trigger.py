@@ -25,7 +25,6 @@ import glob
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -170,14 +169,6 @@ ALERT = json.dumps({"version": "4", "status": "firing", "receiver": "rsp", "aler
     {"status": "firing", "labels": {"alertname": "Fire"}}]}).encode()
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def tmpfs(size):
     d = tempfile.mkdtemp(prefix="rsp-trig.")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%s,mode=0700" % size, "tmpfs", d],
@@ -192,7 +183,7 @@ def webhook_rspd(dumps, extra, *args):
     with open(sf, "w") as f:
         f.write(secret + "\n")
     os.chmod(sf, 0o600)
-    port = free_port()
+    port = t.free_port()
     cfg = ("[dump]\ndump-dir = %s\n%s[metrics]\nmetrics-listen = 127.0.0.1:%d\n"
            "[trigger]\ntrigger = fire alert Fire --holdoff 0\ntrigger-rate = 100000\n"
            "trigger-webhook = yes\ntrigger-secret = %s\n" % (dumps, extra, port, sf))

@@ -9,7 +9,6 @@ counted as refused, and no file appears."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -23,14 +22,6 @@ AM, AMTOOL = shutil.which("prometheus-alertmanager"), shutil.which("amtool")
 if not AM or not AMTOOL:
     print("SKIP: prometheus-alertmanager is not installed (scripts/deps.sh installs it)")
     raise SystemExit(t.SKIP)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def post(port, body, token):
@@ -49,7 +40,7 @@ def dumps_in(d):
 
 
 def start_alertmanager(tmp, rspd_port, secret_file):
-    port = free_port()
+    port = t.free_port()
     cfg = os.path.join(tmp, "alertmanager.yml")
     with open(cfg, "w") as f:
         f.write("""route:
@@ -93,7 +84,7 @@ try:
     with open(sf, "w") as f:
         f.write(secret + "\n")
     os.chmod(sf, 0o600)
-    port = free_port()
+    port = t.free_port()
     cfg = ("[dump]\ndump-dir = %s\n[metrics]\nmetrics-listen = 127.0.0.1:%d\n[trigger]\n"
            "trigger = fleet alert SlowFsync --post 1s --holdoff 1m\n"
            "trigger-webhook = yes\ntrigger-secret = %s\n" % (dumps, port, sf))

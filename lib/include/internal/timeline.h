@@ -177,7 +177,7 @@ struct rsp_timeline {
 	struct rsp_unfold *unfold;
 	uint64_t unfold_delay; /* rsp_timeline__set_unfold_delay() */
 	uint64_t unfold_from;  /* rsp_timeline__set_start() */
-	uint64_t unfold_to;   /* rsp_timeline__set_end(): records after it are read ahead */
+	uint64_t unfold_to;    /* rsp_timeline__set_end(): records after it are read ahead */
 	/* threads */
 	struct rsp_u64map tmap; /* tid -> slot */
 	struct thr **slots;
