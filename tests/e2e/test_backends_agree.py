@@ -96,6 +96,19 @@ def edges(g):
     return {(e["from"], e["to"]): e["direct_s"] for e in all_edges(g)}
 
 
+def late(gb, key):
+    """How much later perf may end the waits on edge @key than the BPF backend:
+    it sees a wait end at the thread's switch-in, BPF at its waking, and the
+    difference is the thread's runnable time, measured by BPF in the same run
+    (on this VM an idle vCPU takes ~100 us to run what was woken on it: 400
+    fdatasyncs put 30 ms between the backends, past TOL_EDGE). A disk's idle
+    time ends earlier by as much (its completion is inferred at the
+    switch-in). The thread at either end of the edge."""
+    vs = {v["name"]: v for v in gb["vertices"] + [v for k in gb["knots"] for v in k["vertices"]]}
+    return max((vs[n]["runnable_s"] for n in key
+                if n in vs and vs[n]["kind"] in ("thread", "threads", "short_lived")), default=0)
+
+
 def compare_graphs(what, gp, gb, tids):
     """The differences between the perf (gp) and BPF (gb) graphs, as lines."""
     diffs = []
@@ -109,14 +122,21 @@ def compare_graphs(what, gp, gb, tids):
             for key in sorted(set(a) - set(b)):
                 if key[0] in own(gp, tids) | own(gb, tids):
                     print("   only in %s: %s -> %s %.4f s" % (name, key[0], key[1], a[key]))
-    for key in sorted(set(heavy(gp, span, tids)) | set(heavy(gb, span, tids))):
+    hp, hb = heavy(gp, span, tids), heavy(gb, span, tids)
+    for key in sorted(set(hp) | set(hb)):
         x, y = ep.get(key), eb.get(key)
+        if key[0].startswith("disk ") and (key[1], key[0]) not in set(hp) | set(hb):
+            # A disk's idle time before the requests of a thread that does not
+            # wait for it (writeback): perf is not given the completions in
+            # interrupts on an idle CPU and infers only those that wake a
+            # waiter, so that idle time is unknown to it, and no part of a knot.
+            continue
         if x is None or y is None:
             diffs.append("%s: edge %s -> %s (%.4f s) only in %s's answer"
                          % (what, key[0], key[1], x or y, "bpf" if x is None else "perf"))
-        elif abs(x - y) > TOL_EDGE * max(x, y) + TOL_ABS:
-            diffs.append("%s: edge %s -> %s: perf %.4f s, bpf %.4f s"
-                         % (what, key[0], key[1], x, y))
+        elif abs(x - y) > TOL_EDGE * max(x, y) + TOL_ABS + late(gb, key):
+            diffs.append("%s: edge %s -> %s: perf %.4f s, bpf %.4f s (the thread was "
+                         "runnable %.4f s)" % (what, key[0], key[1], x, y, late(gb, key)))
     # the sinks the heavy edges lead to
     sinks = [set(s["name"] for s in g["sinks"]) & set(k[1] for k in heavy(g, span, tids))
              for g in (gp, gb)]
@@ -160,7 +180,8 @@ def show_graph(name, g, tids):
            g["window"]["wakers_inferred"]))
     span = g["window"]["reference_seconds"]
     for (a, b), s in sorted(heavy(g, span, tids).items(), key=lambda kv: -kv[1]):
-        print("      %s -> %s: %.4f s" % (a, b, s))
+        print("      %s -> %s: %.4f s" % (a, b, s)
+              + (" (runnable %.4f s)" % late(g, (a, b)) if name == "bpf" else ""))
 
 
 def run_case(dp, db, case):
