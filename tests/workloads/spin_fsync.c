@@ -4,7 +4,7 @@
  * "holder" takes a pthread_spinlock_t, overwrites 4 KiB of a preallocated
  * file in DIR, fdatasync()s it and releases the lock, then sleeps 1 ms;
  * the main thread "spinner" takes the same lock in a loop, holding it for
- * 20 us of CPU. Every acquisition is wrapped in RSP_SPIN_BEGIN/END
+ * 20 us of CPU and working 50 us outside it. Every acquisition is wrapped in RSP_SPIN_BEGIN/END
  * (rsp/annotate.h); spin_fsync_plain (RSP_NO_ANNOTATE) carries no notes.
  *
  * Known answer: the spinner runs, to the kernel, nearly all the time, but
@@ -30,12 +30,14 @@
 #define BLOCK	    4096
 #define FILE_BLOCKS 64
 #define HOLD_NS	    20000
+#define OUTSIDE_NS  50000
 
 static pthread_spinlock_t lock;
 static int fd;
 static uint64_t deadline;
 static atomic_bool stop;
-static _Atomic uint64_t sync_start; /* when the holder entered fdatasync; 0 outside */
+/* the holder's last fdatasync, [start, end]; end 0 while it runs */
+static _Atomic uint64_t sync_start, sync_end;
 static pid_t tid_holder;
 static long syncs, acquisitions;
 static double spin_s, spin_sync_s, sync_s;
@@ -57,11 +59,12 @@ static void *holder(void *arg)
 		if (pwrite(fd, block, BLOCK, (off_t)(syncs % FILE_BLOCKS) * BLOCK) != BLOCK)
 			exit(1);
 		t0 = wl_now();
+		atomic_store(&sync_end, 0);
 		atomic_store(&sync_start, t0);
 		if (fdatasync(fd))
 			exit(1);
-		atomic_store(&sync_start, 0);
-		sync_s += (double)(wl_now() - t0) / 1e9;
+		atomic_store(&sync_end, wl_now());
+		sync_s += (double)(atomic_load(&sync_end) - t0) / 1e9;
 		syncs++;
 		pthread_spin_unlock(&lock);
 		nanosleep(&pause, NULL);
@@ -72,20 +75,23 @@ static void *holder(void *arg)
 /* One acquisition by the spinner; adds its spin to the totals. */
 static void spin_once(void)
 {
-	uint64_t t0 = wl_now(), t1, s;
+	uint64_t t0 = wl_now(), t1, s, e;
 
 	RSP_SPIN_BEGIN(&lock);
 	pthread_spin_lock(&lock);
 	RSP_SPIN_END(&lock);
 	t1 = wl_now();
 	s = atomic_load(&sync_start);
+	e = atomic_load(&sync_end);
 	spin_s += (double)(t1 - t0) / 1e9;
-	/* the holder's fdatasync, if one was running, overlapped [max(t0, s), t1] */
-	if (s && s < t1)
-		spin_sync_s += (double)(t1 - (s > t0 ? s : t0)) / 1e9;
+	/* the holder's last fdatasync (it released the lock after it) overlapped the spin */
+	if (s > t0 ? e > s : e > t0)
+		spin_sync_s += (double)((e < t1 ? e : t1) - (s > t0 ? s : t0)) / 1e9;
 	acquisitions++;
 	wl_spin_ns(HOLD_NS);
 	pthread_spin_unlock(&lock);
+	/* outside the lock a while: the holder gets its turn (the lock is not fair) */
+	wl_spin_ns(OUTSIDE_NS);
 }
 
 int main(int argc, char **argv)

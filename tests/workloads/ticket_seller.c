@@ -3,7 +3,7 @@
  * ticket_seller SECONDS: wPerf's false-wakeup example (OSDI '18, 4.1). The
  * main thread "seller" adds one item every 2 ms (a nanosleep between) and
  * pthread_cond_signal()s; six threads "waiter-1" .. "waiter-6" share that
- * one condition variable. A waiter that gets an item works 100 us of CPU
+ * one condition variable. A waiter that gets an item works 300 us of CPU
  * and then pthread_cond_broadcast()s, which wakes the other waiters: they
  * find nothing and sleep again (a false wakeup, counted here and marked
  * with RSP_FALSE_WAKEUP() from rsp/annotate.h). Thousands of them a second.
@@ -27,7 +27,7 @@
 
 #define NW	6
 #define SELL_NS 2000000
-#define WORK_NS 100000
+#define WORK_NS 300000
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
