@@ -1321,6 +1321,14 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 		goto out;
 	comp_infos(g, &c, ci);
 	waits_on_background(g, bg);
+	/*
+	 * A component whose threads wait for a background knot set aside
+	 * leaves, through it: the waiters of a seller asleep on its timer
+	 * are no knot of their own for the few waits left among them.
+	 */
+	for (size_t v = 0; v < g->nr_vs; v++)
+		if (bg[v] && c.comp[v] >= 0)
+			ci[c.comp[v]].leaves = true;
 	clear_final(g);
 	for (long k = 0; k < c.ncomp && !ret; k++) {
 		struct comp_info *x = &ci[k];

@@ -347,11 +347,19 @@ static void text_stack(const struct ctx *c, const char *what, const struct rsp_w
  * drawn, and so is what it waited for, or that is in a background knot
  * (set aside, but what the waiter waited for).
  */
+/*
+ * An edge outside knots is listed unless it leaves a vertex outside the
+ * question (--pid's reach). One leaving a background knot is: wPerf's
+ * search sets knots aside in turn (a seller asleep on its timer, then the
+ * waiters left waiting only for it), and what the later one's threads
+ * waited for is in the earlier one.
+ */
 static bool edge_listed(const struct ctx *c, const struct rsp_wedge *e)
 {
+	const struct rsp_wvertex *from = rsp_waitgraph__vertex(c->g, e->from);
 	const struct rsp_wvertex *to = rsp_waitgraph__vertex(c->g, e->to);
 
-	return !rsp_waitgraph__vertex(c->g, e->from)->removed && (!to->removed || to->background);
+	return (!from->removed || from->background) && (!to->removed || to->background);
 }
 
 /* Whether edge @i, outside knots, leads into a background knot (set aside). */

@@ -31,11 +31,19 @@ static uint64_t place_of(const struct rsp_segment *seg)
 	return 0;
 }
 
-/* A sleep that may turn out a false wakeup: woken by a thread, from a condition wait. */
+/*
+ * A sleep that may turn out a false wakeup: a condition wait woken by a
+ * thread, or by a waking the perf backend did not see (the kernel drops
+ * those from irqs on idle CPUs). Were an unseen waking ending a chain of
+ * false wakeups not held, the whole chain would lose its real waker.
+ */
 static bool candidate(const struct rsp_segment *seg)
 {
-	return seg->kind == RSP_SEG_SLEEP && seg->waker.kind == RSP_WAKER_THREAD &&
-	       condition_wait(seg->reason) &&
+	bool by_thread =
+		seg->waker.kind == RSP_WAKER_THREAD ||
+		(seg->waker.kind == RSP_WAKER_NONE && (seg->flags & RSP_SEGF_WAKING_NOT_SEEN));
+
+	return seg->kind == RSP_SEG_SLEEP && by_thread && condition_wait(seg->reason) &&
 	       !(seg->flags & (RSP_SEGF_OPEN | RSP_SEGF_GAP | RSP_SEGF_WAKER_INFERRED));
 }
 

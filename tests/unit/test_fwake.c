@@ -141,6 +141,39 @@ static void test_chain_with_mutex(void **state)
 	rsp_tlstore__delete(f.s);
 }
 
+/* A waking the perf backend did not see, inside a chain: also false; the real waker is 8. */
+static void test_unseen_waking_in_chain(void **state)
+{
+	struct feed f;
+	const struct rsp_tlthread *t;
+
+	(void)state;
+	feed_init(&f, RSP_TLSTORE_WAITS_ONLY, MAX_RUN);
+	wait_run(&f, COND, 100 * US, 7, 5 * US);
+	seg(&f, RSP_SEG_SLEEP, 100 * US, COND, 5, 0, RSP_SEGF_WAKING_NOT_SEEN);
+	seg(&f, RSP_SEG_RUNNABLE, 5 * US, NULL, 0, 0, 0);
+	seg(&f, RSP_SEG_RUN, 5 * US, NULL, 0, 0, 0);
+	wait_run(&f, COND, 100 * US, 8, 1000 * US);
+	t = sealed(&f);
+	assert_int_equal(t->nr_segs, 1);
+	assert_int_equal(t->segs[0].start, 1000 * US);
+	assert_int_equal(t->segs[0].waker.id, 8);
+	assert_int_equal(t->segs[0].waker.nr_false, 2);
+	rsp_tlstore__delete(f.s);
+
+	/* ... but when it is the last, the real waker is unknown: not invented */
+	feed_init(&f, 0, MAX_RUN);
+	wait_run(&f, COND, 100 * US, 7, 5 * US);
+	seg(&f, RSP_SEG_SLEEP, 100 * US, COND, 5, 0, RSP_SEGF_WAKING_NOT_SEEN);
+	seg(&f, RSP_SEG_RUNNABLE, 5 * US, NULL, 0, 0, 0);
+	seg(&f, RSP_SEG_RUN, 1000 * US, NULL, 0, 0, 0);
+	t = sealed(&f);
+	assert_int_equal(t->nr_segs, 3);
+	assert_int_equal(t->segs[0].waker.kind, RSP_WAKER_NONE);
+	assert_int_equal(t->segs[0].waker.nr_false, 1);
+	rsp_tlstore__delete(f.s);
+}
+
 /* A run longer than the threshold, or another place: real wakeups, kept. */
 static void test_real_wakeups_kept(void **state)
 {
@@ -233,9 +266,13 @@ static void test_off(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_false_wakeup),  cmocka_unit_test(test_chain_with_mutex),
-		cmocka_unit_test(test_real_wakeups_kept), cmocka_unit_test(test_window_edges),
-		cmocka_unit_test(test_never_slept_again), cmocka_unit_test(test_off),
+		cmocka_unit_test(test_one_false_wakeup),
+		cmocka_unit_test(test_chain_with_mutex),
+		cmocka_unit_test(test_real_wakeups_kept),
+		cmocka_unit_test(test_window_edges),
+		cmocka_unit_test(test_never_slept_again),
+		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_unseen_waking_in_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

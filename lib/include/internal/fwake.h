@@ -24,8 +24,8 @@
  * chain of false wakeups into one sleep.
  *
  * Only waits on a condition are candidates (futex and kernel locks,
- * poll, pipes, sockets) woken by a thread; a sleep without a user stack
- * is not (its place is not known).
+ * poll, pipes, sockets) woken by a thread or by a waking not seen; a
+ * sleep without a user stack is not (its place is not known).
  */
 #define RSP_FWAKE_TAIL 16
 
