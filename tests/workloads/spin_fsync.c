@@ -119,12 +119,6 @@ int main(int argc, char **argv)
 	       "\"acquisitions\": %ld, \"syncs\": %ld, \"spin_s\": %.6f, "
 	       "\"spin_during_sync_s\": %.6f, \"sync_s\": %.6f, \"annotated\": %s}\n",
 	       (int)getpid(), (int)tid_holder, (int)wl_gettid(), (double)(wl_now() - t0) / 1e9,
-	       acquisitions, syncs, spin_s, spin_sync_s, sync_s,
-#ifdef RSP_NO_ANNOTATE
-	       "false"
-#else
-	       "true"
-#endif
-	);
+	       acquisitions, syncs, spin_s, spin_sync_s, sync_s, RSP_ANNOTATED ? "true" : "false");
 	return 0;
 }

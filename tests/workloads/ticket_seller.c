@@ -109,11 +109,6 @@ int main(int argc, char **argv)
 	printf("], \"elapsed_s\": %.6f, \"items\": %ld, \"false_wakeups\": %ld, "
 	       "\"annotated\": %s}\n",
 	       (double)(wl_now() - t0) / 1e9, sold, false_wakeups,
-#ifdef RSP_NO_ANNOTATE
-	       "false"
-#else
-	       "true"
-#endif
-	);
+	       RSP_ANNOTATED ? "true" : "false");
 	return 0;
 }

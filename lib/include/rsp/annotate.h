@@ -24,11 +24,13 @@
 #define RSP_ANNOTATE_H
 
 #ifdef RSP_NO_ANNOTATE
+#define RSP_ANNOTATED	     0 /* whether the probes are compiled in */
 #define RSP_SPIN_BEGIN(lock) ((void)(lock))
 #define RSP_SPIN_END(lock)   ((void)(lock))
 #define RSP_FALSE_WAKEUP()   ((void)0)
 #else
 #include <sys/sdt.h>
+#define RSP_ANNOTATED	     1
 #define RSP_SPIN_BEGIN(lock) DTRACE_PROBE1(rsp, spin_begin, (const void *)(lock))
 #define RSP_SPIN_END(lock)   DTRACE_PROBE1(rsp, spin_end, (const void *)(lock))
 #define RSP_FALSE_WAKEUP()   DTRACE_PROBE(rsp, false_wakeup)
