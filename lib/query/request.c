@@ -298,6 +298,13 @@ static int parse_args(struct rsp_request *req, int argc, const char *const argv[
 		rsp_buf__printf(err, "%s: give --last or --from, not both", c->name);
 		return -EINVAL;
 	}
+	if (req->raw && req->fwake_ns) {
+		rsp_buf__printf(err,
+				"%s: --no-annotations keeps every wakeup and --false-wakeup-run "
+				"sets which are false; give one of them",
+				c->name);
+		return -EINVAL;
+	}
 	return c->check ? c->check(req, err) : 0;
 }
 
