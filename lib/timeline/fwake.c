@@ -93,7 +93,12 @@ static void merge(struct rsp_fwake *f, const struct rsp_segment *s2, struct rsp_
 void rsp_fwake__feed(struct rsp_fwake *f, uint64_t max_run, const struct rsp_segment *seg,
 		     rsp_fwake_emit emit, void *ctx, struct rsp_fwake_stats *st)
 {
-	uint64_t place = seg->kind == RSP_SEG_SLEEP ? place_of(seg) : 0;
+	/* hashed only where it may matter: most sleeps are neither (a cost per sleep) */
+	uint64_t place =
+		seg->kind == RSP_SEG_SLEEP &&
+				(candidate(seg) || (f->holding && seg->reason == f->held.reason))
+			? place_of(seg)
+			: 0;
 
 	if (!f->holding) {
 		hold_or_emit(f, seg, place, emit, ctx);
