@@ -1058,7 +1058,7 @@ const struct rsp_command rsp_cmd_graph = {
 		 "  --format F       text, json or dot (dot -Tsvg renders it)\n"
 		 "  --false-wakeup-run US  a thread woken by another that runs at most US\n"
 		 "                   microseconds (150) and sleeps again where it slept\n"
-		 "                   (same reason, same user stack) was woken for nothing:\n"
+		 "                   (a futex: same user stack) was woken for nothing:\n"
 		 "                   its two sleeps are one wait, on the later waker\n"
 		 "  --no-annotations the raw view: every wakeup as recorded\n"
 		 "\n"

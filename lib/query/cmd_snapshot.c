@@ -1149,7 +1149,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                     its wakers wherever they run)\n"
 		 "  --false-wakeup-run US  a thread woken by another that runs at most US\n"
 		 "                     microseconds (150) and sleeps again where it slept\n"
-		 "                     (same reason, same user stack) was woken for\n"
+		 "                     (a futex: same user stack) was woken for\n"
 		 "                     nothing: its two sleeps are one, ended by the later\n"
 		 "                     waker, which the chain follows\n"
 		 "  --no-annotations   the raw view: every wakeup as recorded\n"

@@ -8,11 +8,16 @@
 #include "internal/fwake.h"
 #include "internal/hash.h"
 
-/* Waits on a condition another thread makes true; a deliberate sleep, I/O or preemption is not. */
+/*
+ * Waits on a condition another thread makes true: futexes and kernel
+ * locks (condition variables, the broadcast case). Not poll, pipes or
+ * sockets: their wakeups bring data that a read right after consumes
+ * before the thread waits again where it waited, a real wakeup that
+ * only the system call between (not recorded) tells apart.
+ */
 static bool condition_wait(uint8_t reason)
 {
-	return reason == RSP_SR_LOCK || reason == RSP_SR_POLL || reason == RSP_SR_PIPE ||
-	       reason == RSP_SR_NETWORK;
+	return reason == RSP_SR_LOCK;
 }
 
 /*

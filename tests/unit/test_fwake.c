@@ -24,6 +24,9 @@ static const uint64_t COND[] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF
 				0x7f0000001000ull, 0x401000ull};
 static const uint64_t MUTEX[] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
 				 0x7f0000002000ull, 0x401000ull};
+/* poll on a pipe: a real wakeup (data) looks like a false one; not inferred */
+static const uint64_t POLLW[] = {PERF_CONTEXT_KERNEL, 0xffffffff81000020ull, PERF_CONTEXT_USER,
+				 0x7f0000003000ull, 0x401000ull};
 static const uint64_t ELSEWHERE[] = {PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
 				     0x7f0000001000ull, 0x402000ull};
 
@@ -55,8 +58,9 @@ static void seg(struct feed *f, uint8_t kind, uint64_t len, const uint64_t *stac
 				.nr_stack = nr};
 
 	if (kind == RSP_SEG_SLEEP) {
-		g.reason = stack == MUTEX || stack == COND || stack == ELSEWHERE ? RSP_SR_LOCK
-										 : RSP_SR_UNKNOWN;
+		g.reason = stack == POLLW					   ? RSP_SR_POLL
+			   : stack == MUTEX || stack == COND || stack == ELSEWHERE ? RSP_SR_LOCK
+										   : RSP_SR_UNKNOWN;
 		if (waker) {
 			g.waker.kind = RSP_WAKER_THREAD;
 			g.waker.id = waker;
@@ -185,9 +189,11 @@ static void test_real_wakeups_kept(void **state)
 	wait_run(&f, COND, 100 * US, 7, 60 * US);      /* ran too long */
 	wait_run(&f, COND, 100 * US, 7, 10 * US);      /* then slept elsewhere */
 	wait_run(&f, ELSEWHERE, 100 * US, 8, 10 * US); /* then the window ended */
+	wait_run(&f, POLLW, 100 * US, 7, 5 * US);
+	wait_run(&f, POLLW, 100 * US, 7, 5 * US);
 	t = sealed(&f);
-	assert_int_equal(t->nr_segs, 3);
-	for (size_t i = 0; i < 3; i++)
+	assert_int_equal(t->nr_segs, 5);
+	for (size_t i = 0; i < 5; i++)
 		assert_int_equal(t->segs[i].waker.nr_false, 0);
 	assert_int_equal(t->segs[2].waker.id, 8);
 	assert_int_equal(merged(&f), 0);

@@ -23,9 +23,10 @@
  * waker.nr_false counts the wakeups merged away. Repeated, it merges a
  * chain of false wakeups into one sleep.
  *
- * Only waits on a condition are candidates (futex and kernel locks,
- * poll, pipes, sockets) woken by a thread or by a waking not seen; a
- * sleep without a user stack is not (its place is not known).
+ * Only waits on a condition are candidates (futexes and kernel locks: not
+ * poll, pipes or sockets, whose real wakeups look alike, fwake.c) woken by
+ * a thread or by a waking not seen; a sleep without a user stack is not
+ * (its place is not known).
  */
 #define RSP_FWAKE_TAIL 16
 

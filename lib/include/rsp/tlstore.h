@@ -117,7 +117,7 @@ struct rsp_tlstore_opts {
  *              the same place; 0 (a new store's default) merges none
  *
  * Before the store keeps a thread's segments, a sleep ended by a thread
- * or by a waking not seen (futex, poll, pipe or socket wait) after which the thread ran at most
+ * or by a waking not seen (a futex or kernel lock wait) after which the thread ran at most
  * @max_run_ns in all, taking back at most the lock of the same kind, and
  * slept again at the same place (reason and user stack) is a suspected
  * false wakeup (wPerf 4.1, found without its annotations): the two sleeps
