@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsp-graph-bench [RECORDS]: how long `rspctl graph` takes over a window
- * of RECORDS records (default 1,000,000) on one core.
+ * rsp-graph-bench [RECORDS [raw]]: how long `rspctl graph` takes over a
+ * window of RECORDS records (default 1,000,000) on one core; with raw, as
+ * `rspctl graph --no-annotations` (no false wakeups inferred: their cost is
+ * the difference).
  *
  * It synthesizes a scheduler-heavy stream in rsp's layout (tests/support/
  * synth.h: this kernel's tracepoint formats): 2 CPUs, 200 threads in 20
@@ -11,6 +13,7 @@
  * runs it (rsp_query__run: pin, timeline, store, graph, text), timed, and
  * its phases separately. Prints one JSON line.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +94,8 @@ int main(int argc, char **argv)
 	size_t n = argc > 1 ? (size_t)atol(argv[1]) : 1000000;
 	struct rsp_window_config wc = {.budget = 1024ull << 20, .nr_cpus = NCPU};
 	struct rsp_buf out = RSP_BUF_INIT, err = RSP_BUF_INIT;
-	const char *args[] = {"graph", "--all"};
+	bool raw = argc > 2 && !strcmp(argv[2], "raw");
+	const char *args[] = {"graph", "--all", "--no-annotations"};
 	struct rsp_timeline_stats st;
 	struct rsp_request req;
 	struct rsp_source src;
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 	 * The whole query, as rspd answers it, RUNS times: the machine is shared,
 	 * so the minimum says what the code costs and the median what to expect.
 	 */
-	if (rsp_request__parse(2, args, &req, &err))
+	if (rsp_request__parse(raw ? 3 : 2, args, &req, &err))
 		return 1;
 	for (int r = 0; r < RUNS; r++) {
 		rsp_buf__reset(&out);
@@ -176,23 +180,26 @@ int main(int argc, char **argv)
 	t2 = now_s();
 	store = rsp_tlstore__from_window(
 		RSP_TLSTORE_WAITS_ONLY, s.schema, snap,
-		&(struct rsp_tlstore_opts){.from = ws.oldest, .to = ws.newest, .ksyms = ks}, &st,
-		&err);
+		&(struct rsp_tlstore_opts){.from = ws.oldest,
+					   .to = ws.newest,
+					   .ksyms = ks,
+					   .fwake_ns = raw ? 0 : RSP_FWAKE_DEFAULT_NS},
+		&st, &err);
 	t3 = now_s();
 	g = store ? rsp_waitgraph__new(store, NULL, &err) : NULL;
 	t4 = now_s();
 	if (!g)
 		return 1;
-	printf("{\"records\": %llu, \"window_s\": %.3f, \"query_ms_min\": %.1f, "
+	printf("{\"raw\": %s, \"records\": %llu, \"window_s\": %.3f, \"query_ms_min\": %.1f, "
 	       "\"query_ms_median\": %.1f, \"read_ms\": %.1f, "
 	       "\"timeline_only_ms\": %.1f, \"timeline_ms\": %.1f, "
 	       "\"graph_ms\": %.1f, \"segments\": %llu, \"threads\": %llu, \"vertices\": %zu, "
 	       "\"edges\": %zu, \"knots\": %zu, \"answer_bytes\": %zu}\n",
-	       (unsigned long long)ws.records, (double)(ws.newest - ws.oldest) / 1e9, runs[0],
-	       runs[RUNS / 2], read_ms, feed_ms, (t3 - t2) * 1e3, (t4 - t3) * 1e3,
-	       (unsigned long long)st.segments, (unsigned long long)st.threads,
-	       rsp_waitgraph__nr_vertices(g), rsp_waitgraph__nr_edges(g),
-	       rsp_waitgraph__nr_knots(g), out.len);
+	       raw ? "true" : "false", (unsigned long long)ws.records,
+	       (double)(ws.newest - ws.oldest) / 1e9, runs[0], runs[RUNS / 2], read_ms, feed_ms,
+	       (t3 - t2) * 1e3, (t4 - t3) * 1e3, (unsigned long long)st.segments,
+	       (unsigned long long)st.threads, rsp_waitgraph__nr_vertices(g),
+	       rsp_waitgraph__nr_edges(g), rsp_waitgraph__nr_knots(g), out.len);
 	rsp_waitgraph__delete(g);
 	rsp_tlstore__delete(store);
 	rsp_wsnap__unpin(snap);

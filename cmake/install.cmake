@@ -4,6 +4,7 @@
 #   etc/rspd.conf (/etc for prefix /usr)           the commented default file
 #   share/man/man8/rspd.8, rspctl.8
 #   share/bash-completion/completions/rspctl
+#   include/rsp/annotate.h                         the annotations (USDT) for programs
 
 # The default file is what `rspd --default-config` prints: generated from the
 # option table, so it always lists every option with its default.
@@ -13,6 +14,7 @@ add_custom_command(OUTPUT "${CMAKE_BINARY_DIR}/rspd.conf"
 add_custom_target(rspd_conf ALL DEPENDS "${CMAKE_BINARY_DIR}/rspd.conf")
 
 install(FILES man/rspd.8 man/rspctl.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+install(FILES lib/include/rsp/annotate.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rsp)
 install(FILES completions/rspctl
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 

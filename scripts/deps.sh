@@ -55,6 +55,9 @@ PACKAGES="$PACKAGES zlib1g-dev golang-go golang-github-google-pprof-dev"
 # receiver pointing at rspd's /v1/trigger, fed by amtool
 # (tests/e2e/test_trigger_alertmanager.py).
 PACKAGES="$PACKAGES prometheus-alertmanager"
+# Annotations (issue 36): <sys/sdt.h> for the USDT probes of
+# lib/include/rsp/annotate.h and the annotated workloads (systemtap-sdt-dev).
+PACKAGES="$PACKAGES systemtap-sdt-dev"
 
 missing=""
 for p in $PACKAGES; do

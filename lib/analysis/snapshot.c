@@ -1610,7 +1610,11 @@ struct rsp_snapshot *rsp_snapshot__from_window(const struct rsp_schema *schema,
 					       const struct rsp_snapshot_opts *o,
 					       struct rsp_timeline_stats *st, struct rsp_buf *err)
 {
-	struct rsp_tlstore_opts so = {.from = o->from, .to = o->to, .ksyms = ks, .socks = o->socks};
+	struct rsp_tlstore_opts so = {.from = o->from,
+				      .to = o->to,
+				      .ksyms = ks,
+				      .socks = o->socks,
+				      .fwake_ns = o->fwake_ns};
 	struct rsp_snapshot *s = snap_alloc(o);
 	int ret = -ENOMEM;
 

@@ -40,7 +40,8 @@ struct wait {
 	uint32_t target_v;
 	double frac; /* share of the interval (device idle split by bytes) */
 	bool inferred;
-	bool net; /* ended by a network arrival */
+	bool net;    /* ended by a network arrival */
+	bool merged; /* false wakeups were merged into it: its earlier wakers lost it */
 	/*
 	 * Its edge + 1 (0: not yet known). cascade() weighs a wait always on
 	 * the same edge, from its own entity's vertex to target_v, so the edge
@@ -667,6 +668,7 @@ static int thread_waits(struct rsp_waitgraph *g, size_t ti)
 		w.end = sg->end;
 		w.frac = 1.0;
 		w.inferred = sg->flags & RSP_SEGF_WAKER_INFERRED;
+		w.merged = sg->waker.nr_false;
 		w.net = sg->waker.flags & RSP_WAKERF_NET;
 		w.stack = sg->stack;
 		w.nr_stack = sg->nr_stack;
@@ -866,6 +868,8 @@ static void add_weight(struct rsp_waitgraph *g, uint32_t from, struct wait *w, d
 			x->e.inferred_ns += wt;
 		if (w->net)
 			x->e.net_ns += wt;
+		if (w->merged)
+			x->e.reattributed_ns += wt;
 	}
 	add_stack(x->wait, &x->nr_wait, w->stack, w->nr_stack, w->hash, wt, direct, w->pid,
 		  w->start);
@@ -1317,6 +1321,14 @@ static int analyse_pass(struct rsp_waitgraph *g, uint64_t limit, bool *refined)
 		goto out;
 	comp_infos(g, &c, ci);
 	waits_on_background(g, bg);
+	/*
+	 * A component whose threads wait for a background knot set aside
+	 * leaves, through it: the waiters of a seller asleep on its timer
+	 * are no knot of their own for the few waits left among them.
+	 */
+	for (size_t v = 0; v < g->nr_vs; v++)
+		if (bg[v] && c.comp[v] >= 0)
+			ci[c.comp[v]].leaves = true;
 	clear_final(g);
 	for (long k = 0; k < c.ncomp && !ret; k++) {
 		struct comp_info *x = &ci[k];

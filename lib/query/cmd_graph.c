@@ -135,6 +135,7 @@ struct ctx {
 	const struct rsp_timeline_stats *tst;
 	uint64_t start, end;
 	double window;
+	bool raw;		     /* --no-annotations */
 	uint64_t ref_start, ref_end; /* what percentages are of: the window, or --pid's span */
 	double ref;
 	long pid;
@@ -346,11 +347,19 @@ static void text_stack(const struct ctx *c, const char *what, const struct rsp_w
  * drawn, and so is what it waited for, or that is in a background knot
  * (set aside, but what the waiter waited for).
  */
+/*
+ * An edge outside knots is listed unless it leaves a vertex outside the
+ * question (--pid's reach). One leaving a background knot is: wPerf's
+ * search sets knots aside in turn (a seller asleep on its timer, then the
+ * waiters left waiting only for it), and what the later one's threads
+ * waited for is in the earlier one.
+ */
 static bool edge_listed(const struct ctx *c, const struct rsp_wedge *e)
 {
+	const struct rsp_wvertex *from = rsp_waitgraph__vertex(c->g, e->from);
 	const struct rsp_wvertex *to = rsp_waitgraph__vertex(c->g, e->to);
 
-	return !rsp_waitgraph__vertex(c->g, e->from)->removed && (!to->removed || to->background);
+	return (!from->removed || from->background) && (!to->removed || to->background);
 }
 
 /* Whether edge @i, outside knots, leads into a background knot (set aside). */
@@ -380,6 +389,11 @@ static void text_edge(const struct ctx *c, size_t i, bool stacks, struct rsp_buf
 	if (e->net_ns)
 		rsp_buf__printf(out, "      (%.0f%% of its direct waits were for network data)\n",
 				100.0 * (double)e->net_ns / (double)e->direct_ns);
+	if (e->reattributed_ns)
+		rsp_buf__printf(out,
+				"      (%.0f%% of its direct waits had false wakeups removed: "
+				"re-attributed to this waker)\n",
+				100.0 * (double)e->reattributed_ns / (double)e->direct_ns);
 	if (e->nr_wait_stacks && !c->other[e->from])
 		text_stack(c, "waited", &e->wait_stacks[0], out);
 	if (e->nr_waker_stacks && !c->other[e->to])
@@ -459,6 +473,34 @@ static void text_knot(const struct ctx *c, size_t k, struct rsp_buf *out)
 		text_edge(c, kn->edges[i], true, out);
 }
 
+/* What the false-wakeup rewrite did to the window (graph and snapshot say it alike). */
+void rsp_query__text_fwake(const struct rsp_tlstore *s, bool raw, struct rsp_buf *out)
+{
+	uint64_t n, run;
+
+	if (raw) {
+		rsp_buf__puts(out, "raw view (--no-annotations): no false wakeup removed\n");
+		return;
+	}
+	rsp_tlstore__fwake_stats(s, &n, &run);
+	if (n)
+		rsp_buf__printf(out,
+				"%llu false wakeups removed (inferred: woken, ran %.3f ms in all, "
+				"slept\n  again where they slept): their waits go to the later "
+				"waker\n",
+				(unsigned long long)n, (double)run / 1e6);
+}
+
+json_t *rsp_query__json_fwake(const struct rsp_tlstore *s, bool raw)
+{
+	uint64_t n = 0, run = 0;
+
+	if (!raw)
+		rsp_tlstore__fwake_stats(s, &n, &run);
+	return json_pack("{s:b, s:I, s:f}", "removed", !raw, "inferred", (json_int_t)n, "run_s",
+			 (double)run / 1e9);
+}
+
 static void text_header(const struct ctx *c, struct rsp_buf *out)
 {
 	const struct rsp_timeline_stats *s = c->tst;
@@ -502,6 +544,7 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 	if (!c->src->ksyms)
 		rsp_buf__puts(out,
 			      "no kernel symbols: sleep reasons unknown, stacks as addresses\n");
+	rsp_query__text_fwake(c->store, c->raw, out);
 }
 
 /* Whether vertex @v is one of the threads asked for (--pid, --cgroup). */
@@ -644,6 +687,7 @@ static json_t *json_edge(const struct ctx *c, size_t i)
 	json_object_set_new(o, "direct_s", json_real(secs(e->direct_ns)));
 	json_object_set_new(o, "inferred_s", json_real(secs(e->inferred_ns)));
 	json_object_set_new(o, "network_s", json_real(secs(e->net_ns)));
+	json_object_set_new(o, "reattributed_s", json_real(secs(e->reattributed_ns)));
 	json_object_set_new(o, "count", json_integer((json_int_t)e->count));
 	if (into_background(c, i))
 		json_object_set_new(o, "to_background_knot", json_true());
@@ -707,6 +751,7 @@ static json_t *json_window(const struct ctx *c)
 	json_object_set_new(o, "stacks_dwarf", json_integer((json_int_t)c->repair.dwarf));
 	json_object_set_new(o, "stacks_not_in_probe",
 			    json_integer((json_int_t)c->repair.not_inside));
+	json_object_set_new(o, "false_wakeups", rsp_query__json_fwake(c->store, c->raw));
 	return o;
 }
 
@@ -907,8 +952,11 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 	store = rsp_tlstore__from_window(
 		RSP_TLSTORE_WAITS_ONLY | RSP_TLSTORE_NO_LINKS | RSP_TLSTORE_STACK_HASHES,
 		src->schema, snap,
-		&(struct rsp_tlstore_opts){
-			.from = from, .to = to, .ksyms = src->ksyms, .socks = src->socks},
+		&(struct rsp_tlstore_opts){.from = from,
+					   .to = to,
+					   .ksyms = src->ksyms,
+					   .socks = src->socks,
+					   .fwake_ns = rsp_request__fwake_ns(req)},
 		&tst, err);
 	if (!store)
 		goto out;
@@ -944,6 +992,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .cgroup = req->cgroup ? req->cgroup : req->container,
 			 .by_container = !req->cgroup && req->container,
 			 .keep = keep.maps ? &keep : NULL,
+			 .raw = req->raw,
 			 .repair = rep};
 	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
 	c.ref = (double)(c.ref_end - c.ref_start);
@@ -983,6 +1032,7 @@ const struct rsp_command rsp_cmd_graph = {
 		 "                    [--merge names|stacks | --no-merge]\n"
 		 "                    [--format text|json|dot]\n"
 		 "                    [--cgroup PATH | --container ID]\n"
+		 "                    [--no-annotations | --false-wakeup-run US]\n"
 		 "\n"
 		 "  --pid PID        only what PID's threads wait for, directly or not;\n"
 		 "                   percentages are then of the span of its threads\n"
@@ -1006,6 +1056,11 @@ const struct rsp_command rsp_cmd_graph = {
 		 "  --no-merge       one vertex per thread (by default alike threads, and\n"
 		 "                   short-lived threads of a parent, are merged)\n"
 		 "  --format F       text, json or dot (dot -Tsvg renders it)\n"
+		 "  --false-wakeup-run US  a thread woken by another that runs at most US\n"
+		 "                   microseconds (150) and sleeps again where it slept\n"
+		 "                   (a futex: same user stack) was woken for nothing:\n"
+		 "                   its two sleeps are one wait, on the later waker\n"
+		 "  --no-annotations the raw view: every wakeup as recorded\n"
 		 "\n"
 		 "A knot is a set of threads and devices that wait only for each other:\n"
 		 "each knot holds a bottleneck. Edge A -> B weighs how long A waited for B,\n"
@@ -1018,7 +1073,7 @@ const struct rsp_command rsp_cmd_graph = {
 		 "  rspctl graph --pid 1234 --json\n"
 		 "  rspctl graph --format dot | dot -Tsvg > graph.svg\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_DOT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE |
-		  RSP_COPT_CGROUP,
+		  RSP_COPT_CGROUP | RSP_COPT_FWAKE,
 	.opts = graph_opts,
 	.opts_size = sizeof(struct graph_opts),
 	.init = graph_init,

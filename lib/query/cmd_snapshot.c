@@ -459,6 +459,7 @@ static void text_header(const struct ctx *c, struct rsp_buf *out)
 	if (t->truncated)
 		rsp_buf__printf(out, "the chain was cut at %u threads deep or at the node limit\n",
 				c->o->max_depth);
+	rsp_query__text_fwake(rsp_snapshot__store(c->s), c->req->raw, out);
 }
 
 struct hot {
@@ -872,16 +873,20 @@ static json_t *json_window(const struct ctx *c)
 	const struct rsp_timeline_stats *s = c->tst;
 
 	const struct rsp_tlstore_repair *r = &c->t->repair;
+	json_t *o;
 
-	return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:I, s:I, s:I, s:I}", "from_s",
-			 secs(c->from), "to_s", secs(c->to), "records", (json_int_t)s->records,
-			 "gaps", (json_int_t)s->gaps, "wakings_not_seen",
-			 (json_int_t)s->wakings_not_seen, "wakers_inferred",
-			 (json_int_t)s->wakers_inferred, "kernel_symbols", c->src->ksyms != NULL,
-			 "symbols", c->src->symbols != NULL, "stacks_probed",
-			 (json_int_t)r->candidates, "stacks_stitched", (json_int_t)r->stitched,
-			 "stacks_dwarf", (json_int_t)r->dwarf, "stacks_not_in_probe",
-			 (json_int_t)r->not_inside);
+	o = json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:I, s:I, s:I, s:I}", "from_s",
+		      secs(c->from), "to_s", secs(c->to), "records", (json_int_t)s->records, "gaps",
+		      (json_int_t)s->gaps, "wakings_not_seen", (json_int_t)s->wakings_not_seen,
+		      "wakers_inferred", (json_int_t)s->wakers_inferred, "kernel_symbols",
+		      c->src->ksyms != NULL, "symbols", c->src->symbols != NULL, "stacks_probed",
+		      (json_int_t)r->candidates, "stacks_stitched", (json_int_t)r->stitched,
+		      "stacks_dwarf", (json_int_t)r->dwarf, "stacks_not_in_probe",
+		      (json_int_t)r->not_inside);
+	if (o)
+		json_object_set_new(o, "false_wakeups",
+				    rsp_query__json_fwake(rsp_snapshot__store(c->s), c->req->raw));
+	return o;
 }
 
 static json_t *json_snapshot(const struct ctx *c)
@@ -1063,6 +1068,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 		so.max_pieces = 0; /* no file shows the chronological view: keep no pieces */
 	so.socks = src->socks;
 	so.sym = src->symbols;
+	so.fwake_ns = rsp_request__fwake_ns(req);
 	rsp_request__window_range(req, src, &so.from, &so.to);
 	if ((ret = snap_cgroup(req, src, (uint32_t)o->pid, so.to, err)))
 		return ret;
@@ -1101,6 +1107,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                       [--fit DURATION] [--merge DURATION]\n"
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
 		 "                       [--cgroup PATH] [--container ID]\n"
+		 "                       [--no-annotations | --false-wakeup-run US]\n"
 		 "\n"
 		 "Starts from every run of PID's threads; for each sleep, follows what ended\n"
 		 "it (a thread, an irq, a disk, a timer) and, recursively, what that waker\n"
@@ -1140,6 +1147,12 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  --cgroup PATH, --container ID  refuse PID unless it is in this cgroup\n"
 		 "                     v2 subtree or container (the chain still follows\n"
 		 "                     its wakers wherever they run)\n"
+		 "  --false-wakeup-run US  a thread woken by another that runs at most US\n"
+		 "                     microseconds (150) and sleeps again where it slept\n"
+		 "                     (a futex: same user stack) was woken for\n"
+		 "                     nothing: its two sleeps are one, ended by the later\n"
+		 "                     waker, which the chain follows\n"
+		 "  --no-annotations   the raw view: every wakeup as recorded\n"
 		 "\n"
 		 "Files are written by rspctl, where it runs, not by rspd.\n"
 		 "\n"
@@ -1151,7 +1164,8 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  rspctl snapshot 1234 --last 2s --speedscope 1234.speedscope.json\n"
 		 "  rspctl snapshot 1234 --last 5s --pprof off.pb.gz &&\n"
 		 "    go tool pprof -top -tagfocus=reason=block_io off.pb.gz\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE | RSP_COPT_CGROUP,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE |
+		  RSP_COPT_CGROUP | RSP_COPT_FWAKE,
 	.opts = snap_options,
 	.opts_size = sizeof(struct snap_opts),
 	.init = snap_init,

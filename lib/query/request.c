@@ -15,6 +15,7 @@
 #include <rsp/cgroup.h>
 #include <rsp/maps.h>
 #include <rsp/parse.h>
+#include <rsp/tlstore.h>
 #include "internal/analyses.h"
 #include "internal/query.h"
 
@@ -49,12 +50,22 @@ enum {
 	COPT_TO = -6,
 	COPT_CGROUP = -7,
 	COPT_CONTAINER = -8,
+	COPT_NO_ANNOT = -9,
+	COPT_FWAKE_RUN = -10,
 };
 
 static const struct rsp_option common_opts[] = {
-	{"json", false, COPT_JSON},    {"format", true, COPT_FORMAT},	    {"pid", true, COPT_PID},
-	{"last", true, COPT_LAST},     {"from", true, COPT_FROM},	    {"to", true, COPT_TO},
-	{"cgroup", true, COPT_CGROUP}, {"container", true, COPT_CONTAINER}, {NULL, false, 0},
+	{"json", false, COPT_JSON},
+	{"format", true, COPT_FORMAT},
+	{"pid", true, COPT_PID},
+	{"last", true, COPT_LAST},
+	{"from", true, COPT_FROM},
+	{"to", true, COPT_TO},
+	{"cgroup", true, COPT_CGROUP},
+	{"container", true, COPT_CONTAINER},
+	{"no-annotations", false, COPT_NO_ANNOT},
+	{"false-wakeup-run", true, COPT_FWAKE_RUN},
+	{NULL, false, 0},
 };
 
 static bool common_allowed(const struct rsp_command *c, int id)
@@ -73,6 +84,9 @@ static bool common_allowed(const struct rsp_command *c, int id)
 	case COPT_CGROUP:
 	case COPT_CONTAINER:
 		return c->common & RSP_COPT_CGROUP;
+	case COPT_NO_ANNOT:
+	case COPT_FWAKE_RUN:
+		return c->common & RSP_COPT_FWAKE;
 	default:
 		return false;
 	}
@@ -182,9 +196,29 @@ static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp
 	case COPT_CGROUP:
 	case COPT_CONTAINER:
 		return cgroup_opt(req, id, v, err);
+	case COPT_NO_ANNOT:
+		req->raw = true;
+		return 0;
+	case COPT_FWAKE_RUN:
+		if (rsp_parse__u64(v, 1, 1000000, &n)) {
+			rsp_buf__printf(err,
+					"%s: --false-wakeup-run wants the longest run of a false "
+					"wakeup in microseconds, from 1 to 1000000, not '%s'",
+					req->cmd->name, v);
+			return -EINVAL;
+		}
+		req->fwake_ns = n * 1000;
+		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+uint64_t rsp_request__fwake_ns(const struct rsp_request *req)
+{
+	if (req->raw)
+		return 0;
+	return req->fwake_ns ? req->fwake_ns : RSP_FWAKE_DEFAULT_NS;
 }
 
 static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name, size_t len)
@@ -262,6 +296,13 @@ static int parse_args(struct rsp_request *req, int argc, const char *const argv[
 	}
 	if (req->last_ns && req->from_ns) {
 		rsp_buf__printf(err, "%s: give --last or --from, not both", c->name);
+		return -EINVAL;
+	}
+	if (req->raw && req->fwake_ns) {
+		rsp_buf__printf(err,
+				"%s: --no-annotations keeps every wakeup and --false-wakeup-run "
+				"sets which are false; give one of them",
+				c->name);
 		return -EINVAL;
 	}
 	return c->check ? c->check(req, err) : 0;

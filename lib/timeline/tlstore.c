@@ -17,6 +17,7 @@
 #include <rsp/symbols.h>
 #include <rsp/tlstore.h>
 #include <rsp/unwind.h>
+#include "internal/fwake.h"
 #include "internal/hash.h"
 #include "internal/tlindex.h"
 #include "internal/vec.h"
@@ -26,8 +27,9 @@ struct tthread {
 	struct rsp_tlthread pub;
 	struct rsp_segment *segs;
 	size_t cap;
-	bool mapped;	/* segs is an mmap()ed region grown by mremap() */
-	size_t charged; /* of it, bytes told to rsp/mapped.h's hook: pages touched */
+	bool mapped;	      /* segs is an mmap()ed region grown by mremap() */
+	size_t charged;	      /* of it, bytes told to rsp/mapped.h's hook: pages touched */
+	struct rsp_fwake *fw; /* its false-wakeup filter, from its first sleep (fwake_ns) */
 };
 
 /*
@@ -74,6 +76,8 @@ struct rsp_tlstore {
 	struct rsp_timeline *tl;     /* owns the interned irq names, when __load() built it */
 	struct rsp_samples *samples; /* RSP_TLSTORE_SAMPLES */
 	struct rsp_tlindex *ix;	     /* lookups, built at seal (not RSP_TLSTORE_WAITS_ONLY) */
+	uint64_t fwake_ns;	     /* false wakeups: the longest run; 0: none merged */
+	struct rsp_fwake_stats fwst;
 };
 
 struct rsp_tlstore *rsp_tlstore__new(unsigned flags)
@@ -225,6 +229,7 @@ static int seg_room(struct tthread *t)
 
 static void seg_free(struct tthread *t)
 {
+	free(t->fw);
 	if (t->mapped) {
 		munmap(t->segs, t->cap * sizeof(*t->segs));
 		rsp_mapped__charge(-(int64_t)t->charged);
@@ -232,22 +237,15 @@ static void seg_free(struct tthread *t)
 		free(t->segs);
 }
 
-static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm)
+/* Keep @seg (what the false-wakeup filter let through) in its thread's vector. */
+static void store_segment(void *ctx, const struct rsp_segment *seg)
 {
 	struct rsp_tlstore *s = ctx;
 	struct tthread *t = get_thread(s, seg->tid);
 
 	if (!t)
 		return;
-	if (seg->tgid)
-		t->pub.tgid = seg->tgid;
-	if (!t->pub.comm[0])
-		set_comm(t, comm);
 	add_time(&t->pub, seg);
-	if (!t->pub.last)
-		t->pub.first = seg->start;
-	if (seg->end > t->pub.last)
-		t->pub.last = seg->end;
 	if ((s->flags & RSP_TLSTORE_WAITS_ONLY) &&
 	    (seg->kind != RSP_SEG_SLEEP || seg->waker.kind == RSP_WAKER_NONE))
 		return;
@@ -264,6 +262,41 @@ static void on_segment(void *ctx, const struct rsp_segment *seg, const char *com
 			k->waker.stack ? rsp_hash__stack32(k->waker.stack, k->waker.nr_stack) : 0;
 	}
 	t->pub.nr_segs++;
+}
+
+static void on_segment(void *ctx, const struct rsp_segment *seg, const char *comm)
+{
+	struct rsp_tlstore *s = ctx;
+	struct tthread *t = get_thread(s, seg->tid);
+
+	if (!t)
+		return;
+	if (seg->tgid)
+		t->pub.tgid = seg->tgid;
+	if (!t->pub.comm[0])
+		set_comm(t, comm);
+	if (!t->pub.last)
+		t->pub.first = seg->start;
+	if (seg->end > t->pub.last)
+		t->pub.last = seg->end;
+	if (s->fwake_ns && !t->fw && seg->kind == RSP_SEG_SLEEP &&
+	    !(t->fw = calloc(1, sizeof(*t->fw))))
+		s->failed = true;
+	if (t->fw)
+		rsp_fwake__feed(t->fw, s->fwake_ns, seg, store_segment, s, &s->fwst);
+	else
+		store_segment(s, seg);
+}
+
+void rsp_tlstore__set_fwake(struct rsp_tlstore *s, uint64_t max_run_ns)
+{
+	s->fwake_ns = max_run_ns;
+}
+
+void rsp_tlstore__fwake_stats(const struct rsp_tlstore *s, uint64_t *merged, uint64_t *run_ns)
+{
+	*merged = s->fwst.merged;
+	*run_ns = s->fwst.run_ns;
 }
 
 static void on_link(void *ctx, const struct rsp_link *l)
@@ -377,6 +410,13 @@ int rsp_tlstore__seal(struct rsp_tlstore *s, uint64_t start, uint64_t end)
 {
 	s->start = start;
 	s->end = end;
+	/* the sleeps still held: no later sleep said they were false (the window's end) */
+	for (size_t i = 0; i < rsp_kvec__len(&s->threads); i++) {
+		struct tthread *t = rsp_kvec__at(&s->threads, i);
+
+		if (t->fw)
+			rsp_fwake__flush(t->fw, store_segment, s);
+	}
 	for (size_t i = 0; i < rsp_kvec__len(&s->threads); i++) {
 		struct tthread *t = rsp_kvec__at(&s->threads, i);
 
@@ -412,6 +452,7 @@ int rsp_tlstore__load(struct rsp_tlstore *s, const struct rsp_schema *schema,
 
 	rsp_tlstore__ops(&ops);
 	s->socks = o->socks;
+	s->fwake_ns = o->fwake_ns;
 	ret = rsp_pass__run(schema, snap, &po, st);
 	if (!ret)
 		ret = rsp_tlstore__seal(s, o->from, o->to ? o->to : UINT64_MAX);

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 #include <rsp/query.h>
+#include <rsp/tlstore.h>
+#include "internal/query.h"
 #include "support/synth.h"
 
 static int parse(struct rsp_request *req, struct rsp_buf *err, const char *const *argv)
@@ -60,6 +62,23 @@ static void test_parse(void **state)
 	assert_int_equal(parse(&req, &err, ARGS("status", "stray")), -EINVAL);
 	assert_non_null(strstr(err.data, "unexpected argument 'stray'"));
 	assert_int_equal(parse(&req, &err, (const char *const[]){NULL}), -EINVAL);
+	/* false wakeups: graph and snapshot only; a run in us; raw or a threshold, not both */
+	assert_int_equal(parse(&req, &err, ARGS("graph", "--false-wakeup-run", "40")), 0);
+	assert_int_equal(rsp_request__fwake_ns(&req), 40000);
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, &err, ARGS("snapshot", "7", "--no-annotations")), 0);
+	assert_int_equal(rsp_request__fwake_ns(&req), 0);
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, &err, ARGS("graph")), 0);
+	assert_int_equal(rsp_request__fwake_ns(&req), RSP_FWAKE_DEFAULT_NS);
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, &err, ARGS("graph", "--false-wakeup-run", "0")), -EINVAL);
+	assert_non_null(strstr(err.data, "microseconds"));
+	assert_int_equal(
+		parse(&req, &err, ARGS("graph", "--no-annotations", "--false-wakeup-run", "9")),
+		-EINVAL);
+	assert_non_null(strstr(err.data, "give one of them"));
+	assert_int_equal(parse(&req, &err, ARGS("status", "--no-annotations")), -EINVAL);
 	assert_true(rsp_query__exists("status"));
 	assert_false(rsp_query__exists("nope"));
 	rsp_buf__reset(&err);

@@ -13,6 +13,8 @@
 #define RSP_COPT_LAST	0x8u  /* --last DURATION */
 #define RSP_COPT_RANGE	0x10u /* --from T --to T (seconds, as the window shows them) */
 #define RSP_COPT_CGROUP 0x20u /* --cgroup PATH, --container ID (rsp_request__cgroup_keeps()) */
+/* --no-annotations, --false-wakeup-run US: rsp_tlstore_opts.raw and .fwake_ns */
+#define RSP_COPT_FWAKE 0x40u
 
 struct rsp_option {
 	const char *name; /* long name without "--" */
@@ -102,6 +104,21 @@ struct rsp_maps;
  */
 bool rsp_request__cgroup_keeps(const struct rsp_request *req, const struct rsp_maps *m,
 			       uint32_t pid, uint64_t time);
+
+/**
+ * rsp_request__fwake_ns() - the longest run of a false wakeup a request asks
+ * for (rsp_tlstore_opts.fwake_ns): --false-wakeup-run, else the default;
+ * 0 with --no-annotations
+ */
+uint64_t rsp_request__fwake_ns(const struct rsp_request *req);
+
+struct rsp_tlstore;
+/**
+ * rsp_query__text_fwake(), rsp_query__json_fwake() - the false wakeups the
+ * store removed (none with @raw, --no-annotations), for graph and snapshot
+ */
+void rsp_query__text_fwake(const struct rsp_tlstore *s, bool raw, struct rsp_buf *out);
+json_t *rsp_query__json_fwake(const struct rsp_tlstore *s, bool raw);
 
 /** rsp_query__find() - the command named @name, NULL if none. */
 const struct rsp_command *rsp_query__find(const char *name);

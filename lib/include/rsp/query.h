@@ -170,13 +170,15 @@ struct rsp_command;
 struct rsp_request {
 	const struct rsp_command *cmd;
 	enum rsp_format format;
-	long pid;	  /* --pid, -1 if not given */
-	uint64_t last_ns; /* --last, 0 if not given */
-	uint64_t from_ns; /* --from, CLOCK_MONOTONIC ns; 0 if not given */
-	uint64_t to_ns;	  /* --to, CLOCK_MONOTONIC ns; 0 if not given */
-	void *opts;	  /* the command's own options, owned */
-	char *cgroup;	  /* --cgroup PATH (a subtree, as /proc/PID/cgroup shows it); NULL: all */
-	char *container;  /* --container ID (12 to 64 hex digits, a prefix); NULL: all */
+	long pid;	   /* --pid, -1 if not given */
+	uint64_t last_ns;  /* --last, 0 if not given */
+	uint64_t from_ns;  /* --from, CLOCK_MONOTONIC ns; 0 if not given */
+	uint64_t to_ns;	   /* --to, CLOCK_MONOTONIC ns; 0 if not given */
+	void *opts;	   /* the command's own options, owned */
+	char *cgroup;	   /* --cgroup PATH (a subtree, as /proc/PID/cgroup shows it); NULL: all */
+	char *container;   /* --container ID (12 to 64 hex digits, a prefix); NULL: all */
+	bool raw;	   /* --no-annotations: no false wakeup removed */
+	uint64_t fwake_ns; /* --false-wakeup-run, ns; 0: RSP_FWAKE_DEFAULT_NS */
 };
 
 /**

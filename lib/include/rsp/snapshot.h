@@ -103,6 +103,8 @@ struct rsp_snapshot_opts {
 	 * libc uprobes stitched under them, DWARF user stacks). */
 	const struct rsp_socktab *socks;
 	struct rsp_symbolizer *sym;
+	/* rsp_snapshot__from_window(): false wakeups, as rsp_tlstore_opts.fwake_ns */
+	uint64_t fwake_ns;
 	/* One thread of PID as the root (rspctl merge: the thread that answered
 	 * a request on its host), 0: every thread of PID. PID's other threads
 	 * are then wakers like any other thread: followed, not other paths. */

@@ -166,7 +166,13 @@ RSP_API const char *rsp_softirq__name(unsigned vec);
 struct rsp_waker {
 	uint8_t kind;  /* enum rsp_waker_kind */
 	uint8_t flags; /* RSP_WAKERF_* */
-	uint8_t pad[2];
+	/*
+	 * SLEEP: wakeups before this one that were false (a thread woken
+	 * that found nothing and slept again at the same place), merged
+	 * into this sleep by the timeline store (rsp_tlstore_opts.fwake_ns);
+	 * saturates at 65535. This waker then gets the whole wait (wPerf).
+	 */
+	uint16_t nr_false;
 	uint32_t id;   /* tid, irq number, softirq vector or dev_t by kind; 0 for TIMER/NONE */
 	uint32_t tgid; /* THREAD: the waker's process, 0 if not known */
 	uint32_t cpu;  /* where the waking ran */

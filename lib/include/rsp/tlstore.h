@@ -103,7 +103,39 @@ struct rsp_tlstore_opts {
 	const struct rsp_ksyms *ksyms;	 /* sleep reasons; NULL: none */
 	const struct rsp_socktab *socks; /* sockets older than the window (rspd's /proc table);
 					    must outlive the store; NULL: none */
+	/* merge suspected false wakeups: the longest run after one
+	 * (rsp_tlstore__set_fwake()); 0: none, every wakeup as recorded */
+	uint64_t fwake_ns;
 };
+
+/* What a false wakeup runs at most by default: a condition check and a futex call. */
+#define RSP_FWAKE_DEFAULT_NS 150000ull
+
+/**
+ * rsp_tlstore__set_fwake() - merge suspected false wakeups as segments arrive
+ * @max_run_ns: the longest run of a woken thread that then sleeps again at
+ *              the same place; 0 (a new store's default) merges none
+ *
+ * Before the store keeps a thread's segments, a sleep ended by a thread
+ * or by a waking not seen (a futex or kernel lock wait) after which the thread ran at most
+ * @max_run_ns in all, taking back at most the lock of the same kind, and
+ * slept again at the same place (reason and user stack) is a suspected
+ * false wakeup (wPerf 4.1, found without its annotations): the two sleeps
+ * and what lay between become one sleep whose waker is the later one's,
+ * its waker.nr_false counting the wakeups merged. Every analysis reading
+ * the store (the wait-for graph, the snapshot) sees the merged sleep. A
+ * real wakeup whose work is shorter than @max_run_ns and that waits again
+ * where it waited is taken for a false one. Set before feeding;
+ * rsp_tlstore__load() sets it from its options.
+ */
+RSP_API void rsp_tlstore__set_fwake(struct rsp_tlstore *s, uint64_t max_run_ns);
+
+/**
+ * rsp_tlstore__fwake_stats() - false wakeups merged so far: how many, and
+ * the run time folded into sleeps by them.
+ */
+RSP_API void rsp_tlstore__fwake_stats(const struct rsp_tlstore *s, uint64_t *merged,
+				      uint64_t *run_ns);
 
 /**
  * rsp_tlstore__load() - fill an empty store from a pinned window range

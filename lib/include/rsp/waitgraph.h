@@ -105,7 +105,10 @@ struct rsp_wedge {
 	uint64_t direct_ns;   /* the waits themselves */
 	uint64_t inferred_ns; /* part of direct_ns whose waker was inferred */
 	uint64_t net_ns;      /* part of direct_ns ended by a network arrival */
-	uint64_t count;	      /* waits */
+	/* part of direct_ns re-attributed: sleeps that false wakeups were merged into
+	 * (rsp_waker.nr_false), whose earlier wakers got none of it */
+	uint64_t reattributed_ns;
+	uint64_t count; /* waits */
 	uint32_t nr_wait_stacks, nr_waker_stacks;
 	struct rsp_wstack wait_stacks[RSP_WG_TOP_STACKS];  /* the waiter's switch-out stacks */
 	struct rsp_wstack waker_stacks[RSP_WG_TOP_STACKS]; /* the waker's stacks at the waking */
