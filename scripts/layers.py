@@ -34,6 +34,7 @@ TOP = ["daemon", "cli"]
 HEADER_LAYER = {
     "rsp/api.h": "util",
     "internal/hash.h": "util",
+    "rsp/stackhash.h": "util",
     "internal/gallop.h": "util",
     "internal/callchain.h": "stream",
     "internal/maps.h": "model",
@@ -68,7 +69,6 @@ lib/format/snapshot_pprof.c: includes internal/pprof.h of layer query from layer
 lib/format/speedscope.c: includes internal/speedscope.h of layer query from layer format
 lib/format/tracedata.c: includes rsp/perfdata.h of layer query from layer format
 lib/include/internal/annotate.h: includes rsp/flatprof.h of layer analysis from layer model
-lib/include/internal/hash.h: includes rsp/timeline.h of layer timeline from layer util
 lib/include/internal/hist.h: includes rsp/hist.h of layer query from layer analysis
 lib/include/internal/hist_json.h: includes rsp/hist.h of layer query from layer format
 lib/include/internal/hist_store.h: includes rsp/hist.h of layer query from layer analysis

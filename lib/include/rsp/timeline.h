@@ -12,6 +12,7 @@
 #include <rsp/socktab.h>
 #include <rsp/sleepclass.h>
 #include <rsp/tp.h>
+#include <rsp/stackhash.h>
 #include <rsp/window.h>
 
 /*
@@ -183,11 +184,7 @@ struct rsp_waker {
 	uint64_t sk; /* RSP_WAKERF_NET: the socket whose data arrival woke (kernel address) */
 };
 
-/*
- * rsp_segment.stack_hash, rsp_waker.stack_hash (when not 0): the stack has
- * a user part (a PERF_CONTEXT_USER marker), known without reading it.
- */
-#define RSP_STACK_HASH_USER 0x1u
+/* RSP_STACK_HASH_USER: rsp/stackhash.h. */
 
 /* rsp_segment.flags */
 #define RSP_SEGF_TRUNCATED	 0x01u /* began before the stream: start is the stream's start */
