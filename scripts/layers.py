@@ -68,7 +68,6 @@ lib/format/snapshot_export.c: includes internal/cgroupq.h of layer query from la
 lib/format/snapshot_pprof.c: includes internal/pprof.h of layer query from layer format
 lib/format/speedscope.c: includes internal/speedscope.h of layer query from layer format
 lib/format/tracedata.c: includes rsp/perfdata.h of layer query from layer format
-lib/include/internal/annotate.h: includes rsp/flatprof.h of layer analysis from layer model
 lib/include/internal/hist.h: includes rsp/hist.h of layer query from layer analysis
 lib/include/internal/hist_json.h: includes rsp/hist.h of layer query from layer format
 lib/include/internal/hist_store.h: includes rsp/hist.h of layer query from layer analysis

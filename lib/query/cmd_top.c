@@ -318,7 +318,7 @@ static int row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
 		      struct row_src *best)
 {
 	size_t nr = 0;
-	const struct rsp_flatprof_addr *a =
+	const struct rsp_sampled_addr *a =
 		c->sl && r->object ? rsp_flatprof__row_addrs(c->prof, r, &nr) : NULL;
 	struct rsp_kvec lines;
 	const struct line_count *top = NULL;
@@ -1301,7 +1301,7 @@ static int sources(struct top_ctx *c, struct rsp_buf *err)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
-	const struct rsp_flatprof_addr *addrs;
+	const struct rsp_sampled_addr *addrs;
 	const char *path;
 	size_t n;
 

@@ -187,4 +187,14 @@ RSP_API char *rsp_sym__format(const struct rsp_sym *sym, bool with_offset, char 
 
 RSP_API void rsp_symbolizer__stats(const struct rsp_symbolizer *s, struct rsp_symbolizer_stats *st);
 
+/*
+ * One sampled address in an object and its count: what a profile (the
+ * analysis layer's flatprof) hands to the annotation of a function (this
+ * layer's annotate), so that annotate need not look up to the profile.
+ */
+struct rsp_sampled_addr {
+	uint64_t file_addr; /* link-time address in the object */
+	uint64_t samples;
+};
+
 #endif /* RSP_SYMBOLS_H */
