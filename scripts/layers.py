@@ -80,7 +80,6 @@ lib/include/rsp/prom.h: includes rsp/status.h of layer query from layer format
 lib/include/rsp/prom_pb.h: includes rsp/hist.h of layer query from layer format
 lib/include/rsp/sysdump.h: includes rsp/hist.h of layer query from layer format
 lib/include/rsp/sysprof.h: includes rsp/hist.h of layer query from layer analysis
-lib/stream/perfdata_load.c: includes internal/perfdata.h of layer format from layer stream
 lib/format/snapshot_chrono.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_chrono.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
 lib/format/prom.c: calls rsp_cgroupq__rank() of lib/query/cgroupq.c (layer query) from layer format
@@ -99,7 +98,6 @@ lib/format/snapshot_export.c: calls rsp_snapnames__thread() of lib/query/snapnam
 lib/format/snapshot_export.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_snapnames__waker() of lib/query/snapnames.c (layer query) from layer format
 lib/analysis/stopwatch.c: calls rsp_hist_profile__render() of lib/query/hist_render.c (layer query) from layer analysis
-lib/stream/perfdata_load.c: calls rsp_perfdata__fail() of lib/format/perfdata_read.c (layer format) from layer stream
 circle: lib/analysis/hist.c lib/analysis/sysprof.c
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
