@@ -98,7 +98,6 @@ lib/format/snapshot_export.c: calls rsp_snapnames__thread() of lib/query/snapnam
 lib/format/snapshot_export.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_snapnames__waker() of lib/query/snapnames.c (layer query) from layer format
 lib/analysis/stopwatch.c: calls rsp_hist_profile__render() of lib/query/hist_render.c (layer query) from layer analysis
-circle: lib/analysis/hist.c lib/analysis/sysprof.c
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/hist.h>
-#include <rsp/sysprof.h>
+#include <rsp/syscall.h>
 #include <rsp/parse.h>
 #include "internal/hist.h"
 
