@@ -2,7 +2,7 @@
 /*
  * Latency profiles: bucket math, the names of operations and subjects,
  * block device names. The store is hist_store.c, sets and analyses
- * hist_set.c and hist_compare.c, output hist_render.c.
+ * hist_set.c and hist_compare.c, output lib/format/hist_render.c.
  */
 #include <errno.h>
 #include <math.h>

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <rsp/file.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include <rsp/perfdata.h>
 #include <rsp/sysdump.h>
 #include <rsp/histfeed.h>
