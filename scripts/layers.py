@@ -46,18 +46,7 @@ HEADER_LAYER = {
 # tolerates that problem only (a new one fails); delete an entry when its
 # problem is gone (a stale entry fails too, so the list only shrinks).
 KNOWN = """
-lib/analysis/hist.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/hist_collect.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/hist_compare.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/hist_peaks.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/hist_set.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/hist_store.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/hist_window.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/stopwatch.c: includes rsp/hist.h of layer query from layer analysis
-lib/analysis/stopwatch.c: includes rsp/stopwatch.h of layer query from layer analysis
-lib/analysis/sw_callers.c: includes rsp/stopwatch.h of layer query from layer analysis
 lib/format/amhook.c: includes rsp/trigger.h of layer query from layer format
-lib/format/hist_json.c: includes rsp/hist.h of layer query from layer format
 lib/format/perfdata_read.c: includes rsp/perfdata.h of layer query from layer format
 lib/format/perfdata_write.c: includes rsp/perfdata.h of layer query from layer format
 lib/format/pprof.c: includes internal/pprof.h of layer query from layer format
@@ -68,18 +57,9 @@ lib/format/snapshot_export.c: includes internal/cgroupq.h of layer query from la
 lib/format/snapshot_pprof.c: includes internal/pprof.h of layer query from layer format
 lib/format/speedscope.c: includes internal/speedscope.h of layer query from layer format
 lib/format/tracedata.c: includes rsp/perfdata.h of layer query from layer format
-lib/include/internal/hist.h: includes rsp/hist.h of layer query from layer analysis
-lib/include/internal/hist_json.h: includes rsp/hist.h of layer query from layer format
-lib/include/internal/hist_store.h: includes rsp/hist.h of layer query from layer analysis
 lib/include/internal/perfdata.h: includes rsp/perfdata.h of layer query from layer format
-lib/include/internal/prom.h: includes rsp/hist.h of layer query from layer format
 lib/include/internal/snapexport.h: includes internal/snapnames.h of layer query from layer format
-lib/include/rsp/histfeed.h: includes rsp/hist.h of layer query from layer analysis
-lib/include/rsp/prom.h: includes rsp/hist.h of layer query from layer format
 lib/include/rsp/prom.h: includes rsp/status.h of layer query from layer format
-lib/include/rsp/prom_pb.h: includes rsp/hist.h of layer query from layer format
-lib/include/rsp/sysdump.h: includes rsp/hist.h of layer query from layer format
-lib/include/rsp/sysprof.h: includes rsp/hist.h of layer query from layer analysis
 lib/format/snapshot_chrono.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_chrono.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
 lib/format/prom.c: calls rsp_cgroupq__rank() of lib/query/cgroupq.c (layer query) from layer format
@@ -97,7 +77,6 @@ lib/format/snapshot_export.c: calls rsp_snapnames__hidden() of lib/query/snapnam
 lib/format/snapshot_export.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_snapnames__waker() of lib/query/snapnames.c (layer query) from layer format
-lib/analysis/stopwatch.c: calls rsp_hist_profile__render() of lib/query/hist_render.c (layer query) from layer analysis
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c
