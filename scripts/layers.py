@@ -51,9 +51,7 @@ lib/format/perfdata_read.c: includes rsp/perfdata.h of layer query from layer fo
 lib/format/perfdata_write.c: includes rsp/perfdata.h of layer query from layer format
 lib/format/pprof.c: includes internal/pprof.h of layer query from layer format
 lib/format/pprof_bids.c: includes internal/pprof.h of layer query from layer format
-lib/format/prom.c: includes internal/cgroupq.h of layer query from layer format
 lib/format/snapshot_chrono.c: includes internal/speedscope.h of layer query from layer format
-lib/format/snapshot_export.c: includes internal/cgroupq.h of layer query from layer format
 lib/format/snapshot_pprof.c: includes internal/pprof.h of layer query from layer format
 lib/format/speedscope.c: includes internal/speedscope.h of layer query from layer format
 lib/format/tracedata.c: includes rsp/perfdata.h of layer query from layer format
@@ -62,14 +60,11 @@ lib/include/internal/snapexport.h: includes internal/snapnames.h of layer query 
 lib/include/rsp/prom.h: includes rsp/status.h of layer query from layer format
 lib/format/snapshot_chrono.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_chrono.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
-lib/format/prom.c: calls rsp_cgroupq__rank() of lib/query/cgroupq.c (layer query) from layer format
-lib/format/prom.c: calls rsp_cgroupq__rank_index() of lib/query/cgroupq.c (layer query) from layer format
 lib/format/snapshot_pprof.c: calls rsp_redact__owner() of lib/query/redact.c (layer query) from layer format
 lib/format/snapshot_pprof.c: calls rsp_snapnames__frames() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_pprof.c: calls rsp_snapnames__hidden() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_pprof.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_pprof.c: calls rsp_snapnames__waker() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_cgroupq__line() of lib/query/cgroupq.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_redact__owner() of lib/query/redact.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_snapnames__comm() of lib/query/snapnames.c (layer query) from layer format
 lib/format/snapshot_export.c: calls rsp_snapnames__frames() of lib/query/snapnames.c (layer query) from layer format
@@ -279,6 +274,11 @@ def main():
               % build)
         return 2
     files = sources()
+    unbuilt = [f for f in files if f.startswith("lib/") and f.endswith(".c") and f not in objs]
+    if unbuilt:
+        print("layers.py: %s not built under %s: build first (scripts/build.sh release)" %
+              (", ".join(unbuilt), build))
+        return 2
     table = symbols(objs)
     defined = {}
     for s, (defs, _) in table.items():
