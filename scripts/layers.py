@@ -56,22 +56,7 @@ lib/format/snapshot_pprof.c: includes internal/pprof.h of layer query from layer
 lib/format/speedscope.c: includes internal/speedscope.h of layer query from layer format
 lib/format/tracedata.c: includes rsp/perfdata.h of layer query from layer format
 lib/include/internal/perfdata.h: includes rsp/perfdata.h of layer query from layer format
-lib/include/internal/snapexport.h: includes internal/snapnames.h of layer query from layer format
 lib/include/rsp/prom.h: includes rsp/status.h of layer query from layer format
-lib/format/snapshot_chrono.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_chrono.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_pprof.c: calls rsp_redact__owner() of lib/query/redact.c (layer query) from layer format
-lib/format/snapshot_pprof.c: calls rsp_snapnames__frames() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_pprof.c: calls rsp_snapnames__hidden() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_pprof.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_pprof.c: calls rsp_snapnames__waker() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_redact__owner() of lib/query/redact.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_snapnames__comm() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_snapnames__frames() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_snapnames__hidden() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_snapnames__thread() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_snapnames__user_fn() of lib/query/snapnames.c (layer query) from layer format
-lib/format/snapshot_export.c: calls rsp_snapnames__waker() of lib/query/snapnames.c (layer query) from layer format
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c

@@ -230,11 +230,10 @@ static uint32_t pid_of(const struct snapnames *n, uint32_t tid)
 /* The process's cgroup, container and namespaced pid, where known: its labels. */
 static void cgroup_label(struct trace *t, uint32_t pid)
 {
-	const struct rsp_source *src = t->n->src;
+	struct rsp_symbolizer *symbols = t->n->symbols;
 	struct rsp_buf line = RSP_BUF_INIT;
 
-	if (src->symbols &&
-	    rsp_cgroupq__line(rsp_symbolizer__maps(src->symbols), pid, t->end, &line) &&
+	if (symbols && rsp_cgroupq__line(rsp_symbolizer__maps(symbols), pid, t->end, &line) &&
 	    !line.error && begin_event(t)) {
 		rsp_buf__printf(t->out,
 				"\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%u,"

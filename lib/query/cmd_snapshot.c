@@ -1078,7 +1078,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 		rsp_wsnap__unpin(snap);
 		return ret;
 	}
-	rsp_snapnames__init(&names, src, s);
+	rsp_snapnames__init(&names, &src->access, src->symbols, src->ksyms, s);
 	c = (struct ctx){req, o, src, s, rsp_snapshot__totals(s), &tst, &names, so.from, so.to};
 	ret = render(&c, out);
 	if (ret)

@@ -975,7 +975,7 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
 		return ret;
-	rsp_redact__init(&r, src);
+	rsp_redact__init(&r, &src->access);
 	rsp_window__stats(src->window, &ws);
 	if ((req->pid >= 0 && !(threads = take_census(src, req->pid))) ||
 	    (o->events && !(events = take_census(src, -1)))) {

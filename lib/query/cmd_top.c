@@ -1355,7 +1355,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	rsp_request__window_range(req, src, &from, &to);
 	if (req->pid >= 0 && (ret = rsp_source__check_seen(src, "top", req->pid, from, to, err)))
 		return ret;
-	rsp_redact__init(&r, src);
+	rsp_redact__init(&r, &src->access);
 	ret = profile(&c, &r);
 	if (ret)
 		rsp_buf__puts(err, "top: out of memory building the profile");

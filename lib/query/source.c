@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Access control for queries: the rule is in lib/include/rsp/query.h, next
+ * Access control for queries: the rule is in lib/include/rsp/access.h, next
  * to struct rsp_access. Every command decides through these functions, so
  * that redaction is the same everywhere.
  */
@@ -20,24 +20,17 @@
 
 bool rsp_source__may_see(const struct rsp_source *src, long pid)
 {
-	const struct rsp_access *a = &src->access;
-	uint32_t uid;
-
-	if (!a->restricted || pid == 0)
-		return true;
-	if (pid < 0 || !a->uid_of || a->uid_of(a->ctx, pid, &uid))
-		return false; /* unknown owner: another user's */
-	return uid == a->uid;
+	return rsp_access__may_see(&src->access, pid);
 }
 
 bool rsp_source__system_wide(const struct rsp_source *src)
 {
-	return !src->access.restricted || src->access.paranoid <= 0;
+	return rsp_access__system_wide(&src->access);
 }
 
 bool rsp_source__kernel_symbols(const struct rsp_source *src)
 {
-	return !src->access.restricted || src->access.paranoid <= 1;
+	return rsp_access__kernel_symbols(&src->access);
 }
 
 int rsp_source__check_pid(const struct rsp_source *src, const char *cmd, long pid,
