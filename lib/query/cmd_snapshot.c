@@ -992,7 +992,8 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 
 		snprintf(comment, sizeof(comment),
 			 "rsp snapshot of pid %ld: off-CPU, the chain's time", c->o->pid);
-		rsp_pprof_meta__range(&meta, c->src, c->from, c->to);
+		rsp_pprof_meta__range(&meta, c->src->capture && !c->src->offline, c->src->now,
+				      c->from, c->to);
 		if (!(ret = rsp_snapexport__pprof(c->names, &meta, &file)))
 			ret = rsp_answer__add(out, "pprof", file.data, file.len);
 	}

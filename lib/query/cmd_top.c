@@ -1227,7 +1227,7 @@ static int render_with_files(struct top_ctx *c, struct rsp_buf *out, struct rsp_
 		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
 	rsp_buf__reset(&file);
 	rsp_request__window_range(c->req, c->src, &from, &to);
-	rsp_pprof_meta__range(&meta, c->src, from, to);
+	rsp_pprof_meta__range(&meta, c->src->capture && !c->src->offline, c->src->now, from, to);
 	if (!ret && o->pprof[0] && !(ret = rsp_top__pprof(c->prof, model(c), &meta, &file)))
 		ret = rsp_answer__add(out, "pprof", file.data, file.len);
 	if (ret)
