@@ -49,11 +49,6 @@ KNOWN = """
 lib/format/amhook.c: includes rsp/trigger.h of layer query from layer format
 lib/format/perfdata_read.c: includes rsp/perfdata.h of layer query from layer format
 lib/format/perfdata_write.c: includes rsp/perfdata.h of layer query from layer format
-lib/format/pprof.c: includes internal/pprof.h of layer query from layer format
-lib/format/pprof_bids.c: includes internal/pprof.h of layer query from layer format
-lib/format/snapshot_chrono.c: includes internal/speedscope.h of layer query from layer format
-lib/format/snapshot_pprof.c: includes internal/pprof.h of layer query from layer format
-lib/format/speedscope.c: includes internal/speedscope.h of layer query from layer format
 lib/format/tracedata.c: includes rsp/perfdata.h of layer query from layer format
 lib/include/internal/perfdata.h: includes rsp/perfdata.h of layer query from layer format
 lib/include/rsp/prom.h: includes rsp/status.h of layer query from layer format
