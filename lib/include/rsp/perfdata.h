@@ -361,8 +361,6 @@ struct rsp_pd_cgroup {
 };
 
 struct rsp_perfdata;
-struct rsp_source;
-struct rsp_request;
 
 /**
  * rsp_perfdata__open() - map and check a perf.data file
@@ -412,20 +410,7 @@ RSP_API int rsp_perfdata__cgroup(const struct rsp_perfdata *pd, uint32_t i,
  */
 RSP_API int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err);
 
-/**
- * rsp_perfdata__source() - load, then describe the file as a query source
- * (offline, now = its newest record). The window stays owned by @pd.
- */
-RSP_API int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src,
-				 struct rsp_buf *err);
-
-/**
- * rsp_perfdata__source_for() - rsp_perfdata__source() for one request:
- * builds only what @req's command reads. src->symbols is NULL when the
- * command never resolves user symbols (rsp_request__uses_symbols()).
- */
-RSP_API int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
-				     struct rsp_source *src, struct rsp_buf *err);
+/* The file as a query source: rsp_perfdata__source(), rsp/query.h. */
 
 /**
  * rsp_perfdata__process_model() - the synthesized process records (COMM,

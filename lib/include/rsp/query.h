@@ -226,4 +226,25 @@ struct rsp_dump_spec {
 /** rsp_request__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
 RSP_API int rsp_request__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec);
 
+/*
+ * A dump as a query source (lib/query/perfdata_source.c): the query
+ * layer's, above the perf.data reader (rsp/perfdata.h, lib/format/).
+ */
+struct rsp_perfdata;
+
+/**
+ * rsp_perfdata__source() - load, then describe the file as a query source
+ * (offline, now = its newest record). The window stays owned by @pd.
+ */
+RSP_API int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src,
+				 struct rsp_buf *err);
+
+/**
+ * rsp_perfdata__source_for() - rsp_perfdata__source() for one request:
+ * builds only what @req's command reads. src->symbols is NULL when the
+ * command never resolves user symbols (rsp_request__uses_symbols()).
+ */
+RSP_API int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
+				     struct rsp_source *src, struct rsp_buf *err);
+
 #endif /* RSP_QUERY_H */
