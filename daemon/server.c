@@ -91,6 +91,7 @@
 #else
 #include <rsp/stopwatch.h>
 #include <rsp/sw_request.h>
+#include <rsp/trig_request.h>
 #endif
 
 #define QUERY_NICE	10

@@ -46,7 +46,6 @@ HEADER_LAYER = {
 # tolerates that problem only (a new one fails); delete an entry when its
 # problem is gone (a stale entry fails too, so the list only shrinks).
 KNOWN = """
-lib/include/rsp/prom.h: includes rsp/status.h of layer query from layer format
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c
