@@ -49,7 +49,8 @@ KNOWN = """
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c
-circle: lib/format/snapshot_chrono.c lib/format/snapshot_export.c lib/format/snapshot_pprof.c lib/format/speedscope.c lib/query/cmd_dump.c lib/query/cmd_graph.c lib/query/cmd_hist.c lib/query/cmd_net.c lib/query/cmd_snapshot.c lib/query/cmd_status.c lib/query/cmd_stopwatch.c lib/query/cmd_top.c lib/query/cmd_trigger.c lib/query/perfdata_source.c lib/query/query.c lib/query/request.c lib/query/top_pprof.c lib/query/top_speedscope.c
+circle: lib/format/snapshot_chrono.c lib/format/snapshot_export.c
+circle: lib/query/cmd_dump.c lib/query/cmd_graph.c lib/query/cmd_hist.c lib/query/cmd_net.c lib/query/cmd_snapshot.c lib/query/cmd_status.c lib/query/cmd_stopwatch.c lib/query/cmd_top.c lib/query/cmd_trigger.c lib/query/query.c lib/query/request.c
 circle: daemon/analysis.c daemon/budget.c daemon/dump.c daemon/server.c daemon/status.c daemon/stopwatch.c daemon/syscalls.c daemon/trigger.c
 circle: lib/format/prom.c lib/format/prom_pb.c
 """.strip().splitlines()
