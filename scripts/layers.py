@@ -15,7 +15,11 @@ header that declares none is in HEADER_LAYER below.
 Fails (exit 1) with one line per problem:
   - an #include of a higher layer's header (file:line, the header, both layers);
   - a call of a function that one file alone defines, in a higher layer;
-  - a circle between files (includes and such calls), with the names on it.
+  - a circle between files, with the names on it: a file leads to the one
+    file defining a function it calls, and through an #include to the
+    files defining what that header declares (the files that share a
+    header as its definers are one object's parts: only their calls count).
+The allocator hook (HOOKS) is left out; KNOWN lists what is left to fix.
 Needs BUILD_DIR's objects (default build/release): ctest runs it as
 unit.test_layers after the build.
 """
