@@ -69,11 +69,6 @@ const char *rsp_hist__sleep_reason_name(unsigned reason)
 	return reason < RSP_SR__NR ? rsp_sleep_reason__name((enum rsp_sleep_reason)reason) : NULL;
 }
 
-const char *rsp_hist__softirq_name(unsigned vec)
-{
-	return vec < RSP_HIST_NR_SOFTIRQS ? softirqs[vec] : NULL;
-}
-
 const char *rsp_hist__subject_kind_name(unsigned kind)
 {
 	return kind < RSP_HSUBJ__NR ? subject_kinds[kind] : NULL;

@@ -134,16 +134,3 @@ int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err)
 	return -ESRCH;
 }
 
-char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
-			size_t n)
-{
-	char name[RSP_FMT_NAME_MAX];
-
-	if (!rsp_source__may_see(src, pid))
-		snprintf(buf, n, "pid %ld " RSP_OTHER_USER, pid);
-	else if (comm && comm[0])
-		snprintf(buf, n, "pid %ld %s", pid, rsp_fmt__name(name, sizeof(name), comm));
-	else
-		snprintf(buf, n, "pid %ld", pid);
-	return buf;
-}

@@ -23,7 +23,7 @@
  *     told (it exited, so /proc no longer has it) counts as another user's.
  *  3. In the answers to a restricted requester, every process for which
  *     rsp_source__may_see() is false appears only as "pid N (other user)"
- *     (text; rsp_source__label() writes it) or {"pid": N, "other_user":
+ *     (text; rsp_redact__label() writes it) or {"pid": N, "other_user":
  *     true} (JSON): no comm, no command line, no thread names, no stacks,
  *     no file or socket names. Counts and durations may stay: they are
  *     what the user's own process experienced.

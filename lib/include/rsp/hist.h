@@ -185,8 +185,6 @@ struct rsp_hist_who {
 RSP_API const char *rsp_hist__op_kind_name(unsigned kind);
 /** rsp_hist__sleep_reason_name() - "unknown", "block_io", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__sleep_reason_name(unsigned reason);
-/** rsp_hist__softirq_name() - "HI", "TIMER", ..., "RCU"; NULL when out of range. */
-RSP_API const char *rsp_hist__softirq_name(unsigned vec);
 /** rsp_hist__subject_kind_name() - "system", "process", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__subject_kind_name(unsigned kind);
 /**

@@ -246,16 +246,6 @@ RSP_API int rsp_pdwriter__kernel_mmap(struct rsp_pdwriter *w, uint64_t start, ui
 RSP_API int rsp_pdwriter__build_id(struct rsp_pdwriter *w, const struct rsp_pd_build_id *b);
 
 /**
- * rsp_pdwriter__record() - add one window record (in time order)
- *
- * Records of an evsel merged into another get their empty callchain here.
- * Return: 0, -ENOENT (a sample of no evsel of the schema: not written),
- * -EINVAL (malformed), -E2BIG (no room for the empty callchain) or a write
- * error.
- */
-RSP_API int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec);
-
-/**
  * rsp_pdwriter__filter() - write only the window records and process
  * records @f keeps (rsp/tidfilter.h: rspctl dump --netns); rsp_pdwriter__window()
  * scans the window with it first. @f stays the caller's and must live until

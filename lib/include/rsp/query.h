@@ -91,14 +91,6 @@ RSP_API int rsp_source__check_seen(const struct rsp_source *src, const char *cmd
 RSP_API int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err);
 
 /**
- * rsp_source__label() - "pid N comm" or, redacted, "pid N (other user)"
- * @comm: the process's name as the window knows it, or NULL/""
- * Writes at most @n bytes into @buf (NUL-terminated) and returns @buf.
- */
-RSP_API char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
-				size_t n);
-
-/**
  * rsp_source__system_wide() - may the requester see the samples of
  * processes not theirs (perf_event_paranoid <= 0, or unrestricted)?
  */

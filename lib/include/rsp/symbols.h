@@ -124,14 +124,6 @@ struct rsp_unwinder;
 RSP_API struct rsp_unwinder *rsp_symbolizer__unwinder(struct rsp_symbolizer *s);
 
 /**
- * rsp_symbolizer__load_kallsyms() - read kernel symbols from @path
- * (/proc/kallsyms format; modules as "name [module]"), replacing any.
- * Return: 0 or -errno with a sentence in @err (e.g. addresses hidden by
- * kptr_restrict).
- */
-RSP_API int rsp_symbolizer__load_kallsyms(struct rsp_symbolizer *s, const char *path,
-					  struct rsp_buf *err);
-/**
  * rsp_symbolizer__use_ksyms() - resolve kernel addresses with @ks, which
  * the caller owns and keeps alive as long as @s uses it (rspd loads
  * /proc/kallsyms once and shares it with the timeline). Replaces any table

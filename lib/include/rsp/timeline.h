@@ -618,7 +618,4 @@ RSP_API void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timel
  */
 RSP_API const struct rsp_timeline_stats *rsp_timeline__counters(const struct rsp_timeline *tl);
 
-/** rsp_timeline__start() - the stream's start (set_start() or the first record). */
-RSP_API uint64_t rsp_timeline__start(const struct rsp_timeline *tl);
-
 #endif /* RSP_TIMELINE_H */
