@@ -17,7 +17,6 @@
 #include <string.h>
 #include <jansson.h>
 #include <rsp/net.h>
-#include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/query.h>
 #include <rsp/sleepclass.h>

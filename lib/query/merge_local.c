@@ -20,13 +20,11 @@
  * circle of files.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include <rsp/net.h>
-#include <rsp/query.h>
 #include <rsp/sleepclass.h>
 #include <rsp/snapshot.h>
 #include <rsp/timeline.h>

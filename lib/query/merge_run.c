@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/merge.h>
-#include <rsp/parse.h>
 #include <rsp/perfdata.h>
 #include <rsp/socktab.h>
 #include <rsp/tlstore.h>
