@@ -58,7 +58,6 @@ circle: lib/format/snapshot_chrono.c lib/format/snapshot_export.c
 circle: lib/query/cmd_dump.c lib/query/cmd_graph.c lib/query/cmd_hist.c lib/query/cmd_net.c lib/query/cmd_snapshot.c lib/query/cmd_status.c lib/query/cmd_stopwatch.c lib/query/cmd_top.c lib/query/cmd_trigger.c lib/query/query.c lib/query/request.c
 circle: daemon/dumpmeta.c daemon/dumpprocs.c
 circle: daemon/analysis.c daemon/budget.c daemon/dump.c daemon/server.c daemon/status.c daemon/stopwatch.c daemon/syscalls.c daemon/trigger.c
-circle: lib/format/prom.c lib/format/prom_pb.c
 """.strip().splitlines()
 
 # Not a design dependency: rspd's allocator hook defines malloc() and its
