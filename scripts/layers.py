@@ -54,7 +54,6 @@ circle: cli/report.c cli/report_assets.c cli/report_page.c
 circle: lib/model/symbols.c lib/model/unwind.c
 circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timeline_bpf.c lib/timeline/timeline_irq.c lib/timeline/timeline_sched.c
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c
-circle: lib/format/snapshot_chrono.c lib/format/snapshot_export.c
 circle: lib/query/cmd_dump.c lib/query/cmd_graph.c lib/query/cmd_hist.c lib/query/cmd_net.c lib/query/cmd_snapshot.c lib/query/cmd_status.c lib/query/cmd_stopwatch.c lib/query/cmd_top.c lib/query/cmd_trigger.c lib/query/query.c lib/query/request.c
 circle: daemon/dumpmeta.c daemon/dumpprocs.c
 circle: daemon/analysis.c daemon/budget.c daemon/dump.c daemon/server.c daemon/status.c daemon/stopwatch.c daemon/syscalls.c daemon/trigger.c

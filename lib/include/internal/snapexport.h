@@ -6,8 +6,8 @@
 #include "internal/snapnames.h"
 
 /*
- * The snapshot as files (lib/format/snapshot_export.c), carried in the answer for
- * the client to write (rsp/answer.h):
+ * The snapshot as files (lib/format/snapshot_folded.c, snapshot_export.c), carried in the answer
+ * for the client to write (rsp/answer.h):
  *
  * folded  one line per pseudostack, root first, frames separated by ';',
  *         then a space and its time in microseconds (FlameGraph's and
