@@ -34,6 +34,7 @@
 #include <rsp/proto.h>
 #include <rsp/query.h>
 #include <rsp/stopwatch.h>
+#include <rsp/sw_request.h>
 #include "report.h"
 
 #define DEFAULT_SOCKET "/run/rspd/rspd.sock"

@@ -26,7 +26,7 @@
 #include <rsp/window.h>
 #include "config.h"
 #include "log.h"
-#include "metrics.h"
+#include "metrics_addr.h"
 #include "size.h"
 
 enum opt_type {

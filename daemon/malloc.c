@@ -15,6 +15,12 @@
  *
  * dlsym() itself may allocate before the real functions are known: those
  * few early blocks come from a static buffer and are never freed.
+ *
+ * The one allowed arrow back up between files: every file (lib/
+ * included) calls malloc() and free(), and in rspd they land here. That is
+ * the linker's doing, not a design dependency: no file of lib/ knows of
+ * this hook, so scripts/layers.py (HOOKS) leaves calls into this file out
+ * of the layers and of the circles it checks.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -9,15 +9,9 @@
  * --query-memory like one, on a thread of its own, never the capture's.
  */
 #include <stddef.h>
-#include <sys/socket.h>
+#include "metrics_addr.h"
 
 struct rspd;
-
-/**
- * rspd_metrics__parse_addr() - "127.0.0.1:9464" or "[::1]:9464" (numeric
- * address, port 1..65535) into @ss. Return: 0 or -1.
- */
-int rspd_metrics__parse_addr(const char *s, struct sockaddr_storage *ss);
 
 /**
  * rspd_metrics__start() - listen and start the textfile thread, as the

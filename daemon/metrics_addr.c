@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The metrics address (--metrics-listen ADDR:PORT) as text to a socket
- * address (metrics.h): apart from metrics.c, which serves it, because the
+ * address (metrics_addr.h): apart from metrics.c, which serves it, because the
  * configuration reader checks it too (and its tests link no HTTP server).
  */
 #include <arpa/inet.h>
@@ -9,7 +9,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
+#include "metrics_addr.h"
 
 int rspd_metrics__parse_addr(const char *s, struct sockaddr_storage *ss)
 {

@@ -90,6 +90,8 @@
 #include "stopwatch.h"
 #else
 #include <rsp/stopwatch.h>
+#include <rsp/sw_request.h>
+#include <rsp/trig_request.h>
 #endif
 
 #define QUERY_NICE	10

@@ -32,6 +32,8 @@
 #include <traceevent/event-parse.h>
 #include <rsp/parse.h>
 #include <rsp/symbols.h>
+#include <rsp/sw_render.h>
+#include <rsp/sw_request.h>
 #include <rsp/sysprof.h>
 #include <rsp/uprobe.h>
 #include "bpf/stopwatch.h"

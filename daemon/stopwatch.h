@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <rsp/buf.h>
 #include <rsp/stopwatch.h>
+#include <rsp/sw_request.h>
 
 struct rspd;
 struct rspd_stopwatches;

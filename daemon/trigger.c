@@ -48,6 +48,7 @@
 #include <time.h>
 #include <rsp/file.h>
 #include <rsp/hist.h>
+#include <rsp/trig_request.h>
 #include "analysis.h"
 #include "clock.h"
 #include "dump.h"

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rsp/buf.h>
+#include <rsp/trig_request.h>
 #include <rsp/trigger.h>
 
 struct rspd;

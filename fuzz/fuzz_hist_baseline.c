@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include <rsp/sysdump.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

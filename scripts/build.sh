@@ -2,14 +2,15 @@
 # Configure and build one tree. usage: build.sh release|asan|fuzz
 #   release  RelWithDebInfo, warnings are errors      -> build/release
 #   asan     Debug with AddressSanitizer and UBSan    -> build/asan
+# Both are test builds: rspd obeys the tests' hooks (RSP_TEST_HOOKS).
 #   fuzz     clang, libFuzzer targets only (fuzz/)    -> build/fuzz
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-release}
 target=""
 case $kind in
-release) flags="-DCMAKE_BUILD_TYPE=RelWithDebInfo" ;;
-asan) flags="-DCMAKE_BUILD_TYPE=Debug -DRSP_SANITIZE=ON" ;;
+release) flags="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRSP_TEST_HOOKS=ON" ;;
+asan) flags="-DCMAKE_BUILD_TYPE=Debug -DRSP_SANITIZE=ON -DRSP_TEST_HOOKS=ON" ;;
 fuzz) flags="-DCMAKE_BUILD_TYPE=Debug -DRSP_FUZZ=ON -DCMAKE_C_COMPILER=clang"; target="--target fuzz" ;;
 *) echo "usage: build.sh release|asan|fuzz" >&2; exit 2 ;;
 esac

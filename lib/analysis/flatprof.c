@@ -19,10 +19,10 @@ struct rsp_flatprof {
 	struct rsp_kvec threads;  /* tid -> struct rsp_flatprof_thread */
 	struct rsp_kvec comms;	  /* hash of the name -> struct rsp_flatprof_comm */
 	struct rsp_kvec images;	  /* hash of the object -> struct rsp_flatprof_image */
-	struct rsp_kvec addrs;	  /* file address -> struct rsp_flatprof_addr (opts.annotate) */
+	struct rsp_kvec addrs;	  /* file address -> struct rsp_sampled_addr (opts.annotate) */
 	struct rsp_kvec seen;	  /* tid -> nothing: the threads of the whole range */
 	struct rsp_kvec rowaddrs; /* hash of (row key, address) -> struct rowaddr (opts.lines) */
-	struct rsp_flatprof_addr *row_addrs; /* rowaddrs' addresses, in their sorted order */
+	struct rsp_sampled_addr *row_addrs; /* rowaddrs' addresses, in their sorted order */
 	struct rsp_flatprof_totals tot;
 	bool failed;
 };
@@ -47,7 +47,7 @@ static uint64_t row_key(const struct rsp_flatprof_row *r)
 /* A sampled address of a row (opts.lines). */
 struct rowaddr {
 	uint64_t row; /* the row's key */
-	struct rsp_flatprof_addr a;
+	struct rsp_sampled_addr a;
 };
 
 static int add_rowaddr(struct rsp_flatprof *p, uint64_t row, const struct rsp_sym *sym)
@@ -263,7 +263,7 @@ static int add_image(struct rsp_flatprof *p, const struct rsp_sym *sym, uint64_t
 static int add_addr(struct rsp_flatprof *p, const struct rsp_sym *sym, const struct rsp_sample *smp)
 {
 	size_t max = p->o.max_addrs ? p->o.max_addrs : 65536;
-	struct rsp_flatprof_addr *a;
+	struct rsp_sampled_addr *a;
 	bool added;
 
 	if (sym->match != RSP_SYM_EXACT || !sym->name || strcmp(sym->name, p->o.annotate))
@@ -441,7 +441,7 @@ static int cmp_images(const void *a, const void *b)
 
 static int cmp_addrs(const void *a, const void *b)
 {
-	const struct rsp_flatprof_addr *x = a, *y = b;
+	const struct rsp_sampled_addr *x = a, *y = b;
 
 	return x->file_addr < y->file_addr ? -1 : x->file_addr > y->file_addr;
 }
@@ -547,7 +547,7 @@ struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
 	rsp_kvec__init(&p->threads, sizeof(struct rsp_flatprof_thread));
 	rsp_kvec__init(&p->comms, sizeof(struct rsp_flatprof_comm));
 	rsp_kvec__init(&p->images, sizeof(struct rsp_flatprof_image));
-	rsp_kvec__init(&p->addrs, sizeof(struct rsp_flatprof_addr));
+	rsp_kvec__init(&p->addrs, sizeof(struct rsp_sampled_addr));
 	rsp_kvec__init(&p->seen, 1);
 	rsp_kvec__init(&p->rowaddrs, sizeof(struct rowaddr));
 	po.ctx = p;
@@ -624,14 +624,14 @@ const struct rsp_flatprof_image *rsp_flatprof__images(const struct rsp_flatprof 
 	return p->images.items;
 }
 
-const struct rsp_flatprof_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p, size_t *n)
+const struct rsp_sampled_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p, size_t *n)
 {
 	*n = p->addrs.n;
 	return p->addrs.items;
 }
 
-const struct rsp_flatprof_addr *rsp_flatprof__row_addrs(const struct rsp_flatprof *p,
-							const struct rsp_flatprof_row *r, size_t *n)
+const struct rsp_sampled_addr *rsp_flatprof__row_addrs(const struct rsp_flatprof *p,
+						       const struct rsp_flatprof_row *r, size_t *n)
 {
 	const struct rowaddr *v = p->rowaddrs.items;
 	size_t lo = 0, hi = p->rowaddrs.n, first;

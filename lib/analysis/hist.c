@@ -2,7 +2,7 @@
 /*
  * Latency profiles: bucket math, the names of operations and subjects,
  * block device names. The store is hist_store.c, sets and analyses
- * hist_set.c and hist_compare.c, output hist_render.c.
+ * hist_set.c and hist_compare.c, output lib/format/hist_render.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/hist.h>
-#include <rsp/sysprof.h>
+#include <rsp/syscall.h>
 #include <rsp/parse.h>
 #include "internal/hist.h"
 
@@ -67,11 +67,6 @@ const char *rsp_hist__op_kind_name(unsigned kind)
 const char *rsp_hist__sleep_reason_name(unsigned reason)
 {
 	return reason < RSP_SR__NR ? rsp_sleep_reason__name((enum rsp_sleep_reason)reason) : NULL;
-}
-
-const char *rsp_hist__softirq_name(unsigned vec)
-{
-	return vec < RSP_HIST_NR_SOFTIRQS ? softirqs[vec] : NULL;
 }
 
 const char *rsp_hist__subject_kind_name(unsigned kind)

@@ -178,11 +178,6 @@ int64_t rsp_xmatch__run(struct rsp_xmatch *m)
 	return pairs;
 }
 
-size_t rsp_xmatch__count(const struct rsp_xmatch *m)
-{
-	return m->nr;
-}
-
 const struct rsp_xend *rsp_xmatch__end(const struct rsp_xmatch *m, size_t i)
 {
 	return i < m->nr ? &m->v[i].e : NULL;

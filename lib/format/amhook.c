@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
-#include <rsp/trigger.h>
+#include <rsp/amhook.h>
 
 static int fail(struct rsp_buf *err, const char *msg, unsigned i)
 {

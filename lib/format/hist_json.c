@@ -15,6 +15,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include "internal/hist.h"
 #include "internal/hist_json.h"
 #include "internal/json.h"

@@ -10,7 +10,7 @@
  * files are read; the others get a sentence saying so.
  *
  * This file parses the header, attrs, features and tracing data; the data
- * section is placed in a window by lib/stream/perfdata_load.c, and the file
+ * section is placed in a window by lib/format/perfdata_load.c, and the file
  * becomes a query source in lib/query/perfdata_source.c.
  */
 #include <errno.h>

@@ -913,15 +913,6 @@ static int add_record(struct rsp_pdwriter *w, const struct perf_event_header *re
 	return counted(w, rec, t);
 }
 
-int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec)
-{
-	uint64_t t = rec->size >= sizeof(*rec) ? rsp_record__time(w->s, rec) : 0;
-
-	if (!t && !rsp_record__is_sample(rec) && rec->size >= sizeof(*rec))
-		t = rsp_layout__time(rec); /* an id-0 gap record in rsp's layout */
-	return add_record(w, rec, t);
-}
-
 void rsp_pdwriter__filter(struct rsp_pdwriter *w, struct rsp_tidfilter *f)
 {
 	w->filter = f;

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/prom.h>
-#include <rsp/prom_pb.h>
 #include "internal/cgroupq.h"
 #include "internal/prom.h"
 

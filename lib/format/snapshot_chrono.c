@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal/json.h"
 #include "internal/snapexport.h"
 #include "internal/speedscope.h"
 #include "internal/vec.h"
@@ -115,22 +116,6 @@ char *rsp_chrono__name(struct snapnames *n, const struct rsp_spiece *p, char *bu
 	return buf;
 }
 
-void rsp_snapexport__jstr(struct rsp_buf *out, const char *s)
-{
-	rsp_buf__add(out, "\"", 1);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			rsp_buf__printf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			rsp_buf__printf(out, "\\u%04x", ch);
-		else
-			rsp_buf__add(out, s, 1);
-	}
-	rsp_buf__add(out, "\"", 1);
-}
-
 /* ---- choosing and ordering ------------------------------------------------ */
 
 static int cmp_keep(const void *a, const void *b, void *ctx)
@@ -210,7 +195,7 @@ int rsp_snapexport__chrono(struct snapnames *n, size_t max_slices, struct rsp_bu
 		rsp_buf__printf(out, "%s\n{\"depth\":%u,\"start\":%llu,\"end\":%llu,\"name\":",
 				i ? "," : "", p->depth, (unsigned long long)(p->start - tot->start),
 				(unsigned long long)(p->end - tot->start));
-		rsp_snapexport__jstr(out, rsp_chrono__name(n, p, name, sizeof(name)));
+		rsp_json__str(out, rsp_chrono__name(n, p, name, sizeof(name)));
 		rsp_buf__printf(out, ",\"kind\":\"%s\",\"tid\":%u}",
 				rsp_chrono_kind__name(rsp_chrono__kind(p)), p->tid);
 	}

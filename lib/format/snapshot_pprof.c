@@ -196,7 +196,7 @@ int rsp_snapexport__pprof(struct snapnames *n, struct rsp_pprof_meta *meta, stru
 	struct spp p = {.n = n};
 	int ret;
 
-	p.maps = n->src->symbols ? rsp_symbolizer__maps(n->src->symbols) : NULL;
+	p.maps = n->symbols ? rsp_symbolizer__maps(n->symbols) : NULL;
 	rsp_pprof__init(&p.w, types, 2);
 	rsp_pprof_bids__init(&p.bids, p.maps);
 	for (size_t i = 0; i < rsp_snapshot__nr_roots(n->snap) && !p.err; i++)

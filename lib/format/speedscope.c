@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal/hash.h"
-#include "internal/snapexport.h"
+#include "internal/json.h"
 #include "internal/speedscope.h"
 #include "internal/vec.h"
 
@@ -60,7 +60,7 @@ int rsp_sscope__frame(struct rsp_sscope *w, const char *name)
 	if (rsp_u64map__get(&w->byname, h, &(uint32_t){0}) && rsp_u64map__put(&w->byname, h, i))
 		return w->err = -ENOMEM;
 	rsp_buf__puts(&w->frames, i ? ",\n{\"name\":" : "\n{\"name\":");
-	rsp_snapexport__jstr(&w->frames, name);
+	rsp_json__str(&w->frames, name);
 	rsp_buf__puts(&w->frames, "}");
 	if (check(w, &w->frames))
 		return w->err;
@@ -94,7 +94,7 @@ static void begin(struct rsp_sscope *w, const char *type, const char *name, cons
 		return;
 	rsp_buf__printf(&w->profiles, "%s\n{\"type\":\"%s\",\"name\":", w->nr_profiles ? "," : "",
 			type);
-	rsp_snapexport__jstr(&w->profiles, name);
+	rsp_json__str(&w->profiles, name);
 	rsp_buf__printf(&w->profiles, ",\"unit\":\"%s\",\"startValue\":%llu,\"endValue\":%llu,",
 			unit, (unsigned long long)start,
 			(unsigned long long)(end > start ? end : start));
@@ -149,7 +149,7 @@ int rsp_sscope__finish(struct rsp_sscope *w, const char *name, struct rsp_buf *o
 	if (!w->err) {
 		rsp_buf__puts(out, "{\"$schema\":\"https://www.speedscope.app/"
 				   "file-format-schema.json\",\n\"exporter\":\"rsp\",\"name\":");
-		rsp_snapexport__jstr(out, name);
+		rsp_json__str(out, name);
 		rsp_buf__puts(out, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
 		rsp_buf__add(out, w->frames.data ? w->frames.data : "", w->frames.len);
 		rsp_buf__puts(out, "]},\n\"profiles\":[");

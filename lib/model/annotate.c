@@ -203,7 +203,7 @@ static int decode(struct rsp_annotate *a, const uint8_t *bytes, size_t len, stru
 }
 
 /* Samples on instructions: both lists ascending; the rest is off any instruction's start. */
-static void place(struct rsp_annotate *a, const struct rsp_flatprof_addr *addrs, size_t nr)
+static void place(struct rsp_annotate *a, const struct rsp_sampled_addr *addrs, size_t nr)
 {
 	size_t k = 0;
 
@@ -255,7 +255,7 @@ static int open_regular(const char *path, struct rsp_buf *err)
 }
 
 struct rsp_annotate *rsp_annotate__new(const char *path, const char *name, const char *debug_dir,
-				       const struct rsp_flatprof_addr *addrs, size_t nr,
+				       const struct rsp_sampled_addr *addrs, size_t nr,
 				       struct rsp_srclines *sl, size_t max_bytes,
 				       struct rsp_buf *err)
 {

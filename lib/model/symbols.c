@@ -859,17 +859,6 @@ static void own_kallsyms(struct rsp_symbolizer *s, struct rsp_ksyms *k)
 	s->kallsyms = s->kallsyms_owned = k;
 }
 
-int rsp_symbolizer__load_kallsyms(struct rsp_symbolizer *s, const char *path, struct rsp_buf *err)
-{
-	struct rsp_ksyms *k = rsp_ksyms__new_from_file(path, err);
-
-	s->kallsyms_tried = true;
-	if (!k)
-		return -ENOENT;
-	own_kallsyms(s, k);
-	return 0;
-}
-
 int rsp_symbolizer__set_kallsyms(struct rsp_symbolizer *s, const char *text, size_t len,
 				 struct rsp_buf *err)
 {

@@ -996,7 +996,7 @@ static int graph_run(const struct rsp_request *req, const struct rsp_source *src
 			 .repair = rep};
 	rsp_waitgraph__reference(g, &c.ref_start, &c.ref_end);
 	c.ref = (double)(c.ref_end - c.ref_start);
-	rsp_redact__init(&c.red, src);
+	rsp_redact__init(&c.red, &src->access);
 	rsp_redact__use_store(&c.red, store);
 	if (decide_access(&c)) {
 		rsp_buf__puts(err, "graph: out of memory");

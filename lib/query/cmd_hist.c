@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <rsp/file.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include <rsp/perfdata.h>
 #include <rsp/sysdump.h>
 #include <rsp/histfeed.h>
@@ -460,7 +461,7 @@ static int make_plan(const struct rsp_request *req, const struct rsp_source *src
 	size_t n = 0;
 
 	memset(p, 0, sizeof(*p));
-	rsp_redact__init(&p->red, src);
+	rsp_redact__init(&p->red, &src->access);
 	query_subjects(req, o, &p->q);
 	if (o->by_cgroup) /* merged by cgroup after collection: by_cgroup() */
 		p->q.subjects = 1u << RSP_HSUBJ_PROCESS | 1u << RSP_HSUBJ_OTHER_PROCESS;

@@ -361,7 +361,7 @@ static int net_run(const struct rsp_request *req, const struct rsp_source *src, 
 		rsp_buf__puts(err, "net: out of memory pinning the window");
 		return -ENOMEM;
 	}
-	rsp_redact__init(&red, src);
+	rsp_redact__init(&red, &src->access);
 	so.from = c.from;
 	so.to = c.to;
 	store = rsp_tlstore__from_window(RSP_TLSTORE_WAITS_ONLY, src->schema, snap, &so, &st, err);

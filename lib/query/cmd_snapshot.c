@@ -997,7 +997,8 @@ static int render(const struct ctx *c, struct rsp_buf *out)
 
 		snprintf(comment, sizeof(comment),
 			 "rsp snapshot of pid %ld: off-CPU, the chain's time", c->o->pid);
-		rsp_pprof_meta__range(&meta, c->src, c->from, c->to);
+		rsp_pprof_meta__range(&meta, c->src->capture && !c->src->offline, c->src->now,
+				      c->from, c->to);
 		if (!(ret = rsp_snapexport__pprof(c->names, &meta, &file)))
 			ret = rsp_answer__add(out, "pprof", file.data, file.len);
 	}
@@ -1084,7 +1085,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 		rsp_wsnap__unpin(snap);
 		return ret;
 	}
-	rsp_snapnames__init(&names, src, s);
+	rsp_snapnames__init(&names, &src->access, src->symbols, src->ksyms, s);
 	c = (struct ctx){req, o, src, s, rsp_snapshot__totals(s), &tst, &names, so.from, so.to};
 	ret = render(&c, out);
 	if (ret)

@@ -15,6 +15,7 @@
 #include <rsp/hist.h>
 #include <rsp/perfdata.h>
 #include <rsp/symbols.h>
+#include <rsp/trig_request.h>
 #include <rsp/wkind.h>
 #include "internal/cgroupq.h"
 #include "internal/fmt.h"
@@ -381,14 +382,6 @@ static json_t *json_dump(const struct rsp_dump_info *di)
 			    di->has_host ? json_integer((json_int_t)di->nr_sockets) : json_null());
 	json_object_set_new(o, "trigger", json_dump_trigger(di));
 	return o;
-}
-
-const char *rsp_degrade__name(unsigned level)
-{
-	static const char *const names[] = {"full capture", "fewer stack checks", "no waker stacks",
-					    "stacks on one sleep in 8", "no stacks"};
-
-	return level < sizeof(names) / sizeof(names[0]) ? names[level] : "?";
 }
 
 /* What the timeline infers capture did not deliver; null when nothing feeds it. */
@@ -975,7 +968,7 @@ static int status_run(const struct rsp_request *req, const struct rsp_source *sr
 
 	if (req->pid >= 0 && (ret = rsp_source__check_pid(src, "status", req->pid, err)))
 		return ret;
-	rsp_redact__init(&r, src);
+	rsp_redact__init(&r, &src->access);
 	rsp_window__stats(src->window, &ws);
 	if ((req->pid >= 0 && !(threads = take_census(src, req->pid))) ||
 	    (o->events && !(events = take_census(src, -1)))) {

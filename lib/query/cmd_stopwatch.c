@@ -11,6 +11,7 @@
 #include <string.h>
 #include <rsp/parse.h>
 #include <rsp/stopwatch.h>
+#include <rsp/sw_request.h>
 #include "internal/query.h"
 
 struct sw_opts {

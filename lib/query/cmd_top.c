@@ -318,7 +318,7 @@ static int row_source(const struct top_ctx *c, const struct rsp_flatprof_row *r,
 		      struct row_src *best)
 {
 	size_t nr = 0;
-	const struct rsp_flatprof_addr *a =
+	const struct rsp_sampled_addr *a =
 		c->sl && r->object ? rsp_flatprof__row_addrs(c->prof, r, &nr) : NULL;
 	struct rsp_kvec lines;
 	const struct line_count *top = NULL;
@@ -1227,7 +1227,7 @@ static int render_with_files(struct top_ctx *c, struct rsp_buf *out, struct rsp_
 		ret = rsp_answer__add(out, "speedscope", file.data, file.len);
 	rsp_buf__reset(&file);
 	rsp_request__window_range(c->req, c->src, &from, &to);
-	rsp_pprof_meta__range(&meta, c->src, from, to);
+	rsp_pprof_meta__range(&meta, c->src->capture && !c->src->offline, c->src->now, from, to);
 	if (!ret && o->pprof[0] && !(ret = rsp_top__pprof(c->prof, model(c), &meta, &file)))
 		ret = rsp_answer__add(out, "pprof", file.data, file.len);
 	if (ret)
@@ -1301,7 +1301,7 @@ static int sources(struct top_ctx *c, struct rsp_buf *err)
 {
 	const struct top_opts *opts = c->req->opts;
 	const struct rsp_flatprof_totals *p = c->tot;
-	const struct rsp_flatprof_addr *addrs;
+	const struct rsp_sampled_addr *addrs;
 	const char *path;
 	size_t n;
 
@@ -1355,7 +1355,7 @@ static int top_run(const struct rsp_request *req, const struct rsp_source *src, 
 	rsp_request__window_range(req, src, &from, &to);
 	if (req->pid >= 0 && (ret = rsp_source__check_seen(src, "top", req->pid, from, to, err)))
 		return ret;
-	rsp_redact__init(&r, src);
+	rsp_redact__init(&r, &src->access);
 	ret = profile(&c, &r);
 	if (ret)
 		rsp_buf__puts(err, "top: out of memory building the profile");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <rsp/parse.h>
+#include <rsp/trig_request.h>
 #include <rsp/trigger.h>
 #include "internal/query.h"
 

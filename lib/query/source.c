@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Access control for queries: the rule is in lib/include/rsp/query.h, next
+ * Access control for queries: the rule is in lib/include/rsp/access.h, next
  * to struct rsp_access. Every command decides through these functions, so
  * that redaction is the same everywhere.
  */
@@ -20,24 +20,17 @@
 
 bool rsp_source__may_see(const struct rsp_source *src, long pid)
 {
-	const struct rsp_access *a = &src->access;
-	uint32_t uid;
-
-	if (!a->restricted || pid == 0)
-		return true;
-	if (pid < 0 || !a->uid_of || a->uid_of(a->ctx, pid, &uid))
-		return false; /* unknown owner: another user's */
-	return uid == a->uid;
+	return rsp_access__may_see(&src->access, pid);
 }
 
 bool rsp_source__system_wide(const struct rsp_source *src)
 {
-	return !src->access.restricted || src->access.paranoid <= 0;
+	return rsp_access__system_wide(&src->access);
 }
 
 bool rsp_source__kernel_symbols(const struct rsp_source *src)
 {
-	return !src->access.restricted || src->access.paranoid <= 1;
+	return rsp_access__kernel_symbols(&src->access);
 }
 
 int rsp_source__check_pid(const struct rsp_source *src, const char *cmd, long pid,
@@ -141,16 +134,3 @@ int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err)
 	return -ESRCH;
 }
 
-char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
-			size_t n)
-{
-	char name[RSP_FMT_NAME_MAX];
-
-	if (!rsp_source__may_see(src, pid))
-		snprintf(buf, n, "pid %ld " RSP_OTHER_USER, pid);
-	else if (comm && comm[0])
-		snprintf(buf, n, "pid %ld %s", pid, rsp_fmt__name(name, sizeof(name), comm));
-	else
-		snprintf(buf, n, "pid %ld", pid);
-	return buf;
-}

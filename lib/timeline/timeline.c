@@ -119,11 +119,6 @@ void rsp_timeline__set_start(struct rsp_timeline *tl, uint64_t start)
 	tl->unfold_from = start;
 }
 
-uint64_t rsp_timeline__start(const struct rsp_timeline *tl)
-{
-	return tl->start;
-}
-
 void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timeline_stats *st)
 {
 	*st = tl->st;

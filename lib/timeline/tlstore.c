@@ -640,14 +640,6 @@ const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
 	return best;
 }
 
-int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t time,
-			   struct rsp_sock_info *out)
-{
-	if (s->tl && !rsp_socktab__find(rsp_timeline__socktab(s->tl), sk, time, out))
-		return 0;
-	return rsp_socktab__find(s->socks, sk, time, out);
-}
-
 /* ---- stack repair ---------------------------------------------------------- */
 
 #define REPAIR_FRAMES 128

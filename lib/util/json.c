@@ -62,3 +62,19 @@ int rsp_json__emit(json_t *o, struct rsp_buf *out)
 	free(text);
 	return err ? err : rsp_buf__puts(out, "\n");
 }
+
+void rsp_json__str(struct rsp_buf *out, const char *s)
+{
+	rsp_buf__add(out, "\"", 1);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			rsp_buf__printf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			rsp_buf__printf(out, "\\u%04x", ch);
+		else
+			rsp_buf__add(out, s, 1);
+	}
+	rsp_buf__add(out, "\"", 1);
+}

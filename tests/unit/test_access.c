@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the access rule as every command applies it
- * (lib/query/redact.c through the commands), on a synthetic window: a
+ * (lib/format/redact.c through the commands), on a synthetic window: a
  * thread whose process rsp never learnt (it only ever appears as the next
  * task of a switch and as the target of a waking, so no record in its own
  * context says its tgid) is decided by its own owner, and hidden when that

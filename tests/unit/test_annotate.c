@@ -55,7 +55,7 @@ static bool ends_with(const char *s, const char *tail)
 }
 
 /* fix_a's annotation with no samples: its instructions and lines. */
-static struct rsp_annotate *fix_a(struct rsp_srclines *sl, const struct rsp_flatprof_addr *a,
+static struct rsp_annotate *fix_a(struct rsp_srclines *sl, const struct rsp_sampled_addr *a,
 				  size_t n)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
@@ -123,7 +123,7 @@ static void test_annotate_mapping(void **state)
 {
 	struct rsp_srclines *sl = rsp_srclines__new("", 4);
 	struct rsp_annotate *an = fix_a(NULL, NULL, 0), *b;
-	struct rsp_flatprof_addr addrs[4];
+	struct rsp_sampled_addr addrs[4];
 	size_t n = 0, wide = 0;
 	uint64_t start, size;
 
@@ -140,10 +140,10 @@ static void test_annotate_mapping(void **state)
 			break;
 		}
 	assert_true(wide > 0);
-	addrs[n++] = (struct rsp_flatprof_addr){an->insns[0].addr, 3};
-	addrs[n++] = (struct rsp_flatprof_addr){an->insns[wide].addr, 2};
-	addrs[n++] = (struct rsp_flatprof_addr){an->insns[wide].addr + 1, 4};
-	addrs[n++] = (struct rsp_flatprof_addr){an->start + an->size + 64, 1};
+	addrs[n++] = (struct rsp_sampled_addr){an->insns[0].addr, 3};
+	addrs[n++] = (struct rsp_sampled_addr){an->insns[wide].addr, 2};
+	addrs[n++] = (struct rsp_sampled_addr){an->insns[wide].addr + 1, 4};
+	addrs[n++] = (struct rsp_sampled_addr){an->start + an->size + 64, 1};
 	b = fix_a(sl, addrs, n);
 	assert_int_equal(b->samples, 5);
 	assert_int_equal(b->off_insn, 5);

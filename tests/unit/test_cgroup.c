@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <rsp/cgroup.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include <rsp/maps.h>
 #include <rsp/merge.h>
 #include <rsp/prom.h>

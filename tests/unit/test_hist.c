@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include "internal/hist.h"
 
 #define S		       1000000000ull

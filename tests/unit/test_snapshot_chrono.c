@@ -115,7 +115,9 @@ static void build(struct b *b, size_t max_pieces)
 	if (!b->snap)
 		fail_msg("snapshot: %s", err.data);
 	rsp_buf__exit(&err);
-	assert_int_equal(rsp_snapnames__init(&b->names, &b->src, b->snap), 0);
+	assert_int_equal(rsp_snapnames__init(&b->names, &b->src.access, b->src.symbols,
+					     b->src.ksyms, b->snap),
+			 0);
 }
 
 static void b_exit(struct b *b)

@@ -19,6 +19,7 @@
 #include <rsp/hist.h>
 #include <rsp/query.h>
 #include <rsp/stopwatch.h>
+#include <rsp/sw_request.h>
 #include "bpf/stopwatch.h"
 
 /* Nested calls of one function (a calls b calls c): each return pops its own. */

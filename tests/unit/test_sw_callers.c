@@ -2,7 +2,7 @@
 /*
  * `stopwatch show --callers` without the kernel: the merge of symbolized
  * caller stacks (lib/analysis/sw_callers.c), its bound, its ranking, the
- * text and JSON it renders into (lib/analysis/stopwatch.c), and the
+ * text and JSON it renders into (lib/format/sw_render.c), and the
  * --callers options' parsing. e2e test_stopwatch_callers runs the kernel's
  * side with a workload of known callers.
  */
@@ -18,6 +18,8 @@
 #include <jansson.h>
 #include <rsp/query.h>
 #include <rsp/stopwatch.h>
+#include <rsp/sw_request.h>
+#include <rsp/sw_render.h>
 
 static const char *const A[] = {"caller_a", "main", "__libc_start_call_main"};
 static const char *const B[] = {"caller_b", "main", "__libc_start_call_main"};

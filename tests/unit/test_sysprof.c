@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <rsp/buf.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include <rsp/sysprof.h>
 #include "tracepoints/bpf_syscalls.h"
 

@@ -264,7 +264,7 @@ static void test_redact(void **state)
 	struct rsp_redact r;
 	char buf[64];
 
-	rsp_redact__init(&r, &src);
+	rsp_redact__init(&r, &src.access);
 	assert_false(rsp_redact__hidden(&r, 100, 100));
 	assert_true(rsp_redact__hidden(&r, 200, 200));
 	assert_true(rsp_redact__hidden(&r, 300, 300)); /* unknown owner: hidden */
@@ -290,7 +290,7 @@ static void test_redact(void **state)
 	rsp_redact__exit(&r);
 	/* unrestricted: nothing hidden, nothing asked */
 	src.access.restricted = false;
-	rsp_redact__init(&r, &src);
+	rsp_redact__init(&r, &src.access);
 	calls = 0;
 	assert_false(rsp_redact__hidden(&r, 200, 200));
 	assert_false(rsp_redact__hidden(&r, 400, 0));

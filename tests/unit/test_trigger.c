@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/query/trigcond.c (a trigger's condition and spec),
+ * Unit tests of lib/format/trigcond.c (a trigger's condition and spec),
  * lib/query/cmd_trigger.c (rspctl trigger's request and list) and
  * lib/format/amhook.c (Alertmanager's webhook payload).
  */
@@ -16,6 +16,7 @@
 #include <rsp/hist.h>
 #include <rsp/query.h>
 #include <rsp/sleepclass.h>
+#include <rsp/trig_request.h>
 #include <rsp/trigger.h>
 
 static void parse_ok(const char *text, struct rsp_trig_cond *c)

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rsp/buf.h>
-#include <rsp/flatprof.h>
+#include <rsp/symbols.h>
 #include "internal/srcline.h"
 
 /*
@@ -46,7 +46,7 @@ struct rsp_annotate {
  * one sentence in @err.
  */
 struct rsp_annotate *rsp_annotate__new(const char *path, const char *name, const char *debug_dir,
-				       const struct rsp_flatprof_addr *addrs, size_t nr,
+				       const struct rsp_sampled_addr *addrs, size_t nr,
 				       struct rsp_srclines *sl, size_t max_bytes,
 				       struct rsp_buf *err);
 void rsp_annotate__delete(struct rsp_annotate *a);

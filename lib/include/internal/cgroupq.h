@@ -11,7 +11,7 @@
 
 /*
  * A process's cgroup, container and namespaced pid in answers
- * (lib/query/cgroupq.c), as the process model knows them (rsp/cgroup.h).
+ * (lib/format/cgroupq.c), as the process model knows them (rsp/cgroup.h).
  */
 
 /** rsp_cgroupq__json() - add "cgroup", "container", "nspid" to @o where known. */

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
-#include <rsp/timeline.h> /* RSP_STACK_HASH_USER */
+#include <rsp/stackhash.h>
 
 /*
  * The one hash of librsp, in two forms:

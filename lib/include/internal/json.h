@@ -42,6 +42,13 @@ bool rsp_json__failed(void);
  */
 json_t *rsp_json__name(const char *name);
 
+/*
+ * rsp_json__str() - @s as a JSON string, quoted and escaped, appended to
+ * @out (errors stay in out->error): for the writers that stream JSON
+ * without building it (the Chrome trace, speedscope files).
+ */
+void rsp_json__str(struct rsp_buf *out, const char *s);
+
 /* json_object_set_new() of a number; @o's key takes the new value. */
 static inline void rsp_json__set_u64(json_t *o, const char *key, uint64_t v)
 {

@@ -197,6 +197,26 @@ void rsp_merge__offsets_text(const struct merge *m, struct rsp_buf *out);
 json_t *rsp_merge__hosts_json(const struct merge *m);
 json_t *rsp_merge__offsets_json(const struct merge *m);
 
+/* ---- the steps of a run (merge_run.c calls them in this order) ---- */
+
+/** rsp_merge__load_host() - host @k's dump loaded, checked and its network operations indexed. */
+int rsp_merge__load_host(struct merge *m, int k, struct rsp_buf *err);
+/** rsp_merge__match() - the socket ends matched across hosts; 0 or -ENOMEM. */
+int rsp_merge__match(struct merge *m);
+/** rsp_merge__check_offsets() - every pair of hosts has a clock offset, or one sentence. */
+int rsp_merge__check_offsets(struct merge *m, struct rsp_buf *err);
+/** rsp_merge__net_json(), rsp_merge__net_text() - `merge ... net`'s answer. */
+int rsp_merge__net_json(const struct merge *m, struct rsp_buf *out);
+void rsp_merge__net_text(const struct merge *m, struct rsp_buf *out);
+/** rsp_merge__snapshot() - `merge ... snapshot PID@HOST`'s answer (merge_local.c). */
+int rsp_merge__snapshot(struct merge *m, struct rsp_buf *out, struct rsp_buf *err);
+
+/* What the snapshot across hosts (merge_local.c) takes of the clock offsets (merge.c). */
+int64_t rsp_merge__mono(const struct mhost *h, uint64_t t);
+int64_t rsp_merge__send_start(const struct mhost *h, const struct rsp_net_op *o);
+int rsp_merge__add_pairs(const struct merge *m, const struct mconn *a, const struct mconn *b,
+			 long k, struct rsp_clockoff *c);
+
 /** rsp_merge__graph() - `merge ... graph`: the wait-for graph over all hosts. */
 int rsp_merge__graph(const struct merge *m, struct rsp_buf *out, struct rsp_buf *err);
 

@@ -5,7 +5,7 @@
 /*
  * A perf.data file being read, shared by its parser (lib/format/
  * perfdata_read.c), the offline record source that places its records in a
- * window (lib/stream/perfdata_load.c) and the query source made of it
+ * window (lib/format/perfdata_load.c) and the query source made of it
  * (lib/query/perfdata_source.c).
  */
 #include <stdbool.h>

@@ -124,7 +124,7 @@ void rsp_pprof__exit(struct rsp_pprof *w);
 
 /*
  * rsp_top__pprof() - @p's stacks (built with stacks_by_thread) as an on-CPU
- * profile (lib/query/top_pprof.c): samples/count and cpu/nanoseconds, one
+ * profile (lib/format/top_pprof.c): samples/count and cpu/nanoseconds, one
  * sample per stack and thread, labels thread, process, cgroup; build-ids
  * from @maps (NULL: none). Sets @meta's period. 0 or -ENOMEM.
  */
@@ -155,10 +155,11 @@ void rsp_pprof_bids__exit(struct rsp_pprof_bids *b);
 void rsp_pprof_bids__frame(struct rsp_pprof_bids *b, uint32_t pid, uint64_t time, bool user,
 			   struct rsp_pprof_frame *f);
 /*
- * rsp_pprof_meta__range() - the duration of [@from, @to] of @src's window,
- * and live its start as wall-clock time (offline: not known, 0).
+ * rsp_pprof_meta__range() - the duration of [@from, @to] of a window, and
+ * when @live (rspd: @now is CLOCK_MONOTONIC's now) its start as wall-clock
+ * time (offline: not known, 0).
  */
-void rsp_pprof_meta__range(struct rsp_pprof_meta *m, const struct rsp_source *src, uint64_t from,
+void rsp_pprof_meta__range(struct rsp_pprof_meta *m, bool live, uint64_t now, uint64_t from,
 			   uint64_t to);
 int rsp_top__pprof(const struct rsp_flatprof *p, const struct rsp_maps *maps,
 		   struct rsp_pprof_meta *meta, struct rsp_buf *out);

@@ -5,13 +5,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <rsp/query.h>
+#include <rsp/access.h>
 #include "internal/u64map.h"
 
 struct rsp_tlstore;
 
 /*
- * The access rule's redaction (rule 3 of struct rsp_access in rsp/query.h),
+ * The access rule's redaction (rule 3 of struct rsp_access in rsp/access.h),
  * in one place: every command asks here, and only here, whether a thread
  * or process is another user's, and names such a one only as "pid N (other
  * user)", with no command name, no stack below its kernel frames, no
@@ -24,17 +24,17 @@ struct rsp_tlstore;
  * that names nobody) means hidden: never shown by default.
  *
  * The decision is cached per owner for the life of one query:
- * rsp_source__may_see() may read /proc, and a query asks about the same
+ * rsp_access__may_see() may read /proc, and a query asks about the same
  * process once per thread, profile or socket.
  */
 struct rsp_redact {
-	const struct rsp_source *src;
+	const struct rsp_access *access;
 	const struct rsp_tlstore *store; /* NULL: none */
 	struct rsp_u64map seen;		 /* owner pid -> 1 visible, 2 hidden */
 };
 
-/** rsp_redact__init() - decide for @src's requester; @src must outlive @r. */
-void rsp_redact__init(struct rsp_redact *r, const struct rsp_source *src);
+/** rsp_redact__init() - decide for the requester @access; @access must outlive @r. */
+void rsp_redact__init(struct rsp_redact *r, const struct rsp_access *access);
 void rsp_redact__exit(struct rsp_redact *r);
 
 /**

@@ -6,8 +6,8 @@
 #include "internal/snapnames.h"
 
 /*
- * The snapshot as files (lib/format/snapshot_export.c), carried in the answer for
- * the client to write (rsp/answer.h):
+ * The snapshot as files (lib/format/snapshot_folded.c, snapshot_export.c), carried in the answer
+ * for the client to write (rsp/answer.h):
  *
  * folded  one line per pseudostack, root first, frames separated by ';',
  *         then a space and its time in microseconds (FlameGraph's and
@@ -143,8 +143,6 @@ uint32_t *rsp_chrono__root_tids(const struct rsp_spiece *v, size_t nv);
  */
 size_t rsp_chrono__nest_tids(const struct rsp_spiece *v, const uint32_t *keep, size_t nk,
 			     uint32_t *out);
-/* @s as a JSON string, quoted and escaped (errors stay in out->error). */
-void rsp_snapexport__jstr(struct rsp_buf *out, const char *s);
 int rsp_snapexport__chrome(struct snapnames *n, struct rsp_buf *out);
 
 #endif

@@ -4,9 +4,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <rsp/query.h>
+#include <rsp/access.h>
 #include <rsp/snapshot.h>
 #include "internal/redact.h"
+
+struct rsp_ksyms;
+struct rsp_symbolizer;
 
 /*
  * Names for what a snapshot holds, as the requester may see them: threads
@@ -16,7 +19,9 @@
  * frames as addresses). Shared by the snapshot's renderers.
  */
 struct snapnames {
-	const struct rsp_source *src;
+	const struct rsp_access *access;
+	struct rsp_symbolizer *symbols; /* NULL: none */
+	const struct rsp_ksyms *ksyms;	/* NULL: none */
 	const struct rsp_snapshot *snap;
 	const struct rsp_tlstore *store;
 	struct rsp_redact red; /* the access rule */
@@ -31,7 +36,13 @@ struct snap_frame {
 	const char *object; /* the symbolizer's (interned), "[kernel]"; NULL: not known */
 };
 
-int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
+/*
+ * rsp_snapnames__init() - names for @snap as the requester @access may
+ * see them, from @symbols and @ksyms (a query's source's; NULL: none).
+ * All must outlive @n.
+ */
+int rsp_snapnames__init(struct snapnames *n, const struct rsp_access *access,
+			struct rsp_symbolizer *symbols, const struct rsp_ksyms *ksyms,
 			const struct rsp_snapshot *snap);
 void rsp_snapnames__exit(struct snapnames *n);
 

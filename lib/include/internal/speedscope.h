@@ -56,7 +56,7 @@ void rsp_sscope__exit(struct rsp_sscope *w);
  * rsp_top__speedscope() - @p's stacks (built with stacks_by_thread) as
  * one "sampled" profile per thread, weights in samples (unit "none"), at
  * most 100000 stacks written in all (a thread's others summed in one
- * frame that says so). lib/query/top_speedscope.c. 0 or -ENOMEM.
+ * frame that says so). lib/format/top_speedscope.c. 0 or -ENOMEM.
  */
 int rsp_top__speedscope(const struct rsp_flatprof *p, const char *title, struct rsp_buf *out);
 

@@ -80,11 +80,8 @@ struct rsp_flatprof_image {
 	uint64_t samples, period;
 };
 
-/* One sampled address of the function asked for (opts.annotate). */
-struct rsp_flatprof_addr {
-	uint64_t file_addr; /* link-time address in the object */
-	uint64_t samples;
-};
+/* The sampled addresses of the function asked for (opts.annotate):
+ * struct rsp_sampled_addr, rsp/symbols.h. */
 
 struct rsp_flatprof_totals {
 	uint64_t samples, kernel, period; /* of the profiled process (or all) */
@@ -162,13 +159,12 @@ RSP_API const struct rsp_flatprof_comm *rsp_flatprof__comms(const struct rsp_fla
 RSP_API const struct rsp_flatprof_image *rsp_flatprof__images(const struct rsp_flatprof *p,
 							      size_t *n);
 /** Sampled addresses of opts.annotate in its object, by address (ascending). */
-RSP_API const struct rsp_flatprof_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p,
-							    size_t *n);
+RSP_API const struct rsp_sampled_addr *rsp_flatprof__addrs(const struct rsp_flatprof *p, size_t *n);
 /**
  * rsp_flatprof__row_addrs() - the sampled link-time addresses of row @r
  * (opts.lines; user rows only), by address; NULL and *@n 0 if none kept.
  */
-RSP_API const struct rsp_flatprof_addr *
+RSP_API const struct rsp_sampled_addr *
 rsp_flatprof__row_addrs(const struct rsp_flatprof *p, const struct rsp_flatprof_row *r, size_t *n);
 /** rsp_flatprof__proc() - the row of process @pid, or NULL. */
 RSP_API const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p,

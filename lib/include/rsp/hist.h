@@ -185,8 +185,6 @@ struct rsp_hist_who {
 RSP_API const char *rsp_hist__op_kind_name(unsigned kind);
 /** rsp_hist__sleep_reason_name() - "unknown", "block_io", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__sleep_reason_name(unsigned reason);
-/** rsp_hist__softirq_name() - "HI", "TIMER", ..., "RCU"; NULL when out of range. */
-RSP_API const char *rsp_hist__softirq_name(unsigned vec);
 /** rsp_hist__subject_kind_name() - "system", "process", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__subject_kind_name(unsigned kind);
 /**
@@ -610,52 +608,7 @@ RSP_API int rsp_hist__compare(const struct rsp_hist_set *base, const struct rsp_
 			      const struct rsp_hist_cmp_config *cfg, struct rsp_hist_diff **out);
 RSP_API void rsp_hist_diff__delete(struct rsp_hist_diff *d);
 
-/* ---- rendering ---------------------------------------------------------- */
-
-#define RSP_HIST_R_ROWS 0x1u /* also a heat map of each profile's rows */
-
-/**
- * rsp_hist_profile__render() - one profile as text, under 80 columns: a
- * header, count/mean/p50/p99/max/total, a bcc print_log2_hist table
- * ("low -> high : count |****|"), its peaks, and what ended unobserved.
- */
-RSP_API int rsp_hist_profile__render(const struct rsp_hist_profile *p, struct rsp_buf *out);
-/**
- * rsp_hist_profile__render_heatmap() - a profile's rows as a text heat map:
- * a line per slice (time, count), a column per bucket, the density of a
- * cell as one of " .:-=+*#%@" (log scale of its count). Under 80 columns
- * (r=2 profiles with a wide range are folded to r=1).
- */
-RSP_API int rsp_hist_profile__render_heatmap(const struct rsp_hist_profile *p, struct rsp_buf *out);
-/** rsp_hist_set__render_text() - the set's header, summary table and profiles. */
-RSP_API int rsp_hist_set__render_text(const struct rsp_hist_set *s, unsigned flags,
-				      struct rsp_buf *out);
-/**
- * rsp_hist_set__render_json() - the set as JSON: the format that --save
- * writes and rsp_hist_set__load_json() reads ({"format": "rsp-hist",
- * "version": 1, "resolution", "range", "profiles": [{"subject", "op",
- * "count", "sum_ns", "buckets": [{"low_ns", "high_ns", "count"}], "peaks",
- * ...}]}).
- */
-RSP_API int rsp_hist_set__render_json(const struct rsp_hist_set *s, unsigned flags,
-				      struct rsp_buf *out);
-/**
- * rsp_hist_set__load_json() - read what rsp_hist_set__render_json() wrote
- * @what: names the input in error messages ("baseline base.json")
- * Every field is checked: format and version, resolution, subjects, op
- * names, bucket bounds against the bucket math, counts against the sum of
- * buckets. Return: 0 and a new set in @out, or -EINVAL with one sentence
- * in @err (or -ENOMEM).
- */
-RSP_API int rsp_hist_set__load_json(const char *text, size_t len, const char *what,
-				    struct rsp_hist_set **out, struct rsp_buf *err);
-/** rsp_hist_diff__render_text() - the ranked pairs and, for the first @show selected, both
- * histograms. */
-RSP_API int rsp_hist_diff__render_text(const struct rsp_hist_diff *d, const char *base_what,
-				       const char *cur_what, size_t show, struct rsp_buf *out);
-/** rsp_hist_diff__render_json() - {"pairs": [...]} with every pair and its verdict. */
-RSP_API int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_what,
-				       const char *cur_what, struct rsp_buf *out);
+/* Rendering (text, JSON, the saved baseline): rsp/hist_render.h, the format layer. */
 
 /** rsp_hist__fmt_ns() - "812 ns", "3.2 us", "1.05 ms", "2.31 s" into @buf. */
 RSP_API const char *rsp_hist__fmt_ns(double ns, char *buf, size_t n);

@@ -246,16 +246,6 @@ RSP_API int rsp_pdwriter__kernel_mmap(struct rsp_pdwriter *w, uint64_t start, ui
 RSP_API int rsp_pdwriter__build_id(struct rsp_pdwriter *w, const struct rsp_pd_build_id *b);
 
 /**
- * rsp_pdwriter__record() - add one window record (in time order)
- *
- * Records of an evsel merged into another get their empty callchain here.
- * Return: 0, -ENOENT (a sample of no evsel of the schema: not written),
- * -EINVAL (malformed), -E2BIG (no room for the empty callchain) or a write
- * error.
- */
-RSP_API int rsp_pdwriter__record(struct rsp_pdwriter *w, const struct perf_event_header *rec);
-
-/**
  * rsp_pdwriter__filter() - write only the window records and process
  * records @f keeps (rsp/tidfilter.h: rspctl dump --netns); rsp_pdwriter__window()
  * scans the window with it first. @f stays the caller's and must live until
@@ -361,8 +351,6 @@ struct rsp_pd_cgroup {
 };
 
 struct rsp_perfdata;
-struct rsp_source;
-struct rsp_request;
 
 /**
  * rsp_perfdata__open() - map and check a perf.data file
@@ -412,20 +400,7 @@ RSP_API int rsp_perfdata__cgroup(const struct rsp_perfdata *pd, uint32_t i,
  */
 RSP_API int rsp_perfdata__load(struct rsp_perfdata *pd, struct rsp_buf *err);
 
-/**
- * rsp_perfdata__source() - load, then describe the file as a query source
- * (offline, now = its newest record). The window stays owned by @pd.
- */
-RSP_API int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src,
-				 struct rsp_buf *err);
-
-/**
- * rsp_perfdata__source_for() - rsp_perfdata__source() for one request:
- * builds only what @req's command reads. src->symbols is NULL when the
- * command never resolves user symbols (rsp_request__uses_symbols()).
- */
-RSP_API int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
-				     struct rsp_source *src, struct rsp_buf *err);
+/* The file as a query source: rsp_perfdata__source(), rsp/query.h. */
 
 /**
  * rsp_perfdata__process_model() - the synthesized process records (COMM,

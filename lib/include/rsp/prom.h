@@ -46,6 +46,12 @@ enum rsp_prom_format {
  */
 RSP_API enum rsp_prom_format rsp_prom__negotiate(const char *accept);
 
+/* The protobuf exposition's Content-Type (lib/format/prom_pb.c writes it):
+ * here, beside the negotiation that chooses it. */
+#define RSP_PROM_PB_CONTENT_TYPE                                                                   \
+	"application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; "               \
+	"encoding=delimited"
+
 /** rsp_prom__content_type() - the Content-Type header of @fmt. */
 RSP_API const char *rsp_prom__content_type(enum rsp_prom_format fmt);
 

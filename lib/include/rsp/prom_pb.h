@@ -33,10 +33,7 @@
 #include <rsp/api.h>
 #include <rsp/buf.h>
 #include <rsp/hist.h>
-
-#define RSP_PROM_PB_CONTENT_TYPE                                                                   \
-	"application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; "               \
-	"encoding=delimited"
+#include <rsp/prom.h> /* RSP_PROM_PB_CONTENT_TYPE */
 
 /* rsp_prom_pb__index()'s answer for the zero bucket. */
 #define RSP_PROM_PB_ZERO_BUCKET INT32_MIN

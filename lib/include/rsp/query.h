@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <rsp/access.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
 #include <rsp/ksyms.h>
@@ -22,61 +23,7 @@ enum rsp_format {
 	RSP_FMT_DOT,
 };
 
-/*
- * Who asks, for access control. rspd fills it from the client's
- * SO_PEERCRED on every request; offline (`rspctl analyze FILE`: whoever
- * can read the dump sees all of it) and in-process callers leave it zeroed,
- * which means unrestricted.
- *
- * THE RULE, which every command applies through the helpers below:
- *  1. An unrestricted requester (root, a member of rspd's admin group,
- *     offline) sees everything.
- *  2. A restricted requester may name (--pid, a positional PID, ...) only
- *     processes whose real uid is theirs: call rsp_source__check_pid() on
- *     every process the user names, before reading the window; it answers
- *     -EACCES with one sentence otherwise. A process whose owner cannot be
- *     told (it exited, so /proc no longer has it) counts as another user's.
- *  3. In the answers to a restricted requester, every process for which
- *     rsp_source__may_see() is false appears only as "pid N (other user)"
- *     (text; rsp_source__label() writes it) or {"pid": N, "other_user":
- *     true} (JSON): no comm, no command line, no thread names, no stacks,
- *     no file or socket names. Counts and durations may stay: they are
- *     what the user's own process experienced.
- *  4. pid 0 (the idle task, whose context interrupts on an idle CPU run
- *     in) is nobody's process and is always shown.
- * Decide per process (tgid), never per thread name; call may_see() once
- * per process in the answer, not per record (it may read /proc). The
- * commands decide rule 3 through one function, rsp_redact__hidden()
- * (lib/include/internal/redact.h), which also settles a thread whose
- * process the window never said: by the thread itself, hidden when its
- * owner cannot be told; never as if it were pid 0.
- * Known gap: ownership is read at query time, so if a pid was reused, the
- * window's records of its earlier holder are attributed to the current one
- * (a fix needs each process's start time; not done yet).
- */
-struct rsp_access {
-	bool restricted; /* false: sees everything */
-	uint32_t uid;	 /* the requester's uid, when restricted */
-	/*
-	 * The real uid of live process @pid: 0 and *uid, or -errno (-ESRCH:
-	 * gone). rspd reads /proc/PID/status and caches per request.
-	 */
-	int (*uid_of)(void *ctx, long pid, uint32_t *uid);
-	void *ctx;
-	/*
-	 * perf_event_paranoid as the owner read it for this query (rspd reads
-	 * /proc/sys/kernel/perf_event_paranoid for each restricted one): what
-	 * a restricted requester may see of the cpu-clock samples, as perf
-	 * would let them profile the machine themselves:
-	 *   <= 0  every process's samples (other users' as rule 3 says);
-	 *   1     only those of their own processes: no other user's, not
-	 *         the idle task (perf: no system-wide events);
-	 *   >= 2  as 1, and no kernel symbols or addresses: kernel frames
-	 *         are counted but not named (perf: no kernel profiling).
-	 * The kernel-symbol part holds wherever an answer shows frames.
-	 */
-	int paranoid;
-};
+/* Who asks, and THE RULE of what they see: struct rsp_access, rsp/access.h. */
 
 struct rsp_symbolizer;
 struct rsp_socktab;
@@ -144,14 +91,6 @@ RSP_API int rsp_source__check_seen(const struct rsp_source *src, const char *cmd
 RSP_API int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err);
 
 /**
- * rsp_source__label() - "pid N comm" or, redacted, "pid N (other user)"
- * @comm: the process's name as the window knows it, or NULL/""
- * Writes at most @n bytes into @buf (NUL-terminated) and returns @buf.
- */
-RSP_API char *rsp_source__label(const struct rsp_source *src, long pid, const char *comm, char *buf,
-				size_t n);
-
-/**
  * rsp_source__system_wide() - may the requester see the samples of
  * processes not theirs (perf_event_paranoid <= 0, or unrestricted)?
  */
@@ -162,8 +101,6 @@ RSP_API bool rsp_source__system_wide(const struct rsp_source *src);
  * names and addresses (perf_event_paranoid <= 1, or unrestricted)?
  */
 RSP_API bool rsp_source__kernel_symbols(const struct rsp_source *src);
-
-#define RSP_OTHER_USER "(other user)"
 
 struct rsp_command;
 
@@ -282,5 +219,26 @@ struct rsp_dump_spec {
 
 /** rsp_request__dump_spec() - @req's dump options; -EINVAL if @req is not a dump. */
 RSP_API int rsp_request__dump_spec(const struct rsp_request *req, struct rsp_dump_spec *spec);
+
+/*
+ * A dump as a query source (lib/query/perfdata_source.c): the query
+ * layer's, above the perf.data reader (rsp/perfdata.h, lib/format/).
+ */
+struct rsp_perfdata;
+
+/**
+ * rsp_perfdata__source() - load, then describe the file as a query source
+ * (offline, now = its newest record). The window stays owned by @pd.
+ */
+RSP_API int rsp_perfdata__source(struct rsp_perfdata *pd, struct rsp_source *src,
+				 struct rsp_buf *err);
+
+/**
+ * rsp_perfdata__source_for() - rsp_perfdata__source() for one request:
+ * builds only what @req's command reads. src->symbols is NULL when the
+ * command never resolves user symbols (rsp_request__uses_symbols()).
+ */
+RSP_API int rsp_perfdata__source_for(struct rsp_perfdata *pd, const struct rsp_request *req,
+				     struct rsp_source *src, struct rsp_buf *err);
 
 #endif /* RSP_QUERY_H */

@@ -6,69 +6,22 @@
  * Stopwatches (`rspctl stopwatch`): the time from a user function's entry
  * to its return, or from a system call's entry to its exit, measured and
  * aggregated in the kernel (bpf/stopwatch.bpf.c, daemon/stopwatch.c).
- * Here: the request, the totals (exact integer sums, so that merging CPUs
- * and seconds loses nothing) and their text and JSON.
+ * Here: the totals (exact integer sums, so that merging CPUs and seconds
+ * loses nothing) and the callers; the request is rsp/sw_request.h and the
+ * text and JSON rsp/sw_render.h.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/buf.h>
 
-struct rsp_request;
 struct rsp_sw_stat; /* bpf/stopwatch.h: one CPU's kernel counts */
 
 #define RSP_SW_NAME_LEN	  32
 #define RSP_SW_SPEC_LEN	  256
 #define RSP_SW_NR_BUCKETS 65
 
-enum rsp_sw_op { RSP_SW_ADD, RSP_SW_LIST, RSP_SW_RM, RSP_SW_SHOW };
-
-/* `rspctl stopwatch ...`, parsed (strings point into the request's argv). */
-struct rsp_sw_request {
-	enum rsp_sw_op op;
-	const char *spec; /* ADD: BINARY:SYMBOL or syscall:NAME */
-	const char *name; /* ADD: --name; RM, SHOW: the stopwatch (SHOW: NULL = all) */
-	long pid;	  /* ADD: --pid, -1: any */
-	const char *comm; /* ADD: --comm, NULL: any */
-	uint64_t last_ns; /* SHOW: --last, 0: since it was added */
-	bool json;
-	/* ADD, a keyed pair instead of SPEC: --start SYS:EVENT --end SYS:EVENT
-	 * --key FIELD[,FIELD] [--where FIELD=VALUE]; or of user functions:
-	 * --start BINARY:SYMBOL --end BINARY:SYMBOL --key argN */
-	const char *start, *end, *key, *where;
-	/* ADD: --callers [--callers-max N]; SHOW: --callers [--top N] */
-	bool callers;
-	unsigned callers_max; /* 0: the default */
-	unsigned top;	      /* 0: the default */
-};
-
-/** rsp_request__stopwatch() - @req's stopwatch request; -EINVAL if @req is not one. */
-RSP_API int rsp_request__stopwatch(const struct rsp_request *req, struct rsp_sw_request *out);
-
-/* What a SPEC names. */
-enum rsp_sw_kind { RSP_SW_FUNC, RSP_SW_SYSCALL };
-
-struct rsp_sw_target {
-	enum rsp_sw_kind kind;
-	char object[RSP_SW_SPEC_LEN]; /* FUNC: the binary as given */
-	char symbol[RSP_SW_SPEC_LEN]; /* FUNC: the function; SYSCALL: the call's name */
-};
-
-/**
- * rsp_sw_target__parse() - split SPEC: "syscall:NAME" or "BINARY:SYMBOL"
- * (the last ':' separates). Return: 0, or -EINVAL with one sentence in @err.
- */
-RSP_API int rsp_sw_target__parse(const char *spec, struct rsp_sw_target *t, struct rsp_buf *err);
-
-/**
- * rsp_sw__user_key() - N when @key is "argN" (1 to 6): a keyed pair of user
- * functions (--start BINARY:SYMBOL --end BINARY:SYMBOL), timed from one's
- * entry to the other's by their Nth integer argument; else 0 (tracepoints).
- */
-RSP_API unsigned rsp_sw__user_key(const char *key);
-
-/** rsp_sw__valid_name() - letters, digits, '_', '-', '.', at most 31: a stopwatch's name. */
-RSP_API bool rsp_sw__valid_name(const char *name);
+/* The request and its targets: rsp/sw_request.h, the query layer. */
 
 /* Totals of one stopwatch over some time: exact. */
 struct rsp_sw_total {
@@ -156,17 +109,6 @@ struct rsp_sw_view {
 	unsigned callers_top;
 };
 
-/**
- * rsp_sw__render_list() - `stopwatch list`: @n views, text or JSON into @out.
- * @max: the bound (--stopwatch-max). Return: 0 or -ENOMEM.
- */
-RSP_API int rsp_sw__render_list(const struct rsp_sw_view *v, size_t n, unsigned max, bool json,
-				struct rsp_buf *out);
-/**
- * rsp_sw__render_show() - `stopwatch show`: each view's statistics and
- * log2 histogram with peaks (the hist renderer's), text or JSON.
- */
-RSP_API int rsp_sw__render_show(const struct rsp_sw_view *v, size_t n, bool json,
-				struct rsp_buf *out);
+/* `list` and `show` rendered: rsp/sw_render.h, the format layer. */
 
 #endif

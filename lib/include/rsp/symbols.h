@@ -124,14 +124,6 @@ struct rsp_unwinder;
 RSP_API struct rsp_unwinder *rsp_symbolizer__unwinder(struct rsp_symbolizer *s);
 
 /**
- * rsp_symbolizer__load_kallsyms() - read kernel symbols from @path
- * (/proc/kallsyms format; modules as "name [module]"), replacing any.
- * Return: 0 or -errno with a sentence in @err (e.g. addresses hidden by
- * kptr_restrict).
- */
-RSP_API int rsp_symbolizer__load_kallsyms(struct rsp_symbolizer *s, const char *path,
-					  struct rsp_buf *err);
-/**
  * rsp_symbolizer__use_ksyms() - resolve kernel addresses with @ks, which
  * the caller owns and keeps alive as long as @s uses it (rspd loads
  * /proc/kallsyms once and shares it with the timeline). Replaces any table
@@ -186,5 +178,15 @@ RSP_API int rsp_symbolizer__callchain(struct rsp_symbolizer *s, uint32_t pid, ui
 RSP_API char *rsp_sym__format(const struct rsp_sym *sym, bool with_offset, char *buf, size_t size);
 
 RSP_API void rsp_symbolizer__stats(const struct rsp_symbolizer *s, struct rsp_symbolizer_stats *st);
+
+/*
+ * One sampled address in an object and its count: what a profile (the
+ * analysis layer's flatprof) hands to the annotation of a function (this
+ * layer's annotate), so that annotate need not look up to the profile.
+ */
+struct rsp_sampled_addr {
+	uint64_t file_addr; /* link-time address in the object */
+	uint64_t samples;
+};
 
 #endif /* RSP_SYMBOLS_H */

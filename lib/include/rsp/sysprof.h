@@ -4,10 +4,9 @@
 
 /*
  * Per-syscall latency profiles aggregated in the kernel (the `syscall`
- * family, bpf/syscalls.bpf.c): the syscall names of this architecture, the
- * merge of a key's per-CPU values, and the delta reader that turns the
- * kernel's cumulative counts into batches for the profile store
- * (rsp_hist_shard__add_batch()) each time rspd reads the map.
+ * family, bpf/syscalls.bpf.c): the merge of a key's per-CPU values, and the delta reader that turns
+ * the kernel's cumulative counts into batches for the profile store (rsp_hist_shard__add_batch())
+ * each time rspd reads the map.
  *
  * The kernel keeps, per (process, thread, syscall number) key and per CPU:
  * count, sum, off-CPU ns, a sum of squares in 16 ns units, min, max, the
@@ -20,20 +19,10 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/hist.h>
+#include <rsp/syscall.h> /* their names */
 
 #define RSP_SYSPROF_NR_BUCKETS 129	   /* RSP_HIST_NR_BUCKETS(2) */
 #define RSP_SYSPROF_OTHER_ID   0xffffffffu /* tid of the per-number overflow profiles */
-
-/** rsp_syscall__name() - "read" for 0 on x86-64; NULL when this build's table lacks @nr. */
-RSP_API const char *rsp_syscall__name(uint32_t nr);
-/** rsp_syscall__op_name() - "syscall:read", or "syscall:467" for a number without a name. */
-RSP_API void rsp_syscall__op_name(uint32_t nr, char *buf, size_t n);
-/**
- * rsp_syscall__parse() - a syscall's number from its name ("read") or a
- * number (below 4096). Return: 0, or -ENOENT (no such name or a number out
- * of range).
- */
-RSP_API int rsp_syscall__parse(const char *s, uint32_t *nr);
 
 /* One key's values, summed over CPUs (cumulative since the key was made). */
 struct rsp_sysprof_sum {

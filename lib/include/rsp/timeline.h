@@ -12,6 +12,7 @@
 #include <rsp/socktab.h>
 #include <rsp/sleepclass.h>
 #include <rsp/tp.h>
+#include <rsp/stackhash.h>
 #include <rsp/window.h>
 
 /*
@@ -189,11 +190,7 @@ struct rsp_waker {
 	uint64_t sk; /* RSP_WAKERF_NET: the socket whose data arrival woke (kernel address) */
 };
 
-/*
- * rsp_segment.stack_hash, rsp_waker.stack_hash (when not 0): the stack has
- * a user part (a PERF_CONTEXT_USER marker), known without reading it.
- */
-#define RSP_STACK_HASH_USER 0x1u
+/* RSP_STACK_HASH_USER: rsp/stackhash.h. */
 
 /* rsp_segment.flags */
 #define RSP_SEGF_TRUNCATED	 0x01u /* began before the stream: start is the stream's start */
@@ -626,8 +623,5 @@ RSP_API void rsp_timeline__stats(const struct rsp_timeline *tl, struct rsp_timel
  * by @tl; read them on the feeding thread only.
  */
 RSP_API const struct rsp_timeline_stats *rsp_timeline__counters(const struct rsp_timeline *tl);
-
-/** rsp_timeline__start() - the stream's start (set_start() or the first record). */
-RSP_API uint64_t rsp_timeline__start(const struct rsp_timeline *tl);
 
 #endif /* RSP_TIMELINE_H */

@@ -282,12 +282,4 @@ RSP_API const struct rsp_net_op *rsp_tlstore__net_ops(const struct rsp_tlstore *
 RSP_API const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
 							const struct rsp_segment *sleep);
 
-/**
- * rsp_tlstore__sock_info() - what socket @sk was at @time: from the
- * window's state records, else the table the store was loaded with.
- * Return: 0 and *out, or -ENOENT.
- */
-RSP_API int rsp_tlstore__sock_info(const struct rsp_tlstore *s, uint64_t sk, uint64_t time,
-				   struct rsp_sock_info *out);
-
 #endif /* RSP_TLSTORE_H */

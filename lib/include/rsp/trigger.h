@@ -9,8 +9,8 @@
  * Alertmanager, and what to do when it holds: dump the window (after a
  * post-trigger time), save a snapshot of a process, or log a line.
  * Here: the grammar (one parser for the control socket, the configuration
- * file and the fuzzer), Alertmanager's webhook payload, and the text and
- * JSON of `trigger list`. rspd evaluates and fires (daemon/trigger.c).
+ * file and the fuzzer: lib/format/trigcond.c) and what `trigger list` and
+ * `status` show of each trigger. rspd evaluates and fires (daemon/trigger.c).
  *
  * CONDITION (docs/triggers.md, rspctl(8)):
  *   hist OP [pid N|tid N|comm NAME] p99|p999|max > DURATION [over DURATION]
@@ -25,12 +25,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <rsp/amhook.h> /* RSP_TRIG_NAME_LEN */
 #include <rsp/api.h>
 #include <rsp/buf.h>
 
-struct rsp_request;
-
-#define RSP_TRIG_NAME_LEN	 32
 #define RSP_TRIG_COND_LEN	 256
 #define RSP_TRIG_OVER_DEFAULT_NS 10000000000ull	 /* hist, offcpu: the last 10 s */
 #define RSP_TRIG_OVER_MAX_NS	 300000000000ull /* the slices rspd keeps by default */
@@ -119,20 +117,6 @@ RSP_API int rsp_trig_spec__parse_line(const char *line, struct rsp_trig_spec *s,
 /** rsp_trig__valid_name() - letters, digits, '_', '-', '.', at most 31. */
 RSP_API bool rsp_trig__valid_name(const char *name);
 
-/* --- `rspctl trigger add|list|rm` ------------------------------------------ */
-
-enum rsp_trig_op { RSP_TRIG_ADD, RSP_TRIG_LIST, RSP_TRIG_RM };
-
-struct rsp_trig_request {
-	enum rsp_trig_op op;
-	struct rsp_trig_spec spec; /* ADD */
-	const char *name;	   /* RM */
-	bool json;
-};
-
-/** rsp_request__trigger() - @req's trigger request; -EINVAL if @req is not one. */
-RSP_API int rsp_request__trigger(const struct rsp_request *req, struct rsp_trig_request *out);
-
 #define RSP_TRIG_FILES_KEPT 4 /* trigger list: the newest files a trigger wrote */
 
 /* One trigger as `trigger list` and `status` show it. */
@@ -158,40 +142,8 @@ struct rsp_trig_totals {
 	bool webhook_on;
 };
 
-/**
- * rsp_trig__render_list() - `trigger list`: @n views as text or JSON into
- * @out, with @now (CLOCK_MONOTONIC) for "last fire 12 s ago".
- */
-RSP_API int rsp_trig__render_list(const struct rsp_trig_view *v, size_t n,
-				  const struct rsp_trig_totals *t, uint64_t now, bool json,
-				  struct rsp_buf *out);
+/* `rspctl trigger add|list|rm` as a request, and `list` rendered: rsp/trig_request.h. */
 
-/* --- Alertmanager's webhook payload (POST /v1/trigger) --------------------- */
-
-#define RSP_AM_MAX_ALERTS 64 /* more in one payload: refused */
-
-struct rsp_am_alert {
-	bool firing; /* status "firing" (else "resolved") */
-	char alertname[128];
-	char instance[128];		     /* labels.instance, "" if none */
-	char rsp_trigger[RSP_TRIG_NAME_LEN]; /* labels.rsp_trigger, "" if none */
-};
-
-struct rsp_am_payload {
-	char version[8]; /* "4" */
-	char receiver[128];
-	unsigned nr;
-	struct rsp_am_alert alerts[RSP_AM_MAX_ALERTS];
-};
-
-/**
- * rsp_am_payload__parse() - Alertmanager's webhook JSON (version "4"):
- * every alert's status, alertname and the labels rspd uses.
- * Return: 0, or -EINVAL with one sentence in @err (not JSON, not an object,
- * not version 4, no alerts array, an alert without labels.alertname, more
- * than RSP_AM_MAX_ALERTS alerts).
- */
-RSP_API int rsp_am_payload__parse(const char *text, size_t len, struct rsp_am_payload *p,
-				  struct rsp_buf *err);
+/* Alertmanager's webhook payload: rsp/amhook.h (the format layer). */
 
 #endif /* RSP_TRIGGER_H */

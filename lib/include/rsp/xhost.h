@@ -66,9 +66,6 @@ RSP_API int64_t rsp_xmatch__add(struct rsp_xmatch *m, const struct rsp_xend *e);
  */
 RSP_API int64_t rsp_xmatch__run(struct rsp_xmatch *m);
 
-/** rsp_xmatch__count() - ends added. */
-RSP_API size_t rsp_xmatch__count(const struct rsp_xmatch *m);
-
 /** rsp_xmatch__end() - end @i (owned by @m), NULL when out of range. */
 RSP_API const struct rsp_xend *rsp_xmatch__end(const struct rsp_xmatch *m, size_t i);
 

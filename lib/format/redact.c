@@ -8,9 +8,9 @@
 #define VISIBLE 1u
 #define HIDDEN	2u
 
-void rsp_redact__init(struct rsp_redact *r, const struct rsp_source *src)
+void rsp_redact__init(struct rsp_redact *r, const struct rsp_access *access)
 {
-	r->src = src;
+	r->access = access;
 	r->store = NULL;
 	rsp_u64map__init(&r->seen);
 }
@@ -39,14 +39,14 @@ bool rsp_redact__hidden(struct rsp_redact *r, uint32_t tid, uint32_t tgid)
 {
 	uint32_t pid, v;
 
-	if (!r->src->access.restricted)
+	if (!r->access->restricted)
 		return false;
 	pid = rsp_redact__owner(r, tid, tgid);
 	if (!pid)
 		return false; /* the idle task */
 	if (!rsp_u64map__get(&r->seen, pid, &v))
 		return v == HIDDEN;
-	v = rsp_source__may_see(r->src, pid) ? VISIBLE : HIDDEN;
+	v = rsp_access__may_see(r->access, pid) ? VISIBLE : HIDDEN;
 	/* Out of memory: decided again next time, never shown by mistake. */
 	rsp_u64map__put(&r->seen, pid, v);
 	return v == HIDDEN;

@@ -4,20 +4,24 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <rsp/ksyms.h>
 #include <rsp/symbols.h>
 #include "internal/snapnames.h"
 #include "internal/fmt.h"
 
 #define MAX_RAW_FRAMES 128
 
-int rsp_snapnames__init(struct snapnames *n, const struct rsp_source *src,
+int rsp_snapnames__init(struct snapnames *n, const struct rsp_access *access,
+			struct rsp_symbolizer *symbols, const struct rsp_ksyms *ksyms,
 			const struct rsp_snapshot *snap)
 {
 	memset(n, 0, sizeof(*n));
-	n->src = src;
+	n->access = access;
+	n->symbols = symbols;
+	n->ksyms = ksyms;
 	n->snap = snap;
 	n->store = rsp_snapshot__store(snap);
-	rsp_redact__init(&n->red, src);
+	rsp_redact__init(&n->red, access);
 	rsp_redact__use_store(&n->red, n->store);
 	return 0;
 }
@@ -105,7 +109,7 @@ static bool boring(const char *name)
 static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, struct snap_frame *out,
 		      int max)
 {
-	bool kernel = false, top = true, ksyms = rsp_source__kernel_symbols(n->src);
+	bool kernel = false, top = true, ksyms = rsp_access__kernel_symbols(n->access);
 	int k = 0;
 
 	for (uint32_t i = 0; i < nr && k < max; i++) {
@@ -124,7 +128,7 @@ static int raw_frames(struct snapnames *n, const uint64_t *ips, uint32_t nr, str
 		if (kernel && !ksyms)
 			continue;
 		if (kernel) {
-			sym = n->src->ksyms ? rsp_ksyms__find(n->src->ksyms, a - 1, NULL) : NULL;
+			sym = n->ksyms ? rsp_ksyms__find(n->ksyms, a - 1, NULL) : NULL;
 			if (sym && top && boring(sym->name))
 				continue;
 			top = false;
@@ -152,11 +156,12 @@ int rsp_snapnames__frames(struct snapnames *n, uint32_t tid, uint32_t tgid, uint
 
 	if (!ips || !nr || rsp_snapnames__hidden(n, tid, tgid))
 		return 0;
-	if (!n->src->symbols)
+	if (!n->symbols)
 		return raw_frames(n, ips, nr, out, max);
 	got = rsp_symbolizer__callchain(
-		n->src->symbols, rsp_redact__owner(&n->red, tid, tgid), time, ips, nr,
-		rsp_source__kernel_symbols(n->src) ? 0 : RSP_SYM_HIDE_KERNEL, raw, MAX_RAW_FRAMES);
+		n->symbols, rsp_redact__owner(&n->red, tid, tgid), time, ips, nr,
+		rsp_access__kernel_symbols(n->access) ? 0 : RSP_SYM_HIDE_KERNEL, raw,
+		MAX_RAW_FRAMES);
 	for (int i = 0; i < got && k < max; i++) {
 		const struct rsp_sym *s = &raw[i].sym;
 		bool kernel = s->kind == RSP_SYM_KERNEL;
@@ -196,9 +201,9 @@ char *rsp_snapnames__user_fn(struct snapnames *n, uint32_t tid, uint32_t tgid, u
 		}
 		if (!user)
 			continue;
-		if (!n->src->symbols)
+		if (!n->symbols)
 			snprintf(buf, size, "0x%llx", (unsigned long long)ips[i]);
-		else if (!rsp_symbolizer__resolve(n->src->symbols, pid, time, ips[i], 0, &s))
+		else if (!rsp_symbolizer__resolve(n->symbols, pid, time, ips[i], 0, &s))
 			rsp_fmt__name(buf, size, s.name);
 		else
 			snprintf(buf, size, "[unknown]");

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <rsp/cgroup.h>
 #include <rsp/hist.h>
+#include <rsp/hist_render.h>
 #include "internal/fmt.h"
 #include "internal/hist.h"
 #include "internal/hist_json.h"

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <rsp/flatprof.h>
 #include <rsp/maps.h>
-#include <rsp/query.h>
 #include "internal/pprof.h"
 
 struct top_pp {
@@ -99,7 +98,7 @@ int rsp_top__pprof(const struct rsp_flatprof *p, const struct rsp_maps *maps,
 	return ret;
 }
 
-void rsp_pprof_meta__range(struct rsp_pprof_meta *m, const struct rsp_source *src, uint64_t from,
+void rsp_pprof_meta__range(struct rsp_pprof_meta *m, bool live, uint64_t now, uint64_t from,
 			   uint64_t to)
 {
 	struct timespec ts;
@@ -107,8 +106,7 @@ void rsp_pprof_meta__range(struct rsp_pprof_meta *m, const struct rsp_source *sr
 	m->duration_nanos = to > from ? (int64_t)(to - from) : 0;
 	/* live (rspd: capture known), the window's clock is CLOCK_MONOTONIC: its start
 	 * in wall time is now less its age; offline it is not known */
-	if (src->capture && !src->offline && src->now >= from &&
-	    !clock_gettime(CLOCK_REALTIME, &ts))
+	if (live && now >= from && !clock_gettime(CLOCK_REALTIME, &ts))
 		m->time_nanos =
-			(int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)(src->now - from);
+			(int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)(now - from);
 }
