@@ -37,6 +37,7 @@ TOP = ["daemon", "cli"]
 # static inline functions): their layer, said once here.
 HEADER_LAYER = {
     "rsp/api.h": "util",
+    "rsp/annotate.h": "util",  # for applications (USDT probes): lib/ includes it nowhere
     "internal/hash.h": "util",
     "rsp/stackhash.h": "util",
     "internal/gallop.h": "util",
