@@ -472,7 +472,8 @@ static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 	bo.ring_bytes = bpf_ring_bytes(o);
 	bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
 #ifdef RSP_TEST_HOOKS
-	/* test builds only (RSP_TEST_HOOKS): a refusal on demand (the verifier rejects a program) */
+	/* test builds only (RSP_TEST_HOOKS): a refusal on demand (the verifier rejects a program)
+	 */
 	bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
 #endif
 	if (o->cgroup[0] && capture_cgroup(o->cgroup, &bo, why, n))

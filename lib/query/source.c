@@ -133,4 +133,3 @@ int rsp_source__not_seen(const char *cmd, long pid, struct rsp_buf *err)
 			cmd, pid);
 	return -ESRCH;
 }
-
