@@ -12,6 +12,7 @@
 #include <string.h>
 #include <rsp/hist.h>
 #include <rsp/syscall.h>
+#include <rsp/timeline.h>
 #include <rsp/parse.h>
 #include "internal/hist.h"
 
@@ -50,10 +51,8 @@ static const char *const op_kinds[RSP_HOP__NR] = {
 	"offcpu", "runq", "blk_queue", "blk_service", "irq", "softirq", "syscall",
 };
 
-static const char *const softirqs[RSP_HIST_NR_SOFTIRQS] = {
-	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
-	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
-};
+/* softirq vectors are named by the timeline's table (rsp_softirq__name()) */
+_Static_assert(RSP_HIST_NR_SOFTIRQS == RSP_SOFTIRQ__NR, "softirq vectors");
 
 static const char *const subject_kinds[RSP_HSUBJ__NR] = {
 	"system", "process", "thread", "other_processes", "other_threads", "comm", "cgroup",
@@ -215,7 +214,7 @@ void rsp_hist__op_name(unsigned kind, uint32_t arg, const char *irq_name, char *
 		break;
 	case RSP_HOP_SOFTIRQ:
 		if (arg < RSP_HIST_NR_SOFTIRQS)
-			snprintf(buf, n, "softirq:%s", softirqs[arg]);
+			snprintf(buf, n, "softirq:%s", rsp_softirq__name(arg));
 		else
 			snprintf(buf, n, "softirq:%u", arg);
 		break;
@@ -228,10 +227,11 @@ void rsp_hist__op_name(unsigned kind, uint32_t arg, const char *irq_name, char *
 	}
 }
 
-static int find_name(const char *const *names, unsigned nr, const char *s, bool nocase)
+/* A softirq vector by its name in any case, -1 if none. */
+static int softirq_of(const char *s)
 {
-	for (unsigned i = 0; i < nr; i++)
-		if (nocase ? !strcasecmp(names[i], s) : !strcmp(names[i], s))
+	for (unsigned i = 0; i < RSP_SOFTIRQ__NR; i++)
+		if (!strcasecmp(rsp_softirq__name(i), s))
 			return (int)i;
 	return -1;
 }
@@ -273,7 +273,7 @@ static int parse_op_arg(unsigned kind, const char *s, const char *arg, uint32_t 
 		*has_num = true;
 		return 0;
 	case RSP_HOP_SOFTIRQ:
-		i = find_name(softirqs, RSP_HIST_NR_SOFTIRQS, arg, true);
+		i = softirq_of(arg);
 		if (i < 0 && !rsp_parse__u64(arg, 0, RSP_HIST_NR_SOFTIRQS - 1, &v))
 			i = (int)v;
 		if (i < 0) {

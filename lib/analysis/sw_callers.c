@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/stopwatch.h>
+#include "internal/hash.h"
 
 struct row {
 	struct rsp_sw_caller_row r;
@@ -62,22 +63,21 @@ static const char *nm(const char *const *names, unsigned i)
 	return names[i] ? names[i] : "[unknown]";
 }
 
-/* FNV-1a over the frames; a NULL object hashes as a marker of its own. */
-static uint64_t fnv(uint64_t h, const char *s)
+/* librsp's FNV-1a over a frame's string; a NULL object hashes as a marker of its own. */
+static uint64_t str_hash(uint64_t h, const char *s)
 {
 	if (!s)
-		return (h ^ 0xffu) * 0x100000001b3ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h * 0x100000001b3ull; /* the end of the string: "ab","c" differs from "a","bc" */
+		return rsp_hash__u64(h, 0xffu);
+	/* then a step for the end of the string: "ab","c" differs from "a","bc" */
+	return rsp_hash__u64(rsp_hash__bytes(h, s, strlen(s)), 0);
 }
 
 static uint64_t stack_hash(const char *const *names, const char *const *objects, unsigned n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = RSP_HASH_INIT;
 
 	for (unsigned i = 0; i < n; i++)
-		h = fnv(fnv(h, nm(names, i)), objects ? objects[i] : NULL);
+		h = str_hash(str_hash(h, nm(names, i)), objects ? objects[i] : NULL);
 	return h;
 }
 

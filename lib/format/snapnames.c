@@ -62,6 +62,11 @@ char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, ch
 	return buf;
 }
 
+const char *rsp_snapnames__runnable(uint8_t reason)
+{
+	return reason == RSP_SR_PREEMPT ? "preempted (runnable)" : "runnable (woken -> running)";
+}
+
 char *rsp_snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size)
 {
 	switch (sl->waker_kind) {

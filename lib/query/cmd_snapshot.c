@@ -294,9 +294,7 @@ static char *node_label(const struct ctx *c, const struct rsp_snode *n, char *bu
 		snprintf(buf, size, "running");
 		break;
 	case RSP_SN_RUNNABLE:
-		snprintf(buf, size,
-			 n->reason == RSP_SR_PREEMPT ? "preempted (runnable)"
-						     : "runnable (woken -> running)");
+		snprintf(buf, size, "%s", rsp_snapnames__runnable(n->reason));
 		break;
 	case RSP_SN_SLEEP:
 		rsp_snapnames__waker(c->names, n, who, sizeof(who));

@@ -33,6 +33,7 @@
 #include "internal/fmt.h"
 #include "internal/json.h"
 #include "internal/merge.h"
+#include "internal/snapnames.h"
 #include "internal/u64map.h"
 #include "internal/vec.h"
 
@@ -239,8 +240,7 @@ static const char *node_label(const struct lctx *c, const struct rsp_snode *n, c
 		snprintf(buf, size, "running");
 		break;
 	case RSP_SN_RUNNABLE:
-		snprintf(buf, size,
-			 n->reason == RSP_SR_PREEMPT ? "runnable (preempted)" : "runnable");
+		snprintf(buf, size, "%s", rsp_snapnames__runnable(n->reason));
 		break;
 	case RSP_SN_SLEEP:
 		snprintf(buf, size, "asleep: %s, woken by %s",

@@ -62,6 +62,12 @@ const char *rsp_snapnames__comm(const struct snapnames *n, uint32_t tid);
 char *rsp_snapnames__thread(struct snapnames *n, uint32_t tid, uint32_t tgid, char *buf,
 			    size_t size);
 
+/**
+ * A runnable node's label by the sleep reason before it: "preempted
+ * (runnable)" after a preemption, else "runnable (woken -> running)". Static.
+ */
+const char *rsp_snapnames__runnable(uint8_t reason);
+
 /** What ended sleep node @sl: a thread (named as above), "disk 8:0", "timer", ... */
 char *rsp_snapnames__waker(struct snapnames *n, const struct rsp_snode *sl, char *buf, size_t size);
 
