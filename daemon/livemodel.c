@@ -108,16 +108,14 @@ static int cmp_pend(const void *a, const void *b)
  */
 static int first_sight(const struct perf_event_header *h, uint64_t time, struct rsp_maps *maps)
 {
-	uint32_t ids[2];
+	struct rsp_task_rec k;
+	struct rsp_comm_rec c;
 
-	if (h->size < sizeof(*h) + sizeof(ids))
-		return 0;
-	memcpy(ids, h + 1, sizeof(ids));
-	if (h->type == PERF_RECORD_FORK && ids[0] != ids[1])
-		return rsp_procfs__load_cgroup(maps, "/proc", ids[0], time);
-	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
-	    ids[0] == ids[1])
-		return rsp_procfs__load_cgroup(maps, "/proc", ids[0], time);
+	/* a new process: its child's pid is not its parent's */
+	if (!rsp_record__task(h, &k) && h->type == PERF_RECORD_FORK && k.pid != k.ppid)
+		return rsp_procfs__load_cgroup(maps, "/proc", k.pid, time);
+	if (!rsp_record__comm(h, &c) && c.exec && c.pid == c.tid)
+		return rsp_procfs__load_cgroup(maps, "/proc", c.pid, time);
 	return 0;
 }
 

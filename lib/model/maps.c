@@ -1009,18 +1009,6 @@ struct rec_mmap2 {
 	char filename[];
 };
 
-struct rec_comm {
-	struct perf_event_header h;
-	uint32_t pid, tid;
-	char comm[];
-};
-
-struct rec_task {
-	struct perf_event_header h;
-	uint32_t pid, ppid, tid, ptid;
-	uint64_t time;
-};
-
 static bool kernel_map(const struct perf_event_header *h, uint32_t pid)
 {
 	return pid == UINT32_MAX ||
@@ -1102,23 +1090,20 @@ int rsp_maps__feed(struct rsp_maps *m, const struct rsp_schema *s,
 		ret = feed_mmap(m, rec, t);
 		break;
 	case PERF_RECORD_COMM: {
-		const struct rec_comm *c = (const void *)rec;
+		struct rsp_comm_rec c;
 
-		if (rec->size < sizeof(*c))
+		if (rsp_record__comm(rec, &c))
 			goto bad;
-		ret = rsp_maps__comm(m, c->pid, c->tid, t, c->comm, rec->size - sizeof(*c),
-				     rec->misc & PERF_RECORD_MISC_COMM_EXEC)
-			      ? -ENOMEM
-			      : 1;
+		ret = rsp_maps__comm(m, c.pid, c.tid, t, c.comm, c.len, c.exec) ? -ENOMEM : 1;
 		break;
 	}
 	default: {
-		const struct rec_task *k = (const void *)rec;
+		struct rsp_task_rec k;
 
-		if (rec->size < sizeof(*k))
+		if (rsp_record__task(rec, &k))
 			goto bad;
-		ret = rec->type == PERF_RECORD_FORK ? rsp_maps__fork(m, k->pid, k->ppid, k->time)
-						    : rsp_maps__exit(m, k->pid, k->tid, k->time);
+		ret = rec->type == PERF_RECORD_FORK ? rsp_maps__fork(m, k.pid, k.ppid, k.time)
+						    : rsp_maps__exit(m, k.pid, k.tid, k.time);
 		ret = ret ? -ENOMEM : 1;
 		break;
 	}

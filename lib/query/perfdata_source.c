@@ -46,9 +46,9 @@ static int load_ksyms(struct rsp_perfdata *pd, struct rsp_buf *err)
 static int feed_model(const struct perf_event_header *rec, void *ctx)
 {
 	const struct rsp_perfdata *pd = ctx;
-	const uint32_t *task = (const uint32_t *)(rec + 1);
+	struct rsp_task_rec k;
 
-	if (rec->type == PERF_RECORD_FORK && rec->size >= sizeof(*rec) + 8 && task[0] != task[1])
+	if (rec->type == PERF_RECORD_FORK && !rsp_record__task(rec, &k) && k.pid != k.ppid)
 		return 0;
 	return rsp_maps__feed(rsp_symbolizer__maps(pd->symbols), pd->schema, rec) == -ENOMEM
 		       ? -ENOMEM

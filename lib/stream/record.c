@@ -490,6 +490,32 @@ uint64_t rsp_record__time(const struct rsp_schema *s, const struct perf_event_he
 	return rsp_record__parse_id(s, rec, &smp) > 0 ? smp.time : 0;
 }
 
+int rsp_record__task(const struct perf_event_header *rec, struct rsp_task_rec *out)
+{
+	if ((rec->type != PERF_RECORD_FORK && rec->type != PERF_RECORD_EXIT) ||
+	    rec->size < sizeof(*rec) + sizeof(*out))
+		return -EINVAL;
+	memcpy(out, rec + 1, sizeof(*out));
+	return 0;
+}
+
+int rsp_record__comm(const struct perf_event_header *rec, struct rsp_comm_rec *out)
+{
+	/* {u32 pid, tid; char comm[] (NUL-terminated, padded to 8)} + the sample_id trailer */
+	const char *body = (const char *)(rec + 1);
+	size_t max;
+
+	if (rec->type != PERF_RECORD_COMM || rec->size < sizeof(*rec) + 8)
+		return -EINVAL;
+	max = rec->size - sizeof(*rec) - 8;
+	memcpy(&out->pid, body, 4);
+	memcpy(&out->tid, body + 4, 4);
+	out->comm = body + 8;
+	out->len = (uint32_t)strnlen(out->comm, max < 16 ? max : 16);
+	out->exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
+	return 0;
+}
+
 int rsp_layout__check(const struct perf_event_attr *attr)
 {
 	if ((attr->sample_type & RSP_LAYOUT_SAMPLE_TYPE) != RSP_LAYOUT_SAMPLE_TYPE)

@@ -46,11 +46,6 @@ struct rsp_tidfilter {
 	struct rsp_tidfilter_stats st;
 };
 
-/* perf's PERF_RECORD_FORK body */
-struct fork_body {
-	uint32_t pid, ppid, tid, ptid;
-};
-
 struct rsp_tidfilter *rsp_tidfilter__new(const struct rsp_schema *s)
 {
 	struct rsp_tidfilter *f = calloc(1, sizeof(*f));
@@ -213,12 +208,11 @@ static int learn(struct rsp_tidfilter *f, const struct rsp_sample *smp)
 /* A perf FORK record of a kept parent keeps its child too (side-band only windows). */
 static int learn_fork(struct rsp_tidfilter *f, const struct perf_event_header *rec)
 {
-	struct fork_body b;
+	struct rsp_task_rec b;
 	int err = 0;
 
-	if (rec->size < sizeof(*rec) + sizeof(b))
+	if (rsp_record__task(rec, &b))
 		return 0;
-	memcpy(&b, rec + 1, sizeof(b));
 	if (rsp_tidfilter__has(f, b.ptid) && !rsp_tidfilter__has(f, b.tid)) {
 		err = rsp_tidfilter__add(f, b.tid);
 		f->st.inherited += !err;
@@ -355,13 +349,11 @@ static bool keep_sample(struct rsp_tidfilter *f, const struct perf_event_header 
 static bool keep_other(struct rsp_tidfilter *f, const struct perf_event_header *rec)
 {
 	struct rsp_sample smp;
-	struct fork_body b;
+	struct rsp_task_rec b;
 	int has;
 
-	if (rec->type == PERF_RECORD_FORK && rec->size >= sizeof(*rec) + sizeof(b)) {
-		memcpy(&b, rec + 1, sizeof(b));
+	if (rec->type == PERF_RECORD_FORK && !rsp_record__task(rec, &b))
 		return rsp_tidfilter__has(f, b.tid) || rsp_tidfilter__has(f, b.ptid);
-	}
 	if (rec->type == PERF_RECORD_LOST)
 		return true;
 	has = rsp_record__parse_id(f->s, rec, &smp);

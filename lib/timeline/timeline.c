@@ -362,28 +362,26 @@ static struct cpu_state *get_cpu(struct rsp_timeline *tl, uint32_t cpu)
 static int on_sideband(struct rsp_timeline *tl, const struct rsp_wentry *e)
 {
 	const struct perf_event_header *h = e->rec;
-	const uint32_t *w = (const uint32_t *)(h + 1);
+	struct rsp_comm_rec c;
+	struct rsp_task_rec k;
 	struct thr *t;
 
-	if (h->size < sizeof(*h) + 16)
-		return -EINVAL;
 	if (h->type == PERF_RECORD_COMM) {
-		/* {u32 pid, tid; char comm[]} + trailer */
-		struct rsp_str s = {(const char *)(w + 2), 0};
-		size_t max = h->size - sizeof(*h) - 8;
-
-		s.len = (uint32_t)strnlen(s.ptr, max < 16 ? max : 16);
-		if (!(t = tl__get_thr(tl, w[1])))
+		if (rsp_record__comm(h, &c))
+			return -EINVAL;
+		if (!(t = tl__get_thr(tl, c.tid)))
 			return -ENOMEM;
-		t->tgid = w[0];
-		tl__rename(tl, t, s, e->time);
+		t->tgid = c.pid;
+		tl__rename(tl, t, (struct rsp_str){c.comm, c.len}, e->time);
 		return 0;
 	}
 	if (h->type == PERF_RECORD_FORK) {
-		/* {u32 pid, ppid, tid, ptid; u64 time}: the child's process */
-		if (!(t = tl__get_thr(tl, w[2])))
+		if (rsp_record__task(h, &k))
+			return -EINVAL;
+		/* the child's process */
+		if (!(t = tl__get_thr(tl, k.tid)))
 			return -ENOMEM;
-		tl__learn_tgid(tl, t, w[0], e->time);
+		tl__learn_tgid(tl, t, k.pid, e->time);
 		return 0;
 	}
 	return 1;

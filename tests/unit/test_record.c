@@ -481,6 +481,49 @@ static void test_place_as_parse(void **state)
 	rsp_schema__delete(s);
 }
 
+/* FORK, EXIT and COMM bodies: decoded in one place, short records refused. */
+static void test_task_and_comm(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time, trailer[2];
+	} fork = {{PERF_RECORD_FORK, 0, sizeof(fork)}, 10, 1, 11, 1, 777, {0, 0}};
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		char comm[24];
+		uint64_t trailer;
+	} comm = {{PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(comm)}, 10, 11, "", 0};
+	struct rsp_task_rec k;
+	struct rsp_comm_rec c;
+
+	(void)state;
+	assert_int_equal(rsp_record__task(&fork.h, &k), 0);
+	assert_true(k.pid == 10 && k.ppid == 1 && k.tid == 11 && k.ptid == 1 && k.time == 777);
+	fork.h.type = PERF_RECORD_EXIT;
+	assert_int_equal(rsp_record__task(&fork.h, &k), 0);
+	fork.h.size = sizeof(fork.h) + 16; /* no time */
+	assert_int_equal(rsp_record__task(&fork.h, &k), -EINVAL);
+	assert_int_equal(rsp_record__task(&comm.h, &k), -EINVAL); /* another type */
+
+	memcpy(comm.comm, "postgres", 9);
+	assert_int_equal(rsp_record__comm(&comm.h, &c), 0);
+	assert_true(c.pid == 10 && c.tid == 11 && c.exec);
+	assert_int_equal(c.len, 8);
+	assert_memory_equal(c.comm, "postgres", 8);
+	/* no NUL in the record's bytes: at most 16, never past the record */
+	memset(comm.comm, 'x', sizeof(comm.comm));
+	assert_int_equal(rsp_record__comm(&comm.h, &c), 0);
+	assert_int_equal(c.len, 16);
+	comm.h.size = sizeof(comm.h) + 8 + 5;
+	assert_int_equal(rsp_record__comm(&comm.h, &c), 0);
+	assert_int_equal(c.len, 5);
+	comm.h.size = sizeof(comm.h) + 4;
+	assert_int_equal(rsp_record__comm(&comm.h, &c), -EINVAL);
+	assert_int_equal(rsp_record__comm(&fork.h, &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_ids_in_runs_and_scattered),
 		cmocka_unit_test(test_head_layout),
 		cmocka_unit_test(test_place_as_parse),
+		cmocka_unit_test(test_task_and_comm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

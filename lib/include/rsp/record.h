@@ -105,6 +105,30 @@ RSP_API uint64_t rsp_record__time(const struct rsp_schema *s, const struct perf_
  */
 RSP_API bool rsp_record__bpf_event(int ev);
 
+/* A PERF_RECORD_FORK's or _EXIT's body: the child (pid, tid), its parent. */
+struct rsp_task_rec {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* A PERF_RECORD_COMM's body: @comm is in the record, @len bytes, no NUL. */
+struct rsp_comm_rec {
+	uint32_t pid, tid;
+	const char *comm;
+	uint32_t len; /* at most 16 */
+	bool exec;    /* PERF_RECORD_MISC_COMM_EXEC: the name changed by an exec */
+};
+
+/**
+ * rsp_record__task() - decode a FORK or EXIT record's body (the one place
+ * that knows its layout). Return: 0, or -EINVAL for another type or a
+ * record too short.
+ */
+RSP_API int rsp_record__task(const struct perf_event_header *rec, struct rsp_task_rec *out);
+
+/** rsp_record__comm() - decode a COMM record's body, as rsp_record__task(). */
+RSP_API int rsp_record__comm(const struct perf_event_header *rec, struct rsp_comm_rec *out);
+
 /** rsp_layout__check() - 0 if @attr follows rsp's layout, else -EINVAL. */
 RSP_API int rsp_layout__check(const struct perf_event_attr *attr);
 
