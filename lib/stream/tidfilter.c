@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/net.h>
 #include <rsp/record.h>
 #include <rsp/tidfilter.h>
 #include <rsp/tp.h>
@@ -128,47 +129,23 @@ static int life_of(struct rsp_tidfilter *f, uint64_t sk, uint64_t t, uint32_t *o
 }
 
 /* The socket a network record names, 0 if none (kprobe records: their registers). */
-static uint64_t sock_of(const struct rsp_tidfilter *f, const struct rsp_sample *smp)
+/* The network event @smp is, by the decoder all analyses use: its socket, or 0. */
+static uint64_t sock_of(const struct rsp_tidfilter *f, const struct rsp_sample *smp,
+			struct rsp_net_event *ne)
 {
-	union {
-		struct rsp_tp_sock_send_length send;
-		struct rsp_tp_sock_recv_length recv;
-		struct rsp_tp_sk_data_ready ready;
-		struct rsp_tp_inet_sock_set_state state;
-		struct rsp_tp_tcp_rcv_space_adjust rcv;
-	} u;
-
-	if (!rsp_tp__sock_send_length(f->s, smp, &u.send))
-		return u.send.sk;
-	if (!rsp_tp__sock_recv_length(f->s, smp, &u.recv))
-		return u.recv.sk;
-	if (!rsp_tp__sk_data_ready(f->s, smp, &u.ready))
-		return u.ready.skaddr;
-	if (!rsp_tp__inet_sock_set_state(f->s, smp, &u.state))
-		return u.state.skaddr;
-	if (!rsp_tp__tcp_rcv_space_adjust(f->s, smp, &u.rcv))
-		return u.rcv.skaddr;
-	return 0;
-}
-
-#define TCP_SYN_SENT_ 2
-#define TCP_CLOSE_    7
-
-static bool own_call(const struct rsp_tidfilter *f, const struct rsp_sample *smp)
-{
-	struct rsp_tp_inet_sock_set_state st;
-
-	if (smp->event == RSP_EV_sock_send_length || smp->event == RSP_EV_sock_recv_length)
-		return true;
-	return !rsp_tp__inet_sock_set_state(f->s, smp, &st) && st.newstate == TCP_SYN_SENT_;
+	if (!rsp_net__is_event(smp->event) || rsp_net__decode(f->s, smp, ne))
+		return 0;
+	return ne->sk;
 }
 
 /* A socket's records: its lives, and whether a kept thread called on it in each. */
-static int learn_sock(struct rsp_tidfilter *f, const struct rsp_sample *smp, uint64_t sk)
+static int learn_sock(struct rsp_tidfilter *f, const struct rsp_sample *smp,
+		      const struct rsp_net_event *ne)
 {
-	struct rsp_tp_inet_sock_set_state st;
+	bool own = ne->kind == RSP_NET_SEND || ne->kind == RSP_NET_RECV ||
+		   (ne->kind == RSP_NET_STATE && ne->newstate == RSP_TCP_SYN_SENT);
 	uint32_t i;
-	int err = life_of(f, sk, smp->time, &i);
+	int err = life_of(f, ne->sk, smp->time, &i);
 
 	if (err)
 		return err;
@@ -177,11 +154,11 @@ static int learn_sock(struct rsp_tidfilter *f, const struct rsp_sample *smp, uin
 	 * connect (SYN_SENT). Arrivals and the other state changes come in
 	 * whatever context the softirq ran, over a veth the peer's.
 	 */
-	if (!f->lives[i].kept && rsp_tidfilter__has(f, smp->tid) && own_call(f, smp)) {
+	if (!f->lives[i].kept && own && rsp_tidfilter__has(f, smp->tid)) {
 		f->lives[i].kept = true;
 		f->st.sockets++;
 	}
-	if (!rsp_tp__inet_sock_set_state(f->s, smp, &st) && st.newstate == TCP_CLOSE_)
+	if (ne->kind == RSP_NET_STATE && ne->newstate == RSP_TCP_CLOSE)
 		f->lives[i].open = false;
 	return 0;
 }
@@ -190,7 +167,7 @@ static int learn_sock(struct rsp_tidfilter *f, const struct rsp_sample *smp, uin
 static int learn(struct rsp_tidfilter *f, const struct rsp_sample *smp)
 {
 	struct rsp_tp_sched_process_fork fk;
-	uint64_t sk;
+	struct rsp_net_event ne;
 	int err = 0;
 
 	if (!rsp_tp__sched_process_fork(f->s, smp, &fk)) {
@@ -201,8 +178,7 @@ static int learn(struct rsp_tidfilter *f, const struct rsp_sample *smp)
 		}
 		return err;
 	}
-	sk = sock_of(f, smp);
-	return sk ? learn_sock(f, smp, sk) : 0;
+	return sock_of(f, smp, &ne) ? learn_sock(f, smp, &ne) : 0;
 }
 
 /* A perf FORK record of a kept parent keeps its child too (side-band only windows). */
@@ -312,6 +288,7 @@ static bool keep_sample(struct rsp_tidfilter *f, const struct perf_event_header 
 		struct rsp_tp_block_rq_issue bs;
 		struct rsp_tp_block_rq_complete bc;
 	} u;
+	struct rsp_net_event ne;
 	uint64_t sk;
 
 	if (smp->compact && smp->event < 0) {
@@ -325,7 +302,7 @@ static bool keep_sample(struct rsp_tidfilter *f, const struct perf_event_header 
 	}
 	if (cpu_record(smp->event))
 		return true;
-	sk = sock_of(f, smp);
+	sk = sock_of(f, smp, &ne);
 	if (sk)
 		return has_sock(f, sk, smp->time); /* whoever's context it came in */
 	if (!rsp_tp__block_rq_insert(f->s, smp, &u.bi))
