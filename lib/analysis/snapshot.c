@@ -24,6 +24,7 @@
 #include "internal/hash.h"
 #include "internal/u64map.h"
 #include "internal/vec.h"
+#include "internal/gallop.h"
 
 #define MAX_DEPTH_LIMIT 64
 #define MERGE_MAX	1000 /* timed-out sleeps merged into one de-facto sleep, at most */
@@ -426,18 +427,8 @@ static uint32_t tgid_of(const struct tinfo *t)
 /* Index of the first segment of @ti's thread ending after @a (nr_segs if none). */
 static size_t first_seg(const struct tinfo *ti, uint64_t a)
 {
-	const struct rsp_segment *v = ti->t->segs;
-	size_t lo = 0, hi = ti->t->nr_segs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rsp_gallop__above(ti->t->segs, sizeof(ti->t->segs[0]),
+				 offsetof(struct rsp_segment, end), ti->t->nr_segs, a);
 }
 
 /* ---- runs --------------------------------------------------------------- */
@@ -526,16 +517,9 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 					 g->end + s->o.sample_slack_ns, &n);
 	if (!own) {
 		/* the burst's last sample before the piece, or its first */
-		size_t lo = 0, hi = ti->bn;
+		size_t lo = rsp_gallop__at_or_above(ti->bs, sizeof(ti->bs[0]),
+						    offsetof(struct rsp_csample, time), ti->bn, x);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (ti->bs[mid].time < x)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		add(s, sample_node(s, run, &ti->bs[lo ? lo - 1 : 0]), run, RSP_CAT_UNDERSTOOD,
 		    y - x, inferred);
 		return;
@@ -955,17 +939,8 @@ static void follow(struct rsp_snapshot *s, uint32_t sn, struct tinfo *ti, size_t
 /* Of @ti's wakeups and forks, the first at or after @t (an index into its range). */
 static size_t wake_after(const struct rsp_snapshot *s, const struct tinfo *ti, uint64_t t)
 {
-	size_t lo = 0, hi = ti->wk_n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ti->wk[mid].time < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rsp_gallop__at_or_above(ti->wk, sizeof(ti->wk[0]), offsetof(struct rsp_wake, time),
+				       ti->wk_n, t);
 }
 
 #define PREEMPTORS_MAX 8 /* threads looked at for one preemption */

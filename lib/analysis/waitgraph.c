@@ -604,21 +604,14 @@ static bool relayed_disk(struct rsp_waitgraph *g, const struct rsp_segment *sg, 
 	const struct rsp_tlthread *b;
 	const struct rsp_segment *prev;
 	uint64_t t = sg->waker.time ? sg->waker.time : sg->end;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (sg->waker.kind != RSP_WAKER_THREAD || sg->reason != RSP_SR_BLOCK_IO ||
 	    sg->waker.id == tid || !(b = rsp_tlstore__find_thread(g->s, sg->waker.id)))
 		return false;
 	/* the waker's last sleep that ended by the waking */
-	hi = b->nr_segs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->segs[mid].end <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = rsp_gallop__above(b->segs, sizeof(b->segs[0]), offsetof(struct rsp_segment, end),
+			       b->nr_segs, t);
 	if (!lo)
 		return false;
 	prev = &b->segs[lo - 1];

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal/elfsyms.h"
+#include "internal/gallop.h"
 
 #define NOTE_GNU "GNU"
 
@@ -522,19 +523,9 @@ bool rsp_elfsyms__vaddr(const struct rsp_elfsyms *e, uint64_t off, uint64_t *vad
 /* Index of the last symbol starting at or below @a, or -1. */
 static long sym_floor(const struct rsp_elfsyms *e, uint64_t a)
 {
-	long lo = 0, hi = (long)e->nr_syms - 1, best = -1;
-
-	while (lo <= hi) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].start <= a) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
+	return (long)rsp_gallop__above(e->syms, sizeof(e->syms[0]),
+				       offsetof(struct rsp_elfsym, start), e->nr_syms, a) -
+	       1;
 }
 
 /* "a->b" for the gap after symbol @i (i = -1: before the first). */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "internal/jitmap.h"
+#include "internal/gallop.h"
 
 #define JITMAP_MAX_FILE (64u << 20)
 
@@ -190,16 +191,9 @@ void rsp_jitmap__delete(struct rsp_jitmap *j)
 int rsp_jitmap__lookup(const struct rsp_jitmap *j, uint64_t addr, const char **name,
 		       uint64_t *offset)
 {
-	size_t lo = 0, hi = j->nr;
+	size_t lo = rsp_gallop__above(j->syms, sizeof(j->syms[0]), offsetof(struct jsym, start),
+				      j->nr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (j->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || addr - j->syms[lo - 1].start >= j->syms[lo - 1].size)
 		return -ENOENT;
 	*name = j->names + j->syms[lo - 1].name;

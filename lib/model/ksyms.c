@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rsp/ksyms.h>
+#include "internal/gallop.h"
 
 /*
  * kallsyms has no sizes: a symbol runs to the next one. Past the last
@@ -220,21 +221,11 @@ void rsp_ksyms__delete(struct rsp_ksyms *ks)
 /* The index of the last symbol at or below @addr; ks->nr if there is none. */
 static size_t floor_index(const struct rsp_ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi;
-
 	if (!ks || !ks->nr || addr < ks->syms[0].addr)
 		return ks ? ks->nr : 0;
-	hi = ks->nr;
-	/* Invariant: syms[lo].addr <= addr, and syms[hi].addr > addr (or hi == nr). */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rsp_gallop__above(ks->syms, sizeof(ks->syms[0]), offsetof(struct rsp_ksym, addr),
+				 ks->nr, addr) -
+	       1;
 }
 
 const struct rsp_ksym *rsp_ksyms__find(const struct rsp_ksyms *ks, uint64_t addr, uint64_t *off)

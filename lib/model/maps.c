@@ -34,6 +34,7 @@
 #include "internal/maps.h"
 #include "internal/u64map.h"
 #include "internal/hash.h"
+#include "internal/gallop.h"
 
 #define T_NEVER		   UINT64_MAX
 #define DEFAULT_MAX_EXITED 32768
@@ -252,17 +253,8 @@ static void vec_free(struct rsp_maps *m, struct map_vec *v)
 /* First live region whose end is above @addr (regions are sorted and disjoint). */
 static uint32_t live_lower(const struct map_vec *v, uint64_t addr)
 {
-	uint32_t lo = 0, hi = v->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (v->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)rsp_gallop__above(v->v, sizeof(v->v[0]), offsetof(struct rsp_map, end),
+					   v->n, addr);
 }
 
 /* Replace live[i, j) with @nrep regions (capacity reserved by the caller). */

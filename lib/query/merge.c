@@ -27,6 +27,7 @@
 #include "internal/json.h"
 #include "internal/merge.h"
 #include "internal/vec.h"
+#include "internal/gallop.h"
 
 /* ---- loading ---------------------------------------------------------------- */
 
@@ -317,17 +318,12 @@ static int index_ends(struct merge *m)
 int64_t rsp_merge__send_start(const struct mhost *h, const struct rsp_net_op *o)
 {
 	const struct rsp_tlthread *t = rsp_tlstore__find_thread(h->store, o->tid);
-	size_t lo = 0, hi = t ? t->nr_segs : 0;
+	/* after the last segment starting at or before the record */
+	size_t lo = t ? rsp_gallop__above(t->segs, sizeof(t->segs[0]),
+					  offsetof(struct rsp_segment, start), t->nr_segs, o->start)
+		      : 0;
 	int64_t first_run = -1;
 
-	while (lo < hi) { /* the last segment starting at or before the record */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->segs[mid].start <= o->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i-- > 0;) {
 		const struct rsp_segment *g = &t->segs[i];
 

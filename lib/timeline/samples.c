@@ -11,6 +11,7 @@
 #include <rsp/samples.h>
 #include "internal/u64map.h"
 #include "internal/vec.h"
+#include "internal/gallop.h"
 
 struct range {
 	size_t first, n;
@@ -124,17 +125,8 @@ int rsp_samples__seal(struct rsp_samples *s)
 /* Index in @r of the first sample with time >= @t (r->n if none). */
 static size_t lower(const struct rsp_samples *s, const struct range *r, uint64_t t)
 {
-	size_t lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[r->first + mid].time < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rsp_gallop__at_or_above(s->v + r->first, sizeof(s->v[0]),
+				       offsetof(struct rsp_csample, time), r->n, t);
 }
 
 static const struct range *range_of(const struct rsp_samples *s, uint64_t key)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "internal/tlindex.h"
 #include "internal/vec.h"
+#include "internal/gallop.h"
 
 #define MAX_CPUS 4096
 
@@ -231,16 +232,8 @@ void rsp_tlindex__delete(struct rsp_tlindex *ix)
 uint64_t rsp_tlindex__last_run_end(const struct rsp_tlindex *ix, uint32_t cpu, uint64_t t)
 {
 	const struct ends *e = cpu < ix->nr_cpus ? &ix->cpus[cpu] : NULL;
-	size_t lo = 0, hi = e ? e->n : 0;
+	size_t lo = e ? rsp_gallop__above(e->v, sizeof(e->v[0]), 0, e->n, t) : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->v[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? e->v[lo - 1] : 0;
 }
 

@@ -22,6 +22,7 @@
 #include "internal/tlindex.h"
 #include "internal/vec.h"
 #include "internal/u64map.h"
+#include "internal/gallop.h"
 
 struct tthread {
 	struct rsp_tlthread pub;
@@ -514,17 +515,9 @@ const struct rsp_tlthread *rsp_tlstore__find_thread(const struct rsp_tlstore *s,
 /* Index of the last segment starting at or before @t, or -1. */
 static long seg_index(const struct rsp_tlthread *t, uint64_t when)
 {
-	size_t lo = 0, hi = t->nr_segs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->segs[mid].start <= when)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)rsp_gallop__above(t->segs, sizeof(t->segs[0]),
+				       offsetof(struct rsp_segment, start), t->nr_segs, when) -
+	       1;
 }
 
 const struct rsp_segment *rsp_tlstore__segment_at(const struct rsp_tlstore *s, uint32_t tid,
@@ -608,19 +601,13 @@ const struct rsp_net_op *rsp_tlstore__net_op_of(const struct rsp_tlstore *s,
 						const struct rsp_segment *sleep)
 {
 	uint64_t t = sleep->waker.time, from;
-	size_t lo = 0, hi = s->nr_ops;
+	size_t lo;
 
 	if (!(sleep->waker.flags & RSP_WAKERF_NET) || !t)
 		return NULL;
 	from = t > WAKE_AFTER_ARRIVAL_NS ? t - WAKE_AFTER_ARRIVAL_NS : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->ops[mid].end < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = rsp_gallop__at_or_above(s->ops, sizeof(s->ops[0]), offsetof(struct rsp_net_op, end),
+				     s->nr_ops, from);
 	/*
 	 * Of the operations on that socket around the waking, the one that
 	 * started last: a socket's memory is reused at once for the next one

@@ -64,4 +64,35 @@ static inline size_t rsp_gallop__first_above(const void *key, size_t stride, siz
 	return lo;
 }
 
+/*
+ * rsp_gallop__above() - the same answer for a question with no earlier one
+ * nearby: the first index whose key is > @t (@n if none), by a binary
+ * search over elements @stride bytes apart from @base, their keys @off
+ * bytes into each. rsp's one hand-written binary search (libc's bsearch()
+ * finds an equal key); callers ask "the last at or below" as the answer
+ * minus one, and "the first at or above @t" as the answer for @t - 1.
+ */
+static inline size_t rsp_gallop__above(const void *base, size_t stride, size_t off, size_t n,
+				       uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rsp_gallop__key((const char *)base + off, stride, mid) <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* rsp_gallop__at_or_above() - the first index whose key is >= @t (@n if none). */
+static inline size_t rsp_gallop__at_or_above(const void *base, size_t stride, size_t off, size_t n,
+					     uint64_t t)
+{
+	return t ? rsp_gallop__above(base, stride, off, n, t - 1) : 0;
+}
+
 #endif /* RSP_INTERNAL_GALLOP_H */
