@@ -333,14 +333,20 @@ static int count_all(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
  * loop: 1 if so, 0 if not, -ENOMEM. Keyed by the table's string, whose
  * pointer is stable while the profile is built.
  */
-static int add_spin(struct rsp_flatprof *p, const struct rsp_sample *smp, bool hidden)
+static int add_spin(struct rsp_flatprof *p, const struct rsp_sample *smp,
+		    const struct rsp_sym *leaf, bool hidden)
 {
-	const char *name = p->o.spin ? rsp_spin__sample(p->o.spin, p->o.sym, sym_flags(p, hidden),
-							smp->pid, smp->time, smp->ip,
-							smp->callchain, (uint32_t)smp->nr_callchain)
-				     : NULL;
+	const char *name;
 	struct rsp_flatprof_spin *sp;
 
+	if (!p->o.spin)
+		return 0;
+	/* the sampled function is named already: its user frames only if it is no loop */
+	name = rsp_spin__match(p->o.spin, leaf->name);
+	if (!name)
+		name = rsp_spin__user(p->o.spin, p->o.sym, sym_flags(p, hidden), smp->pid,
+				      smp->time, smp->ip, smp->callchain,
+				      (uint32_t)smp->nr_callchain);
 	if (!name)
 		return 0;
 	sp = rsp_kvec__get(&p->spins, rsp_hash__key(rsp_hash__mix((uintptr_t)name)), NULL);
@@ -401,7 +407,7 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 		return -ENOMEM;
 	if (add_image(p, &sym, smp->period) || (p->o.annotate && add_addr(p, &sym, smp)))
 		return -ENOMEM;
-	spin = add_spin(p, smp, pr->hidden);
+	spin = add_spin(p, smp, &sym, pr->hidden);
 	if (spin < 0)
 		return -ENOMEM;
 	return add_row(p, &key, smp->period, &sym, spin);

@@ -59,14 +59,14 @@ static const char *match_at(const struct rsp_spin *sp, struct rsp_symbolizer *sy
 }
 
 /* The first RSP_SPIN_USER_FRAMES user frames of @chain (return addresses after the first). */
-static const char *user_frames(const struct rsp_spin *sp, struct rsp_symbolizer *sym,
-			       unsigned flags, uint32_t pid, uint64_t time, uint64_t ip,
-			       const uint64_t *chain, uint32_t nr)
+const char *rsp_spin__user(const struct rsp_spin *sp, struct rsp_symbolizer *sym, unsigned flags,
+			   uint32_t pid, uint64_t time, uint64_t ip, const uint64_t *chain,
+			   uint32_t nr)
 {
 	bool user = false;
 	unsigned seen = 0;
 
-	for (uint32_t i = 0; i < nr && seen < RSP_SPIN_USER_FRAMES; i++) {
+	for (uint32_t i = 0; chain && i < nr && seen < RSP_SPIN_USER_FRAMES; i++) {
 		const char *m;
 
 		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -93,7 +93,5 @@ const char *rsp_spin__sample(const struct rsp_spin *sp, struct rsp_symbolizer *s
 {
 	const char *m = match_at(sp, sym, flags, pid, time, ip);
 
-	if (m || !chain)
-		return m;
-	return user_frames(sp, sym, flags, pid, time, ip, chain, nr_chain);
+	return m ? m : rsp_spin__user(sp, sym, flags, pid, time, ip, chain, nr_chain);
 }

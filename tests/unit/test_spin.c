@@ -165,6 +165,10 @@ static void test_frames(void **state)
 	assert_string_equal(classify(f, &more, 0, own, 4), "my_spin_wait");
 	assert_string_equal(classify(f, &sp, 0, edge, 3), "__sched_yield");
 	assert_null(classify(f, &sp, 0, work, 3));
+	/* the user frames alone (top has named the sampled function): not the leaf again */
+	assert_null(rsp_spin__user(&sp, f->sym, 0, PID, 2, in_lock[1], in_lock, 3));
+	assert_string_equal(rsp_spin__user(&sp, f->sym, 0, PID, 2, yield[1], yield, 7),
+			    "__sched_yield");
 	/* no callchain: the sampled function alone */
 	assert_string_equal(
 		rsp_spin__sample(&sp, f->sym, 0, PID, 2, fn("pthread_spin_lock"), NULL, 0),

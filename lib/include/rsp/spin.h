@@ -62,4 +62,12 @@ RSP_API const char *rsp_spin__sample(const struct rsp_spin *sp, struct rsp_symbo
 				     unsigned flags, uint32_t pid, uint64_t time, uint64_t ip,
 				     const uint64_t *chain, uint32_t nr_chain);
 
+/**
+ * rsp_spin__user() - the same for the user frames of @chain alone, for a
+ * caller that has matched the sampled function's name already (top).
+ */
+RSP_API const char *rsp_spin__user(const struct rsp_spin *sp, struct rsp_symbolizer *sym,
+				   unsigned flags, uint32_t pid, uint64_t time, uint64_t ip,
+				   const uint64_t *chain, uint32_t nr_chain);
+
 #endif /* RSP_SPIN_H */
