@@ -345,17 +345,13 @@ static int parse_args(struct rsp_request *req, int argc, const char *const argv[
 		rsp_buf__printf(err, "%s: give --last or --from, not both", c->name);
 		return -EINVAL;
 	}
-	if (req->raw && req->nr_spin_syms) {
+	if (req->raw && (req->fwake_ns || req->nr_spin_syms)) {
 		rsp_buf__printf(err,
-				"%s: --no-annotations tells no spinning apart and --spin-symbol "
-				"names spin loops; give one of them",
-				c->name);
-		return -EINVAL;
-	}
-	if (req->raw && req->fwake_ns) {
-		rsp_buf__printf(err,
-				"%s: --no-annotations keeps every wakeup and --false-wakeup-run "
-				"sets which are false; give one of them",
+				req->fwake_ns ? "%s: --no-annotations keeps every wakeup and "
+						"--false-wakeup-run sets which are false; give one "
+						"of them"
+					      : "%s: --no-annotations tells no spinning apart and "
+						"--spin-symbol names spin loops; give one of them",
 				c->name);
 		return -EINVAL;
 	}
