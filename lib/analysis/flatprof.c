@@ -22,6 +22,7 @@ struct rsp_flatprof {
 	struct rsp_kvec addrs;	  /* file address -> struct rsp_sampled_addr (opts.annotate) */
 	struct rsp_kvec seen;	  /* tid -> nothing: the threads of the whole range */
 	struct rsp_kvec rowaddrs; /* hash of (row key, address) -> struct rowaddr (opts.lines) */
+	struct rsp_kvec spins;	  /* spin loop's name -> struct rsp_flatprof_spin */
 	struct rsp_sampled_addr *row_addrs; /* rowaddrs' addresses, in their sorted order */
 	struct rsp_flatprof_totals tot;
 	bool failed;
@@ -71,7 +72,7 @@ static int add_rowaddr(struct rsp_flatprof *p, uint64_t row, const struct rsp_sy
 }
 
 static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, uint64_t period,
-		   const struct rsp_sym *sym)
+		   const struct rsp_sym *sym, bool spin)
 {
 	bool added;
 	uint64_t k = row_key(key);
@@ -88,6 +89,7 @@ static int add_row(struct rsp_flatprof *p, const struct rsp_flatprof_row *key, u
 		return -ENOMEM;
 	r->samples++;
 	r->period += period;
+	r->spin_samples += spin;
 	return 0;
 }
 
@@ -326,6 +328,38 @@ static int count_all(struct rsp_flatprof *p, const struct rsp_sample *smp, bool 
 	return 0;
 }
 
+/*
+ * Whether the sample is busy waiting (opts.spin), counted by its spin
+ * loop: 1 if so, 0 if not, -ENOMEM. Keyed by the table's string, whose
+ * pointer is stable while the profile is built.
+ */
+static int add_spin(struct rsp_flatprof *p, const struct rsp_sample *smp,
+		    const struct rsp_sym *leaf, bool hidden)
+{
+	const char *name;
+	struct rsp_flatprof_spin *sp;
+
+	if (!p->o.spin)
+		return 0;
+	/* the sampled function is named already: its user frames only if it is no loop */
+	name = rsp_spin__match(p->o.spin, leaf->name);
+	if (!name)
+		name = rsp_spin__user(p->o.spin, p->o.sym, sym_flags(p, hidden), smp->pid,
+				      smp->time, smp->ip, smp->callchain,
+				      (uint32_t)smp->nr_callchain);
+	if (!name)
+		return 0;
+	sp = rsp_kvec__get(&p->spins, rsp_hash__key(rsp_hash__mix((uintptr_t)name)), NULL);
+	if (!sp)
+		return -ENOMEM;
+	sp->name = name;
+	sp->samples++;
+	sp->period += smp->period;
+	p->tot.spin_samples++;
+	p->tot.spin_period += smp->period;
+	return 1;
+}
+
 /* One cpu-clock sample: count it for its process, thread, command, image and function. */
 static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 		      const struct rsp_sample *smp)
@@ -335,6 +369,7 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 	struct rsp_flatprof_row key;
 	struct rsp_sym sym;
 	const char *comm;
+	int spin;
 
 	if (left_out(p, smp->pid))
 		return 0;
@@ -372,7 +407,10 @@ static int add_sample(struct rsp_flatprof *p, const struct perf_event_header *h,
 		return -ENOMEM;
 	if (add_image(p, &sym, smp->period) || (p->o.annotate && add_addr(p, &sym, smp)))
 		return -ENOMEM;
-	return add_row(p, &key, smp->period, &sym);
+	spin = add_spin(p, smp, &sym, pr->hidden);
+	if (spin < 0)
+		return -ENOMEM;
+	return add_row(p, &key, smp->period, &sym, spin);
 }
 
 static void on_sample(void *ctx, const struct rsp_sample *smp, const struct perf_event_header *rec)
@@ -455,6 +493,15 @@ static int cmp_rowaddrs(const void *a, const void *b)
 	return x->a.file_addr < y->a.file_addr ? -1 : x->a.file_addr > y->a.file_addr;
 }
 
+static int cmp_spins(const void *a, const void *b)
+{
+	const struct rsp_flatprof_spin *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 static void sort_kvec(struct rsp_kvec *kv, int (*cmp)(const void *, const void *))
 {
 	if (kv->n > 1)
@@ -517,6 +564,7 @@ static int finish(struct rsp_flatprof *p)
 	sort_kvec(&p->images, cmp_images);
 	sort_kvec(&p->addrs, cmp_addrs);
 	sort_kvec(&p->rowaddrs, cmp_rowaddrs);
+	sort_kvec(&p->spins, cmp_spins);
 	if (!p->rowaddrs.n)
 		return 0;
 	p->row_addrs = calloc(p->rowaddrs.n, sizeof(*p->row_addrs));
@@ -550,6 +598,7 @@ struct rsp_flatprof *rsp_flatprof__new(const struct rsp_schema *schema,
 	rsp_kvec__init(&p->addrs, sizeof(struct rsp_sampled_addr));
 	rsp_kvec__init(&p->seen, 1);
 	rsp_kvec__init(&p->rowaddrs, sizeof(struct rowaddr));
+	rsp_kvec__init(&p->spins, sizeof(struct rsp_flatprof_spin));
 	po.ctx = p;
 	if (rsp_pass__run(schema, snap, &po, &st) || p->failed) {
 		rsp_flatprof__delete(p);
@@ -579,6 +628,7 @@ void rsp_flatprof__delete(struct rsp_flatprof *p)
 	rsp_kvec__exit(&p->addrs);
 	rsp_kvec__exit(&p->seen);
 	rsp_kvec__exit(&p->rowaddrs);
+	rsp_kvec__exit(&p->spins);
 	free(p->row_addrs);
 	free(p);
 }
@@ -649,6 +699,12 @@ const struct rsp_sampled_addr *rsp_flatprof__row_addrs(const struct rsp_flatprof
 		lo++;
 	*n = lo - first;
 	return *n ? &p->row_addrs[first] : NULL;
+}
+
+const struct rsp_flatprof_spin *rsp_flatprof__spins(const struct rsp_flatprof *p, size_t *n)
+{
+	*n = p->spins.n;
+	return p->spins.items;
 }
 
 const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p, uint32_t pid)

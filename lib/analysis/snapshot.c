@@ -32,17 +32,18 @@
 #define CAUSE_SCAN	64   /* segments walked back to find who started a waker's run */
 
 static const char *const cat_names[RSP_CAT__NR] = {
-	[RSP_CAT_UNDERSTOOD] = "understood",   [RSP_CAT_BLOCKING_IO] = "blocking_io",
-	[RSP_CAT_NOT_SAMPLED] = "not_sampled", [RSP_CAT_IO_QUEUE] = "io_queue",
-	[RSP_CAT_SCHEDULER] = "scheduler",     [RSP_CAT_HARDWARE] = "hardware",
-	[RSP_CAT_INVOLUNTARY] = "involuntary", [RSP_CAT_MISC_KERNEL] = "misc_kernel",
-	[RSP_CAT_TIMED_OUT] = "timed_out",     [RSP_CAT_DELIBERATE] = "deliberate_sleep",
-	[RSP_CAT_NETWORK] = "network",	       [RSP_CAT_OTHER_PATH] = "other_path",
-	[RSP_CAT_UNKNOWN] = "unknown",
+	[RSP_CAT_UNDERSTOOD] = "understood",	   [RSP_CAT_SPIN] = "spin",
+	[RSP_CAT_BLOCKING_IO] = "blocking_io",	   [RSP_CAT_NOT_SAMPLED] = "not_sampled",
+	[RSP_CAT_IO_QUEUE] = "io_queue",	   [RSP_CAT_SCHEDULER] = "scheduler",
+	[RSP_CAT_HARDWARE] = "hardware",	   [RSP_CAT_INVOLUNTARY] = "involuntary",
+	[RSP_CAT_MISC_KERNEL] = "misc_kernel",	   [RSP_CAT_TIMED_OUT] = "timed_out",
+	[RSP_CAT_DELIBERATE] = "deliberate_sleep", [RSP_CAT_NETWORK] = "network",
+	[RSP_CAT_OTHER_PATH] = "other_path",	   [RSP_CAT_UNKNOWN] = "unknown",
 };
 
 static const char *const cat_labels[RSP_CAT__NR] = {
 	[RSP_CAT_UNDERSTOOD] = "in understood functions",
+	[RSP_CAT_SPIN] = "busy waiting (spin)",
 	[RSP_CAT_BLOCKING_IO] = "in blocking I/O",
 	[RSP_CAT_NOT_SAMPLED] = "running but not sampled",
 	[RSP_CAT_IO_QUEUE] = "I/O queue overhead",
@@ -480,8 +481,18 @@ static uint32_t sample_node(struct rsp_snapshot *s, uint32_t run, const struct r
 		s->nodes[n].stack = c->chain;
 		s->nodes[n].nr_stack = c->nr_chain;
 		s->nodes[n].ip = c->ip;
+		/* once per node: its samples share the stack (its hash), so the spin loop */
+		s->nodes[n].spin = s->o.spin && s->o.sym &&
+				   rsp_spin__sample(s->o.spin, s->o.sym, 0, c->pid, c->time, c->ip,
+						    c->chain, c->nr_chain);
 	}
 	return n;
+}
+
+/* A sample node's running: busy waiting when it spins, else understood. */
+static enum rsp_cat sample_cat(const struct rsp_snapshot *s, uint32_t sn)
+{
+	return sn != RSP_SNODE_NONE && s->nodes[sn].spin ? RSP_CAT_SPIN : RSP_CAT_UNDERSTOOD;
 }
 
 /*
@@ -520,15 +531,16 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 		size_t lo = rsp_gallop__at_or_above(ti->bs, sizeof(ti->bs[0]),
 						    offsetof(struct rsp_csample, time), ti->bn, x);
 
-		add(s, sample_node(s, run, &ti->bs[lo ? lo - 1 : 0]), run, RSP_CAT_UNDERSTOOD,
-		    y - x, inferred);
+		uint32_t sn = sample_node(s, run, &ti->bs[lo ? lo - 1 : 0]);
+
+		add(s, sn, run, sample_cat(s, sn), y - x, inferred);
 		return;
 	}
 	for (size_t k = 0; k < n; k++) {
 		uint64_t share = (y - x) / n + (k == 0 ? (y - x) % n : 0);
 		uint32_t sn = sample_node(s, run, &own[k]);
 
-		add(s, sn, run, RSP_CAT_UNDERSTOOD, share, inferred);
+		add(s, sn, run, sample_cat(s, sn), share, inferred);
 		if (own[k].time >= x &&
 		    (own[k].time <= y ||
 		     (y == g->end && own[k].time <= y + s->o.sample_slack_ns))) {

@@ -88,6 +88,9 @@ char *rsp_snapexport__marker(struct snapnames *n, const struct rsp_snode *x, int
 	case RSP_CAT_UNDERSTOOD:
 		snprintf(buf, size, "[running]");
 		break;
+	case RSP_CAT_SPIN:
+		snprintf(buf, size, "[spinning]");
+		break;
 	case RSP_CAT_NOT_SAMPLED:
 		snprintf(buf, size, "[running, not sampled]");
 		break;

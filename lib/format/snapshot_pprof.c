@@ -64,7 +64,7 @@ static void push_stack(struct spp *p, const struct rsp_snode *x)
 
 static bool running(int c)
 {
-	return c == RSP_CAT_UNDERSTOOD || c == RSP_CAT_NOT_SAMPLED;
+	return c == RSP_CAT_UNDERSTOOD || c == RSP_CAT_SPIN || c == RSP_CAT_NOT_SAMPLED;
 }
 
 /* One sample: the stack so far, leaf first, with node @x's labels. */

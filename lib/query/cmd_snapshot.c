@@ -494,6 +494,9 @@ static void text_hot(const struct ctx *c, const struct rsp_snode *run, int ind, 
 			u = 0;
 		if (!nf)
 			snprintf(f[0].name, sizeof(f[0].name), "[unknown]");
+		if (sm->spin) /* busy waiting there: said, and apart from its work */
+			snprintf(f[u].name + strnlen(f[u].name, sizeof(f[u].name) - 8), 8,
+				 " (spin)");
 		for (i = 0; i < nh && strcmp(h[i].name, f[u].name); i++)
 			;
 		if (i == nh) {
@@ -838,6 +841,8 @@ static json_t *json_node(const struct ctx *c, uint32_t i)
 		break;
 	case RSP_SN_SAMPLE:
 		json_object_set_new(o, "stack", json_frames(c, n));
+		if (n->spin)
+			json_object_set_new(o, "spinning", json_true());
 		break;
 	case RSP_SN_RUNNABLE:
 		json_object_set_new(o, "preempted", json_boolean(n->reason == RSP_SR_PREEMPT));
@@ -1048,6 +1053,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 {
 	const struct snap_opts *o = req->opts;
 	struct rsp_snapshot_opts so;
+	struct rsp_spin spin;
 	struct rsp_timeline_stats tst;
 	struct rsp_snapshot *s = NULL;
 	struct snapnames names;
@@ -1068,6 +1074,7 @@ static int snap_run(const struct rsp_request *req, const struct rsp_source *src,
 	so.socks = src->socks;
 	so.sym = src->symbols;
 	so.fwake_ns = rsp_request__fwake_ns(req);
+	so.spin = rsp_request__spin(req, &spin);
 	rsp_request__window_range(req, src, &so.from, &so.to);
 	if ((ret = snap_cgroup(req, src, (uint32_t)o->pid, so.to, err)))
 		return ret;
@@ -1107,6 +1114,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                       [--sample-slack DURATION] [--max-depth N] [--min PCT]\n"
 		 "                       [--cgroup PATH] [--container ID]\n"
 		 "                       [--no-annotations | --false-wakeup-run US]\n"
+		 "                       [--spin-symbol NAME]...\n"
 		 "\n"
 		 "Starts from every run of PID's threads; for each sleep, follows what ended\n"
 		 "it (a thread, an irq, a disk, a timer) and, recursively, what that waker\n"
@@ -1151,7 +1159,12 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "                     (a futex: same user stack) was woken for\n"
 		 "                     nothing: its two sleeps are one, ended by the later\n"
 		 "                     waker, which the chain follows\n"
-		 "  --no-annotations   the raw view: every wakeup as recorded\n"
+		 "  --spin-symbol NAME  a function that spins (repeatable): running time\n"
+		 "                     whose samples are in it (the sampled function or\n"
+		 "                     the first 3 user frames) is busy waiting (spin),\n"
+		 "                     as in glibc's pthread_spin_lock and sched_yield\n"
+		 "  --no-annotations   the raw view: every wakeup as recorded, no\n"
+		 "                     spinning told apart\n"
 		 "\n"
 		 "Files are written by rspctl, where it runs, not by rspd.\n"
 		 "\n"
@@ -1164,7 +1177,7 @@ const struct rsp_command rsp_cmd_snapshot = {
 		 "  rspctl snapshot 1234 --last 5s --pprof off.pb.gz &&\n"
 		 "    go tool pprof -top -tagfocus=reason=block_io off.pb.gz\n",
 	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE |
-		  RSP_COPT_CGROUP | RSP_COPT_FWAKE,
+		  RSP_COPT_CGROUP | RSP_COPT_FWAKE | RSP_COPT_SPIN,
 	.opts = snap_options,
 	.opts_size = sizeof(struct snap_opts),
 	.init = snap_init,

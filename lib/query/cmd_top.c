@@ -273,6 +273,9 @@ struct top_ctx {
 	double resolve_ms;
 	uint64_t from;
 	struct rsp_cgroupq_by by; /* --by cgroup */
+	struct rsp_spin spin;	  /* the spin loops (--spin-symbol) */
+	const struct rsp_flatprof_spin *spins;
+	size_t nr_spins;
 };
 
 static const struct rsp_maps *model(const struct top_ctx *c)
@@ -419,11 +422,30 @@ static json_t *json_rows(const struct top_ctx *c, unsigned limit)
 
 		if (r->why)
 			json_object_set_new(o, "why", json_string(r->why));
+		if (r->spin_samples)
+			json_object_set_new(o, "spinning_samples",
+					    json_integer((json_int_t)r->spin_samples));
 		if (c->sl)
 			json_object_set_new(o, "source", json_row_source(c, r));
 		json_array_append_new(arr, o);
 	}
 	return arr;
+}
+
+/* The samples in known spin loops (rsp/spin.h): busy waiting, by loop. */
+static json_t *json_spinning(const struct top_ctx *c)
+{
+	json_t *loops = json_array();
+
+	for (size_t i = 0; i < c->nr_spins; i++)
+		json_array_append_new(loops, json_pack("{s:s, s:I, s:f, s:f}", "name",
+						       c->spins[i].name, "samples",
+						       (json_int_t)c->spins[i].samples, "percent",
+						       pct(c->spins[i].samples, c->tot->samples),
+						       "cpu_s", (double)c->spins[i].period / 1e9));
+	return json_pack("{s:I, s:f, s:f, s:o}", "samples", (json_int_t)c->tot->spin_samples,
+			 "percent", pct(c->tot->spin_samples, c->tot->samples), "cpu_s",
+			 (double)c->tot->spin_period / 1e9, "loops", loops);
 }
 
 static json_t *json_procs(const struct top_ctx *c)
@@ -667,6 +689,7 @@ static int render_json(const struct top_ctx *c, struct rsp_buf *out)
 		json_object_set_new(o, "perf_event_paranoid",
 				    json_integer(c->src->access.paranoid));
 	json_object_set_new(o, "symbols", json_rows(c, opts->limit));
+	json_object_set_new(o, "spinning", json_spinning(c));
 	json_object_set_new(o, "threads", json_threads(c, opts->limit));
 	json_object_set_new(o, "comms", json_comms(c, opts->limit));
 	json_object_set_new(o, "images", json_images(c, opts->limit));
@@ -852,6 +875,24 @@ static void text_rows(const struct top_ctx *c, struct rsp_buf *out)
 	if (opts->lines && p->lines_dropped)
 		rsp_buf__printf(out, "(%llu samples at addresses past the bound have no line)\n",
 				(unsigned long long)p->lines_dropped);
+}
+
+/*
+ * The samples in known spin loops, on a line of their own: busy waiting,
+ * which the rows above count as any function's work. The rows stay as
+ * they were, so that a function's share reads the same with or without it.
+ */
+static void text_spinning(const struct top_ctx *c, struct rsp_buf *out)
+{
+	if (!c->tot->spin_samples)
+		return;
+	rsp_buf__printf(out, "spinning (busy waiting): %llu samples, %.1f%%, in",
+			(unsigned long long)c->tot->spin_samples,
+			pct(c->tot->spin_samples, c->tot->samples));
+	for (size_t i = 0; i < c->nr_spins && i < 3; i++)
+		rsp_buf__printf(out, "%s %.40s %.1f%%", i ? "," : "", c->spins[i].name,
+				pct(c->spins[i].samples, c->tot->samples));
+	rsp_buf__puts(out, c->nr_spins > 3 ? ", ...\n" : "\n");
 }
 
 /* Rows of a breakdown: --limit, at most TOP_PROCS. */
@@ -1081,6 +1122,7 @@ static void render_text(const struct top_ctx *c, struct rsp_buf *out)
 		text_annotate(c, out);
 	} else {
 		text_rows(c, out);
+		text_spinning(c, out);
 		text_breakdowns(c, out);
 		if (((const struct top_opts *)c->req->opts)->stacks)
 			text_stacks(c, out);
@@ -1170,7 +1212,8 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 				      .annotate = topts->annotate[0] ? topts->annotate : NULL,
 				      .lines = topts->lines,
 				      .keep = req->cgroup || req->container ? keep : NULL,
-				      .keep_ctx = c};
+				      .keep_ctx = c,
+				      .spin = rsp_request__spin(req, &c->spin)};
 	struct rsp_wsnap *snap = rsp_window__pin(src->window, o.from, o.to ? o.to : UINT64_MAX);
 	struct timespec t0;
 
@@ -1193,6 +1236,7 @@ static int profile(struct top_ctx *c, struct rsp_redact *r)
 	c->threads = rsp_flatprof__threads(c->prof, &c->nr_threads);
 	c->comms = rsp_flatprof__comms(c->prof, &c->nr_comms);
 	c->images = rsp_flatprof__images(c->prof, &c->nr_images);
+	c->spins = rsp_flatprof__spins(c->prof, &c->nr_spins);
 	return topts->by_cgroup ? group_by_cgroup(c) : 0;
 }
 
@@ -1385,6 +1429,7 @@ const struct rsp_command rsp_cmd_top = {
 		 "                  [--limit N] [--stacks N] [--json]\n"
 		 "                  [--speedscope FILE] [--pprof FILE]\n"
 		 "                  [--cgroup PATH] [--container ID] [--by cgroup]\n"
+		 "                  [--spin-symbol NAME]...\n"
 		 "\n"
 		 "Functions where the sampled CPU time went, user and kernel, named at\n"
 		 "query time (processes that have exited too). A stripped library shows\n"
@@ -1430,6 +1475,10 @@ const struct rsp_command rsp_cmd_top = {
 		 "  --container ID   only processes of this container (its id or a prefix\n"
 		 "                   of 12 or more hex digits, as 'docker ps' shows it)\n"
 		 "  --by cgroup      also the samples by cgroup\n"
+		 "  --spin-symbol NAME  a function that spins (repeatable), beside glibc's\n"
+		 "                   pthread_spin_lock and sched_yield: samples in it\n"
+		 "                   (the sampled function or the first 3 user frames)\n"
+		 "                   are counted as spinning (busy waiting)\n"
 		 "\n"
 		 "EXAMPLES\n"
 		 "  rspctl top\n"
@@ -1443,7 +1492,8 @@ const struct rsp_command rsp_cmd_top = {
 		 "  rspctl top --pid 1234 --lines\n"
 		 "  rspctl top --pid 1234 --annotate burn_hot\n"
 		 "  rspctl top --cgroup /system.slice/nginx.service --by cgroup\n",
-	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE | RSP_COPT_CGROUP,
+	.common = RSP_COPT_FORMAT | RSP_COPT_PID | RSP_COPT_LAST | RSP_COPT_RANGE |
+		  RSP_COPT_CGROUP | RSP_COPT_SPIN,
 	.opts = top_opts,
 	.opts_size = sizeof(struct top_opts),
 	.init = top_init,

@@ -52,6 +52,7 @@ enum {
 	COPT_CONTAINER = -8,
 	COPT_NO_ANNOT = -9,
 	COPT_FWAKE_RUN = -10,
+	COPT_SPIN_SYMBOL = -11,
 };
 
 static const struct rsp_option common_opts[] = {
@@ -65,6 +66,7 @@ static const struct rsp_option common_opts[] = {
 	{"container", true, COPT_CONTAINER},
 	{"no-annotations", false, COPT_NO_ANNOT},
 	{"false-wakeup-run", true, COPT_FWAKE_RUN},
+	{"spin-symbol", true, COPT_SPIN_SYMBOL},
 	{NULL, false, 0},
 };
 
@@ -87,6 +89,8 @@ static bool common_allowed(const struct rsp_command *c, int id)
 	case COPT_NO_ANNOT:
 	case COPT_FWAKE_RUN:
 		return c->common & RSP_COPT_FWAKE;
+	case COPT_SPIN_SYMBOL:
+		return c->common & RSP_COPT_SPIN;
 	default:
 		return false;
 	}
@@ -153,6 +157,38 @@ bool rsp_request__cgroup_keeps(const struct rsp_request *req, const struct rsp_m
 	return !req->container || rsp_cgroup__container_matches(path, req->container);
 }
 
+/*
+ * --spin-symbol NAME: a function name as rspctl top shows it (no blanks;
+ * the symbolizer's names never hold any), kept once.
+ */
+static int spin_opt(struct rsp_request *req, const char *v, struct rsp_buf *err)
+{
+	size_t len = strlen(v);
+
+	if (!len || len > RSP_SPIN_NAME_MAX || strpbrk(v, " \t\n")) {
+		rsp_buf__printf(err,
+				"%s: --spin-symbol wants a function name as 'rspctl top' shows "
+				"it (1 to %d bytes, no blanks), such as my_spin_wait, not '%.60s'",
+				req->cmd->name, RSP_SPIN_NAME_MAX, v);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < req->nr_spin_syms; i++)
+		if (!strcmp(req->spin_syms[i], v))
+			return 0;
+	if (req->nr_spin_syms == RSP_SPIN_MAX_EXTRA) {
+		rsp_buf__printf(err, "%s: --spin-symbol given more than %d times; name at most %d",
+				req->cmd->name, RSP_SPIN_MAX_EXTRA, RSP_SPIN_MAX_EXTRA);
+		return -EINVAL;
+	}
+	req->spin_syms[req->nr_spin_syms] = strdup(v);
+	if (!req->spin_syms[req->nr_spin_syms]) {
+		rsp_buf__printf(err, "%s: out of memory parsing the request", req->cmd->name);
+		return -ENOMEM;
+	}
+	req->nr_spin_syms++;
+	return 0;
+}
+
 static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp_buf *err)
 {
 	uint64_t n;
@@ -209,6 +245,8 @@ static int common_opt(struct rsp_request *req, int id, const char *v, struct rsp
 		}
 		req->fwake_ns = n * 1000;
 		return 0;
+	case COPT_SPIN_SYMBOL:
+		return spin_opt(req, v, err);
 	default:
 		return -EINVAL;
 	}
@@ -219,6 +257,15 @@ uint64_t rsp_request__fwake_ns(const struct rsp_request *req)
 	if (req->raw)
 		return 0;
 	return req->fwake_ns ? req->fwake_ns : RSP_FWAKE_DEFAULT_NS;
+}
+
+const struct rsp_spin *rsp_request__spin(const struct rsp_request *req, struct rsp_spin *out)
+{
+	if (req->raw)
+		return NULL;
+	out->extra = (const char *const *)req->spin_syms;
+	out->nr_extra = req->nr_spin_syms;
+	return out;
 }
 
 static const struct rsp_option *find_opt(const struct rsp_option *tab, const char *name, size_t len)
@@ -298,10 +345,13 @@ static int parse_args(struct rsp_request *req, int argc, const char *const argv[
 		rsp_buf__printf(err, "%s: give --last or --from, not both", c->name);
 		return -EINVAL;
 	}
-	if (req->raw && req->fwake_ns) {
+	if (req->raw && (req->fwake_ns || req->nr_spin_syms)) {
 		rsp_buf__printf(err,
-				"%s: --no-annotations keeps every wakeup and --false-wakeup-run "
-				"sets which are false; give one of them",
+				req->fwake_ns ? "%s: --no-annotations keeps every wakeup and "
+						"--false-wakeup-run sets which are false; give one "
+						"of them"
+					      : "%s: --no-annotations tells no spinning apart and "
+						"--spin-symbol names spin loops; give one of them",
 				c->name);
 		return -EINVAL;
 	}
@@ -344,6 +394,9 @@ void rsp_request__exit(struct rsp_request *req)
 	free(req->cgroup);
 	free(req->container);
 	req->cgroup = req->container = NULL;
+	for (size_t i = 0; i < req->nr_spin_syms; i++)
+		free(req->spin_syms[i]);
+	req->nr_spin_syms = 0;
 }
 
 const char *rsp_request__option_at(const struct rsp_command *c, size_t i)

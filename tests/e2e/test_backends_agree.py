@@ -153,7 +153,7 @@ def fmt_knots(k):
 
 # Runs with and without a cpu-clock sample: each rspd samples on its own, so
 # how a run splits between the two is chance, not the backend's doing.
-RUNNING = ("understood", "not_sampled")
+RUNNING = ("understood", "spin", "not_sampled")
 
 
 def categories(s):

@@ -35,7 +35,7 @@ with t.Rspd() as d:
     t.check(len(got) >= 0.9 * len(w["resolvers"]),
             "the resolver threads are in the chain: %d of %d" % (len(got), len(w["resolvers"])))
     res = [r for r in s["chain"] if r.get("tid") in w["resolvers"]]
-    run = sum(sum(v for k, v in c["categories"].items() if k in ("understood", "not_sampled"))
+    run = sum(sum(v for k, v in c["categories"].items() if k in ("understood", "spin", "not_sampled"))
               + sum(g["total_s"] for g in c["children"])
               for r in res for c in r["children"] if c["kind"] == "run")
     t.check(abs(run - w["resolver_cpu_s"]) <= 0.2 * w["resolver_cpu_s"],

@@ -175,8 +175,9 @@ static void test_json(void **state)
 	assert_true(json_real_value(json_object_get(j, "wall_s")) > 0.0039);
 	assert_true(json_real_value(json_object_get(j, "percent_accounted")) > 99.9);
 	cats = json_object_get(j, "categories");
-	assert_int_equal(json_object_size(cats), 13);
+	assert_int_equal(json_object_size(cats), 14);
 	assert_non_null(json_object_get(cats, "understood"));
+	assert_non_null(json_object_get(cats, "spin"));
 	assert_non_null(json_object_get(cats, "deliberate_sleep"));
 	root = json_array_get(json_object_get(j, "chain"), 0);
 	assert_non_null(root);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -26,6 +27,45 @@ static int parse(struct rsp_request *req, struct rsp_buf *err, const char *const
 }
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* --spin-symbol: snapshot and top, repeatable (kept once), checked, not with --no-annotations */
+static void test_spin_symbols(struct rsp_buf *err)
+{
+	struct rsp_request req;
+	struct rsp_spin sp;
+	char many[RSP_SPIN_MAX_EXTRA + 2][16];
+	const char *argv[2 * (RSP_SPIN_MAX_EXTRA + 2) + 2] = {"top"};
+	int n = 1;
+
+	assert_int_equal(parse(&req, err,
+			       ARGS("snapshot", "7", "--spin-symbol", "my_wait", "--spin-symbol",
+				    "my_wait", "--spin-symbol=backoff")),
+			 0);
+	assert_int_equal(req.nr_spin_syms, 2);
+	assert_ptr_equal(rsp_request__spin(&req, &sp), &sp);
+	assert_string_equal(rsp_spin__match(&sp, "backoff"), "backoff");
+	assert_non_null(rsp_spin__match(&sp, "pthread_spin_lock"));
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, err, ARGS("snapshot", "7", "--no-annotations")), 0);
+	assert_null(rsp_request__spin(&req, &sp));
+	rsp_request__exit(&req);
+	assert_int_equal(parse(&req, err, ARGS("top", "--spin-symbol", "a b")), -EINVAL);
+	assert_non_null(strstr(err->data, "--spin-symbol wants a function name"));
+	assert_int_equal(parse(&req, err, ARGS("top", "--spin-symbol", "")), -EINVAL);
+	assert_int_equal(parse(&req, err, ARGS("graph", "--spin-symbol", "x")), -EINVAL);
+	assert_non_null(strstr(err->data, "unknown option"));
+	assert_int_equal(
+		parse(&req, err, ARGS("snapshot", "7", "--no-annotations", "--spin-symbol", "x")),
+		-EINVAL);
+	assert_non_null(strstr(err->data, "give one of them"));
+	for (int i = 0; i < RSP_SPIN_MAX_EXTRA + 1; i++) {
+		snprintf(many[i], sizeof(many[i]), "spin_%d", i);
+		argv[n++] = "--spin-symbol";
+		argv[n++] = many[i];
+	}
+	assert_int_equal(parse(&req, err, argv), -EINVAL);
+	assert_non_null(strstr(err->data, "more than 32 times"));
+}
 
 static void test_parse(void **state)
 {
@@ -79,6 +119,7 @@ static void test_parse(void **state)
 		-EINVAL);
 	assert_non_null(strstr(err.data, "give one of them"));
 	assert_int_equal(parse(&req, &err, ARGS("status", "--no-annotations")), -EINVAL);
+	test_spin_symbols(&err);
 	assert_true(rsp_query__exists("status"));
 	assert_false(rsp_query__exists("nope"));
 	rsp_buf__reset(&err);

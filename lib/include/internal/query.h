@@ -15,6 +15,8 @@
 #define RSP_COPT_CGROUP 0x20u /* --cgroup PATH, --container ID (rsp_request__cgroup_keeps()) */
 /* --no-annotations, --false-wakeup-run US: rsp_tlstore_opts.raw and .fwake_ns */
 #define RSP_COPT_FWAKE 0x40u
+/* --spin-symbol NAME (repeatable): rsp_request__spin() */
+#define RSP_COPT_SPIN 0x80u
 
 struct rsp_option {
 	const char *name; /* long name without "--" */
@@ -111,6 +113,14 @@ bool rsp_request__cgroup_keeps(const struct rsp_request *req, const struct rsp_m
  * 0 with --no-annotations
  */
 uint64_t rsp_request__fwake_ns(const struct rsp_request *req);
+
+/**
+ * rsp_request__spin() - the spin loops a request asks for (rsp/spin.h's
+ * table and its --spin-symbol names, which @out points to: keep @req
+ * alive while @out is used). Return: @out, or NULL with --no-annotations
+ * (the raw view: no busy waiting told apart).
+ */
+const struct rsp_spin *rsp_request__spin(const struct rsp_request *req, struct rsp_spin *out);
 
 struct rsp_tlstore;
 /**

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <rsp/api.h>
 #include <rsp/schema.h>
+#include <rsp/spin.h>
 #include <rsp/symbols.h>
 #include <rsp/unwind.h>
 #include <rsp/window.h>
@@ -30,7 +31,14 @@ struct rsp_flatprof_row {
 	enum rsp_sym_match match;
 	bool hidden; /* another user's process (user frames not named) */
 	uint64_t samples, period;
-	uint64_t key; /* identity of the row (rsp_flatprof__row_addrs()) */
+	uint64_t key;	       /* identity of the row (rsp_flatprof__row_addrs()) */
+	uint64_t spin_samples; /* of samples, in a spin loop (opts.spin) */
+};
+
+/* The samples in one spin loop (opts.spin; rsp/spin.h), busy waiting. */
+struct rsp_flatprof_spin {
+	const char *name; /* the table's (rsp_spin__match()) */
+	uint64_t samples, period;
 };
 
 /* A whole stack as resolved frames, with how its user part was had. */
@@ -84,11 +92,12 @@ struct rsp_flatprof_image {
  * struct rsp_sampled_addr, rsp/symbols.h. */
 
 struct rsp_flatprof_totals {
-	uint64_t samples, kernel, period; /* of the profiled process (or all) */
-	uint64_t self_samples;		  /* of opts.self_pid (rspd), among all */
-	uint64_t self_period;		  /* their CPU time, ns */
-	uint64_t first, last;		  /* times of the samples counted */
-	uint64_t by[3];			  /* stacks: samples per enum rsp_unwind_method */
+	uint64_t samples, kernel, period;   /* of the profiled process (or all) */
+	uint64_t spin_samples, spin_period; /* of them, in a spin loop (opts.spin) */
+	uint64_t self_samples;		    /* of opts.self_pid (rspd), among all */
+	uint64_t self_period;		    /* their CPU time, ns */
+	uint64_t first, last;		    /* times of the samples counted */
+	uint64_t by[3];			    /* stacks: samples per enum rsp_unwind_method */
 	/* the whole range, before the filters */
 	uint64_t all_samples, all_kernel, idle; /* idle: samples of the idle task */
 	uint64_t all_first, all_last;
@@ -126,6 +135,8 @@ struct rsp_flatprof_opts {
 	/* whether process @pid (at its first sample's @time) is profiled; NULL: all */
 	bool (*keep)(void *ctx, uint32_t pid, uint64_t time);
 	void *keep_ctx;
+	/* the spin loops whose samples are busy waiting (rsp_flatprof__spins()); NULL: none */
+	const struct rsp_spin *spin;
 };
 
 #define RSP_FLATPROF_KERNEL_ONLY 1u /* samples taken in the kernel, all processes */
@@ -166,6 +177,9 @@ RSP_API const struct rsp_sampled_addr *rsp_flatprof__addrs(const struct rsp_flat
  */
 RSP_API const struct rsp_sampled_addr *
 rsp_flatprof__row_addrs(const struct rsp_flatprof *p, const struct rsp_flatprof_row *r, size_t *n);
+/** rsp_flatprof__spins() - the samples counted by spin loop (opts.spin), heaviest first. */
+RSP_API const struct rsp_flatprof_spin *rsp_flatprof__spins(const struct rsp_flatprof *p,
+							    size_t *n);
 /** rsp_flatprof__proc() - the row of process @pid, or NULL. */
 RSP_API const struct rsp_flatprof_proc *rsp_flatprof__proc(const struct rsp_flatprof *p,
 							   uint32_t pid);

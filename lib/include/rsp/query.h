@@ -9,6 +9,7 @@
 #include <rsp/buf.h>
 #include <rsp/ksyms.h>
 #include <rsp/schema.h>
+#include <rsp/spin.h>
 #include <rsp/status.h>
 #include <rsp/window.h>
 
@@ -114,8 +115,11 @@ struct rsp_request {
 	void *opts;	   /* the command's own options, owned */
 	char *cgroup;	   /* --cgroup PATH (a subtree, as /proc/PID/cgroup shows it); NULL: all */
 	char *container;   /* --container ID (12 to 64 hex digits, a prefix); NULL: all */
-	bool raw;	   /* --no-annotations: no false wakeup removed */
+	bool raw;	   /* --no-annotations: no false wakeup removed, no spinning */
 	uint64_t fwake_ns; /* --false-wakeup-run, ns; 0: RSP_FWAKE_DEFAULT_NS */
+	/* --spin-symbol NAME, each owned: spin loops beside rsp/spin.h's table */
+	char *spin_syms[RSP_SPIN_MAX_EXTRA];
+	size_t nr_spin_syms;
 };
 
 /**

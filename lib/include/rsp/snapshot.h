@@ -11,6 +11,7 @@
 #include <rsp/samples.h>
 #include <rsp/schema.h>
 #include <rsp/socktab.h>
+#include <rsp/spin.h>
 #include <rsp/timeline.h>
 #include <rsp/tlstore.h>
 #include <rsp/window.h>
@@ -68,6 +69,7 @@
 
 enum rsp_cat {
 	RSP_CAT_UNDERSTOOD,  /* running, in a run with cpu-clock samples */
+	RSP_CAT_SPIN,	     /* running, its samples in a known spin loop (rsp/spin.h) */
 	RSP_CAT_BLOCKING_IO, /* a sleep a disk ended, while a request was in the device */
 	RSP_CAT_NOT_SAMPLED, /* running, in a run no sample fell in */
 	RSP_CAT_IO_QUEUE,    /* such a sleep while its requests were only queued */
@@ -105,6 +107,10 @@ struct rsp_snapshot_opts {
 	struct rsp_symbolizer *sym;
 	/* rsp_snapshot__from_window(): false wakeups, as rsp_tlstore_opts.fwake_ns */
 	uint64_t fwake_ns;
+	/* Busy waiting: the spin loops (rsp/spin.h; must outlive the snapshot)
+	 * whose samples' time is RSP_CAT_SPIN, named through @sym. NULL, or no
+	 * @sym: none, every sampled run is understood (the raw view). */
+	const struct rsp_spin *spin;
 	/* One thread of PID as the root (rspctl merge: the thread that answered
 	 * a request on its host), 0: every thread of PID. PID's other threads
 	 * are then wakers like any other thread: followed, not other paths. */
@@ -147,7 +153,7 @@ struct rsp_snode {
 	uint8_t kind;	/* enum rsp_snode_kind */
 	uint8_t reason; /* SLEEP: enum rsp_sleep_reason; RUNNABLE: RSP_SR_PREEMPT if preempted */
 	uint8_t waker_kind; /* SLEEP: enum rsp_waker_kind */
-	uint8_t pad;
+	uint8_t spin;	    /* SAMPLE: in a spin loop (opts.spin): its time is RSP_CAT_SPIN */
 	uint32_t tid, tgid; /* the thread (of the node or of its THREAD parent); tgid 0 unknown */
 	uint32_t waker_id;  /* SLEEP: tid, irq, softirq vector or dev_t, by waker_kind */
 	uint32_t parent, first_child, next_sibling; /* RSP_SNODE_NONE when none */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The table of known spin loops and the rule that puts a cpu-clock sample
+ * in one: see rsp/spin.h.
+ */
+#include <string.h>
+#include <linux/perf_event.h>
+#include <rsp/spin.h>
+
+/*
+ * Names as rsp's symbolizer gives them for Debian 12's glibc 2.36
+ * (nm -D /lib/x86_64-linux-gnu/libc.so.6; of aliases at one address the
+ * global one, then the first by name, names it: __sched_yield, not the weak
+ * sched_yield), and the internal names its .symtab adds when libc6-dbg or
+ * debuginfod supplies it.
+ *
+ * pthread_spin_lock is the loop itself (lock decl; on failure a pause loop
+ * reading the word until it is free): a sample in it is spinning but for
+ * the few instructions of an uncontended acquisition. sched_yield,
+ * pthread_yield and thrd_yield (tail calls to it): a thread yielding in a
+ * loop waits for another to run. The adaptive mutex's spin
+ * (PTHREAD_MUTEX_ADAPTIVE_NP) is inlined into __pthread_mutex_lock with
+ * no symbol of its own, beside every mutex's uncontended path: naming
+ * pthread_mutex_lock would call a busy ordinary mutex spinning, so it is
+ * not in the table; a program known to use adaptive mutexes adds it
+ * (--spin-symbol __pthread_mutex_lock).
+ */
+static const char *const defaults[] = {
+	"pthread_spin_lock",  "__pthread_spin_lock", "__sched_yield", "sched_yield",
+	"__GI___sched_yield", "pthread_yield",	     "thrd_yield",
+};
+
+const char *rsp_spin__default_at(size_t i)
+{
+	return i < sizeof(defaults) / sizeof(defaults[0]) ? defaults[i] : NULL;
+}
+
+const char *rsp_spin__match(const struct rsp_spin *sp, const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (!strcmp(name, defaults[i]))
+			return defaults[i];
+	for (size_t i = 0; sp && i < sp->nr_extra; i++)
+		if (!strcmp(name, sp->extra[i]))
+			return sp->extra[i];
+	return NULL;
+}
+
+static const char *match_at(const struct rsp_spin *sp, struct rsp_symbolizer *sym, unsigned flags,
+			    uint32_t pid, uint64_t time, uint64_t addr)
+{
+	struct rsp_sym s;
+
+	if (rsp_symbolizer__resolve(sym, pid, time, addr, flags, &s))
+		return NULL;
+	return rsp_spin__match(sp, s.name);
+}
+
+/* The first RSP_SPIN_USER_FRAMES user frames of @chain (return addresses after the first). */
+const char *rsp_spin__user(const struct rsp_spin *sp, struct rsp_symbolizer *sym, unsigned flags,
+			   uint32_t pid, uint64_t time, uint64_t ip, const uint64_t *chain,
+			   uint32_t nr)
+{
+	bool user = false;
+	unsigned seen = 0;
+
+	for (uint32_t i = 0; chain && i < nr && seen < RSP_SPIN_USER_FRAMES; i++) {
+		const char *m;
+
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = chain[i] == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!user)
+			continue;
+		/* a sample taken in user mode: its first user frame is the leaf, looked at */
+		m = seen == 0 && chain[i] == ip
+			    ? NULL
+			    : match_at(sp, sym, flags | (seen ? RSP_SYM_RETADDR : 0), pid, time,
+				       chain[i]);
+		if (m)
+			return m;
+		seen++;
+	}
+	return NULL;
+}
+
+const char *rsp_spin__sample(const struct rsp_spin *sp, struct rsp_symbolizer *sym, unsigned flags,
+			     uint32_t pid, uint64_t time, uint64_t ip, const uint64_t *chain,
+			     uint32_t nr_chain)
+{
+	const char *m = match_at(sp, sym, flags, pid, time, ip);
+
+	return m ? m : rsp_spin__user(sp, sym, flags, pid, time, ip, chain, nr_chain);
+}
