@@ -455,7 +455,8 @@ struct reader {
 	size_t cap;
 	GElf_Phdr *loads;
 	size_t nr_loads;
-	uint64_t base; /* 0: no .stapsdt.base section */
+	size_t file_size; /* a hostile PT_LOAD may claim bytes past it */
+	uint64_t base;	  /* 0: no .stapsdt.base section */
 };
 
 static int read_loads(Elf *elf, struct reader *r)
@@ -489,7 +490,8 @@ static bool to_offset(const struct reader *r, uint64_t vaddr, uint64_t len, uint
 		if (vaddr >= ph->p_vaddr && ph->p_filesz >= len &&
 		    vaddr - ph->p_vaddr <= ph->p_filesz - len) {
 			*off = vaddr - ph->p_vaddr + ph->p_offset;
-			return true;
+			return *off >= ph->p_offset && *off < r->file_size &&
+			       r->file_size - *off >= len;
 		}
 	}
 	return false;
@@ -566,6 +568,7 @@ static int read_probes(Elf *elf, struct reader *r, const char *provider, struct 
 
 	if (find_section(elf, BASE_SECTION, &sh))
 		r->base = sh.sh_addr;
+	elf_rawfile(elf, &r->file_size);
 	ret = read_loads(elf, r);
 	if (!ret)
 		ret = scan_notes(elf, r->path, provider, add_probe, r, err);
