@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <asm/perf_regs.h>
 #include <asm/ptrace.h>
 #include "internal/usdt.h"
@@ -206,6 +207,7 @@ static bool is_symbol_start(char c)
 static int take_size(struct tok *t, struct rsp_usdt_arg *a)
 {
 	int64_t v;
+	uint64_t m;
 
 	if (!take_int(t, &v))
 		return tok_fail(t, -EINVAL, "no size before '@'");
@@ -215,10 +217,10 @@ static int take_size(struct tok *t, struct rsp_usdt_arg *a)
 		return tok_fail(t, -EINVAL, "no '@' after the size");
 	t->p++;
 	a->is_signed = v < 0;
-	v = v < 0 ? -v : v;
-	if (v != 1 && v != 2 && v != 4 && v != 8)
+	m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN too */
+	if (m != 1 && m != 2 && m != 4 && m != 8)
 		return tok_fail(t, -EINVAL, "the size is not 1, 2, 4 or 8 bytes");
-	a->size = (uint8_t)v;
+	a->size = (uint8_t)m;
 	return 0;
 }
 
@@ -333,13 +335,19 @@ int rsp_usdt__parse_args(const char *s, struct rsp_usdt_arg *args, struct rsp_bu
 
 /* ---- the file ---- */
 
+/*
+ * ELF_C_READ, not ELF_C_READ_MMAP: libelf then reads the section headers,
+ * the section names and the notes only (pread, on demand), and a file
+ * truncated while rsp reads it is a short read, not a SIGBUS in rspd.
+ */
 static int open_elf(int fd, const char *path, Elf **out, struct rsp_buf *err)
 {
+	struct stat st;
 	Elf *elf;
 	GElf_Ehdr eh;
 
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf) {
 		rsp_buf__printf(err, "cannot read %s as ELF: %s", path, elf_errmsg(-1));
 		return -ENOEXEC;
@@ -353,6 +361,13 @@ static int open_elf(int fd, const char *path, Elf **out, struct rsp_buf *err)
 				path);
 		elf_end(elf);
 		return -ENOEXEC;
+	}
+	if (fstat(fd, &st) || eh.e_shoff > (uint64_t)st.st_size ||
+	    (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size - eh.e_shoff) {
+		/* libelf would see no sections: the notes must not vanish unsaid */
+		rsp_buf__printf(err, "%s is truncated: its section headers lie past its end", path);
+		elf_end(elf);
+		return -EINVAL;
 	}
 	*out = elf;
 	return 0;
@@ -393,8 +408,14 @@ static int scan_notes(Elf *elf, const char *path, const char *provider, note_fn 
 	Elf_Data *data = scn && sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
 	size_t off = 0, nr = 0;
 
+	if (scn && (!data || !data->d_buf) && sh.sh_type != SHT_NOBITS && sh.sh_size) {
+		rsp_buf__printf(err, "%s: cannot read its section %s: %s", path, NOTE_SECTION,
+				sh.sh_type != SHT_NOTE ? "not a note section" : elf_errmsg(-1));
+		return -EINVAL;
+	}
 	while (data && off < data->d_size) {
 		size_t name_off, desc_off, next;
+		struct rsp_buf why = RSP_BUF_INIT;
 		struct rsp_usdt_note n;
 		GElf_Nhdr nh;
 		int ret;
@@ -415,8 +436,9 @@ static int scan_notes(Elf *elf, const char *path, const char *provider, note_fn 
 		    memcmp((const char *)data->d_buf + name_off, NOTE_OWNER, sizeof(NOTE_OWNER)))
 			continue;
 		if (rsp_usdt__parse_note((const char *)data->d_buf + desc_off, nh.n_descsz, &n,
-					 err)) {
-			rsp_buf__printf(err, " (%s)", path);
+					 &why)) {
+			rsp_buf__printf(err, "%s: %s", path, why.data ? why.data : "out of memory");
+			rsp_buf__exit(&why);
 			return -EINVAL;
 		}
 		if (provider && strcmp(n.provider, provider))
@@ -561,14 +583,17 @@ static int add_probe(void *ctx, const struct rsp_usdt_note *n, struct rsp_buf *e
 	return 0;
 }
 
-static int read_probes(Elf *elf, struct reader *r, const char *provider, struct rsp_buf *err)
+static int read_probes(int fd, Elf *elf, struct reader *r, const char *provider,
+		       struct rsp_buf *err)
 {
+	struct stat st;
 	GElf_Shdr sh;
 	int ret;
 
 	if (find_section(elf, BASE_SECTION, &sh))
 		r->base = sh.sh_addr;
-	elf_rawfile(elf, &r->file_size);
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		r->file_size = (size_t)st.st_size;
 	ret = read_loads(elf, r);
 	if (!ret)
 		ret = scan_notes(elf, r->path, provider, add_probe, r, err);
@@ -589,7 +614,7 @@ struct rsp_usdt *rsp_usdt__read_fd(int fd, const char *path, const char *provide
 	if (ret)
 		return NULL;
 	r.u = calloc(1, sizeof(*r.u));
-	ret = r.u ? read_probes(elf, &r, provider, err) : -ENOMEM;
+	ret = r.u ? read_probes(fd, elf, &r, provider, err) : -ENOMEM;
 	if (!r.u)
 		rsp_buf__printf(err, "out of memory reading the USDT notes of %s", path);
 	free(r.loads);

@@ -208,31 +208,40 @@ static void check_forms(const struct rsp_usdt_probe *p)
 	assert_true(a[5].loc == RSP_USDT_CONST && a[5].size == 8 && a[5].value == 0xff);
 }
 
+/* Where in the ELF64 file open on @fd the header of section @name is, and it in @sh. */
+static off_t shdr_at(int fd, const char *name, Elf64_Shdr *sh)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr str;
+
+	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	assert_int_equal(
+		pread(fd, &str, sizeof(str), (off_t)(eh.e_shoff + eh.e_shstrndx * sizeof(str))),
+		sizeof(str));
+	for (int i = 0; i < eh.e_shnum; i++) {
+		off_t at = (off_t)(eh.e_shoff + i * sizeof(*sh));
+		char s[32] = "";
+
+		assert_int_equal(pread(fd, sh, sizeof(*sh), at), sizeof(*sh));
+		assert_true(pread(fd, s, sizeof(s) - 1, (off_t)(str.sh_offset + sh->sh_name)) > 0);
+		if (!strcmp(s, name))
+			return at;
+	}
+	fail_msg("no section %s", name);
+	return 0;
+}
+
 /* The first bytes of the section @name of the ELF64 file @path: its file offset. */
 static uint64_t section_offset(const char *path, const char *name)
 {
 	int fd = open(path, O_RDONLY);
-	Elf64_Ehdr eh;
-	Elf64_Shdr str, sh;
-	uint64_t off = 0;
+	Elf64_Shdr sh;
 
 	assert_true(fd >= 0);
-	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
-	assert_int_equal(
-		pread(fd, &str, sizeof(str), (off_t)(eh.e_shoff + eh.e_shstrndx * sizeof(sh))),
-		sizeof(str));
-	for (int i = 0; i < eh.e_shnum && !off; i++) {
-		char s[32] = "";
-
-		assert_int_equal(pread(fd, &sh, sizeof(sh), (off_t)(eh.e_shoff + i * sizeof(sh))),
-				 sizeof(sh));
-		assert_true(pread(fd, s, sizeof(s) - 1, (off_t)(str.sh_offset + sh.sh_name)) > 0);
-		if (!strcmp(s, name))
-			off = sh.sh_offset;
-	}
+	shdr_at(fd, name, &sh);
 	close(fd);
-	assert_true(off > 0);
-	return off;
+	assert_true(sh.sh_offset > 0);
+	return sh.sh_offset;
 }
 
 static void check_fixture(const char *path, bool pie)
@@ -297,30 +306,24 @@ static int copy_file(const char *from, char *path)
 static void prelink(int fd, uint64_t base, uint64_t loads)
 {
 	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	off_t at;
 
 	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
 	for (int i = 0; i < eh.e_phnum; i++) {
-		off_t at = (off_t)(eh.e_phoff + i * sizeof(Elf64_Phdr));
+		off_t ph_at = (off_t)(eh.e_phoff + i * sizeof(Elf64_Phdr));
 		Elf64_Phdr ph;
 
-		assert_int_equal(pread(fd, &ph, sizeof(ph), at), sizeof(ph));
+		assert_int_equal(pread(fd, &ph, sizeof(ph), ph_at), sizeof(ph));
 		if (ph.p_type != PT_LOAD)
 			continue;
 		ph.p_vaddr += loads;
 		ph.p_paddr += loads;
-		assert_int_equal(pwrite(fd, &ph, sizeof(ph), at), sizeof(ph));
+		assert_int_equal(pwrite(fd, &ph, sizeof(ph), ph_at), sizeof(ph));
 	}
-	for (int i = 0; i < eh.e_shnum; i++) {
-		off_t at = (off_t)(eh.e_shoff + i * sizeof(Elf64_Shdr));
-		Elf64_Shdr sh;
-
-		assert_int_equal(pread(fd, &sh, sizeof(sh), at), sizeof(sh));
-		/* .stapsdt.base: the only allocated section of size 1 that sdt.h makes */
-		if (sh.sh_type == SHT_PROGBITS && sh.sh_size == 1 && (sh.sh_flags & SHF_ALLOC)) {
-			sh.sh_addr += base;
-			assert_int_equal(pwrite(fd, &sh, sizeof(sh), at), sizeof(sh));
-		}
-	}
+	at = shdr_at(fd, ".stapsdt.base", &sh);
+	sh.sh_addr += base;
+	assert_int_equal(pwrite(fd, &sh, sizeof(sh), at), sizeof(sh));
 }
 
 static void test_prelinked(void **state)
@@ -330,7 +333,6 @@ static void test_prelinked(void **state)
 	int fd = copy_file(FIX_PIE, path);
 
 	(void)state;
-	assert_int_equal(section_offset(FIX_PIE, ".stapsdt.base") > 0, 1);
 	prelink(fd, PRELINK_BY, PRELINK_BY);
 	moved = read_path(path, NULL);
 	assert_int_equal(moved->nr, orig->nr);
@@ -355,6 +357,8 @@ static void test_corrupt_file(void **state)
 {
 	uint64_t notes = section_offset(FIX_PIE, ".note.stapsdt");
 	uint32_t huge = 0x7ffffff0;
+	Elf64_Shdr sh;
+	off_t at;
 	struct rsp_buf err = RSP_BUF_INIT;
 	char path[64], *why;
 	int fd = copy_file(FIX_PIE, path);
@@ -368,6 +372,21 @@ static void test_corrupt_file(void **state)
 	assert_int_equal(rsp_usdt__has_provider(fd, path, "rsp", &err), -EINVAL);
 	assert_non_null(strstr(err.data, "truncated"));
 	rsp_buf__exit(&err);
+	close(fd);
+	unlink(path);
+	/* the note section's bytes past the end of the file */
+	fd = copy_file(FIX_PIE, path);
+	at = shdr_at(fd, ".note.stapsdt", &sh);
+	sh.sh_offset = 1 << 30;
+	assert_int_equal(pwrite(fd, &sh, sizeof(sh), at), sizeof(sh));
+	why = refuse_path(path, "rsp");
+	assert_non_null(strstr(why, "cannot read its section .note.stapsdt"));
+	free(why);
+	/* the section headers past the end of the file */
+	assert_int_equal(ftruncate(fd, at), 0);
+	why = refuse_path(path, "rsp");
+	assert_non_null(strstr(why, "truncated"));
+	free(why);
 	close(fd);
 	unlink(path);
 	/* not ELF at all */
@@ -593,6 +612,7 @@ static void test_parse_args(void **state)
 		 .ret = -EINVAL},
 		{.s = "3@%rax", .ret = -EINVAL},
 		{.s = "16@%rax", .ret = -EINVAL},
+		{.s = "-9223372036854775808@%rax", .ret = -EINVAL},
 		{.s = "0@%rax", .ret = -EINVAL},
 		{.s = "8@", .ret = -EINVAL},
 		{.s = "@%rax", .ret = -EINVAL},

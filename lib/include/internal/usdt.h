@@ -105,9 +105,9 @@ int rsp_usdt__parse_args(const char *s, struct rsp_usdt_arg *args, struct rsp_bu
 
 /**
  * rsp_usdt__has_provider() - whether the ELF file open on @fd has a USDT
- * note of @provider, reading the notes in place (no copy, no allocation
- * but libelf's section table). The common answer, a file with no
- * .note.stapsdt, costs one walk of the section headers.
+ * note of @provider, reading only the section headers, the section names
+ * and .note.stapsdt (no allocation per note). The common answer, a file
+ * with no .note.stapsdt, costs one walk of the section headers.
  * @path: what to call the file in @err
  * Return: 1, 0, or -errno with one sentence in @err (not a readable x86-64
  * ELF file, a corrupt note, more than RSP_USDT_MAX_NOTES notes).
