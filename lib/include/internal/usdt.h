@@ -24,7 +24,11 @@
  * sentence, never a guess.
  */
 
-#define RSP_USDT_MAX_NOTES 4096 /* stapsdt notes read in one file (libc: 60) */
+/*
+ * A table holds at most RSP_USDT_MAX_NOTES probes: 1.5 MiB, and as much
+ * again in argument strings at their longest.
+ */
+#define RSP_USDT_MAX_NOTES 4096 /* stapsdt notes read in one file (python3: 8) */
 #define RSP_USDT_MAX_ARGS  12	/* as STAP_PROBE12, the most sdt.h writes */
 #define RSP_USDT_ARGS_MAX  512	/* bytes of an argument string */
 #define RSP_USDT_NAME_MAX  64	/* bytes of a provider or probe name */
@@ -61,11 +65,12 @@ struct rsp_usdt_note {
 struct rsp_usdt_probe {
 	char provider[RSP_USDT_NAME_MAX];
 	char name[RSP_USDT_NAME_MAX];
-	uint64_t pc;	      /* as the note says */
-	uint64_t vaddr;	      /* pc moved as .stapsdt.base moved (prelink) */
-	uint64_t offset;      /* of vaddr in the file: the uprobe's (config2) */
-	uint64_t sema_offset; /* of the semaphore in the file (config3's ref_ctr_offset); 0: none */
-	char *args_str;	      /* the argument string, owned by the table */
+	uint64_t pc;	 /* as the note says */
+	uint64_t vaddr;	 /* pc moved as .stapsdt.base moved (prelink) */
+	uint64_t offset; /* of vaddr in the file: the uprobe's (config2) */
+	/* of the semaphore in the file, 0: none (the uprobe PMU's ref_ctr_offset: 32 bits) */
+	uint64_t sema_offset;
+	char *args_str; /* the argument string, owned by the table */
 	/*
 	 * The arguments, when @args_err is 0. An argument string that is
 	 * malformed (-EINVAL) or of a form rsp does not read (-EOPNOTSUPP: a
