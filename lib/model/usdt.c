@@ -339,8 +339,9 @@ int rsp_usdt__parse_args(const char *s, struct rsp_usdt_arg *args, struct rsp_bu
  * ELF_C_READ, not ELF_C_READ_MMAP: libelf then reads the section headers,
  * the section names and the notes only (pread, on demand), and a file
  * truncated while rsp reads it is a short read, not a SIGBUS in rspd.
+ * *@size: the file's size then.
  */
-static int open_elf(int fd, const char *path, Elf **out, struct rsp_buf *err)
+static int open_elf(int fd, const char *path, Elf **out, size_t *size, struct rsp_buf *err)
 {
 	struct stat st;
 	Elf *elf;
@@ -370,6 +371,7 @@ static int open_elf(int fd, const char *path, Elf **out, struct rsp_buf *err)
 		return -EINVAL;
 	}
 	*out = elf;
+	*size = (size_t)st.st_size;
 	return 0;
 }
 
@@ -460,8 +462,9 @@ static int found(void *ctx, const struct rsp_usdt_note *n, struct rsp_buf *err)
 
 int rsp_usdt__has_provider(int fd, const char *path, const char *provider, struct rsp_buf *err)
 {
+	size_t size;
 	Elf *elf;
-	int ret = open_elf(fd, path, &elf, err);
+	int ret = open_elf(fd, path, &elf, &size, err);
 
 	if (ret)
 		return ret;
@@ -583,17 +586,13 @@ static int add_probe(void *ctx, const struct rsp_usdt_note *n, struct rsp_buf *e
 	return 0;
 }
 
-static int read_probes(int fd, Elf *elf, struct reader *r, const char *provider,
-		       struct rsp_buf *err)
+static int read_probes(Elf *elf, struct reader *r, const char *provider, struct rsp_buf *err)
 {
-	struct stat st;
 	GElf_Shdr sh;
 	int ret;
 
 	if (find_section(elf, BASE_SECTION, &sh))
 		r->base = sh.sh_addr;
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		r->file_size = (size_t)st.st_size;
 	ret = read_loads(elf, r);
 	if (!ret)
 		ret = scan_notes(elf, r->path, provider, add_probe, r, err);
@@ -609,12 +608,12 @@ struct rsp_usdt *rsp_usdt__read_fd(int fd, const char *path, const char *provide
 {
 	struct reader r = {.path = path};
 	Elf *elf;
-	int ret = open_elf(fd, path, &elf, err);
+	int ret = open_elf(fd, path, &elf, &r.file_size, err);
 
 	if (ret)
 		return NULL;
 	r.u = calloc(1, sizeof(*r.u));
-	ret = r.u ? read_probes(fd, elf, &r, provider, err) : -ENOMEM;
+	ret = r.u ? read_probes(elf, &r, provider, err) : -ENOMEM;
 	if (!r.u)
 		rsp_buf__printf(err, "out of memory reading the USDT notes of %s", path);
 	free(r.loads);
