@@ -530,7 +530,6 @@ static void run_piece(struct rsp_snapshot *s, uint32_t node, struct tinfo *ti, s
 		/* the burst's last sample before the piece, or its first */
 		size_t lo = rsp_gallop__at_or_above(ti->bs, sizeof(ti->bs[0]),
 						    offsetof(struct rsp_csample, time), ti->bn, x);
-
 		uint32_t sn = sample_node(s, run, &ti->bs[lo ? lo - 1 : 0]);
 
 		add(s, sn, run, sample_cat(s, sn), y - x, inferred);

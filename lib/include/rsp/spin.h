@@ -21,7 +21,9 @@
  * (pthread_spin_lock's pause loop); the user frames catch a loop that
  * spins through a system call (sched_yield: the sample's leaf is the
  * kernel's scheduler, varying, while its first user frame is the libc
- * wrapper) and a user's spin function that calls a small helper (a
+ * wrapper; of a sample taken in the kernel the user frames are looked at
+ * only when its kernel frames are sched_yield's) and a user's spin
+ * function that calls a small helper (a
  * backoff, a cpu_relax() not inlined). Not deeper: a frame further up is a
  * caller *of* a lock, whose other work is no spinning, and user stacks
  * walked by frame pointers through libc (built without them) are
