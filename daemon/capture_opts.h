@@ -58,6 +58,8 @@ struct rsp_capture_opts {
 	bool dwarf[RSP_EV__NR]; /* events that capture user registers and stack */
 	unsigned dwarf_stack;	/* bytes of user stack they capture */
 	char cgroup[1024];	/* --capture-cgroup: a cgroup v2 path; "": every thread */
+	/* not configured: the verifier refuses the switch program (a test hook: testhook.h) */
+	bool bpf_refuse;
 };
 
 /** rsp_capture_opts__init() - the defaults. */

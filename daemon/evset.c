@@ -471,11 +471,7 @@ static int open_bpf(struct rsp_evset *es, char *why, size_t n)
 	bo.hrtimer_wakeup = o->hrtimer_wakeup;
 	bo.ring_bytes = bpf_ring_bytes(o);
 	bo.wake_bytes = (uint64_t)bo.ring_bytes * o->wakeup_percent / 100;
-#ifdef RSP_TEST_HOOKS
-	/* test builds only (RSP_TEST_HOOKS): a refusal on demand (the verifier rejects a program)
-	 */
-	bo.force_verifier_failure = getenv("RSP_TEST_BPF_REFUSE") != NULL;
-#endif
+	bo.force_verifier_failure = o->bpf_refuse;
 	if (o->cgroup[0] && capture_cgroup(o->cgroup, &bo, why, n))
 		return -1;
 	es->bpf = rsp_bpfcap__open(&bo, why, n);

@@ -38,6 +38,7 @@
 #include "rspd.h"
 #include "server.h"
 #include "syscalls.h"
+#include "testhook.h"
 #include "trigger.h"
 #include "metrics.h"
 #include "rsp_tracefs.h"
@@ -146,6 +147,7 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	load_ksyms(d);
 	/* the BPF backend sends only the timer starts the timeline reads */
 	d->cfg.capture.hrtimer_wakeup = rsp_ksyms__addr(d->ksyms, "hrtimer_wakeup");
+	d->cfg.capture.bpf_refuse = rspd_testhook__bpf_refuse();
 	load_sockets(d);
 	ret = rsp_evset__open(&d->es, &d->cfg.capture, tep, err, errlen);
 	tep_free(tep);

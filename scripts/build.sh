@@ -2,7 +2,9 @@
 # Configure and build one tree. usage: build.sh release|asan|fuzz
 #   release  RelWithDebInfo, warnings are errors      -> build/release
 #   asan     Debug with AddressSanitizer and UBSan    -> build/asan
-# Both are test builds: rspd obeys the tests' hooks (RSP_TEST_HOOKS).
+# Both are test builds: daemon/rspd, the one the tests run, obeys their hooks
+# (RSP_TEST_HOOKS); `cmake --install` installs daemon/installed/rspd, the same
+# objects linked without them.
 #   fuzz     clang, libFuzzer targets only (fuzz/)    -> build/fuzz
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

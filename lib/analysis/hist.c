@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rsp/cgroup.h>
 #include <rsp/hist.h>
 #include <rsp/syscall.h>
 #include <rsp/timeline.h>
 #include <rsp/parse.h>
+#include "internal/fmt.h"
 #include "internal/hist.h"
 
 unsigned rsp_hist__nr_buckets(unsigned r)
@@ -73,35 +75,51 @@ const char *rsp_hist__subject_kind_name(unsigned kind)
 	return kind < RSP_HSUBJ__NR ? subject_kinds[kind] : NULL;
 }
 
-const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, char *buf, size_t n)
+/* A cgroup's path, or a group that is none ("(unknown)", "(other user)", ...). */
+static void cgroup_label(const char *cg, unsigned column, char *buf, size_t n)
 {
+	if (!cg || cg[0] != '/')
+		snprintf(buf, n, "%s", cg ? cg : "(unknown)");
+	else if (column) /* "docker:<12 hex>", or the path's tail: a heading names it whole */
+		rsp_cgroup__short(cg, column, buf, n);
+	else
+		snprintf(buf, n, "cgroup %s", cg);
+}
+
+/* The one place a subject is worded: headings and JSON whole, tables short. */
+const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, unsigned column, char *buf,
+				     size_t n)
+{
+	char comm[RSP_FMT_NAME_MAX];
+	bool hidden = s->other_user;
+
+	rsp_fmt__name(comm, sizeof(comm), hidden ? "(other user)" : s->comm);
 	switch (s->kind) {
 	case RSP_HSUBJ_PROCESS:
-		if (s->other_user)
-			snprintf(buf, n, "pid %u (other user)", s->pid);
+		if (column || hidden)
+			snprintf(buf, n, "pid %u %s", s->pid, comm);
 		else
-			snprintf(buf, n, "process %u (%s)", s->pid, s->comm);
+			snprintf(buf, n, "process %u (%s)", s->pid, comm);
 		break;
 	case RSP_HSUBJ_THREAD:
-		if (s->other_user)
-			snprintf(buf, n, "thread %u of pid %u (other user)", s->tid, s->pid);
+		if (column)
+			snprintf(buf, n, "tid %u %s", s->tid, comm);
+		else if (hidden)
+			snprintf(buf, n, "thread %u of pid %u %s", s->tid, s->pid, comm);
 		else
-			snprintf(buf, n, "thread %u (%s) of %u", s->tid, s->comm, s->pid);
+			snprintf(buf, n, "thread %u (%s) of %u", s->tid, comm, s->pid);
 		break;
 	case RSP_HSUBJ_OTHER_PROCESS:
-		snprintf(buf, n, "other processes");
+		snprintf(buf, n, "%s", column ? "other procs" : "other processes");
 		break;
 	case RSP_HSUBJ_OTHER_THREAD:
 		snprintf(buf, n, "other threads");
 		break;
 	case RSP_HSUBJ_COMM:
-		snprintf(buf, n, "comm %s", s->comm);
+		snprintf(buf, n, "comm %s", comm);
 		break;
 	case RSP_HSUBJ_CGROUP:
-		if (s->cgroup && s->cgroup[0] == '/')
-			snprintf(buf, n, "cgroup %s", s->cgroup);
-		else
-			snprintf(buf, n, "%s", s->cgroup ? s->cgroup : "(unknown)");
+		cgroup_label(s->cgroup, column, buf, n);
 		break;
 	default:
 		snprintf(buf, n, "system");

@@ -112,8 +112,9 @@ static json_t *json_profile(const struct rsp_hist_profile *p, unsigned flags)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "subject", rsp_hist_json__subject(&p->subject));
-	json_object_set_new(o, "subject_name",
-			    json_string(rsp_hist_subject__format(&p->subject, subj, sizeof(subj))));
+	json_object_set_new(
+		o, "subject_name",
+		json_string(rsp_hist_subject__format(&p->subject, 0, subj, sizeof(subj))));
 	json_object_set_new(o, "op", json_string(p->op_name));
 	json_object_set_new(o, "op_label", json_string(p->op_label));
 	json_object_set_new(o, "count", rsp_hist_json__u64(p->count));

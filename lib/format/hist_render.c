@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include <rsp/cgroup.h>
 #include <rsp/hist.h>
 #include <rsp/hist_render.h>
-#include "internal/fmt.h"
 #include "internal/hist.h"
 #include "internal/hist_json.h"
 
@@ -42,42 +40,6 @@ static bool span(const uint64_t *b, unsigned nb, unsigned *lo, unsigned *hi)
 		any = true;
 	}
 	return any;
-}
-
-/* A short subject for tables: "system", "pid 12 make", "tid 13 cc1". */
-static const char *subject_short(const struct rsp_hist_subject *s, char *buf, size_t n)
-{
-	char comm[RSP_FMT_NAME_MAX];
-
-	rsp_fmt__name(comm, sizeof(comm), s->other_user ? "(other user)" : s->comm);
-	switch (s->kind) {
-	case RSP_HSUBJ_PROCESS:
-		snprintf(buf, n, "pid %u %.48s", s->pid, comm);
-		break;
-	case RSP_HSUBJ_THREAD:
-		snprintf(buf, n, "tid %u %.48s", s->tid, comm);
-		break;
-	case RSP_HSUBJ_OTHER_PROCESS:
-		snprintf(buf, n, "other procs");
-		break;
-	case RSP_HSUBJ_OTHER_THREAD:
-		snprintf(buf, n, "other threads");
-		break;
-	case RSP_HSUBJ_COMM:
-		snprintf(buf, n, "comm %.48s", comm);
-		break;
-	case RSP_HSUBJ_CGROUP:
-		/* "docker:<12 hex>", or the path's tail: the heading names it whole */
-		if (s->cgroup && s->cgroup[0] == '/')
-			rsp_cgroup__short(s->cgroup, CGROUP_COLUMN, buf, n);
-		else
-			snprintf(buf, n, "%s", s->cgroup ? s->cgroup : "(unknown)");
-		break;
-	default:
-		snprintf(buf, n, "system");
-		break;
-	}
-	return buf;
 }
 
 /* The subject column: wider when cgroups are the subjects (hist --by cgroup). */
@@ -190,7 +152,7 @@ int rsp_hist_profile__render(const struct rsp_hist_profile *p, struct rsp_buf *o
 	unsigned r = p->resolution;
 
 	rsp_buf__printf(out, "%s  %s\n", p->op_label,
-			rsp_hist_subject__format(&p->subject, subj, sizeof(subj)));
+			rsp_hist_subject__format(&p->subject, 0, subj, sizeof(subj)));
 	if (!p->count) {
 		rsp_buf__puts(out, "no latencies observed\n");
 		incomplete_text(p, out);
@@ -378,7 +340,7 @@ static void summary_table(const struct rsp_hist_set *s, struct rsp_buf *out)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct rsp_hist_profile *p = &s->v[i];
 
-		subject_short(&p->subject, subj, sizeof(subj));
+		rsp_hist_subject__format(&p->subject, (unsigned)w, subj, sizeof(subj));
 		subj[w] = '\0';
 		rsp_buf__printf(
 			out, "%-18.18s %-*s %8llu %10s %10s %10s\n", p->op_label, w, subj,
@@ -432,7 +394,7 @@ static void pair_text(const struct rsp_hist_pair *p, size_t rank, struct rsp_buf
 				   : 0.0;
 
 	rsp_buf__printf(out, "%3zu  %s  %s\n", rank, any->op_label,
-			rsp_hist_subject__format(&any->subject, subj, sizeof(subj)));
+			rsp_hist_subject__format(&any->subject, 0, subj, sizeof(subj)));
 	if (p->emd < 0 && p->unsure)
 		snprintf(emd, sizeof(emd), "%s",
 			 p->count_cur ? "new (or in 'other')" : "gone (or in 'other')");
@@ -535,9 +497,9 @@ int rsp_hist_diff__render_json(const struct rsp_hist_diff *d, const char *base_w
 		json_object_set_new(j, "op", json_string(any->op_name));
 		json_object_set_new(j, "op_label", json_string(any->op_label));
 		json_object_set_new(j, "subject", rsp_hist_json__subject(&any->subject));
-		json_object_set_new(
-			j, "subject_name",
-			json_string(rsp_hist_subject__format(&any->subject, subj, sizeof(subj))));
+		json_object_set_new(j, "subject_name",
+				    json_string(rsp_hist_subject__format(&any->subject, 0, subj,
+									 sizeof(subj))));
 		json_object_set_new(j, "count_base", rsp_hist_json__u64(p->count_base));
 		json_object_set_new(j, "count_cur", rsp_hist_json__u64(p->count_cur));
 		json_object_set_new(j, "total_base_ns", rsp_hist_json__u64(p->total_base));

@@ -103,10 +103,11 @@ class Rspd:
 
     config: the text of a configuration file to give it (by default an empty
     one, so that a configuration installed on the machine cannot change a
-    test); env: extra environment variables.
+    test); env: extra environment variables; rspd: another binary than the
+    build's (an installed one).
     """
 
-    def __init__(self, *args, config="", env=None, socket_dir=None, wrap=None):
+    def __init__(self, *args, config="", env=None, socket_dir=None, wrap=None, rspd=None):
         self.dir = tempfile.mkdtemp(prefix="rsptest.")
         _dirs.append(self.dir)
         self.socket = os.path.join(socket_dir or self.dir, "rspd.sock")
@@ -116,6 +117,7 @@ class Rspd:
         self.args = list(args)
         self.env = env
         self.wrap = list(wrap or [])  # a command that execs rspd (namespaces, ...)
+        self.rspd = rspd or RSPD
         self.proc = None
 
     def write_config(self, text):
@@ -137,8 +139,8 @@ class Rspd:
         logf = open(self.log, "w")
         env = dict(os.environ)
         env.update(self.env or {})
-        self.proc = subprocess.Popen(self.wrap + [RSPD, "--foreground", "--socket", self.socket,
-                                                  "--config", self.config] + self.args
+        self.proc = subprocess.Popen(self.wrap + [self.rspd, "--foreground", "--socket",
+                                                  self.socket, "--config", self.config] + self.args
                                      + backend_args(self.args, self.read_config())
                                      + budget_args(self.args, self.read_config()),
                                      stdout=logf, stderr=subprocess.STDOUT, env=env)

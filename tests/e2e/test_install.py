@@ -1,8 +1,10 @@
 """`cmake --install` lays out rspd as a service: binaries, the unit with the
 prefix's paths, the commented default configuration, the man pages and bash
 completion; `systemd-analyze verify` accepts the installed unit (systemd
-need not be PID 1 for that), and an edited configuration survives a
-reinstall."""
+need not be PID 1 for that), an edited configuration survives a
+reinstall, and the installed rspd obeys no test hook: RSP_TEST_BPF_REFUSE,
+which makes the test build's rspd refuse --capture bpf, leaves it capturing
+from BPF (as root, where this kernel lets rspd load BPF)."""
 import os
 import re
 import shutil
@@ -13,6 +15,32 @@ import rsptest as t
 if not shutil.which("cmake"):
     print("SKIP: cmake is not installed")
     raise SystemExit(t.SKIP)
+
+
+def check_no_test_hook(installed):
+    """The hook the tests use on the root daemon (a refusal by the verifier,
+    on demand) is obeyed by the build's rspd and ignored by the installed one."""
+    if os.geteuid() != 0:
+        print("   (not root: the installed rspd's capture is not started, its hooks not checked)")
+        return
+    hook = {"RSP_TEST_BPF_REFUSE": "1"}
+    with t.Rspd("--capture", "auto", env=hook, rspd=installed) as d:
+        cfg = d.json("status")["config"]
+    note = cfg.get("capture_note", "")
+    if cfg["capture"] != "bpf" and "verifier refused" not in note:
+        print("   (no BPF capture here, the hook is not checked: %s)" % note)
+        return
+    t.check(cfg["capture"] == "bpf", "the installed rspd ignores RSP_TEST_BPF_REFUSE: "
+            "it captures from BPF (%s)" % cfg["capture"])
+    if os.environ.get("RSP_TEST_HOOKS") != "ON":
+        return  # the build's rspd obeys no hook either (and would not exit below)
+    with tempfile.NamedTemporaryFile(prefix="rsptest-empty.", suffix=".conf") as conf:
+        p = t.run([t.RSPD, "--foreground", "--socket", "/tmp/rsptest-install-hook.sock",
+                   "--config", conf.name, "--capture", "bpf"], env=dict(os.environ, **hook))
+    t.check(p.returncode != 0 and "verifier refused" in p.stderr + p.stdout,
+            "... while the build's rspd obeys it: --capture bpf refused")
+
+
 prefix = tempfile.mkdtemp(prefix="rsptest.install.")
 try:
     p = t.run(["cmake", "--install", t.BUILD, "--prefix", prefix], timeout=120)
@@ -61,6 +89,7 @@ try:
     t.check(p.returncode == 0, "the installed rspd runs and accepts the installed file")
     p = t.run([os.path.join(prefix, "bin/rspctl"), "--version"])
     t.check(p.returncode == 0, "the installed rspctl finds librsp: " + p.stdout.strip())
+    check_no_test_hook(os.path.join(prefix, "sbin/rspd"))
 
     with open(conf, "a") as f:
         f.write("\n[window]\nwindow = 128M\n")

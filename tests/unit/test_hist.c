@@ -1180,6 +1180,61 @@ static void test_render(void **state)
 	rsp_hist_store__delete(st);
 }
 
+/* Each subject's label, whole (headings, JSON) and short (a table's column),
+ * from rsp_hist_subject__format() alone: printed once here, each checked. */
+static void test_subject_labels(void **state)
+{
+	static const struct {
+		struct rsp_hist_subject s;
+		const char *whole, *column;
+	} cases[] = {
+		{{.kind = RSP_HSUBJ_SYSTEM}, "system", "system"},
+		{{.kind = RSP_HSUBJ_PROCESS, .pid = 12, .comm = "make"},
+		 "process 12 (make)",
+		 "pid 12 make"},
+		{{.kind = RSP_HSUBJ_THREAD, .pid = 12, .tid = 13, .comm = "cc1"},
+		 "thread 13 (cc1) of 12",
+		 "tid 13 cc1"},
+		{{.kind = RSP_HSUBJ_PROCESS, .pid = 12, .comm = "su", .other_user = true},
+		 "pid 12 (other user)",
+		 "pid 12 (other user)"},
+		{{.kind = RSP_HSUBJ_THREAD, .pid = 12, .tid = 13, .comm = "su", .other_user = true},
+		 "thread 13 of pid 12 (other user)",
+		 "tid 13 (other user)"},
+		/* names are escaped: a terminal escape or a newline reaches no terminal */
+		{{.kind = RSP_HSUBJ_COMM, .comm = "esc\x1b]0"},
+		 "comm esc\\x1b]0",
+		 "comm esc\\x1b]0"},
+		{{.kind = RSP_HSUBJ_PROCESS, .pid = 5, .comm = "a\nb"},
+		 "process 5 (a\\nb)",
+		 "pid 5 a\\nb"},
+		{{.kind = RSP_HSUBJ_OTHER_PROCESS}, "other processes", "other procs"},
+		{{.kind = RSP_HSUBJ_OTHER_THREAD}, "other threads", "other threads"},
+		{{.kind = RSP_HSUBJ_CGROUP,
+		  .cgroup = "/system.slice/docker-"
+			    "0123456789abcdef0123456789abcdef0123456789abcdef"
+			    "0123456789abcdef.scope"},
+		 "cgroup /system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef"
+		 "0123456789abcdef.scope",
+		 "docker:0123456789ab"},
+		{{.kind = RSP_HSUBJ_CGROUP, .cgroup = "(other user)"},
+		 "(other user)",
+		 "(other user)"},
+		{{.kind = RSP_HSUBJ_CGROUP}, "(unknown)", "(unknown)"},
+	};
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *whole = rsp_hist_subject__format(&cases[i].s, 0, buf, sizeof(buf));
+
+		printf("%-34s | ", whole);
+		assert_string_equal(whole, cases[i].whole);
+		printf("%s\n", rsp_hist_subject__format(&cases[i].s, 24, buf, sizeof(buf)));
+		assert_string_equal(buf, cases[i].column);
+	}
+}
+
 static void test_names(void **state)
 {
 	struct rsp_buf err = RSP_BUF_INIT;
@@ -1191,7 +1246,7 @@ static void test_names(void **state)
 	char buf[64];
 
 	strcpy(s.comm, "x");
-	assert_string_equal(rsp_hist_subject__format(&s, buf, sizeof(buf)), "thread 2 (x) of 1");
+	assert_string_equal(rsp_hist_subject__format(&s, 0, buf, sizeof(buf)), "thread 2 (x) of 1");
 	assert_int_equal(rsp_hist__parse_op("offcpu:lock", &kind, &arg, &num, &has, &err), 0);
 	assert_int_equal(kind, RSP_HOP_OFFCPU);
 	assert_int_equal(num, RSP_SR_LOCK);
@@ -1249,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_corrupt),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_subject_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

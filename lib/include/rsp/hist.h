@@ -188,11 +188,17 @@ RSP_API const char *rsp_hist__sleep_reason_name(unsigned reason);
 /** rsp_hist__subject_kind_name() - "system", "process", ...; NULL when out of range. */
 RSP_API const char *rsp_hist__subject_kind_name(unsigned kind);
 /**
- * rsp_hist_subject__format() - "system", "process 12 (make)", "thread 13 (cc1)
- * of 12", "comm make", "other processes", "other threads" into @buf; for
- * another user's, "pid 12 (other user)" and "thread 13 of pid 12 (other user)".
+ * rsp_hist_subject__format() - a subject's label into @buf (names escaped as
+ * rsp_fmt__name() does); the only place subjects are worded.
+ * @column: 0 for a heading or JSON: "system", "process 12 (make)", "thread 13
+ *   (cc1) of 12", "comm make", "other processes", "other threads", "cgroup
+ *   /a/b"; another user's "pid 12 (other user)", "thread 13 of pid 12 (other
+ *   user)". Else the short form of a table's column that wide: "pid 12 make",
+ *   "tid 13 cc1", "other procs", a cgroup's path shortened to @column
+ *   (rsp_cgroup__short()); the caller cuts the rest at the column.
  */
-RSP_API const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, char *buf, size_t n);
+RSP_API const char *rsp_hist_subject__format(const struct rsp_hist_subject *s, unsigned column,
+					     char *buf, size_t n);
 
 /**
  * rsp_hist__dev_name() - a block device's name from sysfs (/sys/dev/block)
