@@ -191,12 +191,18 @@ void tl__bpf_chain(struct rsp_timeline *tl, struct rsp_sample *smp)
 			tl->bstack_flags = RSP_SEGF_STACK_CACHED;
 		if (smp->compact == RSP_BREC_SWITCH_CHECK && tl->sc)
 			tl->bstack_flags = check_flags(tl, raw, kh, uh);
-	} else if (smp->compact == RSP_BREC_WAKING_STACK) {
+	} else if (smp->compact == RSP_BREC_WAKING_STACK && !(tl->flags & RSP_TL_NO_STACKS)) {
 		memcpy(&kh, raw + offsetof(struct rsp_brec_waking_stack, kstack), 8);
 		memcpy(&uh, raw + offsetof(struct rsp_brec_waking_stack, ustack), 8);
 	} else {
 		return;
 	}
+	/*
+	 * A timeline without stacks (the histograms' feed) needs a sleep's
+	 * kernel frames only, for its reason: no user part, no waker's stack.
+	 */
+	if (tl->flags & RSP_TL_NO_STACKS)
+		uh = 0;
 	c = make_chain(tl, kh, uh);
 	if (c && c->chain) {
 		smp->callchain = c->chain;
