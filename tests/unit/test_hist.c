@@ -357,6 +357,33 @@ static uint64_t total_of(const struct rsp_hist_set *set, unsigned kind_mask, con
 	return n;
 }
 
+/*
+ * Eviction takes the least recently updated subject: an old one updated
+ * again stays, the next oldest goes (a slot updated within the last
+ * sixteenth of the table's pushes is not moved: here 64 / 16 = 4).
+ */
+static void test_eviction_recent(void **state)
+{
+	struct rsp_hist_store *st = store(1, 64, 10, 64, 1);
+	struct rsp_hist_shard *sh = rsp_hist_store__shard(st, 0);
+	struct rsp_hist_who keeper = {.tgid = 1000, .tid = 1000, .comm = "k", .comm_len = 1};
+	struct rsp_hist_set *set;
+
+	(void)state;
+	forkbomb(sh, 0, 16, 100 * S); /* 16 processes and threads, 2 operations: 64 profiles */
+	assert_int_equal(rsp_hist_shard__add(sh, OP_LOCK, 101 * S, 1, &keeper), 0);
+	forkbomb(sh, 16, 18, 101 * S); /* two more: 1000 stays, 1001 and 1002 go */
+	set = collect(st, ~0u, false, 0, 0);
+	assert_non_null(find(set, RSP_HSUBJ_PROCESS, 1000, "offcpu:lock"));
+	assert_non_null(find(set, RSP_HSUBJ_THREAD, 1000, "offcpu:lock"));
+	assert_null(find(set, RSP_HSUBJ_PROCESS, 1001, "offcpu:lock"));
+	assert_null(find(set, RSP_HSUBJ_PROCESS, 1002, "offcpu:lock"));
+	assert_non_null(find(set, RSP_HSUBJ_PROCESS, 1003, "offcpu:lock"));
+	assert_non_null(find(set, RSP_HSUBJ_PROCESS, 1017, "offcpu:lock"));
+	rsp_hist_set__delete(set);
+	rsp_hist_store__delete(st);
+}
+
 static void test_eviction(void **state)
 {
 	struct rsp_hist_store *st = store(1, 64, 10, 8, 1);
@@ -1288,6 +1315,7 @@ int main(void)
 		cmocka_unit_test(test_store_subjects),
 		cmocka_unit_test(test_shards_concurrent),
 		cmocka_unit_test(test_eviction),
+		cmocka_unit_test(test_eviction_recent),
 		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_op_table_full),

@@ -48,6 +48,7 @@ struct slot {
 	_Atomic uint64_t offcpu; /* ns of the latencies spent off CPU (syscall ops) */
 	/* writer only */
 	uint32_t prev, next;  /* LRU list of evictable slots, most recent first */
+	uint32_t pushed;      /* sh->pushes when it last went to the list's head */
 	uint64_t slice_no;    /* slice of the cached entry */
 	uint32_t slice_entry; /* its index in that slice */
 	bool redirected;      /* the cached entry is "other" (slice at its cap) */
@@ -89,6 +90,8 @@ struct rsp_hist_shard {
 	struct rsp_u64map index; /* pkey -> slot (writer) */
 	struct rsp_u64map opmap; /* op -> op index (writer) */
 	uint32_t lru_head, lru_tail, nr_evictable;
+	uint32_t pushes;      /* slots put at the LRU list's head, ever (wraps) */
+	uint32_t push_within; /* a slot pushed fewer pushes ago stays (profile_slot()) */
 	struct slice *slices;
 	unsigned max_pages;
 	uint64_t cur_no;
