@@ -102,7 +102,7 @@ static int find_symbol(int fd, const char *path, const char *name, const char *d
 static int read_bytes(int fd, const char *path, struct rsp_annotate *a, size_t max, uint8_t **out,
 		      size_t *len, struct rsp_buf *err)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;

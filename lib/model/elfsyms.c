@@ -14,6 +14,10 @@
  *
  * Files come from disk and may be hostile: every index libelf hands back
  * is checked by libelf (gelf_getsym, elf_strptr); sizes are ours to check.
+ * Every ELF reader of lib/model opens with ELF_C_READ, not ELF_C_READ_MMAP:
+ * libelf reads what is asked for (pread) into memory, so a file its owner
+ * truncates while rspd reads it is a short read, not a SIGBUS that kills
+ * the root daemon.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -345,7 +349,7 @@ static int read_debug_file(struct rsp_elfsyms *e, const char *debug_dir, struct 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	ret = elf ? read_symbols(elf, SHT_SYMTAB, b) : -ENOENT;
 	elf_end(elf);
 	close(fd);
@@ -418,7 +422,7 @@ struct rsp_elfsyms *rsp_elfsyms__load_fd(int fd, const char *path, const char *d
 	e = alloc_syms(path, err);
 	if (!e)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf) {
 		rsp_buf__printf(err, "cannot read %s as ELF: %s", path, elf_errmsg(-1));
 		rsp_elfsyms__delete(e);
@@ -489,7 +493,7 @@ int rsp_elfsyms__build_id_fd(int fd, uint8_t id[20])
 	int n = 0;
 
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		n = read_build_id(elf, id);
 	elf_end(elf);

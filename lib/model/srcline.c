@@ -96,7 +96,7 @@ static int open_regular(const char *path)
 /* DWARF of the ELF file open on @fd; on success @f owns @fd. */
 static int try_dwarf(struct srcfile *f, int fd)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 
 	if (!dw) {

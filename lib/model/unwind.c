@@ -263,7 +263,7 @@ static struct cfi *open_object(struct rsp_unwinder *u, const struct uctx *x,
 	} else {
 		fd = rsp_symbolizer__open_mapped(u->sym, x->pid, x->time, mv, &st, &why);
 		if (fd >= 0)
-			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+			elf = elf_begin(fd, ELF_C_READ, NULL);
 	}
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		c = cfi_load(elf);

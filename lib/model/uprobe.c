@@ -88,7 +88,7 @@ int rsp_uprobe__resolve(const char *path, const char *name, struct rsp_uprobe_ta
 	}
 	rsp_buf__exit(&why);
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rsp_buf__printf(err, "%s is not an ELF object: cannot place uprobes in it", path);
 		ret = -EINVAL;
