@@ -28,6 +28,21 @@ static inline uint64_t rsp_gallop__key(const void *key, size_t stride, size_t i)
 	return *(const uint64_t *)(const void *)((const char *)key + i * stride);
 }
 
+/* The first index in [@lo, @hi) whose key is > @t, @hi if none: a binary search. */
+static inline size_t rsp_gallop__bisect(const void *key, size_t stride, size_t lo, size_t hi,
+					uint64_t t)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rsp_gallop__key(key, stride, mid) <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static inline size_t rsp_gallop__first_above(const void *key, size_t stride, size_t n, size_t hint,
 					     uint64_t t)
 {
@@ -53,15 +68,7 @@ static inline size_t rsp_gallop__first_above(const void *key, size_t stride, siz
 		}
 	}
 	/* the answer is in [lo, hi]: hi == n or its key is > t */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rsp_gallop__key(key, stride, mid) <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return rsp_gallop__bisect(key, stride, lo, hi, t);
 }
 
 /*
@@ -75,17 +82,7 @@ static inline size_t rsp_gallop__first_above(const void *key, size_t stride, siz
 static inline size_t rsp_gallop__above(const void *base, size_t stride, size_t off, size_t n,
 				       uint64_t t)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rsp_gallop__key((const char *)base + off, stride, mid) <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return n ? rsp_gallop__bisect((const char *)base + off, stride, 0, n, t) : 0;
 }
 
 /* rsp_gallop__at_or_above() - the first index whose key is >= @t (@n if none). */
