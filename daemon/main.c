@@ -19,7 +19,7 @@
 #include <sys/timerfd.h>
 #include <traceevent/event-parse.h>
 #include <rsp/mapped.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "wzip.h"
 #ifdef RSP_HAVE_BPF
 #include "bpfcap.h"
@@ -185,7 +185,7 @@ static int setup(struct rspd *d, int argc, char **argv, char *err, size_t errlen
 	if (!ret)
 		ret = rspd_dumper__start(d, err, errlen);
 	if (!ret)
-		ret = rspd_analysis__start(d, err, errlen);
+		ret = rspd_histthread__start(d, err, errlen);
 	if (!ret) /* after the analysis thread: it reads how far that one has read */
 		ret = rspd_wzip__start(d, err, errlen);
 	if (!ret) /* after the dump and analysis threads: it hands work to them */
@@ -206,7 +206,7 @@ static void teardown(struct rspd *d)
 	/* Then the dumper (it runs every queued dump): they read the profiles and syscalls. */
 	rspd_dumper__stop(d);
 	rspd_wzip__stop(d); /* before the analysis thread: it asks that one */
-	rspd_analysis__stop(d);
+	rspd_histthread__stop(d);
 	rspd_syscalls__close(d);
 	rspd_dumpmeta__exit(&d->meta);
 	rspd_livemodel__stop(d);
@@ -425,7 +425,7 @@ static void on_timer(struct rspd *d, int tfd, uint64_t *last_rates)
 		atomic_store_explicit(&d->drain.drained_to, start - DRAIN_SLACK_NS,
 				      memory_order_release);
 	/* Every record stamped before @start is in the window: feed the histograms. */
-	rspd_analysis__publish(d, start);
+	rspd_histthread__publish(d, start);
 	now = rspd_clock__now_ns();
 	if (now - *last_rates >= 1000000000ull) {
 		rsp_drain__check(&d->drain);

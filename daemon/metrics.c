@@ -53,7 +53,7 @@
 #include <rsp/prom.h>
 #include <rsp/prom_pb.h>
 #include <rsp/symbols.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "clock.h"
 #include "livemodel.h"
 #include "log.h"
@@ -140,7 +140,7 @@ static int render_cgroups(struct rspd *d, const struct rsp_hist_set *all, enum r
 static int render_hist(struct rspd *d, unsigned top, enum rsp_prom_format fmt, struct rsp_buf *out,
 		       struct rsp_hist_stats *hs, struct rsp_hist_set **keep)
 {
-	struct rsp_hist_store *st = rspd_analysis__store(d);
+	struct rsp_hist_store *st = rspd_histthread__store(d);
 	struct rsp_hist_query q = {
 		.subjects = 1u << RSP_HSUBJ_SYSTEM | 1u << RSP_HSUBJ_PROCESS |
 			    1u << RSP_HSUBJ_OTHER_PROCESS,
@@ -206,7 +206,7 @@ static int render_protobuf(struct rspd_metrics *m, struct rsp_buf *out, struct r
 	int ret = render_hist(d, d->cfg.metrics_top_processes, RSP_PROM_TEXT, &text, &hs, &cut);
 
 	if (!ret)
-		ret = render_health(d, m, rspd_analysis__store(d) != NULL, &hs, RSP_PROM_TEXT,
+		ret = render_health(d, m, rspd_histthread__store(d) != NULL, &hs, RSP_PROM_TEXT,
 				    &text);
 	if (!ret)
 		ret = rsp_prom_pb__from_text(text.data ? text.data : "", text.len, out, err);
@@ -235,7 +235,7 @@ static int render(struct rspd_metrics *m, enum rsp_prom_format fmt, struct rsp_b
 	} else {
 		ret = render_hist(d, d->cfg.metrics_top_processes, fmt, out, &hs, NULL);
 		if (!ret)
-			ret = render_health(d, m, rspd_analysis__store(d) != NULL, &hs, fmt, out);
+			ret = render_health(d, m, rspd_histthread__store(d) != NULL, &hs, fmt, out);
 		if (!ret)
 			ret = rsp_prom__finish(fmt, out);
 	}

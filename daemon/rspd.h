@@ -5,7 +5,7 @@
 /*
  * The daemon: what its threads share. Each part's functions are declared in
  * its own header (config.h, evset.h, drain.h, server.h, livemodel.h,
- * analysis.h, status.h, dump.h, dumpmeta.h, notify.h).
+ * histthread.h, status.h, dump.h, dumpmeta.h, notify.h).
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -23,7 +23,7 @@
 struct rspd_server;
 struct rspd_metrics;
 struct rspd_livemodel;
-struct rspd_analysis;
+struct rspd_histthread;
 struct rspd_wzip;
 struct rspd_syscalls;
 struct rspd_triggers;
@@ -39,15 +39,15 @@ struct rspd {
 	struct rspd_server *server;
 	struct rspd_metrics *metrics; /* NULL: no --metrics-listen, --metrics-textfile */
 	struct rspd_livemodel *livemodel;
-	struct rspd_analysis *analysis; /* NULL with --no-hist */
-	struct rspd_wzip *wzip;		/* NULL with --no-window-compress */
-	struct rspd_syscalls *syscalls; /* the syscall family (syscalls.h) */
-	struct rsp_ksyms *ksyms;	/* /proc/kallsyms at start, NULL if unreadable */
-	struct rsp_socktab *socks;	/* /proc/net at start: sockets older than rspd */
-	struct rspd_dumpmeta meta;	/* what dumps need of the live system */
-	struct rspd_dumper *dumper;	/* the dump thread */
-	struct rspd_budget budget;	/* --overhead-budget */
-	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	struct rspd_histthread *histthread; /* NULL with --no-hist */
+	struct rspd_wzip *wzip;		    /* NULL with --no-window-compress */
+	struct rspd_syscalls *syscalls;	    /* the syscall family (syscalls.h) */
+	struct rsp_ksyms *ksyms;	    /* /proc/kallsyms at start, NULL if unreadable */
+	struct rsp_socktab *socks;	    /* /proc/net at start: sockets older than rspd */
+	struct rspd_dumpmeta meta;	    /* what dumps need of the live system */
+	struct rspd_dumper *dumper;	    /* the dump thread */
+	struct rspd_budget budget;	    /* --overhead-budget */
+	uint64_t start_ns;		    /* CLOCK_MONOTONIC */
 	/* no record reached the rings in this long after start (0: they do; main.c) */
 	_Atomic uint64_t silent_ns;
 	/*

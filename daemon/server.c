@@ -75,7 +75,7 @@
 #include <rsp/file.h>
 #include <rsp/proto.h>
 #include <rsp/query.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "clock.h"
 #include "dump.h"
 #include "livemodel.h"
@@ -428,7 +428,7 @@ static int answer(struct rspd *d, const struct rsp_request *req, const struct rs
 	}
 	symbols = rsp_request__uses_symbols(req);
 	src.window = d->window;
-	src.hist = rspd_analysis__store(d);
+	src.hist = rspd_histthread__store(d);
 	src.schema = d->es.schema;
 	src.capture = &ci;
 	src.now = ci.now_ns;

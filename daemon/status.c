@@ -11,7 +11,7 @@
 #include "status.h"
 #include "syscalls.h"
 #include "trigger.h"
-#include "analysis.h"
+#include "histthread.h"
 #include <rsp/histfeed.h>
 #ifdef RSP_HAVE_BPF
 #include "bpfcap.h"
@@ -114,7 +114,7 @@ static void fill_stack(struct rspd *d, struct rsp_stack_status *s)
 	s->uchecks = st.uchecks;
 	s->udiffer = st.udiffer;
 	s->walk_errors = st.stack_errors;
-	if (!rspd_analysis__feed_stats(d, &fs)) {
+	if (!rspd_histthread__feed_stats(d, &fs)) {
 		s->have_time = true;
 		s->sleep_s = (double)fs.sleep_ns / 1e9;
 		s->cached_s = (double)fs.cached_ns / 1e9;
@@ -133,7 +133,7 @@ static void fill_inferred(struct rspd *d, struct rsp_delivery_status *dl)
 {
 	struct rsp_histfeed_stats fs;
 
-	if (rspd_analysis__feed_stats(d, &fs))
+	if (rspd_histthread__feed_stats(d, &fs))
 		return;
 	dl->valid = true;
 	dl->switches = fs.tl_switches;

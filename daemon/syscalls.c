@@ -36,7 +36,7 @@
 #include <rsp/perfdata.h>
 #include <rsp/sysdump.h>
 #include <rsp/sysprof.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "log.h"
 #include "rspd.h"
 #include "syscalls.h"
@@ -457,7 +457,7 @@ void rspd_syscalls__read(struct rspd *d, struct rsp_hist_shard *sh, uint64_t now
 
 	if (!s || !atomic_load(&s->on) || now - s->last_read < RSPD_SYSCALLS_READ_NS)
 		return;
-	r = rsp_hist_store__config(rspd_analysis__store(d))->resolution;
+	r = rsp_hist_store__config(rspd_histthread__store(d))->resolution;
 	sweep = now - s->last_sweep >= RSPD_SYSCALLS_SWEEP_NS;
 	s->last_read = now;
 	if (!s->per_thread) {
@@ -545,9 +545,9 @@ int rspd_syscalls__dump(struct rspd *d, struct rsp_pdwriter *w, uint64_t from, u
 	struct rsp_buf b = RSP_BUF_INIT;
 	int err;
 
-	if (!s || !atomic_load(&s->on) || !d->analysis || from > to)
+	if (!s || !atomic_load(&s->on) || !d->histthread || from > to)
 		return 0;
-	err = rsp_sysdump__write(rspd_analysis__store(d), from, to, &b, NULL);
+	err = rsp_sysdump__write(rspd_histthread__store(d), from, to, &b, NULL);
 	if (!err && b.len)
 		err = rsp_pdwriter__rsp_syscalls(w, b.data, b.len);
 	rsp_buf__exit(&b);

@@ -23,7 +23,7 @@ struct rsp_hist_shard;
  * rspd_syscalls__open() - load and attach the programs if the family is on
  * and the BPF backend runs; otherwise, or when they do not load, the
  * family is off with one sentence in status (never fatal). After
- * rsp_evset__open() and rspd_analysis__start().
+ * rsp_evset__open() and rspd_histthread__start().
  */
 void rspd_syscalls__open(struct rspd *d);
 /** rspd_syscalls__wanted() - the family is on and the BPF backend runs (a shard for it). */

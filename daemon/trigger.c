@@ -5,7 +5,7 @@
  * Where each condition is evaluated (never by reading the window again):
  *   hist, runnable, offcpu  the histogram thread, after a pass, at most once
  *                           a second: one collect from the profiles' time
- *                           slices it just fed (analysis.c)
+ *                           slices it just fed (histthread.c)
  *   stopwatch               the stopwatch poller, on each second it harvests
  *                           (stopwatch.c): that second's slowest call
  *   lost, shed              the trigger thread, once a second: the drain's
@@ -49,7 +49,7 @@
 #include <rsp/file.h>
 #include <rsp/hist.h>
 #include <rsp/trig_request.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "clock.h"
 #include "dump.h"
 #include "log.h"
@@ -348,7 +348,7 @@ static void eval_hist(struct rspd_triggers *T, struct rsp_hist_store *st, struct
 void rspd_triggers__hist(struct rspd *d, uint64_t until)
 {
 	struct rspd_triggers *T = d->triggers;
-	struct rsp_hist_store *st = rspd_analysis__store(d);
+	struct rsp_hist_store *st = rspd_histthread__store(d);
 
 	if (!T || !st || until - T->last_hist_eval < EVAL_EVERY_NS)
 		return;
@@ -592,7 +592,7 @@ static int resolve(struct rspd *d, const struct rsp_trig_cond *c, struct rsp_his
 		rsp_buf__printf(err, "trigger: %s: the syscall family is off (%s)", c->op, why);
 		return -EOPNOTSUPP;
 	}
-	if (!rspd_analysis__store(d)) {
+	if (!rspd_histthread__store(d)) {
 		rsp_buf__puts(err, "trigger: this rspd runs with --no-hist: hist, runnable and "
 				   "offcpu conditions read the latency profiles; restart it with "
 				   "hist = yes");
@@ -613,12 +613,12 @@ static bool needs_hist(const struct rsp_trig_cond *c)
  */
 static int ring_alloc(struct rspd_triggers *T, struct trig *t)
 {
-	struct rsp_hist_store *st = rspd_analysis__store(T->d);
+	struct rsp_hist_store *st = rspd_histthread__store(T->d);
 	uint64_t slice = rsp_hist_store__config(st)->slice_ns;
 
 	t->ring_len = (unsigned)(over_of(&t->v.spec.cond) / slice) + 2;
 	t->ring = calloc(t->ring_len, sizeof(*t->ring));
-	t->next_no = rspd_analysis__read_to(T->d) / slice + 1;
+	t->next_no = rspd_histthread__read_to(T->d) / slice + 1;
 	return t->ring ? 0 : -ENOMEM;
 }
 

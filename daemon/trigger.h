@@ -5,7 +5,7 @@
 /*
  * Triggers (trigger.c): conditions evaluated where their data already is,
  * and the actions they fire. Who calls what:
- *   the histogram thread (analysis.c)  rspd_triggers__hist() after each pass
+ *   the histogram thread (histthread.c)  rspd_triggers__hist() after each pass
  *   the stopwatch poller (stopwatch.c) rspd_triggers__stopwatch() each second
  *   the metrics listener (metrics.c)   rspd_triggers__webhook() per POST
  *   the control socket (server.c)      rspd_triggers__request()

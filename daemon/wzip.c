@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "log.h"
 #include "rspd.h"
 #include "wzip.h"
@@ -40,9 +40,9 @@ struct rspd_wzip {
 static uint64_t cold_before(struct rspd *d)
 {
 	uint64_t t = atomic_load_explicit(&d->drain.drained_to, memory_order_acquire);
-	uint64_t read = rspd_analysis__read_to(d);
+	uint64_t read = rspd_histthread__read_to(d);
 
-	if (d->analysis && read < t)
+	if (d->histthread && read < t)
 		t = read;
 	return t > COLD_NS ? t - COLD_NS : 0;
 }

@@ -57,7 +57,7 @@ circle: lib/timeline/timeline.c lib/timeline/timeline_block.c lib/timeline/timel
 circle: lib/timeline/tlindex.c lib/timeline/tlstore.c
 circle: lib/query/cmd_dump.c lib/query/cmd_graph.c lib/query/cmd_hist.c lib/query/cmd_net.c lib/query/cmd_snapshot.c lib/query/cmd_status.c lib/query/cmd_stopwatch.c lib/query/cmd_top.c lib/query/cmd_trigger.c lib/query/query.c lib/query/request.c
 circle: daemon/dumpmeta.c daemon/dumpprocs.c
-circle: daemon/analysis.c daemon/budget.c daemon/dump.c daemon/server.c daemon/status.c daemon/stopwatch.c daemon/syscalls.c daemon/trigger.c
+circle: daemon/histthread.c daemon/budget.c daemon/dump.c daemon/server.c daemon/status.c daemon/stopwatch.c daemon/syscalls.c daemon/trigger.c
 """.strip().splitlines()
 
 # Not a design dependency: rspd's allocator hook defines malloc() and its

@@ -46,7 +46,7 @@
 #include <string.h>
 #include <time.h>
 #include <rsp/histfeed.h>
-#include "analysis.h"
+#include "histthread.h"
 #include "log.h"
 #include "rspd.h"
 #include "syscalls.h"
@@ -54,7 +54,7 @@
 
 #define MARGIN_NS 20000000ull /* 20 ms: records being written when a drain starts */
 
-struct rspd_analysis {
+struct rspd_histthread {
 	struct rspd *d;
 	struct rsp_hist_store *store;
 	struct rsp_histfeed *feed;
@@ -81,7 +81,7 @@ static double thread_cpu_s(void)
 }
 
 /* Feed the window's records in (done, until]. */
-static void pass(struct rspd_analysis *a, uint64_t until)
+static void pass(struct rspd_histthread *a, uint64_t until)
 {
 	struct rsp_window *w = a->d->window;
 	const struct rsp_schema *schema = a->d->es.schema;
@@ -99,7 +99,7 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 		atomic_fetch_add_explicit(&a->gaps, 1, memory_order_relaxed);
 		rspd_log__write(RSP_LOG_WARN,
 				"histograms: records of %.3f .. %.3f were evicted before they were "
-				"read; the analysis thread is behind (raise --window)",
+				"read; the histogram thread is behind (raise --window)",
 				(double)from / 1e9, (double)complete_from / 1e9);
 		from = complete_from + 1;
 	}
@@ -142,7 +142,7 @@ static void pass(struct rspd_analysis *a, uint64_t until)
 
 static void *analysis_main(void *arg)
 {
-	struct rspd_analysis *a = arg;
+	struct rspd_histthread *a = arg;
 
 	/* top -H and perf name it (the main thread, capture, keeps rspd) */
 	pthread_setname_np(pthread_self(), "rspd-hist");
@@ -168,7 +168,7 @@ static void *analysis_main(void *arg)
 	return NULL;
 }
 
-static void analysis_free(struct rspd_analysis *a)
+static void analysis_free(struct rspd_histthread *a)
 {
 	rsp_histfeed__delete(a->feed);
 	rsp_hist_store__delete(a->store);
@@ -178,9 +178,9 @@ static void analysis_free(struct rspd_analysis *a)
 	free(a);
 }
 
-int rspd_analysis__start(struct rspd *d, char *err, size_t errlen)
+int rspd_histthread__start(struct rspd *d, char *err, size_t errlen)
 {
-	struct rspd_analysis *a;
+	struct rspd_histthread *a;
 	struct rsp_histfeed_config fc = {
 		.shard = 0,
 		.nr_cpus = d->es.max_cpu,
@@ -221,18 +221,18 @@ int rspd_analysis__start(struct rspd *d, char *err, size_t errlen)
 	}
 	ret = pthread_create(&a->thread, NULL, analysis_main, a);
 	if (ret) {
-		snprintf(err, errlen, "cannot start the analysis thread: %s", strerror(ret));
+		snprintf(err, errlen, "cannot start the histogram thread: %s", strerror(ret));
 		analysis_free(a);
 		return -ret;
 	}
 	a->running = true;
-	d->analysis = a;
+	d->histthread = a;
 	return 0;
 }
 
-void rspd_analysis__publish(struct rspd *d, uint64_t drain_start)
+void rspd_histthread__publish(struct rspd *d, uint64_t drain_start)
 {
-	struct rspd_analysis *a = d->analysis;
+	struct rspd_histthread *a = d->histthread;
 
 	if (!a || drain_start <= MARGIN_NS)
 		return;
@@ -244,14 +244,15 @@ void rspd_analysis__publish(struct rspd *d, uint64_t drain_start)
 	pthread_mutex_unlock(&a->lock);
 }
 
-uint64_t rspd_analysis__read_to(struct rspd *d)
+uint64_t rspd_histthread__read_to(struct rspd *d)
 {
-	return d->analysis ? atomic_load_explicit(&d->analysis->read_to, memory_order_acquire) : 0;
+	return d->histthread ? atomic_load_explicit(&d->histthread->read_to, memory_order_acquire)
+			     : 0;
 }
 
-void rspd_analysis__stop(struct rspd *d)
+void rspd_histthread__stop(struct rspd *d)
 {
-	struct rspd_analysis *a = d->analysis;
+	struct rspd_histthread *a = d->histthread;
 	struct rsp_histfeed_stats fs;
 
 	if (!a)
@@ -273,19 +274,19 @@ void rspd_analysis__stop(struct rspd *d)
 			(unsigned long long)fs.sleeps_inferred, (unsigned long long)fs.runq,
 			(unsigned long long)fs.switch_not_seen,
 			(unsigned long long)fs.threads_untracked);
-	d->analysis = NULL;
+	d->histthread = NULL;
 	analysis_free(a);
 }
 
-int rspd_analysis__feed_stats(struct rspd *d, struct rsp_histfeed_stats *out)
+int rspd_histthread__feed_stats(struct rspd *d, struct rsp_histfeed_stats *out)
 {
-	if (!d->analysis || !d->analysis->feed)
+	if (!d->histthread || !d->histthread->feed)
 		return -ENOENT;
-	rsp_histfeed__stats(d->analysis->feed, out);
+	rsp_histfeed__stats(d->histthread->feed, out);
 	return 0;
 }
 
-struct rsp_hist_store *rspd_analysis__store(struct rspd *d)
+struct rsp_hist_store *rspd_histthread__store(struct rspd *d)
 {
-	return d->analysis ? d->analysis->store : NULL;
+	return d->histthread ? d->histthread->store : NULL;
 }
