@@ -35,17 +35,23 @@ const char *rsp_spin__default_at(size_t i)
 	return i < sizeof(defaults) / sizeof(defaults[0]) ? defaults[i] : NULL;
 }
 
+/* @name's entry in @list of @n names, or NULL. */
+static const char *in_list(const char *const *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, list[i]))
+			return list[i];
+	return NULL;
+}
+
 const char *rsp_spin__match(const struct rsp_spin *sp, const char *name)
 {
+	const char *m;
+
 	if (!name)
 		return NULL;
-	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-		if (!strcmp(name, defaults[i]))
-			return defaults[i];
-	for (size_t i = 0; sp && i < sp->nr_extra; i++)
-		if (!strcmp(name, sp->extra[i]))
-			return sp->extra[i];
-	return NULL;
+	m = in_list(defaults, sizeof(defaults) / sizeof(defaults[0]), name);
+	return m || !sp ? m : in_list(sp->extra, sp->nr_extra, name);
 }
 
 static const char *match_at(const struct rsp_spin *sp, struct rsp_symbolizer *sym, unsigned flags,
@@ -82,9 +88,8 @@ static bool kernel_yields(struct rsp_symbolizer *sym, unsigned flags, uint32_t p
 					    flags | (n ? RSP_SYM_RETADDR : 0), &s) ||
 		    !s.name)
 			continue;
-		for (size_t k = 0; k < sizeof(kernel_yield) / sizeof(kernel_yield[0]); k++)
-			if (!strcmp(s.name, kernel_yield[k]))
-				return true;
+		if (in_list(kernel_yield, sizeof(kernel_yield) / sizeof(kernel_yield[0]), s.name))
+			return true;
 	}
 	return false;
 }
